@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT
+ * commands.h: the subcommands of neuron-explorer. Each lives in cmd_<name>.c, parses
+ * its own options, prints its own --help, and returns the process exit status:
+ * 0 success, 1 failure, 2 usage error. */
+#ifndef NX_CLI_COMMANDS_H
+#define NX_CLI_COMMANDS_H
+
+int cmd_view(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
+int cmd_recommend(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
+
+/* Shared by the commands: print "neuron-explorer <cmd>: <msg>" to stderr. */
+void nx_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+enum { NX_EXIT_OK = 0, NX_EXIT_FAIL = 1, NX_EXIT_USAGE = 2 };
+
+#endif

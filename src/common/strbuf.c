@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT
+ * strbuf.c: growable string buffer. */
+#include "common/compat.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nx_strbuf_init(struct nx_strbuf *sb)
+{
+	sb->buf = NULL;
+	sb->len = 0;
+	sb->alloc = 0;
+}
+
+void nx_strbuf_release(struct nx_strbuf *sb)
+{
+	free(sb->buf);
+	nx_strbuf_init(sb);
+}
+
+void nx_strbuf_reset(struct nx_strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+
+void nx_strbuf_grow(struct nx_strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+
+	if (need <= sb->alloc)
+		return;
+	size_t n = sb->alloc ? sb->alloc : 64;
+	while (n < need)
+		n *= 2;
+	sb->buf = nx_xrealloc(sb->buf, n);
+	sb->alloc = n;
+}
+
+void nx_strbuf_add(struct nx_strbuf *sb, const void *data, size_t len)
+{
+	nx_strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s)
+{
+	nx_strbuf_add(sb, s, strlen(s));
+}
+
+void nx_strbuf_addch(struct nx_strbuf *sb, char c)
+{
+	nx_strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
+
+void nx_strbuf_addf(struct nx_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	nx_strbuf_grow(sb, 64);
+	va_start(ap, fmt);
+	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sb->alloc - sb->len) {
+		nx_strbuf_grow(sb, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+		va_end(ap);
+	}
+	sb->len += (size_t)n;
+}
+
+char *nx_strbuf_detach(struct nx_strbuf *sb, size_t *len)
+{
+	char *p;
+
+	if (!sb->buf)
+		nx_strbuf_grow(sb, 0), sb->buf[0] = '\0';
+	p = sb->buf;
+	if (len)
+		*len = sb->len;
+	nx_strbuf_init(sb);
+	return p;
+}
+
+const char *nx_strbuf_str(const struct nx_strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}

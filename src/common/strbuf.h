@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT
+ * strbuf.h: a growable, always NUL-terminated byte buffer (git's strbuf, reduced). */
+#ifndef NX_COMMON_STRBUF_H
+#define NX_COMMON_STRBUF_H
+
+#include "common/compat.h"
+
+struct nx_strbuf {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+
+#define NX_STRBUF_INIT { NULL, 0, 0 }
+
+void nx_strbuf_init(struct nx_strbuf *sb);
+void nx_strbuf_release(struct nx_strbuf *sb);
+void nx_strbuf_reset(struct nx_strbuf *sb);
+void nx_strbuf_grow(struct nx_strbuf *sb, size_t extra);
+void nx_strbuf_add(struct nx_strbuf *sb, const void *data, size_t len);
+void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s);
+void nx_strbuf_addch(struct nx_strbuf *sb, char c);
+void nx_strbuf_addf(struct nx_strbuf *sb, const char *fmt, ...) NX_PRINTF(2, 3);
+/* Hands the buffer to the caller (who frees it) and resets sb. */
+char *nx_strbuf_detach(struct nx_strbuf *sb, size_t *len);
+/* Returns the contents; an empty buffer yields "". */
+const char *nx_strbuf_str(const struct nx_strbuf *sb);
+
+#endif

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT
+ * neff.h: the NEFF container (compiled kernel) in memory, and its reader and writer.
+ *
+ * Layout (public, implemented faithfully; details in docs/formats/neff.md): a 1024-byte
+ * little-endian header, then a gzip-compressed tar archive holding
+ *   info.json                 compiler facts ("tool_version")
+ *   sg00/def.json             variables ("var") and DMA queues ("dma_queue")
+ *   sg00/<Engine>.json        per-engine DMA blocks and descriptors ("dma")
+ *   sg00/<Engine>.bin         per-engine instruction stream in our encoding (isa.h)
+ *   kernel_debug_info.json    NKI source locations, call stacks, loop variables
+ * Only subgraph sg00 (one physical core) is modelled. */
+#ifndef NX_NEFF_NEFF_H
+#define NX_NEFF_NEFF_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "neff/isa.h"
+
+#define NX_NEFF_HEADER_SIZE 1024u
+
+/* The 1024-byte header, field by field (offsets in neff.md). */
+struct nx_neff_header {
+	uint64_t pkg_version;      /* 1: tar.gz + SHA-256 hash; 2: tar.gz + MD5 hash */
+	uint64_t header_size;      /* 1024 */
+	uint64_t data_size;        /* bytes after the header */
+	uint64_t major_version;    /* NEFF format version, major */
+	uint64_t minor_version;
+	char build_version[129];   /* 128 bytes on disk, NUL-terminated here */
+	uint32_t num_tpb;          /* NeuronCores (TPBs) the NEFF was compiled for */
+	uint8_t hash[32];          /* SHA-256 (or MD5 in the first 16 bytes) of the data */
+	uint8_t uuid[16];
+	char name[257];            /* 256 bytes on disk */
+	uint32_t requested_tpb_count;
+	uint8_t tpb_per_node[64];
+	uint64_t feature_bits;
+	uint32_t lnc_size;         /* physical cores per logical NeuronCore */
+};
+
+enum nx_tensor_kind { NX_TENSOR_IN = 0, NX_TENSOR_OUT = 1, NX_TENSOR_WEIGHT = 2,
+		      NX_TENSOR_OTHER = 3 };
+/* "IN", "OUT", "WEIGHT", "OTHER" (TensorInfo.type). */
+const char *nx_tensor_kind_name(int kind);
+
+/* One entry of def.json "var". */
+struct nx_tensor {
+	char *name;        /* variable name, e.g. "lhsT" */
+	char *def_type;    /* def.json type: input, output, file, state-buffer, tmp-buf, virtual, ... */
+	int kind;          /* enum nx_tensor_kind, derived from def_type */
+	int64_t var_id;
+	uint64_t size;     /* bytes */
+	int dtype;         /* enum nx_dtype, -1 if not given */
+	char *format;      /* layout letters, e.g. "NHWC"; may be NULL */
+	unsigned rank;
+	uint64_t shape[8];
+	int64_t node;      /* NEFF node number, -1 if not given */
+};
+
+/* DmaQueueType values (schema enum). */
+enum nx_queue_type { NX_QT_INSTRUCTION = 0, NX_QT_INPUT, NX_QT_OUTPUT, NX_QT_DATA,
+		     NX_QT_SOFTWARE_DYNAMIC, NX_QT_HARDWARE_DYNAMIC, NX_QT_UNKNOWN,
+		     NX_QT_COUNT };
+const char *nx_queue_type_name(int qt);
+
+/* One entry of def.json "dma_queue". */
+struct nx_dma_queue {
+	char *name;        /* e.g. "qSyncIO0" */
+	char *def_type;    /* def.json type: in, out, data, embedding_update, dynamic, instruction */
+	int queue_type;    /* enum nx_queue_type derived from def_type and owner */
+	int owner;         /* enum nx_engine that triggers it */
+	int semaphore;     /* semaphore incremented per completed block, -1 if none */
+	int engine_idx;    /* DMA engine the queue is homed on (0..15) */
+	int queue_idx;     /* queue index within its engine (0..15) */
+	int axi_port;
+	int dram_channel;
+};
+
+/* Where one side of a DMA descriptor lives. */
+enum nx_loc { NX_LOC_HBM = 0, NX_LOC_SBUF = 1, NX_LOC_PSUM = 2 };
+
+/* One descriptor: copies a [rows x row_elems] region. On the HBM side `var` names the
+ * tensor and offset/steps are in elements of dtype (row-major, up to 4 dims, outermost
+ * first). On the SBUF/PSUM side dimension 0 counts partitions (starting at
+ * start_partition) and `offset` is the byte offset inside each partition. */
+struct nx_dma_desc {
+	int from_loc, to_loc;          /* enum nx_loc */
+	int from_var, to_var;          /* index into nx_neff.tensors for HBM sides, else -1 */
+	uint64_t from_off, to_off;
+	unsigned from_ndim, to_ndim;   /* 1..4 */
+	uint64_t from_sizes[4], to_sizes[4];
+	int64_t from_steps[4], to_steps[4];
+	unsigned from_start_partition, to_start_partition;
+	int dtype;                     /* enum nx_dtype */
+	bool transpose;                /* DMA transpose (2-byte elements only) */
+	uint64_t bytes;                /* total bytes moved (computed on read) */
+};
+
+/* One DMA block (a "transfer"): started by one DMA_TRIGGER instruction. */
+struct nx_dma_block {
+	uint32_t id;        /* block id as written in <Engine>.json (DmaPacketAggregated.block_id) */
+	int engine;         /* enum nx_engine whose <Engine>.json holds it */
+	int queue;          /* index into nx_neff.queues */
+	int semaphore;      /* semaphore the block increments on completion, -1 = queue default */
+	size_t ndesc;
+	struct nx_dma_desc *desc;
+	uint64_t bytes;     /* sum of descriptor bytes */
+};
+
+/* kernel_debug_info.json, decoded (format in neff.md). All ids are the file's own. */
+struct nx_dbg_inst {
+	char *name;          /* KernelInstructions.kernel_instruction_name, e.g. "inst.72:0" */
+	char *file;          /* NKI source file */
+	int64_t line;
+	int64_t stack_frame_id;      /* -1 when absent */
+	int64_t iteration_vars_id;   /* -1 when absent */
+	char *bir_location;  /* "file:line" recorded by the compiler (bir_debug_info_source_location) */
+};
+struct nx_dbg_frame {
+	int64_t id, parent;  /* parent -1 = outermost */
+	char *function, *file;
+	int64_t line;
+};
+struct nx_dbg_itervar {
+	int64_t id, parent;
+	char *name, *file;
+	int64_t value, line;
+};
+struct nx_debug_info {
+	size_t ninsts, nframes, nitervars;
+	struct nx_dbg_inst *insts;
+	struct nx_dbg_frame *frames;
+	struct nx_dbg_itervar *itervars;
+};
+
+struct nx_neff {
+	struct nx_neff_header hdr;
+	char *tool_version;               /* info.json tool_version, may be NULL */
+	size_t ntensors, nqueues, nblocks;
+	struct nx_tensor *tensors;
+	struct nx_dma_queue *queues;
+	struct nx_dma_block *blocks;      /* all engines' blocks, in engine order then file order */
+	size_t ninst[NX_ENGINE_COUNT];
+	struct nx_inst *inst[NX_ENGINE_COUNT];
+	struct nx_debug_info dbg;
+};
+
+/* Parses a NEFF file fully. Errors name the file and the place (header field, tar
+ * member, JSON path, instruction index). On failure *neff is left released. */
+int nx_neff_read(const char *path, struct nx_neff *neff, struct nx_err *err);
+/* Same from memory (used by fuzzers and tests). */
+int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct nx_neff *neff,
+		     struct nx_err *err);
+/* Writes neff to path atomically. header_size, data_size and hash are computed; the
+ * other header fields are taken from neff->hdr (zeroed uuid is kept as is). */
+int nx_neff_write(const char *path, const struct nx_neff *neff, struct nx_err *err);
+void nx_neff_release(struct nx_neff *neff);
+
+/* Lowercase hex of the uuid (32 chars) and hash (64 chars, 32 for MD5) into out. */
+void nx_neff_uuid_hex(const struct nx_neff_header *h, char out[33]);
+void nx_neff_hash_hex(const struct nx_neff_header *h, char out[65]);
+/* Comma list of enabled feature names for NeffHeader.enabled_features. */
+void nx_neff_features(uint64_t bits, struct nx_strbuf *out);
+
+/* Lookups used by the simulator and ingester. */
+int nx_neff_find_tensor(const struct nx_neff *neff, const char *name);
+int nx_neff_find_queue(const struct nx_neff *neff, const char *name);
+
+#endif
