@@ -3,8 +3,8 @@
  *
  * The real engine instruction binaries are not public, so the project defines its own
  * encoding (docs/formats/neff.md, "Instruction streams"). Each engine's program is a
- * file sg00/<Engine>.bin of fixed 128-byte records; an instruction's pc is its byte
- * offset in that file (index * NX_INST_SIZE). The same decoded struct feeds the
+ * file sg00/<Engine>.bin of fixed 128-byte records; an instruction's pc is its index
+ * in that file (Instruction.pc is the per-engine index). The same decoded struct feeds the
  * simulator (what to execute) and the ingester (opcode, operands and source location
  * of every executed instruction). */
 #ifndef NX_NEFF_ISA_H

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT
+ * cmd_view.c: `neuron-explorer view`. Ingests a NEFF + NTFF into parquet tables under
+ * the data path, then (unless --ingest-only) serves the query API on 127.0.0.1. With
+ * no inputs it serves what the data path already holds. */
+#include "common/compat.h"
+#include "cli/commands.h"
+#include "cli/view_output.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "ingest/ingest.h"
+#include "schema/schema.h"
+#include "server/server.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_DATA_PATH "~/.local/share/neuron-profile"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: neuron-explorer view [-n NEFF -s NTFF] [--data-path DIR] [--display-name NAME]\n"
+		"                            [--ingest-only | --disable-ui] [--api-server-port PORT]\n"
+		"                            [--output-format FMT] [--output-file PATH]\n"
+		"\n"
+		"Ingests a device profile (a NEFF and the NTFF captured from it) into parquet tables\n"
+		"under DIR/profiles/global/NAME@latest/, then serves the HTTP query API on\n"
+		"127.0.0.1:PORT. Without -n/-s it serves the profiles already in DIR.\n"
+		"\n"
+		"options:\n"
+		"  -n, --neff-path FILE        compiled kernel (NEFF)\n"
+		"  -s, --session-file FILE     device trace (NTFF) captured from that NEFF\n"
+		"      --data-path DIR         workspace for processed profiles (default %s)\n"
+		"      --display-name NAME     profile name used in directories and API URLs\n"
+		"                              (default: the NTFF file name without extension)\n"
+		"      --ingest-only           write the tables and exit; no server\n"
+		"      --disable-ui            serve only the API (this build has no web UI)\n"
+		"      --api-server-port PORT  API port (default 3002; 0 picks a free port)\n"
+		"      --output-format FMT     parquet (default), summary-json, summary-text\n"
+		"      --output-file PATH      with parquet: write the tables into this directory;\n"
+		"                              with summary formats: write the summary there\n"
+		"      --show-profile-schema   print the profile schema (OpenAPI YAML) and exit\n"
+		"  -q, --quiet                 no progress lines\n"
+		"  -h, --help                  this text\n",
+		DEFAULT_DATA_PATH);
+}
+
+enum {
+	OPT_DATA_PATH = 256, OPT_DISPLAY_NAME, OPT_INGEST_ONLY, OPT_DISABLE_UI, OPT_API_PORT,
+	OPT_UI_PORT, OPT_OUTPUT_FORMAT, OPT_OUTPUT_FILE, OPT_SHOW_SCHEMA, OPT_IGNORED_VALUE,
+	OPT_IGNORED_FLAG,
+};
+
+static const struct option long_opts[] = {
+	{ "neff-path", required_argument, NULL, 'n' },
+	{ "session-file", required_argument, NULL, 's' },
+	{ "data-path", required_argument, NULL, OPT_DATA_PATH },
+	{ "display-name", required_argument, NULL, OPT_DISPLAY_NAME },
+	{ "ingest-only", no_argument, NULL, OPT_INGEST_ONLY },
+	{ "disable-ui", no_argument, NULL, OPT_DISABLE_UI },
+	{ "api-server-port", required_argument, NULL, OPT_API_PORT },
+	{ "port", required_argument, NULL, OPT_UI_PORT },
+	{ "output-format", required_argument, NULL, OPT_OUTPUT_FORMAT },
+	{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
+	{ "show-profile-schema", no_argument, NULL, OPT_SHOW_SCHEMA },
+	{ "nki-source-root", required_argument, NULL, OPT_IGNORED_VALUE },
+	{ "framework-source-root", required_argument, NULL, OPT_IGNORED_VALUE },
+	{ "ignore-system-profile", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_port(const char *s, unsigned *port)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < 0 || v > 65535)
+		return -1;
+	*port = (unsigned)v;
+	return 0;
+}
+
+/* Default display name: the NTFF's file name without directory and extension. */
+static char *default_name(const char *ntff)
+{
+	const char *base = strrchr(ntff, '/');
+	base = base ? base + 1 : ntff;
+	const char *dot = strrchr(base, '.');
+	return nx_xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+}
+
+static int serve(const char *data_path, unsigned port, bool quiet)
+{
+	struct nx_server_opts so;
+	struct nx_server *srv = NULL;
+	struct nx_err err = { 0 };
+	char *profiles = nx_xasprintf("%s/profiles/global", data_path);
+
+	if (nx_mkdirs(profiles, &err)) {
+		free(profiles);
+		nx_cli_error("view", "%s", err.msg);
+		return NX_EXIT_FAIL;
+	}
+	free(profiles);
+	nx_server_opts_init(&so, data_path);
+	so.port = port;
+	so.quiet = quiet;
+	if (nx_server_start(&srv, &so, &err)) {
+		nx_cli_error("view", "%s%s", err.msg,
+			     port ? "; use --api-server-port to pick another port, or reuse the "
+				    "server already running on this data path" : "");
+		return NX_EXIT_FAIL;
+	}
+	printf("API server listening on http://127.0.0.1:%u/api/v1 (data path %s)\n",
+	       nx_server_port(srv), data_path);
+	printf("ctrl-c to exit\n");
+	fflush(stdout);
+	nx_server_wait(srv);
+	nx_server_stop(srv);
+	return NX_EXIT_OK;
+}
+
+int cmd_view(int argc, char **argv)
+{
+	const char *neff = NULL, *ntff = NULL, *name_opt = NULL, *format = "parquet";
+	const char *output_file = NULL, *data_opt = DEFAULT_DATA_PATH;
+	bool ingest_only = false, disable_ui = false, quiet = false;
+	unsigned port = 3002;
+	int c, rc = NX_EXIT_OK;
+	char *data_path = NULL, *name = NULL, *published = NULL;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:s:qhF:", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': neff = optarg; break;
+		case 's': ntff = optarg; break;
+		case OPT_DATA_PATH: data_opt = optarg; break;
+		case OPT_DISPLAY_NAME: name_opt = optarg; break;
+		case OPT_INGEST_ONLY: ingest_only = true; break;
+		case OPT_DISABLE_UI: disable_ui = true; break;
+		case OPT_API_PORT:
+			if (parse_port(optarg, &port)) {
+				nx_cli_error("view", "--api-server-port wants a port number, got '%s'", optarg);
+				return NX_EXIT_USAGE;
+			}
+			break;
+		case OPT_UI_PORT: break;
+		case OPT_OUTPUT_FORMAT: format = optarg; break;
+		case OPT_OUTPUT_FILE: output_file = optarg; break;
+		case OPT_SHOW_SCHEMA: nx_schema_print_yaml(stdout); return NX_EXIT_OK;
+		case OPT_IGNORED_VALUE: case OPT_IGNORED_FLAG: case 'F': break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return NX_EXIT_OK;
+		case ':':
+			nx_cli_error("view", "option '%s' needs a value", argv[optind - 1]);
+			return NX_EXIT_USAGE;
+		default:
+			nx_cli_error("view", "unknown option '%s'", argv[optind - 1]);
+			usage(stderr);
+			return NX_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		nx_cli_error("view", "unexpected argument '%s'", argv[optind]);
+		return NX_EXIT_USAGE;
+	}
+	if (!!neff != !!ntff) {
+		nx_cli_error("view", "a device profile needs both -n NEFF and -s NTFF");
+		return NX_EXIT_USAGE;
+	}
+	if (!nx_view_format_known(format)) {
+		nx_cli_error("view", "unknown --output-format '%s' (parquet, summary-json, summary-text)",
+			     format);
+		return NX_EXIT_USAGE;
+	}
+	if (ingest_only && !neff) {
+		nx_cli_error("view", "--ingest-only needs -n NEFF and -s NTFF");
+		return NX_EXIT_USAGE;
+	}
+	data_path = nx_expand_home(data_opt);
+	if (neff) {
+		struct nx_ingest_opts io = { 0 };
+		struct nx_err err = { 0 };
+		bool parquet = !strcmp(format, "parquet");
+
+		name = name_opt ? nx_xstrdup(name_opt) : default_name(ntff);
+		io.neff_path = neff;
+		io.ntff_path = ntff;
+		io.data_path = data_path;
+		io.display_name = name;
+		io.output_dir = parquet ? output_file : NULL;
+		io.quiet = quiet;
+		if (nx_ingest(&io, &published, &err)) {
+			nx_cli_error("view", "%s", err.msg);
+			rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+			goto out;
+		}
+		printf("Processing for %s is complete\n", name);
+		fflush(stdout);
+		if (!parquet) {
+			rc = nx_view_print_summary(published, format, output_file);
+			goto out;
+		}
+		if (ingest_only || (parquet && output_file))
+			goto out;
+	}
+	if (!disable_ui && !quiet)
+		fprintf(stderr, "note: this build has no web UI (port 3001); serving the API only\n");
+	rc = serve(data_path, port, quiet);
+out:
+	free(data_path);
+	free(name);
+	free(published);
+	return rc;
+}

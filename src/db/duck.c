@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT
+ * duck.c: DuckDB connection, SQL helpers and the nx_source() table function that
+ * streams C row sources into parquet (see duck.h). */
+#include "common/compat.h"
+#include "db/duck.h"
+#include "common/xalloc.h"
+
+#include <duckdb.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum coltype { COL_BIGINT, COL_INTEGER, COL_FLOAT, COL_DOUBLE, COL_VARCHAR, COL_BOOLEAN };
+
+struct nx_rowbuf {
+	duckdb_data_chunk chunk;
+	size_t ncols, capacity;
+	enum coltype type[128];
+	duckdb_vector vec[128];
+	void *data[128];
+	uint64_t *validity[128];
+};
+
+struct nx_duck {
+	duckdb_database db;
+	duckdb_connection con;
+	struct nx_row_source *source; /* the source the running COPY reads */
+	struct nx_err source_err;
+	int source_rc;
+};
+
+/* ---- row buffers ------------------------------------------------------------------ */
+
+size_t nx_rowbuf_capacity(const struct nx_rowbuf *b)
+{
+	return b->capacity;
+}
+
+static inline void mark_valid(struct nx_rowbuf *b, size_t col, size_t row)
+{
+	b->validity[col][row >> 6] |= (uint64_t)1 << (row & 63);
+}
+
+void nx_rowbuf_i64(struct nx_rowbuf *b, size_t col, size_t row, int64_t v)
+{
+	switch (b->type[col]) {
+	case COL_BIGINT: ((int64_t *)b->data[col])[row] = v; break;
+	case COL_INTEGER: ((int32_t *)b->data[col])[row] = (int32_t)v; break;
+	case COL_FLOAT: ((float *)b->data[col])[row] = (float)v; break;
+	case COL_DOUBLE: ((double *)b->data[col])[row] = (double)v; break;
+	case COL_BOOLEAN: ((bool *)b->data[col])[row] = v != 0; break;
+	case COL_VARCHAR: {
+		char tmp[32];
+		int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
+		duckdb_vector_assign_string_element_len(b->vec[col], row, tmp, (idx_t)n);
+		break;
+	}
+	}
+	mark_valid(b, col, row);
+}
+
+void nx_rowbuf_i32(struct nx_rowbuf *b, size_t col, size_t row, int32_t v)
+{
+	nx_rowbuf_i64(b, col, row, v);
+}
+
+void nx_rowbuf_f64(struct nx_rowbuf *b, size_t col, size_t row, double v)
+{
+	switch (b->type[col]) {
+	case COL_FLOAT: ((float *)b->data[col])[row] = (float)v; break;
+	case COL_DOUBLE: ((double *)b->data[col])[row] = v; break;
+	default: nx_rowbuf_i64(b, col, row, (int64_t)llround(v)); return;
+	}
+	mark_valid(b, col, row);
+}
+
+void nx_rowbuf_f32(struct nx_rowbuf *b, size_t col, size_t row, float v)
+{
+	nx_rowbuf_f64(b, col, row, v);
+}
+
+void nx_rowbuf_bool(struct nx_rowbuf *b, size_t col, size_t row, bool v)
+{
+	nx_rowbuf_i64(b, col, row, v ? 1 : 0);
+}
+
+void nx_rowbuf_strn(struct nx_rowbuf *b, size_t col, size_t row, const char *s, size_t len)
+{
+	if (!s)
+		return;
+	if (b->type[col] != COL_VARCHAR) {
+		char *tmp = nx_xstrndup(s, len);
+		nx_rowbuf_i64(b, col, row, strtoll(tmp, NULL, 10));
+		free(tmp);
+		return;
+	}
+	duckdb_vector_assign_string_element_len(b->vec[col], row, s, (idx_t)len);
+	mark_valid(b, col, row);
+}
+
+void nx_rowbuf_str(struct nx_rowbuf *b, size_t col, size_t row, const char *s)
+{
+	if (s)
+		nx_rowbuf_strn(b, col, row, s, strlen(s));
+}
+
+int nx_colmap_init(struct nx_colmap *map, const char *table, const char *const *names,
+		   struct nx_err *err)
+{
+	map->table = nx_schema_table(table);
+	if (!map->table)
+		return nx_errf(err, NX_EUSAGE, "table %s is not in the schema", table);
+	for (size_t i = 0; names[i]; i++) {
+		if (i >= NX_ARRAY_SIZE(map->idx))
+			return nx_errf(err, NX_EUSAGE, "too many columns for %s", table);
+		map->idx[i] = nx_schema_field_index(map->table, names[i]);
+		if (map->idx[i] < 0)
+			return nx_errf(err, NX_EUSAGE, "%s has no field %s", table, names[i]);
+	}
+	return 0;
+}
+
+/* ---- the nx_source() table function ---------------------------------------------- */
+
+static duckdb_type duck_type_of(const struct nx_field *f, enum coltype *ct)
+{
+	const char *t = nx_schema_duck_type(f);
+
+	if (!t || !strcmp(t, "VARCHAR")) {
+		*ct = COL_VARCHAR;
+		return DUCKDB_TYPE_VARCHAR;
+	}
+	if (!strcmp(t, "BIGINT")) {
+		*ct = COL_BIGINT;
+		return DUCKDB_TYPE_BIGINT;
+	}
+	if (!strcmp(t, "INTEGER")) {
+		*ct = COL_INTEGER;
+		return DUCKDB_TYPE_INTEGER;
+	}
+	if (!strcmp(t, "FLOAT")) {
+		*ct = COL_FLOAT;
+		return DUCKDB_TYPE_FLOAT;
+	}
+	if (!strcmp(t, "DOUBLE")) {
+		*ct = COL_DOUBLE;
+		return DUCKDB_TYPE_DOUBLE;
+	}
+	if (!strcmp(t, "BOOLEAN")) {
+		*ct = COL_BOOLEAN;
+		return DUCKDB_TYPE_BOOLEAN;
+	}
+	*ct = COL_VARCHAR; /* list columns are not produced by raw sources */
+	return DUCKDB_TYPE_VARCHAR;
+}
+
+static void source_bind(duckdb_bind_info info)
+{
+	struct nx_duck *d = duckdb_bind_get_extra_info(info);
+	const struct nx_table *t;
+
+	if (!d->source) {
+		duckdb_bind_set_error(info, "nx_source() is internal to neuron-explorer ingest");
+		return;
+	}
+	t = d->source->table;
+	for (size_t i = 0; i < t->nfields; i++) {
+		enum coltype ct;
+		duckdb_logical_type lt = duckdb_create_logical_type(duck_type_of(&t->fields[i], &ct));
+		duckdb_bind_add_result_column(info, t->fields[i].name, lt);
+		duckdb_destroy_logical_type(&lt);
+	}
+}
+
+static void source_init(duckdb_init_info info)
+{
+	duckdb_init_set_max_threads(info, 1);
+}
+
+static void source_scan(duckdb_function_info info, duckdb_data_chunk output)
+{
+	struct nx_duck *d = duckdb_function_get_extra_info(info);
+	struct nx_row_source *src = d->source;
+	struct nx_rowbuf b;
+	int n;
+
+	if (d->source_rc) {
+		duckdb_data_chunk_set_size(output, 0);
+		return;
+	}
+	b.chunk = output;
+	b.ncols = src->table->nfields;
+	b.capacity = duckdb_vector_size();
+	for (size_t c = 0; c < b.ncols; c++) {
+		duck_type_of(&src->table->fields[c], &b.type[c]);
+		b.vec[c] = duckdb_data_chunk_get_vector(output, c);
+		b.data[c] = duckdb_vector_get_data(b.vec[c]);
+		duckdb_vector_ensure_validity_writable(b.vec[c]);
+		b.validity[c] = duckdb_vector_get_validity(b.vec[c]);
+		memset(b.validity[c], 0, (b.capacity + 63) / 64 * sizeof(uint64_t));
+	}
+	n = src->next(src->self, &b, &d->source_err);
+	if (n < 0) {
+		d->source_rc = n;
+		duckdb_function_set_error(info, d->source_err.msg[0] ? d->source_err.msg
+								      : nx_strerror(n));
+		return;
+	}
+	duckdb_data_chunk_set_size(output, (idx_t)n);
+}
+
+static int register_source_function(struct nx_duck *d, struct nx_err *err)
+{
+	duckdb_table_function f = duckdb_create_table_function();
+	duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+	duckdb_state st;
+
+	duckdb_table_function_set_name(f, "nx_source");
+	duckdb_table_function_add_parameter(f, bigint);
+	duckdb_destroy_logical_type(&bigint);
+	duckdb_table_function_set_extra_info(f, d, NULL);
+	duckdb_table_function_set_bind(f, source_bind);
+	duckdb_table_function_set_init(f, source_init);
+	duckdb_table_function_set_function(f, source_scan);
+	st = duckdb_register_table_function(d->con, f);
+	duckdb_destroy_table_function(&f);
+	if (st != DuckDBSuccess)
+		return nx_errf(err, NX_EDB, "cannot register the nx_source table function");
+	return 0;
+}
+
+/* ---- connection and SQL ------------------------------------------------------------ */
+
+int nx_duck_open(struct nx_duck **out, unsigned threads, const char *memory_limit,
+		 struct nx_err *err)
+{
+	struct nx_duck *d = nx_xcalloc(1, sizeof(*d));
+	duckdb_config cfg = NULL;
+	char *open_err = NULL;
+	char buf[32];
+	int rc = 0;
+
+	if (duckdb_create_config(&cfg) != DuckDBSuccess) {
+		rc = nx_errf(err, NX_EDB, "cannot create a DuckDB configuration");
+		goto fail;
+	}
+	if (threads) {
+		snprintf(buf, sizeof(buf), "%u", threads);
+		duckdb_set_config(cfg, "threads", buf);
+	}
+	if (memory_limit)
+		duckdb_set_config(cfg, "memory_limit", memory_limit);
+	duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
+	duckdb_set_config(cfg, "autoload_known_extensions", "false");
+	if (duckdb_open_ext(NULL, &d->db, cfg, &open_err) != DuckDBSuccess) {
+		rc = nx_errf(err, NX_EDB, "cannot open DuckDB: %s", open_err ? open_err : "?");
+		duckdb_free(open_err);
+		goto fail;
+	}
+	if (duckdb_connect(d->db, &d->con) != DuckDBSuccess) {
+		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
+		goto fail;
+	}
+	rc = register_source_function(d, err);
+	if (rc)
+		goto fail;
+	duckdb_destroy_config(&cfg);
+	*out = d;
+	return 0;
+fail:
+	if (cfg)
+		duckdb_destroy_config(&cfg);
+	nx_duck_close(d);
+	return rc;
+}
+
+void nx_duck_close(struct nx_duck *d)
+{
+	if (!d)
+		return;
+	if (d->con)
+		duckdb_disconnect(&d->con);
+	if (d->db)
+		duckdb_close(&d->db);
+	free(d);
+}
+
+static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx_err *err)
+{
+	if (duckdb_query(d->con, sql, res) != DuckDBSuccess) {
+		const char *m = duckdb_result_error(res);
+		int rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+		duckdb_destroy_result(res);
+		return rc;
+	}
+	return 0;
+}
+
+int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err)
+{
+	duckdb_result res;
+	int rc = run(d, sql, &res, err);
+	if (!rc)
+		duckdb_destroy_result(&res);
+	return rc;
+}
+
+int nx_duck_query_i64(struct nx_duck *d, const char *sql, int64_t *out, struct nx_err *err)
+{
+	duckdb_result res;
+	int rc = run(d, sql, &res, err);
+
+	if (rc)
+		return rc;
+	*out = 0;
+	if (duckdb_row_count(&res) > 0 && duckdb_column_count(&res) > 0 &&
+	    !duckdb_value_is_null(&res, 0, 0))
+		*out = duckdb_value_int64(&res, 0, 0);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+int nx_duck_query_f64(struct nx_duck *d, const char *sql, double *out, struct nx_err *err)
+{
+	duckdb_result res;
+	int rc = run(d, sql, &res, err);
+
+	if (rc)
+		return rc;
+	*out = NAN;
+	if (duckdb_row_count(&res) > 0 && duckdb_column_count(&res) > 0 &&
+	    !duckdb_value_is_null(&res, 0, 0))
+		*out = duckdb_value_double(&res, 0, 0);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+int nx_duck_columns(struct nx_duck *d, const char *select_sql, char ***names, size_t *n,
+		    struct nx_err *err)
+{
+	duckdb_result res;
+	char *sql = nx_xasprintf("SELECT * FROM (%s) LIMIT 0", select_sql);
+	int rc = run(d, sql, &res, err);
+
+	free(sql);
+	if (rc)
+		return rc;
+	*n = duckdb_column_count(&res);
+	*names = nx_xcalloc(*n ? *n : 1, sizeof(char *));
+	for (size_t i = 0; i < *n; i++)
+		(*names)[i] = nx_xstrdup(duckdb_column_name(&res, i));
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, void *arg,
+			struct nx_err *err)
+{
+	duckdb_result res;
+	int rc = run(d, sql, &res, err);
+
+	if (rc)
+		return rc;
+	idx_t rows = duckdb_row_count(&res), cols = duckdb_column_count(&res);
+	for (idx_t r = 0; r < rows; r++) {
+		for (idx_t c = 0; c < cols; c++) {
+			const char *name = duckdb_column_name(&res, c);
+			char buf[64];
+			if (duckdb_value_is_null(&res, c, r)) {
+				fn(arg, r, name, NX_CELL_NULL, NULL);
+				continue;
+			}
+			switch (duckdb_column_type(&res, c)) {
+			case DUCKDB_TYPE_BOOLEAN:
+				fn(arg, r, name, NX_CELL_BOOL,
+				   duckdb_value_boolean(&res, c, r) ? "true" : "false");
+				break;
+			case DUCKDB_TYPE_TINYINT: case DUCKDB_TYPE_SMALLINT: case DUCKDB_TYPE_INTEGER:
+			case DUCKDB_TYPE_BIGINT: case DUCKDB_TYPE_UTINYINT: case DUCKDB_TYPE_USMALLINT:
+			case DUCKDB_TYPE_UINTEGER:
+				snprintf(buf, sizeof(buf), "%" PRId64, duckdb_value_int64(&res, c, r));
+				fn(arg, r, name, NX_CELL_INT, buf);
+				break;
+			case DUCKDB_TYPE_FLOAT: case DUCKDB_TYPE_DOUBLE: case DUCKDB_TYPE_DECIMAL: {
+				double v = duckdb_value_double(&res, c, r);
+				if (isnan(v) || isinf(v)) {
+					fn(arg, r, name, NX_CELL_NULL, NULL);
+					break;
+				}
+				snprintf(buf, sizeof(buf), "%.9g", v);
+				fn(arg, r, name, NX_CELL_FLOAT, buf);
+				break;
+			}
+			default: {
+				char *text = duckdb_value_varchar(&res, c, r);
+				fn(arg, r, name, NX_CELL_TEXT, text ? text : "");
+				duckdb_free(text);
+				break;
+			}
+			}
+		}
+	}
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+void nx_sql_quote(struct nx_strbuf *out, const char *s)
+{
+	nx_strbuf_addch(out, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			nx_strbuf_addch(out, '\'');
+		nx_strbuf_addch(out, *s);
+	}
+	nx_strbuf_addch(out, '\'');
+}
+
+int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *path,
+		       uint64_t *rows, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int64_t n = 0;
+	int rc;
+
+	nx_strbuf_addf(&sql, "COPY (%s) TO ", select_sql);
+	nx_sql_quote(&sql, path);
+	nx_strbuf_addstr(&sql, " (FORMAT parquet, COMPRESSION zstd)");
+	rc = nx_duck_query_i64(d, sql.buf, &n, err);
+	nx_strbuf_release(&sql);
+	if (!rc && rows)
+		*rows = (uint64_t)n;
+	return rc;
+}
+
+int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
+			uint64_t *rows, struct nx_err *err)
+{
+	int rc;
+
+	d->source = src;
+	d->source_rc = 0;
+	nx_err_clear(&d->source_err);
+	rc = nx_duck_copy_query(d, "SELECT * FROM nx_source(0)", path, rows, err);
+	if (d->source_rc) {
+		/* The source's own error is the useful one: DuckDB only wraps it. */
+		rc = d->source_rc;
+		if (err)
+			*err = d->source_err;
+	}
+	d->source = NULL;
+	return rc;
+}

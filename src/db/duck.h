@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT
+ * duck.h: the ingest side's boundary to DuckDB. Only duck.c includes duckdb.h here.
+ *
+ * Raw tables are produced by C row sources: a source fills batches of rows for one
+ * schema table, and nx_duck_copy_source streams them through a DuckDB table function
+ * straight into a parquet file (COPY (SELECT * FROM nx_source(k)) TO ...), so memory
+ * stays bounded whatever the trace size. Derived tables are plain SQL run by
+ * nx_duck_exec over views of the parquet files already written. */
+#ifndef NX_DB_DUCK_H
+#define NX_DB_DUCK_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "common/strbuf.h"
+#include "schema/schema.h"
+
+struct nx_duck;
+
+/* A batch of rows being filled for one table. Every cell starts NULL; a setter makes
+ * it valid. Columns are addressed by field index in the schema table. */
+struct nx_rowbuf;
+size_t nx_rowbuf_capacity(const struct nx_rowbuf *b);
+void nx_rowbuf_i64(struct nx_rowbuf *b, size_t col, size_t row, int64_t v);
+void nx_rowbuf_i32(struct nx_rowbuf *b, size_t col, size_t row, int32_t v);
+void nx_rowbuf_f32(struct nx_rowbuf *b, size_t col, size_t row, float v);
+void nx_rowbuf_f64(struct nx_rowbuf *b, size_t col, size_t row, double v);
+void nx_rowbuf_bool(struct nx_rowbuf *b, size_t col, size_t row, bool v);
+/* Copies s; a NULL s leaves the cell NULL. */
+void nx_rowbuf_str(struct nx_rowbuf *b, size_t col, size_t row, const char *s);
+void nx_rowbuf_strn(struct nx_rowbuf *b, size_t col, size_t row, const char *s, size_t len);
+
+/* Column indices are resolved once by name so sources read like the schema. */
+struct nx_colmap {
+	const struct nx_table *table;
+	int idx[128];
+};
+/* Resolves names[i] (NULL-terminated list) into map->idx[i]; fails with NX_EUSAGE when a
+ * name is not a field of the table (a programming error caught by tests). */
+int nx_colmap_init(struct nx_colmap *map, const char *table, const char *const *names,
+		   struct nx_err *err);
+
+struct nx_row_source {
+	const struct nx_table *table;
+	void *self;
+	/* Fills rows [0, n) of b with n <= capacity and returns n; 0 means the end. A
+	 * negative return is an error described in err. */
+	int (*next)(void *self, struct nx_rowbuf *b, struct nx_err *err);
+};
+
+/* Opens an in-memory database. threads = 0 lets DuckDB choose; memory_limit may be NULL. */
+int nx_duck_open(struct nx_duck **out, unsigned threads, const char *memory_limit,
+		 struct nx_err *err);
+void nx_duck_close(struct nx_duck *d);
+/* Runs one or more statements, discarding results. */
+int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err);
+/* Runs a query and returns the first column of the first row as int64 (NULL -> 0). */
+int nx_duck_query_i64(struct nx_duck *d, const char *sql, int64_t *out, struct nx_err *err);
+/* Runs a query and returns the first column of the first row as double (NULL -> NaN). */
+int nx_duck_query_f64(struct nx_duck *d, const char *sql, double *out, struct nx_err *err);
+/* Streams a row source into a zstd parquet file; *rows gets the number written. The
+ * source's own error (e.g. a corrupt trace chunk) is returned as is, with its message. */
+int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
+			uint64_t *rows, struct nx_err *err);
+/* Runs COPY (<select_sql>) TO path as zstd parquet; *rows gets the row count. */
+int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *path,
+		       uint64_t *rows, struct nx_err *err);
+
+/* Lists the output column names of a SELECT (caller frees each name and the array). */
+int nx_duck_columns(struct nx_duck *d, const char *select_sql, char ***names, size_t *n,
+		    struct nx_err *err);
+
+/* Kinds of cell handed to nx_duck_row_fn. */
+enum nx_cell_kind { NX_CELL_NULL, NX_CELL_INT, NX_CELL_FLOAT, NX_CELL_BOOL, NX_CELL_TEXT };
+typedef void (*nx_duck_row_fn)(void *arg, size_t row, const char *column, int kind,
+			       const char *text);
+/* Runs a query and hands every cell to fn as text (numbers in C locale, floats with
+ * 9 significant digits). */
+int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, void *arg,
+			struct nx_err *err);
+
+/* Appends s as a single-quoted SQL string literal. */
+void nx_sql_quote(struct nx_strbuf *out, const char *s);
+
+#endif

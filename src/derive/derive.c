@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT
+ * derive.c: runs the embedded derive SQL over the raw tables (see derive.h). */
+#include "common/compat.h"
+#include "derive/derive.h"
+#include "derive/sql_files.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "schema/schema.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Table name of a parquet file: "Instruction.parquet" or "Instruction_3.parquet". */
+static bool table_of_file(const char *file, char *out, size_t size)
+{
+	size_t len = strlen(file);
+	if (len < 9 || strcmp(file + len - 8, ".parquet") || file[0] == '.')
+		return false;
+	len -= 8;
+	size_t us = len;
+	while (us > 0 && file[us - 1] >= '0' && file[us - 1] <= '9')
+		us--;
+	if (us < len && us > 1 && file[us - 1] == '_')
+		len = us - 1;
+	if (len >= size)
+		return false;
+	memcpy(out, file, len);
+	out[len] = '\0';
+	return true;
+}
+
+int nx_derive_create_views(struct nx_duck *d, const char *dir, struct nx_err *err)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!dp)
+		return nx_errf(err, -errno, "cannot list '%s'", dir);
+	while (!rc && (de = readdir(dp))) {
+		char table[256];
+		if (!table_of_file(de->d_name, table, sizeof(table)))
+			continue;
+		struct nx_strbuf sql = NX_STRBUF_INIT, glob = NX_STRBUF_INIT;
+		bool split = strcmp(de->d_name + strlen(table), ".parquet") != 0;
+		nx_strbuf_addf(&glob, "%s/%s%s", dir, table, split ? "_*.parquet" : ".parquet");
+		nx_strbuf_addf(&sql, "CREATE OR REPLACE VIEW \"%s\" AS SELECT * FROM read_parquet(", table);
+		nx_sql_quote(&sql, glob.buf);
+		nx_strbuf_addstr(&sql, ")");
+		rc = nx_duck_exec(d, sql.buf, err);
+		nx_strbuf_release(&sql);
+		nx_strbuf_release(&glob);
+	}
+	closedir(dp);
+	return rc;
+}
+
+int nx_derive_project(struct nx_duck *d, const char *table, const char *select_sql,
+		      struct nx_strbuf *out, struct nx_err *err)
+{
+	const struct nx_table *t = nx_schema_table(table);
+	char **cols = NULL;
+	size_t ncols = 0;
+	int rc;
+
+	if (!t)
+		return nx_errf(err, NX_EUSAGE, "derive: %s is not a schema table", table);
+	rc = nx_duck_columns(d, select_sql, &cols, &ncols, err);
+	if (rc)
+		return nx_err_wrap(err, "derive %s", table);
+	nx_strbuf_addstr(out, "SELECT ");
+	for (size_t i = 0; i < t->nfields; i++) {
+		const struct nx_field *f = &t->fields[i];
+		bool have = false;
+		for (size_t k = 0; k < ncols; k++)
+			have |= !strcmp(cols[k], f->name);
+		if (have)
+			nx_strbuf_addf(out, "%sCAST(q.\"%s\" AS %s) AS \"%s\"", i ? ", " : "", f->name,
+				       nx_schema_duck_type(f), f->name);
+		else
+			nx_strbuf_addf(out, "%sCAST(NULL AS %s) AS \"%s\"", i ? ", " : "",
+				       nx_schema_duck_type(f), f->name);
+	}
+	nx_strbuf_addf(out, " FROM (%s) q", select_sql);
+	for (size_t k = 0; k < ncols; k++)
+		free(cols[k]);
+	free(cols);
+	return 0;
+}
+
+/* Reads "-- key: value" from the header lines of a SQL file. */
+static bool header_value(const char *text, const char *key, char *out, size_t size)
+{
+	size_t klen = strlen(key);
+	for (const char *p = text; p && !strncmp(p, "--", 2); p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *q = p + 2;
+		while (*q == ' ')
+			q++;
+		if (strncmp(q, key, klen) || q[klen] != ':')
+			continue;
+		q += klen + 1;
+		while (*q == ' ')
+			q++;
+		size_t n = strcspn(q, "\r\n");
+		if (n >= size)
+			n = size - 1;
+		memcpy(out, q, n);
+		out[n] = '\0';
+		return true;
+	}
+	return false;
+}
+
+static bool view_exists(struct nx_duck *d, const char *name)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int64_t n = 0;
+	struct nx_err e = { 0 };
+
+	nx_strbuf_addstr(&sql, "SELECT count(*) FROM duckdb_views() WHERE view_name = ");
+	nx_sql_quote(&sql, name);
+	nx_duck_query_i64(d, sql.buf, &n, &e);
+	nx_strbuf_release(&sql);
+	return n > 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int nx_derive_run(struct nx_duck *d, const char *dir, bool quiet, nx_derive_note_fn note,
+		  void *note_arg, struct nx_err *err)
+{
+	int rc = nx_derive_create_views(d, dir, err);
+
+	for (size_t i = 0; !rc && i < nx_sql_file_count; i++) {
+		const struct nx_sql_file *f = &nx_sql_files[i];
+		char table[128], requires[512], missing[128] = "";
+		struct nx_strbuf sql = NX_STRBUF_INIT;
+		uint64_t rows = 0;
+		double t0 = now_s();
+
+		if (!header_value(f->text, "table", table, sizeof(table))) {
+			rc = nx_errf(err, NX_EUSAGE, "derive SQL %s has no '-- table:' line", f->name);
+			break;
+		}
+		if (header_value(f->text, "requires", requires, sizeof(requires))) {
+			char *save = NULL;
+			for (char *tok = strtok_r(requires, ", ", &save); tok;
+			     tok = strtok_r(NULL, ", ", &save)) {
+				if (!view_exists(d, tok)) {
+					snprintf(missing, sizeof(missing), "%s", tok);
+					break;
+				}
+			}
+		}
+		if (missing[0]) {
+			if (note)
+				note(note_arg, table, missing);
+			continue;
+		}
+		rc = nx_derive_project(d, table, f->text, &sql, err);
+		if (!rc) {
+			char *path = nx_xasprintf("%s/%s.parquet", dir, table);
+			rc = nx_duck_copy_query(d, sql.buf, path, &rows, err);
+			if (!rc && rows == 0)
+				remove(path);
+			else if (!rc)
+				rc = nx_derive_create_views(d, dir, err);
+			if (rc)
+				nx_err_wrap(err, "derive %s (%s)", table, f->name);
+			free(path);
+		}
+		if (!rc && !quiet)
+			fprintf(stderr, "  %-26s %10" PRIu64 " rows  %6.2f s (derived)\n", table, rows,
+				now_s() - t0);
+		nx_strbuf_release(&sql);
+	}
+	return rc;
+}

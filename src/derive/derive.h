@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT
+ * derive.h: the derive stage. Derived tables (Summary, ActiveTime, OpcodeSummary, ...)
+ * are SQL files in src/derive/ (NN_name.sql), run by DuckDB over views of the raw parquet
+ * tables already written, each result cast to the schema's exact column types and
+ * written as <Table>.parquet next to them. */
+#ifndef NX_DERIVE_DERIVE_H
+#define NX_DERIVE_DERIVE_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "db/duck.h"
+
+/* Called with a message for each table the stage skips (missing inputs). */
+typedef void (*nx_derive_note_fn)(void *arg, const char *table, const char *why);
+
+/* Creates a view for every <Table>.parquet in dir, then runs every embedded SQL file in
+ * name order. A file starts with header lines:
+ *   -- table: <Name>            the schema table it produces (required)
+ *   -- requires: <T1>, <T2>     tables that must exist, else the file is skipped
+ * and its body is one SELECT. Tables with no rows are not written. */
+int nx_derive_run(struct nx_duck *d, const char *dir, bool quiet, nx_derive_note_fn note,
+		  void *note_arg, struct nx_err *err);
+
+/* Creates (or replaces) a view named after each table file in dir, merging split
+ * files <T>_0.parquet, <T>_1.parquet ... */
+int nx_derive_create_views(struct nx_duck *d, const char *dir, struct nx_err *err);
+
+/* Wraps a SELECT so its output has exactly the schema columns of `table`, in order and
+ * cast to the schema types; columns the SELECT lacks become typed NULLs. */
+int nx_derive_project(struct nx_duck *d, const char *table, const char *select_sql,
+		      struct nx_strbuf *out, struct nx_err *err);
+
+#endif

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT
+ * context.c: shared ingest state: warnings, execution windows, and the per static
+ * instruction cache (operand text, source locations, byte and flop figures) that
+ * every executed instance of an instruction reuses. */
+#include "common/compat.h"
+#include "ingest/context.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nx_ctx_warn(struct nx_ingest_ctx *c, const char *category, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return;
+	NX_GROW(c->warn, c->nwarn + 1, c->warn_cap);
+	c->warn[c->nwarn].category = nx_xstrdup(category);
+	c->warn[c->nwarn].message = msg;
+	c->nwarn++;
+}
+
+struct nx_exec_window *nx_ctx_exec(struct nx_ingest_ctx *c, uint32_t index)
+{
+	if (index >= 1u << 20)
+		return NULL; /* absurd execution index: ignored, reported by the caller */
+	if (index >= c->nexec) {
+		c->exec = nx_xrealloc(c->exec, sizeof(*c->exec) * (index + 1));
+		memset(c->exec + c->nexec, 0, sizeof(*c->exec) * (index + 1 - c->nexec));
+		c->nexec = index + 1;
+	}
+	return &c->exec[index];
+}
+
+/* HBM-side byte figures of a DMA block, split by direction and queue class. */
+static void block_bytes(const struct nx_neff *n, const struct nx_dma_block *b,
+			struct nx_static_inst *s)
+{
+	int qt = b->queue >= 0 && (size_t)b->queue < n->nqueues ? n->queues[b->queue].queue_type
+								   : NX_QT_UNKNOWN;
+
+	for (size_t i = 0; i < b->ndesc; i++) {
+		const struct nx_dma_desc *d = &b->desc[i];
+		bool from_hbm = d->from_loc == NX_LOC_HBM, to_hbm = d->to_loc == NX_LOC_HBM;
+		const struct nx_tensor *fv = from_hbm && d->from_var >= 0 ? &n->tensors[d->from_var] : NULL;
+		const struct nx_tensor *tv = to_hbm && d->to_var >= 0 ? &n->tensors[d->to_var] : NULL;
+
+		if (from_hbm)
+			s->hbm_read += (int64_t)d->bytes;
+		if (to_hbm)
+			s->hbm_write += (int64_t)d->bytes;
+		if (d->from_loc == NX_LOC_SBUF)
+			s->work.sbuf_read_bytes += d->bytes;
+		if (d->to_loc == NX_LOC_SBUF)
+			s->work.sbuf_write_bytes += d->bytes;
+		/* Compiler spill buffers are "virtual" variables in def.json. */
+		if (tv && tv->def_type && !strcmp(tv->def_type, "virtual") && !from_hbm)
+			s->spill_save += (int64_t)d->bytes;
+		if (fv && fv->def_type && !strcmp(fv->def_type, "virtual") && !to_hbm)
+			s->spill_reload += (int64_t)d->bytes;
+		if (qt == NX_QT_INPUT)
+			s->input_q += (int64_t)d->bytes;
+		else if (qt == NX_QT_OUTPUT)
+			s->output_q += (int64_t)d->bytes;
+		else if (qt == NX_QT_DATA)
+			s->weight_q += (int64_t)d->bytes;
+	}
+}
+
+void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
+{
+	const struct nx_neff *n = &c->neff;
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		c->statics[e] = nx_xcalloc(n->ninst[e] ? n->ninst[e] : 1, sizeof(struct nx_static_inst));
+		for (size_t i = 0; i < n->ninst[e]; i++) {
+			const struct nx_inst *in = &n->inst[e][i];
+			struct nx_static_inst *s = &c->statics[e][i];
+
+			nx_strbuf_reset(&sb);
+			nx_inst_format_operands(in, &sb);
+			s->operands = nx_xstrdup(nx_strbuf_str(&sb));
+			snprintf(s->bir_id, sizeof(s->bir_id), "sg0000:%" PRIu32, in->bir_id);
+			nx_inst_work(in, c->target_v3, &s->work);
+			if (in->debug_id != NX_NONE32 && in->debug_id < n->dbg.ninsts) {
+				const struct nx_dbg_inst *d = &n->dbg.insts[in->debug_id];
+				if (d->file)
+					s->nki_loc = nx_xasprintf("%s:%" PRId64, d->file, d->line);
+				if (d->bir_location)
+					s->bir_loc = nx_xstrdup(d->bir_location);
+				else if (s->nki_loc)
+					s->bir_loc = nx_xstrdup(s->nki_loc);
+				s->kernel_name = d->name;
+			}
+			if (in->opcode == NX_OP_DMA_TRIGGER && in->dma_block < n->nblocks)
+				block_bytes(n, &n->blocks[in->dma_block], s);
+		}
+	}
+	nx_strbuf_release(&sb);
+}
+
+void nx_ctx_release(struct nx_ingest_ctx *c)
+{
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		if (!c->statics[e])
+			continue;
+		for (size_t i = 0; i < c->neff.ninst[e]; i++) {
+			free(c->statics[e][i].operands);
+			free(c->statics[e][i].nki_loc);
+			free(c->statics[e][i].bir_loc);
+		}
+		free(c->statics[e]);
+		c->statics[e] = NULL;
+	}
+	for (size_t i = 0; i < c->nwarn; i++) {
+		free(c->warn[i].category);
+		free(c->warn[i].message);
+	}
+	free(c->warn);
+	free(c->exec);
+	if (c->ntff)
+		nx_ntff_reader_close(c->ntff);
+	nx_neff_release(&c->neff);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT
+ * context.h: state shared by the ingest stage's row sources: the parsed NEFF, the
+ * NTFF reader, tick conversion, the time bounds seen so far, and the warnings that
+ * become the Warning table. */
+#ifndef NX_INGEST_CONTEXT_H
+#define NX_INGEST_CONTEXT_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "db/duck.h"
+#include "neff/neff.h"
+#include "ntff/ntff.h"
+
+struct nx_warning {
+	char *category;
+	char *message;
+};
+
+/* Per static instruction facts, computed once and reused by every executed instance. */
+struct nx_static_inst {
+	char *operands;
+	char *nki_loc;       /* "file:line" or NULL */
+	char *bir_loc;       /* "file:line" or NULL */
+	const char *kernel_name;
+	char bir_id[32];
+	struct nx_inst_work work;
+	int64_t hbm_read, hbm_write, spill_save, spill_reload;
+	int64_t input_q, output_q, weight_q;
+};
+
+struct nx_ingest_ctx {
+	const char *neff_path, *ntff_path, *display_name;
+	struct nx_neff neff;
+	struct nx_ntff_reader *ntff;
+	const struct nx_ntff_info *info;
+	uint64_t tpn;               /* ticks per ns */
+	bool target_v3;
+	struct nx_static_inst *statics[NX_ENGINE_COUNT];
+	/* Bounds over every record read, in ns; first > last means nothing seen yet. */
+	int64_t first_ns, last_ns;
+	/* Execution windows found in EXEC records and instructions per execution. */
+	size_t nexec;
+	struct nx_exec_window { int64_t start, stop; uint64_t rows; bool has_start, has_stop; } *exec;
+	uint64_t unknown_inst, unknown_queue, unknown_block;
+	uint64_t rows_total;
+	size_t nwarn, warn_cap;
+	struct nx_warning *warn;
+};
+
+static inline int64_t nx_ticks_to_ns(const struct nx_ingest_ctx *c, uint64_t ticks)
+{
+	return (int64_t)(ticks / c->tpn);
+}
+
+static inline void nx_ctx_see(struct nx_ingest_ctx *c, int64_t a, int64_t b)
+{
+	if (c->first_ns > c->last_ns) {
+		c->first_ns = a;
+		c->last_ns = b;
+		return;
+	}
+	if (a < c->first_ns)
+		c->first_ns = a;
+	if (b > c->last_ns)
+		c->last_ns = b;
+}
+
+void nx_ctx_warn(struct nx_ingest_ctx *c, const char *category, const char *fmt, ...)
+	NX_PRINTF(3, 4);
+struct nx_exec_window *nx_ctx_exec(struct nx_ingest_ctx *c, uint32_t index);
+
+/* Builds the static-instruction cache (operand text, locations, byte figures). */
+void nx_ctx_prepare_statics(struct nx_ingest_ctx *c);
+void nx_ctx_release(struct nx_ingest_ctx *c);
+
+/* Row sources. Each writes one table; *_init prepares the source over ctx. */
+struct nx_src_trace {
+	struct nx_ingest_ctx *ctx;
+	int kind;               /* NTFF record kind read */
+	struct nx_colmap map;
+	bool done;
+};
+int nx_src_instruction_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
+			    struct nx_row_source *src, struct nx_err *err);
+int nx_src_dma_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, struct nx_row_source *src,
+		    struct nx_err *err);
+int nx_src_sem_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, struct nx_row_source *src,
+		    struct nx_err *err);
+int nx_src_throttle_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
+			 struct nx_row_source *src, struct nx_err *err);
+int nx_src_error_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, struct nx_row_source *src,
+		      struct nx_err *err);
+/* Reads the EXEC records into ctx->exec (no table written). */
+int nx_read_exec_records(struct nx_ingest_ctx *c, struct nx_err *err);
+
+/* Static tables (NEFF facts, metadata): a source that emits rows [0, count). */
+struct nx_src_static {
+	struct nx_ingest_ctx *ctx;
+	struct nx_colmap map;
+	size_t count, pos;
+	/* Fills one row. */
+	void (*row)(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i);
+};
+int nx_src_static_init(struct nx_src_static *s, struct nx_ingest_ctx *c, const char *table,
+		       struct nx_row_source *src, struct nx_err *err);
+
+#endif

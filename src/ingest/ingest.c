@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT
+ * ingest.c: the ingest driver. NEFF + NTFF in, a published profile directory out:
+ *   1. parse the NEFF and open the NTFF (uuid must match),
+ *   2. stream each raw table from its record kind into parquet (bounded memory),
+ *   3. write the NEFF-derived tables, 4. run the derive SQL,
+ *   5. write Metadata, ExecutionInfo, Warning, SchemaFields,
+ *   6. publish the temporary directory as <name>@latest in one rename. */
+#include "common/compat.h"
+#include "ingest/ingest.h"
+#include "ingest/context.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "derive/derive.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Writes one table from a row source; a table with no rows leaves no file. */
+static int write_table(struct nx_duck *d, struct nx_row_source *src, const char *dir,
+		       bool keep_empty, bool quiet, uint64_t *total, struct nx_err *err)
+{
+	char *path = nx_xasprintf("%s/%s.parquet", dir, src->table->name);
+	uint64_t rows = 0;
+	double t0 = now_s();
+	int rc = nx_duck_copy_source(d, src, path, &rows, err);
+
+	if (!rc && rows == 0 && !keep_empty)
+		remove(path);
+	if (!rc && !quiet)
+		fprintf(stderr, "  %-26s %10" PRIu64 " rows  %6.2f s\n", src->table->name, rows,
+			now_s() - t0);
+	if (!rc && total)
+		*total += rows;
+	free(path);
+	return rc;
+}
+
+static int write_static(struct nx_ingest_ctx *c, struct nx_duck *d, const char *table,
+			const char *dir, bool keep_empty, bool quiet, struct nx_err *err)
+{
+	struct nx_src_static s;
+	struct nx_row_source src;
+	int rc = nx_src_static_init(&s, c, table, &src, err);
+	return rc ? rc : write_table(d, &src, dir, keep_empty, quiet, &c->rows_total, err);
+}
+
+typedef int (*trace_init_fn)(struct nx_src_trace *, struct nx_ingest_ctx *,
+			     struct nx_row_source *, struct nx_err *);
+
+static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
+			      bool quiet, uint64_t *dma_rows, struct nx_err *err)
+{
+	static const trace_init_fn inits[] = { nx_src_instruction_init, nx_src_dma_init,
+					       nx_src_sem_init, nx_src_throttle_init,
+					       nx_src_error_init };
+	for (size_t i = 0; i < NX_ARRAY_SIZE(inits); i++) {
+		struct nx_src_trace s;
+		struct nx_row_source src;
+		uint64_t before = c->rows_total;
+		int rc = inits[i](&s, c, &src, err);
+		if (!rc)
+			rc = write_table(d, &src, dir, false, quiet, &c->rows_total, err);
+		if (rc)
+			return rc;
+		if (s.kind == NX_REC_DMA)
+			*dma_rows = c->rows_total - before;
+	}
+	return nx_read_exec_records(c, err);
+}
+
+/* Data anomalies that do not stop ingest become Warning rows. */
+static void collect_warnings(struct nx_ingest_ctx *c, uint64_t dma_rows)
+{
+	if (dma_rows == 0) {
+		if (!(c->info->flags & NX_NTFF_DGE_NOTIFICATIONS))
+			nx_ctx_warn(c, "Missing Data",
+				    "the trace has no DMA packet records: it was captured without DGE "
+				    "notifications, so DmaPacket and DmaPacketAggregated are missing; "
+				    "re-capture with NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1");
+		else
+			nx_ctx_warn(c, "Missing Data", "the trace has no DMA packet records");
+	}
+	if (c->neff.dbg.ninsts == 0)
+		nx_ctx_warn(c, "Missing Data",
+			    "the NEFF carries no kernel_debug_info.json: source locations "
+			    "(nki_source_location, bir_debug_info_source_location) are null; "
+			    "recompile with debug info to attribute time to source lines");
+	if (c->unknown_inst)
+		nx_ctx_warn(c, "Invalid Data",
+			    "%" PRIu64 " instruction records name instructions that are not in the "
+			    "NEFF; their opcode is UNKNOWN (is the NTFF from another compilation?)",
+			    c->unknown_inst);
+	if (c->unknown_queue)
+		nx_ctx_warn(c, "Invalid Data",
+			    "%" PRIu64 " DMA packet records name a queue not in the NEFF", c->unknown_queue);
+	if (c->unknown_block)
+		nx_ctx_warn(c, "Invalid Data",
+			    "%" PRIu64 " DMA packet records name a DMA block not in the NEFF",
+			    c->unknown_block);
+	for (size_t i = 0; i < c->nexec; i++)
+		if (c->exec[i].has_start != c->exec[i].has_stop)
+			nx_ctx_warn(c, "Invalid Data", "execution %zu has a %s record but no %s record",
+				    i, c->exec[i].has_start ? "start" : "stop",
+				    c->exec[i].has_start ? "stop" : "start");
+}
+
+static void derive_note(void *arg, const char *table, const char *why)
+{
+	struct nx_ingest_ctx *c = arg;
+	if (strcmp(why, "DmaPacket") != 0) /* missing DMA data is already reported */
+		nx_ctx_warn(c, "Missing Data", "%s was not derived: the profile has no %s data",
+			    table, why);
+}
+
+/* Removes temporary directories left by ingests that were killed. */
+static void remove_stale_tmp(const char *parent, const char *name)
+{
+	DIR *dp = opendir(parent);
+	struct dirent *de;
+	char *prefix = nx_xasprintf(".%s@latest.tmp-", name);
+	size_t plen = strlen(prefix);
+
+	while (dp && (de = readdir(dp))) {
+		if (strncmp(de->d_name, prefix, plen))
+			continue;
+		int pid = atoi(de->d_name + plen);
+		if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM))
+			continue; /* another ingest of the same name is running */
+		char *p = nx_path_join(parent, de->d_name);
+		struct nx_err ignored = { 0 };
+		nx_remove_tree(p, &ignored);
+		free(p);
+	}
+	if (dp)
+		closedir(dp);
+	free(prefix);
+}
+
+static int open_inputs(struct nx_ingest_ctx *c, const struct nx_ingest_opts *o,
+		       struct nx_err *err)
+{
+	char neff_uuid[33], ntff_uuid[33];
+	struct nx_neff_header tmp = { 0 };
+	int rc;
+
+	if (!nx_is_file(o->neff_path))
+		return nx_errf(err, -ENOENT, "NEFF file '%s' does not exist", o->neff_path);
+	if (!nx_is_file(o->ntff_path))
+		return nx_errf(err, -ENOENT, "NTFF file '%s' does not exist", o->ntff_path);
+	rc = nx_neff_read(o->neff_path, &c->neff, err);
+	if (rc)
+		return rc;
+	rc = nx_ntff_reader_open(&c->ntff, o->ntff_path, err);
+	if (rc)
+		return rc;
+	c->info = nx_ntff_reader_info(c->ntff);
+	c->tpn = c->info->ticks_per_ns ? c->info->ticks_per_ns : 1;
+	c->target_v3 = strcmp(c->info->target, "trn1") != 0;
+	memcpy(tmp.uuid, c->info->neff_uuid, 16);
+	nx_neff_uuid_hex(&c->neff.hdr, neff_uuid);
+	nx_neff_uuid_hex(&tmp, ntff_uuid);
+	if (memcmp(c->neff.hdr.uuid, c->info->neff_uuid, 16) != 0)
+		return nx_errf(err, NX_EMISMATCH,
+			       "'%s' was captured from a NEFF with uuid %s, but '%s' has uuid %s: "
+			       "pass the NEFF that produced this trace",
+			       o->ntff_path, ntff_uuid, o->neff_path, neff_uuid);
+	nx_ctx_prepare_statics(c);
+	return 0;
+}
+
+int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *err)
+{
+	struct nx_ingest_ctx c;
+	struct nx_duck *d = NULL;
+	char *final_dir = NULL, *parent = NULL, *tmp_dir = NULL;
+	uint64_t dma_rows = 0;
+	double t0 = now_s();
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.first_ns = 1;
+	c.last_ns = 0;
+	c.neff_path = o->neff_path;
+	c.ntff_path = o->ntff_path;
+	c.display_name = o->display_name;
+	if (!o->output_dir && (rc = nx_check_display_name(o->display_name, err)))
+		goto out;
+	if (o->output_dir) {
+		final_dir = nx_xstrdup(o->output_dir);
+		char *slash = strrchr(final_dir, '/');
+		parent = slash ? nx_xstrndup(final_dir, (size_t)(slash - final_dir)) : nx_xstrdup(".");
+		if (!parent[0]) {
+			free(parent);
+			parent = nx_xstrdup("/");
+		}
+		tmp_dir = nx_xasprintf("%s.tmp-%d", final_dir, (int)getpid());
+	} else {
+		final_dir = nx_profile_dir(o->data_path, o->display_name);
+		parent = nx_xasprintf("%s/profiles/global", o->data_path);
+		tmp_dir = nx_xasprintf("%s/.%s@latest.tmp-%d", parent, o->display_name, (int)getpid());
+	}
+	rc = open_inputs(&c, o, err);
+	if (rc)
+		goto out;
+	if ((rc = nx_mkdirs(parent, err)))
+		goto out;
+	if (!o->output_dir)
+		remove_stale_tmp(parent, o->display_name);
+	if ((rc = nx_remove_tree(tmp_dir, err)) || (rc = nx_mkdirs(tmp_dir, err)))
+		goto out;
+	if (!o->quiet)
+		fprintf(stderr, "Ingesting '%s' + '%s' as '%s'\n", o->neff_path, o->ntff_path,
+			o->display_name ? o->display_name : final_dir);
+	if ((rc = nx_duck_open(&d, 2, NULL, err)))
+		goto out;
+	rc = write_trace_tables(&c, d, tmp_dir, o->quiet, &dma_rows, err);
+	if (rc) {
+		nx_err_wrap(err, "reading '%s'", o->ntff_path);
+		goto out;
+	}
+	static const char *const neff_tables[] = { "NeffHeader", "TensorInfo", "DmaQueuesInfo",
+						    "KernelInstructions", "KernelStackFrames",
+						    "KernelIterationVariables" };
+	for (size_t i = 0; i < NX_ARRAY_SIZE(neff_tables); i++)
+		if ((rc = write_static(&c, d, neff_tables[i], tmp_dir, false, o->quiet, err)))
+			goto out;
+	collect_warnings(&c, dma_rows);
+	if ((rc = write_static(&c, d, "Metadata", tmp_dir, true, o->quiet, err)) ||
+	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, o->quiet, err)))
+		goto out;
+	rc = nx_derive_run(d, tmp_dir, o->quiet, derive_note, &c, err);
+	if (rc)
+		goto out;
+	if ((rc = write_static(&c, d, "Warning", tmp_dir, false, o->quiet, err)) ||
+	    (rc = write_static(&c, d, "SchemaFields", tmp_dir, true, o->quiet, err)))
+		goto out;
+	nx_duck_close(d);
+	d = NULL;
+	rc = nx_publish_dir(tmp_dir, final_dir, err);
+	if (rc)
+		goto out;
+	if (!o->quiet)
+		fprintf(stderr, "Wrote %" PRIu64 " raw rows in %.2f s to %s\n", c.rows_total,
+			now_s() - t0, final_dir);
+	if (published) {
+		*published = final_dir;
+		final_dir = NULL;
+	}
+out:
+	if (rc && tmp_dir) {
+		struct nx_err ignored = { 0 };
+		nx_remove_tree(tmp_dir, &ignored);
+	}
+	nx_duck_close(d);
+	nx_ctx_release(&c);
+	free(final_dir);
+	free(parent);
+	free(tmp_dir);
+	return rc;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT
+ * ingest.h: `view`'s ingest stage. Reads a NEFF and an NTFF as streams, writes the raw
+ * tables as parquet, runs the derive stage, and publishes the profile directory
+ * <data-path>/profiles/global/<name>@latest atomically. */
+#ifndef NX_INGEST_INGEST_H
+#define NX_INGEST_INGEST_H
+
+#include "common/compat.h"
+#include "common/err.h"
+
+struct nx_ingest_opts {
+	const char *neff_path;
+	const char *ntff_path;
+	const char *data_path;    /* root of the workspace (--data-path) */
+	const char *display_name; /* profile name (--display-name) */
+	const char *output_dir;   /* when set: publish exactly this directory instead */
+	bool quiet;               /* no progress lines on stderr */
+};
+
+/* Runs the whole ingest. On success *published (if non-NULL) receives the profile
+ * directory (caller frees). On failure nothing is published and a previous profile of
+ * the same name is left untouched. */
+int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *err);
+
+/* Checks that a display name is usable as a directory name and URL segment. */
+int nx_check_display_name(const char *name, struct nx_err *err);
+/* <data-path>/profiles/global/<name>@latest, newly allocated. */
+char *nx_profile_dir(const char *data_path, const char *name);
+
+/* Replaces `final_dir` by `tmp_dir` atomically (rename, or exchange when final_dir
+ * exists, then removal of the old contents). */
+int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *err);
+
+#endif

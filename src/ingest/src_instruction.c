@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT
+ * src_instruction.c: the Instruction table. Streams INST records from the NTFF and
+ * joins each with its static instruction in the NEFF (opcode, operands, source
+ * location, byte and flop figures). */
+#include "common/compat.h"
+#include "ingest/context.h"
+
+#include <string.h>
+
+enum {
+	C_START, C_END, C_DUR, C_ENGINE, C_TRACK, C_PCORE, C_OPCODE, C_OPERANDS, C_COPCODE,
+	C_ID, C_PC, C_CPC, C_BIR_ID, C_RAW_BIR, C_KNAME, C_WAIT, C_NKI, C_BIRLOC, C_HBM_R,
+	C_HBM_W, C_SB_R, C_SB_W, C_SPILL_S, C_SPILL_R, C_PS_R, C_PS_W, C_PS_SB, C_IN_Q,
+	C_OUT_Q, C_W_Q, C_PERF, C_TTYPE, C_TELEM, C_RAW_FLOPS, C_ADJ_FLOPS, C_TELEM_T,
+	C_FLOPS_T, C_ADJ_FLOPS_T, C_ACT,
+};
+static const char *const names[] = {
+	"start_ts", "end_ts", "duration_ns", "engine", "timeline_track", "pcore_idx", "opcode",
+	"operands", "compiler_opcode", "id", "pc", "compiler_pc", "bir_id", "raw_bir_id",
+	"kernel_instruction_name", "evt_wait_time_ns", "nki_source_location",
+	"bir_debug_info_source_location", "hbm_read_bytes", "hbm_write_bytes", "sbuf_read_bytes",
+	"sbuf_write_bytes", "spill_save_bytes", "spill_reload_bytes", "psum_read_bytes",
+	"psum_write_bytes", "psum_read_sbuf_write_bytes", "input_queue_bytes",
+	"output_queue_bytes", "weight_queue_bytes", "performance_mode",
+	"tensor_instruction_type", "tensor_elements", "raw_flops", "adjusted_flops",
+	"tensor_elements_transpose", "flops_transpose", "adjusted_flops_transpose",
+	"scalar_activation_fn", NULL,
+};
+
+static const char *track_of(const struct nx_inst *in)
+{
+	if (in->engine == NX_ENGINE_TENSOR)
+		return in->opcode == NX_OP_MATMUL ? "TensorMatrix" : "Tensor";
+	return nx_engine_name(in->engine);
+}
+
+static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
+		     const struct nx_rec_inst *r)
+{
+	struct nx_ingest_ctx *c = s->ctx;
+	const int *ix = s->map.idx;
+	int64_t start = nx_ticks_to_ns(c, r->start), end = nx_ticks_to_ns(c, r->end);
+	const struct nx_inst *in = NULL;
+	const struct nx_static_inst *st = NULL;
+
+	if (r->engine < NX_ENGINE_COUNT && r->index < c->neff.ninst[r->engine]) {
+		in = &c->neff.inst[r->engine][r->index];
+		st = &c->statics[r->engine][r->index];
+	} else {
+		c->unknown_inst++;
+	}
+	nx_ctx_see(c, start, end);
+	nx_rowbuf_i64(b, ix[C_START], row, start);
+	nx_rowbuf_i64(b, ix[C_END], row, end);
+	nx_rowbuf_i64(b, ix[C_DUR], row, end - start);
+	nx_rowbuf_str(b, ix[C_ENGINE], row,
+		      r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine) : "Unknown");
+	nx_rowbuf_i64(b, ix[C_PCORE], row, c->info->pcore_idx);
+	nx_rowbuf_i64(b, ix[C_ID], row, (int64_t)r->id);
+	nx_rowbuf_i64(b, ix[C_PC], row, r->index);
+	nx_rowbuf_i64(b, ix[C_WAIT], row, nx_ticks_to_ns(c, r->wait_ticks));
+	if (!in) {
+		nx_rowbuf_str(b, ix[C_OPCODE], row, "UNKNOWN");
+		nx_rowbuf_str(b, ix[C_OPERANDS], row, "");
+		nx_rowbuf_str(b, ix[C_BIR_ID], row, "");
+		return;
+	}
+	nx_rowbuf_str(b, ix[C_TRACK], row, track_of(in));
+	nx_rowbuf_str(b, ix[C_OPCODE], row, nx_opcode_name(in->opcode));
+	nx_rowbuf_str(b, ix[C_OPERANDS], row, st->operands);
+	nx_rowbuf_str(b, ix[C_COPCODE], row,
+		      in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER" : nx_opcode_name(in->opcode));
+	nx_rowbuf_i64(b, ix[C_CPC], row, r->index);
+	nx_rowbuf_str(b, ix[C_BIR_ID], row, st->bir_id);
+	nx_rowbuf_i64(b, ix[C_RAW_BIR], row, (int64_t)in->bir_id);
+	nx_rowbuf_str(b, ix[C_KNAME], row, st->kernel_name);
+	nx_rowbuf_str(b, ix[C_NKI], row, st->nki_loc);
+	nx_rowbuf_str(b, ix[C_BIRLOC], row, st->bir_loc);
+	nx_rowbuf_i64(b, ix[C_HBM_R], row, st->hbm_read);
+	nx_rowbuf_i64(b, ix[C_HBM_W], row, st->hbm_write);
+	nx_rowbuf_i64(b, ix[C_SB_R], row, (int64_t)st->work.sbuf_read_bytes);
+	nx_rowbuf_i64(b, ix[C_SB_W], row, (int64_t)st->work.sbuf_write_bytes);
+	nx_rowbuf_i64(b, ix[C_SPILL_S], row, st->spill_save);
+	nx_rowbuf_i64(b, ix[C_SPILL_R], row, st->spill_reload);
+	nx_rowbuf_i64(b, ix[C_PS_R], row, (int64_t)st->work.psum_read_bytes);
+	nx_rowbuf_i64(b, ix[C_PS_W], row, (int64_t)st->work.psum_write_bytes);
+	nx_rowbuf_i64(b, ix[C_PS_SB], row, (int64_t)st->work.psum_read_sbuf_write_bytes);
+	nx_rowbuf_i64(b, ix[C_IN_Q], row, st->input_q);
+	nx_rowbuf_i64(b, ix[C_OUT_Q], row, st->output_q);
+	nx_rowbuf_i64(b, ix[C_W_Q], row, st->weight_q);
+	if (in->perf_mode == 1)
+		nx_rowbuf_str(b, ix[C_PERF], row, "2x");
+	else if (in->perf_mode == 2)
+		nx_rowbuf_str(b, ix[C_PERF], row, "4x");
+	if (in->engine == NX_ENGINE_TENSOR &&
+	    (in->opcode == NX_OP_MATMUL || in->opcode == NX_OP_LDWEIGHTS)) {
+		bool tp = in->flags & NX_INST_TRANSPOSE;
+		const struct nx_inst_work *w = &st->work;
+		nx_rowbuf_str(b, ix[C_TTYPE], row, tp ? "TRANSPOSE" : "REGULAR");
+		nx_rowbuf_i64(b, ix[C_TELEM], row, (int64_t)w->tensor_elements);
+		nx_rowbuf_i64(b, ix[C_RAW_FLOPS], row, (int64_t)w->raw_flops);
+		nx_rowbuf_i64(b, ix[C_ADJ_FLOPS], row, (int64_t)w->adjusted_flops);
+		nx_rowbuf_i64(b, ix[C_TELEM_T], row, tp ? (int64_t)w->tensor_elements : 0);
+		nx_rowbuf_i64(b, ix[C_FLOPS_T], row, tp ? (int64_t)w->raw_flops : 0);
+		nx_rowbuf_i64(b, ix[C_ADJ_FLOPS_T], row, tp ? (int64_t)w->adjusted_flops : 0);
+	}
+	if (in->opcode == NX_OP_ACTIVATE)
+		nx_rowbuf_str(b, ix[C_ACT], row, nx_act_fn_name(in->act_fn));
+	struct nx_exec_window *x = nx_ctx_exec(c, r->exec);
+	if (x)
+		x->rows++;
+}
+
+static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct nx_src_trace *s = self;
+	size_t cap = nx_rowbuf_capacity(b), n = 0;
+	struct nx_rec rec;
+
+	while (!s->done && n < cap) {
+		int rc = nx_ntff_reader_next(s->ctx->ntff, NX_REC_MASK(NX_REC_INST), &rec, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			s->done = true;
+			break;
+		}
+		fill_row(s, b, n++, &rec.u.inst);
+	}
+	return (int)n;
+}
+
+int nx_src_instruction_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
+			    struct nx_row_source *src, struct nx_err *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->ctx = c;
+	s->kind = NX_REC_INST;
+	int rc = nx_colmap_init(&s->map, "Instruction", names, err);
+	if (rc)
+		return rc;
+	rc = nx_ntff_reader_rewind(c->ntff, err);
+	if (rc)
+		return rc;
+	src->table = s->map.table;
+	src->self = s;
+	src->next = next;
+	return 0;
+}
