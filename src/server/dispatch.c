@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT
+ * dispatch.c: the MHD request callbacks. The first callback of a request checks
+ * the Host and Origin headers (DNS-rebinding defence) and the announced body size;
+ * the following ones collect the body up to the limit; the last one matches the
+ * route table and runs the handler. The completion callback writes the access log
+ * line and frees the request state. */
+#include "common/compat.h"
+#include "server/dispatch.h"
+#include "server/http.h"
+#include "common/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* "localhost", "127.0.0.1" or "[::1]", each with an optional ":port". */
+static bool loopback_authority(const char *h, size_t len)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]" };
+
+	for (size_t i = 0; i < NX_ARRAY_SIZE(names); i++) {
+		size_t n = strlen(names[i]);
+		const char *p;
+
+		if (len < n || strncasecmp(h, names[i], n))
+			continue;
+		if (len == n)
+			return true;
+		if (h[n] != ':' || len == n + 1 || len > n + 6)
+			continue;
+		for (p = h + n + 1; p < h + len && *p >= '0' && *p <= '9'; p++)
+			;
+		if (p == h + len)
+			return true;
+	}
+	return false;
+}
+
+static bool origin_ok(const char *o)
+{
+	if (!strncasecmp(o, "http://", 7))
+		o += 7;
+	else if (!strncasecmp(o, "https://", 8))
+		o += 8;
+	else
+		return false;
+	return loopback_authority(o, strlen(o));
+}
+
+/* Rejections decided from the headers alone; returns false after replying. */
+static bool headers_ok(struct nx_req *rq)
+{
+	const char *host = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Host");
+	const char *origin = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Origin");
+	const char *clen =
+		MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Content-Length");
+
+	if (host && !loopback_authority(host, strlen(host))) {
+		nx__reply_error(rq, 403, "forbidden_host",
+				"Host '%.100s' is not a loopback name: this server only answers "
+				"requests addressed to localhost, 127.0.0.1 or [::1]", host);
+		return false;
+	}
+	if (origin && !origin_ok(origin)) {
+		nx__reply_error(rq, 403, "forbidden_origin",
+				"requests from origin '%.100s' are refused: only pages served from "
+				"localhost may call this API", origin);
+		return false;
+	}
+	if (clen && strtoull(clen, NULL, 10) > rq->s->o.max_body_bytes) {
+		nx__reply_error(rq, 413, "payload_too_large",
+				"the request body (%s bytes) exceeds the %zu-byte limit", clen,
+				rq->s->o.max_body_bytes);
+		return false;
+	}
+	return true;
+}
+
+/* Matches url against a pattern of literal text, '*' (one non-empty segment) and
+ * a final '**' (the non-empty rest). Captures are malloc'd. */
+static bool match(const char *pat, const char *url, char **cap, size_t *ncap)
+{
+	*ncap = 0;
+	while (*pat) {
+		if (pat[0] == '*' && pat[1] == '*') {
+			if (!*url)
+				return false;
+			cap[(*ncap)++] = nx_xstrdup(url);
+			return true;
+		}
+		if (*pat == '*') {
+			size_t len = strcspn(url, "/");
+			if (!len || *ncap == NX_MAX_CAPTURES - 1)
+				return false;
+			cap[(*ncap)++] = nx_xstrndup(url, len);
+			url += len;
+			pat++;
+			continue;
+		}
+		if (*pat != *url)
+			return false;
+		pat++;
+		url++;
+	}
+	return !*url;
+}
+
+static void free_caps(char **cap, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(cap[i]);
+		cap[i] = NULL;
+	}
+}
+
+static enum MHD_Result route(struct nx_req *rq)
+{
+	char path[4096], allow[64] = "";
+	char *cap[NX_MAX_CAPTURES] = { 0 };
+	size_t ncap, len = strlen(rq->url);
+	bool head = !strcmp(rq->method, "HEAD");
+
+	if (len >= sizeof(path))
+		return nx__reply_error(rq, 414, "uri_too_long", "the URL path is too long");
+	memcpy(path, rq->url, len + 1);
+	if (len > 1 && path[len - 1] == '/')
+		path[len - 1] = '\0';
+	for (size_t i = 0; i < nx__route_count; i++) {
+		const struct nx_route *r = &nx__routes[i];
+		enum MHD_Result ret;
+
+		if (!match(r->pattern, path, cap, &ncap)) {
+			free_caps(cap, ncap);
+			continue;
+		}
+		if (strcmp(r->method, rq->method) && !(head && !strcmp(r->method, "GET"))) {
+			if (!strstr(allow, r->method))
+				snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
+					 allow[0] ? ", " : "", r->method);
+			free_caps(cap, ncap);
+			continue;
+		}
+		ret = r->fn(rq, cap);
+		free_caps(cap, ncap);
+		return ret;
+	}
+	if (allow[0]) {
+		rq->allow = nx_xstrdup(allow);
+		return nx__reply_error(rq, 405, "method_not_allowed",
+				       "%s is not supported here; use %s", rq->method, allow);
+	}
+	return nx__reply_error(rq, 404, "not_found",
+			       "no endpoint at '%.200s'; docs/api.md lists the endpoints, which "
+			       "all start with /api/v1/", rq->url);
+}
+
+enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const char *url,
+			       const char *method, const char *version, const char *upload_data,
+			       size_t *upload_data_size, void **con_cls)
+{
+	struct nx_req *rq = *con_cls;
+
+	(void)version;
+	if (!rq) {
+		rq = nx_xcalloc(1, sizeof(*rq));
+		rq->s = cls;
+		rq->conn = conn;
+		rq->method = method;
+		rq->url = nx_xstrdup(url);
+		clock_gettime(CLOCK_MONOTONIC, &rq->t0);
+		*con_cls = rq;
+		headers_ok(rq); /* replies by itself when it refuses */
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		if (!rq->answered && !rq->body_too_large) {
+			if (rq->body.len + *upload_data_size > rq->s->o.max_body_bytes)
+				rq->body_too_large = true;
+			else
+				nx_strbuf_add(&rq->body, upload_data, *upload_data_size);
+		}
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (rq->answered)
+		return MHD_YES;
+	if (rq->body_too_large)
+		return nx__reply_error(rq, 413, "payload_too_large",
+				       "the request body exceeds the %zu-byte limit",
+				       rq->s->o.max_body_bytes);
+	return route(rq);
+}
+
+/* Writes s with control bytes escaped, so a URL cannot forge log lines. */
+static void log_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+void nx__on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	struct nx_server *s = cls;
+	struct nx_req *rq = *con_cls;
+	struct timespec t1;
+
+	(void)conn;
+	if (!rq)
+		return;
+	if (!s->o.quiet) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double ms = (double)(t1.tv_sec - rq->t0.tv_sec) * 1e3 +
+			    (double)(t1.tv_nsec - rq->t0.tv_nsec) / 1e6;
+		flockfile(stderr);
+		fprintf(stderr, "neuron-explorer api: %s \"", rq->method);
+		log_text(stderr, rq->url);
+		if (rq->status)
+			fprintf(stderr, "\" %u %" PRIu64 "B %.1fms%s\n", rq->status, rq->bytes, ms,
+				toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+		else
+			fprintf(stderr, "\" - %.1fms (client went away)\n", ms);
+		funlockfile(stderr);
+	}
+	nx_strbuf_release(&rq->body);
+	free(rq->url);
+	free(rq->allow);
+	free(rq);
+	*con_cls = NULL;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT
+ * http.h: internals shared by the server's files: the server object, the
+ * per-request state that MHD carries between callbacks, the route table entry
+ * type, and the JSON reply helpers. Not part of the public API (see server.h). */
+#ifndef NX_SERVER_HTTP_H
+#define NX_SERVER_HTTP_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "common/strbuf.h"
+#include "server/registry.h"
+#include "server/server.h"
+#include "server/watchdog.h"
+
+#include <microhttpd.h>
+#include <time.h>
+
+struct nx_server {
+	struct nx_server_opts o;
+	char *data_path;
+	char *host;
+	int listen_fd;
+	unsigned port;
+	struct MHD_Daemon *daemon;
+	struct nx_registry reg;
+	struct nx_watchdog wd;
+	int wake[2]; /* self-pipe: signal handlers and nx_server_shutdown write here */
+};
+
+/* Lives from the first callback of a request to MHD's completion notice. */
+struct nx_req {
+	struct nx_server *s;
+	struct MHD_Connection *conn;
+	struct timespec t0;
+	const char *method;
+	char *url;
+	struct nx_strbuf body;
+	bool body_too_large;
+	bool answered;
+	char *allow; /* Allow header of a 405 reply */
+	unsigned status;
+	uint64_t bytes;
+};
+
+#define NX_MAX_CAPTURES 4
+
+/* Captures: the '*' segments of the route pattern, in order; a trailing '**'
+ * captures the rest of the path (possibly with slashes). */
+typedef enum MHD_Result (*nx_route_fn)(struct nx_req *rq, char **cap);
+
+struct nx_route {
+	const char *method;
+	const char *pattern;
+	nx_route_fn fn;
+};
+
+extern const struct nx_route nx__routes[];
+extern const size_t nx__route_count;
+
+/* Replies; each queues the response on rq->conn and records status and size for
+ * the access log. The strbuf body is taken (released). */
+enum MHD_Result nx__reply(struct nx_req *rq, unsigned status, const char *ctype,
+			  struct nx_strbuf *body);
+enum MHD_Result nx__reply_json(struct nx_req *rq, unsigned status, struct nx_strbuf *body);
+/* {"error":{"code":code,"message":...}} */
+enum MHD_Result nx__reply_error(struct nx_req *rq, unsigned status, const char *code,
+				const char *fmt, ...) NX_PRINTF(4, 5);
+/* Chooses status and code from err->code (see profile_db.h and registry.h). */
+enum MHD_Result nx__reply_nx_err(struct nx_req *rq, const struct nx_err *err);
+/* Streams a file that has already been opened and checked. */
+enum MHD_Result nx__reply_fd(struct nx_req *rq, int fd, uint64_t size, const char *ctype,
+			     const char *filename);
+
+/* Resolves the {namespace, name} captures of the /profiles/namespace/ routes;
+ * replies by itself (and sets *ret) on failure. Release with nx__reg_put. */
+struct nx_profile *nx__lookup_profile(struct nx_req *rq, char **cap, enum MHD_Result *ret);
+
+/* Handlers. */
+enum MHD_Result nx__h_health(struct nx_req *rq, char **cap);
+enum MHD_Result nx__h_profiles(struct nx_req *rq, char **cap);
+enum MHD_Result nx__h_profile(struct nx_req *rq, char **cap);
+enum MHD_Result nx__h_search(struct nx_req *rq, char **cap);
+enum MHD_Result nx__h_artifacts(struct nx_req *rq, char **cap);
+enum MHD_Result nx__h_fs(struct nx_req *rq, char **cap);
+
+/* The tableSchema answer (table_schema.c). */
+enum MHD_Result nx__search_table_schema(struct nx_req *rq, struct nx_profile *p,
+					const char *table);
+
+#endif

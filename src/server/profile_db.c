@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT
+ * profile_db.c: the sandboxed DuckDB behind each profile (see profile_db.h). Views
+ * are created while the engine can still read files; then allowed_directories is
+ * narrowed to the profile directory, external access is switched off and the
+ * configuration is locked, so a query can neither read elsewhere nor undo this.
+ * The SELECT-only rule is enforced separately from DuckDB's parser, because the
+ * sandbox alone would still allow writes inside the profile directory. */
+#include "common/compat.h"
+#include "server/profile_db.h"
+#include "server/result_json.h"
+#include "common/fsutil.h"
+#include "common/json_writer.h"
+#include "common/xalloc.h"
+
+#include <duckdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOL_MAX 16
+
+struct nx_pdb {
+	duckdb_database db;
+	pthread_mutex_t lock;
+	duckdb_connection idle[POOL_MAX];
+	size_t nidle;
+	char **broken;
+	size_t nbroken;
+};
+
+static void quote_ident(struct nx_strbuf *sb, const char *s)
+{
+	nx_strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			nx_strbuf_addch(sb, '"');
+		nx_strbuf_addch(sb, *s);
+	}
+	nx_strbuf_addch(sb, '"');
+}
+
+static void quote_string(struct nx_strbuf *sb, const char *s)
+{
+	nx_strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			nx_strbuf_addch(sb, '\'');
+		nx_strbuf_addch(sb, *s);
+	}
+	nx_strbuf_addch(sb, '\'');
+}
+
+/* Runs a statement of our own (DDL and settings); copies DuckDB's message on error. */
+static int exec(duckdb_connection c, const char *sql, struct nx_err *err)
+{
+	duckdb_result res;
+	int rc = 0;
+
+	if (duckdb_query(c, sql, &res) == DuckDBError)
+		rc = nx_errf(err, NX_EDB, "%s", duckdb_result_error(&res));
+	duckdb_destroy_result(&res);
+	return rc;
+}
+
+static int create_view(duckdb_connection c, const char *dir, const struct nx_ptable *t,
+		       struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int rc;
+
+	nx_strbuf_addstr(&sql, "CREATE VIEW ");
+	quote_ident(&sql, t->name);
+	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet([");
+	for (size_t i = 0; i < t->nfiles; i++) {
+		char *p = nx_path_join(dir, t->files[i]);
+		if (i)
+			nx_strbuf_addch(&sql, ',');
+		quote_string(&sql, p);
+		free(p);
+	}
+	nx_strbuf_addstr(&sql, "])");
+	rc = exec(c, sql.buf, err);
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
+/* Narrows file access to dir and freezes the configuration. */
+static int lock_down(duckdb_connection c, const char *dir, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	char *slash = nx_xasprintf("%s/", dir);
+	int rc;
+
+	nx_strbuf_addstr(&sql, "SET allowed_directories=[");
+	quote_string(&sql, slash);
+	nx_strbuf_addstr(&sql, "]");
+	rc = exec(c, sql.buf, err);
+	if (!rc)
+		rc = exec(c, "SET enable_external_access=false", err);
+	if (!rc)
+		rc = exec(c, "SET lock_configuration=true", err);
+	nx_strbuf_release(&sql);
+	free(slash);
+	return rc;
+}
+
+int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *files,
+		 unsigned threads, struct nx_err *err)
+{
+	struct nx_pdb *p = nx_xcalloc(1, sizeof(*p));
+	duckdb_config cfg = NULL;
+	duckdb_connection c = NULL;
+	char *open_err = NULL;
+	char nthreads[16];
+	int rc = 0;
+
+	pthread_mutex_init(&p->lock, NULL);
+	if (duckdb_create_config(&cfg) == DuckDBError) {
+		rc = nx_errf(err, NX_EDB, "cannot create a DuckDB configuration");
+		goto fail;
+	}
+	duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
+	duckdb_set_config(cfg, "autoload_known_extensions", "false");
+	if (threads) {
+		snprintf(nthreads, sizeof(nthreads), "%u", threads);
+		duckdb_set_config(cfg, "threads", nthreads);
+	}
+	if (duckdb_open_ext(NULL, &p->db, cfg, &open_err) == DuckDBError) {
+		rc = nx_errf(err, NX_EDB, "cannot open DuckDB: %s", open_err ? open_err : "?");
+		goto fail;
+	}
+	if (duckdb_connect(p->db, &c) == DuckDBError) {
+		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
+		goto fail;
+	}
+	for (size_t i = 0; i < files->n; i++) {
+		struct nx_err verr = { 0 };
+
+		if (create_view(c, dir, &files->t[i], &verr)) {
+			p->broken = nx_xrealloc(p->broken, (p->nbroken + 1) * sizeof(char *));
+			p->broken[p->nbroken++] = nx_xasprintf("%s: %s", files->t[i].name, verr.msg);
+		}
+	}
+	rc = lock_down(c, dir, err);
+	if (rc) {
+		nx_err_wrap(err, "cannot sandbox the database of '%s'", dir);
+		goto fail;
+	}
+	p->idle[p->nidle++] = c;
+	duckdb_destroy_config(&cfg);
+	duckdb_free(open_err);
+	*out = p;
+	return 0;
+fail:
+	if (c)
+		duckdb_disconnect(&c);
+	duckdb_destroy_config(&cfg);
+	duckdb_free(open_err);
+	nx__pdb_free(&p);
+	return rc;
+}
+
+void nx__pdb_free(struct nx_pdb **pdb)
+{
+	struct nx_pdb *p = *pdb;
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nidle; i++)
+		duckdb_disconnect(&p->idle[i]);
+	if (p->db)
+		duckdb_close(&p->db);
+	for (size_t i = 0; i < p->nbroken; i++)
+		free(p->broken[i]);
+	free(p->broken);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+	*pdb = NULL;
+}
+
+const char *nx__pdb_broken(const struct nx_pdb *pdb, size_t i)
+{
+	return i < pdb->nbroken ? pdb->broken[i] : NULL;
+}
+
+static int conn_get(struct nx_pdb *p, duckdb_connection *c, struct nx_err *err)
+{
+	pthread_mutex_lock(&p->lock);
+	*c = p->nidle ? p->idle[--p->nidle] : NULL;
+	pthread_mutex_unlock(&p->lock);
+	if (*c)
+		return 0;
+	if (duckdb_connect(p->db, c) == DuckDBError)
+		return nx_errf(err, NX_EDB, "cannot connect to the profile database");
+	return 0;
+}
+
+/* A connection that may carry a pending interrupt is not reused. */
+static void conn_put(struct nx_pdb *p, duckdb_connection c, bool reuse)
+{
+	pthread_mutex_lock(&p->lock);
+	if (reuse && p->nidle < POOL_MAX) {
+		p->idle[p->nidle++] = c;
+		c = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (c)
+		duckdb_disconnect(&c);
+}
+
+static const char *stmt_name(duckdb_statement_type t)
+{
+	static const char *const names[] = {
+		[DUCKDB_STATEMENT_TYPE_INSERT] = "INSERT", [DUCKDB_STATEMENT_TYPE_UPDATE] = "UPDATE",
+		[DUCKDB_STATEMENT_TYPE_EXPLAIN] = "EXPLAIN", [DUCKDB_STATEMENT_TYPE_DELETE] = "DELETE",
+		[DUCKDB_STATEMENT_TYPE_PREPARE] = "PREPARE", [DUCKDB_STATEMENT_TYPE_CREATE] = "CREATE",
+		[DUCKDB_STATEMENT_TYPE_EXECUTE] = "EXECUTE", [DUCKDB_STATEMENT_TYPE_ALTER] = "ALTER",
+		[DUCKDB_STATEMENT_TYPE_TRANSACTION] = "transaction",
+		[DUCKDB_STATEMENT_TYPE_COPY] = "COPY", [DUCKDB_STATEMENT_TYPE_ANALYZE] = "ANALYZE",
+		[DUCKDB_STATEMENT_TYPE_VARIABLE_SET] = "SET VARIABLE",
+		[DUCKDB_STATEMENT_TYPE_CREATE_FUNC] = "CREATE FUNCTION",
+		[DUCKDB_STATEMENT_TYPE_DROP] = "DROP", [DUCKDB_STATEMENT_TYPE_EXPORT] = "EXPORT",
+		[DUCKDB_STATEMENT_TYPE_PRAGMA] = "PRAGMA", [DUCKDB_STATEMENT_TYPE_VACUUM] = "VACUUM",
+		[DUCKDB_STATEMENT_TYPE_CALL] = "CALL", [DUCKDB_STATEMENT_TYPE_SET] = "SET",
+		[DUCKDB_STATEMENT_TYPE_LOAD] = "LOAD/INSTALL",
+		[DUCKDB_STATEMENT_TYPE_ATTACH] = "ATTACH", [DUCKDB_STATEMENT_TYPE_DETACH] = "DETACH",
+		[DUCKDB_STATEMENT_TYPE_MULTI] = "multi-part",
+	};
+
+	if ((size_t)t < NX_ARRAY_SIZE(names) && names[t])
+		return names[t];
+	return "non-SELECT";
+}
+
+struct run {
+	duckdb_connection conn;
+	struct nx_wd_entry wd;
+	const struct nx_query_limits *lim;
+	bool armed;
+};
+
+static void on_deadline(void *arg)
+{
+	struct run *r = arg;
+	duckdb_interrupt(r->conn);
+}
+
+/* Maps a DuckDB error message to our codes; a fired deadline wins. */
+static int db_error(struct run *r, const char *msg, struct nx_err *err)
+{
+	if (!msg)
+		msg = "unknown DuckDB error";
+	if (r->armed && r->wd.fired)
+		return nx_errf(err, -ETIMEDOUT,
+			       "the query ran longer than the %u ms limit and was interrupted; "
+			       "filter with WHERE, add LIMIT or aggregate",
+			       r->lim->timeout_ms);
+	if (!strncmp(msg, "Permission Error", 16))
+		return nx_errf(err, -EACCES,
+			       "refused by the sandbox (queries may read only this profile's "
+			       "tables): %s", msg);
+	return nx_errf(err, NX_EDB, "%s", msg);
+}
+
+/* Parses and prepares; accepts exactly one SELECT statement. */
+static int prepare_select(struct run *r, const char *sql, duckdb_prepared_statement *ps,
+			  struct nx_err *err)
+{
+	duckdb_extracted_statements ext = NULL;
+	idx_t n = duckdb_extract_statements(r->conn, sql, &ext);
+	duckdb_statement_type st;
+	int rc = 0;
+
+	if (n == 0) {
+		const char *e = duckdb_extract_statements_error(ext);
+		rc = e ? db_error(r, e, err)
+		       : nx_errf(err, NX_EUSAGE, "the query is empty: send one SELECT statement");
+		goto out;
+	}
+	if (n > 1) {
+		rc = nx_errf(err, -EACCES,
+			     "the query holds %llu statements; send exactly one SELECT statement "
+			     "per request", (unsigned long long)n);
+		goto out;
+	}
+	if (duckdb_prepare_extracted_statement(r->conn, ext, 0, ps) == DuckDBError) {
+		rc = db_error(r, duckdb_prepare_error(*ps), err);
+		goto out;
+	}
+	st = duckdb_prepared_statement_type(*ps);
+	if (st != DUCKDB_STATEMENT_TYPE_SELECT)
+		rc = nx_errf(err, -EACCES,
+			     "only SELECT statements are allowed, not %s statements",
+			     stmt_name(st));
+out:
+	duckdb_destroy_extracted(&ext);
+	return rc;
+}
+
+static void write_columns(struct nx_strbuf *out, duckdb_result *res, struct nx_rj_type *types,
+			  idx_t ncol)
+{
+	nx_strbuf_addstr(out, "{\"columns\":[");
+	for (idx_t i = 0; i < ncol; i++) {
+		const char *nm = duckdb_column_name(res, i);
+
+		nx_strbuf_addstr(out, i ? ",{\"name\":" : "{\"name\":");
+		nx_json_quote(out, nm ? nm : "", nm ? strlen(nm) : 0);
+		nx_strbuf_addstr(out, ",\"type\":");
+		nx_json_quote(out, types[i].sql_name, strlen(types[i].sql_name));
+		nx_strbuf_addch(out, '}');
+	}
+	nx_strbuf_addstr(out, "],\"rows\":[");
+}
+
+static void cut(struct nx_strbuf *sb, size_t len)
+{
+	sb->len = len;
+	if (sb->buf)
+		sb->buf[len] = '\0';
+}
+
+enum cut_reason { CUT_NONE, CUT_ROWS, CUT_BYTES };
+
+/* Streams the result chunks into out, stopping at the caps. */
+static int write_rows(struct run *r, duckdb_result *res, struct nx_rj_type *types, idx_t ncol,
+		      struct nx_strbuf *out, uint64_t *nrows, enum cut_reason *why,
+		      struct nx_err *err)
+{
+	size_t start = out->len;
+	duckdb_vector *vec = nx_xcalloc(ncol ? ncol : 1, sizeof(*vec));
+	duckdb_data_chunk chunk;
+	int rc = 0;
+
+	*nrows = 0;
+	*why = CUT_NONE;
+	while ((chunk = duckdb_fetch_chunk(*res))) {
+		idx_t size = duckdb_data_chunk_get_size(chunk);
+
+		for (idx_t c = 0; c < ncol; c++)
+			vec[c] = duckdb_data_chunk_get_vector(chunk, c);
+		for (idx_t row = 0; row < size && *why == CUT_NONE; row++) {
+			size_t mark = out->len;
+
+			if (*nrows >= r->lim->max_rows) {
+				*why = CUT_ROWS;
+				break;
+			}
+			nx_strbuf_addstr(out, *nrows ? ",[" : "[");
+			for (idx_t c = 0; c < ncol; c++) {
+				if (c)
+					nx_strbuf_addch(out, ',');
+				nx__rj_value(out, &types[c], vec[c], row);
+			}
+			nx_strbuf_addch(out, ']');
+			if (out->len - start > r->lim->max_bytes) {
+				cut(out, mark);
+				*why = CUT_BYTES;
+				break;
+			}
+			(*nrows)++;
+		}
+		duckdb_destroy_data_chunk(&chunk);
+		if (*why != CUT_NONE)
+			goto out;
+	}
+	if (duckdb_result_error(res))
+		rc = db_error(r, duckdb_result_error(res), err);
+out:
+	free(vec);
+	return rc;
+}
+
+static int run_query(struct run *r, const char *sql, struct nx_strbuf *out, struct nx_err *err)
+{
+	duckdb_prepared_statement ps = NULL;
+	duckdb_pending_result pending = NULL;
+	duckdb_result res;
+	struct nx_rj_type *types = NULL;
+	bool have_res = false;
+	enum cut_reason why;
+	uint64_t nrows;
+	idx_t ncol = 0;
+	int rc;
+
+	rc = prepare_select(r, sql, &ps, err);
+	if (rc)
+		goto out;
+	ncol = duckdb_prepared_statement_column_count(ps);
+	types = nx_xcalloc(ncol ? ncol : 1, sizeof(*types));
+	for (idx_t i = 0; i < ncol; i++) {
+		duckdb_logical_type t = duckdb_prepared_statement_column_logical_type(ps, i);
+		const char *bad = NULL;
+
+		rc = nx__rj_type_init(&types[i], t, &bad);
+		duckdb_destroy_logical_type(&t);
+		if (rc) {
+			const char *nm = duckdb_prepared_statement_column_name(ps, i);
+			rc = nx_errf(err, -ENOTSUP,
+				     "column '%s' has type %s, which the API cannot encode as JSON; "
+				     "CAST it to VARCHAR", nm ? nm : "?", bad);
+			goto out;
+		}
+	}
+	if (duckdb_pending_prepared_streaming(ps, &pending) == DuckDBError) {
+		rc = db_error(r, duckdb_pending_error(pending), err);
+		goto out;
+	}
+	have_res = true;
+	if (duckdb_execute_pending(pending, &res) == DuckDBError) {
+		rc = db_error(r, duckdb_result_error(&res), err);
+		goto out;
+	}
+	write_columns(out, &res, types, ncol);
+	rc = write_rows(r, &res, types, ncol, out, &nrows, &why, err);
+	if (rc)
+		goto out;
+	nx_strbuf_addf(out, "],\"row_count\":%llu,\"truncated\":%s", (unsigned long long)nrows,
+		       why == CUT_NONE ? "false" : "true");
+	if (why == CUT_ROWS)
+		nx_strbuf_addf(out, ",\"message\":\"result cut at the %llu-row limit; add LIMIT, "
+				    "filter or aggregate to see everything\"",
+			       (unsigned long long)r->lim->max_rows);
+	else if (why == CUT_BYTES)
+		nx_strbuf_addf(out, ",\"message\":\"result cut after %llu rows at the %llu-byte "
+				    "reply limit; select fewer columns, add LIMIT or aggregate\"",
+			       (unsigned long long)nrows, (unsigned long long)r->lim->max_bytes);
+	nx_strbuf_addch(out, '}');
+out:
+	if (have_res)
+		duckdb_destroy_result(&res);
+	duckdb_destroy_pending(&pending);
+	duckdb_destroy_prepare(&ps);
+	for (idx_t i = 0; types && i < ncol; i++)
+		nx__rj_type_release(&types[i]);
+	free(types);
+	return rc;
+}
+
+int nx__pdb_query(struct nx_pdb *pdb, const char *sql, const struct nx_query_limits *lim,
+		  struct nx_strbuf *out, struct nx_err *err)
+{
+	struct run r = { .lim = lim };
+	size_t start = out->len;
+	bool fired = false;
+	int rc;
+
+	rc = conn_get(pdb, &r.conn, err);
+	if (rc)
+		return rc;
+	if (lim->wd && lim->timeout_ms) {
+		nx__wd_arm(lim->wd, &r.wd, lim->timeout_ms, on_deadline, &r);
+		r.armed = true;
+	}
+	rc = run_query(&r, sql, out, err);
+	if (r.armed)
+		fired = nx__wd_disarm(lim->wd, &r.wd);
+	if (rc)
+		cut(out, start);
+	conn_put(pdb, r.conn, !fired);
+	return rc;
+}
+
+static char *vec_string(duckdb_vector v, idx_t row)
+{
+	uint64_t *valid = duckdb_vector_get_validity(v);
+	duckdb_string_t *s;
+
+	if (valid && !duckdb_validity_row_is_valid(valid, row))
+		return nx_xstrdup("");
+	s = &((duckdb_string_t *)duckdb_vector_get_data(v))[row];
+	return nx_xstrndup(duckdb_string_t_data(s), duckdb_string_t_length(*s));
+}
+
+int nx__pdb_describe(struct nx_pdb *pdb, const char *table, struct nx_pdb_column **cols,
+		     size_t *n, struct nx_err *err)
+{
+	static const char sql[] =
+		"SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+		"WHERE table_schema = 'main' AND lower(table_name) = lower($1) "
+		"ORDER BY ordinal_position";
+	duckdb_connection c = NULL;
+	duckdb_prepared_statement ps = NULL;
+	duckdb_result res;
+	bool have_res = false;
+	duckdb_data_chunk chunk;
+	struct nx_pdb_column *v = NULL;
+	size_t nv = 0, cap = 0;
+	int rc;
+
+	*cols = NULL;
+	*n = 0;
+	rc = conn_get(pdb, &c, err);
+	if (rc)
+		return rc;
+	if (duckdb_prepare(c, sql, &ps) == DuckDBError ||
+	    duckdb_bind_varchar(ps, 1, table) == DuckDBError) {
+		const char *e = duckdb_prepare_error(ps);
+		rc = nx_errf(err, NX_EDB, "%s", e ? e : "cannot prepare the schema query");
+		goto out;
+	}
+	have_res = true;
+	if (duckdb_execute_prepared(ps, &res) == DuckDBError) {
+		rc = nx_errf(err, NX_EDB, "%s", duckdb_result_error(&res));
+		goto out;
+	}
+	while ((chunk = duckdb_fetch_chunk(res))) {
+		idx_t size = duckdb_data_chunk_get_size(chunk);
+		duckdb_vector a = duckdb_data_chunk_get_vector(chunk, 0);
+		duckdb_vector b = duckdb_data_chunk_get_vector(chunk, 1);
+		duckdb_vector y = duckdb_data_chunk_get_vector(chunk, 2);
+
+		for (idx_t row = 0; row < size; row++) {
+			char *nullable = vec_string(y, row);
+
+			NX_GROW(v, nv + 1, cap);
+			v[nv].name = vec_string(a, row);
+			v[nv].type = vec_string(b, row);
+			v[nv].nullable = !strcmp(nullable, "YES");
+			nv++;
+			free(nullable);
+		}
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	if (!nv)
+		rc = nx_errf(err, NX_ENOTFOUND, "table '%s' does not exist in this profile", table);
+out:
+	if (have_res)
+		duckdb_destroy_result(&res);
+	duckdb_destroy_prepare(&ps);
+	conn_put(pdb, c, true);
+	if (rc) {
+		nx__pdb_columns_free(v, nv);
+	} else {
+		*cols = v;
+		*n = nv;
+	}
+	return rc;
+}
+
+void nx__pdb_columns_free(struct nx_pdb_column *cols, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(cols[i].name);
+		free(cols[i].type);
+	}
+	free(cols);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT
+ * profile_db.h: one sandboxed, read-only DuckDB database per profile. Opening
+ * creates an in-memory database, one view per table of the profile directory, and
+ * then locks the engine down (only the profile directory is readable, no other
+ * external access, configuration frozen). Queries must be a single SELECT as
+ * DuckDB's own parser classifies it; they run under a watchdog deadline and their
+ * JSON reply is cut at row and byte caps. Connections are pooled per database. */
+#ifndef NX_SERVER_PROFILE_DB_H
+#define NX_SERVER_PROFILE_DB_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "common/strbuf.h"
+#include "server/profile_files.h"
+#include "server/watchdog.h"
+
+struct nx_pdb;
+
+/* Error codes of nx__pdb_query, beyond the usual ones:
+ *   -EACCES     the statement is refused (not a single SELECT, or the sandbox said no)
+ *   -ETIMEDOUT  the query ran past the deadline and was interrupted
+ *   -ENOTSUP    a result column has a type the JSON encoder does not render
+ *   NX_EDB      DuckDB rejected the SQL (syntax, unknown table or column, ...) */
+
+struct nx_query_limits {
+	unsigned timeout_ms;
+	uint64_t max_rows;
+	uint64_t max_bytes;
+	struct nx_watchdog *wd;
+};
+
+/* dir is the resolved profile directory; files its scan (borrowed, only read
+ * during the call). threads = 0 lets DuckDB use every core. Tables whose view
+ * cannot be created (unreadable parquet) are skipped; nx__pdb_broken() lists them. */
+int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *files,
+		 unsigned threads, struct nx_err *err);
+void nx__pdb_free(struct nx_pdb **pdb);
+
+/* Per skipped table: "<name>: <reason>"; borrowed, NULL after the last. */
+const char *nx__pdb_broken(const struct nx_pdb *pdb, size_t i);
+
+/* Runs sql and appends {"columns":[...],"rows":[...],"row_count":N,"truncated":B
+ * [,"message":...]} to out. On error out is left as it was. */
+int nx__pdb_query(struct nx_pdb *pdb, const char *sql, const struct nx_query_limits *lim,
+		  struct nx_strbuf *out, struct nx_err *err);
+
+struct nx_pdb_column {
+	char *name;
+	char *type;
+	bool nullable;
+};
+
+/* The columns of a view, as DuckDB sees them. *cols is freed with
+ * nx__pdb_columns_free. Returns NX_ENOTFOUND for an unknown table. */
+int nx__pdb_describe(struct nx_pdb *pdb, const char *table, struct nx_pdb_column **cols,
+		     size_t *n, struct nx_err *err);
+void nx__pdb_columns_free(struct nx_pdb_column *cols, size_t n);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT
+ * profile_files.h: what a profile directory contains. Parquet files become tables:
+ * "<T>.parquet" is table T, and "<T>_0.parquet", "<T>_1.parquet", ... are the parts
+ * of a split table T (in numeric order). Hidden files, temporaries and symlinks
+ * that resolve outside the directory are ignored. No DuckDB here. */
+#ifndef NX_SERVER_PROFILE_FILES_H
+#define NX_SERVER_PROFILE_FILES_H
+
+#include "common/compat.h"
+#include "common/err.h"
+
+struct nx_ptable {
+	char *name;
+	char **files; /* base names, in read order */
+	uint64_t *sizes;
+	size_t nfiles;
+	uint64_t bytes;
+};
+
+struct nx_pfiles {
+	struct nx_ptable *t; /* sorted by name */
+	size_t n;
+	bool has_source;      /* source_folder.tar.gz is present */
+	uint64_t source_bytes;
+};
+
+/* Scans dir (a resolved path). */
+int nx__pfiles_scan(const char *dir, struct nx_pfiles *out, struct nx_err *err);
+void nx__pfiles_release(struct nx_pfiles *pf);
+
+/* Case-insensitive lookup, as SQL identifiers are. Returns a borrowed pointer. */
+const struct nx_ptable *nx__pfiles_find(const struct nx_pfiles *pf, const char *name);
+
+#define NX_SOURCE_ARCHIVE "source_folder.tar.gz"
+
+#endif

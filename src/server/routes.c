@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT
+ * routes.c: the route table. A new endpoint (e.g. the planned analysis route
+ * under /api/v1/profiles/namespace/<ns>/profile_name/<name>/analysis) is one row
+ * here plus its handler file. Patterns: '*' is one path segment, '**' the rest. */
+#include "common/compat.h"
+#include "server/http.h"
+
+const struct nx_route nx__routes[] = {
+	{ .method = "GET", .pattern = "/api/v1/health", .fn = nx__h_health },
+	{ .method = "GET", .pattern = "/api/v1/profiles", .fn = nx__h_profiles },
+	{ .method = "POST", .pattern = "/api/v1/db/*/_search", .fn = nx__h_search },
+	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*",
+	  .fn = nx__h_profile },
+	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/artifacts",
+	  .fn = nx__h_artifacts },
+	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/fs/**",
+	  .fn = nx__h_fs },
+};
+
+const size_t nx__route_count = NX_ARRAY_SIZE(nx__routes);

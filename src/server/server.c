@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT
+ * server.c: lifecycle of the API server (see server.h). We bind the socket
+ * ourselves so a taken port gives a precise message, then hand it to MHD, which
+ * serves each connection on its own thread (handlers block on DuckDB). */
+#include "common/compat.h"
+#include "server/server.h"
+#include "server/dispatch.h"
+#include "server/http.h"
+#include "common/xalloc.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+void nx_server_opts_init(struct nx_server_opts *o, const char *data_path)
+{
+	memset(o, 0, sizeof(*o));
+	o->data_path = data_path;
+	o->host = "127.0.0.1";
+	o->port = 3002;
+}
+
+static void apply_defaults(struct nx_server_opts *o)
+{
+	if (!o->host)
+		o->host = "127.0.0.1";
+	if (!o->query_timeout_ms)
+		o->query_timeout_ms = 30000;
+	if (!o->max_result_rows)
+		o->max_result_rows = 100000;
+	if (!o->max_result_bytes)
+		o->max_result_bytes = (uint64_t)64 << 20;
+	if (!o->max_body_bytes)
+		o->max_body_bytes = (size_t)1 << 20;
+}
+
+/* Resolves the host to a loopback socket address; anything else is refused. */
+static int loopback_addr(const char *host, struct sockaddr_storage *ss, socklen_t *len,
+			 struct nx_err *err)
+{
+	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!strcmp(host, "localhost"))
+		host = "127.0.0.1";
+	if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+		if ((ntohl(v4->sin_addr.s_addr) >> 24) != 127)
+			goto refuse;
+		v4->sin_family = AF_INET;
+		*len = sizeof(*v4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+		if (!IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr))
+			goto refuse;
+		v6->sin6_family = AF_INET6;
+		*len = sizeof(*v6);
+		return 0;
+	}
+	return nx_errf(err, NX_EUSAGE, "'%s' is not an IP address", host);
+refuse:
+	return nx_errf(err, NX_EUSAGE,
+		       "refusing to listen on %s: the API server binds to loopback addresses "
+		       "only (127.0.0.1 or ::1)", host);
+}
+
+static int bind_socket(struct nx_server *s, struct nx_err *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1, fd, rc;
+
+	rc = loopback_addr(s->host, &ss, &len, err);
+	if (rc)
+		return rc;
+	((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)s->o.port); /* same offset in v6 */
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return nx_errf(err, -errno, "cannot create a socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) != 0) {
+		int e = errno;
+		close(fd);
+		if (e == EADDRINUSE)
+			return nx_errf(err, -e,
+				       "port %u on %s is already in use (is another neuron-explorer "
+				       "serving it? choose another with --api-server-port)",
+				       s->o.port, s->host);
+		return nx_errf(err, -e, "cannot bind %s:%u: %s", s->host, s->o.port, strerror(e));
+	}
+	if (listen(fd, 128) != 0) {
+		int e = errno;
+		close(fd);
+		return nx_errf(err, -e, "cannot listen on %s:%u: %s", s->host, s->o.port,
+			       strerror(e));
+	}
+	len = sizeof(ss);
+	getsockname(fd, (struct sockaddr *)&ss, &len);
+	s->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	s->listen_fd = fd;
+	return 0;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct nx_server *s = cls;
+
+	if (s->o.quiet)
+		return;
+	fprintf(stderr, "neuron-explorer api: ");
+	vfprintf(stderr, fmt, ap);
+}
+
+int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, struct nx_err *err)
+{
+	struct nx_server *s = nx_xcalloc(1, sizeof(*s));
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	int rc;
+
+	*out = NULL;
+	s->listen_fd = -1;
+	s->wake[0] = s->wake[1] = -1;
+	s->o = *o;
+	apply_defaults(&s->o);
+	s->data_path = nx_xstrdup(o->data_path ? o->data_path : ".");
+	s->host = nx_xstrdup(s->o.host);
+	s->o.data_path = s->data_path;
+	s->o.host = s->host;
+	rc = nx__reg_init(&s->reg, s->data_path, s->o.threads, err);
+	if (rc)
+		goto fail;
+	if (pipe2(s->wake, O_CLOEXEC) != 0) {
+		rc = nx_errf(err, -errno, "cannot create a pipe: %s", strerror(errno));
+		goto fail;
+	}
+	rc = bind_socket(s, err);
+	if (rc)
+		goto fail;
+	rc = nx__wd_start(&s->wd, err);
+	if (rc)
+		goto fail;
+	if (strchr(s->host, ':'))
+		flags |= MHD_USE_IPv6;
+	s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, nx__on_request, s,
+				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+				     MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
+				     MHD_OPTION_NOTIFY_COMPLETED, nx__on_completed, s,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_END);
+	if (!s->daemon) {
+		rc = nx_errf(err, -EIO, "cannot start the HTTP server on %s:%u", s->host, s->port);
+		goto fail;
+	}
+	s->listen_fd = -1; /* MHD closes it when stopped */
+	*out = s;
+	return 0;
+fail:
+	nx_server_stop(s);
+	return rc;
+}
+
+unsigned nx_server_port(const struct nx_server *s)
+{
+	return s->port;
+}
+
+static volatile int wait_fd = -1;
+
+static void on_signal(int sig)
+{
+	unsigned char b = (unsigned char)sig;
+	int fd = wait_fd;
+
+	if (fd >= 0 && write(fd, &b, 1) < 0) {
+		/* nothing useful to do in a signal handler */
+	}
+}
+
+int nx_server_wait(struct nx_server *s)
+{
+	struct sigaction sa, old_int, old_term;
+	unsigned char b = 0;
+	ssize_t n;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	wait_fd = s->wake[1];
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	do {
+		n = read(s->wake[0], &b, 1);
+	} while (n < 0 && errno == EINTR);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	wait_fd = -1;
+	return n == 1 ? b : 0;
+}
+
+void nx_server_shutdown(struct nx_server *s)
+{
+	unsigned char b = 0;
+
+	if (s && s->wake[1] >= 0 && write(s->wake[1], &b, 1) < 0) {
+		/* the waiter is gone already */
+	}
+}
+
+void nx_server_stop(struct nx_server *s)
+{
+	if (!s)
+		return;
+	if (s->daemon)
+		MHD_stop_daemon(s->daemon);
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	nx__wd_stop(&s->wd);
+	nx__reg_release(&s->reg);
+	for (int i = 0; i < 2; i++)
+		if (s->wake[i] >= 0)
+			close(s->wake[i]);
+	free(s->data_path);
+	free(s->host);
+	free(s);
+}

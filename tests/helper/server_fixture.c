@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT
+ * server_fixture.c: parquet profile fixtures for the API server tests. */
+#define _GNU_SOURCE
+#include "helper/server_fixture.h"
+
+#include <duckdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *nx_sfx_tmpdir(const char *tag)
+{
+	const char *base = getenv("NX_TEST_TMP");
+	char *dir = NULL, *cmd = NULL;
+
+	if (!base || !*base)
+		base = "/tmp";
+	mkdir(base, 0755);
+	if (asprintf(&dir, "%s/server-%s-%d", base, tag, (int)getpid()) < 0)
+		return NULL;
+	if (asprintf(&cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir) < 0 || system(cmd) != 0) {
+		free(cmd);
+		free(dir);
+		return NULL;
+	}
+	free(cmd);
+	return dir;
+}
+
+int nx_sfx_sql(const char *sql)
+{
+	duckdb_database db = NULL;
+	duckdb_connection c = NULL;
+	duckdb_result res;
+	int rc = -1;
+
+	if (duckdb_open(NULL, &db) == DuckDBError || duckdb_connect(db, &c) == DuckDBError)
+		goto out;
+	if (duckdb_query(c, sql, &res) == DuckDBError)
+		fprintf(stderr, "fixture SQL failed: %s\n", duckdb_result_error(&res));
+	else
+		rc = 0;
+	duckdb_destroy_result(&res);
+out:
+	duckdb_disconnect(&c);
+	duckdb_close(&db);
+	return rc;
+}
+
+int nx_sfx_make_profile(const char *data, const char *name, unsigned n)
+{
+	char *tmp = NULL, *fin = NULL, *sql = NULL, *cmd = NULL;
+	unsigned half = n / 2;
+	int rc = -1;
+
+	if (asprintf(&tmp, "%s/profiles/global/.%s.tmp", data, name) < 0 ||
+	    asprintf(&fin, "%s/profiles/global/%s@latest", data, name) < 0 ||
+	    asprintf(&cmd, "rm -rf '%s' && mkdir -p '%s'", tmp, tmp) < 0 || system(cmd) != 0)
+		goto out;
+	if (asprintf(&sql,
+		     "CREATE TABLE inst AS SELECT i AS id_src,"
+		     " CASE WHEN i = 7 THEN 9007199254740993 ELSE i END::BIGINT AS id,"
+		     " (['Tensor','Vector','Scalar','GpSimd','Sync'])[i %% 5 + 1] AS engine,"
+		     " (['MATMUL','LDWEIGHTS','ACTIVATE','TENSOR_TENSOR','DMA'])[(i // 5) %% 5 + 1]"
+		     "   AS opcode,"
+		     " (i * 1000)::BIGINT AS start_ts, (i * 1000 + 100 + i %% 50)::BIGINT AS end_ts,"
+		     " (100 + i %% 50)::BIGINT AS duration_ns, (i %% 13)::BIGINT AS evt_wait_time_ns,"
+		     " CASE WHEN i %% 4 = 0 THEN NULL ELSE '/home/u/kernel.py:' || (10 + i %% 7) END"
+		     "   AS bir_debug_info_source_location,"
+		     " [i, i + 1]::BIGINT[] AS stack_frame_ids"
+		     " FROM range(%u) t(i);"
+		     "COPY (SELECT * EXCLUDE (id_src) FROM inst WHERE id_src < %u ORDER BY id_src)"
+		     " TO '%s/Instruction_0.parquet' (FORMAT parquet);"
+		     "COPY (SELECT * EXCLUDE (id_src) FROM inst WHERE id_src >= %u ORDER BY id_src)"
+		     " TO '%s/Instruction_1.parquet' (FORMAT parquet);"
+		     "COPY (SELECT 1234.5::DOUBLE AS total_time, 0.42::DOUBLE AS mfu_estimated_percent,"
+		     " 0.61::DOUBLE AS tensor_engine_active_time_percent,"
+		     " 0.33::DOUBLE AS vector_engine_active_time_percent,"
+		     " 0.25::DOUBLE AS dma_active_time_percent, 1048576::BIGINT AS hbm_read_bytes,"
+		     " 524288::BIGINT AS hbm_write_bytes, 'NaN'::DOUBLE AS odd_value)"
+		     " TO '%s/Summary.parquet' (FORMAT parquet);"
+		     "COPY (SELECT i::BIGINT AS id, (i * 64)::BIGINT AS size_bytes FROM range(25) t(i))"
+		     " TO '%s/DmaPacket.parquet' (FORMAT parquet);"
+		     "COPY (SELECT * FROM (VALUES"
+		     " ('Instruction', 'duration_ns', 'Time the instruction ran', 'ns'),"
+		     " ('Summary', 'hardware_flops', 'FLOPs counted by MATMUL hardware', NULL),"
+		     " ('Summary', 'mfu_estimated_percent', 'Model FLOPs utilization of matmul', '%%'))"
+		     " t(table_name, field_name, field_description, field_unit))"
+		     " TO '%s/SchemaFields.parquet' (FORMAT parquet);",
+		     n, half, tmp, half, tmp, tmp, tmp, tmp) < 0)
+		goto out;
+	if (nx_sfx_sql(sql))
+		goto out;
+	free(cmd);
+	cmd = NULL;
+	/* Any bytes do for the archive: the server streams it without looking inside. */
+	if (asprintf(&cmd, "printf 'fake-tar-gz' > '%s/source_folder.tar.gz' && rm -rf '%s' && "
+			   "mv '%s' '%s'", tmp, fin, tmp, fin) < 0 || system(cmd) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(tmp);
+	free(fin);
+	free(sql);
+	free(cmd);
+	return rc;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT
+ * server_fixture.h: builds data paths with real parquet profiles for the API
+ * server tests, using DuckDB itself to write the files. Profiles are assembled in
+ * a hidden sibling directory and renamed into place, the way ingest publishes. */
+#ifndef NX_TEST_SERVER_FIXTURE_H
+#define NX_TEST_SERVER_FIXTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A fresh, empty directory $NX_TEST_TMP/server-<tag>-<pid> (or under /tmp).
+ * Caller frees. */
+char *nx_sfx_tmpdir(const char *tag);
+
+/* Runs SQL statements (separated by ';') on a throwaway in-memory DuckDB.
+ * Returns 0, or -1 after printing DuckDB's error. */
+int nx_sfx_sql(const char *sql);
+
+/* Writes <data>/profiles/global/<name>@latest with Summary, Instruction (split
+ * into Instruction_0/_1.parquet, n_instr rows in all), DmaPacket, SchemaFields
+ * and a source_folder.tar.gz. Instruction.id of the row with index 7 is
+ * 2^53 + 1 (9007199254740993). Returns 0 or -1. */
+int nx_sfx_make_profile(const char *data, const char *name, unsigned n_instr);
+
+#endif
