@@ -115,17 +115,43 @@ static bool header_value(const char *text, const char *key, char *out, size_t si
 	return false;
 }
 
-static bool view_exists(struct nx_duck *d, const char *name)
+/* A table "exists" for a derive file when it has a parquet file (split or not) in one
+ * of the directories. */
+static bool table_has_file(const char *const *dirs, const char *name)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int64_t n = 0;
-	struct nx_err e = { 0 };
+	for (; *dirs; dirs++) {
+		char *one = nx_xasprintf("%s/%s.parquet", *dirs, name);
+		char *split = nx_xasprintf("%s/%s_0.parquet", *dirs, name);
+		bool found = nx_is_file(one) || nx_is_file(split);
+		free(one);
+		free(split);
+		if (found)
+			return true;
+	}
+	return false;
+}
 
-	nx_strbuf_addstr(&sql, "SELECT count(*) FROM duckdb_views() WHERE view_name = ");
-	nx_sql_quote(&sql, name);
-	nx_duck_query_i64(d, sql.buf, &n, &e);
-	nx_strbuf_release(&sql);
-	return n > 0;
+int nx_derive_create_empty_views(struct nx_duck *d, const char *dir, struct nx_err *err)
+{
+	const char *dirs[] = { dir, NULL };
+	int rc = 0;
+
+	for (size_t t = 0; !rc && t < nx_schema_table_count; t++) {
+		const struct nx_table *tab = &nx_schema_tables[t];
+		if (!tab->written || table_has_file(dirs, tab->name))
+			continue;
+		struct nx_strbuf sql = NX_STRBUF_INIT;
+		nx_strbuf_addf(&sql, "CREATE OR REPLACE VIEW \"%s\" AS SELECT ", tab->name);
+		for (size_t i = 0; i < tab->nfields; i++) {
+			const char *ty = nx_schema_duck_type(&tab->fields[i]);
+			nx_strbuf_addf(&sql, "%sCAST(NULL AS %s) AS \"%s\"", i ? ", " : "",
+				       ty ? ty : "VARCHAR", tab->fields[i].name);
+		}
+		nx_strbuf_addstr(&sql, " WHERE false");
+		rc = nx_duck_exec(d, sql.buf, err);
+		nx_strbuf_release(&sql);
+	}
+	return rc;
 }
 
 static double now_s(void)
@@ -135,10 +161,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int nx_derive_run(struct nx_duck *d, const char *dir, bool quiet, nx_derive_note_fn note,
-		  void *note_arg, struct nx_err *err)
+int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging, bool quiet,
+		  nx_derive_note_fn note, void *note_arg, struct nx_err *err)
 {
+	const char *dirs[] = { dir, staging, NULL };
 	int rc = nx_derive_create_views(d, dir, err);
+
+	if (!rc && staging)
+		rc = nx_derive_create_views(d, staging, err);
+	if (!rc)
+		rc = nx_derive_create_empty_views(d, dir, err);
 
 	for (size_t i = 0; !rc && i < nx_sql_file_count; i++) {
 		const struct nx_sql_file *f = &nx_sql_files[i];
@@ -155,7 +187,7 @@ int nx_derive_run(struct nx_duck *d, const char *dir, bool quiet, nx_derive_note
 			char *save = NULL;
 			for (char *tok = strtok_r(requires, ", ", &save); tok;
 			     tok = strtok_r(NULL, ", ", &save)) {
-				if (!view_exists(d, tok)) {
+				if (!table_has_file(dirs, tok)) {
 					snprintf(missing, sizeof(missing), "%s", tok);
 					break;
 				}

@@ -18,8 +18,12 @@ typedef void (*nx_derive_note_fn)(void *arg, const char *table, const char *why)
  *   -- table: <Name>            the schema table it produces (required)
  *   -- requires: <T1>, <T2>     tables that must exist, else the file is skipped
  * and its body is one SELECT. Tables with no rows are not written. */
-int nx_derive_run(struct nx_duck *d, const char *dir, bool quiet, nx_derive_note_fn note,
-		  void *note_arg, struct nx_err *err);
+int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging, bool quiet,
+		  nx_derive_note_fn note, void *note_arg, struct nx_err *err);
+
+/* Creates an empty, correctly typed view for every schema table that has no file in
+ * dir, so derive SQL can refer to any table. */
+int nx_derive_create_empty_views(struct nx_duck *d, const char *dir, struct nx_err *err);
 
 /* Creates (or replaces) a view named after each table file in dir, merging split
  * files <T>_0.parquet, <T>_1.parquet ... */

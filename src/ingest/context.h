@@ -93,6 +93,10 @@ int nx_src_error_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, struct nx
 /* Reads the EXEC records into ctx->exec (no table written). */
 int nx_read_exec_records(struct nx_ingest_ctx *c, struct nx_err *err);
 
+/* Internal tables for the derive SQL, written into dir (a staging directory). */
+int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
+		     struct nx_err *err);
+
 /* Static tables (NEFF facts, metadata): a source that emits rows [0, count). */
 struct nx_src_static {
 	struct nx_ingest_ctx *ctx;

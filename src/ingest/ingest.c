@@ -116,13 +116,31 @@ static void collect_warnings(struct nx_ingest_ctx *c, uint64_t dma_rows)
 				    c->exec[i].has_start ? "stop" : "start");
 }
 
-static void derive_note(void *arg, const char *table, const char *why)
+/* nx_Profile: one row with the profile's time frame, for the derive SQL. total_ns is
+ * the summed length of the executions bounded by start/stop records, or the span of
+ * all records when there are none. */
+static int create_profile_view(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_err *err)
 {
-	struct nx_ingest_ctx *c = arg;
-	if (strcmp(why, "DmaPacket") != 0) /* missing DMA data is already reported */
-		nx_ctx_warn(c, "Missing Data", "%s was not derived: the profile has no %s data",
-			    table, why);
+	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
+	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
+	int64_t total = 0;
+	bool any = false;
+	char sql[256];
+
+	for (size_t i = 0; i < c->nexec; i++)
+		if (c->exec[i].has_start && c->exec[i].has_stop && c->exec[i].stop >= c->exec[i].start) {
+			total += c->exec[i].stop - c->exec[i].start;
+			any = true;
+		}
+	if (!any)
+		total = last - first;
+	snprintf(sql, sizeof(sql),
+		 "CREATE OR REPLACE VIEW nx_Profile AS SELECT %" PRId64 "::BIGINT AS total_ns, "
+		 "%" PRId64 "::BIGINT AS first_ns, %" PRId64 "::BIGINT AS last_ns",
+		 total, first, last);
+	return nx_duck_exec(d, sql, err);
 }
+
 
 /* Removes temporary directories left by ingests that were killed. */
 static void remove_stale_tmp(const char *parent, const char *name)
@@ -184,7 +202,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 {
 	struct nx_ingest_ctx c;
 	struct nx_duck *d = NULL;
-	char *final_dir = NULL, *parent = NULL, *tmp_dir = NULL;
+	char *final_dir = NULL, *parent = NULL, *tmp_dir = NULL, *staging = NULL;
 	uint64_t dma_rows = 0;
 	double t0 = now_s();
 	int rc;
@@ -240,8 +258,14 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if ((rc = write_static(&c, d, "Metadata", tmp_dir, true, o->quiet, err)) ||
 	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, o->quiet, err)))
 		goto out;
-	rc = nx_derive_run(d, tmp_dir, o->quiet, derive_note, &c, err);
+	staging = nx_path_join(tmp_dir, ".staging");
+	if ((rc = nx_mkdirs(staging, err)) || (rc = nx_write_staging(&c, d, staging, err)) ||
+	    (rc = create_profile_view(&c, d, err)))
+		goto out;
+	rc = nx_derive_run(d, tmp_dir, staging, o->quiet, NULL, NULL, err);
 	if (rc)
+		goto out;
+	if ((rc = nx_remove_tree(staging, err)))
 		goto out;
 	if ((rc = write_static(&c, d, "Warning", tmp_dir, false, o->quiet, err)) ||
 	    (rc = write_static(&c, d, "SchemaFields", tmp_dir, true, o->quiet, err)))
@@ -268,5 +292,6 @@ out:
 	free(final_dir);
 	free(parent);
 	free(tmp_dir);
+	free(staging);
 	return rc;
 }

@@ -59,7 +59,7 @@ static struct nx_inst inst(int engine, int opcode, uint32_t bir, uint32_t dbg)
 	return in;
 }
 
-static char *dup(const char *s)
+static char *sdup(const char *s)
 {
 	return nx_xstrdup(s);
 }
@@ -76,7 +76,7 @@ void nx_fixture_build_neff(struct nx_neff *n, bool with_debug_info)
 	for (int i = 0; i < 16; i++)
 		n->hdr.uuid[i] = (uint8_t)(0xa0 + i);
 	n->hdr.lnc_size = 1;
-	n->tool_version = dup("fixture-compiler 0.1");
+	n->tool_version = sdup("fixture-compiler 0.1");
 
 	/* Tensors: a (IN, 128x512 bf16 = 131072 B), out (OUT, 131072 B), w (WEIGHT). */
 	n->ntensors = 3;
@@ -85,13 +85,13 @@ void nx_fixture_build_neff(struct nx_neff *n, bool with_debug_info)
 	const int kinds[] = { NX_TENSOR_IN, NX_TENSOR_OUT, NX_TENSOR_WEIGHT };
 	for (int i = 0; i < 3; i++) {
 		struct nx_tensor *t = &n->tensors[i];
-		t->name = dup(names[i]);
-		t->def_type = dup(types[i]);
+		t->name = sdup(names[i]);
+		t->def_type = sdup(types[i]);
 		t->kind = kinds[i];
 		t->var_id = i;
 		t->size = i == 2 ? 32768 : 131072;
 		t->dtype = NX_DT_BF16;
-		t->format = dup("NC");
+		t->format = sdup("NC");
 		t->rank = 2;
 		t->shape[0] = 128;
 		t->shape[1] = i == 2 ? 128 : 512;
@@ -103,8 +103,8 @@ void nx_fixture_build_neff(struct nx_neff *n, bool with_debug_info)
 	const char *qn[] = { "qSyncIO0", "qSyncIO1" }, *qt[] = { "in", "out" };
 	for (int i = 0; i < 2; i++) {
 		struct nx_dma_queue *q = &n->queues[i];
-		q->name = dup(qn[i]);
-		q->def_type = dup(qt[i]);
+		q->name = sdup(qn[i]);
+		q->def_type = sdup(qt[i]);
 		q->queue_type = i == 0 ? NX_QT_INPUT : NX_QT_OUTPUT;
 		q->owner = NX_ENGINE_SYNC;
 		q->semaphore = 10 + i;
@@ -201,7 +201,7 @@ void nx_fixture_build_neff(struct nx_neff *n, bool with_debug_info)
 	for (int i = 0; i < 6; i++) {
 		struct nx_dbg_inst *d = &n->dbg.insts[i];
 		d->name = nx_xasprintf("inst.%d:0", 10 + i);
-		d->file = dup("kernels/fixture.py");
+		d->file = sdup("kernels/fixture.py");
 		d->line = lines[i];
 		d->stack_frame_id = 2;
 		d->iteration_vars_id = i < 3 ? 7 : -1;
@@ -209,11 +209,11 @@ void nx_fixture_build_neff(struct nx_neff *n, bool with_debug_info)
 	}
 	n->dbg.nframes = 2;
 	n->dbg.frames = nx_xcalloc(2, sizeof(*n->dbg.frames));
-	n->dbg.frames[0] = (struct nx_dbg_frame){ 1, -1, dup("main"), dup("kernels/fixture.py"), 30 };
-	n->dbg.frames[1] = (struct nx_dbg_frame){ 2, 1, dup("fixture.kernel"), dup("kernels/fixture.py"), 8 };
+	n->dbg.frames[0] = (struct nx_dbg_frame){ 1, -1, sdup("main"), sdup("kernels/fixture.py"), 30 };
+	n->dbg.frames[1] = (struct nx_dbg_frame){ 2, 1, sdup("fixture.kernel"), sdup("kernels/fixture.py"), 8 };
 	n->dbg.nitervars = 1;
 	n->dbg.itervars = nx_xcalloc(1, sizeof(*n->dbg.itervars));
-	n->dbg.itervars[0] = (struct nx_dbg_itervar){ 7, -1, dup("k"), dup("kernels/fixture.py"), 0, 11 };
+	n->dbg.itervars[0] = (struct nx_dbg_itervar){ 7, -1, sdup("k"), sdup("kernels/fixture.py"), 0, 11 };
 }
 
 static void info_init(struct nx_ntff_info *info, const struct nx_neff *n,

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT
+ * nx_sql.c: developer and benchmark tool: runs SQL statements with the project's
+ * DuckDB build and prints result rows as tab-separated text.
+ * usage: nx-sql [-C DIR] 'SQL' ['SQL' ...]   (-C: first create a view per parquet
+ * table in DIR, as the derive stage does) */
+#include "common/compat.h"
+#include "db/duck.h"
+#include "derive/derive.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static size_t last_row = (size_t)-1;
+static bool first_cell = true;
+
+static void cell(void *arg, size_t row, const char *column, int kind, const char *text)
+{
+	(void)arg;
+	(void)column;
+	if (row != last_row) {
+		if (last_row != (size_t)-1)
+			putchar('\n');
+		last_row = row;
+		first_cell = true;
+	}
+	printf("%s%s", first_cell ? "" : "\t", kind == NX_CELL_NULL ? "NULL" : text);
+	first_cell = false;
+}
+
+int main(int argc, char **argv)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	int i = 1;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: nx-sql [-C DIR] 'SQL' ...\n");
+		return 2;
+	}
+	if (nx_duck_open(&d, 0, NULL, &err))
+		goto fail;
+	if (!strcmp(argv[1], "-C") && argc > 2) {
+		if (nx_derive_create_views(d, argv[2], &err))
+			goto fail;
+		i = 3;
+	}
+	for (; i < argc; i++) {
+		last_row = (size_t)-1;
+		if (nx_duck_query_cells(d, argv[i], cell, NULL, &err))
+			goto fail;
+		if (last_row != (size_t)-1)
+			putchar('\n');
+	}
+	nx_duck_close(d);
+	return 0;
+fail:
+	fprintf(stderr, "nx-sql: %s\n", err.msg);
+	nx_duck_close(d);
+	return 1;
+}
