@@ -4,6 +4,7 @@
 #include "helper/server_fixture.h"
 
 #include <duckdb.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,9 +97,18 @@ int nx_sfx_make_profile(const char *data, const char *name, unsigned n)
 	free(cmd);
 	cmd = NULL;
 	/* Any bytes do for the archive: the server streams it without looking inside. */
-	if (asprintf(&cmd, "printf 'fake-tar-gz' > '%s/source_folder.tar.gz' && rm -rf '%s' && "
-			   "mv '%s' '%s'", tmp, fin, tmp, fin) < 0 || system(cmd) != 0)
+	if (asprintf(&cmd, "printf 'fake-tar-gz' > '%s/source_folder.tar.gz'", tmp) < 0 ||
+	    system(cmd) != 0)
 		goto out;
+	/* Publish like ingest: a plain rename, or an atomic swap with the old version,
+	 * which is then removed. */
+	if (rename(tmp, fin) != 0) {
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, fin, RENAME_EXCHANGE) != 0)
+			goto out;
+		free(cmd);
+		if (asprintf(&cmd, "rm -rf '%s'", tmp) < 0 || system(cmd) != 0)
+			goto out;
+	}
 	rc = 0;
 out:
 	free(tmp);
