@@ -8,6 +8,7 @@
 #include "server/server.h"
 #include "helper/http_client.h"
 #include "helper/server_fixture.h"
+#include "neff/tar.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <jansson.h>
@@ -551,6 +553,51 @@ static void test_profile_added_and_replaced(void **state)
 	json_decref(j);
 }
 
+/* `upload` stores an archive that the /fs/ route then serves. */
+static void test_upload(void **state)
+{
+	const char *bin = getenv("NX_BIN");
+	char *src = NULL, *cmd = NULL;
+	struct nx_http_resp r;
+	struct nx_tar tar = { 0 };
+	struct nx_err err = { 0 };
+	const struct nx_tar_entry *e;
+
+	(void)state;
+	if (!bin)
+		skip();
+	assert_true(asprintf(&src, "%s-src", data_dir) > 0);
+	assert_true(asprintf(&cmd, "mkdir -p '%s/pkg' && printf 'def k():\\n  pass\\n' > "
+				   "'%s/kernel.py' && printf 'x = 1\\n' > '%s/pkg/util.py'",
+			     src, src, src) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_true(asprintf(&cmd, "'%s' upload --source-code '%s' --data-path '%s' "
+				   "--display-name my-kernel >/dev/null", bin, src, data_dir) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_int_equal(nx_http_get(port, "/api/v1/profiles/namespace/global/profile_name/"
+					   "my-kernel/fs/source_folder.tar.gz", &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(nx_tar_read_gz("reply", (const uint8_t *)r.body, r.body_len, &tar, &err),
+			 0);
+	e = nx_tar_find(&tar, "pkg/util.py");
+	assert_non_null(e);
+	assert_memory_equal(e->data, "x = 1\n", 6);
+	assert_non_null(nx_tar_find(&tar, "kernel.py"));
+	nx_tar_release(&tar);
+	nx_http_resp_free(&r);
+	/* Usage errors exit 2, failures 1. */
+	assert_true(asprintf(&cmd, "'%s' upload --data-path '%s' 2>/dev/null", bin, data_dir) > 0);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+	free(cmd);
+	assert_true(asprintf(&cmd, "'%s' upload --source-code '%s' --data-path '%s' "
+				   "--display-name absent 2>/dev/null", bin, src, data_dir) > 0);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 1);
+	free(cmd);
+	free(src);
+}
+
 static void test_start_errors(void **state)
 {
 	struct nx_server_opts o;
@@ -595,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_fs_download),
 		cmocka_unit_test(test_traversal),
 		cmocka_unit_test(test_profile_added_and_replaced),
+		cmocka_unit_test(test_upload),
 		cmocka_unit_test(test_start_errors),
 	};
 
