@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT
+ * test_cli.c: the neuron-explorer binary as a user runs it ($NX_BIN): --version,
+ * --help of every subcommand, exit codes (2 usage, 1 failure), the seed's
+ * --show-profile-schema split into one YAML per table, `view --ingest-only` on the
+ * fixture pair with its completion line, summary outputs, an independent parquet
+ * reader (hyparquet) agreeing with DuckDB, and `view` serving the seed query. */
+#include "common/compat.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "helper/fixture.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *bin;
+static char *dir;
+
+static char *slurp(const char *path)
+{
+	char *t = NULL;
+	struct nx_err err = { 0 };
+	if (nx_read_file(path, &t, NULL, &err))
+		fail_msg("%s", err.msg);
+	return t;
+}
+
+/* Runs a command with stdout/stderr captured into dir/out and dir/err. */
+static int run(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd = NULL;
+	va_start(ap, fmt);
+	assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+	va_end(ap);
+	int rc = nx_test_sh("%s >'%s/out' 2>'%s/err'", cmd, dir, dir);
+	free(cmd);
+	return rc;
+}
+
+static char *out_text(void)
+{
+	char *p = nx_path_join(dir, "out"), *t = slurp(p);
+	free(p);
+	return t;
+}
+
+static char *err_text(void)
+{
+	char *p = nx_path_join(dir, "err"), *t = slurp(p);
+	free(p);
+	return t;
+}
+
+static int setup(void **state)
+{
+	struct nx_fixture_opts fo;
+	struct nx_err err = { 0 };
+	(void)state;
+	bin = getenv("NX_BIN");
+	if (!bin)
+		bin = "./neuron-explorer";
+	dir = nx_test_dir("cli");
+	nx_fixture_opts_default(&fo);
+	assert_int_equal(nx_fixture_write(dir, &fo, &err), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(dir);
+	return 0;
+}
+
+static void test_version_help_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(run("%s --version", bin), 0);
+	char *t = out_text();
+	assert_non_null(strstr(t, "neuron-explorer"));
+	assert_non_null(strstr(t, "7.4.0"));
+	free(t);
+	static const char *const cmds[] = { "view", "capture", "recommend", "upload", "kernel" };
+	for (size_t i = 0; i < NX_ARRAY_SIZE(cmds); i++) {
+		assert_int_equal(run("%s %s --help", bin, cmds[i]), 0);
+		t = out_text();
+		assert_non_null(strstr(t, "usage"));
+		free(t);
+	}
+	assert_int_equal(run("%s", bin), 2);
+	assert_int_equal(run("%s frobnicate", bin), 2);
+	assert_int_equal(run("%s view --no-such-flag", bin), 2);
+	assert_int_equal(run("%s view -n x.neff", bin), 2);
+	assert_int_equal(run("%s view --output-format xml -n a -s b", bin), 2);
+}
+
+static void test_schema_split(void **state)
+{
+	(void)state;
+	char *src = getenv("NX_SOURCE_DIR");
+	assert_non_null(src);
+	assert_int_equal(nx_test_sh("%s --show-profile-schema | python3 %s/tests/tools/split_schema.py "
+				    "--out %s/schema", bin, src, dir), 0);
+	/* schema.yaml + 52 tables + 4 enums */
+	assert_int_equal(nx_test_sh("test $(ls %s/schema/*.yaml | wc -l) -eq 57", dir), 0);
+	assert_int_equal(nx_test_sh("grep -q '^openapi:' %s/schema/schema.yaml", dir), 0);
+	/* The seed's grep finds every table with its description on the next line. */
+	assert_int_equal(nx_test_sh("cd %s && test $(grep -A1 -E '^[A-Z][A-Za-z]+:$' ./schema/*.yaml | "
+				    "grep -cE 'description:') -eq 56", dir), 0);
+	assert_int_equal(nx_test_sh("cd %s && grep -qinE 'source_location' ./schema/Instruction.yaml", dir), 0);
+	assert_int_equal(run("%s view --show-profile-schema", bin), 0);
+}
+
+static void test_ingest_only(void **state)
+{
+	(void)state;
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/data "
+			     "--display-name my-kernel --ingest-only", bin, dir, dir, dir), 0);
+	char *t = out_text();
+	assert_non_null(strstr(t, "Processing for my-kernel is complete"));
+	free(t);
+	assert_int_equal(nx_test_sh("test -f %s/data/profiles/global/my-kernel@latest/Instruction.parquet", dir), 0);
+	assert_int_equal(nx_test_sh("test -f %s/data/profiles/global/my-kernel@latest/Summary.parquet", dir), 0);
+
+	/* failures: exit 1 with the file named; nothing published */
+	assert_int_equal(run("%s view -n %s/missing.neff -s %s/fixture.ntff --data-path %s/data "
+			     "--display-name other --ingest-only", bin, dir, dir, dir), 1);
+	t = err_text();
+	assert_non_null(strstr(t, "missing.neff"));
+	free(t);
+	assert_int_equal(nx_test_sh("test ! -e %s/data/profiles/global/other@latest", dir), 0);
+	assert_int_equal(run("%s view -n %s/fixture.ntff -s %s/fixture.ntff --data-path %s/data "
+			     "--display-name other --ingest-only", bin, dir, dir, dir), 1);
+	assert_int_equal(nx_test_sh("test ! -e %s/data/profiles/global/other@latest", dir), 0);
+}
+
+static void test_summary_formats(void **state)
+{
+	(void)state;
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/data "
+			     "--display-name sj --output-format summary-json -q", bin, dir, dir, dir), 0);
+	assert_int_equal(nx_test_sh("sed -n '/^{/,$p' %s/out | python3 -c 'import json,sys; "
+				    "d=json.load(sys.stdin); assert len(d)==101, len(d); "
+				    "assert abs(d[\"total_time\"]-1e-6)<1e-12'", dir), 0);
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/data "
+			     "--display-name st --output-format summary-text -q", bin, dir, dir, dir), 0);
+	char *t = out_text();
+	assert_non_null(strstr(t, "matmul_instruction_count"));
+	free(t);
+}
+
+/* hyparquet (npm) reads our files independently of DuckDB: same rows, same types. */
+static void test_independent_reader(void **state)
+{
+	(void)state;
+	char *src = getenv("NX_SOURCE_DIR");
+	const char *p = "data/profiles/global/my-kernel@latest";
+	assert_int_equal(nx_test_sh("test -d %s/tests/tools/node_modules/hyparquet", src), 0);
+	assert_int_equal(nx_test_sh("cd %s && node %s/tests/tools/check_parquet.mjs %s/Instruction.parquet 100 "
+				    "> hp.json", dir, src, p), 0);
+	assert_int_equal(nx_test_sh(
+		"cd %s && python3 - <<'PY'\n"
+		"import json\n"
+		"d = json.load(open('hp.json'))\n"
+		"assert d['num_rows'] == 7, d['num_rows']\n"
+		"cols = {c['name']: c for c in d['columns']}\n"
+		"assert len(cols) == 55, len(cols)\n"
+		"assert cols['start_ts']['type'] == 'INT64'\n"
+		"assert cols['engine']['type'] == 'BYTE_ARRAY'\n"
+		"rows = {int(r['id']): r for r in d['rows']}\n"
+		"assert rows[3]['opcode'] == 'MATMUL' and int(rows[3]['evt_wait_time_ns']) == 40\n"
+		"assert rows[3]['nki_source_location'] == 'kernels/fixture.py:16'\n"
+		"assert rows[3]['engine'] == 'Tensor'\n"
+		"PY", dir), 0);
+	assert_int_equal(nx_test_sh("cd %s && node %s/tests/tools/check_parquet.mjs %s/DmaPacket.parquet 10 "
+				    "> hp2.json && python3 -c \"import json; d=json.load(open('hp2.json')); "
+				    "c={x['name']:x for x in d['columns']}; assert d['num_rows']==5; "
+				    "assert c['packet_idx']['type']=='INT32'; assert c['throughput']['type']=='FLOAT'\"",
+				    dir, src, p), 0);
+}
+
+/* view serves the API: the seed's health poll and Summary query answer. */
+static void test_view_serves(void **state)
+{
+	(void)state;
+	char *log = nx_path_join(dir, "serve.log");
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		FILE *f = freopen(log, "w", stdout);
+		(void)f;
+		execl(bin, bin, "view", "--data-path", dir, "--disable-ui", "--api-server-port", "0",
+		      "-q", (char *)NULL);
+		_exit(127);
+	}
+	/* The data path is dir/ which holds no profiles yet; ingest one while it serves. */
+	int port = 0;
+	for (int i = 0; i < 200 && !port; i++) {
+		usleep(50000);
+		char *t = NULL;
+		struct nx_err err = { 0 };
+		if (nx_read_file(log, &t, NULL, &err) == 0) {
+			char *at = strstr(t, "127.0.0.1:");
+			if (at)
+				port = atoi(at + 10);
+			free(t);
+		}
+	}
+	assert_true(port > 0);
+	assert_int_equal(run("curl -s http://localhost:%d/api/v1/health", port), 0);
+	char *t = out_text();
+	assert_non_null(strstr(t, "healthy"));
+	free(t);
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s "
+			     "--display-name live --ingest-only -q", bin, dir, dir, dir), 0);
+	assert_int_equal(run("curl -s -X POST http://localhost:%d/api/v1/db/live/_search "
+			     "-H 'Content-Type: application/json' "
+			     "-d '{\"type\":\"databaseExplorerQuery\",\"tableName\":\"Summary\",\"query\":"
+			     "\"SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, "
+			     "dma_active_time_percent FROM Summary\"}'", port), 0);
+	t = out_text();
+	assert_non_null(strstr(t, "tensor_engine_active_time_percent"));
+	assert_null(strstr(t, "\"error\""));
+	free(t);
+	/* A second server on the same port fails with a clear message, exit 1. */
+	assert_int_equal(run("%s view --data-path %s --disable-ui --api-server-port %d -q", bin, dir, port), 1);
+	t = err_text();
+	assert_non_null(strstr(t, "in use"));
+	free(t);
+	kill(pid, SIGTERM);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status));
+	free(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_help_usage),
+		cmocka_unit_test(test_schema_split),
+		cmocka_unit_test(test_ingest_only),
+		cmocka_unit_test(test_summary_formats),
+		cmocka_unit_test(test_independent_reader),
+		cmocka_unit_test(test_view_serves),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
