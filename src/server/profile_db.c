@@ -396,10 +396,11 @@ static int run_query(struct run *r, const char *sql, struct nx_strbuf *out, stru
 		rc = nx__rj_type_init(&types[i], t, &bad);
 		duckdb_destroy_logical_type(&t);
 		if (rc) {
-			const char *nm = duckdb_prepared_statement_column_name(ps, i);
+			char *nm = (char *)duckdb_prepared_statement_column_name(ps, i);
 			rc = nx_errf(err, -ENOTSUP,
 				     "column '%s' has type %s, which the API cannot encode as JSON; "
 				     "CAST it to VARCHAR", nm ? nm : "?", bad);
+			duckdb_free(nm); /* this one is the caller's to free */
 			goto out;
 		}
 	}
