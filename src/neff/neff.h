@@ -150,9 +150,31 @@ int nx_neff_read(const char *path, struct nx_neff *neff, struct nx_err *err);
 int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct nx_neff *neff,
 		     struct nx_err *err);
 /* Writes neff to path atomically. header_size, data_size and hash are computed; the
- * other header fields are taken from neff->hdr (zeroed uuid is kept as is). */
+ * other header fields are taken from neff->hdr (zeroed uuid is kept as is), except
+ * that pkg_version 0 is written as 1 (SHA-256) and major_version 0 as 2, so a zeroed
+ * header yields a readable file. Fails with NX_EUSAGE on structures that could not be
+ * read back (dangling indices, bad instructions, unsupported versions). */
 int nx_neff_write(const char *path, const struct nx_neff *neff, struct nx_err *err);
+/* Same into a malloc'd buffer (*out, *out_len), for tests, fuzz seeds and servers. */
+int nx_neff_write_mem(const struct nx_neff *neff, uint8_t **out, size_t *out_len,
+		      struct nx_err *err);
 void nx_neff_release(struct nx_neff *neff);
+
+/* Header codec (neff_header.c), also usable without reading the payload.
+ * nx_neff_header_encode writes all 1024 bytes; padding and unused hash bytes are zero.
+ * nx_neff_header_decode checks a whole file image of file_len bytes: length,
+ * header_size, pkg_version, major_version and data_size (not the hash). Errors start
+ * with `name` and name the field and its byte offset. */
+void nx_neff_header_encode(const struct nx_neff_header *h, uint8_t out[NX_NEFF_HEADER_SIZE]);
+int nx_neff_header_decode(const char *name, const uint8_t *file, size_t file_len,
+			  struct nx_neff_header *h, struct nx_err *err);
+/* Hash of the payload as pkg_version selects (1 SHA-256, 2 MD5 in the first 16 bytes,
+ * the rest zeroed). */
+void nx_neff_payload_hash(uint64_t pkg_version, const uint8_t *data, size_t len,
+			  uint8_t hash[32]);
+/* Compares h->hash with the payload's hash; NX_ECORRUPT with both in hex on mismatch. */
+int nx_neff_header_verify(const char *name, const struct nx_neff_header *h, const uint8_t *data,
+			  size_t len, struct nx_err *err);
 
 /* Lowercase hex of the uuid (32 chars) and hash (64 chars, 32 for MD5) into out. */
 void nx_neff_uuid_hex(const struct nx_neff_header *h, char out[33]);
