@@ -1,0 +1,1044 @@
+/* SPDX-License-Identifier: MIT
+ * neff_read.c: parses a NEFF into struct nx_neff: header and hash, then the tarball's
+ * info.json, sg00/def.json, sg00/<Engine>.json, kernel_debug_info.json and the
+ * sg00/<Engine>.bin instruction streams (formats in docs/formats/neff.md).
+ *
+ * Every value that sizes something is range-checked before use; counts come from the
+ * data actually present (JSON arrays, file lengths), never from a field that merely
+ * claims them. Errors read "<file>: <member>: <JSON path or record>: <problem>". */
+#include "common/compat.h"
+#include "neff/neff.h"
+#include "neff/tar.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sanity limits on sizes found in JSON (bytes, elements, offsets). */
+#define MAX_BYTES ((int64_t)1 << 48)
+#define MAX_DIM ((int64_t)1 << 32)
+#define MAX_STEP ((int64_t)1 << 40)
+
+/* A name or id with the position it came from, so qsort needs no context. */
+struct keyed {
+	const char *name;
+	int64_t id;
+	size_t pos;
+};
+
+struct rd {
+	const char *file;   /* the NEFF, for messages */
+	const char *member; /* tar member being parsed */
+	struct nx_err *err;
+	struct nx_neff *neff;
+	struct keyed *by_name; /* tensors sorted by name */
+};
+
+static int fail(struct rd *r, int code, const char *path, const char *fmt, ...) NX_PRINTF(4, 5);
+static int fail(struct rd *r, int code, const char *path, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (path && path[0])
+		return nx_errf(r->err, code, "%s: %s: %s: %s", r->file, r->member, path, msg);
+	return nx_errf(r->err, code, "%s: %s: %s", r->file, r->member, msg);
+}
+
+static const char *type_of(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "object";
+	case JSON_ARRAY: return "array";
+	case JSON_STRING: return "string";
+	case JSON_INTEGER: return "integer";
+	case JSON_REAL: return "number";
+	case JSON_TRUE: case JSON_FALSE: return "boolean";
+	default: return "null";
+	}
+}
+
+/* "path.key" (or "key" at the top level) for messages. */
+static const char *keypath(char buf[512], const char *path, const char *key)
+{
+	snprintf(buf, 512, "%s%s%s", path, path[0] && key[0] ? "." : "", key);
+	return buf;
+}
+
+/* Fetches obj[key]; NULL when absent or null and not required. */
+static int get(struct rd *r, json_t *obj, const char *path, const char *key, bool req,
+	       json_t **out)
+{
+	char p[512];
+
+	*out = json_object_get(obj, key);
+	if (*out && json_is_null(*out))
+		*out = NULL;
+	if (!*out && req)
+		return fail(r, NX_ECORRUPT, keypath(p, path, key), "missing");
+	return 0;
+}
+
+static int int_value(struct rd *r, json_t *v, const char *path, const char *key, int64_t min,
+		     int64_t max, int64_t *out)
+{
+	char p[512];
+
+	keypath(p, path, key);
+	if (!json_is_integer(v))
+		return fail(r, NX_ECORRUPT, p, "expected integer, found %s", type_of(v));
+	*out = json_integer_value(v);
+	if (*out < min || *out > max)
+		return fail(r, NX_ECORRUPT, p, "value %" PRId64 " is out of range %" PRId64 "..%"
+			    PRId64, *out, min, max);
+	return 0;
+}
+
+/* Integer member; `def` when absent and not required. */
+static int get_int(struct rd *r, json_t *obj, const char *path, const char *key, bool req,
+		   int64_t def, int64_t min, int64_t max, int64_t *out)
+{
+	json_t *v;
+	int rc = get(r, obj, path, key, req, &v);
+
+	*out = def;
+	if (rc || !v)
+		return rc;
+	return int_value(r, v, path, key, min, max, out);
+}
+
+/* String member (borrowed from the JSON tree); NULL when absent and not required. */
+static int get_str(struct rd *r, json_t *obj, const char *path, const char *key, bool req,
+		   const char **out)
+{
+	char p[512];
+	json_t *v;
+	int rc = get(r, obj, path, key, req, &v);
+
+	*out = NULL;
+	if (rc || !v)
+		return rc;
+	if (!json_is_string(v))
+		return fail(r, NX_ECORRUPT, keypath(p, path, key), "expected string, found %s",
+			    type_of(v));
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int get_bool(struct rd *r, json_t *obj, const char *path, const char *key, bool *out)
+{
+	char p[512];
+	json_t *v;
+	int rc = get(r, obj, path, key, false, &v);
+
+	*out = false;
+	if (rc || !v)
+		return rc;
+	if (!json_is_boolean(v))
+		return fail(r, NX_ECORRUPT, keypath(p, path, key), "expected boolean, found %s",
+			    type_of(v));
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* Object or array member of the wanted type; NULL when absent and not required. */
+static int get_typed(struct rd *r, json_t *obj, const char *path, const char *key, bool req,
+		     json_type type, json_t **out)
+{
+	char p[512];
+	int rc = get(r, obj, path, key, req, out);
+
+	if (rc || !*out)
+		return rc;
+	if (json_typeof(*out) != type)
+		return fail(r, NX_ECORRUPT, keypath(p, path, key), "expected %s, found %s",
+			    type == JSON_OBJECT ? "object" : "array", type_of(*out));
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? nx_xstrdup(s) : NULL;
+}
+
+/* Loads a JSON member whose top level must be an object. */
+static int load_json(struct rd *r, const struct nx_tar_entry *e, json_t **root)
+{
+	json_error_t je;
+
+	*root = json_loadb((const char *)e->data, e->size, JSON_REJECT_DUPLICATES, &je);
+	if (!*root)
+		return fail(r, NX_ECORRUPT, NULL, "invalid JSON at line %d column %d: %s", je.line,
+			    je.column, je.text);
+	if (!json_is_object(*root)) {
+		json_decref(*root);
+		*root = NULL;
+		return fail(r, NX_ECORRUPT, NULL, "expected an object at the top level");
+	}
+	return 0;
+}
+
+/* Members may be stored with a leading "./" (tar -C dir .). */
+static const struct nx_tar_entry *find_member(const struct nx_tar *tar, const char *name)
+{
+	char alt[128];
+	const struct nx_tar_entry *e = nx_tar_find(tar, name);
+
+	if (!e) {
+		snprintf(alt, sizeof(alt), "./%s", name);
+		e = nx_tar_find(tar, alt);
+	}
+	return e;
+}
+
+static int kind_of(const char *def_type)
+{
+	if (!strcmp(def_type, "input"))
+		return NX_TENSOR_IN;
+	if (!strcmp(def_type, "output"))
+		return NX_TENSOR_OUT;
+	if (!strcmp(def_type, "file") || !strcmp(def_type, "weight"))
+		return NX_TENSOR_WEIGHT;
+	return NX_TENSOR_OTHER;
+}
+
+static int queue_type_of(const char *def_type, int owner)
+{
+	if (!strcmp(def_type, "in"))
+		return NX_QT_INPUT;
+	if (!strcmp(def_type, "out"))
+		return NX_QT_OUTPUT;
+	if (!strcmp(def_type, "data") || !strcmp(def_type, "weights"))
+		return NX_QT_DATA;
+	if (!strcmp(def_type, "dynamic"))
+		return owner == NX_ENGINE_GPSIMD ? NX_QT_SOFTWARE_DYNAMIC : NX_QT_HARDWARE_DYNAMIC;
+	if (!strcmp(def_type, "instruction"))
+		return NX_QT_INSTRUCTION;
+	return NX_QT_UNKNOWN;
+}
+
+static int parse_var(struct rd *r, const char *name, json_t *v, struct nx_tensor *t)
+{
+	char path[512], kp[512];
+	const char *s;
+	json_t *shape;
+	int64_t x;
+	int rc;
+
+	snprintf(path, sizeof(path), "var.%s", name);
+	t->name = nx_xstrdup(name);
+	t->dtype = -1;
+	t->node = -1;
+	if (!name[0] || !strcmp(name, "sb") || !strcmp(name, "psum"))
+		return fail(r, NX_ECORRUPT, path, "variable name \"%s\" is reserved", name);
+	if (!json_is_object(v))
+		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(v));
+	if ((rc = get_str(r, v, path, "type", true, &s)))
+		return rc;
+	t->def_type = nx_xstrdup(s);
+	t->kind = kind_of(s);
+	if ((rc = get_int(r, v, path, "var_id", true, 0, 0, INT64_MAX, &t->var_id)) ||
+	    (rc = get_int(r, v, path, "size", true, 0, 0, MAX_BYTES, &x)))
+		return rc;
+	t->size = (uint64_t)x;
+	if ((rc = get_str(r, v, path, "dtype", false, &s)))
+		return rc;
+	if (s && (t->dtype = nx_dtype_parse(s)) < 0)
+		return fail(r, NX_ECORRUPT, keypath(kp, path, "dtype"), "unknown data type \"%s\"",
+			    s);
+	if ((rc = get_str(r, v, path, "format", false, &s)))
+		return rc;
+	t->format = dup_or_null(s);
+	if ((rc = get_int(r, v, path, "node", false, -1, -1, INT32_MAX, &t->node)) ||
+	    (rc = get_typed(r, v, path, "shape", false, JSON_ARRAY, &shape)))
+		return rc;
+	if (shape && json_array_size(shape) > NX_ARRAY_SIZE(t->shape))
+		return fail(r, NX_ECORRUPT, keypath(kp, path, "shape"), "%zu dimensions, at most %zu supported",
+			    json_array_size(shape), NX_ARRAY_SIZE(t->shape));
+	for (size_t i = 0; shape && i < json_array_size(shape); i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "shape[%zu]", i);
+		if ((rc = int_value(r, json_array_get(shape, i), path, key, 0, MAX_BYTES, &x)))
+			return rc;
+		t->shape[t->rank++] = (uint64_t)x;
+	}
+	return 0;
+}
+
+static int parse_queue(struct rd *r, const char *name, json_t *v, struct nx_dma_queue *q)
+{
+	char path[512], kp[512];
+	const char *s;
+	int64_t x;
+	int rc;
+
+	snprintf(path, sizeof(path), "dma_queue.%s", name);
+	q->name = nx_xstrdup(name);
+	if (!json_is_object(v))
+		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(v));
+	if ((rc = get_str(r, v, path, "type", true, &s)))
+		return rc;
+	q->def_type = nx_xstrdup(s);
+	if ((rc = get_str(r, v, path, "owner", true, &s)))
+		return rc;
+	if ((q->owner = nx_engine_parse(s)) < 0)
+		return fail(r, NX_ECORRUPT, keypath(kp, path, "owner"), "unknown engine \"%s\"", s);
+	q->queue_type = queue_type_of(q->def_type, q->owner);
+	if ((rc = get_int(r, v, path, "semaphore", false, -1, -1, NX_NUM_SEMAPHORES - 1, &x)))
+		return rc;
+	q->semaphore = (int)x;
+	if ((rc = get_int(r, v, path, "engine_idx", true, 0, 0, 15, &x)))
+		return rc;
+	q->engine_idx = (int)x;
+	if ((rc = get_int(r, v, path, "queue_idx", true, 0, 0, 15, &x)))
+		return rc;
+	q->queue_idx = (int)x;
+	if ((rc = get_int(r, v, path, "axi_port", true, 0, 0, INT32_MAX, &x)))
+		return rc;
+	q->axi_port = (int)x;
+	if ((rc = get_int(r, v, path, "dram_channel", true, 0, 0, INT32_MAX, &x)))
+		return rc;
+	q->dram_channel = (int)x;
+	/* Queue sets: validated for the reader's sake, one queue is modelled. */
+	return get_int(r, v, path, "num_queues", false, 1, 1, 16, &x);
+}
+
+static int cmp_tensor(const void *a, const void *b)
+{
+	const struct nx_tensor *x = a, *y = b;
+
+	if (x->var_id != y->var_id)
+		return x->var_id < y->var_id ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_queue(const void *a, const void *b)
+{
+	return strcmp(((const struct nx_dma_queue *)a)->name, ((const struct nx_dma_queue *)b)->name);
+}
+
+static int cmp_keyed_name(const void *a, const void *b)
+{
+	return strcmp(((const struct keyed *)a)->name, ((const struct keyed *)b)->name);
+}
+
+static int cmp_keyed_id(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* def.json: tensors ordered by (var_id, name), queues by name. */
+static int parse_def(struct rd *r, json_t *root)
+{
+	struct nx_neff *n = r->neff;
+	json_t *vars, *queues, *v;
+	const char *key;
+	int rc;
+
+	if ((rc = get_typed(r, root, "", "var", true, JSON_OBJECT, &vars)) ||
+	    (rc = get_typed(r, root, "", "dma_queue", true, JSON_OBJECT, &queues)))
+		return rc;
+	n->tensors = nx_xcalloc(json_object_size(vars), sizeof(*n->tensors));
+	json_object_foreach(vars, key, v) {
+		rc = parse_var(r, key, v, &n->tensors[n->ntensors++]);
+		if (rc)
+			return rc;
+	}
+	n->queues = nx_xcalloc(json_object_size(queues), sizeof(*n->queues));
+	json_object_foreach(queues, key, v) {
+		rc = parse_queue(r, key, v, &n->queues[n->nqueues++]);
+		if (rc)
+			return rc;
+	}
+	if (n->ntensors)
+		qsort(n->tensors, n->ntensors, sizeof(*n->tensors), cmp_tensor);
+	if (n->nqueues)
+		qsort(n->queues, n->nqueues, sizeof(*n->queues), cmp_queue);
+	r->by_name = nx_xcalloc(n->ntensors ? n->ntensors : 1, sizeof(*r->by_name));
+	for (size_t i = 0; i < n->ntensors; i++)
+		r->by_name[i] = (struct keyed){ n->tensors[i].name, 0, i };
+	if (n->ntensors)
+		qsort(r->by_name, n->ntensors, sizeof(*r->by_name), cmp_keyed_name);
+	return 0;
+}
+
+static int lookup_tensor(struct rd *r, const char *name)
+{
+	size_t lo = 0, hi = r->neff->ntensors;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, r->by_name[mid].name);
+		if (!c)
+			return (int)r->by_name[mid].pos;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+static int lookup_queue(struct rd *r, const char *name)
+{
+	size_t lo = 0, hi = r->neff->nqueues;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, r->neff->queues[mid].name);
+		if (!c)
+			return (int)mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+/* One side ("from" or "to") of a descriptor. */
+struct side {
+	int *loc, *var;
+	uint64_t *off, *sizes;
+	int64_t *steps;
+	unsigned *ndim, *start;
+};
+
+static int parse_side(struct rd *r, json_t *d, const char *path, const char *pfx,
+		      struct side *s, uint64_t *elems)
+{
+	char key[64], kp[512];
+	const char *where;
+	json_t *sizes, *steps;
+	int64_t x;
+	int rc;
+
+	if ((rc = get_str(r, d, path, pfx, true, &where)))
+		return rc;
+	keypath(kp, path, pfx);
+	*s->var = -1;
+	if (!strcmp(where, "sb")) {
+		*s->loc = NX_LOC_SBUF;
+	} else if (!strcmp(where, "psum")) {
+		*s->loc = NX_LOC_PSUM;
+	} else {
+		*s->loc = NX_LOC_HBM;
+		if ((*s->var = lookup_tensor(r, where)) < 0)
+			return fail(r, NX_ECORRUPT, kp, "unknown variable \"%s\"", where);
+	}
+	snprintf(key, sizeof(key), "%s_off", pfx);
+	if ((rc = get_int(r, d, path, key, true, 0, 0, MAX_BYTES, &x)))
+		return rc;
+	*s->off = (uint64_t)x;
+	snprintf(key, sizeof(key), "%s_partition", pfx);
+	if ((rc = get_int(r, d, path, key, false, 0, 0, NX_NUM_PARTITIONS - 1, &x)))
+		return rc;
+	*s->start = (unsigned)x;
+	snprintf(key, sizeof(key), "%s_sizes", pfx);
+	if ((rc = get_typed(r, d, path, key, true, JSON_ARRAY, &sizes)))
+		return rc;
+	snprintf(key, sizeof(key), "%s_steps", pfx);
+	if ((rc = get_typed(r, d, path, key, true, JSON_ARRAY, &steps)))
+		return rc;
+	size_t nd = json_array_size(sizes);
+	if (nd < 1 || nd > 4)
+		return fail(r, NX_ECORRUPT, kp, "%s_sizes has %zu dimensions, expected 1..4", pfx,
+			    nd);
+	if (json_array_size(steps) != nd)
+		return fail(r, NX_ECORRUPT, kp, "%s_steps has %zu entries but %s_sizes has %zu",
+			    pfx, json_array_size(steps), pfx, nd);
+	*s->ndim = (unsigned)nd;
+	*elems = 1;
+	for (size_t i = 0; i < nd; i++) {
+		snprintf(key, sizeof(key), "%s_sizes[%zu]", pfx, i);
+		if ((rc = int_value(r, json_array_get(sizes, i), path, key, 0, MAX_DIM, &x)))
+			return rc;
+		s->sizes[i] = (uint64_t)x;
+		if (*elems && s->sizes[i] > (uint64_t)MAX_BYTES / *elems)
+			return fail(r, NX_ECORRUPT, kp, "%s_sizes: element count exceeds 2^48", pfx);
+		*elems *= s->sizes[i];
+		snprintf(key, sizeof(key), "%s_steps[%zu]", pfx, i);
+		if ((rc = int_value(r, json_array_get(steps, i), path, key, -MAX_STEP, MAX_STEP,
+				    &s->steps[i])))
+			return rc;
+	}
+	if (*s->loc != NX_LOC_HBM && *s->start + s->sizes[0] > NX_NUM_PARTITIONS)
+		return fail(r, NX_ECORRUPT, kp, "partitions %u..%" PRIu64 " exceed the %u "
+			    "partitions", *s->start, *s->start + s->sizes[0] - 1, NX_NUM_PARTITIONS);
+	return 0;
+}
+
+/* The HBM side must stay inside its variable. */
+static int check_hbm_range(struct rd *r, const char *path, const char *pfx,
+			   const struct side *s, uint64_t elems, int dtype)
+{
+	__extension__ typedef __int128 i128;
+	const struct nx_tensor *t;
+	i128 lo = (i128)*s->off, hi = (i128)*s->off;
+	char kp[512];
+
+	if (*s->loc != NX_LOC_HBM || elems == 0)
+		return 0;
+	t = &r->neff->tensors[*s->var];
+	for (unsigned i = 0; i < *s->ndim; i++) {
+		i128 span = (i128)(s->sizes[i] - 1) * s->steps[i];
+		if (span < 0)
+			lo += span;
+		else
+			hi += span;
+	}
+	if (lo < 0 || (hi + 1) * nx_dtype_size(dtype) > (i128)t->size)
+		return fail(r, NX_ECORRUPT, keypath(kp, path, pfx), "the access reaches elements "
+			    "%lld..%lld of %s \"%s\", which holds %" PRIu64 " bytes", (long long)lo,
+			    (long long)hi, nx_dtype_name(dtype), t->name, t->size);
+	return 0;
+}
+
+static int parse_desc(struct rd *r, json_t *d, const char *path, struct nx_dma_desc *dd)
+{
+	struct side from = { &dd->from_loc, &dd->from_var, &dd->from_off, dd->from_sizes,
+			     dd->from_steps, &dd->from_ndim, &dd->from_start_partition };
+	struct side to = { &dd->to_loc, &dd->to_var, &dd->to_off, dd->to_sizes, dd->to_steps,
+			   &dd->to_ndim, &dd->to_start_partition };
+	uint64_t fe, te;
+	const char *s;
+	char kp[512];
+	int rc;
+
+	if (!json_is_object(d))
+		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(d));
+	if ((rc = get_str(r, d, path, "op", true, &s)))
+		return rc;
+	if (strcmp(s, "copy"))
+		return fail(r, NX_ECORRUPT, keypath(kp, path, "op"), "unsupported operation \"%s\" "
+			    "(only copy)", s);
+	if ((rc = get_str(r, d, path, "dtype", true, &s)))
+		return rc;
+	if ((dd->dtype = nx_dtype_parse(s)) < 0)
+		return fail(r, NX_ECORRUPT, keypath(kp, path, "dtype"), "unknown data type \"%s\"",
+			    s);
+	if ((rc = get_bool(r, d, path, "transpose", &dd->transpose)) ||
+	    (rc = parse_side(r, d, path, "from", &from, &fe)) ||
+	    (rc = parse_side(r, d, path, "to", &to, &te)))
+		return rc;
+	if (fe != te)
+		return fail(r, NX_ECORRUPT, keypath(kp, path, "to_sizes"), "cover %" PRIu64
+			    " elements but from_sizes cover %" PRIu64, te, fe);
+	if ((rc = check_hbm_range(r, path, "from", &from, fe, dd->dtype)) ||
+	    (rc = check_hbm_range(r, path, "to", &to, te, dd->dtype)))
+		return rc;
+	dd->bytes = fe * nx_dtype_size(dd->dtype);
+	return 0;
+}
+
+static int parse_block(struct rd *r, json_t *b, const char *path, int engine,
+		       struct nx_dma_block *blk)
+{
+	json_t *descs;
+	const char *s;
+	char kp[512];
+	int64_t x;
+	int rc;
+
+	blk->engine = engine;
+	if (!json_is_object(b))
+		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(b));
+	if ((rc = get_int(r, b, path, "id", true, 0, 0, UINT32_MAX, &x)))
+		return rc;
+	blk->id = (uint32_t)x;
+	if ((rc = get_str(r, b, path, "queue", true, &s)))
+		return rc;
+	if ((blk->queue = lookup_queue(r, s)) < 0)
+		return fail(r, NX_ECORRUPT, keypath(kp, path, "queue"), "no DMA queue \"%s\" in "
+			    "sg00/def.json", s);
+	if ((rc = get_int(r, b, path, "semaphore", false, -1, -1, NX_NUM_SEMAPHORES - 1, &x)))
+		return rc;
+	blk->semaphore = (int)x;
+	if ((rc = get_typed(r, b, path, "desc", true, JSON_ARRAY, &descs)))
+		return rc;
+	blk->desc = nx_xcalloc(json_array_size(descs) ? json_array_size(descs) : 1,
+			       sizeof(*blk->desc));
+	for (size_t i = 0; i < json_array_size(descs); i++) {
+		char p[512];
+		snprintf(p, sizeof(p), "%s.desc[%zu]", path, i);
+		rc = parse_desc(r, json_array_get(descs, i), p, &blk->desc[blk->ndesc++]);
+		if (rc)
+			return rc;
+		blk->bytes = blk->bytes > UINT64_MAX - blk->desc[i].bytes
+				     ? UINT64_MAX : blk->bytes + blk->desc[i].bytes;
+	}
+	return 0;
+}
+
+/* sg00/<Engine>.json: appends the engine's DMA blocks. */
+static int parse_engine_json(struct rd *r, json_t *root, int engine)
+{
+	struct nx_neff *n = r->neff;
+	size_t first = n->nblocks;
+	json_t *dma;
+	int rc;
+
+	if ((rc = get_typed(r, root, "", "dma", false, JSON_ARRAY, &dma)) || !dma)
+		return rc;
+	n->blocks = nx_xrealloc(n->blocks, (n->nblocks + json_array_size(dma) + 1) *
+						   sizeof(*n->blocks));
+	for (size_t i = 0; i < json_array_size(dma); i++) {
+		char p[64];
+		struct nx_dma_block *b = &n->blocks[n->nblocks++];
+
+		memset(b, 0, sizeof(*b));
+		snprintf(p, sizeof(p), "dma[%zu]", i);
+		rc = parse_block(r, json_array_get(dma, i), p, engine, b);
+		if (rc)
+			return rc;
+	}
+	/* Block ids are unique within one engine's file. */
+	size_t nb = n->nblocks - first;
+	struct keyed *ids = nx_xcalloc(nb + 1, sizeof(*ids));
+	for (size_t i = 0; i < nb; i++)
+		ids[i] = (struct keyed){ NULL, n->blocks[first + i].id, i };
+	qsort(ids, nb, sizeof(*ids), cmp_keyed_id);
+	for (size_t i = 1; i < nb && !rc; i++) {
+		if (ids[i].id == ids[i - 1].id) {
+			char p[64];
+			snprintf(p, sizeof(p), "dma[%zu].id", ids[i].pos);
+			rc = fail(r, NX_ECORRUPT, p, "id %" PRId64 " is also used by dma[%zu]",
+				  ids[i].id, ids[i - 1].pos);
+		}
+	}
+	free(ids);
+	return rc;
+}
+
+/* Ids and parents of a debug table, checked as a forest: unique ids, parents that
+ * exist, no loops. */
+struct tree {
+	const char *what;     /* "stack_frames" */
+	size_t n;
+	int64_t *id, *parent; /* by position in the file */
+	struct keyed *order;  /* sorted by id */
+};
+
+/* Position of id in the table, or -1. */
+static ptrdiff_t tree_find(const struct tree *t, int64_t id)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->order[mid].id == id)
+			return (ptrdiff_t)t->order[mid].pos;
+		if (id < t->order[mid].id)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+static ptrdiff_t tree_up(const struct tree *t, ptrdiff_t k)
+{
+	return t->parent[k] == -1 ? -1 : tree_find(t, t->parent[k]);
+}
+
+static int tree_check(struct rd *r, struct tree *t)
+{
+	uint8_t *state; /* 0 unseen, 1 on the current walk, 2 known to reach a root */
+	char p[64];
+	int rc = 0;
+
+	t->order = nx_xcalloc(t->n + 1, sizeof(*t->order));
+	for (size_t i = 0; i < t->n; i++)
+		t->order[i] = (struct keyed){ NULL, t->id[i], i };
+	qsort(t->order, t->n, sizeof(*t->order), cmp_keyed_id);
+	for (size_t i = 1; i < t->n; i++) {
+		if (t->order[i].id == t->order[i - 1].id) {
+			snprintf(p, sizeof(p), "%s[%zu].id", t->what, t->order[i].pos);
+			return fail(r, NX_ECORRUPT, p, "id %" PRId64 " is also used by %s[%zu]",
+				    t->order[i].id, t->what, t->order[i - 1].pos);
+		}
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->parent[i] != -1 && tree_find(t, t->parent[i]) < 0) {
+			snprintf(p, sizeof(p), "%s[%zu].parent", t->what, i);
+			return fail(r, NX_ECORRUPT, p, "no entry has id %" PRId64, t->parent[i]);
+		}
+	}
+	state = nx_xcalloc(t->n + 1, 1);
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		ptrdiff_t k = (ptrdiff_t)i;
+
+		while (k >= 0 && state[k] == 0) {
+			state[k] = 1;
+			k = tree_up(t, k);
+		}
+		if (k >= 0 && state[k] == 1) {
+			snprintf(p, sizeof(p), "%s[%zu]", t->what, i);
+			rc = fail(r, NX_ECORRUPT, p, "the parent chain loops back to id %" PRId64,
+				  t->id[k]);
+		}
+		for (k = (ptrdiff_t)i; k >= 0 && state[k] == 1; k = tree_up(t, k))
+			state[k] = 2;
+	}
+	free(state);
+	return rc;
+}
+
+static void tree_init(struct tree *t, const char *what, size_t n)
+{
+	t->what = what;
+	t->n = n;
+	t->id = nx_xcalloc(n + 1, sizeof(int64_t));
+	t->parent = nx_xcalloc(n + 1, sizeof(int64_t));
+	t->order = NULL;
+}
+
+static void tree_release(struct tree *t)
+{
+	free(t->id);
+	free(t->parent);
+	free(t->order);
+}
+
+static int parse_frame(struct rd *r, json_t *f, const char *p, void *out)
+{
+	struct nx_dbg_frame *fr = out;
+	const char *fn, *file;
+	int rc;
+
+	fr->id = fr->parent = fr->line = -1;
+	if (!json_is_object(f))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if ((rc = get_int(r, f, p, "id", true, 0, 0, INT64_MAX, &fr->id)) ||
+	    (rc = get_int(r, f, p, "parent", false, -1, -1, INT64_MAX, &fr->parent)) ||
+	    (rc = get_str(r, f, p, "function", true, &fn)) ||
+	    (rc = get_str(r, f, p, "file", false, &file)) ||
+	    (rc = get_int(r, f, p, "line", false, -1, -1, INT32_MAX, &fr->line)))
+		return rc;
+	fr->function = nx_xstrdup(fn);
+	fr->file = dup_or_null(file);
+	return 0;
+}
+
+static int parse_itervar(struct rd *r, json_t *f, const char *p, void *out)
+{
+	struct nx_dbg_itervar *iv = out;
+	const char *name, *file;
+	int rc;
+
+	iv->id = iv->parent = iv->line = -1;
+	if (!json_is_object(f))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if ((rc = get_int(r, f, p, "id", true, 0, 0, INT64_MAX, &iv->id)) ||
+	    (rc = get_int(r, f, p, "parent", false, -1, -1, INT64_MAX, &iv->parent)) ||
+	    (rc = get_str(r, f, p, "name", true, &name)) ||
+	    (rc = get_int(r, f, p, "value", true, 0, INT64_MIN, INT64_MAX, &iv->value)) ||
+	    (rc = get_str(r, f, p, "file", false, &file)) ||
+	    (rc = get_int(r, f, p, "line", false, -1, -1, INT32_MAX, &iv->line)))
+		return rc;
+	iv->name = nx_xstrdup(name);
+	iv->file = dup_or_null(file);
+	return 0;
+}
+
+static int parse_dbg_inst(struct rd *r, json_t *f, const char *p, void *out)
+{
+	struct nx_dbg_inst *di = out;
+	const char *name, *file, *bir;
+	int rc;
+
+	di->line = di->stack_frame_id = di->iteration_vars_id = -1;
+	if (!json_is_object(f))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if ((rc = get_str(r, f, p, "name", true, &name)) ||
+	    (rc = get_str(r, f, p, "file", false, &file)) ||
+	    (rc = get_int(r, f, p, "line", false, -1, -1, INT32_MAX, &di->line)) ||
+	    (rc = get_int(r, f, p, "stack_frame_id", false, -1, -1, INT64_MAX,
+			  &di->stack_frame_id)) ||
+	    (rc = get_int(r, f, p, "iteration_variables_id", false, -1, -1, INT64_MAX,
+			  &di->iteration_vars_id)) ||
+	    (rc = get_str(r, f, p, "bir_location", false, &bir)))
+		return rc;
+	di->name = nx_xstrdup(name);
+	di->file = dup_or_null(file);
+	di->bir_location = dup_or_null(bir);
+	return 0;
+}
+
+/* Parses the optional array root[key] into a calloc'd array of `size`-byte items. The
+ * count grows item by item so that a failure leaves only parsed items to release. */
+static int parse_array(struct rd *r, json_t *root, const char *key, size_t size, void **arr,
+		       size_t *count, int (*fn)(struct rd *, json_t *, const char *, void *))
+{
+	json_t *a;
+	int rc = get_typed(r, root, "", key, false, JSON_ARRAY, &a);
+	size_t n = a ? json_array_size(a) : 0;
+
+	*arr = nx_xcalloc(n + 1, size);
+	for (size_t i = 0; !rc && i < n; i++) {
+		char p[64];
+		snprintf(p, sizeof(p), "%s[%zu]", key, i);
+		(*count)++;
+		rc = fn(r, json_array_get(a, i), p, (char *)*arr + i * size);
+	}
+	return rc;
+}
+
+static int parse_debug(struct rd *r, json_t *root)
+{
+	struct nx_debug_info *d = &r->neff->dbg;
+	struct tree frames, vars;
+	void *insts = NULL, *fr = NULL, *iv = NULL;
+	int64_t version;
+	char p[64];
+	int rc;
+
+	if ((rc = get_int(r, root, "", "version", true, 0, INT64_MIN, INT64_MAX, &version)))
+		return rc;
+	if (version != 1)
+		return fail(r, NX_EVERSION, "version", "version %" PRId64 " is not supported (this "
+			    "build reads version 1)", version);
+	rc = parse_array(r, root, "instructions", sizeof(*d->insts), &insts, &d->ninsts,
+			 parse_dbg_inst);
+	d->insts = insts;
+	if (!rc)
+		rc = parse_array(r, root, "stack_frames", sizeof(*d->frames), &fr, &d->nframes,
+				 parse_frame);
+	d->frames = fr;
+	if (!rc)
+		rc = parse_array(r, root, "iteration_variables", sizeof(*d->itervars), &iv,
+				 &d->nitervars, parse_itervar);
+	d->itervars = iv;
+	if (rc)
+		return rc;
+	tree_init(&frames, "stack_frames", d->nframes);
+	for (size_t i = 0; i < d->nframes; i++)
+		frames.id[i] = d->frames[i].id, frames.parent[i] = d->frames[i].parent;
+	tree_init(&vars, "iteration_variables", d->nitervars);
+	for (size_t i = 0; i < d->nitervars; i++)
+		vars.id[i] = d->itervars[i].id, vars.parent[i] = d->itervars[i].parent;
+	rc = tree_check(r, &frames);
+	if (!rc)
+		rc = tree_check(r, &vars);
+	for (size_t i = 0; !rc && i < d->ninsts; i++) {
+		const struct nx_dbg_inst *di = &d->insts[i];
+		if (di->stack_frame_id != -1 && tree_find(&frames, di->stack_frame_id) < 0) {
+			snprintf(p, sizeof(p), "instructions[%zu].stack_frame_id", i);
+			rc = fail(r, NX_ECORRUPT, p, "no stack frame has id %" PRId64,
+				  di->stack_frame_id);
+		} else if (di->iteration_vars_id != -1 &&
+			   tree_find(&vars, di->iteration_vars_id) < 0) {
+			snprintf(p, sizeof(p), "instructions[%zu].iteration_variables_id", i);
+			rc = fail(r, NX_ECORRUPT, p, "no iteration variable has id %" PRId64,
+				  di->iteration_vars_id);
+		}
+	}
+	tree_release(&frames);
+	tree_release(&vars);
+	return rc;
+}
+
+/* sg00/<Engine>.bin: fixed-size records, each decoded and cross-checked. */
+static int parse_bin(struct rd *r, const struct nx_tar_entry *e, int engine)
+{
+	struct nx_neff *n = r->neff;
+	char where[256];
+	int rc;
+
+	if (e->size % NX_INST_SIZE)
+		return fail(r, NX_ECORRUPT, NULL, "size %zu is not a multiple of %u: the record at "
+			    "byte %zu is partial (%zu bytes)", e->size, NX_INST_SIZE,
+			    e->size - e->size % NX_INST_SIZE, e->size % NX_INST_SIZE);
+	n->inst[engine] = nx_xcalloc(e->size / NX_INST_SIZE + 1, sizeof(struct nx_inst));
+	for (size_t i = 0; i < e->size / NX_INST_SIZE; i++) {
+		struct nx_inst *in = &n->inst[engine][i];
+
+		snprintf(where, sizeof(where), "%s: %s: instruction %zu", r->file, r->member, i);
+		rc = nx_inst_decode(e->data + i * NX_INST_SIZE, in, where, r->err);
+		if (rc)
+			return rc;
+		n->ninst[engine]++;
+		if (in->engine != engine)
+			return nx_errf(r->err, NX_ECORRUPT, "%s: byte 2: engine %s does not match "
+				       "the %s stream", where, nx_engine_name(in->engine),
+				       nx_engine_name(engine));
+		if (in->dma_block != NX_NONE32 && in->dma_block >= n->nblocks)
+			return nx_errf(r->err, NX_ECORRUPT, "%s: byte 24: dma_block %" PRIu32
+				       " is out of range (%zu blocks)", where, in->dma_block,
+				       n->nblocks);
+		if (in->opcode == NX_OP_DMA_TRIGGER && in->dma_block == NX_NONE32)
+			return nx_errf(r->err, NX_ECORRUPT, "%s: byte 24: DMA trigger without a "
+				       "dma_block", where);
+		if (in->debug_id != NX_NONE32 && in->debug_id >= n->dbg.ninsts)
+			return nx_errf(r->err, NX_ECORRUPT, "%s: byte 28: debug_id %" PRIu32
+				       " is out of range (%zu debug instructions)", where,
+				       in->debug_id, n->dbg.ninsts);
+	}
+	return 0;
+}
+
+/* Parses a JSON member with fn; absent optional members are skipped. */
+static int json_member(struct rd *r, const struct nx_tar *tar, const char *name, bool req,
+		       int (*fn)(struct rd *, json_t *, int), int arg)
+{
+	const struct nx_tar_entry *e = find_member(tar, name);
+	json_t *root = NULL;
+	int rc;
+
+	r->member = name;
+	if (!e)
+		return req ? fail(r, NX_ECORRUPT, NULL, "member is missing from the archive") : 0;
+	rc = load_json(r, e, &root);
+	if (!rc)
+		rc = fn(r, root, arg);
+	json_decref(root);
+	return rc;
+}
+
+static int do_info(struct rd *r, json_t *root, int arg)
+{
+	const char *s;
+	int rc = get_str(r, root, "", "tool_version", false, &s);
+
+	(void)arg;
+	r->neff->tool_version = dup_or_null(s);
+	return rc;
+}
+
+static int do_def(struct rd *r, json_t *root, int arg)
+{
+	(void)arg;
+	return parse_def(r, root);
+}
+
+static int do_debug(struct rd *r, json_t *root, int arg)
+{
+	(void)arg;
+	return parse_debug(r, root);
+}
+
+int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct nx_neff *neff,
+		     struct nx_err *err)
+{
+	struct rd r = { name, "", err, neff, NULL };
+	struct nx_tar tar;
+	char member[64];
+	int rc;
+
+	memset(neff, 0, sizeof(*neff));
+	memset(&tar, 0, sizeof(tar));
+	rc = nx_neff_header_decode(name, data, len, &neff->hdr, err);
+	if (rc)
+		goto out;
+	rc = nx_neff_header_verify(name, &neff->hdr, data + NX_NEFF_HEADER_SIZE,
+				   len - NX_NEFF_HEADER_SIZE, err);
+	if (rc)
+		goto out;
+	rc = nx_tar_read_gz(name, data + NX_NEFF_HEADER_SIZE, len - NX_NEFF_HEADER_SIZE, &tar,
+			    err);
+	if (rc)
+		goto out;
+	if ((rc = json_member(&r, &tar, "info.json", true, do_info, 0)) ||
+	    (rc = json_member(&r, &tar, "sg00/def.json", true, do_def, 0)))
+		goto out;
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		snprintf(member, sizeof(member), "sg00/%s.json", nx_engine_name(e));
+		if ((rc = json_member(&r, &tar, member, false, parse_engine_json, e)))
+			goto out;
+	}
+	if ((rc = json_member(&r, &tar, "kernel_debug_info.json", false, do_debug, 0)))
+		goto out;
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		snprintf(member, sizeof(member), "sg00/%s.bin", nx_engine_name(e));
+		const struct nx_tar_entry *ent = find_member(&tar, member);
+		r.member = member;
+		if (ent && (rc = parse_bin(&r, ent, e)))
+			goto out;
+	}
+out:
+	free(r.by_name);
+	nx_tar_release(&tar);
+	if (rc)
+		nx_neff_release(neff);
+	return rc;
+}
+
+int nx_neff_read(const char *path, struct nx_neff *neff, struct nx_err *err)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	memset(neff, 0, sizeof(*neff));
+	rc = nx_read_file(path, &data, &len, err);
+	if (rc)
+		return rc;
+	rc = nx_neff_read_mem(path, (const uint8_t *)data, len, neff, err);
+	free(data);
+	return rc;
+}
+
+void nx_neff_release(struct nx_neff *neff)
+{
+	free(neff->tool_version);
+	for (size_t i = 0; i < neff->ntensors; i++) {
+		free(neff->tensors[i].name);
+		free(neff->tensors[i].def_type);
+		free(neff->tensors[i].format);
+	}
+	free(neff->tensors);
+	for (size_t i = 0; i < neff->nqueues; i++) {
+		free(neff->queues[i].name);
+		free(neff->queues[i].def_type);
+	}
+	free(neff->queues);
+	for (size_t i = 0; i < neff->nblocks; i++)
+		free(neff->blocks[i].desc);
+	free(neff->blocks);
+	for (int e = 0; e < NX_ENGINE_COUNT; e++)
+		free(neff->inst[e]);
+	for (size_t i = 0; i < neff->dbg.ninsts; i++) {
+		free(neff->dbg.insts[i].name);
+		free(neff->dbg.insts[i].file);
+		free(neff->dbg.insts[i].bir_location);
+	}
+	free(neff->dbg.insts);
+	for (size_t i = 0; i < neff->dbg.nframes; i++) {
+		free(neff->dbg.frames[i].function);
+		free(neff->dbg.frames[i].file);
+	}
+	free(neff->dbg.frames);
+	for (size_t i = 0; i < neff->dbg.nitervars; i++) {
+		free(neff->dbg.itervars[i].name);
+		free(neff->dbg.itervars[i].file);
+	}
+	free(neff->dbg.itervars);
+	memset(neff, 0, sizeof(*neff));
+}
+
+int nx_neff_find_tensor(const struct nx_neff *neff, const char *name)
+{
+	for (size_t i = 0; i < neff->ntensors; i++)
+		if (!strcmp(neff->tensors[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int nx_neff_find_queue(const struct nx_neff *neff, const char *name)
+{
+	for (size_t i = 0; i < neff->nqueues; i++)
+		if (!strcmp(neff->queues[i].name, name))
+			return (int)i;
+	return -1;
+}
