@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT
+ * cost.h: the per-instruction and per-DMA-packet cost model, as pure functions so
+ * unit tests can check them against hand-computed times (docs/simulator.md). */
+#ifndef NX_SIM_COST_H
+#define NX_SIM_COST_H
+
+#include "common/compat.h"
+#include "neff/isa.h"
+#include "neff/neff.h"
+#include "sim/machine.h"
+
+/* Clock of an engine in MHz (Sync runs at the NeuronCore base clock). */
+unsigned nx_cost_engine_mhz(const struct nx_machine *m, int engine);
+
+/* Tensor engine: cycles of an unthrottled LDWEIGHTS, MATMUL or control instruction. */
+uint64_t nx_cost_tensor_cycles(const struct nx_machine *m, const struct nx_inst *in);
+
+/* Vector, Scalar, GpSimd and Sync: cycles of one instruction. `dependent` is true when
+ * the instruction had to wait on a semaphore (it then pays the dependent static
+ * overhead instead of the plain access set-up). */
+uint64_t nx_cost_alu_cycles(const struct nx_machine *m, const struct nx_inst *in, bool dependent);
+
+/* Duration in picoseconds of any compute-engine instruction (no throttling). */
+uint64_t nx_cost_inst_ps(const struct nx_machine *m, const struct nx_inst *in, bool dependent);
+
+/* Geometry of one DMA descriptor as the DMA engines see it: `rows` contiguous runs of
+ * `row_bytes` each, spread over the partitions [first_partition, first_partition +
+ * partitions) of the on-chip side (partitions is 0 for HBM-to-HBM copies). */
+struct nx_dma_geom {
+	uint64_t rows;
+	uint64_t row_bytes;
+	unsigned first_partition;
+	unsigned partitions;
+	bool hbm;          /* one side is HBM (the shared HBM cap applies) */
+};
+void nx_cost_dma_geom(const struct nx_dma_desc *d, struct nx_dma_geom *g);
+
+/* Engine time in picoseconds to move `rows` runs of `row_bytes` (one packet). */
+uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64_t row_bytes,
+			       bool transpose);
+
+#endif

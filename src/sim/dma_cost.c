@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT
+ * dma_cost.c: how a DMA descriptor breaks into contiguous runs, and what a packet of
+ * runs costs one DMA engine.
+ *
+ * A run is the longest stretch that is contiguous on both sides (on the SBUF/PSUM
+ * side never more than one partition). Each run pays a fixed descriptor overhead and
+ * then streams at the engine's rate, so bandwidth falls for small runs and saturates
+ * around 2-4 KiB per partition (§6.2: 32 KiB moved by one engine in ~1.4 us). */
+#include "common/compat.h"
+#include "sim/cost.h"
+
+/* Contiguous elements at the innermost end of a row-major HBM pattern. */
+static uint64_t hbm_run(unsigned ndim, const uint64_t *sizes, const int64_t *steps)
+{
+	uint64_t run;
+	int d;
+
+	if (!ndim)
+		return 1;
+	if (steps[ndim - 1] != 1)
+		return 1;
+	run = sizes[ndim - 1];
+	for (d = (int)ndim - 2; d >= 0; d--) {
+		if (sizes[d] == 1)
+			continue;
+		if (steps[d] != (int64_t)run)
+			break;
+		run *= sizes[d];
+	}
+	return run;
+}
+
+static uint64_t prod(unsigned from, unsigned ndim, const uint64_t *sizes)
+{
+	uint64_t p = 1;
+
+	for (unsigned d = from; d < ndim; d++)
+		p *= sizes[d];
+	return p;
+}
+
+void nx_cost_dma_geom(const struct nx_dma_desc *d, struct nx_dma_geom *g)
+{
+	unsigned es = nx_dtype_size(d->dtype);
+	uint64_t bytes = d->bytes, run = UINT64_MAX;
+	bool from_chip = d->from_loc != NX_LOC_HBM, to_chip = d->to_loc != NX_LOC_HBM;
+
+	if (!es)
+		es = 1;
+	if (!bytes)
+		bytes = prod(0, d->to_ndim, d->to_sizes) * es;
+	g->hbm = !from_chip || !to_chip;
+	g->partitions = 0;
+	g->first_partition = 0;
+	if (!from_chip) {
+		uint64_t r = hbm_run(d->from_ndim, d->from_sizes, d->from_steps) * es;
+
+		run = r < run ? r : run;
+	}
+	if (!to_chip) {
+		uint64_t r = hbm_run(d->to_ndim, d->to_sizes, d->to_steps) * es;
+
+		run = r < run ? r : run;
+	}
+	if (to_chip && d->to_ndim) {
+		g->partitions = (unsigned)d->to_sizes[0];
+		g->first_partition = d->to_start_partition;
+	} else if (from_chip && d->from_ndim) {
+		g->partitions = (unsigned)d->from_sizes[0];
+		g->first_partition = d->from_start_partition;
+	}
+	if (g->partitions) {
+		uint64_t per = bytes / g->partitions;
+
+		if (per && per < run)
+			run = per;
+	}
+	if (run == UINT64_MAX || !run)
+		run = bytes ? bytes : 1;
+	if (run > bytes && bytes)
+		run = bytes;
+	g->row_bytes = run;
+	g->rows = bytes ? (bytes + run - 1) / run : 0;
+}
+
+uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64_t row_bytes,
+			       bool transpose)
+{
+	uint64_t per_row = m->dma_desc_overhead_ps + row_bytes * m->dma_engine_fs_per_byte / 1000;
+	uint64_t t = rows * per_row;
+
+	return transpose ? t * m->dma_transpose_factor : t;
+}

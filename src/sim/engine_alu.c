@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT
+ * engine_alu.c: cost of Vector, Scalar, GpSimd and Sync instructions.
+ *
+ * Rules of thumb from §6.2: an instruction over N elements per partition costs about N
+ * engine cycles (2N when VectorE reads two tensors, 8N for reciprocal/divide on
+ * VectorE), never less than MIN_II = 64 cycles, plus a static overhead (~60 cycles
+ * of SBUF/PSUM access set-up, ~100 cycles when the instruction depends on another
+ * engine). A free-dimension stride above 16 bytes halves the bandwidth. The v3 2x/4x
+ * performance modes divide the streaming part for 2-byte types. */
+#include "common/compat.h"
+#include "sim/cost.h"
+
+static uint64_t elems(const struct nx_inst *in)
+{
+	uint64_t n = nx_ap_free_elems(&in->src0);
+
+	if (!n)
+		n = nx_ap_free_elems(&in->dst);
+	return n;
+}
+
+static bool two_byte(const struct nx_ap *ap)
+{
+	return ap->mem == NX_MEM_NONE || nx_dtype_size(ap->dtype) == 2;
+}
+
+static bool wide_stride(const struct nx_ap *ap)
+{
+	int64_t s = ap->step[0] < 0 ? -(int64_t)ap->step[0] : ap->step[0];
+
+	return ap->mem != NX_MEM_NONE && ap->size[0] > 1 && s * nx_dtype_size(ap->dtype) > 16;
+}
+
+uint64_t nx_cost_alu_cycles(const struct nx_machine *m, const struct nx_inst *in, bool dependent)
+{
+	uint64_t work, stat = dependent ? m->alu_dep_static : m->alu_static;
+
+	switch (in->opcode) {
+	case NX_OP_NOP:
+	case NX_OP_EVENT_SEMAPHORE:
+	case NX_OP_DMA_TRIGGER:
+	case NX_OP_NOTIFY:
+		return m->control_cycles;
+	default:
+		break;
+	}
+	work = elems(in);
+	if (in->engine == NX_ENGINE_VECTOR && in->opcode == NX_OP_TENSOR_TENSOR)
+		work *= 2;
+	if (in->engine == NX_ENGINE_VECTOR && in->alu == NX_ALU_DIV &&
+	    (in->opcode == NX_OP_TENSOR_TENSOR || in->opcode == NX_OP_TENSOR_SCALAR))
+		work *= m->recip_factor;
+	if (wide_stride(&in->src0) || wide_stride(&in->src1) || wide_stride(&in->dst))
+		work *= 2;
+	if (m->v3 && in->perf_mode && (in->engine == NX_ENGINE_VECTOR ||
+				       in->engine == NX_ENGINE_SCALAR) &&
+	    two_byte(&in->src0) && two_byte(&in->src1) && two_byte(&in->dst))
+		work = (work + (1u << in->perf_mode) - 1) >> in->perf_mode;
+	if (work < m->alu_min_ii)
+		work = m->alu_min_ii;
+	return work + stat;
+}
+
+uint64_t nx_cost_inst_ps(const struct nx_machine *m, const struct nx_inst *in, bool dependent)
+{
+	uint64_t cyc;
+
+	if (in->engine == NX_ENGINE_TENSOR)
+		cyc = nx_cost_tensor_cycles(m, in);
+	else
+		cyc = nx_cost_alu_cycles(m, in, dependent);
+	return nx_cycles_ps(cyc, nx_cost_engine_mhz(m, in->engine));
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT
+ * engine_tensor.c: cost of Tensor-engine instructions on the 128x128 systolic array.
+ *
+ * MATMUL streams the moving operand (K partitions x N columns) through the array: its
+ * initiation interval is max(N, 64) TE cycles for 2-byte and FP8 types and four times
+ * that for FP32 (§6.2). LDWEIGHTS loads the stationary operand up to 4x faster than a
+ * MATMUL of the same free size (§6.2); the overlap with the previous MATMUL is handled
+ * by the scheduler in sim.c, throttling by throttle.c. */
+#include "common/compat.h"
+#include "sim/cost.h"
+
+unsigned nx_cost_engine_mhz(const struct nx_machine *m, int engine)
+{
+	switch (engine) {
+	case NX_ENGINE_TENSOR:
+		return m->te_mhz;
+	case NX_ENGINE_VECTOR:
+		return m->ve_mhz;
+	case NX_ENGINE_SCALAR:
+		return m->se_mhz;
+	case NX_ENGINE_GPSIMD:
+		return m->gp_mhz;
+	default:
+		return m->nc_mhz;
+	}
+}
+
+static unsigned dtype_factor(const struct nx_machine *m, int dtype)
+{
+	return dtype == NX_DT_FP32 ? m->fp32_factor : 1;
+}
+
+uint64_t nx_cost_tensor_cycles(const struct nx_machine *m, const struct nx_inst *in)
+{
+	uint64_t n = nx_ap_free_elems(&in->src0);
+
+	switch (in->opcode) {
+	case NX_OP_MATMUL:
+		if (n < m->mm_min_ii)
+			n = m->mm_min_ii;
+		return n * dtype_factor(m, in->src0.dtype);
+	case NX_OP_LDWEIGHTS:
+		if (n < m->mm_min_ii)
+			n = m->mm_min_ii;
+		return (n * dtype_factor(m, in->src0.dtype) + m->lw_speedup - 1) / m->lw_speedup;
+	default:
+		return m->control_cycles;
+	}
+}
