@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT
+ * dma.c: the 16 DMA engines of a NeuronCore.
+ *
+ * A triggered block (a transfer) reaches the queues after a fixed latency. Its
+ * descriptors are split over the engines by SBUF partition, about 8 partitions per
+ * engine (§6.2); each engine gets one packet per descriptor it takes part in, then a
+ * 4-byte semaphore write, so every one of the 16 engines adds 1 to the block's
+ * semaphore and a finished transfer has added 16. Each engine keeps one FIFO per NEFF
+ * queue and serves its non-empty FIFOs round-robin, one packet at a time. Packets
+ * that touch HBM also reserve time on a shared HBM channel, which caps the sum of all
+ * engines at the HBM bandwidth. */
+#include "common/compat.h"
+#include "common/xalloc.h"
+#include "sim/cost.h"
+#include "sim/sim_int.h"
+
+#include <stdlib.h>
+
+void nx__sim_dma_init(struct sim *s)
+{
+	struct sim_dma *d = &s->dma;
+	unsigned ne = s->m->dma_engines;
+
+	d->nq = s->neff->nqueues ? (unsigned)s->neff->nqueues : 1;
+	d->fifo = nx_xcalloc((size_t)ne * d->nq, sizeof(*d->fifo));
+	d->rr = nx_xcalloc(ne, sizeof(*d->rr));
+	d->busy = nx_xcalloc(ne, sizeof(*d->busy));
+	d->cur = nx_xcalloc(ne, sizeof(*d->cur));
+	for (unsigned e = 0; e < ne; e++)
+		d->rr[e] = d->nq - 1;
+}
+
+void nx__sim_dma_release(struct sim *s)
+{
+	struct sim_dma *d = &s->dma;
+
+	if (d->fifo)
+		for (size_t i = 0; i < (size_t)s->m->dma_engines * d->nq; i++)
+			free(d->fifo[i].p);
+	free(d->fifo);
+	free(d->rr);
+	free(d->busy);
+	free(d->cur);
+	free(d->xfer);
+	d->fifo = NULL;
+	d->rr = NULL;
+	d->busy = NULL;
+	d->cur = NULL;
+	d->xfer = NULL;
+}
+
+static void fifo_push(struct sim_fifo *f, const struct sim_pkt *p)
+{
+	if (f->head && f->head == f->len) {
+		f->head = f->len = 0;
+	} else if (f->head > 1024 && f->head * 2 > f->len) {
+		for (size_t i = f->head; i < f->len; i++)
+			f->p[i - f->head] = f->p[i];
+		f->len -= f->head;
+		f->head = 0;
+	}
+	NX_GROW(f->p, f->len + 1, f->cap);
+	f->p[f->len++] = *p;
+}
+
+void nx__sim_dma_trigger(struct sim *s, uint32_t block, uint64_t trigger_id)
+{
+	const struct nx_dma_block *b = &s->neff->blocks[block];
+	struct sim_dma *d = &s->dma;
+	struct sim_transfer *t;
+	int sem = b->semaphore;
+
+	if (sem < 0)
+		sem = s->neff->queues[b->queue].semaphore;
+	NX_GROW(d->xfer, d->nxfer + 1, d->capxfer);
+	t = &d->xfer[d->nxfer];
+	t->trigger = trigger_id;
+	t->block = block;
+	t->sem = sem >= 0 && sem < (int)NX_NUM_SEMAPHORES ? sem : -1;
+	t->queue = (uint16_t)b->queue;
+	t->next_pkt = 0;
+	nx_sim_heap_push(&s->heap, s->now + s->m->dma_latency_ps, EV_DMA_ENQUEUE,
+			 (uint32_t)d->nxfer, 0);
+	d->nxfer++;
+	s->st->dma_transfers++;
+}
+
+static int start_next(struct sim *s, unsigned e);
+
+int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer)
+{
+	struct sim_dma *d = &s->dma;
+	const struct sim_transfer *t = &d->xfer[transfer];
+	const struct nx_dma_block *b = &s->neff->blocks[t->block];
+	unsigned ne = s->m->dma_engines, ppe = s->m->dma_partitions_per_engine;
+	uint64_t rows_e[64];
+	int rc;
+
+	for (size_t k = 0; k < b->ndesc; k++) {
+		const struct nx_dma_desc *dd = &b->desc[k];
+		struct nx_dma_geom g;
+		uint64_t left;
+
+		nx_cost_dma_geom(dd, &g);
+		if (!g.rows)
+			continue;
+		for (unsigned e = 0; e < ne; e++)
+			rows_e[e] = 0;
+		if (g.partitions) {
+			uint64_t per = g.rows / g.partitions, extra = g.rows % g.partitions;
+
+			for (unsigned p = 0; p < g.partitions; p++)
+				rows_e[((g.first_partition + p) / ppe) % ne] += per + (p < extra);
+		} else {
+			for (unsigned e = 0; e < ne; e++)
+				rows_e[e] = g.rows / ne + (e < g.rows % ne);
+		}
+		left = dd->bytes ? dd->bytes : g.rows * g.row_bytes;
+		for (unsigned e = 0; e < ne; e++) {
+			struct sim_pkt p = { transfer, (uint32_t)k, rows_e[e], g.row_bytes, 0, g.hbm,
+					     dd->transpose };
+
+			if (!rows_e[e])
+				continue;
+			p.bytes = rows_e[e] * g.row_bytes;
+			if (p.bytes > left)
+				p.bytes = left;
+			left -= p.bytes;
+			fifo_push(&d->fifo[(size_t)e * d->nq + t->queue], &p);
+		}
+	}
+	if (t->sem >= 0) {
+		for (unsigned e = 0; e < ne; e++) {
+			struct sim_pkt p = { transfer, NX_NONE32, 1, 4, 4, false, false };
+
+			fifo_push(&d->fifo[(size_t)e * d->nq + t->queue], &p);
+		}
+	}
+	for (unsigned e = 0; e < ne; e++)
+		if (!d->busy[e] && (rc = start_next(s, e)))
+			return rc;
+	return 0;
+}
+
+static int start_next(struct sim *s, unsigned e)
+{
+	struct sim_dma *d = &s->dma;
+	struct sim_pkt *p = NULL;
+	struct sim_transfer *t;
+	uint64_t dur, end;
+	unsigned q = d->rr[e];
+
+	for (unsigned k = 1; k <= d->nq; k++) {
+		struct sim_fifo *f;
+
+		q = (d->rr[e] + k) % d->nq;
+		f = &d->fifo[(size_t)e * d->nq + q];
+		if (f->head < f->len) {
+			p = &f->p[f->head++];
+			break;
+		}
+	}
+	if (!p)
+		return 0;
+	d->rr[e] = q;
+	d->cur[e] = *p;
+	p = &d->cur[e];
+	t = &d->xfer[p->transfer];
+	dur = nx_cost_dma_packet_ps(s->m, p->rows, p->row_bytes, p->transpose);
+	end = s->now + dur;
+	if (p->hbm) {
+		uint64_t hs = d->hbm_free_ps > s->now ? d->hbm_free_ps : s->now;
+
+		d->hbm_free_ps = hs + p->bytes * s->m->hbm_fs_per_byte / 1000;
+		if (d->hbm_free_ps > end)
+			end = d->hbm_free_ps;
+	}
+	d->busy[e] = true;
+	s->st->dma_packets++;
+	if (s->opts->dma_packets) {
+		struct nx_rec rec = { .kind = NX_REC_DMA };
+		uint64_t id = s->next_dma_id++;
+		int rc;
+
+		rec.u.dma.id = id;
+		rec.u.dma.transfer = p->transfer;
+		rec.u.dma.trigger = t->trigger;
+		rec.u.dma.start = nx__sim_ticks(s->now);
+		rec.u.dma.end = nx__sim_ticks(end);
+		rec.u.dma.block = t->block;
+		rec.u.dma.desc = p->desc;
+		rec.u.dma.packet_idx = t->next_pkt;
+		rec.u.dma.bytes = (uint32_t)p->bytes;
+		rec.u.dma.queue = t->queue;
+		rec.u.dma.crc = (uint16_t)((id * 2654435761u) >> 11);
+		rec.u.dma.dma_engine = (uint8_t)e;
+		if ((rc = nx__sim_emit(s, &rec)))
+			return rc;
+	}
+	t->next_pkt++;
+	nx_sim_heap_push(&s->heap, end, EV_DMA_DONE, e, 0);
+	return 0;
+}
+
+int nx__sim_dma_done(struct sim *s, unsigned e)
+{
+	struct sim_dma *d = &s->dma;
+	struct sim_pkt p = d->cur[e];
+	int rc;
+
+	d->busy[e] = false;
+	if (s->now > s->end_ps)
+		s->end_ps = s->now;
+	if (p.desc == NX_NONE32) {
+		const struct sim_transfer *t = &d->xfer[p.transfer];
+
+		rc = nx__sim_sem_update(s, (unsigned)t->sem, NX_SEM_INC, 1, NX_SEMSRC_AXI);
+		if (rc)
+			return rc;
+	}
+	return start_next(s, e);
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT
+ * emit.c: where simulator records go. nx__sim_emit passes each record to the sink;
+ * nx_sim_capture plugs the NTFF writer in as the sink and fills the header with the
+ * target's hardware constants and the NX_NTFF_SIMULATED flag. Nothing host-dependent
+ * (clock, pid, paths) goes into the file, so captures are byte-identical. */
+#include "common/compat.h"
+#include "sim/sim_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int nx__sim_emit(struct sim *s, const struct nx_rec *rec)
+{
+	if (!s->sink || !s->sink->record)
+		return 0;
+	return s->sink->record(s->sink->arg, rec, s->err);
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+int nx_sim_ntff_info(const struct nx_neff *neff, const struct nx_sim_opts *opts,
+		     struct nx_ntff_info *info, struct nx_err *err)
+{
+	const struct nx_machine *m = nx_machine_get(opts->target);
+
+	if (!m)
+		return nx_errf(err, NX_EUSAGE, "unknown target '%s' (expected trn2 or trn1)",
+			       opts->target);
+	memset(info, 0, sizeof(*info));
+	info->version = NX_NTFF_VERSION;
+	info->flags = NX_NTFF_SIMULATED | (opts->dma_packets ? NX_NTFF_DGE_NOTIFICATIONS : 0);
+	memcpy(info->neff_uuid, neff->hdr.uuid, sizeof(info->neff_uuid));
+	info->ticks_per_ns = 1;
+	info->capture_unix_ns = 0;
+	info->num_physical_cores = 1;
+	info->num_dma_engines = m->dma_engines;
+	info->te_rows = m->te_rows;
+	info->te_cols = m->te_cols;
+	info->ve_channels = info->se_channels = info->gp_channels = NX_NUM_PARTITIONS;
+	info->dma_ddr_bandwidth = m->dma_ddr_bandwidth;
+	info->hbm_ddr_bandwidth = m->hbm_ddr_bandwidth;
+	info->te_clock_ghz = m->te_mhz / 1000.0;
+	info->ve_clock_ghz = m->ve_mhz / 1000.0;
+	info->se_clock_ghz = m->se_mhz / 1000.0;
+	info->gp_clock_ghz = m->gp_mhz / 1000.0;
+	info->nc_clock_ghz = m->nc_mhz / 1000.0;
+	copy_str(info->target, sizeof(info->target), m->target);
+	copy_str(info->instance_type, sizeof(info->instance_type), m->instance_type);
+	snprintf(info->runtime_version, sizeof(info->runtime_version),
+		 "neuron-explorer simulator %s (%s)", NX_VERSION, m->core_name);
+	copy_str(info->driver_version, sizeof(info->driver_version), "simulated");
+	copy_str(info->neff_name, sizeof(info->neff_name), neff->hdr.name);
+	return 0;
+}
+
+static int write_rec(void *arg, const struct nx_rec *rec, struct nx_err *err)
+{
+	return nx_ntff_write(arg, rec, err);
+}
+
+int nx_sim_capture(const struct nx_neff *neff, const struct nx_sim_opts *opts,
+		   const char *ntff_path, struct nx_sim_stats *stats, struct nx_err *err)
+{
+	struct nx_ntff_writer *w = NULL;
+	struct nx_ntff_info info;
+	struct nx_sim_sink sink;
+	int rc;
+
+	if ((rc = nx_sim_ntff_info(neff, opts, &info, err)))
+		return rc;
+	if ((rc = nx_ntff_writer_open(&w, ntff_path, &info, err)))
+		return rc;
+	sink.record = write_rec;
+	sink.arg = w;
+	rc = nx_sim_run(neff, opts, &sink, stats, err);
+	if (rc) {
+		nx_ntff_writer_abort(w);
+		return rc;
+	}
+	return nx_ntff_writer_close(w, err);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT
+ * semaphores.c: the 256 semaphores of a NeuronCore. Instructions wait on one before
+ * they issue (>= or ==) and update one when they complete; DMA engines add 1 each at
+ * the end of a transfer. Every change is a SEM record and wakes the waiting engines. */
+#include "common/compat.h"
+#include "sim/sim_int.h"
+
+bool nx__sim_sem_ready(const struct sim *s, const struct nx_inst *in)
+{
+	int64_t v = s->sem[in->wait_sem];
+
+	switch (in->wait_cond) {
+	case NX_WAIT_GE:
+		return v >= (int64_t)in->wait_value;
+	case NX_WAIT_EQ:
+		return v == (int64_t)in->wait_value;
+	default:
+		return true;
+	}
+}
+
+int nx__sim_sem_update(struct sim *s, unsigned sem, int op, int32_t value, int source)
+{
+	int32_t old = s->sem[sem], v = old;
+	struct nx_rec rec = { .kind = NX_REC_SEM };
+	int rc;
+
+	switch (op) {
+	case NX_SEM_INC:
+		v = old + 1;
+		break;
+	case NX_SEM_DEC:
+		v = old - 1;
+		break;
+	case NX_SEM_ADD:
+		v = old + value;
+		break;
+	case NX_SEM_SUB:
+		v = old - value;
+		break;
+	case NX_SEM_SET:
+		v = value;
+		break;
+	default:
+		return 0;
+	}
+	s->sem[sem] = v;
+	s->st->sem_updates++;
+	rec.u.sem.ts = nx__sim_ticks(s->now);
+	rec.u.sem.value = v;
+	rec.u.sem.sem = (uint16_t)sem;
+	rec.u.sem.source = (uint8_t)source;
+	rec.u.sem.op = (uint8_t)op;
+	rec.u.sem.timing = NX_SEMT_COMPLETE;
+	rec.u.sem.double_set = op == NX_SEM_SET && old == v;
+	rc = nx__sim_emit(s, &rec);
+	if (rc)
+		return rc;
+	return nx__sim_wake(s, sem);
+}

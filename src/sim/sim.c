@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT
+ * sim.c: the simulator's driver. Pops events in (time, seq) order and runs the five
+ * in-order compute engines: each issues its next instruction once the previous one
+ * allows it (Tensor lets LDWEIGHTS start under the previous MATMUL) and its semaphore
+ * wait holds, emits the INST record at issue, and applies the instruction's semaphore
+ * update, DMA trigger or notification when it completes. Engines meet only through
+ * semaphores. When no event is left while an engine still waits, the program is
+ * deadlocked and the error names the waiting instructions. */
+#include "common/compat.h"
+#include "common/xalloc.h"
+#include "sim/cost.h"
+#include "sim/sim_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int issue(struct sim *s, int e);
+
+int nx__sim_wake(struct sim *s, unsigned sem)
+{
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		struct sim_engine *g = &s->eng[e];
+		const struct nx_inst *in;
+		int rc;
+
+		if (!g->blocked)
+			continue;
+		in = &s->neff->inst[e][g->pc];
+		if (in->wait_sem != sem || !nx__sim_sem_ready(s, in))
+			continue;
+		g->blocked = false;
+		if ((rc = issue(s, e)))
+			return rc;
+	}
+	return 0;
+}
+
+/* When the instruction after `in` (issued at start, ending at end) may issue. */
+static uint64_t next_ready(struct sim *s, int e, const struct nx_inst *in, uint64_t start,
+			   uint64_t end)
+{
+	struct sim_engine *g = &s->eng[e];
+	const struct nx_inst *next;
+
+	if (e != NX_ENGINE_TENSOR || g->pc >= s->neff->ninst[e])
+		return end;
+	next = &s->neff->inst[e][g->pc];
+	if (in->opcode == NX_OP_MATMUL && next->opcode == NX_OP_LDWEIGHTS)
+		return start > g->lw_end_ps ? start : g->lw_end_ps;
+	return end > g->mm_free_ps ? end : g->mm_free_ps;
+}
+
+static void progress(struct sim *s)
+{
+	if (!s->opts->progress || s->st->insts < s->next_progress)
+		return;
+	s->next_progress = s->st->insts + 65536;
+	s->opts->progress(s->opts->progress_arg, s->st->insts, s->insts_total,
+			  nx__sim_ticks(s->now));
+}
+
+static int issue(struct sim *s, int e)
+{
+	struct sim_engine *g = &s->eng[e];
+	size_t pc = g->pc;
+	const struct nx_inst *in = &s->neff->inst[e][pc];
+	struct nx_rec rec = { .kind = NX_REC_INST };
+	uint64_t start = s->now, dur, end;
+	int rc;
+
+	dur = nx_cost_inst_ps(s->m, in, in->wait_cond != NX_WAIT_NONE);
+	if (e == NX_ENGINE_TENSOR && (rc = nx__sim_throttle(s, in, start, &dur)))
+		return rc;
+	end = start + dur;
+	g->inst_ids[pc] = s->next_inst_id++;
+	rec.u.inst.id = g->inst_ids[pc];
+	rec.u.inst.start = nx__sim_ticks(start);
+	rec.u.inst.end = nx__sim_ticks(end);
+	rec.u.inst.wait_ticks = nx__sim_ticks(start) - nx__sim_ticks(g->ready_ps);
+	rec.u.inst.index = (uint32_t)pc;
+	rec.u.inst.exec = s->opts->exec_index;
+	rec.u.inst.engine = (uint8_t)e;
+	if ((rc = nx__sim_emit(s, &rec)))
+		return rc;
+	s->st->insts++;
+	progress(s);
+	if (in->opcode == NX_OP_MATMUL)
+		g->mm_free_ps = end;
+	if (in->opcode == NX_OP_LDWEIGHTS)
+		g->lw_end_ps = end;
+	if (end > g->busy_end_ps)
+		g->busy_end_ps = end;
+	nx_sim_heap_push(&s->heap, end, EV_DONE, (uint32_t)e, pc);
+	g->pc++;
+	nx_sim_heap_push(&s->heap, next_ready(s, e, in, start, end), EV_READY, (uint32_t)e, 0);
+	return 0;
+}
+
+static int ready(struct sim *s, int e)
+{
+	struct sim_engine *g = &s->eng[e];
+	const struct nx_inst *in;
+
+	g->ready_ps = s->now;
+	if (g->pc >= s->neff->ninst[e]) {
+		g->done = true;
+		return 0;
+	}
+	in = &s->neff->inst[e][g->pc];
+	if (!nx__sim_sem_ready(s, in)) {
+		g->blocked = true;
+		return 0;
+	}
+	return issue(s, e);
+}
+
+static int notify(struct sim *s, int e, size_t pc, const struct nx_inst *in)
+{
+	struct nx_rec rec = { .kind = NX_REC_ERROR };
+
+	rec.u.error.ts = nx__sim_ticks(s->now);
+	rec.u.error.type = NX_ERRT_NOTIFICATION;
+	rec.u.error.type_id = (int32_t)in->sig_value;
+	snprintf(rec.u.error.description, sizeof(rec.u.error.description), "Custom Notification");
+	snprintf(rec.u.error.metadata, sizeof(rec.u.error.metadata),
+		 "engine=%s index=%zu value=%g", nx_engine_name(e), pc, (double)in->imm);
+	return nx__sim_emit(s, &rec);
+}
+
+static int done(struct sim *s, int e, size_t pc)
+{
+	const struct nx_inst *in = &s->neff->inst[e][pc];
+	int rc;
+
+	if (s->now > s->end_ps)
+		s->end_ps = s->now;
+	if (in->opcode == NX_OP_DMA_TRIGGER)
+		nx__sim_dma_trigger(s, in->dma_block, s->eng[e].inst_ids[pc]);
+	if (in->opcode == NX_OP_NOTIFY && (rc = notify(s, e, pc, in)))
+		return rc;
+	if (in->sig_op != NX_SEM_NONE)
+		return nx__sim_sem_update(s, in->sig_sem, in->sig_op, (int32_t)in->sig_value,
+					  NX_SEMSRC_ENGINE0 + e);
+	return 0;
+}
+
+static int deadlock(struct sim *s)
+{
+	char desc[512];
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	int n = 0;
+
+	nx_strbuf_addstr(&sb, "deadlock: no engine can run and no DMA is in flight");
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		const struct sim_engine *g = &s->eng[e];
+		const struct nx_inst *in;
+
+		if (!g->blocked)
+			continue;
+		in = &s->neff->inst[e][g->pc];
+		nx_sim_describe_inst(s->neff, e, g->pc, desc, sizeof(desc));
+		nx_strbuf_addf(&sb, "%s %s waits for S[%u] %s %u but S[%u] is %d", n ? ";" : ":",
+			       desc, in->wait_sem, in->wait_cond == NX_WAIT_EQ ? "==" : ">=",
+			       in->wait_value, in->wait_sem, s->sem[in->wait_sem]);
+		n++;
+	}
+	nx_errf(s->err, NX_ESIM, "%s (at %" PRIu64 " ns)", nx_strbuf_str(&sb),
+		nx__sim_ticks(s->now));
+	nx_strbuf_release(&sb);
+	return NX_ESIM;
+}
+
+static int exec_rec(struct sim *s, bool stop)
+{
+	struct nx_rec rec = { .kind = NX_REC_EXEC };
+
+	rec.u.exec.ts = nx__sim_ticks(s->now);
+	rec.u.exec.index = s->opts->exec_index;
+	rec.u.exec.stop = stop;
+	return nx__sim_emit(s, &rec);
+}
+
+static int loop(struct sim *s)
+{
+	struct nx_sim_event ev;
+	int rc = 0;
+
+	while (!rc && nx_sim_heap_pop(&s->heap, &ev)) {
+		s->now = ev.time;
+		switch (ev.kind) {
+		case EV_READY:
+			rc = ready(s, (int)ev.a);
+			break;
+		case EV_DONE:
+			rc = done(s, (int)ev.a, (size_t)ev.b);
+			break;
+		case EV_DMA_ENQUEUE:
+			rc = nx__sim_dma_enqueue(s, ev.a);
+			break;
+		case EV_DMA_DONE:
+			rc = nx__sim_dma_done(s, ev.a);
+			break;
+		default:
+			rc = nx_errf(s->err, NX_ESIM, "internal error: event kind %u", ev.kind);
+		}
+	}
+	return rc;
+}
+
+int nx_sim_run(const struct nx_neff *neff, const struct nx_sim_opts *opts,
+	       const struct nx_sim_sink *sink, struct nx_sim_stats *stats, struct nx_err *err)
+{
+	struct nx_sim_stats dummy;
+	struct sim s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	if (!stats)
+		stats = &dummy;
+	memset(stats, 0, sizeof(*stats));
+	s.m = nx_machine_get(opts->target);
+	if (!s.m)
+		return nx_errf(err, NX_EUSAGE, "unknown target '%s' (expected trn2 or trn1)",
+			       opts->target);
+	if ((rc = nx_sim_validate(neff, opts->target, err)))
+		return rc;
+	s.neff = neff;
+	s.opts = opts;
+	s.sink = sink;
+	s.st = stats;
+	s.err = err;
+	nx_sim_heap_init(&s.heap);
+	nx__sim_dma_init(&s);
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		s.eng[e].inst_ids = nx_xcalloc(neff->ninst[e] + 1, sizeof(uint64_t));
+		s.insts_total += neff->ninst[e];
+		nx_sim_heap_push(&s.heap, 0, EV_READY, (uint32_t)e, 0);
+	}
+	if ((rc = exec_rec(&s, false)))
+		goto out;
+	if ((rc = loop(&s)))
+		goto out;
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		if (s.eng[e].blocked) {
+			rc = deadlock(&s);
+			goto out;
+		}
+	}
+	s.now = s.end_ps;
+	if ((rc = nx__sim_throttle_finish(&s)) || (rc = exec_rec(&s, true)))
+		goto out;
+	stats->end_ns = nx__sim_ticks(s.end_ps);
+out:
+	for (int e = 0; e < NX_ENGINE_COUNT; e++)
+		free(s.eng[e].inst_ids);
+	nx__sim_dma_release(&s);
+	nx_sim_heap_release(&s.heap);
+	return rc;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT
+ * sim_int.h: state shared by the simulator's files (sim.c drives, semaphores.c,
+ * dma.c, throttle.c and emit.c model one part each). Not a public interface. */
+#ifndef NX_SIM_SIM_INT_H
+#define NX_SIM_SIM_INT_H
+
+#include "common/compat.h"
+#include "sim/heap.h"
+#include "sim/machine.h"
+#include "sim/sim.h"
+
+enum sim_ev {
+	EV_READY = 1,       /* a = engine: try to issue the next instruction */
+	EV_DONE = 2,        /* a = engine, b = (index << 32) | nothing: instruction completed */
+	EV_DMA_ENQUEUE = 3, /* a = transfer: its packets reach the DMA queues */
+	EV_DMA_DONE = 4,    /* a = DMA engine: its current packet finished */
+};
+
+struct sim_engine {
+	size_t pc;              /* next instruction */
+	bool blocked;           /* waiting on a semaphore */
+	bool done;
+	uint64_t ready_ps;      /* when instruction pc could have issued but for its wait */
+	uint64_t mm_free_ps;    /* Tensor: moving array free */
+	uint64_t lw_end_ps;     /* Tensor: last LDWEIGHTS done */
+	uint64_t busy_end_ps;   /* latest end of an issued instruction */
+	uint64_t *inst_ids;     /* record id of each issued instruction (for DONE/DMA) */
+};
+
+struct sim_pkt {
+	uint32_t transfer;
+	uint32_t desc;          /* NX_NONE32 for the 4-byte semaphore write */
+	uint64_t rows, row_bytes, bytes;
+	bool hbm, transpose;
+};
+
+struct sim_fifo {
+	struct sim_pkt *p;
+	size_t head, len, cap;
+};
+
+struct sim_transfer {
+	uint64_t trigger;       /* instruction record id */
+	uint32_t block;
+	int sem;                /* semaphore incremented by each engine's write, -1 none */
+	uint16_t queue;
+	uint32_t next_pkt;
+};
+
+struct sim_dma {
+	unsigned nq;
+	struct sim_fifo *fifo;  /* [engine * nq + queue] */
+	unsigned *rr;           /* last queue served, per engine */
+	bool *busy;
+	struct sim_pkt *cur;    /* packet in flight, per engine */
+	uint64_t hbm_free_ps;
+	struct sim_transfer *xfer;
+	size_t nxfer, capxfer;
+};
+
+struct sim_throttle {
+	bool armed;             /* a ramp window exists */
+	uint64_t arm_ps;
+	uint64_t te_busy_end_ps;
+	bool te_seen;
+};
+
+struct sim {
+	const struct nx_neff *neff;
+	const struct nx_machine *m;
+	const struct nx_sim_opts *opts;
+	const struct nx_sim_sink *sink;
+	struct nx_sim_stats *st;
+	struct nx_err *err;
+	struct nx_sim_heap heap;
+	uint64_t now;           /* ps */
+	uint64_t end_ps;        /* latest activity */
+	struct sim_engine eng[NX_ENGINE_COUNT];
+	int32_t sem[NX_NUM_SEMAPHORES];
+	struct sim_dma dma;
+	struct sim_throttle thr;
+	uint64_t next_inst_id, next_dma_id;
+	uint64_t insts_total, next_progress;
+};
+
+/* emit.c: record helpers (ps converted to ticks, 1 tick = 1 ns). */
+int nx__sim_emit(struct sim *s, const struct nx_rec *rec);
+static inline uint64_t nx__sim_ticks(uint64_t ps)
+{
+	return ps / 1000;
+}
+
+/* semaphores.c */
+bool nx__sim_sem_ready(const struct sim *s, const struct nx_inst *in);
+int nx__sim_sem_update(struct sim *s, unsigned sem, int op, int32_t value, int source);
+
+/* dma.c */
+void nx__sim_dma_init(struct sim *s);
+void nx__sim_dma_release(struct sim *s);
+/* Records a triggered block; its packets reach the queues after the DMA latency. */
+void nx__sim_dma_trigger(struct sim *s, uint32_t block, uint64_t trigger_id);
+int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer);
+int nx__sim_dma_done(struct sim *s, unsigned engine);
+
+/* throttle.c: stretches a Tensor instruction starting at start_ps; returns the
+ * throttled duration. Closes the last window (emitting its records) at the end. */
+int nx__sim_throttle(struct sim *s, const struct nx_inst *in, uint64_t start_ps, uint64_t *dur_ps);
+int nx__sim_throttle_finish(struct sim *s);
+
+/* sim.c: re-checks engines blocked on sem after it changed. */
+int nx__sim_wake(struct sim *s, unsigned sem);
+
+#endif
