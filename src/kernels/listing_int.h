@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT
+ * listing_int.h: the assembler's state and the operand parsers shared by
+ * listing_parse.c and listing_asm.c. Not a public interface. */
+#ifndef NX_KERNELS_LISTING_INT_H
+#define NX_KERNELS_LISTING_INT_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "kernels/symtab.h"
+#include "neff/neff.h"
+
+#define NX_ASM_MAX_TOK 48
+
+struct asm_ref {
+	int engine;
+	size_t index;
+	int line;
+	char *name;
+};
+
+struct asm_state {
+	const char *fname;
+	int line;
+	struct nx_err *err;
+	struct nx_neff *neff;
+	size_t cap_tensors, cap_queues, cap_blocks, cap_inst[NX_ENGINE_COUNT], cap_dbg, cap_desc;
+	struct nx_symtab tensors, queues, blocks, dbg;
+	char *source;            /* default file of "@LINE" */
+	char *kernel;
+	bool have_frame;
+	int cur_block;           /* block that takes "desc" lines, -1 none */
+	struct asm_ref *refs;
+	size_t nrefs, cap_refs;
+	uint32_t next_bir;
+	uint32_t last_lw_bir;
+	bool last_te_was_lw;
+};
+
+/* Reports "fname:line: <message>" (NX_EUSAGE) and returns the code. */
+int nx__asm_fail(struct asm_state *st, const char *fmt, ...) NX_PRINTF(2, 3);
+
+/* Numbers: accept decimal and 0x hex; fail on trailing garbage. */
+int nx__asm_u64(struct asm_state *st, const char *s, uint64_t *v, const char *what);
+
+/* "sbuf[0:128]+0x400:bf16[512]" (optional ",S1" in the size and "{ST0,ST1}" steps). */
+int nx__asm_ap(struct asm_state *st, const char *s, struct nx_ap *ap);
+/* "S[3]>=16" / "S[3]==2" into wait fields. */
+int nx__asm_wait(struct asm_state *st, const char *s, struct nx_inst *in);
+/* "S[3]++", "S[3]--", "S[3]+=N", "S[3]-=N", "S[3]=N" into signal fields. */
+int nx__asm_sig(struct asm_state *st, const char *s, struct nx_inst *in);
+/* One side of a descriptor: "tensor[a:b, c:d]" (HBM) or "sbuf[p0:p1]+off[:dtype[n]]". */
+int nx__asm_desc(struct asm_state *st, const char *src, const char *dst, bool transpose,
+		 struct nx_dma_desc *d);
+
+#endif
