@@ -1,0 +1,34 @@
+"""Planted problem: a tiled matmul pipeline serialised by semaphore waits.
+
+C = lhsT.T @ rhs for 2048 x 2048 x 2048 by default, with every buffer single:
+the next load waits for the previous store, the matmul waits for the load, the
+copy waits for the matmul. Each engine spends most of its time waiting
+(evt_wait_time) and the engines never overlap. The fix is double buffering.
+"""
+import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+
+TILE_K = 128
+TILE_M = 128
+TILE_N = 512
+
+
+@nki.jit
+def serial_sem(lhsT, rhs):
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    result = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    lhsT_buf = nl.ndarray((nl.par_dim(TILE_K), K // TILE_K, TILE_M), dtype=lhsT.dtype, buffer=nl.sbuf)
+    rhs_buf = nl.ndarray((nl.par_dim(TILE_K), K // TILE_K, TILE_N), dtype=rhs.dtype, buffer=nl.sbuf)
+
+    for m in nl.sequential_range(M // TILE_M):
+        for n in nl.sequential_range(N // TILE_N):
+            lhsT_buf[...] = nl.load(lhsT[:, m * TILE_M:(m + 1) * TILE_M])   # single buffer
+            rhs_buf[...] = nl.load(rhs[:, n * TILE_N:(n + 1) * TILE_N])      # single buffer
+            acc = nl.zeros((TILE_M, TILE_N), nl.float32, buffer=nl.psum)
+            for k in nl.sequential_range(K // TILE_K):
+                acc += nisa.nc_matmul(lhsT_buf[:, k, :], rhs_buf[:, k, :])
+            out_tile = nl.copy(acc, dtype=result.dtype)
+            nl.store(result[m * TILE_M:(m + 1) * TILE_M, n * TILE_N:(n + 1) * TILE_N], value=out_tile)
+    return result
