@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT
+ * events.c: shapes Chrome trace events into SystemProfileEvents rows (see events.h).
+ * The rule for each phase is one small function; what cannot be taken as it is
+ * (an E without a B, a negative duration, ...) is counted and reported per file. */
+#include "common/compat.h"
+#include "trace/events.h"
+#include "common/json_writer.h"
+#include "common/xalloc.h"
+#include "trace/num.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_ID, C_NAME, C_START, C_END, C_DUR, C_SRC, C_INST, C_PID, C_TID, C_FLOW, C_STREAM,
+       C_EXTRA };
+static const char *const columns[] = { "id", "name", "start_ts", "end_ts", "duration_ns",
+				       "trace_event_source", "instance_id", "process_id",
+				       "thread_id", "flow_id", "framework_stream_id",
+				       "extra_attributes_json", NULL };
+
+/* Phases of the Trace Event Format; anything else is kept and reported. */
+static const char known_phases[] = "BEXiICMstfbneSTFpPONDRc()=<>Vv";
+
+/* Integer id of a pid/tid: integers as they are, numeric text parsed, other text
+ * hashed to a stable value in [2^62, 2^63) so that it cannot meet a small real id. */
+static int64_t id_value(enum nx_idkind kind, int64_t v, const struct nx_strbuf *text)
+{
+	int64_t n;
+
+	if (kind == NX_ID_INT)
+		return v;
+	if (kind == NX_ID_NONE)
+		return 0;
+	if (nx_num_i64(nx_strbuf_str(text), &n))
+		return n;
+	return (int64_t)((nx_num_fnv1a(text->buf ? text->buf : "", text->len) >> 2) |
+			 ((uint64_t)1 << 62));
+}
+
+static void count(struct nx_tev_count *c, uint64_t off)
+{
+	if (!c->n++)
+		c->first = off;
+}
+
+static void see(struct nx_tev_src *s, int64_t a, int64_t b)
+{
+	if (s->file_first > s->file_last) {
+		s->file_first = a;
+		s->file_last = b;
+	} else {
+		if (a < s->file_first)
+			s->file_first = a;
+		if (b > s->file_last)
+			s->file_last = b;
+	}
+}
+
+/* Writes one row; the event's ids and stream key come from s->ev unless given. */
+static void put(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, const char *name,
+		int64_t start, int64_t end, int64_t pid, int64_t tid, const char *flow,
+		const char *stream, const char *extra)
+{
+	const int *c = s->map.idx;
+
+	nx_rowbuf_i64(b, (size_t)c[C_ID], row, s->next_id++);
+	nx_rowbuf_str(b, (size_t)c[C_NAME], row, name);
+	nx_rowbuf_i64(b, (size_t)c[C_START], row, start);
+	nx_rowbuf_i64(b, (size_t)c[C_END], row, end);
+	nx_rowbuf_i64(b, (size_t)c[C_DUR], row, end - start);
+	nx_rowbuf_str(b, (size_t)c[C_SRC], row, "framework");
+	nx_rowbuf_str(b, (size_t)c[C_INST], row, s->files[s->cur].instance);
+	nx_rowbuf_i64(b, (size_t)c[C_PID], row, pid);
+	nx_rowbuf_i64(b, (size_t)c[C_TID], row, tid);
+	nx_rowbuf_str(b, (size_t)c[C_FLOW], row, flow);
+	nx_rowbuf_str(b, (size_t)c[C_STREAM], row, stream);
+	if (extra && extra[0])
+		nx_rowbuf_str(b, (size_t)c[C_EXTRA], row, extra);
+	s->files[s->cur].rows++;
+}
+
+/* "<instance>/<pid>/<tid>" with the ids as written in the file. */
+static const char *stream_key(struct nx_tev_src *s, int64_t pid, int64_t tid)
+{
+	const struct nx_cev *ev = &s->ev;
+
+	nx_strbuf_reset(&s->sb);
+	nx_strbuf_addf(&s->sb, "%s/", s->files[s->cur].instance);
+	if (ev->pid_kind == NX_ID_TEXT)
+		nx_strbuf_addstr(&s->sb, nx_strbuf_str(&ev->pid_text));
+	else
+		nx_strbuf_addf(&s->sb, "%" PRId64, pid);
+	nx_strbuf_addch(&s->sb, '/');
+	if (ev->tid_kind == NX_ID_TEXT)
+		nx_strbuf_addstr(&s->sb, nx_strbuf_str(&ev->tid_text));
+	else
+		nx_strbuf_addf(&s->sb, "%" PRId64, tid);
+	return s->sb.buf;
+}
+
+static struct nx_tslot *stack_of(struct nx_tev_src *s, struct nx_tmap *m, int64_t pid,
+				 int64_t tid, bool async)
+{
+	const struct nx_cev *ev = &s->ev;
+
+	nx_strbuf_reset(&s->sb2);
+	nx_strbuf_addf(&s->sb2, "%" PRId64 "\x1f%" PRId64, pid, async ? 0 : tid);
+	if (async) {
+		nx_strbuf_addf(&s->sb2, "\x1f%s\x1f%s\x1f", nx_strbuf_str(&ev->cat),
+			       nx_strbuf_str(&ev->id));
+		nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->name));
+	}
+	struct nx_tslot *slot = nx_tmap_get(m, s->sb2.buf, s->sb2.len);
+	slot->pid = pid;
+	slot->tid = tid;
+	return slot;
+}
+
+/* E and e: closes the innermost open begin. Returns the rows written (0 or 1). */
+static int close_begin(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, int64_t pid,
+		       int64_t tid, bool async)
+{
+	struct nx_cev *ev = &s->ev;
+	struct nx_tslot *slot = stack_of(s, async ? &s->async : &s->threads, pid, tid, async);
+
+	if (!slot->nopen) {
+		count(async ? &s->k.ae_no_b : &s->k.e_no_b, ev->offset);
+		return 0;
+	}
+	struct nx_open *o = &slot->open[--slot->nopen];
+	int64_t end = ev->ts_ns;
+	if (end < o->start) {
+		count(&s->k.neg, ev->offset);
+		end = o->start;
+	}
+	if (!async && ev->name.len && o->name[0] && strcmp(o->name, ev->name.buf))
+		count(&s->k.mismatch, ev->offset);
+	/* The end event's args are kept next to the begin's members. */
+	char *extra = o->extra;
+	struct nx_strbuf merged = NX_STRBUF_INIT;
+	if (ev->extra.len && strstr(ev->extra.buf, "\"args\":")) {
+		if (extra && extra[0] == '{') {
+			nx_strbuf_add(&merged, extra, strlen(extra) - 1);
+			nx_strbuf_addstr(&merged, ",\"end_event\":");
+		} else {
+			nx_strbuf_addstr(&merged, "{\"end_event\":");
+		}
+		nx_strbuf_add(&merged, ev->extra.buf, ev->extra.len);
+		nx_strbuf_addch(&merged, '}');
+		extra = merged.buf;
+	}
+	see(s, o->start, end);
+	put(s, b, row, o->name, o->start, end, slot->pid, slot->tid, NULL,
+	    stream_key(s, slot->pid, slot->tid), extra);
+	nx_strbuf_release(&merged);
+	free(o->name);
+	free(o->extra);
+	return 1;
+}
+
+/* s, t, f: a zero-length row whose flow_id names the flow, numbered per (cat, id). */
+static int flow(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, int64_t pid, int64_t tid)
+{
+	struct nx_cev *ev = &s->ev;
+	char num[32];
+
+	nx_strbuf_reset(&s->sb2);
+	nx_strbuf_addf(&s->sb2, "%s\x1f", nx_strbuf_str(&ev->cat));
+	nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->id));
+	struct nx_tslot *slot = nx_tmap_get(&s->flows, s->sb2.buf, s->sb2.len);
+	if (!slot->num)
+		slot->num = s->next_flow++;
+	if (ev->ph.buf[0] == 's')
+		slot->starts++;
+	else if (ev->ph.buf[0] == 'f')
+		slot->ends++;
+	snprintf(num, sizeof(num), "%" PRId64, slot->num);
+	see(s, ev->ts_ns, ev->ts_ns);
+	put(s, b, row, nx_strbuf_str(&ev->name), ev->ts_ns, ev->ts_ns, pid, tid, num,
+	    stream_key(s, pid, tid), ev->extra.buf);
+	return 1;
+}
+
+/* One event in, zero or one row out. */
+static int shape(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row)
+{
+	struct nx_cev *ev = &s->ev;
+	int64_t pid = id_value(ev->pid_kind, ev->pid, &ev->pid_text);
+	int64_t tid = id_value(ev->tid_kind, ev->tid, &ev->tid_text);
+	char ph = ev->ph.len == 1 ? ev->ph.buf[0] : '?';
+	int64_t start = ev->ts_ns, dur = ev->has_dur ? ev->dur_ns : 0;
+
+	if (ph != 'M' && !ev->has_ts)
+		count(&s->k.no_ts, ev->offset);
+	if (ph == '?' || !strchr(known_phases, ph)) {
+		count(&s->k.unknown, ev->offset);
+		size_t ul = strlen(s->k.unknown_ph);
+		if (ul + ev->ph.len + 3 < sizeof(s->k.unknown_ph) &&
+		    !strstr(s->k.unknown_ph, nx_strbuf_str(&ev->ph)))
+			snprintf(s->k.unknown_ph + ul, sizeof(s->k.unknown_ph) - ul, "%s'%s'",
+				 ul ? ", " : "", nx_strbuf_str(&ev->ph));
+		ph = '?';
+	}
+	switch (ph) {
+	case 'B':
+		nx_open_push(stack_of(s, &s->threads, pid, tid, false), nx_strbuf_str(&ev->name),
+			     ev->name.len, nx_strbuf_str(&ev->extra), ev->extra.len, start, ev->offset);
+		return 0;
+	case 'E':
+		return close_begin(s, b, row, pid, tid, false);
+	case 'b':
+		nx_open_push(stack_of(s, &s->async, pid, tid, true), nx_strbuf_str(&ev->name),
+			     ev->name.len, nx_strbuf_str(&ev->extra), ev->extra.len, start, ev->offset);
+		return 0;
+	case 'e':
+		return close_begin(s, b, row, pid, tid, true);
+	case 's':
+	case 't':
+	case 'f':
+		return flow(s, b, row, pid, tid);
+	case 'X':
+		if (!ev->has_dur)
+			count(&s->k.no_dur, ev->offset);
+		break;
+	default:
+		break;
+	}
+	if (dur < 0) {
+		count(&s->k.neg, ev->offset);
+		dur = 0;
+	}
+	if (ph != 'M')
+		see(s, start, start + dur);
+	put(s, b, row, nx_strbuf_str(&ev->name), start, start + dur, pid, tid, NULL,
+	    stream_key(s, pid, tid), ev->extra.buf);
+	return 1;
+}
+
+static void pend(struct nx_tev_src *s, const char *name, const char *extra, const char *stream,
+		 int64_t start, int64_t end, int64_t pid, int64_t tid)
+{
+	NX_GROW(s->pend, s->npend + 1, s->pend_cap);
+	struct nx_prow *p = &s->pend[s->npend++];
+	p->name = nx_xstrdup(name);
+	p->extra = extra ? nx_xstrdup(extra) : NULL;
+	p->stream = nx_xstrdup(stream);
+	p->start = start;
+	p->end = end < start ? start : end;
+	p->pid = pid;
+	p->tid = tid;
+}
+
+/* Begins never closed end at the file's last timestamp, as trace viewers draw them. */
+static void flush_open(struct nx_tev_src *s, struct nx_tmap *m, struct nx_tev_count *c)
+{
+	char stream[256];
+
+	for (size_t i = 0; i < m->cap; i++) {
+		struct nx_tslot *slot = &m->slots[i];
+		for (size_t k = 0; slot->key && k < slot->nopen; k++) {
+			struct nx_open *o = &slot->open[k];
+			count(c, o->offset);
+			snprintf(stream, sizeof(stream), "%s/%" PRId64 "/%" PRId64,
+				 s->files[s->cur].instance, slot->pid, slot->tid);
+			pend(s, o->name, o->extra, stream, o->start, s->file_last, slot->pid, slot->tid);
+		}
+	}
+}
+
+static void warn_count(struct nx_tev_src *s, const struct nx_tev_count *c, const char *what,
+		       const char *outcome)
+{
+	if (c->n)
+		nx_ctx_warn(s->ctx, "Invalid Data",
+			    "'%s': %" PRIu64 " %s (the first at byte %" PRIu64 "); %s",
+			    s->files[s->cur].path, c->n, what, c->first, outcome);
+}
+
+static void file_warnings(struct nx_tev_src *s)
+{
+	const char *path = s->files[s->cur].path;
+	uint64_t orphan_f = 0, orphan_ids = 0;
+
+	warn_count(s, &s->k.e_no_b, "E events have no open B event on their thread",
+		   "they were dropped");
+	warn_count(s, &s->k.b_no_e, "B events have no matching E event",
+		   "their rows end at the last timestamp of the file");
+	warn_count(s, &s->k.mismatch, "E events close a B event of another name",
+		   "each closes the innermost open B of its thread, as trace viewers do");
+	warn_count(s, &s->k.ae_no_b, "async e events have no open b event with the same id",
+		   "they were dropped");
+	warn_count(s, &s->k.ab_no_e, "async b events have no matching e event",
+		   "their rows end at the last timestamp of the file");
+	warn_count(s, &s->k.neg, "events have a negative duration",
+		   "their duration was set to 0");
+	warn_count(s, &s->k.no_dur, "complete (X) events have no dur",
+		   "their duration was set to 0");
+	warn_count(s, &s->k.no_ts, "events have no usable ts", "their start was set to 0");
+	if (s->k.unknown.n)
+		nx_ctx_warn(s->ctx, "Invalid Data",
+			    "'%s': %" PRIu64 " events have a phase that is not in the Trace Event "
+			    "Format (%s; the first at byte %" PRIu64 "); they were kept as generic "
+			    "events", path, s->k.unknown.n, s->k.unknown_ph, s->k.unknown.first);
+	for (size_t i = 0; i < s->flows.cap; i++) {
+		const struct nx_tslot *f = &s->flows.slots[i];
+		if (f->key && f->ends && !f->starts) {
+			orphan_f += f->ends;
+			orphan_ids++;
+		}
+	}
+	if (orphan_f)
+		nx_ctx_warn(s->ctx, "Invalid Data",
+			    "'%s': %" PRIu64 " flow end (f) events of %" PRIu64 " flow ids have no "
+			    "flow start (s) in the file; their rows are kept, unlinked", path,
+			    orphan_f, orphan_ids);
+	if (s->rd.skipped)
+		nx_ctx_warn(s->ctx, "Invalid Data",
+			    "'%s': %" PRIu64 " elements of the event array are not objects (the "
+			    "first at byte %" PRIu64 "); they were skipped", path, s->rd.skipped,
+			    s->rd.first_skip_off);
+	if (s->rd.truncated)
+		nx_ctx_warn(s->ctx, "Missing Data",
+			    "%s; the %" PRIu64 " complete events before that point were ingested",
+			    s->rd.trunc_msg, s->rd.events);
+}
+
+/* End of one file: open begins and the metadata row become pending rows. */
+static void finish_file(struct nx_tev_src *s)
+{
+	flush_open(s, &s->threads, &s->k.b_no_e);
+	flush_open(s, &s->async, &s->k.ab_no_e);
+	if (s->rd.meta.len) {
+		struct nx_strbuf x = NX_STRBUF_INIT;
+		char stream[256];
+		nx_strbuf_addstr(&x, "{\"ph\":\"M\",\"args\":");
+		nx_strbuf_add(&x, s->rd.meta.buf, s->rd.meta.len);
+		nx_strbuf_addch(&x, '}');
+		snprintf(stream, sizeof(stream), "%s/0/0", s->files[s->cur].instance);
+		int64_t at = s->file_first <= s->file_last ? s->file_first : 0;
+		pend(s, "trace_metadata", x.buf, stream, at, at, 0, 0);
+		nx_strbuf_release(&x);
+	}
+	file_warnings(s);
+	s->files[s->cur].events = s->rd.events;
+	if (s->file_first <= s->file_last) {
+		if (s->first_ns > s->last_ns || s->file_first < s->first_ns)
+			s->first_ns = s->file_first;
+		if (s->first_ns > s->last_ns || s->file_last > s->last_ns)
+			s->last_ns = s->file_last;
+	}
+	nx_tmap_clear(&s->threads);
+	nx_tmap_clear(&s->async);
+	nx_tmap_clear(&s->flows);
+	nx_chrome_close(&s->rd);
+	s->open = false;
+}
+
+static int open_file(struct nx_tev_src *s, struct nx_err *err)
+{
+	int rc = nx_chrome_open(&s->rd, s->files[s->cur].path, err);
+
+	if (rc)
+		return rc;
+	s->open = true;
+	memset(&s->k, 0, sizeof(s->k));
+	s->file_first = 1;
+	s->file_last = 0;
+	return 0;
+}
+
+static void free_pending(struct nx_tev_src *s)
+{
+	for (size_t i = 0; i < s->npend; i++) {
+		free(s->pend[i].name);
+		free(s->pend[i].extra);
+		free(s->pend[i].stream);
+	}
+	s->npend = s->pend_pos = 0;
+}
+
+static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct nx_tev_src *s = self;
+	size_t cap = nx_rowbuf_capacity(b), n = 0;
+	int rc;
+
+	while (n < cap) {
+		if (s->pend_pos < s->npend) {
+			struct nx_prow *p = &s->pend[s->pend_pos++];
+			s->cur--; /* pending rows belong to the file just finished */
+			put(s, b, n++, p->name, p->start, p->end, p->pid, p->tid, NULL, p->stream,
+			    p->extra);
+			s->cur++;
+			if (s->pend_pos == s->npend)
+				free_pending(s);
+			continue;
+		}
+		if (!s->open) {
+			if (s->cur >= s->nfiles)
+				break;
+			if ((rc = open_file(s, err)))
+				return rc;
+		}
+		rc = nx_chrome_next(&s->rd, &s->ev, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			finish_file(s);
+			s->cur++;
+			continue;
+		}
+		n += (size_t)shape(s, b, n);
+	}
+	return (int)n;
+}
+
+int nx_tev_init(struct nx_tev_src *s, struct nx_tev_file *files, size_t nfiles,
+		struct nx_ingest_ctx *ctx, struct nx_row_source *src, struct nx_err *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->files = files;
+	s->nfiles = nfiles;
+	s->ctx = ctx;
+	s->next_id = 1;
+	s->next_flow = 1;
+	s->first_ns = 1;
+	s->last_ns = 0;
+	nx_cev_init(&s->ev);
+	int rc = nx_colmap_init(&s->map, "SystemProfileEvents", columns, err);
+	if (rc)
+		return rc;
+	src->table = s->map.table;
+	src->self = s;
+	src->next = next;
+	return 0;
+}
+
+void nx_tev_release(struct nx_tev_src *s)
+{
+	if (s->open)
+		nx_chrome_close(&s->rd);
+	free_pending(s);
+	free(s->pend);
+	nx_tmap_release(&s->threads);
+	nx_tmap_release(&s->async);
+	nx_tmap_release(&s->flows);
+	nx_cev_release(&s->ev);
+	nx_strbuf_release(&s->sb);
+	nx_strbuf_release(&s->sb2);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT
+ * events.h: the SystemProfileEvents row source over a list of Chrome trace files.
+ * It reads the files one after another with the streaming reader and shapes events
+ * into rows:
+ *   X, i/I, C, M, s/t/f, n and every other phase  -> one row each,
+ *   B + E (innermost open B of the same pid/tid)   -> one row,
+ *   b + e (same pid, cat, id and name)             -> one row,
+ *   the file's other top-level members             -> one "trace_metadata" row (ph M).
+ * Ids are unique int64 over the profile; flows get profile-wide numbers per (file,
+ * cat, id). Anomalies are counted per file and reported as Warning rows through the
+ * ingest context. Memory is bounded by the reader's window plus what is open at once
+ * (B and b events without their end yet, and one entry per flow id of the file). */
+#ifndef NX_TRACE_EVENTS_H
+#define NX_TRACE_EVENTS_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "db/duck.h"
+#include "ingest/context.h"
+#include "trace/chrome.h"
+#include "trace/tmap.h"
+
+struct nx_tev_file {
+	const char *path;
+	const char *instance; /* instance_id of its rows */
+	uint64_t events, rows; /* counted while reading */
+};
+
+struct nx_tev_src {
+	struct nx_tev_file *files;
+	size_t nfiles, cur;
+	struct nx_ingest_ctx *ctx; /* receives warnings */
+	struct nx_colmap map;
+	bool open;
+	struct nx_chrome rd;
+	struct nx_cev ev;
+	struct nx_tmap threads, async, flows;
+	int64_t next_id, next_flow;
+	/* Rows produced at the end of a file (open begins, metadata), emitted in order. */
+	struct nx_prow { char *name, *extra, *stream; int64_t start, end, pid, tid; } *pend;
+	size_t npend, pend_pos, pend_cap;
+	/* Per-file anomaly counts and the offset of the first of each. */
+	struct nx_tev_counts {
+		struct nx_tev_count { uint64_t n, first; } e_no_b, b_no_e, mismatch, neg, no_ts,
+			no_dur, ae_no_b, ab_no_e, unknown;
+		char unknown_ph[64];
+	} k;
+	int64_t file_first, file_last;
+	/* Bounds over the profile's timed rows (M rows excluded); first > last: none. */
+	int64_t first_ns, last_ns;
+	struct nx_strbuf sb, sb2;
+};
+
+/* Prepares the source over files (borrowed; they must outlive the source). */
+int nx_tev_init(struct nx_tev_src *s, struct nx_tev_file *files, size_t nfiles,
+		struct nx_ingest_ctx *ctx, struct nx_row_source *src, struct nx_err *err);
+void nx_tev_release(struct nx_tev_src *s);
+
+#endif
