@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT
+ * ingest_dir.c: directory mode's driver (see trace.h).
+ *   1. find the traces and NEFF/NTFF pairs (walk.c),
+ *   2. ingest each device pair with the device ingest into the temporary profile
+ *      directory (the first one at its top level, further ones under devices/<name>/),
+ *   3. stream every trace into SystemProfileEvents (staged with flow_id as text, then
+ *      rewritten by DuckDB with flow_id as a list of strings),
+ *   4. write SystemProfileMetadata, DeviceProfileList, Metadata, Warning, SchemaFields,
+ *   5. publish the directory in one rename; on any error remove it instead. */
+#include "common/compat.h"
+#include "trace/trace.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "ingest/context.h"
+#include "ingest/ingest.h"
+#include "trace/events.h"
+#include "trace/src_small.h"
+#include "trace/walk.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct run {
+	const struct nx_trace_opts *o;
+	char *tmp;
+	struct nx_duck *d;
+	struct nx_ingest_ctx ctx; /* only its warning list is used */
+	struct nx_found found;
+	struct nx_small_facts facts;
+	bool device_warnings;     /* tmp/.device-Warning.parquet exists */
+};
+
+static void progress(const struct run *r, const char *table, uint64_t rows)
+{
+	if (!r->o->quiet)
+		fprintf(stderr, "  %-26s %10" PRIu64 " rows\n", table, rows);
+}
+
+/* Writes one table from a source; a table without rows leaves no file. */
+static int write_source(struct run *r, struct nx_row_source *src, const char *path,
+			uint64_t *rows, struct nx_err *err)
+{
+	uint64_t n = 0;
+	int rc = nx_duck_copy_source(r->d, src, path, &n, err);
+
+	if (!rc && n == 0)
+		remove(path);
+	if (rows)
+		*rows = n;
+	return rc;
+}
+
+/* Moves the first device profile's files to the top level of the profile. */
+static int lift_device(struct run *r, const char *sub, struct nx_err *err)
+{
+	DIR *dp = opendir(sub);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!dp)
+		return nx_errf(err, -errno, "cannot read '%s': %s", sub, strerror(errno));
+	while (!rc && (de = readdir(dp))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *from = nx_path_join(sub, de->d_name);
+		char *to = !strcmp(de->d_name, "Warning.parquet")
+				   ? nx_path_join(r->tmp, ".device-Warning.parquet")
+				   : nx_path_join(r->tmp, de->d_name);
+		if (!strcmp(de->d_name, "Warning.parquet"))
+			r->device_warnings = true;
+		if (rename(from, to))
+			rc = nx_errf(err, -errno, "cannot move '%s' to '%s': %s", from, to,
+				     strerror(errno));
+		free(from);
+		free(to);
+	}
+	closedir(dp);
+	if (!rc && rmdir(sub))
+		rc = nx_errf(err, -errno, "cannot remove '%s': %s", sub, strerror(errno));
+	return rc;
+}
+
+static int ingest_devices(struct run *r, struct nx_err *err)
+{
+	for (size_t i = 0; i < r->found.npairs; i++) {
+		const struct nx_dev_pair *p = &r->found.pairs[i];
+		struct nx_ingest_opts io = { 0 };
+		char *sub = i ? nx_xasprintf("%s/devices/%s", r->tmp, p->name)
+			      : nx_xasprintf("%s/.device", r->tmp);
+		char *parent = nx_xasprintf("%s/devices", r->tmp);
+		int rc = i ? nx_mkdirs(parent, err) : 0;
+
+		free(parent);
+		io.neff_path = p->neff;
+		io.ntff_path = p->ntff;
+		io.data_path = r->o->data_path;
+		io.display_name = r->o->display_name;
+		io.output_dir = sub;
+		io.quiet = r->o->quiet;
+		if (!rc && (rc = nx_ingest(&io, NULL, err)))
+			nx_err_wrap(err, "device profile '%s' + '%s'", p->neff, p->ntff);
+		if (!rc && i == 0)
+			rc = lift_device(r, sub, err);
+		free(sub);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < r->found.nlone; i++)
+		nx_ctx_warn(&r->ctx, "Missing Data",
+			    "'%s' has no NEFF with the same hash in the tree; it was not ingested",
+			    r->found.lone[i]);
+	return 0;
+}
+
+static int write_events(struct run *r, struct nx_err *err)
+{
+	struct nx_tev_file *files = nx_xcalloc(r->found.ntraces + 1, sizeof(*files));
+	struct nx_tev_src s;
+	struct nx_row_source src;
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	char *stage = nx_path_join(r->tmp, ".SystemProfileEvents.stage.parquet");
+	char *final = nx_path_join(r->tmp, "SystemProfileEvents.parquet");
+	uint64_t rows = 0;
+	int rc;
+
+	for (size_t i = 0; i < r->found.ntraces; i++) {
+		files[i].path = r->found.traces[i];
+		files[i].instance = r->found.instances[i];
+	}
+	rc = nx_tev_init(&s, files, r->found.ntraces, &r->ctx, &src, err);
+	if (!rc)
+		rc = write_source(r, &src, stage, &rows, err);
+	r->facts.first_ns = s.first_ns;
+	r->facts.last_ns = s.last_ns;
+	nx_tev_release(&s);
+	if (rc || rows == 0)
+		goto out;
+	/* The row source writes flow_id as text; DuckDB turns it into VARCHAR[]. */
+	nx_strbuf_addstr(&sql, "SELECT * REPLACE (CASE WHEN flow_id IS NULL THEN NULL ELSE "
+			       "string_split(flow_id, ',') END AS flow_id) FROM read_parquet(");
+	nx_sql_quote(&sql, stage);
+	nx_strbuf_addch(&sql, ')');
+	rc = nx_duck_copy_query(r->d, sql.buf, final, &rows, err);
+	progress(r, "SystemProfileEvents", rows);
+out:
+	remove(stage);
+	nx_strbuf_release(&sql);
+	free(stage);
+	free(final);
+	free(files);
+	return rc;
+}
+
+static int write_small(struct run *r, const char *table, struct nx_err *err)
+{
+	struct nx_src_small s;
+	struct nx_row_source src;
+	char *path = nx_xasprintf("%s/%s.parquet", r->tmp, table);
+	uint64_t rows = 0;
+	int rc = nx_src_small_init(&s, table, &r->facts, &src, err);
+
+	if (!rc)
+		rc = write_source(r, &src, path, &rows, err);
+	if (!rc)
+		progress(r, table, rows);
+	free(path);
+	return rc;
+}
+
+static int write_static(struct run *r, const char *table, const char *path, uint64_t *rows,
+			struct nx_err *err)
+{
+	struct nx_src_static s;
+	struct nx_row_source src;
+	int rc = nx_src_static_init(&s, &r->ctx, table, &src, err);
+
+	return rc ? rc : write_source(r, &src, path, rows, err);
+}
+
+/* Our warnings, merged with the device ingest's when there are both. */
+static int write_warnings(struct run *r, struct nx_err *err)
+{
+	char *mine = nx_path_join(r->tmp, ".trace-Warning.parquet");
+	char *dev = nx_path_join(r->tmp, ".device-Warning.parquet");
+	char *final = nx_path_join(r->tmp, "Warning.parquet");
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	uint64_t rows = 0, n = 0;
+	int rc = write_static(r, "Warning", r->device_warnings ? mine : final, &rows, err);
+
+	if (!rc && r->device_warnings) {
+		if (rows == 0) {
+			if (rename(dev, final))
+				rc = nx_errf(err, -errno, "cannot rename '%s': %s", dev, strerror(errno));
+			rows = 0;
+		} else {
+			nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet([");
+			nx_sql_quote(&sql, dev);
+			nx_strbuf_addch(&sql, ',');
+			nx_sql_quote(&sql, mine);
+			nx_strbuf_addstr(&sql, "])");
+			rc = nx_duck_copy_query(r->d, sql.buf, final, &n, err);
+			rows = n;
+		}
+		remove(mine);
+		remove(dev);
+	}
+	if (!rc)
+		progress(r, "Warning", rows);
+	nx_strbuf_release(&sql);
+	free(mine);
+	free(dev);
+	free(final);
+	return rc;
+}
+
+static int write_tables(struct run *r, struct nx_err *err)
+{
+	bool device = r->found.npairs > 0;
+	int rc;
+
+	if ((rc = ingest_devices(r, err)))
+		return rc;
+	if ((rc = nx_duck_open(&r->d, 2, NULL, err)))
+		return rc;
+	if (device) {
+		struct nx_strbuf sql = NX_STRBUF_INIT;
+		char *meta = nx_path_join(r->tmp, "Metadata.parquet");
+		nx_strbuf_addstr(&sql, "SELECT ntff_version FROM read_parquet(");
+		nx_sql_quote(&sql, meta);
+		nx_strbuf_addch(&sql, ')');
+		rc = nx_duck_query_i64(r->d, sql.buf, &r->facts.ntff_version, err);
+		nx_strbuf_release(&sql);
+		free(meta);
+		if (rc)
+			return rc;
+	}
+	if (r->found.ntraces && (rc = write_events(r, err)))
+		return rc;
+	if (r->found.ntraces && (rc = write_small(r, "SystemProfileMetadata", err)))
+		return rc;
+	if (device && (rc = write_small(r, "DeviceProfileList", err)))
+		return rc;
+	if (!device && (rc = write_small(r, "Metadata", err)))
+		return rc;
+	if ((rc = write_warnings(r, err)))
+		return rc;
+	if (!device) {
+		char *path = nx_path_join(r->tmp, "SchemaFields.parquet");
+		uint64_t rows = 0;
+		rc = write_static(r, "SchemaFields", path, &rows, err);
+		free(path);
+		if (!rc)
+			progress(r, "SchemaFields", rows);
+	}
+	return rc;
+}
+
+static void release_warnings(struct nx_ingest_ctx *c)
+{
+	for (size_t i = 0; i < c->nwarn; i++) {
+		free(c->warn[i].category);
+		free(c->warn[i].message);
+	}
+	free(c->warn);
+	c->warn = NULL;
+	c->nwarn = c->warn_cap = 0;
+}
+
+int nx_trace_ingest_dir(const struct nx_trace_opts *o, char **published, struct nx_err *err)
+{
+	struct run r;
+	char *final = NULL, *parent = NULL;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.facts.first_ns = 1;
+	r.facts.display_name = o->display_name;
+	r.facts.found = &r.found;
+	if (!o->output_dir && (rc = nx_check_display_name(o->display_name, err)))
+		goto out;
+	if ((rc = nx_trace_walk(o->input, &r.found, err)))
+		goto out;
+	if (!r.found.ntraces && !r.found.npairs) {
+		rc = nx_errf(err, NX_ENOTFOUND,
+			     "no framework trace (trace.json[.gz], *.trace.json[.gz], "
+			     "neuron_framework_trace_rank_<N>.json) and no NEFF/NTFF pair under '%s'",
+			     o->input);
+		goto out;
+	}
+	if (o->output_dir) {
+		final = nx_xstrdup(o->output_dir);
+		char *slash = strrchr(final, '/');
+		parent = slash && slash != final ? nx_xstrndup(final, (size_t)(slash - final))
+						 : nx_xstrdup(slash ? "/" : ".");
+		r.tmp = nx_xasprintf("%s.tmp-%d", final, (int)getpid());
+	} else {
+		final = nx_profile_dir(o->data_path, o->display_name);
+		parent = nx_xasprintf("%s/profiles/global", o->data_path);
+		r.tmp = nx_xasprintf("%s/.%s@latest.tmp-%d", parent, o->display_name, (int)getpid());
+	}
+	if ((rc = nx_mkdirs(parent, err)) || (rc = nx_remove_tree(r.tmp, err)) ||
+	    (rc = nx_mkdirs(r.tmp, err)))
+		goto out;
+	if (!o->quiet)
+		fprintf(stderr, "Ingesting %zu framework trace(s) and %zu device profile(s) from "
+			"'%s' as '%s'\n", r.found.ntraces, r.found.npairs, o->input,
+			o->display_name ? o->display_name : final);
+	r.ctx.first_ns = 1;
+	if ((rc = write_tables(&r, err)))
+		goto out;
+	nx_duck_close(r.d);
+	r.d = NULL;
+	if ((rc = nx_publish_dir(r.tmp, final, err)))
+		goto out;
+	if (!o->quiet)
+		fprintf(stderr, "Wrote %s\n", final);
+	if (published) {
+		*published = final;
+		final = NULL;
+	}
+out:
+	if (rc && r.tmp) {
+		struct nx_err ignored = { 0 };
+		nx_remove_tree(r.tmp, &ignored);
+	}
+	nx_duck_close(r.d);
+	release_warnings(&r.ctx);
+	nx_found_release(&r.found);
+	free(r.tmp);
+	free(final);
+	free(parent);
+	return rc;
+}
