@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT
  * nx_sql.c: developer and benchmark tool: runs SQL statements with the project's
  * DuckDB build and prints result rows as tab-separated text.
- * usage: nx-sql [-C DIR] 'SQL' ['SQL' ...]   (-C: first create a view per parquet
- * table in DIR, as the derive stage does) */
+ * usage: nx-sql [-t] [-C DIR] 'SQL' ['SQL' ...]   (-C: first create a view per parquet
+ * table in DIR, as the derive stage does; -t: print each statement's wall time to
+ * stderr as "time_s <seconds>") */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "derive/derive.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static size_t last_row = (size_t)-1;
 static bool first_cell = true;
@@ -32,6 +34,7 @@ int main(int argc, char **argv)
 	struct nx_duck *d = NULL;
 	struct nx_err err = { 0 };
 	int i = 1;
+	bool timing = false;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: nx-sql [-C DIR] 'SQL' ...\n");
@@ -39,15 +42,25 @@ int main(int argc, char **argv)
 	}
 	if (nx_duck_open(&d, 0, NULL, &err))
 		goto fail;
-	if (!strcmp(argv[1], "-C") && argc > 2) {
-		if (nx_derive_create_views(d, argv[2], &err))
+	if (argc > 1 && !strcmp(argv[i], "-t")) {
+		timing = true;
+		i++;
+	}
+	if (i + 1 < argc && !strcmp(argv[i], "-C")) {
+		if (nx_derive_create_views(d, argv[i + 1], &err))
 			goto fail;
-		i = 3;
+		i += 2;
 	}
 	for (; i < argc; i++) {
 		last_row = (size_t)-1;
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		if (nx_duck_query_cells(d, argv[i], cell, NULL, &err))
 			goto fail;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if (timing)
+			fprintf(stderr, "time_s %.3f\n", (double)(b.tv_sec - a.tv_sec) +
+							   (double)(b.tv_nsec - a.tv_nsec) / 1e9);
 		if (last_row != (size_t)-1)
 			putchar('\n');
 	}

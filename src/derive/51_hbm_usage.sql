@@ -16,9 +16,10 @@ b AS (
            (start_ts - p.first_ns) // p.w AS k, sum(transfer_bytes) AS bytes
     FROM hbm, p GROUP BY ALL
 ),
+cores AS (SELECT DISTINCT pcore_idx FROM b),
 grid AS (
-    SELECT DISTINCT b.pcore_idx, g.k
-    FROM b, p, range(0, (p.last_ns - p.first_ns) // p.w + 1) AS g(k)
+    SELECT c.pcore_idx, g.k
+    FROM cores c, p, range(0, (p.last_ns - p.first_ns) // p.w + 1) AS g(k)
 )
 SELECT p.first_ns + g.k * p.w AS timestamp,
        coalesce(b.bytes, 0) * 1e9 / p.w AS current_throughput,

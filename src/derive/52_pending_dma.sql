@@ -17,9 +17,10 @@ level AS (
     SELECT pcore_idx, ts, sum(sum(d)) OVER (PARTITION BY pcore_idx ORDER BY ts) AS value
     FROM ev GROUP BY pcore_idx, ts
 ),
+cores AS (SELECT DISTINCT pcore_idx FROM level),
 grid AS (
-    SELECT DISTINCT l.pcore_idx, p.first_ns + g.k * p.w AS timestamp
-    FROM level l, p, range(0, (p.last_ns - p.first_ns) // p.w + 1) AS g(k)
+    SELECT c.pcore_idx, p.first_ns + g.k * p.w AS timestamp
+    FROM cores c, p, range(0, (p.last_ns - p.first_ns) // p.w + 1) AS g(k)
 )
 SELECT g.timestamp, coalesce(l.value, 0) AS value, g.pcore_idx
 FROM grid g ASOF LEFT JOIN level l ON l.pcore_idx = g.pcore_idx AND g.timestamp >= l.ts

@@ -9,6 +9,7 @@
 #include "ingest/ingest.h"
 #include "ingest/context.h"
 #include "common/fsutil.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "derive/derive.h"
 
@@ -116,6 +117,24 @@ static void collect_warnings(struct nx_ingest_ctx *c, uint64_t dma_rows)
 				    c->exec[i].has_start ? "stop" : "start");
 }
 
+/* Keeps DuckDB's memory bounded whatever the trace size: operators that need more
+ * (sorts of the window functions in the derive SQL) spill into the staging directory. */
+static int bound_memory(struct nx_duck *d, const char *staging, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	char *spill = nx_path_join(staging, "spill");
+	const char *limit = getenv("NX_INGEST_MEMORY_LIMIT");
+	int rc;
+
+	nx_strbuf_addf(&sql, "SET memory_limit = '%s'; SET preserve_insertion_order = true; "
+			     "SET temp_directory = ", limit && *limit ? limit : "1GB");
+	nx_sql_quote(&sql, spill);
+	rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
+	free(spill);
+	return rc;
+}
+
 /* nx_Profile: one row with the profile's time frame, for the derive SQL. total_ns is
  * the summed length of the executions bounded by start/stop records, or the span of
  * all records when there are none. */
@@ -204,7 +223,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	struct nx_duck *d = NULL;
 	char *final_dir = NULL, *parent = NULL, *tmp_dir = NULL, *staging = NULL;
 	uint64_t dma_rows = 0;
-	double t0 = now_s();
+	double t0 = now_s(), t_raw = 0, t_derived = 0;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
@@ -241,7 +260,9 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if (!o->quiet)
 		fprintf(stderr, "Ingesting '%s' + '%s' as '%s'\n", o->neff_path, o->ntff_path,
 			o->display_name ? o->display_name : final_dir);
-	if ((rc = nx_duck_open(&d, 2, NULL, err)))
+	staging = nx_path_join(tmp_dir, ".staging");
+	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = nx_mkdirs(staging, err)) ||
+	    (rc = bound_memory(d, staging, err)))
 		goto out;
 	rc = write_trace_tables(&c, d, tmp_dir, o->quiet, &dma_rows, err);
 	if (rc) {
@@ -258,11 +279,11 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if ((rc = write_static(&c, d, "Metadata", tmp_dir, true, o->quiet, err)) ||
 	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, o->quiet, err)))
 		goto out;
-	staging = nx_path_join(tmp_dir, ".staging");
-	if ((rc = nx_mkdirs(staging, err)) || (rc = nx_write_staging(&c, d, staging, err)) ||
-	    (rc = create_profile_view(&c, d, err)))
+	if ((rc = nx_write_staging(&c, d, staging, err)) || (rc = create_profile_view(&c, d, err)))
 		goto out;
+	t_raw = now_s() - t0;
 	rc = nx_derive_run(d, tmp_dir, staging, o->quiet, NULL, NULL, err);
+	t_derived = now_s() - t0 - t_raw;
 	if (rc)
 		goto out;
 	if ((rc = nx_remove_tree(staging, err)))
@@ -276,8 +297,9 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if (rc)
 		goto out;
 	if (!o->quiet)
-		fprintf(stderr, "Wrote %" PRIu64 " raw rows in %.2f s to %s\n", c.rows_total,
-			now_s() - t0, final_dir);
+		fprintf(stderr, "Wrote %" PRIu64 " raw rows to %s: raw tables %.2f s, derived "
+			"tables %.2f s, total %.2f s\n", c.rows_total, final_dir, t_raw, t_derived,
+			now_s() - t0);
 	if (published) {
 		*published = final_dir;
 		final_dir = NULL;

@@ -261,9 +261,21 @@ static void schema_field_row(struct nx_src_static *s, struct nx_rowbuf *b, size_
 		STR("field_enum_values", enums);
 }
 
-static void exec_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
+/* Executions that left a trace: a start or stop record, or instructions. */
+static bool exec_seen(const struct nx_exec_window *x)
+{
+	return x->has_start || x->has_stop || x->rows;
+}
+
+static void exec_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t k)
 {
 	struct nx_ingest_ctx *c = s->ctx;
+	size_t i = 0;
+
+	/* k-th execution that was seen; execution indices need not start at 0. */
+	for (;; i++)
+		if (exec_seen(&c->exec[i]) && k-- == 0)
+			break;
 	const struct nx_exec_window *x = &c->exec[i];
 	int64_t origin = c->first_ns <= c->last_ns ? c->first_ns : 0;
 
@@ -305,8 +317,12 @@ static size_t count_of(struct nx_ingest_ctx *c, const char *name)
 		return c->neff.dbg.nitervars;
 	if (!strcmp(name, "Warning"))
 		return c->nwarn;
-	if (!strcmp(name, "ExecutionInfo"))
-		return c->nexec;
+	if (!strcmp(name, "ExecutionInfo")) {
+		size_t n = 0;
+		for (size_t i = 0; i < c->nexec; i++)
+			n += exec_seen(&c->exec[i]);
+		return n;
+	}
 	if (!strcmp(name, "SchemaFields")) {
 		size_t n = 0;
 		for (size_t t = 0; t < nx_schema_table_count; t++)

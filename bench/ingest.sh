@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# ingest.sh BUILD_DIR WORK_DIR: ingest throughput and peak memory on generated traces
+# of 1M and 10M records (NX_BENCH_RECORDS overrides, in millions), next to the writer
+# floor: DuckDB alone copying the same Instruction and DmaPacket rows from an in-memory
+# table to zstd parquet, measured in the same run.
+set -euo pipefail
+build=$1
+work=$2
+sizes=${NX_BENCH_RECORDS:-1 10}
+bin=$build/neuron-explorer
+for m in $sizes; do
+	d=$work/trace-$m
+	"$build/bench/bench_gen_trace" "$d" "$m" >/dev/null
+	bytes=$(stat -c %s "$d/bench.ntff")
+	log=$d/ingest.log
+	/usr/bin/time -v "$bin" view -n "$d/bench.neff" -s "$d/bench.ntff" --data-path "$d/data" \
+		--display-name bench --ingest-only >"$log" 2>&1
+	wall=$(grep -oP 'total \K[0-9.]+(?= s)' "$log")
+	raw=$(grep -oP 'raw tables \K[0-9.]+' "$log")
+	der=$(grep -oP 'derived tables \K[0-9.]+' "$log")
+	rss=$(grep -oP 'Maximum resident set size \(kbytes\): \K[0-9]+' "$log")
+	rows=$(grep -oP 'Wrote \K[0-9]+' "$log")
+	prof=$d/data/profiles/global/bench@latest
+	# writer floor: same rows, from memory to parquet, DuckDB alone
+	floor=$("$build/nx-sql" -t \
+		"CREATE TABLE i AS SELECT * FROM read_parquet('$prof/Instruction.parquet')" \
+		"CREATE TABLE p AS SELECT * FROM read_parquet('$prof/DmaPacket.parquet')" \
+		"COPY i TO '$d/floor_i.parquet' (FORMAT parquet, COMPRESSION zstd)" \
+		"COPY p TO '$d/floor_p.parquet' (FORMAT parquet, COMPRESSION zstd)" 2>&1 >/dev/null |
+		awk '/time_s/ {n++; if (n > 2) s += $2} END {printf "%.2f", s}')
+	awk -v m="$m" -v rows="$rows" -v raw="$raw" -v der="$der" -v wall="$wall" -v rss="$rss" \
+	    -v bytes="$bytes" -v floor="$floor" 'BEGIN {
+		printf "%sM records: raw tables %.2f s (%.2f M rec/s, %.1f MB/s of NTFF), floor %.2f s (raw/floor %.2fx); derived %.2f s; total %.2f s; peak RSS %.0f MB\n",
+			m, raw, rows / raw / 1e6, bytes / raw / 1e6, floor, raw / floor, der, wall, rss / 1024 }'
+done

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# demo.sh: the main job on a built-in demo, from nothing:
+#   set up (Debian packages, DuckDB) and build,
+#   generate the naive 4096^3 BF16 matmul kernel (matmul_v0) as a NEFF,
+#   capture it on the NeuronCore simulator with DGE notifications (NTFF),
+#   ingest NEFF + NTFF and serve the API (view --disable-ui),
+#   answer the seed workflow's queries over HTTP, then stop the server.
+# Everything is written under out/demo/ (DEMO_DIR overrides).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+demo=${DEMO_DIR:-$here/out/demo}
+bin=$here/build/neuron-explorer
+
+bash "$here/scripts/bootstrap.sh"
+echo "== building"
+bash "$here/scripts/build.sh" "$here/build"
+
+rm -rf "$demo"
+mkdir -p "$demo"
+cd "$demo"
+echo "== generating the matmul_v0 kernel (NEFF)"
+"$bin" kernel gen matmul_v0 -o kernel.neff
+echo "== capturing on the simulator (NTFF)"
+NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$bin" capture -n kernel.neff -s profile.ntff --profile-nth-exec=2
+
+port=3002
+if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
+	echo "port $port is busy: the demo uses a free port instead"
+	port=0
+fi
+echo "== ingesting and serving (view --disable-ui)"
+"$bin" view -n kernel.neff -s profile_exec_2.ntff --data-path "$demo/data" \
+	--display-name my-kernel --disable-ui --api-server-port $port >view.log 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true' EXIT
+for _ in $(seq 1 120); do
+	grep -q "listening on" view.log 2>/dev/null && break
+	kill -0 $pid 2>/dev/null || { cat view.log; exit 1; }
+	sleep 0.5
+done
+grep "Processing for" view.log
+port=$(grep -oP 'listening on http://127.0.0.1:\K[0-9]+' view.log)
+api=http://localhost:$port/api/v1
+curl -s "$api/health"; echo
+
+query() {
+	curl -s -X POST "$api/db/my-kernel/_search" -H 'Content-Type: application/json' \
+		-d "{\"type\":\"databaseExplorerQuery\",\"tableName\":\"$1\",\"query\":\"$2\"}" |
+		python3 -m json.tool
+}
+echo "== seed query: Summary metrics"
+query Summary "SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, dma_active_time_percent FROM Summary"
+echo "== seed query: instruction breakdown"
+query Instruction "SELECT engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns, SUM(evt_wait_time_ns) as total_evt_wait_ns FROM Instruction GROUP BY engine, opcode ORDER BY total_dur_ns DESC"
+echo "== seed query: NKI source line hotspots"
+query Instruction "SELECT bir_debug_info_source_location, engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns FROM Instruction WHERE bir_debug_info_source_location IS NOT NULL GROUP BY bir_debug_info_source_location, engine, opcode ORDER BY total_dur_ns DESC LIMIT 10"
+echo "== done: the profile is in $demo/data/profiles/global/my-kernel@latest"
