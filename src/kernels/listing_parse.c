@@ -367,6 +367,10 @@ int nx__asm_desc(struct asm_state *st, const char *src, const char *dst, bool tr
 	if (a.elems && b.elems && a.elems != b.elems)
 		return nx__asm_fail(st, "descriptor sides differ in size (%" PRIu64 " vs %" PRIu64
 				    " elements)", a.elems, b.elems);
+	if ((a.chip && !b.chip && b.sizes[0] != a.np && a.np != 1) ||
+	    (b.chip && !a.chip && a.sizes[0] != b.np && b.np != 1))
+		return nx__asm_fail(st, "the outer HBM dimension (%" PRIu64 ") must match the %u "
+				    "partitions", a.chip ? b.sizes[0] : a.sizes[0], a.chip ? a.np : b.np);
 	if ((a.chip && elems % a.np) || (b.chip && elems % b.np))
 		return nx__asm_fail(st, "%" PRIu64 " elements do not split evenly over the "
 				    "partitions", elems);

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT
+ * test_sim_run.c: whole simulator runs on small listings, checked record by record:
+ * semaphore waits recorded as wait time, DMA packets and the 16 semaphore writes of a
+ * transfer, LDWEIGHTS overlapping the previous MATMUL, throttling after idle,
+ * notifications, the deadlock and bad-operand errors, and byte-identical captures. */
+#include "common/compat.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "kernels/listing.h"
+#include "sim/sim.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#define assert_contains(hay, needle)                                                       \
+	do {                                                                              \
+		if (!strstr((hay), (needle)))                                             \
+			fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));     \
+	} while (0)
+
+struct recs {
+	struct nx_rec *r;
+	size_t n, cap;
+};
+
+static int collect(void *arg, const struct nx_rec *rec, struct nx_err *err)
+{
+	struct recs *rs = arg;
+
+	(void)err;
+	NX_GROW(rs->r, rs->n + 1, rs->cap);
+	rs->r[rs->n++] = *rec;
+	return 0;
+}
+
+static const char head[] =
+	"kernel t\n"
+	"source kernels/t.py\n"
+	"tensor x input bf16 128x512\n"
+	"tensor y output bf16 128x512\n"
+	"queue qSyncIO0 in Sync sem=1\n"
+	"block b0 qSyncIO0\n"
+	"  desc x[0:128, 0:512] -> sbuf[0:128]+0\n";
+
+/* Assembles head + body and runs it; returns the run's code. */
+static int run(const char *body, bool packets, const char *target, struct recs *rs,
+	       struct nx_sim_stats *st, struct nx_err *err)
+{
+	char *text = nx_xasprintf("%s%s", head, body);
+	struct nx_sim_opts o = { .target = target, .dma_packets = packets, .exec_index = 1 };
+	struct nx_sim_sink sink = { collect, rs };
+	struct nx_neff neff;
+	int rc;
+
+	memset(rs, 0, sizeof(*rs));
+	rc = nx_listing_assemble("t.txt", text, strlen(text), &neff, err);
+	free(text);
+	assert_int_equal(rc, 0);
+	rc = nx_sim_run(&neff, &o, &sink, st, err);
+	nx_neff_release(&neff);
+	return rc;
+}
+
+static const struct nx_rec *find(const struct recs *rs, int kind, int engine, uint32_t index)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->r[i].kind == kind && (kind != NX_REC_INST ||
+					      (rs->r[i].u.inst.engine == engine &&
+					       rs->r[i].u.inst.index == index)))
+			return &rs->r[i];
+	return NULL;
+}
+
+static size_t count(const struct recs *rs, int kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		n += rs->r[i].kind == kind;
+	return n;
+}
+
+static void test_wait_and_dma(void **state)
+{
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	const struct nx_rec *v, *sync;
+	int32_t last = 0;
+
+	(void)state;
+	assert_int_equal(run("@10 Sync dma_trigger block=b0\n"
+			     "@12 Vector tensor_copy src=sbuf[0:128]+0:bf16[512] "
+			     "dst=sbuf[0:128]+4096:bf16[512] wait=S[1]>=16\n",
+			     true, "trn2", &rs, &st, &err), 0);
+	sync = find(&rs, NX_REC_INST, NX_ENGINE_SYNC, 0);
+	assert_non_null(sync);
+	assert_int_equal(sync->u.inst.start, 0);
+	assert_int_equal(sync->u.inst.end, 53); /* 64 cycles at 1.2 GHz */
+	/* trigger 53.333 ns + latency 500 ns + 8 x (24 + 37.647) ns + 24.147 ns write */
+	v = find(&rs, NX_REC_INST, NX_ENGINE_VECTOR, 0);
+	assert_non_null(v);
+	assert_int_equal(v->u.inst.start, 1070);
+	assert_int_equal(v->u.inst.wait_ticks, 1070);
+	assert_int_equal(v->u.inst.end, 1708); /* 512 + 100 cycles at 0.96 GHz */
+	/* 16 data packets of 8 KiB and 16 four-byte semaphore writes, all from instruction 0 */
+	assert_int_equal(count(&rs, NX_REC_DMA), 32);
+	for (size_t i = 0; i < rs.n; i++) {
+		if (rs.r[i].kind == NX_REC_DMA) {
+			assert_int_equal(rs.r[i].u.dma.trigger, sync->u.inst.id);
+			assert_int_equal(rs.r[i].u.dma.transfer, 0);
+			assert_true(rs.r[i].u.dma.bytes == 8192 || rs.r[i].u.dma.bytes == 4);
+		}
+		if (rs.r[i].kind == NX_REC_SEM) {
+			assert_int_equal(rs.r[i].u.sem.sem, 1);
+			assert_int_equal(rs.r[i].u.sem.source, NX_SEMSRC_AXI);
+			last = rs.r[i].u.sem.value;
+		}
+	}
+	assert_int_equal(last, 16);
+	assert_int_equal(st.end_ns, 1708);
+	assert_int_equal(st.insts, 2);
+	assert_int_equal(st.dma_packets, 32);
+	free(rs.r);
+	/* without DGE notifications: same timing, no packet records */
+	assert_int_equal(run("@10 Sync dma_trigger block=b0\n"
+			     "@12 Vector tensor_copy src=sbuf[0:128]+0:bf16[512] "
+			     "dst=sbuf[0:128]+4096:bf16[512] wait=S[1]>=16\n",
+			     false, "trn2", &rs, &st, &err), 0);
+	assert_int_equal(count(&rs, NX_REC_DMA), 0);
+	assert_int_equal(count(&rs, NX_REC_SEM), 16);
+	assert_int_equal(count(&rs, NX_REC_EXEC), 2);
+	assert_int_equal(st.end_ns, 1708);
+	free(rs.r);
+}
+
+static void test_tensor_pipeline(void **state)
+{
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	const struct nx_rec *mm0, *lw1, *mm1;
+
+	(void)state;
+	assert_int_equal(run("@20 Tensor ldweights src=sbuf[0:128]+0:bf16[128]\n"
+			     "@20 Tensor matmul src=sbuf[0:128]+256:bf16[512] dst=psum[0:128]+0:fp32[512]\n"
+			     "@21 Tensor ldweights src=sbuf[0:128]+0:bf16[128]\n"
+			     "@21 Tensor matmul src=sbuf[0:128]+256:bf16[512] dst=psum[0:128]+2048:fp32[512]\n",
+			     false, "trn1", &rs, &st, &err), 0);
+	mm0 = find(&rs, NX_REC_INST, NX_ENGINE_TENSOR, 1);
+	lw1 = find(&rs, NX_REC_INST, NX_ENGINE_TENSOR, 2);
+	mm1 = find(&rs, NX_REC_INST, NX_ENGINE_TENSOR, 3);
+	/* trn1: no throttling; LDWEIGHTS 32 cycles at 2.8 GHz, MATMUL 512 cycles */
+	assert_int_equal(mm0->u.inst.start, 11);
+	assert_int_equal(lw1->u.inst.start, mm0->u.inst.start); /* in the MATMUL's background */
+	assert_int_equal(mm1->u.inst.start, mm0->u.inst.end);
+	assert_int_equal(mm0->u.inst.end, 194); /* 11.429 + 182.857 ns */
+	assert_int_equal(count(&rs, NX_REC_THROTTLE), 0);
+	free(rs.r);
+}
+
+static void test_throttle(void **state)
+{
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	const struct nx_rec *mm0 = NULL;
+	size_t nthr = 0;
+
+	(void)state;
+	/* trn2: a cold Tensor engine starts at 8/16 of its rate */
+	assert_int_equal(run("@20 Tensor matmul src=sbuf[0:128]+256:bf16[512] dst=psum[0:128]+0:fp32[512]\n",
+			     false, "trn2", &rs, &st, &err), 0);
+	mm0 = find(&rs, NX_REC_INST, NX_ENGINE_TENSOR, 0);
+	assert_int_equal(mm0->u.inst.end - mm0->u.inst.start, 426); /* 213.333 ns x 2 */
+	for (size_t i = 0; i < rs.n; i++) {
+		if (rs.r[i].kind != NX_REC_THROTTLE)
+			continue;
+		assert_int_equal(rs.r[i].u.throttle.k, 8);
+		assert_int_equal(rs.r[i].u.throttle.n, 16);
+		assert_int_equal(rs.r[i].u.throttle.ts, 0);
+		nthr++;
+	}
+	assert_int_equal(nthr, 1); /* the run ends inside the first ramp step */
+	free(rs.r);
+}
+
+static void test_notify(void **state)
+{
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	const struct nx_rec *e;
+
+	(void)state;
+	assert_int_equal(run("@30 Sync notify imm=7\n", false, "trn2", &rs, &st, &err), 0);
+	e = find(&rs, NX_REC_ERROR, 0, 0);
+	assert_non_null(e);
+	assert_int_equal(e->u.error.type, NX_ERRT_NOTIFICATION);
+	assert_int_equal(e->u.error.ts, 53);
+	assert_contains(e->u.error.metadata, "engine=Sync");
+	free(rs.r);
+}
+
+static void test_deadlock(void **state)
+{
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(run("@10 Sync dma_trigger block=b0\n"
+			     "@12 Vector tensor_copy src=sbuf[0:128]+0:bf16[512] "
+			     "dst=sbuf[0:128]+4096:bf16[512] wait=S[1]>=32\n",
+			     false, "trn2", &rs, &st, &err), NX_ESIM);
+	assert_contains(err.msg, "deadlock");
+	assert_contains(err.msg, "Vector instruction 0 (TENSOR_COPY) at kernels/t.py:12");
+	assert_contains(err.msg, "S[1] >= 32 but S[1] is 16");
+	free(rs.r);
+	/* two engines waiting on each other */
+	assert_int_equal(run("@40 Vector event_semaphore wait=S[7]>=1 sig=S[8]++\n"
+			     "@41 Scalar event_semaphore wait=S[8]>=1 sig=S[7]++\n",
+			     false, "trn2", &rs, &st, &err), NX_ESIM);
+	assert_contains(err.msg, "Vector instruction 0 (EVENT_SEMAPHORE) at kernels/t.py:40");
+	assert_contains(err.msg, "Scalar instruction 0 (EVENT_SEMAPHORE) at kernels/t.py:41");
+	free(rs.r);
+}
+
+static void test_bad_operands(void **state)
+{
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+
+	(void)state;
+	/* past the end of a trn2 partition (224 KiB) */
+	assert_int_equal(run("@12 Vector tensor_copy src=sbuf[0:128]+0:bf16[512] "
+			     "dst=sbuf[0:128]+229000:bf16[512]\n", false, "trn2", &rs, &st, &err),
+			 NX_ESIM);
+	assert_contains(err.msg, "Vector instruction 0 (TENSOR_COPY) at kernels/t.py:12");
+	assert_contains(err.msg, "outside SBUF");
+	free(rs.r);
+	/* fits trn2 but not trn1 (192 KiB) */
+	assert_int_equal(run("@13 Scalar activate act=exp src=sbuf[0:128]+200000:bf16[512] "
+			     "dst=sbuf[0:128]+0:bf16[512]\n", false, "trn1", &rs, &st, &err), NX_ESIM);
+	assert_contains(err.msg, "src0 bytes 200000..201023");
+	free(rs.r);
+	/* PSUM is 16 KiB per partition; MATMUL outputs stay in one 2 KiB bank */
+	assert_int_equal(run("@14 Tensor matmul src=sbuf[0:128]+0:bf16[512] "
+			     "dst=psum[0:128]+1024:fp32[512]\n", false, "trn2", &rs, &st, &err), NX_ESIM);
+	assert_contains(err.msg, "crosses a PSUM bank");
+	free(rs.r);
+	/* MATMUL on the wrong engine */
+	assert_int_equal(run("@15 Vector matmul src=sbuf[0:128]+0:bf16[512] "
+			     "dst=psum[0:128]+0:fp32[512]\n", false, "trn2", &rs, &st, &err), NX_ESIM);
+	assert_contains(err.msg, "MATMUL cannot run on the Vector engine");
+	free(rs.r);
+}
+
+static void test_unknown_opcode(void **state)
+{
+	struct nx_neff neff;
+	struct nx_err err = { 0 };
+	struct nx_sim_opts o = { .target = "trn2", .exec_index = 1 };
+	char *text = nx_xasprintf("%s@16 Sync nop\n", head);
+
+	(void)state;
+	assert_int_equal(nx_listing_assemble("t.txt", text, strlen(text), &neff, &err), 0);
+	free(text);
+	neff.inst[NX_ENGINE_SYNC][0].opcode = 99; /* as a hand-built NEFF could hold */
+	assert_int_equal(nx_sim_run(&neff, &o, NULL, NULL, &err), NX_ESIM);
+	assert_contains(err.msg, "Sync instruction 0 (opcode 99) at kernels/t.py:16: unknown opcode");
+	nx_neff_release(&neff);
+}
+
+static void test_deterministic_capture(void **state)
+{
+	const char *base = getenv("NX_TEST_TMP");
+	struct nx_sim_opts o = { .target = "trn2", .dma_packets = true, .exec_index = 2 };
+	struct nx_err err = { 0 };
+	struct nx_neff neff;
+	char *text, *p1, *p2, *d1 = NULL, *d2 = NULL;
+	size_t l1 = 0, l2 = 0;
+
+	(void)state;
+	if (!base)
+		base = "/tmp";
+	assert_int_equal(nx_mkdirs(base, &err), 0);
+	p1 = nx_xasprintf("%s/test_sim_run.%d.a.ntff", base, (int)getpid());
+	p2 = nx_xasprintf("%s/test_sim_run.%d.b.ntff", base, (int)getpid());
+	text = nx_xasprintf("%s@10 Sync dma_trigger block=b0\n"
+			    "@20 Tensor ldweights src=sbuf[0:128]+0:bf16[128] wait=S[1]>=16\n"
+			    "@20 Tensor matmul src=sbuf[0:128]+256:bf16[512] dst=psum[0:128]+0:fp32[512] "
+			    "sig=S[2]++\n"
+			    "@22 Vector tensor_copy src=psum[0:128]+0:fp32[512] dst=sbuf[0:128]+0:bf16[512] "
+			    "wait=S[2]>=1\n", head);
+	assert_int_equal(nx_listing_assemble("t.txt", text, strlen(text), &neff, &err), 0);
+	assert_int_equal(nx_sim_capture(&neff, &o, p1, NULL, &err), 0);
+	assert_int_equal(nx_sim_capture(&neff, &o, p2, NULL, &err), 0);
+	assert_int_equal(nx_read_file(p1, &d1, &l1, &err), 0);
+	assert_int_equal(nx_read_file(p2, &d2, &l2, &err), 0);
+	assert_true(l1 > 0);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(d1, d2, l1);
+	remove(p1);
+	remove(p2);
+	free(d1);
+	free(d2);
+	free(p1);
+	free(p2);
+	free(text);
+	nx_neff_release(&neff);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wait_and_dma),
+		cmocka_unit_test(test_tensor_pipeline),
+		cmocka_unit_test(test_throttle),
+		cmocka_unit_test(test_notify),
+		cmocka_unit_test(test_deadlock),
+		cmocka_unit_test(test_bad_operands),
+		cmocka_unit_test(test_unknown_opcode),
+		cmocka_unit_test(test_deterministic_capture),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
