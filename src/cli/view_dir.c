@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT
+ * view_dir.c: `view -d DIR` and `view --output-format perfetto` for cmd_view (see
+ * view_dir.h); turns library errors into messages and exit statuses. */
+#include "common/compat.h"
+#include "cli/view_dir.h"
+#include "cli/commands.h"
+#include "export/perfetto.h"
+#include "trace/trace.h"
+
+#include <stdio.h>
+
+int nx_view_dir(const char *dir, const char *data_path, const char *name, bool quiet,
+		char **published)
+{
+	struct nx_trace_opts o = { 0 };
+	struct nx_err err = { 0 };
+
+	if (!dir || !dir[0]) {
+		nx_cli_error("view", "-d needs a directory or a trace file");
+		return NX_EXIT_USAGE;
+	}
+	o.input = dir;
+	o.data_path = data_path;
+	o.display_name = name;
+	o.quiet = quiet;
+	if (nx_trace_ingest_dir(&o, published, &err)) {
+		nx_cli_error("view", "%s", err.msg);
+		return err.code == NX_EUSAGE || err.code == NX_ENOTFOUND ? NX_EXIT_USAGE
+									 : NX_EXIT_FAIL;
+	}
+	return NX_EXIT_OK;
+}
+
+int nx_view_perfetto(const char *profile_dir, const char *out)
+{
+	struct nx_err err = { 0 };
+	struct nx_export_stats st;
+
+	if (!out || !out[0]) {
+		nx_cli_error("view", "--output-format perfetto needs --output-file FILE");
+		return NX_EXIT_USAGE;
+	}
+	if (nx_export_perfetto_ex(profile_dir, out, &st, &err)) {
+		nx_cli_error("view", "%s", err.msg);
+		return NX_EXIT_FAIL;
+	}
+	fprintf(stderr, "Wrote %" PRIu64 " trace events to %s (Chrome JSON: open it in "
+		"https://ui.perfetto.dev)\n", st.events, out);
+	return NX_EXIT_OK;
+}
