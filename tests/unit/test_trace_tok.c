@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT
+ * test_trace_tok.c: the streaming JSON tokenizer and the number conversions on tricky
+ * inputs: escapes and unicode, invalid UTF-8, huge numbers, nesting limits, trailing
+ * commas, truncation, tokens across window boundaries and split gzip members. */
+#include "common/compat.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "trace/jtok.h"
+#include "trace/num.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+struct tk {
+	struct nx_tin in;
+	struct nx_jtok t;
+	struct nx_err err;
+};
+
+static void tk_open(struct tk *k, const void *buf, size_t len)
+{
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(nx_tin_open_mem(&k->in, buf, len, "mem.json", &k->err), 0);
+	nx_jtok_init(&k->t, &k->in);
+}
+
+static void tk_close(struct tk *k)
+{
+	nx_jtok_release(&k->t);
+	nx_tin_close(&k->in);
+}
+
+/* Tokenizes doc to the end; returns the final code and leaves every STR/NUM text,
+ * separated by '|', in out. */
+static int run(const void *doc, size_t len, struct nx_strbuf *out, struct nx_err *err)
+{
+	struct tk k;
+	int kind;
+
+	tk_open(&k, doc, len);
+	while ((kind = nx_jtok_next(&k.t, &k.err)) > 0) {
+		if (out && (kind == NX_JT_STR || kind == NX_JT_NUM || kind == NX_JT_KEY)) {
+			nx_strbuf_add(out, k.t.text.buf ? k.t.text.buf : "", k.t.text.len);
+			nx_strbuf_addch(out, '|');
+		}
+	}
+	if (err)
+		*err = k.err;
+	tk_close(&k);
+	return kind;
+}
+
+static void test_escapes_unicode(void **state)
+{
+	static const char doc[] =
+		"[\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\", \"\\u00e9\\u4E2D\", \"\\ud83d\\ude00\", "
+		"\"\\ud800x\", \"\\udc00\", \"caf\xc3\xa9\", \"bad\xff\", {\"k\\u0041\": 1}]";
+	struct nx_strbuf out = NX_STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(run(doc, strlen(doc), &out, NULL), NX_JT_END);
+	assert_string_equal(out.buf, "a\"b\\c/d\b\f\n\r\t|\xc3\xa9\xe4\xb8\xad|\xf0\x9f\x98\x80|"
+				     "\xef\xbf\xbdx|\xef\xbf\xbd|caf\xc3\xa9|bad\xef\xbf\xbd|kA|1|");
+	nx_strbuf_release(&out);
+}
+
+static void test_huge_numbers_exact(void **state)
+{
+	static const char doc[] = "{\"a\": 10159970886766084423, \"b\": -1.5e300, "
+				  "\"c\": 123456789012345678901234567890, \"d\": [0.1, -0]}";
+	struct tk k;
+	struct nx_strbuf cap = NX_STRBUF_INIT;
+
+	(void)state;
+	tk_open(&k, doc, strlen(doc));
+	int kind = nx_jtok_next(&k.t, &k.err);
+	assert_int_equal(kind, NX_JT_OBJ);
+	assert_int_equal(nx_jtok_capture(&k.t, kind, &cap, 1 << 20, &k.err), 0);
+	assert_string_equal(cap.buf, "{\"a\":10159970886766084423,\"b\":-1.5e300,"
+				     "\"c\":123456789012345678901234567890,\"d\":[0.1,-0]}");
+	assert_int_equal(nx_jtok_next(&k.t, &k.err), NX_JT_END);
+	tk_close(&k);
+	nx_strbuf_release(&cap);
+}
+
+static void test_number_conversions(void **state)
+{
+	int64_t v;
+	bool exact;
+
+	(void)state;
+	assert_true(nx_num_us_to_ns("1212075548353.304", &v, &exact));
+	assert_int_equal(v, 1212075548353304LL);
+	assert_true(exact);
+	assert_true(nx_num_us_to_ns("1.5", &v, &exact) && v == 1500 && exact);
+	assert_true(nx_num_us_to_ns("-2.5", &v, &exact) && v == -2500);
+	assert_true(nx_num_us_to_ns("1e3", &v, &exact) && v == 1000000);
+	assert_true(nx_num_us_to_ns("0.0005", &v, &exact) && v == 1 && !exact);
+	assert_true(nx_num_us_to_ns("0.0004", &v, &exact) && v == 0 && !exact);
+	assert_true(nx_num_us_to_ns("0", &v, &exact) && v == 0 && exact);
+	assert_false(nx_num_us_to_ns("99999999999999999999", &v, &exact));
+	assert_false(nx_num_us_to_ns("abc", &v, &exact));
+	assert_true(nx_num_i64("-9223372036854775808", &v) && v == INT64_MIN);
+	assert_false(nx_num_i64("9223372036854775808", &v));
+	assert_false(nx_num_i64("1.0", &v));
+}
+
+static void test_nesting_limit(void **state)
+{
+	struct nx_strbuf doc = NX_STRBUF_INIT;
+	struct nx_err err;
+
+	(void)state;
+	for (int i = 0; i < NX_JTOK_MAX_DEPTH; i++)
+		nx_strbuf_addch(&doc, '[');
+	for (int i = 0; i < NX_JTOK_MAX_DEPTH; i++)
+		nx_strbuf_addch(&doc, ']');
+	assert_int_equal(run(doc.buf, doc.len, NULL, &err), NX_JT_END);
+	nx_strbuf_reset(&doc);
+	for (int i = 0; i < NX_JTOK_MAX_DEPTH + 1; i++)
+		nx_strbuf_addch(&doc, '[');
+	assert_int_equal(run(doc.buf, doc.len, NULL, &err), NX_ECORRUPT);
+	assert_non_null(strstr(err.msg, "nesting deeper than 256"));
+	assert_non_null(strstr(err.msg, "at byte 256"));
+	nx_strbuf_release(&doc);
+}
+
+static void test_grammar_errors(void **state)
+{
+	static const struct {
+		const char *doc;
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{ "[1,2,]", NX_ECORRUPT, "at byte 5: trailing comma before ']'" },
+		{ "{\"a\":1,}", NX_ECORRUPT, "at byte 7: trailing comma before '}'" },
+		{ "[1 2]", NX_ECORRUPT, "at byte 3: expected ',' or ']'" },
+		{ "{\"a\" 1}", NX_ECORRUPT, "expected ':'" },
+		{ "[01]", NX_ECORRUPT, "not a valid JSON number" },
+		{ "[tru]", NX_ECORRUPT, "invalid literal" },
+		{ "[\"a\tb\"]", NX_ECORRUPT, "control byte 0x09" },
+		{ "[\"\\x\"]", NX_ECORRUPT, "unknown escape" },
+		{ "[1] [2]", NX_ECORRUPT, "after the end of the JSON document" },
+		{ "[1,2", NX_ETRUNC, "at byte 4: the JSON ends early, inside an array" },
+		{ "{\"a\": \"abc", NX_ETRUNC, "inside a string" },
+		{ "", NX_ECORRUPT, "no JSON value" },
+	};
+	struct nx_err err;
+
+	(void)state;
+	for (size_t i = 0; i < NX_ARRAY_SIZE(cases); i++) {
+		int rc = run(cases[i].doc, strlen(cases[i].doc), NULL, &err);
+		if (rc != cases[i].rc || !strstr(err.msg, cases[i].msg))
+			fail_msg("case %zu '%s': rc %d, message '%s'", i, cases[i].doc, rc, err.msg);
+		assert_non_null(strstr(err.msg, "'mem.json'"));
+	}
+}
+
+/* A string and a number longer than the window straddle refills. */
+static void test_tokens_across_windows(void **state)
+{
+	size_t n = NX_JTOK_WINDOW + 1000;
+	struct nx_strbuf doc = NX_STRBUF_INIT, out = NX_STRBUF_INIT;
+
+	(void)state;
+	nx_strbuf_addstr(&doc, "[\"");
+	for (size_t i = 0; i < n; i++)
+		nx_strbuf_addch(&doc, (char)('a' + i % 26));
+	nx_strbuf_addstr(&doc, "\\u00e9\", ");
+	while (doc.len < 2 * NX_JTOK_WINDOW - 2)
+		nx_strbuf_addch(&doc, ' ');
+	nx_strbuf_addstr(&doc, "12345.678e-2]");
+	assert_int_equal(run(doc.buf, doc.len, &out, NULL), NX_JT_END);
+	assert_int_equal(out.len, n + 2 + 1 + strlen("12345.678e-2") + 1);
+	assert_memory_equal(out.buf + n, "\xc3\xa9|12345.678e-2|", 16);
+	nx_strbuf_release(&doc);
+	nx_strbuf_release(&out);
+}
+
+static size_t gz_member(const char *data, size_t len, unsigned char *out, size_t cap)
+{
+	z_stream z;
+
+	memset(&z, 0, sizeof(z));
+	assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (unsigned char *)(uintptr_t)data;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	size_t n = cap - z.avail_out;
+	deflateEnd(&z);
+	return n;
+}
+
+/* Concatenated gzip members form one stream, even when a token spans members. */
+static void test_split_gzip_members(void **state)
+{
+	static const char doc[] = "{\"traceEvents\": [{\"name\": \"split here\", \"ts\": 1.5}]}";
+	unsigned char gz[1024];
+	struct nx_strbuf out = NX_STRBUF_INIT;
+	struct nx_err err;
+
+	(void)state;
+	for (size_t cut = 1; cut < sizeof(doc) - 1; cut += 7) {
+		size_t a = gz_member(doc, cut, gz, sizeof(gz));
+		size_t b = gz_member(doc + cut, strlen(doc) - cut, gz + a, sizeof(gz) - a);
+		nx_strbuf_reset(&out);
+		assert_int_equal(run(gz, a + b, &out, &err), NX_JT_END);
+		assert_string_equal(out.buf, "traceEvents|name|split here|ts|1.5|");
+		/* A cut gzip stream is a truncation, reported as such. */
+		assert_true(run(gz, a + b - 3, NULL, &err) < 0);
+	}
+	nx_strbuf_release(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escapes_unicode),
+		cmocka_unit_test(test_huge_numbers_exact),
+		cmocka_unit_test(test_number_conversions),
+		cmocka_unit_test(test_nesting_limit),
+		cmocka_unit_test(test_grammar_errors),
+		cmocka_unit_test(test_tokens_across_windows),
+		cmocka_unit_test(test_split_gzip_members),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
