@@ -77,13 +77,18 @@ static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const 
 	};
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
+	int rc;
 
 	if (table && !nx__pfiles_find(&p->files, table))
 		return nx__reply_error(rq, 404, "table_not_found",
 				       "profile '%s' has no table '%.100s' (listDbFiles lists its "
 				       "tables; a table exists only when the profile has that kind "
 				       "of data)", p->name, table);
-	if (nx__pdb_query(p->db, sql, &lim, &sb, &err)) {
+	while (sem_wait(&rq->s->query_slots) != 0)
+		; /* EINTR */
+	rc = nx__pdb_query(p->db, sql, &lim, &sb, &err);
+	sem_post(&rq->s->query_slots);
+	if (rc) {
 		nx_strbuf_release(&sb);
 		return query_error(rq, &err);
 	}

@@ -13,6 +13,7 @@
 #include "server/watchdog.h"
 
 #include <microhttpd.h>
+#include <semaphore.h>
 #include <time.h>
 
 struct nx_server {
@@ -25,6 +26,11 @@ struct nx_server {
 	struct nx_registry reg;
 	struct nx_watchdog wd;
 	int wake[2]; /* self-pipe: signal handlers and nx_server_shutdown write here */
+	/* Admission control: at most one running query per core (at least two). More
+	 * would only make DuckDB's threads fight for the same cores, so extra
+	 * requests wait their turn instead. */
+	sem_t query_slots;
+	bool have_slots;
 };
 
 /* Lives from the first callback of a request to MHD's completion notice. */

@@ -142,6 +142,9 @@ int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, stru
 		rc = nx_errf(err, -errno, "cannot create a pipe: %s", strerror(errno));
 		goto fail;
 	}
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	sem_init(&s->query_slots, 0, (unsigned)(cores > 2 ? cores : 2));
+	s->have_slots = true;
 	rc = bind_socket(s, err);
 	if (rc)
 		goto fail;
@@ -225,6 +228,8 @@ void nx_server_stop(struct nx_server *s)
 		close(s->listen_fd);
 	nx__wd_stop(&s->wd);
 	nx__reg_release(&s->reg);
+	if (s->have_slots)
+		sem_destroy(&s->query_slots);
 	for (int i = 0; i < 2; i++)
 		if (s->wake[i] >= 0)
 			close(s->wake[i]);

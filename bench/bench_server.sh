@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench_server.sh: load test of the HTTP API server (not a ctest test).
+# Generates a profile with >= 10M Instruction rows (bench_server_gen, DuckDB), serves it
+# with `neuron-explorer view --disable-ui`, and runs wrk against health and the seed
+# workflows' Summary, Instruction-breakdown and source-line-hotspot queries. Prints
+# requests/s, p50/p99 latency and the error count per scenario; exits 1 on any error.
+#
+# usage: bench/bench_server.sh [BUILD_DIR]
+#   env: ROWS (10000000)  DURATION (15s)  CONNECTIONS (16)  WRK_THREADS (2)  KEEP=1 keeps the data
+# wrk waits up to 60 s per reply: the aggregate queries scan 10M rows and queue behind each
+# other on a small machine, which is latency, not an error.
+set -euo pipefail
+
+build=$(cd "${1:-build}" && pwd)
+rows=${ROWS:-10000000}
+duration=${DURATION:-15s}
+conns=${CONNECTIONS:-16}
+wthreads=${WRK_THREADS:-2}
+bin=$build/neuron-explorer
+gen=$build/bench/bench_server_gen
+for f in "$bin" "$gen"; do
+	[[ -x $f ]] || { echo "missing $f: build the project (ninja -C $build) first" >&2; exit 1; }
+done
+command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/nx-bench-server.XXXXXX")
+server_pid=
+cleanup() {
+	[[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+	[[ ${KEEP:-0} == 1 ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "generating a profile with $rows Instruction rows in $work ..."
+t0=$(date +%s.%N)
+"$gen" "$work/data" bench "$rows"
+printf 'generated in %.1f s (%s)\n' "$(echo "$(date +%s.%N) - $t0" | bc)" \
+	"$(du -sh "$work/data" | cut -f1)"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin" view --data-path "$work/data" --disable-ui --api-server-port "$port" -q \
+	>"$work/server.out" 2>"$work/server.err" &
+server_pid=$!
+for _ in $(seq 1 100); do
+	curl -s "http://127.0.0.1:$port/api/v1/health" 2>/dev/null | grep -q healthy && break
+	sleep 0.1
+done
+base="http://127.0.0.1:$port"
+
+# One wrk scenario; a POST body selects a query. Prints one table row.
+errors_total=0
+run() {
+	local label=$1 url=$2 body=${3:-}
+	local lua=$work/req.lua out=$work/wrk.out
+	if [[ -n $body ]]; then
+		# Lua long brackets keep the JSON body verbatim.
+		printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [==[%s]==]\n' \
+			"$body" >"$lua"
+	else
+		printf 'wrk.method = "GET"\n' >"$lua"
+	fi
+	# Warm the profile's database and DuckDB's caches first.
+	curl -s -o /dev/null ${body:+-X POST -H 'Content-Type: application/json' -d "$body"} "$url"
+	wrk -t"$wthreads" -c"$conns" -d"$duration" --timeout 60s --latency -s "$lua" "$url" >"$out"
+	local rps p50 p99 non2xx sock
+	rps=$(awk '/^Requests\/sec:/ {print $2}' "$out")
+	p50=$(awk '$1 == "50%" {print $2}' "$out")
+	p99=$(awk '$1 == "99%" {print $2}' "$out")
+	non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$out")
+	sock=$(awk '/Socket errors:/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$out")
+	local errs=$(( ${non2xx:-0} + ${sock:-0} ))
+	errors_total=$(( errors_total + errs ))
+	printf '%-22s %12s %10s %10s %8s\n' "$label" "$rps" "$p50" "$p99" "$errs"
+}
+
+q() { # builds a databaseExplorerQuery body
+	printf '{"type":"databaseExplorerQuery","tableName":"%s","query":"%s"}' "$1" "$2"
+}
+
+echo "wrk: $wthreads threads, $conns connections, $duration per scenario, $(nproc) cores"
+printf '%-22s %12s %10s %10s %8s\n' scenario "requests/s" p50 p99 errors
+run health "$base/api/v1/health"
+run summary "$base/api/v1/db/bench/_search" "$(q Summary 'SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, vector_engine_active_time_percent, dma_active_time_percent, hbm_read_bytes, hbm_write_bytes FROM Summary')"
+run instruction-breakdown "$base/api/v1/db/bench/_search" "$(q Instruction 'SELECT engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns, SUM(evt_wait_time_ns) as total_evt_wait_ns FROM Instruction GROUP BY engine, opcode ORDER BY total_dur_ns DESC')"
+run source-line-hotspots "$base/api/v1/db/bench/_search" "$(q Instruction 'SELECT bir_debug_info_source_location, engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns FROM Instruction WHERE bir_debug_info_source_location IS NOT NULL GROUP BY bir_debug_info_source_location, engine, opcode ORDER BY total_dur_ns DESC LIMIT 10')"
+
+if (( errors_total )); then
+	echo "FAILED: $errors_total errors (server log: $work/server.err)" >&2
+	KEEP=1
+	exit 1
+fi
+echo "zero errors"
