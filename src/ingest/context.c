@@ -109,8 +109,24 @@ void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 	nx_strbuf_release(&sb);
 }
 
+int64_t nx_ctx_total_ns(const struct nx_ingest_ctx *c)
+{
+	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
+	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
+	int64_t total = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < c->nexec; i++)
+		if (c->exec[i].has_start && c->exec[i].has_stop && c->exec[i].stop >= c->exec[i].start) {
+			total += c->exec[i].stop - c->exec[i].start;
+			any = true;
+		}
+	return any ? total : last - first;
+}
+
 void nx_ctx_release(struct nx_ingest_ctx *c)
 {
+	nx_active_release(&c->active);
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		if (!c->statics[e])
 			continue;

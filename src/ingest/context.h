@@ -8,6 +8,7 @@
 #include "common/compat.h"
 #include "common/err.h"
 #include "db/duck.h"
+#include "ingest/active_time.h"
 #include "neff/neff.h"
 #include "ntff/ntff.h"
 
@@ -41,6 +42,7 @@ struct nx_ingest_ctx {
 	/* Execution windows found in EXEC records and instructions per execution. */
 	size_t nexec;
 	struct nx_exec_window { int64_t start, stop; uint64_t rows; bool has_start, has_stop; } *exec;
+	struct nx_active active;     /* ActiveTime / OpcodeSummary, merged while streaming */
 	uint64_t unknown_inst, unknown_queue, unknown_block;
 	uint64_t rows_total;
 	size_t nwarn, warn_cap;
@@ -64,6 +66,9 @@ static inline void nx_ctx_see(struct nx_ingest_ctx *c, int64_t a, int64_t b)
 	if (b > c->last_ns)
 		c->last_ns = b;
 }
+
+/* Total profile time in ns: summed execution windows, or the span of all records. */
+int64_t nx_ctx_total_ns(const struct nx_ingest_ctx *c);
 
 void nx_ctx_warn(struct nx_ingest_ctx *c, const char *category, const char *fmt, ...)
 	NX_PRINTF(3, 4);

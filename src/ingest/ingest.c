@@ -142,17 +142,9 @@ static int create_profile_view(struct nx_ingest_ctx *c, struct nx_duck *d, struc
 {
 	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
 	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
-	int64_t total = 0;
-	bool any = false;
+	int64_t total = nx_ctx_total_ns(c);
 	char sql[256];
 
-	for (size_t i = 0; i < c->nexec; i++)
-		if (c->exec[i].has_start && c->exec[i].has_stop && c->exec[i].stop >= c->exec[i].start) {
-			total += c->exec[i].stop - c->exec[i].start;
-			any = true;
-		}
-	if (!any)
-		total = last - first;
 	snprintf(sql, sizeof(sql),
 		 "CREATE OR REPLACE VIEW nx_Profile AS SELECT %" PRId64 "::BIGINT AS total_ns, "
 		 "%" PRId64 "::BIGINT AS first_ns, %" PRId64 "::BIGINT AS last_ns",
@@ -221,7 +213,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 {
 	struct nx_ingest_ctx c;
 	struct nx_duck *d = NULL;
-	char *final_dir = NULL, *parent = NULL, *tmp_dir = NULL, *staging = NULL;
+	char *final_dir = NULL, *parent = NULL, *tmp_dir = NULL, *staging = NULL, *spill = NULL;
 	uint64_t dma_rows = 0;
 	double t0 = now_s(), t_raw = 0, t_derived = 0;
 	int rc;
@@ -264,6 +256,9 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = nx_mkdirs(staging, err)) ||
 	    (rc = bound_memory(d, staging, err)))
 		goto out;
+	spill = nx_path_join(staging, "active.bin");
+	if ((rc = nx_active_init(&c.active, spill, (int)c.info->pcore_idx, err)))
+		goto out;
 	rc = write_trace_tables(&c, d, tmp_dir, o->quiet, &dma_rows, err);
 	if (rc) {
 		nx_err_wrap(err, "reading '%s'", o->ntff_path);
@@ -277,7 +272,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 			goto out;
 	collect_warnings(&c, dma_rows);
 	if ((rc = write_static(&c, d, "Metadata", tmp_dir, true, o->quiet, err)) ||
-	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, o->quiet, err)))
+	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, o->quiet, err)) ||
+	    (rc = nx_active_write(&c.active, d, tmp_dir, nx_ctx_total_ns(&c), o->quiet, err)))
 		goto out;
 	if ((rc = nx_write_staging(&c, d, staging, err)) || (rc = create_profile_view(&c, d, err)))
 		goto out;
@@ -315,5 +311,6 @@ out:
 	free(parent);
 	free(tmp_dir);
 	free(staging);
+	free(spill);
 	return rc;
 }

@@ -50,6 +50,7 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		c->unknown_inst++;
 	}
 	nx_ctx_see(c, start, end);
+	nx_active_add(&c->active, r->engine, in ? in->opcode : -1, start, end);
 	nx_rowbuf_i64(b, ix[C_START], row, start);
 	nx_rowbuf_i64(b, ix[C_END], row, end);
 	nx_rowbuf_i64(b, ix[C_DUR], row, end - start);
@@ -123,6 +124,9 @@ static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 			return rc;
 		if (rc == 0) {
 			s->done = true;
+			rc = nx_active_finish(&s->ctx->active, err);
+			if (rc)
+				return rc;
 			break;
 		}
 		fill_row(s, b, n++, &rec.u.inst);

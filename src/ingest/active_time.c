@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT
+ * active_time.c: streaming interval merge for ActiveTime and OpcodeSummary (see
+ * active_time.h). */
+#include "common/compat.h"
+#include "ingest/active_time.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct spill_rec {
+	int64_t s, e;
+	int32_t engine;
+	int32_t pad;
+};
+
+int nx_active_init(struct nx_active *a, const char *spill_path, int pcore, struct nx_err *err)
+{
+	memset(a, 0, sizeof(*a));
+	a->pcore = pcore;
+	a->spill_path = nx_xstrdup(spill_path);
+	a->spill = fopen(spill_path, "w+b");
+	if (!a->spill)
+		return nx_errf(err, -errno, "cannot create '%s': %s", spill_path, strerror(errno));
+	return 0;
+}
+
+/* Adds [s, e) to a run; returns true and the finished run in *done when it closed one. */
+static bool extend(struct nx_run *r, int64_t s, int64_t e, struct nx_run *done)
+{
+	if (r->open && s <= r->e) {
+		if (e > r->e)
+			r->e = e;
+		return false;
+	}
+	bool closed = r->open;
+	if (closed)
+		*done = *r;
+	r->s = s;
+	r->e = e;
+	r->open = true;
+	return closed;
+}
+
+static void spill(struct nx_active *a, int engine, const struct nx_run *r)
+{
+	struct spill_rec rec = { .s = r->s, .e = r->e, .engine = engine };
+	if (fwrite(&rec, sizeof(rec), 1, a->spill) != 1)
+		a->err = -EIO;
+	a->nruns++;
+}
+
+void nx_active_add(struct nx_active *a, int engine, int opcode, int64_t start, int64_t end)
+{
+	struct nx_run done;
+
+	if (engine < 0 || engine >= NX_ENGINE_COUNT)
+		return;
+	if (opcode < 0 || opcode >= NX_OP_COUNT)
+		opcode = NX_OP_COUNT;
+	struct nx_op_acc *op = &a->op[engine][opcode];
+	op->count++;
+	op->time += end - start;
+	if (end <= start)
+		return; /* zero-length instructions add no busy time */
+	if (extend(&op->run, start, end, &done))
+		op->active += done.e - done.s;
+	if (extend(&a->engine[engine], start, end, &done))
+		spill(a, engine, &done);
+}
+
+int nx_active_finish(struct nx_active *a, struct nx_err *err)
+{
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		if (a->engine[e].open)
+			spill(a, e, &a->engine[e]);
+		a->engine[e].open = false;
+		for (int o = 0; o <= NX_OP_COUNT; o++) {
+			struct nx_op_acc *op = &a->op[e][o];
+			if (op->run.open)
+				op->active += op->run.e - op->run.s;
+			op->run.open = false;
+		}
+	}
+	if (!a->err && fflush(a->spill) != 0)
+		a->err = -EIO;
+	if (a->err)
+		return nx_errf(err, a->err, "cannot write '%s'", a->spill_path);
+	return 0;
+}
+
+/* ---- ActiveTime rows from the spill file ----------------------------------------- */
+
+struct at_src {
+	struct nx_active *a;
+	struct nx_colmap map;
+};
+
+static int at_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct at_src *s = self;
+	size_t cap = nx_rowbuf_capacity(b), n = 0;
+	struct spill_rec rec;
+	const int *ix = s->map.idx;
+
+	while (n < cap && fread(&rec, sizeof(rec), 1, s->a->spill) == 1) {
+		nx_rowbuf_i64(b, ix[0], n, rec.s);
+		nx_rowbuf_i64(b, ix[1], n, rec.e);
+		nx_rowbuf_str(b, ix[2], n, nx_engine_lower(rec.engine));
+		nx_rowbuf_i64(b, ix[3], n, s->a->pcore);
+		nx_rowbuf_i64(b, ix[4], n, rec.e - rec.s);
+		n++;
+	}
+	if (ferror(s->a->spill))
+		return nx_errf(err, -EIO, "cannot read '%s'", s->a->spill_path);
+	return (int)n;
+}
+
+/* ---- OpcodeSummary rows from the accumulators ------------------------------------ */
+
+struct os_src {
+	struct nx_active *a;
+	struct nx_colmap map;
+	int64_t total_ns;
+	int e, o;
+};
+
+static int os_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct os_src *s = self;
+	size_t cap = nx_rowbuf_capacity(b), n = 0;
+	const int *ix = s->map.idx;
+
+	(void)err;
+	for (; s->e < NX_ENGINE_COUNT && n < cap; s->o = (s->o + 1) % (NX_OP_COUNT + 1),
+						  s->e += s->o == 0) {
+		const struct nx_op_acc *op = &s->a->op[s->e][s->o];
+		if (!op->count)
+			continue;
+		nx_rowbuf_str(b, ix[0], n, nx_engine_lower(s->e));
+		nx_rowbuf_str(b, ix[1], n, s->o < NX_OP_COUNT ? nx_opcode_name(s->o) : "UNKNOWN");
+		nx_rowbuf_i64(b, ix[2], n, (int64_t)op->count);
+		nx_rowbuf_i64(b, ix[3], n, op->time);
+		nx_rowbuf_i64(b, ix[4], n, op->active);
+		if (s->total_ns > 0)
+			nx_rowbuf_f64(b, ix[5], n, (double)op->active / (double)s->total_ns);
+		n++;
+	}
+	return (int)n;
+}
+
+static int write_one(struct nx_duck *d, struct nx_row_source *src, const char *dir,
+		     bool quiet, struct nx_err *err)
+{
+	char *path = nx_xasprintf("%s/%s.parquet", dir, src->table->name);
+	uint64_t rows = 0;
+	int rc = nx_duck_copy_source(d, src, path, &rows, err);
+
+	if (!rc && rows == 0)
+		remove(path);
+	if (!rc && !quiet)
+		fprintf(stderr, "  %-26s %10" PRIu64 " rows  (merged while streaming)\n",
+			src->table->name, rows);
+	free(path);
+	return rc;
+}
+
+int nx_active_write(struct nx_active *a, struct nx_duck *d, const char *dir, int64_t total_ns,
+		    bool quiet, struct nx_err *err)
+{
+	static const char *const at_names[] = { "start_ts", "end_ts", "engine", "pcore_idx",
+						"duration_ns", NULL };
+	static const char *const os_names[] = { "engine", "opcode", "instruction_count",
+						"instruction_time_ns", "active_time_ns",
+						"active_time_percent", NULL };
+	struct at_src at = { .a = a };
+	struct os_src os = { .a = a, .total_ns = total_ns };
+	struct nx_row_source src;
+	int rc;
+
+	if ((rc = nx_colmap_init(&at.map, "ActiveTime", at_names, err)) ||
+	    (rc = nx_colmap_init(&os.map, "OpcodeSummary", os_names, err)))
+		return rc;
+	rewind(a->spill);
+	src = (struct nx_row_source){ .table = at.map.table, .self = &at, .next = at_next };
+	if ((rc = write_one(d, &src, dir, quiet, err)))
+		return rc;
+	src = (struct nx_row_source){ .table = os.map.table, .self = &os, .next = os_next };
+	return write_one(d, &src, dir, quiet, err);
+}
+
+void nx_active_release(struct nx_active *a)
+{
+	if (a->spill)
+		fclose(a->spill);
+	if (a->spill_path)
+		remove(a->spill_path);
+	free(a->spill_path);
+	memset(a, 0, sizeof(*a));
+}

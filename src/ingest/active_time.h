@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT
+ * active_time.h: ActiveTime and OpcodeSummary computed while the Instruction table
+ * streams by. NTFF instruction records arrive in start order (the reader enforces it),
+ * so the union of each engine's intervals can be merged on the fly: finished runs go
+ * to a spill file (bounded memory), and per (engine, opcode) only running totals are
+ * kept. This replaced the SQL window-function versions after measurement (see
+ * docs/derived-tables.md). */
+#ifndef NX_INGEST_ACTIVE_TIME_H
+#define NX_INGEST_ACTIVE_TIME_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "db/duck.h"
+#include "neff/isa.h"
+
+#include <stdio.h>
+
+struct nx_run {
+	int64_t s, e;
+	bool open;
+};
+
+struct nx_active {
+	FILE *spill;                 /* finished engine runs: (engine, start, end) */
+	char *spill_path;
+	uint64_t nruns;
+	int pcore;
+	struct nx_run engine[NX_ENGINE_COUNT];
+	struct nx_op_acc {
+		struct nx_run run;
+		int64_t active, time;
+		uint64_t count;
+	} op[NX_ENGINE_COUNT][NX_OP_COUNT + 1]; /* last slot: opcodes not in the NEFF */
+	int err;
+};
+
+int nx_active_init(struct nx_active *a, const char *spill_path, int pcore, struct nx_err *err);
+/* One executed instruction; opcode -1 when unknown. Records must come in start order. */
+void nx_active_add(struct nx_active *a, int engine, int opcode, int64_t start, int64_t end);
+/* Closes open runs and flushes the spill file. */
+int nx_active_finish(struct nx_active *a, struct nx_err *err);
+/* Writes ActiveTime.parquet and OpcodeSummary.parquet into dir; total_ns divides the
+ * OpcodeSummary fractions. */
+int nx_active_write(struct nx_active *a, struct nx_duck *d, const char *dir, int64_t total_ns,
+		    bool quiet, struct nx_err *err);
+void nx_active_release(struct nx_active *a);
+
+#endif
