@@ -304,8 +304,9 @@ int nx_inst_decode(const uint8_t in[NX_INST_SIZE], struct nx_inst *out, const ch
 	CHECK_MAX(opcode, OFF_OPCODE, NX_OP_COUNT - 1);
 	CHECK_MAX(engine, OFF_ENGINE, NX_ENGINE_COUNT - 1);
 	if (out->flags & ~FLAGS_DEFINED)
-		return nx_errf(err, NX_ECORRUPT, "%s: byte %d: flags 0x%02x set undefined bits 0x%02x",
-			       where, OFF_FLAGS, out->flags, out->flags & ~FLAGS_DEFINED);
+		return nx_errf(err, NX_ECORRUPT,
+			       "%s: byte %d: flags 0x%02x set undefined bits 0x%02x", where,
+			       OFF_FLAGS, out->flags, out->flags & ~FLAGS_DEFINED);
 	CHECK_MAX(act_fn, OFF_ACT_FN, NX_ACT_COUNT - 1);
 	CHECK_MAX(perf_mode, OFF_PERF_MODE, 2);
 	CHECK_MAX(alu, OFF_ALU, NX_ALU_COUNT - 1);

@@ -106,8 +106,8 @@ int nx_neff_header_decode(const char *name, const uint8_t *file, size_t file_len
 
 	if (h->header_size != NX_NEFF_HEADER_SIZE)
 		return nx_errf(err, NX_ECORRUPT,
-			       "%s: header: header_size (byte %d) is %" PRIu64 ", expected %u", name,
-			       H_HEADER_SIZE, h->header_size, NX_NEFF_HEADER_SIZE);
+			       "%s: header: header_size (byte %d) is %" PRIu64 ", expected %u",
+			       name, H_HEADER_SIZE, h->header_size, NX_NEFF_HEADER_SIZE);
 	if (h->pkg_version != 1 && h->pkg_version != 2)
 		return nx_errf(err, NX_EVERSION,
 			       "%s: header: pkg_version (byte %d) is %" PRIu64 "; supported are 1 "
@@ -115,14 +115,15 @@ int nx_neff_header_decode(const char *name, const uint8_t *file, size_t file_len
 			       h->pkg_version);
 	if (h->major_version != 1 && h->major_version != 2)
 		return nx_errf(err, NX_EVERSION,
-			       "%s: header: NEFF major version (byte %d) is %" PRIu64 "; this build "
-			       "reads major versions 1 and 2", name, H_MAJOR, h->major_version);
-	if (h->data_size != file_len - NX_NEFF_HEADER_SIZE)
-		return nx_errf(err, h->data_size > file_len - NX_NEFF_HEADER_SIZE ? NX_ETRUNC
-										     : NX_ECORRUPT,
-			       "%s: header: data_size (byte %d) is %" PRIu64 " but %zu bytes follow "
-			       "the %u-byte header", name, H_DATA_SIZE, h->data_size,
-			       file_len - NX_NEFF_HEADER_SIZE, NX_NEFF_HEADER_SIZE);
+			       "%s: header: NEFF major version (byte %d) is %" PRIu64 "; this "
+			       "build reads major versions 1 and 2", name, H_MAJOR,
+			       h->major_version);
+	size_t follow = file_len - NX_NEFF_HEADER_SIZE;
+	if (h->data_size != follow)
+		return nx_errf(err, h->data_size > follow ? NX_ETRUNC : NX_ECORRUPT,
+			       "%s: header: data_size (byte %d) is %" PRIu64 " but %zu bytes "
+			       "follow the %u-byte header", name, H_DATA_SIZE, h->data_size, follow,
+			       NX_NEFF_HEADER_SIZE);
 	/* Bytes of the hash field the package version does not use are ignored. */
 	memcpy(h->hash, file + H_HASH, hash_len(h->pkg_version));
 	return 0;

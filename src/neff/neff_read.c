@@ -260,8 +260,9 @@ static int parse_var(struct rd *r, const char *name, json_t *v, struct nx_tensor
 	    (rc = get_typed(r, v, path, "shape", false, JSON_ARRAY, &shape)))
 		return rc;
 	if (shape && json_array_size(shape) > NX_ARRAY_SIZE(t->shape))
-		return fail(r, NX_ECORRUPT, keypath(kp, path, "shape"), "%zu dimensions, at most %zu supported",
-			    json_array_size(shape), NX_ARRAY_SIZE(t->shape));
+		return fail(r, NX_ECORRUPT, keypath(kp, path, "shape"),
+			    "%zu dimensions, at most %zu supported", json_array_size(shape),
+			    NX_ARRAY_SIZE(t->shape));
 	for (size_t i = 0; shape && i < json_array_size(shape); i++) {
 		char key[32];
 		snprintf(key, sizeof(key), "shape[%zu]", i);
@@ -321,7 +322,9 @@ static int cmp_tensor(const void *a, const void *b)
 
 static int cmp_queue(const void *a, const void *b)
 {
-	return strcmp(((const struct nx_dma_queue *)a)->name, ((const struct nx_dma_queue *)b)->name);
+	const struct nx_dma_queue *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
 }
 
 static int cmp_keyed_name(const void *a, const void *b)
@@ -466,7 +469,8 @@ static int parse_side(struct rd *r, json_t *d, const char *path, const char *pfx
 			return rc;
 		s->sizes[i] = (uint64_t)x;
 		if (*elems && s->sizes[i] > (uint64_t)MAX_BYTES / *elems)
-			return fail(r, NX_ECORRUPT, kp, "%s_sizes: element count exceeds 2^48", pfx);
+			return fail(r, NX_ECORRUPT, kp, "%s_sizes: element count exceeds 2^48",
+				    pfx);
 		*elems *= s->sizes[i];
 		snprintf(key, sizeof(key), "%s_steps[%zu]", pfx, i);
 		if ((rc = int_value(r, json_array_get(steps, i), path, key, -MAX_STEP, MAX_STEP,
@@ -475,7 +479,8 @@ static int parse_side(struct rd *r, json_t *d, const char *path, const char *pfx
 	}
 	if (*s->loc != NX_LOC_HBM && *s->start + s->sizes[0] > NX_NUM_PARTITIONS)
 		return fail(r, NX_ECORRUPT, kp, "partitions %u..%" PRIu64 " exceed the %u "
-			    "partitions", *s->start, *s->start + s->sizes[0] - 1, NX_NUM_PARTITIONS);
+			    "partitions", *s->start, *s->start + s->sizes[0] - 1,
+			    NX_NUM_PARTITIONS);
 	return 0;
 }
 

@@ -46,9 +46,11 @@ static json_t *int_array(const void *vals, unsigned n, bool is_signed)
 {
 	json_t *a = json_array();
 
-	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(a, json_integer(is_signed ? ((const int64_t *)vals)[i]
-								: (int64_t)((const uint64_t *)vals)[i]));
+	for (unsigned i = 0; i < n; i++) {
+		int64_t v = is_signed ? ((const int64_t *)vals)[i]
+				      : (int64_t)((const uint64_t *)vals)[i];
+		json_array_append_new(a, json_integer(v));
+	}
 	return a;
 }
 
@@ -94,8 +96,10 @@ static int tensor_json(struct wr *w, const struct nx_tensor *t, json_t *o)
 	const char *type = t->def_type;
 	int rc;
 
+	if (!type && t->kind >= 0 && t->kind <= NX_TENSOR_OTHER)
+		type = kind_def_type[t->kind];
 	if (!type)
-		type = t->kind >= 0 && t->kind <= NX_TENSOR_OTHER ? kind_def_type[t->kind] : "tmp-buf";
+		type = "tmp-buf";
 	if ((rc = set_str(w, o, "type", type, t->name)))
 		return rc;
 	set_int(o, "var_id", t->var_id);
@@ -117,14 +121,15 @@ static int queue_json(struct wr *w, const struct nx_dma_queue *q, json_t *o)
 	const char *type = q->def_type;
 	int rc;
 
+	if (!type && q->queue_type >= 0 && q->queue_type < NX_QT_COUNT)
+		type = queue_def_type[q->queue_type];
 	if (!type)
-		type = q->queue_type >= 0 && q->queue_type < NX_QT_COUNT ? queue_def_type[q->queue_type]
-									 : "unknown";
+		type = "unknown";
 	if ((rc = set_str(w, o, "type", type, q->name)))
 		return rc;
 	if (q->owner < 0 || q->owner >= NX_ENGINE_COUNT)
-		return nx_errf(w->err, NX_EUSAGE, "queue \"%s\": owner %d is not an engine", q->name,
-			       q->owner);
+		return nx_errf(w->err, NX_EUSAGE, "queue \"%s\": owner %d is not an engine",
+			       q->name, q->owner);
 	set_str(w, o, "owner", nx_engine_name(q->owner), q->name);
 	if (q->semaphore >= 0)
 		set_int(o, "semaphore", q->semaphore);
@@ -185,8 +190,8 @@ static int side_json(struct wr *w, json_t *o, const char *pfx, int loc, int var,
 		return nx_errf(w->err, NX_EUSAGE, "%s: %u dimensions, expected 1..4", pfx, ndim);
 	if (loc == NX_LOC_HBM) {
 		if (var < 0 || (size_t)var >= w->neff->ntensors)
-			return nx_errf(w->err, NX_EUSAGE, "%s: tensor index %d is out of range", pfx,
-				       var);
+			return nx_errf(w->err, NX_EUSAGE, "%s: tensor index %d is out of range",
+				       pfx, var);
 		if (set_str(w, o, pfx, w->neff->tensors[var].name, pfx))
 			return NX_EUSAGE;
 	} else {

@@ -66,8 +66,9 @@ int nx_gunzip(const char *where, const uint8_t *gz, size_t gzlen, size_t max_out
 			continue;
 		if (zrc == Z_BUF_ERROR && zs.avail_in == 0 && in_off >= gzlen) {
 			rc = nx_errf(err, NX_ETRUNC,
-				     "%s: gzip stream is truncated: it ends after %zu compressed bytes "
-				     "(%lu bytes inflated)", where, gzlen, (unsigned long)zs.total_out);
+				     "%s: gzip stream is truncated: it ends after %zu compressed "
+				     "bytes (%lu bytes inflated)", where, gzlen,
+				     (unsigned long)zs.total_out);
 			goto out;
 		}
 		if (zrc == Z_BUF_ERROR && (zs.avail_in == 0 || zs.avail_out == 0))
@@ -76,14 +77,15 @@ int nx_gunzip(const char *where, const uint8_t *gz, size_t gzlen, size_t max_out
 			rc = nx_errf(err, -ENOMEM, "%s: zlib is out of memory", where);
 			goto out;
 		}
-		rc = nx_errf(err, NX_ECORRUPT, "%s: gzip data is corrupt at compressed byte %lu: %s",
-			     where, (unsigned long)zs.total_in, zs.msg ? zs.msg : "bad data");
+		rc = nx_errf(err, NX_ECORRUPT,
+			     "%s: gzip data is corrupt at compressed byte %lu: %s", where,
+			     (unsigned long)zs.total_in, zs.msg ? zs.msg : "bad data");
 		goto out;
 	}
 	if (zs.total_in < gzlen) {
 		rc = nx_errf(err, NX_ECORRUPT,
-			     "%s: %zu bytes of unexpected data follow the gzip stream (which ends at "
-			     "compressed byte %lu)", where, gzlen - (size_t)zs.total_in,
+			     "%s: %zu bytes of unexpected data follow the gzip stream (which ends "
+			     "at compressed byte %lu)", where, gzlen - (size_t)zs.total_in,
 			     (unsigned long)zs.total_in);
 		goto out;
 	}
@@ -303,8 +305,9 @@ int nx_tar_parse(const char *where, const uint8_t *data, size_t len, struct nx_t
 		if (size > left) {
 			show_name(h, shown);
 			rc = nx_errf(err, NX_ETRUNC,
-				     "%s: tar member '%s' at byte %zu: size %" PRIu64 " exceeds the %zu "
-				     "bytes left in the archive", where, pending ? pending : shown,
+				     "%s: tar member '%s' at byte %zu: size %" PRIu64 " exceeds "
+				     "the %zu bytes left in the archive", where,
+				     pending ? pending : shown,
 				     off, size, left);
 			goto out;
 		}
@@ -319,7 +322,8 @@ int nx_tar_parse(const char *where, const uint8_t *data, size_t len, struct nx_t
 				goto out;
 			}
 			NX_GROW(tar->ents, tar->n + 1, tar->cap);
-			tar->ents[tar->n++] = (struct nx_tar_entry){ name, body, (size_t)size, off };
+			tar->ents[tar->n++] =
+				(struct nx_tar_entry){ name, body, (size_t)size, off };
 			break;
 		case 'L': /* GNU long name of the next member */
 			free(pending);

@@ -978,7 +978,8 @@ static void test_dma_values(void **state)
 	expect_json_edit("sg00/Sync.json", "dma/0/desc/0/op", json_string("add"),
 			 "dma[0].desc[0].op: unsupported operation \"add\" (only copy)");
 	expect_json_edit("sg00/Sync.json", "dma/0/desc/0/from_sizes", json_pack("[ii]", 128, 129),
-			 "dma[0].desc[0].to_sizes: cover 16384 elements but from_sizes cover 16512");
+			 "dma[0].desc[0].to_sizes: cover 16384 elements but from_sizes cover "
+			 "16512");
 	expect_json_edit("sg00/Sync.json", "dma/0/desc/0/from_off", json_integer(1),
 			 "dma[0].desc[0].from: the access reaches elements 1..16384 of bf16 "
 			 "\"lhsT\", which holds 32768 bytes");
