@@ -236,8 +236,10 @@ int nx_trace_walk(const char *root, struct nx_found *f, struct nx_err *err)
 		f->ntraces = 1;
 	} else if (nx_is_dir(root)) {
 		rc = walk_dir(&w, root, 0, err);
-		qsort(f->traces, f->ntraces, sizeof(char *), cmp_str);
-		qsort(w.ntffs, w.nntff, sizeof(char *), cmp_str);
+		if (f->ntraces > 1)
+			qsort(f->traces, f->ntraces, sizeof(char *), cmp_str);
+		if (w.nntff > 1)
+			qsort(w.ntffs, w.nntff, sizeof(char *), cmp_str);
 		if (!rc)
 			pair_ntffs(&w);
 	} else {
