@@ -438,8 +438,10 @@ int nx_neff_write(const char *path, const struct nx_neff *neff, struct nx_err *e
 	size_t len;
 	int rc = nx_neff_write_mem(neff, &data, &len, err);
 
-	if (rc)
-		return nx_err_wrap(err, "writing '%s'", path);
+	if (rc) {
+		nx_err_wrap(err, "writing '%s'", path);
+		return rc;
+	}
 	rc = nx_write_file_atomic(path, data, len, err);
 	free(data);
 	return rc;
