@@ -73,6 +73,9 @@ void nx_kgen_begin(struct nx_kgen *g, struct nx_strbuf *out, const struct nx_ker
 	nx_kgen_line(g, "kernel %s", k->name);
 	nx_kgen_line(g, "source %s", k->source);
 	nx_kgen_line(g, "frame %s %s:%d", k->name, k->source, func_line);
+	/* the runtime's instruction rings: the simulator fetches each stream through them */
+	for (int e = 0; e < NX_ENGINE_COUNT; e++)
+		nx_kgen_line(g, "queue q%sInstr instruction %s", nx_engine_name(e), nx_engine_name(e));
 }
 
 void nx_kgen_line(struct nx_kgen *g, const char *fmt, ...)

@@ -8,7 +8,8 @@
  * semaphore and a finished transfer has added 16. Each engine keeps one FIFO per NEFF
  * queue and serves its non-empty FIFOs round-robin, one packet at a time. Packets
  * that touch HBM also reserve time on a shared HBM channel, which caps the sum of all
- * engines at the HBM bandwidth. */
+ * engines at the HBM bandwidth. Instruction fetches are transfers without a block:
+ * one packet on the DMA engine of the engine's instruction queue. */
 #include "common/compat.h"
 #include "common/xalloc.h"
 #include "sim/cost.h"
@@ -75,6 +76,8 @@ void nx__sim_dma_trigger(struct sim *s, uint32_t block, uint64_t trigger_id)
 	NX_GROW(d->xfer, d->nxfer + 1, d->capxfer);
 	t = &d->xfer[d->nxfer];
 	t->trigger = trigger_id;
+	t->fetch_bytes = 0;
+	t->fetch_engine = 0;
 	t->block = block;
 	t->sem = sem >= 0 && sem < (int)NX_NUM_SEMAPHORES ? sem : -1;
 	t->queue = (uint16_t)b->queue;
@@ -85,16 +88,44 @@ void nx__sim_dma_trigger(struct sim *s, uint32_t block, uint64_t trigger_id)
 	s->st->dma_transfers++;
 }
 
+void nx__sim_dma_fetch(struct sim *s, int engine, size_t first, size_t count)
+{
+	struct sim_dma *d = &s->dma;
+	int q = s->eng[engine].fetch_queue;
+	struct sim_transfer *t;
+
+	(void)first;
+	NX_GROW(d->xfer, d->nxfer + 1, d->capxfer);
+	t = &d->xfer[d->nxfer];
+	t->trigger = UINT64_MAX;
+	t->fetch_bytes = count * NX_INST_SIZE;
+	t->fetch_engine = (unsigned)s->neff->queues[q].engine_idx % s->m->dma_engines;
+	t->block = NX_NONE32;
+	t->sem = -1;
+	t->queue = (uint16_t)q;
+	t->next_pkt = 0;
+	nx_sim_heap_push(&s->heap, s->now, EV_DMA_ENQUEUE, (uint32_t)d->nxfer, 0);
+	d->nxfer++;
+}
+
 static int start_next(struct sim *s, unsigned e);
 
 int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer)
 {
 	struct sim_dma *d = &s->dma;
 	const struct sim_transfer *t = &d->xfer[transfer];
-	const struct nx_dma_block *b = &s->neff->blocks[t->block];
+	const struct nx_dma_block *b;
 	unsigned ne = s->m->dma_engines, ppe = s->m->dma_partitions_per_engine;
 	uint64_t rows_e[64];
 	int rc;
+
+	if (t->block == NX_NONE32) {
+		struct sim_pkt p = { transfer, 0, 1, t->fetch_bytes, t->fetch_bytes, true, false };
+
+		fifo_push(&d->fifo[(size_t)t->fetch_engine * d->nq + t->queue], &p);
+		return d->busy[t->fetch_engine] ? 0 : start_next(s, t->fetch_engine);
+	}
+	b = &s->neff->blocks[t->block];
 
 	for (size_t k = 0; k < b->ndesc; k++) {
 		const struct nx_dma_desc *dd = &b->desc[k];

@@ -17,6 +17,27 @@
 
 static int issue(struct sim *s, int e);
 
+/* Instruction fetch: streams are read in chunks of 64 instructions (8 KiB), kept two
+ * chunks ahead of execution, so fetches add DMA traffic but never stall an engine. */
+enum { FETCH_CHUNK = 64, FETCH_AHEAD = 2 };
+
+static void fetch(struct sim *s, int e, size_t chunk)
+{
+	size_t first = chunk * FETCH_CHUNK, n = s->neff->ninst[e];
+
+	if (first < n)
+		nx__sim_dma_fetch(s, e, first, n - first < FETCH_CHUNK ? n - first : FETCH_CHUNK);
+}
+
+/* The first instruction-type queue owned by engine e, or -1. */
+static int fetch_queue(const struct nx_neff *neff, int e)
+{
+	for (size_t q = 0; q < neff->nqueues && q < UINT16_MAX; q++)
+		if (neff->queues[q].queue_type == NX_QT_INSTRUCTION && neff->queues[q].owner == e)
+			return (int)q;
+	return -1;
+}
+
 int nx__sim_wake(struct sim *s, unsigned sem)
 {
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
@@ -85,6 +106,8 @@ static int issue(struct sim *s, int e)
 		return rc;
 	s->st->insts++;
 	progress(s);
+	if (g->fetch_queue >= 0 && pc % FETCH_CHUNK == 0)
+		fetch(s, e, pc / FETCH_CHUNK + FETCH_AHEAD);
 	if (in->opcode == NX_OP_MATMUL)
 		g->mm_free_ps = end;
 	if (in->opcode == NX_OP_LDWEIGHTS)
@@ -234,7 +257,10 @@ int nx_sim_run(const struct nx_neff *neff, const struct nx_sim_opts *opts,
 	nx__sim_dma_init(&s);
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		s.eng[e].inst_ids = nx_xcalloc(neff->ninst[e] + 1, sizeof(uint64_t));
+		s.eng[e].fetch_queue = fetch_queue(neff, e);
 		s.insts_total += neff->ninst[e];
+		for (size_t c = 0; s.eng[e].fetch_queue >= 0 && c < FETCH_AHEAD; c++)
+			fetch(&s, e, c);
 		nx_sim_heap_push(&s.heap, 0, EV_READY, (uint32_t)e, 0);
 	}
 	if ((rc = exec_rec(&s, false)))

@@ -25,6 +25,7 @@ struct sim_engine {
 	uint64_t lw_end_ps;     /* Tensor: last LDWEIGHTS done */
 	uint64_t busy_end_ps;   /* latest end of an issued instruction */
 	uint64_t *inst_ids;     /* record id of each issued instruction (for DONE/DMA) */
+	int fetch_queue;        /* instruction queue this engine fetches through, -1 none */
 };
 
 struct sim_pkt {
@@ -40,7 +41,9 @@ struct sim_fifo {
 };
 
 struct sim_transfer {
-	uint64_t trigger;       /* instruction record id */
+	uint64_t trigger;       /* instruction record id, UINT64_MAX for instruction fetch */
+	uint64_t fetch_bytes;   /* instruction fetch: bytes (block is NX_NONE32) */
+	unsigned fetch_engine;  /* instruction fetch: the DMA engine of its queue */
 	uint32_t block;
 	int sem;                /* semaphore incremented by each engine's write, -1 none */
 	uint16_t queue;
@@ -100,6 +103,9 @@ void nx__sim_dma_release(struct sim *s);
 /* Records a triggered block; its packets reach the queues after the DMA latency. */
 void nx__sim_dma_trigger(struct sim *s, uint32_t block, uint64_t trigger_id);
 int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer);
+/* Queues the fetch of instructions [first, first + count) of an engine's stream on
+ * its instruction queue (NX_INST_SIZE bytes each, one packet, no semaphore). */
+void nx__sim_dma_fetch(struct sim *s, int engine, size_t first, size_t count);
 int nx__sim_dma_done(struct sim *s, unsigned engine);
 
 /* throttle.c: stretches a Tensor instruction starting at start_ps; returns the

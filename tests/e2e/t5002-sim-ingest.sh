@@ -26,8 +26,11 @@ ingest matmul_v0 1024 v0
 	fail "V0 matmul count"
 [ "$(q v0 "SELECT COUNT(*) FROM DmaPacket WHERE queue_type != 'instruction' AND transfer_bytes > 4")" = 4352 ] ||
 	fail "V0 kernel packet count"
-[ "$(q v0 "SELECT SUM(transfer_bytes) FROM DmaPacket WHERE transfer_bytes > 4")" = $((128 * (32768 + 131072) + 16 * 131072)) ] ||
+[ "$(q v0 "SELECT SUM(transfer_bytes) FROM DmaPacket WHERE queue_type != 'instruction' AND transfer_bytes > 4")" = $((128 * (32768 + 131072) + 16 * 131072)) ] ||
 	fail "V0 bytes"
+# instruction fetch traffic: every instruction's 128 bytes, on instruction queues
+[ "$(q v0 "SELECT SUM(transfer_bytes) FROM DmaPacket WHERE queue_type = 'instruction'")" = \
+  "$(q v0 "SELECT 128 * COUNT(*) FROM Instruction")" ] || fail "V0 instruction fetch bytes"
 [ "$(q v0 "SELECT DISTINCT bir_debug_info_source_location FROM Instruction WHERE opcode = 'MATMUL'")" = "kernels/matmul_v0.py:29" ] ||
 	fail "V0 matmul source line"
 [ "$(q v0 "SELECT is_simulation FROM Metadata")" = true ] || fail "not marked simulated"

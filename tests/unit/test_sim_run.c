@@ -5,6 +5,7 @@
  * notifications, the deadlock and bad-operand errors, and byte-identical captures. */
 #include "common/compat.h"
 #include "common/fsutil.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "kernels/listing.h"
 #include "sim/sim.h"
@@ -279,6 +280,39 @@ static void test_unknown_opcode(void **state)
 	nx_neff_release(&neff);
 }
 
+static void test_instruction_fetch(void **state)
+{
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	struct nx_strbuf body = NX_STRBUF_INIT;
+	uint32_t sizes[3] = { 0 };
+	size_t n = 0;
+
+	(void)state;
+	nx_strbuf_addstr(&body, "queue qSyncInstr instruction Sync\n");
+	for (int i = 0; i < 130; i++)
+		nx_strbuf_addstr(&body, "Sync nop\n");
+	assert_int_equal(run(body.buf, true, "trn2", &rs, &st, &err), 0);
+	/* 130 instructions: chunks of 64, 64 and 2 instructions of 128 bytes */
+	for (size_t i = 0; i < rs.n; i++) {
+		if (rs.r[i].kind != NX_REC_DMA)
+			continue;
+		assert_true(n < 3);
+		assert_int_equal(rs.r[i].u.dma.block, NX_NONE32);
+		assert_true(rs.r[i].u.dma.trigger == UINT64_MAX);
+		assert_int_equal(rs.r[i].u.dma.queue, 1);
+		sizes[n++] = rs.r[i].u.dma.bytes;
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(sizes[0], 8192);
+	assert_int_equal(sizes[1], 8192);
+	assert_int_equal(sizes[2], 256);
+	assert_int_equal(count(&rs, NX_REC_SEM), 0);
+	nx_strbuf_release(&body);
+	free(rs.r);
+}
+
 static void test_deterministic_capture(void **state)
 {
 	const char *base = getenv("NX_TEST_TMP");
@@ -328,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_deadlock),
 		cmocka_unit_test(test_bad_operands),
 		cmocka_unit_test(test_unknown_opcode),
+		cmocka_unit_test(test_instruction_fetch),
 		cmocka_unit_test(test_deterministic_capture),
 	};
 
