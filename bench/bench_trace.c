@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * bench_trace.c: single-threaded speed of the framework-trace reader (not a test).
  *   bench_trace parse FILE      tokenize and read every event (no output)
- *   bench_trace ingest FILE DIR full ingest to parquet in DIR (DuckDB at 1 thread)
+ *   bench_trace ingest FILE DIR full ingest to parquet in DIR (DuckDB at 2 threads, as the CLI)
  *   bench_trace duckdb FILE     DuckDB read_json of the same file (1 thread), baseline
  * Prints one line: mode, seconds, decompressed MB/s, events/s. bench/trace.sh runs
  * these under /usr/bin/time -v next to Python's json module for peak RSS. */
