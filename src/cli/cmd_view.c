@@ -4,6 +4,7 @@
  * no inputs it serves what the data path already holds. */
 #include "common/compat.h"
 #include "cli/commands.h"
+#include "cli/view_dir.h"
 #include "cli/view_output.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -21,7 +22,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: neuron-explorer view [-n NEFF -s NTFF] [--data-path DIR] [--display-name NAME]\n"
+		"usage: neuron-explorer view [-n NEFF -s NTFF | -d DIR] [--data-path DIR] [--display-name NAME]\n"
 		"                            [--ingest-only | --disable-ui] [--api-server-port PORT]\n"
 		"                            [--output-format FMT] [--output-file PATH]\n"
 		"\n"
@@ -32,15 +33,19 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -n, --neff-path FILE        compiled kernel (NEFF)\n"
 		"  -s, --session-file FILE     device trace (NTFF) captured from that NEFF\n"
+		"  -d, --session-dir DIR       directory mode: every framework trace (Chrome trace\n"
+		"                              JSON, .json or .json.gz) and NEFF/NTFF pair found\n"
+		"                              under DIR (or one trace file) becomes one profile\n"
 		"      --data-path DIR         workspace for processed profiles (default %s)\n"
 		"      --display-name NAME     profile name used in directories and API URLs\n"
 		"                              (default: the NTFF file name without extension)\n"
 		"      --ingest-only           write the tables and exit; no server\n"
 		"      --disable-ui            serve only the API (this build has no web UI)\n"
 		"      --api-server-port PORT  API port (default 3002; 0 picks a free port)\n"
-		"      --output-format FMT     parquet (default), summary-json, summary-text\n"
+		"      --output-format FMT     parquet (default), summary-json, summary-text,\n"
+		"                              perfetto (Chrome trace JSON the Perfetto UI opens)\n"
 		"      --output-file PATH      with parquet: write the tables into this directory;\n"
-		"                              with summary formats: write the summary there\n"
+		"                              otherwise: write the summary or trace there\n"
 		"      --show-profile-schema   print the profile schema (OpenAPI YAML) and exit\n"
 		"  -q, --quiet                 no progress lines\n"
 		"  -h, --help                  this text\n",
@@ -56,6 +61,7 @@ enum {
 static const struct option long_opts[] = {
 	{ "neff-path", required_argument, NULL, 'n' },
 	{ "session-file", required_argument, NULL, 's' },
+	{ "session-dir", required_argument, NULL, 'd' },
 	{ "data-path", required_argument, NULL, OPT_DATA_PATH },
 	{ "display-name", required_argument, NULL, OPT_DISPLAY_NAME },
 	{ "ingest-only", no_argument, NULL, OPT_INGEST_ONLY },
@@ -83,13 +89,19 @@ static int parse_port(const char *s, unsigned *port)
 	return 0;
 }
 
-/* Default display name: the NTFF's file name without directory and extension. */
-static char *default_name(const char *ntff)
+/* Default display name: the input's file name without directory and extensions. */
+static char *default_name(const char *path)
 {
-	const char *base = strrchr(ntff, '/');
-	base = base ? base + 1 : ntff;
-	const char *dot = strrchr(base, '.');
-	return nx_xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+	char *p = nx_xstrdup(path);
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
+	const char *base = strrchr(p, '/');
+	base = base ? base + 1 : p;
+	const char *dot = strchr(base, '.');
+	char *name = nx_xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+	free(p);
+	return name;
 }
 
 static int serve(const char *data_path, unsigned port, bool quiet)
@@ -125,7 +137,7 @@ static int serve(const char *data_path, unsigned port, bool quiet)
 
 int cmd_view(int argc, char **argv)
 {
-	const char *neff = NULL, *ntff = NULL, *name_opt = NULL, *format = "parquet";
+	const char *neff = NULL, *ntff = NULL, *sdir = NULL, *name_opt = NULL, *format = "parquet";
 	const char *output_file = NULL, *data_opt = DEFAULT_DATA_PATH;
 	bool ingest_only = false, disable_ui = false, quiet = false;
 	unsigned port = 3002;
@@ -134,10 +146,11 @@ int cmd_view(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:s:qhF:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:s:d:qhF:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': neff = optarg; break;
 		case 's': ntff = optarg; break;
+		case 'd': sdir = optarg; break;
 		case OPT_DATA_PATH: data_opt = optarg; break;
 		case OPT_DISPLAY_NAME: name_opt = optarg; break;
 		case OPT_INGEST_ONLY: ingest_only = true; break;
@@ -172,17 +185,43 @@ int cmd_view(int argc, char **argv)
 		nx_cli_error("view", "a device profile needs both -n NEFF and -s NTFF");
 		return NX_EXIT_USAGE;
 	}
-	if (!nx_view_format_known(format)) {
-		nx_cli_error("view", "unknown --output-format '%s' (parquet, summary-json, summary-text)",
-			     format);
+	if (sdir && neff) {
+		nx_cli_error("view", "give either -n/-s (one device profile) or -d DIR, not both");
 		return NX_EXIT_USAGE;
 	}
-	if (ingest_only && !neff) {
-		nx_cli_error("view", "--ingest-only needs -n NEFF and -s NTFF");
+	if (!nx_view_format_known(format)) {
+		nx_cli_error("view", "unknown --output-format '%s' (parquet, summary-json, "
+			     "summary-text, perfetto)", format);
+		return NX_EXIT_USAGE;
+	}
+	if (!strcmp(format, "perfetto") && !output_file) {
+		nx_cli_error("view", "--output-format perfetto needs --output-file FILE");
+		return NX_EXIT_USAGE;
+	}
+	if (ingest_only && !neff && !sdir) {
+		nx_cli_error("view", "--ingest-only needs -n NEFF and -s NTFF, or -d DIR");
 		return NX_EXIT_USAGE;
 	}
 	data_path = nx_expand_home(data_opt);
-	if (neff) {
+	if (sdir) {
+		bool parquet = !strcmp(format, "parquet");
+		name = name_opt ? nx_xstrdup(name_opt) : default_name(sdir);
+		rc = nx_view_dir(sdir, data_path, name, quiet, &published);
+		if (rc)
+			goto out;
+		printf("Processing for %s is complete\n", name);
+		fflush(stdout);
+		if (!strcmp(format, "perfetto")) {
+			rc = nx_view_perfetto(published, output_file);
+			goto out;
+		}
+		if (!parquet) {
+			rc = nx_view_print_summary(published, format, output_file);
+			goto out;
+		}
+		if (ingest_only)
+			goto out;
+	} else if (neff) {
 		struct nx_ingest_opts io = { 0 };
 		struct nx_err err = { 0 };
 		bool parquet = !strcmp(format, "parquet");
@@ -201,6 +240,10 @@ int cmd_view(int argc, char **argv)
 		}
 		printf("Processing for %s is complete\n", name);
 		fflush(stdout);
+		if (!strcmp(format, "perfetto")) {
+			rc = nx_view_perfetto(published, output_file);
+			goto out;
+		}
 		if (!parquet) {
 			rc = nx_view_print_summary(published, format, output_file);
 			goto out;

@@ -12,7 +12,7 @@
 bool nx_view_format_known(const char *format)
 {
 	return !strcmp(format, "parquet") || !strcmp(format, "summary-json") ||
-	       !strcmp(format, "summary-text");
+	       !strcmp(format, "summary-text") || !strcmp(format, "perfetto");
 }
 
 int nx_view_print_summary(const char *profile_dir, const char *format, const char *output_file)

@@ -188,6 +188,28 @@ static void test_independent_reader(void **state)
 				    dir, src, p), 0);
 }
 
+/* Directory mode and the Perfetto export through the CLI. */
+static void test_dir_mode_and_perfetto(void **state)
+{
+	(void)state;
+	char *src = getenv("NX_SOURCE_DIR");
+	assert_int_equal(nx_test_sh("mkdir -p %s/cap/plugins/profile && cp %s/../shared/data/framework-traces/"
+				    "kineto_h100_docs_trace.json %s/cap/plugins/profile/trace.json", dir, src, dir), 0);
+	assert_int_equal(run("%s view -d %s/cap --data-path %s/data --display-name fw --ingest-only",
+			     bin, dir, dir), 0);
+	char *t = out_text();
+	assert_non_null(strstr(t, "Processing for fw is complete"));
+	free(t);
+	assert_int_equal(nx_test_sh("test -f %s/data/profiles/global/fw@latest/SystemProfileEvents.parquet", dir), 0);
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/data "
+			     "--display-name pf -q --output-format perfetto --output-file %s/pf.json",
+			     bin, dir, dir, dir, dir), 0);
+	assert_int_equal(nx_test_sh("python3 -c \"import json; d=json.load(open('%s/pf.json')); "
+				    "assert any(e.get('name') == 'MATMUL' for e in d['traceEvents'])\"", dir), 0);
+	assert_int_equal(run("%s view -n a.neff -s b.ntff -d %s/cap", bin, dir), 2);
+	assert_int_equal(run("%s view -n a.neff -s b.ntff --output-format perfetto", bin), 2);
+}
+
 /* view serves the API: the seed's health poll and Summary query answer. */
 static void test_view_serves(void **state)
 {
@@ -251,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_ingest_only),
 		cmocka_unit_test(test_summary_formats),
 		cmocka_unit_test(test_independent_reader),
+		cmocka_unit_test(test_dir_mode_and_perfetto),
 		cmocka_unit_test(test_view_serves),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
