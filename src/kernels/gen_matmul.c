@@ -129,7 +129,8 @@ static unsigned divisor_upto(unsigned n, unsigned cap)
 }
 
 static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L, bool rows,
-		       const struct nx_kopts *o, unsigned s, struct nx_strbuf *out)
+		       const struct nx_kopts *o, unsigned s, struct nx_strbuf *out,
+		       struct nx_err *err)
 {
 	const unsigned mt = s / TM, nt = s / TN, kt = s / TK;
 	const unsigned bm = divisor_upto(mt, 8), bn = divisor_upto(nt, 2);
@@ -141,6 +142,10 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 	struct nx_kgen g;
 	char src[128], dst[128], extra[64];
 
+	if (lsize + rsize + osize > sbuf)
+		return nx_errf(err, NX_EUSAGE, "%s: size %u needs %u KiB of SBUF per partition "
+			       "(%u KiB on %s)", def->name, s, (lsize + rsize + osize) / 1024,
+			       sbuf / 1024, o->target ? o->target : "trn2");
 	mm_end = calloc((size_t)nmb * nnb + 1, sizeof(*mm_end));
 	nx_kgen_begin(&g, out, def, L[0].line);
 	header(&g, s);
@@ -216,14 +221,12 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 
 static int gen_v1(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, struct nx_err *err)
 {
-	(void)err;
-	return gen_blocked(&nx_kernel_matmul_v1, v1_lines, false, o, s, out);
+	return gen_blocked(&nx_kernel_matmul_v1, v1_lines, false, o, s, out, err);
 }
 
 static int gen_v2(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, struct nx_err *err)
 {
-	(void)err;
-	return gen_blocked(&nx_kernel_matmul_v2, v2_lines, true, o, s, out);
+	return gen_blocked(&nx_kernel_matmul_v2, v2_lines, true, o, s, out, err);
 }
 
 const struct nx_kernel_def nx_kernel_matmul_v1 = {

@@ -25,7 +25,9 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 	char src[96], dst[64], extra[64];
 
 	(void)o;
-	(void)err;
+	if (OB + 1024 > 180 * 1024)
+		return nx_errf(err, NX_EUSAGE, "serial_sem: size %u needs %u KiB of SBUF per "
+			       "partition (at most 180)", s, (OB + 1024) / 1024);
 	nx_kgen_begin(&g, out, &nx_kernel_serial_sem, lines[0].line);
 	nx_kgen_line(&g, "tensor lhsT input bf16 %ux%u", s, s);
 	nx_kgen_line(&g, "tensor rhs input bf16 %ux%u", s, s);
