@@ -28,6 +28,7 @@ static void final_out(struct nx_kgen *g, const struct lay *L, unsigned q)
 {
 	char src[96], dst[96];
 
+	nx_kgen_line(g, "iter qi=%u@27", q);
 	if (q >= 2)
 		nx_kgen_line(g, "@41 Vector event_semaphore wait=S[11]>=%u", 16 * (q - 1));
 	nx_kgen_line(g, "@41 Vector tensor_scalar alu=mul src=psum[0:128]+%u:fp32[128] "
@@ -80,6 +81,7 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 		nx_kgen_dma(&g, 25, "Sync", "qSyncIO2", src, dst, "");
 	}
 	for (unsigned qi = 0; qi < nq; qi++) {
+		nx_kgen_line(&g, "iter qi=%u@27", qi);
 		extra[0] = '\0';
 		if (qi >= 2)
 			snprintf(extra, sizeof(extra), "wait=S[4]>=%u", qi - 1);
@@ -109,8 +111,10 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 			     "dst=sbuf[0:128]+%u:fp32[1] wait=S[6]>=%u", L.p, s, L.sum, qi + 1);
 		nx_kgen_line(&g, "@35 Vector tensor_scalar alu=div imm=1 src=sbuf[0:128]+%u:fp32[1] "
 			     "dst=sbuf[0:128]+%u:fp32[1]", L.sum, L.inv + (qi % 2) * 4);
-		if (qi)
+		if (qi) {
 			final_out(&g, &L, qi - 1);
+			nx_kgen_line(&g, "iter qi=%u@27", qi);
+		}
 		/* transposes of the probabilities, copied back by GpSimd */
 		if (qi)
 			nx_kgen_line(&g, "@39 GpSimd event_semaphore wait=S[9]>=%u", qi);

@@ -65,6 +65,7 @@ static int gen_v0(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, s
 		for (unsigned n = 0; n < nt; n++, t++) {
 			unsigned bank = t % 8;
 
+			nx_kgen_line(&g, "iter m=%u@23 n=%u@24", m, n);
 			for (unsigned k = 0; k < kt; k++, i++) {
 				unsigned slot = i % R;
 
@@ -152,6 +153,7 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 	for (unsigned mb = 0; mb < nmb; mb++) {
 		unsigned l0 = nl;
 
+		nx_kgen_line(&g, "iter mb=%u@27", mb);
 		/* lhsT block, kept for all N blocks of this M block */
 		for (unsigned k = 0; k < kt; k++) {
 			for (unsigned i = 0; i < (rows ? 1 : bm); i++) {
@@ -170,6 +172,7 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 		for (unsigned nb = 0; nb < nnb; nb++, b++) {
 			unsigned slot = b % nslots, rb = lsize + slot * rsize, r0 = nr;
 
+			nx_kgen_line(&g, "iter mb=%u@27 nb=%u@%d", mb, nb, rows ? 31 : 33);
 			for (unsigned k = 0; k < kt; k++) {
 				for (unsigned j = 0; j < (rows ? 1 : bn); j++) {
 					unsigned n0 = (nb * bn + j) * TN, w = rows ? bn * TN : TN;

@@ -71,6 +71,7 @@ static int gen_softmax(const struct nx_kopts *o, unsigned s, struct nx_strbuf *o
 		extra[0] = '\0';
 		if (r >= 3)
 			snprintf(extra, sizeof(extra), "wait=S[3]>=%u", r - 2);
+		nx_kgen_line(&g, "iter r=%u@19", r);
 		load_tile(&g, 20, "x", "qSyncIO0", r, d, X + (r % 3) * d * 2, extra);
 	}
 	for (unsigned r = 0; r <= nr; r++) {
@@ -78,6 +79,7 @@ static int gen_softmax(const struct nx_kopts *o, unsigned s, struct nx_strbuf *o
 		if (r < nr) {
 			unsigned mx = ST + (r % 2) * 4;
 
+			nx_kgen_line(&g, "iter r=%u@19", r);
 			nx_kgen_line(&g, "@21 Vector tensor_reduce alu=max src=sbuf[0:128]+%u:bf16[%u] "
 				     "dst=sbuf[0:128]+%u:fp32[1] wait=S[1]>=%u", X + (r % 3) * d * 2, d,
 				     mx, 16 * (r + 1));
@@ -94,6 +96,7 @@ static int gen_softmax(const struct nx_kopts *o, unsigned s, struct nx_strbuf *o
 		{
 			unsigned p = r - 1, e = E + (p % 2) * d * 4, y = Y + (p % 2) * d * 2;
 
+			nx_kgen_line(&g, "iter r=%u@19", p);
 			nx_kgen_line(&g, "@23 Vector tensor_reduce alu=add src=sbuf[0:128]+%u:fp32[%u] "
 				     "dst=sbuf[0:128]+%u:fp32[1] wait=S[3]>=%u", e, d, ST + 8, p + 1);
 			nx_kgen_line(&g, "@24 Vector tensor_scalar alu=div imm=1 src=sbuf[0:128]+%u:fp32[1] "
@@ -155,6 +158,7 @@ static int gen_layernorm(const struct nx_kopts *o, unsigned s, struct nx_strbuf 
 	for (unsigned r = 0; r < nr; r++) {
 		unsigned x = X + (r % 3) * d * 2, xc = XC + (r % 2) * d * 4, y = Y + (r % 2) * d * 2;
 
+		nx_kgen_line(&g, "iter r=%u@23", r);
 		extra[0] = '\0';
 		if (r >= 3)
 			snprintf(extra, sizeof(extra), "wait=S[3]>=%u", r - 2);
@@ -221,6 +225,7 @@ static int gen_vector_bound(const struct nx_kopts *o, unsigned s, struct nx_strb
 	for (unsigned r = 0; r < nr; r++) {
 		unsigned x = X + (r % 2) * d * 2, y = Y + (r % 2) * d * 2;
 
+		nx_kgen_line(&g, "iter r=%u@21", r);
 		extra[0] = '\0';
 		if (r >= 2)
 			snprintf(extra, sizeof(extra), "wait=S[2]>=%u", r - 1);
@@ -279,6 +284,7 @@ static int gen_dma_tiny(const struct nx_kopts *o, unsigned s, struct nx_strbuf *
 	for (unsigned r = 0; r < nr; r++) {
 		unsigned x = X + (r % 2) * d * 2, y = YB + (r % 2) * d * 2, z = Z + (r % 2) * d * 2;
 
+		nx_kgen_line(&g, "iter r=%u@21", r);
 		for (unsigned c = 0; c < ns; c++) {
 			extra[0] = '\0';
 			if (r >= 2 && c == 0)

@@ -36,6 +36,7 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 	nx_kgen_line(&g, "queue qVectorIO0 out Vector sem=5");
 	for (unsigned m = 0; m < mt; m++) {
 		for (unsigned n = 0; n < nt; n++, t++) {
+			nx_kgen_line(&g, "iter m=%u@25 n=%u@26", m, n);
 			for (unsigned k = 0; k < kt; k++, loads++) {
 				extra[0] = '\0';
 				if (t && k == 0)

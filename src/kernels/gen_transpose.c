@@ -43,6 +43,7 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 	nx_kgen_line(&g, "queue qVectorIO0 out Vector sem=5");
 	nx_kgen_line(&g, "@26 GpSimd iota dst=sbuf[0:128]+%u:bf16[128] sig=S[6]=1", id);
 	for (unsigned m = 0; m < mt; m++) {
+		nx_kgen_line(&g, "iter m=%u@22", m);
 		for (unsigned k = 0; k < kt; k++, ja++) {
 			unsigned slot = abase + (ja % R) * 256, bank = 4 + ja % 4;
 
@@ -69,6 +70,7 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 		for (unsigned n = 0; n < nt; n++, t++) {
 			unsigned bank = t % 4, oof = obase + (t % 2) * 1024;
 
+			nx_kgen_line(&g, "iter m=%u@22 n=%u@28", m, n);
 			for (unsigned k = 0; k < kt; k++, jb++) {
 				unsigned slot = bbase + (jb % R) * 1024;
 

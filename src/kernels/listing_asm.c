@@ -227,12 +227,13 @@ static int d_desc(struct asm_state *st, char **tok, int n)
 	return 0;
 }
 
-/* Returns the debug entry for file:line, adding it on first use. */
+/* Returns the debug entry for file:line in the current loop nest, adding it on first
+ * use: one kernel instruction per source line and iteration. */
 static uint32_t dbg_entry(struct asm_state *st, const char *file, int64_t line)
 {
 	struct nx_debug_info *dbg = &st->neff->dbg;
 	struct nx_dbg_inst *d;
-	char *key = nx_xasprintf("%s:%" PRId64, file, line);
+	char *key = nx_xasprintf("%s:%" PRId64 "#%" PRId64, file, line, st->cur_iter);
 	int idx = nx_symtab_get(&st->dbg, key);
 
 	if (idx >= 0) {
@@ -240,6 +241,7 @@ static uint32_t dbg_entry(struct asm_state *st, const char *file, int64_t line)
 		return (uint32_t)idx;
 	}
 	nx_symtab_add(&st->dbg, key, (int)dbg->ninsts);
+	free(key);
 	NX_GROW(dbg->insts, dbg->ninsts + 1, st->cap_dbg);
 	d = &dbg->insts[dbg->ninsts];
 	memset(d, 0, sizeof(*d));
@@ -247,9 +249,66 @@ static uint32_t dbg_entry(struct asm_state *st, const char *file, int64_t line)
 	d->file = nx_xstrdup(file);
 	d->line = line;
 	d->stack_frame_id = st->have_frame ? 0 : -1;
-	d->iteration_vars_id = -1;
-	d->bir_location = key;
+	d->iteration_vars_id = st->cur_iter;
+	d->bir_location = nx_xasprintf("%s:%" PRId64, file, line);
 	return (uint32_t)dbg->ninsts++;
+}
+
+/* "iter m=3@24 n=1@25": the loop nest (outermost first) of the instructions that
+ * follow, each variable with its value and the line of its loop; "iter" alone ends
+ * it. Nests share their common prefix in the debug info. */
+static int d_iter(struct asm_state *st, char **tok, int n)
+{
+	struct nx_debug_info *dbg = &st->neff->dbg;
+	struct nx_strbuf key = NX_STRBUF_INIT;
+	int64_t parent = -1;
+	int rc = 0;
+
+	if (n > 1 && !st->source)
+		return nx__asm_fail(st, "'iter' needs a 'source FILE' line first");
+	for (int i = 1; i < n && !rc; i++) {
+		const char *eq = strchr(tok[i], '='), *at = strchr(tok[i], '@');
+		char *name, *end;
+		long long value;
+		uint64_t line = 0;
+		int id;
+
+		if (!eq || eq == tok[i] || (at && at < eq))
+			rc = nx__asm_fail(st, "bad iteration variable '%s': expected NAME=VALUE[@LINE]",
+					  tok[i]);
+		if (rc)
+			break;
+		value = strtoll(eq + 1, &end, 10);
+		if (end == eq + 1 || (*end && *end != '@')) {
+			rc = nx__asm_fail(st, "bad iteration variable '%s': expected NAME=VALUE[@LINE]",
+					  tok[i]);
+			break;
+		}
+		if (at && (rc = nx__asm_u64(st, at + 1, &line, "loop line")))
+			break;
+		nx_strbuf_addf(&key, "/%s", tok[i]);
+		id = nx_symtab_get(&st->iters, nx_strbuf_str(&key));
+		if (id < 0) {
+			struct nx_dbg_itervar *v;
+
+			id = (int)dbg->nitervars;
+			nx_symtab_add(&st->iters, nx_strbuf_str(&key), id);
+			NX_GROW(dbg->itervars, dbg->nitervars + 1, st->cap_iters);
+			v = &dbg->itervars[dbg->nitervars++];
+			name = nx_xstrndup(tok[i], (size_t)(eq - tok[i]));
+			v->id = id;
+			v->parent = parent;
+			v->name = name;
+			v->file = nx_xstrdup(st->source);
+			v->value = value;
+			v->line = (int64_t)line;
+		}
+		parent = id;
+	}
+	nx_strbuf_release(&key);
+	if (!rc)
+		st->cur_iter = parent;
+	return rc;
 }
 
 static int location(struct asm_state *st, const char *s, uint32_t *debug_id)
@@ -443,6 +502,8 @@ static int line(struct asm_state *st, char *text)
 		st->have_frame = true;
 		return 0;
 	}
+	if (!strcmp(tok[0], "iter"))
+		return d_iter(st, tok, n);
 	if (!strcmp(tok[0], "tensor"))
 		return d_tensor(st, tok, n);
 	if (!strcmp(tok[0], "queue"))
@@ -543,6 +604,8 @@ int nx_listing_assemble(const char *name, const char *text, size_t len, struct n
 	st.err = err;
 	st.neff = out;
 	st.cur_block = -1;
+	st.cur_iter = -1;
+	nx_symtab_init(&st.iters);
 	nx_symtab_init(&st.tensors);
 	nx_symtab_init(&st.queues);
 	nx_symtab_init(&st.blocks);
@@ -575,6 +638,7 @@ int nx_listing_assemble(const char *name, const char *text, size_t len, struct n
 	nx_symtab_release(&st.queues);
 	nx_symtab_release(&st.blocks);
 	nx_symtab_release(&st.dbg);
+	nx_symtab_release(&st.iters);
 	if (rc)
 		nx_neff_release(out);
 	return rc;

@@ -24,7 +24,9 @@ struct asm_state {
 	struct nx_err *err;
 	struct nx_neff *neff;
 	size_t cap_tensors, cap_queues, cap_blocks, cap_inst[NX_ENGINE_COUNT], cap_dbg, cap_desc;
-	struct nx_symtab tensors, queues, blocks, dbg;
+	struct nx_symtab tensors, queues, blocks, dbg, iters;
+	size_t cap_iters;
+	int64_t cur_iter;        /* innermost iteration variable in force, -1 none */
 	char *source;            /* default file of "@LINE" */
 	char *kernel;
 	bool have_frame;

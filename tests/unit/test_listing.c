@@ -44,8 +44,10 @@ static const char good[] =
 	"sig=S[5]++\n"
 	"@15 Scalar activate act=exp imm=0.5 perf=2x src=psum[0:128]+2048:fp32[512] "
 	"dst=sbuf[0:64]+0:bf16[256,2]{1,256} wait=S[5]==1 sig=S[6]+=2\n"
+	"iter m=2@7 n=-1@8\n"
 	"@other.py:3 Vector tensor_tensor alu=max src=sbuf[0:128]+0:bf16[512] "
 	"src1=sbuf[0:128]+1024:bf16[512] dst=sbuf[0:128]+0:bf16[512] bir=77\n"
+	"iter\n"
 	"@16 Vector dma_trigger block=store0\n"
 	"Sync nop\n";
 
@@ -127,6 +129,17 @@ static void test_good(void **state)
 	assert_int_equal(n.inst[NX_ENGINE_TENSOR][0].debug_id, n.inst[NX_ENGINE_TENSOR][1].debug_id);
 	assert_string_equal(n.dbg.insts[n.inst[NX_ENGINE_VECTOR][0].debug_id].bir_location,
 			    "other.py:3");
+	assert_int_equal(n.dbg.nitervars, 2);
+	assert_string_equal(n.dbg.itervars[0].name, "m");
+	assert_int_equal(n.dbg.itervars[0].value, 2);
+	assert_int_equal(n.dbg.itervars[0].line, 7);
+	assert_int_equal(n.dbg.itervars[0].parent, -1);
+	assert_string_equal(n.dbg.itervars[1].name, "n");
+	assert_int_equal(n.dbg.itervars[1].value, -1);
+	assert_int_equal(n.dbg.itervars[1].parent, 0);
+	assert_string_equal(n.dbg.itervars[1].file, "kernels/demo.py");
+	assert_int_equal(n.dbg.insts[n.inst[NX_ENGINE_VECTOR][0].debug_id].iteration_vars_id, 1);
+	assert_int_equal(n.dbg.insts[n.inst[NX_ENGINE_VECTOR][1].debug_id].iteration_vars_id, -1);
 	assert_int_equal(n.dbg.nframes, 1);
 	assert_string_equal(n.dbg.frames[0].function, "demo");
 	assert_int_equal(n.dbg.insts[0].stack_frame_id, 0);
@@ -213,6 +226,8 @@ static void test_bad_input(void **state)
 	bad("tensor t input bf16 0x4\n", "bad shape '0x4'");
 	bad("queue q9 sideways Sync\n", "unknown queue type 'sideways'");
 	bad("@x Sync nop\n", "bad source line 'x'");
+	bad("iter m\n", "bad iteration variable 'm'");
+	bad("iter m=1@x\n", "bad loop line 'x'");
 }
 
 int main(void)

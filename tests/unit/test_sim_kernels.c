@@ -172,6 +172,19 @@ static void test_source_lines(void **state)
 		for (int e = 0; e < NX_ENGINE_COUNT; e++)
 			for (size_t x = 0; x < neff.ninst[e]; x++)
 				assert_true(neff.inst[e][x].debug_id < neff.dbg.ninsts);
+		/* loop variables point at their `for` lines */
+		assert_true(neff.dbg.nitervars > 0);
+		for (size_t v = 0; v < neff.dbg.nitervars; v++) {
+			const struct nx_dbg_itervar *it = &neff.dbg.itervars[v];
+			char *l = nth_line(text, (int)it->line), *want = nx_xasprintf("for %s in", it->name);
+
+			if (!strstr(l, want))
+				fail_msg("%s:%" PRId64 " is '%s', expected the loop of '%s'", k[i]->source,
+					 it->line, l, it->name);
+			assert_true(it->parent < (int64_t)v);
+			free(want);
+			free(l);
+		}
 		nx_neff_release(&neff);
 		free(text);
 		free(path);
