@@ -142,7 +142,6 @@ static int check_block(const struct nx_neff *neff, const struct nx_machine *m, i
 	}
 	for (size_t k = 0; k < b->ndesc; k++) {
 		const struct nx_dma_desc *d = &b->desc[k];
-		struct nx_dma_geom g;
 		int locs[2] = { d->from_loc, d->to_loc };
 		int vars[2] = { d->from_var, d->to_var };
 		unsigned sp[2] = { d->from_start_partition, d->to_start_partition };
@@ -151,7 +150,13 @@ static int check_block(const struct nx_neff *neff, const struct nx_machine *m, i
 		uint64_t off[2] = { d->from_off, d->to_off };
 		const int64_t *steps[2] = { d->from_steps, d->to_steps };
 
-		nx_cost_dma_geom(d, &g);
+		if (d->from_ndim < 1 || d->from_ndim > 4 || d->to_ndim < 1 || d->to_ndim > 4 ||
+		    d->from_loc < NX_LOC_HBM || d->from_loc > NX_LOC_PSUM ||
+		    d->to_loc < NX_LOC_HBM || d->to_loc > NX_LOC_PSUM) {
+			snprintf(what, sizeof(what), "DMA block %u descriptor %zu: bad dimensions or "
+				 "memory", b->id, k);
+			return inst_err(neff, e, i, err, what);
+		}
 		for (int s = 0; s < 2; s++) {
 			const char *side = s ? "destination" : "source";
 

@@ -278,6 +278,19 @@ static void test_unknown_opcode(void **state)
 	assert_int_equal(nx_sim_run(&neff, &o, NULL, NULL, &err), NX_ESIM);
 	assert_contains(err.msg, "Sync instruction 0 (opcode 99) at kernels/t.py:16: unknown opcode");
 	nx_neff_release(&neff);
+	/* a hand-built descriptor with impossible dimensions, or past its tensor */
+	text = nx_xasprintf("%s@17 Sync dma_trigger block=b0\n", head);
+	assert_int_equal(nx_listing_assemble("t.txt", text, strlen(text), &neff, &err), 0);
+	free(text);
+	neff.blocks[0].desc[0].from_ndim = 9;
+	assert_int_equal(nx_sim_run(&neff, &o, NULL, NULL, &err), NX_ESIM);
+	assert_contains(err.msg, "Sync instruction 0 (DMA_DIRECT2D) at kernels/t.py:17: DMA block 0 "
+			"descriptor 0: bad dimensions");
+	neff.blocks[0].desc[0].from_ndim = 2;
+	neff.blocks[0].desc[0].from_off = 100;
+	assert_int_equal(nx_sim_run(&neff, &o, NULL, NULL, &err), NX_ESIM);
+	assert_contains(err.msg, "reads past the end of tensor 'x'");
+	nx_neff_release(&neff);
 }
 
 static void test_instruction_fetch(void **state)
