@@ -25,7 +25,7 @@ static double now(void)
 
 static int bench(const struct nx_kernel_def *k, const char *dir)
 {
-	struct nx_kopts ko = { 0, "trn2" };
+	struct nx_kopts ko = { .size = 0, .target = "trn2" };
 	struct nx_sim_opts o = { .target = "trn2", .dma_packets = true, .exec_index = 1 };
 	struct nx_sim_stats st;
 	struct nx_err err = { 0 };

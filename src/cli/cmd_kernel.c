@@ -21,7 +21,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: neuron-explorer kernel asm LISTING -o K.neff\n"
 		   "       neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
-		   "                                  [--listing FILE] -o K.neff\n"
+		   "                                  [--listing FILE] [--instr-fetch] -o K.neff\n"
 		   "       neuron-explorer kernel list\n"
 		   "\n"
 		   "Packs kernel listings (docs/formats/listing.md) into NEFFs and generates the\n"
@@ -113,11 +113,12 @@ static int do_gen(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "target", required_argument, NULL, 't' },
 		{ "listing", required_argument, NULL, 'l' },
+		{ "instr-fetch", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct nx_kernel_def *k;
-	struct nx_kopts ko = { 0, "trn2" };
+	struct nx_kopts ko = { .size = 0, .target = "trn2" };
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_neff neff;
 	struct nx_err err = { 0 };
@@ -144,13 +145,18 @@ static int do_gen(int argc, char **argv)
 		case 'l':
 			listing = optarg;
 			break;
+		case 'f':
+			ko.instr_fetch = true;
+			break;
 		case 'h':
 			printf("usage: neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
 			       "                                  [--listing FILE] -o K.neff\n\n"
 			       "Generates a library kernel ('neuron-explorer kernel list') as a NEFF.\n"
 			       "  --size N         problem size (each kernel says what it scales)\n"
 			       "  --target T       SBUF budget to plan buffers for (default trn2)\n"
-			       "  --listing FILE   also write the generated listing to FILE\n");
+			       "  --listing FILE   also write the generated listing to FILE\n"
+			       "  --instr-fetch    declare instruction queues, so captures include\n"
+			       "                   instruction-fetch DMA traffic\n");
 			return NX_EXIT_OK;
 		default:
 			return NX_EXIT_USAGE;

@@ -46,7 +46,6 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 	struct nx_kgen g;
 	char src[96], dst[96], extra[64];
 
-	(void)o;
 	if (s > 2048)
 		return nx_errf(err, NX_EUSAGE, "attention: seq %u does not fit the PSUM score banks "
 			       "(at most 2048)", s);
@@ -60,7 +59,7 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 	L.sum = L.mx + 16;
 	L.inv = L.sum + 16;
 	L.o = L.inv + 16;
-	nx_kgen_begin(&g, out, &nx_kernel_attention, lines[0].line);
+	nx_kgen_begin(&g, o, out, &nx_kernel_attention, lines[0].line);
 	nx_kgen_line(&g, "tensor qT input bf16 128x%u", s);
 	nx_kgen_line(&g, "tensor kT input bf16 128x%u", s);
 	nx_kgen_line(&g, "tensor v input bf16 %ux128", s);

@@ -57,9 +57,8 @@ static int gen_v0(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, s
 	unsigned i = 0, t = 0;
 	char src[128], dst[128], extra[64];
 
-	(void)o;
 	(void)err;
-	nx_kgen_begin(&g, out, &nx_kernel_matmul_v0, v0_lines[0].line);
+	nx_kgen_begin(&g, o, out, &nx_kernel_matmul_v0, v0_lines[0].line);
 	header(&g, s);
 	for (unsigned m = 0; m < mt; m++) {
 		for (unsigned n = 0; n < nt; n++, t++) {
@@ -148,7 +147,7 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 			       "(%u KiB on %s)", def->name, s, (lsize + rsize + osize) / 1024,
 			       sbuf / 1024, o->target ? o->target : "trn2");
 	mm_end = calloc((size_t)nmb * nnb + 1, sizeof(*mm_end));
-	nx_kgen_begin(&g, out, def, L[0].line);
+	nx_kgen_begin(&g, o, out, def, L[0].line);
 	header(&g, s);
 	for (unsigned mb = 0; mb < nmb; mb++) {
 		unsigned l0 = nl;

@@ -62,10 +62,9 @@ static int gen_softmax(const struct nx_kopts *o, unsigned s, struct nx_strbuf *o
 	char extra[64];
 	int rc;
 
-	(void)o;
 	if ((rc = too_big(err, "softmax", s, ST + 64)))
 		return rc;
-	nx_kgen_begin(&g, out, &nx_kernel_softmax, sm_lines[0].line);
+	nx_kgen_begin(&g, o, out, &nx_kernel_softmax, sm_lines[0].line);
 	io_header(&g, "x", s, d, 5);
 	for (unsigned r = 0; r < nr; r++) {
 		extra[0] = '\0';
@@ -141,10 +140,9 @@ static int gen_layernorm(const struct nx_kopts *o, unsigned s, struct nx_strbuf 
 	char src[96], dst[64], extra[64];
 	int rc;
 
-	(void)o;
 	if ((rc = too_big(err, "layernorm", s, ST + 64)))
 		return rc;
-	nx_kgen_begin(&g, out, &nx_kernel_layernorm, ln_lines[0].line);
+	nx_kgen_begin(&g, o, out, &nx_kernel_layernorm, ln_lines[0].line);
 	io_header(&g, "x", s, d, 8);
 	nx_kgen_line(&g, "tensor gamma weight bf16 128x%u", d);
 	nx_kgen_line(&g, "tensor beta weight bf16 128x%u", d);
@@ -217,10 +215,9 @@ static int gen_vector_bound(const struct nx_kopts *o, unsigned s, struct nx_strb
 	char extra[64];
 	int rc;
 
-	(void)o;
 	if ((rc = too_big(err, "vector_bound", s, Y + 2 * d * 2)))
 		return rc;
-	nx_kgen_begin(&g, out, &nx_kernel_vector_bound, vb_lines[0].line);
+	nx_kgen_begin(&g, o, out, &nx_kernel_vector_bound, vb_lines[0].line);
 	io_header(&g, "x", s, d, 3);
 	for (unsigned r = 0; r < nr; r++) {
 		unsigned x = X + (r % 2) * d * 2, y = Y + (r % 2) * d * 2;
@@ -274,10 +271,9 @@ static int gen_dma_tiny(const struct nx_kopts *o, unsigned s, struct nx_strbuf *
 	char src[96], dst[64], extra[64];
 	int rc;
 
-	(void)o;
 	if ((rc = too_big(err, "dma_tiny", s, Z + 2 * d * 2)))
 		return rc;
-	nx_kgen_begin(&g, out, &nx_kernel_dma_tiny, dt_lines[0].line);
+	nx_kgen_begin(&g, o, out, &nx_kernel_dma_tiny, dt_lines[0].line);
 	io_header(&g, "x", s, d, 4);
 	nx_kgen_line(&g, "tensor y input bf16 %ux%u", s, d);
 	nx_kgen_line(&g, "queue qSyncIO1 in Sync sem=2");

@@ -24,11 +24,10 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 	struct nx_kgen g;
 	char src[96], dst[64], extra[64];
 
-	(void)o;
 	if (OB + 1024 > 180 * 1024)
 		return nx_errf(err, NX_EUSAGE, "serial_sem: size %u needs %u KiB of SBUF per "
 			       "partition (at most 180)", s, (OB + 1024) / 1024);
-	nx_kgen_begin(&g, out, &nx_kernel_serial_sem, lines[0].line);
+	nx_kgen_begin(&g, o, out, &nx_kernel_serial_sem, lines[0].line);
 	nx_kgen_line(&g, "tensor lhsT input bf16 %ux%u", s, s);
 	nx_kgen_line(&g, "tensor rhs input bf16 %ux%u", s, s);
 	nx_kgen_line(&g, "tensor result output bf16 %ux%u", s, s);

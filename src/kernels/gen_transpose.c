@@ -28,13 +28,12 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 	struct nx_kgen g;
 	char src[96], dst[96], extra[64];
 
-	(void)o;
 	if (obase + 2048 > 180 * 1024) {
 		free(mm_end);
 		return nx_errf(err, NX_EUSAGE, "matmul_transpose: size %u needs %u KiB of SBUF per "
 			       "partition (at most 180)", s, (obase + 2048) / 1024);
 	}
-	nx_kgen_begin(&g, out, &nx_kernel_matmul_transpose, lines[0].line);
+	nx_kgen_begin(&g, o, out, &nx_kernel_matmul_transpose, lines[0].line);
 	nx_kgen_line(&g, "tensor a input bf16 %ux%u", s, s);
 	nx_kgen_line(&g, "tensor b input bf16 %ux%u", s, s);
 	nx_kgen_line(&g, "tensor result output bf16 %ux%u", s, s);

@@ -23,6 +23,8 @@ struct nx_kline {
 struct nx_kopts {
 	unsigned size;        /* main problem size; 0 = the kernel's default */
 	const char *target;   /* "trn2" (default) or "trn1": only sizes SBUF budgets */
+	bool instr_fetch;     /* declare instruction queues: the simulator then models
+			       * instruction-fetch DMA traffic (off by default) */
 };
 
 struct nx_kernel_def {
@@ -53,9 +55,10 @@ struct nx_kgen {
 	struct nx_strbuf *out;
 	const char *source;   /* kernels/<name>.py */
 	unsigned nblocks;
+	bool fetch;           /* nx_kopts.instr_fetch */
 };
-void nx_kgen_begin(struct nx_kgen *g, struct nx_strbuf *out, const struct nx_kernel_def *k,
-		   int func_line);
+void nx_kgen_begin(struct nx_kgen *g, const struct nx_kopts *o, struct nx_strbuf *out,
+		   const struct nx_kernel_def *k, int func_line);
 /* Appends one line (printf format, newline added). */
 void nx_kgen_line(struct nx_kgen *g, const char *fmt, ...) NX_PRINTF(2, 3);
 /* Declares a one-descriptor block on queue and triggers it from engine at source line

@@ -11,8 +11,8 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 [ -x "$SQL" ] || { echo "skip: no nx-sql"; exit 0; }
 
-ingest() { # kernel size name
-	"$BIN" kernel gen "$1" --size "$2" -o "$3.neff" || fail "gen $1"
+ingest() { # kernel size name [gen options]
+	"$BIN" kernel gen "$1" --size "$2" -o "$3.neff" "${@:4}" || fail "gen $1"
 	NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n "$3.neff" -s "$3/profile.ntff" \
 		--profile-nth-exec=2 > /dev/null || fail "capture $1"
 	"$BIN" view -n "$3.neff" -s "$3/profile_exec_2.ntff" --data-path dp --display-name "$3" \
@@ -20,7 +20,7 @@ ingest() { # kernel size name
 }
 q() { "$SQL" -C "dp/profiles/global/$1@latest" "$2"; }
 
-ingest matmul_v0 1024 v0
+ingest matmul_v0 1024 v0 --instr-fetch
 # 8 m x 2 n x 8 k tiles: 128 matmuls, 256 loads + 16 stores of 16 data packets each
 [ "$(q v0 "SELECT COUNT(*) FROM Instruction WHERE engine = 'Tensor' AND opcode = 'MATMUL'")" = 128 ] ||
 	fail "V0 matmul count"

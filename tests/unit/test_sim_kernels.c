@@ -67,7 +67,7 @@ static int record(void *arg, const struct nx_rec *r, struct nx_err *err)
 static void profile(const char *name, unsigned size, struct prof *p)
 {
 	const struct nx_kernel_def *k = nx_kernel_find(name);
-	struct nx_kopts ko = { size, "trn2" };
+	struct nx_kopts ko = { .size = size, .target = "trn2" };
 	struct nx_sim_opts o = { .target = "trn2", .dma_packets = true, .exec_index = 1 };
 	struct nx_sim_sink sink = { record, p };
 	struct nx_err err = { 0 };
@@ -99,7 +99,7 @@ static void test_all_build_and_run(void **state)
 
 static void test_bad_sizes(void **state)
 {
-	struct nx_kopts ko = { 500, "trn2" };
+	struct nx_kopts ko = { .size = 500, .target = "trn2" };
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
 
@@ -141,7 +141,7 @@ static void test_source_lines(void **state)
 		root = ".";
 	k = nx_kernels(&n);
 	for (size_t i = 0; i < n; i++) {
-		struct nx_kopts ko = { k[i]->min_size, "trn2" };
+		struct nx_kopts ko = { .size = k[i]->min_size, .target = "trn2" };
 		struct nx_err err = { 0 };
 		struct nx_neff neff;
 		char *path = nx_xasprintf("%s/%s", root, k[i]->source), *text = NULL;
