@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT
+ * analyse.c: one profile through every step: views, data quality, window, bounds,
+ * the investigations, and their ordering by relevance. Also the list of decisions
+ * taken where analysis.md leaves a choice; every report prints it. */
+#include "common/compat.h"
+#include "analysis/rec.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const nx__rec_choices[][2] = {
+	{ "memory_bound", "interval merge of all DmaPacket rows (no queue or size filter), as AWS" },
+	{ "dma_transfer_bytes", "kernel packets only (queue_type <> 'instruction' and "
+	  "transfer_bytes > 4), in the bounds and in DMA-efficiency Step 1 alike (AWS sums "
+	  "unfiltered packets there), so the efficiency gap equals the DMA-inefficiency gap" },
+	{ "flops", "bf16-equivalent adjusted flops everywhere (Summary.adjusted_hardware_flops "
+	  "for the whole kernel, Instruction.adjusted_flops in a window), matching the bf16 TE peak" },
+	{ "whole-kernel window", "bound inputs from Summary; the investigations then cover the whole "
+	  "profile span so that their totals agree with the bounds" },
+	{ "windowed runs", "every input recomputed from the raw tables over [T0, T1): durations "
+	  "clipped and merged, bytes and flops counted by start_ts; DmaPacketAggregated rows are "
+	  "windowed by start_ts too (also in the redundant-DMA decomposition)" },
+	{ "source lines", "basename file:line of bir_debug_info_source_location in every "
+	  "investigation (also TE inefficiency, which AWS groups by the full path)" },
+	{ "ordering", "findings by the estimated reduction of the pipeline bound (or, for "
+	  "serialisation, the exposed wait time), then by gap size; nothing-found and "
+	  "not-computable investigations follow" },
+	{ "thresholds", "DMA efficiency: gap >= 5% of memory_bound (AWS); excess traffic: > 1% of "
+	  "the moved bytes; serialisation: exposed waits >= 1% of the total (ours)" },
+};
+const size_t nx__rec_nchoices = sizeof(nx__rec_choices) / sizeof(nx__rec_choices[0]);
+
+static int rank_cmp(const struct rx_result *r, int a, int b)
+{
+	const struct rx_inv *x = &r->inv[a], *y = &r->inv[b];
+
+	if (x->status != y->status)
+		return x->status - y->status;
+	if (x->relevance_ns != y->relevance_ns)
+		return x->relevance_ns > y->relevance_ns ? -1 : 1;
+	double gx = isnan(x->gap_ns) ? -1 : x->gap_ns, gy = isnan(y->gap_ns) ? -1 : y->gap_ns;
+	if (gx != gy)
+		return gx > gy ? -1 : 1;
+	return a - b;
+}
+
+static void rank(struct rx_result *r)
+{
+	for (int i = 0; i < RX_NINV; i++)
+		r->order[i] = i;
+	/* insertion sort: six items */
+	for (int i = 1; i < RX_NINV; i++)
+		for (int j = i; j > 0 && rank_cmp(r, r->order[j - 1], r->order[j]) > 0; j--) {
+			int t = r->order[j];
+			r->order[j] = r->order[j - 1];
+			r->order[j - 1] = t;
+		}
+}
+
+static char *profile_name(const char *dir)
+{
+	size_t len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	size_t start = len;
+	while (start > 0 && dir[start - 1] != '/')
+		start--;
+	size_t end = len;
+	if (end - start > 7 && !strncmp(dir + end - 7, "@latest", 7))
+		end -= 7;
+	return nx_xstrndup(dir + start, end - start);
+}
+
+int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct rx_result *r,
+		    struct nx_err *err)
+{
+	struct nx_duck *d = NULL;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->dir = nx_xstrdup(dir);
+	r->name = profile_name(dir);
+	r->bottleneck = -1;
+	if (!nx_is_dir(dir))
+		return nx_errf(err, NX_ENOTFOUND, "no profile directory '%s'", dir);
+	rc = nx_duck_open(&d, o->threads, o->memory_limit, err);
+	if (!rc)
+		rc = nx__rec_views(d, dir, err);
+	if (!rc)
+		rc = nx__rec_quality(d, r, err);
+	if (!rc)
+		rc = nx__rec_window(d, r, o, err);
+	if (!rc)
+		rc = nx__rec_bounds(d, r, err);
+	if (!rc)
+		rc = nx__rec_inv_dma(d, r, err);
+	if (!rc)
+		rc = nx__rec_inv_reload(d, r, err);
+	if (!rc)
+		rc = nx__rec_inv_tensor(d, r, err);
+	if (!rc)
+		rc = nx__rec_inv_transpose(d, r, err);
+	if (!rc)
+		rc = nx__rec_inv_serial(d, r, err);
+	if (!rc)
+		rc = nx__rec_inv_hotspot(d, r, err);
+	if (!rc)
+		rank(r);
+	nx_duck_close(d);
+	if (rc)
+		return nx_err_wrap(err, "analysing '%s'", dir);
+	return 0;
+}

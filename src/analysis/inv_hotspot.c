@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT
+ * inv_hotspot.c: bottleneck on Vector, Scalar or GpSimd (group 3). The AWS skill has
+ * no investigation for these engines; ours localises the bottleneck engine's work:
+ * its instructions in the window grouped by source line, each line's summed
+ * instruction time and share of the engine's total. The finding's size is the margin
+ * by which the engine bounds the kernel (its time minus the next busiest engine). */
+#include "common/compat.h"
+#include "analysis/rec.h"
+
+#include <math.h>
+
+static const char LINES_SQL[] =
+	"SELECT coalesce(src, '?') AS source, count(*) AS instructions,\n"
+	"    mode(opcode) AS opcode, sum(duration_ns)::BIGINT AS busy_ns,\n"
+	"    round(sum(duration_ns) * 100 / nullif(sum(sum(duration_ns)) OVER (), 0), 1)\n"
+	"        AS share_pct\n"
+	"FROM rx_Inst\n"
+	"WHERE engine = '{ENGINE}' AND start_ts >= {T0} AND start_ts < {T1}\n"
+	"GROUP BY 1 ORDER BY busy_ns DESC, source LIMIT 20";
+
+int nx__rec_inv_hotspot(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
+{
+	static const char *const lower[RX_NENG] = { "tensor", "vector", "scalar", "gpsimd", "dma" };
+	struct rx_inv *inv = &r->inv[RX_I_HOTSPOT];
+	struct nx_strbuf sql = NX_STRBUF_INIT, tmpl = NX_STRBUF_INIT;
+	int bn = r->bottleneck, rc = 0;
+
+	nx__rec_inv_init(inv, "engine_hotspots", "Bottleneck engine hot spots", "3", NULL, "ours");
+	if (bn < 0) {
+		nx__rec_inv_set(inv, RX_UNAVAILABLE, "no engine time");
+		return 0;
+	}
+	if (bn == RX_DMA || bn == RX_TENSOR) {
+		nx__rec_inv_set(inv, RX_NOTHING, "not needed: the bottleneck (%s) is covered by the "
+				"%s investigations", rx_engine_name[bn], bn == RX_DMA ? "DMA" : "Tensor");
+		return 0;
+	}
+	double margin = nx__rec_pipeline_cut(r, bn, r->in.eng_ns[bn]);
+	inv->gap_ns = margin;
+	nx__rec_metric(inv, "engine_active_ns", "engine active time", "ns", r->in.eng_ns[bn]);
+	nx__rec_metric(inv, "margin_ns", "margin over the next busiest engine", "ns", margin);
+	for (const char *p = LINES_SQL; *p; p++) {
+		if (p[0] == '{' && p[1] == 'E') {
+			nx_strbuf_addstr(&tmpl, lower[bn]);
+			p += 7;
+		} else {
+			nx_strbuf_addch(&tmpl, *p);
+		}
+	}
+	nx__rec_sql(&sql, r, tmpl.buf);
+	rc = nx__rec_query_table(d, sql.buf, &inv->lines, err);
+	if (rc)
+		goto out;
+	inv->relevance_ns = margin;
+	nx__rec_inv_set(inv, RX_FOUND, "%s bounds the kernel, %.2f us ahead of the next engine; "
+			"%s holds %s%% of its instruction time (support for %s efficiency "
+			"analysis is work in progress)",
+			rx_engine_name[bn], margin / 1e3, nx__rec_cellq(&inv->lines, 0, "source"),
+			nx__rec_cellq(&inv->lines, 0, "share_pct"), rx_engine_name[bn]);
+out:
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&tmpl);
+	return rc ? nx_err_wrap(err, "bottleneck engine hot spots") : 0;
+}

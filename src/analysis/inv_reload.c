@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT
+ * inv_reload.c: redundant DMA transfers (gap 1c, analysis.md §2.2). Step 1 splits the
+ * excess HBM traffic into input reloads (IN tensors moved more than once) and
+ * compiler spills ([VIRTUAL] buffers); Step 2 finds the dma_copy lines that reload
+ * inputs and the operations whose outputs were spilled. */
+#include "common/compat.h"
+#include "analysis/rec.h"
+#include "common/xalloc.h"
+
+#include <math.h>
+
+/* Shared CTEs. k holds the excess bytes of Step 1. */
+static const char BASE_SQL[] =
+	", dpa AS (\n"
+	"    SELECT * FROM rx_DmaPacketAggregated WHERE start_ts >= {T0} AND start_ts < {T1}\n"
+	"),\n"
+	"moved AS (SELECT variable, sum(transfer_bytes)::DOUBLE AS total FROM dpa GROUP BY 1),\n"
+	"ti AS (\n"
+	"    SELECT variable_name, any_value(type) AS type, max(size)::DOUBLE AS size\n"
+	"    FROM rx_TensorInfo GROUP BY 1\n"
+	"),\n"
+	"tens AS (\n"
+	"    SELECT m.variable, ti.type, ti.size, m.total, m.total / nullif(ti.size, 0) AS rep,\n"
+	"        CASE WHEN ti.type = 'IN' AND m.total > ti.size THEN m.total - ti.size ELSE 0 END\n"
+	"            AS extra\n"
+	"    FROM moved m JOIN ti ON ti.variable_name = m.variable\n"
+	")\n";
+
+static const char STEP1_SQL[] =
+	"SELECT coalesce((SELECT sum(extra) FROM tens), 0) AS reload_bytes,\n"
+	"    coalesce((SELECT sum(transfer_bytes)::DOUBLE FROM dpa WHERE dest LIKE '%VIRTUAL%'), 0)\n"
+	"    + coalesce((SELECT sum(transfer_bytes)::DOUBLE FROM dpa WHERE source LIKE '%VIRTUAL%'), 0)\n"
+	"        AS spill_bytes";
+
+static const char TENSORS_SQL[] =
+	"SELECT variable AS tensor, type, size::BIGINT AS size_bytes,\n"
+	"    total::BIGINT AS transferred_bytes, round(rep, 2) AS repeat,\n"
+	"    type = 'IN' AND rep > 1.5 AS reloaded\n"
+	"FROM tens ORDER BY total DESC, tensor LIMIT 20";
+
+/* Step 2a: a reload line's excess is its share (by bytes) of its tensor's excess.
+ * Step 2b: a spilled operation costs 2 x its reload bytes (save + reload). */
+static const char LINES_SQL[] =
+	", ins AS (SELECT id, src FROM rx_Inst WHERE hbm_read_bytes > 0 AND src IS NOT NULL),\n"
+	"edges AS (\n"
+	"    SELECT in_id, out_id FROM rx_Flow\n"
+	"    WHERE in_table = 'Instruction' AND out_table = 'DmaPacketAggregated'\n"
+	"),\n"
+	"loads AS (\n"
+	"    SELECT i.src, a.variable, count(*) AS n, sum(a.transfer_bytes)::DOUBLE AS bytes\n"
+	"    FROM edges f JOIN ins i ON i.id = f.in_id JOIN dpa a ON a.id = f.out_id\n"
+	"    WHERE a.source = '[[INPUT]]' GROUP BY ALL\n"
+	"),\n"
+	"reloads AS (\n"
+	"    SELECT l.src, 'input reload' AS kind, l.variable AS tensor, l.n, l.bytes,\n"
+	"        l.bytes / t.total * t.extra AS excess\n"
+	"    FROM loads l JOIN tens t ON t.variable = l.variable WHERE t.extra > 0\n"
+	"),\n"
+	"spills AS (\n"
+	"    SELECT coalesce(i.src, '?') AS src, 'spill' AS kind, any_value(s.variable) AS tensor,\n"
+	"        count(*) AS n, sum(s.transfer_bytes)::DOUBLE AS bytes,\n"
+	"        2 * sum(s.transfer_bytes)::DOUBLE AS excess\n"
+	"    FROM edges f JOIN dpa s ON s.id = f.out_id JOIN rx_Inst i ON i.id = f.in_id\n"
+	"    WHERE s.source LIKE '%VIRTUAL%' GROUP BY 1\n"
+	")\n"
+	"SELECT src AS source, kind, tensor, n AS transfers, round(bytes / 1e6, 3) AS mb,\n"
+	"    round(excess / 1e6, 3) AS excess_mb,\n"
+	"    round(excess * 100 / nullif(k.excess_bytes, 0), 1) AS share_pct\n"
+	"FROM (SELECT * FROM reloads UNION ALL SELECT * FROM spills), k\n"
+	"ORDER BY excess DESC, source LIMIT 20";
+
+static void with_k(struct nx_strbuf *sql, const struct rx_result *r, double excess,
+		   const char *body)
+{
+	nx_strbuf_reset(sql);
+	nx_strbuf_addf(sql, "WITH k AS (SELECT %.17g AS excess_bytes)\n", excess);
+	nx__rec_sql(sql, r, BASE_SQL);
+	nx__rec_sql(sql, r, body);
+}
+
+int nx__rec_inv_reload(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
+{
+	static const char *const names[] = { "reload_bytes", "spill_bytes" };
+	struct rx_inv *inv = &r->inv[RX_I_REDUNDANT_DMA];
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	double moved = r->in.dma_bytes, needed = r->in.necessary_bytes, v[2];
+	double excess = moved - needed;
+	int rc = 0;
+
+	nx__rec_inv_init(inv, "redundant_dma", "Redundant DMA transfers", "1c", "Excess traffic",
+			 "aws");
+	if (!r->q.dma_packets) {
+		nx__rec_inv_set(inv, RX_UNAVAILABLE, "no DmaPacket rows "
+				"(capture with NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1)");
+		return 0;
+	}
+	if (!r->q.tensors) {
+		nx__rec_inv_set(inv, RX_UNAVAILABLE, "TensorInfo lists no IN/OUT tensor");
+		return 0;
+	}
+	inv->gap_ns = r->gap[RX_G_EXCESS];
+	nx__rec_metric(inv, "dma_transfer_bytes", "dma_transfer_bytes", "bytes", moved);
+	nx__rec_metric(inv, "necessary_bytes", "necessary_bytes", "bytes", needed);
+	nx__rec_metric(inv, "excess_bytes", "excess_bytes", "bytes", excess);
+	nx__rec_metric(inv, "excess_ratio", "excess_ratio", "x", needed > 0 ? moved / needed : NAN);
+
+	if (r->q.dpa_rows) {
+		with_k(&sql, r, excess, STEP1_SQL);
+		rc = nx__rec_query_row(d, sql.buf, names, v, 2, err);
+		if (!rc) {
+			with_k(&sql, r, excess, TENSORS_SQL);
+			rc = nx__rec_query_table(d, sql.buf, &inv->extra, err);
+			inv->extra_title = "Per tensor";
+		}
+		if (!rc) {
+			with_k(&sql, r, excess, LINES_SQL);
+			rc = nx__rec_query_table(d, sql.buf, &inv->lines, err);
+		}
+		if (rc)
+			goto out;
+		nx__rec_metric(inv, "reload_excess_bytes", "reload_excess", "bytes", v[0]);
+		nx__rec_metric(inv, "spill_bytes", "spill_bytes", "bytes", v[1]);
+		nx__rec_metric(inv, "reload_pct_of_excess", "reloads, % of excess", "%",
+			       excess > 0 ? v[0] * 100 / excess : 0);
+		nx__rec_metric(inv, "spill_pct_of_excess", "spills, % of excess", "%",
+			       excess > 0 ? v[1] * 100 / excess : 0);
+	} else {
+		inv->note = nx_xstrdup("Step 2 not computable: DmaPacketAggregated is missing");
+	}
+
+	/* at the real bandwidth the excess costs its share of the DMA time */
+	if (moved > 0)
+		inv->relevance_ns = nx__rec_pipeline_cut(r, RX_DMA,
+							 r->bound[RX_B_MEM] * fmax(excess, 0) / moved);
+	if (!(excess > 0.01 * moved)) {
+		nx__rec_inv_set(inv, RX_NOTHING, "%.3f MB moved for %.3f MB of IN/OUT tensors: no "
+				"excess traffic", moved / 1e6, needed / 1e6);
+		inv->relevance_ns = 0;
+	} else if (inv->lines.nrows) {
+		nx__rec_inv_set(inv, RX_FOUND, "%.3f MB moved for %.3f MB needed (%.2fx); %s (%s of "
+				"%s) holds %s%% of the excess",
+				moved / 1e6, needed / 1e6, moved / needed,
+				nx__rec_cellq(&inv->lines, 0, "source"),
+				nx__rec_cellq(&inv->lines, 0, "kind"),
+				nx__rec_cellq(&inv->lines, 0, "tensor"),
+				nx__rec_cellq(&inv->lines, 0, "share_pct"));
+	} else {
+		nx__rec_inv_set(inv, RX_FOUND, "%.3f MB moved for %.3f MB needed (%.2fx); no reload "
+				"or spill could be attributed to a source line",
+				moved / 1e6, needed / 1e6, needed > 0 ? moved / needed : NAN);
+	}
+out:
+	nx_strbuf_release(&sql);
+	return rc ? nx_err_wrap(err, "redundant DMA transfers") : 0;
+}

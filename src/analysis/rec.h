@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT
+ * rec.h: internals of the recommend analysis: the result model every step fills
+ * (inputs, bounds, gaps, investigations) and the steps themselves. Values are kept
+ * in nanoseconds, bytes and flops as doubles; NaN means "not computable". */
+#ifndef NX_ANALYSIS_REC_H
+#define NX_ANALYSIS_REC_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "common/strbuf.h"
+#include "analysis/recommend.h"
+#include "common/json_writer.h"
+#include "db/duck.h"
+
+/* Engines in the tie-break order of the pipeline bound (first maximum wins). */
+enum rx_engine { RX_TENSOR, RX_VECTOR, RX_SCALAR, RX_GPSIMD, RX_DMA, RX_NENG };
+
+enum rx_bound {
+	RX_B_TOTAL, RX_B_MEM, RX_B_MEM_IDEAL, RX_B_MEM_NO_RELOADS,
+	RX_B_COMP, RX_B_COMP_IDEAL, RX_B_COMP_USEFUL, RX_B_PIPELINE, RX_NBOUNDS
+};
+
+enum rx_gap {
+	RX_G_DMA_IDLE, RX_G_DMA_INEFF, RX_G_EXCESS,
+	RX_G_TE_IDLE, RX_G_TE_UNDERUTIL, RX_G_TRANSPOSE,
+	RX_G_PIPELINE, RX_NGAPS
+};
+
+enum rx_status { RX_FOUND, RX_NOTHING, RX_UNAVAILABLE };
+
+/* A result table copied out of DuckDB: a handful of rows (source lines), never a
+ * whole profile table. Cells keep their kind so JSON can write numbers as numbers. */
+struct rx_cell {
+	int kind; /* enum nx_cell_kind */
+	char *text;
+};
+
+struct rx_table {
+	size_t ncols, nrows, cap;
+	char **cols;
+	struct rx_cell *cells; /* nrows * ncols, row-major */
+};
+
+struct rx_metric {
+	const char *key;   /* JSON key */
+	const char *label; /* Markdown label */
+	const char *unit;  /* "ns", "bytes", "flops", "%", "GB/s", "" */
+	double v;
+};
+
+#define RX_MAX_METRICS 16
+
+struct rx_inv {
+	const char *id;     /* "dma_efficiency", ... */
+	const char *title;  /* "DMA efficiency" */
+	const char *group;  /* gap group of analysis.md §2.0, e.g. "1b" */
+	const char *gap;    /* label of the gap it explains, NULL when none */
+	const char *method; /* "aws" (AWS skill) or "ours" */
+	int status;         /* enum rx_status */
+	char *summary;      /* one sentence with the result or the reason */
+	double gap_ns;      /* size of that gap (NaN when none) */
+	double relevance_ns; /* estimated reduction of the kernel time (ordering key) */
+	struct rx_metric m[RX_MAX_METRICS];
+	size_t nm;
+	struct rx_table lines; /* Step 2: first column "source", with a "share_pct" column */
+	struct rx_table extra; /* an appendix table (e.g. per tensor), may be empty */
+	const char *extra_title;
+	char *note;            /* caveat (coverage, missing flow edges), may be NULL */
+};
+
+enum rx_inv_id {
+	RX_I_DMA_EFF, RX_I_REDUNDANT_DMA, RX_I_TE_INEFF, RX_I_TRANSPOSE, RX_I_SERIAL,
+	RX_I_HOTSPOT, RX_NINV
+};
+
+struct rx_note {
+	char *part; /* what cannot be computed (or a warning) */
+	char *why;
+};
+
+/* Profile features found by the data-quality step. */
+struct rx_quality {
+	int64_t instructions, dma_packets, dpa_rows, flow_rows, flow_dge, flow_sem, tensors;
+	int64_t with_source, with_wait, warnings;
+	bool summary, metadata;
+	struct rx_note *notes;
+	size_t nnotes, cap;
+};
+
+struct rx_inputs {
+	double total_ns, dma_active_ns, dma_bytes, necessary_bytes;
+	double te_active_ns, hw_flops, tp_flops;
+	double eng_ns[RX_NENG];
+	double dma_bw, te_peak; /* bytes/s, flop/s */
+	double dma_engines;     /* DMA engines per NeuronCore */
+	const char *flops_source;
+};
+
+struct rx_result {
+	char *dir;
+	char *name;
+	int window;             /* enum nx_recommend_window */
+	int64_t t0, t1;         /* investigation window [t0, t1) */
+	int64_t span0, span1;   /* the profile's first and last timestamps */
+	const char *inputs_source;
+	struct rx_quality q;
+	struct rx_inputs in;
+	double bound[RX_NBOUNDS];
+	double speedup[RX_NBOUNDS];
+	double gap[RX_NGAPS];
+	int bottleneck;         /* enum rx_engine, -1 when unknown */
+	struct rx_inv inv[RX_NINV];
+	int order[RX_NINV];     /* investigations by decreasing relevance */
+};
+
+extern const char *const rx_engine_name[RX_NENG];
+extern const char *const rx_bound_key[RX_NBOUNDS];
+extern const char *const rx_gap_key[RX_NGAPS];
+extern const char *const rx_gap_label[RX_NGAPS];
+
+/* model.c */
+void nx__rec_result_release(struct rx_result *r);
+void nx__rec_note(struct rx_quality *q, const char *part, const char *fmt, ...)
+	NX_PRINTF(3, 4);
+void nx__rec_metric(struct rx_inv *inv, const char *key, const char *label,
+		    const char *unit, double v);
+double nx__rec_metric_get(const struct rx_inv *inv, const char *key);
+void nx__rec_inv_init(struct rx_inv *inv, const char *id, const char *title,
+		      const char *group, const char *gap, const char *method);
+void nx__rec_inv_set(struct rx_inv *inv, int status, const char *fmt, ...) NX_PRINTF(3, 4);
+void nx__rec_table_release(struct rx_table *t);
+const char *nx__rec_cell(const struct rx_table *t, size_t row, const char *col);
+/* The same for display: "?" when the cell is missing or NULL. */
+const char *nx__rec_cellq(const struct rx_table *t, size_t row, const char *col);
+/* Runs sql and stores every result row in t (callers LIMIT their queries). */
+int nx__rec_query_table(struct nx_duck *d, const char *sql, struct rx_table *t,
+			struct nx_err *err);
+/* Runs sql (one row) and stores column k in out[k] for each of the n names; a NULL
+ * or missing value gives NaN. */
+int nx__rec_query_row(struct nx_duck *d, const char *sql, const char *const *names,
+		      double *out, size_t n, struct nx_err *err);
+/* Appends sql with the window placeholders {T0} and {T1} replaced. */
+void nx__rec_sql(struct nx_strbuf *sb, const struct rx_result *r, const char *sql);
+/* Time by which the pipeline bound shrinks if `eng` loses `cut_ns`. */
+double nx__rec_pipeline_cut(const struct rx_result *r, int eng, double cut_ns);
+
+/* quality.c: normalised rx_* views over the profile tables and the data-quality step. */
+int nx__rec_views(struct nx_duck *d, const char *dir, struct nx_err *err);
+int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+
+/* bounds.c */
+int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recommend_opts *o,
+		   struct nx_err *err);
+int nx__rec_bounds(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+
+/* Investigations, one file each. */
+int nx__rec_inv_dma(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+int nx__rec_inv_reload(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+int nx__rec_inv_tensor(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+int nx__rec_inv_transpose(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+int nx__rec_inv_serial(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+int nx__rec_inv_hotspot(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+
+/* analyse.c: one profile, every step. */
+int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct rx_result *r,
+		    struct nx_err *err);
+
+/* fmt.c: number formatting shared by the reports. */
+void nx__rec_fmt_us(struct nx_strbuf *sb, double ns);
+void nx__rec_fmt_pct(struct nx_strbuf *sb, double frac);
+void nx__rec_fmt_delta(struct nx_strbuf *sb, double old_ns, double new_ns);
+/* The decisions taken where analysis.md is ambiguous, printed in every report. */
+extern const char *const nx__rec_choices[][2];
+extern const size_t nx__rec_nchoices;
+
+/* report_md.c, report_json.c, compare.c */
+void nx__rec_md_bound_name(const struct rx_result *r, int k, struct nx_strbuf *out);
+void nx__rec_md_metric(const struct rx_metric *m, struct nx_strbuf *out);
+void nx__rec_md_table(const struct rx_table *t, struct nx_strbuf *out);
+void nx__rec_md_gaps(const struct rx_result *r, int from, int to, struct nx_strbuf *out);
+void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out);
+void nx__rec_md_quality(const struct rx_result *r, struct nx_strbuf *out);
+void nx__rec_md_choices(struct nx_strbuf *out);
+void nx__rec_report_md(const struct rx_result *r, struct nx_strbuf *out);
+void nx__rec_report_json(const struct rx_result *r, struct nx_strbuf *out);
+void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw);
+void nx__rec_compare_md(const struct rx_result *a, const struct rx_result *b,
+			struct nx_strbuf *out);
+void nx__rec_compare_json(const struct rx_result *a, const struct rx_result *b,
+			  struct nx_strbuf *out);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT
+ * recommend.h: the `recommend` analysis of one ingested profile (or two, compared):
+ * performance bounds, gaps, investigations localised to source lines, rendered as
+ * Markdown or JSON. Every number is computed by DuckDB over the profile's parquet
+ * tables; nothing is loaded whole into C memory. docs/recommend.md has the method. */
+#ifndef NX_ANALYSIS_RECOMMEND_H
+#define NX_ANALYSIS_RECOMMEND_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "common/strbuf.h"
+
+enum nx_recommend_format { NX_REC_MARKDOWN, NX_REC_JSON };
+
+/* Where the analysed time window comes from. */
+enum nx_recommend_window {
+	NX_REC_WIN_WHOLE,   /* whole kernel: bound inputs read from Summary (default) */
+	NX_REC_WIN_RANGE,   /* [t0_ns, t1_ns) given by the caller, recomputed from raw tables */
+	NX_REC_WIN_KERNEL,  /* extent of the kernel DMA packets (AWS investigation convention) */
+	NX_REC_WIN_DPA,     /* extent of DmaPacketAggregated (AWS bounds convention) */
+};
+
+struct nx_recommend_opts {
+	const char *profile_dir;  /* <data-path>/profiles/global/<name>@latest or any parquet dir */
+	const char *compare_dir;  /* NULL, or the "after" profile: profile_dir is then "before" */
+	enum nx_recommend_window window;
+	int64_t t0_ns, t1_ns;     /* NX_REC_WIN_RANGE only; profile timestamps, half-open */
+	enum nx_recommend_format format;
+	unsigned threads;         /* DuckDB threads, 0 = DuckDB's choice */
+	const char *memory_limit; /* DuckDB memory limit (e.g. "2GB"), NULL = default */
+};
+
+void nx_recommend_opts_init(struct nx_recommend_opts *o);
+
+/* Parses "T0:T1" (ns), "kernel" or "dpa" into o->window (and t0/t1). */
+int nx_recommend_parse_window(struct nx_recommend_opts *o, const char *text, struct nx_err *err);
+
+/* Runs the analysis and appends the report (Markdown or JSON, per o->format) to out.
+ * With compare_dir set the report is the before/after comparison. */
+int nx_recommend_run(const struct nx_recommend_opts *o, struct nx_strbuf *out,
+		     struct nx_err *err);
+
+#endif

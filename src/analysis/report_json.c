@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT
+ * report_json.c: the same content as the Markdown report, machine-readable. Times
+ * are nanoseconds, fractions are 0..1, NaN ("not computable") is null. The shape is
+ * documented in docs/recommend.md. */
+#include "common/compat.h"
+#include "analysis/rec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const window_name[] = { "whole", "range", "kernel", "dpa" };
+static const char *const status_key[] = { "found", "nothing", "not_computable" };
+
+static void num(struct nx_jw *jw, const char *key, double v)
+{
+	nx_jw_key(jw, key);
+	nx_jw_double(jw, v);
+}
+
+static void table(struct nx_jw *jw, const struct rx_table *t)
+{
+	nx_jw_object_begin(jw);
+	nx_jw_key(jw, "columns");
+	nx_jw_array_begin(jw);
+	for (size_t c = 0; c < t->ncols; c++)
+		nx_jw_string(jw, t->cols[c]);
+	nx_jw_array_end(jw);
+	nx_jw_key(jw, "rows");
+	nx_jw_array_begin(jw);
+	for (size_t r = 0; r < t->nrows; r++) {
+		nx_jw_array_begin(jw);
+		for (size_t c = 0; c < t->ncols; c++) {
+			const struct rx_cell *cell = &t->cells[r * t->ncols + c];
+			if (cell->kind == NX_CELL_NULL || !cell->text)
+				nx_jw_null(jw);
+			else if (cell->kind == NX_CELL_INT || cell->kind == NX_CELL_FLOAT)
+				nx_jw_double(jw, strtod(cell->text, NULL));
+			else if (cell->kind == NX_CELL_BOOL)
+				nx_jw_bool(jw, !strcmp(cell->text, "true"));
+			else
+				nx_jw_string(jw, cell->text);
+		}
+		nx_jw_array_end(jw);
+	}
+	nx_jw_array_end(jw);
+	nx_jw_object_end(jw);
+}
+
+static void quality(struct nx_jw *jw, const struct rx_result *r)
+{
+	const struct rx_quality *q = &r->q;
+
+	nx_jw_key(jw, "data_quality");
+	nx_jw_object_begin(jw);
+	nx_jw_key(jw, "counts");
+	nx_jw_object_begin(jw);
+	num(jw, "instructions", (double)q->instructions);
+	num(jw, "instructions_with_source", (double)q->with_source);
+	num(jw, "instructions_with_wait", (double)q->with_wait);
+	num(jw, "dma_packets", (double)q->dma_packets);
+	num(jw, "dma_packet_aggregated", (double)q->dpa_rows);
+	num(jw, "flow_edges", (double)q->flow_rows);
+	num(jw, "flow_dge_trigger", (double)q->flow_dge);
+	num(jw, "flow_semaphore", (double)q->flow_sem);
+	num(jw, "in_out_tensors", (double)q->tensors);
+	num(jw, "warnings", (double)q->warnings);
+	nx_jw_key(jw, "summary");
+	nx_jw_bool(jw, q->summary);
+	nx_jw_object_end(jw);
+	nx_jw_key(jw, "not_computable");
+	nx_jw_array_begin(jw);
+	for (size_t i = 0; i < q->nnotes; i++) {
+		nx_jw_object_begin(jw);
+		nx_jw_key(jw, "part");
+		nx_jw_string(jw, q->notes[i].part);
+		nx_jw_key(jw, "reason");
+		nx_jw_string(jw, q->notes[i].why);
+		nx_jw_object_end(jw);
+	}
+	nx_jw_array_end(jw);
+	nx_jw_object_end(jw);
+}
+
+static void finding(struct nx_jw *jw, const struct rx_inv *inv, int rank)
+{
+	nx_jw_object_begin(jw);
+	num(jw, "rank", rank);
+	nx_jw_key(jw, "id");
+	nx_jw_string(jw, inv->id);
+	nx_jw_key(jw, "title");
+	nx_jw_string(jw, inv->title);
+	nx_jw_key(jw, "group");
+	nx_jw_string(jw, inv->group);
+	nx_jw_key(jw, "method");
+	nx_jw_string(jw, inv->method);
+	nx_jw_key(jw, "status");
+	nx_jw_string(jw, status_key[inv->status]);
+	nx_jw_key(jw, "summary");
+	nx_jw_string(jw, inv->summary ? inv->summary : "");
+	nx_jw_key(jw, "gap");
+	if (inv->gap)
+		nx_jw_string(jw, inv->gap);
+	else
+		nx_jw_null(jw);
+	num(jw, "gap_ns", inv->gap_ns);
+	num(jw, "relevance_ns", inv->relevance_ns);
+	nx_jw_key(jw, "note");
+	if (inv->note)
+		nx_jw_string(jw, inv->note);
+	else
+		nx_jw_null(jw);
+	nx_jw_key(jw, "metrics");
+	nx_jw_object_begin(jw);
+	for (size_t k = 0; k < inv->nm; k++)
+		num(jw, inv->m[k].key, inv->m[k].v);
+	nx_jw_object_end(jw);
+	nx_jw_key(jw, "lines");
+	table(jw, &inv->lines);
+	if (inv->extra.ncols) {
+		nx_jw_key(jw, "tensors");
+		table(jw, &inv->extra);
+	}
+	nx_jw_object_end(jw);
+}
+
+void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
+{
+	static const int eng_rows[] = { RX_DMA, RX_TENSOR, RX_VECTOR, RX_SCALAR, RX_GPSIMD };
+	static const int gap_family[RX_NGAPS] = { 0, 0, 0, 1, 1, 1, 2 };
+	static const char *const family[] = { "memory", "compute", "pipeline" };
+	double total = r->bound[RX_B_TOTAL];
+
+	nx_jw_object_begin(jw);
+	nx_jw_key(jw, "profile");
+	nx_jw_object_begin(jw);
+	nx_jw_key(jw, "name");
+	nx_jw_string(jw, r->name);
+	nx_jw_key(jw, "dir");
+	nx_jw_string(jw, r->dir);
+	num(jw, "span_start_ns", (double)r->span0);
+	num(jw, "span_end_ns", (double)r->span1);
+	nx_jw_object_end(jw);
+
+	nx_jw_key(jw, "window");
+	nx_jw_object_begin(jw);
+	nx_jw_key(jw, "source");
+	nx_jw_string(jw, window_name[r->window]);
+	num(jw, "t0_ns", (double)r->t0);
+	num(jw, "t1_ns", (double)r->t1);
+	nx_jw_key(jw, "inputs");
+	nx_jw_string(jw, r->inputs_source ? r->inputs_source : "");
+	nx_jw_key(jw, "flops");
+	nx_jw_string(jw, r->in.flops_source ? r->in.flops_source : "");
+	nx_jw_object_end(jw);
+
+	nx_jw_key(jw, "inputs");
+	nx_jw_object_begin(jw);
+	num(jw, "total_ns", r->in.total_ns);
+	num(jw, "dma_active_ns", r->in.dma_active_ns);
+	num(jw, "dma_transfer_bytes", r->in.dma_bytes);
+	num(jw, "necessary_bytes", r->in.necessary_bytes);
+	num(jw, "te_active_ns", r->in.te_active_ns);
+	num(jw, "hw_flops", r->in.hw_flops);
+	num(jw, "transpose_flops", r->in.tp_flops);
+	num(jw, "dma_bw_peak_bytes_per_s", r->in.dma_bw);
+	num(jw, "te_peak_flops_per_s", r->in.te_peak);
+	nx_jw_object_end(jw);
+
+	nx_jw_key(jw, "bounds");
+	nx_jw_array_begin(jw);
+	for (int k = 0; k < RX_NBOUNDS; k++) {
+		nx_jw_object_begin(jw);
+		nx_jw_key(jw, "name");
+		nx_jw_string(jw, rx_bound_key[k]);
+		num(jw, "ns", r->bound[k]);
+		num(jw, "bn_speedup", r->speedup[k]);
+		if (k == RX_B_PIPELINE) {
+			nx_jw_key(jw, "engine");
+			if (r->bottleneck >= 0)
+				nx_jw_string(jw, rx_engine_name[r->bottleneck]);
+			else
+				nx_jw_null(jw);
+		}
+		nx_jw_object_end(jw);
+	}
+	nx_jw_array_end(jw);
+
+	nx_jw_key(jw, "engines");
+	nx_jw_array_begin(jw);
+	for (size_t i = 0; i < 5; i++) {
+		nx_jw_object_begin(jw);
+		nx_jw_key(jw, "engine");
+		nx_jw_string(jw, rx_engine_name[eng_rows[i]]);
+		num(jw, "active_ns", r->in.eng_ns[eng_rows[i]]);
+		num(jw, "fraction_of_total", r->in.eng_ns[eng_rows[i]] / total);
+		nx_jw_object_end(jw);
+	}
+	nx_jw_array_end(jw);
+	nx_jw_key(jw, "bottleneck");
+	if (r->bottleneck >= 0)
+		nx_jw_string(jw, rx_engine_name[r->bottleneck]);
+	else
+		nx_jw_null(jw);
+
+	nx_jw_key(jw, "gaps");
+	nx_jw_array_begin(jw);
+	for (int g = 0; g < RX_NGAPS; g++) {
+		nx_jw_object_begin(jw);
+		nx_jw_key(jw, "name");
+		nx_jw_string(jw, rx_gap_key[g]);
+		nx_jw_key(jw, "label");
+		nx_jw_string(jw, rx_gap_label[g]);
+		nx_jw_key(jw, "family");
+		nx_jw_string(jw, family[gap_family[g]]);
+		num(jw, "ns", r->gap[g]);
+		num(jw, "fraction_of_total", r->gap[g] / total);
+		if (g == RX_G_EXCESS)
+			num(jw, "fraction_of_traffic", r->bound[RX_B_MEM_IDEAL] > 0
+				? r->gap[g] / r->bound[RX_B_MEM_IDEAL] : NAN);
+		if (g == RX_G_TRANSPOSE)
+			num(jw, "fraction_of_flops", r->in.hw_flops > 0
+				? r->in.tp_flops / r->in.hw_flops : NAN);
+		nx_jw_object_end(jw);
+	}
+	nx_jw_array_end(jw);
+
+	nx_jw_key(jw, "findings");
+	nx_jw_array_begin(jw);
+	for (int i = 0; i < RX_NINV; i++)
+		finding(jw, &r->inv[r->order[i]], i + 1);
+	nx_jw_array_end(jw);
+
+	quality(jw, r);
+
+	nx_jw_key(jw, "choices");
+	nx_jw_array_begin(jw);
+	for (size_t i = 0; i < nx__rec_nchoices; i++) {
+		nx_jw_object_begin(jw);
+		nx_jw_key(jw, "topic");
+		nx_jw_string(jw, nx__rec_choices[i][0]);
+		nx_jw_key(jw, "choice");
+		nx_jw_string(jw, nx__rec_choices[i][1]);
+		nx_jw_object_end(jw);
+	}
+	nx_jw_array_end(jw);
+	nx_jw_object_end(jw);
+}
+
+void nx__rec_report_json(const struct rx_result *r, struct nx_strbuf *out)
+{
+	struct nx_jw jw;
+
+	nx_jw_init(&jw, out, true);
+	nx_jw_object_begin(&jw);
+	nx_jw_key(&jw, "kind");
+	nx_jw_string(&jw, "recommend");
+	nx_jw_key(&jw, "report");
+	nx__rec_result_json(r, &jw);
+	nx_jw_object_end(&jw);
+	nx_strbuf_addch(out, '\n');
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT
+ * report_md.c: the Markdown report of one profile (analysis.md §3): summary prose,
+ * bounds table with gaps and bn_speedup, engine times with the bottleneck, the two
+ * gap families, findings by relevance (with the ones that found nothing), data
+ * quality, the choices taken, and an appendix with each investigation's Step 1. */
+#include "common/compat.h"
+#include "analysis/rec.h"
+
+#include <math.h>
+#include <string.h>
+
+static const int bound_gap[RX_NBOUNDS] = {
+	-1, RX_G_DMA_IDLE, RX_G_DMA_INEFF, RX_G_EXCESS, RX_G_TE_IDLE, RX_G_TE_UNDERUTIL,
+	RX_G_TRANSPOSE, RX_G_PIPELINE,
+};
+
+static const char *const status_name[] = { "found", "nothing found", "not computable" };
+
+void nx__rec_md_bound_name(const struct rx_result *r, int k, struct nx_strbuf *out)
+{
+	nx_strbuf_addstr(out, rx_bound_key[k]);
+	if (k == RX_B_PIPELINE && r->bottleneck >= 0)
+		nx_strbuf_addf(out, " (%s)", rx_engine_name[r->bottleneck]);
+}
+
+void nx__rec_md_metric(const struct rx_metric *m, struct nx_strbuf *out)
+{
+	if (isnan(m->v))
+		nx_strbuf_addstr(out, "n/a");
+	else if (!strcmp(m->unit, "ns"))
+		nx__rec_fmt_us(out, m->v);
+	else if (!strcmp(m->unit, "bytes"))
+		nx_strbuf_addf(out, "%.0f B (%.3f MB)", m->v, m->v / 1e6);
+	else if (!strcmp(m->unit, "flops"))
+		nx_strbuf_addf(out, "%.0f (%.3f GFLOP)", m->v, m->v / 1e9);
+	else if (!strcmp(m->unit, "%"))
+		nx_strbuf_addf(out, "%.1f%%", m->v);
+	else if (!strcmp(m->unit, "x"))
+		nx_strbuf_addf(out, "%.2fx", m->v);
+	else if (*m->unit)
+		nx_strbuf_addf(out, "%.2f %s", m->v, m->unit);
+	else
+		nx_strbuf_addf(out, "%.0f", m->v);
+}
+
+void nx__rec_md_table(const struct rx_table *t, struct nx_strbuf *out)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		nx_strbuf_addf(out, "| %s ", t->cols[c]);
+	nx_strbuf_addstr(out, "|\n");
+	for (size_t c = 0; c < t->ncols; c++)
+		nx_strbuf_addstr(out, "|---");
+	nx_strbuf_addstr(out, "|\n");
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			const struct rx_cell *cell = &t->cells[r * t->ncols + c];
+			nx_strbuf_addf(out, "| %s ", cell->text ? cell->text : "");
+		}
+		nx_strbuf_addstr(out, "|\n");
+	}
+}
+
+static void window_line(const struct rx_result *r, struct nx_strbuf *out)
+{
+	static const char *const src[] = {
+		"whole kernel", "explicit window", "kernel DMA packet extent", "DmaPacketAggregated extent",
+	};
+	nx_strbuf_addf(out, "Window: %s", src[r->window]);
+	if (r->window != NX_REC_WIN_WHOLE)
+		nx_strbuf_addf(out, " [%" PRId64 ", %" PRId64 ") ns", r->t0, r->t1);
+	nx_strbuf_addf(out, "; bound inputs: %s; flops: %s. Profile span: %" PRId64 "..%" PRId64
+		       " ns.\n", r->inputs_source, r->in.flops_source ? r->in.flops_source : "n/a",
+		       r->span0, r->span1);
+}
+
+static const struct rx_inv *first_found(const struct rx_result *r)
+{
+	const struct rx_inv *inv = &r->inv[r->order[0]];
+	return inv->status == RX_FOUND ? inv : NULL;
+}
+
+static int largest_gap(const struct rx_result *r, int from, int to)
+{
+	int best = -1;
+	for (int g = from; g <= to; g++)
+		if (!isnan(r->gap[g]) && (best < 0 || r->gap[g] > r->gap[best]))
+			best = g;
+	return best;
+}
+
+static void prose(const struct rx_result *r, struct nx_strbuf *out)
+{
+	double total = r->bound[RX_B_TOTAL];
+	int bn = r->bottleneck;
+
+	nx_strbuf_addstr(out, "The kernel takes ");
+	nx__rec_fmt_us(out, total);
+	if (bn < 0) {
+		nx_strbuf_addstr(out, "; no engine time is known, so no bottleneck.\n");
+		return;
+	}
+	nx_strbuf_addf(out, ". It is bound by **%s** (", rx_engine_name[bn]);
+	nx__rec_fmt_us(out, r->in.eng_ns[bn]);
+	nx_strbuf_addstr(out, ", ");
+	nx__rec_fmt_pct(out, r->in.eng_ns[bn] / total);
+	nx_strbuf_addstr(out, " of the total)");
+	for (int e = 0; e < RX_NENG; e++)
+		if (e != bn && r->in.eng_ns[e] >= 0.9 * r->in.eng_ns[bn])
+			nx_strbuf_addf(out, "; %s is within 10%% and should be treated as a "
+				       "bottleneck too", rx_engine_name[e]);
+	nx_strbuf_addstr(out, ". ");
+	if (bn == RX_DMA || bn == RX_TENSOR) {
+		bool mem = bn == RX_DMA;
+		int g = mem ? largest_gap(r, RX_G_DMA_IDLE, RX_G_EXCESS)
+			    : largest_gap(r, RX_G_TE_IDLE, RX_G_TRANSPOSE);
+		if (g >= 0) {
+			nx_strbuf_addf(out, "The largest gap of the %s family is %s (",
+				       mem ? "memory" : "compute", rx_gap_label[g]);
+			nx__rec_fmt_us(out, r->gap[g]);
+			nx_strbuf_addstr(out, ", ");
+			nx__rec_fmt_pct(out, r->gap[g] / total);
+			nx_strbuf_addstr(out, " of the total). ");
+		}
+		int b0 = mem ? RX_B_MEM : RX_B_COMP;
+		nx_strbuf_addstr(out, "Bottleneck-aware speedups if the");
+		for (int k = b0; k < b0 + 3; k++)
+			nx_strbuf_addf(out, "%s %s were reached: %.2fx", k == b0 ? "" : ",",
+				       rx_bound_key[k], r->speedup[k]);
+		nx_strbuf_addstr(out, " (gaps are not predicted savings). ");
+	} else {
+		nx_strbuf_addf(out, "Neither DMA nor the Tensor engine is the bottleneck: support for "
+			       "%s efficiency analysis is work in progress; its busiest source lines "
+			       "are listed below. ", rx_engine_name[bn]);
+	}
+	nx_strbuf_addstr(out, "Serialisation (total - perfect_pipeline) is ");
+	nx__rec_fmt_us(out, r->gap[RX_G_PIPELINE]);
+	nx_strbuf_addstr(out, " (");
+	nx__rec_fmt_pct(out, r->gap[RX_G_PIPELINE] / total);
+	nx_strbuf_addstr(out, ").");
+	const struct rx_inv *f = first_found(r);
+	if (f)
+		nx_strbuf_addf(out, " Next target: %s at %s (%s%% of its finding).", f->title,
+			       nx__rec_cellq(&f->lines, 0, "source"),
+			       nx__rec_cellq(&f->lines, 0, "share_pct"));
+	nx_strbuf_addch(out, '\n');
+}
+
+static void bounds_table(const struct rx_result *r, struct nx_strbuf *out)
+{
+	nx_strbuf_addstr(out, "\n## Bounds\n\n| bound | time | gap from previous | bn_speedup |\n"
+			 "|---|---|---|---|\n");
+	for (int k = 0; k < RX_NBOUNDS; k++) {
+		nx_strbuf_addstr(out, "| ");
+		nx__rec_md_bound_name(r, k, out);
+		nx_strbuf_addstr(out, " | ");
+		nx__rec_fmt_us(out, r->bound[k]);
+		nx_strbuf_addstr(out, " | ");
+		if (bound_gap[k] >= 0) {
+			nx_strbuf_addf(out, "%s ", rx_gap_label[bound_gap[k]]);
+			nx__rec_fmt_us(out, r->gap[bound_gap[k]]);
+		}
+		if (isnan(r->speedup[k]))
+			nx_strbuf_addstr(out, " | n/a |\n");
+		else
+			nx_strbuf_addf(out, " | %.2fx |\n", r->speedup[k]);
+	}
+}
+
+static void engines_table(const struct rx_result *r, struct nx_strbuf *out)
+{
+	static const int rows[] = { RX_DMA, RX_TENSOR, RX_VECTOR, RX_SCALAR, RX_GPSIMD };
+
+	nx_strbuf_addstr(out, "\n## Engine active times\n\n| engine | active |\n|---|---|\n");
+	for (size_t i = 0; i < 5; i++) {
+		double t = r->in.eng_ns[rows[i]];
+		nx_strbuf_addf(out, "| %s | ", rx_engine_name[rows[i]]);
+		nx__rec_fmt_us(out, t);
+		if (!isnan(t) && t > 0) {
+			nx_strbuf_addstr(out, " (");
+			nx__rec_fmt_pct(out, t / r->bound[RX_B_TOTAL]);
+			nx_strbuf_addch(out, ')');
+		}
+		nx_strbuf_addstr(out, " |\n");
+	}
+	nx_strbuf_addf(out, "\nBottleneck: **%s**\n",
+		       r->bottleneck >= 0 ? rx_engine_name[r->bottleneck] : "unknown");
+	if (isnan(r->in.eng_ns[RX_DMA]))
+		nx_strbuf_addstr(out, "(DMA engine time is unknown: no DmaPacket rows.)\n");
+}
+
+void nx__rec_md_gaps(const struct rx_result *r, int from, int to, struct nx_strbuf *out)
+{
+	double total = r->bound[RX_B_TOTAL];
+
+	nx_strbuf_addstr(out, "| gap | value | % of total |\n|---|---|---|\n");
+	for (int g = from; g <= to; g++) {
+		nx_strbuf_addf(out, "| %s | ", rx_gap_label[g]);
+		nx__rec_fmt_us(out, r->gap[g]);
+		nx_strbuf_addstr(out, " | ");
+		nx__rec_fmt_pct(out, r->gap[g] / total);
+		if (g == RX_G_EXCESS && r->bound[RX_B_MEM_IDEAL] > 0) {
+			nx_strbuf_addstr(out, " (");
+			nx__rec_fmt_pct(out, r->gap[g] / r->bound[RX_B_MEM_IDEAL]);
+			nx_strbuf_addstr(out, " of traffic)");
+		}
+		if (g == RX_G_TRANSPOSE && r->in.hw_flops > 0) {
+			nx_strbuf_addstr(out, " (");
+			nx__rec_fmt_pct(out, r->in.tp_flops / r->in.hw_flops);
+			nx_strbuf_addstr(out, " of Flops)");
+		}
+		nx_strbuf_addstr(out, " |\n");
+	}
+}
+
+void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out)
+{
+	int n = 0;
+
+	nx_strbuf_addstr(out, "\n## Findings (by relevance)\n");
+	for (int i = 0; i < RX_NINV; i++) {
+		const struct rx_inv *inv = &r->inv[r->order[i]];
+		if (inv->status != RX_FOUND)
+			continue;
+		nx_strbuf_addf(out, "\n### %d. %s\n\n", ++n, inv->title);
+		nx_strbuf_addf(out, "Group %s, method: %s. ", inv->group,
+			       !strcmp(inv->method, "ours") ? "ours (not in the AWS skill)" : "AWS skill");
+		if (inv->gap) {
+			nx_strbuf_addf(out, "Gap: %s ", inv->gap);
+			nx__rec_fmt_us(out, inv->gap_ns);
+			nx_strbuf_addstr(out, ". ");
+		}
+		nx_strbuf_addstr(out, "Estimated reduction of the kernel time: up to ");
+		nx__rec_fmt_us(out, inv->relevance_ns);
+		nx_strbuf_addf(out, ".\n\n%s.\n", inv->summary);
+		if (inv->note)
+			nx_strbuf_addf(out, "\nNote: %s.\n", inv->note);
+		if (inv->lines.nrows) {
+			nx_strbuf_addstr(out, "\n");
+			nx__rec_md_table(&inv->lines, out);
+		}
+	}
+	if (!n)
+		nx_strbuf_addstr(out, "\nNo investigation found an inefficiency.\n");
+	nx_strbuf_addstr(out, "\n### Investigations that found nothing or could not run\n\n");
+	for (int i = 0; i < RX_NINV; i++) {
+		const struct rx_inv *inv = &r->inv[r->order[i]];
+		if (inv->status != RX_FOUND)
+			nx_strbuf_addf(out, "- %s (%s): %s.\n", inv->title, status_name[inv->status],
+				       inv->summary);
+	}
+}
+
+void nx__rec_md_quality(const struct rx_result *r, struct nx_strbuf *out)
+{
+	const struct rx_quality *q = &r->q;
+
+	nx_strbuf_addf(out, "\n## Data quality\n\n"
+		       "Instructions: %" PRId64 " (%" PRId64 " with a source location, %" PRId64
+		       " with wait times); DmaPacket: %" PRId64 "; DmaPacketAggregated: %" PRId64
+		       "; Flow: %" PRId64 " (%" PRId64 " DGE_TRIGGER, %" PRId64 " SEMAPHORE); "
+		       "IN/OUT tensors: %" PRId64 "; Summary: %s; Warning rows: %" PRId64 ".\n\n",
+		       q->instructions, q->with_source, q->with_wait, q->dma_packets, q->dpa_rows,
+		       q->flow_rows, q->flow_dge, q->flow_sem, q->tensors, q->summary ? "yes" : "no",
+		       q->warnings);
+	if (!q->nnotes)
+		nx_strbuf_addstr(out, "Every part of the analysis could be computed.\n");
+	for (size_t i = 0; i < q->nnotes; i++)
+		nx_strbuf_addf(out, "- Not computable or incomplete: %s. Why: %s.\n",
+			       q->notes[i].part, q->notes[i].why);
+}
+
+void nx__rec_md_choices(struct nx_strbuf *out)
+{
+	nx_strbuf_addstr(out, "\n## Choices (where the reference method is ambiguous)\n\n");
+	for (size_t i = 0; i < nx__rec_nchoices; i++)
+		nx_strbuf_addf(out, "- %s: %s.\n", nx__rec_choices[i][0], nx__rec_choices[i][1]);
+}
+
+static void appendix(const struct rx_result *r, struct nx_strbuf *out)
+{
+	nx_strbuf_addstr(out, "\n## Appendix: Step 1 of each investigation\n");
+	for (int i = 0; i < RX_NINV; i++) {
+		const struct rx_inv *inv = &r->inv[i];
+		if (!inv->nm && !inv->extra.nrows)
+			continue;
+		nx_strbuf_addf(out, "\n### %s\n\n| quantity | value |\n|---|---|\n", inv->title);
+		for (size_t k = 0; k < inv->nm; k++) {
+			nx_strbuf_addf(out, "| %s | ", inv->m[k].label);
+			nx__rec_md_metric(&inv->m[k], out);
+			nx_strbuf_addstr(out, " |\n");
+		}
+		if (inv->extra.nrows) {
+			nx_strbuf_addf(out, "\n%s:\n\n", inv->extra_title);
+			nx__rec_md_table(&inv->extra, out);
+		}
+	}
+}
+
+void nx__rec_report_md(const struct rx_result *r, struct nx_strbuf *out)
+{
+	nx_strbuf_addf(out, "# Performance analysis: %s\n\n", r->name);
+	window_line(r, out);
+	nx_strbuf_addstr(out, "\n## Summary\n\n");
+	prose(r, out);
+	bounds_table(r, out);
+	engines_table(r, out);
+	nx_strbuf_addstr(out, "\n## Memory family gaps\n\n");
+	nx__rec_md_gaps(r, RX_G_DMA_IDLE, RX_G_EXCESS, out);
+	nx_strbuf_addstr(out, "\n## Compute family gaps\n\n");
+	nx__rec_md_gaps(r, RX_G_TE_IDLE, RX_G_TRANSPOSE, out);
+	nx_strbuf_addstr(out, "\nPipeline gap (total_time - perfect_pipeline): ");
+	nx__rec_fmt_us(out, r->gap[RX_G_PIPELINE]);
+	nx_strbuf_addstr(out, " (");
+	nx__rec_fmt_pct(out, r->gap[RX_G_PIPELINE] / r->bound[RX_B_TOTAL]);
+	nx_strbuf_addstr(out, " of total).\n");
+	nx__rec_md_findings(r, out);
+	nx__rec_md_quality(r, out);
+	nx__rec_md_choices(out);
+	appendix(r, out);
+}
