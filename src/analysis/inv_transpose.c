@@ -26,7 +26,7 @@ static const char LINES_SQL[] =
 	"FROM rx_Inst, k\n"
 	"WHERE engine = 'tensor' AND opcode = 'MATMUL' AND tensor_instruction_type = 'TRANSPOSE'\n"
 	"  AND start_ts >= {T0} AND start_ts < {T1}\n"
-	"GROUP BY ALL ORDER BY share_pct DESC, source LIMIT 20";
+	"GROUP BY 1, k.ns_per_flop ORDER BY share_pct DESC, source LIMIT 20";
 
 int nx__rec_inv_transpose(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 {

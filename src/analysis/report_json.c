@@ -85,7 +85,8 @@ static void quality(struct nx_jw *jw, const struct rx_result *r)
 static void finding(struct nx_jw *jw, const struct rx_inv *inv, int rank)
 {
 	nx_jw_object_begin(jw);
-	num(jw, "rank", rank);
+	nx_jw_key(jw, "rank");
+	nx_jw_int(jw, rank);
 	nx_jw_key(jw, "id");
 	nx_jw_string(jw, inv->id);
 	nx_jw_key(jw, "title");

@@ -104,6 +104,8 @@ static void prose(const struct rx_result *r, struct nx_strbuf *out)
 	nx_strbuf_addstr(out, ", ");
 	nx__rec_fmt_pct(out, r->in.eng_ns[bn] / total);
 	nx_strbuf_addstr(out, " of the total)");
+	if (isnan(r->in.eng_ns[RX_DMA]))
+		nx_strbuf_addstr(out, " among the compute engines: the DMA engine time is unknown");
 	for (int e = 0; e < RX_NENG; e++)
 		if (e != bn && r->in.eng_ns[e] >= 0.9 * r->in.eng_ns[bn])
 			nx_strbuf_addf(out, "; %s is within 10%% and should be treated as a "
