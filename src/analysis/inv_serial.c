@@ -3,12 +3,14 @@
  * skill publishes none (analysis.md §2.0, §2.6):
  *
  *   a semaphore wait is the stretch [start_ts - evt_wait_time_ns, start_ts) before an
- *   instruction issues. The part of it during which the bottleneck engine is idle is
- *   "exposed": time the kernel spends serialised on the critical path, since the busiest
- *   engine is neither working nor can the waiting engine proceed. The finding's size is
- *   the union of the exposed stretches; each waiting source line gets its own exposed
- *   time and share, and the Flow SEMAPHORE edge into the waiter names what it waited on
- *   (the producing engine and line, or the DMA transfer's variable). */
+ *   instruction issues. Only the waits of instructions that feed the bottleneck count:
+ *   its own instructions for a compute engine, the instructions that trigger DMA
+ *   (HBM bytes or a DGE_TRIGGER edge) for DMA. The part of such a wait during which the
+ *   bottleneck is idle is "exposed": the busiest engine has nothing to do because its
+ *   next work is blocked on a semaphore, i.e. serialisation on the critical path. The
+ *   finding's size is the union of the exposed stretches; each waiting source line
+ *   gets its exposed time and share, and the Flow SEMAPHORE edge into the waiter names
+ *   what it waited on (the producing engine and line, or the DMA variable). */
 #include "common/compat.h"
 #include "analysis/rec.h"
 #include "common/xalloc.h"
@@ -16,7 +18,8 @@
 #include <math.h>
 #include <string.h>
 
-/* {BUSY} is replaced by the bottleneck's busy intervals (s, e). */
+/* {BUSY} is replaced by the bottleneck's busy intervals (s, e), {FEEDS} by the test
+ * that an instruction feeds the bottleneck. */
 static const char BASE_SQL[] =
 	"WITH raw_busy AS ({BUSY}),\n"
 	"bo AS (\n"
@@ -34,6 +37,7 @@ static const char BASE_SQL[] =
 	"        least(start_ts, {T1}) AS e\n"
 	"    FROM rx_Inst\n"
 	"    WHERE evt_wait_time_ns > 0 AND start_ts > {T0} AND start_ts - evt_wait_time_ns < {T1}\n"
+	"      AND {FEEDS}\n"
 	"),\n"
 	"cov AS (\n"
 	"    SELECT w.id, sum(least(w.e, bz.e) - greatest(w.s, bz.s)) AS covered\n"
@@ -94,11 +98,14 @@ static const char LINES_SQL[] =
 
 static void build(struct nx_strbuf *sql, const struct rx_result *r, const char *tail)
 {
-	struct nx_strbuf busy = NX_STRBUF_INIT, base = NX_STRBUF_INIT;
+	struct nx_strbuf busy = NX_STRBUF_INIT, base = NX_STRBUF_INIT, feeds = NX_STRBUF_INIT;
 	const char *p = BASE_SQL, *mark = strstr(p, "{BUSY}");
 
 	if (r->bottleneck == RX_DMA) {
 		nx_strbuf_addstr(&busy, "SELECT start_ts AS s, end_ts AS e FROM rx_DmaPacket");
+		nx_strbuf_addstr(&feeds, "(coalesce(hbm_read_bytes, 0) + coalesce(hbm_write_bytes, 0) > 0"
+				 " OR id IN (SELECT in_id FROM rx_Flow WHERE dependency_type = "
+				 "'DGE_TRIGGER' AND in_table = 'Instruction'))");
 	} else {
 		char lower[16];
 		size_t i;
@@ -109,15 +116,21 @@ static void build(struct nx_strbuf *sql, const struct rx_result *r, const char *
 		lower[i] = '\0';
 		nx_strbuf_addf(&busy, "SELECT start_ts AS s, end_ts AS e FROM rx_ActiveTime "
 			       "WHERE engine = '%s'", lower);
+		nx_strbuf_addf(&feeds, "engine = '%s'", lower);
 	}
 	nx_strbuf_add(&base, p, (size_t)(mark - p));
 	nx_strbuf_addstr(&base, busy.buf);
-	nx_strbuf_addstr(&base, mark + 6);
+	p = mark + 6;
+	mark = strstr(p, "{FEEDS}");
+	nx_strbuf_add(&base, p, (size_t)(mark - p));
+	nx_strbuf_addstr(&base, feeds.buf);
+	nx_strbuf_addstr(&base, mark + 7);
 	nx_strbuf_reset(sql);
 	nx__rec_sql(sql, r, base.buf);
 	nx__rec_sql(sql, r, tail);
 	nx_strbuf_release(&busy);
 	nx_strbuf_release(&base);
+	nx_strbuf_release(&feeds);
 }
 
 int nx__rec_inv_serial(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
@@ -146,17 +159,18 @@ int nx__rec_inv_serial(struct nx_duck *d, struct rx_result *r, struct nx_err *er
 	if (rc)
 		goto out;
 	nx__rec_metric(inv, "pipeline_gap_ns", "pipeline gap", "ns", gap);
-	nx__rec_metric(inv, "semaphore_waits", "semaphore waits", "", v[2]);
+	nx__rec_metric(inv, "semaphore_waits", "semaphore waits of the bottleneck's feeders", "", v[2]);
 	nx__rec_metric(inv, "wait_ns", "summed wait time", "ns", v[1]);
-	nx__rec_metric(inv, "exposed_ns", "waits while the bottleneck is idle (union)", "ns", v[0]);
+	nx__rec_metric(inv, "exposed_ns", "bottleneck idle while its feeders wait (union)", "ns",
+		       v[0]);
 	nx__rec_metric(inv, "exposed_pct_of_total", "exposed, % of total", "%",
 		       total > 0 ? v[0] * 100 / total : NAN);
 	if (!r->q.flow_sem)
 		inv->note = nx_xasprintf("Flow has no SEMAPHORE edges: the producers waited on "
 					 "are unknown");
 	if (!(v[0] >= 0.01 * total)) {
-		nx__rec_inv_set(inv, RX_NOTHING, "semaphore waits overlap the idle time of the "
-				"bottleneck (%s) for %.2f us, under 1%% of the total",
+		nx__rec_inv_set(inv, RX_NOTHING, "the bottleneck (%s) is idle while its next work "
+				"waits on a semaphore for %.2f us, under 1%% of the total",
 				rx_engine_name[r->bottleneck], v[0] / 1e3);
 		goto out;
 	}
@@ -165,8 +179,8 @@ int nx__rec_inv_serial(struct nx_duck *d, struct rx_result *r, struct nx_err *er
 	if (rc)
 		goto out;
 	inv->relevance_ns = isnan(gap) ? v[0] : fmin(v[0], fmax(gap, 0));
-	nx__rec_inv_set(inv, RX_FOUND, "for %.2f us (%.1f%% of the total) an engine waits on a "
-			"semaphore while the bottleneck (%s) is idle; %s waits most (%s%%), on %s",
+	nx__rec_inv_set(inv, RX_FOUND, "for %.2f us (%.1f%% of the total) the bottleneck (%s) is idle "
+			"while its next work waits on a semaphore; %s waits most (%s%%), on %s",
 			v[0] / 1e3, v[0] * 100 / total, rx_engine_name[r->bottleneck],
 			nx__rec_cellq(&inv->lines, 0, "source"),
 			nx__rec_cellq(&inv->lines, 0, "share_pct"),

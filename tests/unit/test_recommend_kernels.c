@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT
+ * test_recommend_kernels.c: recommend end to end on simulated library kernels
+ * (generated small, captured with DGE notifications, ingested, analysed through the
+ * C API as JSON): the planted kernels name their planted bottleneck and source line
+ * first, the matmul V0 -> V1 -> V2 series gets faster while the bottleneck moves from
+ * DMA to Tensor (and the comparison says so), a capture without DGE notifications
+ * reports the DMA parts as not computable, and the CLI's exit codes. */
+#include "common/compat.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "analysis/recommend.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "helper/fixture.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ctx {
+	char *dir;
+	const char *bin;
+};
+
+static struct ctx *g;
+
+static int setup(void **state)
+{
+	g = nx_xcalloc(1, sizeof(*g));
+	g->dir = nx_test_dir("recommend-kernels");
+	g->bin = getenv("NX_BIN");
+	if (!g->bin)
+		g->bin = "neuron-explorer";
+	*state = g;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+	free(c->dir);
+	free(c);
+	return 0;
+}
+
+/* Generates, captures and ingests a kernel; returns its profile directory. */
+static char *profile(const char *kernel, int size, bool dge, const char *name)
+{
+	int rc = nx_test_sh("cd '%s' && '%s' kernel gen %s --size %d -o %s.neff && "
+			    "%s '%s' capture -n %s.neff -s %s.ntff >/dev/null && "
+			    "'%s' view -n %s.neff -s %s.ntff --data-path data --display-name %s "
+			    "--ingest-only -q >/dev/null",
+			    g->dir, g->bin, kernel, size, name,
+			    dge ? "NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1" : "env -u "
+			    "NEURON_RT_ENABLE_DGE_NOTIFICATIONS", g->bin, name, name,
+			    g->bin, name, name, name);
+	assert_int_equal(rc, 0);
+	return nx_xasprintf("%s/data/profiles/global/%s@latest", g->dir, name);
+}
+
+static json_t *analyse(const char *dir, const char *compare, bool markdown_check,
+		       const char *expect_md)
+{
+	struct nx_recommend_opts o;
+	struct nx_strbuf out = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	json_error_t jerr;
+
+	nx_recommend_opts_init(&o);
+	o.profile_dir = dir;
+	o.compare_dir = compare;
+	o.threads = 2;
+	if (markdown_check) {
+		if (nx_recommend_run(&o, &out, &err))
+			fail_msg("%s", err.msg);
+		if (!strstr(out.buf, expect_md))
+			fail_msg("'%s' not in the report:\n%s", expect_md, out.buf);
+		nx_strbuf_reset(&out);
+	}
+	o.format = NX_REC_JSON;
+	if (nx_recommend_run(&o, &out, &err))
+		fail_msg("%s", err.msg);
+	json_t *j = json_loads(out.buf, 0, &jerr);
+	if (!j)
+		fail_msg("bad JSON: %s", jerr.text);
+	nx_strbuf_release(&out);
+	return j;
+}
+
+static const char *str(json_t *j, const char *path)
+{
+	/* path: dot-separated keys; numbers index arrays */
+	char *copy = nx_xstrdup(path), *save = NULL;
+	for (char *k = strtok_r(copy, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
+		j = json_is_array(j) ? json_array_get(j, (size_t)atoi(k)) : json_object_get(j, k);
+	free(copy);
+	return json_is_string(j) ? json_string_value(j) : NULL;
+}
+
+static double num(json_t *j, const char *path)
+{
+	char *copy = nx_xstrdup(path), *save = NULL;
+	for (char *k = strtok_r(copy, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
+		j = json_is_array(j) ? json_array_get(j, (size_t)atoi(k)) : json_object_get(j, k);
+	free(copy);
+	return json_is_number(j) ? json_number_value(j) : -1;
+}
+
+static void first_finding(json_t *j, const char *id, const char *line_a, const char *line_b)
+{
+	const char *got = str(j, "report.findings.0.id");
+	const char *line = str(j, "report.findings.0.lines.rows.0.0");
+
+	if (!got || strcmp(got, id))
+		fail_msg("first finding %s, want %s", got ? got : "(none)", id);
+	if (!line || (strcmp(line, line_a) && strcmp(line, line_b)))
+		fail_msg("first line %s, want %s or %s", line ? line : "(none)", line_a, line_b);
+	assert_string_equal(str(j, "report.findings.0.status"), "found");
+}
+
+static void test_dma_tiny(void **state)
+{
+	(void)state;
+	char *p = profile("dma_tiny", 512, true, "dma_tiny");
+	json_t *j = analyse(p, NULL, true, "Bottleneck: **DMA**");
+	assert_string_equal(str(j, "report.bottleneck"), "DMA");
+	first_finding(j, "dma_efficiency", "dma_tiny.py:25", "dma_tiny.py:26");
+	json_decref(j);
+	free(p);
+}
+
+static void test_vector_bound(void **state)
+{
+	(void)state;
+	char *p = profile("vector_bound", 512, true, "vector_bound");
+	json_t *j = analyse(p, NULL, true, "Bottleneck: **Vector**");
+	assert_string_equal(str(j, "report.bottleneck"), "Vector");
+	first_finding(j, "engine_hotspots", "vector_bound.py:25", "vector_bound.py:26");
+	json_decref(j);
+	free(p);
+}
+
+static void test_serial_sem(void **state)
+{
+	(void)state;
+	char *p = profile("serial_sem", 512, true, "serial_sem");
+	json_t *j = analyse(p, NULL, false, NULL);
+	/* the single-buffered load waits for the previous store while DMA idles */
+	first_finding(j, "serialisation", "serial_sem.py:27", "serial_sem.py:28");
+	json_decref(j);
+	free(p);
+}
+
+static void test_matmul_series(void **state)
+{
+	(void)state;
+	char *v0 = profile("matmul_v0", 1024, true, "mm_v0");
+	char *v1 = profile("matmul_v1", 1024, true, "mm_v1");
+	char *v2 = profile("matmul_v2", 1024, true, "mm_v2");
+	json_t *a = analyse(v0, NULL, false, NULL), *b = analyse(v1, NULL, false, NULL);
+	json_t *c = analyse(v2, NULL, false, NULL);
+
+	double t0 = num(a, "report.bounds.0.ns"), t1 = num(b, "report.bounds.0.ns");
+	double t2 = num(c, "report.bounds.0.ns");
+	assert_true(t0 > t1);
+	assert_true(t1 > t2);
+	assert_string_equal(str(a, "report.bottleneck"), "DMA");
+	assert_string_equal(str(c, "report.bottleneck"), "Tensor");
+	/* V0 reloads its inputs: that is its first finding */
+	assert_string_equal(str(a, "report.findings.0.id"), "redundant_dma");
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+
+	json_t *cmp = analyse(v0, v2, true, "Bottleneck: DMA \xe2\x86\x92 Tensor");
+	assert_true(json_is_true(json_object_get(json_object_get(cmp, "bottleneck"), "changed")));
+	const char *delta = str(cmp, "deltas.bounds.0.text");
+	assert_non_null(delta);
+	assert_true(delta[0] == '-');
+	json_decref(cmp);
+	free(v0);
+	free(v1);
+	free(v2);
+}
+
+static void test_no_dge(void **state)
+{
+	(void)state;
+	char *p = profile("dma_tiny", 512, false, "nodge");
+	json_t *j = analyse(p, NULL, true, "NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1");
+	json_t *findings = json_object_get(json_object_get(j, "report"), "findings");
+	size_t i;
+	json_t *f;
+	int unavailable = 0;
+
+	json_array_foreach(findings, i, f) {
+		const char *id = json_string_value(json_object_get(f, "id"));
+		if (!strcmp(id, "dma_efficiency") || !strcmp(id, "redundant_dma")) {
+			assert_string_equal(json_string_value(json_object_get(f, "status")),
+					    "not_computable");
+			unavailable++;
+		}
+	}
+	assert_int_equal(unavailable, 2);
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(
+		json_object_get(j, "report"), "bounds"), 1), "ns")));
+	assert_true(num(j, "report.bounds.4.ns") >= 0); /* compute_bound is still there */
+	assert_true(json_array_size(json_object_get(json_object_get(json_object_get(j, "report"),
+		"data_quality"), "not_computable")) > 0);
+	json_decref(j);
+	free(p);
+}
+
+static void test_cli(void **state)
+{
+	(void)state;
+	assert_int_equal(nx_test_sh("'%s' recommend --bogus 2>/dev/null", g->bin), 2);
+	assert_int_equal(nx_test_sh("'%s' recommend 2>/dev/null", g->bin), 2);
+	assert_int_equal(nx_test_sh("'%s' recommend --window 5:1 --display-name x 2>/dev/null",
+				    g->bin), 2);
+	assert_int_equal(nx_test_sh("'%s' recommend --data-path '%s/data' --display-name nope "
+				    "2>/dev/null", g->bin, g->dir), 1);
+	assert_int_equal(nx_test_sh("'%s' recommend --help >/dev/null", g->bin), 0);
+	/* -n/-s ingests into a temporary data path; the window and JSON options apply */
+	assert_int_equal(nx_test_sh("cd '%s' && '%s' recommend -n dma_tiny.neff -s dma_tiny.ntff "
+				    "--window kernel --format json | grep -q '\"source\": \"kernel\"'",
+				    g->dir, g->bin), 0);
+	assert_int_equal(nx_test_sh("'%s' recommend --data-path '%s/data' --compare mm_v0 mm_v1 | "
+				    "grep -q 'Bottleneck: DMA (unchanged)'", g->bin, g->dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dma_tiny),
+		cmocka_unit_test(test_vector_bound),
+		cmocka_unit_test(test_serial_sem),
+		cmocka_unit_test(test_matmul_series),
+		cmocka_unit_test(test_no_dge),
+		cmocka_unit_test(test_cli),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
