@@ -3,7 +3,9 @@
 -- One row of whole-profile metrics. Conventions (see docs/derived-tables.md):
 --  * times in seconds; *_percent fields hold fractions of total_time (0..1), as the
 --    real tool writes them;
---  * total_time = nx_Profile.total_ns (execution start/stop records);
+--  * total_time = nx_Profile.total_ns (execution start/stop records); the interval
+--    unions (DMA active time by queue class, total active time) were merged in C while
+--    the raw tables streamed and arrive through nx_Profile;
 --  * dma_transfer_total_bytes counts kernel packets: queue_type <> 'instruction' and
 --    transfer_bytes > 4 (semaphore writes and instruction fetches excluded);
 --  * static DMA = queues of type instruction/input/output/data/unknown, dynamic =
@@ -72,35 +74,10 @@ pk AS (
     FROM DmaPacket
 ),
 dpa AS (SELECT count(*) AS n, sum(duration_ns) AS t FROM DmaPacketAggregated),
-iv AS (
-    SELECT 'dma' AS c, start_ts AS s, end_ts AS e FROM DmaPacket
-    UNION ALL
-    SELECT CASE queue_type WHEN 'software_dynamic' THEN 'sw' WHEN 'hardware_dynamic' THEN 'hw'
-                           ELSE 'static' END, start_ts, end_ts FROM DmaPacket
-    UNION ALL
-    SELECT 'dyn', start_ts, end_ts FROM DmaPacket
-    WHERE queue_type IN ('software_dynamic', 'hardware_dynamic')
-    UNION ALL SELECT 'all', start_ts, end_ts FROM DmaPacket
-    UNION ALL SELECT 'all', start_ts, end_ts FROM ActiveTime
-),
-ordered AS (
-    SELECT *, max(e) OVER (PARTITION BY c ORDER BY s, e
-                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
-    FROM iv WHERE e > s
-),
-runs AS (
-    SELECT *, sum(CASE WHEN reach IS NULL OR s > reach THEN 1 ELSE 0 END)
-                  OVER (PARTITION BY c ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS run
-    FROM ordered
-),
 merged AS (
-    SELECT coalesce(sum(len) FILTER (WHERE c = 'dma'), 0) AS dma,
-           coalesce(sum(len) FILTER (WHERE c = 'static'), 0) AS st,
-           coalesce(sum(len) FILTER (WHERE c = 'dyn'), 0) AS dyn,
-           coalesce(sum(len) FILTER (WHERE c = 'sw'), 0) AS sw,
-           coalesce(sum(len) FILTER (WHERE c = 'hw'), 0) AS hw,
-           coalesce(sum(len) FILTER (WHERE c = 'all'), 0) AS all_
-    FROM (SELECT c, max(e) - min(s) AS len FROM runs GROUP BY c, run)
+    SELECT dma_active_ns AS dma, static_dma_active_ns AS st, dynamic_dma_active_ns AS dyn,
+           software_dma_active_ns AS sw, hardware_dma_active_ns AS hw, all_active_ns AS all_
+    FROM nx_Profile
 ),
 ten AS (
     SELECT coalesce(sum(size) FILTER (WHERE type = 'IN'), 0) AS in_b,

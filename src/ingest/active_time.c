@@ -4,6 +4,7 @@
 #include "common/compat.h"
 #include "ingest/active_time.h"
 #include "common/xalloc.h"
+#include "neff/neff.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,27 @@ struct spill_rec {
 	int32_t pad;
 };
 
+static int open_spill(const char *path, FILE **f, struct nx_err *err)
+{
+	*f = fopen(path, "w+b");
+	if (!*f)
+		return nx_errf(err, -errno, "cannot create '%s': %s", path, strerror(errno));
+	return 0;
+}
+
 int nx_active_init(struct nx_active *a, const char *spill_path, int pcore, struct nx_err *err)
 {
+	int rc;
+
 	memset(a, 0, sizeof(*a));
 	a->pcore = pcore;
 	a->spill_path = nx_xstrdup(spill_path);
-	a->spill = fopen(spill_path, "w+b");
-	if (!a->spill)
-		return nx_errf(err, -errno, "cannot create '%s': %s", spill_path, strerror(errno));
+	a->inst_path = nx_xasprintf("%s.inst", spill_path);
+	a->dma_path = nx_xasprintf("%s.dma", spill_path);
+	if ((rc = open_spill(a->spill_path, &a->spill, err)) ||
+	    (rc = open_spill(a->inst_path, &a->any_inst.spill, err)) ||
+	    (rc = open_spill(a->dma_path, &a->dma[NX_DMA_ALL].spill, err)))
+		return rc;
 	return 0;
 }
 
@@ -50,6 +64,97 @@ static void spill(struct nx_active *a, int engine, const struct nx_run *r)
 	a->nruns++;
 }
 
+struct span {
+	int64_t s, e;
+};
+
+/* Adds [s, e) to a union, writing the run it closes (if any) to its spill. */
+static void union_add(struct nx_union *u, int64_t s, int64_t e, int *err)
+{
+	struct nx_run done;
+
+	if (e <= s)
+		return;
+	if (!extend(&u->run, s, e, &done))
+		return;
+	u->total += done.e - done.s;
+	if (u->spill) {
+		struct span sp = { done.s, done.e };
+		if (fwrite(&sp, sizeof(sp), 1, u->spill) != 1)
+			*err = -EIO;
+	}
+}
+
+static void union_close(struct nx_union *u, int *err)
+{
+	if (!u->run.open)
+		return;
+	u->total += u->run.e - u->run.s;
+	if (u->spill) {
+		struct span sp = { u->run.s, u->run.e };
+		if (fwrite(&sp, sizeof(sp), 1, u->spill) != 1 || fflush(u->spill) != 0)
+			*err = -EIO;
+	}
+	u->run.open = false;
+}
+
+void nx_active_add_dma(struct nx_active *a, int qt, int64_t start, int64_t end)
+{
+	union_add(&a->dma[NX_DMA_ALL], start, end, &a->err);
+	if (qt == NX_QT_SOFTWARE_DYNAMIC || qt == NX_QT_HARDWARE_DYNAMIC) {
+		union_add(&a->dma[NX_DMA_DYNAMIC], start, end, &a->err);
+		union_add(&a->dma[qt == NX_QT_SOFTWARE_DYNAMIC ? NX_DMA_SOFTWARE : NX_DMA_HARDWARE],
+			  start, end, &a->err);
+	} else {
+		union_add(&a->dma[NX_DMA_STATIC], start, end, &a->err);
+	}
+}
+
+/* Reads the next span of a start-ordered spill; false at its end. */
+static bool next_span(FILE *f, struct span *sp)
+{
+	return f && fread(sp, sizeof(*sp), 1, f) == 1;
+}
+
+int nx_active_finish_all(struct nx_active *a, struct nx_err *err)
+{
+	struct span x, y, cur = { 0, 0 };
+	bool hx, hy, open = false;
+
+	for (int k = 0; k < NX_DMA_CLASSES; k++)
+		union_close(&a->dma[k], &a->err);
+	if (a->err)
+		return nx_errf(err, a->err, "cannot write the interval spill files");
+	rewind(a->any_inst.spill);
+	rewind(a->dma[NX_DMA_ALL].spill);
+	hx = next_span(a->any_inst.spill, &x);
+	hy = next_span(a->dma[NX_DMA_ALL].spill, &y);
+	a->all_ns = 0;
+	/* Two start-ordered streams of disjoint runs: merge them like one sorted list. */
+	while (hx || hy) {
+		struct span s;
+		if (hx && (!hy || x.s <= y.s)) {
+			s = x;
+			hx = next_span(a->any_inst.spill, &x);
+		} else {
+			s = y;
+			hy = next_span(a->dma[NX_DMA_ALL].spill, &y);
+		}
+		if (open && s.s <= cur.e) {
+			if (s.e > cur.e)
+				cur.e = s.e;
+			continue;
+		}
+		if (open)
+			a->all_ns += cur.e - cur.s;
+		cur = s;
+		open = true;
+	}
+	if (open)
+		a->all_ns += cur.e - cur.s;
+	return 0;
+}
+
 void nx_active_add(struct nx_active *a, int engine, int opcode, int64_t start, int64_t end)
 {
 	struct nx_run done;
@@ -63,6 +168,7 @@ void nx_active_add(struct nx_active *a, int engine, int opcode, int64_t start, i
 	op->time += end - start;
 	if (end <= start)
 		return; /* zero-length instructions add no busy time */
+	union_add(&a->any_inst, start, end, &a->err);
 	if (extend(&op->run, start, end, &done))
 		op->active += done.e - done.s;
 	if (extend(&a->engine[engine], start, end, &done))
@@ -71,6 +177,7 @@ void nx_active_add(struct nx_active *a, int engine, int opcode, int64_t start, i
 
 int nx_active_finish(struct nx_active *a, struct nx_err *err)
 {
+	union_close(&a->any_inst, &a->err);
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		if (a->engine[e].open)
 			spill(a, e, &a->engine[e]);
@@ -193,8 +300,18 @@ void nx_active_release(struct nx_active *a)
 {
 	if (a->spill)
 		fclose(a->spill);
+	if (a->any_inst.spill)
+		fclose(a->any_inst.spill);
+	if (a->dma[NX_DMA_ALL].spill)
+		fclose(a->dma[NX_DMA_ALL].spill);
 	if (a->spill_path)
 		remove(a->spill_path);
+	if (a->inst_path)
+		remove(a->inst_path);
+	if (a->dma_path)
+		remove(a->dma_path);
 	free(a->spill_path);
+	free(a->inst_path);
+	free(a->dma_path);
 	memset(a, 0, sizeof(*a));
 }

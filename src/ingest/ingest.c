@@ -127,7 +127,7 @@ static int bound_memory(struct nx_duck *d, const char *staging, struct nx_err *e
 	int rc;
 
 	nx_strbuf_addf(&sql, "SET memory_limit = '%s'; SET preserve_insertion_order = true; "
-			     "SET temp_directory = ", limit && *limit ? limit : "1GB");
+			     "SET temp_directory = ", limit && *limit ? limit : "256MB");
 	nx_sql_quote(&sql, spill);
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
@@ -135,20 +135,27 @@ static int bound_memory(struct nx_duck *d, const char *staging, struct nx_err *e
 	return rc;
 }
 
-/* nx_Profile: one row with the profile's time frame, for the derive SQL. total_ns is
- * the summed length of the executions bounded by start/stop records, or the span of
- * all records when there are none. */
+/* nx_Profile: one row with the profile's time frame and the interval unions merged
+ * while streaming, for the derive SQL. total_ns is the summed length of the executions
+ * bounded by start/stop records, or the span of all records when there are none. */
 static int create_profile_view(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_err *err)
 {
 	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
 	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
 	int64_t total = nx_ctx_total_ns(c);
-	char sql[256];
+	const struct nx_active *a = &c->active;
+	char sql[768];
 
 	snprintf(sql, sizeof(sql),
 		 "CREATE OR REPLACE VIEW nx_Profile AS SELECT %" PRId64 "::BIGINT AS total_ns, "
-		 "%" PRId64 "::BIGINT AS first_ns, %" PRId64 "::BIGINT AS last_ns",
-		 total, first, last);
+		 "%" PRId64 "::BIGINT AS first_ns, %" PRId64 "::BIGINT AS last_ns, "
+		 "%" PRId64 "::BIGINT AS dma_active_ns, %" PRId64 "::BIGINT AS static_dma_active_ns, "
+		 "%" PRId64 "::BIGINT AS dynamic_dma_active_ns, "
+		 "%" PRId64 "::BIGINT AS software_dma_active_ns, "
+		 "%" PRId64 "::BIGINT AS hardware_dma_active_ns, %" PRId64 "::BIGINT AS all_active_ns",
+		 total, first, last, a->dma[NX_DMA_ALL].total, a->dma[NX_DMA_STATIC].total,
+		 a->dma[NX_DMA_DYNAMIC].total, a->dma[NX_DMA_SOFTWARE].total,
+		 a->dma[NX_DMA_HARDWARE].total, a->all_ns);
 	return nx_duck_exec(d, sql, err);
 }
 
@@ -260,6 +267,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if ((rc = nx_active_init(&c.active, spill, (int)c.info->pcore_idx, err)))
 		goto out;
 	rc = write_trace_tables(&c, d, tmp_dir, o->quiet, &dma_rows, err);
+	if (!rc)
+		rc = nx_active_finish_all(&c.active, err);
 	if (rc) {
 		nx_err_wrap(err, "reading '%s'", o->ntff_path);
 		goto out;
