@@ -104,6 +104,26 @@ static char *default_name(const char *path)
 	return name;
 }
 
+/* Device profile ingest; returns an exit status and prints its error. */
+static int ingest_device(const char *neff, const char *ntff, const char *data_path,
+			 const char *name, const char *output_dir, bool quiet, char **published)
+{
+	struct nx_ingest_opts io = { 0 };
+	struct nx_err err = { 0 };
+
+	io.neff_path = neff;
+	io.ntff_path = ntff;
+	io.data_path = data_path;
+	io.display_name = name;
+	io.output_dir = output_dir;
+	io.quiet = quiet;
+	if (nx_ingest(&io, published, &err)) {
+		nx_cli_error("view", "%s", err.msg);
+		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+	}
+	return NX_EXIT_OK;
+}
+
 static int serve(const char *data_path, unsigned port, bool quiet)
 {
 	struct nx_server_opts so;
@@ -203,10 +223,13 @@ int cmd_view(int argc, char **argv)
 		return NX_EXIT_USAGE;
 	}
 	data_path = nx_expand_home(data_opt);
-	if (sdir) {
+	if (sdir || neff) {
 		bool parquet = !strcmp(format, "parquet");
-		name = name_opt ? nx_xstrdup(name_opt) : default_name(sdir);
-		rc = nx_view_dir(sdir, data_path, name, quiet, &published);
+
+		name = name_opt ? nx_xstrdup(name_opt) : default_name(sdir ? sdir : ntff);
+		rc = sdir ? nx_view_dir(sdir, data_path, name, quiet, &published)
+			  : ingest_device(neff, ntff, data_path, name, parquet ? output_file : NULL,
+					  quiet, &published);
 		if (rc)
 			goto out;
 		printf("Processing for %s is complete\n", name);
@@ -219,36 +242,7 @@ int cmd_view(int argc, char **argv)
 			rc = nx_view_print_summary(published, format, output_file);
 			goto out;
 		}
-		if (ingest_only)
-			goto out;
-	} else if (neff) {
-		struct nx_ingest_opts io = { 0 };
-		struct nx_err err = { 0 };
-		bool parquet = !strcmp(format, "parquet");
-
-		name = name_opt ? nx_xstrdup(name_opt) : default_name(ntff);
-		io.neff_path = neff;
-		io.ntff_path = ntff;
-		io.data_path = data_path;
-		io.display_name = name;
-		io.output_dir = parquet ? output_file : NULL;
-		io.quiet = quiet;
-		if (nx_ingest(&io, &published, &err)) {
-			nx_cli_error("view", "%s", err.msg);
-			rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
-			goto out;
-		}
-		printf("Processing for %s is complete\n", name);
-		fflush(stdout);
-		if (!strcmp(format, "perfetto")) {
-			rc = nx_view_perfetto(published, output_file);
-			goto out;
-		}
-		if (!parquet) {
-			rc = nx_view_print_summary(published, format, output_file);
-			goto out;
-		}
-		if (ingest_only || (parquet && output_file))
+		if (ingest_only || (neff && output_file))
 			goto out;
 	}
 	if (!disable_ui && !quiet)
