@@ -88,6 +88,7 @@ enum MHD_Result nx__h_profile(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_search(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_artifacts(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_fs(struct nx_req *rq, char **cap);
+enum MHD_Result nx__h_analysis(struct nx_req *rq, char **cap);
 
 /* The tableSchema answer (table_schema.c). */
 enum MHD_Result nx__search_table_schema(struct nx_req *rq, struct nx_profile *p,

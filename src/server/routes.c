@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * routes.c: the route table. A new endpoint (e.g. the planned analysis route
- * under /api/v1/profiles/namespace/<ns>/profile_name/<name>/analysis) is one row
- * here plus its handler file. Patterns: '*' is one path segment, '**' the rest. */
+ * routes.c: the route table. A new endpoint is one row here plus its handler
+ * file. Patterns: '*' is one path segment, '**' the rest. */
 #include "common/compat.h"
 #include "server/http.h"
 
@@ -15,6 +14,8 @@ const struct nx_route nx__routes[] = {
 	  .fn = nx__h_artifacts },
 	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/fs/**",
 	  .fn = nx__h_fs },
+	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/analysis",
+	  .fn = nx__h_analysis },
 };
 
 const size_t nx__route_count = NX_ARRAY_SIZE(nx__routes);

@@ -253,6 +253,23 @@ static void test_view_serves(void **state)
 	assert_non_null(strstr(t, "tensor_engine_active_time_percent"));
 	assert_null(strstr(t, "\"error\""));
 	free(t);
+	/* The analysis endpoint: JSON by default, Markdown on request, bad window refused. */
+	assert_int_equal(run("curl -s http://localhost:%d/api/v1/profiles/namespace/global/profile_name/"
+			     "live/analysis", port), 0);
+	t = out_text();
+	assert_non_null(strstr(t, "\"bounds\""));
+	assert_non_null(strstr(t, "memory_bound"));
+	free(t);
+	assert_int_equal(run("curl -s 'http://localhost:%d/api/v1/profiles/namespace/global/profile_name/"
+			     "live/analysis?format=markdown&compare=live'", port), 0);
+	t = out_text();
+	assert_non_null(strstr(t, "Bottleneck"));
+	free(t);
+	assert_int_equal(run("curl -s -o /dev/null -w '%%{http_code}' 'http://localhost:%d/api/v1/profiles/"
+			     "namespace/global/profile_name/live/analysis?window=oops'", port), 0);
+	t = out_text();
+	assert_string_equal(t, "400");
+	free(t);
 	/* A second server on the same port fails with a clear message, exit 1. */
 	assert_int_equal(run("%s view --data-path %s --disable-ui --api-server-port %d -q", bin, dir, port), 1);
 	t = err_text();

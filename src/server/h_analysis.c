@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT
+ * h_analysis.c: GET .../profile_name/<name>/analysis: the `recommend` analysis of a
+ * profile (bounds, gaps, investigations with source lines) as JSON, or Markdown with
+ * format=markdown. Query parameters: window=T0:T1|kernel|dpa|whole (default whole),
+ * compare=<other profile> for the before/after report (this profile is "before").
+ * Only our own SQL runs here; the parameters are parsed, never pasted into SQL. */
+#include "common/compat.h"
+#include "server/http.h"
+#include "analysis/recommend.h"
+
+#include <string.h>
+
+enum MHD_Result nx__h_analysis(struct nx_req *rq, char **cap)
+{
+	const char *window = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "window");
+	const char *format = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "format");
+	const char *compare =
+		MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "compare");
+	struct nx_recommend_opts o;
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	struct nx_profile *p, *q = NULL;
+	enum MHD_Result ret = MHD_NO;
+	bool markdown = false;
+	int rc;
+
+	nx_recommend_opts_init(&o);
+	if (format && !strcmp(format, "markdown"))
+		markdown = true;
+	else if (format && strcmp(format, "json"))
+		return nx__reply_error(rq, 400, "bad_request",
+				       "unknown format '%.40s': use json or markdown", format);
+	if (window && strcmp(window, "whole") && nx_recommend_parse_window(&o, window, &err))
+		return nx__reply_error(rq, 400, "bad_request", "window: %s", err.msg);
+	p = nx__lookup_profile(rq, cap, &ret);
+	if (!p)
+		return ret;
+	if (compare && nx__reg_get(&rq->s->reg, compare, false, &q, &err)) {
+		nx__reg_put(&rq->s->reg, p);
+		return nx__reply_nx_err(rq, &err);
+	}
+	o.profile_dir = p->dir;
+	o.compare_dir = q ? q->dir : NULL;
+	o.format = markdown ? NX_REC_MARKDOWN : NX_REC_JSON;
+	o.threads = rq->s->o.threads;
+	while (sem_wait(&rq->s->query_slots) != 0)
+		; /* EINTR */
+	rc = nx_recommend_run(&o, &sb, &err);
+	sem_post(&rq->s->query_slots);
+	if (q)
+		nx__reg_put(&rq->s->reg, q);
+	nx__reg_put(&rq->s->reg, p);
+	if (rc) {
+		nx_strbuf_release(&sb);
+		return nx__reply_error(rq, 500, "analysis_failed", "%s", err.msg);
+	}
+	if (markdown)
+		return nx__reply(rq, 200, "text/markdown; charset=utf-8", &sb);
+	return nx__reply_json(rq, 200, &sb);
+}
