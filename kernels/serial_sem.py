@@ -1,9 +1,9 @@
 """Planted problem: a tiled matmul pipeline serialised by semaphore waits.
 
-C = lhsT.T @ rhs for 2048 x 2048 x 2048 by default, with every buffer single:
-the next load waits for the previous store, the matmul waits for the load, the
-copy waits for the matmul. Each engine spends most of its time waiting
-(evt_wait_time) and the engines never overlap. The fix is double buffering.
+C = lhsT.T @ rhs, 512^3 by default, every buffer single: the next load waits for the
+previous store, the matmul for the load, the copy for the matmul, so the engines take
+turns and mostly wait (evt_wait_time). Fix: double buffering. At larger sizes the
+per-tile loads also re-read the inputs, a second problem that then dominates.
 """
 import neuronxcc.nki as nki
 import neuronxcc.nki.isa as nisa

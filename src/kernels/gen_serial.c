@@ -76,7 +76,7 @@ const struct nx_kernel_def nx_kernel_serial_sem = {
 	.name = "serial_sem",
 	.summary = "planted problem: single-buffered matmul pipeline serialised by semaphore waits",
 	.source = "kernels/serial_sem.py",
-	.default_size = 2048, .min_size = 512, .size_multiple = 512,
+	.default_size = 512, .min_size = 512, .size_multiple = 512,
 	.gen = gen,
 	.lines = lines, .nlines = NX_ARRAY_SIZE(lines),
 };
