@@ -10,12 +10,20 @@ mkdir -p "$work" "$here/results"
 out="$here/results/$(date +%Y%m%d-%H%M%S).txt"
 exec > >(tee "$out") 2>&1
 
+# Load generators and helpers the benchmarks use (not needed by the build or tests).
+need=()
+for t in wrk bc; do command -v $t >/dev/null || need+=("$t"); done
+if [ "${#need[@]}" -gt 0 ]; then
+	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+	$SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
 echo "# neuron-explorer benchmarks, $(date -u), $(nproc) cores"
-for b in "$here"/ingest.sh "$here"/sim.sh "$here"/server.sh "$here"/trace.sh "$here"/recommend.sh; do
-	[ -x "$b" ] || continue
-	echo
-	echo "## $(basename "$b" .sh)"
-	"$b" "$build" "$work"
-done
+section() { echo; echo "## $1"; }
+section ingest;    "$here/ingest.sh" "$build" "$work"
+section sim;       "$here/sim.sh" "$build" "$work"
+section server;    "$here/server.sh" "$build"
+section trace;     "$here/trace.sh" "$build"
+section recommend; "$here/recommend.sh" "$build" "$work"
 echo
 echo "results kept in $out"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bench_server.sh: load test of the HTTP API server (not a ctest test).
+# server.sh: load test of the HTTP API server (not a ctest test).
 # Generates a profile with >= 10M Instruction rows (bench_server_gen, DuckDB), serves it
 # with `neuron-explorer view --disable-ui`, and runs wrk against health and the seed
 # workflows' Summary, Instruction-breakdown and source-line-hotspot queries. Prints
 # requests/s, p50/p99 latency and the error count per scenario; exits 1 on any error.
 #
-# usage: bench/bench_server.sh [BUILD_DIR]
+# usage: bench/server.sh [BUILD_DIR]
 #   env: ROWS (10000000)  DURATION (15s)  CONNECTIONS (16)  WRK_THREADS (2)  KEEP=1 keeps the data
 # wrk waits up to 60 s per reply: the aggregate queries scan 10M rows and queue behind each
 # other on a small machine, which is latency, not an error.
