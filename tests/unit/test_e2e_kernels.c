@@ -172,6 +172,51 @@ static void test_matmul_series_gets_faster(void **state)
 	free(v2);
 }
 
+/* The seed workflow's Python snippets: the tables it opens by file name exist, and its
+ * DuckDB query (LDWEIGHTS/MATMUL overlap) runs verbatim on views made as it makes them. */
+static void test_seed_python_snippets(void **state)
+{
+	static const char *const tables[] = { "Summary", "Instruction", "ActiveTime", "Metadata",
+					       "DmaPacket", "DmaPacketAggregated", "TensorInfo",
+					       "Flow" };
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	char sql[1024];
+	double lw_before = 0;
+	(void)state;
+
+	char *p = profile("matmul_v1", 1024, true);
+	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
+		char *f = nx_xasprintf("%s/%s.parquet", p, tables[i]);
+		if (!nx_is_file(f))
+			fail_msg("%s is missing", f);
+		free(f);
+	}
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	snprintf(sql, sizeof(sql), "CREATE VIEW Instruction AS SELECT * FROM '%s/Instruction.parquet'", p);
+	assert_int_equal(nx_duck_exec(d, sql, &err), 0);
+	snprintf(sql, sizeof(sql), "CREATE VIEW DmaPacket AS SELECT * FROM '%s/DmaPacket.parquet'", p);
+	assert_int_equal(nx_duck_exec(d, sql, &err), 0);
+	if (nx_duck_query_f64(d,
+		"SELECT count(*) FILTER (WHERE rel = 'lw_before') FROM ("
+		"    SELECT\n"
+		"        CASE WHEN lw.end_ts <= mm.start_ts THEN 'lw_before'\n"
+		"             WHEN lw.start_ts >= mm.end_ts THEN 'lw_after'\n"
+		"             ELSE 'overlap' END as rel,\n"
+		"        COUNT(*) as cnt\n"
+		"    FROM Instruction mm\n"
+		"    JOIN Instruction lw ON mm.bir_id = lw.bir_id\n"
+		"    WHERE mm.opcode = 'MATMUL' AND lw.opcode = 'LDWEIGHTS'\n"
+		"      AND mm.tensor_instruction_type = 'REGULAR'\n"
+		"      AND lw.tensor_instruction_type = 'REGULAR'\n"
+		"    GROUP BY rel\n"
+		")", &lw_before, &err))
+		fail_msg("%s", err.msg);
+	assert_true(lw_before == 1);
+	nx_duck_close(d);
+	free(p);
+}
+
 static void test_no_dge(void **state)
 {
 	(void)state;
@@ -193,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_matmul_v0_counts),
 		cmocka_unit_test(test_planted_bottlenecks),
 		cmocka_unit_test(test_matmul_series_gets_faster),
+		cmocka_unit_test(test_seed_python_snippets),
 		cmocka_unit_test(test_no_dge),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
