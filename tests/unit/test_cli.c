@@ -143,6 +143,30 @@ static void test_ingest_only(void **state)
 	assert_int_equal(nx_test_sh("test ! -e %s/data/profiles/global/other@latest", dir), 0);
 }
 
+/* A killed ingest leaves the published profile as it was, and the next ingest of the
+ * same name cleans up the dead run's temporary directory. */
+static void test_killed_ingest(void **state)
+{
+	(void)state;
+	const char *build = getenv("NX_BUILD_DIR");
+	assert_non_null(build);
+	assert_int_equal(nx_test_sh("%s/bench/bench_gen_trace %s/big 2 >/dev/null", build, dir), 0);
+	assert_int_equal(run("%s view -n %s/big/bench.neff -s %s/big/bench.ntff --data-path %s/kill "
+			     "--display-name k --ingest-only -q", bin, dir, dir, dir), 0);
+	assert_int_equal(nx_test_sh("cd %s/kill/profiles/global/k@latest && ls > %s/before.txt", dir, dir), 0);
+	/* start a second ingest of the same name and kill it while it writes */
+	assert_int_equal(nx_test_sh(
+		"%s view -n %s/big/bench.neff -s %s/big/bench.ntff --data-path %s/kill --display-name k "
+		"--ingest-only -q >/dev/null 2>&1 & pid=$!; "
+		"for i in $(seq 1 200); do ls -a %s/kill/profiles/global | grep -q '^\\.k@latest\\.tmp' && break; "
+		"sleep 0.01; done; kill -9 $pid; wait $pid 2>/dev/null; "
+		"ls -a %s/kill/profiles/global | grep -q '^\\.k@latest\\.tmp'", bin, dir, dir, dir, dir, dir), 0);
+	assert_int_equal(nx_test_sh("cd %s/kill/profiles/global/k@latest && ls | diff - %s/before.txt", dir, dir), 0);
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/kill "
+			     "--display-name k --ingest-only -q", bin, dir, dir, dir), 0);
+	assert_int_equal(nx_test_sh("test -z \"$(ls -a %s/kill/profiles/global | grep '^\\.k@')\"", dir), 0);
+}
+
 static void test_summary_formats(void **state)
 {
 	(void)state;
@@ -288,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_version_help_usage),
 		cmocka_unit_test(test_schema_split),
 		cmocka_unit_test(test_ingest_only),
+		cmocka_unit_test(test_killed_ingest),
 		cmocka_unit_test(test_summary_formats),
 		cmocka_unit_test(test_independent_reader),
 		cmocka_unit_test(test_dir_mode_and_perfetto),
