@@ -79,12 +79,23 @@ void nx_ctx_prepare_statics(struct nx_ingest_ctx *c);
 void nx_ctx_release(struct nx_ingest_ctx *c);
 
 /* Row sources. Each writes one table; *_init prepares the source over ctx. */
+struct nx_src_trace;
+struct nx_rec;
+/* Fills row `row` of b from one NTFF record. */
+typedef void (*nx_trace_fill_fn)(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
+				 const struct nx_rec *r);
 struct nx_src_trace {
 	struct nx_ingest_ctx *ctx;
 	int kind;               /* NTFF record kind read */
 	struct nx_colmap map;
+	nx_trace_fill_fn fill;
 	bool done;
 };
+/* A source streaming the records of one kind into `table` (columns `names`, in the
+ * order the fill function indexes them). Rewinds the NTFF. */
+int nx_src_trace_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, int kind,
+		      const char *table, const char *const *names, nx_trace_fill_fn fill,
+		      struct nx_row_source *src, struct nx_err *err);
 int nx_src_instruction_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
 			    struct nx_row_source *src, struct nx_err *err);
 int nx_src_dma_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, struct nx_row_source *src,

@@ -268,6 +268,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		goto out;
 	rc = write_trace_tables(&c, d, tmp_dir, o->quiet, &dma_rows, err);
 	if (!rc)
+		rc = nx_active_finish(&c.active, err);
+	if (!rc)
 		rc = nx_active_finish_all(&c.active, err);
 	if (rc) {
 		nx_err_wrap(err, "reading '%s'", o->ntff_path);

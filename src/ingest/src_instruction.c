@@ -35,8 +35,9 @@ static const char *track_of(const struct nx_inst *in)
 }
 
 static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
-		     const struct nx_rec_inst *r)
+		     const struct nx_rec *rec)
 {
+	const struct nx_rec_inst *r = &rec->u.inst;
 	struct nx_ingest_ctx *c = s->ctx;
 	const int *ix = s->map.idx;
 	int64_t start = nx_ticks_to_ns(c, r->start), end = nx_ticks_to_ns(c, r->end);
@@ -112,42 +113,8 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		x->rows++;
 }
 
-static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
-{
-	struct nx_src_trace *s = self;
-	size_t cap = nx_rowbuf_capacity(b), n = 0;
-	struct nx_rec rec;
-
-	while (!s->done && n < cap) {
-		int rc = nx_ntff_reader_next(s->ctx->ntff, NX_REC_MASK(NX_REC_INST), &rec, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 0) {
-			s->done = true;
-			rc = nx_active_finish(&s->ctx->active, err);
-			if (rc)
-				return rc;
-			break;
-		}
-		fill_row(s, b, n++, &rec.u.inst);
-	}
-	return (int)n;
-}
-
 int nx_src_instruction_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
 			    struct nx_row_source *src, struct nx_err *err)
 {
-	memset(s, 0, sizeof(*s));
-	s->ctx = c;
-	s->kind = NX_REC_INST;
-	int rc = nx_colmap_init(&s->map, "Instruction", names, err);
-	if (rc)
-		return rc;
-	rc = nx_ntff_reader_rewind(c->ntff, err);
-	if (rc)
-		return rc;
-	src->table = s->map.table;
-	src->self = s;
-	src->next = next;
-	return 0;
+	return nx_src_trace_init(s, c, NX_REC_INST, "Instruction", names, fill_row, src, err);
 }

@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef void (*fill_fn)(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
-			const struct nx_rec *r);
-
 /* ---- DmaPacket ------------------------------------------------------------------- */
 
 enum { D_START, D_END, D_DUR, D_PCORE, D_ID, D_PIDX, D_AGG, D_ENG, D_RB, D_WB, D_TB, D_TPUT,
@@ -168,31 +165,9 @@ static void fill_error(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 
 /* ---- shared streaming ------------------------------------------------------------ */
 
-struct kind_desc {
-	int kind;
-	const char *table;
-	const char *const *names;
-	fill_fn fill;
-};
-static const struct kind_desc kinds[] = {
-	{ NX_REC_DMA, "DmaPacket", dma_names, fill_dma },
-	{ NX_REC_SEM, "SemaphoreUpdate", sem_names, fill_sem },
-	{ NX_REC_THROTTLE, "Throttle", throttle_names, fill_throttle },
-	{ NX_REC_ERROR, "Error", error_names, fill_error },
-};
-
-static const struct kind_desc *kind_of(int kind)
-{
-	for (size_t i = 0; i < NX_ARRAY_SIZE(kinds); i++)
-		if (kinds[i].kind == kind)
-			return &kinds[i];
-	return NULL;
-}
-
 static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 {
 	struct nx_src_trace *s = self;
-	const struct kind_desc *k = kind_of(s->kind);
 	size_t cap = nx_rowbuf_capacity(b), n = 0;
 	struct nx_rec rec;
 
@@ -204,21 +179,22 @@ static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 			s->done = true;
 			break;
 		}
-		k->fill(s, b, n++, &rec);
+		s->fill(s, b, n++, &rec);
 	}
 	return (int)n;
 }
 
-static int init_kind(struct nx_src_trace *s, struct nx_ingest_ctx *c, int kind,
-		     struct nx_row_source *src, struct nx_err *err)
+int nx_src_trace_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, int kind,
+		      const char *table, const char *const *names, nx_trace_fill_fn fill,
+		      struct nx_row_source *src, struct nx_err *err)
 {
-	const struct kind_desc *k = kind_of(kind);
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	s->ctx = c;
 	s->kind = kind;
-	rc = nx_colmap_init(&s->map, k->table, k->names, err);
+	s->fill = fill;
+	rc = nx_colmap_init(&s->map, table, names, err);
 	if (!rc)
 		rc = nx_ntff_reader_rewind(c->ntff, err);
 	if (rc)
@@ -232,25 +208,26 @@ static int init_kind(struct nx_src_trace *s, struct nx_ingest_ctx *c, int kind,
 int nx_src_dma_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, struct nx_row_source *src,
 		    struct nx_err *err)
 {
-	return init_kind(s, c, NX_REC_DMA, src, err);
+	return nx_src_trace_init(s, c, NX_REC_DMA, "DmaPacket", dma_names, fill_dma, src, err);
 }
 
 int nx_src_sem_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, struct nx_row_source *src,
 		    struct nx_err *err)
 {
-	return init_kind(s, c, NX_REC_SEM, src, err);
+	return nx_src_trace_init(s, c, NX_REC_SEM, "SemaphoreUpdate", sem_names, fill_sem, src, err);
 }
 
 int nx_src_throttle_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
 			 struct nx_row_source *src, struct nx_err *err)
 {
-	return init_kind(s, c, NX_REC_THROTTLE, src, err);
+	return nx_src_trace_init(s, c, NX_REC_THROTTLE, "Throttle", throttle_names, fill_throttle,
+				 src, err);
 }
 
 int nx_src_error_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, struct nx_row_source *src,
 		      struct nx_err *err)
 {
-	return init_kind(s, c, NX_REC_ERROR, src, err);
+	return nx_src_trace_init(s, c, NX_REC_ERROR, "Error", error_names, fill_error, src, err);
 }
 
 int nx_read_exec_records(struct nx_ingest_ctx *c, struct nx_err *err)
