@@ -161,7 +161,7 @@ static int create_profile_view(struct nx_ingest_ctx *c, struct nx_duck *d, struc
 
 
 /* Removes temporary directories left by ingests that were killed. */
-static void remove_stale_tmp(const char *parent, const char *name)
+void nx_remove_stale_tmp(const char *parent, const char *name)
 {
 	DIR *dp = opendir(parent);
 	struct dirent *de;
@@ -253,7 +253,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if ((rc = nx_mkdirs(parent, err)))
 		goto out;
 	if (!o->output_dir)
-		remove_stale_tmp(parent, o->display_name);
+		nx_remove_stale_tmp(parent, o->display_name);
 	if ((rc = nx_remove_tree(tmp_dir, err)) || (rc = nx_mkdirs(tmp_dir, err)))
 		goto out;
 	if (!o->quiet)

@@ -27,6 +27,10 @@ int nx_check_display_name(const char *name, struct nx_err *err);
 /* <data-path>/profiles/global/<name>@latest, newly allocated. */
 char *nx_profile_dir(const char *data_path, const char *name);
 
+/* Removes <parent>/.<name>@latest.tmp-<pid> directories whose process is gone (left
+ * by ingests that were killed). */
+void nx_remove_stale_tmp(const char *parent, const char *name);
+
 /* Replaces `final_dir` by `tmp_dir` atomically (rename, or exchange when final_dir
  * exists, then removal of the old contents). */
 int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *err);

@@ -302,6 +302,8 @@ int nx_trace_ingest_dir(const struct nx_trace_opts *o, char **published, struct 
 		parent = nx_xasprintf("%s/profiles/global", o->data_path);
 		r.tmp = nx_xasprintf("%s/.%s@latest.tmp-%d", parent, o->display_name, (int)getpid());
 	}
+	if (!o->output_dir && nx_is_dir(parent))
+		nx_remove_stale_tmp(parent, o->display_name);
 	if ((rc = nx_mkdirs(parent, err)) || (rc = nx_remove_tree(r.tmp, err)) ||
 	    (rc = nx_mkdirs(r.tmp, err)))
 		goto out;
