@@ -99,6 +99,7 @@ struct rx_inputs {
 struct rx_result {
 	char *dir;
 	char *name;
+	const char *source_root; /* --nki-source-root, borrowed; NULL = do not quote code */
 	int window;             /* enum nx_recommend_window */
 	int64_t t0, t1;         /* investigation window [t0, t1) */
 	int64_t span0, span1;   /* the profile's first and last timestamps */
@@ -182,6 +183,8 @@ void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out);
 void nx__rec_md_quality(const struct rx_result *r, struct nx_strbuf *out);
 void nx__rec_md_choices(struct nx_strbuf *out);
 void nx__rec_report_md(const struct rx_result *r, struct nx_strbuf *out);
+/* source_text.c: the code of a finding's top source lines, read under root. */
+void nx__rec_md_source(const char *root, const struct rx_table *lines, struct nx_strbuf *out);
 void nx__rec_report_json(const struct rx_result *r, struct nx_strbuf *out);
 void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw);
 void nx__rec_compare_md(const struct rx_result *a, const struct rx_result *b,

@@ -75,6 +75,7 @@ int nx_recommend_run(const struct nx_recommend_opts *o, struct nx_strbuf *out,
 	rc = nx__rec_analyse(o, o->profile_dir, a, err);
 	if (rc)
 		goto out;
+	a->source_root = o->source_root;
 	if (o->compare_dir) {
 		b = calloc(1, sizeof(*b));
 		if (!b) {
@@ -84,6 +85,7 @@ int nx_recommend_run(const struct nx_recommend_opts *o, struct nx_strbuf *out,
 		rc = nx__rec_analyse(o, o->compare_dir, b, err);
 		if (rc)
 			goto out;
+		b->source_root = o->source_root;
 		if (o->format == NX_REC_JSON)
 			nx__rec_compare_json(a, b, out);
 		else

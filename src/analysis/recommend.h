@@ -28,6 +28,7 @@ struct nx_recommend_opts {
 	enum nx_recommend_format format;
 	unsigned threads;         /* DuckDB threads, 0 = DuckDB's choice */
 	const char *memory_limit; /* DuckDB memory limit (e.g. "2GB"), NULL = default */
+	const char *source_root;  /* kernel sources: Markdown findings quote their lines */
 };
 
 void nx_recommend_opts_init(struct nx_recommend_opts *o);

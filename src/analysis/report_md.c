@@ -239,6 +239,7 @@ void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out)
 		if (inv->lines.nrows) {
 			nx_strbuf_addstr(out, "\n");
 			nx__rec_md_table(&inv->lines, out);
+			nx__rec_md_source(r->source_root, &inv->lines, out);
 		}
 	}
 	if (!n)

@@ -36,8 +36,8 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -n, --neff-path FILE     compiled kernel (NEFF)\n"
 		"  -s, --session-file FILE  device trace (NTFF) captured from it\n"
-		"      --nki-source-root D  accepted for compatibility (the report names lines as\n"
-		"                           file:line; it does not read the sources)\n"
+		"      --nki-source-root D  kernel sources: each finding quotes the code of its top\n"
+		"                           source lines (Markdown report)\n"
 		"      --data-path DIR      workspace of ingested profiles (default %s)\n"
 		"      --display-name NAME  the profile to analyse (or to ingest -n/-s as)\n"
 		"      --compare A B        follow-up report: A (before) and B (after) side by side;\n"
@@ -106,7 +106,7 @@ int cmd_recommend(int argc, char **argv)
 		switch (c) {
 		case 'n': neff = optarg; break;
 		case 's': ntff = optarg; break;
-		case OPT_SRC: break;
+		case OPT_SRC: o.source_root = optarg; break;
 		case OPT_DATA_PATH: data_opt = optarg; break;
 		case OPT_DISPLAY_NAME: name_opt = optarg; break;
 		case OPT_COMPARE:

@@ -153,6 +153,10 @@ static void test_planted_bottlenecks(void **state)
 	p = profile("serial_sem", 512, true);
 	assert_true(q(p, "SELECT sum(evt_wait_time_ns) FROM Instruction") > 0);
 	assert_true(q(p, "SELECT count(*) FROM Flow WHERE dependency_type = 'SEMAPHORE'") > 0);
+	/* recommend quotes the planted line's code from the kernel sources */
+	assert_int_equal(nx_test_sh("%s recommend --data-path %s/data --display-name serial_sem-512 "
+				    "--nki-source-root %s/kernels | grep -q 'serial_sem.py:27 .*nl.load(lhsT'",
+				    bin, dir, getenv("NX_SOURCE_DIR")), 0);
 	free(p);
 }
 
