@@ -4,13 +4,20 @@
  *                    text, partitions, shapes, offsets, steps, transpose facts;
  *   nx_DmaTransfer   one row per executed transfer: its block and triggering
  *                    instruction (from the first packet record of each transfer);
- *   nx_StaticInst    one row per NEFF instruction: semaphore wait and signal, DMA block.
+ *   nx_StaticInst    one row per NEFF instruction: semaphore wait and signal, DMA block,
+ *                    operand text;
+ *   nx_OnchipAlloc   SBUF/PSUM occupancy intervals, from one streaming pass over the
+ *                    instruction and DMA packet records (the model is described at
+ *                    "On-chip occupancy" below and in docs/derived-tables.md).
  * They are written under <tmp>/.staging/ and removed before the profile is published. */
 #include "common/compat.h"
 #include "ingest/context.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "sim/machine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define F(n, t, fmt) { .name = n, .type = t, .format = fmt, .unit = "", .enum_name = "", \
@@ -44,11 +51,11 @@ static const struct nx_field static_fields[] = {
 	F("wait_sem", "integer", "int64"), F("wait_value", "integer", "int64"),
 	F("sig_sem", "integer", "int64"), F("sig_op", "integer", "int64"),
 	F("sig_value", "integer", "int64"), F("dma_block", "integer", "int64"),
+	F("operands", "string", ""),
 };
 static const struct nx_table static_table = { .name = "nx_StaticInst", .modality = "",
 	.profile_kind = "", .description = "", .written = false,
 	.nfields = NX_ARRAY_SIZE(static_fields), .fields = static_fields };
-#undef F
 
 /* Location text in the profiler's style: "[[INPUT]]" for an input read, "[SB]" ... */
 static const char *loc_text(const struct nx_neff *n, int loc, int var, bool source)
@@ -242,11 +249,465 @@ static int static_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		}
 		if (in->dma_block != NX_NONE32)
 			nx_rowbuf_i64(b, 8, row, in->dma_block);
+		if (s->ctx->statics[s->engine])
+			nx_rowbuf_str(b, 9, row, s->ctx->statics[s->engine][s->pos].operands);
 		s->pos++;
 		row++;
 	}
 	return (int)row;
 }
+
+/* ---- On-chip occupancy (nx_OnchipAlloc) ----
+ *
+ * One pass over the instruction and DMA packet records, in trace (start) order, keeps
+ * an ownership map of SBUF and PSUM: every (partition group of 32, 64-byte column)
+ * cell names the allocation whose data it holds. An access pattern covers the bounding
+ * box of its partitions and bytes (strides are not followed).
+ *  - A write (instruction dst at its start, DMA transfer into SBUF/PSUM at its start)
+ *    creates an allocation per SBUF partition group, or per PSUM bank, it touches, and
+ *    takes its cells from their previous owners. An in-place update (dst range equal to
+ *    a src range, an accumulating MATMUL)
+ *    continues the allocation holding exactly that range instead. A DMA transfer
+ *    writes all its block's destination ranges at its first packet; later packets
+ *    only extend the write end of what the transfer still holds.
+ *  - A read (instruction src, DMA packet out of SBUF/PSUM) extends the read end of the
+ *    owners of the cells it covers. An instruction's reads come before its write.
+ *  - An allocation ends at max(write end, min(last read end, time its last cell was
+ *    overwritten)), or at max(write end, last read end) when it lives to the trace end.
+ * Rows with negative `bytes` are the parts of an allocation overwritten while the rest
+ * stayed live: they cancel those bytes from the overwrite to the allocation's end, so
+ * the usage sums count every byte once. */
+#define CELL_BYTES 64u
+#define GROUP_PARTS 32u
+#define NGROUPS (NX_NUM_PARTITIONS / GROUP_PARTS)
+
+enum { OC_SBUF = 0, OC_PSUM = 1, OC_NMEM = 2 };
+
+static const struct nx_field onchip_fields[] = {
+	F("mem", "string", ""), F("unit", "integer", "int64"),
+	F("start_ts", "integer", "int64"), F("end_ts", "integer", "int64"),
+	F("start_address", "integer", "int64"), F("end_address", "integer", "int64"),
+	F("start_partition", "integer", "int64"), F("partitions", "integer", "int64"),
+	F("bytes", "integer", "int64"), F("capacity", "integer", "int64"),
+	F("source", "string", ""), F("engine", "string", ""), F("pc", "integer", "int64"),
+	F("block", "integer", "int64"), F("pcore_idx", "integer", "int64"),
+};
+static const struct nx_table onchip_table = { .name = "nx_OnchipAlloc", .modality = "",
+	.profile_kind = "", .description = "", .written = false,
+	.nfields = NX_ARRAY_SIZE(onchip_fields), .fields = onchip_fields };
+
+/* A range of one memory: partitions p0..p1 and bytes lo..hi of each, inclusive. */
+struct oc_range {
+	int mem;
+	unsigned p0, p1;
+	uint64_t lo, hi;
+};
+
+struct oc_loss {
+	int64_t ts, bytes;
+};
+
+struct oc_alloc {
+	struct oc_range r;
+	unsigned unit;           /* SBUF: first partition of the group; PSUM: bank */
+	int64_t start, wend, rend, kill;
+	int64_t bytes;
+	size_t cells;            /* cells still owned */
+	bool dma;
+	int engine;
+	uint32_t pc, block, desc;
+	uint64_t transfer;
+	struct oc_loss *loss;    /* bytes overwritten while other cells stayed live */
+	size_t nloss, loss_cap;
+	int32_t next_free;
+};
+
+struct oc_row {
+	struct oc_range r;
+	unsigned unit;
+	int64_t start, end, bytes;
+	bool dma;
+	int engine;
+	uint32_t pc, block;
+};
+
+struct onchip_src {
+	struct nx_ingest_ctx *ctx;
+	uint64_t cap_bytes[OC_NMEM];    /* bytes per partition */
+	uint64_t bank_bytes;            /* PSUM bank size per partition */
+	size_t ncols[OC_NMEM];
+	int32_t *owner[OC_NMEM];        /* [group * ncols + col], -1 = free */
+	struct oc_alloc *pool;
+	size_t npool, pool_cap;
+	int32_t free_head;
+	struct oc_row *out;             /* finished rows not yet handed to DuckDB */
+	size_t nout, out_cap, out_pos;
+	/* Each record kind is in time order in the file, but the kinds are not merged:
+	 * the DMA packets come from a second reader and the two streams are merged. */
+	struct nx_ntff_reader *dma_reader;
+	struct nx_rec head[2];          /* next instruction, next DMA packet */
+	bool have[2], primed, done;
+};
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Byte extent of a strided pattern: elements at sum(i_k * step_k), i_k < size_k. */
+static void extent(uint64_t off, unsigned n, const uint64_t *size, const int64_t *step,
+		   unsigned esz, uint64_t *lo, uint64_t *hi)
+{
+	int64_t neg = 0, pos = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		int64_t d = (int64_t)((size[k] ? size[k] : 1) - 1) * step[k];
+		if (d < 0)
+			neg += d;
+		else
+			pos += d;
+	}
+	int64_t a = (int64_t)off + neg * (int64_t)esz;
+	*lo = a < 0 ? 0 : (uint64_t)a;
+	*hi = off + (uint64_t)(pos + 1) * esz - 1;
+}
+
+static bool clip_range(const struct onchip_src *s, struct oc_range *r)
+{
+	if (r->p0 >= NX_NUM_PARTITIONS || r->lo >= s->cap_bytes[r->mem])
+		return false;
+	r->p1 = r->p1 >= NX_NUM_PARTITIONS ? NX_NUM_PARTITIONS - 1 : r->p1;
+	r->hi = min_u64(r->hi, s->cap_bytes[r->mem] - 1);
+	return true;
+}
+
+static bool ap_range(const struct onchip_src *s, const struct nx_ap *ap, struct oc_range *r)
+{
+	if (ap->mem != NX_MEM_SBUF && ap->mem != NX_MEM_PSUM)
+		return false;
+	uint64_t size[2] = { ap->size[0], ap->size[1] };
+	int64_t step[2] = { ap->step[0], ap->step[1] };
+	r->mem = ap->mem == NX_MEM_SBUF ? OC_SBUF : OC_PSUM;
+	r->p0 = ap->start_partition;
+	r->p1 = r->p0 + nx_ap_partitions(ap) - 1;
+	extent(ap->offset, 2, size, step, nx_dtype_size(ap->dtype), &r->lo, &r->hi);
+	return clip_range(s, r);
+}
+
+/* The SBUF/PSUM side of a DMA descriptor: dimension 0 counts partitions. */
+static bool desc_range(const struct onchip_src *s, const struct nx_dma_desc *d, bool to,
+		       struct oc_range *r)
+{
+	int loc = to ? d->to_loc : d->from_loc;
+	unsigned nd = to ? d->to_ndim : d->from_ndim;
+	const uint64_t *size = to ? d->to_sizes : d->from_sizes;
+
+	if (loc != NX_LOC_SBUF && loc != NX_LOC_PSUM)
+		return false;
+	r->mem = loc == NX_LOC_SBUF ? OC_SBUF : OC_PSUM;
+	r->p0 = to ? d->to_start_partition : d->from_start_partition;
+	r->p1 = r->p0 + (unsigned)(size[0] ? size[0] : 1) - 1;
+	extent(to ? d->to_off : d->from_off, nd > 1 ? nd - 1 : 0, size + 1,
+	       (to ? d->to_steps : d->from_steps) + 1, nx_dtype_size(d->dtype), &r->lo, &r->hi);
+	return clip_range(s, r);
+}
+
+static bool range_eq(const struct oc_range *a, const struct oc_range *b)
+{
+	return a->mem == b->mem && a->p0 == b->p0 && a->p1 == b->p1 && a->lo == b->lo &&
+	       a->hi == b->hi;
+}
+
+/* Bytes of range r inside cell (group g, column col). */
+static int64_t cell_bytes(const struct oc_range *r, unsigned g, size_t col)
+{
+	unsigned p0 = r->p0 > g * GROUP_PARTS ? r->p0 : g * GROUP_PARTS;
+	unsigned p1 = r->p1 < (g + 1) * GROUP_PARTS - 1 ? r->p1 : (g + 1) * GROUP_PARTS - 1;
+	uint64_t lo = max_u64(r->lo, col * CELL_BYTES);
+	uint64_t hi = min_u64(r->hi, (col + 1) * CELL_BYTES - 1);
+
+	return p1 < p0 || hi < lo ? 0 : (int64_t)(p1 - p0 + 1) * (int64_t)(hi - lo + 1);
+}
+
+static void emit(struct onchip_src *s, const struct oc_alloc *a, int64_t start, int64_t end,
+		 int64_t bytes)
+{
+	NX_GROW(s->out, s->nout + 1, s->out_cap);
+	s->out[s->nout++] = (struct oc_row){ .r = a->r, .unit = a->unit, .start = start,
+		.end = end, .bytes = bytes, .dma = a->dma, .engine = a->engine, .pc = a->pc,
+		.block = a->block };
+}
+
+/* Writes the rows of allocation i and returns it to the free list. */
+static void close_alloc(struct onchip_src *s, int32_t i)
+{
+	struct oc_alloc *a = &s->pool[i];
+	int64_t end = max_i64(a->wend, min_i64(a->rend, a->kill));
+
+	emit(s, a, a->start, end, a->bytes);
+	for (size_t k = 0; k < a->nloss; k++)
+		if (a->loss[k].ts < end)
+			emit(s, a, max_i64(a->start, a->loss[k].ts), end, -a->loss[k].bytes);
+	free(a->loss);
+	a->loss = NULL;
+	a->nloss = a->loss_cap = 0;
+	a->next_free = s->free_head;
+	s->free_head = i;
+}
+
+static void read_range(struct onchip_src *s, const struct oc_range *r, int64_t end)
+{
+	size_t n = s->ncols[r->mem];
+
+	for (unsigned g = r->p0 / GROUP_PARTS; g <= r->p1 / GROUP_PARTS; g++)
+		for (size_t col = r->lo / CELL_BYTES; col <= r->hi / CELL_BYTES; col++) {
+			int32_t o = s->owner[r->mem][g * n + col];
+			if (o >= 0 && s->pool[o].rend < end)
+				s->pool[o].rend = end;
+		}
+}
+
+/* Cells of r: partition groups x 64-byte columns. */
+static size_t range_cells(const struct oc_range *r)
+{
+	return (size_t)(r->p1 / GROUP_PARTS - r->p0 / GROUP_PARTS + 1) *
+	       (size_t)(r->hi / CELL_BYTES - r->lo / CELL_BYTES + 1);
+}
+
+struct oc_writer {
+	int64_t start, end;
+	bool in_place, dma;
+	int engine;
+	uint32_t pc, block, desc;
+	uint64_t transfer;
+};
+
+/* One allocation unit (a partition group of SBUF, a bank of PSUM) written by w. */
+static void write_unit(struct onchip_src *s, const struct oc_range *r, unsigned unit,
+		       const struct oc_writer *w)
+{
+	size_t n = s->ncols[r->mem];
+	int32_t o = s->owner[r->mem][(r->p0 / GROUP_PARTS) * n + r->lo / CELL_BYTES];
+
+	if (o >= 0) {
+		struct oc_alloc *a = &s->pool[o];
+		bool same = range_eq(&a->r, r) && a->cells == range_cells(r);
+		if (same && !w->dma && w->in_place) {
+			a->wend = max_i64(a->wend, w->end);
+			a->rend = max_i64(a->rend, a->wend);
+			return;
+		}
+	}
+	int32_t i = s->free_head;
+	if (i >= 0) {
+		s->free_head = s->pool[i].next_free;
+	} else {
+		NX_GROW(s->pool, s->npool + 1, s->pool_cap);
+		i = (int32_t)s->npool++;
+	}
+	struct oc_alloc *a = &s->pool[i];
+	*a = (struct oc_alloc){ .r = *r, .unit = unit, .start = w->start, .wend = w->end,
+		.rend = w->end, .kill = INT64_MAX, .dma = w->dma, .engine = w->engine,
+		.pc = w->pc, .block = w->block, .desc = w->desc, .transfer = w->transfer,
+		.next_free = -1 };
+	for (unsigned g = r->p0 / GROUP_PARTS; g <= r->p1 / GROUP_PARTS; g++)
+		for (size_t col = r->lo / CELL_BYTES; col <= r->hi / CELL_BYTES; col++) {
+			int32_t *cell = &s->owner[r->mem][g * n + col];
+			a->bytes += cell_bytes(r, g, col);
+			a->cells++;
+			if (*cell >= 0) {
+				struct oc_alloc *old = &s->pool[*cell];
+				int64_t lost = cell_bytes(&old->r, g, col);
+				if (--old->cells == 0) {
+					old->kill = w->start;
+					close_alloc(s, *cell);
+				} else if (old->nloss && old->loss[old->nloss - 1].ts == w->start) {
+					old->loss[old->nloss - 1].bytes += lost;
+				} else {
+					NX_GROW(old->loss, old->nloss + 1, old->loss_cap);
+					old->loss[old->nloss++] = (struct oc_loss){ w->start, lost };
+				}
+			}
+			*cell = i;
+		}
+}
+
+/* Splits r into allocation units: SBUF partition groups, PSUM banks. */
+static void write_range(struct onchip_src *s, const struct oc_range *r, const struct oc_writer *w)
+{
+	struct oc_range u = *r;
+
+	if (r->mem == OC_SBUF) {
+		for (unsigned g = r->p0 / GROUP_PARTS; g <= r->p1 / GROUP_PARTS; g++) {
+			u.p0 = r->p0 > g * GROUP_PARTS ? r->p0 : g * GROUP_PARTS;
+			u.p1 = r->p1 < (g + 1) * GROUP_PARTS - 1 ? r->p1 : (g + 1) * GROUP_PARTS - 1;
+			write_unit(s, &u, g * GROUP_PARTS, w);
+		}
+		return;
+	}
+	for (uint64_t b = r->lo / s->bank_bytes; b <= r->hi / s->bank_bytes; b++) {
+		u.lo = max_u64(r->lo, b * s->bank_bytes);
+		u.hi = min_u64(r->hi, (b + 1) * s->bank_bytes - 1);
+		write_unit(s, &u, (unsigned)b, w);
+	}
+}
+
+static void onchip_inst(struct onchip_src *s, const struct nx_rec_inst *r)
+{
+	const struct nx_neff *n = &s->ctx->neff;
+	if (r->engine >= NX_ENGINE_COUNT || r->index >= n->ninst[r->engine])
+		return;
+	const struct nx_inst *in = &n->inst[r->engine][r->index];
+	struct oc_range src[2], dst;
+	bool has_src[2] = { ap_range(s, &in->src0, &src[0]), ap_range(s, &in->src1, &src[1]) };
+	int64_t start = nx_ticks_to_ns(s->ctx, r->start), end = nx_ticks_to_ns(s->ctx, r->end);
+
+	for (int k = 0; k < 2; k++)
+		if (has_src[k])
+			read_range(s, &src[k], end);
+	if (!ap_range(s, &in->dst, &dst))
+		return;
+	bool acc = in->opcode == NX_OP_MATMUL && (in->flags & NX_INST_ACCUMULATE);
+	if (acc)
+		read_range(s, &dst, end);
+	struct oc_writer w = { .start = start, .end = end, .engine = r->engine, .pc = r->index,
+		.in_place = acc || (has_src[0] && range_eq(&dst, &src[0])) ||
+			    (has_src[1] && range_eq(&dst, &src[1])) };
+	write_range(s, &dst, &w);
+}
+
+static void onchip_dma(struct onchip_src *s, const struct nx_rec_dma *r)
+{
+	const struct nx_neff *n = &s->ctx->neff;
+	if (r->block >= n->nblocks || r->desc >= n->blocks[r->block].ndesc)
+		return;
+	const struct nx_dma_desc *d = &n->blocks[r->block].desc[r->desc];
+	int64_t start = nx_ticks_to_ns(s->ctx, r->start), end = nx_ticks_to_ns(s->ctx, r->end);
+	const struct nx_dma_block *blk = &n->blocks[r->block];
+	struct oc_range rg;
+
+	if (desc_range(s, d, false, &rg))
+		read_range(s, &rg, end);
+	if (r->packet_idx == 0) {
+		/* the transfer's first packet writes every destination range of its block */
+		for (uint32_t k = 0; k < blk->ndesc; k++) {
+			struct oc_writer w = { .start = start, .end = end, .dma = true, .engine = -1,
+				.block = r->block, .desc = k, .transfer = r->transfer };
+			if (desc_range(s, &blk->desc[k], true, &rg))
+				write_range(s, &rg, &w);
+		}
+	} else if (desc_range(s, d, true, &rg)) {
+		/* a later packet extends what its transfer wrote and still holds */
+		size_t nc = s->ncols[rg.mem];
+		for (unsigned g = rg.p0 / GROUP_PARTS; g <= rg.p1 / GROUP_PARTS; g++)
+			for (size_t col = rg.lo / CELL_BYTES; col <= rg.hi / CELL_BYTES; col++) {
+				int32_t o = s->owner[rg.mem][g * nc + col];
+				struct oc_alloc *a = o >= 0 ? &s->pool[o] : NULL;
+				if (a && a->dma && a->transfer == r->transfer && a->wend < end)
+					a->rend = max_i64(a->rend, a->wend = end);
+			}
+	}
+}
+
+/* Reads the next record of stream k (0 instructions, 1 DMA packets) into head[k]. */
+static int pull(struct onchip_src *s, int k, struct nx_err *err)
+{
+	struct nx_ntff_reader *r = k ? s->dma_reader : s->ctx->ntff;
+	int rc = nx_ntff_reader_next(r, NX_REC_MASK(k ? NX_REC_DMA : NX_REC_INST), &s->head[k], err);
+
+	if (rc < 0)
+		return rc;
+	s->have[k] = rc == 1;
+	return 0;
+}
+
+static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct onchip_src *s = self;
+	size_t cap = nx_rowbuf_capacity(b), row = 0;
+
+	if (!s->primed) {
+		int rc;
+		if ((rc = pull(s, 0, err)) || (rc = pull(s, 1, err)))
+			return rc;
+		s->primed = true;
+	}
+	while (s->out_pos == s->nout && !s->done) {
+		s->nout = s->out_pos = 0;
+		if (!s->have[0] && !s->have[1]) {
+			/* what is still live ends with its last access */
+			for (size_t i = 0; i < s->npool; i++)
+				if (s->pool[i].cells)
+					close_alloc(s, (int32_t)i);
+			s->done = true;
+			break;
+		}
+		/* the earlier start first; an instruction before a packet starting with it */
+		int k = !s->have[0] || (s->have[1] && s->head[1].u.dma.start < s->head[0].u.inst.start);
+		if (k == 0)
+			onchip_inst(s, &s->head[0].u.inst);
+		else
+			onchip_dma(s, &s->head[1].u.dma);
+		int rc = pull(s, k, err);
+		if (rc)
+			return rc;
+	}
+	for (; s->out_pos < s->nout && row < cap; s->out_pos++, row++) {
+		const struct oc_row *o = &s->out[s->out_pos];
+		nx_rowbuf_str(b, 0, row, o->r.mem == OC_SBUF ? "SBUF" : "PSUM");
+		nx_rowbuf_i64(b, 1, row, o->unit);
+		nx_rowbuf_i64(b, 2, row, o->start);
+		nx_rowbuf_i64(b, 3, row, o->end);
+		nx_rowbuf_i64(b, 4, row, (int64_t)o->r.lo);
+		nx_rowbuf_i64(b, 5, row, (int64_t)o->r.hi);
+		nx_rowbuf_i64(b, 6, row, o->r.p0);
+		nx_rowbuf_i64(b, 7, row, o->r.p1 - o->r.p0 + 1);
+		nx_rowbuf_i64(b, 8, row, o->bytes);
+		nx_rowbuf_i64(b, 9, row, (int64_t)(o->r.mem == OC_SBUF
+			? GROUP_PARTS * s->cap_bytes[OC_SBUF] : NX_NUM_PARTITIONS * s->bank_bytes));
+		nx_rowbuf_str(b, 10, row, o->dma ? "dma" : "instruction");
+		if (o->dma) {
+			nx_rowbuf_i64(b, 13, row, o->block);
+		} else {
+			nx_rowbuf_str(b, 11, row, nx_engine_name(o->engine));
+			nx_rowbuf_i64(b, 12, row, o->pc);
+		}
+		nx_rowbuf_i64(b, 14, row, s->ctx->info->pcore_idx);
+	}
+	return (int)row;
+}
+
+static int onchip_init(struct onchip_src *s, struct nx_ingest_ctx *c, struct nx_err *err)
+{
+	const struct nx_machine *m = nx_machine_get(c->info->target);
+
+	if (!m)
+		m = nx_machine_get(NULL);
+	*s = (struct onchip_src){ .ctx = c, .free_head = -1 };
+	s->cap_bytes[OC_SBUF] = m->sbuf_partition_bytes;
+	s->cap_bytes[OC_PSUM] = m->psum_partition_bytes;
+	s->bank_bytes = m->psum_bank_bytes;
+	for (int k = 0; k < OC_NMEM; k++) {
+		s->ncols[k] = (size_t)((s->cap_bytes[k] + CELL_BYTES - 1) / CELL_BYTES);
+		s->owner[k] = nx_xmalloc(NGROUPS * s->ncols[k] * sizeof(int32_t));
+		memset(s->owner[k], 0xff, NGROUPS * s->ncols[k] * sizeof(int32_t));
+	}
+	return nx_ntff_reader_open(&s->dma_reader, c->ntff_path, err);
+}
+
+static void onchip_release(struct onchip_src *s)
+{
+	for (size_t i = 0; i < s->npool; i++)
+		free(s->pool[i].loss);
+	free(s->pool);
+	free(s->out);
+	for (int k = 0; k < OC_NMEM; k++)
+		free(s->owner[k]);
+	if (s->dma_reader)
+		nx_ntff_reader_close(s->dma_reader);
+}
+
+#undef F
 
 int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
 		     struct nx_err *err)
@@ -254,6 +715,7 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 	struct block_src bs = { .ctx = c };
 	struct transfer_src ts = { .ctx = c };
 	struct static_src ss = { .ctx = c };
+	struct onchip_src os;
 	struct nx_row_source src;
 	char path[4096];
 	uint64_t rows;
@@ -271,5 +733,14 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 		return rc;
 	src = (struct nx_row_source){ .table = &static_table, .self = &ss, .next = static_next };
 	snprintf(path, sizeof(path), "%s/nx_StaticInst.parquet", dir);
-	return nx_duck_copy_source(d, &src, path, &rows, err);
+	if ((rc = nx_duck_copy_source(d, &src, path, &rows, err)))
+		return rc;
+	if ((rc = nx_ntff_reader_rewind(c->ntff, err)))
+		return rc;
+	src = (struct nx_row_source){ .table = &onchip_table, .self = &os, .next = onchip_next };
+	snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", dir);
+	if (!(rc = onchip_init(&os, c, err)))
+		rc = nx_duck_copy_source(d, &src, path, &rows, err);
+	onchip_release(&os);
+	return rc;
 }

@@ -1,0 +1,20 @@
+-- table: SbufAllocation
+-- requires: nx_OnchipAlloc
+-- SBUF occupancy intervals. nx_OnchipAlloc is built while the instruction and DMA
+-- packet records stream (src/ingest/src_staging.c): a range of SBUF becomes live when an
+-- instruction (dst, at its start) or a DMA packet (at its start) writes it, in-place
+-- updates continue it, and it stays live until the end of the last read of any of its
+-- bytes before they are all overwritten. One row per allocation and partition group: a
+-- range spanning several groups has a row in each, with the same times and bytes.
+-- Addresses are byte offsets inside each partition; rows with negative bytes are the
+-- usage corrections for partial overwrites and are not allocations.
+SELECT a.start_ts, a.end_ts, a.start_address, a.end_address, a.unit AS partition,
+       a.source AS op_source_type,
+       s.opcode, s.operands,
+       b.queue_name, b.block_id, nullif(b.variable, '') AS tensor_name,
+       a.pcore_idx
+FROM nx_OnchipAlloc a
+LEFT JOIN nx_StaticInst s ON a.source = 'instruction' AND s.engine = a.engine AND s.pc = a.pc
+LEFT JOIN nx_DmaBlock b ON a.source = 'dma' AND b.block = a.block
+WHERE a.mem = 'SBUF' AND a.bytes > 0
+ORDER BY a.pcore_idx, a.start_ts, a.unit, a.start_address
