@@ -47,6 +47,8 @@ static void usage(FILE *out)
 		"      --output-file PATH      with parquet: write the tables into this directory;\n"
 		"                              otherwise: write the summary or trace there\n"
 		"      --show-profile-schema   print the profile schema (OpenAPI YAML) and exit\n"
+		"  -F ignore-nc-buf-usage=true skip SbufAllocation/SbufUsage/PsumUsage (faster on\n"
+		"                              huge traces)\n"
 		"  -q, --quiet                 no progress lines\n"
 		"  -h, --help                  this text\n",
 		DEFAULT_DATA_PATH);
@@ -106,7 +108,8 @@ static char *default_name(const char *path)
 
 /* Device profile ingest; returns an exit status and prints its error. */
 static int ingest_device(const char *neff, const char *ntff, const char *data_path,
-			 const char *name, const char *output_dir, bool quiet, char **published)
+			 const char *name, const char *output_dir, bool quiet, bool skip_buf_usage,
+			 char **published)
 {
 	struct nx_ingest_opts io = { 0 };
 	struct nx_err err = { 0 };
@@ -117,6 +120,7 @@ static int ingest_device(const char *neff, const char *ntff, const char *data_pa
 	io.display_name = name;
 	io.output_dir = output_dir;
 	io.quiet = quiet;
+	io.skip_buf_usage = skip_buf_usage;
 	if (nx_ingest(&io, published, &err)) {
 		nx_cli_error("view", "%s", err.msg);
 		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
@@ -159,7 +163,7 @@ int cmd_view(int argc, char **argv)
 {
 	const char *neff = NULL, *ntff = NULL, *sdir = NULL, *name_opt = NULL, *format = "parquet";
 	const char *output_file = NULL, *data_opt = DEFAULT_DATA_PATH;
-	bool ingest_only = false, disable_ui = false, quiet = false;
+	bool ingest_only = false, disable_ui = false, quiet = false, skip_buf_usage = false;
 	unsigned port = 3002;
 	int c, rc = NX_EXIT_OK;
 	char *data_path = NULL, *name = NULL, *published = NULL;
@@ -185,7 +189,14 @@ int cmd_view(int argc, char **argv)
 		case OPT_OUTPUT_FORMAT: format = optarg; break;
 		case OPT_OUTPUT_FILE: output_file = optarg; break;
 		case OPT_SHOW_SCHEMA: nx_schema_print_yaml(stdout); return NX_EXIT_OK;
-		case OPT_IGNORED_VALUE: case OPT_IGNORED_FLAG: case 'F': break;
+		case 'F':
+			if (!strcmp(optarg, "ignore-nc-buf-usage=true"))
+				skip_buf_usage = true;
+			else if (strcmp(optarg, "ignore-nc-buf-usage=false"))
+				fprintf(stderr, "neuron-explorer view: note: feature flag '%s' is not "
+					"known to this build and is ignored\n", optarg);
+			break;
+		case OPT_IGNORED_VALUE: case OPT_IGNORED_FLAG: break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return NX_EXIT_OK;
 		case ':':
@@ -229,7 +240,7 @@ int cmd_view(int argc, char **argv)
 		name = name_opt ? nx_xstrdup(name_opt) : default_name(sdir ? sdir : ntff);
 		rc = sdir ? nx_view_dir(sdir, data_path, name, quiet, &published)
 			  : ingest_device(neff, ntff, data_path, name, parquet ? output_file : NULL,
-					  quiet, &published);
+					  quiet, skip_buf_usage, &published);
 		if (rc)
 			goto out;
 		printf("Processing for %s is complete\n", name);

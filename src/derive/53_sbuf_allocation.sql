@@ -14,7 +14,11 @@ SELECT a.start_ts, a.end_ts, a.start_address, a.end_address, a.unit AS partition
        b.queue_name, b.block_id, nullif(b.variable, '') AS tensor_name,
        a.pcore_idx
 FROM nx_OnchipAlloc a
-LEFT JOIN nx_StaticInst s ON a.source = 'instruction' AND s.engine = a.engine AND s.pc = a.pc
-LEFT JOIN nx_DmaBlock b ON a.source = 'dma' AND b.block = a.block
+-- Equality-only join keys (NULL where the row's source is the other kind) keep both
+-- joins hash joins; a filter in the ON clause of an outer join would not.
+LEFT JOIN nx_StaticInst s
+       ON s.engine = a.engine
+      AND s.pc = CASE WHEN a.source = 'instruction' THEN a.pc END
+LEFT JOIN nx_DmaBlock b ON b.block = CASE WHEN a.source = 'dma' THEN a.block END
 WHERE a.mem = 'SBUF' AND a.bytes > 0
 ORDER BY a.pcore_idx, a.start_ts, a.unit, a.start_address

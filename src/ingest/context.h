@@ -35,6 +35,7 @@ struct nx_ingest_ctx {
 	struct nx_ntff_reader *ntff;
 	const struct nx_ntff_info *info;
 	uint64_t tpn;               /* ticks per ns */
+	bool skip_buf_usage;        /* skip SbufAllocation/SbufUsage/PsumUsage */
 	bool target_v3;
 	struct nx_static_inst *statics[NX_ENGINE_COUNT];
 	/* Bounds over every record read, in ns; first > last means nothing seen yet. */

@@ -231,6 +231,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	c.neff_path = o->neff_path;
 	c.ntff_path = o->ntff_path;
 	c.display_name = o->display_name;
+	c.skip_buf_usage = o->skip_buf_usage;
 	if (!o->output_dir && (rc = nx_check_display_name(o->display_name, err)))
 		goto out;
 	if (o->output_dir) {

@@ -15,6 +15,7 @@ struct nx_ingest_opts {
 	const char *display_name; /* profile name (--display-name) */
 	const char *output_dir;   /* when set: publish exactly this directory instead */
 	bool quiet;               /* no progress lines on stderr */
+	bool skip_buf_usage;      /* -F ignore-nc-buf-usage=true: no SBUF/PSUM usage tables */
 };
 
 /* Runs the whole ingest. On success *published (if non-NULL) receives the profile

@@ -735,6 +735,8 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 	snprintf(path, sizeof(path), "%s/nx_StaticInst.parquet", dir);
 	if ((rc = nx_duck_copy_source(d, &src, path, &rows, err)))
 		return rc;
+	if (c->skip_buf_usage)
+		return 0; /* -F ignore-nc-buf-usage=true: no SBUF/PSUM occupancy tables */
 	if ((rc = nx_ntff_reader_rewind(c->ntff, err)))
 		return rc;
 	src = (struct nx_row_source){ .table = &onchip_table, .self = &os, .next = onchip_next };

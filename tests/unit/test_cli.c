@@ -131,6 +131,14 @@ static void test_ingest_only(void **state)
 	assert_int_equal(nx_test_sh("test -f %s/data/profiles/global/my-kernel@latest/Instruction.parquet", dir), 0);
 	assert_int_equal(nx_test_sh("test -f %s/data/profiles/global/my-kernel@latest/Summary.parquet", dir), 0);
 
+	/* SBUF/PSUM usage by default; skipped with the real tool's feature flag */
+	assert_int_equal(nx_test_sh("test -f %s/data/profiles/global/my-kernel@latest/SbufAllocation.parquet", dir), 0);
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/data "
+			     "--display-name nobuf --ingest-only -q -F ignore-nc-buf-usage=true", bin, dir, dir, dir), 0);
+	assert_int_equal(nx_test_sh("test ! -e %s/data/profiles/global/nobuf@latest/SbufAllocation.parquet && "
+				    "test ! -e %s/data/profiles/global/nobuf@latest/PsumUsage.parquet && "
+				    "test -f %s/data/profiles/global/nobuf@latest/Summary.parquet", dir, dir, dir), 0);
+
 	/* failures: exit 1 with the file named; nothing published */
 	assert_int_equal(run("%s view -n %s/missing.neff -s %s/fixture.ntff --data-path %s/data "
 			     "--display-name other --ingest-only", bin, dir, dir, dir), 1);
