@@ -16,6 +16,7 @@
 #include "derive/derive.h"
 #include "helper/fixture.h"
 #include "helper/invariants.h"
+#include "helper/profile_db.h"
 #include "ingest/ingest.h"
 
 #include <math.h>
@@ -28,27 +29,6 @@ struct ctx {
 	struct nx_duck *d;
 };
 
-static char *ingest(struct ctx *c, const struct nx_fixture_opts *fo, const char *name)
-{
-	struct nx_ingest_opts io = { 0 };
-	struct nx_err err = { 0 };
-	char *neff = nx_path_join(c->dir, "fixture.neff"), *ntff = nx_path_join(c->dir, "fixture.ntff");
-	char *out = NULL;
-
-	if (nx_fixture_write(c->dir, fo, &err))
-		fail_msg("%s", err.msg);
-	io.neff_path = neff;
-	io.ntff_path = ntff;
-	io.data_path = c->data;
-	io.display_name = name;
-	io.quiet = true;
-	if (nx_ingest(&io, &out, &err))
-		fail_msg("%s", err.msg);
-	free(neff);
-	free(ntff);
-	return out;
-}
-
 static int setup(void **state)
 {
 	struct ctx *c = nx_xcalloc(1, sizeof(*c));
@@ -58,9 +38,9 @@ static int setup(void **state)
 	c->dir = nx_test_dir("derive");
 	c->data = nx_path_join(c->dir, "data");
 	nx_fixture_opts_default(&fo);
-	c->full = ingest(c, &fo, "full");
+	c->full = nx_test_ingest_fixture(c->dir, c->data, &fo, "full");
 	fo.dge_notifications = false;
-	c->nodma = ingest(c, &fo, "nodma");
+	c->nodma = nx_test_ingest_fixture(c->dir, c->data, &fo, "nodma");
 	assert_int_equal(nx_duck_open(&c->d, 1, NULL, &err), 0);
 	*state = c;
 	return 0;
@@ -78,31 +58,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void use(struct ctx *c, const char *dir)
-{
-	struct nx_err err = { 0 };
-	nx_duck_close(c->d);
-	assert_int_equal(nx_duck_open(&c->d, 1, NULL, &err), 0);
-	if (nx_derive_create_views(c->d, dir, &err) || nx_derive_create_empty_views(c->d, dir, &err))
-		fail_msg("%s", err.msg);
-}
-
-static double q(struct ctx *c, const char *sql)
-{
-	double v = NAN;
-	struct nx_err err = { 0 };
-	if (nx_duck_query_f64(c->d, sql, &v, &err))
-		fail_msg("%s: %s", sql, err.msg);
-	return v;
-}
-
-#define EQ(c, sql, want) assert_true(fabs(q(c, sql) - (double)(want)) < 1e-9 * fmax(1, fabs((double)(want))) + 1e-12)
-#define NEAR(c, sql, want) assert_true(fabs(q(c, sql) - (double)(want)) <= 1e-6 * fmax(1e-9, fabs((double)(want))))
+#define EQ(c, sql, want) NX_EQ((c)->d, sql, want)
+#define NEAR(c, sql, want) NX_NEAR((c)->d, sql, want, 1e-9)
 
 static void test_active_time(void **state)
 {
 	struct ctx *c = *state;
-	use(c, c->full);
+	nx_test_use_profile(&c->d, c->full);
 	/* Tensor: LDWEIGHTS [100,150) and MATMUL [140,300) overlap -> one run [100,300);
 	 * the zero-length MATMUL at 500 adds nothing. */
 	EQ(c, "SELECT count(*) FROM ActiveTime WHERE engine = 'tensor'", 1);
@@ -120,7 +82,7 @@ static void test_active_time(void **state)
 static void test_opcode_summary(void **state)
 {
 	struct ctx *c = *state;
-	use(c, c->full);
+	nx_test_use_profile(&c->d, c->full);
 	EQ(c, "SELECT instruction_count FROM OpcodeSummary WHERE opcode = 'MATMUL'", 2);
 	EQ(c, "SELECT instruction_time_ns FROM OpcodeSummary WHERE opcode = 'MATMUL'", 160);
 	EQ(c, "SELECT active_time_ns FROM OpcodeSummary WHERE opcode = 'MATMUL'", 160);
@@ -131,7 +93,7 @@ static void test_opcode_summary(void **state)
 static void test_dma_aggregation_and_flow(void **state)
 {
 	struct ctx *c = *state;
-	use(c, c->full);
+	nx_test_use_profile(&c->d, c->full);
 	EQ(c, "SELECT count(*) FROM DmaPacketAggregated", 2);
 	EQ(c, "SELECT transfer_bytes FROM DmaPacketAggregated WHERE id = 100", 2 * 65536 + 4);
 	EQ(c, "SELECT duration_ns FROM DmaPacketAggregated WHERE id = 100", 75);
@@ -150,7 +112,7 @@ static void test_dma_aggregation_and_flow(void **state)
 static void test_summary(void **state)
 {
 	struct ctx *c = *state;
-	use(c, c->full);
+	nx_test_use_profile(&c->d, c->full);
 	NEAR(c, "SELECT total_time FROM Summary", 1000e-9);
 	NEAR(c, "SELECT dma_active_time FROM Summary", 195e-9);
 	NEAR(c, "SELECT dma_active_time_percent FROM Summary", 0.195);
@@ -177,7 +139,7 @@ static void test_summary(void **state)
 static void test_no_dma_profile(void **state)
 {
 	struct ctx *c = *state;
-	use(c, c->nodma);
+	nx_test_use_profile(&c->d, c->nodma);
 	char *p = nx_path_join(c->nodma, "DmaPacketAggregated.parquet");
 	assert_false(nx_is_file(p));
 	free(p);

@@ -30,6 +30,7 @@
 #include "db/duck.h"
 #include "derive/derive.h"
 #include "helper/fixture.h"
+#include "helper/profile_db.h"
 #include "ingest/ingest.h"
 
 #include <math.h>
@@ -42,27 +43,6 @@ struct ctx {
 	struct nx_duck *d;
 };
 
-static char *ingest(struct ctx *c, const struct nx_fixture_opts *fo, const char *name)
-{
-	struct nx_ingest_opts io = { 0 };
-	struct nx_err err = { 0 };
-	char *neff = nx_path_join(c->dir, "fixture.neff"), *ntff = nx_path_join(c->dir, "fixture.ntff");
-	char *out = NULL;
-
-	if (nx_fixture_write(c->dir, fo, &err))
-		fail_msg("%s", err.msg);
-	io.neff_path = neff;
-	io.ntff_path = ntff;
-	io.data_path = c->data;
-	io.display_name = name;
-	io.quiet = true;
-	if (nx_ingest(&io, &out, &err))
-		fail_msg("%s", err.msg);
-	free(neff);
-	free(ntff);
-	return out;
-}
-
 static int setup(void **state)
 {
 	struct ctx *c = nx_xcalloc(1, sizeof(*c));
@@ -73,9 +53,9 @@ static int setup(void **state)
 	c->data = nx_path_join(c->dir, "data");
 	nx_fixture_opts_default(&fo);
 	fo.ticks_per_ns = 3; /* times must come out in ns whatever the tick rate */
-	c->full = ingest(c, &fo, "full");
+	c->full = nx_test_ingest_fixture(c->dir, c->data, &fo, "full");
 	fo.dge_notifications = false;
-	c->nodma = ingest(c, &fo, "nodma");
+	c->nodma = nx_test_ingest_fixture(c->dir, c->data, &fo, "nodma");
 	assert_int_equal(nx_duck_open(&c->d, 1, NULL, &err), 0);
 	*state = c;
 	return 0;
@@ -93,32 +73,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void use(struct ctx *c, const char *dir)
-{
-	struct nx_err err = { 0 };
-	nx_duck_close(c->d);
-	assert_int_equal(nx_duck_open(&c->d, 1, NULL, &err), 0);
-	if (nx_derive_create_views(c->d, dir, &err) || nx_derive_create_empty_views(c->d, dir, &err))
-		fail_msg("%s", err.msg);
-}
-
-static double q(struct ctx *c, const char *sql)
-{
-	double v = NAN;
-	struct nx_err err = { 0 };
-	if (nx_duck_query_f64(c->d, sql, &v, &err))
-		fail_msg("%s: %s", sql, err.msg);
-	return v;
-}
-
-#define EQ(c, sql, want) assert_true(fabs(q(c, sql) - (double)(want)) < 1e-9 * fmax(1, fabs((double)(want))) + 1e-12)
+#define EQ(c, sql, want) NX_EQ((c)->d, sql, want)
 /* float columns: 7 significant digits */
-#define NEAR(c, sql, want) assert_true(fabs(q(c, sql) - (double)(want)) <= 1e-6 * fmax(1e-3, fabs((double)(want))))
+#define NEAR(c, sql, want) NX_NEAR((c)->d, sql, want, 1e-3)
 
 static void test_sbuf_allocation(void **state)
 {
 	struct ctx *c = *state;
-	use(c, c->full);
+	nx_test_use_profile(&c->d, c->full);
 	EQ(c, "SELECT count(*) FROM SbufAllocation", 8);
 	EQ(c, "SELECT count(*) FROM SbufAllocation WHERE op_source_type = 'dma'", 4);
 	/* D0 holds groups 0 and 32, D1 groups 64 and 96 */
@@ -143,7 +105,7 @@ static void test_sbuf_usage(void **state)
 {
 	struct ctx *c = *state;
 	const double g = 1.0 / 224; /* one allocation row: 1024 of a partition's 229376 bytes */
-	use(c, c->full);
+	nx_test_use_profile(&c->d, c->full);
 	EQ(c, "SELECT count(*) FROM SbufUsage", 11);
 	EQ(c, "SELECT count(*) FROM SbufUsage s JOIN DmaUsage d USING (timestamp)", 11);
 	/* [0,100): D0 and D1 live from 20 */
@@ -163,7 +125,7 @@ static void test_sbuf_usage(void **state)
 static void test_psum_usage(void **state)
 {
 	struct ctx *c = *state;
-	use(c, c->full);
+	nx_test_use_profile(&c->d, c->full);
 	EQ(c, "SELECT count(*) FROM PsumUsage", 11);
 	/* bank 0 is full (128 partitions x 2 KiB) from the MATMUL at 140 to the copy's end, 400 */
 	NEAR(c, "SELECT bank_0_util_percent FROM PsumUsage WHERE timestamp = 100", 0.6);
@@ -180,7 +142,7 @@ static void test_psum_usage(void **state)
 static void test_without_dma(void **state)
 {
 	struct ctx *c = *state;
-	use(c, c->nodma);
+	nx_test_use_profile(&c->d, c->nodma);
 	/* Only C remains; nothing reads it after the MATMUL at 500, so it ends there. */
 	EQ(c, "SELECT count(*) FROM SbufAllocation", 4);
 	EQ(c, "SELECT count(*) FROM SbufAllocation WHERE op_source_type = 'instruction' AND "
@@ -207,8 +169,8 @@ static void test_kernel_invariants(void **state)
 				    "k.ntff --data-path data --display-name k --ingest-only >/dev/null",
 				    dir, dir, bin, bin, bin), 0);
 	char *prof = nx_path_join(dir, "data/profiles/global/k@latest");
-	use(c, prof);
-	assert_true(q(c, "SELECT count(*) FROM SbufAllocation") > 0);
+	nx_test_use_profile(&c->d, prof);
+	assert_true(nx_test_q(c->d, "SELECT count(*) FROM SbufAllocation") > 0);
 	EQ(c, "SELECT count(*) FROM SbufAllocation WHERE end_ts < start_ts OR end_address < "
 	      "start_address OR partition NOT IN (0, 32, 64, 96) OR start_address < 0 OR "
 	      "end_address >= 229376 OR op_source_type NOT IN ('dma', 'instruction')", 0);
@@ -224,13 +186,13 @@ static void test_kernel_invariants(void **state)
 	      "bank_1_util_percent, bank_2_util_percent, bank_3_util_percent, bank_4_util_percent, "
 	      "bank_5_util_percent, bank_6_util_percent, bank_7_util_percent) > 1 + 1e-6", 0);
 	EQ(c, "SELECT (SELECT count(*) FROM SbufUsage) - (SELECT count(*) FROM DmaUsage)", 0);
-	assert_true(q(c, "SELECT count(*) FROM SbufUsage") <= 2000);
+	assert_true(nx_test_q(c->d, "SELECT count(*) FROM SbufUsage") <= 2000);
 	/* Every bucket a MATMUL covers entirely shows PSUM in use. */
 	EQ(c, "WITH w AS (SELECT min(timestamp) AS t0, (max(timestamp) - min(timestamp)) / "
 	      "(count(*) - 1) AS w FROM PsumUsage) SELECT count(*) FROM PsumUsage u, w WHERE "
 	      "u.avg_util_percent <= 0 AND EXISTS (SELECT 1 FROM Instruction i WHERE i.opcode = "
 	      "'MATMUL' AND i.start_ts <= u.timestamp AND i.end_ts >= u.timestamp + w.w)", 0);
-	assert_true(q(c, "SELECT max(avg_util_percent) FROM PsumUsage") > 0);
+	assert_true(nx_test_q(c->d, "SELECT max(avg_util_percent) FROM PsumUsage") > 0);
 	free(prof);
 	free(dir);
 }

@@ -14,6 +14,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "helper/fixture.h"
+#include "helper/profile_db.h"
 #include "ingest/ingest.h"
 
 #include <math.h>
@@ -30,29 +31,6 @@ struct ctx {
 	char *dir, *data, *full, *nodma, *nodebug;
 };
 
-static char *ingest(struct ctx *c, const struct nx_fixture_opts *fo, const char *name)
-{
-	struct nx_ingest_opts io = { 0 };
-	struct nx_err err = { 0 };
-	char *sub = nx_path_join(c->dir, name);
-	char *neff = nx_path_join(sub, "fixture.neff"), *ntff = nx_path_join(sub, "fixture.ntff");
-	char *out = NULL;
-
-	if (nx_mkdirs(sub, &err) || nx_fixture_write(sub, fo, &err))
-		fail_msg("%s", err.msg);
-	io.neff_path = neff;
-	io.ntff_path = ntff;
-	io.data_path = c->data;
-	io.display_name = name;
-	io.quiet = true;
-	if (nx_ingest(&io, &out, &err))
-		fail_msg("%s", err.msg);
-	free(sub);
-	free(neff);
-	free(ntff);
-	return out;
-}
-
 static int setup(void **state)
 {
 	struct ctx *c = nx_xcalloc(1, sizeof(*c));
@@ -61,12 +39,12 @@ static int setup(void **state)
 	c->dir = nx_test_dir("recommend-bounds");
 	c->data = nx_path_join(c->dir, "data");
 	nx_fixture_opts_default(&fo);
-	c->full = ingest(c, &fo, "full");
+	c->full = nx_test_ingest_fixture(c->dir, c->data, &fo, "full");
 	fo.dge_notifications = false;
-	c->nodma = ingest(c, &fo, "nodma");
+	c->nodma = nx_test_ingest_fixture(c->dir, c->data, &fo, "nodma");
 	nx_fixture_opts_default(&fo);
 	fo.with_debug_info = false;
-	c->nodebug = ingest(c, &fo, "nodebug");
+	c->nodebug = nx_test_ingest_fixture(c->dir, c->data, &fo, "nodebug");
 	*state = c;
 	return 0;
 }

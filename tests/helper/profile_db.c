@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT
+ * profile_db.c: shared test plumbing over ingested profiles (see profile_db.h). */
+#include "common/compat.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "helper/profile_db.h"
+#include "common/fsutil.h"
+#include "derive/derive.h"
+#include "ingest/ingest.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+char *nx_test_ingest_fixture(const char *dir, const char *data, const struct nx_fixture_opts *fo,
+			     const char *name)
+{
+	struct nx_ingest_opts io = { 0 };
+	struct nx_err err = { 0 };
+	char *sub = nx_path_join(dir, name);
+	char *neff = nx_path_join(sub, "fixture.neff"), *ntff = nx_path_join(sub, "fixture.ntff");
+	char *out = NULL;
+
+	if (nx_mkdirs(sub, &err) || nx_fixture_write(sub, fo, &err))
+		fail_msg("%s", err.msg);
+	io.neff_path = neff;
+	io.ntff_path = ntff;
+	io.data_path = data;
+	io.display_name = name;
+	io.quiet = true;
+	if (nx_ingest(&io, &out, &err))
+		fail_msg("%s", err.msg);
+	free(sub);
+	free(neff);
+	free(ntff);
+	return out;
+}
+
+void nx_test_use_profile(struct nx_duck **d, const char *profile)
+{
+	struct nx_err err = { 0 };
+
+	nx_duck_close(*d);
+	*d = NULL;
+	if (nx_duck_open(d, 1, NULL, &err) || nx_derive_create_views(*d, profile, &err) ||
+	    nx_derive_create_empty_views(*d, profile, &err))
+		fail_msg("%s: %s", profile, err.msg);
+}
+
+double nx_test_q(struct nx_duck *d, const char *sql)
+{
+	double v = NAN;
+	struct nx_err err = { 0 };
+	if (nx_duck_query_f64(d, sql, &v, &err))
+		fail_msg("%s: %s", sql, err.msg);
+	return v;
+}

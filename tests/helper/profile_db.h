@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT
+ * profile_db.h: test plumbing shared by the derive, on-chip and recommend tests: ingest
+ * the fixture pair as a named profile, open a DuckDB with a view per table of a profile,
+ * and query single numbers. Every failure is a cmocka test failure with the message. */
+#ifndef NX_TEST_PROFILE_DB_H
+#define NX_TEST_PROFILE_DB_H
+
+#include "db/duck.h"
+#include "helper/fixture.h"
+
+/* Writes the fixture pair into dir/<name>/ and ingests it into data as <name>;
+ * returns the published profile directory (caller frees). */
+char *nx_test_ingest_fixture(const char *dir, const char *data, const struct nx_fixture_opts *fo,
+			     const char *name);
+/* Closes *d (if open) and reopens it with views over the profile's tables, plus empty
+ * typed views for the tables it lacks. */
+void nx_test_use_profile(struct nx_duck **d, const char *profile);
+/* The first column of the first row as a double (NaN for NULL). */
+double nx_test_q(struct nx_duck *d, const char *sql);
+
+/* Exact (integers, doubles) and float32-tolerant comparisons of a query result. */
+#define NX_EQ(d, sql, want)                                                                  \
+	assert_true(fabs(nx_test_q(d, sql) - (double)(want)) <                                 \
+		    1e-9 * fmax(1, fabs((double)(want))) + 1e-12)
+#define NX_NEAR(d, sql, want, floor_)                                                        \
+	assert_true(fabs(nx_test_q(d, sql) - (double)(want)) <=                                \
+		    1e-6 * fmax(floor_, fabs((double)(want))))
+
+#endif
