@@ -32,4 +32,11 @@ for m in $sizes; do
 	    -v bytes="$bytes" -v floor="$floor" 'BEGIN {
 		printf "%sM records: raw tables %.2f s (%.2f M rec/s, %.1f MB/s of NTFF), floor %.2f s (raw/floor %.2fx); derived %.2f s; total %.2f s; peak RSS %.0f MB\n",
 			m, raw, rows / raw / 1e6, bytes / raw / 1e6, floor, raw / floor, der, wall, rss / 1024 }'
+	# the same without the SBUF/PSUM occupancy tables (the real tool's opt-out flag)
+	/usr/bin/time -v "$bin" view -n "$d/bench.neff" -s "$d/bench.ntff" --data-path "$d/data" \
+		--display-name bench-nobuf --ingest-only -F ignore-nc-buf-usage=true >"$log" 2>&1
+	awk '/derived tables/ { for (i = 1; i <= NF; i++) if ($i == "derived") d = $(i + 2);
+				for (i = 1; i <= NF; i++) if ($i == "total") t = $(i + 1) }
+	     /Maximum resident/ { r = $NF }
+	     END { printf "    with -F ignore-nc-buf-usage=true: derived %s s; total %s s; peak RSS %.0f MB\n", d, t, r / 1024 }' "$log"
 done
