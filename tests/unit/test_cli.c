@@ -220,6 +220,24 @@ static void test_independent_reader(void **state)
 				    dir, src, p), 0);
 }
 
+/* A profile in the layout AWS's tool writes (large tables split into Table_0/Table_1
+ * parquet files, none of our staging files) is analysed like ours. */
+static void test_foreign_layout_recommend(void **state)
+{
+	(void)state;
+	const char *src = "data/profiles/global/my-kernel@latest", *dst = "aws/profiles/global/split@latest";
+	const char *build = getenv("NX_BUILD_DIR");
+	assert_non_null(build);
+	assert_int_equal(nx_test_sh(
+		"cd %s && mkdir -p %s && cp %s/*.parquet %s/ && cd %s && "
+		"%s/nx-sql \"COPY (SELECT * FROM 'Instruction.parquet' WHERE id %% 2 = 0) TO 'Instruction_0.parquet'\" "
+		"\"COPY (SELECT * FROM 'Instruction.parquet' WHERE id %% 2 = 1) TO 'Instruction_1.parquet'\" "
+		">/dev/null && rm Instruction.parquet", dir, dst, src, dst, dst, build), 0);
+	assert_int_equal(run("%s recommend --data-path %s/aws --display-name split --format json", bin, dir), 0);
+	assert_int_equal(nx_test_sh("python3 -c \"import json; d=json.load(open('%s/out'))['report']; "
+				    "assert d['inputs']['hw_flops'] > 0; assert d['bottleneck']\"", dir), 0);
+}
+
 /* Directory mode and the Perfetto export through the CLI. */
 static void test_dir_mode_and_perfetto(void **state)
 {
@@ -323,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_killed_ingest),
 		cmocka_unit_test(test_summary_formats),
 		cmocka_unit_test(test_independent_reader),
+		cmocka_unit_test(test_foreign_layout_recommend),
 		cmocka_unit_test(test_dir_mode_and_perfetto),
 		cmocka_unit_test(test_view_serves),
 	};
