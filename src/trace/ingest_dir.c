@@ -104,6 +104,11 @@ static int ingest_devices(struct run *r, struct nx_err *err)
 			nx_err_wrap(err, "device profile '%s' + '%s'", p->neff, p->ntff);
 		if (!rc && i == 0)
 			rc = lift_device(r, sub, err);
+		if (!rc && i > 0 && !r->o->output_dir)
+			nx_ctx_warn(&r->ctx, "Info",
+				    "device profile '%s' (one of %zu in the tree) is published as its "
+				    "own profile '%s-%s'", p->name, r->found.npairs,
+				    r->o->display_name, p->name);
 		free(sub);
 		if (rc)
 			return rc;
@@ -113,6 +118,32 @@ static int ingest_devices(struct run *r, struct nx_err *err)
 			    "'%s' has no NEFF with the same hash in the tree; it was not ingested",
 			    r->found.lone[i]);
 	return 0;
+}
+
+/* The second and later NEFF/NTFF pairs of a tree become sibling profiles
+ * <name>-<pair>@latest, so the server serves them like any other profile. Runs after
+ * the main profile is published; a failure leaves that pair under devices/ and says so. */
+static void publish_extra_devices(struct run *r, const char *final)
+{
+	for (size_t i = 1; i < r->found.npairs; i++) {
+		const struct nx_dev_pair *p = &r->found.pairs[i];
+		char *name = nx_xasprintf("%s-%s", r->o->display_name, p->name);
+		char *from = nx_xasprintf("%s/devices/%s", final, p->name);
+		char *to = nx_profile_dir(r->o->data_path, name);
+		struct nx_err e = { 0 };
+
+		if (nx_check_display_name(name, &e) || nx_publish_dir(from, to, &e))
+			fprintf(stderr, "neuron-explorer view: device profile '%s' stays under "
+				"'%s/devices': %s\n", p->name, final, e.msg);
+		else if (!r->o->quiet)
+			fprintf(stderr, "Wrote %s\n", to);
+		free(name);
+		free(from);
+		free(to);
+	}
+	char *devices = nx_path_join(final, "devices");
+	rmdir(devices); /* only when it is empty */
+	free(devices);
 }
 
 static int write_events(struct run *r, struct nx_err *err)
@@ -320,6 +351,8 @@ int nx_trace_ingest_dir(const struct nx_trace_opts *o, char **published, struct 
 		goto out;
 	if (!o->quiet)
 		fprintf(stderr, "Wrote %s\n", final);
+	if (!o->output_dir)
+		publish_extra_devices(&r, final);
 	if (published) {
 		*published = final;
 		final = NULL;

@@ -256,6 +256,17 @@ static void test_dir_mode_and_perfetto(void **state)
 			     bin, dir, dir, dir, dir), 0);
 	assert_int_equal(nx_test_sh("python3 -c \"import json; d=json.load(open('%s/pf.json')); "
 				    "assert any(e.get('name') == 'MATMUL' for e in d['traceEvents'])\"", dir), 0);
+	/* Two NEFF/NTFF pairs: the first joins the profile, the second becomes a sibling. */
+	assert_int_equal(nx_test_sh("mkdir -p %s/two/i-1_pid_7 && cd %s/two/i-1_pid_7 && "
+				    "cp %s/fixture.neff neff_111.neff && cp %s/fixture.ntff 111_instid_0_vnc_0.ntff && "
+				    "cp %s/fixture.neff neff_222.neff && cp %s/fixture.ntff 222_instid_0_vnc_0.ntff && "
+				    "cp %s/cap/plugins/profile/trace.json .", dir, dir, dir, dir, dir, dir, dir), 0);
+	assert_int_equal(run("%s view -d %s/two --data-path %s/data --display-name two --ingest-only -q",
+			     bin, dir, dir), 0);
+	assert_int_equal(nx_test_sh("test -f %s/data/profiles/global/two@latest/Instruction.parquet && "
+				    "test -f %s/data/profiles/global/two@latest/SystemProfileEvents.parquet && "
+				    "test -f %s/data/profiles/global/two-222_instid_0_vnc_0@latest/Instruction.parquet && "
+				    "test ! -e %s/data/profiles/global/two@latest/devices", dir, dir, dir, dir), 0);
 	assert_int_equal(run("%s view -n a.neff -s b.ntff -d %s/cap", bin, dir), 2);
 	assert_int_equal(run("%s view -n a.neff -s b.ntff --output-format perfetto", bin), 2);
 }
