@@ -59,7 +59,9 @@ static void sysmeta_row(struct nx_src_small *s, struct nx_rowbuf *b, size_t row,
 	snprintf(t, sizeof(t), "%" PRId64, last);
 	STR("last_ts_ns", t);
 	I64("ntff_version", s->facts->ntff_version);
-	I64("hbm_capacity_bytes", 0); /* framework traces do not state it */
+	/* GPU traces state their device memory (deviceProperties totalGlobalMem); 0 when
+	 * no trace does. */
+	I64("hbm_capacity_bytes", s->facts->hbm_capacity);
 }
 
 static void devlist_row(struct nx_src_small *s, struct nx_rowbuf *b, size_t row, size_t i)

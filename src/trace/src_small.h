@@ -14,6 +14,7 @@
 struct nx_small_facts {
 	int64_t first_ns, last_ns; /* first > last: no timed event */
 	int64_t ntff_version;
+	int64_t hbm_capacity;      /* device memory size the traces state, 0 if none */
 	const char *display_name;
 	const struct nx_found *found;
 };

@@ -251,6 +251,10 @@ static void test_dir_mode_and_perfetto(void **state)
 	assert_non_null(strstr(t, "Processing for fw is complete"));
 	free(t);
 	assert_int_equal(nx_test_sh("test -f %s/data/profiles/global/fw@latest/SystemProfileEvents.parquet", dir), 0);
+	/* the trace's deviceProperties state the GPU memory size */
+	assert_int_equal(nx_test_sh("test \"$(%s/nx-sql -C %s/data/profiles/global/fw@latest "
+				    "'SELECT hbm_capacity_bytes > 0 FROM SystemProfileMetadata')\" = true",
+				    getenv("NX_BUILD_DIR"), dir), 0);
 	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/data "
 			     "--display-name pf -q --output-format perfetto --output-file %s/pf.json",
 			     bin, dir, dir, dir, dir), 0);
