@@ -272,10 +272,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		rc = nx_active_finish(&c.active, err);
 	if (!rc)
 		rc = nx_active_finish_all(&c.active, err);
-	if (rc) {
-		nx_err_wrap(err, "reading '%s'", o->ntff_path);
-		goto out;
-	}
+	if (rc)
+		goto out; /* reader errors already start with the NTFF's path */
 	static const char *const neff_tables[] = { "NeffHeader", "TensorInfo", "DmaQueuesInfo",
 						    "KernelInstructions", "KernelStackFrames",
 						    "KernelIterationVariables" };
