@@ -128,7 +128,7 @@ static int ingest_device(const char *neff, const char *ntff, const char *data_pa
 	return NX_EXIT_OK;
 }
 
-static int serve(const char *data_path, unsigned port, bool quiet)
+static int serve(const char *data_path, unsigned port, bool quiet, bool ingested)
 {
 	struct nx_server_opts so;
 	struct nx_server *srv = NULL;
@@ -146,8 +146,8 @@ static int serve(const char *data_path, unsigned port, bool quiet)
 	so.quiet = quiet;
 	if (nx_server_start(&srv, &so, &err)) {
 		nx_cli_error("view", "%s%s", err.msg,
-			     port ? "; use --api-server-port to pick another port, or reuse the "
-				    "server already running on this data path" : "");
+			     ingested ? "; the profile itself is ingested, and a server already "
+					"running on this data path serves it" : "");
 		return NX_EXIT_FAIL;
 	}
 	printf("API server listening on http://127.0.0.1:%u/api/v1 (data path %s)\n",
@@ -258,7 +258,7 @@ int cmd_view(int argc, char **argv)
 	}
 	if (!disable_ui && !quiet)
 		fprintf(stderr, "note: this build has no web UI (port 3001); serving the API only\n");
-	rc = serve(data_path, port, quiet);
+	rc = serve(data_path, port, quiet, published != NULL);
 out:
 	free(data_path);
 	free(name);
