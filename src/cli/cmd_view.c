@@ -146,8 +146,8 @@ static int serve(const char *data_path, unsigned port, bool quiet, bool ingested
 	so.quiet = quiet;
 	if (nx_server_start(&srv, &so, &err)) {
 		nx_cli_error("view", "%s%s", err.msg,
-			     ingested ? "; the profile itself is ingested, and a server already "
-					"running on this data path serves it" : "");
+			     ingested ? "; the profile itself is ingested (a neuron-explorer "
+					"server on the same data path picks it up)" : "");
 		return NX_EXIT_FAIL;
 	}
 	printf("API server listening on http://127.0.0.1:%u/api/v1 (data path %s)\n",
