@@ -13,6 +13,7 @@ exec > >(tee "$out") 2>&1
 # Load generators and helpers the benchmarks use (not needed by the build or tests).
 need=()
 for t in wrk bc; do command -v $t >/dev/null || need+=("$t"); done
+[ -x /usr/bin/time ] || need+=(time)
 if [ "${#need[@]}" -gt 0 ]; then
 	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 	$SUDO apt-get install -y -qq "${need[@]}" >/dev/null

@@ -58,12 +58,8 @@ int nx__rec_inv_tensor(struct nx_duck *d, struct rx_result *r, struct nx_err *er
 
 	nx__rec_inv_init(inv, "te_inefficiency", "Tensor engine inefficiency (tile sizes)", "2b",
 			 "TE underutil", "aws");
-	if (!r->q.instructions || isnan(peak)) {
-		nx__rec_inv_set(inv, RX_UNAVAILABLE, "%s",
-				r->q.instructions ? "no Tensor engine geometry in Metadata"
-						  : "no Instruction rows");
+	if (nx__rec_te_unavailable(r, inv))
 		return 0;
-	}
 	nx__rec_sql(&sql, r, STEP1_SQL);
 	rc = nx__rec_query_row(d, sql.buf, names, v, 2, err);
 	if (rc)

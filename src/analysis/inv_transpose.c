@@ -38,12 +38,8 @@ int nx__rec_inv_transpose(struct nx_duck *d, struct rx_result *r, struct nx_err 
 
 	nx__rec_inv_init(inv, "te_transposes", "Redundant Tensor engine transposes", "2c",
 			 "Transpose", "aws");
-	if (!r->q.instructions || isnan(peak)) {
-		nx__rec_inv_set(inv, RX_UNAVAILABLE, "%s",
-				r->q.instructions ? "no Tensor engine geometry in Metadata"
-						  : "no Instruction rows");
+	if (nx__rec_te_unavailable(r, inv))
 		return 0;
-	}
 	nx__rec_sql(&sql, r, STEP1_SQL);
 	rc = nx__rec_query_row(d, sql.buf, names, v, 4, err);
 	if (rc)

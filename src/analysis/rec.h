@@ -130,6 +130,9 @@ void nx__rec_inv_init(struct rx_inv *inv, const char *id, const char *title,
 		      const char *group, const char *gap, const char *method);
 void nx__rec_inv_set(struct rx_inv *inv, int status, const char *fmt, ...) NX_PRINTF(3, 4);
 void nx__rec_table_release(struct rx_table *t);
+/* For the Tensor-engine investigations: marks inv unavailable (and returns true) when
+ * the profile has no instructions or no Tensor engine geometry. */
+bool nx__rec_te_unavailable(const struct rx_result *r, struct rx_inv *inv);
 const char *nx__rec_cell(const struct rx_table *t, size_t row, const char *col);
 /* The same for display: "?" when the cell is missing or NULL. */
 const char *nx__rec_cellq(const struct rx_table *t, size_t row, const char *col);
