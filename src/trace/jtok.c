@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * jtok.c: the streaming JSON tokenizer (see jtok.h). A small state machine decides
  * what may come next; the lexers for strings, numbers and literals read straight from
- * the window and refill it when they reach its end, so a token may straddle windows. */
+ * the window and refill it when they reach its end, so a token may straddle windows.
+ * The tolerated slips (trailing commas, raw control bytes) sit on the branches that
+ * used to fail, off the paths well-formed input takes. */
 #include "common/compat.h"
 #include "trace/jtok.h"
 #include "common/json_writer.h"
@@ -291,6 +293,12 @@ static int escape(struct nx_jtok *t, int c, struct nx_err *err)
 	}
 }
 
+static void slip(struct nx_jtok_slip *s, uint64_t off)
+{
+	if (!s->n++)
+		s->first = off;
+}
+
 /* Reads a string body after its opening quote into t->text. */
 static int lex_string(struct nx_jtok *t, struct nx_err *err)
 {
@@ -318,9 +326,17 @@ static int lex_string(struct nx_jtok *t, struct nx_err *err)
 			t->pos++;
 			break;
 		}
-		if (*q < 0x20)
-			return fail_here(t, NX_ECORRUPT, err,
-					 "control byte 0x%02x inside a string (it must be escaped)", *q);
+		if (*q < 0x20) {
+			/* Strict JSON wants it escaped; writers leave it raw and the intent is
+			 * plain, so it is kept as written. A NUL cannot live in a text column. */
+			if (!*q)
+				return fail_here(t, NX_ECORRUPT, err,
+						 "NUL byte inside a string (it must be escaped as \\u0000)");
+			slip(&t->slips.ctrl, t->base + t->pos);
+			nx_strbuf_addch(&t->text, (char)*q);
+			t->pos++;
+			continue;
+		}
 		t->pos++; /* the backslash */
 		int c = getb(t, err);
 		if (c == -1)
@@ -550,8 +566,11 @@ int nx_jtok_next(struct nx_jtok *t, struct nx_err *err)
 				t->pos++;
 				return pop(t);
 			}
-			if (c == '}')
-				return nx_jtok_fail(t, NX_ECORRUPT, err, "trailing comma before '}'");
+			if (c == '}') { /* a trailing comma, tolerated */
+				slip(&t->slips.comma_obj, t->tok_off);
+				t->pos++;
+				return pop(t);
+			}
 			return nx_jtok_fail(t, NX_ECORRUPT, err,
 					    "expected a member name in quotes, found %s", shown(c, sh));
 		case S_ARR_FIRST:
@@ -561,8 +580,11 @@ int nx_jtok_next(struct nx_jtok *t, struct nx_err *err)
 			}
 			return value(t, c, err);
 		case S_ARR_NEXT:
-			if (c == ']')
-				return nx_jtok_fail(t, NX_ECORRUPT, err, "trailing comma before ']'");
+			if (c == ']') { /* a trailing comma, tolerated */
+				slip(&t->slips.comma_arr, t->tok_off);
+				t->pos++;
+				return pop(t);
+			}
 			return value(t, c, err);
 		default: /* S_TOP, S_MEMBER */
 			return value(t, c, err);

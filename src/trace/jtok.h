@@ -3,8 +3,12 @@
  * decompressed stream of a struct nx_tin through a fixed window and hands out one
  * token at a time, so memory is bounded by the window, the nesting stack and the
  * longest single string, whatever the file size. It checks the grammar as it goes
- * (commas, colons, trailing commas, literals, number syntax, control bytes in
- * strings) and reports the byte offset of the first bad byte. Strings are decoded to
+ * (commas, colons, literals, number syntax) and reports the byte offset of the first
+ * bad byte. Three slips that trace writers make and trace viewers accept are
+ * tolerated and counted instead (see struct nx_jtok_slips): a trailing comma before
+ * ']' or '}', and a raw control byte (newline, tab ...) inside a string, which is kept
+ * as written. They are handled on the branch that would otherwise fail, so they cost
+ * nothing on well-formed input. Strings are decoded to
  * UTF-8 (\u escapes and surrogate pairs included; invalid UTF-8 and lone surrogates
  * become U+FFFD, because DuckDB only stores valid UTF-8). Numbers are handed out as
  * their exact lexeme, so nothing is lost for values beyond double or int64 range. */
@@ -33,6 +37,17 @@ enum nx_jt {
 	NX_JT_NULL,
 };
 
+/* How often one tolerated slip occurred, and the stream offset of the first. */
+struct nx_jtok_slip {
+	uint64_t n, first;
+};
+
+struct nx_jtok_slips {
+	struct nx_jtok_slip comma_arr; /* ',' right before ']' */
+	struct nx_jtok_slip comma_obj; /* ',' right before '}' */
+	struct nx_jtok_slip ctrl;      /* raw bytes 0x01-0x1f inside strings (NUL stays an error) */
+};
+
 struct nx_jtok {
 	struct nx_tin *in;
 	unsigned char *buf;
@@ -46,6 +61,7 @@ struct nx_jtok {
 	int state;
 	size_t max_string;       /* longest accepted string or number, in bytes */
 	bool hit_eof;            /* the last error is a premature end of input */
+	struct nx_jtok_slips slips; /* tolerated grammar slips so far */
 };
 
 /* Starts tokenizing in; in stays owned by the caller and must outlive t. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * test_trace_tok.c: the streaming JSON tokenizer and the number conversions on tricky
- * inputs: escapes and unicode, invalid UTF-8, huge numbers, nesting limits, trailing
- * commas, truncation, tokens across window boundaries and split gzip members. */
+ * inputs: escapes and unicode, invalid UTF-8, huge numbers, nesting limits, the
+ * tolerated slips (trailing commas, raw control bytes in strings) and the grammar
+ * errors next to them, truncation, tokens across window boundaries and split gzip
+ * members. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -138,13 +140,16 @@ static void test_grammar_errors(void **state)
 		int rc;
 		const char *msg;
 	} cases[] = {
-		{ "[1,2,]", NX_ECORRUPT, "at byte 5: trailing comma before ']'" },
-		{ "{\"a\":1,}", NX_ECORRUPT, "at byte 7: trailing comma before '}'" },
+		{ "[1,,]", NX_ECORRUPT, "at byte 3: expected a value in an array, found ','" },
+		{ "[,]", NX_ECORRUPT, "at byte 1: expected a value in an array, found ','" },
+		{ "{,}", NX_ECORRUPT, "at byte 1: expected a member name in quotes, found ','" },
+		{ "{\"a\":1,,}", NX_ECORRUPT, "at byte 7: expected a member name in quotes" },
+		{ "[1,2,", NX_ETRUNC, "at byte 5: the JSON ends early, inside an array" },
 		{ "[1 2]", NX_ECORRUPT, "at byte 3: expected ',' or ']'" },
 		{ "{\"a\" 1}", NX_ECORRUPT, "expected ':'" },
 		{ "[01]", NX_ECORRUPT, "not a valid JSON number" },
 		{ "[tru]", NX_ECORRUPT, "invalid literal" },
-		{ "[\"a\tb\"]", NX_ECORRUPT, "control byte 0x09" },
+		{ "[\"a\x01" "b\", \"c\\u0000\", 1]x", NX_ECORRUPT, "at byte 21: unexpected 'x'" },
 		{ "[\"\\x\"]", NX_ECORRUPT, "unknown escape" },
 		{ "[1] [2]", NX_ECORRUPT, "after the end of the JSON document" },
 		{ "[1,2", NX_ETRUNC, "at byte 4: the JSON ends early, inside an array" },
@@ -160,6 +165,53 @@ static void test_grammar_errors(void **state)
 			fail_msg("case %zu '%s': rc %d, message '%s'", i, cases[i].doc, rc, err.msg);
 		assert_non_null(strstr(err.msg, "'mem.json'"));
 	}
+}
+
+/* Trailing commas before ']' or '}' and raw control bytes in strings are tolerated:
+ * counted with the offset of the first, and the string keeps the byte as written. */
+static void test_tolerated_slips(void **state)
+{
+	static const char doc[] = "[{\"a\": [1, 2,], \"b\": {\"c\": \"x\ty\n\",},}, \"\r\", ]";
+	struct nx_strbuf out = NX_STRBUF_INIT, cap = NX_STRBUF_INIT;
+	struct tk k;
+	int kind;
+
+	(void)state;
+	tk_open(&k, doc, strlen(doc));
+	while ((kind = nx_jtok_next(&k.t, &k.err)) > 0)
+		if (kind == NX_JT_STR || kind == NX_JT_NUM || kind == NX_JT_KEY) {
+			nx_strbuf_add(&out, k.t.text.buf, k.t.text.len);
+			nx_strbuf_addch(&out, '|');
+		}
+	assert_int_equal(kind, NX_JT_END);
+	assert_string_equal(out.buf, "a|1|2|b|c|x\ty\n|\r|");
+	assert_int_equal(k.t.slips.comma_arr.n, 2);
+	assert_int_equal(k.t.slips.comma_arr.first, 13);
+	assert_int_equal(k.t.slips.comma_obj.n, 2);
+	assert_int_equal(k.t.slips.comma_obj.first, 34);
+	assert_int_equal(k.t.slips.ctrl.n, 3);
+	assert_int_equal(k.t.slips.ctrl.first, 29);
+	tk_close(&k);
+	/* Captured again as JSON, the control bytes come out escaped and the commas gone. */
+	tk_open(&k, doc, strlen(doc));
+	kind = nx_jtok_next(&k.t, &k.err);
+	assert_int_equal(nx_jtok_capture(&k.t, kind, &cap, 1 << 20, &k.err), 0);
+	assert_string_equal(cap.buf, "[{\"a\":[1,2],\"b\":{\"c\":\"x\\ty\\n\"}},\"\\r\"]");
+	tk_close(&k);
+	/* A NUL byte cannot be kept in a text column: still an error, with its offset. */
+	static const char nul[] = "[\"ab\0c\"]";
+	struct nx_err err;
+	assert_int_equal(run(nul, sizeof(nul) - 1, NULL, &err), NX_ECORRUPT);
+	assert_non_null(strstr(err.msg, "'mem.json': at byte 4: NUL byte inside a string"));
+	/* Well-formed input has no slips. */
+	tk_open(&k, "[1, {\"a\": \"b\"}]", 15);
+	while ((kind = nx_jtok_next(&k.t, &k.err)) > 0)
+		;
+	assert_int_equal(kind, NX_JT_END);
+	assert_int_equal(k.t.slips.comma_arr.n + k.t.slips.comma_obj.n + k.t.slips.ctrl.n, 0);
+	tk_close(&k);
+	nx_strbuf_release(&out);
+	nx_strbuf_release(&cap);
 }
 
 /* A string and a number longer than the window straddle refills. */
@@ -228,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_number_conversions),
 		cmocka_unit_test(test_nesting_limit),
 		cmocka_unit_test(test_grammar_errors),
+		cmocka_unit_test(test_tolerated_slips),
 		cmocka_unit_test(test_tokens_across_windows),
 		cmocka_unit_test(test_split_gzip_members),
 	};
