@@ -23,7 +23,8 @@ void nx_cev_init(struct nx_cev *ev)
 void nx_cev_release(struct nx_cev *ev)
 {
 	struct nx_strbuf *all[] = { &ev->name, &ev->ph, &ev->cat, &ev->id, &ev->extra,
-				    &ev->ts_text, &ev->dur_text, &ev->pid_text, &ev->tid_text };
+				    &ev->ts_text, &ev->dur_text, &ev->pid_text, &ev->tid_text,
+				    &ev->bind };
 	for (size_t i = 0; i < NX_ARRAY_SIZE(all); i++)
 		nx_strbuf_release(all[i]);
 }
@@ -31,10 +32,12 @@ void nx_cev_release(struct nx_cev *ev)
 static void reset_event(struct nx_cev *ev)
 {
 	struct nx_strbuf *all[] = { &ev->name, &ev->ph, &ev->cat, &ev->id, &ev->extra,
-				    &ev->ts_text, &ev->dur_text, &ev->pid_text, &ev->tid_text };
+				    &ev->ts_text, &ev->dur_text, &ev->pid_text, &ev->tid_text,
+				    &ev->bind };
 	for (size_t i = 0; i < NX_ARRAY_SIZE(all); i++)
 		nx_strbuf_reset(all[i]);
 	ev->has_ts = ev->has_dur = ev->has_id = false;
+	ev->has_bind = ev->flow_in = ev->flow_out = false;
 	ev->ts_exact = true;
 	ev->ts_ns = ev->dur_ns = 0;
 	ev->pid_kind = ev->tid_kind = NX_ID_NONE;
@@ -138,14 +141,15 @@ static int id_member(struct nx_jtok *t, int k, enum nx_idkind *kind, int64_t *v,
 	return nx_jtok_capture(t, k, text, VALUE_LIMIT, err);
 }
 
-/* Reads the members of one event object (its '{' was just returned). */
+/* Reads the members of one event object (its '{' was just returned). Returns 0, or 1
+ * for an empty object. */
 static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err)
 {
 	struct nx_jtok *t = &c->tok;
 	int depth = nx_jtok_depth(t) - 1, k, rc;
 	char key[64];
 	size_t klen;
-	bool ts_ok = true, dur_ok = true;
+	bool ts_ok = true, dur_ok = true, members = false;
 
 	reset_event(ev);
 	ev->offset = t->tok_off;
@@ -155,6 +159,7 @@ static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err
 			return k;
 		if (k == NX_JT_OBJ_END && nx_jtok_depth(t) == depth)
 			break;
+		members = true;
 		/* k is a member name; long names are kept whole in extra only. */
 		klen = t->text.len < sizeof(key) - 1 ? t->text.len : sizeof(key) - 1;
 		memcpy(key, t->text.buf ? t->text.buf : "", klen);
@@ -215,11 +220,21 @@ static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err
 							 nx_strbuf_str(p ? &ev->pid_text : &ev->tid_text));
 			}
 		} else {
-			/* ph, cat, id and everything else go to extra as they are. */
+			/* ph, cat, id, the flow-v2 members and everything else go to extra as
+			 * they are. */
 			if (!strcmp(key, "ph") && k == NX_JT_STR)
 				set_text(&ev->ph, &t->text);
 			else if (!strcmp(key, "cat") && k == NX_JT_STR)
 				set_text(&ev->cat, &t->text);
+			else if (key[0] == 'f' && k == NX_JT_TRUE && !strcmp(key, "flow_in"))
+				ev->flow_in = true;
+			else if (key[0] == 'f' && k == NX_JT_TRUE && !strcmp(key, "flow_out"))
+				ev->flow_out = true;
+			else if (key[0] == 'b' && (k == NX_JT_STR || k == NX_JT_NUM) &&
+				 !strcmp(key, "bind_id")) {
+				set_text(&ev->bind, &t->text);
+				ev->has_bind = true;
+			}
 			extra_key(ev, key, klen);
 			size_t at = ev->extra.len;
 			rc = nx_jtok_capture(t, k, &ev->extra, VALUE_LIMIT, err);
@@ -239,7 +254,7 @@ static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err
 	ev->ts_exact = ts_ok && dur_ok;
 	if (ev->extra.len)
 		nx_strbuf_addch(&ev->extra, '}');
-	return 0;
+	return members ? 0 : 1;
 }
 
 /* Records why the events stop early; the caller turns it into a Warning. */
@@ -378,8 +393,12 @@ int nx_chrome_next(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err)
 			rc = read_event(c, ev, err);
 			if (rc == NX_ETRUNC)
 				return stop_truncated(c, err);
-			if (rc)
+			if (rc < 0)
 				return rc;
+			if (rc == 1) { /* {}: nothing to keep, and no time to invent */
+				c->empty++;
+				continue;
+			}
 			c->events++;
 			return 1;
 		default:

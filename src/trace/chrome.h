@@ -31,6 +31,10 @@ struct nx_cev {
 	int64_t pid, tid;
 	struct nx_strbuf pid_text, tid_text; /* original text of non-integer ids */
 	bool has_id;
+	/* Flow version 2 on a slice: bind_id (string text or number lexeme), flow_in and
+	 * flow_out (true when written as true). The members also stay in extra. */
+	struct nx_strbuf bind;
+	bool has_bind, flow_in, flow_out;
 	uint64_t offset; /* byte offset of the event's '{' in the decompressed text */
 };
 
@@ -43,7 +47,8 @@ struct nx_chrome {
 	size_t meta_ok_len;        /* meta's length after the last complete member */
 	bool truncated;            /* the input stopped early; trunc_msg says where */
 	char trunc_msg[600];
-	uint64_t events;           /* objects read from the event array */
+	uint64_t events;           /* objects read from the event array ({} excluded) */
+	uint64_t empty;            /* empty objects {} in the event array, skipped */
 	uint64_t skipped;          /* non-object elements of the event array */
 	uint64_t first_skip_off;
 };
@@ -56,7 +61,9 @@ int nx_chrome_open(struct nx_chrome *c, const char *path, struct nx_err *err);
 int nx_chrome_open_mem(struct nx_chrome *c, const void *buf, size_t len, const char *name,
 		       struct nx_err *err);
 /* Reads the next event: 1 with ev filled, 0 after the last event (meta is complete
- * then), negative on a fatal error (not a trace, grammar error, I/O). */
+ * then), negative on a fatal error (not a trace, grammar error, I/O). An empty object
+ * {} is no event (JAX ends its array with one) and is skipped. The tokenizer's
+ * tolerated slips are in c->tok.slips. */
 int nx_chrome_next(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err);
 void nx_chrome_close(struct nx_chrome *c);
 

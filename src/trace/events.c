@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * events.c: shapes Chrome trace events into SystemProfileEvents rows (see events.h).
  * The rule for each phase is one small function; what cannot be taken as it is
- * (an E without a B, a negative duration, ...) is counted and reported per file. */
+ * (an E without a B, a negative duration, an unreadable ts, ...) is counted and
+ * reported per file, together with the grammar slips the tokenizer tolerated. */
 #include "common/compat.h"
 #include "trace/events.h"
 #include "common/json_writer.h"
@@ -117,6 +118,59 @@ static struct nx_tslot *stack_of(struct nx_tev_src *s, struct nx_tmap *m, int64_
 	return slot;
 }
 
+/* The flow text of a flow number (0: none). */
+static const char *flow_text(int64_t num, char *buf, size_t size)
+{
+	if (!num)
+		return NULL;
+	snprintf(buf, size, "%" PRId64, num);
+	return buf;
+}
+
+/* The flow slot of a key; a new one gets the next profile-wide flow number. */
+static struct nx_tslot *flow_slot(struct nx_tev_src *s)
+{
+	struct nx_tslot *slot = nx_tmap_get(&s->flows, s->sb2.buf, s->sb2.len);
+
+	if (!slot->num)
+		slot->num = s->next_flow++;
+	return slot;
+}
+
+/* Version-2 flow keys start with this, so they never meet a (cat, id) key. */
+#define V2_KEY "\x1fv2\x1f"
+
+/* Flow version 2: a slice with bind_id and flow_in and/or flow_out true belongs to the
+ * flow of that bind_id (flow_out starts it, flow_in ends it, as s and f do). Returns
+ * the flow number, 0 when the event carries no such flow. */
+static int64_t flow_v2(struct nx_tev_src *s)
+{
+	const struct nx_cev *ev = &s->ev;
+
+	if (!ev->has_bind || !(ev->flow_in || ev->flow_out))
+		return 0;
+	nx_strbuf_reset(&s->sb2);
+	nx_strbuf_addstr(&s->sb2, V2_KEY);
+	nx_strbuf_add(&s->sb2, ev->bind.buf ? ev->bind.buf : "", ev->bind.len);
+	struct nx_tslot *slot = flow_slot(s);
+	slot->starts += ev->flow_out;
+	slot->ends += ev->flow_in;
+	return slot->num;
+}
+
+/* Takes the flow number an open B was given (0: none). */
+static int64_t take_bflow(struct nx_tev_src *s, uint64_t off)
+{
+	for (size_t i = s->nbflow; i-- > 0;) {
+		if (s->bflow[i].off != off)
+			continue;
+		int64_t num = s->bflow[i].num;
+		s->bflow[i] = s->bflow[--s->nbflow];
+		return num;
+	}
+	return 0;
+}
+
 /* E and e: closes the innermost open begin. Returns the rows written (0 or 1). */
 static int close_begin(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, int64_t pid,
 		       int64_t tid, bool async)
@@ -150,8 +204,11 @@ static int close_begin(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, in
 		nx_strbuf_addch(&merged, '}');
 		extra = merged.buf;
 	}
+	char num[32];
+	const char *flow = s->nbflow && !async ? flow_text(take_bflow(s, o->offset), num,
+							   sizeof(num)) : NULL;
 	see(s, o->start, end);
-	put(s, b, row, o->name, o->start, end, slot->pid, slot->tid, NULL,
+	put(s, b, row, o->name, o->start, end, slot->pid, slot->tid, flow,
 	    stream_key(s, slot->pid, slot->tid), extra);
 	nx_strbuf_release(&merged);
 	free(o->name);
@@ -168,9 +225,7 @@ static int flow(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, int64_t p
 	nx_strbuf_reset(&s->sb2);
 	nx_strbuf_addf(&s->sb2, "%s\x1f", nx_strbuf_str(&ev->cat));
 	nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->id));
-	struct nx_tslot *slot = nx_tmap_get(&s->flows, s->sb2.buf, s->sb2.len);
-	if (!slot->num)
-		slot->num = s->next_flow++;
+	struct nx_tslot *slot = flow_slot(s);
 	if (ev->ph.buf[0] == 's')
 		slot->starts++;
 	else if (ev->ph.buf[0] == 'f')
@@ -190,9 +245,14 @@ static int shape(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row)
 	int64_t tid = id_value(ev->tid_kind, ev->tid, &ev->tid_text);
 	char ph = ev->ph.len == 1 ? ev->ph.buf[0] : '?';
 	int64_t start = ev->ts_ns, dur = ev->has_dur ? ev->dur_ns : 0;
+	char num[32];
 
-	if (ph != 'M' && !ev->has_ts)
+	/* Only metadata may go without a time; any other event without a readable ts
+	 * would be placed at the epoch and stretch the profile back to 1970. */
+	if (ph != 'M' && !ev->has_ts) {
 		count(&s->k.no_ts, ev->offset);
+		return 0;
+	}
 	if (ph == '?' || !strchr(known_phases, ph)) {
 		count(&s->k.unknown, ev->offset);
 		size_t ul = strlen(s->k.unknown_ph);
@@ -203,10 +263,17 @@ static int shape(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row)
 		ph = '?';
 	}
 	switch (ph) {
-	case 'B':
+	case 'B': {
+		int64_t f = flow_v2(s);
+		if (f) {
+			NX_GROW(s->bflow, s->nbflow + 1, s->bflow_cap);
+			s->bflow[s->nbflow].off = ev->offset;
+			s->bflow[s->nbflow++].num = f;
+		}
 		nx_open_push(stack_of(s, &s->threads, pid, tid, false), nx_strbuf_str(&ev->name),
 			     ev->name.len, nx_strbuf_str(&ev->extra), ev->extra.len, start, ev->offset);
 		return 0;
+	}
 	case 'E':
 		return close_begin(s, b, row, pid, tid, false);
 	case 'b':
@@ -232,13 +299,14 @@ static int shape(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row)
 	}
 	if (ph != 'M')
 		see(s, start, start + dur);
-	put(s, b, row, nx_strbuf_str(&ev->name), start, start + dur, pid, tid, NULL,
+	const char *fl = ph == 'X' ? flow_text(flow_v2(s), num, sizeof(num)) : NULL;
+	put(s, b, row, nx_strbuf_str(&ev->name), start, start + dur, pid, tid, fl,
 	    stream_key(s, pid, tid), ev->extra.buf);
 	return 1;
 }
 
 static void pend(struct nx_tev_src *s, const char *name, const char *extra, const char *stream,
-		 int64_t start, int64_t end, int64_t pid, int64_t tid)
+		 int64_t start, int64_t end, int64_t pid, int64_t tid, int64_t flow)
 {
 	NX_GROW(s->pend, s->npend + 1, s->pend_cap);
 	struct nx_prow *p = &s->pend[s->npend++];
@@ -249,21 +317,29 @@ static void pend(struct nx_tev_src *s, const char *name, const char *extra, cons
 	p->end = end < start ? start : end;
 	p->pid = pid;
 	p->tid = tid;
+	p->flow = flow;
 }
 
-/* Begins never closed end at the file's last timestamp, as trace viewers draw them. */
-static void flush_open(struct nx_tev_src *s, struct nx_tmap *m, struct nx_tev_count *c)
+/* Begins never closed end at the file's last timestamp, as trace viewers draw them;
+ * their starts count for the time bounds. */
+static void flush_open(struct nx_tev_src *s, struct nx_tmap *m, struct nx_tev_count *c,
+		       bool async)
 {
+	bool any = s->file_first <= s->file_last;
+	int64_t last = s->file_last;
 	char stream[256];
 
 	for (size_t i = 0; i < m->cap; i++) {
 		struct nx_tslot *slot = &m->slots[i];
 		for (size_t k = 0; slot->key && k < slot->nopen; k++) {
 			struct nx_open *o = &slot->open[k];
+			int64_t end = any && last > o->start ? last : o->start;
 			count(c, o->offset);
 			snprintf(stream, sizeof(stream), "%s/%" PRId64 "/%" PRId64,
 				 s->files[s->cur].instance, slot->pid, slot->tid);
-			pend(s, o->name, o->extra, stream, o->start, s->file_last, slot->pid, slot->tid);
+			see(s, o->start, end);
+			pend(s, o->name, o->extra, stream, o->start, end, slot->pid, slot->tid,
+			     s->nbflow && !async ? take_bflow(s, o->offset) : 0);
 		}
 	}
 }
@@ -277,10 +353,19 @@ static void warn_count(struct nx_tev_src *s, const struct nx_tev_count *c, const
 			    s->files[s->cur].path, c->n, what, c->first, outcome);
 }
 
+static void warn_slip(struct nx_tev_src *s, const struct nx_jtok_slip *sl, const char *what,
+		      const char *outcome)
+{
+	struct nx_tev_count c = { sl->n, sl->first };
+
+	warn_count(s, &c, what, outcome);
+}
+
 static void file_warnings(struct nx_tev_src *s)
 {
 	const char *path = s->files[s->cur].path;
-	uint64_t orphan_f = 0, orphan_ids = 0;
+	const struct nx_jtok_slips *sl = &s->rd.tok.slips;
+	uint64_t orphan_f = 0, orphan_ids = 0, orphan_in = 0, orphan_binds = 0;
 
 	warn_count(s, &s->k.e_no_b, "E events have no open B event on their thread",
 		   "they were dropped");
@@ -296,7 +381,8 @@ static void file_warnings(struct nx_tev_src *s)
 		   "their duration was set to 0");
 	warn_count(s, &s->k.no_dur, "complete (X) events have no dur",
 		   "their duration was set to 0");
-	warn_count(s, &s->k.no_ts, "events have no usable ts", "their start was set to 0");
+	warn_count(s, &s->k.no_ts, "events have no readable ts (missing, or not a number of "
+		   "microseconds)", "they were dropped rather than placed at time 0");
 	if (s->k.unknown.n)
 		nx_ctx_warn(s->ctx, "Invalid Data",
 			    "'%s': %" PRIu64 " events have a phase that is not in the Trace Event "
@@ -304,21 +390,36 @@ static void file_warnings(struct nx_tev_src *s)
 			    "events", path, s->k.unknown.n, s->k.unknown_ph, s->k.unknown.first);
 	for (size_t i = 0; i < s->flows.cap; i++) {
 		const struct nx_tslot *f = &s->flows.slots[i];
-		if (f->key && f->ends && !f->starts) {
-			orphan_f += f->ends;
-			orphan_ids++;
-		}
+		if (!f->key || !f->ends || f->starts)
+			continue;
+		bool v2 = f->klen >= sizeof(V2_KEY) - 1 && !memcmp(f->key, V2_KEY, sizeof(V2_KEY) - 1);
+		orphan_f += v2 ? 0 : f->ends;
+		orphan_ids += !v2;
+		orphan_in += v2 ? f->ends : 0;
+		orphan_binds += v2;
 	}
 	if (orphan_f)
 		nx_ctx_warn(s->ctx, "Invalid Data",
 			    "'%s': %" PRIu64 " flow end (f) events of %" PRIu64 " flow ids have no "
 			    "flow start (s) in the file; their rows are kept, unlinked", path,
 			    orphan_f, orphan_ids);
+	if (orphan_in)
+		nx_ctx_warn(s->ctx, "Invalid Data",
+			    "'%s': %" PRIu64 " slices with flow_in of %" PRIu64 " bind_id values have "
+			    "no slice with flow_out in the file; their rows are kept, unlinked", path,
+			    orphan_in, orphan_binds);
 	if (s->rd.skipped)
 		nx_ctx_warn(s->ctx, "Invalid Data",
 			    "'%s': %" PRIu64 " elements of the event array are not objects (the "
 			    "first at byte %" PRIu64 "); they were skipped", path, s->rd.skipped,
 			    s->rd.first_skip_off);
+	/* Grammar slips the tokenizer let through. */
+	warn_slip(s, &sl->comma_arr, "trailing commas before a closing ']'",
+		  "tolerated, as trace viewers do");
+	warn_slip(s, &sl->comma_obj, "trailing commas before a closing '}'",
+		  "tolerated, as trace viewers do");
+	warn_slip(s, &sl->ctrl, "raw control characters (newline, tab ...) inside strings",
+		  "tolerated; the strings keep them as written");
 	if (s->rd.truncated)
 		nx_ctx_warn(s->ctx, "Missing Data",
 			    "%s; the %" PRIu64 " complete events before that point were ingested",
@@ -328,8 +429,9 @@ static void file_warnings(struct nx_tev_src *s)
 /* End of one file: open begins and the metadata row become pending rows. */
 static void finish_file(struct nx_tev_src *s)
 {
-	flush_open(s, &s->threads, &s->k.b_no_e);
-	flush_open(s, &s->async, &s->k.ab_no_e);
+	flush_open(s, &s->threads, &s->k.b_no_e, false);
+	flush_open(s, &s->async, &s->k.ab_no_e, true);
+	s->nbflow = 0;
 	if (s->rd.meta.len) {
 		struct nx_strbuf x = NX_STRBUF_INIT;
 		char stream[256];
@@ -338,7 +440,7 @@ static void finish_file(struct nx_tev_src *s)
 		nx_strbuf_addch(&x, '}');
 		snprintf(stream, sizeof(stream), "%s/0/0", s->files[s->cur].instance);
 		int64_t at = s->file_first <= s->file_last ? s->file_first : 0;
-		pend(s, "trace_metadata", x.buf, stream, at, at, 0, 0);
+		pend(s, "trace_metadata", x.buf, stream, at, at, 0, 0, 0);
 		nx_strbuf_release(&x);
 	}
 	file_warnings(s);
@@ -388,9 +490,10 @@ static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	while (n < cap) {
 		if (s->pend_pos < s->npend) {
 			struct nx_prow *p = &s->pend[s->pend_pos++];
+			char num[32];
 			s->cur--; /* pending rows belong to the file just finished */
-			put(s, b, n++, p->name, p->start, p->end, p->pid, p->tid, NULL, p->stream,
-			    p->extra);
+			put(s, b, n++, p->name, p->start, p->end, p->pid, p->tid,
+			    flow_text(p->flow, num, sizeof(num)), p->stream, p->extra);
 			s->cur++;
 			if (s->pend_pos == s->npend)
 				free_pending(s);
@@ -442,6 +545,7 @@ void nx_tev_release(struct nx_tev_src *s)
 		nx_chrome_close(&s->rd);
 	free_pending(s);
 	free(s->pend);
+	free(s->bflow);
 	nx_tmap_release(&s->threads);
 	nx_tmap_release(&s->async);
 	nx_tmap_release(&s->flows);

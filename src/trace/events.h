@@ -7,8 +7,11 @@
  *   b + e (same pid, cat, id and name)             -> one row,
  *   the file's other top-level members             -> one "trace_metadata" row (ph M).
  * Ids are unique int64 over the profile; flows get profile-wide numbers per (file,
- * cat, id). Anomalies are counted per file and reported as Warning rows through the
- * ingest context. Memory is bounded by the reader's window plus what is open at once
+ * cat, id) for s/t/f events and per (file, bind_id) for slices (X, B) that carry
+ * flow_in/flow_out (flow version 2). An event whose ts cannot be read is dropped, so
+ * no row and no time bound is ever invented at time 0. Anomalies and the tolerated
+ * grammar slips are counted per file and reported as Warning rows through the ingest
+ * context. Memory is bounded by the reader's window plus what is open at once
  * (B and b events without their end yet, and one entry per flow id of the file). */
 #ifndef NX_TRACE_EVENTS_H
 #define NX_TRACE_EVENTS_H
@@ -35,9 +38,12 @@ struct nx_tev_src {
 	struct nx_chrome rd;
 	struct nx_cev ev;
 	struct nx_tmap threads, async, flows;
+	/* Flow numbers of open B events that carry a version-2 flow, by the B's offset. */
+	struct nx_bflow { uint64_t off; int64_t num; } *bflow;
+	size_t nbflow, bflow_cap;
 	int64_t next_id, next_flow;
 	/* Rows produced at the end of a file (open begins, metadata), emitted in order. */
-	struct nx_prow { char *name, *extra, *stream; int64_t start, end, pid, tid; } *pend;
+	struct nx_prow { char *name, *extra, *stream; int64_t start, end, pid, tid, flow; } *pend;
 	size_t npend, pend_pos, pend_cap;
 	/* Per-file anomaly counts and the offset of the first of each. */
 	struct nx_tev_counts {
