@@ -214,6 +214,38 @@ static void test_tolerated_slips(void **state)
 	nx_strbuf_release(&cap);
 }
 
+/* The slips are found where a window refill splits them: a tab as the first byte of
+ * a window, a trailing comma at the end of one window and its ']' in the next. */
+static void test_slips_across_windows(void **state)
+{
+	struct nx_strbuf doc = NX_STRBUF_INIT, out = NX_STRBUF_INIT;
+	struct tk k;
+	int kind;
+
+	(void)state;
+	nx_strbuf_addstr(&doc, "[\"");
+	while (doc.len < NX_JTOK_WINDOW)
+		nx_strbuf_addch(&doc, 'a');
+	nx_strbuf_addstr(&doc, "\tb\"");
+	while (doc.len < 2 * NX_JTOK_WINDOW - 1)
+		nx_strbuf_addch(&doc, ' ');
+	nx_strbuf_addstr(&doc, ",]");
+	tk_open(&k, doc.buf, doc.len);
+	while ((kind = nx_jtok_next(&k.t, &k.err)) > 0)
+		if (kind == NX_JT_STR)
+			nx_strbuf_add(&out, k.t.text.buf, k.t.text.len);
+	assert_int_equal(kind, NX_JT_END);
+	assert_int_equal(out.len, NX_JTOK_WINDOW - 2 + 2);
+	assert_memory_equal(out.buf + out.len - 3, "a\tb", 3);
+	assert_int_equal(k.t.slips.ctrl.n, 1);
+	assert_int_equal(k.t.slips.ctrl.first, NX_JTOK_WINDOW);
+	assert_int_equal(k.t.slips.comma_arr.n, 1);
+	assert_int_equal(k.t.slips.comma_arr.first, 2 * NX_JTOK_WINDOW);
+	tk_close(&k);
+	nx_strbuf_release(&doc);
+	nx_strbuf_release(&out);
+}
+
 /* A string and a number longer than the window straddle refills. */
 static void test_tokens_across_windows(void **state)
 {
@@ -281,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_nesting_limit),
 		cmocka_unit_test(test_grammar_errors),
 		cmocka_unit_test(test_tolerated_slips),
+		cmocka_unit_test(test_slips_across_windows),
 		cmocka_unit_test(test_tokens_across_windows),
 		cmocka_unit_test(test_split_gzip_members),
 	};
