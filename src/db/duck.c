@@ -274,10 +274,21 @@ fail:
 	return rc;
 }
 
+static nx_duck_close_hook close_hook;
+static void *close_hook_arg;
+
+void nx__duck_set_close_hook(nx_duck_close_hook fn, void *arg)
+{
+	close_hook = fn;
+	close_hook_arg = arg;
+}
+
 void nx_duck_close(struct nx_duck *d)
 {
 	if (!d)
 		return;
+	if (close_hook && d->con)
+		close_hook(close_hook_arg, d);
 	if (d->con)
 		duckdb_disconnect(&d->con);
 	if (d->db)
@@ -413,6 +424,38 @@ void nx_sql_quote(struct nx_strbuf *out, const char *s)
 		nx_strbuf_addch(out, *s);
 	}
 	nx_strbuf_addch(out, '\'');
+}
+
+void nx_sql_quote_ident(struct nx_strbuf *out, const char *s)
+{
+	nx_strbuf_addch(out, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			nx_strbuf_addch(out, '"');
+		nx_strbuf_addch(out, *s);
+	}
+	nx_strbuf_addch(out, '"');
+}
+
+int nx_duck_sandbox(struct nx_duck *d, const char *dir, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	size_t len = strlen(dir);
+	int rc;
+
+	/* A trailing slash keeps /data/p from also allowing /data/p2. */
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	char *slash = nx_xasprintf("%.*s/", (int)len, dir);
+	nx_strbuf_addstr(&sql, "SET allowed_directories=[");
+	nx_sql_quote(&sql, slash);
+	nx_strbuf_addstr(&sql, "]; SET enable_external_access=false; SET lock_configuration=true");
+	rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
+	free(slash);
+	if (rc)
+		return nx_err_wrap(err, "cannot sandbox DuckDB to '%s'", dir);
+	return 0;
 }
 
 int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *path,

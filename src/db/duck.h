@@ -78,7 +78,21 @@ typedef void (*nx_duck_row_fn)(void *arg, size_t row, const char *column, int ki
 int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, void *arg,
 			struct nx_err *err);
 
-/* Appends s as a single-quoted SQL string literal. */
+/* Locks the database down before anything reads a file: files can then be read only
+ * below dir (allowed_directories), all other external access (other files, ATTACH,
+ * INSTALL, COPY elsewhere) is off, and the configuration is locked so no later
+ * statement can undo this. Views over dir's parquet files still work. */
+int nx_duck_sandbox(struct nx_duck *d, const char *dir, struct nx_err *err);
+
+/* Test hook: fn(arg, d) runs on each database just before nx_duck_close closes it, so a
+ * test can inspect a database that code under test opened (NULL removes it). */
+typedef void (*nx_duck_close_hook)(void *arg, struct nx_duck *d);
+void nx__duck_set_close_hook(nx_duck_close_hook fn, void *arg);
+
+/* Appends s as a single-quoted SQL string literal. Every literal built from a file
+ * name or user input goes through here. */
 void nx_sql_quote(struct nx_strbuf *out, const char *s);
+/* Appends s as a double-quoted SQL identifier (table, view or column name). */
+void nx_sql_quote_ident(struct nx_strbuf *out, const char *s);
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * profile_db.c: the sandboxed DuckDB behind each profile (see profile_db.h). Views
- * are created while the engine can still read files; then allowed_directories is
- * narrowed to the profile directory, external access is switched off and the
- * configuration is locked, so a query can neither read elsewhere nor undo this.
+ * profile_db.c: the sandboxed DuckDB behind each profile (see profile_db.h). Before
+ * any statement reads a file, allowed_directories is narrowed to the profile
+ * directory, external access is switched off and the configuration is locked, so
+ * no query, our view definitions included, can read elsewhere or undo this.
  * The SELECT-only rule is enforced separately from DuckDB's parser, because the
  * sandbox alone would still allow writes inside the profile directory. */
 #include "common/compat.h"
@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/json_writer.h"
 #include "common/xalloc.h"
+#include "db/duck.h"
 
 #include <duckdb.h>
 #include <pthread.h>
@@ -28,28 +29,6 @@ struct nx_pdb {
 	char **broken;
 	size_t nbroken;
 };
-
-static void quote_ident(struct nx_strbuf *sb, const char *s)
-{
-	nx_strbuf_addch(sb, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			nx_strbuf_addch(sb, '"');
-		nx_strbuf_addch(sb, *s);
-	}
-	nx_strbuf_addch(sb, '"');
-}
-
-static void quote_string(struct nx_strbuf *sb, const char *s)
-{
-	nx_strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			nx_strbuf_addch(sb, '\'');
-		nx_strbuf_addch(sb, *s);
-	}
-	nx_strbuf_addch(sb, '\'');
-}
 
 /* Runs a statement of our own (DDL and settings); copies DuckDB's message on error. */
 static int exec(duckdb_connection c, const char *sql, struct nx_err *err)
@@ -70,13 +49,13 @@ static int create_view(duckdb_connection c, const char *dir, const struct nx_pta
 	int rc;
 
 	nx_strbuf_addstr(&sql, "CREATE VIEW ");
-	quote_ident(&sql, t->name);
+	nx_sql_quote_ident(&sql, t->name);
 	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet([");
 	for (size_t i = 0; i < t->nfiles; i++) {
 		char *p = nx_path_join(dir, t->files[i]);
 		if (i)
 			nx_strbuf_addch(&sql, ',');
-		quote_string(&sql, p);
+		nx_sql_quote(&sql, p);
 		free(p);
 	}
 	nx_strbuf_addstr(&sql, "])");
@@ -93,7 +72,7 @@ static int lock_down(duckdb_connection c, const char *dir, struct nx_err *err)
 	int rc;
 
 	nx_strbuf_addstr(&sql, "SET allowed_directories=[");
-	quote_string(&sql, slash);
+	nx_sql_quote(&sql, slash);
 	nx_strbuf_addstr(&sql, "]");
 	rc = exec(c, sql.buf, err);
 	if (!rc)
@@ -134,6 +113,12 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
 		goto fail;
 	}
+	/* Sandbox first: even our own view definitions run inside it. */
+	rc = lock_down(c, dir, err);
+	if (rc) {
+		nx_err_wrap(err, "cannot sandbox the database of '%s'", dir);
+		goto fail;
+	}
 	for (size_t i = 0; i < files->n; i++) {
 		struct nx_err verr = { 0 };
 
@@ -141,11 +126,6 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 			p->broken = nx_xrealloc(p->broken, (p->nbroken + 1) * sizeof(char *));
 			p->broken[p->nbroken++] = nx_xasprintf("%s: %s", files->t[i].name, verr.msg);
 		}
-	}
-	rc = lock_down(c, dir, err);
-	if (rc) {
-		nx_err_wrap(err, "cannot sandbox the database of '%s'", dir);
-		goto fail;
 	}
 	p->idle[p->nidle++] = c;
 	duckdb_destroy_config(&cfg);

@@ -5,6 +5,7 @@
  * runs with small limits so the tests are quick. */
 #include "common/compat.h"
 #include "server/server.h"
+#include "db/duck.h"
 #include "helper/http_client.h"
 #include "helper/server_fixture.h"
 
@@ -19,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <pthread.h>
 
 static char *data_dir;
 static struct nx_server *srv;
@@ -199,6 +201,67 @@ static void test_timeout(void **state)
 	json_decref(j);
 }
 
+/* What the close hook saw in each DuckDB database the analysis opened. */
+static struct {
+	pthread_mutex_t lock;
+	char *outside; /* a readable file outside every profile directory */
+	int closed, external_on, outside_read;
+} seen = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void on_duck_close(void *arg, struct nx_duck *d)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	int64_t ext = 1, n = 0;
+	bool read_ok;
+
+	(void)arg;
+	if (nx_duck_query_i64(d, "SELECT current_setting('enable_external_access')::INT", &ext,
+			      &err))
+		ext = 1;
+	nx_strbuf_addstr(&sql, "SELECT count(*) FROM read_text(");
+	nx_sql_quote(&sql, seen.outside);
+	nx_strbuf_addstr(&sql, ")");
+	read_ok = !nx_duck_query_i64(d, sql.buf, &n, &err);
+	nx_strbuf_release(&sql);
+	pthread_mutex_lock(&seen.lock);
+	seen.closed++;
+	seen.external_on += ext != 0;
+	seen.outside_read += read_ok;
+	pthread_mutex_unlock(&seen.lock);
+}
+
+/* GET .../analysis runs our own SQL, yet in the same sandbox as _search: the databases
+ * it opens have external access off and cannot read a file outside the profile. */
+static void test_analysis_sandboxed(void **state)
+{
+	struct nx_http_resp r;
+	json_t *j;
+	FILE *f;
+
+	(void)state;
+	assert_true(asprintf(&seen.outside, "%s/outside.txt", data_dir) > 0);
+	f = fopen(seen.outside, "w");
+	assert_non_null(f);
+	fputs("secret\n", f);
+	fclose(f);
+	nx__duck_set_close_hook(on_duck_close, NULL);
+	assert_int_equal(nx_http_get(port, "/api/v1/profiles/namespace/global/profile_name/k/"
+				     "analysis?compare=other", &r), 0);
+	nx__duck_set_close_hook(NULL, NULL);
+	if (r.status != 200)
+		fail_msg("analysis answered %d: %.300s", r.status, r.body);
+	j = json_loads(r.body, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "kind")), "recommend_compare");
+	json_decref(j);
+	nx_http_resp_free(&r);
+	assert_int_equal(seen.closed, 2); /* one database per compared profile */
+	assert_int_equal(seen.external_on, 0);
+	assert_int_equal(seen.outside_read, 0);
+	free(seen.outside);
+}
+
 static void test_caps(void **state)
 {
 	int status;
@@ -231,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_refusal_codes),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_analysis_sandboxed),
 	};
 
 	return cmocka_run_group_tests_name("server_sandbox", tests, setup, teardown);
