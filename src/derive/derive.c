@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * derive.c: runs the embedded derive SQL over the raw tables (see derive.h). */
+ * derive.c: runs the embedded derive SQL over the raw tables (see derive.h). Names
+ * and paths that come from the directory are always quoted (nx_sql_quote_ident,
+ * nx_sql_quote), never pasted into the SQL text. */
 #include "common/compat.h"
 #include "derive/derive.h"
 #include "derive/sql_files.h"
@@ -48,7 +50,10 @@ int nx_derive_create_views(struct nx_duck *d, const char *dir, struct nx_err *er
 		struct nx_strbuf sql = NX_STRBUF_INIT, glob = NX_STRBUF_INIT;
 		bool split = strcmp(de->d_name + strlen(table), ".parquet") != 0;
 		nx_strbuf_addf(&glob, "%s/%s%s", dir, table, split ? "_*.parquet" : ".parquet");
-		nx_strbuf_addf(&sql, "CREATE OR REPLACE VIEW \"%s\" AS SELECT * FROM read_parquet(", table);
+		/* The table name comes from a file name: quoted, never pasted. */
+		nx_strbuf_addstr(&sql, "CREATE OR REPLACE VIEW ");
+		nx_sql_quote_ident(&sql, table);
+		nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet(");
 		nx_sql_quote(&sql, glob.buf);
 		nx_strbuf_addstr(&sql, ")");
 		rc = nx_duck_exec(d, sql.buf, err);
@@ -78,12 +83,15 @@ int nx_derive_project(struct nx_duck *d, const char *table, const char *select_s
 		bool have = false;
 		for (size_t k = 0; k < ncols; k++)
 			have |= !strcmp(cols[k], f->name);
-		if (have)
-			nx_strbuf_addf(out, "%sCAST(q.\"%s\" AS %s) AS \"%s\"", i ? ", " : "", f->name,
-				       nx_schema_duck_type(f), f->name);
-		else
-			nx_strbuf_addf(out, "%sCAST(NULL AS %s) AS \"%s\"", i ? ", " : "",
-				       nx_schema_duck_type(f), f->name);
+		nx_strbuf_addstr(out, i ? ", CAST(" : "CAST(");
+		if (have) {
+			nx_strbuf_addstr(out, "q.");
+			nx_sql_quote_ident(out, f->name);
+		} else {
+			nx_strbuf_addstr(out, "NULL");
+		}
+		nx_strbuf_addf(out, " AS %s) AS ", nx_schema_duck_type(f));
+		nx_sql_quote_ident(out, f->name);
 	}
 	nx_strbuf_addf(out, " FROM (%s) q", select_sql);
 	for (size_t k = 0; k < ncols; k++)
@@ -141,11 +149,14 @@ int nx_derive_create_empty_views(struct nx_duck *d, const char *dir, struct nx_e
 		if (!tab->written || table_has_file(dirs, tab->name))
 			continue;
 		struct nx_strbuf sql = NX_STRBUF_INIT;
-		nx_strbuf_addf(&sql, "CREATE OR REPLACE VIEW \"%s\" AS SELECT ", tab->name);
+		nx_strbuf_addstr(&sql, "CREATE OR REPLACE VIEW ");
+		nx_sql_quote_ident(&sql, tab->name);
+		nx_strbuf_addstr(&sql, " AS SELECT ");
 		for (size_t i = 0; i < tab->nfields; i++) {
 			const char *ty = nx_schema_duck_type(&tab->fields[i]);
-			nx_strbuf_addf(&sql, "%sCAST(NULL AS %s) AS \"%s\"", i ? ", " : "",
-				       ty ? ty : "VARCHAR", tab->fields[i].name);
+			nx_strbuf_addf(&sql, "%sCAST(NULL AS %s) AS ", i ? ", " : "",
+				       ty ? ty : "VARCHAR");
+			nx_sql_quote_ident(&sql, tab->fields[i].name);
 		}
 		nx_strbuf_addstr(&sql, " WHERE false");
 		rc = nx_duck_exec(d, sql.buf, err);
