@@ -3,7 +3,8 @@
  * the Host and Origin headers (DNS-rebinding defence) and the announced body size;
  * the following ones collect the body up to the limit; the last one matches the
  * route table and runs the handler. The completion callback writes the access log
- * line and frees the request state. */
+ * line and frees the request state. The connection callback gives every connection
+ * a deadline for sending its request (struct nx_conn). */
 #include "common/compat.h"
 #include "server/dispatch.h"
 #include "server/http.h"
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 /* "localhost", "127.0.0.1" or "[::1]", each with an optional ":port". */
 static bool loopback_authority(const char *h, size_t len)
@@ -155,6 +157,81 @@ static enum MHD_Result route(struct nx_req *rq)
 			       "all start with /api/v1/", rq->url);
 }
 
+/* A response may wait for a query slot and then run a query: the inactivity timeout
+ * while a request is served is longer than the one for sending it. */
+#define RESPONSE_TIMEOUT_S 120
+
+static void on_request_deadline(void *arg)
+{
+	struct nx_conn *c = arg;
+
+	/* MHD's thread then sees EOF and closes the connection; the fd stays open until
+	 * the CLOSED notice, which disarms first, so it cannot be another socket. */
+	shutdown(c->fd, SHUT_RDWR);
+}
+
+static void conn_arm(struct nx_conn *c, struct MHD_Connection *conn)
+{
+	if (c->armed)
+		return;
+	MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+				  c->s->o.request_timeout_s);
+	nx__wd_arm(&c->s->wd, &c->wd, c->s->o.request_timeout_s * 1000u, on_request_deadline, c);
+	c->armed = true;
+}
+
+static void conn_disarm(struct nx_conn *c)
+{
+	if (!c->armed)
+		return;
+	nx__wd_disarm(&c->s->wd, &c->wd);
+	c->armed = false;
+}
+
+static struct nx_conn *conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* The whole request is in (or has been answered early): the deadline is lifted. */
+static void request_received(struct nx_req *rq)
+{
+	struct nx_conn *c = conn_of(rq->conn);
+
+	if (!c || !c->armed)
+		return;
+	conn_disarm(c);
+	MHD_set_connection_option(rq->conn, MHD_CONNECTION_OPTION_TIMEOUT,
+				  (unsigned)RESPONSE_TIMEOUT_S);
+}
+
+void nx__on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+		       enum MHD_ConnectionNotificationCode code)
+{
+	struct nx_conn *c = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		c = nx_xcalloc(1, sizeof(*c));
+		c->s = cls;
+		c->fd = ci ? ci->connect_fd : -1;
+		*socket_context = c;
+		if (c->fd >= 0)
+			conn_arm(c, conn);
+		return;
+	}
+	if (c) {
+		conn_disarm(c);
+		free(c);
+		*socket_context = NULL;
+	}
+}
+
 enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const char *url,
 			       const char *method, const char *version, const char *upload_data,
 			       size_t *upload_data_size, void **con_cls)
@@ -170,7 +247,8 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 		rq->url = nx_xstrdup(url);
 		clock_gettime(CLOCK_MONOTONIC, &rq->t0);
 		*con_cls = rq;
-		headers_ok(rq); /* replies by itself when it refuses */
+		if (!headers_ok(rq)) /* replies by itself when it refuses */
+			request_received(rq);
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -183,6 +261,7 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	request_received(rq);
 	if (rq->answered)
 		return MHD_YES;
 	if (rq->body_too_large)
@@ -209,9 +288,11 @@ void nx__on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	struct nx_server *s = cls;
 	struct nx_req *rq = *con_cls;
+	struct nx_conn *c = conn_of(conn);
 	struct timespec t1;
 
-	(void)conn;
+	if (c) /* a kept-alive connection gets the same deadline for its next request */
+		conn_arm(c, conn);
 	if (!rq)
 		return;
 	if (!s->o.quiet) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * dispatch.h: the two MHD callbacks that drive every request (dispatch.c). */
+ * dispatch.h: the MHD callbacks that drive every connection and request (dispatch.c). */
 #ifndef NX_SERVER_DISPATCH_H
 #define NX_SERVER_DISPATCH_H
 
@@ -14,5 +14,9 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 /* MHD_RequestCompletedCallback: access log and cleanup. */
 void nx__on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		      enum MHD_RequestTerminationCode toe);
+/* MHD_NotifyConnectionCallback: arms and disarms the request deadline of each
+ * connection (see struct nx_conn in http.h). */
+void nx__on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+		       enum MHD_ConnectionNotificationCode code);
 
 #endif

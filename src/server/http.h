@@ -33,6 +33,18 @@ struct nx_server {
 	bool have_slots;
 };
 
+/* Lives as long as one TCP connection. A client gets request_timeout_s from the moment
+ * it connects (or its previous request finished) to send a whole request, headers and
+ * body; when the deadline passes first, the watchdog shuts the socket down. MHD's own
+ * inactivity timeout only catches clients that stop sending, not ones that trickle. */
+struct nx_conn {
+	struct nx_server *s;
+	int fd;
+	struct nx_wd_entry wd;
+	bool armed;
+	bool received; /* the current request is complete: the deadline no longer applies */
+};
+
 /* Lives from the first callback of a request to MHD's completion notice. */
 struct nx_req {
 	struct nx_server *s;

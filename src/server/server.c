@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * server.c: lifecycle of the API server (see server.h). We bind the socket
  * ourselves so a taken port gives a precise message, then hand it to MHD, which
- * serves each connection on its own thread (handlers block on DuckDB). */
+ * serves each connection on its own thread (handlers block on DuckDB). Idle or
+ * trickling clients are closed after the request timeout (see struct nx_conn). */
 #include "common/compat.h"
 #include "server/server.h"
 #include "server/dispatch.h"
@@ -16,8 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#define MAX_CONNECTIONS 4096
+#define FD_RESERVE 256
 
 void nx_server_opts_init(struct nx_server_opts *o, const char *data_path)
 {
@@ -39,6 +44,31 @@ static void apply_defaults(struct nx_server_opts *o)
 		o->max_result_bytes = (uint64_t)64 << 20;
 	if (!o->max_body_bytes)
 		o->max_body_bytes = (size_t)1 << 20;
+	if (!o->request_timeout_s)
+		o->request_timeout_s = 10;
+}
+
+/* How many connections MHD may hold at once. Each idle one costs a thread and a file
+ * descriptor until its request deadline closes it, so the limit is as high as the
+ * descriptor limit allows (raised to its hard maximum), keeping some for DuckDB's
+ * parquet files. A flood of idle connections then cannot lock other clients out. */
+static unsigned connection_limit(void)
+{
+	struct rlimit rl;
+	rlim_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 512;
+	if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < MAX_CONNECTIONS + FD_RESERVE) {
+		rlim_t want = rl.rlim_max < MAX_CONNECTIONS + FD_RESERVE ? rl.rlim_max
+									: MAX_CONNECTIONS + FD_RESERVE;
+		struct rlimit raised = { want, rl.rlim_max };
+
+		if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+			rl.rlim_cur = want;
+	}
+	n = rl.rlim_cur > 2 * FD_RESERVE ? rl.rlim_cur - FD_RESERVE : rl.rlim_cur / 2;
+	return (unsigned)(n > MAX_CONNECTIONS ? MAX_CONNECTIONS : n);
 }
 
 /* Resolves the host to a loopback socket address; anything else is refused. */
@@ -96,7 +126,7 @@ static int bind_socket(struct nx_server *s, struct nx_err *err)
 				       s->o.port, s->host);
 		return nx_errf(err, -e, "cannot bind %s:%u: %s", s->host, s->o.port, strerror(e));
 	}
-	if (listen(fd, 128) != 0) {
+	if (listen(fd, SOMAXCONN) != 0) {
 		int e = errno;
 		close(fd);
 		return nx_errf(err, -e, "cannot listen on %s:%u: %s", s->host, s->o.port,
@@ -157,8 +187,10 @@ int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, stru
 				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
 				     MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
 				     MHD_OPTION_NOTIFY_COMPLETED, nx__on_completed, s,
-				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_END);
+				     MHD_OPTION_NOTIFY_CONNECTION, nx__on_connection, s,
+				     MHD_OPTION_CONNECTION_TIMEOUT, s->o.request_timeout_s,
+				     MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
+				     MHD_OPTION_END);
 	if (!s->daemon) {
 		rc = nx_errf(err, -EIO, "cannot start the HTTP server on %s:%u", s->host, s->port);
 		goto fail;

@@ -22,6 +22,7 @@ struct nx_server_opts {
 	uint64_t max_result_bytes;   /* 0 = 64 MiB of JSON */
 	size_t max_body_bytes;       /* 0 = 1 MiB */
 	unsigned threads;            /* DuckDB worker threads per profile; 0 = one per core */
+	unsigned request_timeout_s;  /* seconds a client has to send a whole request; 0 = 10 */
 	bool quiet;                  /* no access log on stderr */
 };
 

@@ -13,10 +13,17 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+static unsigned io_timeout_s = 120;
+
+void nx_http_set_timeout(unsigned seconds)
+{
+	io_timeout_s = seconds ? seconds : 120;
+}
+
 static int connect_port(unsigned port)
 {
 	struct sockaddr_in a;
-	struct timeval tv = { 120, 0 };
+	struct timeval tv = { (time_t)io_timeout_s, 0 };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)

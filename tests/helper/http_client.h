@@ -26,6 +26,10 @@ int nx_http_post_json(unsigned port, const char *path, const char *json,
 		      struct nx_http_resp *out);
 int nx_http_get(unsigned port, const char *path, struct nx_http_resp *out);
 
+/* Bounds every send and receive of the calls below (default 120 s; 0 restores it).
+ * A reply that does not come in time makes the call fail. */
+void nx_http_set_timeout(unsigned seconds);
+
 /* Sends raw bytes as they are and reads the reply. */
 int nx_http_raw(unsigned port, const char *data, size_t len, struct nx_http_resp *out);
 

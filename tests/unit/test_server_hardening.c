@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -171,10 +173,161 @@ static void test_quoted_names(void **state)
 	nx_http_resp_free(&r);
 }
 
+/* A second server on the same data path with a short request deadline. */
+static struct nx_server *start_short(unsigned request_timeout_s, unsigned query_timeout_ms)
+{
+	struct nx_server_opts o;
+	struct nx_err err = { 0 };
+	struct nx_server *s = NULL;
+
+	nx_server_opts_init(&o, data_dir);
+	o.port = 0;
+	o.quiet = true;
+	o.request_timeout_s = request_timeout_s;
+	o.query_timeout_ms = query_timeout_ms;
+	if (nx_server_start(&s, &o, &err))
+		fail_msg("cannot start the server: %s", err.msg);
+	return s;
+}
+
+static int connect_idle(unsigned p)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	a.sin_port = htons((unsigned short)p);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* True when the peer closed fd within timeout_s (EOF or reset), false on timeout. */
+static bool closed_by_peer(int fd, unsigned timeout_s)
+{
+	struct timeval tv = { (time_t)timeout_s, 0 };
+	char b[256];
+	ssize_t r;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	do {
+		r = recv(fd, b, sizeof(b), 0);
+	} while (r > 0);
+	return r == 0 || errno == ECONNRESET;
+}
+
+#define FLOOD 600
+
+/* Hundreds of clients that connect and send nothing (or half a request) must not
+ * lock others out: health and queries are answered at once, and the idle sockets are
+ * closed by the server once the request deadline passes. */
+static void test_idle_flood(void **state)
+{
+	struct nx_server *s = start_short(2, 0);
+	unsigned p = nx_server_port(s);
+	struct nx_http_resp r;
+	struct rlimit rl;
+	int fds[FLOOD], n = FLOOD, opened = 0, closed = 0;
+	json_t *j;
+
+	(void)state;
+	/* Client and server sockets share this process's descriptor limit. */
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < 2 * FLOOD + 300)
+		n = (int)(rl.rlim_cur - 300) / 2;
+	for (int i = 0; i < n; i++) {
+		fds[i] = connect_idle(p);
+		if (fds[i] < 0)
+			break;
+		if (i % 3 == 0) /* a third send a partial request line */
+			(void)!send(fds[i], "GET /api/v1/hea", 15, MSG_NOSIGNAL);
+		opened++;
+	}
+	assert_int_equal(opened, n);
+	nx_http_set_timeout(5); /* a reply that needs the flood to time out first fails */
+	assert_int_equal(nx_http_get(p, "/api/v1/health", &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "healthy"));
+	nx_http_resp_free(&r);
+	assert_int_equal(nx_http_post_json(p, "/api/v1/db/k/_search",
+					   "{\"type\":\"databaseExplorerQuery\","
+					   "\"query\":\"SELECT count(*) AS n FROM Instruction\"}", &r), 0);
+	assert_int_equal(r.status, 200);
+	j = body_json(&r);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(
+				 json_object_get(j, "rows"), 0), 0)), 400);
+	json_decref(j);
+	nx_http_resp_free(&r);
+	nx_http_set_timeout(0);
+	for (int i = 0; i < opened; i++) {
+		closed += closed_by_peer(fds[i], 30);
+		close(fds[i]);
+	}
+	assert_int_equal(closed, opened);
+	nx_server_stop(s);
+}
+
+/* A client that keeps sending a byte now and then never goes idle, yet still has to
+ * finish its request within the deadline. */
+static void test_trickle_closed(void **state)
+{
+	struct nx_server *s = start_short(2, 0);
+	int fd = connect_idle(nx_server_port(s));
+	bool closed = false;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(send(fd, "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX: ", 51,
+			      MSG_NOSIGNAL), 51);
+	for (int i = 0; i < 60 && !closed; i++) {
+		struct timeval tv = { 0, 300000 };
+		char b[64];
+		ssize_t r;
+
+		if (send(fd, "a", 1, MSG_NOSIGNAL) != 1) {
+			closed = true;
+			break;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		r = recv(fd, b, sizeof(b), 0);
+		closed = r == 0 || (r < 0 && errno == ECONNRESET);
+	}
+	close(fd);
+	assert_true(closed);
+	nx_server_stop(s);
+}
+
+/* The deadline covers sending the request only: a query that runs longer than it still
+ * gets its reply. */
+static void test_slow_reply_kept(void **state)
+{
+	struct nx_server *s = start_short(1, 3000);
+	json_t *j;
+
+	(void)state;
+	j = search(nx_server_port(s), "k",
+		   json_pack("{s:s, s:s}", "type", "databaseExplorerQuery", "query",
+			     "SELECT COUNT(*) FROM range(1000000000) a, range(1000000000) b"), 504);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "error"), "code")),
+			    "query_timeout");
+	json_decref(j);
+	nx_server_stop(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quoted_names),
+		cmocka_unit_test(test_idle_flood),
+		cmocka_unit_test(test_trickle_closed),
+		cmocka_unit_test(test_slow_reply_kept),
 	};
 
 	return cmocka_run_group_tests_name("server_hardening", tests, setup, teardown);
