@@ -50,14 +50,42 @@ static bool origin_ok(const char *o)
 	return loopback_authority(o, strlen(o));
 }
 
-/* Rejections decided from the headers alone; returns false after replying. */
+static enum MHD_Result add_arg_len(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	size_t *n = cls;
+
+	(void)kind;
+	*n += strlen(key) + (value ? strlen(value) + 1 : 0) + 1;
+	return MHD_YES;
+}
+
+/* Rejections decided from the headers alone; returns false after replying. MHD's own
+ * buffer (NX_MHD_MEMORY in http.h) is much larger than the limits checked here, so
+ * an oversized URI or header block reaches us and gets a JSON reply, not MHD's HTML. */
 static bool headers_ok(struct nx_req *rq)
 {
 	const char *host = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Host");
 	const char *origin = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Origin");
 	const char *clen =
 		MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Content-Length");
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+	size_t uri = strlen(rq->url);
 
+	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, add_arg_len, &uri);
+	if (uri > NX_MAX_URI) {
+		nx__reply_error(rq, 414, "uri_too_long",
+				"the request URI is about %zu bytes; the limit is %u", uri,
+				NX_MAX_URI);
+		return false;
+	}
+	if (ci && ci->header_size > NX_MAX_HEADERS) {
+		nx__reply_error(rq, 431, "headers_too_large",
+				"the request headers take %zu bytes; the limit is %u",
+				ci->header_size, NX_MAX_HEADERS);
+		return false;
+	}
 	if (host && !loopback_authority(host, strlen(host))) {
 		nx__reply_error(rq, 403, "forbidden_host",
 				"Host '%.100s' is not a loopback name: this server only answers "
@@ -124,7 +152,9 @@ static enum MHD_Result route(struct nx_req *rq)
 	bool head = !strcmp(rq->method, "HEAD");
 
 	if (len >= sizeof(path))
-		return nx__reply_error(rq, 414, "uri_too_long", "the URL path is too long");
+		return nx__reply_error(rq, 414, "uri_too_long",
+				       "the URL path is %zu bytes; the limit is %zu", len,
+				       sizeof(path) - 1);
 	memcpy(path, rq->url, len + 1);
 	if (len > 1 && path[len - 1] == '/')
 		path[len - 1] = '\0';

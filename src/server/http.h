@@ -62,6 +62,13 @@ struct nx_req {
 
 #define NX_MAX_CAPTURES 4
 
+/* Our limits on a request's URI (path and query) and header block, answered with JSON
+ * 414 and 431; MHD's per-connection buffer is far larger so that MHD itself (whose
+ * replies are HTML) only refuses requests beyond it. */
+#define NX_MAX_URI 8192u
+#define NX_MAX_HEADERS 65536u
+#define NX_MHD_MEMORY ((size_t)1 << 20)
+
 /* Captures: the '*' segments of the route pattern, in order; a trailing '**'
  * captures the rest of the path (possibly with slashes). */
 typedef enum MHD_Result (*nx_route_fn)(struct nx_req *rq, char **cap);

@@ -190,6 +190,7 @@ int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, stru
 				     MHD_OPTION_NOTIFY_CONNECTION, nx__on_connection, s,
 				     MHD_OPTION_CONNECTION_TIMEOUT, s->o.request_timeout_s,
 				     MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
+				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, NX_MHD_MEMORY,
 				     MHD_OPTION_END);
 	if (!s->daemon) {
 		rc = nx_errf(err, -EIO, "cannot start the HTTP server on %s:%u", s->host, s->port);

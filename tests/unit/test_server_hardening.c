@@ -321,10 +321,83 @@ static void test_slow_reply_kept(void **state)
 	nx_server_stop(s);
 }
 
+/* Checks the documented error shape: JSON body, JSON content type, matching status. */
+static void assert_json_error(const struct nx_http_resp *r, int status, const char *code)
+{
+	char ctype[128];
+	json_t *j, *e;
+
+	if (r->status != status)
+		fail_msg("status %d (wanted %d): %.300s", r->status, status, r->body);
+	assert_true(nx_http_header(r, "Content-Type", ctype, sizeof(ctype)));
+	assert_string_equal(ctype, "application/json");
+	j = body_json(r);
+	e = json_object_get(j, "error");
+	assert_string_equal(json_string_value(json_object_get(e, "code")), code);
+	assert_int_equal(json_integer_value(json_object_get(e, "status")), status);
+	assert_non_null(json_string_value(json_object_get(e, "message")));
+	json_decref(j);
+}
+
+static char *repeat(char c, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	memset(s, c, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* A long URI or a large header block is answered by us, in JSON, not by MHD in HTML. */
+static void test_oversized_requests_json(void **state)
+{
+	static const size_t sizes[] = { 70000, 200000, 400000 };
+	struct nx_http_resp r;
+
+	(void)state;
+	for (size_t i = 0; i < NX_ARRAY_SIZE(sizes); i++) {
+		char *a = repeat('a', sizes[i]), *path = NULL, *hdr = NULL, *many = NULL;
+		size_t nlines = sizes[i] / 20;
+
+		assert_true(asprintf(&path, "/api/v1/health?q=%s", a) > 0);
+		assert_int_equal(nx_http_get(port, path, &r), 0);
+		assert_json_error(&r, 414, "uri_too_long");
+		nx_http_resp_free(&r);
+		path[0] = '/';
+		memcpy(path, "/api/v1/x/", 10);
+		assert_int_equal(nx_http_get(port, path, &r), 0);
+		assert_json_error(&r, 414, "uri_too_long");
+		nx_http_resp_free(&r);
+		/* one huge header, then many small ones */
+		assert_true(asprintf(&hdr, "X-Big: %s\r\n", a) > 0);
+		assert_int_equal(nx_http_request(port, "GET", "/api/v1/health", NULL, hdr, NULL, 0,
+						 &r), 0);
+		assert_json_error(&r, 431, "headers_too_large");
+		nx_http_resp_free(&r);
+		many = malloc(nlines * 20 + 1);
+		for (size_t k = 0; k < nlines; k++)
+			snprintf(many + k * 20, 21, "X-%06zu: abcdefghi\r\n", k);
+		assert_int_equal(nx_http_request(port, "GET", "/api/v1/health", NULL, many, NULL, 0,
+						 &r), 0);
+		assert_json_error(&r, 431, "headers_too_large");
+		nx_http_resp_free(&r);
+		free(a);
+		free(path);
+		free(hdr);
+		free(many);
+	}
+	/* Below the limits everything still works. */
+	assert_int_equal(nx_http_request(port, "GET", "/api/v1/health", NULL,
+					 "X-Fine: abcdefghijklmnopqrstuvwxyz\r\n", NULL, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	nx_http_resp_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quoted_names),
+		cmocka_unit_test(test_oversized_requests_json),
 		cmocka_unit_test(test_idle_flood),
 		cmocka_unit_test(test_trickle_closed),
 		cmocka_unit_test(test_slow_reply_kept),
