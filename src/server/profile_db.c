@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define POOL_MAX 16
 
@@ -26,7 +27,10 @@ struct nx_pdb {
 	pthread_mutex_t lock;
 	duckdb_connection idle[POOL_MAX];
 	size_t nidle;
-	char **broken;
+	struct broken {
+		char *table;
+		char *msg; /* names the damaged file(s) */
+	} *broken;
 	size_t nbroken;
 };
 
@@ -62,6 +66,46 @@ static int create_view(duckdb_connection c, const char *dir, const struct nx_pta
 	rc = exec(c, sql.buf, err);
 	nx_strbuf_release(&sql);
 	return rc;
+}
+
+/* DuckDB's first line only: its messages go on with a caret drawing of the SQL. */
+static char *first_line(const char *msg)
+{
+	return nx_xstrndup(msg, strcspn(msg, "\n"));
+}
+
+/* Reads the footer of each file of t alone. Returns NULL when all are parquet files,
+ * else "table T cannot be read: F is damaged or not a parquet file (DuckDB: ...)". A
+ * view over several parts would only notice a damaged later part when a query
+ * reaches it, and DuckDB would then not say which table it belongs to. */
+static char *damaged_files(duckdb_connection c, const char *dir, const struct nx_ptable *t)
+{
+	struct nx_strbuf names = NX_STRBUF_INIT;
+	char *why = NULL, *msg = NULL;
+	size_t bad = 0;
+
+	for (size_t i = 0; i < t->nfiles; i++) {
+		struct nx_strbuf sql = NX_STRBUF_INIT;
+		struct nx_err ferr = { 0 };
+		char *path = nx_path_join(dir, t->files[i]);
+
+		nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet(");
+		nx_sql_quote(&sql, path);
+		nx_strbuf_addstr(&sql, ") LIMIT 0");
+		if (exec(c, sql.buf, &ferr)) {
+			nx_strbuf_addf(&names, "%s%s", bad++ ? ", " : "", t->files[i]);
+			if (!why)
+				why = first_line(ferr.msg);
+		}
+		nx_strbuf_release(&sql);
+		free(path);
+	}
+	if (bad)
+		msg = nx_xasprintf("table %s cannot be read: %s %s damaged or not a parquet file "
+				   "(DuckDB: %s)", t->name, names.buf, bad > 1 ? "are" : "is", why);
+	free(why);
+	nx_strbuf_release(&names);
+	return msg;
 }
 
 /* Narrows file access to dir and freezes the configuration. */
@@ -122,9 +166,20 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	for (size_t i = 0; i < files->n; i++) {
 		struct nx_err verr = { 0 };
 
-		if (create_view(c, dir, &files->t[i], &verr)) {
-			p->broken = nx_xrealloc(p->broken, (p->nbroken + 1) * sizeof(char *));
-			p->broken[p->nbroken++] = nx_xasprintf("%s: %s", files->t[i].name, verr.msg);
+		const struct nx_ptable *t = &files->t[i];
+		char *why = damaged_files(c, dir, t);
+
+		if (!why && create_view(c, dir, t, &verr)) {
+			char *line = first_line(verr.msg);
+
+			why = nx_xasprintf("table %s cannot be read: its files do not form one "
+					   "table (DuckDB: %s)", t->name, line);
+			free(line);
+		}
+		if (why) {
+			p->broken = nx_xrealloc(p->broken, (p->nbroken + 1) * sizeof(*p->broken));
+			p->broken[p->nbroken].table = nx_xstrdup(t->name);
+			p->broken[p->nbroken++].msg = why;
 		}
 	}
 	p->idle[p->nidle++] = c;
@@ -151,8 +206,10 @@ void nx__pdb_free(struct nx_pdb **pdb)
 		duckdb_disconnect(&p->idle[i]);
 	if (p->db)
 		duckdb_close(&p->db);
-	for (size_t i = 0; i < p->nbroken; i++)
-		free(p->broken[i]);
+	for (size_t i = 0; i < p->nbroken; i++) {
+		free(p->broken[i].table);
+		free(p->broken[i].msg);
+	}
 	free(p->broken);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
@@ -161,7 +218,33 @@ void nx__pdb_free(struct nx_pdb **pdb)
 
 const char *nx__pdb_broken(const struct nx_pdb *pdb, size_t i)
 {
-	return i < pdb->nbroken ? pdb->broken[i] : NULL;
+	return i < pdb->nbroken ? pdb->broken[i].msg : NULL;
+}
+
+/* The message of a table that has files but no view, matched like SQL names. */
+static const char *broken_msg(const struct nx_pdb *pdb, const char *table, size_t len)
+{
+	for (size_t i = 0; i < pdb->nbroken; i++)
+		if (strlen(pdb->broken[i].table) == len &&
+		    !strncasecmp(pdb->broken[i].table, table, len))
+			return pdb->broken[i].msg;
+	return NULL;
+}
+
+/* DuckDB says "Table with name X does not exist" for a table whose view could not be
+ * created; the reply then names the damaged file instead. */
+static int explain_missing(const struct nx_pdb *pdb, struct nx_err *err)
+{
+	static const char pre[] = "Table with name ";
+	const char *at = strstr(err->msg, pre), *end, *msg;
+
+	if (err->code != NX_EDB || !at)
+		return err->code;
+	at += sizeof(pre) - 1;
+	end = strstr(at, " does not exist");
+	if (!end || !(msg = broken_msg(pdb, at, (size_t)(end - at))))
+		return err->code;
+	return nx_errf(err, NX_ECORRUPT, "%s", msg);
 }
 
 static int conn_get(struct nx_pdb *p, duckdb_connection *c, struct nx_err *err)
@@ -437,8 +520,10 @@ int nx__pdb_query(struct nx_pdb *pdb, const char *sql, const struct nx_query_lim
 	rc = run_query(&r, sql, out, err);
 	if (r.armed)
 		fired = nx__wd_disarm(lim->wd, &r.wd);
-	if (rc)
+	if (rc) {
 		cut(out, start);
+		rc = explain_missing(pdb, err);
+	}
 	conn_put(pdb, r.conn, !fired);
 	return rc;
 }
@@ -472,6 +557,8 @@ int nx__pdb_describe(struct nx_pdb *pdb, const char *table, struct nx_pdb_column
 
 	*cols = NULL;
 	*n = 0;
+	if (broken_msg(pdb, table, strlen(table)))
+		return nx_errf(err, NX_ECORRUPT, "%s", broken_msg(pdb, table, strlen(table)));
 	rc = conn_get(pdb, &c, err);
 	if (rc)
 		return rc;

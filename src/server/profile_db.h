@@ -17,6 +17,7 @@
 struct nx_pdb;
 
 /* Error codes of nx__pdb_query, beyond the usual ones:
+ *   NX_ECORRUPT a table the query uses has a damaged parquet file (named)
  *   -EACCES     the statement is refused (not a single SELECT, or the sandbox said no)
  *   -ETIMEDOUT  the query ran past the deadline and was interrupted
  *   -ENOTSUP    a result column has a type the JSON encoder does not render
@@ -31,12 +32,15 @@ struct nx_query_limits {
 
 /* dir is the resolved profile directory; files its scan (borrowed, only read
  * during the call). threads = 0 lets DuckDB use every core. Tables whose view
- * cannot be created (unreadable parquet) are skipped; nx__pdb_broken() lists them. */
+ * cannot be created (damaged or truncated parquet) get no view; nx__pdb_broken()
+ * describes them, and queries or schema requests that use them fail with
+ * NX_ECORRUPT and that description, which names the damaged files. */
 int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *files,
 		 unsigned threads, struct nx_err *err);
 void nx__pdb_free(struct nx_pdb **pdb);
 
-/* Per skipped table: "<name>: <reason>"; borrowed, NULL after the last. */
+/* Per skipped table: "table T cannot be read: F is damaged ... (DuckDB: ...)";
+ * borrowed, NULL after the last. */
 const char *nx__pdb_broken(const struct nx_pdb *pdb, size_t i);
 
 /* Runs sql and appends {"columns":[...],"rows":[...],"row_count":N,"truncated":B

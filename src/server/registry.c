@@ -7,6 +7,7 @@
 #include "common/xalloc.h"
 
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,6 +110,9 @@ static int open_db(struct nx_registry *r, struct nx_profile *p, struct nx_err *e
 		rc = nx__pdb_open(&p->db, p->dir, &p->files, r->threads, err);
 		if (rc)
 			nx_err_wrap(err, "cannot open profile '%s'", p->name);
+		for (size_t i = 0; !rc && !r->quiet && nx__pdb_broken(p->db, i); i++)
+			fprintf(stderr, "neuron-explorer api: profile '%s' in %s: %s\n", p->name,
+				p->dir, nx__pdb_broken(p->db, i));
 	}
 	pthread_mutex_unlock(&p->open_lock);
 	return rc;

@@ -34,6 +34,7 @@ struct nx_registry {
 	char *data_real;  /* resolved data path */
 	char *global_dir; /* <data>/profiles/global */
 	unsigned threads;
+	bool quiet; /* else damaged tables are reported on stderr when a profile is opened */
 	pthread_mutex_t lock;
 	struct nx_profile **v;
 	size_t n, cap;

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static enum MHD_Result queue(struct nx_req *rq, unsigned status, struct MHD_Response *resp,
@@ -77,6 +78,9 @@ enum MHD_Result nx__reply_error(struct nx_req *rq, unsigned status, const char *
 	nx_jw_string(&jw, msg);
 	nx_jw_object_end(&jw);
 	nx_jw_object_end(&jw);
+	if (status >= 500 && !rq->s->o.quiet) /* the server's fault or its data's: say why */
+		fprintf(stderr, "neuron-explorer api: %u %s: %.*s\n", status, code,
+			(int)strcspn(msg, "\n"), msg);
 	return nx__reply_json(rq, status, &sb);
 }
 
@@ -95,6 +99,8 @@ enum MHD_Result nx__reply_nx_err(struct nx_req *rq, const struct nx_err *err)
 		return nx__reply_error(rq, 504, "query_timeout", "%s", msg);
 	case NX_EDB:
 		return nx__reply_error(rq, 500, "database_error", "%s", msg);
+	case NX_ECORRUPT:
+		return nx__reply_error(rq, 500, "table_unreadable", "%s", msg);
 	default:
 		return nx__reply_error(rq, 500, "internal_error", "%s", msg);
 	}

@@ -168,6 +168,7 @@ int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, stru
 	rc = nx__reg_init(&s->reg, s->data_path, s->o.threads, err);
 	if (rc)
 		goto fail;
+	s->reg.quiet = s->o.quiet;
 	if (pipe2(s->wake, O_CLOEXEC) != 0) {
 		rc = nx_errf(err, -errno, "cannot create a pipe: %s", strerror(errno));
 		goto fail;

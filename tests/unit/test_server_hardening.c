@@ -393,6 +393,102 @@ static void test_oversized_requests_json(void **state)
 	nx_http_resp_free(&r);
 }
 
+static void truncate_file(const char *name, const char *file, off_t keep)
+{
+	char *path = profile_path(name, file);
+
+	assert_int_equal(truncate(path, keep), 0);
+	free(path);
+}
+
+static json_t *query_status(unsigned p, const char *profile, const char *table, const char *sql,
+			    int status)
+{
+	json_t *req = json_pack("{s:s, s:s}", "type", "databaseExplorerQuery", "query", sql);
+
+	if (table)
+		json_object_set_new(req, "tableName", json_string(table));
+	return search(p, profile, req, status);
+}
+
+static const char *error_message(json_t *j, const char *code)
+{
+	json_t *e = json_object_get(j, "error");
+
+	assert_string_equal(json_string_value(json_object_get(e, "code")), code);
+	return json_string_value(json_object_get(e, "message"));
+}
+
+/* A served profile whose Instruction table has a truncated part: the replies and the
+ * server's log name the damaged file, and the other tables still answer. */
+static void test_damaged_table_named(void **state)
+{
+	char *log_path = NULL, *log = NULL;
+	struct nx_server_opts o;
+	struct nx_err err = { 0 };
+	struct nx_server *s = NULL;
+	struct nx_http_resp r;
+	size_t log_len = 0;
+	int saved, fd;
+	unsigned p;
+	FILE *f;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(nx_sfx_make_profile(data_dir, "dmg", 300), 0);
+	truncate_file("dmg", "Instruction_1.parquet", 100);
+	truncate_file("dmg", "Summary.parquet", 0);
+	/* a server that logs, with stderr captured */
+	assert_true(asprintf(&log_path, "%s/server.log", data_dir) > 0);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
+	nx_server_opts_init(&o, data_dir);
+	o.port = 0;
+	assert_int_equal(nx_server_start(&s, &o, &err), 0);
+	p = nx_server_port(s);
+
+	j = query_status(p, "dmg", NULL, "SELECT count(*) FROM Instruction", 500);
+	assert_non_null(strstr(error_message(j, "table_unreadable"), "Instruction_1.parquet is damaged"));
+	assert_null(strstr(error_message(j, "table_unreadable"), "Instruction_0.parquet"));
+	json_decref(j);
+	j = query_status(p, "dmg", "Instruction", "SELECT * FROM Instruction LIMIT 1", 500);
+	assert_non_null(strstr(error_message(j, "table_unreadable"), "Instruction_1.parquet"));
+	json_decref(j);
+	j = query_status(p, "dmg", NULL, "SELECT * FROM DmaPacket d JOIN summary s ON true", 500);
+	assert_non_null(strstr(error_message(j, "table_unreadable"), "Summary.parquet is damaged"));
+	json_decref(j);
+	j = search(p, "dmg", json_pack("{s:s, s:s}", "type", "tableSchema", "tableName",
+				       "Instruction"), 500);
+	assert_non_null(strstr(error_message(j, "table_unreadable"), "Instruction_1.parquet"));
+	json_decref(j);
+	j = query_status(p, "dmg", NULL, "SELECT count(*) FROM DmaPacket", 200);
+	json_decref(j);
+	assert_int_equal(nx_http_get(p, "/api/v1/profiles/namespace/global/profile_name/dmg/"
+				     "analysis", &r), 0);
+	assert_int_equal(r.status, 500);
+	assert_non_null(strstr(r.body, ".parquet"));
+	nx_http_resp_free(&r);
+
+	nx_server_stop(s);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fopen(log_path, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&log, &log_len, '\0', f) > 0);
+	fclose(f);
+	assert_non_null(strstr(log, "profile 'dmg'"));
+	assert_non_null(strstr(log, "Instruction_1.parquet is damaged"));
+	assert_non_null(strstr(log, "Summary.parquet is damaged"));
+	assert_non_null(strstr(log, "500 table_unreadable"));
+	free(log);
+	free(log_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_idle_flood),
 		cmocka_unit_test(test_trickle_closed),
 		cmocka_unit_test(test_slow_reply_kept),
+		cmocka_unit_test(test_damaged_table_named),
 	};
 
 	return cmocka_run_group_tests_name("server_hardening", tests, setup, teardown);
