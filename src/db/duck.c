@@ -274,21 +274,24 @@ fail:
 	return rc;
 }
 
+/* Set by a test thread while server threads may be closing databases. */
 static nx_duck_close_hook close_hook;
 static void *close_hook_arg;
 
 void nx__duck_set_close_hook(nx_duck_close_hook fn, void *arg)
 {
-	close_hook = fn;
-	close_hook_arg = arg;
+	__atomic_store_n(&close_hook_arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&close_hook, fn, __ATOMIC_RELEASE);
 }
 
 void nx_duck_close(struct nx_duck *d)
 {
+	nx_duck_close_hook hook = __atomic_load_n(&close_hook, __ATOMIC_ACQUIRE);
+
 	if (!d)
 		return;
-	if (close_hook && d->con)
-		close_hook(close_hook_arg, d);
+	if (hook && d->con)
+		hook(__atomic_load_n(&close_hook_arg, __ATOMIC_RELAXED), d);
 	if (d->con)
 		duckdb_disconnect(&d->con);
 	if (d->db)
