@@ -278,14 +278,14 @@ static void test_idle_flood(void **state)
  * finish its request within the deadline. */
 static void test_trickle_closed(void **state)
 {
+	static const char head[] = "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX: ";
 	struct nx_server *s = start_short(2, 0);
 	int fd = connect_idle(nx_server_port(s));
 	bool closed = false;
 
 	(void)state;
 	assert_true(fd >= 0);
-	assert_int_equal(send(fd, "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX: ", 51,
-			      MSG_NOSIGNAL), 51);
+	assert_int_equal(send(fd, head, sizeof(head) - 1, MSG_NOSIGNAL), (ssize_t)sizeof(head) - 1);
 	for (int i = 0; i < 60 && !closed; i++) {
 		struct timeval tv = { 0, 300000 };
 		char b[64];
