@@ -60,10 +60,13 @@ static unsigned connection_limit(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return 512;
 	if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < MAX_CONNECTIONS + FD_RESERVE) {
-		rlim_t want = rl.rlim_max < MAX_CONNECTIONS + FD_RESERVE ? rl.rlim_max
-									: MAX_CONNECTIONS + FD_RESERVE;
-		struct rlimit raised = { want, rl.rlim_max };
+		rlim_t want = MAX_CONNECTIONS + FD_RESERVE;
+		struct rlimit raised;
 
+		if (want > rl.rlim_max)
+			want = rl.rlim_max;
+		raised.rlim_cur = want;
+		raised.rlim_max = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
 			rl.rlim_cur = want;
 	}

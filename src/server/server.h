@@ -29,7 +29,9 @@ struct nx_server_opts {
 /* Fills *o with the defaults above (port 3002 on 127.0.0.1). */
 void nx_server_opts_init(struct nx_server_opts *o, const char *data_path);
 
-/* Binds the listening socket and starts serving on background threads. Fails
+/* Binds the listening socket and starts serving on background threads (one per
+ * connection; the soft open-file limit is raised toward the hard one so that up to
+ * 4096 connections fit). Fails
  * (without side effects) when the host is not a loopback address, when the port
  * is taken ("port N on 127.0.0.1 is already in use") or when the data path is not
  * a directory. The options are copied; *out is owned by the caller and released

@@ -257,8 +257,8 @@ static void test_idle_flood(void **state)
 	assert_non_null(strstr(r.body, "healthy"));
 	nx_http_resp_free(&r);
 	assert_int_equal(nx_http_post_json(p, "/api/v1/db/k/_search",
-					   "{\"type\":\"databaseExplorerQuery\","
-					   "\"query\":\"SELECT count(*) AS n FROM Instruction\"}", &r), 0);
+					   "{\"type\":\"databaseExplorerQuery\",\"query\":"
+					   "\"SELECT count(*) AS n FROM Instruction\"}", &r), 0);
 	assert_int_equal(r.status, 200);
 	j = body_json(&r);
 	assert_int_equal(json_integer_value(json_array_get(json_array_get(
@@ -452,7 +452,8 @@ static void test_damaged_table_named(void **state)
 	p = nx_server_port(s);
 
 	j = query_status(p, "dmg", NULL, "SELECT count(*) FROM Instruction", 500);
-	assert_non_null(strstr(error_message(j, "table_unreadable"), "Instruction_1.parquet is damaged"));
+	assert_non_null(strstr(error_message(j, "table_unreadable"),
+			       "Instruction_1.parquet is damaged"));
 	assert_null(strstr(error_message(j, "table_unreadable"), "Instruction_0.parquet"));
 	json_decref(j);
 	j = query_status(p, "dmg", "Instruction", "SELECT * FROM Instruction LIMIT 1", 500);
