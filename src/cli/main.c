@@ -21,6 +21,7 @@ static const struct nx_cmd cmds[] = {
 	{ "recommend", cmd_recommend, "compute performance bounds, gaps and source-line findings" },
 	{ "upload", cmd_upload, "attach a source archive to an ingested profile" },
 	{ "kernel", cmd_kernel, "pack kernel listings into NEFFs and generate library kernels" },
+	{ "fleet", cmd_fleet, "ingest a whole run locally or on Slurm; index, stragglers, export" },
 };
 
 void nx_cli_error(const char *cmd, const char *fmt, ...)

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT
+ * cmd_fleet.c: `neuron-explorer fleet`: ingest a whole run (one task per NEFF/NTFF pair
+ * and per framework trace) locally or as a Slurm job array, show the tasks' status,
+ * build the fleet index, report stragglers, export hive-style partitions. The hidden
+ * `fleet run-task` is what each local subprocess and each Slurm array task runs. */
+#include "common/compat.h"
+#include "cli/commands.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "fleet/fleet.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_DATA_PATH "~/.local/share/neuron-profile"
+#define CMD "fleet"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: neuron-explorer fleet ingest RUN_DIR --display-name RUN [--data-path DIR]\n"
+		"                             [-j N] [--threshold PCT] [--slurm [--partition P]\n"
+		"                             [--time T] [--mem M] [--array-throttle K]\n"
+		"                             [--sbatch-arg ARG]... [--wait]]\n"
+		"       neuron-explorer fleet status --display-name RUN [--data-path DIR]\n"
+		"       neuron-explorer fleet index --display-name RUN [--data-path DIR] [--threshold PCT]\n"
+		"       neuron-explorer fleet report --display-name RUN [--data-path DIR] [--top N]\n"
+		"       neuron-explorer fleet export --display-name RUN [--data-path DIR] -o OUT_DIR\n"
+		"\n"
+		"A training run's capture tree (<instance>_pid_<pid>/ directories with NEFF/NTFF\n"
+		"pairs and framework traces, as 'view -d' reads) is ingested as one task per pair\n"
+		"and per trace file, each an atomic ingest into its own profile RUN-...@latest.\n"
+		"The task list and states live in DIR/fleet/RUN/; the fleet index (FleetProfile,\n"
+		"FleetRank, FleetStraggler, ...) is published as the profile RUN. Re-running ingest\n"
+		"runs only the tasks that are missing or failed. See docs/fleet.md.\n"
+		"\n"
+		"options:\n"
+		"      --data-path DIR       workspace (default %s)\n"
+		"      --display-name RUN    name of the run (its members are RUN-...)\n"
+		"  -j, --jobs N              local tasks at a time (default 1)\n"
+		"      --threshold PCT       straggler: more than PCT %% over the median (default 10)\n"
+		"      --slurm               submit the tasks as one sbatch --array job and the index\n"
+		"                            as a job depending on it (afterany)\n"
+		"      --partition P, --time T, --mem M   sbatch options of every job\n"
+		"      --array-throttle K    at most K array tasks at once (--array=...%%K)\n"
+		"      --sbatch-arg ARG      extra sbatch argument (repeatable)\n"
+		"      --wait                with --slurm: return when the index job has finished\n"
+		"      --top N               report: at most N members per list (default 20)\n"
+		"  -o, --output DIR          export: directory to write (replaced atomically)\n"
+		"  -h, --help                this text\n",
+		DEFAULT_DATA_PATH);
+}
+
+enum {
+	OPT_DATA_PATH = 256, OPT_NAME, OPT_THRESHOLD, OPT_SLURM, OPT_PARTITION, OPT_TIME, OPT_MEM,
+	OPT_THROTTLE, OPT_SBATCH_ARG, OPT_WAIT, OPT_TOP, OPT_RUN, OPT_TASK, OPT_LIST, OPT_INDEX,
+};
+
+static const struct option long_opts[] = {
+	{ "data-path", required_argument, NULL, OPT_DATA_PATH },
+	{ "display-name", required_argument, NULL, OPT_NAME },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "slurm", no_argument, NULL, OPT_SLURM },
+	{ "partition", required_argument, NULL, OPT_PARTITION },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "array-throttle", required_argument, NULL, OPT_THROTTLE },
+	{ "sbatch-arg", required_argument, NULL, OPT_SBATCH_ARG },
+	{ "wait", no_argument, NULL, OPT_WAIT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "output", required_argument, NULL, 'o' },
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "task", required_argument, NULL, OPT_TASK },
+	{ "list", required_argument, NULL, OPT_LIST },
+	{ "array-index", required_argument, NULL, OPT_INDEX },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct opts {
+	const char *sub, *data_opt, *name, *out, *list, *input;
+	char *data_path;
+	unsigned jobs, top;
+	long task, array_index;
+	double threshold;
+	bool slurm, help;
+	struct nx_fleet_slurm so;
+	const char **extra;
+	size_t nextra;
+};
+
+static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (!*s || *end || errno || x > max || s[0] == '-') {
+		nx_cli_error(CMD, "%s wants a number up to %lu, got '%s'", opt, max, s);
+		return -1;
+	}
+	*v = x;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	unsigned long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->data_opt = DEFAULT_DATA_PATH;
+	o->jobs = 1;
+	o->top = 20;
+	o->task = o->array_index = -1;
+	o->threshold = 10;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":j:o:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DATA_PATH: o->data_opt = optarg; break;
+		case OPT_NAME: case OPT_RUN: o->name = optarg; break;
+		case 'j':
+			if (parse_uint("-j", optarg, 1024, &v) || v == 0) {
+				if (v == 0)
+					nx_cli_error(CMD, "-j wants at least 1");
+				return -1;
+			}
+			o->jobs = (unsigned)v;
+			break;
+		case OPT_THRESHOLD: {
+			char *end;
+			o->threshold = strtod(optarg, &end);
+			if (!*optarg || *end || !(o->threshold >= 0 && o->threshold < 1e6)) {
+				nx_cli_error(CMD, "--threshold wants a percentage, got '%s'", optarg);
+				return -1;
+			}
+			break;
+		}
+		case OPT_SLURM: o->slurm = true; break;
+		case OPT_PARTITION: o->so.partition = optarg; break;
+		case OPT_TIME: o->so.time = optarg; break;
+		case OPT_MEM: o->so.mem = optarg; break;
+		case OPT_THROTTLE:
+			if (parse_uint("--array-throttle", optarg, 1000000, &v))
+				return -1;
+			o->so.throttle = (unsigned)v;
+			break;
+		case OPT_SBATCH_ARG:
+			o->extra = nx_xrealloc(o->extra, (o->nextra + 1) * sizeof(*o->extra));
+			o->extra[o->nextra++] = optarg;
+			break;
+		case OPT_WAIT: o->so.wait = true; break;
+		case OPT_TOP:
+			if (parse_uint("--top", optarg, 1000000, &v))
+				return -1;
+			o->top = (unsigned)v;
+			break;
+		case 'o': o->out = optarg; break;
+		case OPT_TASK:
+			if (parse_uint("--task", optarg, 100000000, &v))
+				return -1;
+			o->task = (long)v;
+			break;
+		case OPT_LIST: o->list = optarg; break;
+		case OPT_INDEX:
+			if (parse_uint("--array-index", optarg, 100000000, &v))
+				return -1;
+			o->array_index = (long)v;
+			break;
+		case 'h': o->help = true; return 0;
+		case ':':
+			nx_cli_error(CMD, "option '%s' needs a value", argv[optind - 1]);
+			return -1;
+		default:
+			nx_cli_error(CMD, "unknown option '%s'", argv[optind - 1]);
+			return -1;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (!o->sub)
+			o->sub = argv[optind];
+		else if (!o->input)
+			o->input = argv[optind];
+		else {
+			nx_cli_error(CMD, "unexpected argument '%s'", argv[optind]);
+			return -1;
+		}
+	}
+	o->so.extra = o->extra;
+	o->so.nextra = o->nextra;
+	o->so.threshold = o->threshold;
+	return 0;
+}
+
+static int fail(const struct nx_err *err)
+{
+	nx_cli_error(CMD, "%s", err->msg);
+	return err->code == NX_EUSAGE || err->code == NX_ENOTFOUND ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+}
+
+/* The data path as an absolute path (Slurm jobs do not share our working directory). */
+static char *absolute_data_path(const char *opt, struct nx_err *err)
+{
+	char *p = nx_expand_home(opt), *r;
+
+	if (nx_mkdirs(p, err)) {
+		free(p);
+		return NULL;
+	}
+	r = realpath(p, NULL);
+	free(p);
+	if (!r)
+		nx_errf(err, -errno, "cannot resolve data path '%s': %s", opt, strerror(errno));
+	return r;
+}
+
+static char *self_path(struct nx_err *err)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0) {
+		nx_errf(err, -errno, "cannot find this program's path: %s", strerror(errno));
+		return NULL;
+	}
+	buf[n] = '\0';
+	return nx_xstrdup(buf);
+}
+
+struct counts {
+	size_t n[4];
+};
+
+static void count_states(const char *data_path, const struct nx_fleet_plan *p,
+			 struct counts *c, size_t **todo, size_t *ntodo)
+{
+	memset(c, 0, sizeof(*c));
+	if (todo)
+		*todo = nx_xcalloc(p->n ? p->n : 1, sizeof(size_t));
+	if (ntodo)
+		*ntodo = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct nx_fleet_status st;
+
+		nx_fleet_task_status(data_path, p->run, &p->t[i], &st);
+		c->n[st.state]++;
+		if (todo && st.state != NX_FLEET_DONE && st.state != NX_FLEET_RUNNING)
+			(*todo)[(*ntodo)++] = i;
+		nx_fleet_status_release(&st);
+	}
+}
+
+static void print_counts(const struct nx_fleet_plan *p, const struct counts *c)
+{
+	printf("%zu tasks: %zu done, %zu running, %zu failed, %zu pending\n", p->n,
+	       c->n[NX_FLEET_DONE], c->n[NX_FLEET_RUNNING], c->n[NX_FLEET_FAILED],
+	       c->n[NX_FLEET_PENDING]);
+}
+
+static int do_ingest(struct opts *o)
+{
+	struct nx_fleet_plan p = { 0 };
+	struct nx_err err = { 0 };
+	struct counts c;
+	size_t *todo = NULL, ntodo = 0, failed = 0;
+	char *self = NULL, *ajob = NULL, *ijob = NULL;
+	int rc = NX_EXIT_OK;
+
+	if (!o->input) {
+		nx_cli_error(CMD, "ingest needs the run directory");
+		return NX_EXIT_USAGE;
+	}
+	if (!o->slurm && (o->so.partition || o->so.time || o->so.mem || o->so.throttle ||
+			  o->nextra || o->so.wait)) {
+		nx_cli_error(CMD, "--partition, --time, --mem, --array-throttle, --sbatch-arg and "
+			     "--wait go with --slurm");
+		return NX_EXIT_USAGE;
+	}
+	if (!(self = self_path(&err)) || nx_fleet_plan(o->input, o->name, &p, &err) ||
+	    nx_fleet_manifest_write(o->data_path, &p, &err)) {
+		rc = fail(&err);
+		goto out;
+	}
+	count_states(o->data_path, &p, &c, &todo, &ntodo);
+	printf("Run %s: %zu tasks (%zu already done, %zu running elsewhere, %zu to run); "
+	       "manifest %s/fleet/%s/manifest.tsv\n", p.run, p.n, c.n[NX_FLEET_DONE],
+	       c.n[NX_FLEET_RUNNING], ntodo, o->data_path, p.run);
+	fflush(stdout);
+	if (o->slurm) {
+		if (nx_fleet_submit_slurm(self, o->data_path, p.run, todo, ntodo, &o->so, &ajob,
+					  &ijob, &err)) {
+			rc = fail(&err);
+			if (rc == NX_EXIT_USAGE)
+				rc = NX_EXIT_FAIL;
+			goto out;
+		}
+		if (ajob)
+			printf("Submitted %zu task(s) as Slurm array job %s\n", ntodo, ajob);
+		printf("Submitted the fleet index as Slurm job %s (after the array)\n", ijob);
+		if (!o->so.wait)
+			goto out;
+	} else {
+		if (ntodo && nx_fleet_run_local(self, o->data_path, p.run, todo, ntodo, o->jobs,
+						&failed, &err)) {
+			rc = fail(&err);
+			goto out;
+		}
+		if (nx_fleet_index(o->data_path, p.run, o->threshold, &err)) {
+			rc = fail(&err);
+			goto out;
+		}
+	}
+	count_states(o->data_path, &p, &c, NULL, NULL);
+	print_counts(&p, &c);
+	if (c.n[NX_FLEET_FAILED] || c.n[NX_FLEET_PENDING]) {
+		nx_cli_error(CMD, "%zu task(s) did not finish; 'neuron-explorer fleet status "
+			     "--display-name %s' shows why, and re-running this command runs them "
+			     "again", c.n[NX_FLEET_FAILED] + c.n[NX_FLEET_PENDING], p.run);
+		rc = NX_EXIT_FAIL;
+	} else {
+		printf("Fleet index: %s/profiles/global/%s@latest\n", o->data_path, p.run);
+	}
+out:
+	free(todo);
+	free(self);
+	free(ajob);
+	free(ijob);
+	nx_fleet_plan_release(&p);
+	return rc;
+}
+
+/* Line k (0-based) of a list of task numbers. */
+static int list_entry(const char *path, long k, size_t *task, struct nx_err *err)
+{
+	char *data = NULL, *s;
+	size_t len = 0;
+	long line = 0;
+	int rc;
+
+	if ((rc = nx_read_file(path, &data, &len, err)))
+		return rc;
+	for (s = data; *s && line < k; s++)
+		if (*s == '\n')
+			line++;
+	if (!*s || *s < '0' || *s > '9')
+		rc = nx_errf(err, NX_EUSAGE, "'%s' has no task at line %ld", path, k + 1);
+	else
+		*task = strtoul(s, NULL, 10);
+	free(data);
+	return rc;
+}
+
+static int do_run_task(struct opts *o)
+{
+	struct nx_fleet_plan p = { 0 };
+	struct nx_err err = { 0 };
+	size_t task = (size_t)o->task;
+	int rc = NX_EXIT_OK;
+
+	if (o->list && o->array_index < 0) {
+		const char *env = getenv("SLURM_ARRAY_TASK_ID");
+		unsigned long v;
+		if (!env || parse_uint("SLURM_ARRAY_TASK_ID", env, 100000000, &v))
+			return NX_EXIT_USAGE;
+		o->array_index = (long)v;
+	}
+	if ((o->task < 0) == !o->list) {
+		nx_cli_error(CMD, "run-task needs --task N, or --list FILE with --array-index K");
+		return NX_EXIT_USAGE;
+	}
+	if ((o->list && list_entry(o->list, o->array_index, &task, &err)) ||
+	    nx_fleet_manifest_read(o->data_path, o->name, &p, &err) ||
+	    nx_fleet_run_task(o->data_path, &p, task, &err))
+		rc = fail(&err);
+	else
+		printf("task %zu done: %s\n", task, p.t[task].profile);
+	nx_fleet_plan_release(&p);
+	return rc;
+}
+
+static int do_status(struct opts *o)
+{
+	struct nx_fleet_plan p = { 0 };
+	struct nx_err err = { 0 };
+	struct counts c;
+
+	if (nx_fleet_manifest_read(o->data_path, o->name, &p, &err))
+		return fail(&err);
+	printf("%-5s %-8s %-8s %s\n", "TASK", "KIND", "STATE", "PROFILE / WHERE / MESSAGE");
+	for (size_t i = 0; i < p.n; i++) {
+		struct nx_fleet_status st;
+
+		nx_fleet_task_status(o->data_path, p.run, &p.t[i], &st);
+		printf("%-5zu %-8s %-8s %s", i, p.t[i].kind == NX_FLEET_DEVICE ? "device" : "trace",
+		       nx_fleet_state_name(st.state), p.t[i].profile);
+		if (st.where[0])
+			printf("  [%s%s]", st.where, st.state == NX_FLEET_DONE ? "" : "");
+		if (st.state == NX_FLEET_DONE)
+			printf("  %.2f s", st.seconds);
+		if (st.message[0])
+			printf("  %s", st.message);
+		putchar('\n');
+		nx_fleet_status_release(&st);
+	}
+	count_states(o->data_path, &p, &c, NULL, NULL);
+	print_counts(&p, &c);
+	nx_fleet_plan_release(&p);
+	return NX_EXIT_OK;
+}
+
+int cmd_fleet(int argc, char **argv)
+{
+	struct opts o;
+	struct nx_err err = { 0 };
+	int rc = NX_EXIT_OK;
+
+	if (parse(argc, argv, &o)) {
+		free(o.extra);
+		return NX_EXIT_USAGE;
+	}
+	if (o.help || !o.sub) {
+		usage(o.help ? stdout : stderr);
+		free(o.extra);
+		return o.help ? NX_EXIT_OK : NX_EXIT_USAGE;
+	}
+	if (!o.name) {
+		nx_cli_error(CMD, "%s needs --display-name RUN", o.sub);
+		free(o.extra);
+		return NX_EXIT_USAGE;
+	}
+	if (strcmp(o.sub, "ingest") && o.input) {
+		nx_cli_error(CMD, "unexpected argument '%s'", o.input);
+		free(o.extra);
+		return NX_EXIT_USAGE;
+	}
+	if (!(o.data_path = absolute_data_path(o.data_opt, &err))) {
+		free(o.extra);
+		return fail(&err);
+	}
+	if (!strcmp(o.sub, "ingest")) {
+		rc = do_ingest(&o);
+	} else if (!strcmp(o.sub, "run-task")) {
+		rc = do_run_task(&o);
+	} else if (!strcmp(o.sub, "status")) {
+		rc = do_status(&o);
+	} else if (!strcmp(o.sub, "index")) {
+		if (nx_fleet_index(o.data_path, o.name, o.threshold, &err))
+			rc = fail(&err);
+		else
+			printf("Fleet index: %s/profiles/global/%s@latest\n", o.data_path, o.name);
+	} else if (!strcmp(o.sub, "report")) {
+		struct nx_strbuf sb = NX_STRBUF_INIT;
+		if (nx_fleet_report(o.data_path, o.name, o.top, &sb, &err))
+			rc = fail(&err);
+		else
+			fputs(sb.buf ? sb.buf : "", stdout);
+		nx_strbuf_release(&sb);
+	} else if (!strcmp(o.sub, "export")) {
+		size_t n = 0;
+		if (!o.out) {
+			nx_cli_error(CMD, "export needs -o OUT_DIR");
+			rc = NX_EXIT_USAGE;
+		} else if (nx_fleet_export(o.data_path, o.name, o.out, &n, &err)) {
+			rc = fail(&err);
+		} else {
+			printf("Exported %zu member tables of run %s to %s\n", n, o.name, o.out);
+		}
+	} else {
+		nx_cli_error(CMD, "'%s' is not a fleet subcommand (ingest, status, index, report, "
+			     "export)", o.sub);
+		rc = NX_EXIT_USAGE;
+	}
+	free(o.data_path);
+	free(o.extra);
+	return rc;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT
+ * fleet.h: a whole training run as one unit of work (`neuron-explorer fleet`). A run
+ * directory holds, per instance and process, NEFF/NTFF pairs and framework traces (the
+ * layout `view -d` reads). The fleet planner turns it into tasks (one per pair, one per
+ * trace file), each the existing atomic ingest of that input as its own member profile;
+ * the task list, the task -> profile mapping and one status file per task live under
+ * <data>/fleet/<run>/. The fleet index (FleetProfile, FleetRank, FleetStraggler, ...)
+ * is published as the profile <data>/profiles/global/<run>@latest, which the server
+ * serves with union views over its members. See docs/fleet.md. */
+#ifndef NX_FLEET_FLEET_H
+#define NX_FLEET_FLEET_H
+
+#include "common/compat.h"
+#include "common/err.h"
+
+enum nx_fleet_kind { NX_FLEET_DEVICE, NX_FLEET_TRACE };
+
+struct nx_fleet_task {
+	enum nx_fleet_kind kind;
+	char *profile;  /* member profile name */
+	char *instance; /* "" when unknown */
+	int64_t pid;    /* -1 when unknown */
+	int64_t nc;     /* NeuronCore (vnc_<k>), -1 for traces */
+	int64_t model;  /* instid_<i>, -1 for traces */
+	int64_t rank;   /* from neuron_framework_trace_rank_<N>, else -1 */
+	char *neff;     /* device tasks only, else "" */
+	char *input;    /* the NTFF or the trace file (absolute) */
+};
+
+struct nx_fleet_plan {
+	char *run;
+	struct nx_fleet_task *t;
+	size_t n;
+};
+
+/* Walks run_dir (as `view -d` does) and plans one task per NEFF/NTFF pair and one per
+ * framework trace file. Member profile names are <run>-<instance>_pid_<pid>-<ntff name>
+ * for pairs and <run>-trace-<instance> for traces, made unique with -2, -3, ...
+ * Errors: NX_ENOTFOUND when the tree holds nothing to ingest. */
+int nx_fleet_plan(const char *run_dir, const char *run, struct nx_fleet_plan *p,
+		  struct nx_err *err);
+void nx_fleet_plan_release(struct nx_fleet_plan *p);
+
+/* <data>/fleet/<run>, newly allocated. */
+char *nx_fleet_dir(const char *data_path, const char *run);
+
+/* Writes <data>/fleet/<run>/manifest.tsv (atomically) and creates status/ and logs/. */
+int nx_fleet_manifest_write(const char *data_path, const struct nx_fleet_plan *p,
+			    struct nx_err *err);
+/* Reads it back; errors name the file and line. */
+int nx_fleet_manifest_read(const char *data_path, const char *run, struct nx_fleet_plan *p,
+			   struct nx_err *err);
+
+enum nx_fleet_state { NX_FLEET_PENDING, NX_FLEET_RUNNING, NX_FLEET_DONE, NX_FLEET_FAILED };
+
+struct nx_fleet_status {
+	enum nx_fleet_state state;
+	char *where;   /* "host pid job": who ran or runs it, "" when pending */
+	char *message; /* failure message, "" otherwise */
+	double seconds; /* duration of a finished task, else 0 */
+};
+
+/* The state of a task from its status files: done (and the profile exists), failed
+ * (with the message; a task whose process on this host is gone is failed "killed"),
+ * running, or pending. */
+void nx_fleet_task_status(const char *data_path, const char *run, const struct nx_fleet_task *t,
+			  struct nx_fleet_status *st);
+void nx_fleet_status_release(struct nx_fleet_status *st);
+const char *nx_fleet_state_name(enum nx_fleet_state s);
+
+/* Runs one task in this process: marks it running, ingests its input into the member
+ * profile (atomic publish), marks it done or failed (the message is also in err). */
+int nx_fleet_run_task(const char *data_path, const struct nx_fleet_plan *p, size_t i,
+		      struct nx_err *err);
+
+/* Runs tasks idx[0..n) as `self fleet run-task ...` subprocesses, at most jobs at a
+ * time, each logging to <fleet dir>/logs/<profile>.log. *failed gets the number that
+ * did not succeed. */
+int nx_fleet_run_local(const char *self, const char *data_path, const char *run,
+		       const size_t *idx, size_t n, unsigned jobs, size_t *failed,
+		       struct nx_err *err);
+
+struct nx_fleet_slurm {
+	const char *partition, *time, *mem; /* NULL: Slurm's defaults */
+	unsigned throttle;                  /* %K, 0 = none */
+	const char *const *extra;           /* extra sbatch arguments */
+	size_t nextra;
+	double threshold;                   /* straggler threshold for the index job */
+	bool wait;                          /* sbatch --wait on the index job */
+};
+
+/* Submits tasks idx[0..n) as one `sbatch --array=0-(n-1)[%K]` job and one job depending
+ * on it (afterany) that runs `self fleet index`. With n == 0 only the index job is
+ * submitted. *array_job / *index_job receive the job ids (caller frees). */
+int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *run,
+			  const size_t *idx, size_t n, const struct nx_fleet_slurm *o,
+			  char **array_job, char **index_job, struct nx_err *err);
+
+/* Builds the fleet index of the run from the manifest, the status files and the done
+ * members' tables (DuckDB SQL), and publishes it atomically as the profile
+ * <data>/profiles/global/<run>@latest. threshold is the straggler threshold in percent
+ * over the run's median. */
+int nx_fleet_index(const char *data_path, const char *run, double threshold,
+		   struct nx_err *err);
+
+/* Writes every table of the run's members under out/<Table>/instance=<i>/nc=<k>/ (device
+ * tables) or out/<Table>/instance=<i>/ (framework tables) as hive-style partitions with
+ * a `profile` column, plus the fleet index tables under out/<Table>/. *tables gets the
+ * number of tables written. */
+int nx_fleet_export(const char *data_path, const char *run, const char *out, size_t *tables,
+		    struct nx_err *err);
+
+struct nx_strbuf;
+/* Appends the text report of a run's published index to out: the run line, the
+ * stragglers with what explains them, then device profiles and framework-trace ranks,
+ * slowest first (at most top of each; 0 = all). */
+int nx_fleet_report(const char *data_path, const char *run, unsigned top, struct nx_strbuf *out,
+		    struct nx_err *err);
+
+/* The name of the file in a run's index profile that lists its member profiles, one per
+ * line; the server's registry recognises a fleet profile by it. */
+#define NX_FLEET_MEMBERS "fleet-members.txt"
+
+#endif

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT
+ * plan.c: the fleet planner (run tree -> tasks and member profile names) and the
+ * manifest <data>/fleet/<run>/manifest.tsv that writes the plan down (see fleet.h). */
+#include "common/compat.h"
+#include "fleet/fleet.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "ingest/ingest.h"
+#include "trace/walk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MANIFEST_HEADER "task\tkind\tprofile\tinstance\tpid\tnc\tmodel_id\trank\tneff\tinput"
+#define NCOLS 10
+
+char *nx_fleet_dir(const char *data_path, const char *run)
+{
+	return nx_xasprintf("%s/fleet/%s", data_path, run);
+}
+
+void nx_fleet_plan_release(struct nx_fleet_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->t[i].profile);
+		free(p->t[i].instance);
+		free(p->t[i].neff);
+		free(p->t[i].input);
+	}
+	free(p->t);
+	free(p->run);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Characters a display name may not hold become '_'. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || strchr("/\\@?#%\t\x7f", *s))
+			*s = '_';
+}
+
+static bool name_taken(const struct nx_fleet_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->t[i].profile, name))
+			return true;
+	return false;
+}
+
+/* base, or base-2, base-3 ... whichever is free; too long names become <run>-t<i>. */
+static char *unique_name(const struct nx_fleet_plan *p, char *base)
+{
+	char *name;
+
+	sanitize(base);
+	if (strlen(base) > 190) {
+		free(base);
+		base = nx_xasprintf("%s-t%zu", p->run, p->n);
+	}
+	name = nx_xstrdup(base);
+	for (unsigned k = 2; name_taken(p, name); k++) {
+		free(name);
+		name = nx_xasprintf("%s-%u", base, k);
+	}
+	free(base);
+	return name;
+}
+
+static char *absolute(const char *path)
+{
+	char *r = realpath(path, NULL);
+	return r ? r : nx_xstrdup(path);
+}
+
+static int64_t rank_of(const char *path)
+{
+	static const char key[] = "neuron_framework_trace_rank_";
+	const char *b = strrchr(path, '/'), *k;
+
+	b = b ? b + 1 : path;
+	k = strstr(b, key);
+	if (!k)
+		return -1;
+	k += sizeof(key) - 1;
+	if (*k < '0' || *k > '9')
+		return -1;
+	return strtoll(k, NULL, 10);
+}
+
+/* <instance>_pid_<pid> directory of a trace, for its pid. */
+static int64_t pid_of(const char *path)
+{
+	const char *seg = path, *slash;
+
+	while ((slash = strchr(seg, '/'))) {
+		const char *p = NULL;
+		for (const char *q = seg; q + 5 <= slash; q++)
+			if (!strncmp(q, "_pid_", 5))
+				p = q;
+		if (p && p > seg && p + 5 < slash) {
+			bool digits = true;
+			for (const char *d = p + 5; d < slash; d++)
+				digits = digits && *d >= '0' && *d <= '9';
+			if (digits)
+				return strtoll(p + 5, NULL, 10);
+		}
+		seg = slash + 1;
+	}
+	return -1;
+}
+
+static int check_field(const char *s, const char *what, struct nx_err *err)
+{
+	if (strpbrk(s, "\t\n\r"))
+		return nx_errf(err, NX_EUSAGE, "%s '%s' holds a tab or a line break, which the "
+			       "fleet manifest cannot record", what, s);
+	return 0;
+}
+
+int nx_fleet_plan(const char *run_dir, const char *run, struct nx_fleet_plan *p,
+		  struct nx_err *err)
+{
+	struct nx_found f;
+	size_t cap = 0;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if ((rc = nx_check_display_name(run, err)))
+		return rc;
+	if (!nx_is_dir(run_dir))
+		return nx_errf(err, NX_ENOTFOUND, "run directory '%s' is not a directory", run_dir);
+	if ((rc = nx_trace_walk(run_dir, &f, err)))
+		return rc;
+	p->run = nx_xstrdup(run);
+	if (!f.npairs && !f.ntraces) {
+		rc = nx_errf(err, NX_ENOTFOUND, "no NEFF/NTFF pair and no framework trace under '%s'",
+			     run_dir);
+		goto out;
+	}
+	for (size_t i = 0; i < f.npairs && !rc; i++) {
+		const struct nx_dev_pair *d = &f.pairs[i];
+		struct nx_fleet_task t = { .kind = NX_FLEET_DEVICE, .rank = -1 };
+
+		t.instance = nx_xstrdup(d->instance);
+		t.pid = d->instance[0] ? d->pid : -1;
+		t.nc = d->vnc;
+		t.model = d->instid;
+		t.neff = absolute(d->neff);
+		t.input = absolute(d->ntff);
+		t.profile = unique_name(p, d->instance[0]
+					     ? nx_xasprintf("%s-%s_pid_%" PRId64 "-%s", run,
+							    d->instance, d->pid, d->name)
+					     : nx_xasprintf("%s-%s", run, d->name));
+		NX_GROW(p->t, p->n + 1, cap);
+		p->t[p->n++] = t;
+		rc = check_field(t.input, "NTFF path", err);
+		if (!rc)
+			rc = check_field(t.neff, "NEFF path", err);
+		if (!rc)
+			rc = check_field(t.instance, "instance", err);
+	}
+	for (size_t i = 0; i < f.ntraces && !rc; i++) {
+		struct nx_fleet_task t = { .kind = NX_FLEET_TRACE, .nc = -1, .model = -1 };
+
+		t.instance = nx_xstrdup(f.instances[i]);
+		t.pid = pid_of(f.traces[i]);
+		t.rank = rank_of(f.traces[i]);
+		t.neff = nx_xstrdup("");
+		t.input = absolute(f.traces[i]);
+		t.profile = unique_name(p, t.rank >= 0
+					     ? nx_xasprintf("%s-trace-%s-rank%" PRId64, run,
+							    t.instance, t.rank)
+					     : nx_xasprintf("%s-trace-%s", run, t.instance));
+		NX_GROW(p->t, p->n + 1, cap);
+		p->t[p->n++] = t;
+		rc = check_field(t.input, "trace path", err);
+		if (!rc)
+			rc = check_field(t.instance, "instance", err);
+	}
+out:
+	nx_found_release(&f);
+	if (rc)
+		nx_fleet_plan_release(p);
+	return rc;
+}
+
+int nx_fleet_manifest_write(const char *data_path, const struct nx_fleet_plan *p,
+			    struct nx_err *err)
+{
+	char *dir = nx_fleet_dir(data_path, p->run);
+	char *status = nx_path_join(dir, "status");
+	char *logs = nx_path_join(dir, "logs");
+	char *path = nx_path_join(dir, "manifest.tsv");
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	int rc;
+
+	nx_strbuf_addstr(&sb, MANIFEST_HEADER "\n");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nx_fleet_task *t = &p->t[i];
+		nx_strbuf_addf(&sb, "%zu\t%s\t%s\t%s\t", i,
+			       t->kind == NX_FLEET_DEVICE ? "device" : "trace", t->profile,
+			       t->instance);
+		if (t->pid >= 0)
+			nx_strbuf_addf(&sb, "%" PRId64, t->pid);
+		nx_strbuf_addch(&sb, '\t');
+		if (t->nc >= 0)
+			nx_strbuf_addf(&sb, "%" PRId64, t->nc);
+		nx_strbuf_addch(&sb, '\t');
+		if (t->model >= 0)
+			nx_strbuf_addf(&sb, "%" PRId64, t->model);
+		nx_strbuf_addch(&sb, '\t');
+		if (t->rank >= 0)
+			nx_strbuf_addf(&sb, "%" PRId64, t->rank);
+		nx_strbuf_addf(&sb, "\t%s\t%s\n", t->neff, t->input);
+	}
+	rc = nx_mkdirs(status, err);
+	if (!rc)
+		rc = nx_mkdirs(logs, err);
+	if (!rc)
+		rc = nx_write_file_atomic(path, sb.buf, sb.len, err);
+	nx_strbuf_release(&sb);
+	free(dir);
+	free(status);
+	free(logs);
+	free(path);
+	return rc;
+}
+
+static int parse_i64(const char *s, int64_t *v)
+{
+	char *end;
+
+	if (!*s) {
+		*v = -1;
+		return 0;
+	}
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return *end || errno || *v < 0 ? -1 : 0;
+}
+
+int nx_fleet_manifest_read(const char *data_path, const char *run, struct nx_fleet_plan *p,
+			   struct nx_err *err)
+{
+	char *dir = nx_fleet_dir(data_path, run);
+	char *path = nx_path_join(dir, "manifest.tsv");
+	char *data = NULL, *line, *next;
+	size_t len = 0, cap = 0, lineno = 0;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (!nx_is_file(path)) {
+		rc = nx_errf(err, NX_ENOTFOUND, "no fleet run '%s' in '%s' (no %s); run "
+			     "'neuron-explorer fleet ingest' first", run, data_path, path);
+		goto out;
+	}
+	if ((rc = nx_read_file(path, &data, &len, err)))
+		goto out;
+	p->run = nx_xstrdup(run);
+	for (line = data; line && *line; line = next) {
+		char *col[NCOLS], *s = line;
+		size_t nc = 0;
+		int64_t task, v[4];
+		struct nx_fleet_task t = { 0 };
+
+		next = strchr(line, '\n');
+		if (!next) {
+			rc = nx_errf(err, NX_ETRUNC, "'%s': line %zu: truncated (no line end)", path,
+				     lineno + 1);
+			break;
+		}
+		*next++ = '\0';
+		if (lineno++ == 0) {
+			if (strcmp(line, MANIFEST_HEADER))
+				rc = nx_errf(err, NX_EVERSION, "'%s': line 1: not a fleet manifest "
+					     "header (expected '%s')", path, MANIFEST_HEADER);
+			if (rc)
+				break;
+			continue;
+		}
+		while (nc < NCOLS) {
+			col[nc++] = s;
+			s = strchr(s, '\t');
+			if (!s)
+				break;
+			*s++ = '\0';
+		}
+		if (nc != NCOLS || s) {
+			rc = nx_errf(err, NX_ECORRUPT, "'%s': line %zu: %s columns, expected %d", path,
+				     lineno, s ? "too many" : "too few", NCOLS);
+			break;
+		}
+		if (parse_i64(col[0], &task) || task != (int64_t)p->n || parse_i64(col[4], &v[0]) ||
+		    parse_i64(col[5], &v[1]) || parse_i64(col[6], &v[2]) || parse_i64(col[7], &v[3]) ||
+		    (strcmp(col[1], "device") && strcmp(col[1], "trace")) || !col[2][0] ||
+		    !col[9][0]) {
+			rc = nx_errf(err, NX_ECORRUPT, "'%s': line %zu: malformed task row", path,
+				     lineno);
+			break;
+		}
+		t.kind = strcmp(col[1], "device") ? NX_FLEET_TRACE : NX_FLEET_DEVICE;
+		t.profile = nx_xstrdup(col[2]);
+		t.instance = nx_xstrdup(col[3]);
+		t.pid = v[0];
+		t.nc = v[1];
+		t.model = v[2];
+		t.rank = v[3];
+		t.neff = nx_xstrdup(col[8]);
+		t.input = nx_xstrdup(col[9]);
+		NX_GROW(p->t, p->n + 1, cap);
+		p->t[p->n++] = t;
+	}
+	if (!rc && lineno == 0)
+		rc = nx_errf(err, NX_ETRUNC, "'%s': empty file", path);
+	if (rc)
+		nx_fleet_plan_release(p);
+out:
+	free(data);
+	free(path);
+	free(dir);
+	return rc;
+}

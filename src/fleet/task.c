@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT
+ * task.c: one fleet task (the atomic ingest of one pair or trace as a member profile)
+ * and its status files <data>/fleet/<run>/status/<profile>.{running,done,failed}, each
+ * one line "host<TAB>pid<TAB>job<TAB>seconds<TAB>message". A task killed mid-way leaves
+ * only its .running file (and the ingest's hidden temporary directory, which the next
+ * ingest of the same name removes); its state then reads as failed "killed". */
+#include "common/compat.h"
+#include "fleet/fleet.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "ingest/ingest.h"
+#include "trace/trace.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *status_path(const char *data_path, const char *run, const char *profile,
+			 const char *ext)
+{
+	return nx_xasprintf("%s/fleet/%s/status/%s.%s", data_path, run, profile, ext);
+}
+
+static void host_name(char *buf, size_t n)
+{
+	if (gethostname(buf, n) != 0)
+		snprintf(buf, n, "?");
+	buf[n - 1] = '\0';
+}
+
+/* The Slurm job of this process ("<array job>_<index>" in an array), else "-". */
+static char *job_name(void)
+{
+	const char *a = getenv("SLURM_ARRAY_JOB_ID"), *i = getenv("SLURM_ARRAY_TASK_ID");
+	const char *j = getenv("SLURM_JOB_ID");
+
+	if (a && i)
+		return nx_xasprintf("%s_%s", a, i);
+	return nx_xstrdup(j ? j : "-");
+}
+
+static int write_status(const char *path, double seconds, const char *msg, struct nx_err *err)
+{
+	char host[256];
+	char *job = job_name();
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	int rc;
+
+	host_name(host, sizeof(host));
+	nx_strbuf_addf(&sb, "%s\t%d\t%s\t%.3f\t", host, (int)getpid(), job, seconds);
+	for (const char *m = msg; *m; m++)
+		nx_strbuf_addch(&sb, *m == '\n' || *m == '\t' || *m == '\r' ? ' ' : *m);
+	nx_strbuf_addch(&sb, '\n');
+	rc = nx_write_file_atomic(path, sb.buf, sb.len, err);
+	nx_strbuf_release(&sb);
+	free(job);
+	return rc;
+}
+
+const char *nx_fleet_state_name(enum nx_fleet_state s)
+{
+	switch (s) {
+	case NX_FLEET_RUNNING: return "running";
+	case NX_FLEET_DONE: return "done";
+	case NX_FLEET_FAILED: return "failed";
+	default: return "pending";
+	}
+}
+
+void nx_fleet_status_release(struct nx_fleet_status *st)
+{
+	free(st->where);
+	free(st->message);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Reads a status file: 0 when it exists and parses. */
+static int read_status(const char *path, char **host, int *pid, char **job, double *secs,
+		       char **msg)
+{
+	char *data = NULL, *f[5] = { 0 }, *s;
+	size_t len = 0, n = 0;
+	struct nx_err ignored = { 0 };
+
+	if (!nx_is_file(path) || nx_read_file(path, &data, &len, &ignored))
+		return -1;
+	s = data;
+	while (n < 5) {
+		f[n++] = s;
+		s = strchr(s, n < 5 ? '\t' : '\n');
+		if (!s)
+			break;
+		*s++ = '\0';
+	}
+	if (n < 5) {
+		for (; n < 5; n++)
+			f[n] = (char *)"";
+	}
+	*host = nx_xstrdup(f[0]);
+	*pid = atoi(f[1]);
+	*job = nx_xstrdup(f[2]);
+	*secs = atof(f[3]);
+	*msg = nx_xstrdup(f[4]);
+	free(data);
+	return 0;
+}
+
+void nx_fleet_task_status(const char *data_path, const char *run, const struct nx_fleet_task *t,
+			  struct nx_fleet_status *st)
+{
+	static const char *const exts[] = { "done", "running", "failed" };
+	char *profile = nx_profile_dir(data_path, t->profile);
+	bool published = nx_is_dir(profile);
+
+	memset(st, 0, sizeof(*st));
+	free(profile);
+	for (size_t k = 0; k < NX_ARRAY_SIZE(exts); k++) {
+		char *path = status_path(data_path, run, t->profile, exts[k]);
+		char *host = NULL, *job = NULL, *msg = NULL;
+		int pid = 0, rc = read_status(path, &host, &pid, &job, &st->seconds, &msg);
+
+		free(path);
+		if (rc)
+			continue;
+		st->where = nx_xasprintf("%s pid %d job %s", host, pid, job);
+		if (k == 0 && published) {
+			st->state = NX_FLEET_DONE;
+			st->message = nx_xstrdup("");
+		} else if (k == 0) {
+			st->state = NX_FLEET_PENDING;
+			st->message = nx_xstrdup("marked done but the profile is gone");
+		} else if (k == 1) {
+			char me[256];
+
+			host_name(me, sizeof(me));
+			if (!strcmp(host, me) && pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) {
+				st->state = NX_FLEET_FAILED;
+				st->message = nx_xasprintf("killed: process %d on %s ended without "
+							   "a result", pid, host);
+			} else {
+				st->state = NX_FLEET_RUNNING;
+				st->message = nx_xstrdup("");
+			}
+			st->seconds = 0;
+		} else {
+			st->state = NX_FLEET_FAILED;
+			st->message = nx_xstrdup(msg);
+		}
+		free(host);
+		free(job);
+		free(msg);
+		return;
+	}
+	st->state = NX_FLEET_PENDING;
+	st->where = nx_xstrdup("");
+	st->message = nx_xstrdup("");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int nx_fleet_run_task(const char *data_path, const struct nx_fleet_plan *p, size_t i,
+		      struct nx_err *err)
+{
+	const struct nx_fleet_task *t;
+	char *running, *done, *failed;
+	double t0 = now_s();
+	int rc;
+
+	if (i >= p->n)
+		return nx_errf(err, NX_EUSAGE, "run '%s' has %zu tasks; there is no task %zu",
+			       p->run, p->n, i);
+	t = &p->t[i];
+	running = status_path(data_path, p->run, t->profile, "running");
+	done = status_path(data_path, p->run, t->profile, "done");
+	failed = status_path(data_path, p->run, t->profile, "failed");
+	if ((rc = write_status(running, 0, "", err)))
+		goto out;
+	remove(done);
+	remove(failed);
+	if (t->kind == NX_FLEET_DEVICE) {
+		struct nx_ingest_opts io = { 0 };
+
+		io.neff_path = t->neff;
+		io.ntff_path = t->input;
+		io.data_path = data_path;
+		io.display_name = t->profile;
+		io.quiet = true;
+		rc = nx_ingest(&io, NULL, err);
+	} else {
+		struct nx_trace_opts to = { 0 };
+
+		to.input = t->input;
+		to.data_path = data_path;
+		to.display_name = t->profile;
+		to.quiet = true;
+		rc = nx_trace_ingest_dir(&to, NULL, err);
+	}
+	if (rc) {
+		struct nx_err e2 = { 0 };
+
+		nx_err_wrap(err, "task %zu (%s)", i, t->profile);
+		write_status(failed, now_s() - t0, err->msg, &e2);
+	} else {
+		rc = write_status(done, now_s() - t0, "", err);
+	}
+	remove(running);
+out:
+	free(running);
+	free(done);
+	free(failed);
+	return rc;
+}
