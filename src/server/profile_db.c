@@ -46,6 +46,20 @@ static int exec(duckdb_connection c, const char *sql, struct nx_err *err)
 	return rc;
 }
 
+/* File i of t: in dir, or "../<member>@latest/<file>" beside it for a fleet run. */
+static char *file_path(const char *dir, const struct nx_ptable *t, size_t i)
+{
+	const char *slash = strrchr(dir, '/');
+
+	if (t->members && slash && !strncmp(t->files[i], "../", 3)) {
+		char *parent = nx_xstrndup(dir, (size_t)(slash - dir));
+		char *p = nx_path_join(parent, t->files[i] + 3);
+		free(parent);
+		return p;
+	}
+	return nx_path_join(dir, t->files[i]);
+}
+
 static int create_view(duckdb_connection c, const char *dir, const struct nx_ptable *t,
 		       struct nx_err *err)
 {
@@ -54,15 +68,20 @@ static int create_view(duckdb_connection c, const char *dir, const struct nx_pta
 
 	nx_strbuf_addstr(&sql, "CREATE VIEW ");
 	nx_sql_quote_ident(&sql, t->name);
-	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet([");
+	/* A fleet run's union of its members' tables, with the member as `profile`. */
+	if (t->members)
+		nx_strbuf_addstr(&sql, " AS SELECT regexp_extract(filename, '([^/]*)@latest/[^/]*$', "
+				       "1) AS profile, * EXCLUDE (filename) FROM read_parquet([");
+	else
+		nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet([");
 	for (size_t i = 0; i < t->nfiles; i++) {
-		char *p = nx_path_join(dir, t->files[i]);
+		char *p = file_path(dir, t, i);
 		if (i)
 			nx_strbuf_addch(&sql, ',');
 		nx_sql_quote(&sql, p);
 		free(p);
 	}
-	nx_strbuf_addstr(&sql, "])");
+	nx_strbuf_addstr(&sql, t->members ? "], filename=true, union_by_name=true)" : "])");
 	rc = exec(c, sql.buf, err);
 	nx_strbuf_release(&sql);
 	return rc;
@@ -87,7 +106,7 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
 	for (size_t i = 0; i < t->nfiles; i++) {
 		struct nx_strbuf sql = NX_STRBUF_INIT;
 		struct nx_err ferr = { 0 };
-		char *path = nx_path_join(dir, t->files[i]);
+		char *path = file_path(dir, t, i);
 
 		nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet(");
 		nx_sql_quote(&sql, path);
@@ -109,7 +128,8 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
 }
 
 /* Narrows file access to dir and freezes the configuration. */
-static int lock_down(duckdb_connection c, const char *dir, struct nx_err *err)
+static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfiles *files,
+		     struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	char *slash = nx_xasprintf("%s/", dir);
@@ -117,6 +137,12 @@ static int lock_down(duckdb_connection c, const char *dir, struct nx_err *err)
 
 	nx_strbuf_addstr(&sql, "SET allowed_directories=[");
 	nx_sql_quote(&sql, slash);
+	for (size_t i = 0; i < files->nallow; i++) { /* a fleet run's members */
+		char *m = nx_xasprintf("%s/", files->allow[i]);
+		nx_strbuf_addch(&sql, ',');
+		nx_sql_quote(&sql, m);
+		free(m);
+	}
 	nx_strbuf_addstr(&sql, "]");
 	rc = exec(c, sql.buf, err);
 	if (!rc)
@@ -158,7 +184,7 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		goto fail;
 	}
 	/* Sandbox first: even our own view definitions run inside it. */
-	rc = lock_down(c, dir, err);
+	rc = lock_down(c, dir, files, err);
 	if (rc) {
 		nx_err_wrap(err, "cannot sandbox the database of '%s'", dir);
 		goto fail;

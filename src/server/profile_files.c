@@ -67,7 +67,7 @@ static bool usable(const char *dir, const char *path, uint64_t *bytes)
 	return S_ISREG(st.st_mode);
 }
 
-int nx__pfiles_scan(const char *dir, struct nx_pfiles *out, struct nx_err *err)
+int nx__pfiles_scan_plain(const char *dir, struct nx_pfiles *out, struct nx_err *err)
 {
 	struct part *parts = NULL;
 	size_t np = 0, cap = 0;
@@ -132,6 +132,15 @@ int nx__pfiles_scan(const char *dir, struct nx_pfiles *out, struct nx_err *err)
 	return 0;
 }
 
+int nx__pfiles_scan(const char *dir, struct nx_pfiles *out, struct nx_err *err)
+{
+	int rc = nx__pfiles_scan_plain(dir, out, err);
+
+	if (!rc && (rc = nx__pfiles_scan_fleet(dir, out, err)))
+		nx__pfiles_release(out);
+	return rc;
+}
+
 void nx__pfiles_release(struct nx_pfiles *pf)
 {
 	for (size_t i = 0; i < pf->n; i++) {
@@ -142,6 +151,9 @@ void nx__pfiles_release(struct nx_pfiles *pf)
 		free(pf->t[i].name);
 	}
 	free(pf->t);
+	for (size_t i = 0; i < pf->nallow; i++)
+		free(pf->allow[i]);
+	free(pf->allow);
 	memset(pf, 0, sizeof(*pf));
 }
 

@@ -15,6 +15,7 @@ struct nx_ptable {
 	uint64_t *sizes;
 	size_t nfiles;
 	uint64_t bytes;
+	bool members; /* a fleet run's union table: files are "../<member>@latest/<file>" */
 };
 
 struct nx_pfiles {
@@ -22,10 +23,17 @@ struct nx_pfiles {
 	size_t n;
 	bool has_source;      /* source_folder.tar.gz is present */
 	uint64_t source_bytes;
+	char **allow; /* a fleet run: the resolved member directories its views read */
+	size_t nallow;
 };
 
-/* Scans dir (a resolved path). */
+/* Scans dir (a resolved path), with the member tables when it is a fleet run's index
+ * (fleet_files.c). */
 int nx__pfiles_scan(const char *dir, struct nx_pfiles *out, struct nx_err *err);
+/* Only dir's own files. */
+int nx__pfiles_scan_plain(const char *dir, struct nx_pfiles *out, struct nx_err *err);
+/* Adds the member tables of a fleet run's index directory (a no-op elsewhere). */
+int nx__pfiles_scan_fleet(const char *dir, struct nx_pfiles *pf, struct nx_err *err);
 void nx__pfiles_release(struct nx_pfiles *pf);
 
 /* Case-insensitive lookup, as SQL identifiers are. Returns a borrowed pointer. */

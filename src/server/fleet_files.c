@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT
+ * fleet_files.c: the member tables of a fleet run's index profile (see
+ * profile_files.h). A profile directory holding fleet-members.txt (written by
+ * `neuron-explorer fleet index`) lists the run's member profiles; every table those
+ * members have, and the index itself lacks, becomes one table of the run whose files
+ * are "../<member>@latest/<file>" and which profile_db.c serves as a union view with a
+ * `profile` column. Members must be sibling profile directories that resolve inside
+ * the data path; the others are skipped. No DuckDB here. */
+#include "common/compat.h"
+#include "server/profile_files.h"
+#include "server/paths.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MEMBERS_FILE "fleet-members.txt"
+
+static int cmp_table(const void *a, const void *b)
+{
+	return strcmp(((const struct nx_ptable *)a)->name, ((const struct nx_ptable *)b)->name);
+}
+
+static struct nx_ptable *union_table(struct nx_pfiles *pf, const char *name)
+{
+	for (size_t i = 0; i < pf->n; i++)
+		if (!strcasecmp(pf->t[i].name, name))
+			return pf->t[i].members ? &pf->t[i] : NULL; /* the index's own wins */
+	pf->t = nx_xrealloc(pf->t, (pf->n + 1) * sizeof(*pf->t));
+	struct nx_ptable *t = &pf->t[pf->n++];
+	memset(t, 0, sizeof(*t));
+	t->name = nx_xstrdup(name);
+	t->members = true;
+	return t;
+}
+
+static void add_member(struct nx_pfiles *pf, const char *global, const char *member)
+{
+	char *path = nx_xasprintf("%s/%s@latest", global, member);
+	char *real = nx__path_resolve_within(global, path);
+	struct nx_pfiles m;
+	struct nx_err ignored = { 0 };
+
+	free(path);
+	if (!real || !nx_is_dir(real) || nx__pfiles_scan_plain(real, &m, &ignored)) {
+		free(real);
+		return;
+	}
+	for (size_t i = 0; i < m.n; i++) {
+		struct nx_ptable *t = union_table(pf, m.t[i].name);
+
+		if (!t)
+			continue;
+		t->files = nx_xrealloc(t->files, (t->nfiles + m.t[i].nfiles) * sizeof(*t->files));
+		t->sizes = nx_xrealloc(t->sizes, (t->nfiles + m.t[i].nfiles) * sizeof(*t->sizes));
+		for (size_t j = 0; j < m.t[i].nfiles; j++) {
+			t->files[t->nfiles] = nx_xasprintf("../%s@latest/%s", member, m.t[i].files[j]);
+			t->sizes[t->nfiles++] = m.t[i].sizes[j];
+			t->bytes += m.t[i].sizes[j];
+		}
+	}
+	nx__pfiles_release(&m);
+	pf->allow = nx_xrealloc(pf->allow, (pf->nallow + 1) * sizeof(*pf->allow));
+	pf->allow[pf->nallow++] = real;
+}
+
+int nx__pfiles_scan_fleet(const char *dir, struct nx_pfiles *pf, struct nx_err *err)
+{
+	char *list = nx_path_join(dir, MEMBERS_FILE), *data = NULL, *global, *line, *next;
+	const char *slash = strrchr(dir, '/');
+	size_t len = 0;
+	int rc;
+
+	if (!nx_is_file(list) || !slash) {
+		free(list);
+		return 0;
+	}
+	rc = nx_read_file(list, &data, &len, err);
+	free(list);
+	if (rc)
+		return rc;
+	global = nx_xstrndup(dir, (size_t)(slash - dir));
+	for (line = data; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (*line && !nx__path_check_name(line))
+			add_member(pf, global, line);
+	}
+	if (pf->n)
+		qsort(pf->t, pf->n, sizeof(*pf->t), cmp_table);
+	free(global);
+	free(data);
+	return 0;
+}
