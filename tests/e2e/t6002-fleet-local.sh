@@ -1,0 +1,124 @@
+#!/bin/bash
+# t6002-fleet-local.sh: `fleet ingest -j 2` without Slurm on a synthetic run of 4
+# instances x 2 NeuronCores + 4 framework traces: a corrupt NTFF fails its task with a
+# message naming the file (status, FleetTask), the other members are published, the
+# re-run after the fix runs only that task, a third run nothing; bad manifests and bad
+# options give clear errors; the run is served as one name by the real HTTP server
+# (union views with a profile column, the sandbox still refusing other files); the hive
+# export scans back to the members' row counts.
+set -u
+BIN=${NX_BIN:?NX_BIN not set}
+SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
+SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
+T=${NX_TEST_TMP:-/tmp}/t6002.$$
+rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+SRV=
+cleanup() { [ -n "$SRV" ] && kill "$SRV" 2> /dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+q() { "$SQL" "$1"; }
+
+bash "$SRC/tests/tools/slurm_fleet_run.sh" "$BIN" run 4 1 > /dev/null || fail "making the run"
+R=loc
+IDX=dp/profiles/global/$R@latest
+
+# usage errors
+"$BIN" fleet ingest run --data-path dp > /dev/null 2>&1; [ $? -eq 2 ] || fail "no --display-name not 2"
+"$BIN" fleet ingest --data-path dp --display-name $R > /dev/null 2>&1; [ $? -eq 2 ] || fail "no dir not 2"
+"$BIN" fleet ingest run --data-path dp --display-name $R --partition p 2> err.txt; [ $? -eq 2 ] ||
+	fail "--partition without --slurm not 2"
+"$BIN" fleet ingest run --data-path dp --display-name $R -j 0 2> /dev/null; [ $? -eq 2 ] || fail "-j 0"
+"$BIN" fleet ingest nosuch --data-path dp --display-name $R 2> err.txt; [ $? -eq 2 ] || fail "missing dir"
+grep -q "'nosuch' is not a directory" err.txt || fail "missing dir message: $(cat err.txt)"
+mkdir empty
+"$BIN" fleet ingest empty --data-path dp --display-name $R 2> err.txt; [ $? -eq 2 ] || fail "empty dir"
+grep -q "no NEFF/NTFF pair and no framework trace under 'empty'" err.txt || fail "empty message"
+"$BIN" fleet ingest run --data-path dp --display-name 'a/b' 2> /dev/null; [ $? -eq 2 ] || fail "bad name"
+"$BIN" fleet status --data-path dp --display-name nosuch 2> err.txt; [ $? -eq 2 ] || fail "unknown run"
+grep -q "no fleet run 'nosuch'" err.txt || fail "unknown run message"
+"$BIN" fleet frob --data-path dp --display-name $R 2> /dev/null; [ $? -eq 2 ] || fail "bad subcommand"
+"$BIN" fleet --help | grep -q -- "--array-throttle" || fail "help"
+
+# a corrupt NTFF: its task fails with the file named, the others are published
+bad=$(ls run/ip-10-0-0-2_pid_4002/*_vnc_0.ntff)
+cp "$bad" good.ntff
+head -c 200 good.ntff > "$bad"
+"$BIN" fleet ingest run --data-path dp --display-name $R -j 2 > out.txt 2> err.txt
+[ $? -eq 1 ] || fail "a failed task did not make ingest exit 1"
+grep -q "^12 tasks: 11 done, 0 running, 1 failed, 0 pending" out.txt || fail "counts: $(cat out.txt)"
+grep -q "1 task(s) did not finish" err.txt || fail "failure summary: $(cat err.txt)"
+"$BIN" fleet status --data-path dp --display-name $R > st.txt || fail "status"
+grep -q "failed .*ip-10-0-0-2_pid_4002.*vnc_0 .*task 4 .*$(basename "$bad")" st.txt ||
+	fail "status does not show the failure: $(cat st.txt)"
+[ "$(q "SELECT status, message LIKE '%$(basename "$bad")%' FROM '$IDX/FleetTask.parquet' WHERE task = 4")" = \
+	"$(printf 'failed\ttrue')" ] || fail "FleetTask failure row"
+[ "$(q "SELECT count(*) FROM '$IDX/FleetProfile.parquet'")" = 7 ] || fail "FleetProfile without the failed one"
+[ ! -e "dp/profiles/global/$(cut -f3 dp/fleet/$R/manifest.tsv | sed -n 6p)@latest" ] ||
+	fail "the failed task published something"
+
+# the fix, then the re-run runs only that task; a third run runs nothing
+cp good.ntff "$bad"
+"$BIN" fleet ingest run --data-path dp --display-name $R -j 2 > out.txt 2>&1 || fail "re-run: $(cat out.txt)"
+grep -q "(11 already done, 0 running elsewhere, 1 to run)" out.txt || fail "re-run plan: $(cat out.txt)"
+grep -q "^12 tasks: 12 done" out.txt || fail "re-run counts"
+"$BIN" fleet ingest run --data-path dp --display-name $R -j 2 > out.txt 2>&1 || fail "third run"
+grep -q "(12 already done, 0 running elsewhere, 0 to run)" out.txt || fail "third run plan"
+[ "$(q "SELECT count(*), count(*) FILTER (straggler) FROM '$IDX/FleetProfile.parquet'")" = "$(printf '8\t1')" ] ||
+	fail "FleetProfile after the fix"
+[ "$(q "SELECT instance, nc, explained_by FROM '$IDX/FleetStraggler.parquet' WHERE kind = 'device'")" = \
+	"$(printf 'ip-10-0-0-1\t1\tdma')" ] || fail "device straggler"
+"$BIN" fleet report --data-path dp --display-name $R --top 2 > rep.txt || fail "report"
+grep -q "^  device .*ip-10-0-0-1.*most of the difference: dma" rep.txt || fail "report: $(cat rep.txt)"
+[ "$(grep -c '^  [0-9]\. ' rep.txt)" = 2 ] || fail "--top 2"
+
+# a bad manifest is an error naming the file and the line
+M=dp/fleet/$R/manifest.tsv
+cp $M m.good
+head -c -1 m.good > $M
+"$BIN" fleet status --data-path dp --display-name $R 2> err.txt; [ $? -eq 1 ] || fail "truncated manifest"
+grep -q "manifest.tsv': line 13: truncated" err.txt || fail "truncated message: $(cat err.txt)"
+sed '1s/^task/job/' m.good > $M
+"$BIN" fleet status --data-path dp --display-name $R 2> err.txt; [ $? -eq 1 ] || fail "bad header"
+grep -q "line 1: not a fleet manifest header" err.txt || fail "header message"
+sed '5s/\t[^\t]*$//' m.good > $M
+"$BIN" fleet status --data-path dp --display-name $R 2> err.txt; [ $? -eq 1 ] || fail "short row"
+grep -q "line 5: too few columns" err.txt || fail "short row message: $(cat err.txt)"
+sed '6s/^4\t/x\t/' m.good > $M
+"$BIN" fleet index --data-path dp --display-name $R 2> err.txt; [ $? -eq 1 ] || fail "bad task number"
+grep -q "line 6: malformed task row" err.txt || fail "bad row message"
+cp m.good $M
+
+# served as one name: union views with a profile column, through the sandbox
+"$BIN" view --data-path dp --api-server-port 0 --disable-ui > srv.txt 2>&1 &
+SRV=$!
+for _ in $(seq 100); do grep -q "listening" srv.txt && break; sleep 0.1; done
+PORT=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/api.*/\1/p' srv.txt)
+[ -n "$PORT" ] || fail "server: $(cat srv.txt)"
+s() { curl -s -X POST "http://127.0.0.1:$PORT/api/v1/db/$R/_search" -H 'Content-Type: application/json' -d "$1"; }
+s '{"type":"databaseExplorerQuery","tableName":"Summary","query":"SELECT count(DISTINCT profile) AS n FROM Summary"}' |
+	grep -q '"rows":\[\[8\]\]' || fail "Summary union"
+s '{"type":"databaseExplorerQuery","query":"SELECT profile FROM Summary ORDER BY total_time DESC LIMIT 1"}' |
+	grep -q "ip-10-0-0-1_pid_4001-a1b2c3d4e5f60002_instid_0_vnc_1" || fail "slowest member via the API"
+s '{"type":"databaseExplorerQuery","query":"SELECT count(DISTINCT profile) FROM SystemProfileEvents"}' |
+	grep -q '"rows":\[\[4\]\]' || fail "SystemProfileEvents union"
+s '{"type":"databaseExplorerQuery","query":"SELECT count(*) FROM FleetStraggler"}' |
+	grep -q '"rows":\[\[2\]\]' || fail "FleetStraggler via the API"
+n=$(q "SELECT count(*) FROM read_parquet('dp/profiles/global/$R-*/Instruction.parquet')")
+s '{"type":"databaseExplorerQuery","tableName":"Instruction","query":"SELECT count(*) FROM Instruction"}' |
+	grep -q "\"rows\":\[\[$n\]\]" || fail "Instruction union count"
+s '{"type":"databaseExplorerQuery","query":"SELECT * FROM read_csv('"'"'/etc/passwd'"'"')"}' |
+	grep -q '"query_not_allowed"' || fail "the sandbox let a fleet query read /etc/passwd"
+s '{"type":"databaseExplorerQuery","query":"COPY (SELECT 1) TO '"'"'x.csv'"'"'"}' |
+	grep -q '"query_not_allowed"' || fail "COPY allowed"
+kill "$SRV"; wait "$SRV" 2> /dev/null; SRV=
+
+# hive-style export
+"$BIN" fleet export --data-path dp --display-name $R -o exp > out.txt || fail "export: $(cat out.txt)"
+[ -s "exp/Instruction/instance=ip-10-0-0-1/nc=1/part0.parquet" ] || fail "no partition file: $(find exp/Instruction | head)"
+[ -s "exp/SystemProfileEvents/instance=ip-10-0-0-3/nc=-1/part0.parquet" ] || fail "trace partition"
+[ -s "exp/FleetProfile/part0.parquet" ] || fail "index table in the export"
+[ "$(q "SELECT count(*), count(DISTINCT profile), count(DISTINCT (instance, nc)) FROM read_parquet('exp/Instruction/**/*.parquet', hive_partitioning=true)")" = \
+	"$(printf '%s\t8\t8' "$n")" ] || fail "export Instruction counts"
+[ "$(q "SELECT count(*) FROM read_parquet('exp/Summary/**/*.parquet', hive_partitioning=true) WHERE instance = 'ip-10-0-0-1' AND nc = 1 AND total_time > 1.5e-5")" = 1 ] ||
+	fail "export Summary partition filter"
+exit 0
