@@ -29,6 +29,7 @@ static void usage(FILE *out)
 		"       neuron-explorer fleet status --display-name RUN [--data-path DIR]\n"
 		"       neuron-explorer fleet index --display-name RUN [--data-path DIR] [--threshold PCT]\n"
 		"       neuron-explorer fleet report --display-name RUN [--data-path DIR] [--top N]\n"
+		"                                    [--recommend N]\n"
 		"       neuron-explorer fleet export --display-name RUN [--data-path DIR] -o OUT_DIR\n"
 		"\n"
 		"A training run's capture tree (<instance>_pid_<pid>/ directories with NEFF/NTFF\n"
@@ -50,6 +51,7 @@ static void usage(FILE *out)
 		"      --sbatch-arg ARG      extra sbatch argument (repeatable)\n"
 		"      --wait                with --slurm: return when the index job has finished\n"
 		"      --top N               report: at most N members per list (default 20)\n"
+		"      --recommend N         report: also run 'recommend' on the N slowest members\n"
 		"  -o, --output DIR          export: directory to write (replaced atomically)\n"
 		"  -h, --help                this text\n",
 		DEFAULT_DATA_PATH);
@@ -57,7 +59,7 @@ static void usage(FILE *out)
 
 enum {
 	OPT_DATA_PATH = 256, OPT_NAME, OPT_THRESHOLD, OPT_SLURM, OPT_PARTITION, OPT_TIME, OPT_MEM,
-	OPT_THROTTLE, OPT_SBATCH_ARG, OPT_WAIT, OPT_TOP, OPT_RUN, OPT_TASK, OPT_LIST, OPT_INDEX,
+	OPT_THROTTLE, OPT_SBATCH_ARG, OPT_WAIT, OPT_TOP, OPT_RECOMMEND, OPT_RUN, OPT_TASK, OPT_LIST, OPT_INDEX,
 };
 
 static const struct option long_opts[] = {
@@ -73,6 +75,7 @@ static const struct option long_opts[] = {
 	{ "sbatch-arg", required_argument, NULL, OPT_SBATCH_ARG },
 	{ "wait", no_argument, NULL, OPT_WAIT },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "recommend", required_argument, NULL, OPT_RECOMMEND },
 	{ "output", required_argument, NULL, 'o' },
 	{ "run", required_argument, NULL, OPT_RUN },
 	{ "task", required_argument, NULL, OPT_TASK },
@@ -85,7 +88,7 @@ static const struct option long_opts[] = {
 struct opts {
 	const char *sub, *data_opt, *name, *out, *list, *input;
 	char *data_path;
-	unsigned jobs, top;
+	unsigned jobs, top, recommend;
 	long task, array_index;
 	double threshold;
 	bool slurm, help;
@@ -161,6 +164,11 @@ static int parse(int argc, char **argv, struct opts *o)
 			if (parse_uint("--top", optarg, 1000000, &v))
 				return -1;
 			o->top = (unsigned)v;
+			break;
+		case OPT_RECOMMEND:
+			if (parse_uint("--recommend", optarg, 1000, &v))
+				return -1;
+			o->recommend = (unsigned)v;
 			break;
 		case 'o': o->out = optarg; break;
 		case OPT_TASK:
@@ -457,7 +465,7 @@ int cmd_fleet(int argc, char **argv)
 			printf("Fleet index: %s/profiles/global/%s@latest\n", o.data_path, o.name);
 	} else if (!strcmp(o.sub, "report")) {
 		struct nx_strbuf sb = NX_STRBUF_INIT;
-		if (nx_fleet_report(o.data_path, o.name, o.top, &sb, &err))
+		if (nx_fleet_report(o.data_path, o.name, o.top, o.recommend, &sb, &err))
 			rc = fail(&err);
 		else
 			fputs(sb.buf ? sb.buf : "", stdout);

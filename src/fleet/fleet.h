@@ -113,9 +113,10 @@ int nx_fleet_export(const char *data_path, const char *run, const char *out, siz
 struct nx_strbuf;
 /* Appends the text report of a run's published index to out: the run line, the
  * stragglers with what explains them, then device profiles and framework-trace ranks,
- * slowest first (at most top of each; 0 = all). */
-int nx_fleet_report(const char *data_path, const char *run, unsigned top, struct nx_strbuf *out,
-		    struct nx_err *err);
+ * slowest first (at most top of each; 0 = all), then, when recommend > 0, the
+ * `recommend` report (Markdown) of that many slowest device members. */
+int nx_fleet_report(const char *data_path, const char *run, unsigned top, unsigned recommend,
+		    struct nx_strbuf *out, struct nx_err *err);
 
 /* The name of the file in a run's index profile that lists its member profiles, one per
  * line; the server's registry recognises a fleet profile by it. */

@@ -7,6 +7,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "analysis/recommend.h"
 #include "ingest/ingest.h"
 
 #include <stdlib.h>
@@ -43,8 +44,56 @@ static int lines(struct nx_duck *d, const char *dir, const char *fmt, const char
 	return rc;
 }
 
-int nx_fleet_report(const char *data_path, const char *run, unsigned top, struct nx_strbuf *out,
-		    struct nx_err *err)
+static void name_cb(void *arg, size_t row, const char *column, int kind, const char *text)
+{
+	struct nx_strbuf *out = arg;
+
+	(void)row;
+	(void)column;
+	if (kind == NX_CELL_TEXT)
+		nx_strbuf_addf(out, "%s\n", text);
+}
+
+/* `recommend` (Markdown) on the n slowest device members, slowest first. */
+static int recommend_slowest(struct nx_duck *d, const char *data_path, const char *dir,
+			     unsigned n, struct nx_strbuf *out, struct nx_err *err)
+{
+	struct nx_strbuf names = NX_STRBUF_INIT, sql = NX_STRBUF_INIT;
+	char *path = nx_xasprintf("%s/FleetProfile.parquet", dir);
+	int rc = 0;
+
+	if (!nx_is_file(path))
+		goto out;
+	nx_strbuf_addstr(&sql, "SELECT profile FROM read_parquet(");
+	nx_sql_quote(&sql, path);
+	nx_strbuf_addf(&sql, ") ORDER BY total_time DESC, profile LIMIT %u", n);
+	if ((rc = nx_duck_query_cells(d, sql.buf, name_cb, &names, err)))
+		goto out;
+	for (char *nm = names.buf, *nl; nm && *nm && !rc; nm = nl + 1) {
+		struct nx_recommend_opts o;
+		char *pdir;
+
+		nl = strchr(nm, '\n');
+		*nl = '\0';
+		pdir = nx_profile_dir(data_path, nm);
+		nx_recommend_opts_init(&o);
+		o.profile_dir = pdir;
+		o.threads = 1;
+		nx_strbuf_addf(out, "\n=== recommend %s ===\n", nm);
+		rc = nx_recommend_run(&o, out, err);
+		if (rc)
+			nx_err_wrap(err, "recommend on member '%s'", nm);
+		free(pdir);
+	}
+out:
+	nx_strbuf_release(&names);
+	nx_strbuf_release(&sql);
+	free(path);
+	return rc;
+}
+
+int nx_fleet_report(const char *data_path, const char *run, unsigned top, unsigned recommend,
+		    struct nx_strbuf *out, struct nx_err *err)
 {
 	char *dir = nx_profile_dir(data_path, run);
 	char *members = nx_path_join(dir, NX_FLEET_MEMBERS);
@@ -104,6 +153,8 @@ int nx_fleet_report(const char *data_path, const char *run, unsigned top, struct
 		rc = lines(d, dir, q, "FleetRank", out, err);
 		free(q);
 	}
+	if (!rc && recommend)
+		rc = recommend_slowest(d, data_path, dir, recommend, out, err);
 out:
 	nx_duck_close(d);
 	free(dir);

@@ -70,6 +70,10 @@ grep -q "(12 already done, 0 running elsewhere, 0 to run)" out.txt || fail "thir
 "$BIN" fleet report --data-path dp --display-name $R --top 2 > rep.txt || fail "report"
 grep -q "^  device .*ip-10-0-0-1.*most of the difference: dma" rep.txt || fail "report: $(cat rep.txt)"
 [ "$(grep -c '^  [0-9]\. ' rep.txt)" = 2 ] || fail "--top 2"
+"$BIN" fleet report --data-path dp --display-name $R --top 1 --recommend 1 > rep.txt || fail "report --recommend"
+grep -q "^=== recommend $R-ip-10-0-0-1_pid_4001-a1b2c3d4e5f60002_instid_0_vnc_1 ===" rep.txt ||
+	fail "recommend of the slowest member: $(cat rep.txt)"
+grep -q "It is bound by \*\*DMA\*\*" rep.txt || fail "recommend bound line"
 
 # a bad manifest is an error naming the file and the line
 M=dp/fleet/$R/manifest.tsv
