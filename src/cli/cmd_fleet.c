@@ -409,9 +409,9 @@ static int do_status(struct opts *o)
 		printf("%-5zu %-8s %-8s %s", i, p.t[i].kind == NX_FLEET_DEVICE ? "device" : "trace",
 		       nx_fleet_state_name(st.state), p.t[i].profile);
 		if (st.where[0])
-			printf("  [%s%s]", st.where, st.state == NX_FLEET_DONE ? "" : "");
+			printf("  [%s]", st.where);
 		if (st.state == NX_FLEET_DONE)
-			printf("  %.2f s", st.seconds);
+			printf("  %.2f s  %ld MB", st.seconds, st.rss_kb / 1024);
 		if (st.message[0])
 			printf("  %s", st.message);
 		putchar('\n');

@@ -58,6 +58,7 @@ struct nx_fleet_status {
 	char *where;   /* "host pid job": who ran or runs it, "" when pending */
 	char *message; /* failure message, "" otherwise */
 	double seconds; /* duration of a finished task, else 0 */
+	long rss_kb;    /* peak resident memory of a finished task's process, kB */
 };
 
 /* The state of a task from its status files: done (and the profile exists), failed

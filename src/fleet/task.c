@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT
  * task.c: one fleet task (the atomic ingest of one pair or trace as a member profile)
  * and its status files <data>/fleet/<run>/status/<profile>.{running,done,failed}, each
- * one line "host<TAB>pid<TAB>job<TAB>seconds<TAB>message". A task killed mid-way leaves
+ * one line (below). A task killed mid-way leaves
  * only its .running file (and the ingest's hidden temporary directory, which the next
- * ingest of the same name removes); its state then reads as failed "killed". */
+ * ingest of the same name removes); its state then reads as failed "killed". The line
+ * is "host<TAB>pid<TAB>job<TAB>seconds<TAB>peak RSS kB<TAB>message". */
 #include "common/compat.h"
 #include "fleet/fleet.h"
 #include "common/fsutil.h"
@@ -13,6 +14,7 @@
 #include "trace/trace.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +52,13 @@ static int write_status(const char *path, double seconds, const char *msg, struc
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	int rc;
 
+	struct rusage ru;
+
 	host_name(host, sizeof(host));
-	nx_strbuf_addf(&sb, "%s\t%d\t%s\t%.3f\t", host, (int)getpid(), job, seconds);
+	if (getrusage(RUSAGE_SELF, &ru))
+		ru.ru_maxrss = 0;
+	nx_strbuf_addf(&sb, "%s\t%d\t%s\t%.3f\t%ld\t", host, (int)getpid(), job, seconds,
+		       (long)ru.ru_maxrss);
 	for (const char *m = msg; *m; m++)
 		nx_strbuf_addch(&sb, *m == '\n' || *m == '\t' || *m == '\r' ? ' ' : *m);
 	nx_strbuf_addch(&sb, '\n');
@@ -80,31 +87,30 @@ void nx_fleet_status_release(struct nx_fleet_status *st)
 
 /* Reads a status file: 0 when it exists and parses. */
 static int read_status(const char *path, char **host, int *pid, char **job, double *secs,
-		       char **msg)
+		       long *rss, char **msg)
 {
-	char *data = NULL, *f[5] = { 0 }, *s;
+	char *data = NULL, *f[6] = { 0 }, *s;
 	size_t len = 0, n = 0;
 	struct nx_err ignored = { 0 };
 
 	if (!nx_is_file(path) || nx_read_file(path, &data, &len, &ignored))
 		return -1;
 	s = data;
-	while (n < 5) {
+	while (n < 6) {
 		f[n++] = s;
-		s = strchr(s, n < 5 ? '\t' : '\n');
+		s = strchr(s, n < 6 ? '\t' : '\n');
 		if (!s)
 			break;
 		*s++ = '\0';
 	}
-	if (n < 5) {
-		for (; n < 5; n++)
-			f[n] = (char *)"";
-	}
+	for (; n < 6; n++)
+		f[n] = (char *)"";
 	*host = nx_xstrdup(f[0]);
 	*pid = atoi(f[1]);
 	*job = nx_xstrdup(f[2]);
 	*secs = atof(f[3]);
-	*msg = nx_xstrdup(f[4]);
+	*rss = atol(f[4]);
+	*msg = nx_xstrdup(f[5]);
 	free(data);
 	return 0;
 }
@@ -121,7 +127,8 @@ void nx_fleet_task_status(const char *data_path, const char *run, const struct n
 	for (size_t k = 0; k < NX_ARRAY_SIZE(exts); k++) {
 		char *path = status_path(data_path, run, t->profile, exts[k]);
 		char *host = NULL, *job = NULL, *msg = NULL;
-		int pid = 0, rc = read_status(path, &host, &pid, &job, &st->seconds, &msg);
+		int pid = 0, rc = read_status(path, &host, &pid, &job, &st->seconds, &st->rss_kb,
+					     &msg);
 
 		free(path);
 		if (rc)
@@ -146,6 +153,7 @@ void nx_fleet_task_status(const char *data_path, const char *run, const struct n
 				st->message = nx_xstrdup("");
 			}
 			st->seconds = 0;
+			st->rss_kb = 0;
 		} else {
 			st->state = NX_FLEET_FAILED;
 			st->message = nx_xstrdup(msg);
