@@ -344,10 +344,10 @@ out:
 	return rc;
 }
 
-/* Line k (0-based) of a list of task numbers. */
-static int list_entry(const char *path, long k, size_t *task, struct nx_err *err)
+/* Line k (0-based) of a list of member names (caller frees). */
+static int list_entry(const char *path, long k, char **name, struct nx_err *err)
 {
-	char *data = NULL, *s;
+	char *data = NULL, *s, *e;
 	size_t len = 0;
 	long line = 0;
 	int rc;
@@ -357,10 +357,11 @@ static int list_entry(const char *path, long k, size_t *task, struct nx_err *err
 	for (s = data; *s && line < k; s++)
 		if (*s == '\n')
 			line++;
-	if (!*s || *s < '0' || *s > '9')
-		rc = nx_errf(err, NX_EUSAGE, "'%s' has no task at line %ld", path, k + 1);
+	e = strchr(s, '\n');
+	if (!*s || !e || e == s)
+		rc = nx_errf(err, NX_EUSAGE, "'%s' has no member at line %ld", path, k + 1);
 	else
-		*task = strtoul(s, NULL, 10);
+		*name = nx_xstrndup(s, (size_t)(e - s));
 	free(data);
 	return rc;
 }
@@ -370,6 +371,7 @@ static int do_run_task(struct opts *o)
 	struct nx_fleet_plan p = { 0 };
 	struct nx_err err = { 0 };
 	size_t task = (size_t)o->task;
+	char *member = NULL;
 	int rc = NX_EXIT_OK;
 
 	if (o->list && o->array_index < 0) {
@@ -383,12 +385,26 @@ static int do_run_task(struct opts *o)
 		nx_cli_error(CMD, "run-task needs --task N, or --list FILE with --array-index K");
 		return NX_EXIT_USAGE;
 	}
-	if ((o->list && list_entry(o->list, o->array_index, &task, &err)) ||
-	    nx_fleet_manifest_read(o->data_path, o->name, &p, &err) ||
-	    nx_fleet_run_task(o->data_path, &p, task, &err))
+	if ((o->list && list_entry(o->list, o->array_index, &member, &err)) ||
+	    nx_fleet_manifest_read(o->data_path, o->name, &p, &err)) {
+		rc = fail(&err);
+		goto out;
+	}
+	if (member) {
+		for (task = 0; task < p.n && strcmp(p.t[task].profile, member); task++)
+			;
+		if (task == p.n) {
+			nx_cli_error(CMD, "run '%s' has no member '%s' (any more)", o->name, member);
+			rc = NX_EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (nx_fleet_run_task(o->data_path, &p, task, &err))
 		rc = fail(&err);
 	else
 		printf("task %zu done: %s\n", task, p.t[task].profile);
+out:
+	free(member);
 	nx_fleet_plan_release(&p);
 	return rc;
 }

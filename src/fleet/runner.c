@@ -2,7 +2,7 @@
  * runner.c: the two ways a fleet's tasks run (see fleet.h): local subprocesses of the
  * binary itself, -j N at a time, and one Slurm job array plus a dependent index job,
  * both executing the hidden `fleet run-task` subcommand. The Slurm scripts and the
- * list of submitted task numbers are kept in <data>/fleet/<run>/slurm/. */
+ * list of submitted members (line i = array index i) are kept in <data>/fleet/<run>/slurm/. */
 #include "common/compat.h"
 #include "fleet/fleet.h"
 #include "common/fsutil.h"
@@ -241,8 +241,15 @@ int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *r
 	if ((rc = nx_mkdirs(sdir, err)))
 		goto out;
 	if (n) {
+		/* Member names, not task numbers: a re-plan may renumber the tasks while the
+		 * array still runs. */
+		struct nx_fleet_plan p;
+
+		if ((rc = nx_fleet_manifest_read(data_path, run, &p, err)))
+			goto out;
 		for (size_t i = 0; i < n; i++)
-			nx_strbuf_addf(&sb, "%zu\n", idx[i]);
+			nx_strbuf_addf(&sb, "%s\n", idx[i] < p.n ? p.t[idx[i]].profile : "?");
+		nx_fleet_plan_release(&p);
 		if ((rc = nx_write_file_atomic(list, sb.buf, sb.len, err)))
 			goto out;
 		nx_strbuf_reset(&sb);
