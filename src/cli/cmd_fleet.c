@@ -25,7 +25,7 @@ static void usage(FILE *out)
 		"usage: neuron-explorer fleet ingest RUN_DIR --display-name RUN [--data-path DIR]\n"
 		"                             [-j N] [--threshold PCT] [--slurm [--partition P]\n"
 		"                             [--time T] [--mem M] [--array-throttle K]\n"
-		"                             [--sbatch-arg ARG]... [--wait]]\n"
+		"                             [--array-max N] [--sbatch-arg ARG]... [--wait]]\n"
 		"       neuron-explorer fleet status --display-name RUN [--data-path DIR]\n"
 		"       neuron-explorer fleet index --display-name RUN [--data-path DIR] [--threshold PCT]\n"
 		"       neuron-explorer fleet report --display-name RUN [--data-path DIR] [--top N]\n"
@@ -48,6 +48,8 @@ static void usage(FILE *out)
 		"                            as a job depending on it (afterany)\n"
 		"      --partition P, --time T, --mem M   sbatch options of every job\n"
 		"      --array-throttle K    at most K array tasks at once (--array=...%%K)\n"
+		"      --array-max N         at most N tasks per array, more arrays beyond\n"
+		"                            (Slurm's MaxArraySize; default 1000)\n"
 		"      --sbatch-arg ARG      extra sbatch argument (repeatable)\n"
 		"      --wait                with --slurm: return when the index job has finished\n"
 		"      --top N               report: at most N members per list (default 20)\n"
@@ -59,7 +61,7 @@ static void usage(FILE *out)
 
 enum {
 	OPT_DATA_PATH = 256, OPT_NAME, OPT_THRESHOLD, OPT_SLURM, OPT_PARTITION, OPT_TIME, OPT_MEM,
-	OPT_THROTTLE, OPT_SBATCH_ARG, OPT_WAIT, OPT_TOP, OPT_RECOMMEND, OPT_RUN, OPT_TASK, OPT_LIST, OPT_INDEX,
+	OPT_THROTTLE, OPT_SBATCH_ARG, OPT_WAIT, OPT_TOP, OPT_RECOMMEND, OPT_ARRAY_MAX, OPT_RUN, OPT_TASK, OPT_LIST, OPT_INDEX,
 };
 
 static const struct option long_opts[] = {
@@ -73,6 +75,7 @@ static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "array-throttle", required_argument, NULL, OPT_THROTTLE },
 	{ "sbatch-arg", required_argument, NULL, OPT_SBATCH_ARG },
+	{ "array-max", required_argument, NULL, OPT_ARRAY_MAX },
 	{ "wait", no_argument, NULL, OPT_WAIT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "recommend", required_argument, NULL, OPT_RECOMMEND },
@@ -154,6 +157,14 @@ static int parse(int argc, char **argv, struct opts *o)
 			if (parse_uint("--array-throttle", optarg, 1000000, &v))
 				return -1;
 			o->so.throttle = (unsigned)v;
+			break;
+		case OPT_ARRAY_MAX:
+			if (parse_uint("--array-max", optarg, 10000000, &v) || v == 0) {
+				if (v == 0)
+					nx_cli_error(CMD, "--array-max wants at least 1");
+				return -1;
+			}
+			o->so.array_max = (unsigned)v;
 			break;
 		case OPT_SBATCH_ARG:
 			o->extra = nx_xrealloc(o->extra, (o->nextra + 1) * sizeof(*o->extra));
@@ -286,9 +297,9 @@ static int do_ingest(struct opts *o)
 		return NX_EXIT_USAGE;
 	}
 	if (!o->slurm && (o->so.partition || o->so.time || o->so.mem || o->so.throttle ||
-			  o->nextra || o->so.wait)) {
-		nx_cli_error(CMD, "--partition, --time, --mem, --array-throttle, --sbatch-arg and "
-			     "--wait go with --slurm");
+			  o->so.array_max || o->nextra || o->so.wait)) {
+		nx_cli_error(CMD, "--partition, --time, --mem, --array-throttle, --array-max, "
+			     "--sbatch-arg and --wait go with --slurm");
 		return NX_EXIT_USAGE;
 	}
 	if (!(self = self_path(&err)) || nx_fleet_plan(o->input, o->name, &p, &err) ||
@@ -310,7 +321,8 @@ static int do_ingest(struct opts *o)
 			goto out;
 		}
 		if (ajob)
-			printf("Submitted %zu task(s) as Slurm array job %s\n", ntodo, ajob);
+			printf("Submitted %zu task(s) as Slurm array job%s %s\n", ntodo,
+			       strchr(ajob, ',') ? "s" : "", ajob);
 		printf("Submitted the fleet index as Slurm job %s (after the array)\n", ijob);
 		if (!o->so.wait)
 			goto out;

@@ -84,15 +84,17 @@ int nx_fleet_run_local(const char *self, const char *data_path, const char *run,
 struct nx_fleet_slurm {
 	const char *partition, *time, *mem; /* NULL: Slurm's defaults */
 	unsigned throttle;                  /* %K, 0 = none */
+	unsigned array_max;                 /* tasks per array (MaxArraySize), 0 = 1000 */
 	const char *const *extra;           /* extra sbatch arguments */
 	size_t nextra;
 	double threshold;                   /* straggler threshold for the index job */
 	bool wait;                          /* sbatch --wait on the index job */
 };
 
-/* Submits tasks idx[0..n) as one `sbatch --array=0-(n-1)[%K]` job and one job depending
- * on it (afterany) that runs `self fleet index`. With n == 0 only the index job is
- * submitted. *array_job / *index_job receive the job ids (caller frees). */
+/* Submits tasks idx[0..n) as one `sbatch --array=0-(n-1)[%K]` job (several when n exceeds
+ * array_max) and one job depending on them (afterany) that runs `self fleet index`. With
+ * n == 0 only the index job is submitted. *array_job (ids joined with ',') and *index_job
+ * receive the job ids (caller frees). */
 int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *run,
 			  const size_t *idx, size_t n, const struct nx_fleet_slurm *o,
 			  char **array_job, char **index_job, struct nx_err *err);

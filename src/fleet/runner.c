@@ -223,6 +223,51 @@ static int sbatch(struct argv_buf *a, char **job, struct nx_err *err)
 	return 0;
 }
 
+/* One array over the members names[0..n) (chunk k of the submission). */
+static int submit_array(const char *self, const char *data_path, const char *run,
+			const char *dir, const char *base, char *const *names, size_t n,
+			const struct nx_fleet_slurm *o, char **job, struct nx_err *err)
+{
+	char *list = nx_xasprintf("%s.list", base), *script = nx_xasprintf("%s.sh", base);
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct argv_buf a = { 0 };
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		nx_strbuf_addf(&sb, "%s\n", names[i]);
+	if ((rc = nx_write_file_atomic(list, sb.buf, sb.len, err)))
+		goto out;
+	nx_strbuf_reset(&sb);
+	nx_strbuf_addstr(&sb, "#!/bin/sh\n# one task of the fleet run; written by "
+			      "neuron-explorer fleet ingest\nexec ");
+	sh_quote(&sb, self);
+	nx_strbuf_addstr(&sb, " fleet run-task --data-path ");
+	sh_quote(&sb, data_path);
+	nx_strbuf_addstr(&sb, " --run ");
+	sh_quote(&sb, run);
+	nx_strbuf_addstr(&sb, " --list ");
+	sh_quote(&sb, list);
+	nx_strbuf_addstr(&sb, " --array-index \"$SLURM_ARRAY_TASK_ID\"\n");
+	if ((rc = write_script(script, sb.buf, err)))
+		goto out;
+	arg(&a, nx_xstrdup("sbatch"));
+	arg(&a, nx_xstrdup("--parsable"));
+	arg(&a, nx_xasprintf("--job-name=nx-fleet-%s", run));
+	arg(&a, o->throttle ? nx_xasprintf("--array=0-%zu%%%u", n - 1, o->throttle)
+			    : nx_xasprintf("--array=0-%zu", n - 1));
+	arg(&a, nx_xasprintf("--output=%s/logs/slurm-%%A_%%a.out", dir));
+	common_args(&a, o);
+	arg(&a, nx_xstrdup(script));
+	if ((rc = sbatch(&a, job, err)))
+		nx_err_wrap(err, "submitting the task array of run '%s'", run);
+out:
+	argv_release(&a);
+	nx_strbuf_release(&sb);
+	free(list);
+	free(script);
+	return rc;
+}
+
 int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *run,
 			  const size_t *idx, size_t n, const struct nx_fleet_slurm *o,
 			  char **array_job, char **index_job, struct nx_err *err)
@@ -230,11 +275,10 @@ int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *r
 	char *dir = nx_fleet_dir(data_path, run);
 	char *sdir = nx_path_join(dir, "slurm");
 	char *stamp = nx_xasprintf("%ld-%d", (long)time(NULL), (int)getpid());
-	char *list = nx_xasprintf("%s/array-%s.list", sdir, stamp);
-	char *ascript = nx_xasprintf("%s/array-%s.sh", sdir, stamp);
 	char *iscript = nx_xasprintf("%s/index-%s.sh", sdir, stamp);
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct argv_buf a = { 0 }, b = { 0 };
+	size_t chunk = o->array_max ? o->array_max : 1000;
+	struct nx_strbuf sb = NX_STRBUF_INIT, jobs = NX_STRBUF_INIT, deps = NX_STRBUF_INIT;
+	struct argv_buf b = { 0 };
 	int rc;
 
 	*array_job = *index_job = NULL;
@@ -242,41 +286,35 @@ int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *r
 		goto out;
 	if (n) {
 		/* Member names, not task numbers: a re-plan may renumber the tasks while the
-		 * array still runs. */
+		 * array still runs. Arrays hold at most `chunk` tasks (Slurm's MaxArraySize). */
 		struct nx_fleet_plan p;
+		char **names = nx_xcalloc(n, sizeof(*names));
 
-		if ((rc = nx_fleet_manifest_read(data_path, run, &p, err)))
-			goto out;
-		for (size_t i = 0; i < n; i++)
-			nx_strbuf_addf(&sb, "%s\n", idx[i] < p.n ? p.t[idx[i]].profile : "?");
-		nx_fleet_plan_release(&p);
-		if ((rc = nx_write_file_atomic(list, sb.buf, sb.len, err)))
-			goto out;
-		nx_strbuf_reset(&sb);
-		nx_strbuf_addstr(&sb, "#!/bin/sh\n# one task of the fleet run; written by "
-				      "neuron-explorer fleet ingest\nexec ");
-		sh_quote(&sb, self);
-		nx_strbuf_addstr(&sb, " fleet run-task --data-path ");
-		sh_quote(&sb, data_path);
-		nx_strbuf_addstr(&sb, " --run ");
-		sh_quote(&sb, run);
-		nx_strbuf_addstr(&sb, " --list ");
-		sh_quote(&sb, list);
-		nx_strbuf_addstr(&sb, " --array-index \"$SLURM_ARRAY_TASK_ID\"\n");
-		if ((rc = write_script(ascript, sb.buf, err)))
-			goto out;
-		arg(&a, nx_xstrdup("sbatch"));
-		arg(&a, nx_xstrdup("--parsable"));
-		arg(&a, nx_xasprintf("--job-name=nx-fleet-%s", run));
-		arg(&a, o->throttle ? nx_xasprintf("--array=0-%zu%%%u", n - 1, o->throttle)
-				    : nx_xasprintf("--array=0-%zu", n - 1));
-		arg(&a, nx_xasprintf("--output=%s/logs/slurm-%%A_%%a.out", dir));
-		common_args(&a, o);
-		arg(&a, nx_xstrdup(ascript));
-		if ((rc = sbatch(&a, array_job, err))) {
-			nx_err_wrap(err, "submitting the task array of run '%s'", run);
+		if ((rc = nx_fleet_manifest_read(data_path, run, &p, err))) {
+			free(names);
 			goto out;
 		}
+		for (size_t i = 0; i < n; i++)
+			names[i] = idx[i] < p.n ? p.t[idx[i]].profile : (char *)"?";
+		for (size_t k = 0; k * chunk < n && !rc; k++) {
+			char *base = nx_xasprintf("%s/array-%s-%zu", sdir, stamp, k), *job = NULL;
+			size_t m = n - k * chunk < chunk ? n - k * chunk : chunk;
+
+			rc = submit_array(self, data_path, run, dir, base, names + k * chunk, m, o,
+					  &job, err);
+			if (!rc) {
+				nx_strbuf_addf(&jobs, "%s%s", k ? "," : "", job);
+				nx_strbuf_addf(&deps, ":%s", job);
+			}
+			free(job);
+			free(base);
+		}
+		free(names);
+		nx_fleet_plan_release(&p);
+		if (jobs.len)
+			*array_job = nx_xstrdup(jobs.buf);
+		if (rc)
+			goto out;
 	}
 	nx_strbuf_reset(&sb);
 	nx_strbuf_addstr(&sb, "#!/bin/sh\n# the fleet index of the run, after its tasks; written "
@@ -292,8 +330,8 @@ int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *r
 	arg(&b, nx_xstrdup("sbatch"));
 	arg(&b, nx_xstrdup("--parsable"));
 	arg(&b, nx_xasprintf("--job-name=nx-fleet-index-%s", run));
-	if (*array_job)
-		arg(&b, nx_xasprintf("--dependency=afterany:%s", *array_job));
+	if (deps.len)
+		arg(&b, nx_xasprintf("--dependency=afterany%s", deps.buf));
 	arg(&b, nx_xasprintf("--output=%s/logs/slurm-index-%%j.out", dir));
 	common_args(&b, o);
 	if (o->wait)
@@ -303,14 +341,13 @@ int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *r
 		nx_err_wrap(err, "submitting the index job of run '%s'%s%s", run,
 			    *array_job ? " after array job " : "", *array_job ? *array_job : "");
 out:
-	argv_release(&a);
 	argv_release(&b);
 	nx_strbuf_release(&sb);
+	nx_strbuf_release(&jobs);
+	nx_strbuf_release(&deps);
 	free(dir);
 	free(sdir);
 	free(stamp);
-	free(list);
-	free(ascript);
 	free(iscript);
 	return rc;
 }

@@ -27,17 +27,20 @@ R=run7
 IDX=dpS/profiles/global/$R@latest
 q() { "$SQL" "$1"; }
 "$BIN" fleet ingest run --data-path dpS --display-name $R --slurm --array-throttle 2 \
-	--time 10 --sbatch-arg=--job-name=t6001 --wait > out.txt 2> err.txt ||
+	--array-max 10 --time 10 --sbatch-arg=--job-name=t6001 --wait > out.txt 2> err.txt ||
 	fail "slurm ingest: $(cat out.txt err.txt)"
 grep -q "^Run $R: 24 tasks (0 already done, 0 running elsewhere, 24 to run)" out.txt ||
 	fail "plan line: $(cat out.txt)"
-grep -q "^Submitted 24 task(s) as Slurm array job [0-9]" out.txt || fail "array line: $(cat out.txt)"
+grep -q "^Submitted 24 task(s) as Slurm array jobs [0-9]*,[0-9]*,[0-9]*$" out.txt ||
+	fail "array line (24 tasks in arrays of at most 10): $(cat out.txt)"
 grep -q "^24 tasks: 24 done, 0 running, 0 failed, 0 pending" out.txt || fail "counts: $(cat out.txt)"
-ajob=$(sed -n 's/^Submitted 24 task(s) as Slurm array job \([0-9]*\).*/\1/p' out.txt)
+ajobs=$(sed -n 's/^Submitted 24 task(s) as Slurm array jobs \([0-9,]*\).*/\1/p' out.txt)
+[ "$(wc -l < "$(ls dpS/fleet/$R/slurm/array-*-2.list)")" = 4 ] || fail "third array's list"
 
-# every task ran as an element of that array, and every member is published
+# every task ran as an element of those arrays, and every member is published
 "$BIN" fleet status --data-path dpS --display-name $R > st.txt || fail "status"
-[ "$(grep -c " done .*job ${ajob}_[0-9]*\]" st.txt)" = 24 ] || fail "status: $(cat st.txt)"
+[ "$(grep -cE " done .*job (${ajobs//,/|})_[0-9]+\]" st.txt)" = 24 ] || fail "status: $(cat st.txt)"
+[ "$(grep -oE "job [0-9]+_" st.txt | sort -u | wc -l)" = 3 ] || fail "not three arrays"
 [ "$(wc -l < dpS/fleet/$R/manifest.tsv)" = 25 ] || fail "manifest rows"
 cut -f3 dpS/fleet/$R/manifest.tsv | tail -n +2 | while read -r p; do
 	[ -s "dpS/profiles/global/$p@latest/Metadata.parquet" ] || { echo "no $p"; exit 1; }
