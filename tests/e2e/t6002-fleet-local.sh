@@ -90,6 +90,9 @@ grep -q "line 5: too few columns" err.txt || fail "short row message: $(cat err.
 sed '6s/^4\t/x\t/' m.good > $M
 "$BIN" fleet index --data-path dp --display-name $R 2> err.txt; [ $? -eq 1 ] || fail "bad task number"
 grep -q "line 6: malformed task row" err.txt || fail "bad row message"
+awk -F'\t' -v OFS='\t' 'NR == 7 { $5 = "99999999999999999999999" } { print }' m.good > $M
+"$BIN" fleet status --data-path dp --display-name $R 2> err.txt; [ $? -eq 1 ] || fail "huge pid"
+grep -q "line 7: malformed task row" err.txt || fail "huge pid message: $(cat err.txt)"
 cp m.good $M
 
 # served as one name: union views with a profile column, through the sandbox
