@@ -26,6 +26,8 @@ if ! command -v slurmctld > /dev/null || ! command -v slurmd > /dev/null ||
 		die "apt-get install slurm-wlm munge failed: $(tail -n 3 "$DIR/apt.log")"
 fi
 
+[ -c /dev/null ] || die "/dev/null is not a character device (something replaced it), so munged cannot start; restore it: rm /dev/null && mknod -m 666 /dev/null c 1 3"
+
 # munge: reuse a running daemon, else start one (as the munge user, as Debian does).
 if ! munge -n 2> /dev/null | unmunge > /dev/null 2>&1; then
 	[ -s /etc/munge/munge.key ] || die "no /etc/munge/munge.key (the munge package creates it)"
