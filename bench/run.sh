@@ -26,5 +26,6 @@ section sim;       "$here/sim.sh" "$build" "$work"
 section server;    "$here/server.sh" "$build"
 section trace;     "$here/trace.sh" "$build"
 section recommend; "$here/recommend.sh" "$build" "$work"
+section fleet;     "$here/fleet.sh" "$build" "$work"
 echo
 echo "results kept in $out"
