@@ -23,6 +23,7 @@ echo "# neuron-explorer benchmarks, $(date -u), $(nproc) cores"
 section() { echo; echo "## $1"; }
 section ingest;    "$here/ingest.sh" "$build" "$work"
 section sim;       "$here/sim.sh" "$build" "$work"
+section calibration; "$here/calibration.sh" "$build" "$work"
 section server;    "$here/server.sh" "$build"
 section trace;     "$here/trace.sh" "$build"
 section recommend; "$here/recommend.sh" "$build" "$work"

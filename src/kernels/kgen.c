@@ -14,6 +14,11 @@ static const struct nx_kernel_def *const all[] = {
 	&nx_kernel_matmul_transpose, &nx_kernel_softmax, &nx_kernel_layernorm,
 	&nx_kernel_attention,  &nx_kernel_dma_tiny,    &nx_kernel_vector_bound,
 	&nx_kernel_serial_sem,
+	&nx_kernel_calib_trn1_matmul_tiled, &nx_kernel_calib_trn1_matmul_hoist,
+	&nx_kernel_calib_trn1_matmul_block, &nx_kernel_calib_trn1_matmul_opt,
+	&nx_kernel_calib_trn2_matmul_v2, &nx_kernel_calib_trn2_matmul_v3,
+	&nx_kernel_calib_trn2_matmul_v4, &nx_kernel_calib_trn2_matmul_v5,
+	&nx_kernel_calib_trn1_layernorm_v1, &nx_kernel_calib_trn1_layernorm_v2,
 };
 
 const struct nx_kernel_def *const *nx_kernels(size_t *count)

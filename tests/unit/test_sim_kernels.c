@@ -87,7 +87,7 @@ static void test_all_build_and_run(void **state)
 
 	(void)state;
 	k = nx_kernels(&n);
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 20);
 	for (size_t i = 0; i < n; i++) {
 		struct prof p;
 
