@@ -32,10 +32,13 @@ struct nx_dma_geom {
 	unsigned first_partition;
 	unsigned partitions;
 	bool hbm;          /* one side is HBM (the shared HBM cap applies) */
+	uint64_t hbm_run;  /* bytes contiguous on the HBM side; may span several partitions
+			    * (an engine moves them as one run); row_bytes when no HBM side */
 };
 void nx_cost_dma_geom(const struct nx_dma_desc *d, struct nx_dma_geom *g);
 
-/* Engine time in picoseconds to move `rows` runs of `row_bytes` (one packet). */
+/* Engine time in picoseconds to move `rows` runs of `row_bytes` (one packet): a fixed
+ * cost per run plus the engine's streaming time. */
 uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64_t row_bytes,
 			       bool transpose);
 

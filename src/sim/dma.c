@@ -157,6 +157,13 @@ int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer)
 			if (p.bytes > left)
 				p.bytes = left;
 			left -= p.bytes;
+			/* rows of consecutive partitions that are contiguous in HBM: one run */
+			if (g.hbm_run > g.row_bytes && p.bytes) {
+				uint64_t run = g.hbm_run < p.bytes ? g.hbm_run : p.bytes;
+
+				p.rows = (p.bytes + run - 1) / run;
+				p.row_bytes = (p.bytes + p.rows - 1) / p.rows;
+			}
 			fifo_push(&d->fifo[(size_t)e * d->nq + t->queue], &p);
 		}
 	}

@@ -2,10 +2,13 @@
  * dma_cost.c: how a DMA descriptor breaks into contiguous runs, and what a packet of
  * runs costs one DMA engine.
  *
- * A run is the longest stretch that is contiguous on both sides (on the SBUF/PSUM
- * side never more than one partition). Each run pays a fixed descriptor overhead and
- * then streams at the engine's rate, so bandwidth falls for small runs and saturates
- * around 2-4 KiB per partition (§6.2: 32 KiB moved by one engine in ~1.4 us). */
+ * A row is the longest stretch that is contiguous on both sides (on the SBUF/PSUM side
+ * never more than one partition). What an engine pays for, though, is a run: a stretch
+ * contiguous in HBM, which may cover several consecutive partitions of the engine
+ * (writing to another SBUF partition costs nothing extra: 8 partitions x 256 B from
+ * contiguous HBM took one engine 97 ns, measured on trn2). Each run pays a fixed cost
+ * and then streams at the engine's rate, so bandwidth falls for small strided rows and
+ * saturates around 4 KiB (docs/simulator.md, "DMA"; fitted to the micro facts M1-M3). */
 #include "common/compat.h"
 #include "sim/cost.h"
 
@@ -62,6 +65,7 @@ void nx_cost_dma_geom(const struct nx_dma_desc *d, struct nx_dma_geom *g)
 
 		run = r < run ? r : run;
 	}
+	g->hbm_run = run;
 	if (to_chip && d->to_ndim) {
 		g->partitions = (unsigned)d->to_sizes[0];
 		g->first_partition = d->to_start_partition;
@@ -81,6 +85,8 @@ void nx_cost_dma_geom(const struct nx_dma_desc *d, struct nx_dma_geom *g)
 		run = bytes;
 	g->row_bytes = run;
 	g->rows = bytes ? (bytes + run - 1) / run : 0;
+	if (!g->hbm || g->hbm_run == UINT64_MAX || g->hbm_run < run)
+		g->hbm_run = run;
 }
 
 uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64_t row_bytes,

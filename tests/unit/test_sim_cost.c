@@ -148,10 +148,16 @@ static void test_dma(void **state)
 	assert_int_equal(g.row_bytes, 256);
 	assert_int_equal(g.partitions, 128);
 	assert_true(g.hbm);
-	/* one engine takes 8 partitions: 8 x (24 ns + 256 B / 27.2 GB/s) = 267.288 ns */
-	assert_int_equal(nx_cost_dma_packet_ps(m, 8, 256, false), 267288);
-	/* §6.2 anchor: 32 KiB by one engine in ~1.4 us with 4 KiB rows */
-	assert_int_equal(nx_cost_dma_packet_ps(m, 8, 4096, false), 1396712);
+	assert_int_equal(g.hbm_run, 256); /* strided in HBM: each row is a run */
+	/* one engine takes 8 partitions: 8 x (18 ns + 256 B / 23.3 B/ns) = 231.896 ns */
+	assert_int_equal(nx_cost_dma_packet_ps(m, 8, 256, false), 231896);
+	/* M1: 32 KiB from contiguous HBM by one engine, one run: 1.424 us (measured 1.416) */
+	assert_int_equal(nx_cost_dma_packet_ps(m, 1, 32768, false), 1424337);
+	/* M2: 128 x 128 bf16 from a contiguous tensor: one 32 KiB run over 128 partitions */
+	d = load_desc(128, 128, 128);
+	nx_cost_dma_geom(&d, &g);
+	assert_int_equal(g.row_bytes, 256);
+	assert_int_equal(g.hbm_run, 32768);
 	/* a contiguous full-width load merges into one run per partition */
 	d = load_desc(128, 4096, 4096);
 	nx_cost_dma_geom(&d, &g);
@@ -163,7 +169,7 @@ static void test_dma(void **state)
 	assert_int_equal(g.rows, 32);
 	assert_int_equal(g.row_bytes, 128);
 	/* transposes cost 4x */
-	assert_int_equal(nx_cost_dma_packet_ps(m, 1, 256, true), 4 * 33411);
+	assert_int_equal(nx_cost_dma_packet_ps(m, 1, 256, true), 4 * 28987);
 	/* the bandwidth falls for small descriptors */
 	assert_true(64.0 / nx_cost_dma_packet_ps(m, 1, 64, false) <
 		    2048.0 / nx_cost_dma_packet_ps(m, 1, 2048, false));
