@@ -163,9 +163,19 @@ static int done(struct sim *s, int e, size_t pc)
 	if (in->opcode == NX_OP_NOTIFY && (rc = notify(s, e, pc, in)))
 		return rc;
 	if (in->sig_op != NX_SEM_NONE)
-		return nx__sim_sem_update(s, in->sig_sem, in->sig_op, (int32_t)in->sig_value,
-					  NX_SEMSRC_ENGINE0 + e);
+		nx_sim_heap_push(&s->heap, s->now + s->m->sem_latency_ps, EV_SEM, (uint32_t)e, pc);
 	return 0;
+}
+
+/* The semaphore update of instruction pc of engine e reaches the semaphore. */
+static int sem_land(struct sim *s, int e, size_t pc)
+{
+	const struct nx_inst *in = &s->neff->inst[e][pc];
+
+	if (s->now > s->end_ps)
+		s->end_ps = s->now;
+	return nx__sim_sem_update(s, in->sig_sem, in->sig_op, (int32_t)in->sig_value,
+				  NX_SEMSRC_ENGINE0 + e);
 }
 
 static int deadlock(struct sim *s)
@@ -223,6 +233,9 @@ static int loop(struct sim *s)
 			break;
 		case EV_DMA_DONE:
 			rc = nx__sim_dma_done(s, ev.a);
+			break;
+		case EV_SEM:
+			rc = sem_land(s, (int)ev.a, (size_t)ev.b);
 			break;
 		default:
 			rc = nx_errf(s->err, NX_ESIM, "internal error: event kind %u", ev.kind);

@@ -14,6 +14,7 @@ enum sim_ev {
 	EV_DONE = 2,        /* a = engine, b = (index << 32) | nothing: instruction completed */
 	EV_DMA_ENQUEUE = 3, /* a = transfer: its packets reach the DMA queues */
 	EV_DMA_DONE = 4,    /* a = DMA engine: its current packet finished */
+	EV_SEM = 5,         /* a = engine, b = index: the instruction's semaphore update lands */
 };
 
 struct sim_engine {
