@@ -32,6 +32,26 @@ static bool wide_stride(const struct nx_ap *ap)
 	return ap->mem != NX_MEM_NONE && ap->size[0] > 1 && s * nx_dtype_size(ap->dtype) > 16;
 }
 
+static bool sixteen(int dtype)
+{
+	return dtype == NX_DT_BF16 || dtype == NX_DT_FP16;
+}
+
+/* VectorE reads two tensors in one pass (N cycles, not 2N) when one is in PSUM and the
+ * other in SBUF, or for a contiguous all-BF16 SBUF add, multiply or subtract (the
+ * tensor_tensor cost rule of the NKI ISA reference). */
+static bool tt_single_pass(const struct nx_inst *in)
+{
+	const struct nx_ap *a = &in->src0, *b = &in->src1, *d = &in->dst;
+
+	if ((a->mem == NX_MEM_PSUM) != (b->mem == NX_MEM_PSUM))
+		return true;
+	return a->mem == NX_MEM_SBUF && b->mem == NX_MEM_SBUF && d->mem == NX_MEM_SBUF &&
+	       a->dtype == NX_DT_BF16 && b->dtype == NX_DT_BF16 && d->dtype == NX_DT_BF16 &&
+	       a->step[0] == 1 && b->step[0] == 1 && d->step[0] == 1 &&
+	       (in->alu == NX_ALU_ADD || in->alu == NX_ALU_MUL || in->alu == NX_ALU_SUB);
+}
+
 uint64_t nx_cost_alu_cycles(const struct nx_machine *m, const struct nx_inst *in, bool dependent)
 {
 	uint64_t work, stat = m->alu_static + (dependent ? m->alu_dep_static : 0);
@@ -46,8 +66,15 @@ uint64_t nx_cost_alu_cycles(const struct nx_machine *m, const struct nx_inst *in
 		break;
 	}
 	work = elems(in);
-	if (in->engine == NX_ENGINE_VECTOR && in->opcode == NX_OP_TENSOR_TENSOR)
+	if (in->engine == NX_ENGINE_VECTOR && in->opcode == NX_OP_TENSOR_TENSOR &&
+	    !tt_single_pass(in))
 		work *= 2;
+	/* a bf16/fp16 zero fill and a 16-bit add/max reduction stream two elements a cycle */
+	if (in->engine == NX_ENGINE_VECTOR &&
+	    ((in->opcode == NX_OP_MEMSET && in->imm == 0 && sixteen(in->dst.dtype)) ||
+	     (in->opcode == NX_OP_TENSOR_REDUCE && sixteen(in->src0.dtype) &&
+	      (in->alu == NX_ALU_ADD || in->alu == NX_ALU_MAX))))
+		work = (work + 1) / 2;
 	if (in->engine == NX_ENGINE_VECTOR && in->alu == NX_ALU_DIV &&
 	    (in->opcode == NX_OP_TENSOR_TENSOR || in->opcode == NX_OP_TENSOR_SCALAR))
 		work *= m->recip_factor;

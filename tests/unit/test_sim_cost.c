@@ -73,7 +73,21 @@ static void test_vector(void **state)
 
 	(void)state;
 	in.src1 = ap(NX_MEM_SBUF, NX_DT_BF16, 512, 1);
-	/* two inputs: 2N + 60 cycles set-up at 0.96 GHz = 1084 cycles = 1129.167 ns */
+	/* a contiguous all-BF16 SBUF add streams in one pass: N + 60 */
+	assert_int_equal(nx_cost_alu_cycles(m, &in, false), 572);
+	/* so does an FP32 SBUF + PSUM add */
+	in.src0.dtype = in.dst.dtype = NX_DT_FP32;
+	in.src1.mem = NX_MEM_PSUM;
+	in.src1.dtype = NX_DT_FP32;
+	assert_int_equal(nx_cost_alu_cycles(m, &in, false), 572);
+	/* zero fill in BF16: N/2 */
+	in = inst(NX_ENGINE_VECTOR, NX_OP_MEMSET, NX_DT_BF16, 512);
+	assert_int_equal(nx_cost_alu_cycles(m, &in, false), 316);
+	/* other two-input ops (here max) read the inputs one after the other:
+	 * 2N + 60 cycles set-up at 0.96 GHz = 1084 cycles = 1129.167 ns */
+	in = inst(NX_ENGINE_VECTOR, NX_OP_TENSOR_TENSOR, NX_DT_BF16, 512);
+	in.src1 = ap(NX_MEM_SBUF, NX_DT_BF16, 512, 1);
+	in.alu = NX_ALU_MAX;
 	assert_int_equal(nx_cost_alu_cycles(m, &in, false), 1084);
 	assert_int_equal(nx_cost_inst_ps(m, &in, false), 1129167);
 	/* dependent instruction: 100 cycles more static overhead */
