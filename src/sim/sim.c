@@ -91,6 +91,11 @@ static int issue(struct sim *s, int e)
 	int rc;
 
 	dur = nx_cost_inst_ps(s->m, in, in->wait_cond != NX_WAIT_NONE);
+	/* a hardware-DGE trigger generates its descriptors on the issuing engine */
+	if (in->opcode == NX_OP_DMA_TRIGGER && s->m->hw_dge_ps &&
+	    s->neff->queues[s->neff->blocks[in->dma_block].queue].queue_type ==
+	    NX_QT_HARDWARE_DYNAMIC)
+		dur = s->m->hw_dge_ps;
 	if (e == NX_ENGINE_TENSOR && (rc = nx__sim_throttle(s, in, start, &dur)))
 		return rc;
 	end = start + dur;
