@@ -104,13 +104,13 @@ static void test_wait_and_dma(void **state)
 	assert_non_null(sync);
 	assert_int_equal(sync->u.inst.start, 0);
 	assert_int_equal(sync->u.inst.end, 53); /* 64 cycles at 1.2 GHz */
-	/* trigger 53.333 ns + latency 500 ns + one 8 KiB run (the source is contiguous in HBM)
+	/* trigger 53.333 ns + latency 1300 ns + one 8 KiB run (the source is contiguous in HBM)
 	 * 18 + 351.584 ns + 18.171 ns semaphore write */
 	v = find(&rs, NX_REC_INST, NX_ENGINE_VECTOR, 0);
 	assert_non_null(v);
-	assert_int_equal(v->u.inst.start, 941);
-	assert_int_equal(v->u.inst.wait_ticks, 941);
-	assert_int_equal(v->u.inst.end, 1641); /* 512 + 60 + 100 cycles at 0.96 GHz */
+	assert_int_equal(v->u.inst.start, 1741);
+	assert_int_equal(v->u.inst.wait_ticks, 1741);
+	assert_int_equal(v->u.inst.end, 2441); /* 512 + 60 + 100 cycles at 0.96 GHz */
 	/* 16 data packets of 8 KiB and 16 four-byte semaphore writes, all from instruction 0 */
 	assert_int_equal(count(&rs, NX_REC_DMA), 32);
 	for (size_t i = 0; i < rs.n; i++) {
@@ -126,7 +126,7 @@ static void test_wait_and_dma(void **state)
 		}
 	}
 	assert_int_equal(last, 16);
-	assert_int_equal(st.end_ns, 1641);
+	assert_int_equal(st.end_ns, 2441);
 	assert_int_equal(st.insts, 2);
 	assert_int_equal(st.dma_packets, 32);
 	free(rs.r);
@@ -138,7 +138,7 @@ static void test_wait_and_dma(void **state)
 	assert_int_equal(count(&rs, NX_REC_DMA), 0);
 	assert_int_equal(count(&rs, NX_REC_SEM), 16);
 	assert_int_equal(count(&rs, NX_REC_EXEC), 2);
-	assert_int_equal(st.end_ns, 1641);
+	assert_int_equal(st.end_ns, 2441);
 	free(rs.r);
 }
 
