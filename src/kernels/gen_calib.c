@@ -518,7 +518,7 @@ MM_KERNEL(nx_kernel_calib_trn2_matmul_v5, "calib_trn2_matmul_v5",
 	  "28.30 ms)", gen_b_v5, b_v5_lines);
 
 /* ---- LayerNorm, trn1 FP32: R = S/2 rows of N = S. Semaphores: S[1] x loads, S[2]
- * squares (v1), S[3] sums of squares (v1), S[4] variances, S[5] rstd, S[6] gamma/beta
+ * squares (v1, VectorE), S[3] their sums (v1, ScalarE), S[4] variances, S[5] rstd, S[6] gamma/beta
  * loads, S[8] stores (+16). x tiles sit in a ring of two 128 x N slots; y is computed
  * in place and stored from that slot. ---- */
 
@@ -553,7 +553,7 @@ static int gen_ln(const struct nx_kernel_def *def, bool v2, const struct nx_kopt
 		     "%u B each%s; SBUF %u of 192 KiB per partition", row, row,
 		     v2 ? "" : ", one squares tile", total / 1024);
 	nx_kgen_line(&g, "# engines: loads SyncE, elementwise work and stores VectorE, "
-		     "square/rsqrt ScalarE");
+		     "%s ScalarE", v2 ? "rsqrt" : "mean of squares and rsqrt");
 	nx_kgen_line(&g, "tensor x input fp32 %ux%u", R, N);
 	nx_kgen_line(&g, "tensor gamma input fp32 128x%u", N);
 	nx_kgen_line(&g, "tensor beta input fp32 128x%u", N);
@@ -580,22 +580,24 @@ static int gen_ln(const struct nx_kernel_def *def, bool v2, const struct nx_kopt
 		nx_kgen_dma(&g, L_x, "Sync", "qSyncIO0", src, dst, extra);
 		snprintf(extra, sizeof(extra), " wait=S[1]>=%u", 16 * (i + 1));
 		if (!v2) {
+			/* the tutorial's per-tile costs: mean N VectorE cycles; variance N
+			 * ScalarE + 2N VectorE (x*x on VectorE, its mean on ScalarE) */
 			nx_kgen_line(&g, "@24 Vector tensor_reduce alu=add src=sbuf[0:128]+%u:fp32[%u] "
-				     "dst=sbuf[0:128]+%u:fp32[1] wait=S[1]>=%u", x, N, ST, 16 * (i + 1));
+				     "dst=sbuf[0:128]+%u:fp32[1]%s", x, N, ST, extra);
 			if (i)
-				nx_kgen_line(&g, "@25 Scalar event_semaphore wait=S[3]>=%u", i);
-			nx_kgen_line(&g, "@25 Scalar activate act=square src=sbuf[0:128]+%u:fp32[%u] "
-				     "dst=sbuf[0:128]+%u:fp32[%u] wait=S[1]>=%u sig=S[2]++", x, N, SQ,
-				     N, 16 * (i + 1));
-			nx_kgen_line(&g, "@26 Vector tensor_reduce alu=add src=sbuf[0:128]+%u:fp32[%u] "
-				     "dst=sbuf[0:128]+%u:fp32[1] wait=S[2]>=%u sig=S[3]++", SQ, N,
-				     ST + 4, i + 1);
+				nx_kgen_line(&g, "@25 Vector event_semaphore wait=S[3]>=%u", i);
+			nx_kgen_line(&g, "@25 Vector tensor_tensor alu=mul src=sbuf[0:128]+%u:fp32[%u] "
+				     "src1=sbuf[0:128]+%u:fp32[%u] dst=sbuf[0:128]+%u:fp32[%u] sig=S[2]++",
+				     x, N, x, N, SQ, N);
+			nx_kgen_line(&g, "@26 Scalar activate act=identity src=sbuf[0:128]+%u:fp32[%u] "
+				     "dst=sbuf[0:128]+%u:fp32[1] wait=S[2]>=%u sig=S[3]++", SQ, N, ST + 4,
+				     i + 1);
 			nx_kgen_line(&g, "@26 Vector tensor_tensor alu=mul src=sbuf[0:128]+%u:fp32[1] "
 				     "src1=sbuf[0:128]+%u:fp32[1] dst=sbuf[0:128]+%u:fp32[1]", ST, ST,
 				     ST + 8);
 			nx_kgen_line(&g, "@26 Vector tensor_tensor alu=sub src=sbuf[0:128]+%u:fp32[1] "
-				     "src1=sbuf[0:128]+%u:fp32[1] dst=sbuf[0:128]+%u:fp32[1] sig=S[4]++",
-				     ST + 4, ST + 8, ST + 12);
+				     "src1=sbuf[0:128]+%u:fp32[1] dst=sbuf[0:128]+%u:fp32[1] "
+				     "wait=S[3]>=%u sig=S[4]++", ST + 4, ST + 8, ST + 12, i + 1);
 			nx_kgen_line(&g, "@27 Scalar activate act=rsqrt src=sbuf[0:128]+%u:fp32[1] "
 				     "dst=sbuf[0:128]+%u:fp32[1] wait=S[4]>=%u sig=S[5]++", ST + 12,
 				     ST + 16, i + 1);
