@@ -5,7 +5,8 @@
  * time and for every published engine-busy or DMA figure, then the median and worst
  * error per family; then the micro facts, each from a small listing simulated in
  * process. The measured values and their sources are listed in docs/simulator.md
- * ("Calibration"). usage: bench_calib [--markdown] */
+ * ("Calibration"). usage: bench_calib [--markdown | --library]; --library prints the
+ * table of the other library kernels that docs/simulator.md carries. */
 #include "common/compat.h"
 #include "common/xalloc.h"
 #include "kernels/library.h"
@@ -140,7 +141,7 @@ static int cmp_abs(const void *a, const void *b)
 static void summary(const char *family, double *errs, size_t n, const char *unit)
 {
 	qsort(errs, n, sizeof(*errs), cmp_abs);
-	printf(md ? "\n%s: median |error| %.1f%s, worst %.1f%s (%zu figures)\n"
+	printf(md ? "- %s: median |error| %.1f%s, worst %.1f%s (%zu figures)\n"
 		  : "%s: median |error| %.1f%s, worst %.1f%s (%zu figures)\n", family,
 	       n % 2 ? fabs(errs[n / 2]) : (fabs(errs[n / 2 - 1]) + fabs(errs[n / 2])) / 2, unit,
 	       fabs(errs[n - 1]), unit, n);
@@ -256,7 +257,8 @@ static int e2e(void)
 			summary("engine-busy percentages", perr, np, " pt");
 		if (ns)
 			summary("other published times", serr, ns, "%");
-		printf("version order by speed: %s\n", order ? "as measured" : "DIFFERS from measured");
+		printf("%sversion order by speed: %s\n", md ? "- " : "",
+		       order ? "as measured" : "DIFFERS from measured");
 	}
 	return rc;
 }
@@ -383,10 +385,53 @@ static int micro(void)
 	return rc;
 }
 
+/* The other library kernels at their default size on trn2: the table of
+ * docs/simulator.md, "Library kernels and their simulated profiles". */
+static int library(void)
+{
+	static const char *const names[NX_ENGINE_COUNT] = { "Tensor", "Vector", "Scalar", "GpSimd",
+							    "Sync" };
+	const struct nx_kernel_def *const *k;
+	size_t n;
+	int rc = 0;
+
+	printf("\n| kernel | size | total | DMA active | busiest engine |\n|---|---|---|---|---|\n");
+	k = nx_kernels(&n);
+	for (size_t i = 0; i < n; i++) {
+		struct nx_kopts ko = { .size = 0, .target = "trn2" };
+		struct nx_err err = { 0 };
+		struct nx_neff neff;
+		struct prof *p;
+		int best = 0;
+
+		if (!strncmp(k[i]->name, "calib_", 6))
+			continue;
+		p = nx_xcalloc(1, sizeof(*p));
+		if (nx_kernel_build(k[i], &ko, &neff, &err) || run_neff(&neff, "trn2", p, &err)) {
+			fprintf(stderr, "bench_calib: %s: %s\n", k[i]->name, err.msg);
+			free(p);
+			rc = 1;
+			continue;
+		}
+		nx_neff_release(&neff);
+		for (int e = 1; e < NX_ENGINE_COUNT; e++)
+			if (busy_ns(&p->eng[e]) > busy_ns(&p->eng[best]))
+				best = e;
+		printf("| %s | %u | %.2f ms | %.2f ms (%.0f%%) | %s %.2f ms (%.0f%%) |\n", k[i]->name,
+		       k[i]->default_size, p->end / 1e6, busy_ns(&p->dma) / 1e6,
+		       100.0 * busy_ns(&p->dma) / p->end, names[best],
+		       busy_ns(&p->eng[best]) / 1e6, 100.0 * busy_ns(&p->eng[best]) / p->end);
+		free(p);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
 
+	if (argc > 1 && !strcmp(argv[1], "--library"))
+		return library() ? 1 : 0;
 	md = argc > 1 && !strcmp(argv[1], "--markdown");
 	printf("%s simulator calibration: measured (published) vs simulated; error = "
 	       "(simulated - measured) / measured, or the difference in points for "
