@@ -97,6 +97,43 @@ static void test_all_build_and_run(void **state)
 	}
 }
 
+/* The calibration matmuls follow their published loop nests: the same matmuls in
+ * every version, and HBM traffic falling from version to version. */
+static void test_calibration_kernels(void **state)
+{
+	static const char *const fam[2][4] = {
+		{ "calib_trn1_matmul_tiled", "calib_trn1_matmul_hoist", "calib_trn1_matmul_block",
+		  "calib_trn1_matmul_opt" },
+		{ "calib_trn2_matmul_v2", "calib_trn2_matmul_v3", "calib_trn2_matmul_v4",
+		  "calib_trn2_matmul_v5" },
+	};
+
+	(void)state;
+	for (int f = 0; f < 2; f++) {
+		uint64_t prev = UINT64_MAX;
+
+		for (int v = 0; v < 4; v++) {
+			struct nx_kopts ko = { .size = 2048, .target = f ? "trn2" : "trn1" };
+			struct nx_err err = { 0 };
+			struct nx_neff neff;
+			uint64_t bytes = 0, mm = 0;
+
+			if (nx_kernel_build(nx_kernel_find(fam[f][v]), &ko, &neff, &err))
+				fail_msg("%s: %s", fam[f][v], err.msg);
+			/* M = 1024, K = N = 2048: 8 x 4 x 16 tiles of 128 x 128 x 512 */
+			for (size_t x = 0; x < neff.ninst[NX_ENGINE_TENSOR]; x++)
+				mm += neff.inst[NX_ENGINE_TENSOR][x].opcode == NX_OP_MATMUL;
+			assert_int_equal(mm, 8 * 4 * 16);
+			for (size_t b = 0; b < neff.nblocks; b++)
+				for (size_t d = 0; d < neff.blocks[b].ndesc; d++)
+					bytes += neff.blocks[b].desc[d].bytes;
+			assert_true(bytes < prev);
+			prev = bytes;
+			nx_neff_release(&neff);
+		}
+	}
+}
+
 static void test_bad_sizes(void **state)
 {
 	struct nx_kopts ko = { .size = 500, .target = "trn2" };
@@ -230,6 +267,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_build_and_run),
+		cmocka_unit_test(test_calibration_kernels),
 		cmocka_unit_test(test_bad_sizes),
 		cmocka_unit_test(test_source_lines),
 		cmocka_unit_test(test_matmul_versions),

@@ -2,7 +2,8 @@
  * test_sim_run.c: whole simulator runs on small listings, checked record by record:
  * semaphore waits recorded as wait time, DMA packets and the 16 semaphore writes of a
  * transfer, LDWEIGHTS overlapping the previous MATMUL, throttling after idle,
- * notifications, the deadlock and bad-operand errors, and byte-identical captures. */
+ * notifications, the hardware-DGE trigger cost and the semaphore latency, the deadlock
+ * and bad-operand errors, and byte-identical captures. */
 #include "common/compat.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
@@ -327,6 +328,40 @@ static void test_instruction_fetch(void **state)
 	free(rs.r);
 }
 
+static void test_dge_and_sem_latency(void **state)
+{
+	static const char body[] =
+		"queue qHw dynamic_hw Sync sem=3\n"
+		"block b1 qHw\n"
+		"  desc x[0:128, 0:512] -> sbuf[0:128]+8192\n"
+		"@10 Sync dma_trigger block=b1\n"
+		"@12 Scalar activate act=identity src=sbuf[0:128]+0:fp32[1] "
+		"dst=sbuf[0:128]+4:fp32[1] sig=S[7]++\n"
+		"@13 Scalar activate act=identity src=sbuf[0:128]+4:fp32[1] "
+		"dst=sbuf[0:128]+8:fp32[1] wait=S[7]>=1\n";
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	const struct nx_rec *r;
+
+	(void)state;
+	assert_int_equal(run(body, false, "trn2", &rs, &st, &err), 0);
+	/* trn2: a hardware-DGE trigger occupies SyncE for 600 ns */
+	r = find(&rs, NX_REC_INST, NX_ENGINE_SYNC, 0);
+	assert_int_equal(r->u.inst.end - r->u.inst.start, 600);
+	/* 64 + 60 cycles at 1.2 GHz = 103.3 ns; the update lands 30 ns later; the dependent
+	 * one costs 64 + 60 + 100 cycles = 186.7 ns */
+	r = find(&rs, NX_REC_INST, NX_ENGINE_SCALAR, 1);
+	assert_int_equal(r->u.inst.start, 133);
+	assert_int_equal(r->u.inst.end, 320);
+	free(rs.r);
+	/* trn1 has no hardware DGE: the trigger is a 64-cycle queue kick at 1.4 GHz */
+	assert_int_equal(run(body, false, "trn1", &rs, &st, &err), 0);
+	r = find(&rs, NX_REC_INST, NX_ENGINE_SYNC, 0);
+	assert_int_equal(r->u.inst.end - r->u.inst.start, 45);
+	free(rs.r);
+}
+
 static void test_deterministic_capture(void **state)
 {
 	const char *base = getenv("NX_TEST_TMP");
@@ -377,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_bad_operands),
 		cmocka_unit_test(test_unknown_opcode),
 		cmocka_unit_test(test_instruction_fetch),
+		cmocka_unit_test(test_dge_and_sem_latency),
 		cmocka_unit_test(test_deterministic_capture),
 	};
 
