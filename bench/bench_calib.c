@@ -279,6 +279,79 @@ static char *mm_listing(unsigned n, const char *const *shapes, size_t nshapes)
 	return nx_strbuf_detach(&sb, NULL);
 }
 
+/* M5: a 2048^3 BF16 matmul, loops m 0..15, n 0..3, k 0..15; each iteration loads an
+ * A tile and transposes it on TensorE (copy PSUM -> SBUF on VectorE) or, fast, loads
+ * the lhsT tile directly; then loads the rhs tile and multiplies. Rings of 4 slots.
+ * S[1] A loads, S[2] rhs loads, S[3] matmuls, S[4] output evictions, S[5] stores,
+ * S[6] identity, S[7] transposes, S[8] transposed copies. */
+static char *m5_listing(bool transpose)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	unsigned j = 0, t = 0;
+	const unsigned A = 0, AT = 1024, B = 2048, O = 6144, ID = 8192;
+
+	nx_strbuf_addstr(&sb, "kernel m5\ntensor a input bf16 2048x2048\n"
+			 "tensor b input bf16 2048x2048\ntensor c output bf16 2048x2048\n"
+			 "queue qa in Sync sem=1\nqueue qb in Sync sem=2\nqueue qo out Vector sem=5\n");
+	if (transpose)
+		nx_strbuf_addf(&sb, "GpSimd iota dst=sbuf[0:128]+%u:bf16[128] sig=S[6]=1\n", ID);
+	for (unsigned m = 0; m < 16; m++) {
+		for (unsigned n = 0; n < 4; n++, t++) {
+			for (unsigned k = 0; k < 16; k++, j++) {
+				unsigned r = j % 4;
+
+				nx_strbuf_addf(&sb, "block a%u qa\n  desc a[%u:%u, %u:%u] -> sbuf[0:128]+%u\n"
+					       "Sync dma_trigger block=a%u", j,
+					       transpose ? m * 128 : k * 128, (transpose ? m : k) * 128 + 128,
+					       transpose ? k * 128 : m * 128, (transpose ? k : m) * 128 + 128,
+					       A + r * 256, j);
+				if (j >= 4)
+					nx_strbuf_addf(&sb, " wait=S[%d]>=%u", transpose ? 7 : 3, j - 3);
+				nx_strbuf_addf(&sb, "\nblock b%u qb\n  desc b[%u:%u, %u:%u] -> sbuf[0:128]+%u\n"
+					       "Sync dma_trigger block=b%u%s\n", j, k * 128, k * 128 + 128,
+					       n * 512, n * 512 + 512, B + r * 1024, j,
+					       j >= 4 ? "" : "");
+				if (j >= 4)
+					nx_strbuf_addf(&sb, "Sync event_semaphore wait=S[3]>=%u\n", j - 3);
+				if (transpose) {
+					if (j >= 4)
+						nx_strbuf_addf(&sb, "Tensor event_semaphore wait=S[8]>=%u\n",
+							       j - 3);
+					nx_strbuf_addf(&sb, "Tensor ldweights src=sbuf[0:128]+%u:bf16[128] "
+						       "transpose%s\n", ID, j ? "" : " wait=S[6]>=1");
+					nx_strbuf_addf(&sb, "Tensor matmul src=sbuf[0:128]+%u:bf16[128] "
+						       "dst=psum[0:128]+%u:fp32[128] transpose wait=S[1]>=%u "
+						       "sig=S[7]++\n", A + r * 256, (4 + r) * 2048, 16 * (j + 1));
+					if (j >= 4)
+						nx_strbuf_addf(&sb, "Vector event_semaphore wait=S[3]>=%u\n",
+							       j - 3);
+					nx_strbuf_addf(&sb, "Vector tensor_copy src=psum[0:128]+%u:fp32[128] "
+						       "dst=sbuf[0:128]+%u:bf16[128] wait=S[7]>=%u sig=S[8]++\n",
+						       (4 + r) * 2048, AT + r * 256, j + 1);
+				}
+				if (k == 0 && t >= 4)
+					nx_strbuf_addf(&sb, "Tensor event_semaphore wait=S[4]>=%u\n", t - 3);
+				nx_strbuf_addf(&sb, "Tensor ldweights src=sbuf[0:128]+%u:bf16[128] "
+					       "wait=S[%d]>=%u\n", (transpose ? AT : A) + r * 256,
+					       transpose ? 8 : 1, transpose ? j + 1 : 16 * (j + 1));
+				nx_strbuf_addf(&sb, "Tensor matmul src=sbuf[0:128]+%u:bf16[512] "
+					       "dst=psum[0:128]+%u:fp32[512] wait=S[2]>=%u sig=S[3]++%s\n",
+					       B + r * 1024, (t % 4) * 2048, 16 * (j + 1), k ? " acc" : "");
+			}
+			if (t >= 2)
+				nx_strbuf_addf(&sb, "Vector event_semaphore wait=S[5]>=%u\n", 16 * (t - 1));
+			nx_strbuf_addf(&sb, "Vector tensor_copy src=psum[0:128]+%u:fp32[512] "
+				       "dst=sbuf[0:128]+%u:bf16[512] wait=S[3]>=%u sig=S[4]++\n"
+				       "block o%u qo\n  desc sbuf[0:128]+%u -> c[%u:%u, %u:%u]\n"
+				       "Vector dma_trigger block=o%u\n", (t % 4) * 2048, O + (t % 2) * 1024,
+				       j, t, O + (t % 2) * 1024, m * 128, m * 128 + 128, n * 512,
+				       n * 512 + 512, t);
+		}
+	}
+	nx_strbuf_addf(&sb, "Sync event_semaphore wait=S[5]>=%u\n", 16 * t);
+	return nx_strbuf_detach(&sb, NULL);
+}
+
 static int micro(void)
 {
 	struct nx_err err = { 0 };
@@ -352,6 +425,19 @@ static int micro(void)
 		free(t);
 		row("M4 TE throughput", "mixed small tiles", 30.8,
 		    f_mixed / busy_ns(&p->eng[NX_ENGINE_TENSOR]) / 1e3, "TF/s", false, &e);
+		errs[n++] = e;
+	}
+	/* M5 (hardware and dtype not stated: simulated as BF16 on trn2, static queues) */
+	for (int v = 0; v < 2; v++) {
+		char *t = m5_listing(v == 0);
+
+		rc |= run_listing(t, "trn2", p, &err);
+		free(t);
+		row("M5 2048^3 matmul", v ? "lhsT loaded: total" : "TE transposes: total",
+		    v ? 608 : 802, p->end / 1e3, "us", false, &e);
+		errs[n++] = e;
+		row("M5 2048^3 matmul", v ? "lhsT loaded: TE act." : "TE transposes: TE act.",
+		    v ? 420 : 503, busy_ns(&p->eng[NX_ENGINE_TENSOR]) / 1e3, "us", false, &e);
 		errs[n++] = e;
 	}
 	/* M6: dependent 1-element ACTIVATEs on trn1, each reading the previous output */
