@@ -550,7 +550,8 @@ static int resolve(struct asm_state *st)
 				nbk[k].id = (uint32_t)k;
 				k++;
 			}
-	memcpy(neff->blocks, nbk, nb * sizeof(*nbk));
+	if (nb)
+		memcpy(neff->blocks, nbk, nb * sizeof(*nbk));
 	for (int e = 0; e < NX_ENGINE_COUNT; e++)
 		for (size_t i = 0; i < neff->ninst[e]; i++)
 			if (neff->inst[e][i].dma_block != NX_NONE32)

@@ -362,6 +362,26 @@ static void test_dge_and_sem_latency(void **state)
 	free(rs.r);
 }
 
+/* A program without any DMA block (a Tensor-engine microbenchmark) assembles and runs. */
+static void test_no_dma_blocks(void **state)
+{
+	static const char text[] =
+		"kernel t\n"
+		"Tensor ldweights src=sbuf[0:128]+0:bf16[128]\n"
+		"Tensor matmul src=sbuf[0:128]+256:bf16[512] dst=psum[0:128]+0:fp32[512]\n";
+	struct nx_sim_opts o = { .target = "trn1", .exec_index = 1 };
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	struct nx_neff neff;
+
+	(void)state;
+	assert_int_equal(nx_listing_assemble("t.txt", text, strlen(text), &neff, &err), 0);
+	assert_int_equal(neff.nblocks, 0);
+	assert_int_equal(nx_sim_run(&neff, &o, NULL, &st, &err), 0);
+	assert_int_equal(st.end_ns, 194); /* 11.4 ns LDWEIGHTS + 182.9 ns MATMUL on trn1 */
+	nx_neff_release(&neff);
+}
+
 static void test_deterministic_capture(void **state)
 {
 	const char *base = getenv("NX_TEST_TMP");
@@ -413,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_opcode),
 		cmocka_unit_test(test_instruction_fetch),
 		cmocka_unit_test(test_dge_and_sem_latency),
+		cmocka_unit_test(test_no_dma_blocks),
 		cmocka_unit_test(test_deterministic_capture),
 	};
 
