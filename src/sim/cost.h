@@ -15,6 +15,12 @@ unsigned nx_cost_engine_mhz(const struct nx_machine *m, int engine);
 /* Tensor engine: cycles of an unthrottled LDWEIGHTS, MATMUL or control instruction. */
 uint64_t nx_cost_tensor_cycles(const struct nx_machine *m, const struct nx_inst *in);
 
+/* Tensor engine: cycles of an unthrottled MATMUL whose stationary operand (the last
+ * LDWEIGHTS) has `stationary` columns: max(min(64, stationary), N) for 2-byte and FP8
+ * types, 4x for FP32 (the documented nc_matmul cost). */
+uint64_t nx_cost_matmul_cycles(const struct nx_machine *m, const struct nx_inst *in,
+			       uint64_t stationary);
+
 /* Vector, Scalar, GpSimd and Sync: cycles of one instruction. `dependent` is true when
  * the instruction had to wait on a semaphore (it then pays the dependent static
  * overhead instead of the plain access set-up). */

@@ -3,7 +3,8 @@
  *
  * MATMUL streams the moving operand (K partitions x N columns) through the array: its
  * initiation interval is max(N, 64) TE cycles for 2-byte and FP8 types and four times
- * that for FP32 (§6.2). LDWEIGHTS loads the stationary operand up to 4x faster than a
+ * that for FP32 (§6.2); the 64-cycle floor drops to the stationary width when that is
+ * narrower (documented nc_matmul cost max(min(64, N_stationary), N_moving)). LDWEIGHTS loads the stationary operand up to 4x faster than a
  * MATMUL of the same free size (§6.2); the overlap with the previous MATMUL is handled
  * by the scheduler in sim.c, throttling by throttle.c. */
 #include "common/compat.h"
@@ -28,6 +29,18 @@ unsigned nx_cost_engine_mhz(const struct nx_machine *m, int engine)
 static unsigned dtype_factor(const struct nx_machine *m, int dtype)
 {
 	return dtype == NX_DT_FP32 ? m->fp32_factor : 1;
+}
+
+uint64_t nx_cost_matmul_cycles(const struct nx_machine *m, const struct nx_inst *in,
+			       uint64_t stationary)
+{
+	uint64_t n = nx_ap_free_elems(&in->src0), floor = m->mm_min_ii;
+
+	if (stationary && stationary < floor)
+		floor = stationary;
+	if (n < floor)
+		n = floor;
+	return n * dtype_factor(m, in->src0.dtype);
 }
 
 uint64_t nx_cost_tensor_cycles(const struct nx_machine *m, const struct nx_inst *in)

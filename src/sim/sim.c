@@ -90,7 +90,10 @@ static int issue(struct sim *s, int e)
 	uint64_t start = s->now, dur, end;
 	int rc;
 
-	dur = nx_cost_inst_ps(s->m, in, in->wait_cond != NX_WAIT_NONE);
+	if (in->opcode == NX_OP_MATMUL)
+		dur = nx_cycles_ps(nx_cost_matmul_cycles(s->m, in, g->lw_cols), s->m->te_mhz);
+	else
+		dur = nx_cost_inst_ps(s->m, in, in->wait_cond != NX_WAIT_NONE);
 	/* a hardware-DGE trigger generates its descriptors on the issuing engine */
 	if (in->opcode == NX_OP_DMA_TRIGGER && s->m->hw_dge_ps &&
 	    s->neff->queues[s->neff->blocks[in->dma_block].queue].queue_type ==
@@ -115,8 +118,10 @@ static int issue(struct sim *s, int e)
 		fetch(s, e, pc / FETCH_CHUNK + FETCH_AHEAD);
 	if (in->opcode == NX_OP_MATMUL)
 		g->mm_free_ps = end;
-	if (in->opcode == NX_OP_LDWEIGHTS)
+	if (in->opcode == NX_OP_LDWEIGHTS) {
 		g->lw_end_ps = end;
+		g->lw_cols = nx_ap_free_elems(&in->src0);
+	}
 	if (end > g->busy_end_ps)
 		g->busy_end_ps = end;
 	nx_sim_heap_push(&s->heap, end, EV_DONE, (uint32_t)e, pc);

@@ -24,6 +24,7 @@ struct sim_engine {
 	uint64_t ready_ps;      /* when instruction pc could have issued but for its wait */
 	uint64_t mm_free_ps;    /* Tensor: moving array free */
 	uint64_t lw_end_ps;     /* Tensor: last LDWEIGHTS done */
+	uint64_t lw_cols;       /* Tensor: stationary columns of the last LDWEIGHTS (0 none) */
 	uint64_t busy_end_ps;   /* latest end of an issued instruction */
 	uint64_t *inst_ids;     /* record id of each issued instruction (for DONE/DMA) */
 	int fetch_queue;        /* instruction queue this engine fetches through, -1 none */

@@ -45,6 +45,9 @@ static void test_matmul(void **state)
 	in.src0.size[0] = 32;
 	assert_int_equal(nx_cost_tensor_cycles(m, &in), 64);
 	assert_int_equal(nx_cost_inst_ps(m, &in, false), 26667);
+	/* with a narrow stationary the floor is its width: max(min(64, 32), 32) = 32 */
+	assert_int_equal(nx_cost_matmul_cycles(m, &in, 32), 32);
+	assert_int_equal(nx_cost_matmul_cycles(m, &in, 128), 64);
 	/* FP32 is 4x */
 	in = inst(NX_ENGINE_TENSOR, NX_OP_MATMUL, NX_DT_FP32, 128);
 	assert_int_equal(nx_cost_tensor_cycles(m, &in), 512);
