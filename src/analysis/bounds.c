@@ -141,10 +141,20 @@ int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recom
 		r->t1 = r->span1 + 1;
 		return 0;
 	case NX_REC_WIN_RANGE:
-		r->t0 = o->t0_ns;
-		r->t1 = o->t1_ns;
-		if (r->t1 <= r->t0)
-			return nx_errf(err, NX_EUSAGE, "empty window %" PRId64 ":%" PRId64, r->t0, r->t1);
+		/* a window reaching past the profile is clipped to its span (the report says
+		 * so); one that misses it entirely would only report made-up idle time */
+		r->req_t0 = o->t0_ns;
+		r->req_t1 = o->t1_ns;
+		if (o->t1_ns <= o->t0_ns)
+			return nx_errf(err, NX_EUSAGE, "empty window %" PRId64 ":%" PRId64, o->t0_ns,
+				       o->t1_ns);
+		if (o->t1_ns <= r->span0 || o->t0_ns > r->span1)
+			return nx_errf(err, NX_EUSAGE, "window %" PRId64 ":%" PRId64 " lies outside "
+				       "the profile, which spans [%" PRId64 ", %" PRId64 ") ns",
+				       o->t0_ns, o->t1_ns, r->span0, r->span1 + 1);
+		r->t0 = o->t0_ns < r->span0 ? r->span0 : o->t0_ns;
+		r->t1 = o->t1_ns > r->span1 + 1 ? r->span1 + 1 : o->t1_ns;
+		r->clipped = r->t0 != o->t0_ns || r->t1 != o->t1_ns;
 		return 0;
 	case NX_REC_WIN_KERNEL:
 		rc = extent(d, KERNEL_EXTENT_SQL, &r->t0, &r->t1, err);

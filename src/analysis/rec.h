@@ -102,6 +102,8 @@ struct rx_result {
 	const char *source_root; /* --nki-source-root, borrowed; NULL = do not quote code */
 	int window;             /* enum nx_recommend_window */
 	int64_t t0, t1;         /* investigation window [t0, t1) */
+	int64_t req_t0, req_t1; /* NX_REC_WIN_RANGE: the window asked for, before clipping */
+	bool clipped;           /* [req_t0, req_t1) reached past the profile span */
 	int64_t span0, span1;   /* the profile's first and last timestamps */
 	const char *inputs_source;
 	struct rx_quality q;

@@ -149,6 +149,12 @@ void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
 	nx_jw_string(jw, window_name[r->window]);
 	num(jw, "t0_ns", (double)r->t0);
 	num(jw, "t1_ns", (double)r->t1);
+	if (r->window == NX_REC_WIN_RANGE) {
+		num(jw, "requested_t0_ns", (double)r->req_t0);
+		num(jw, "requested_t1_ns", (double)r->req_t1);
+		nx_jw_key(jw, "clipped");
+		nx_jw_bool(jw, r->clipped);
+	}
 	nx_jw_key(jw, "inputs");
 	nx_jw_string(jw, r->inputs_source ? r->inputs_source : "");
 	nx_jw_key(jw, "flops");

@@ -68,6 +68,9 @@ static void window_line(const struct rx_result *r, struct nx_strbuf *out)
 	nx_strbuf_addf(out, "Window: %s", src[r->window]);
 	if (r->window != NX_REC_WIN_WHOLE)
 		nx_strbuf_addf(out, " [%" PRId64 ", %" PRId64 ") ns", r->t0, r->t1);
+	if (r->clipped)
+		nx_strbuf_addf(out, " (clipped to the profile span from the requested [%" PRId64
+			       ", %" PRId64 "))", r->req_t0, r->req_t1);
 	nx_strbuf_addf(out, "; bound inputs: %s; flops: %s. Profile span: %" PRId64 "..%" PRId64
 		       " ns.\n", r->inputs_source, r->in.flops_source ? r->in.flops_source : "n/a",
 		       r->span0, r->span1);
