@@ -157,7 +157,8 @@ static int serve(const char *data_path, unsigned port, bool quiet, bool ingested
 					"server on the same data path picks it up)" : "");
 		return NX_EXIT_FAIL;
 	}
-	printf("API server listening on http://127.0.0.1:%u/api/v1 (data path %s)\n",
+	/* scripts wait for this line: the profile is ingested and the API answers */
+	printf("Ready: API server listening on http://127.0.0.1:%u/api/v1 (data path %s)\n",
 	       nx_server_port(srv), data_path);
 	printf("ctrl-c to exit\n");
 	fflush(stdout);
