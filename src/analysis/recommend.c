@@ -79,6 +79,7 @@ int nx_recommend_run(const struct nx_recommend_opts *o, struct nx_strbuf *out,
 	if (rc)
 		goto out;
 	a->source_root = o->source_root;
+	a->details = o->details;
 	if (o->compare_dir) {
 		b = calloc(1, sizeof(*b));
 		if (!b) {
@@ -89,6 +90,7 @@ int nx_recommend_run(const struct nx_recommend_opts *o, struct nx_strbuf *out,
 		if (rc)
 			goto out;
 		b->source_root = o->source_root;
+		b->details = o->details;
 		if (o->format == NX_REC_JSON)
 			nx__rec_compare_json(a, b, out);
 		else

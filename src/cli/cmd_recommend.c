@@ -25,7 +25,7 @@ static void usage(FILE *out)
 		"                                 [--data-path DIR] [--display-name NAME]\n"
 		"       neuron-explorer recommend --data-path DIR --display-name NAME\n"
 		"       neuron-explorer recommend --compare A B [--data-path DIR]\n"
-		"       (all forms: [--window T0:T1|kernel|dpa] [--format markdown|json])\n"
+		"       (all forms: [--window T0:T1|kernel|dpa] [--format markdown|json] [--details])\n"
 		"\n"
 		"Computes the performance bounds of a kernel profile (memory, compute, pipeline),\n"
 		"their gaps, the bottleneck engine, and runs the investigations (DMA efficiency,\n"
@@ -37,24 +37,31 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -n, --neff-path FILE     compiled kernel (NEFF)\n"
 		"  -s, --session-file FILE  device trace (NTFF) captured from it\n"
-		"      --nki-source-root D  kernel sources: each finding quotes the code of its top\n"
-		"                           source lines (Markdown report)\n"
+		"      --nki-source-root D  kernel sources (a directory): each finding quotes the\n"
+		"                           code of its top source lines (Markdown report)\n"
 		"      --data-path DIR      workspace of ingested profiles (default %s)\n"
 		"      --display-name NAME  the profile to analyse (or to ingest -n/-s as): letters,\n"
 		"                           digits, '-', '_' and '.' (not first), at most 200\n"
 		"                           characters, without '.tmp'\n"
 		"      --compare A B        follow-up report: A (before) and B (after) side by side;\n"
 		"                           each is a profile directory or a name in --data-path\n"
-		"      --window SPEC        T0:T1 (profile timestamps in ns, half-open), 'kernel'\n"
-		"                           (extent of the kernel DMA packets) or 'dpa' (extent of\n"
-		"                           DmaPacketAggregated); default: the whole kernel, from\n"
-		"                           Summary\n"
+		"      --window SPEC        T0:T1 (profile timestamps in ns, half-open, 0 or more;\n"
+		"                           a window reaching past the profile is clipped to it and\n"
+		"                           the report says so, one that misses it is refused),\n"
+		"                           'kernel' (extent of the kernel DMA packets) or 'dpa'\n"
+		"                           (extent of DmaPacketAggregated); default: the whole\n"
+		"                           kernel, from Summary\n"
 		"      --format FMT         markdown (default) or json\n"
+		"      --details            Markdown: add the method's choices and the Step 1\n"
+		"                           tables of every investigation (JSON always has them)\n"
 		"  -h, --help               this text\n",
 		DEFAULT_DATA_PATH);
 }
 
-enum { OPT_DATA_PATH = 256, OPT_DISPLAY_NAME, OPT_COMPARE, OPT_WINDOW, OPT_FORMAT, OPT_SRC };
+enum {
+	OPT_DATA_PATH = 256, OPT_DISPLAY_NAME, OPT_COMPARE, OPT_WINDOW, OPT_FORMAT, OPT_SRC,
+	OPT_DETAILS,
+};
 
 static const struct option long_opts[] = {
 	{ "neff-path", required_argument, NULL, 'n' },
@@ -65,6 +72,7 @@ static const struct option long_opts[] = {
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "details", no_argument, NULL, OPT_DETAILS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -121,6 +129,9 @@ int cmd_recommend(int argc, char **argv)
 		case OPT_WINDOW:
 			if (nx_recommend_parse_window(&o, optarg, &err))
 				return usage_error("%s", err.msg);
+			break;
+		case OPT_DETAILS:
+			o.details = true;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "json"))

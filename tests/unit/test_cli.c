@@ -451,7 +451,7 @@ static void test_recommend_windows(void **state)
 	assert_int_equal(run("%s recommend --data-path %s/data --display-name my-kernel "
 			     "--window=0:99999999", bin, dir), 0);
 	t = out_text();
-	assert_non_null(strstr(t, "clipped to the profile span"));
+	assert_non_null(strstr(t, "clipped to the end of the profile"));
 	free(t);
 	assert_int_equal(run("%s recommend --data-path %s/data --display-name my-kernel "
 			     "--window=0:99999999 --format json", bin, dir), 0);
