@@ -531,6 +531,9 @@ static void test_view_serves(void **state)
 			char *at = strstr(t, "127.0.0.1:");
 			if (at)
 				port = atoi(at + 10);
+			/* the line scripts wait for (README, demo.sh) */
+			if (at)
+				assert_non_null(strstr(t, "Ready: API server listening on"));
 			free(t);
 		}
 	}
