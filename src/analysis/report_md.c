@@ -311,6 +311,7 @@ static bool any_kind(const struct rx_inv *inv, const char *kind)
 void nx__rec_remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
 {
 	const char *top = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "source") : NULL;
+	const char *tensor = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "tensor") : NULL;
 
 	if (!strcmp(inv->id, "dma_efficiency")) {
 		long desc = top_desc_bytes(inv);
@@ -339,8 +340,8 @@ void nx__rec_remedies(const struct rx_result *r, const struct rx_inv *inv, struc
 					 "ones too.\n");
 	} else if (!strcmp(inv->id, "redundant_dma")) {
 		if (any_kind(inv, "input reload") || !inv->lines.nrows)
-			nx_strbuf_addf(out, "Input reloads: the tensor on %s is loaded from HBM more "
-				       "than once (the per-tensor `repeat` is how many times). Keep its "
+			nx_strbuf_addf(out, "Input reloads: %s%s%s loads from HBM data that was "
+				       "loaded before (the per-tensor `repeat` is how many times). Keep its "
 				       "tile resident in SBUF across the loop that reuses it: hoist the "
 				       "load out of the inner loop, or reorder the loop nest so the "
 				       "reused operand is indexed by the outer loop (in a matmul, keep "
@@ -349,7 +350,8 @@ void nx__rec_remedies(const struct rx_result *r, const struct rx_inv *inv, struc
 				       "If the reused data does not fit in SBUF, block the loops so that "
 				       "a block of it does, and reuse each block fully before moving on; "
 				       "the target is a repeat of 1.0 for every IN tensor.\n",
-				       top ? top : "the listed lines");
+				       top ? top : "the listed lines", tensor ? ", tensor " : "",
+				       tensor ? tensor : "");
 		if (any_kind(inv, "spill"))
 			nx_strbuf_addstr(out, "Spills: the compiler saved an intermediate to HBM and "
 					 "read it back; the line shown is the operation whose output was "
