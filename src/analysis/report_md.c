@@ -171,12 +171,12 @@ static void prose(const struct rx_result *r, struct nx_strbuf *out)
 			nx_strbuf_addstr(out, " of the total). ");
 		}
 		int b0 = mem ? RX_B_MEM : RX_B_COMP;
-		nx_strbuf_addstr(out, "Bottleneck-aware speedups if the");
-		for (int k = b0; k < b0 + 3; k++)
-			nx_strbuf_addf(out, "%s %s were reached: %.2fx", k == b0 ? "" : ",",
-				       rx_bound_key[k], r->speedup[k]);
-		nx_strbuf_addstr(out, " (bn_speedup, explained under the bounds table; gaps are not "
-				 "predicted savings). ");
+		nx_strbuf_addf(out, "If %s reached %s, the kernel would run %.2fx faster (%s: "
+			       "%.2fx, %s: %.2fx)", mem ? "DMA" : "the Tensor engine",
+			       rx_bound_key[b0], r->speedup[b0], rx_bound_key[b0 + 1],
+			       r->speedup[b0 + 1], rx_bound_key[b0 + 2], r->speedup[b0 + 2]);
+		nx_strbuf_addstr(out, "; these are bn_speedup, explained under the bounds table, "
+				 "and not predicted savings. ");
 	} else {
 		nx_strbuf_addf(out, "Neither DMA nor the Tensor engine is the bottleneck: support for "
 			       "%s efficiency analysis is work in progress; its busiest source lines "
