@@ -166,7 +166,7 @@ static void test_killed_ingest(void **state)
 	assert_int_equal(nx_test_sh(
 		"%s view -n %s/big/bench.neff -s %s/big/bench.ntff --data-path %s/kill --display-name k "
 		"--ingest-only -q >/dev/null 2>&1 & pid=$!; "
-		"for i in $(seq 1 200); do ls -a %s/kill/profiles/global | grep -q '^\\.k@latest\\.tmp' && break; "
+		"for i in $(seq 1 3000); do ls -a %s/kill/profiles/global | grep -q '^\\.k@latest\\.tmp' && break; "
 		"sleep 0.01; done; kill -9 $pid; wait $pid 2>/dev/null; "
 		"ls -a %s/kill/profiles/global | grep -q '^\\.k@latest\\.tmp'", bin, dir, dir, dir, dir, dir), 0);
 	assert_int_equal(nx_test_sh("cd %s/kill/profiles/global/k@latest && ls | diff - %s/before.txt", dir, dir), 0);
@@ -488,7 +488,7 @@ static void test_recommend_interrupted(void **state)
 			_exit(127);
 		}
 		/* wait until the ingest writes into the temporary data path, then interrupt */
-		for (int k = 0; k < 1000; k++) {
+		for (int k = 0; k < 3000; k++) {
 			if (nx_test_sh("ls -A %s/nx-recommend-*/profiles/global 2>/dev/null | grep -q .",
 				       tmp) == 0)
 				break;
