@@ -8,6 +8,7 @@
 #include "ingest/ingest.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,13 +69,20 @@ static void *signal_thread(void *arg)
 		return NULL;
 	pthread_mutex_lock(&tmp_lock);
 	if (tmp_path) {
-		/* Rename first: the workers then fail to create files by path instead of
-		 * adding entries while the tree is removed. */
+		/* The other threads keep running until the process ends, and may create
+		 * directories again (mkdir -p). So: move the tree away, put a plain file in
+		 * its place (nothing can be created below a file), remove the tree, then
+		 * the file, and end at once. */
 		struct nx_err err = { 0 };
 		char *dying = nx_xasprintf("%s.interrupted", tmp_path);
-		const char *victim = rename(tmp_path, dying) ? tmp_path : dying;
+		bool moved = rename(tmp_path, dying) == 0;
+		int fd = moved ? open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
 
-		nx_remove_tree(victim, &err);
+		nx_remove_tree(moved ? dying : tmp_path, &err);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp_path);
+		}
 		free(dying);
 	}
 	/* end the process as the signal would have (the lock stays held: nothing else
