@@ -5,26 +5,31 @@
 #   capture it on the NeuronCore simulator with DGE notifications (NTFF),
 #   ingest NEFF + NTFF and serve the API (view --disable-ui),
 #   answer the seed workflow's queries over HTTP, then stop the server.
-# Everything is written under out/demo/ (DEMO_DIR overrides).
+# Everything is written under out/demo/ (DEMO_DIR overrides). The server takes port 3002
+# when it is free, else a free one; DEMO_PORT chooses another (0: any free port).
+# DEMO_SIZE sets the kernel's --size (default 4096; 512 is a quick run), DEMO_SKIP_BUILD=1
+# skips the set-up and build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 demo=${DEMO_DIR:-$here/out/demo}
 bin=$here/build/neuron-explorer
 
-bash "$here/scripts/bootstrap.sh"
-echo "== building"
-bash "$here/scripts/build.sh" "$here/build"
+if [ "${DEMO_SKIP_BUILD:-0}" != 1 ]; then
+	bash "$here/scripts/bootstrap.sh"
+	echo "== building"
+	bash "$here/scripts/build.sh" "$here/build"
+fi
 
 rm -rf "$demo"
 mkdir -p "$demo"
 cd "$demo"
 echo "== generating the matmul_v0 kernel (NEFF)"
-"$bin" kernel gen matmul_v0 -o kernel.neff
+"$bin" kernel gen matmul_v0 --size "${DEMO_SIZE:-4096}" -o kernel.neff
 echo "== capturing on the simulator (NTFF)"
 NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$bin" capture -n kernel.neff -s profile.ntff --profile-nth-exec=2
 
-port=3002
-if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
+port=${DEMO_PORT:-3002}
+if [ "$port" != 0 ] && (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
 	echo "port $port is busy: the demo uses a free port instead"
 	port=0
 fi
@@ -34,7 +39,7 @@ echo "== ingesting and serving (view --disable-ui)"
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do
-	grep -q "listening on" view.log 2>/dev/null && break
+	grep -q "^Ready:" view.log 2>/dev/null && break
 	kill -0 $pid 2>/dev/null || { cat view.log; exit 1; }
 	sleep 0.5
 done

@@ -129,6 +129,7 @@ int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recom
 		   struct nx_err *err)
 {
 	int rc = extent(d, SPAN_SQL, &r->span0, &r->span1, err);
+	int64_t end;
 
 	if (rc < 0)
 		return nx_err_wrap(err, "profile span");
@@ -141,10 +142,33 @@ int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recom
 		r->t1 = r->span1 + 1;
 		return 0;
 	case NX_REC_WIN_RANGE:
+		/* a window reaching past the end of the kernel (its last event, or its first
+		 * event plus Summary.total_time) is clipped there and the report says so; one
+		 * that misses the profile entirely would only report made-up idle time */
+		r->req_t0 = o->t0_ns;
+		r->req_t1 = o->t1_ns;
+		if (o->t1_ns <= o->t0_ns)
+			return nx_errf(err, NX_EUSAGE, "empty window %" PRId64 ":%" PRId64, o->t0_ns,
+				       o->t1_ns);
+		end = r->span1 + 1;
+		if (r->q.summary) {
+			/* the kernel may last longer than its last event (Summary.total_time) */
+			static const char *const names[] = { "t" };
+			double total_ns;
+			if (nx__rec_query_row(d, "SELECT total_time * 1e9 AS t FROM rx_Summary LIMIT 1",
+					      names, &total_ns, 1, err))
+				return nx_err_wrap(err, "kernel duration");
+			if (total_ns > 0 && r->span0 + (int64_t)llround(total_ns) > end)
+				end = r->span0 + (int64_t)llround(total_ns);
+		}
+		if (o->t1_ns <= r->span0 || o->t0_ns >= end)
+			return nx_errf(err, NX_EUSAGE, "window %" PRId64 ":%" PRId64 " lies outside "
+				       "the profile, which spans %" PRId64 ":%" PRId64 " ns",
+				       o->t0_ns, o->t1_ns, r->span0, end);
+		/* the start is kept: a kernel may begin before its first recorded event */
 		r->t0 = o->t0_ns;
-		r->t1 = o->t1_ns;
-		if (r->t1 <= r->t0)
-			return nx_errf(err, NX_EUSAGE, "empty window %" PRId64 ":%" PRId64, r->t0, r->t1);
+		r->t1 = o->t1_ns > end ? end : o->t1_ns;
+		r->clipped = r->t0 != o->t0_ns || r->t1 != o->t1_ns;
 		return 0;
 	case NX_REC_WIN_KERNEL:
 		rc = extent(d, KERNEL_EXTENT_SQL, &r->t0, &r->t1, err);

@@ -94,7 +94,8 @@ void nx__rec_compare_md(const struct rx_result *a, const struct rx_result *b,
 	nx__rec_md_quality(a, out);
 	nx_strbuf_addf(out, "\n# Data quality of %s\n", b->name);
 	nx__rec_md_quality(b, out);
-	nx__rec_md_choices(out);
+	if (a->details)
+		nx__rec_md_choices(out);
 }
 
 static void delta(struct nx_jw *jw, const char *name, double a, double b)

@@ -49,6 +49,16 @@ void nx__rec_fmt_us(struct nx_strbuf *sb, double ns)
 	nx_strbuf_addstr(sb, " us");
 }
 
+void nx__rec_fmt_us_bare(struct nx_strbuf *sb, double ns)
+{
+	if (isnan(ns))
+		nx_strbuf_addstr(sb, "n/a");
+	else if (shown_us(ns) == 0)
+		nx_strbuf_addch(sb, '0');
+	else
+		add_grouped(sb, shown_us(ns));
+}
+
 void nx__rec_fmt_pct(struct nx_strbuf *sb, double frac)
 {
 	if (isnan(frac))

@@ -65,7 +65,7 @@ static const char LINES_SQL[] =
 	")\n"
 	"SELECT src AS source, kind, tensor, n AS transfers, round(bytes / 1e6, 3) AS mb,\n"
 	"    round(excess / 1e6, 3) AS excess_mb,\n"
-	"    round(excess * 100 / nullif(k.excess_bytes, 0), 1) AS share_pct\n"
+	"    least(round(excess * 100 / nullif(k.excess_bytes, 0), 1), 100.0) AS share_pct\n"
 	"FROM (SELECT * FROM reloads UNION ALL SELECT * FROM spills), k\n"
 	"ORDER BY excess DESC, source LIMIT 20";
 
@@ -121,9 +121,9 @@ int nx__rec_inv_reload(struct nx_duck *d, struct rx_result *r, struct nx_err *er
 		nx__rec_metric(inv, "reload_excess_bytes", "reload_excess", "bytes", v[0]);
 		nx__rec_metric(inv, "spill_bytes", "spill_bytes", "bytes", v[1]);
 		nx__rec_metric(inv, "reload_pct_of_excess", "reloads, % of excess", "%",
-			       excess > 0 ? v[0] * 100 / excess : 0);
+			       excess > 0 ? fmin(v[0] * 100 / excess, 100) : 0);
 		nx__rec_metric(inv, "spill_pct_of_excess", "spills, % of excess", "%",
-			       excess > 0 ? v[1] * 100 / excess : 0);
+			       excess > 0 ? fmin(v[1] * 100 / excess, 100) : 0);
 	} else {
 		inv->note = nx_xstrdup("Step 2 not computable: DmaPacketAggregated is missing");
 	}

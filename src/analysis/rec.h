@@ -100,8 +100,11 @@ struct rx_result {
 	char *dir;
 	char *name;
 	const char *source_root; /* --nki-source-root, borrowed; NULL = do not quote code */
+	bool details;            /* --details: choices and Step 1 appendix in Markdown */
 	int window;             /* enum nx_recommend_window */
 	int64_t t0, t1;         /* investigation window [t0, t1) */
+	int64_t req_t0, req_t1; /* NX_REC_WIN_RANGE: the window asked for, before clipping */
+	bool clipped;           /* [req_t0, req_t1) reached past the profile span */
 	int64_t span0, span1;   /* the profile's first and last timestamps */
 	const char *inputs_source;
 	struct rx_quality q;
@@ -171,6 +174,8 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct r
 
 /* fmt.c: number formatting shared by the reports. */
 void nx__rec_fmt_us(struct nx_strbuf *sb, double ns);
+/* The same number without the unit (for table columns whose header says "us"). */
+void nx__rec_fmt_us_bare(struct nx_strbuf *sb, double ns);
 void nx__rec_fmt_pct(struct nx_strbuf *sb, double frac);
 void nx__rec_fmt_delta(struct nx_strbuf *sb, double old_ns, double new_ns);
 /* The decisions taken where analysis.md is ambiguous, printed in every report. */
@@ -185,6 +190,10 @@ void nx__rec_md_gaps(const struct rx_result *r, int from, int to, struct nx_strb
 void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out);
 void nx__rec_md_quality(const struct rx_result *r, struct nx_strbuf *out);
 void nx__rec_md_choices(struct nx_strbuf *out);
+/* "1b" -> "DMA underused: ...", the meaning of an investigation's group. */
+const char *nx__rec_group_label(const char *group);
+/* What to change in the kernel for a finding: one remedy per line, appended to out. */
+void nx__rec_remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out);
 void nx__rec_report_md(const struct rx_result *r, struct nx_strbuf *out);
 /* source_text.c: the code of a finding's top source lines, read under root. */
 void nx__rec_md_source(const char *root, const struct rx_table *lines, struct nx_strbuf *out);

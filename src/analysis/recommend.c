@@ -54,6 +54,9 @@ int nx_recommend_parse_window(struct nx_recommend_opts *o, const char *text, str
 	    parse_ts(colon + 1, text + strlen(text), &o->t1_ns))
 		return nx_errf(err, NX_EUSAGE, "bad window '%s' (want T0:T1 in ns, 'kernel', "
 			       "'dpa' or 'whole')", text);
+	if (o->t0_ns < 0 || o->t1_ns < 0)
+		return nx_errf(err, NX_EUSAGE, "bad window '%s': T0 and T1 are profile timestamps "
+			       "in ns, 0 or more", text);
 	if (o->t1_ns <= o->t0_ns)
 		return nx_errf(err, NX_EUSAGE, "empty window '%s': T1 must be above T0", text);
 	o->window = NX_REC_WIN_RANGE;
@@ -76,6 +79,7 @@ int nx_recommend_run(const struct nx_recommend_opts *o, struct nx_strbuf *out,
 	if (rc)
 		goto out;
 	a->source_root = o->source_root;
+	a->details = o->details;
 	if (o->compare_dir) {
 		b = calloc(1, sizeof(*b));
 		if (!b) {
@@ -86,6 +90,7 @@ int nx_recommend_run(const struct nx_recommend_opts *o, struct nx_strbuf *out,
 		if (rc)
 			goto out;
 		b->source_root = o->source_root;
+		b->details = o->details;
 		if (o->format == NX_REC_JSON)
 			nx__rec_compare_json(a, b, out);
 		else

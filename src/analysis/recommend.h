@@ -29,6 +29,7 @@ struct nx_recommend_opts {
 	unsigned threads;         /* DuckDB threads, 0 = DuckDB's choice */
 	const char *memory_limit; /* DuckDB memory limit (e.g. "2GB"), NULL = default */
 	const char *source_root;  /* kernel sources: Markdown findings quote their lines */
+	bool details;             /* Markdown: add the method's choices and Step 1 tables */
 };
 
 void nx_recommend_opts_init(struct nx_recommend_opts *o);

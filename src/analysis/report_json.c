@@ -4,6 +4,7 @@
  * documented in docs/recommend.md. */
 #include "common/compat.h"
 #include "analysis/rec.h"
+#include "common/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +17,12 @@ static void num(struct nx_jw *jw, const char *key, double v)
 {
 	nx_jw_key(jw, key);
 	nx_jw_double(jw, v);
+}
+
+static bool is_share(const char *col)
+{
+	size_t n = strlen(col);
+	return (n >= 4 && !strcmp(col + n - 4, "_pct")) || !strncmp(col, "pct_", 4);
 }
 
 static void table(struct nx_jw *jw, const struct rx_table *t)
@@ -34,6 +41,9 @@ static void table(struct nx_jw *jw, const struct rx_table *t)
 			const struct rx_cell *cell = &t->cells[r * t->ncols + c];
 			if (cell->kind == NX_CELL_NULL || !cell->text)
 				nx_jw_null(jw);
+			else if ((cell->kind == NX_CELL_INT || cell->kind == NX_CELL_FLOAT) &&
+				 is_share(t->cols[c]))
+				nx_jw_double(jw, fmin(strtod(cell->text, NULL), 100)); /* shares <= 100 */
 			else if (cell->kind == NX_CELL_INT || cell->kind == NX_CELL_FLOAT)
 				nx_jw_double(jw, strtod(cell->text, NULL));
 			else if (cell->kind == NX_CELL_BOOL)
@@ -82,7 +92,47 @@ static void quality(struct nx_jw *jw, const struct rx_result *r)
 	nx_jw_object_end(jw);
 }
 
-static void finding(struct nx_jw *jw, const struct rx_inv *inv, int rank)
+/* One string per remedy; only findings have remedies. */
+static void remedies(struct nx_jw *jw, const struct rx_result *r, const struct rx_inv *inv)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+
+	nx_jw_key(jw, "remedies");
+	nx_jw_array_begin(jw);
+	if (inv->status == RX_FOUND)
+		nx__rec_remedies(r, inv, &sb);
+	for (const char *p = nx_strbuf_str(&sb); *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *one = nx_xstrndup(p, n);
+		nx_jw_string(jw, one);
+		free(one);
+		p += n + (nl != NULL);
+	}
+	nx_jw_array_end(jw);
+	nx_strbuf_release(&sb);
+}
+
+/* The thresholds the analysis applies (docs/recommend.md), as numbers. */
+static void thresholds(struct nx_jw *jw)
+{
+	nx_jw_key(jw, "thresholds");
+	nx_jw_object_begin(jw);
+	num(jw, "small_descriptor_bytes_per_partition", 4096);
+	num(jw, "dma_efficiency_gap_fraction_of_memory_bound", 0.05);
+	num(jw, "excess_traffic_fraction_of_moved_bytes", 0.01);
+	num(jw, "serialisation_fraction_of_total", 0.01);
+	num(jw, "bottleneck_margin_fraction", 0.10);
+	num(jw, "te_tile_k_max", 128);
+	num(jw, "te_tile_m_max", 128);
+	num(jw, "te_tile_n_max", 512);
+	nx_jw_object_end(jw);
+	nx_jw_key(jw, "findings_overlap");
+	nx_jw_string(jw, "findings can share the same time: their relevance_ns values do not add");
+}
+
+static void finding(struct nx_jw *jw, const struct rx_result *r, const struct rx_inv *inv,
+		    int rank)
 {
 	nx_jw_object_begin(jw);
 	nx_jw_key(jw, "rank");
@@ -93,6 +143,8 @@ static void finding(struct nx_jw *jw, const struct rx_inv *inv, int rank)
 	nx_jw_string(jw, inv->title);
 	nx_jw_key(jw, "group");
 	nx_jw_string(jw, inv->group);
+	nx_jw_key(jw, "group_label");
+	nx_jw_string(jw, nx__rec_group_label(inv->group));
 	nx_jw_key(jw, "method");
 	nx_jw_string(jw, inv->method);
 	nx_jw_key(jw, "status");
@@ -114,7 +166,8 @@ static void finding(struct nx_jw *jw, const struct rx_inv *inv, int rank)
 	nx_jw_key(jw, "metrics");
 	nx_jw_object_begin(jw);
 	for (size_t k = 0; k < inv->nm; k++)
-		num(jw, inv->m[k].key, inv->m[k].v);
+		num(jw, inv->m[k].key, !strcmp(inv->m[k].unit, "%") ? fmin(inv->m[k].v, 100)
+								      : inv->m[k].v);
 	nx_jw_object_end(jw);
 	nx_jw_key(jw, "lines");
 	table(jw, &inv->lines);
@@ -122,6 +175,7 @@ static void finding(struct nx_jw *jw, const struct rx_inv *inv, int rank)
 		nx_jw_key(jw, "tensors");
 		table(jw, &inv->extra);
 	}
+	remedies(jw, r, inv);
 	nx_jw_object_end(jw);
 }
 
@@ -149,6 +203,12 @@ void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
 	nx_jw_string(jw, window_name[r->window]);
 	num(jw, "t0_ns", (double)r->t0);
 	num(jw, "t1_ns", (double)r->t1);
+	if (r->window == NX_REC_WIN_RANGE) {
+		num(jw, "requested_t0_ns", (double)r->req_t0);
+		num(jw, "requested_t1_ns", (double)r->req_t1);
+		nx_jw_key(jw, "clipped");
+		nx_jw_bool(jw, r->clipped);
+	}
 	nx_jw_key(jw, "inputs");
 	nx_jw_string(jw, r->inputs_source ? r->inputs_source : "");
 	nx_jw_key(jw, "flops");
@@ -229,8 +289,9 @@ void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
 	nx_jw_key(jw, "findings");
 	nx_jw_array_begin(jw);
 	for (int i = 0; i < RX_NINV; i++)
-		finding(jw, &r->inv[r->order[i]], i + 1);
+		finding(jw, r, &r->inv[r->order[i]], i + 1);
 	nx_jw_array_end(jw);
+	thresholds(jw);
 
 	quality(jw, r);
 

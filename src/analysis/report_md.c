@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT
  * report_md.c: the Markdown report of one profile (analysis.md §3): summary prose,
  * bounds table with gaps and bn_speedup, engine times with the bottleneck, the two
- * gap families, findings by relevance (with the ones that found nothing), data
- * quality, the choices taken, and an appendix with each investigation's Step 1. */
+ * gap families, findings by relevance (each with what to change in the kernel, and
+ * the ones that found nothing), how to read the numbers, data quality; with
+ * --details also the choices taken and each investigation's Step 1. Times are
+ * microseconds throughout; shares never exceed 100%. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const int bound_gap[RX_NBOUNDS] = {
@@ -34,7 +37,7 @@ void nx__rec_md_metric(const struct rx_metric *m, struct nx_strbuf *out)
 	else if (!strcmp(m->unit, "flops"))
 		nx_strbuf_addf(out, "%.0f (%.3f GFLOP)", m->v, m->v / 1e9);
 	else if (!strcmp(m->unit, "%"))
-		nx_strbuf_addf(out, "%.1f%%", m->v);
+		nx_strbuf_addf(out, "%.1f%%", fmin(m->v, 100)); /* shares are shown <= 100 */
 	else if (!strcmp(m->unit, "x"))
 		nx_strbuf_addf(out, "%.2fx", m->v);
 	else if (*m->unit)
@@ -43,10 +46,39 @@ void nx__rec_md_metric(const struct rx_metric *m, struct nx_strbuf *out)
 		nx_strbuf_addf(out, "%.0f", m->v);
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Column headers as a reader wants them: times in us (the tables hold ns), the
+ * threshold behind "small", "%" for shares. */
+static void md_header(const char *col, struct nx_strbuf *out)
+{
+	if (!strcmp(col, "small"))
+		nx_strbuf_addstr(out, "small (< 4 KiB)");
+	else if (!strcmp(col, "excess_ns"))
+		nx_strbuf_addstr(out, "excess engine time (us)");
+	else if (!strcmp(col, "share_pct"))
+		nx_strbuf_addstr(out, "share %");
+	else if (!strcmp(col, "pct_of_bytes"))
+		nx_strbuf_addstr(out, "% of bytes");
+	else if (!strcmp(col, "pct_of_flops"))
+		nx_strbuf_addstr(out, "% of flops");
+	else if (ends_with(col, "_ns"))
+		nx_strbuf_addf(out, "%.*s (us)", (int)(strlen(col) - 3), col);
+	else
+		nx_strbuf_addstr(out, col);
+}
+
 void nx__rec_md_table(const struct rx_table *t, struct nx_strbuf *out)
 {
-	for (size_t c = 0; c < t->ncols; c++)
-		nx_strbuf_addf(out, "| %s ", t->cols[c]);
+	for (size_t c = 0; c < t->ncols; c++) {
+		nx_strbuf_addstr(out, "| ");
+		md_header(t->cols[c], out);
+		nx_strbuf_addch(out, ' ');
+	}
 	nx_strbuf_addstr(out, "|\n");
 	for (size_t c = 0; c < t->ncols; c++)
 		nx_strbuf_addstr(out, "|---");
@@ -54,7 +86,19 @@ void nx__rec_md_table(const struct rx_table *t, struct nx_strbuf *out)
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t c = 0; c < t->ncols; c++) {
 			const struct rx_cell *cell = &t->cells[r * t->ncols + c];
-			nx_strbuf_addf(out, "| %s ", cell->text ? cell->text : "");
+			const char *col = t->cols[c];
+			bool number = cell->text && (cell->kind == NX_CELL_INT ||
+						     cell->kind == NX_CELL_FLOAT);
+
+			nx_strbuf_addstr(out, "| ");
+			if (number && ends_with(col, "_ns")) {
+				nx__rec_fmt_us_bare(out, strtod(cell->text, NULL));
+			} else if (number && (ends_with(col, "_pct") || !strncmp(col, "pct_", 4))) {
+				nx_strbuf_addf(out, "%.1f", fmin(strtod(cell->text, NULL), 100));
+			} else {
+				nx_strbuf_addstr(out, cell->text ? cell->text : "");
+			}
+			nx_strbuf_addch(out, ' ');
 		}
 		nx_strbuf_addstr(out, "|\n");
 	}
@@ -68,6 +112,9 @@ static void window_line(const struct rx_result *r, struct nx_strbuf *out)
 	nx_strbuf_addf(out, "Window: %s", src[r->window]);
 	if (r->window != NX_REC_WIN_WHOLE)
 		nx_strbuf_addf(out, " [%" PRId64 ", %" PRId64 ") ns", r->t0, r->t1);
+	if (r->clipped)
+		nx_strbuf_addf(out, " (clipped to the end of the profile from the requested [%" PRId64
+			       ", %" PRId64 "))", r->req_t0, r->req_t1);
 	nx_strbuf_addf(out, "; bound inputs: %s; flops: %s. Profile span: %" PRId64 "..%" PRId64
 		       " ns.\n", r->inputs_source, r->in.flops_source ? r->in.flops_source : "n/a",
 		       r->span0, r->span1);
@@ -124,11 +171,12 @@ static void prose(const struct rx_result *r, struct nx_strbuf *out)
 			nx_strbuf_addstr(out, " of the total). ");
 		}
 		int b0 = mem ? RX_B_MEM : RX_B_COMP;
-		nx_strbuf_addstr(out, "Bottleneck-aware speedups if the");
-		for (int k = b0; k < b0 + 3; k++)
-			nx_strbuf_addf(out, "%s %s were reached: %.2fx", k == b0 ? "" : ",",
-				       rx_bound_key[k], r->speedup[k]);
-		nx_strbuf_addstr(out, " (gaps are not predicted savings). ");
+		nx_strbuf_addf(out, "If %s reached %s, the kernel would run %.2fx faster (%s: "
+			       "%.2fx, %s: %.2fx)", mem ? "DMA" : "the Tensor engine",
+			       rx_bound_key[b0], r->speedup[b0], rx_bound_key[b0 + 1],
+			       r->speedup[b0 + 1], rx_bound_key[b0 + 2], r->speedup[b0 + 2]);
+		nx_strbuf_addstr(out, "; these are bn_speedup, explained under the bounds table, "
+				 "and not predicted savings. ");
 	} else {
 		nx_strbuf_addf(out, "Neither DMA nor the Tensor engine is the bottleneck: support for "
 			       "%s efficiency analysis is work in progress; its busiest source lines "
@@ -140,10 +188,12 @@ static void prose(const struct rx_result *r, struct nx_strbuf *out)
 	nx__rec_fmt_pct(out, r->gap[RX_G_PIPELINE] / total);
 	nx_strbuf_addstr(out, ").");
 	const struct rx_inv *f = first_found(r);
-	if (f)
-		nx_strbuf_addf(out, " Next target: %s at %s (%s%% of its finding).", f->title,
-			       nx__rec_cellq(&f->lines, 0, "source"),
-			       nx__rec_cellq(&f->lines, 0, "share_pct"));
+	if (f && f->lines.nrows && nx__rec_cell(&f->lines, 0, "share_pct"))
+		nx_strbuf_addf(out, " Next target: %s at %s (%.1f%% of that finding), see finding 1.",
+			       f->title, nx__rec_cell(&f->lines, 0, "source"),
+			       fmin(strtod(nx__rec_cell(&f->lines, 0, "share_pct"), NULL), 100));
+	else if (f)
+		nx_strbuf_addf(out, " Next target: %s, see finding 1.", f->title);
 	nx_strbuf_addch(out, '\n');
 }
 
@@ -166,6 +216,12 @@ static void bounds_table(const struct rx_result *r, struct nx_strbuf *out)
 		else
 			nx_strbuf_addf(out, " | %.2fx |\n", r->speedup[k]);
 	}
+	nx_strbuf_addstr(out, "\nbn_speedup (bottleneck-aware speedup): total_time divided by "
+			 "what the kernel would take if the engine a bound describes (DMA for the "
+			 "memory bounds, Tensor for the compute bounds) reached that bound while every "
+			 "other engine kept its active time; the busiest other engine caps it. A bound "
+			 "with bn_speedup near 1.00x is not worth chasing until that other engine "
+			 "shrinks.\n");
 }
 
 static void engines_table(const struct rx_result *r, struct nx_strbuf *out)
@@ -214,17 +270,160 @@ void nx__rec_md_gaps(const struct rx_result *r, int from, int to, struct nx_strb
 	}
 }
 
+
+const char *nx__rec_group_label(const char *group)
+{
+	static const char *const labels[][2] = {
+		{ "1a", "DMA idle" },
+		{ "1b", "DMA underused: bandwidth below peak" },
+		{ "1c", "DMA redundant: bytes beyond the IN/OUT tensors" },
+		{ "2a", "Tensor engine idle" },
+		{ "2b", "Tensor engine underused: fewer flops than peak while active" },
+		{ "2c", "Tensor engine redundant: flops that do not reach the result" },
+		{ "3", "Vector, Scalar or GpSimd engine is the bottleneck" },
+		{ "pipeline", "engines waiting on each other" },
+	};
+	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (!strcmp(group, labels[i][0]))
+			return labels[i][1];
+	return "other";
+}
+
+/* The top line's descriptor size, or 0 when unknown. */
+static long top_desc_bytes(const struct rx_inv *inv)
+{
+	const char *v = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "desc_bytes") : NULL;
+	return v ? strtol(v, NULL, 10) : 0;
+}
+
+static bool any_kind(const struct rx_inv *inv, const char *kind)
+{
+	for (size_t i = 0; i < inv->lines.nrows; i++) {
+		const char *k = nx__rec_cell(&inv->lines, i, "kind");
+		if (k && !strcmp(k, kind))
+			return true;
+	}
+	return false;
+}
+
+/* What to change in the kernel for each kind of finding (analysis.md §2's method put
+ * as advice), with the profile's own numbers where they make it concrete. One remedy a line. */
+void nx__rec_remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+{
+	const char *top = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "source") : NULL;
+	const char *tensor = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "tensor") : NULL;
+
+	if (!strcmp(inv->id, "dma_efficiency")) {
+		long desc = top_desc_bytes(inv);
+		if (top && desc > 0 && desc < 4096)
+			nx_strbuf_addf(out, "%s moves %ld B per partition per descriptor; widen the free "
+				       "dimension of that `dma_copy` about %ldx so each descriptor carries "
+				       ">= 4 KiB per partition (for bf16: [128, 2048] tiles instead of "
+				       "[128, %ld]). Below 4 KiB the fixed cost of each descriptor "
+				       "dominates; above it the gain is small and very large tiles can "
+				       "hurt the overlap of DMA and compute.\n", top, desc,
+				       (4096 + desc - 1) / desc, desc / 2 > 0 ? desc / 2 : 1);
+		else
+			nx_strbuf_addstr(out, "Make each descriptor carry >= 4 KiB per partition by "
+					 "widening the free dimension of the `dma_copy` tiles; below 4 KiB "
+					 "per-descriptor overhead dominates.\n");
+		nx_strbuf_addstr(out, "Use all 128 partitions per transfer, and merge neighbouring "
+				 "tiles of the same tensor into one larger `dma_copy` (fewer, larger "
+				 "transfers).\n"
+				 "Read HBM contiguously along the free dimension: a strided or "
+				 "transposing access pattern splits into many small descriptors (and "
+				 "transposed loads are slower than plain ones); store the tensor in the "
+				 "layout it is read in.\n");
+		if (r->inv[RX_I_REDUNDANT_DMA].status == RX_FOUND)
+			nx_strbuf_addstr(out, "The kernel also reloads data (see the redundant-DMA "
+					 "finding): removing those transfers first may remove the small "
+					 "ones too.\n");
+	} else if (!strcmp(inv->id, "redundant_dma")) {
+		if (any_kind(inv, "input reload") || !inv->lines.nrows)
+			nx_strbuf_addf(out, "Input reloads: %s%s%s loads from HBM data that was "
+				       "loaded before (the per-tensor `repeat` is how many times). Keep its "
+				       "tile resident in SBUF across the loop that reuses it: hoist the "
+				       "load out of the inner loop, or reorder the loop nest so the "
+				       "reused operand is indexed by the outer loop (in a matmul, keep "
+				       "the rhs tile resident across the k loop instead of loading it "
+				       "for every output tile).\n"
+				       "If the reused data does not fit in SBUF, block the loops so that "
+				       "a block of it does, and reuse each block fully before moving on; "
+				       "the target is a repeat of 1.0 for every IN tensor.\n",
+				       top ? top : "the listed lines", tensor ? ", tensor " : "",
+				       tensor ? tensor : "");
+		if (any_kind(inv, "spill"))
+			nx_strbuf_addstr(out, "Spills: the compiler saved an intermediate to HBM and "
+					 "read it back; the line shown is the operation whose output was "
+					 "spilled. Reduce what is live in SBUF there: smaller tiles, fewer "
+					 "buffers per pool, or split the loop so the intermediate is used "
+					 "soon after it is produced.\n");
+	} else if (!strcmp(inv->id, "te_inefficiency")) {
+		nx_strbuf_addstr(out, "Fill the Tensor engine: K (contraction, on partitions) and M "
+				 "(stationary free size) up to 128, N (moving free size) up to 512. An "
+				 "undersized K or M cuts throughput in proportion; a small N costs "
+				 "little. Merge or pad small matmuls, or re-tile so the contraction uses "
+				 "128 partitions.\n"
+				 "Where tiles are already full, the time is lost to stalls: "
+				 "double-buffer the operand loads (two or more buffers per tile pool) so "
+				 "the next tile arrives while the current matmul runs, and issue "
+				 "matmuls back to back into the same PSUM accumulation.\n");
+	} else if (!strcmp(inv->id, "te_transposes")) {
+		nx_strbuf_addstr(out, "Every `nc_transpose` is an identity matmul that adds nothing "
+				 "to the result. Produce or store the operand in the layout the "
+				 "matmul wants (e.g. an lhsT tensor written transposed upstream), or "
+				 "transpose once and reuse the result across the loop instead of "
+				 "transposing in every iteration.\n");
+	} else if (!strcmp(inv->id, "serialisation")) {
+		nx_strbuf_addstr(out, "The bottleneck engine waits on a semaphore for work from "
+				 "another engine. Overlap them: double-buffer the tiles (two or more "
+				 "buffers per pool) so the producer fills buffer i+1 while the "
+				 "consumer works on buffer i, and issue the loads of the next "
+				 "iteration before the compute of this one.\n"
+				 "Split large dependencies: a consumer that needs a whole tile "
+				 "waits for its last byte; smaller tiles in a deeper pipeline let it "
+				 "start earlier.\n");
+	} else if (!strcmp(inv->id, "engine_hotspots")) {
+		nx_strbuf_addstr(out, "The busiest lines of the bottleneck engine are listed: fuse "
+				 "consecutive element-wise operations into one instruction, give each "
+				 "instruction a larger free dimension to amortise its fixed cost, or "
+				 "move work to an idle engine (e.g. an activation on Scalar instead of "
+				 "Vector).\n");
+	} else {
+		nx_strbuf_addstr(out, "See docs/recommend.md for this investigation.\n");
+	}
+}
+
+static void remedies_md(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+
+	nx__rec_remedies(r, inv, &sb);
+	nx_strbuf_addstr(out, "\nWhat to change:\n\n");
+	for (const char *p = nx_strbuf_str(&sb); *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		nx_strbuf_addf(out, "- %.*s\n", (int)n, p);
+		p += n + (nl != NULL);
+	}
+	nx_strbuf_release(&sb);
+}
+
 void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out)
 {
 	int n = 0;
 
-	nx_strbuf_addstr(out, "\n## Findings (by relevance)\n");
+	nx_strbuf_addstr(out, "\n## Findings (by relevance)\n\n"
+			 "Findings overlap: the same DMA or engine time can sit behind several of them "
+			 "(reloads are often also small transfers), so their estimated reductions do "
+			 "not add up; fix the first, capture again and re-run.\n");
 	for (int i = 0; i < RX_NINV; i++) {
 		const struct rx_inv *inv = &r->inv[r->order[i]];
 		if (inv->status != RX_FOUND)
 			continue;
 		nx_strbuf_addf(out, "\n### %d. %s\n\n", ++n, inv->title);
-		nx_strbuf_addf(out, "Group %s, method: %s. ", inv->group,
+		nx_strbuf_addf(out, "Group %s (%s), method: %s. ", inv->group,
+			       nx__rec_group_label(inv->group),
 			       !strcmp(inv->method, "ours") ? "ours (not in the AWS skill)" : "AWS skill");
 		if (inv->gap) {
 			nx_strbuf_addf(out, "Gap: %s ", inv->gap);
@@ -241,6 +440,7 @@ void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out)
 			nx__rec_md_table(&inv->lines, out);
 			nx__rec_md_source(r->source_root, &inv->lines, out);
 		}
+		remedies_md(r, inv, out);
 	}
 	if (!n)
 		nx_strbuf_addstr(out, "\nNo investigation found an inefficiency.\n");
@@ -251,6 +451,31 @@ void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out)
 			nx_strbuf_addf(out, "- %s (%s): %s.\n", inv->title, status_name[inv->status],
 				       inv->summary);
 	}
+}
+
+/* The thresholds and terms a reader needs, once per report. */
+static void how_to_read(struct nx_strbuf *out)
+{
+	nx_strbuf_addstr(out,
+		"\n## How to read this report\n\n"
+		"- Gaps are differences between consecutive bounds, in us and as a share of "
+		"total_time. They say where time goes, not what a change saves: the ideals may be "
+		"unreachable and another engine may take over as the bottleneck.\n"
+		"- Group labels: 1 = DMA, 2 = Tensor engine, 3 = another engine; a = idle, "
+		"b = underused, c = redundant work; \"pipeline\" = engines waiting on each other.\n"
+		"- Estimated reduction: how much the busiest engine's active time (the "
+		"perfect_pipeline bound) would shrink if the finding's time went away; for excess "
+		"traffic it is priced at the achieved bandwidth, so it can exceed the gap, which "
+		"is priced at peak.\n"
+		"- Thresholds: a DMA descriptor is small below 4 KiB per partition (bytes per "
+		"transfer / partitions); DMA efficiency is reported when its gap is >= 5% of "
+		"memory_bound; excess traffic when it is > 1% of the moved bytes; serialisation "
+		"when the exposed waits are >= 1% of the total; Tensor tiles are full at K=128, "
+		"M=128, N=512; engines within 10% of the bottleneck count as bottlenecks too.\n"
+		"- share %: a line's part of its finding's gap (or excess), capped at 100. "
+		"\"excess engine time\" of a DMA line: its packets' DMA-engine time, summed over "
+		"the DMA engines that ran them in parallel (so it can exceed the kernel time), "
+		"minus the time its bytes need at peak.\n");
 }
 
 void nx__rec_md_quality(const struct rx_result *r, struct nx_strbuf *out)
@@ -317,7 +542,13 @@ void nx__rec_report_md(const struct rx_result *r, struct nx_strbuf *out)
 	nx__rec_fmt_pct(out, r->gap[RX_G_PIPELINE] / r->bound[RX_B_TOTAL]);
 	nx_strbuf_addstr(out, " of total).\n");
 	nx__rec_md_findings(r, out);
+	how_to_read(out);
 	nx__rec_md_quality(r, out);
-	nx__rec_md_choices(out);
-	appendix(r, out);
+	if (r->details) {
+		nx__rec_md_choices(out);
+		appendix(r, out);
+	} else {
+		nx_strbuf_addstr(out, "\nThe method's choices and the Step 1 tables of every "
+				 "investigation: run with --details.\n");
+	}
 }

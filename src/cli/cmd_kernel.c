@@ -5,6 +5,7 @@
  *   kernel list                             names and one-line descriptions
  * The listing format is described in docs/formats/listing.md. */
 #include "common/compat.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
@@ -21,7 +22,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: neuron-explorer kernel asm LISTING -o K.neff\n"
 		   "       neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
-		   "                                  [--listing FILE] [--instr-fetch] -o K.neff\n"
+		   "                                  [--listing FILE] [--instr-fetch] [-q] -o K.neff\n"
 		   "       neuron-explorer kernel list\n"
 		   "\n"
 		   "Packs kernel listings (docs/formats/listing.md) into NEFFs and generates the\n"
@@ -32,6 +33,15 @@ static void usage(FILE *f)
 static bool is_help(const char *a)
 {
 	return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
+static size_t count_insts(const struct nx_neff *neff)
+{
+	size_t n = 0;
+
+	for (size_t e = 0; e < NX_ENGINE_COUNT; e++)
+		n += neff->ninst[e];
+	return n;
 }
 
 static int write_neff(const char *path, const struct nx_neff *neff)
@@ -114,6 +124,7 @@ static int do_gen(int argc, char **argv)
 		{ "target", required_argument, NULL, 't' },
 		{ "listing", required_argument, NULL, 'l' },
 		{ "instr-fetch", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -123,21 +134,24 @@ static int do_gen(int argc, char **argv)
 	struct nx_neff neff;
 	struct nx_err err = { 0 };
 	const char *out = NULL, *listing = NULL;
-	char name[160], *end;
+	unsigned long long size;
+	bool quiet = false;
+	char name[160];
 	int c, rc = NX_EXIT_FAIL;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
 			break;
 		case 's':
-			ko.size = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !ko.size) {
-				nx_cli_error("kernel", "--size needs a positive number, not '%s'", optarg);
+			if (nx_cli_uint("kernel gen", "--size", optarg, 1, UINT32_MAX, &size))
 				return NX_EXIT_USAGE;
-			}
+			ko.size = (unsigned)size;
+			break;
+		case 'q':
+			quiet = true;
 			break;
 		case 't':
 			ko.target = optarg;
@@ -156,7 +170,8 @@ static int do_gen(int argc, char **argv)
 			       "  --target T       SBUF budget to plan buffers for (default trn2)\n"
 			       "  --listing FILE   also write the generated listing to FILE\n"
 			       "  --instr-fetch    declare instruction queues, so captures include\n"
-			       "                   instruction-fetch DMA traffic\n");
+			       "                   instruction-fetch DMA traffic\n"
+			       "  -q, --quiet      no line on stderr saying what was written\n");
 			return NX_EXIT_OK;
 		default:
 			return NX_EXIT_USAGE;
@@ -187,6 +202,9 @@ static int do_gen(int argc, char **argv)
 		goto out;
 	}
 	rc = write_neff(out, &neff);
+	if (!rc && !quiet)
+		fprintf(stderr, "kernel: wrote %s: %s, size %u, %zu instructions\n", out, k->name,
+			ko.size ? ko.size : k->default_size, count_insts(&neff));
 	nx_neff_release(&neff);
 out:
 	nx_strbuf_release(&sb);

@@ -4,6 +4,7 @@
  * investigations localised to source lines, or the before/after comparison of two
  * profiles. Deterministic: no network, no language model (src/analysis/). */
 #include "common/compat.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "analysis/recommend.h"
 #include "common/fsutil.h"
@@ -24,7 +25,7 @@ static void usage(FILE *out)
 		"                                 [--data-path DIR] [--display-name NAME]\n"
 		"       neuron-explorer recommend --data-path DIR --display-name NAME\n"
 		"       neuron-explorer recommend --compare A B [--data-path DIR]\n"
-		"       (all forms: [--window T0:T1|kernel|dpa] [--format markdown|json])\n"
+		"       (all forms: [--window T0:T1|kernel|dpa] [--format markdown|json] [--details])\n"
 		"\n"
 		"Computes the performance bounds of a kernel profile (memory, compute, pipeline),\n"
 		"their gaps, the bottleneck engine, and runs the investigations (DMA efficiency,\n"
@@ -36,22 +37,31 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -n, --neff-path FILE     compiled kernel (NEFF)\n"
 		"  -s, --session-file FILE  device trace (NTFF) captured from it\n"
-		"      --nki-source-root D  kernel sources: each finding quotes the code of its top\n"
-		"                           source lines (Markdown report)\n"
+		"      --nki-source-root D  kernel sources (a directory): each finding quotes the\n"
+		"                           code of its top source lines (Markdown report)\n"
 		"      --data-path DIR      workspace of ingested profiles (default %s)\n"
-		"      --display-name NAME  the profile to analyse (or to ingest -n/-s as)\n"
+		"      --display-name NAME  the profile to analyse (or to ingest -n/-s as): letters,\n"
+		"                           digits, '-', '_' and '.' (not first), at most 200\n"
+		"                           characters, without '.tmp'\n"
 		"      --compare A B        follow-up report: A (before) and B (after) side by side;\n"
 		"                           each is a profile directory or a name in --data-path\n"
-		"      --window SPEC        T0:T1 (profile timestamps in ns, half-open), 'kernel'\n"
-		"                           (extent of the kernel DMA packets) or 'dpa' (extent of\n"
-		"                           DmaPacketAggregated); default: the whole kernel, from\n"
-		"                           Summary\n"
+		"      --window SPEC        T0:T1 (profile timestamps in ns, half-open, 0 or more;\n"
+		"                           a window reaching past the profile is clipped to it and\n"
+		"                           the report says so, one that misses it is refused),\n"
+		"                           'kernel' (extent of the kernel DMA packets) or 'dpa'\n"
+		"                           (extent of DmaPacketAggregated); default: the whole\n"
+		"                           kernel, from Summary\n"
 		"      --format FMT         markdown (default) or json\n"
+		"      --details            Markdown: add the method's choices and the Step 1\n"
+		"                           tables of every investigation (JSON always has them)\n"
 		"  -h, --help               this text\n",
 		DEFAULT_DATA_PATH);
 }
 
-enum { OPT_DATA_PATH = 256, OPT_DISPLAY_NAME, OPT_COMPARE, OPT_WINDOW, OPT_FORMAT, OPT_SRC };
+enum {
+	OPT_DATA_PATH = 256, OPT_DISPLAY_NAME, OPT_COMPARE, OPT_WINDOW, OPT_FORMAT, OPT_SRC,
+	OPT_DETAILS,
+};
 
 static const struct option long_opts[] = {
 	{ "neff-path", required_argument, NULL, 'n' },
@@ -62,6 +72,7 @@ static const struct option long_opts[] = {
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "details", no_argument, NULL, OPT_DETAILS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -119,6 +130,9 @@ int cmd_recommend(int argc, char **argv)
 			if (nx_recommend_parse_window(&o, optarg, &err))
 				return usage_error("%s", err.msg);
 			break;
+		case OPT_DETAILS:
+			o.details = true;
+			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "json"))
 				o.format = NX_REC_JSON;
@@ -144,15 +158,32 @@ int cmd_recommend(int argc, char **argv)
 		return usage_error("--compare takes ingested profiles, not -n/-s%s", "");
 	if (!neff && !cmp_a && !name_opt)
 		return usage_error("nothing to analyse: give -n/-s, --display-name or --compare%s", "");
-
-	if (neff && !data_opt) {
-		char tmpl[] = "/tmp/nx-recommend-XXXXXX";
-		const char *base = getenv("TMPDIR");
-		tmp = base && *base ? nx_xasprintf("%s/nx-recommend-XXXXXX", base) : nx_xstrdup(tmpl);
-		if (!mkdtemp(tmp)) {
-			nx_cli_error("recommend", "cannot create a temporary data path '%s'", tmp);
+	/* every argument is checked before any work */
+	if (data_opt && nx_cli_data_path("recommend", data_opt))
+		return NX_EXIT_USAGE;
+	if (name_opt && nx_cli_name("recommend", name_opt))
+		return NX_EXIT_USAGE;
+	if (cmp_a && ((!nx_is_dir(cmp_a) && nx_cli_name("recommend", cmp_a)) ||
+		      (!nx_is_dir(cmp_b) && nx_cli_name("recommend", cmp_b))))
+		return NX_EXIT_USAGE;
+	if (o.source_root && !nx_is_dir(o.source_root)) {
+		nx_cli_error("recommend", "--nki-source-root '%s' is not a directory", o.source_root);
+		return NX_EXIT_USAGE;
+	}
+	if (neff && !name_opt) {
+		name = base_name(ntff);
+		if (nx_check_display_name(name, &err)) {
+			nx_cli_error("recommend", "the name taken from '%s' is not usable: %s; give "
+				     "--display-name", ntff, err.msg);
+			rc = NX_EXIT_USAGE;
 			goto out;
 		}
+	}
+
+	if (neff && !data_opt) {
+		tmp = nx_cli_tmp_data_path("recommend", "recommend");
+		if (!tmp)
+			goto out;
 		data_path = nx_xstrdup(tmp);
 	} else {
 		data_path = nx_expand_home(data_opt ? data_opt : DEFAULT_DATA_PATH);
@@ -160,7 +191,8 @@ int cmd_recommend(int argc, char **argv)
 
 	if (neff) {
 		struct nx_ingest_opts io = { 0 };
-		name = name_opt ? nx_xstrdup(name_opt) : base_name(ntff);
+		if (!name)
+			name = nx_xstrdup(name_opt);
 		io.neff_path = neff;
 		io.ntff_path = ntff;
 		io.data_path = data_path;
@@ -174,27 +206,20 @@ int cmd_recommend(int argc, char **argv)
 		dir_a = resolve(data_path, cmp_a);
 		dir_b = resolve(data_path, cmp_b);
 	} else {
-		if (nx_check_display_name(name_opt, &err)) {
-			rc = usage_error("%s", err.msg);
-			goto out;
-		}
 		dir_a = nx_profile_dir(data_path, name_opt);
 	}
 	o.profile_dir = dir_a;
 	o.compare_dir = dir_b;
 	if (nx_recommend_run(&o, &out, &err)) {
 		nx_cli_error("recommend", "%s", err.msg);
+		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 		goto out;
 	}
 	fwrite(out.buf, 1, out.len, stdout);
 	rc = fflush(stdout) ? NX_EXIT_FAIL : NX_EXIT_OK;
 out:
-	if (tmp) {
-		struct nx_err ignored = { 0 };
-		nx_remove_tree(tmp, &ignored);
-	}
+	nx_cli_tmp_release(tmp);
 	nx_strbuf_release(&out);
-	free(tmp);
 	free(data_path);
 	free(dir_a);
 	free(dir_b);

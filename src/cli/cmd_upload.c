@@ -6,6 +6,7 @@
  * it); a .tar.gz/.tgz file is stored as it is; any other file is packed alone.
  * The archive is written to a temporary sibling and renamed into place. */
 #include "common/compat.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
@@ -37,6 +38,8 @@ static void usage(FILE *out)
 		"options:\n"
 		"      --source-code PATH   directory or file to attach\n"
 		"      --display-name NAME  the profile, as given to 'view --display-name'\n"
+		"                           (letters, digits, '-', '_' and '.' (not first), at\n"
+		"                           most 200 characters, without '.tmp')\n"
 		"      --data-path DIR      workspace of processed profiles (default %s)\n"
 		"  -h, --help               show this help\n",
 		DEFAULT_DATA_PATH);
@@ -159,11 +162,6 @@ static int make_archive(const char *src, uint8_t **gz, size_t *gzlen, size_t *fi
 	return rc;
 }
 
-static bool name_ok(const char *n)
-{
-	return *n && n[0] != '.' && !strchr(n, '/') && !strchr(n, '\\') && !strstr(n, ".tmp");
-}
-
 int cmd_upload(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -200,10 +198,8 @@ int cmd_upload(int argc, char **argv)
 		usage(stderr);
 		return NX_EXIT_USAGE;
 	}
-	if (!name_ok(name)) {
-		nx_cli_error("upload", "'%s' is not a valid profile name", name);
+	if (nx_cli_name("upload", name) || nx_cli_data_path("upload", data_arg))
 		return NX_EXIT_USAGE;
-	}
 	data = nx_expand_home(data_arg);
 	dir = nx_xasprintf("%s/profiles/global/%s@latest", data, name);
 	if (!nx_is_dir(dir)) {

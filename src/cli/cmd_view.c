@@ -3,6 +3,7 @@
  * the data path, then (unless --ingest-only) serves the query API on 127.0.0.1. With
  * no inputs it serves what the data path already holds. */
 #include "common/compat.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/view_dir.h"
 #include "cli/view_output.h"
@@ -38,12 +39,18 @@ static void usage(FILE *out)
 		"                              under DIR (or one trace file) becomes one profile\n"
 		"      --data-path DIR         workspace for processed profiles (default %s)\n"
 		"      --display-name NAME     profile name used in directories and API URLs\n"
-		"                              (default: the NTFF file name without extension)\n"
+		"                              (default: the NTFF file name without extension):\n"
+		"                              letters, digits, '-', '_' and '.' (not first), at\n"
+		"                              most 200 characters, without '.tmp'\n"
 		"      --ingest-only           write the tables and exit; no server\n"
 		"      --disable-ui            serve only the API (this build has no web UI)\n"
 		"      --api-server-port PORT  API port (default 3002; 0 picks a free port)\n"
 		"      --output-format FMT     parquet (default), summary-json, summary-text,\n"
-		"                              perfetto (Chrome trace JSON the Perfetto UI opens)\n"
+		"                              perfetto (Chrome trace JSON the Perfetto UI opens);\n"
+		"                              the summaries and the trace are exports: stdout (or\n"
+		"                              the output file) holds only the document, and the\n"
+		"                              profile is published only when --data-path or\n"
+		"                              --display-name is given\n"
 		"      --output-file PATH      with parquet: write the tables into this directory;\n"
 		"                              otherwise: write the summary or trace there\n"
 		"      --show-profile-schema   print the profile schema (OpenAPI YAML) and exit\n"
@@ -150,7 +157,8 @@ static int serve(const char *data_path, unsigned port, bool quiet, bool ingested
 					"server on the same data path picks it up)" : "");
 		return NX_EXIT_FAIL;
 	}
-	printf("API server listening on http://127.0.0.1:%u/api/v1 (data path %s)\n",
+	/* scripts wait for this line: the profile is ingested and the API answers */
+	printf("Ready: API server listening on http://127.0.0.1:%u/api/v1 (data path %s)\n",
 	       nx_server_port(srv), data_path);
 	printf("ctrl-c to exit\n");
 	fflush(stdout);
@@ -164,9 +172,10 @@ int cmd_view(int argc, char **argv)
 	const char *neff = NULL, *ntff = NULL, *sdir = NULL, *name_opt = NULL, *format = "parquet";
 	const char *output_file = NULL, *data_opt = DEFAULT_DATA_PATH;
 	bool ingest_only = false, disable_ui = false, quiet = false, skip_buf_usage = false;
+	bool data_given = false;
 	unsigned port = 3002;
 	int c, rc = NX_EXIT_OK;
-	char *data_path = NULL, *name = NULL, *published = NULL;
+	char *data_path = NULL, *name = NULL, *published = NULL, *tmp = NULL;
 
 	optind = 1;
 	opterr = 0;
@@ -175,7 +184,7 @@ int cmd_view(int argc, char **argv)
 		case 'n': neff = optarg; break;
 		case 's': ntff = optarg; break;
 		case 'd': sdir = optarg; break;
-		case OPT_DATA_PATH: data_opt = optarg; break;
+		case OPT_DATA_PATH: data_opt = optarg; data_given = true; break;
 		case OPT_DISPLAY_NAME: name_opt = optarg; break;
 		case OPT_INGEST_ONLY: ingest_only = true; break;
 		case OPT_DISABLE_UI: disable_ui = true; break;
@@ -233,18 +242,44 @@ int cmd_view(int argc, char **argv)
 		nx_cli_error("view", "--ingest-only needs -n NEFF and -s NTFF, or -d DIR");
 		return NX_EXIT_USAGE;
 	}
-	data_path = nx_expand_home(data_opt);
+	if (nx_cli_data_path("view", data_opt))
+		return NX_EXIT_USAGE;
+	if (name_opt && nx_cli_name("view", name_opt))
+		return NX_EXIT_USAGE;
 	if (sdir || neff) {
 		bool parquet = !strcmp(format, "parquet");
+		/* an export publishes nothing unless a data path or name is asked for */
+		bool publish = parquet || data_given || name_opt;
+		struct nx_err err = { 0 };
 
 		name = name_opt ? nx_xstrdup(name_opt) : default_name(sdir ? sdir : ntff);
+		if (!name_opt && nx_check_display_name(name, &err)) {
+			nx_cli_error("view", "the name taken from '%s' is not usable: %s; give "
+				     "--display-name", sdir ? sdir : ntff, err.msg);
+			rc = NX_EXIT_USAGE;
+			goto out;
+		}
+		if (publish) {
+			data_path = nx_expand_home(data_opt);
+		} else if (!(tmp = nx_cli_tmp_data_path("view", "view"))) {
+			rc = NX_EXIT_FAIL;
+			goto out;
+		} else {
+			data_path = nx_xstrdup(tmp);
+		}
 		rc = sdir ? nx_view_dir(sdir, data_path, name, quiet, &published)
 			  : ingest_device(neff, ntff, data_path, name, parquet ? output_file : NULL,
 					  quiet, skip_buf_usage, &published);
 		if (rc)
 			goto out;
-		printf("Processing for %s is complete\n", name);
-		fflush(stdout);
+		if (parquet) {
+			printf("Processing for %s is complete\n", name);
+			fflush(stdout);
+		} else if (!quiet) {
+			fprintf(stderr, "Processing for %s is complete%s\n", name,
+				publish ? "" : " (not published: give --data-path or --display-name "
+				"to keep the profile)");
+		}
 		if (!strcmp(format, "perfetto")) {
 			rc = nx_view_perfetto(published, output_file);
 			goto out;
@@ -258,8 +293,11 @@ int cmd_view(int argc, char **argv)
 	}
 	if (!disable_ui && !quiet)
 		fprintf(stderr, "note: this build has no web UI (port 3001); serving the API only\n");
+	if (!data_path)
+		data_path = nx_expand_home(data_opt);
 	rc = serve(data_path, port, quiet, published != NULL);
 out:
+	nx_cli_tmp_release(tmp);
 	free(data_path);
 	free(name);
 	free(published);

@@ -23,7 +23,13 @@ struct nx_ingest_opts {
  * the same name is left untouched. */
 int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *err);
 
-/* Checks that a display name is usable as a directory name and URL segment. */
+/* The rule for display names, for messages and --help texts. */
+#define NX_NAME_MAX 200
+#define NX_NAME_RULE "letters, digits, '-', '_' and '.' (not first), at most 200 characters, " \
+	"without '.tmp'"
+
+/* Checks a display name against NX_NAME_RULE (usable as a directory name and URL
+ * segment, reachable through the server). NX_EUSAGE with the reason otherwise. */
 int nx_check_display_name(const char *name, struct nx_err *err);
 /* <data-path>/profiles/global/<name>@latest, newly allocated. */
 char *nx_profile_dir(const char *data_path, const char *name);

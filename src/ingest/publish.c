@@ -13,24 +13,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The one rule for profile names (NX_NAME_RULE): every command checks it before any
+ * work, so a name that is accepted is also reachable through the server's URLs (which
+ * hide names holding '.tmp', the suffix of profiles still being written). */
 int nx_check_display_name(const char *name, struct nx_err *err)
 {
 	size_t len = name ? strlen(name) : 0;
 
 	if (!len)
-		return nx_errf(err, NX_EUSAGE, "the display name is empty");
-	if (len > 200)
-		return nx_errf(err, NX_EUSAGE, "the display name is longer than 200 characters");
-	if (name[0] == '.')
-		return nx_errf(err, NX_EUSAGE, "the display name '%s' must not start with '.'", name);
+		return nx_errf(err, NX_EUSAGE, "the display name is empty; use " NX_NAME_RULE);
 	for (const char *p = name; *p; p++) {
 		unsigned char ch = (unsigned char)*p;
-		if (ch < 0x20 || ch == 0x7f || ch == '/' || ch == '\\' || ch == '@' || ch == '?' ||
-		    ch == '#' || ch == '%')
-			return nx_errf(err, NX_EUSAGE,
-				       "the display name '%s' contains '%c'; use letters, digits, '-', '_' or '.'",
-				       name, ch >= 0x20 ? ch : '?');
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    ch == '-' || ch == '_' || ch == '.')
+			continue;
+		/* the name is not echoed: it may hold a newline or invalid UTF-8 */
+		if (ch > 0x20 && ch < 0x7f)
+			return nx_errf(err, NX_EUSAGE, "the display name contains '%c' (character %zu); "
+				       "use " NX_NAME_RULE, ch, (size_t)(p - name) + 1);
+		return nx_errf(err, NX_EUSAGE, "the display name contains byte 0x%02x (character %zu%s); "
+			       "use " NX_NAME_RULE, ch, (size_t)(p - name) + 1,
+			       ch == ' ' ? ", a space" : ch == '\t' ? ", a tab" : ch == '\n' ? ", a newline"
+			       : ch >= 0x80 ? ", not ASCII" : "");
 	}
+	if (len > NX_NAME_MAX)
+		return nx_errf(err, NX_EUSAGE, "the display name is %zu characters long; use at most %d",
+			       len, NX_NAME_MAX);
+	if (name[0] == '.')
+		return nx_errf(err, NX_EUSAGE, "the display name '%s' starts with '.'; use " NX_NAME_RULE,
+			       name);
+	if (strstr(name, ".tmp"))
+		return nx_errf(err, NX_EUSAGE, "the display name '%s' contains '.tmp', which marks "
+			       "profiles still being written; use " NX_NAME_RULE, name);
 	return 0;
 }
 

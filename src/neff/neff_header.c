@@ -86,6 +86,11 @@ int nx_neff_header_decode(const char *name, const uint8_t *file, size_t file_len
 			  struct nx_neff_header *h, struct nx_err *err)
 {
 	memset(h, 0, sizeof(*h));
+	/* the first bytes of an NTFF (docs/formats/ntff.md), the file most often given in
+	 * place of a NEFF */
+	if (file_len >= 8 && !memcmp(file, "\x89NTFF\r\n\x1a", 8))
+		return nx_errf(err, NX_ECORRUPT, "%s: this is an NTFF (device trace), not a NEFF "
+			       "(compiled kernel); traces go with -s (view, recommend)", name);
 	if (file_len < NX_NEFF_HEADER_SIZE)
 		return nx_errf(err, NX_ETRUNC,
 			       "%s: truncated header: the file has %zu bytes, the header alone "

@@ -121,6 +121,15 @@ static void get_str(char *dst, const uint8_t *src)
 	dst[NX_NTFF_STR_LEN - 1] = '\0';
 }
 
+/* A NEFF starts with pkg_version 1 or 2 and header_size 1024, both u64 little-endian
+ * (docs/formats/neff.md): the file most often given in place of an NTFF. */
+static bool is_neff_header(const uint8_t *h)
+{
+	static const uint8_t v1[8] = { 1 }, v2[8] = { 2 }, size1024[8] = { 0x00, 0x04 };
+
+	return (!memcmp(h, v1, 8) || !memcmp(h, v2, 8)) && !memcmp(h + 8, size1024, 8);
+}
+
 static int read_header(struct nx_ntff_reader *r, struct nx_err *err)
 {
 	static const struct {
@@ -152,7 +161,9 @@ static int read_header(struct nx_ntff_reader *r, struct nx_err *err)
 		return rc;
 	if (memcmp(h, NX_NTFF_MAGIC,
 		   r->size < NX_NTFF_MAGIC_LEN ? (size_t)r->size : NX_NTFF_MAGIC_LEN) != 0)
-		return fail(r, err, NX_ECORRUPT, "not an NTFF file (bad magic at byte 0)");
+		return fail(r, err, NX_ECORRUPT, "%s", r->size >= 16 && is_neff_header(h)
+			    ? "this is a NEFF (compiled kernel), not an NTFF (device trace); pass it "
+			      "with -n" : "not an NTFF file (bad magic at byte 0)");
 	if (r->size < 16)
 		return fail(r, err, NX_ETRUNC,
 			    "truncated header at byte %" PRIu64 ": the file has only %" PRIu64

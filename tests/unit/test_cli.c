@@ -166,7 +166,7 @@ static void test_killed_ingest(void **state)
 	assert_int_equal(nx_test_sh(
 		"%s view -n %s/big/bench.neff -s %s/big/bench.ntff --data-path %s/kill --display-name k "
 		"--ingest-only -q >/dev/null 2>&1 & pid=$!; "
-		"for i in $(seq 1 200); do ls -a %s/kill/profiles/global | grep -q '^\\.k@latest\\.tmp' && break; "
+		"for i in $(seq 1 3000); do ls -a %s/kill/profiles/global | grep -q '^\\.k@latest\\.tmp' && break; "
 		"sleep 0.01; done; kill -9 $pid; wait $pid 2>/dev/null; "
 		"ls -a %s/kill/profiles/global | grep -q '^\\.k@latest\\.tmp'", bin, dir, dir, dir, dir, dir), 0);
 	assert_int_equal(nx_test_sh("cd %s/kill/profiles/global/k@latest && ls | diff - %s/before.txt", dir, dir), 0);
@@ -180,9 +180,10 @@ static void test_summary_formats(void **state)
 	(void)state;
 	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/data "
 			     "--display-name sj --output-format summary-json -q", bin, dir, dir, dir), 0);
-	assert_int_equal(nx_test_sh("sed -n '/^{/,$p' %s/out | python3 -c 'import json,sys; "
-				    "d=json.load(sys.stdin); assert len(d)==101, len(d); "
-				    "assert abs(d[\"total_time\"]-1e-6)<1e-12'", dir), 0);
+	/* stdout is the JSON document alone */
+	assert_int_equal(nx_test_sh("python3 -c 'import json,sys; "
+				    "d=json.load(open(sys.argv[1])); assert len(d)==101, len(d); "
+				    "assert abs(d[\"total_time\"]-1e-6)<1e-12' %s/out", dir), 0);
 	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/data "
 			     "--display-name st --output-format summary-text -q", bin, dir, dir, dir), 0);
 	char *t = out_text();
@@ -275,6 +276,237 @@ static void test_dir_mode_and_perfetto(void **state)
 	assert_int_equal(run("%s view -n a.neff -s b.ntff --output-format perfetto", bin), 2);
 }
 
+
+/* Exports print only their document on stdout and publish nothing unless a data path
+ * or a name is given; without -q the completion line goes to stderr. */
+static void test_export_side_effects(void **state)
+{
+	(void)state;
+	const char *env = "HOME=%s/exphome TMPDIR=%s/exptmp";
+	char *pre = nx_xasprintf(env, dir, dir);
+
+	assert_int_equal(nx_test_sh("mkdir -p %s/exphome %s/exptmp", dir, dir), 0);
+	assert_int_equal(run("%s %s view -n %s/fixture.neff -s %s/fixture.ntff --output-format summary-json",
+			     pre, bin, dir, dir), 0);
+	assert_int_equal(nx_test_sh("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+				    "assert len(d)==101' %s/out", dir), 0);
+	char *t = err_text();
+	assert_non_null(strstr(t, "not published"));
+	free(t);
+	assert_int_equal(run("%s %s view -n %s/fixture.neff -s %s/fixture.ntff -q "
+			     "--output-format perfetto --output-file %s/exp.json", pre, bin, dir, dir, dir), 0);
+	assert_int_equal(nx_test_sh("test ! -s %s/out && test -s %s/exp.json", dir, dir), 0);
+	/* nothing in the default data path, no temporary directory left */
+	assert_int_equal(nx_test_sh("test -z \"$(ls -A %s/exphome)\" && test -z \"$(ls -A %s/exptmp)\"",
+				    dir, dir), 0);
+	/* asked for: published */
+	assert_int_equal(run("%s %s view -n %s/fixture.neff -s %s/fixture.ntff -q --display-name keep "
+			     "--output-format summary-text", pre, bin, dir, dir), 0);
+	assert_int_equal(nx_test_sh("test -f %s/exphome/.local/share/neuron-profile/profiles/global/"
+				    "keep@latest/Summary.parquet", dir), 0);
+	free(pre);
+}
+
+/* One rule for display names, checked by every command before any work. */
+static void test_display_names(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"'x.tmp'", "'a.tmp.b'", "\"$(printf 'a\\tb')\"", "\"$(printf 'a\\nb')\"",
+		"\"$(printf 'a\\377b')\"", "'caf\xc3\xa9'", "'a b'", "'.hidden'", "''",
+	};
+	for (size_t i = 0; i < NX_ARRAY_SIZE(bad); i++) {
+		assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/names "
+				     "--display-name %s --ingest-only", bin, dir, dir, dir, bad[i]), 2);
+		char *t = err_text();
+		assert_non_null(strstr(t, "letters, digits"));
+		assert_null(strstr(t, "Ingesting"));
+		free(t);
+		assert_int_equal(run("%s recommend --data-path %s/names --display-name %s", bin, dir,
+				     bad[i]), 2);
+		assert_int_equal(run("%s upload --source-code %s --data-path %s/names --display-name %s",
+				     bin, dir, dir, bad[i]), 2);
+		assert_int_equal(run("%s recommend -n %s/fixture.neff -s %s/fixture.ntff "
+				     "--display-name %s", bin, dir, dir, bad[i]), 2);
+	}
+	assert_int_equal(nx_test_sh("test ! -e %s/names/profiles/global || "
+				    "test -z \"$(ls -A %s/names/profiles/global)\"", dir, dir), 0);
+	/* the rule is in --help */
+	assert_int_equal(run("%s view --help", bin), 0);
+	char *t = out_text();
+	assert_non_null(strstr(t, "without '.tmp'"));
+	free(t);
+	/* a good one with every allowed character */
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path %s/names "
+			     "--display-name Ab_9-x.y --ingest-only -q", bin, dir, dir, dir), 0);
+	/* an empty data path would put the profile under /profiles */
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.ntff --data-path '' "
+			     "--display-name rootless --ingest-only -q", bin, dir, dir), 2);
+	t = err_text();
+	assert_non_null(strstr(t, "--data-path is empty"));
+	free(t);
+	assert_int_equal(nx_test_sh("test ! -e /profiles/global/rootless@latest"), 0);
+	assert_int_equal(run("%s recommend --data-path '' --display-name x", bin), 2);
+	assert_int_equal(run("%s upload --source-code %s --data-path '' --display-name x", bin, dir), 2);
+}
+
+/* Wrong inputs and bad numbers: the message names what is wrong. */
+static void test_input_errors(void **state)
+{
+	(void)state;
+	char *t;
+
+	assert_int_equal(run("%s view -n %s/fixture.ntff -s %s/fixture.ntff --data-path %s/data "
+			     "--display-name swap --ingest-only", bin, dir, dir, dir), 1);
+	t = err_text();
+	assert_non_null(strstr(t, "this is an NTFF (device trace), not a NEFF"));
+	assert_null(strstr(t, "header_size"));
+	free(t);
+	assert_int_equal(run("%s view -n %s/fixture.neff -s %s/fixture.neff --data-path %s/data "
+			     "--display-name swap --ingest-only", bin, dir, dir, dir), 1);
+	t = err_text();
+	assert_non_null(strstr(t, "this is a NEFF (compiled kernel), not an NTFF"));
+	free(t);
+
+	/* capture: the output is named, not the input */
+	assert_int_equal(run("%s capture -n %s/fixture.neff -s %s", bin, dir, dir), 2);
+	t = err_text();
+	assert_non_null(strstr(t, "is a directory"));
+	assert_null(strstr(t, "fixture.neff"));
+	free(t);
+	assert_int_equal(run("%s capture -n %s/fixture.neff -s %s/fixture.neff/x.ntff", bin, dir, dir), 1);
+	t = err_text();
+	assert_non_null(strstr(t, "output"));
+	assert_non_null(strstr(t, "fixture.neff/x.ntff"));
+	free(t);
+	assert_int_equal(run("%s capture -n %s/fixture.neff -s %s/c.ntff --num-exec 0", bin, dir, dir), 2);
+	t = err_text();
+	assert_non_null(strstr(t, "--num-exec"));
+	free(t);
+	assert_int_equal(run("%s capture -n %s/fixture.neff -s %s/c.ntff --num-exec 2 "
+			     "--profile-nth-exec 5", bin, dir, dir), 2);
+	t = err_text();
+	assert_non_null(strstr(t, "--profile-nth-exec 5"));
+	free(t);
+	assert_int_equal(nx_test_sh("test ! -e %s/c.ntff && test ! -e %s/profile_exec_5.ntff", dir, dir), 0);
+	assert_int_equal(run("%s capture -n %s/fixture.neff -s %s/c.ntff --num-exec -1", bin, dir, dir), 2);
+
+	/* kernel gen --size: no wrapped values */
+	assert_int_equal(run("%s kernel gen matmul_v0 --size -512 -o %s/neg.neff", bin, dir), 2);
+	t = err_text();
+	assert_non_null(strstr(t, "--size"));
+	assert_non_null(strstr(t, "'-512'"));
+	assert_null(strstr(t, "4294966784"));
+	free(t);
+	assert_int_equal(run("%s kernel gen matmul_v0 --size 99999999999999999999 -o %s/neg.neff",
+			     bin, dir), 2);
+	assert_int_equal(run("%s kernel gen matmul_v0 --size 4294967808 -o %s/neg.neff", bin, dir), 2);
+	assert_int_equal(nx_test_sh("test ! -e %s/neg.neff", dir), 0);
+
+	/* recommend: a missing source root is an error naming it */
+	assert_int_equal(run("%s recommend --data-path %s/data --display-name my-kernel "
+			     "--nki-source-root %s/nonexistent", bin, dir, dir), 2);
+	t = err_text();
+	assert_non_null(strstr(t, "nonexistent"));
+	free(t);
+}
+
+/* kernel gen and capture say one line each on stderr, none with -q. */
+static void test_progress_lines(void **state)
+{
+	(void)state;
+	char *t;
+
+	assert_int_equal(run("%s kernel gen matmul_v0 --size 512 -o %s/g.neff", bin, dir), 0);
+	t = err_text();
+	assert_non_null(strstr(t, "wrote"));
+	assert_non_null(strstr(t, "g.neff"));
+	free(t);
+	assert_int_equal(run("%s kernel gen matmul_v0 --size 512 -o %s/g.neff -q", bin, dir), 0);
+	assert_int_equal(nx_test_sh("test ! -s %s/err", dir), 0);
+	assert_int_equal(run("%s capture -n %s/g.neff -s %s/g.ntff", bin, dir, dir), 0);
+	t = err_text();
+	assert_non_null(strstr(t, "capture: simulating"));
+	assert_non_null(strstr(t, "g.ntff"));
+	free(t);
+	assert_int_equal(run("%s capture -n %s/g.neff -s %s/g.ntff -q", bin, dir, dir), 0);
+	assert_int_equal(nx_test_sh("test ! -s %s/err", dir), 0);
+}
+
+/* --window: negative and empty windows and windows that miss the profile are usage
+ * errors; a window reaching past the profile is clipped, and the report says so. */
+static void test_recommend_windows(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "-5:100", "-500:-100", "100:100", "200:100",
+					   "5000000:6000000" };
+	for (size_t i = 0; i < NX_ARRAY_SIZE(bad); i++) {
+		assert_int_equal(run("%s recommend --data-path %s/data --display-name my-kernel "
+				     "--window=%s", bin, dir, bad[i]), 2);
+		assert_int_equal(nx_test_sh("test ! -s %s/out", dir), 0);
+	}
+	char *t = err_text();
+	assert_non_null(strstr(t, "outside the profile"));
+	free(t);
+	assert_int_equal(run("%s recommend --data-path %s/data --display-name my-kernel "
+			     "--window=0:99999999", bin, dir), 0);
+	t = out_text();
+	assert_non_null(strstr(t, "clipped to the end of the profile"));
+	free(t);
+	assert_int_equal(run("%s recommend --data-path %s/data --display-name my-kernel "
+			     "--window=0:99999999 --format json", bin, dir), 0);
+	assert_int_equal(nx_test_sh("python3 -c \"import json; w=json.load(open('%s/out'))['report']"
+				    "['window']; assert w['clipped'] is True; "
+				    "assert w['requested_t1_ns'] == 99999999; assert w['t1_ns'] < 99999999\"",
+				    dir), 0);
+}
+
+/* An interrupted `recommend -n/-s` removes its temporary data path (the binary is
+ * started from here, not from a shell, whose background jobs ignore SIGINT). */
+static void test_recommend_interrupted(void **state)
+{
+	(void)state;
+	const char *build = getenv("NX_BUILD_DIR");
+	char *tmp = nx_path_join(dir, "rtmp");
+	char *neff = nx_path_join(dir, "big/bench.neff"), *ntff = nx_path_join(dir, "big/bench.ntff");
+	static const int sigs[] = { SIGINT, SIGTERM };
+
+	assert_non_null(build);
+	assert_int_equal(nx_test_sh("test -f %s || %s/bench/bench_gen_trace %s/big 2 >/dev/null",
+				    ntff, build, dir), 0);
+	for (size_t i = 0; i < NX_ARRAY_SIZE(sigs); i++) {
+		assert_int_equal(nx_test_sh("rm -rf %s && mkdir -p %s", tmp, tmp), 0);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			setenv("TMPDIR", tmp, 1);
+			FILE *f = freopen("/dev/null", "w", stdout);
+			(void)f;
+			execl(bin, bin, "recommend", "-n", neff, "-s", ntff, (char *)NULL);
+			_exit(127);
+		}
+		/* wait until the ingest writes into the temporary data path, then interrupt */
+		for (int k = 0; k < 3000; k++) {
+			if (nx_test_sh("ls -A %s/nx-recommend-*/profiles/global 2>/dev/null | grep -q .",
+				       tmp) == 0)
+				break;
+			usleep(10000);
+		}
+		kill(pid, sigs[i]);
+		int status = 0;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		/* killed by the signal, or done before it arrived: either way nothing is left */
+		assert_true(WIFSIGNALED(status) ? WTERMSIG(status) == sigs[i]
+						: WEXITSTATUS(status) == 0);
+		assert_int_equal(nx_test_sh("test -z \"$(ls -A %s)\"", tmp), 0);
+	}
+	free(tmp);
+	free(neff);
+	free(ntff);
+}
+
 /* view serves the API: the seed's health poll and Summary query answer. */
 static void test_view_serves(void **state)
 {
@@ -299,6 +531,9 @@ static void test_view_serves(void **state)
 			char *at = strstr(t, "127.0.0.1:");
 			if (at)
 				port = atoi(at + 10);
+			/* the line scripts wait for (README, demo.sh) */
+			if (at)
+				assert_non_null(strstr(t, "Ready: API server listening on"));
 			free(t);
 		}
 	}
@@ -359,6 +594,12 @@ int main(void)
 		cmocka_unit_test(test_foreign_layout_recommend),
 		cmocka_unit_test(test_dir_mode_and_perfetto),
 		cmocka_unit_test(test_view_serves),
+		cmocka_unit_test(test_export_side_effects),
+		cmocka_unit_test(test_display_names),
+		cmocka_unit_test(test_input_errors),
+		cmocka_unit_test(test_progress_lines),
+		cmocka_unit_test(test_recommend_windows),
+		cmocka_unit_test(test_recommend_interrupted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -151,6 +151,14 @@ static void test_windows(void **state)
 	near(r.in.hw_flops, MM_FLOPS + TP_FLOPS);
 	nx__rec_result_release(&r);
 
+	/* a window reaching past the kernel's end is clipped there, and says so */
+	analyse(c->full, NX_REC_WIN_RANGE, 0, 1000000, &r);
+	assert_true(r.clipped);
+	assert_int_equal(r.req_t1, 1000000);
+	assert_true(r.t1 <= 1010);
+	assert_true(r.bound[RX_B_TOTAL] <= 1010);
+	nx__rec_result_release(&r);
+
 	/* [100, 300): no packet overlaps; TE busy throughout; the transpose (500) is out */
 	analyse(c->full, NX_REC_WIN_RANGE, 100, 300, &r);
 	near(r.bound[RX_B_TOTAL], 200);
@@ -286,6 +294,8 @@ static void test_window_parse(void **state)
 	assert_int_equal(nx_recommend_parse_window(&o, "5:5", &err), NX_EUSAGE);
 	assert_int_equal(nx_recommend_parse_window(&o, "x:5", &err), NX_EUSAGE);
 	assert_int_equal(nx_recommend_parse_window(&o, "17", &err), NX_EUSAGE);
+	assert_int_equal(nx_recommend_parse_window(&o, "-5:100", &err), NX_EUSAGE);
+	assert_int_equal(nx_recommend_parse_window(&o, "-500:-100", &err), NX_EUSAGE);
 }
 
 int main(void)

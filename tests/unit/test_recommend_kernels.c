@@ -4,7 +4,8 @@
  * C API as JSON): the planted kernels name their planted bottleneck and source line
  * first, the matmul V0 -> V1 -> V2 series gets faster while the bottleneck moves from
  * DMA to Tensor (and the comparison says so), a capture without DGE notifications
- * reports the DMA parts as not computable, and the CLI's exit codes. */
+ * reports the DMA parts as not computable, the report as a reader sees it (remedies,
+ * explained thresholds, shares <= 100, details on request), and the CLI's exit codes. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,6 +215,109 @@ static void test_no_dge(void **state)
 	free(p);
 }
 
+
+/* Every "N%" printed in a report is at most 100. */
+static void no_share_above_100(const char *md)
+{
+	for (const char *p = strchr(md, '%'); p; p = strchr(p + 1, '%')) {
+		const char *b = p;
+		while (b > md && ((b[-1] >= '0' && b[-1] <= '9') || b[-1] == '.'))
+			b--;
+		if (b < p && strtod(b, NULL) > 100.0)
+			fail_msg("a share above 100%%: '%.*s'", (int)(p - b + 1), b);
+	}
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* The report as a kernel engineer reads it: every finding says what to change, the
+ * terms and thresholds are explained, tables are in us with shares <= 100, and the
+ * choices and Step 1 appendix only come with --details. Markdown and JSON agree. */
+static void test_reader_report(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "dma_tiny", "vector_bound", "serial_sem", "mm_v0",
+					     "mm_tp" };
+	char *tp = profile("matmul_transpose", 512, true, "mm_tp");
+	int kinds = 0;
+
+	free(tp);
+	for (size_t k = 0; k < NX_ARRAY_SIZE(names); k++) {
+		char *dir = nx_xasprintf("%s/data/profiles/global/%s@latest", g->dir, names[k]);
+		struct nx_recommend_opts o;
+		struct nx_strbuf md = NX_STRBUF_INIT;
+		struct nx_err err = { 0 };
+
+		nx_recommend_opts_init(&o);
+		o.profile_dir = dir;
+		o.threads = 2;
+		if (nx_recommend_run(&o, &md, &err))
+			fail_msg("%s: %s", names[k], err.msg);
+		json_t *j = analyse(dir, NULL, false, NULL);
+		json_t *findings = json_object_get(json_object_get(j, "report"), "findings");
+		size_t i;
+		json_t *f;
+		int found = 0;
+
+		json_array_foreach(findings, i, f) {
+			json_t *rem = json_object_get(f, "remedies");
+			assert_true(json_is_array(rem));
+			assert_non_null(json_string_value(json_object_get(f, "group_label")));
+			if (strcmp(json_string_value(json_object_get(f, "status")), "found"))
+				continue;
+			found++;
+			kinds++;
+			if (json_array_size(rem) == 0)
+				fail_msg("%s: finding %s has no remedy", names[k],
+					 json_string_value(json_object_get(f, "id")));
+			/* shares in the JSON tables are <= 100 too */
+			json_t *cols = json_object_get(json_object_get(f, "lines"), "columns");
+			json_t *rows = json_object_get(json_object_get(f, "lines"), "rows");
+			size_t c, r;
+			json_t *col, *row;
+			json_array_foreach(cols, c, col) {
+				if (strcmp(json_string_value(col), "share_pct"))
+					continue;
+				json_array_foreach(rows, r, row)
+					assert_true(json_number_value(json_array_get(row, c)) <= 100.0);
+			}
+		}
+		assert_true(json_is_object(json_object_get(json_object_get(j, "report"),
+							   "thresholds")));
+		if (count(md.buf, "\nWhat to change:\n") != found)
+			fail_msg("%s: %d findings, %d remedy blocks:\n%s", names[k], found,
+				 count(md.buf, "\nWhat to change:\n"), md.buf);
+		assert_non_null(strstr(md.buf, "bn_speedup (bottleneck-aware speedup)"));
+		assert_non_null(strstr(md.buf, "Findings overlap"));
+		assert_non_null(strstr(md.buf, "## How to read this report"));
+		assert_non_null(strstr(md.buf, "small below 4 KiB"));
+		assert_null(strstr(md.buf, "excess_ns"));
+		assert_null(strstr(md.buf, "share_pct"));
+		assert_null(strstr(md.buf, "## Choices"));
+		assert_null(strstr(md.buf, "## Appendix"));
+		no_share_above_100(md.buf);
+
+		nx_strbuf_reset(&md);
+		o.details = true;
+		assert_int_equal(nx_recommend_run(&o, &md, &err), 0);
+		assert_non_null(strstr(md.buf, "## Choices"));
+		assert_non_null(strstr(md.buf, "## Appendix"));
+		no_share_above_100(md.buf);
+		nx_strbuf_release(&md);
+		json_decref(j);
+		free(dir);
+	}
+	assert_true(kinds >= 4);
+	assert_int_equal(nx_test_sh("'%s' recommend --data-path '%s/data' --display-name mm_v0 "
+				    "--details | grep -q '^## Appendix'", g->bin, g->dir), 0);
+}
+
 static void test_cli(void **state)
 {
 	(void)state;
@@ -240,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_serial_sem),
 		cmocka_unit_test(test_matmul_series),
 		cmocka_unit_test(test_no_dge),
+		cmocka_unit_test(test_reader_report),
 		cmocka_unit_test(test_cli),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

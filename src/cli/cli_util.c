@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT
+ * cli_util.c: argument checks shared by the subcommands (see cli_util.h). */
+#include "common/compat.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "ingest/ingest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int nx_cli_uint(const char *cmd, const char *flag, const char *arg, unsigned long long min,
+		unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		goto bad;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end || errno == ERANGE || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	nx_cli_error(cmd, "%s needs a whole number from %llu to %llu, not '%s'", flag, min, max,
+		     arg);
+	return -1;
+}
+
+int nx_cli_name(const char *cmd, const char *name)
+{
+	struct nx_err err = { 0 };
+
+	if (!nx_check_display_name(name, &err))
+		return 0;
+	nx_cli_error(cmd, "%s", err.msg);
+	return -1;
+}
+
+int nx_cli_data_path(const char *cmd, const char *path)
+{
+	if (path && path[0])
+		return 0;
+	nx_cli_error(cmd, "--data-path is empty; give a directory (the default is "
+		     "~/.local/share/neuron-profile)");
+	return -1;
+}
+
+/* The temporary directory, owned by the signal thread's view too: guarded by tmp_lock. */
+static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *tmp_path;
+static bool tmp_thread_started;
+
+static void *signal_thread(void *arg)
+{
+	sigset_t *set = arg;
+	int sig = 0;
+
+	if (sigwait(set, &sig))
+		return NULL;
+	pthread_mutex_lock(&tmp_lock);
+	if (tmp_path) {
+		/* The other threads keep running until the process ends, and may create
+		 * directories again (mkdir -p). So: move the tree away, put a plain file in
+		 * its place (nothing can be created below a file), remove the tree, then
+		 * the file, and end at once. */
+		struct nx_err err = { 0 };
+		char *dying = nx_xasprintf("%s.interrupted", tmp_path);
+		bool moved = rename(tmp_path, dying) == 0;
+		int fd = moved ? open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+
+		nx_remove_tree(moved ? dying : tmp_path, &err);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp_path);
+		}
+		free(dying);
+	}
+	/* end the process as the signal would have (the lock stays held: nothing else
+	 * may touch the directory from now on) */
+	signal(sig, SIG_DFL);
+	pthread_sigmask(SIG_UNBLOCK, set, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+static int start_signal_thread(void)
+{
+	static sigset_t set;
+	pthread_t th;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	/* block them in this thread and in every thread started later (DuckDB's) */
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	if (pthread_create(&th, NULL, signal_thread, &set)) {
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		return -1;
+	}
+	pthread_detach(th);
+	return 0;
+}
+
+char *nx_cli_tmp_data_path(const char *cmd, const char *what)
+{
+	const char *base = getenv("TMPDIR");
+	char *path = nx_xasprintf("%s/nx-%s-XXXXXX", base && *base ? base : "/tmp", what);
+
+	pthread_mutex_lock(&tmp_lock);
+	if (!tmp_thread_started && start_signal_thread() == 0)
+		tmp_thread_started = true;
+	if (!mkdtemp(path)) {
+		pthread_mutex_unlock(&tmp_lock);
+		nx_cli_error(cmd, "cannot create a temporary data path '%s': %s", path,
+			     strerror(errno));
+		free(path);
+		return NULL;
+	}
+	tmp_path = path;
+	pthread_mutex_unlock(&tmp_lock);
+	return nx_xstrdup(path);
+}
+
+void nx_cli_tmp_release(char *path)
+{
+	struct nx_err err = { 0 };
+
+	if (!path)
+		return;
+	pthread_mutex_lock(&tmp_lock);
+	nx_remove_tree(path, &err);
+	if (tmp_path && !strcmp(tmp_path, path)) {
+		free(tmp_path);
+		tmp_path = NULL;
+	}
+	pthread_mutex_unlock(&tmp_lock);
+	free(path);
+}

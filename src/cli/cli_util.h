@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT
+ * cli_util.h: argument checks shared by the subcommands. Each prints its own message
+ * ("neuron-explorer <cmd>: ...") and returns -1 on a bad value, so the caller only
+ * returns NX_EXIT_USAGE. */
+#ifndef NX_CLI_UTIL_H
+#define NX_CLI_UTIL_H
+
+#include "common/compat.h"
+
+/* A decimal integer in [min, max]: no sign, no spaces, no overflow. */
+int nx_cli_uint(const char *cmd, const char *flag, const char *arg, unsigned long long min,
+		unsigned long long max, unsigned long long *out);
+
+/* A display name that follows the one naming rule (NX_NAME_RULE in ingest/ingest.h). */
+int nx_cli_name(const char *cmd, const char *name);
+
+/* A --data-path value: not empty (an empty one would put profiles under /profiles). */
+int nx_cli_data_path(const char *cmd, const char *path);
+
+
+/* A temporary data path $TMPDIR/nx-<what>-XXXXXX (or /tmp), removed by
+ * nx_cli_tmp_release() and also when SIGINT, SIGTERM or SIGHUP interrupts the command:
+ * from the first call on, those signals are handled by a dedicated thread that removes
+ * the directory and then ends the process with the signal's default action. Returns
+ * NULL (message printed) on failure. Not for commands that serve (view's server waits
+ * for the same signals). */
+char *nx_cli_tmp_data_path(const char *cmd, const char *what);
+void nx_cli_tmp_release(char *path);
+
+#endif
