@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# trace.sh: framework-trace reader benchmark (not a test). For each of the largest
-# shared traces it runs, single-threaded and in the same run: our streaming parser,
-# our full ingest to parquet, DuckDB's read_json, and Python's json module; it prints
+# trace.sh: framework-trace reader benchmark (not a test). For each of the two largest
+# vendored traces (tests/data/framework-traces) it runs, single-threaded and in the
+# same run: our streaming parser, our full ingest to parquet, DuckDB's read_json, and
+# Python's json module; it prints
 # wall time, MB/s (decompressed JSON), events/s and peak RSS from /usr/bin/time -v.
-#   bench/trace.sh BUILD_DIR [SHARED_TRACES_DIR]
+#   bench/trace.sh BUILD_DIR [TRACES_DIR]
 set -euo pipefail
 build=${1:?usage: bench/trace.sh BUILD_DIR [TRACES_DIR]}
 here=$(cd "$(dirname "$0")" && pwd)
-traces=${2:-$here/../../shared/data/framework-traces}
+traces=${2:-$here/../tests/data/framework-traces}
 bin=$build/bench/bench_trace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

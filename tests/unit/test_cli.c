@@ -244,7 +244,7 @@ static void test_dir_mode_and_perfetto(void **state)
 {
 	(void)state;
 	char *src = getenv("NX_SOURCE_DIR");
-	assert_int_equal(nx_test_sh("mkdir -p %s/cap/plugins/profile && cp %s/../shared/data/framework-traces/"
+	assert_int_equal(nx_test_sh("mkdir -p %s/cap/plugins/profile && cp %s/tests/data/framework-traces/"
 				    "kineto_h100_docs_trace.json %s/cap/plugins/profile/trace.json", dir, src, dir), 0);
 	assert_int_equal(run("%s view -d %s/cap --data-path %s/data --display-name fw --ingest-only",
 			     bin, dir, dir), 0);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT
- * test_trace_ingest.c: framework-trace ingest end to end. Every shared trace ingests
- * with the row count its event count implies (SOURCES.tsv) and the documented
- * warnings; malformed inputs fail or warn as docs/framework-traces.md says; directory
- * mode pairs a NEFF/NTFF by hash next to several traces; the Perfetto export reads
- * back through our own reader with the same event count. Values are read back from
- * the parquet files through DuckDB. */
+ * test_trace_ingest.c: framework-trace ingest end to end. Every vendored trace
+ * (tests/data/framework-traces, see its SOURCES.md) ingests with the row count its
+ * event count implies and the documented warnings; malformed inputs fail or warn as
+ * docs/framework-traces.md says; directory mode pairs a NEFF/NTFF by hash next to
+ * several traces; the Perfetto export reads back through our own reader with the same
+ * event count. Values are read back from the parquet files through DuckDB. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,7 +25,7 @@
 
 struct ctx {
 	char *dir;        /* this run's scratch directory */
-	char *shared;     /* the shared framework traces */
+	char *shared;     /* the vendored framework traces */
 	struct nx_duck *d;
 };
 
@@ -318,7 +318,7 @@ static int setup(void **state)
 	struct nx_err err = { 0 };
 
 	c->dir = nx_test_dir("trace");
-	c->shared = nx_xasprintf("%s/../shared/data/framework-traces", src && *src ? src : ".");
+	c->shared = nx_xasprintf("%s/tests/data/framework-traces", src && *src ? src : ".");
 	if (nx_duck_open(&c->d, 2, NULL, &err))
 		return -1;
 	*state = c;
