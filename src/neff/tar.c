@@ -279,7 +279,7 @@ int nx_tar_parse(const char *where, const uint8_t *data, size_t len, struct nx_t
 	memset(tar, 0, sizeof(*tar));
 	while (off < len) {
 		const uint8_t *h = data + off;
-		uint64_t size;
+		uint64_t size = 0; /* set by check_header; gcc -O3 cannot see it */
 
 		if (len - off < NX_TAR_BLOCK) {
 			rc = nx_errf(err, NX_ETRUNC,
