@@ -11,22 +11,30 @@ out="$here/results/$(date +%Y%m%d-%H%M%S).txt"
 exec > >(tee "$out") 2>&1
 
 # Load generators and helpers the benchmarks use (not needed by the build or tests).
+# Nothing here installs anything or runs sudo: a missing tool is named with the command
+# that installs it, and the benchmarks that need it are skipped.
 need=()
 for t in wrk bc; do command -v $t >/dev/null || need+=("$t"); done
 [ -x /usr/bin/time ] || need+=(time)
 if [ "${#need[@]}" -gt 0 ]; then
-	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-	$SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+	echo "bench: missing ${need[*]}; install with: sudo apt-get install ${need[*]}"
+	echo "bench: skipping the benchmarks that need them"
+fi
+missing() { for t in "$@"; do [[ " ${need[*]} " == *" $t "* ]] && return 0; done; return 1; }
+if [ ! -x "$build/bench/bench_sim" ]; then
+	echo "bench: $build was configured with -DNX_BENCH=OFF: no benchmark programs to run"
+	exit 1
 fi
 
 echo "# neuron-explorer benchmarks, $(date -u), $(nproc) cores"
 section() { echo; echo "## $1"; }
-section ingest;    "$here/ingest.sh" "$build" "$work"
-section sim;       "$here/sim.sh" "$build" "$work"
+skip() { echo "skipped: needs $*"; }
+section ingest;    if missing time; then skip time; else "$here/ingest.sh" "$build" "$work"; fi
+section sim;       if missing bc; then skip bc; else "$here/sim.sh" "$build" "$work"; fi
 section calibration; "$here/calibration.sh" "$build" "$work"
-section server;    "$here/server.sh" "$build"
-section trace;     "$here/trace.sh" "$build"
-section recommend; "$here/recommend.sh" "$build" "$work"
-section fleet;     "$here/fleet.sh" "$build" "$work"
+section server;    if missing wrk bc time; then skip wrk bc time; else "$here/server.sh" "$build"; fi
+section trace;     if missing time; then skip time; else "$here/trace.sh" "$build"; fi
+section recommend; if missing time; then skip time; else "$here/recommend.sh" "$build" "$work"; fi
+section fleet;     if missing time bc; then skip time bc; else "$here/fleet.sh" "$build" "$work"; fi
 echo
 echo "results kept in $out"

@@ -1,9 +1,17 @@
-# Fetches DuckDB 1.4.4 (LTS) from the npm registry, pinned by version and checksum:
-#   libduckdb.so  from @duckdb/node-bindings-linux-x64@1.4.4-r.4
-#   duckdb.h      from duckdb@1.4.4 (package/src/duckdb/src/include/duckdb.h)
-# Nothing of it is committed. The unpacked files are cached in NX_DUCKDB_CACHE so that
-# several build trees (plain, sanitizer, bench) share one download.
+# DuckDB 1.4.4 (LTS), from one of two places:
+# - NX_DUCKDB_DIR (configure time, e.g. -DNX_DUCKDB_DIR=/opt/duckdb): an already installed
+#   DuckDB with include/duckdb.h and lib/libduckdb.so; nothing is fetched, and the installed
+#   binary finds the library there (its RPATH names that lib/ unless it is a system one).
+# - otherwise it is fetched from the npm registry, pinned by version and checksum:
+#     libduckdb.so  from @duckdb/node-bindings-linux-x64@1.4.4-r.4
+#     duckdb.h      from duckdb@1.4.4 (package/src/duckdb/src/include/duckdb.h)
+#   Nothing of it is committed. The unpacked files are cached in NX_DUCKDB_CACHE so that
+#   several build trees (plain, sanitizer, bench) share one download; `cmake --install`
+#   copies the library beside the binary's private lib directory.
+# Sets NX_DUCKDB_LIBDIR (directory of libduckdb.so) and NX_DUCKDB_FETCHED.
 set(NX_DUCKDB_VERSION 1.4.4)
+set(NX_DUCKDB_DIR "" CACHE PATH
+    "an installed DuckDB ${NX_DUCKDB_VERSION} (include/duckdb.h, lib/libduckdb.so); empty: fetch")
 set(NX_DUCKDB_CACHE "$ENV{HOME}/.cache/neuron-explorer/duckdb-${NX_DUCKDB_VERSION}"
     CACHE PATH "where the fetched DuckDB library and header are kept")
 set(_bind_pkg "@duckdb/node-bindings-linux-x64@1.4.4-r.4")
@@ -39,6 +47,24 @@ function(_nx_fetch_npm pkg tgz sha member dest)
   file(RENAME ${NX_DUCKDB_CACHE}/x/${member} ${dest})
 endfunction()
 
+if(NX_DUCKDB_DIR)
+  find_path(NX_DUCKDB_INCLUDE duckdb.h PATHS ${NX_DUCKDB_DIR}/include NO_DEFAULT_PATH)
+  find_library(NX_DUCKDB_LIB duckdb PATHS ${NX_DUCKDB_DIR}/lib ${NX_DUCKDB_DIR}/lib64
+               NO_DEFAULT_PATH)
+  if(NOT NX_DUCKDB_INCLUDE OR NOT NX_DUCKDB_LIB)
+    message(FATAL_ERROR "NX_DUCKDB_DIR=${NX_DUCKDB_DIR}: no include/duckdb.h or "
+                        "lib/libduckdb.so there")
+  endif()
+  message(STATUS "DuckDB: ${NX_DUCKDB_LIB} (must be ${NX_DUCKDB_VERSION}; not fetched)")
+  add_library(duckdb SHARED IMPORTED GLOBAL)
+  set_target_properties(duckdb PROPERTIES
+    IMPORTED_LOCATION ${NX_DUCKDB_LIB}
+    INTERFACE_INCLUDE_DIRECTORIES ${NX_DUCKDB_INCLUDE})
+  get_filename_component(NX_DUCKDB_LIBDIR ${NX_DUCKDB_LIB} DIRECTORY)
+  set(NX_DUCKDB_FETCHED OFF)
+  return()
+endif()
+
 _nx_fetch_npm(${_bind_pkg} ${_bind_tgz} ${_bind_sha256} package/libduckdb.so
               ${NX_DUCKDB_CACHE}/lib/libduckdb.so)
 _nx_fetch_npm(${_hdr_pkg} ${_hdr_tgz} ${_hdr_sha256} package/src/duckdb/src/include/duckdb.h
@@ -48,4 +74,5 @@ add_library(duckdb SHARED IMPORTED GLOBAL)
 set_target_properties(duckdb PROPERTIES
   IMPORTED_LOCATION ${NX_DUCKDB_CACHE}/lib/libduckdb.so
   INTERFACE_INCLUDE_DIRECTORIES ${NX_DUCKDB_CACHE}/include)
-set(CMAKE_BUILD_RPATH ${NX_DUCKDB_CACHE}/lib)
+set(NX_DUCKDB_LIBDIR ${NX_DUCKDB_CACHE}/lib)
+set(NX_DUCKDB_FETCHED ON)

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# t5003-install-prefix.sh: `cmake --install` into a fresh prefix; the installed binary
+# runs from there alone (its DuckDB found through its RPATH, no build tree on the path):
+# --help, a tiny `kernel gen` + `capture` + `view --ingest-only`, and the documented
+# files (licence, docs, kernel sources) are in place.
+set -u
+BUILD=${NX_BUILD_DIR:?NX_BUILD_DIR not set}
+T=${NX_TEST_TMP:-/tmp}/t5003.$$
+rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+P=$T/prefix
+cmake --install "$BUILD" --prefix "$P" > install.log 2>&1 || { cat install.log; fail "cmake --install"; }
+BIN=$P/bin/neuron-explorer
+[ -x "$BIN" ] || fail "no $BIN"
+[ -f "$P/share/doc/neuron-explorer/LICENSE" ] || fail "LICENSE not installed"
+[ -f "$P/share/doc/neuron-explorer/README.md" ] || fail "README not installed"
+[ -f "$P/share/neuron-explorer/kernels/matmul_v0.py" ] || fail "kernel sources not installed"
+# The binary must not find DuckDB through the build tree or the environment.
+env -u LD_LIBRARY_PATH "$BIN" --help > help.txt 2>&1 || { cat help.txt; fail "--help"; }
+grep -q "view" help.txt || fail "--help does not list view"
+duck=$(env -u LD_LIBRARY_PATH ldd "$BIN" | awk '/libduckdb.so/ {print $3}')
+[ -n "$duck" ] && [ -f "$duck" ] || fail "libduckdb.so not found by the installed binary"
+# A fetched DuckDB is installed beside the binary and used from there.
+if ls "$P"/lib*/neuron-explorer/libduckdb.so > /dev/null 2>&1; then
+	case $duck in "$P"/*) ;; *) fail "installed binary uses $duck, not the installed copy";; esac
+fi
+
+env -u LD_LIBRARY_PATH "$BIN" kernel gen matmul_v0 --size 512 -o k.neff > /dev/null || fail "kernel gen"
+env -u LD_LIBRARY_PATH "$BIN" capture -n k.neff -s k.ntff > /dev/null || fail "capture"
+env -u LD_LIBRARY_PATH "$BIN" view -n k.neff -s k.ntff --data-path "$T/data" --display-name inst \
+	--ingest-only > view.log 2>&1 || { cat view.log; fail "view --ingest-only"; }
+[ -s "$T/data/profiles/global/inst@latest/Instruction.parquet" ] || fail "no Instruction.parquet"
+echo "PASS"
