@@ -144,74 +144,82 @@ static const char *str_member(json_t *obj, const char *key, bool *bad)
 	return json_string_value(v);
 }
 
-enum MHD_Result nx__h_search(struct nx_req *rq, char **cap)
+int nx_search_body_parse(const char *buf, size_t len, struct nx_search_body *b,
+			 struct nx_err *err)
 {
 	static const char types[] = "databaseExplorerQuery, tableSchema or listDbFiles";
-	struct nx_profile *p = NULL;
-	struct nx_err err = { 0 };
-	enum MHD_Result ret;
-	const char *type, *table, *sql;
 	struct nx_strbuf body = NX_STRBUF_INIT;
+	struct nx_strbuf in = { .buf = (char *)buf, .len = len };
 	json_error_t je;
-	json_t *root;
 	bool bad;
 
-	if (!rq->body.len)
-		return nx__reply_error(rq, 400, "bad_request",
-				       "the request needs a JSON body such as "
-				       "{\"type\":\"listDbFiles\"}");
-	escape_raw_controls(&rq->body, &body);
-	root = json_loadb(body.buf, body.len, 0, &je);
+	memset(b, 0, sizeof(*b));
+	b->error = "bad_request";
+	if (!len)
+		return nx_errf(err, NX_EUSAGE, "the request needs a JSON body such as "
+			       "{\"type\":\"listDbFiles\"}");
+	escape_raw_controls(&in, &body);
+	b->root = json_loadb(body.buf, body.len, 0, &je);
 	nx_strbuf_release(&body);
-	if (!root)
-		return nx__reply_error(rq, 400, "invalid_json",
-				       "the body is not valid JSON (line %d, column %d: %s)",
-				       je.line, je.column, je.text);
-	if (!json_is_object(root)) {
-		ret = nx__reply_error(rq, 400, "bad_request", "the body must be a JSON object");
+	if (!b->root) {
+		b->error = "invalid_json";
+		return nx_errf(err, NX_EUSAGE, "the body is not valid JSON (line %d, column %d: %s)",
+			       je.line, je.column, je.text);
+	}
+	if (!json_is_object(b->root))
+		return nx_errf(err, NX_EUSAGE, "the body must be a JSON object");
+	b->type = str_member(b->root, "type", &bad);
+	if (!b->type)
+		return nx_errf(err, NX_EUSAGE, "the body needs a string member \"type\": %s", types);
+	b->table = str_member(b->root, "tableName", &bad);
+	if (bad)
+		return nx_errf(err, NX_EUSAGE, "\"tableName\" must be a string");
+	if (strcmp(b->type, "databaseExplorerQuery") && strcmp(b->type, "tableSchema") &&
+	    strcmp(b->type, "listDbFiles")) {
+		b->error = "unknown_type";
+		return nx_errf(err, NX_EUSAGE, "unknown request type '%.100s': use %s", b->type,
+			       types);
+	}
+	if (!strcmp(b->type, "tableSchema") && !b->table)
+		return nx_errf(err, NX_EUSAGE,
+			       "tableSchema needs \"tableName\", e.g. \"Instruction\"");
+	b->sql = str_member(b->root, "query", &bad);
+	if (!strcmp(b->type, "databaseExplorerQuery") && !b->sql)
+		return nx_errf(err, NX_EUSAGE, "databaseExplorerQuery needs a string member "
+			       "\"query\" holding one SELECT statement");
+	b->error = NULL;
+	return 0;
+}
+
+void nx_search_body_release(struct nx_search_body *b)
+{
+	json_decref(b->root);
+	memset(b, 0, sizeof(*b));
+}
+
+enum MHD_Result nx__h_search(struct nx_req *rq, char **cap)
+{
+	struct nx_profile *p = NULL;
+	struct nx_err err = { 0 };
+	struct nx_search_body b;
+	enum MHD_Result ret;
+
+	if (nx_search_body_parse(rq->body.buf, rq->body.len, &b, &err)) {
+		ret = nx__reply_error(rq, 400, b.error, "%s", err.msg);
 		goto out;
 	}
-	type = str_member(root, "type", &bad);
-	if (!type) {
-		ret = nx__reply_error(rq, 400, "bad_request",
-				      "the body needs a string member \"type\": %s", types);
-		goto out;
-	}
-	table = str_member(root, "tableName", &bad);
-	if (bad) {
-		ret = nx__reply_error(rq, 400, "bad_request", "\"tableName\" must be a string");
-		goto out;
-	}
-	if (strcmp(type, "databaseExplorerQuery") && strcmp(type, "tableSchema") &&
-	    strcmp(type, "listDbFiles")) {
-		ret = nx__reply_error(rq, 400, "unknown_type",
-				      "unknown request type '%.100s': use %s", type, types);
-		goto out;
-	}
-	if (!strcmp(type, "tableSchema") && !table) {
-		ret = nx__reply_error(rq, 400, "bad_request",
-				      "tableSchema needs \"tableName\", e.g. \"Instruction\"");
-		goto out;
-	}
-	sql = str_member(root, "query", &bad);
-	if (!strcmp(type, "databaseExplorerQuery") && !sql) {
-		ret = nx__reply_error(rq, 400, "bad_request",
-				      "databaseExplorerQuery needs a string member \"query\" "
-				      "holding one SELECT statement");
-		goto out;
-	}
-	if (nx__reg_get(&rq->s->reg, cap[0], strcmp(type, "listDbFiles") != 0, &p, &err)) {
+	if (nx__reg_get(&rq->s->reg, cap[0], strcmp(b.type, "listDbFiles") != 0, &p, &err)) {
 		ret = nx__reply_nx_err(rq, &err);
 		goto out;
 	}
-	if (!strcmp(type, "listDbFiles"))
+	if (!strcmp(b.type, "listDbFiles"))
 		ret = list_files(rq, p);
-	else if (!strcmp(type, "tableSchema"))
-		ret = nx__search_table_schema(rq, p, table);
+	else if (!strcmp(b.type, "tableSchema"))
+		ret = nx__search_table_schema(rq, p, b.table);
 	else
-		ret = run_query(rq, p, table, sql);
+		ret = run_query(rq, p, b.table, b.sql);
 out:
 	nx__reg_put(&rq->s->reg, p);
-	json_decref(root);
+	nx_search_body_release(&b);
 	return ret;
 }

@@ -109,6 +109,20 @@ enum MHD_Result nx__h_artifacts(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_fs(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_analysis(struct nx_req *rq, char **cap);
 
+/* The body of a _search request, parsed and checked (h_search.c; standalone so that
+ * it can be fuzzed). type is one of the three request types; table and sql may be
+ * NULL unless the type needs them. All three point into root. */
+struct nx_search_body {
+	struct json_t *root; /* jansson */
+	const char *type, *table, *sql;
+	const char *error; /* on failure: the reply's error code, e.g. "invalid_json" */
+};
+/* Parses len bytes (need not be NUL-terminated). On failure returns NX_EUSAGE with the
+ * message in err and b->error set; release b in both cases. */
+int nx_search_body_parse(const char *buf, size_t len, struct nx_search_body *b,
+			 struct nx_err *err);
+void nx_search_body_release(struct nx_search_body *b);
+
 /* The tableSchema answer (table_schema.c). */
 enum MHD_Result nx__search_table_schema(struct nx_req *rq, struct nx_profile *p,
 					const char *table);
