@@ -9,6 +9,7 @@
 #include "common/err.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 typedef void (*nx_wd_fn)(void *arg);
@@ -18,7 +19,7 @@ struct nx_wd_entry {
 	struct timespec deadline; /* CLOCK_MONOTONIC */
 	nx_wd_fn fn;
 	void *arg;
-	bool fired;
+	atomic_bool fired;  /* atomic: the query path reads it without the lock */
 	struct nx_wd_entry *next;
 };
 
