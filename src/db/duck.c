@@ -177,6 +177,55 @@ static void source_init(duckdb_init_info info)
 	duckdb_init_set_max_threads(info, 1);
 }
 
+/* Points b at the vectors of chunk, every cell NULL. */
+static void rowbuf_bind(struct nx_rowbuf *b, duckdb_data_chunk chunk, const struct nx_table *t)
+{
+	b->chunk = chunk;
+	b->ncols = t->nfields;
+	b->capacity = duckdb_vector_size();
+	for (size_t c = 0; c < b->ncols; c++) {
+		duck_type_of(&t->fields[c], &b->type[c]);
+		b->vec[c] = duckdb_data_chunk_get_vector(chunk, c);
+		b->data[c] = duckdb_vector_get_data(b->vec[c]);
+		duckdb_vector_ensure_validity_writable(b->vec[c]);
+		b->validity[c] = duckdb_vector_get_validity(b->vec[c]);
+		memset(b->validity[c], 0, (b->capacity + 63) / 64 * sizeof(uint64_t));
+	}
+}
+
+int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_err *err)
+{
+	const struct nx_table *t = src->table;
+	duckdb_logical_type types[128];
+	duckdb_data_chunk chunk;
+	struct nx_rowbuf b;
+	int n, rc = 0;
+
+	*rows = 0;
+	if (t->nfields > NX_ARRAY_SIZE(types))
+		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
+	for (size_t c = 0; c < t->nfields; c++) {
+		enum coltype ct;
+		types[c] = duckdb_create_logical_type(duck_type_of(&t->fields[c], &ct));
+	}
+	chunk = duckdb_create_data_chunk(types, t->nfields);
+	for (size_t c = 0; c < t->nfields; c++)
+		duckdb_destroy_logical_type(&types[c]);
+	for (;;) {
+		duckdb_data_chunk_reset(chunk);
+		rowbuf_bind(&b, chunk, t);
+		n = src->next(src->self, &b, err);
+		if (n <= 0) {
+			rc = n;
+			break;
+		}
+		duckdb_data_chunk_set_size(chunk, (idx_t)n);
+		*rows += (uint64_t)n;
+	}
+	duckdb_destroy_data_chunk(&chunk);
+	return rc;
+}
+
 static void source_scan(duckdb_function_info info, duckdb_data_chunk output)
 {
 	struct nx_duck *d = duckdb_function_get_extra_info(info);
@@ -188,17 +237,7 @@ static void source_scan(duckdb_function_info info, duckdb_data_chunk output)
 		duckdb_data_chunk_set_size(output, 0);
 		return;
 	}
-	b.chunk = output;
-	b.ncols = src->table->nfields;
-	b.capacity = duckdb_vector_size();
-	for (size_t c = 0; c < b.ncols; c++) {
-		duck_type_of(&src->table->fields[c], &b.type[c]);
-		b.vec[c] = duckdb_data_chunk_get_vector(output, c);
-		b.data[c] = duckdb_vector_get_data(b.vec[c]);
-		duckdb_vector_ensure_validity_writable(b.vec[c]);
-		b.validity[c] = duckdb_vector_get_validity(b.vec[c]);
-		memset(b.validity[c], 0, (b.capacity + 63) / 64 * sizeof(uint64_t));
-	}
+	rowbuf_bind(&b, output, src->table);
 	n = src->next(src->self, &b, &d->source_err);
 	if (n < 0) {
 		d->source_rc = n;

@@ -47,6 +47,10 @@ struct nx_row_source {
 	int (*next)(void *self, struct nx_rowbuf *b, struct nx_err *err);
 };
 
+/* Runs a source to its end into a scratch batch, without a database (fuzzing and
+ * counting); *rows gets the number of rows produced. */
+int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_err *err);
+
 /* Opens an in-memory database. threads = 0 lets DuckDB choose; memory_limit may be NULL. */
 int nx_duck_open(struct nx_duck **out, unsigned threads, const char *memory_limit,
 		 struct nx_err *err);
