@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * fuzz_neff.c: libFuzzer entry point for the NEFF reader (not wired into CMake).
- *
- * Build: clang -fsanitize=fuzzer,address,undefined -Isrc tests/fuzz/fuzz_neff.c plus
- * the .c files of src/common and src/neff, -ljansson -lz.
+ * fuzz_neff.c: libFuzzer entry point for the NEFF reader. Built with -DNX_FUZZ=ON
+ * (see DEVELOPERS.md); seeds in tests/fuzz/corpus/neff.
  *
  * The first input byte selects how the rest is treated:
  *   bit 0 clear: as a NEFF file, unchanged (exercises the header checks);

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * fuzz_ntff.c: libFuzzer target for the NTFF reader. Each input is written to a
  * temporary file and read to the end twice: once with every kind and once with the
- * instruction kind only (the skip path), then rewound once. Not part of the CMake
- * build; compile by hand, e.g.
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc tests/fuzz/fuzz_ntff.c \
- *     src/ntff/ntff_reader.c src/ntff/ntff_writer.c src/common/crc32c.c \
- *     src/common/err.c src/common/xalloc.c -o fuzz_ntff
- * A good seed corpus is any file written by the unit test or the simulator. */
+ * instruction kind only (the skip path), then rewound once. Built with -DNX_FUZZ=ON
+ * (see DEVELOPERS.md); seeds in tests/fuzz/corpus/ntff (files the simulator writes). */
 #include "common/compat.h"
 #include "ntff/ntff.h"
 
