@@ -4,7 +4,8 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config git curl ca-certificates python3
-      libcmocka-dev libmicrohttpd-dev libjansson-dev zlib1g-dev nodejs npm)
+      libcmocka-dev libmicrohttpd-dev libjansson-dev zlib1g-dev nodejs npm
+      clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
