@@ -14,6 +14,6 @@ bench: all
 	bash bench/run.sh $(BUILD)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan build-fuzz
 
 .PHONY: all test demo bench clean

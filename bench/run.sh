@@ -36,5 +36,12 @@ section server;    if missing wrk bc time; then skip wrk bc time; else "$here/se
 section trace;     if missing time; then skip time; else "$here/trace.sh" "$build"; fi
 section recommend; if missing time; then skip time; else "$here/recommend.sh" "$build" "$work"; fi
 section fleet;     if missing time bc; then skip time bc; else "$here/fleet.sh" "$build" "$work"; fi
+# The fuzzing campaign takes hours at 10M executions per target: only on request.
+section fuzz
+if [ -n "${NX_BENCH_FUZZ_RUNS:-}" ]; then
+	"$here/fuzz.sh" "$build-fuzz" "$NX_BENCH_FUZZ_RUNS"
+else
+	echo "skipped: set NX_BENCH_FUZZ_RUNS=10000000 (or run bench/fuzz.sh) for a campaign"
+fi
 echo
 echo "results kept in $out"
