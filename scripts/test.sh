@@ -26,8 +26,9 @@ if [[ $skip != *" tsan "* ]]; then
 	echo "== build (TSan) and the server tests"
 	cmake -S "$here" -B "$here/build-tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DNX_DEVELOPER=ON -DNX_SANITIZE=thread -DNX_BENCH=OFF > /dev/null
-	ninja -C "$here/build-tsan" neuron-explorer test_server_api test_server_concurrency \
-		test_server_sandbox
+	servers=$(cd "$here/tests/unit" && ls test_server_*.c | sed 's/\.c$//')
+	# shellcheck disable=SC2086
+	ninja -C "$here/build-tsan" neuron-explorer $servers
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$here/tests/tools/tsan.supp" \
 		ctest --test-dir "$here/build-tsan" --output-on-failure -j2 -R '^test_server_'
 fi
