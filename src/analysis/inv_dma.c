@@ -112,7 +112,7 @@ int nx__rec_inv_dma(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 		if (rc)
 			goto out;
 	} else {
-		inv->note = nx_xstrdup("Step 2 not computable: DmaPacketAggregated is missing");
+		inv->note = nx_xstrdup("Step 2 not computable: DmaPacketAggregated has no rows");
 	}
 
 	inv->relevance_ns = nx__rec_pipeline_cut(r, RX_DMA, gap);

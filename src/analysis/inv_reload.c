@@ -125,7 +125,7 @@ int nx__rec_inv_reload(struct nx_duck *d, struct rx_result *r, struct nx_err *er
 		nx__rec_metric(inv, "spill_pct_of_excess", "spills, % of excess", "%",
 			       excess > 0 ? fmin(v[1] * 100 / excess, 100) : 0);
 	} else {
-		inv->note = nx_xstrdup("Step 2 not computable: DmaPacketAggregated is missing");
+		inv->note = nx_xstrdup("Step 2 not computable: DmaPacketAggregated has no rows");
 	}
 
 	/* at the real bandwidth the excess costs its share of the DMA time */

@@ -217,7 +217,7 @@ int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 			     "NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1");
 	else if (!q->dpa_rows)
 		nx__rec_note(q, "Step 2 of the DMA investigations",
-			     "DmaPacketAggregated is missing: transfers cannot be attributed to "
+			     "DmaPacketAggregated has no rows: transfers cannot be attributed to "
 			     "variables or source lines (re-profile before interpreting)");
 	if (q->dpa_rows && !q->flow_dge)
 		nx__rec_note(q, "source lines of DMA transfers",
@@ -242,7 +242,7 @@ int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 			     "Metadata lacks dma_ddr_bandwidth or the Tensor engine geometry");
 	if (!q->summary)
 		nx__rec_note(q, "whole-kernel inputs from Summary",
-			     "Summary is missing: inputs are recomputed from the raw tables");
+			     "Summary has no rows: inputs are recomputed from the raw tables");
 	if (q->warnings) {
 		struct rx_table t = { 0 };
 		rc = nx__rec_query_table(d, "SELECT string_agg(coalesce(category, '') || ': ' || "

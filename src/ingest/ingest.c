@@ -3,7 +3,8 @@
  *   1. parse the NEFF and open the NTFF (uuid must match),
  *   2. stream each raw table from its record kind into parquet (bounded memory),
  *   3. write the NEFF-derived tables, 4. run the derive SQL,
- *   5. write Metadata, ExecutionInfo, Warning, SchemaFields,
+ *   5. write Metadata, ExecutionInfo, Warning, SchemaFields, and a zero-row file for
+ *      every other stored schema table that got no rows,
  *   6. publish the temporary directory as <name>@latest in one rename. */
 #include "common/compat.h"
 #include "ingest/ingest.h"
@@ -296,7 +297,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if ((rc = nx_remove_tree(staging, err)))
 		goto out;
 	if ((rc = write_static(&c, d, "Warning", tmp_dir, false, o->quiet, err)) ||
-	    (rc = write_static(&c, d, "SchemaFields", tmp_dir, true, o->quiet, err)))
+	    (rc = write_static(&c, d, "SchemaFields", tmp_dir, true, o->quiet, err)) ||
+	    (rc = nx_write_empty_tables(d, tmp_dir, o->quiet, err)))
 		goto out;
 	nx_duck_close(d);
 	d = NULL;

@@ -42,4 +42,14 @@ void nx_remove_stale_tmp(const char *parent, const char *name);
  * exists, then removal of the old contents). */
 int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *err);
 
+/* Writes a zero-row <Table>.parquet, with the schema's columns and types, for every
+ * stored schema table that has no file in dir yet (empty_tables.c), so a profile has
+ * every table of the schema. */
+struct nx_duck;
+int nx_write_empty_tables(struct nx_duck *d, const char *dir, bool quiet, struct nx_err *err);
+/* The SELECT of zero rows with the schema's columns and types of table t. */
+struct nx_table;
+struct nx_strbuf;
+void nx_empty_table_sql(const struct nx_table *t, struct nx_strbuf *out);
+
 #endif

@@ -6,6 +6,7 @@
  *   3. stream every trace into SystemProfileEvents (staged with flow_id as text, then
  *      rewritten by DuckDB with flow_id as a list of strings),
  *   4. write SystemProfileMetadata, DeviceProfileList, Metadata, Warning, SchemaFields,
+ *      and a zero-row file for every other stored schema table,
  *   5. publish the directory in one rename; on any error remove it instead. */
 #include "common/compat.h"
 #include "trace/trace.h"
@@ -309,6 +310,8 @@ static int write_tables(struct run *r, struct nx_err *err)
 		if (!rc)
 			progress(r, "SchemaFields", rows);
 	}
+	if (!rc)
+		rc = nx_write_empty_tables(r->d, r->tmp, r->o->quiet, err);
 	return rc;
 }
 

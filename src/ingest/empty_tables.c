@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT
+ * empty_tables.c: completes a profile directory so it has a file for every stored
+ * table of the schema, like the real tool's dumps: a table that got no rows (or that
+ * our pipeline never fills) is written as a valid zero-row <Table>.parquet with the
+ * schema's exact columns and types. Transient API payloads are never written. */
+#include "common/compat.h"
+#include "ingest/ingest.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "db/duck.h"
+#include "schema/schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A table has data when <T>.parquet or its first part <T>_0.parquet exists. */
+static bool has_file(const char *dir, const char *table)
+{
+	char *one = nx_xasprintf("%s/%s.parquet", dir, table);
+	char *split = nx_xasprintf("%s/%s_0.parquet", dir, table);
+	bool found = nx_is_file(one) || nx_is_file(split);
+
+	free(one);
+	free(split);
+	return found;
+}
+
+void nx_empty_table_sql(const struct nx_table *t, struct nx_strbuf *out)
+{
+	nx_strbuf_addstr(out, "SELECT ");
+	for (size_t i = 0; i < t->nfields; i++) {
+		const char *ty = nx_schema_duck_type(&t->fields[i]);
+		nx_strbuf_addf(out, "%sCAST(NULL AS %s) AS \"%s\"", i ? ", " : "",
+			       ty ? ty : "VARCHAR", t->fields[i].name);
+	}
+	nx_strbuf_addstr(out, " WHERE false");
+}
+
+int nx_write_empty_tables(struct nx_duck *d, const char *dir, bool quiet, struct nx_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < nx_schema_table_count; i++) {
+		const struct nx_table *t = &nx_schema_tables[i];
+		if (!t->written || has_file(dir, t->name))
+			continue;
+		struct nx_strbuf sql = NX_STRBUF_INIT;
+		char *path = nx_xasprintf("%s/%s.parquet", dir, t->name);
+		uint64_t rows = 0;
+
+		nx_empty_table_sql(t, &sql);
+		rc = nx_duck_copy_query(d, sql.buf, path, &rows, err);
+		if (rc)
+			nx_err_wrap(err, "writing the empty table %s", t->name);
+		else if (!quiet)
+			fprintf(stderr, "  %-26s %10d rows  (empty)\n", t->name, 0);
+		nx_strbuf_release(&sql);
+		free(path);
+	}
+	return rc;
+}

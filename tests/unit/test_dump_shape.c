@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT
+ * test_dump_shape.c: our profiles have the shape of real dumps, so scripts written
+ * against those bind to ours. A simulator capture (kernel gen + capture + view through
+ * the binary, $NX_BIN) and a framework-trace profile (view -d) are opened table by
+ * table by file name, <Table>.parquet, with DuckDB and with hyparquet (an independent
+ * reader): every stored schema table is there, zero-row ones included, with exactly
+ * the schema's column names, order and types. The server lists and queries the empty
+ * tables and `recommend` runs. Then the columns filled from our data are checked
+ * against the tables they come from. */
+#include "common/compat.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "db/duck.h"
+#include "helper/fixture.h"
+#include "helper/http_client.h"
+#include "schema/schema.h"
+#include "server/server.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *bin, *src_dir;
+static char *dir, *captured, *framework;
+
+/* The first column of the first row of a query over the profile's files, as a double. */
+static double q(const char *fmt, ...) NX_PRINTF(1, 2);
+static double q(const char *fmt, ...)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	va_list ap;
+	char *sql = NULL;
+	double v = NAN;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&sql, fmt, ap) >= 0);
+	va_end(ap);
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	if (nx_duck_query_f64(d, sql, &v, &err))
+		fail_msg("%s: %s", sql, err.msg);
+	nx_duck_close(d);
+	free(sql);
+	return v;
+}
+
+/* read_parquet('<profile>/<Table>.parquet'), for use in q(). */
+static char *tab(const char *profile, const char *table)
+{
+	return nx_xasprintf("read_parquet('%s/%s.parquet')", profile, table);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	bin = getenv("NX_BIN");
+	src_dir = getenv("NX_SOURCE_DIR");
+	if (!bin || !src_dir)
+		return -1;
+	dir = nx_test_dir("dump-shape");
+	captured = nx_xasprintf("%s/data/profiles/global/mm@latest", dir);
+	framework = nx_xasprintf("%s/data/profiles/global/fw@latest", dir);
+	/* a capture of the naive matmul, with DMA packet records */
+	if (nx_test_sh("cd %s && %s kernel gen matmul_v0 --size 512 -o mm.neff >/dev/null && "
+		       "NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 %s capture -n mm.neff -s mm.ntff "
+		       ">/dev/null && %s view -n mm.neff -s mm.ntff --data-path %s/data "
+		       "--display-name mm --ingest-only -q >/dev/null",
+		       dir, bin, bin, bin, dir))
+		return -1;
+	/* a framework trace alone: no device profile at all */
+	if (nx_test_sh("mkdir -p %s/run && printf '%%s' '{\"traceEvents\": ["
+		       "{\"ph\": \"X\", \"name\": \"step\", \"pid\": 1, \"tid\": 1, \"ts\": 10, "
+		       "\"dur\": 5}, {\"ph\": \"X\", \"name\": \"matmul\", \"pid\": 1, \"tid\": 1, "
+		       "\"ts\": 11, \"dur\": 2}]}' > %s/run/trace.json && "
+		       "%s view -d %s/run --data-path %s/data --display-name fw --ingest-only -q "
+		       ">/dev/null", dir, dir, bin, dir, dir))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(dir);
+	free(captured);
+	free(framework);
+	return 0;
+}
+
+/* ---- shape: DuckDB ----------------------------------------------------------------- */
+
+struct describe {
+	size_t n;
+	char name[128][64];
+	char type[128][32];
+};
+
+static void describe_cell(void *arg, size_t row, const char *column, int kind, const char *text)
+{
+	struct describe *d = arg;
+	(void)kind;
+	if (row >= 128)
+		return;
+	if (row + 1 > d->n)
+		d->n = row + 1;
+	if (!strcmp(column, "column_name"))
+		snprintf(d->name[row], sizeof(d->name[row]), "%s", text);
+	else if (!strcmp(column, "column_type"))
+		snprintf(d->type[row], sizeof(d->type[row]), "%s", text);
+}
+
+/* Every stored table: the file exists, DuckDB reads it, columns and types in order. */
+static void check_duckdb(const char *profile, size_t *empty)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	*empty = 0;
+	for (size_t t = 0; t < nx_schema_table_count; t++) {
+		const struct nx_table *tb = &nx_schema_tables[t];
+		char *path = nx_xasprintf("%s/%s.parquet", profile, tb->name);
+		if (!tb->written) {
+			if (nx_is_file(path))
+				fail_msg("%s: the transient table %s was written", profile, tb->name);
+			free(path);
+			continue;
+		}
+		if (!nx_is_file(path))
+			fail_msg("%s: no %s.parquet", profile, tb->name);
+		struct describe ds = { 0 };
+		char *sql = nx_xasprintf("DESCRIBE SELECT * FROM read_parquet('%s')", path);
+		if (nx_duck_query_cells(d, sql, describe_cell, &ds, &err))
+			fail_msg("%s: %s", path, err.msg);
+		if (ds.n != tb->nfields)
+			fail_msg("%s: %zu columns, the schema has %zu", path, ds.n, tb->nfields);
+		for (size_t i = 0; i < tb->nfields; i++) {
+			const struct nx_field *f = &tb->fields[i];
+			if (strcmp(ds.name[i], f->name))
+				fail_msg("%s: column %zu is '%s', the schema says '%s'", path, i,
+					 ds.name[i], f->name);
+			if (strcmp(ds.type[i], nx_schema_duck_type(f)))
+				fail_msg("%s: %s is %s, the schema says %s", path, f->name, ds.type[i],
+					 nx_schema_duck_type(f));
+		}
+		free(sql);
+		sql = nx_xasprintf("SELECT count(*) FROM read_parquet('%s')", path);
+		int64_t rows = -1;
+		if (nx_duck_query_i64(d, sql, &rows, &err))
+			fail_msg("%s: %s", path, err.msg);
+		*empty += rows == 0;
+		free(sql);
+		free(path);
+	}
+	nx_duck_close(d);
+}
+
+static void test_captured_duckdb(void **state)
+{
+	size_t empty;
+	(void)state;
+	check_duckdb(captured, &empty);
+	/* no collectives, no framework stack, no host samples in a capture */
+	assert_true(empty >= 15);
+	char *cc = tab(captured, "CcOp"), *hlo = tab(captured, "HloInstruction");
+	assert_true(q("SELECT count(*) FROM %s", cc) == 0);
+	assert_true(q("SELECT count(*) FROM %s", hlo) >= 0);
+	free(cc);
+	free(hlo);
+}
+
+static void test_framework_duckdb(void **state)
+{
+	size_t empty;
+	(void)state;
+	check_duckdb(framework, &empty);
+	/* every device table is empty; the events, metadata and schema tables are not */
+	char *ev = tab(framework, "SystemProfileEvents"), *inst = tab(framework, "Instruction");
+	assert_true(q("SELECT count(*) FROM %s", ev) == 2);
+	assert_true(q("SELECT count(*) FROM %s", inst) == 0);
+	assert_true(empty >= 40);
+	free(ev);
+	free(inst);
+}
+
+/* ---- shape: hyparquet ---------------------------------------------------------------- */
+
+/* Parquet type hyparquet must report for a schema field: physical type, plus the
+ * logical STRING for text; lists are a LIST group whose leaf has the item type. */
+static void want_parquet(const struct nx_field *f, const char **phys, bool *list, bool *text)
+{
+	const char *dt = nx_schema_duck_type(f);
+	*list = strstr(dt, "[]") != NULL;
+	*text = !strncmp(dt, "VARCHAR", 7);
+	*phys = !strncmp(dt, "BIGINT", 6) ? "INT64" : !strncmp(dt, "INTEGER", 7) ? "INT32"
+	      : !strcmp(dt, "FLOAT") ? "FLOAT" : !strcmp(dt, "DOUBLE") ? "DOUBLE"
+	      : !strcmp(dt, "BOOLEAN") ? "BOOLEAN" : "BYTE_ARRAY";
+}
+
+static void check_hyparquet(const char *profile)
+{
+	/* one node run for all tables: file name, then the reader's JSON line */
+	char *out = nx_xasprintf("%s/hyparquet.txt", profile);
+	assert_int_equal(nx_test_sh("cd %s && for f in *.parquet; do echo \"$f\"; node "
+				    "%s/tests/tools/check_parquet.mjs \"$f\" 0 || exit 1; done "
+				    "> %s.tmp && mv %s.tmp %s",
+				    profile, src_dir, out, out, out), 0);
+	FILE *fp = fopen(out, "r");
+	assert_non_null(fp);
+	char *line = NULL;
+	size_t cap = 0, seen = 0;
+	char file[256] = "";
+	while (getline(&line, &cap, fp) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '{') {
+			snprintf(file, sizeof(file), "%s", line);
+			continue;
+		}
+		char table[256];
+		snprintf(table, sizeof(table), "%.*s", (int)(strlen(file) - 8), file);
+		const struct nx_table *tb = nx_schema_table(table);
+		if (!tb)
+			fail_msg("%s: %s is not a schema table", profile, file);
+		json_error_t je;
+		json_t *j = json_loads(line, 0, &je);
+		if (!j)
+			fail_msg("%s: hyparquet output is not JSON: %s", file, je.text);
+		json_t *cols = json_object_get(j, "columns");
+		size_t k = 0;
+		for (size_t i = 0; i < tb->nfields; i++) {
+			const struct nx_field *f = &tb->fields[i];
+			const char *phys;
+			bool list, text;
+			want_parquet(f, &phys, &list, &text);
+			json_t *c = json_array_get(cols, k++);
+			if (!c || strcmp(json_string_value(json_object_get(c, "name")), f->name))
+				fail_msg("%s: column %zu is not '%s'", file, i, f->name);
+			if (list) {
+				const char *lg = json_string_value(json_object_get(c, "logical"));
+				if (!lg || strcmp(lg, "LIST"))
+					fail_msg("%s: %s is not a LIST", file, f->name);
+				k++; /* the repeated "list" group */
+				c = json_array_get(cols, k++);
+				assert_non_null(c);
+			}
+			const char *ty = json_string_value(json_object_get(c, "type"));
+			const char *lg = json_string_value(json_object_get(c, "logical"));
+			if (!ty || strcmp(ty, phys))
+				fail_msg("%s: %s has parquet type %s, want %s", file, f->name,
+					 ty ? ty : "none", phys);
+			if (text && (!lg || (strcmp(lg, "STRING") && strcmp(lg, "UTF8"))))
+				fail_msg("%s: %s is not annotated as text", file, f->name);
+		}
+		if (k != json_array_size(cols))
+			fail_msg("%s: %zu schema elements, expected %zu", file,
+				 json_array_size(cols), k);
+		json_decref(j);
+		seen++;
+	}
+	free(line);
+	fclose(fp);
+	remove(out);
+	size_t written = 0;
+	for (size_t t = 0; t < nx_schema_table_count; t++)
+		written += nx_schema_tables[t].written;
+	assert_int_equal(seen, written);
+	free(out);
+}
+
+static void test_captured_hyparquet(void **state)
+{
+	(void)state;
+	check_hyparquet(captured);
+}
+
+static void test_framework_hyparquet(void **state)
+{
+	(void)state;
+	check_hyparquet(framework);
+}
+
+/* ---- empty tables are empty, not errors -------------------------------------------- */
+
+static json_t *post(unsigned port, const char *profile, const char *body)
+{
+	struct nx_http_resp r;
+	char path[256];
+	json_error_t je;
+
+	snprintf(path, sizeof(path), "/api/v1/db/%s/_search", profile);
+	assert_int_equal(nx_http_post_json(port, path, body, &r), 0);
+	if (r.status != 200)
+		fail_msg("%s: status %d: %.300s", body, r.status, r.body);
+	json_t *j = json_loads(r.body, 0, &je);
+	nx_http_resp_free(&r);
+	assert_non_null(j);
+	return j;
+}
+
+static void test_server_and_recommend(void **state)
+{
+	struct nx_server_opts o;
+	struct nx_server *srv = NULL;
+	struct nx_err err = { 0 };
+	char *data = nx_path_join(dir, "data");
+	(void)state;
+
+	nx_server_opts_init(&o, data);
+	o.port = 0;
+	o.quiet = true;
+	o.threads = 1;
+	if (nx_server_start(&srv, &o, &err))
+		fail_msg("%s", err.msg);
+	unsigned port = nx_server_port(srv);
+	static const char *const profiles[] = { "mm", "fw" };
+	for (size_t p = 0; p < NX_ARRAY_SIZE(profiles); p++) {
+		json_t *j = post(port, profiles[p], "{\"type\":\"listDbFiles\"}");
+		json_t *tables = json_object_get(j, "tables");
+		size_t n = json_array_size(tables);
+		bool cc = false;
+		for (size_t i = 0; i < n; i++)
+			cc |= !strcmp(json_string_value(json_object_get(json_array_get(tables, i),
+									  "name")), "CcOp");
+		assert_true(cc);
+		assert_int_equal(n, nx_schema_table_count - 3);
+		json_decref(j);
+		j = post(port, profiles[p], "{\"type\":\"databaseExplorerQuery\",\"tableName\":"
+			 "\"CcOp\",\"query\":\"SELECT count(*) AS n FROM CcOp\"}");
+		assert_non_null(j);
+		json_decref(j);
+		j = post(port, profiles[p], "{\"type\":\"tableSchema\",\"tableName\":\"HloInstruction\"}");
+		assert_true(json_is_true(json_object_get(j, "inProfile")));
+		json_decref(j);
+	}
+	nx_server_stop(srv);
+	/* recommend reads the capture; on the framework-only profile it says what is
+	 * missing instead of failing on a missing file */
+	assert_int_equal(nx_test_sh("%s recommend --data-path %s --display-name mm >%s/rec.md",
+				    bin, data, dir), 0);
+	assert_int_equal(nx_test_sh("%s recommend --data-path %s --display-name fw >%s/rec-fw.md "
+				    "2>%s/rec-fw.err; test $? -eq 1 && grep -q 'no instructions and no DMA packets' "
+				    "%s/rec-fw.err",
+				    bin, data, dir, dir, dir), 0);
+	free(data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_captured_duckdb),
+		cmocka_unit_test(test_framework_duckdb),
+		cmocka_unit_test(test_captured_hyparquet),
+		cmocka_unit_test(test_framework_hyparquet),
+		cmocka_unit_test(test_server_and_recommend),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
