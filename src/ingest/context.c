@@ -127,6 +127,7 @@ int64_t nx_ctx_total_ns(const struct nx_ingest_ctx *c)
 void nx_ctx_release(struct nx_ingest_ctx *c)
 {
 	nx_active_release(&c->active);
+	nx_trig_release(&c->trig);
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		if (!c->statics[e])
 			continue;

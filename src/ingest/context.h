@@ -9,6 +9,7 @@
 #include "common/err.h"
 #include "db/duck.h"
 #include "ingest/active_time.h"
+#include "ingest/dma_trigger.h"
 #include "neff/neff.h"
 #include "ntff/ntff.h"
 
@@ -44,6 +45,7 @@ struct nx_ingest_ctx {
 	size_t nexec;
 	struct nx_exec_window { int64_t start, stop; uint64_t rows; bool has_start, has_stop; } *exec;
 	struct nx_active active;     /* ActiveTime / OpcodeSummary, merged while streaming */
+	struct nx_trig_map trig;     /* DMA span per triggering instruction (DmaPacket pass) */
 	uint64_t unknown_inst, unknown_queue, unknown_block;
 	uint64_t rows_total;
 	size_t nwarn, warn_cap;

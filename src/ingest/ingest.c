@@ -64,7 +64,9 @@ typedef int (*trace_init_fn)(struct nx_src_trace *, struct nx_ingest_ctx *,
 static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
 			      bool quiet, uint64_t *dma_rows, struct nx_err *err)
 {
-	static const trace_init_fn inits[] = { nx_src_instruction_init, nx_src_dma_init,
+	/* DmaPacket before Instruction: its pass collects the DMA span of every
+	 * triggering instruction for the Instruction table's dma_trigger_* columns. */
+	static const trace_init_fn inits[] = { nx_src_dma_init, nx_src_instruction_init,
 					       nx_src_sem_init, nx_src_throttle_init,
 					       nx_src_error_init };
 	for (size_t i = 0; i < NX_ARRAY_SIZE(inits); i++) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * src_instruction.c: the Instruction table. Streams INST records from the NTFF and
  * joins each with its static instruction in the NEFF (opcode, operands, source
- * location, byte and flop figures). */
+ * location, byte and flop figures), and with the span of the DMA it triggered. */
 #include "common/compat.h"
 #include "ingest/context.h"
 
@@ -12,7 +12,7 @@ enum {
 	C_ID, C_PC, C_CPC, C_BIR_ID, C_RAW_BIR, C_KNAME, C_WAIT, C_NKI, C_BIRLOC, C_HBM_R,
 	C_HBM_W, C_SB_R, C_SB_W, C_SPILL_S, C_SPILL_R, C_PS_R, C_PS_W, C_PS_SB, C_IN_Q,
 	C_OUT_Q, C_W_Q, C_PERF, C_TTYPE, C_TELEM, C_RAW_FLOPS, C_ADJ_FLOPS, C_TELEM_T,
-	C_FLOPS_T, C_ADJ_FLOPS_T, C_ACT,
+	C_FLOPS_T, C_ADJ_FLOPS_T, C_ACT, C_TRIG_S, C_TRIG_E, C_DMA_WAIT,
 };
 static const char *const names[] = {
 	"start_ts", "end_ts", "duration_ns", "engine", "timeline_track", "pcore_idx", "opcode",
@@ -24,7 +24,8 @@ static const char *const names[] = {
 	"output_queue_bytes", "weight_queue_bytes", "performance_mode",
 	"tensor_instruction_type", "tensor_elements", "raw_flops", "adjusted_flops",
 	"tensor_elements_transpose", "flops_transpose", "adjusted_flops_transpose",
-	"scalar_activation_fn", NULL,
+	"scalar_activation_fn", "dma_trigger_start_ts", "dma_trigger_end_ts", "dma_wait_time_ns",
+	NULL,
 };
 
 static const char *track_of(const struct nx_inst *in)
@@ -61,6 +62,14 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	nx_rowbuf_i64(b, ix[C_ID], row, (int64_t)r->id);
 	nx_rowbuf_i64(b, ix[C_PC], row, r->index);
 	nx_rowbuf_i64(b, ix[C_WAIT], row, nx_ticks_to_ns(c, r->wait_ticks));
+	/* The DMA this instruction triggered: first packet start, last packet end, and
+	 * the delay from this instruction's end to that start. */
+	const struct nx_trig_span *ts = nx_trig_find(&c->trig, r->id);
+	if (ts) {
+		nx_rowbuf_i64(b, ix[C_TRIG_S], row, ts->start);
+		nx_rowbuf_i64(b, ix[C_TRIG_E], row, ts->end);
+		nx_rowbuf_i64(b, ix[C_DMA_WAIT], row, ts->start - end);
+	}
 	if (!in) {
 		nx_rowbuf_str(b, ix[C_OPCODE], row, "UNKNOWN");
 		nx_rowbuf_str(b, ix[C_OPERANDS], row, "");

@@ -41,6 +41,7 @@ static void fill_dma(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 
 	nx_ctx_see(c, start, end);
 	nx_active_add_dma(&c->active, q ? q->queue_type : NX_QT_UNKNOWN, start, end);
+	nx_trig_add(&c->trig, r->trigger, start, end);
 	nx_rowbuf_i64(b, ix[D_START], row, start);
 	nx_rowbuf_i64(b, ix[D_END], row, end);
 	nx_rowbuf_i64(b, ix[D_DUR], row, dur);

@@ -17,6 +17,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "derive/derive.h"
 #include "helper/fixture.h"
 #include "helper/http_client.h"
 #include "schema/schema.h"
@@ -46,6 +47,27 @@ static double q(const char *fmt, ...)
 	va_end(ap);
 	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
 	if (nx_duck_query_f64(d, sql, &v, &err))
+		fail_msg("%s: %s", sql, err.msg);
+	nx_duck_close(d);
+	free(sql);
+	return v;
+}
+
+/* The same over views named after the tables of a profile. */
+static double qp(const char *profile, const char *fmt, ...) NX_PRINTF(2, 3);
+static double qp(const char *profile, const char *fmt, ...)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	va_list ap;
+	char *sql = NULL;
+	double v = NAN;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&sql, fmt, ap) >= 0);
+	va_end(ap);
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	if (nx_derive_create_views(d, profile, &err) || nx_duck_query_f64(d, sql, &v, &err))
 		fail_msg("%s: %s", sql, err.msg);
 	nx_duck_close(d);
 	free(sql);
@@ -352,6 +374,39 @@ static void test_server_and_recommend(void **state)
 	free(data);
 }
 
+/* ---- filled columns ------------------------------------------------------------------ */
+
+/* Per triggering instruction, what its DGE_TRIGGER edges and transfers say. */
+#define TRIGGERS                                                                             \
+	"WITH t AS (SELECT f.in_id AS id, min(a.start_ts) AS s, max(a.end_ts) AS e, "         \
+	"min(f.gap_time) AS g, min(a.trigger) AS trig FROM Flow f JOIN DmaPacketAggregated a " \
+	"ON a.id = f.out_id WHERE f.dependency_type = 'DGE_TRIGGER' GROUP BY f.in_id) "
+
+static void test_dma_trigger_columns(void **state)
+{
+	(void)state;
+	double n = qp(captured, "SELECT count(*) FROM Instruction WHERE dma_trigger_start_ts IS NOT NULL");
+	assert_true(n > 0);
+	/* exactly the instructions that triggered a transfer, and all three columns */
+	assert_true(qp(captured, "SELECT count(DISTINCT in_id) FROM Flow WHERE dependency_type = "
+				 "'DGE_TRIGGER'") == n);
+	assert_true(qp(captured, "SELECT count(*) FROM Instruction WHERE dma_trigger_end_ts IS NOT NULL "
+				 "AND dma_wait_time_ns IS NOT NULL") == n);
+	/* the trigger (DmaPacketAggregated.trigger) lies inside the instruction, which ends
+	 * before its transfers start; the span is that of its transfers; the wait is the
+	 * delay from the instruction's end to the first transfer's start */
+	assert_true(qp(captured, TRIGGERS "SELECT count(*) FROM Instruction i JOIN t USING (id) WHERE "
+				 "i.dma_trigger_start_ts = t.s AND i.dma_trigger_end_ts = t.e AND "
+				 "t.trig BETWEEN i.start_ts AND i.end_ts AND "
+				 "i.end_ts <= i.dma_trigger_start_ts AND "
+				 "i.dma_wait_time_ns = i.dma_trigger_start_ts - i.end_ts AND "
+				 "i.dma_wait_time_ns = t.g") == n);
+	/* the waits add up to the trigger gaps of the Flow edges */
+	assert_true(qp(captured, TRIGGERS "SELECT (SELECT sum(dma_wait_time_ns) FROM Instruction) - "
+				 "(SELECT sum(g) FROM t)") == 0);
+	assert_true(qp(captured, "SELECT sum(dma_wait_time_ns) FROM Instruction") > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_captured_hyparquet),
 		cmocka_unit_test(test_framework_hyparquet),
 		cmocka_unit_test(test_server_and_recommend),
+		cmocka_unit_test(test_dma_trigger_columns),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
