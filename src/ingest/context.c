@@ -76,11 +76,67 @@ static void block_bytes(const struct nx_neff *n, const struct nx_dma_block *b,
 	}
 }
 
+static int cmp_bir(const void *a, const void *b)
+{
+	const struct nx_dbg_bir *x = a, *y = b;
+	return (x->bir_id > y->bir_id) - (x->bir_id < y->bir_id);
+}
+
+/* The outermost stack frame of a debug instruction: the NKI kernel itself. */
+static const struct nx_dbg_frame *root_frame(const struct nx_debug_info *d, int64_t id)
+{
+	const struct nx_dbg_frame *f = NULL;
+
+	for (size_t hops = 0; id >= 0 && hops <= d->nframes; hops++) {
+		const struct nx_dbg_frame *next = NULL;
+		for (size_t k = 0; k < d->nframes && !next; k++)
+			if (d->frames[k].id == id)
+				next = &d->frames[k];
+		if (!next)
+			break;
+		f = next;
+		id = f->parent;
+	}
+	return f;
+}
+
+/* Fills the IR hierarchy facts of one static instruction. */
+static void ir_facts(const struct nx_neff *n, const struct nx_inst *in, const struct nx_dbg_bir *birs,
+		     struct nx_static_inst *s)
+{
+	struct nx_dbg_bir key = { .bir_id = in->bir_id };
+	const struct nx_dbg_bir *b = n->dbg.nbirs ? bsearch(&key, birs, n->dbg.nbirs, sizeof(*birs),
+							     cmp_bir) : NULL;
+
+	s->bir_name = b ? nx_xstrdup(b->name) : nx_xasprintf("I-%" PRIu32 "_sg0000", in->bir_id);
+	s->raw_penguin = s->raw_hlo = s->raw_framework = -1;
+	if (in->debug_id == NX_NONE32 || in->debug_id >= n->dbg.ninsts)
+		return;
+	const struct nx_dbg_inst *d = &n->dbg.insts[in->debug_id];
+	s->raw_penguin = in->debug_id;
+	snprintf(s->penguin_id, sizeof(s->penguin_id), "sg0000:%" PRIu32, in->debug_id);
+	const struct nx_dbg_frame *f = root_frame(&n->dbg, d->stack_frame_id);
+	if (!f || !f->function)
+		return;
+	s->raw_hlo = s->raw_framework = f->id;
+	s->framework_name = f->function;
+	if (f->file)
+		s->hlo_attrs = nx_xasprintf("custom_call_target=\"%s\", source=\"%s:%" PRId64 "\"",
+					    f->function, f->file, f->line);
+	else
+		s->hlo_attrs = nx_xasprintf("custom_call_target=\"%s\"", f->function);
+}
+
 void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 {
 	const struct nx_neff *n = &c->neff;
 	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_dbg_bir *birs = nx_xcalloc(n->dbg.nbirs + 1, sizeof(*birs));
 
+	if (n->dbg.nbirs) {
+		memcpy(birs, n->dbg.birs, n->dbg.nbirs * sizeof(*birs));
+		qsort(birs, n->dbg.nbirs, sizeof(*birs), cmp_bir);
+	}
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		c->statics[e] = nx_xcalloc(n->ninst[e] ? n->ninst[e] : 1, sizeof(struct nx_static_inst));
 		for (size_t i = 0; i < n->ninst[e]; i++) {
@@ -92,6 +148,7 @@ void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 			s->operands = nx_xstrdup(nx_strbuf_str(&sb));
 			snprintf(s->bir_id, sizeof(s->bir_id), "sg0000:%" PRIu32, in->bir_id);
 			nx_inst_work(in, c->target_v3, &s->work);
+			ir_facts(n, in, birs, s);
 			if (in->debug_id != NX_NONE32 && in->debug_id < n->dbg.ninsts) {
 				const struct nx_dbg_inst *d = &n->dbg.insts[in->debug_id];
 				if (d->file)
@@ -107,6 +164,7 @@ void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 		}
 	}
 	nx_strbuf_release(&sb);
+	free(birs);
 }
 
 int64_t nx_ctx_total_ns(const struct nx_ingest_ctx *c)
@@ -135,6 +193,8 @@ void nx_ctx_release(struct nx_ingest_ctx *c)
 			free(c->statics[e][i].operands);
 			free(c->statics[e][i].nki_loc);
 			free(c->statics[e][i].bir_loc);
+			free(c->statics[e][i].bir_name);
+			free(c->statics[e][i].hlo_attrs);
 		}
 		free(c->statics[e]);
 		c->statics[e] = NULL;

@@ -25,6 +25,14 @@ struct nx_static_inst {
 	char *bir_loc;       /* "file:line" or NULL */
 	const char *kernel_name;
 	char bir_id[32];
+	/* IR hierarchy (docs/derived-tables.md, "IR hierarchy"): the BIR name, the
+	 * penguin (debug instruction) and the kernel's framework op / HLO custom call
+	 * (outermost stack frame); raw ids are -1 and strings NULL when unknown. */
+	char *bir_name;
+	char penguin_id[32];
+	int64_t raw_penguin, raw_hlo, raw_framework;
+	const char *framework_name;  /* borrowed from the NEFF */
+	char *hlo_attrs;
 	struct nx_inst_work work;
 	int64_t hbm_read, hbm_write, spill_save, spill_reload;
 	int64_t input_q, output_q, weight_q;

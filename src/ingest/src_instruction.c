@@ -12,7 +12,8 @@ enum {
 	C_ID, C_PC, C_CPC, C_BIR_ID, C_RAW_BIR, C_KNAME, C_WAIT, C_NKI, C_BIRLOC, C_HBM_R,
 	C_HBM_W, C_SB_R, C_SB_W, C_SPILL_S, C_SPILL_R, C_PS_R, C_PS_W, C_PS_SB, C_IN_Q,
 	C_OUT_Q, C_W_Q, C_PERF, C_TTYPE, C_TELEM, C_RAW_FLOPS, C_ADJ_FLOPS, C_TELEM_T,
-	C_FLOPS_T, C_ADJ_FLOPS_T, C_ACT, C_TRIG_S, C_TRIG_E, C_DMA_WAIT,
+	C_FLOPS_T, C_ADJ_FLOPS_T, C_ACT, C_TRIG_S, C_TRIG_E, C_DMA_WAIT, C_BIR_NAME, C_PENGUIN,
+	C_RAW_PENGUIN, C_RAW_HLO, C_RAW_FW, C_HLO_NAME, C_HLO_ATTRS, C_LAYER,
 };
 static const char *const names[] = {
 	"start_ts", "end_ts", "duration_ns", "engine", "timeline_track", "pcore_idx", "opcode",
@@ -25,7 +26,8 @@ static const char *const names[] = {
 	"tensor_instruction_type", "tensor_elements", "raw_flops", "adjusted_flops",
 	"tensor_elements_transpose", "flops_transpose", "adjusted_flops_transpose",
 	"scalar_activation_fn", "dma_trigger_start_ts", "dma_trigger_end_ts", "dma_wait_time_ns",
-	NULL,
+	"bir_instruction_name", "penguin_id", "raw_penguin_id", "raw_hlo_id", "raw_framework_id",
+	"hlo_name", "hlo_attrs", "layer", NULL,
 };
 
 static const char *track_of(const struct nx_inst *in)
@@ -85,6 +87,18 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	nx_rowbuf_str(b, ix[C_BIR_ID], row, st->bir_id);
 	nx_rowbuf_i64(b, ix[C_RAW_BIR], row, (int64_t)in->bir_id);
 	nx_rowbuf_str(b, ix[C_KNAME], row, st->kernel_name);
+	nx_rowbuf_str(b, ix[C_BIR_NAME], row, st->bir_name);
+	if (st->raw_penguin >= 0) {
+		nx_rowbuf_str(b, ix[C_PENGUIN], row, st->penguin_id);
+		nx_rowbuf_i64(b, ix[C_RAW_PENGUIN], row, st->raw_penguin);
+	}
+	if (st->raw_hlo >= 0) {
+		nx_rowbuf_i64(b, ix[C_RAW_HLO], row, st->raw_hlo);
+		nx_rowbuf_i64(b, ix[C_RAW_FW], row, st->raw_framework);
+		nx_rowbuf_str(b, ix[C_HLO_NAME], row, st->framework_name);
+		nx_rowbuf_str(b, ix[C_HLO_ATTRS], row, st->hlo_attrs);
+		nx_rowbuf_str(b, ix[C_LAYER], row, st->framework_name);
+	}
 	nx_rowbuf_str(b, ix[C_NKI], row, st->nki_loc);
 	nx_rowbuf_str(b, ix[C_BIRLOC], row, st->bir_loc);
 	nx_rowbuf_i64(b, ix[C_HBM_R], row, st->hbm_read);

@@ -335,7 +335,8 @@ static int location(struct asm_state *st, const char *s, uint32_t *debug_id)
 	return 0;
 }
 
-static int operand(struct asm_state *st, struct nx_inst *in, const char *t, char **block)
+static int operand(struct asm_state *st, struct nx_inst *in, const char *t, char **block,
+		   char **bname)
 {
 	const char *v;
 	uint64_t x;
@@ -387,6 +388,13 @@ static int operand(struct asm_state *st, struct nx_inst *in, const char *t, char
 			return nx__asm_fail(st, "bad performance mode '%s' (1x, 2x, 4x)", v);
 		return 0;
 	}
+	if (kv(t, "name", &v)) {
+		if (!v[0])
+			return nx__asm_fail(st, "empty instruction name");
+		free(*bname);
+		*bname = nx_xstrdup(v);
+		return 0;
+	}
 	if (kv(t, "bir", &v)) {
 		if ((rc = nx__asm_u64(st, v, &x, "bir id")))
 			return rc;
@@ -404,11 +412,31 @@ static int operand(struct asm_state *st, struct nx_inst *in, const char *t, char
 	return nx__asm_fail(st, "unknown operand '%s'", t);
 }
 
+/* Names BIR instruction bir_id (the NEFF's debug info carries it); takes name. Two
+ * instructions of one BIR instruction may repeat its name but not rename it. */
+static int bir_name(struct asm_state *st, uint32_t bir_id, char *name)
+{
+	struct nx_debug_info *dbg = &st->neff->dbg;
+
+	for (size_t i = 0; i < dbg->nbirs; i++) {
+		if (dbg->birs[i].bir_id != bir_id)
+			continue;
+		int same = !strcmp(dbg->birs[i].name, name);
+		int rc = same ? 0 : nx__asm_fail(st, "BIR instruction %u is already named '%s'",
+						bir_id, dbg->birs[i].name);
+		free(name);
+		return rc;
+	}
+	dbg->birs = nx_xrealloc(dbg->birs, (dbg->nbirs + 1) * sizeof(*dbg->birs));
+	dbg->birs[dbg->nbirs++] = (struct nx_dbg_bir){ .bir_id = bir_id, .name = name };
+	return 0;
+}
+
 static int instruction(struct asm_state *st, char **tok, int n)
 {
 	struct nx_neff *neff = st->neff;
 	struct nx_inst in;
-	char *block = NULL;
+	char *block = NULL, *bname = NULL;
 	int i = 0, e, op, rc = 0;
 	uint32_t dbg = NX_NONE32;
 
@@ -430,13 +458,14 @@ static int instruction(struct asm_state *st, char **tok, int n)
 	in.debug_id = dbg;
 	in.bir_id = NX_NONE32;
 	for (i += 2; i < n && !rc; i++)
-		rc = operand(st, &in, tok[i], &block);
+		rc = operand(st, &in, tok[i], &block, &bname);
 	if (!rc && op == NX_OP_DMA_TRIGGER && !block)
 		rc = nx__asm_fail(st, "DMA trigger without block=NAME");
 	if (!rc && op != NX_OP_DMA_TRIGGER && block)
 		rc = nx__asm_fail(st, "block= is only valid on a DMA trigger");
 	if (rc) {
 		free(block);
+		free(bname);
 		return rc;
 	}
 	if (in.bir_id == NX_NONE32) {
@@ -445,6 +474,8 @@ static int instruction(struct asm_state *st, char **tok, int n)
 		else
 			in.bir_id = st->next_bir++;
 	}
+	if (bname && (rc = bir_name(st, in.bir_id, bname)))
+		return rc;
 	if (e == NX_ENGINE_TENSOR) {
 		st->last_te_was_lw = op == NX_OP_LDWEIGHTS;
 		st->last_lw_bir = in.bir_id;

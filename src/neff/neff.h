@@ -124,11 +124,17 @@ struct nx_dbg_itervar {
 	char *name, *file;
 	int64_t value, line;
 };
+/* The name of a BIR instruction (Instruction.bir_instruction_name), by bir_id. */
+struct nx_dbg_bir {
+	int64_t bir_id;
+	char *name;
+};
 struct nx_debug_info {
-	size_t ninsts, nframes, nitervars;
+	size_t ninsts, nframes, nitervars, nbirs;
 	struct nx_dbg_inst *insts;
 	struct nx_dbg_frame *frames;
 	struct nx_dbg_itervar *itervars;
+	struct nx_dbg_bir *birs;
 };
 
 struct nx_neff {

@@ -781,6 +781,23 @@ static int parse_dbg_inst(struct rd *r, json_t *f, const char *p, void *out)
 	return 0;
 }
 
+static int parse_dbg_bir(struct rd *r, json_t *f, const char *p, void *out)
+{
+	struct nx_dbg_bir *b = out;
+	const char *name;
+	int rc;
+
+	if (!json_is_object(f))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if ((rc = get_int(r, f, p, "bir_id", true, 0, 0, UINT32_MAX, &b->bir_id)) ||
+	    (rc = get_str(r, f, p, "name", true, &name)))
+		return rc;
+	if (!name[0])
+		return fail(r, NX_ECORRUPT, p, "the BIR instruction name is empty");
+	b->name = nx_xstrdup(name);
+	return 0;
+}
+
 /* Parses the optional array root[key] into a calloc'd array of `size`-byte items. The
  * count grows item by item so that a failure leaves only parsed items to release. */
 static int parse_array(struct rd *r, json_t *root, const char *key, size_t size, void **arr,
@@ -825,8 +842,21 @@ static int parse_debug(struct rd *r, json_t *root)
 		rc = parse_array(r, root, "iteration_variables", sizeof(*d->itervars), &iv,
 				 &d->nitervars, parse_itervar);
 	d->itervars = iv;
+	if (!rc) {
+		void *birs = NULL;
+		rc = parse_array(r, root, "bir_instructions", sizeof(*d->birs), &birs, &d->nbirs,
+				 parse_dbg_bir);
+		d->birs = birs;
+	}
 	if (rc)
 		return rc;
+	for (size_t i = 0; i < d->nbirs; i++)
+		for (size_t k = 0; k < i; k++)
+			if (d->birs[k].bir_id == d->birs[i].bir_id) {
+				snprintf(p, sizeof(p), "bir_instructions[%zu].bir_id", i);
+				return fail(r, NX_ECORRUPT, p, "bir id %" PRId64 " is named twice",
+					    d->birs[i].bir_id);
+			}
 	tree_init(&frames, "stack_frames", d->nframes);
 	for (size_t i = 0; i < d->nframes; i++)
 		frames.id[i] = d->frames[i].id, frames.parent[i] = d->frames[i].parent;
@@ -1024,6 +1054,9 @@ void nx_neff_release(struct nx_neff *neff)
 		free(neff->dbg.frames[i].file);
 	}
 	free(neff->dbg.frames);
+	for (size_t i = 0; i < neff->dbg.nbirs; i++)
+		free(neff->dbg.birs[i].name);
+	free(neff->dbg.birs);
 	for (size_t i = 0; i < neff->dbg.nitervars; i++) {
 		free(neff->dbg.itervars[i].name);
 		free(neff->dbg.itervars[i].file);

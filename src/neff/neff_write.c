@@ -349,6 +349,16 @@ static int write_debug(struct wr *w)
 		if (v->line >= 0)
 			set_int(o, "line", v->line);
 	}
+	if (d->nbirs) {
+		json_t *birs = json_array();
+		json_object_set_new(root, "bir_instructions", birs);
+		for (size_t i = 0; !rc && i < d->nbirs; i++) {
+			json_t *o = json_object();
+			json_array_append_new(birs, o);
+			set_int(o, "bir_id", d->birs[i].bir_id);
+			rc = dbg_str(w, o, "name", d->birs[i].name ? d->birs[i].name : "");
+		}
+	}
 	if (!rc)
 		rc = add_json(w, "kernel_debug_info.json", root);
 	json_decref(root);
@@ -378,7 +388,7 @@ static int write_members(struct wr *w)
 		rc = nx_errf(w->err, NX_EUSAGE, "block %zu (engine %d) is out of engine order: "
 			     "blocks must be grouped by engine, Tensor first", next,
 			     n->blocks[next].engine);
-	if (!rc && (n->dbg.ninsts || n->dbg.nframes || n->dbg.nitervars))
+	if (!rc && (n->dbg.ninsts || n->dbg.nframes || n->dbg.nitervars || n->dbg.nbirs))
 		rc = write_debug(w);
 	return rc;
 }

@@ -407,6 +407,70 @@ static void test_dma_trigger_columns(void **state)
 	assert_true(qp(captured, "SELECT sum(dma_wait_time_ns) FROM Instruction") > 0);
 }
 
+/* BIR names are generated when the listing gives none, stable (I-<bir>_sg0000); the
+ * ids tie each instruction to its statement (penguin) and kernel (HLO / framework). */
+static void test_ids_and_names(void **state)
+{
+	(void)state;
+	double n = qp(captured, "SELECT count(*) FROM Instruction");
+	assert_true(n > 0);
+	assert_true(qp(captured, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = "
+				 "'I-' || raw_bir_id || '_sg0000'") == n);
+	assert_true(qp(captured, "SELECT count(*) FROM Instruction i JOIN KernelInstructions k "
+				 "USING (kernel_instruction_name) WHERE i.penguin_id = 'sg0000:' || "
+				 "i.raw_penguin_id") == n);
+	assert_true(qp(captured, "SELECT count(*) FROM Instruction WHERE hlo_name = (SELECT "
+				 "fully_qualified_function_name FROM KernelStackFrames WHERE "
+				 "parent_stack_frame_id IS NULL) AND layer = hlo_name AND raw_hlo_id = "
+				 "raw_framework_id AND hlo_attrs LIKE 'custom_call_target=\"%%'") == n);
+}
+
+/* A listing names its BIR instructions with name=; the NEFF carries the names and the
+ * profile shows them; bad names fail with the listing's file and line. */
+static void test_listing_names(void **state)
+{
+	(void)state;
+	char *k = nx_xasprintf("%s/named", dir);
+	assert_int_equal(nx_test_sh(
+		"mkdir -p %s && cd %s && cat > k.txt <<'EOF'\n"
+		"kernel tile\nsource kernels/tile.py\nframe tile kernels/tile.py:8\n"
+		"tensor lhsT input bf16 128x128\ntensor rhs input bf16 128x512\n"
+		"tensor result output bf16 128x512\n"
+		"queue qSyncIO0 in Sync sem=1\nqueue qVectorIO0 out Vector sem=2\n"
+		"block load_lhsT qSyncIO0\n  desc lhsT[0:128, 0:128] -> sbuf[0:128]+0\n"
+		"block load_rhs qSyncIO0\n  desc rhs[0:128, 0:512] -> sbuf[0:128]+256\n"
+		"block store qVectorIO0\n  desc sbuf[0:128]+1280 -> result[0:128, 0:512]\n"
+		"@12 Sync dma_trigger block=load_lhsT name=load.lhsT\n"
+		"@13 Sync dma_trigger block=load_rhs\n"
+		"@14 Tensor ldweights src=sbuf[0:128]+0:bf16[128] wait=S[1]>=16 name=mm.0\n"
+		"@14 Tensor matmul src=sbuf[0:128]+256:bf16[512] dst=psum[0:128]+0:fp32[512] "
+		"wait=S[1]>=32 sig=S[3]++ name=mm.0\n"
+		"@15 Vector tensor_copy src=psum[0:128]+0:fp32[512] dst=sbuf[0:128]+1280:bf16[512] "
+		"wait=S[3]>=1\n"
+		"@16 Vector dma_trigger block=store\n@17 Sync event_semaphore wait=S[2]>=16\n"
+		"EOF\n"
+		"%s kernel asm k.txt -o k.neff >/dev/null && NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "
+		"%s capture -n k.neff -s k.ntff >/dev/null && %s view -n k.neff -s k.ntff "
+		"--output-file %s/p --ingest-only -q >/dev/null", k, k, bin, bin, bin, k), 0);
+	char *p = nx_path_join(k, "p");
+	assert_true(qp(p, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = "
+			  "'load.lhsT' AND opcode = 'DMA_DIRECT2D'") == 1);
+	assert_true(qp(p, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = 'mm.0' "
+			  "AND opcode IN ('LDWEIGHTS', 'MATMUL')") == 2);
+	assert_true(qp(p, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = "
+			  "'I-' || raw_bir_id || '_sg0000'") == 4);
+	/* bad input: an empty name, and a second name for one BIR instruction */
+	assert_int_equal(nx_test_sh("cd %s && sed 's/name=load.lhsT/name=/' k.txt > bad1.txt && "
+				    "! %s kernel asm bad1.txt -o bad1.neff 2>err1 && "
+				    "grep -q 'bad1.txt:15: empty instruction name' err1", k, bin), 0);
+	assert_int_equal(nx_test_sh("cd %s && sed 's/sig=S\\[3\\]++ name=mm.0/sig=S[3]++ name=mm.1/' "
+				    "k.txt > bad2.txt && ! %s kernel asm bad2.txt -o bad2.neff 2>err2 && "
+				    "grep -q \"bad2.txt:18: BIR instruction 2 is already named 'mm.0'\" err2",
+				    k, bin), 0);
+	free(p);
+	free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +480,8 @@ int main(void)
 		cmocka_unit_test(test_framework_hyparquet),
 		cmocka_unit_test(test_server_and_recommend),
 		cmocka_unit_test(test_dma_trigger_columns),
+		cmocka_unit_test(test_ids_and_names),
+		cmocka_unit_test(test_listing_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
