@@ -128,7 +128,13 @@ static void test_summary(void **state)
 	NEAR(c, "SELECT total_active_time FROM Summary", 565e-9);
 	NEAR(c, "SELECT total_exec_time FROM Summary", 570e-9);
 	EQ(c, "SELECT matmul_instruction_count FROM Summary", 2);
-	EQ(c, "SELECT count(*) FROM Summary WHERE model_flops IS NULL AND mfu_estimated_percent IS NULL", 1);
+	/* no HLO statistics: model_flops NULL, HLO MFU 0, MFU estimated from the kernel's
+	 * own non-transpose matmul FLOPs (docs/derived-tables.md) */
+	EQ(c, "SELECT count(*) FROM Summary WHERE model_flops IS NULL AND "
+	      "mfu_hlo_estimated_percent = 0", 1);
+	NEAR(c, "SELECT s.mfu_estimated_percent * m.tensor_engine_num_rows * m.tensor_engine_num_cols "
+		"* 2 * m.tensor_engine_clock_freq * 1e9 * s.total_time FROM Summary s, Metadata m",
+	     2.0 * 128 * 128 * 512);
 	NEAR(c, "SELECT max_achievable_util_with_throttling_percent FROM ThrottleSummary "
 		"WHERE throttle_type = 'all'", 1 - 50 * 0.5 / 1000.0);
 	EQ(c, "SELECT usage_bytes FROM HbmUsageSummaryByType WHERE usage_type = 'Weights'", 32768);

@@ -407,6 +407,48 @@ static void test_dma_trigger_columns(void **state)
 	assert_true(qp(captured, "SELECT sum(dma_wait_time_ns) FROM Instruction") > 0);
 }
 
+/* MFU without HLO statistics follows the documented estimate (docs/derived-tables.md):
+ * the kernel's own non-transpose matmul FLOPs over TE peak x total_time. */
+static void test_mfu_formula(void **state)
+{
+	(void)state;
+	static const char *const profiles[] = { "mm", "attention" };
+	for (size_t i = 0; i < NX_ARRAY_SIZE(profiles); i++) {
+		char *p = !strcmp(profiles[i], "mm") ? nx_xstrdup(captured)
+			: nx_xasprintf("%s/data/profiles/global/%s@latest", dir, profiles[i]);
+		if (strcmp(profiles[i], "mm"))
+			assert_int_equal(nx_test_sh(
+				"cd %s && %s kernel gen %s --size 512 -o %s.neff >/dev/null && "
+				"NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 %s capture -n %s.neff -s %s.ntff "
+				">/dev/null && %s view -n %s.neff -s %s.ntff --data-path %s/data "
+				"--display-name %s --ingest-only -q >/dev/null", dir, bin, profiles[i],
+				profiles[i], bin, profiles[i], profiles[i], bin, profiles[i],
+				profiles[i], dir, profiles[i]), 0);
+		double flops = qp(p, "SELECT sum(raw_flops) - sum(flops_transpose) FROM Instruction "
+				     "WHERE opcode = 'MATMUL'");
+		double peak = qp(p, "SELECT tensor_engine_num_rows * tensor_engine_num_cols * 2.0 * "
+				    "tensor_engine_clock_freq * 1e9 FROM Metadata");
+		double tt = qp(p, "SELECT total_time FROM Summary");
+		double mfu = qp(p, "SELECT mfu_estimated_percent FROM Summary");
+		double hfu = qp(p, "SELECT hfu_estimated_percent FROM Summary");
+		double bytes = qp(p, "SELECT hbm_read_bytes + hbm_write_bytes FROM Summary");
+		double hbm = qp(p, "SELECT hbm_ddr_bandwidth FROM Metadata");
+		assert_true(flops > 0 && peak > 0 && tt > 0);
+		assert_true(fabs(mfu - flops / (peak * tt)) <= 1e-6 * mfu);
+		assert_true(mfu > 0 && mfu <= hfu && mfu <= 1);
+		double ceil_ = qp(p, "SELECT mfu_max_achievable_estimated_percent FROM Summary");
+		assert_true(fabs(ceil_ - (flops / bytes) / (peak / hbm)) <= 1e-6 * ceil_);
+		assert_true(qp(p, "SELECT count(*) FROM Summary WHERE model_flops IS NULL AND "
+				  "mfu_hlo_estimated_percent = 0 AND "
+				  "mfu_hlo_max_achievable_estimated_percent = 0") == 1);
+		free(p);
+	}
+	/* attention transposes on the Tensor engine: those FLOPs count for HFU only */
+	char *a = nx_xasprintf("%s/data/profiles/global/attention@latest", dir);
+	assert_true(qp(a, "SELECT hfu_estimated_percent - mfu_estimated_percent FROM Summary") > 0);
+	free(a);
+}
+
 /* BIR names are generated when the listing gives none, stable (I-<bir>_sg0000); the
  * ids tie each instruction to its statement (penguin) and kernel (HLO / framework). */
 static void test_ids_and_names(void **state)
@@ -481,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_server_and_recommend),
 		cmocka_unit_test(test_dma_trigger_columns),
 		cmocka_unit_test(test_ids_and_names),
+		cmocka_unit_test(test_mfu_formula),
 		cmocka_unit_test(test_listing_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
