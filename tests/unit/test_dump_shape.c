@@ -467,6 +467,55 @@ static void test_ids_and_names(void **state)
 				 "raw_framework_id AND hlo_attrs LIKE 'custom_call_target=\"%%'") == n);
 }
 
+/* The IR hierarchy tables roll up the instructions that carry its ids, and each level
+ * points at an existing parent. */
+static void test_ir_hierarchy(void **state)
+{
+	(void)state;
+	static const char *const levels[][2] = {
+		{ "BirInstruction", "raw_bir_id" }, { "PenguinInstruction", "raw_penguin_id" },
+		{ "HloInstruction", "raw_hlo_id" }, { "FrameworkInstruction", "raw_framework_id" },
+	};
+	for (size_t l = 0; l < NX_ARRAY_SIZE(levels); l++) {
+		const char *t = levels[l][0], *k = levels[l][1];
+		double n = qp(captured, "SELECT count(*) FROM %s", t);
+		assert_true(n > 0);
+		assert_true(qp(captured, "SELECT count(DISTINCT %s) FROM Instruction", k) == n);
+		/* span, totals and per-interval lists agree with the instructions */
+		assert_true(qp(captured,
+			       "WITH i AS (SELECT %s AS k, min(start_ts) AS s, max(end_ts) AS e, "
+			       "sum(coalesce(tensor_elements, 0)) AS el, sum(coalesce(hbm_read_bytes, 0) "
+			       "+ coalesce(hbm_write_bytes, 0)) AS hbm, sum(hbm_read_bytes) AS r "
+			       "FROM Instruction GROUP BY 1) "
+			       "SELECT count(*) FROM %s h JOIN i ON i.k = h.%s WHERE h.id = h.%s AND "
+			       "h.start_ts = i.s AND h.end_ts = i.e AND list_sum(h.element_count_per_interval) "
+			       "= i.el AND list_sum(h.hbm_transfer_size_per_interval) = i.hbm AND "
+			       "h.hbm_read_bytes = i.r AND len(h.element_count_per_interval) = "
+			       "len(from_json(h.time_intervals, '[[\"BIGINT\"]]')) AND "
+			       "from_json(h.time_intervals, '[[\"BIGINT\"]]')[1][1] = i.s",
+			       k, t, k, k) == n);
+	}
+	/* parents exist */
+	assert_true(qp(captured, "SELECT count(*) FROM BirInstruction b LEFT JOIN PenguinInstruction p "
+				 "USING (raw_penguin_id) WHERE p.id IS NULL") == 0);
+	assert_true(qp(captured, "SELECT count(*) FROM PenguinInstruction p LEFT JOIN HloInstruction h "
+				 "USING (raw_hlo_id) WHERE h.id IS NULL") == 0);
+	assert_true(qp(captured, "SELECT count(*) FROM HloInstruction h LEFT JOIN FrameworkInstruction f "
+				 "USING (raw_framework_id) WHERE f.id IS NULL") == 0);
+	assert_true(qp(captured, "SELECT count(*) FROM HloInstruction h JOIN Instruction i USING "
+				 "(raw_hlo_id) WHERE h.hlo_name <> i.hlo_name") == 0);
+	/* the framework op counts its instructions per engine; the tree names it */
+	assert_true(qp(captured, "SELECT sum(tensor_engine_instruction_count + "
+				 "sync_engine_instruction_count + vector_engine_instruction_count + "
+				 "scalar_engine_instruction_count + gpsimd_engine_instruction_count) FROM "
+				 "FrameworkInstruction") == qp(captured, "SELECT count(*) FROM Instruction"));
+	assert_true(qp(captured, "SELECT count(*) FROM FrameworkNode n JOIN FrameworkInstruction f "
+				 "ON n.node_name = f.framework_name AND n.children_ids = "
+				 "'[' || f.raw_framework_id || ']' AND n.start_ts = f.start_ts AND "
+				 "n.time_intervals = f.time_intervals AND n.parent_name = '' AND "
+				 "n.total_time_tensor <> '[]'") == 1);
+}
+
 /* A listing names its BIR instructions with name=; the NEFF carries the names and the
  * profile shows them; bad names fail with the listing's file and line. */
 static void test_listing_names(void **state)
@@ -525,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_ids_and_names),
 		cmocka_unit_test(test_mfu_formula),
 		cmocka_unit_test(test_listing_names),
+		cmocka_unit_test(test_ir_hierarchy),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
