@@ -115,6 +115,9 @@ static void ir_facts(const struct nx_neff *n, const struct nx_inst *in, const st
 	const struct nx_dbg_inst *d = &n->dbg.insts[in->debug_id];
 	s->raw_penguin = in->debug_id;
 	snprintf(s->penguin_id, sizeof(s->penguin_id), "sg0000:%" PRIu32, in->debug_id);
+	for (size_t k = 0; k < n->dbg.nframes; k++)
+		if (n->dbg.frames[k].id == d->stack_frame_id)
+			snprintf(s->stack_frame_ids, sizeof(s->stack_frame_ids), "[%zu]", k + 1);
 	const struct nx_dbg_frame *f = root_frame(&n->dbg, d->stack_frame_id);
 	if (!f || !f->function)
 		return;

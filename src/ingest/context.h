@@ -33,6 +33,7 @@ struct nx_static_inst {
 	int64_t raw_penguin, raw_hlo, raw_framework;
 	const char *framework_name;  /* borrowed from the NEFF */
 	char *hlo_attrs;
+	char stack_frame_ids[32];    /* "[<StackFrame.id of the innermost frame>]" or "" */
 	struct nx_inst_work work;
 	int64_t hbm_read, hbm_write, spill_save, spill_reload;
 	int64_t input_q, output_q, weight_q;

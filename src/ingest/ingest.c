@@ -279,7 +279,9 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		goto out; /* reader errors already start with the NTFF's path */
 	static const char *const neff_tables[] = { "NeffHeader", "TensorInfo", "DmaQueuesInfo",
 						    "KernelInstructions", "KernelStackFrames",
-						    "KernelIterationVariables" };
+						    "KernelIterationVariables", "StackFrame",
+						    "StackFrameFileLocation", "StackFrameFileName",
+						    "StackFrameFunctionName" };
 	for (size_t i = 0; i < NX_ARRAY_SIZE(neff_tables); i++)
 		if ((rc = write_static(&c, d, neff_tables[i], tmp_dir, false, o->quiet, err)))
 			goto out;

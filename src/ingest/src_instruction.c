@@ -13,7 +13,7 @@ enum {
 	C_HBM_W, C_SB_R, C_SB_W, C_SPILL_S, C_SPILL_R, C_PS_R, C_PS_W, C_PS_SB, C_IN_Q,
 	C_OUT_Q, C_W_Q, C_PERF, C_TTYPE, C_TELEM, C_RAW_FLOPS, C_ADJ_FLOPS, C_TELEM_T,
 	C_FLOPS_T, C_ADJ_FLOPS_T, C_ACT, C_TRIG_S, C_TRIG_E, C_DMA_WAIT, C_BIR_NAME, C_PENGUIN,
-	C_RAW_PENGUIN, C_RAW_HLO, C_RAW_FW, C_HLO_NAME, C_HLO_ATTRS, C_LAYER,
+	C_RAW_PENGUIN, C_RAW_HLO, C_RAW_FW, C_HLO_NAME, C_HLO_ATTRS, C_LAYER, C_FRAMES,
 };
 static const char *const names[] = {
 	"start_ts", "end_ts", "duration_ns", "engine", "timeline_track", "pcore_idx", "opcode",
@@ -27,7 +27,7 @@ static const char *const names[] = {
 	"tensor_elements_transpose", "flops_transpose", "adjusted_flops_transpose",
 	"scalar_activation_fn", "dma_trigger_start_ts", "dma_trigger_end_ts", "dma_wait_time_ns",
 	"bir_instruction_name", "penguin_id", "raw_penguin_id", "raw_hlo_id", "raw_framework_id",
-	"hlo_name", "hlo_attrs", "layer", NULL,
+	"hlo_name", "hlo_attrs", "layer", "stack_frame_ids", NULL,
 };
 
 static const char *track_of(const struct nx_inst *in)
@@ -88,6 +88,8 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	nx_rowbuf_i64(b, ix[C_RAW_BIR], row, (int64_t)in->bir_id);
 	nx_rowbuf_str(b, ix[C_KNAME], row, st->kernel_name);
 	nx_rowbuf_str(b, ix[C_BIR_NAME], row, st->bir_name);
+	if (st->stack_frame_ids[0])
+		nx_rowbuf_str(b, ix[C_FRAMES], row, st->stack_frame_ids);
 	if (st->raw_penguin >= 0) {
 		nx_rowbuf_str(b, ix[C_PENGUIN], row, st->penguin_id);
 		nx_rowbuf_i64(b, ix[C_RAW_PENGUIN], row, st->raw_penguin);

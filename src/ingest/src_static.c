@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * src_static.c: tables whose rows come from memory rather than the trace stream:
  * NEFF facts (NeffHeader, TensorInfo, DmaQueuesInfo, KernelInstructions,
- * KernelStackFrames, KernelIterationVariables) and profile facts (Metadata, Warning,
+ * KernelStackFrames, KernelIterationVariables, and the kernel's call stack as StackFrame,
+ * StackFrameFileLocation, StackFrameFileName, StackFrameFunctionName) and profile facts (Metadata, Warning,
  * SchemaFields, ExecutionInfo). Cells are addressed by field name: these tables are
  * small, so readability wins over a precomputed column map. */
 #include "common/compat.h"
@@ -161,6 +162,112 @@ static void kitervar_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t ro
 	I64("line_number", v->line);
 }
 
+/* ---- StackFrame*: the kernel's call stack as the framework stack tables. Frame i of
+ * the debug info is StackFrame and StackFrameFileLocation id i+1; file and function
+ * names are interned in order of first use (ids 1, 2, ...). */
+
+static const char *frame_file(const struct nx_dbg_frame *f)
+{
+	return f->file ? f->file : "";
+}
+
+static const char *frame_func(const struct nx_dbg_frame *f)
+{
+	return f->function ? f->function : "";
+}
+
+/* 1-based rank of the distinct value of frame i among the first occurrences. */
+static size_t intern_id(const struct nx_debug_info *d, size_t i,
+			const char *(*get)(const struct nx_dbg_frame *))
+{
+	size_t id = 0;
+	for (size_t k = 0; k <= i; k++) {
+		bool first = true;
+		for (size_t j = 0; j < k && first; j++)
+			first = strcmp(get(&d->frames[j]), get(&d->frames[k])) != 0;
+		if (first)
+			id++;
+		if (first && !strcmp(get(&d->frames[k]), get(&d->frames[i])))
+			return id;
+	}
+	return id;
+}
+
+/* The i-th distinct value, as its frame index. */
+static size_t intern_frame(const struct nx_debug_info *d, size_t nth,
+			   const char *(*get)(const struct nx_dbg_frame *))
+{
+	for (size_t k = 0, seen = 0; k < d->nframes; k++) {
+		bool first = true;
+		for (size_t j = 0; j < k && first; j++)
+			first = strcmp(get(&d->frames[j]), get(&d->frames[k])) != 0;
+		if (first && seen++ == nth)
+			return k;
+	}
+	return 0;
+}
+
+static size_t intern_count(const struct nx_debug_info *d,
+			   const char *(*get)(const struct nx_dbg_frame *))
+{
+	size_t n = 0;
+	for (size_t k = 0; k < d->nframes; k++) {
+		bool first = true;
+		for (size_t j = 0; j < k && first; j++)
+			first = strcmp(get(&d->frames[j]), get(&d->frames[k])) != 0;
+		n += first;
+	}
+	return n;
+}
+
+static void id_text(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, const char *name,
+		    size_t v)
+{
+	char t[24];
+	snprintf(t, sizeof(t), "%zu", v);
+	STR(name, t);
+}
+
+static void sframe_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
+{
+	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+	size_t parent = 0;
+
+	for (size_t k = 0; k < d->nframes && d->frames[i].parent >= 0; k++)
+		if (d->frames[k].id == d->frames[i].parent)
+			parent = k + 1;
+	id_text(s, b, row, "id", i + 1);
+	nx_rowbuf_i32(b, col(s, "file_location_id"), row, (int32_t)(i + 1));
+	id_text(s, b, row, "parent_frame_id", parent);
+}
+
+static void sloc_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
+{
+	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+
+	id_text(s, b, row, "id", i + 1);
+	nx_rowbuf_i32(b, col(s, "file_name_id"), row, (int32_t)intern_id(d, i, frame_file));
+	nx_rowbuf_i32(b, col(s, "function_name_id"), row, (int32_t)intern_id(d, i, frame_func));
+	nx_rowbuf_i32(b, col(s, "line_number"), row,
+		      (int32_t)(d->frames[i].line > 0 ? d->frames[i].line : 0));
+}
+
+static void sfile_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
+{
+	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+
+	id_text(s, b, row, "id", i + 1);
+	STR("name", frame_file(&d->frames[intern_frame(d, i, frame_file)]));
+}
+
+static void sfunc_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
+{
+	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+
+	id_text(s, b, row, "id", i + 1);
+	STR("name", frame_func(&d->frames[intern_frame(d, i, frame_func)]));
+}
+
 /* Device time rendered as UTC text: the capture's wall-clock origin plus ns. */
 static void unix_text(uint64_t origin_ns, int64_t ns, char *out, size_t size)
 {
@@ -299,6 +406,8 @@ static const struct static_table statics[] = {
 	{ "KernelStackFrames", kframe_row }, { "KernelIterationVariables", kitervar_row },
 	{ "Metadata", metadata_row }, { "Warning", warning_row },
 	{ "SchemaFields", schema_field_row }, { "ExecutionInfo", exec_row },
+	{ "StackFrame", sframe_row }, { "StackFrameFileLocation", sloc_row },
+	{ "StackFrameFileName", sfile_row }, { "StackFrameFunctionName", sfunc_row },
 };
 
 static size_t count_of(struct nx_ingest_ctx *c, const char *name)
@@ -313,6 +422,12 @@ static size_t count_of(struct nx_ingest_ctx *c, const char *name)
 		return c->neff.dbg.ninsts;
 	if (!strcmp(name, "KernelStackFrames"))
 		return c->neff.dbg.nframes;
+	if (!strcmp(name, "StackFrame") || !strcmp(name, "StackFrameFileLocation"))
+		return c->neff.dbg.nframes;
+	if (!strcmp(name, "StackFrameFileName"))
+		return intern_count(&c->neff.dbg, frame_file);
+	if (!strcmp(name, "StackFrameFunctionName"))
+		return intern_count(&c->neff.dbg, frame_func);
 	if (!strcmp(name, "KernelIterationVariables"))
 		return c->neff.dbg.nitervars;
 	if (!strcmp(name, "Warning"))
