@@ -20,6 +20,7 @@
 #include "derive/derive.h"
 #include "helper/fixture.h"
 #include "helper/http_client.h"
+#include "neff/neff.h"
 #include "schema/schema.h"
 #include "server/server.h"
 
@@ -496,6 +497,52 @@ static void test_ids_and_names(void **state)
 				 "k.line_number = l.line_number WHERE f.parent_frame_id = '0'") == n);
 }
 
+/* The NEFF reader checks the bir_instructions of the debug info: names round-trip, and
+ * a duplicate bir id, an empty name or an out-of-range id fail naming the member (the
+ * writer reads every NEFF back before writing it, so it refuses them with the reader's
+ * message). */
+static void test_neff_bir_names(void **state)
+{
+	static const struct { int64_t id[2]; const char *name[2]; const char *msg; } cases[] = {
+		{ { 2, 7 }, { "mm.0", "load" }, NULL },
+		{ { 2, 2 }, { "mm.0", "mm.1" }, "bir_instructions[1].bir_id: bir id 2 is named twice" },
+		{ { 2, 7 }, { "mm.0", "" }, "bir_instructions[1]" },
+		{ { 2, 1LL << 33 }, { "mm.0", "big" }, "bir_instructions[1]" },
+	};
+	(void)state;
+	for (size_t c = 0; c < NX_ARRAY_SIZE(cases); c++) {
+		struct nx_neff n, back;
+		struct nx_err err = { 0 };
+		char *path = nx_xasprintf("%s/birs-%zu.neff", dir, c);
+
+		nx_fixture_build_neff(&n, true);
+		n.dbg.nbirs = 2;
+		n.dbg.birs = nx_xcalloc(2, sizeof(*n.dbg.birs));
+		for (int i = 0; i < 2; i++) {
+			n.dbg.birs[i].bir_id = cases[c].id[i];
+			n.dbg.birs[i].name = nx_xstrdup(cases[c].name[i]);
+		}
+		/* the writer reads its output back with the reader, which rejects bad input */
+		int rc = nx_neff_write(path, &n, &err);
+		memset(&back, 0, sizeof(back));
+		if (!cases[c].msg) {
+			if (rc)
+				fail_msg("case %zu: %s", c, err.msg);
+			assert_int_equal(nx_neff_read(path, &back, &err), 0);
+			assert_int_equal(back.dbg.nbirs, 2);
+			assert_int_equal(back.dbg.birs[1].bir_id, 7);
+			assert_string_equal(back.dbg.birs[0].name, "mm.0");
+		} else {
+			assert_true(rc < 0);
+			if (!strstr(err.msg, cases[c].msg) || !strstr(err.msg, "kernel_debug_info.json"))
+				fail_msg("case %zu: '%s' lacks '%s'", c, err.msg, cases[c].msg);
+		}
+		nx_neff_release(&back);
+		nx_neff_release(&n);
+		free(path);
+	}
+}
+
 /* The IR hierarchy tables roll up the instructions that carry its ids, and each level
  * points at an existing parent. */
 static void test_ir_hierarchy(void **state)
@@ -604,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_mfu_formula),
 		cmocka_unit_test(test_listing_names),
 		cmocka_unit_test(test_ir_hierarchy),
+		cmocka_unit_test(test_neff_bir_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
