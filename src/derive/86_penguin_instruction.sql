@@ -5,7 +5,8 @@
 -- time span, merged busy intervals ("[[s,e],...]", touching ones merge) with the
 -- element, transposed-element and HBM byte counts of each interval, byte totals.
 -- Ancestor ids are those of the node (one each); ids of lower levels are -1.
--- Generated with its three siblings from one template: keep them alike.
+-- The four hierarchy files 85-88 differ only in their key, name and count columns:
+-- keep them alike.
 WITH i AS (
     SELECT raw_penguin_id AS k, raw_bir_id, raw_penguin_id, raw_hlo_id, raw_framework_id,
            kernel_instruction_name, start_ts, end_ts, engine, opcode, pcore_idx,
