@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * cmd_view.c: `neuron-explorer view`. Ingests a NEFF + NTFF into parquet tables under
- * the data path, then (unless --ingest-only) serves the query API on 127.0.0.1. With
+ * the data path, then (unless --ingest-only) serves the query API and the web UI on 127.0.0.1. With
  * no inputs it serves what the data path already holds. */
 #include "common/compat.h"
 #include "cli/cli_util.h"
@@ -24,12 +24,13 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: neuron-explorer view [-n NEFF -s NTFF | -d DIR] [--data-path DIR] [--display-name NAME]\n"
-		"                            [--ingest-only | --disable-ui] [--api-server-port PORT]\n"
+		"                            [--ingest-only | --disable-ui] [--api-server-port PORT] [--port PORT]\n"
 		"                            [--output-format FMT] [--output-file PATH]\n"
 		"\n"
 		"Ingests a device profile (a NEFF and the NTFF captured from it) into parquet tables\n"
 		"under DIR/profiles/global/NAME@latest/, then serves the HTTP query API on\n"
-		"127.0.0.1:PORT. Without -n/-s it serves the profiles already in DIR.\n"
+		"127.0.0.1:PORT and the web UI on 127.0.0.1:3001. Without -n/-s it serves the profiles\n"
+		"already in DIR.\n"
 		"\n"
 		"options:\n"
 		"  -n, --neff-path FILE        compiled kernel (NEFF)\n"
@@ -43,8 +44,9 @@ static void usage(FILE *out)
 		"                              letters, digits, '-', '_' and '.' (not first), at\n"
 		"                              most 200 characters, without '.tmp'\n"
 		"      --ingest-only           write the tables and exit; no server\n"
-		"      --disable-ui            serve only the API (this build has no web UI)\n"
+		"      --disable-ui            serve only the API, not the web UI\n"
 		"      --api-server-port PORT  API port (default 3002; 0 picks a free port)\n"
+		"      --port, --ui-port PORT  web UI port (default 3001; 0 picks a free port)\n"
 		"      --output-format FMT     parquet (default), summary-json, summary-text,\n"
 		"                              perfetto (Chrome trace JSON the Perfetto UI opens);\n"
 		"                              the summaries and the trace are exports: stdout (or\n"
@@ -77,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "disable-ui", no_argument, NULL, OPT_DISABLE_UI },
 	{ "api-server-port", required_argument, NULL, OPT_API_PORT },
 	{ "port", required_argument, NULL, OPT_UI_PORT },
+	{ "ui-port", required_argument, NULL, OPT_UI_PORT },
 	{ "output-format", required_argument, NULL, OPT_OUTPUT_FORMAT },
 	{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
 	{ "show-profile-schema", no_argument, NULL, OPT_SHOW_SCHEMA },
@@ -135,7 +138,22 @@ static int ingest_device(const char *neff, const char *ntff, const char *data_pa
 	return NX_EXIT_OK;
 }
 
-static int serve(const char *data_path, unsigned port, bool quiet, bool ingested)
+/* The UI's URL path of a profile name: unreserved bytes as they are, others %XX. */
+static void print_profile_url(unsigned ui_port, const char *name)
+{
+	printf("View profile at http://localhost:%u/profile/", ui_port);
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p))
+			putchar(*p);
+		else
+			printf("%%%02X", *p);
+	}
+	putchar('\n');
+}
+
+static int serve(const char *data_path, unsigned port, bool ui, unsigned ui_port, bool quiet,
+		 bool ingested, const char *one_profile)
 {
 	struct nx_server_opts so;
 	struct nx_server *srv = NULL;
@@ -151,6 +169,8 @@ static int serve(const char *data_path, unsigned port, bool quiet, bool ingested
 	nx_server_opts_init(&so, data_path);
 	so.port = port;
 	so.quiet = quiet;
+	so.ui = ui;
+	so.ui_port = ui_port;
 	if (nx_server_start(&srv, &so, &err)) {
 		nx_cli_error("view", "%s%s", err.msg,
 			     ingested ? "; the profile itself is ingested (a neuron-explorer "
@@ -160,6 +180,10 @@ static int serve(const char *data_path, unsigned port, bool quiet, bool ingested
 	/* scripts wait for this line: the profile is ingested and the API answers */
 	printf("Ready: API server listening on http://127.0.0.1:%u/api/v1 (data path %s)\n",
 	       nx_server_port(srv), data_path);
+	if (ui && one_profile)
+		print_profile_url(nx_server_ui_port(srv), one_profile);
+	else if (ui)
+		printf("View a list of profiles at http://localhost:%u/\n", nx_server_ui_port(srv));
 	printf("ctrl-c to exit\n");
 	fflush(stdout);
 	nx_server_wait(srv);
@@ -173,7 +197,7 @@ int cmd_view(int argc, char **argv)
 	const char *output_file = NULL, *data_opt = DEFAULT_DATA_PATH;
 	bool ingest_only = false, disable_ui = false, quiet = false, skip_buf_usage = false;
 	bool data_given = false;
-	unsigned port = 3002;
+	unsigned port = 3002, ui_port = 3001;
 	int c, rc = NX_EXIT_OK;
 	char *data_path = NULL, *name = NULL, *published = NULL, *tmp = NULL;
 
@@ -194,7 +218,13 @@ int cmd_view(int argc, char **argv)
 				return NX_EXIT_USAGE;
 			}
 			break;
-		case OPT_UI_PORT: break;
+		case OPT_UI_PORT:
+			if (parse_port(optarg, &ui_port)) {
+				nx_cli_error("view", "--port wants a port number, got '%s'",
+					     optarg);
+				return NX_EXIT_USAGE;
+			}
+			break;
 		case OPT_OUTPUT_FORMAT: format = optarg; break;
 		case OPT_OUTPUT_FILE: output_file = optarg; break;
 		case OPT_SHOW_SCHEMA: nx_schema_print_yaml(stdout); return NX_EXIT_OK;
@@ -291,11 +321,10 @@ int cmd_view(int argc, char **argv)
 		if (ingest_only || (neff && output_file))
 			goto out;
 	}
-	if (!disable_ui && !quiet)
-		fprintf(stderr, "note: this build has no web UI (port 3001); serving the API only\n");
 	if (!data_path)
 		data_path = nx_expand_home(data_opt);
-	rc = serve(data_path, port, quiet, published != NULL);
+	rc = serve(data_path, port, !disable_ui, ui_port, quiet, published != NULL,
+		   published && !sdir ? name : NULL);
 out:
 	nx_cli_tmp_release(tmp);
 	free(data_path);

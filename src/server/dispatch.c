@@ -15,6 +15,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 /* "localhost", "127.0.0.1" or "[::1]", each with an optional ":port". */
 static bool loopback_authority(const char *h, size_t len)
@@ -144,6 +146,20 @@ static void free_caps(char **cap, size_t n)
 	}
 }
 
+/* Whether the connection came in on the UI port (its local port; ui_port is set
+ * before the UI daemon starts, so no thread reads it while it is written). */
+static bool on_ui_port(const struct nx_server *s, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (!s->o.ui || !ci || getsockname(ci->connect_fd, (struct sockaddr *)&ss, &len) != 0)
+		return false;
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port) == s->ui_port; /* same offset in v6 */
+}
+
 static enum MHD_Result route(struct nx_req *rq)
 {
 	char path[4096], allow[64] = "";
@@ -177,6 +193,8 @@ static enum MHD_Result route(struct nx_req *rq)
 		free_caps(cap, ncap);
 		return ret;
 	}
+	if (rq->ui && strncmp(path, "/api/", 5) && (!strcmp(rq->method, "GET") || head))
+		return nx__h_ui(rq, path);
 	if (allow[0]) {
 		rq->allow = nx_xstrdup(allow);
 		return nx__reply_error(rq, 405, "method_not_allowed",
@@ -276,6 +294,7 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 		rq->method = method;
 		rq->url = nx_xstrdup(url);
 		clock_gettime(CLOCK_MONOTONIC, &rq->t0);
+		rq->ui = on_ui_port(rq->s, conn);
 		*con_cls = rq;
 		if (!headers_ok(rq)) /* replies by itself when it refuses */
 			request_received(rq);

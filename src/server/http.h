@@ -23,6 +23,9 @@ struct nx_server {
 	int listen_fd;
 	unsigned port;
 	struct MHD_Daemon *daemon;
+	int ui_listen_fd;
+	unsigned ui_port;
+	struct MHD_Daemon *ui_daemon; /* the web UI's port, or NULL */
 	struct nx_registry reg;
 	struct nx_watchdog wd;
 	int wake[2]; /* self-pipe: signal handlers and nx_server_shutdown write here */
@@ -55,6 +58,7 @@ struct nx_req {
 	struct nx_strbuf body;
 	bool body_too_large;
 	bool answered;
+	bool ui; /* arrived on the UI port */
 	char *allow; /* Allow header of a 405 reply */
 	unsigned status;
 	uint64_t bytes;
@@ -108,6 +112,10 @@ enum MHD_Result nx__h_search(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_artifacts(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_fs(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_analysis(struct nx_req *rq, char **cap);
+enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap);
+enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap);
+/* The UI's pages and assets (src/ui/ui_assets.c), for paths outside /api/ on the UI port. */
+enum MHD_Result nx__h_ui(struct nx_req *rq, const char *path);
 
 /* The body of a _search request, parsed and checked (h_search.c; standalone so that
  * it can be fuzzed). type is one of the three request types; table and sql may be

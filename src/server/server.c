@@ -2,7 +2,8 @@
  * server.c: lifecycle of the API server (see server.h). We bind the socket
  * ourselves so a taken port gives a precise message, then hand it to MHD, which
  * serves each connection on its own thread (handlers block on DuckDB). Idle or
- * trickling clients are closed after the request timeout (see struct nx_conn). */
+ * trickling clients are closed after the request timeout (see struct nx_conn). With
+ * opts.ui a second daemon on the UI port shares all state and routes. */
 #include "common/compat.h"
 #include "server/server.h"
 #include "server/dispatch.h"
@@ -30,6 +31,7 @@ void nx_server_opts_init(struct nx_server_opts *o, const char *data_path)
 	o->data_path = data_path;
 	o->host = "127.0.0.1";
 	o->port = 3002;
+	o->ui_port = 3001;
 }
 
 static void apply_defaults(struct nx_server_opts *o)
@@ -105,7 +107,8 @@ refuse:
 		       "only (127.0.0.1 or ::1)", host);
 }
 
-static int bind_socket(struct nx_server *s, struct nx_err *err)
+static int bind_socket(struct nx_server *s, unsigned port, const char *flag, int *out_fd,
+		       unsigned *out_port, struct nx_err *err)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -114,7 +117,7 @@ static int bind_socket(struct nx_server *s, struct nx_err *err)
 	rc = loopback_addr(s->host, &ss, &len, err);
 	if (rc)
 		return rc;
-	((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)s->o.port); /* same offset in v6 */
+	((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port); /* same offset in v6 */
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return nx_errf(err, -errno, "cannot create a socket: %s", strerror(errno));
@@ -125,20 +128,19 @@ static int bind_socket(struct nx_server *s, struct nx_err *err)
 		if (e == EADDRINUSE)
 			return nx_errf(err, -e,
 				       "port %u on %s is already in use (is another neuron-explorer "
-				       "serving it? choose another with --api-server-port)",
-				       s->o.port, s->host);
-		return nx_errf(err, -e, "cannot bind %s:%u: %s", s->host, s->o.port, strerror(e));
+				       "serving it? choose another with %s)",
+				       port, s->host, flag);
+		return nx_errf(err, -e, "cannot bind %s:%u: %s", s->host, port, strerror(e));
 	}
 	if (listen(fd, SOMAXCONN) != 0) {
 		int e = errno;
 		close(fd);
-		return nx_errf(err, -e, "cannot listen on %s:%u: %s", s->host, s->o.port,
-			       strerror(e));
+		return nx_errf(err, -e, "cannot listen on %s:%u: %s", s->host, port, strerror(e));
 	}
 	len = sizeof(ss);
 	getsockname(fd, (struct sockaddr *)&ss, &len);
-	s->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	s->listen_fd = fd;
+	*out_port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	*out_fd = fd;
 	return 0;
 }
 
@@ -152,15 +154,32 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+static struct MHD_Daemon *start_daemon(struct nx_server *s, int fd)
+{
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
+
+	if (strchr(s->host, ':'))
+		flags |= MHD_USE_IPv6;
+	return MHD_start_daemon(flags, 0, NULL, NULL, nx__on_request, s,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_NOTIFY_COMPLETED, nx__on_completed, s,
+				MHD_OPTION_NOTIFY_CONNECTION, nx__on_connection, s,
+				MHD_OPTION_CONNECTION_TIMEOUT, s->o.request_timeout_s,
+				MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, NX_MHD_MEMORY,
+				MHD_OPTION_END);
+}
+
 int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, struct nx_err *err)
 {
 	struct nx_server *s = nx_xcalloc(1, sizeof(*s));
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
 	int rc;
 
 	*out = NULL;
 	s->listen_fd = -1;
+	s->ui_listen_fd = -1;
 	s->wake[0] = s->wake[1] = -1;
 	s->o = *o;
 	apply_defaults(&s->o);
@@ -179,28 +198,32 @@ int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, stru
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	sem_init(&s->query_slots, 0, (unsigned)(cores > 2 ? cores : 2));
 	s->have_slots = true;
-	rc = bind_socket(s, err);
+	rc = bind_socket(s, s->o.port, "--api-server-port", &s->listen_fd, &s->port, err);
 	if (rc)
 		goto fail;
+	if (s->o.ui) {
+		rc = bind_socket(s, s->o.ui_port, "--port", &s->ui_listen_fd, &s->ui_port, err);
+		if (rc)
+			goto fail;
+	}
 	rc = nx__wd_start(&s->wd, err);
 	if (rc)
 		goto fail;
-	if (strchr(s->host, ':'))
-		flags |= MHD_USE_IPv6;
-	s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, nx__on_request, s,
-				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-				     MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
-				     MHD_OPTION_NOTIFY_COMPLETED, nx__on_completed, s,
-				     MHD_OPTION_NOTIFY_CONNECTION, nx__on_connection, s,
-				     MHD_OPTION_CONNECTION_TIMEOUT, s->o.request_timeout_s,
-				     MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
-				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, NX_MHD_MEMORY,
-				     MHD_OPTION_END);
+	s->daemon = start_daemon(s, s->listen_fd);
 	if (!s->daemon) {
 		rc = nx_errf(err, -EIO, "cannot start the HTTP server on %s:%u", s->host, s->port);
 		goto fail;
 	}
 	s->listen_fd = -1; /* MHD closes it when stopped */
+	if (s->o.ui) {
+		s->ui_daemon = start_daemon(s, s->ui_listen_fd);
+		if (!s->ui_daemon) {
+			rc = nx_errf(err, -EIO, "cannot start the UI server on %s:%u", s->host,
+				     s->ui_port);
+			goto fail;
+		}
+		s->ui_listen_fd = -1;
+	}
 	*out = s;
 	return 0;
 fail:
@@ -211,6 +234,11 @@ fail:
 unsigned nx_server_port(const struct nx_server *s)
 {
 	return s->port;
+}
+
+unsigned nx_server_ui_port(const struct nx_server *s)
+{
+	return s->ui_daemon ? s->ui_port : 0;
 }
 
 static volatile int wait_fd = -1;
@@ -259,10 +287,14 @@ void nx_server_stop(struct nx_server *s)
 {
 	if (!s)
 		return;
+	if (s->ui_daemon)
+		MHD_stop_daemon(s->ui_daemon);
 	if (s->daemon)
 		MHD_stop_daemon(s->daemon);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);
+	if (s->ui_listen_fd >= 0)
+		close(s->ui_listen_fd);
 	nx__wd_stop(&s->wd);
 	nx__reg_release(&s->reg);
 	if (s->have_slots)

@@ -24,9 +24,11 @@ struct nx_server_opts {
 	unsigned threads;            /* DuckDB worker threads per profile; 0 = one per core */
 	unsigned request_timeout_s;  /* seconds a client has to send a whole request; 0 = 10 */
 	bool quiet;                  /* no access log on stderr */
+	bool ui;                     /* also serve the web UI (docs/ui.md) on ui_port */
+	unsigned ui_port;            /* 3001 by default; 0 = any free port */
 };
 
-/* Fills *o with the defaults above (port 3002 on 127.0.0.1). */
+/* Fills *o with the defaults above (port 3002 on 127.0.0.1; no UI, UI port 3001). */
 void nx_server_opts_init(struct nx_server_opts *o, const char *data_path);
 
 /* Binds the listening socket and starts serving on background threads (one per
@@ -40,6 +42,10 @@ int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, stru
 
 /* The bound port: useful after starting with port 0. */
 unsigned nx_server_port(const struct nx_server *s);
+
+/* The bound port of the web UI, 0 when the UI is not served. The UI port answers the
+ * same /api/ routes as the API port (same checks), and the UI's pages elsewhere. */
+unsigned nx_server_ui_port(const struct nx_server *s);
 
 /* Blocks until SIGINT or SIGTERM arrives (or nx_server_shutdown() is called from
  * another thread). Signal handlers are installed only for the duration of the call.
