@@ -16,6 +16,10 @@ const struct nx_route nx__routes[] = {
 	  .fn = nx__h_fs },
 	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/analysis",
 	  .fn = nx__h_analysis },
+	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline",
+	  .fn = nx__h_timeline },
+	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/tracks",
+	  .fn = nx__h_timeline_tracks },
 };
 
 const size_t nx__route_count = NX_ARRAY_SIZE(nx__routes);

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT
+ * h_timeline.c: the timeline endpoints of the web UI, with level of detail computed
+ * here rather than in the browser (docs/api.md, docs/ui.md).
+ *   .../timeline/tracks   the rows of the timeline: instruction tracks per core and
+ *                         timeline_track, DMA tracks per core and queue.
+ *   .../timeline?t0=&t1=&px=  per track, the events of the window [t0, t1): the raw rows
+ *                         when there are few (at most RAW_PER_PX per pixel), else one
+ *                         bucket per power-of-two time slice with its longest event,
+ *                         event count and busy time.
+ * Window bounds are integers pasted into the SQL as integer literals (a float there
+ * stops DuckDB from skipping row groups); the lower bound on start_ts is t0 minus the
+ * longest duration of the table, cached per profile directory. All SQL runs in the
+ * profile's sandboxed database under the usual limits and query slots. */
+#include "common/compat.h"
+#include "server/http.h"
+#include "common/json_writer.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RAW_PER_PX 3
+#define MAX_PX 16384
+#define CACHE_SLOTS 64
+
+struct src {
+	const char *kind;  /* "instruction" or "dma" */
+	const char *table;
+	const char *track; /* SQL of the track name */
+	const char *label; /* SQL of the label */
+};
+
+static const struct src instr_src = { "instruction", "Instruction", "timeline_track", "opcode" };
+static const struct src dma_agg_src = { "dma", "DmaPacketAggregated", "queue_name",
+					"COALESCE(op, queue_type)" };
+static const struct src dma_pkt_src = { "dma", "DmaPacket", "queue_name", "'packet'" };
+
+/* Longest duration per (profile directory identity, table): one full scan of two
+ * columns the first time, then free. */
+struct maxdur {
+	char key[600];
+	int64_t v;
+};
+static struct maxdur cache[CACHE_SLOTS];
+static size_t cache_next;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cache_key(char *key, size_t n, const struct nx_profile *p, const char *table)
+{
+	snprintf(key, n, "%s|%lu|%lu|%lld.%ld|%s", p->dir, (unsigned long)p->dev,
+		 (unsigned long)p->ino, (long long)p->mtime.tv_sec, p->mtime.tv_nsec, table);
+}
+
+static int run(struct nx_req *rq, struct nx_profile *p, const char *sql, struct nx_strbuf *out,
+	       struct nx_err *err)
+{
+	const struct nx_server_opts *o = &rq->s->o;
+	struct nx_query_limits lim = {
+		.timeout_ms = o->query_timeout_ms,
+		.max_rows = o->max_result_rows,
+		.max_bytes = o->max_result_bytes,
+		.wd = &rq->s->wd,
+	};
+	int rc;
+
+	while (sem_wait(&rq->s->query_slots) != 0)
+		; /* EINTR */
+	rc = nx__pdb_query(p->db, sql, &lim, out, err);
+	sem_post(&rq->s->query_slots);
+	return rc;
+}
+
+static int max_duration(struct nx_req *rq, struct nx_profile *p, const char *table, int64_t *v,
+			struct nx_err *err)
+{
+	char key[600], sql[256];
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	json_t *root, *cell;
+	int rc;
+
+	cache_key(key, sizeof(key), p, table);
+	pthread_mutex_lock(&cache_lock);
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		if (!strcmp(cache[i].key, key)) {
+			*v = cache[i].v;
+			pthread_mutex_unlock(&cache_lock);
+			return 0;
+		}
+	pthread_mutex_unlock(&cache_lock);
+	snprintf(sql, sizeof(sql),
+		 "SELECT COALESCE(max(end_ts - start_ts), 0)::BIGINT FROM \"%s\"", table);
+	rc = run(rq, p, sql, &sb, err);
+	if (rc)
+		return rc;
+	root = json_loadb(sb.buf, sb.len, 0, NULL);
+	nx_strbuf_release(&sb);
+	cell = json_array_get(json_array_get(json_object_get(root, "rows"), 0), 0);
+	*v = json_is_integer(cell) ? (int64_t)json_integer_value(cell) : 0;
+	json_decref(root);
+	pthread_mutex_lock(&cache_lock);
+	snprintf(cache[cache_next].key, sizeof(cache[0].key), "%s", key);
+	cache[cache_next].v = *v;
+	cache_next = (cache_next + 1) % CACHE_SLOTS;
+	pthread_mutex_unlock(&cache_lock);
+	return 0;
+}
+
+/* Like nx__lookup_profile, with the database open. */
+static struct nx_profile *lookup_db(struct nx_req *rq, char **cap, enum MHD_Result *ret)
+{
+	struct nx_err err = { 0 };
+	struct nx_profile *p = NULL;
+
+	if (strcmp(cap[0], "global")) {
+		*ret = nx__reply_error(rq, 404, "not_found",
+				       "unknown namespace '%.100s': profiles live in 'global'",
+				       cap[0]);
+		return NULL;
+	}
+	if (nx__reg_get(&rq->s->reg, cap[1], true, &p, &err)) {
+		*ret = nx__reply_nx_err(rq, &err);
+		return NULL;
+	}
+	return p;
+}
+
+static enum MHD_Result query_failed(struct nx_req *rq, const struct nx_err *err)
+{
+	if (err->code == NX_EDB)
+		return nx__reply_error(rq, 500, "query_error", "%s", err->msg);
+	return nx__reply_nx_err(rq, err);
+}
+
+static const struct src *dma_source(struct nx_profile *p, bool packets)
+{
+	if (!packets && nx__pfiles_find(&p->files, "DmaPacketAggregated"))
+		return &dma_agg_src;
+	if (nx__pfiles_find(&p->files, "DmaPacket"))
+		return &dma_pkt_src;
+	return NULL;
+}
+
+enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
+{
+	const char *dma = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "dma");
+	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	enum MHD_Result ret;
+	struct nx_profile *p = lookup_db(rq, cap, &ret);
+	const struct src *srcs[2];
+	size_t n = 0;
+
+	if (!p)
+		return ret;
+	if (nx__pfiles_find(&p->files, "Instruction"))
+		srcs[n++] = &instr_src;
+	if ((srcs[n] = dma_source(p, dma && !strcmp(dma, "packets"))))
+		n++;
+	nx_strbuf_addstr(&sql, "SELECT * FROM (");
+	for (size_t i = 0; i < n; i++)
+		nx_strbuf_addf(&sql,
+			       "%sSELECT '%s' AS kind, pcore_idx AS core, %s AS track, "
+			       "count(*) AS count, min(start_ts) AS start, max(end_ts) AS \"end\" "
+			       "FROM \"%s\" GROUP BY ALL",
+			       i ? " UNION ALL " : "", srcs[i]->kind, srcs[i]->track,
+			       srcs[i]->table);
+	if (!n)
+		nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS kind, NULL::BIGINT AS core, "
+				       "NULL::VARCHAR AS track, 0::BIGINT AS count, "
+				       "NULL::BIGINT AS start, NULL::BIGINT AS \"end\" WHERE false");
+	nx_strbuf_addstr(&sql, ") ORDER BY core, kind DESC, CASE track WHEN 'Tensor' THEN 0 "
+			       "WHEN 'TensorMatrix' THEN 1 WHEN 'Vector' THEN 2 WHEN 'Scalar' "
+			       "THEN 3 WHEN 'GpSimd' THEN 4 WHEN 'Sync' THEN 5 ELSE 6 END, track");
+	if (run(rq, p, sql.buf, &sb, &err))
+		ret = query_failed(rq, &err);
+	else
+		ret = nx__reply_json(rq, 200, &sb);
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&sb);
+	nx__reg_put(&rq->s->reg, p);
+	return ret;
+}
+
+static bool int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v)
+{
+	const char *s = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+	char *end;
+	long long x;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (*end || errno || x < lo || x > hi)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* The window query of one source: one row per track, columns as lists. */
+static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, int64_t t1,
+		       int64_t maxdur, int64_t bucket, int64_t raw_limit)
+{
+	nx_strbuf_addf(sql,
+		"WITH w AS (SELECT pcore_idx AS core, %s AS track, id, start_ts AS s, end_ts AS e, "
+		"%s AS label FROM \"%s\" WHERE start_ts >= %" PRId64 " AND start_ts < %" PRId64
+		" AND end_ts > %" PRId64 "), "
+		"c AS (SELECT core, track, count(*) AS n FROM w GROUP BY ALL), "
+		"b AS (SELECT core, track, s // %" PRId64 " AS k, arg_max(id, e - s) AS id, "
+		"arg_max(s, e - s) AS s, arg_max(e, e - s) AS e, arg_max(label, e - s) AS label, "
+		"count(*) AS cnt, sum(e - s)::BIGINT AS busy "
+		"FROM w JOIN c USING (core, track) WHERE n > %" PRId64 " GROUP BY ALL) "
+		"SELECT core, track, 'raw' AS mode, list(id ORDER BY s, id) AS id, "
+		"list(s ORDER BY s, id) AS start, list(e ORDER BY s, id) AS \"end\", "
+		"list(label ORDER BY s, id) AS label, NULL::BIGINT[] AS count, "
+		"NULL::BIGINT[] AS busy "
+		"FROM w JOIN c USING (core, track) WHERE n <= %" PRId64 " GROUP BY ALL "
+		"UNION ALL "
+		"SELECT core, track, 'bins', list(id ORDER BY k), list(s ORDER BY k), "
+		"list(e ORDER BY k), list(label ORDER BY k), list(cnt ORDER BY k), "
+		"list(busy ORDER BY k) FROM b GROUP BY ALL ORDER BY core, track",
+		s->track, s->label, s->table, t0 - maxdur, t1, t0, bucket, raw_limit, raw_limit);
+}
+
+enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
+{
+	const char *dma = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "dma");
+	int64_t t0, t1, px, bucket = 1, span, raw_limit;
+	struct nx_strbuf sb = NX_STRBUF_INIT, sql = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	const struct src *srcs[2];
+	struct nx_profile *p;
+	enum MHD_Result ret;
+	struct nx_jw jw;
+	size_t n = 0;
+
+	if (!int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
+	    !int_arg(rq, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) || t1 <= t0)
+		return nx__reply_error(rq, 400, "bad_request",
+				       "t0 and t1 must be integers (profile nanoseconds) with "
+				       "t0 < t1");
+	if (!int_arg(rq, "px", 1, MAX_PX, &px))
+		return nx__reply_error(rq, 400, "bad_request",
+				       "px must be the width of the view in pixels, 1 to %d",
+				       MAX_PX);
+	if (dma && strcmp(dma, "packets") && strcmp(dma, "transfers"))
+		return nx__reply_error(rq, 400, "bad_request",
+				       "dma must be packets or transfers, not '%.40s'", dma);
+	/* bucket: the smallest power of two >= span / px; bounds snapped to it */
+	span = t1 - t0;
+	while (bucket * px < span)
+		bucket <<= 1;
+	t0 -= ((t0 % bucket) + bucket) % bucket;
+	if (t1 % bucket)
+		t1 += bucket - ((t1 % bucket) + bucket) % bucket;
+	raw_limit = RAW_PER_PX * px;
+	p = lookup_db(rq, cap, &ret);
+	if (!p)
+		return ret;
+	if (nx__pfiles_find(&p->files, "Instruction"))
+		srcs[n++] = &instr_src;
+	if ((srcs[n] = dma_source(p, dma && !strcmp(dma, "packets"))))
+		n++;
+	nx_jw_init(&jw, &sb, false);
+	nx_jw_object_begin(&jw);
+	nx_jw_key(&jw, "t0");
+	nx_jw_int(&jw, t0);
+	nx_jw_key(&jw, "t1");
+	nx_jw_int(&jw, t1);
+	nx_jw_key(&jw, "px");
+	nx_jw_int(&jw, px);
+	nx_jw_key(&jw, "bucket");
+	nx_jw_int(&jw, bucket);
+	nx_jw_key(&jw, "raw_limit");
+	nx_jw_int(&jw, raw_limit);
+	for (size_t i = 0; i < n; i++) {
+		int64_t maxdur;
+
+		if (max_duration(rq, p, srcs[i]->table, &maxdur, &err))
+			goto fail;
+		nx_strbuf_reset(&sql);
+		window_sql(&sql, srcs[i], t0, t1, maxdur, bucket, raw_limit);
+		nx_jw_key(&jw, srcs[i]->kind);
+		nx_jw_object_begin(&jw);
+		nx_jw_key(&jw, "table");
+		nx_jw_string(&jw, srcs[i]->table);
+		nx_jw_key(&jw, "result");
+		nx_jw_raw(&jw, "");
+		if (run(rq, p, sql.buf, &sb, &err))
+			goto fail;
+		nx_jw_object_end(&jw);
+	}
+	nx_jw_object_end(&jw);
+	ret = nx__reply_json(rq, 200, &sb);
+	goto out;
+fail:
+	ret = query_failed(rq, &err);
+out:
+	nx_strbuf_release(&sb);
+	nx_strbuf_release(&sql);
+	nx__reg_put(&rq->s->reg, p);
+	return ret;
+}
