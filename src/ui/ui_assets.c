@@ -51,7 +51,8 @@ enum MHD_Result nx__h_ui(struct nx_req *rq, const char *path)
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
 	MHD_add_response_header(resp, "Content-Security-Policy",
-				"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+				"default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+				"frame-ancestors 'none'");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	ret = MHD_queue_response(rq->conn, 200, resp);
 	MHD_destroy_response(resp);
