@@ -1,0 +1,144 @@
+// browse.mjs: drives the real web UI in headless Debian Chromium through playwright-core:
+// profiles page (list, filter, open), profile page (summary, engine bars, timeline zoom in
+// and out, click an instruction -> details panel with its opcode), SQL page (run a query).
+// Environment: NX_UI_URL (the UI's root URL), NX_PROFILE (a device profile's name),
+// NX_SHOTS (screenshot directory), NX_TOOLS (tests/tools, where playwright-core is),
+// NX_CHROMIUM (browser binary). Exits non-zero with a message on the first failure.
+import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const env = (k) => { if (!process.env[k]) throw new Error(`${k} not set`); return process.env[k]; };
+const url = env('NX_UI_URL').replace(/\/$/, ''), profile = env('NX_PROFILE'), shots = env('NX_SHOTS');
+const { chromium } = createRequire(path.join(env('NX_TOOLS'), 'package.json'))('playwright-core');
+mkdirSync(shots, { recursive: true });
+const userDir = mkdtempSync(path.join(tmpdir(), 'nx-chromium-'));
+
+function check(cond, msg) { if (!cond) throw new Error(msg); }
+
+// a fresh profile directory (playwright passes it as --user-data-dir)
+const browser = await chromium.launchPersistentContext(userDir, {
+  executablePath: process.env.NX_CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1440, height: 1000 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const errors = [];
+let step = 'start';
+try {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(20000);
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const view = () => page.evaluate(() => window.nx.timeline.view());
+  const requests = () => page.evaluate(() => window.nx.timeline.requests);
+
+  step = 'profiles page';
+  await page.goto(url + '/');
+  const row = page.locator(`tr[data-name="${profile}"]`);
+  await row.waitFor();
+  await row.locator('.badge').waitFor();
+  check((await row.locator('.badge').textContent()) === 'device', 'kind is not device');
+  check(/\d/.test(await row.locator('td').nth(3).textContent()), 'no total time');
+  check((await row.locator('td').nth(4).textContent()).length > 1, 'no bottleneck engine');
+  await page.screenshot({ path: path.join(shots, '1-profiles.png'), fullPage: true });
+  await page.fill('[data-testid=filter]', 'no-such-profile-xyz');
+  check(await row.isHidden(), 'filter does not hide the profile');
+  await page.fill('[data-testid=filter]', '');
+  await row.locator('a').click();
+
+  step = 'profile page';
+  await page.waitForURL(`**/profile/${encodeURIComponent(profile)}`);
+  await page.locator('[data-testid=summary] .metric').first().waitFor();
+  await page.locator('[data-testid=engines] .bar').first().waitFor();
+  await page.waitForFunction(() => window.nx && window.nx.timeline.requests >= 1);
+  const full = await view();
+  await page.screenshot({ path: path.join(shots, '2-profile.png'), fullPage: true });
+
+  step = 'zoom in';
+  let n = await requests();
+  await page.click('[data-testid=timeline]', { position: { x: 5, y: 5 } });
+  for (let i = 0; i < 6; i++) await page.keyboard.press('w');
+  await page.waitForFunction((k) => window.nx.timeline.requests > k, n);
+  const zin = await view();
+  check(zin.t1 - zin.t0 < (full.t1 - full.t0) / 2, `W did not zoom in: ${JSON.stringify(zin)}`);
+  await page.waitForFunction((v) => location.hash === `#t0=${v.t0}&t1=${v.t1}`, zin);
+  const box = await page.locator('[data-testid=timeline]').boundingBox();
+  n = await requests();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + 60);
+  await page.mouse.wheel(0, -400);
+  await page.waitForFunction((k) => window.nx.timeline.requests > k, n);
+  const zw = await view();
+  check(zw.t1 - zw.t0 < zin.t1 - zin.t0, 'wheel did not zoom in');
+  await page.screenshot({ path: path.join(shots, '3-zoomed-in.png'), fullPage: true });
+
+  step = 'zoom out';
+  n = await requests();
+  await page.click('[data-testid=zoom-out]');
+  await page.click('[data-testid=zoom-out]');
+  await page.click('[data-testid=timeline]', { position: { x: 5, y: 5 } });
+  for (let i = 0; i < 12; i++) await page.keyboard.press('s');
+  await page.waitForFunction((k) => window.nx.timeline.requests > k, n);
+  const zout = await view();
+  check(zout.t1 - zout.t0 > zw.t1 - zw.t0, 'S did not zoom out');
+  await page.click('[data-testid=reset]');
+  await page.waitForFunction(() => !window.nx.timeline.pending);
+
+  step = 'click an instruction';
+  const target = await page.evaluate(() => {
+    const tl = window.nx.timeline;
+    for (let i = 0; i < tl.tracks.length; i++) {
+      const s = tl.series(i);
+      if (tl.tracks[i].kind !== 'instruction' || !s) continue;
+      let j = 0;
+      for (let k = 1; k < s.start.length; k++) if (s.end[k] - s.start[k] > s.end[j] - s.start[j]) j = k;
+      return { x: (tl.x(s.start[j]) + tl.x(s.end[j])) / 2, y: tl.axisH + i * tl.rowH + tl.rowH / 2,
+        label: s.label[j], id: s.id[j] };
+    }
+    return null;
+  });
+  check(target, 'no instruction drawn on the timeline');
+  await page.mouse.move(box.x + target.x, box.y + target.y);
+  await page.locator('#tooltip:not([hidden])').waitFor();
+  check((await page.textContent('#tooltip')).includes(target.label), 'tooltip lacks the opcode');
+  await page.mouse.click(box.x + target.x, box.y + target.y);
+  await page.locator('[data-testid=details] tr[data-field=opcode]').waitFor();
+  const opcode = await page.textContent('[data-testid=details] tr[data-field=opcode] .mono');
+  check(opcode === target.label, `details opcode '${opcode}' != '${target.label}'`);
+  const idCell = await page.textContent('[data-testid=details] tr[data-field=id] .mono');
+  check(idCell === String(target.id), `details id '${idCell}' != '${target.id}'`);
+  check((await page.locator('[data-testid=details] .desc').count()) > 5, 'no field descriptions');
+  await page.screenshot({ path: path.join(shots, '4-details.png'), fullPage: true });
+
+  step = 'SQL page';
+  await page.click('#tabs a:has-text("SQL")');
+  await page.waitForURL('**/sql');
+  await page.fill('[data-testid=sql]', 'SELECT engine, COUNT(*) AS n FROM Instruction GROUP BY engine ORDER BY engine');
+  await page.click('[data-testid=run]');
+  await page.locator('[data-testid=result] tbody tr').first().waitFor();
+  const text = await page.textContent('[data-testid=result]');
+  check(text.includes('Tensor') && text.includes('engine'), 'SQL result lacks Tensor');
+  await page.screenshot({ path: path.join(shots, '5-sql.png'), fullPage: true });
+  await page.fill('[data-testid=sql]', 'DROP TABLE Instruction');
+  await page.click('[data-testid=run]');
+  await page.locator('[data-testid=error]').waitFor();
+  check((await page.textContent('[data-testid=error]')).includes('query_not_allowed'), 'DROP not refused');
+
+  step = 'hash restores the viewport';
+  await page.goto(`${url}/profile/${encodeURIComponent(profile)}#t0=${zw.t0}&t1=${zw.t1}`);
+  await page.waitForFunction(() => window.nx && window.nx.timeline.requests >= 1);
+  const back = await view();
+  check(back.t0 === zw.t0 && back.t1 === zw.t1, `viewport from hash ${JSON.stringify(back)} != ${JSON.stringify(zw)}`);
+  errors.splice(0, errors.length, ...errors.filter((e) => !/403|query_not_allowed/.test(e)));
+  check(errors.length === 0, 'browser errors: ' + errors.join(' | '));
+  console.log('ui ok: ' + JSON.stringify({ full, zin, zw, zout, opcode }));
+} catch (e) {
+  console.error(`FAIL (${step}): ${e.message}`);
+  if (errors.length) console.error('browser errors: ' + errors.join(' | '));
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+  rmSync(userDir, { recursive: true, force: true });
+}
