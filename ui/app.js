@@ -187,6 +187,8 @@ async function profilePage(name) {
     el('p', { class: 'muted' }, 'Click an event on the timeline to see every field of its row.'));
   const tlCard = el('div', { class: 'card' },
     el('div', { class: 'toolbar' }, el('h2', { style: 'margin:0' }, 'Timeline'), el('span', { class: 'spacer', style: 'flex:1' }),
+      el('label', { class: 'muted', title: 'DMA rows show single packets (DmaPacket) instead of transfers (DmaPacketAggregated)' },
+        el('input', { type: 'checkbox', 'data-testid': 'dma-packets', onchange: (ev) => tl.setDma(ev.target.checked ? 'packets' : 'transfers').catch((e) => tlMain.append(errorBox(e))) }), ' DMA packets'),
       el('button', { class: 'secondary', 'data-testid': 'zoom-in', onclick: () => tl.zoom(0.5) }, 'Zoom in'),
       el('button', { class: 'secondary', 'data-testid': 'zoom-out', onclick: () => tl.zoom(2) }, 'Zoom out'),
       el('button', { class: 'secondary', 'data-testid': 'reset', onclick: () => tl.reset() }, 'Reset')),
@@ -211,7 +213,8 @@ async function profilePage(name) {
 
 function resultTable(res) {
   return el('table', { class: 'grid', 'data-testid': 'result' },
-    el('thead', {}, el('tr', {}, res.columns.map((c) => el('th', { title: c.type }, c.name)))),
+    el('thead', {}, el('tr', {}, res.columns.map((c, i) => el('th', {
+      title: c.type, class: res.rows.length && typeof res.rows[0][i] === 'number' ? 'num' : '' }, c.name)))),
     el('tbody', {}, res.rows.map((r) => el('tr', {}, r.map((v, i) => {
       const num = typeof v === 'number';
       return el('td', { class: num ? 'num' : 'mono' }, v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : num ? NX.fmtNum(v) : v);

@@ -18,12 +18,13 @@ class Timeline {
     root.append(this.canvas, this.status, this.legend);
     this.ctx = this.canvas.getContext('2d');
     this.pending = null; this.timer = 0; this.requests = 0;
+    this.dma = 'transfers'; /* or 'packets': which DMA table the queue rows show */
     this.bindEvents();
     new ResizeObserver(() => this.resize()).observe(this.canvas);
   }
 
   async load(view) {
-    const res = await NX.get(NX.profileBase(this.profile) + '/timeline/tracks');
+    const res = await NX.get(`${NX.profileBase(this.profile)}/timeline/tracks?dma=${this.dma}`);
     this.tracks = NX.objects(res);
     let lo = Infinity, hi = -Infinity;
     for (const t of this.tracks) { lo = Math.min(lo, t.start); hi = Math.max(hi, t.end); }
@@ -44,6 +45,13 @@ class Timeline {
     this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     this.W = w; this.H = h;
     this.draw(); this.fetchSoon();
+  }
+
+  /* Switches the DMA rows between transfers and packets, keeping the viewport. */
+  async setDma(mode) {
+    this.dma = mode;
+    this.data = null;
+    await this.load(this.view());
   }
 
   plotW() { return Math.max(10, this.W - this.labelW); }
@@ -76,7 +84,7 @@ class Timeline {
     const ac = new AbortController();
     this.pending = ac;
     const v = this.view(), px = Math.round(this.plotW());
-    const url = `${NX.profileBase(this.profile)}/timeline?t0=${v.t0}&t1=${v.t1}&px=${px}`;
+    const url = `${NX.profileBase(this.profile)}/timeline?t0=${v.t0}&t1=${v.t1}&px=${px}&dma=${this.dma}`;
     const t = performance.now();
     try {
       const r = await NX.get(url, ac.signal);

@@ -5,8 +5,8 @@
  *                         timeline_track, DMA tracks per core and queue.
  *   .../timeline?t0=&t1=&px=  per track, the events of the window [t0, t1): the raw rows
  *                         when there are few (at most RAW_PER_PX per pixel), else one
- *                         bucket per power-of-two time slice with its longest event,
- *                         event count and busy time.
+ *                         bucket per power-of-two time slice with its longest event
+ *                         (ties: the lowest id), event count and busy time.
  * Window bounds are integers pasted into the SQL as integer literals (a float there
  * stops DuckDB from skipping row groups); the lower bound on start_ts is t0 minus the
  * longest duration of the table, cached per profile directory. All SQL runs in the
@@ -208,8 +208,8 @@ static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, i
 		"%s AS label FROM \"%s\" WHERE start_ts >= %" PRId64 " AND start_ts < %" PRId64
 		" AND end_ts > %" PRId64 "), "
 		"c AS (SELECT core, track, count(*) AS n FROM w GROUP BY ALL), "
-		"b AS (SELECT core, track, s // %" PRId64 " AS k, arg_max(id, e - s) AS id, "
-		"arg_max(s, e - s) AS s, arg_max(e, e - s) AS e, arg_max(label, e - s) AS label, "
+		"b AS (SELECT core, track, s // %" PRId64 " AS k, "
+		"arg_max({'id': id, 's': s, 'e': e, 'l': label}, (e - s, -id)) AS r, "
 		"count(*) AS cnt, sum(e - s)::BIGINT AS busy "
 		"FROM w JOIN c USING (core, track) WHERE n > %" PRId64 " GROUP BY ALL) "
 		"SELECT core, track, 'raw' AS mode, list(id ORDER BY s, id) AS id, "
@@ -218,8 +218,8 @@ static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, i
 		"NULL::BIGINT[] AS busy "
 		"FROM w JOIN c USING (core, track) WHERE n <= %" PRId64 " GROUP BY ALL "
 		"UNION ALL "
-		"SELECT core, track, 'bins', list(id ORDER BY k), list(s ORDER BY k), "
-		"list(e ORDER BY k), list(label ORDER BY k), list(cnt ORDER BY k), "
+		"SELECT core, track, 'bins', list(r.id ORDER BY k), list(r.s ORDER BY k), "
+		"list(r.e ORDER BY k), list(r.l ORDER BY k), list(cnt ORDER BY k), "
 		"list(busy ORDER BY k) FROM b GROUP BY ALL ORDER BY core, track",
 		s->track, s->label, s->table, t0 - maxdur, t1, t0, bucket, raw_limit, raw_limit);
 }

@@ -60,6 +60,18 @@ grep -q '"MATMUL"' raw.json || fail "raw rows lack the MATMUL opcode"
 curl -s "$B/timeline?t0=0&t1=100000&px=2" > bins.json
 grep -q '"bucket":65536,' bins.json || fail "bucket for 2 px"
 grep -q '"bins"' bins.json || fail "2 px view not bucketed"
+# the buckets account for every event once, and each shows the longest event it holds
+total=$(curl -s -X POST -d '{"type":"databaseExplorerQuery","query":"SELECT (SELECT count(*) FROM Instruction) + (SELECT count(*) FROM DmaPacketAggregated), (SELECT max(duration_ns) FROM Instruction)"}' \
+	"$API/api/v1/db/mm-512/_search")
+node -e '
+const [b, t] = [JSON.parse(require("fs").readFileSync("bins.json")), JSON.parse(process.argv[1])];
+let n = 0, longest = 0;
+for (const k of ["instruction", "dma"]) for (const r of b[k].result.rows) {
+	n += r[2] === "bins" ? r[7].reduce((a, x) => a + x, 0) : r[3].length;
+	if (k === "instruction") r[3].forEach((_, i) => { longest = Math.max(longest, r[5][i] - r[4][i]); });
+}
+if (n !== t.rows[0][0] || longest !== t.rows[0][1]) { console.error(n, longest, JSON.stringify(t.rows)); process.exit(1); }
+' "$total" || fail "bucket counts or representatives do not match the tables"
 code=$(curl -s -o err.json -w '%{http_code}' "$B/timeline?t0=5&t1=1.5e3&px=10")
 [ "$code" = 400 ] && grep -q bad_request err.json || fail "float bound: $code"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$B/timeline?t0=0&t1=10&px=0")

@@ -86,6 +86,18 @@ try {
   await page.click('[data-testid=reset]');
   await page.waitForFunction(() => !window.nx.timeline.pending);
 
+  step = 'DMA packets';
+  n = await requests();
+  await page.check('[data-testid=dma-packets]');
+  await page.waitForFunction((k) => window.nx.timeline.requests > k && !window.nx.timeline.pending, n);
+  check(await page.evaluate(() => [...window.nx.timeline.data.rows.values()].some((r) => r.table === 'DmaPacket')),
+    'no DmaPacket rows after ticking DMA packets');
+  await page.uncheck('[data-testid=dma-packets]');
+  await page.waitForFunction(() => {
+    const d = window.nx.timeline.data;
+    return d && [...d.rows.values()].some((r) => r.table === 'DmaPacketAggregated');
+  });
+
   step = 'click an instruction';
   const target = await page.evaluate(() => {
     const tl = window.nx.timeline;
