@@ -199,29 +199,111 @@ static bool int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi,
 	return true;
 }
 
-/* The window query of one source: one row per track, columns as lists. */
+/* The window predicate of one source, with integer literals only. */
+static void window_where(struct nx_strbuf *sql, int64_t t0, int64_t t1, int64_t maxdur)
+{
+	nx_strbuf_addf(sql, "start_ts >= %" PRId64 " AND start_ts < %" PRId64 " AND end_ts > %" PRId64,
+		       t0 - maxdur, t1, t0);
+}
+
+static void sql_string(struct nx_strbuf *sql, const char *v)
+{
+	nx_strbuf_addch(sql, '\'');
+	for (; *v; v++) {
+		if (*v == '\'')
+			nx_strbuf_addch(sql, '\'');
+		nx_strbuf_addch(sql, *v);
+	}
+	nx_strbuf_addch(sql, '\'');
+}
+
+/* Appends "(pcore_idx = C AND track = 'T') OR ..." for the tracks of counts whose event
+ * count is (raw) at most, or (!raw) above, the limit; "false" when there are none. */
+static void track_filter(struct nx_strbuf *sql, const struct src *s, json_t *rows, bool raw,
+			 int64_t raw_limit)
+{
+	size_t i, n = 0;
+	json_t *r;
+
+	json_array_foreach(rows, i, r) {
+		json_t *core = json_array_get(r, 0), *track = json_array_get(r, 1);
+		json_int_t cnt = json_integer_value(json_array_get(r, 2));
+
+		if ((cnt <= raw_limit) != raw || !json_is_integer(core))
+			continue;
+		nx_strbuf_addf(sql, "%s(pcore_idx = %" JSON_INTEGER_FORMAT " AND ", n++ ? " OR " : "",
+			       json_integer_value(core));
+		if (json_is_string(track)) {
+			nx_strbuf_addf(sql, "%s = ", s->track);
+			sql_string(sql, json_string_value(track));
+		} else {
+			nx_strbuf_addf(sql, "%s IS NULL", s->track);
+		}
+		nx_strbuf_addch(sql, ')');
+	}
+	if (!n)
+		nx_strbuf_addstr(sql, "false");
+}
+
+/* The window query of one source: one row per track, columns as lists. The tracks were
+ * counted first (counts: rows of [core, track, count]), so that each is read either raw
+ * or bucketed without the window being scanned three times. */
 static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, int64_t t1,
-		       int64_t maxdur, int64_t bucket, int64_t raw_limit)
+		       int64_t maxdur, int64_t bucket, int64_t raw_limit, json_t *counts)
 {
 	nx_strbuf_addf(sql,
-		"WITH w AS (SELECT pcore_idx AS core, %s AS track, id, start_ts AS s, end_ts AS e, "
-		"%s AS label FROM \"%s\" WHERE start_ts >= %" PRId64 " AND start_ts < %" PRId64
-		" AND end_ts > %" PRId64 "), "
-		"c AS (SELECT core, track, count(*) AS n FROM w GROUP BY ALL), "
-		"b AS (SELECT core, track, s // %" PRId64 " AS k, "
-		"arg_max({'id': id, 's': s, 'e': e, 'l': label}, (e - s, -id)) AS r, "
-		"count(*) AS cnt, sum(e - s)::BIGINT AS busy "
-		"FROM w JOIN c USING (core, track) WHERE n > %" PRId64 " GROUP BY ALL) "
 		"SELECT core, track, 'raw' AS mode, list(id ORDER BY s, id) AS id, "
 		"list(s ORDER BY s, id) AS start, list(e ORDER BY s, id) AS \"end\", "
 		"list(label ORDER BY s, id) AS label, NULL::BIGINT[] AS count, "
-		"NULL::BIGINT[] AS busy "
-		"FROM w JOIN c USING (core, track) WHERE n <= %" PRId64 " GROUP BY ALL "
-		"UNION ALL "
+		"NULL::BIGINT[] AS busy FROM (SELECT pcore_idx AS core, %s AS track, id, "
+		"start_ts AS s, end_ts AS e, %s AS label FROM \"%s\" WHERE ",
+		s->track, s->label, s->table);
+	window_where(sql, t0, t1, maxdur);
+	nx_strbuf_addstr(sql, " AND (");
+	track_filter(sql, s, counts, true, raw_limit);
+	nx_strbuf_addf(sql,
+		")) GROUP BY ALL UNION ALL "
 		"SELECT core, track, 'bins', list(r.id ORDER BY k), list(r.s ORDER BY k), "
 		"list(r.e ORDER BY k), list(r.l ORDER BY k), list(cnt ORDER BY k), "
-		"list(busy ORDER BY k) FROM b GROUP BY ALL ORDER BY core, track",
-		s->track, s->label, s->table, t0 - maxdur, t1, t0, bucket, raw_limit, raw_limit);
+		"list(busy ORDER BY k) FROM (SELECT pcore_idx AS core, %s AS track, "
+		"start_ts // %" PRId64 " AS k, arg_max({'id': id, 's': start_ts, 'e': end_ts, "
+		"'l': %s}, (end_ts - start_ts, -id)) AS r, count(*) AS cnt, "
+		"sum(end_ts - start_ts)::BIGINT AS busy FROM \"%s\" WHERE ",
+		s->track, bucket, s->label, s->table);
+	window_where(sql, t0, t1, maxdur);
+	nx_strbuf_addstr(sql, " AND (");
+	track_filter(sql, s, counts, false, raw_limit);
+	nx_strbuf_addstr(sql, ") GROUP BY ALL) GROUP BY ALL ORDER BY core, track");
+}
+
+/* Rows [core, track, count] of the tracks with events in the window; NULL on error. */
+static json_t *count_tracks(struct nx_req *rq, struct nx_profile *p, const struct src *s,
+			    int64_t t0, int64_t t1, int64_t maxdur, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT, out = NX_STRBUF_INIT;
+	json_t *root = NULL, *rows;
+
+	nx_strbuf_addf(&sql, "SELECT pcore_idx, %s, count(*) FROM \"%s\" WHERE ", s->track,
+		       s->table);
+	window_where(&sql, t0, t1, maxdur);
+	nx_strbuf_addstr(&sql, " GROUP BY ALL");
+	if (!run(rq, p, sql.buf, &out, err)) {
+		root = json_loadb(out.buf, out.len, 0, NULL);
+		if (!root)
+			nx_errf(err, -EIO, "cannot read the track counts of %s", s->table);
+	}
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&out);
+	if (!root)
+		return NULL;
+	rows = json_incref(json_object_get(root, "rows"));
+	json_decref(root);
+	if (!json_is_array(rows)) {
+		json_decref(rows);
+		nx_errf(err, -EIO, "cannot read the track counts of %s", s->table);
+		return NULL;
+	}
+	return rows;
 }
 
 enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
@@ -278,10 +360,16 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 	for (size_t i = 0; i < n; i++) {
 		int64_t maxdur;
 
+		json_t *counts;
+
 		if (max_duration(rq, p, srcs[i]->table, &maxdur, &err))
 			goto fail;
+		counts = count_tracks(rq, p, srcs[i], t0, t1, maxdur, &err);
+		if (!counts)
+			goto fail;
 		nx_strbuf_reset(&sql);
-		window_sql(&sql, srcs[i], t0, t1, maxdur, bucket, raw_limit);
+		window_sql(&sql, srcs[i], t0, t1, maxdur, bucket, raw_limit, counts);
+		json_decref(counts);
 		nx_jw_key(&jw, srcs[i]->kind);
 		nx_jw_object_begin(&jw);
 		nx_jw_key(&jw, "table");
