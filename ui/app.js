@@ -149,6 +149,28 @@ async function enginesCard(name, card, totalNs) {
     el('p', { class: 'muted', style: 'margin:8px 0 0;font-size:12px' }, 'Share of the total time each engine was busy (ActiveTime, semaphore waits excluded).'));
 }
 
+/* The `recommend` analysis (GET .../analysis): bounds and gaps as bars, ranked findings. */
+async function analysisCard(name, card) {
+  const r = (await NX.get(NX.profileBase(name) + '/analysis')).report;
+  const total = (r.inputs && r.inputs.total_ns) || Math.max(1, ...r.bounds.map((b) => b.ns || 0));
+  const bar = (label, ns, color) => el('div', { class: 'bar' }, el('span', { title: label }, label),
+    el('div', { class: 'track' }, el('div', { class: 'fill', style: `width:${Math.min(100, 100 * (ns || 0) / total).toFixed(1)}%;background:${color}` })),
+    el('span', { class: 'val' }, `${NX.fmtNs(ns)} · ${(100 * (ns || 0) / total).toFixed(1)}%`));
+  const fam = { memory: '#4e79a7', compute: '#59a14f', pipeline: '#f28e2b' };
+  card.replaceChildren(el('h2', {}, 'Analysis ', el('span', { class: 'muted', style: 'font-weight:400' }, `bottleneck: ${r.bottleneck || '–'}`)),
+    el('div', { class: 'row' },
+      el('div', { class: 'bars wide', style: 'flex:1' }, el('div', { class: 'muted sub' }, 'Bounds (time the kernel would take if only this limited it)'),
+        r.bounds.map((b) => bar(b.name.replace(/_/g, ' '), b.ns, '#94a3b8'))),
+      el('div', { class: 'bars wide', style: 'flex:1' }, el('div', { class: 'muted sub' }, 'Gaps (time lost, share of total)'),
+        r.gaps.map((g) => bar(g.label || g.name, g.ns, fam[g.family] || '#b07aa1')))),
+    el('table', { class: 'grid', 'data-testid': 'findings', style: 'margin-top:12px' },
+      el('thead', {}, el('tr', {}, ['#', 'Finding', 'Status', 'Gap', 'Summary'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, r.findings.map((f) => el('tr', {}, el('td', { class: 'num' }, f.rank), el('td', {}, f.title),
+        el('td', {}, el('span', { class: 'badge' + (f.status === 'found' ? ' found' : ' quiet') }, f.status)),
+        el('td', { class: 'num' }, f.gap_ns === null || f.gap_ns === undefined ? '–' : NX.fmtNs(f.gap_ns)),
+        el('td', {}, f.summary || ''))))));
+}
+
 function readHash() {
   const h = new URLSearchParams(location.hash.slice(1));
   const t0 = Number(h.get('t0')), t1 = Number(h.get('t1'));
@@ -193,7 +215,8 @@ async function profilePage(name) {
       el('button', { class: 'secondary', 'data-testid': 'zoom-out', onclick: () => tl.zoom(2) }, 'Zoom out'),
       el('button', { class: 'secondary', 'data-testid': 'reset', onclick: () => tl.reset() }, 'Reset')),
     el('div', { class: 'tl-wrap' }, tlMain, details));
-  main.replaceChildren(el('h1', {}, name), el('div', { class: 'row' }, summary, engines), tlCard);
+  const analysis = el('div', { class: 'card', 'data-testid': 'analysis' }, el('h2', {}, 'Analysis'), el('p', { class: 'muted' }, 'Loading…'));
+  main.replaceChildren(el('h1', {}, name), el('div', { class: 'row' }, summary, engines), tlCard, analysis);
   let hashTimer = 0;
   const tl = new Timeline(tlMain, name, {
     onSelect: (h) => showDetails(name, details, h),
@@ -207,6 +230,7 @@ async function profilePage(name) {
   try { row = await summaryCard(name, summary); } catch (e) { summary.replaceChildren(el('h2', {}, 'Summary'), errorBox(e)); }
   enginesCard(name, engines, row.total_time ? row.total_time * 1e9 : 0).catch((e) => engines.append(errorBox(e)));
   try { await tl.load(readHash()); } catch (e) { tlMain.replaceChildren(errorBox(e)); }
+  analysisCard(name, analysis).catch((e) => analysis.replaceChildren(el('h2', {}, 'Analysis'), errorBox(e)));
 }
 
 /* ---- SQL page ---- */

@@ -54,6 +54,8 @@ try {
   await page.locator('[data-testid=summary] .metric').first().waitFor();
   await page.locator('[data-testid=engines] .bar').first().waitFor();
   await page.waitForFunction(() => window.nx && window.nx.timeline.requests >= 1);
+  await page.locator('[data-testid=findings] tbody tr').first().waitFor();
+  check((await page.textContent('[data-testid=analysis]')).includes('DMA'), 'analysis lacks the DMA bottleneck');
   const full = await view();
   await page.screenshot({ path: path.join(shots, '2-profile.png'), fullPage: true });
 
