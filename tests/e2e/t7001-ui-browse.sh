@@ -92,4 +92,11 @@ NX_UI_URL="$UI" NX_PROFILE=mm-512 NX_SHOTS="$SHOTS" NX_TOOLS="$SRC/tests/tools" 
 for s in 1-profiles 2-profile 3-zoomed-in 4-details 5-sql; do
 	[ -s "$SHOTS/$s.png" ] || fail "no screenshot $s.png"
 done
+
+# ctrl-c stops both servers cleanly (under ASan: no leak or error report)
+kill -INT "${pids[0]}"
+wait "${pids[0]}"; rc=$?
+pids=()
+[ $rc -eq 0 ] || fail "view exited with $rc after SIGINT"
+grep -q "Sanitizer" view.err && fail "sanitizer report"
 exit 0

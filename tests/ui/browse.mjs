@@ -89,16 +89,15 @@ try {
   await page.waitForFunction(() => !window.nx.timeline.pending);
 
   step = 'DMA packets';
-  n = await requests();
-  await page.check('[data-testid=dma-packets]');
-  await page.waitForFunction((k) => window.nx.timeline.requests > k && !window.nx.timeline.pending, n);
-  check(await page.evaluate(() => [...window.nx.timeline.data.rows.values()].some((r) => r.table === 'DmaPacket')),
-    'no DmaPacket rows after ticking DMA packets');
-  await page.uncheck('[data-testid=dma-packets]');
-  await page.waitForFunction(() => {
+  const dmaTable = (t) => page.waitForFunction((table) => {
     const d = window.nx.timeline.data;
-    return d && [...d.rows.values()].some((r) => r.table === 'DmaPacketAggregated');
-  });
+    return d && [...d.rows.values()].some((r) => r.table === table);
+  }, t);
+  await page.check('[data-testid=dma-packets]');
+  await dmaTable('DmaPacket');
+  await page.uncheck('[data-testid=dma-packets]');
+  await dmaTable('DmaPacketAggregated');
+  await page.waitForFunction(() => !window.nx.timeline.pending);
 
   step = 'click an instruction';
   const target = await page.evaluate(() => {
