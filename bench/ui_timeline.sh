@@ -28,7 +28,7 @@ echo "generated $rows rows in $(echo "$(date +%s.%N) - $t" | bc) s ($(du -h "$di
 	> "$work/view.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q "ctrl-c" "$work/view.out" && break; sleep 0.1; done
-api=$(sed -n 's|^API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\1|p' "$work/view.out")
+api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\2|p' "$work/view.out")
 base="$api/api/v1/profiles/namespace/global/profile_name/big"
 end=$((rows * 8))
 get() { curl -sf -o "$work/r.json" -w '%{time_total}' "$base/timeline?t0=$1&t1=$2&px=1600"; }

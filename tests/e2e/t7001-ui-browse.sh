@@ -24,10 +24,10 @@ NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n mm.neff -s mm.ntff > /dev
 "$BIN" view -n mm.neff -s mm.ntff --data-path data --display-name mm-512 --port 0 \
 	--api-server-port 0 > view.out 2> view.err &
 pids+=($!)
-for _ in $(seq 100); do grep -q "ctrl-c to exit" view.out 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 600); do grep -q "ctrl-c to exit" view.out 2>/dev/null && break; sleep 0.1; done
 grep -q "ctrl-c to exit" view.out || fail "view did not start"
 UI=$(sed -n 's|^View profile at \(http://localhost:[0-9]*\)/profile/mm-512$|\1|p' view.out)
-API=$(sed -n 's|^API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\1|p' view.out)
+API=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\2|p' view.out)
 [ -n "$UI" ] && [ -n "$API" ] || fail "view did not print the UI and API URLs"
 [ "$UI" != "${API/127.0.0.1/localhost}" ] || fail "UI and API on the same port"
 grep -q "no web UI" view.err && fail "view still says it has no UI"
