@@ -32,7 +32,7 @@ api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0
 base="$api/api/v1/profiles/namespace/global/profile_name/big"
 end=$((rows * 8))
 get() { curl -sf -o "$work/r.json" -w '%{time_total}' "$base/timeline?t0=$1&t1=$2&px=1600"; }
-echo "first request (opens the database, caches the longest duration): $(get 0 $end) s"
+echo "first request (opens the database): $(get 0 $end) s"
 printf '%-10s %10s %10s %10s %12s\n' fraction span_ns p50_ms p99_ms reply_bytes
 for frac in 1 0.1 0.01 0.001 0.0001 0.00001; do
 	span=$(awk -v e=$end -v f=$frac 'BEGIN { printf "%d", e * f }')

@@ -8,22 +8,21 @@
  *                         bucket per power-of-two time slice with its longest event
  *                         (ties: the lowest id), event count and busy time.
  * Window bounds are integers pasted into the SQL as integer literals (a float there
- * stops DuckDB from skipping row groups); the lower bound on start_ts is t0 minus the
- * longest duration of the table, cached per profile directory. All SQL runs in the
+ * stops DuckDB from skipping row groups): start_ts < t1 AND end_ts > t0. With the rows
+ * ordered by start time, both columns' row-group statistics skip the groups outside
+ * the window, long events included, with no bound on durations. All SQL runs in the
  * profile's sandboxed database under the usual limits and query slots. */
 #include "common/compat.h"
 #include "server/http.h"
 #include "common/json_writer.h"
 
 #include <jansson.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RAW_PER_PX 3
 #define MAX_PX 16384
-#define CACHE_SLOTS 64
 
 struct src {
 	const char *kind;  /* "instruction" or "dma" */
@@ -36,22 +35,6 @@ static const struct src instr_src = { "instruction", "Instruction", "timeline_tr
 static const struct src dma_agg_src = { "dma", "DmaPacketAggregated", "queue_name",
 					"COALESCE(op, queue_type)" };
 static const struct src dma_pkt_src = { "dma", "DmaPacket", "queue_name", "'packet'" };
-
-/* Longest duration per (profile directory identity, table): one full scan of two
- * columns the first time, then free. */
-struct maxdur {
-	char key[600];
-	int64_t v;
-};
-static struct maxdur cache[CACHE_SLOTS];
-static size_t cache_next;
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void cache_key(char *key, size_t n, const struct nx_profile *p, const char *table)
-{
-	snprintf(key, n, "%s|%lu|%lu|%lld.%ld|%s", p->dir, (unsigned long)p->dev,
-		 (unsigned long)p->ino, (long long)p->mtime.tv_sec, p->mtime.tv_nsec, table);
-}
 
 static int run(struct nx_req *rq, struct nx_profile *p, const char *sql, struct nx_strbuf *out,
 	       struct nx_err *err)
@@ -70,41 +53,6 @@ static int run(struct nx_req *rq, struct nx_profile *p, const char *sql, struct 
 	rc = nx__pdb_query(p->db, sql, &lim, out, err);
 	sem_post(&rq->s->query_slots);
 	return rc;
-}
-
-static int max_duration(struct nx_req *rq, struct nx_profile *p, const char *table, int64_t *v,
-			struct nx_err *err)
-{
-	char key[600], sql[256];
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	json_t *root, *cell;
-	int rc;
-
-	cache_key(key, sizeof(key), p, table);
-	pthread_mutex_lock(&cache_lock);
-	for (size_t i = 0; i < CACHE_SLOTS; i++)
-		if (!strcmp(cache[i].key, key)) {
-			*v = cache[i].v;
-			pthread_mutex_unlock(&cache_lock);
-			return 0;
-		}
-	pthread_mutex_unlock(&cache_lock);
-	snprintf(sql, sizeof(sql),
-		 "SELECT COALESCE(max(end_ts - start_ts), 0)::BIGINT FROM \"%s\"", table);
-	rc = run(rq, p, sql, &sb, err);
-	if (rc)
-		return rc;
-	root = json_loadb(sb.buf, sb.len, 0, NULL);
-	nx_strbuf_release(&sb);
-	cell = json_array_get(json_array_get(json_object_get(root, "rows"), 0), 0);
-	*v = json_is_integer(cell) ? (int64_t)json_integer_value(cell) : 0;
-	json_decref(root);
-	pthread_mutex_lock(&cache_lock);
-	snprintf(cache[cache_next].key, sizeof(cache[0].key), "%s", key);
-	cache[cache_next].v = *v;
-	cache_next = (cache_next + 1) % CACHE_SLOTS;
-	pthread_mutex_unlock(&cache_lock);
-	return 0;
 }
 
 /* Like nx__lookup_profile, with the database open. */
@@ -200,10 +148,9 @@ static bool int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi,
 }
 
 /* The window predicate of one source, with integer literals only. */
-static void window_where(struct nx_strbuf *sql, int64_t t0, int64_t t1, int64_t maxdur)
+static void window_where(struct nx_strbuf *sql, int64_t t0, int64_t t1)
 {
-	nx_strbuf_addf(sql, "start_ts >= %" PRId64 " AND start_ts < %" PRId64 " AND end_ts > %" PRId64,
-		       t0 - maxdur, t1, t0);
+	nx_strbuf_addf(sql, "start_ts < %" PRId64 " AND end_ts > %" PRId64, t1, t0);
 }
 
 static void sql_string(struct nx_strbuf *sql, const char *v)
@@ -249,7 +196,7 @@ static void track_filter(struct nx_strbuf *sql, const struct src *s, json_t *row
  * counted first (counts: rows of [core, track, count]), so that each is read either raw
  * or bucketed without the window being scanned three times. */
 static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, int64_t t1,
-		       int64_t maxdur, int64_t bucket, int64_t raw_limit, json_t *counts)
+		       int64_t bucket, int64_t raw_limit, json_t *counts)
 {
 	nx_strbuf_addf(sql,
 		"SELECT core, track, 'raw' AS mode, list(id ORDER BY s, id) AS id, "
@@ -258,7 +205,7 @@ static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, i
 		"NULL::BIGINT[] AS busy FROM (SELECT pcore_idx AS core, %s AS track, id, "
 		"start_ts AS s, end_ts AS e, %s AS label FROM \"%s\" WHERE ",
 		s->track, s->label, s->table);
-	window_where(sql, t0, t1, maxdur);
+	window_where(sql, t0, t1);
 	nx_strbuf_addstr(sql, " AND (");
 	track_filter(sql, s, counts, true, raw_limit);
 	nx_strbuf_addf(sql,
@@ -270,7 +217,7 @@ static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, i
 		"'l': %s}, (end_ts - start_ts, -id)) AS r, count(*) AS cnt, "
 		"sum(end_ts - start_ts)::BIGINT AS busy FROM \"%s\" WHERE ",
 		s->track, bucket, s->label, s->table);
-	window_where(sql, t0, t1, maxdur);
+	window_where(sql, t0, t1);
 	nx_strbuf_addstr(sql, " AND (");
 	track_filter(sql, s, counts, false, raw_limit);
 	nx_strbuf_addstr(sql, ") GROUP BY ALL) GROUP BY ALL ORDER BY core, track");
@@ -278,14 +225,14 @@ static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, i
 
 /* Rows [core, track, count] of the tracks with events in the window; NULL on error. */
 static json_t *count_tracks(struct nx_req *rq, struct nx_profile *p, const struct src *s,
-			    int64_t t0, int64_t t1, int64_t maxdur, struct nx_err *err)
+			    int64_t t0, int64_t t1, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT, out = NX_STRBUF_INIT;
 	json_t *root = NULL, *rows;
 
 	nx_strbuf_addf(&sql, "SELECT pcore_idx, %s, count(*) FROM \"%s\" WHERE ", s->track,
 		       s->table);
-	window_where(&sql, t0, t1, maxdur);
+	window_where(&sql, t0, t1);
 	nx_strbuf_addstr(&sql, " GROUP BY ALL");
 	if (!run(rq, p, sql.buf, &out, err)) {
 		root = json_loadb(out.buf, out.len, 0, NULL);
@@ -358,17 +305,12 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 	nx_jw_key(&jw, "raw_limit");
 	nx_jw_int(&jw, raw_limit);
 	for (size_t i = 0; i < n; i++) {
-		int64_t maxdur;
+		json_t *counts = count_tracks(rq, p, srcs[i], t0, t1, &err);
 
-		json_t *counts;
-
-		if (max_duration(rq, p, srcs[i]->table, &maxdur, &err))
-			goto fail;
-		counts = count_tracks(rq, p, srcs[i], t0, t1, maxdur, &err);
 		if (!counts)
 			goto fail;
 		nx_strbuf_reset(&sql);
-		window_sql(&sql, srcs[i], t0, t1, maxdur, bucket, raw_limit, counts);
+		window_sql(&sql, srcs[i], t0, t1, bucket, raw_limit, counts);
 		json_decref(counts);
 		nx_jw_key(&jw, srcs[i]->kind);
 		nx_jw_object_begin(&jw);
