@@ -148,17 +148,13 @@ class Timeline {
       for (let j = 0; j < n; j++) {
         const col = NX.color(s.label[j]);
         seen.set(s.label[j], col);
-        if (s.mode === 'bins') {
-          const k = Math.floor(s.start[j] / bk) * bk;
-          const x0 = this.x(k), x1 = this.x(k + bk);
-          c.globalAlpha = 0.18 + 0.5 * Math.min(1, s.busy[j] / bk);
-          c.fillStyle = col; c.fillRect(x0, y + 4, Math.max(1, x1 - x0), this.rowH - 8);
-          c.globalAlpha = 1;
-        }
-        const x0 = this.x(s.start[j]), x1 = this.x(s.end[j]);
+        const [x0, x1] = this.extent(s, j);
         const w = Math.max(1, x1 - x0);
+        /* a bucket: its longest event's colour, as opaque as the bucket is busy */
+        if (s.mode === 'bins') c.globalAlpha = 0.15 + 0.85 * Math.min(1, s.busy[j] / bk);
         c.fillStyle = col; c.fillRect(x0, y + 4, w, this.rowH - 8);
-        if (w > 48) {
+        c.globalAlpha = 1;
+        if (s.mode === 'raw' && w > 48) {
           c.fillStyle = '#fff';
           c.fillText(s.label[j], Math.max(x0, this.labelW) + 4, y + this.rowH / 2, w - 8);
         }
@@ -194,6 +190,15 @@ class Timeline {
     this.legend.replaceChildren(...lg.map(([k, v]) => NX.el('span', { style: `--c:${v}` }, k)));
   }
 
+  /* Pixel extent of entry j: the event itself, or for a bucket the bucket's span. */
+  extent(s, j) {
+    if (s.mode === 'bins') {
+      const bk = this.data.bucket, k = Math.floor(s.start[j] / bk) * bk;
+      return [this.x(k), this.x(k + bk)];
+    }
+    return [this.x(s.start[j]), this.x(s.end[j])];
+  }
+
   /* The event under (x, y): the drawn rectangle, or the nearest within 3 px. */
   hit(x, y) {
     const i = this.rowOf(y);
@@ -202,7 +207,7 @@ class Timeline {
     if (!s) return null;
     let best = -1, bestD = 4;
     for (let j = 0; j < s.start.length; j++) {
-      const x0 = this.x(s.start[j]), x1 = Math.max(x0 + 1, this.x(s.end[j]));
+      const [x0, e1] = this.extent(s, j), x1 = Math.max(x0 + 1, e1);
       const d = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
       if (d < bestD || (d === 0 && bestD === 0 && s.end[j] - s.start[j] < s.end[best] - s.start[best])) { best = j; bestD = d; }
     }

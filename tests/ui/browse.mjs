@@ -107,7 +107,8 @@ try {
       if (tl.tracks[i].kind !== 'instruction' || !s) continue;
       let j = 0;
       for (let k = 1; k < s.start.length; k++) if (s.end[k] - s.start[k] > s.end[j] - s.start[j]) j = k;
-      return { x: (tl.x(s.start[j]) + tl.x(s.end[j])) / 2, y: tl.axisH + i * tl.rowH + tl.rowH / 2,
+      const [x0, x1] = tl.extent(s, j);
+      return { x: (x0 + x1) / 2, y: tl.axisH + i * tl.rowH + tl.rowH / 2,
         label: s.label[j], id: s.id[j] };
     }
     return null;
