@@ -72,7 +72,8 @@ NX.fmtUnit = function (v, unit) {
     case 'seconds': return NX.fmtNs(v * 1e9);
     case 'nanoseconds': return NX.fmtNs(v);
     case 'bytes': return NX.fmtBytes(v);
-    case 'percent': return (+v.toPrecision(4)) + ' %';
+    /* Profiles store percent fields as 0..1 fractions (docs/derived-tables.md). */
+    case 'percent': return (+(v * 100).toPrecision(4)) + ' %';
     default: return NX.fmtNum(v) + (unit && unit !== 'count' ? ' ' + unit : '');
   }
 };
