@@ -172,8 +172,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging, bool quiet,
-		  nx_derive_note_fn note, void *note_arg, struct nx_err *err)
+int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
+		  const struct nx_progress *progress, nx_derive_note_fn note, void *note_arg,
+		  struct nx_err *err)
 {
 	const char *dirs[] = { dir, staging, NULL };
 	int rc = nx_derive_create_views(d, dir, err);
@@ -221,9 +222,11 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging, bool 
 				nx_err_wrap(err, "derive %s (%s)", table, f->name);
 			free(path);
 		}
-		if (!rc && !quiet)
-			fprintf(stderr, "  %-26s %10" PRIu64 " rows  %6.2f s (derived)\n", table, rows,
-				now_s() - t0);
+		if (!rc) {
+			struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "derive",
+				.table = table, .how = "derived", .rows = rows, .seconds = now_s() - t0 };
+			nx_progress_emit(progress, &ev);
+		}
 		nx_strbuf_release(&sql);
 	}
 	return rc;

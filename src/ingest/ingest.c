@@ -22,27 +22,18 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#define now_s nx_now_s
 
 /* Writes one table from a row source; a table with no rows leaves no file. */
-static int write_table(struct nx_duck *d, struct nx_row_source *src, const char *dir,
-		       bool keep_empty, bool quiet, uint64_t *total, struct nx_err *err)
+static int write_table(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
+		       const char *dir, bool keep_empty, uint64_t *total, struct nx_err *err)
 {
 	char *path = nx_xasprintf("%s/%s.parquet", dir, src->table->name);
 	uint64_t rows = 0;
-	double t0 = now_s();
-	int rc = nx_duck_copy_source(d, src, path, &rows, err);
+	int rc = nx_ctx_copy(c, d, src, path, NULL, NULL, &rows, err);
 
 	if (!rc && rows == 0 && !keep_empty)
 		remove(path);
-	if (!rc && !quiet)
-		fprintf(stderr, "  %-26s %10" PRIu64 " rows  %6.2f s\n", src->table->name, rows,
-			now_s() - t0);
 	if (!rc && total)
 		*total += rows;
 	free(path);
@@ -50,19 +41,19 @@ static int write_table(struct nx_duck *d, struct nx_row_source *src, const char 
 }
 
 static int write_static(struct nx_ingest_ctx *c, struct nx_duck *d, const char *table,
-			const char *dir, bool keep_empty, bool quiet, struct nx_err *err)
+			const char *dir, bool keep_empty, struct nx_err *err)
 {
 	struct nx_src_static s;
 	struct nx_row_source src;
 	int rc = nx_src_static_init(&s, c, table, &src, err);
-	return rc ? rc : write_table(d, &src, dir, keep_empty, quiet, &c->rows_total, err);
+	return rc ? rc : write_table(c, d, &src, dir, keep_empty, &c->rows_total, err);
 }
 
 typedef int (*trace_init_fn)(struct nx_src_trace *, struct nx_ingest_ctx *,
 			     struct nx_row_source *, struct nx_err *);
 
 static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
-			      bool quiet, uint64_t *dma_rows, struct nx_err *err)
+			      uint64_t *dma_rows, struct nx_err *err)
 {
 	/* DmaPacket before Instruction: its pass collects the DMA span of every
 	 * triggering instruction for the Instruction table's dma_trigger_* columns. */
@@ -75,7 +66,7 @@ static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const 
 		uint64_t before = c->rows_total;
 		int rc = inits[i](&s, c, &src, err);
 		if (!rc)
-			rc = write_table(d, &src, dir, false, quiet, &c->rows_total, err);
+			rc = write_table(c, d, &src, dir, false, &c->rows_total, err);
 		if (rc)
 			return rc;
 		if (s.kind == NX_REC_DMA)
@@ -235,6 +226,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	c.ntff_path = o->ntff_path;
 	c.display_name = o->display_name;
 	c.skip_buf_usage = o->skip_buf_usage;
+	c.progress = o->progress;
+	c.stage = "raw";
 	if (!o->output_dir && (rc = nx_check_display_name(o->display_name, err)))
 		goto out;
 	if (o->output_dir) {
@@ -260,9 +253,6 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		nx_remove_stale_tmp(parent, o->display_name);
 	if ((rc = nx_remove_tree(tmp_dir, err)) || (rc = nx_mkdirs(tmp_dir, err)))
 		goto out;
-	if (!o->quiet)
-		fprintf(stderr, "Ingesting '%s' + '%s' as '%s'\n", o->neff_path, o->ntff_path,
-			o->display_name ? o->display_name : final_dir);
 	staging = nx_path_join(tmp_dir, ".staging");
 	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = nx_mkdirs(staging, err)) ||
 	    (rc = bound_memory(d, staging, err)))
@@ -270,7 +260,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	spill = nx_path_join(staging, "active.bin");
 	if ((rc = nx_active_init(&c.active, spill, (int)c.info->pcore_idx, err)))
 		goto out;
-	rc = write_trace_tables(&c, d, tmp_dir, o->quiet, &dma_rows, err);
+	rc = write_trace_tables(&c, d, tmp_dir, &dma_rows, err);
 	if (!rc)
 		rc = nx_active_finish(&c.active, err);
 	if (!rc)
@@ -283,36 +273,54 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 						    "StackFrameFileLocation", "StackFrameFileName",
 						    "StackFrameFunctionName" };
 	for (size_t i = 0; i < NX_ARRAY_SIZE(neff_tables); i++)
-		if ((rc = write_static(&c, d, neff_tables[i], tmp_dir, false, o->quiet, err)))
+		if ((rc = write_static(&c, d, neff_tables[i], tmp_dir, false, err)))
 			goto out;
 	collect_warnings(&c, dma_rows);
-	if ((rc = write_static(&c, d, "Metadata", tmp_dir, true, o->quiet, err)) ||
-	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, o->quiet, err)) ||
-	    (rc = nx_active_write(&c.active, d, tmp_dir, nx_ctx_total_ns(&c), o->quiet, err)))
+	if ((rc = write_static(&c, d, "Metadata", tmp_dir, true, err)) ||
+	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, err)) ||
+	    (rc = nx_active_write(&c.active, d, tmp_dir, nx_ctx_total_ns(&c), c.progress, err)))
 		goto out;
 	/* The staging tables only serve the derived ones: their time counts as derive. */
 	t_raw = now_s() - t0;
-	if ((rc = nx_write_staging(&c, d, staging, err)) || (rc = create_profile_view(&c, d, err)))
+	c.stage = "staging";
+	if ((rc = nx_write_staging(&c, d, staging, err)) ||
+	    (rc = nx_write_onchip(&c, d, staging, tmp_dir, err)) ||
+	    (rc = create_profile_view(&c, d, err)))
 		goto out;
-	rc = nx_derive_run(d, tmp_dir, staging, o->quiet, NULL, NULL, err);
+	c.stage = "derive";
+	rc = nx_derive_run(d, tmp_dir, staging, c.progress, NULL, NULL, err);
 	t_derived = now_s() - t0 - t_raw;
 	if (rc)
 		goto out;
-	if ((rc = nx_remove_tree(staging, err)))
+	if (o->keep_staging) {
+		char *p = nx_xasprintf("%s/nx_Profile.parquet", staging);
+		struct nx_strbuf q = NX_STRBUF_INIT;
+		nx_strbuf_addstr(&q, "COPY (SELECT * FROM nx_Profile) TO ");
+		nx_sql_quote(&q, p);
+		nx_strbuf_addstr(&q, " (FORMAT parquet)");
+		rc = nx_duck_exec(d, q.buf, err);
+		nx_strbuf_release(&q);
+		free(p);
+	} else {
+		rc = nx_remove_tree(staging, err);
+	}
+	if (rc)
 		goto out;
-	if ((rc = write_static(&c, d, "Warning", tmp_dir, false, o->quiet, err)) ||
-	    (rc = write_static(&c, d, "SchemaFields", tmp_dir, true, o->quiet, err)) ||
-	    (rc = nx_write_empty_tables(d, tmp_dir, o->quiet, err)))
+	c.stage = "raw";
+	/* quiet: the library reports through c.progress only, it does not print */
+	if ((rc = write_static(&c, d, "Warning", tmp_dir, false, err)) ||
+	    (rc = write_static(&c, d, "SchemaFields", tmp_dir, true, err)) ||
+	    (rc = nx_write_empty_tables(d, tmp_dir, true, err)))
 		goto out;
 	nx_duck_close(d);
 	d = NULL;
 	rc = nx_publish_dir(tmp_dir, final_dir, err);
 	if (rc)
 		goto out;
-	if (!o->quiet)
-		fprintf(stderr, "Wrote %" PRIu64 " raw rows to %s: raw tables %.2f s, derived "
-			"tables %.2f s, total %.2f s\n", c.rows_total, final_dir, t_raw, t_derived,
-			now_s() - t0);
+	struct nx_progress_event done = { .kind = NX_PROGRESS_DONE, .table = final_dir,
+		.rows = c.rows_total, .seconds = now_s() - t0, .raw_s = t_raw,
+		.derived_s = t_derived };
+	nx_progress_emit(c.progress, &done);
 	if (published) {
 		*published = final_dir;
 		final_dir = NULL;
