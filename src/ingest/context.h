@@ -11,6 +11,7 @@
 #include "db/duck.h"
 #include "ingest/active_time.h"
 #include "ingest/dma_trigger.h"
+#include "ingest/summary_sums.h"
 #include "neff/neff.h"
 #include "ntff/ntff.h"
 
@@ -56,6 +57,8 @@ struct nx_ingest_ctx {
 	struct nx_exec_window { int64_t start, stop; uint64_t rows; bool has_start, has_stop; } *exec;
 	struct nx_active active;     /* ActiveTime / OpcodeSummary, merged while streaming */
 	struct nx_trig_map trig;     /* DMA span per triggering instruction (DmaPacket pass) */
+	struct nx_inst_sums isums;   /* Summary's Instruction aggregates, likewise */
+	struct nx_dma_sums dsums;    /* Summary's DmaPacket aggregates */
 	uint64_t unknown_inst, unknown_queue, unknown_block;
 	uint64_t rows_total;
 	const struct nx_progress *progress; /* may be NULL */

@@ -285,7 +285,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	c.stage = "staging";
 	if ((rc = nx_write_staging(&c, d, staging, err)) ||
 	    (rc = nx_write_onchip(&c, d, staging, tmp_dir, err)) ||
-	    (rc = create_profile_view(&c, d, err)))
+	    (rc = create_profile_view(&c, d, err)) ||
+	    (rc = nx_sums_create_views(&c.isums, &c.dsums, d, err)))
 		goto out;
 	c.stage = "derive";
 	rc = nx_derive_run(d, tmp_dir, staging, c.progress, NULL, NULL, err);

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT
- * test_onchip_usage_ref.c: SbufUsage and PsumUsage are computed in C
- * (src/ingest/onchip_usage.c) from the same occupancy rows the SQL files
- * tests/unit/reference/54_sbuf_usage.sql and 55_psum_usage.sql used to read. Those files
- * are the reference: each profile is ingested keeping its internal tables, the old SQL
- * runs over them, and every row and column must agree with the published tables (same
- * timestamps; float32 values equal to one part in 10^6, the summation order of an
- * average being the only possible difference). Profiles: the hand-checked fixture, the
- * fixture at another tick rate, and a simulated attention kernel. */
+ * test_derive_ref.c: derived tables whose SQL was replaced by C computed while the raw
+ * tables stream, against that SQL, kept as the reference in tests/unit/reference/:
+ *  - SbufUsage and PsumUsage (src/ingest/onchip_usage.c) against 54_sbuf_usage.sql and
+ *    55_psum_usage.sql over the same occupancy rows (nx_OnchipAlloc): same timestamps,
+ *    float32 values equal to one part in 10^6 (the summation order of an average is the
+ *    only possible difference);
+ *  - Summary, whose Instruction and DmaPacket aggregates now come from
+ *    src/ingest/summary_sums.c, against the whole-SQL 80_summary.sql: every column
+ *    identical.
+ * Each profile is ingested keeping its internal tables (.staging/), and the old SQL runs
+ * over them. Profiles: the hand-checked fixture at two tick rates, the fixture without
+ * DMA records, and a simulated attention kernel. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +25,7 @@
 #include "helper/fixture.h"
 #include "helper/profile_db.h"
 #include "ingest/ingest.h"
+#include "schema/schema.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -112,10 +117,47 @@ static const char *const psum_cols[] = { "avg_util_percent", "bank_0_util_percen
 	"bank_4_util_percent", "bank_5_util_percent", "bank_6_util_percent",
 	"bank_7_util_percent", NULL };
 
-static void check_profile(const char *profile)
+/* Summary: every column of the reference and the published row is the same value. */
+static void compare_summary(const char *profile)
 {
-	compare(profile, "SbufUsage", "54_sbuf_usage.sql", sbuf_cols);
-	compare(profile, "PsumUsage", "55_psum_usage.sql", psum_cols);
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
+	char *sql = read_reference("80_summary.sql");
+	char *staging = nx_path_join(profile, ".staging");
+	const struct nx_table *t = nx_schema_table("Summary");
+
+	nx_test_use_profile(&d, profile);
+	if (nx_derive_create_views(d, staging, &err) ||
+	    nx_derive_project(d, "Summary", sql, &ref, &err))
+		fail_msg("%s", err.msg);
+	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
+	if (nx_duck_exec(d, q.buf, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM ref"), 1);
+	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM Summary"), 1);
+	nx_strbuf_reset(&q);
+	nx_strbuf_addstr(&q, "SELECT count(*) FROM ref r, Summary s WHERE false");
+	for (size_t i = 0; i < t->nfields; i++)
+		nx_strbuf_addf(&q, " OR r.\"%s\" IS DISTINCT FROM s.\"%s\"", t->fields[i].name,
+			       t->fields[i].name);
+	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	/* and the row is not empty */
+	assert_true(nx_test_q(d, "SELECT tensor_engine_instruction_count FROM Summary") > 0);
+	nx_duck_close(d);
+	nx_strbuf_release(&ref);
+	nx_strbuf_release(&q);
+	free(sql);
+	free(staging);
+}
+
+static void check_profile(const char *profile, bool onchip)
+{
+	if (onchip) {
+		compare(profile, "SbufUsage", "54_sbuf_usage.sql", sbuf_cols);
+		compare(profile, "PsumUsage", "55_psum_usage.sql", psum_cols);
+	}
+	compare_summary(profile);
 }
 
 static void test_fixture(void **state)
@@ -126,17 +168,18 @@ static void test_fixture(void **state)
 	struct nx_fixture_opts fo;
 	struct nx_err err = { 0 };
 
-	for (unsigned tpn = 1; tpn <= 3; tpn += 2) {
+	for (unsigned v = 0; v < 3; v++) {
 		char name[32];
-		snprintf(name, sizeof(name), "fix%u", tpn);
+		snprintf(name, sizeof(name), "fix%u", v);
 		char *sub = nx_path_join(dir, name);
 		nx_fixture_opts_default(&fo);
-		fo.ticks_per_ns = tpn;
+		fo.ticks_per_ns = v == 1 ? 3 : 1;
+		fo.dge_notifications = v != 2;
 		if (nx_mkdirs(sub, &err) || nx_fixture_write(sub, &fo, &err))
 			fail_msg("%s", err.msg);
 		char *neff = nx_path_join(sub, "fixture.neff"), *ntff = nx_path_join(sub, "fixture.ntff");
 		char *prof = ingest_keep(neff, ntff, data, name);
-		check_profile(prof);
+		check_profile(prof, v != 2);
 		free(prof);
 		free(neff);
 		free(ntff);
@@ -162,7 +205,7 @@ static void test_kernel(void **state)
 	char *neff = nx_path_join(dir, "k.neff"), *ntff = nx_path_join(dir, "k.ntff");
 	char *data = nx_path_join(dir, "data");
 	char *prof = ingest_keep(neff, ntff, data, "k");
-	check_profile(prof);
+	check_profile(prof, true);
 	free(prof);
 	free(data);
 	free(neff);
