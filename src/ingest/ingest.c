@@ -129,6 +129,19 @@ static int bound_memory(struct nx_duck *d, const char *staging, struct nx_err *e
 	return rc;
 }
 
+/* The derive SQL runs with a smaller buffer pool than the raw stage: its hash tables
+ * and sorts spill, while the rest of the process (code, writer buffers) is still
+ * resident, so this keeps the peak of the two stages level (see docs/memory.md). */
+static int derive_memory(struct nx_duck *d, struct nx_err *err)
+{
+	const char *limit = getenv("NX_DERIVE_MEMORY_LIMIT");
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "SET memory_limit = '%s'",
+		 limit && *limit && strlen(limit) < 32 ? limit : "128MB");
+	return nx_duck_exec(d, sql, err);
+}
+
 /* nx_Profile: one row with the profile's time frame and the interval unions merged
  * while streaming, for the derive SQL. total_ns is the summed length of the executions
  * bounded by start/stop records, or the span of all records when there are none. */
@@ -289,6 +302,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	    (rc = nx_sums_create_views(&c.isums, &c.dsums, d, err)))
 		goto out;
 	c.stage = "derive";
+	if ((rc = derive_memory(d, err)))
+		goto out;
 	rc = nx_derive_run(d, tmp_dir, staging, c.progress, NULL, NULL, err);
 	t_derived = now_s() - t0 - t_raw;
 	if (rc)
