@@ -24,6 +24,10 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 		  const struct nx_progress *progress, nx_derive_note_fn note, void *note_arg,
 		  struct nx_err *err);
 
+/* DuckDB's memory_limit for the derive SQL: NX_DERIVE_MEMORY_LIMIT or 128MB. A query
+ * that runs out of it is retried once with NX_DERIVE_RETRY_MEMORY_LIMIT (1GB). */
+const char *nx_derive_memory_limit(void);
+
 /* Creates an empty, correctly typed view for every schema table that has no file in
  * dir, so derive SQL can refer to any table. */
 int nx_derive_create_empty_views(struct nx_duck *d, const char *dir, struct nx_err *err);

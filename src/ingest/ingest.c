@@ -111,17 +111,23 @@ static void collect_warnings(struct nx_ingest_ctx *c, uint64_t dma_rows)
 				    c->exec[i].has_start ? "stop" : "start");
 }
 
+/* DuckDB's memory_limit while the raw tables stream: NX_INGEST_MEMORY_LIMIT or 256MB. */
+static const char *raw_limit(void)
+{
+	const char *limit = getenv("NX_INGEST_MEMORY_LIMIT");
+	return limit && *limit && strlen(limit) < 32 ? limit : "256MB";
+}
+
 /* Keeps DuckDB's memory bounded whatever the trace size: operators that need more
  * (sorts of the window functions in the derive SQL) spill into the staging directory. */
 static int bound_memory(struct nx_duck *d, const char *staging, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	char *spill = nx_path_join(staging, "spill");
-	const char *limit = getenv("NX_INGEST_MEMORY_LIMIT");
 	int rc;
 
 	nx_strbuf_addf(&sql, "SET memory_limit = '%s'; SET preserve_insertion_order = true; "
-			     "SET temp_directory = ", limit && *limit ? limit : "256MB");
+			     "SET temp_directory = ", raw_limit());
 	nx_sql_quote(&sql, spill);
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
@@ -134,11 +140,9 @@ static int bound_memory(struct nx_duck *d, const char *staging, struct nx_err *e
  * resident, so this keeps the peak of the two stages level (see docs/memory.md). */
 static int derive_memory(struct nx_duck *d, struct nx_err *err)
 {
-	const char *limit = getenv("NX_DERIVE_MEMORY_LIMIT");
 	char sql[128];
 
-	snprintf(sql, sizeof(sql), "SET memory_limit = '%s'",
-		 limit && *limit && strlen(limit) < 32 ? limit : "128MB");
+	snprintf(sql, sizeof(sql), "SET memory_limit = '%s'", nx_derive_memory_limit());
 	return nx_duck_exec(d, sql, err);
 }
 
@@ -229,6 +233,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	struct nx_duck *d = NULL;
 	char *final_dir = NULL, *parent = NULL, *tmp_dir = NULL, *staging = NULL, *spill = NULL;
 	uint64_t dma_rows = 0;
+	char limit_sql[96];
 	double t0 = now_s(), t_raw = 0, t_derived = 0;
 	int rc;
 
@@ -307,6 +312,11 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	rc = nx_derive_run(d, tmp_dir, staging, c.progress, NULL, NULL, err);
 	t_derived = now_s() - t0 - t_raw;
 	if (rc)
+		goto out;
+	/* back to the raw stage's pool: the last tables must not need the spill folder,
+	 * which goes away with the staging one */
+	snprintf(limit_sql, sizeof(limit_sql), "SET memory_limit = '%s'", raw_limit());
+	if ((rc = nx_duck_exec(d, limit_sql, err)))
 		goto out;
 	if (o->keep_staging) {
 		char *p = nx_xasprintf("%s/nx_Profile.parquet", staging);
