@@ -142,9 +142,7 @@ static int derive_memory(struct nx_duck *d, struct nx_err *err)
 {
 	char sql[128];
 
-	/* every derive query that needs an order says ORDER BY, which the setting keeps */
-	snprintf(sql, sizeof(sql), "SET memory_limit = '%s'; SET preserve_insertion_order = false",
-		 nx_derive_memory_limit());
+	snprintf(sql, sizeof(sql), "SET memory_limit = '%s'", nx_derive_memory_limit());
 	return nx_duck_exec(d, sql, err);
 }
 
@@ -317,8 +315,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		goto out;
 	/* back to the raw stage's pool: the last tables must not need the spill folder,
 	 * which goes away with the staging one */
-	snprintf(limit_sql, sizeof(limit_sql),
-		 "SET memory_limit = '%s'; SET preserve_insertion_order = true", raw_limit());
+	snprintf(limit_sql, sizeof(limit_sql), "SET memory_limit = '%s'", raw_limit());
 	if ((rc = nx_duck_exec(d, limit_sql, err)))
 		goto out;
 	if (o->keep_staging) {
