@@ -11,8 +11,11 @@
 --  * static DMA = queues of type instruction/input/output/data/unknown, dynamic =
 --    software_dynamic + hardware_dynamic;
 --  * peak TE flops = rows x cols x 2 x TE clock; HBM peak = Metadata.hbm_ddr_bandwidth;
---  * model_flops and the MFU/HLO fields need HLO statistics the NEFF does not carry:
---    null; collective fields are null (no collectives are modelled).
+--  * model_flops needs HLO statistics the NEFF does not carry: null, and the HLO MFU
+--    fields are 0 as the schema says for missing HLO stats; mfu_estimated_percent and
+--    its ceiling are estimated from the kernel's own matmul FLOPs, hardware_flops -
+--    transpose_flops (docs/derived-tables.md); collective fields are null (no
+--    collectives are modelled).
 WITH p AS (SELECT * FROM nx_Profile),
 md AS (
     SELECT tensor_engine_num_rows * tensor_engine_num_cols * 2.0 * tensor_engine_clock_freq * 1e9 AS te_peak,
@@ -164,10 +167,11 @@ SELECT
     te_a / nullif(total_ns, 0) AS tensor_engine_active_time_percent,
     te_n AS tensor_engine_instruction_count,
     mm_n AS matmul_instruction_count,
-    NULL AS mfu_estimated_percent,
-    NULL AS mfu_max_achievable_estimated_percent,
-    NULL AS mfu_hlo_estimated_percent,
-    NULL AS mfu_hlo_max_achievable_estimated_percent,
+    (hw_flops - tp_flops) / nullif(te_peak * tt, 0) AS mfu_estimated_percent,
+    ((hw_flops - tp_flops) / nullif(hbm_r + hbm_w, 0)) / nullif(te_peak / hbm_bw, 0)
+        AS mfu_max_achievable_estimated_percent,
+    0.0 AS mfu_hlo_estimated_percent,
+    0.0 AS mfu_hlo_max_achievable_estimated_percent,
     (hw_flops - tp_flops) / nullif(te_peak * tt, 0) AS mfu_inst_estimated_percent,
     ((hw_flops - tp_flops) / nullif(hbm_r + hbm_w, 0)) / nullif(te_peak / hbm_bw, 0)
         AS mfu_inst_max_achievable_estimated_percent,
