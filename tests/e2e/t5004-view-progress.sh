@@ -1,5 +1,5 @@
 #!/bin/bash
-# t5003-view-progress.sh: the ingest's progress output, which the library reports
+# t5004-view-progress.sh: the ingest's progress output, which the library reports
 # through a callback and only `view` prints: one line per table written and a final
 # "Wrote ..." line on stderr when not a terminal (no live line, no carriage return);
 # nothing with -q; on a terminal (script(1)) the same lines, plus live "[raw] <table>:
@@ -7,7 +7,7 @@
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 GEN=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/bench/bench_gen_trace
-T=${NX_TEST_TMP:-/tmp}/t5003.$$
+T=${NX_TEST_TMP:-/tmp}/t5004.$$
 rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
