@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # ingest.sh BUILD_DIR WORK_DIR: ingest throughput and peak memory on generated traces
-# of 1M and 10M records (NX_BENCH_RECORDS overrides, in millions), next to the writer
-# floor: DuckDB alone copying the same Instruction and DmaPacket rows from an in-memory
-# table to zstd parquet, measured in the same run.
+# of 1M and 10M records (NX_BENCH_SIZES, in millions, e.g. "1 10 30 100"; the older
+# NX_BENCH_RECORDS is accepted too), next to the writer floor: DuckDB alone copying the
+# same Instruction and DmaPacket rows from an in-memory table to zstd parquet, measured
+# in the same run. Prints one line per size, then every table's time (and the peak RSS
+# reached by the end of it when the ingest reports it). NX_BENCH_KEEP=1 keeps the
+# generated traces and profiles (they take about 0.5 GB per 10M records).
 set -euo pipefail
 build=$1
 work=$2
-sizes=${NX_BENCH_RECORDS:-1 10}
+sizes=${NX_BENCH_SIZES:-${NX_BENCH_RECORDS:-1 10}}
 bin=$build/neuron-explorer
 for m in $sizes; do
 	d=$work/trace-$m
@@ -22,21 +25,41 @@ for m in $sizes; do
 	rows=$(grep -oP 'Wrote \K[0-9]+' "$log")
 	prof=$d/data/profiles/global/bench@latest
 	# writer floor: same rows, from memory to parquet, DuckDB alone
+	# (above 10M records the source table lives in a database file rather than in
+	# memory: 100M Instruction rows in memory would take tens of GB on a shared machine)
+	db=memory
+	if awk -v m="$m" 'BEGIN { exit !(m > 10) }'; then
+		db=floor_db
+		rm -f "$d/floor.db"
+	fi
 	floor=$("$build/nx-sql" -t \
+		"$( [[ $db == memory ]] && echo 'SELECT 1' || echo "ATTACH '$d/floor.db' AS floor_db; USE floor_db")" \
 		"CREATE TABLE i AS SELECT * FROM read_parquet('$prof/Instruction.parquet')" \
 		"CREATE TABLE p AS SELECT * FROM read_parquet('$prof/DmaPacket.parquet')" \
 		"COPY i TO '$d/floor_i.parquet' (FORMAT parquet, COMPRESSION zstd)" \
 		"COPY p TO '$d/floor_p.parquet' (FORMAT parquet, COMPRESSION zstd)" 2>&1 >/dev/null |
-		awk '/time_s/ {n++; if (n > 2) s += $2} END {printf "%.2f", s}')
+		awk '/time_s/ {n++; if (n > 3) s += $2} END {printf "%.2f", s}')
+	rm -f "$d/floor_i.parquet" "$d/floor_p.parquet" "$d/floor.db" "$d/floor.db.wal"
 	awk -v m="$m" -v rows="$rows" -v raw="$raw" -v der="$der" -v wall="$wall" -v rss="$rss" \
 	    -v bytes="$bytes" -v floor="$floor" 'BEGIN {
-		printf "%sM records: raw tables %.2f s (%.2f M rec/s, %.1f MB/s of NTFF), floor %.2f s (raw/floor %.2fx); derived %.2f s; total %.2f s; peak RSS %.0f MB\n",
-			m, raw, rows / raw / 1e6, bytes / raw / 1e6, floor, raw / floor, der, wall, rss / 1024 }'
-	# the same without the SBUF/PSUM occupancy tables (the real tool's opt-out flag)
-	/usr/bin/time -v "$bin" view -n "$d/bench.neff" -s "$d/bench.ntff" --data-path "$d/data" \
+		printf "%sM records: raw tables %.2f s (%.2f M rec/s, %.1f MB/s of NTFF), floor %.2f s (raw/floor %.2fx); derived %.2f s; total %.2f s (total/floor %.2fx); peak RSS %.0f MB\n",
+			m, raw, rows / raw / 1e6, bytes / raw / 1e6, floor, raw / floor, der, wall,
+			wall / floor, rss / 1024 }'
+	# per table: "  <Table> <rows> rows <time> s [...]"; "peak <n> MB" when reported
+	awk '/^  [A-Za-z_]+ +[0-9]+ rows/ {
+		t = "-"; p = "";
+		for (i = 1; i <= NF; i++) {
+			if ($i == "s" && $(i - 1) ~ /^[0-9.]+$/) t = $(i - 1);
+			if ($i == "peak") p = $(i + 1) " MB";
+		}
+		printf "    %-26s %11s rows %8s s %10s\n", $1, $2, t, p }' "$log"
+	# the same without the SBUF/PSUM occupancy tables (the real tool's opt-out flag);
+	# NX_BENCH_NOBUF=0 skips it
+	[[ ${NX_BENCH_NOBUF:-1} == 0 ]] || /usr/bin/time -v "$bin" view -n "$d/bench.neff" -s "$d/bench.ntff" --data-path "$d/data" \
 		--display-name bench-nobuf --ingest-only -F ignore-nc-buf-usage=true >"$log" 2>&1
-	awk '/derived tables/ { for (i = 1; i <= NF; i++) if ($i == "derived") d = $(i + 2);
+	[[ ${NX_BENCH_NOBUF:-1} == 0 ]] || awk '/derived tables/ { for (i = 1; i <= NF; i++) if ($i == "derived") d = $(i + 2);
 				for (i = 1; i <= NF; i++) if ($i == "total") t = $(i + 1) }
 	     /Maximum resident/ { r = $NF }
 	     END { printf "    with -F ignore-nc-buf-usage=true: derived %s s; total %s s; peak RSS %.0f MB\n", d, t, r / 1024 }' "$log"
+	[[ ${NX_BENCH_KEEP:-0} == 1 ]] || rm -rf "$d"
 done

@@ -6,8 +6,12 @@
 # workflows' Summary, Instruction-breakdown and source-line-hotspot queries. Prints
 # requests/s, p50/p99 latency and the error count per scenario; exits 1 on any error.
 #
+# Then, single client and warm, each seed query through `_search` against the same SQL
+# run by DuckDB directly on the same files (nx-sql), median of REPS runs each, and the
+# ratio api/direct.
+#
 # usage: bench/server.sh [BUILD_DIR]
-#   env: ROWS (10000000)  DURATION (15s)  CONNECTIONS (16)  WRK_THREADS (2)  KEEP=1 keeps the data
+#   env: ROWS (10000000)  DURATION (15s)  REPS (7)  CONNECTIONS (16)  WRK_THREADS (2)  KEEP=1 keeps the data
 # wrk waits up to 60 s per reply: the aggregate queries scan 10M rows and queue behind each
 # other on a small machine, which is latency, not an error.
 set -euo pipefail
@@ -84,6 +88,39 @@ run health "$base/api/v1/health"
 run summary "$base/api/v1/db/bench/_search" "$(q Summary 'SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, vector_engine_active_time_percent, dma_active_time_percent, hbm_read_bytes, hbm_write_bytes FROM Summary')"
 run instruction-breakdown "$base/api/v1/db/bench/_search" "$(q Instruction 'SELECT engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns, SUM(evt_wait_time_ns) as total_evt_wait_ns FROM Instruction GROUP BY engine, opcode ORDER BY total_dur_ns DESC')"
 run source-line-hotspots "$base/api/v1/db/bench/_search" "$(q Instruction 'SELECT bir_debug_info_source_location, engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns FROM Instruction WHERE bir_debug_info_source_location IS NOT NULL GROUP BY bir_debug_info_source_location, engine, opcode ORDER BY total_dur_ns DESC LIMIT 10')"
+
+# Single client, warm: the API against DuckDB alone on the same parquet files.
+reps=${REPS:-7}
+prof=$work/data/profiles/global/bench@latest
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+direct() { # median seconds of one query in nx-sql over views of the profile (warm)
+	local sql=$1 args=()
+	for _ in $(seq 0 "$reps"); do args+=("$sql"); done
+	"$build/nx-sql" -t -C "$prof" "${args[@]}" 2>&1 >/dev/null |
+		awk '/time_s/ {n++; if (n > 1) print $2}' | median
+}
+api() { # median seconds of one _search request (warm)
+	local body=$1
+	curl -s -o /dev/null -X POST -H 'Content-Type: application/json' -d "$body" "$base/api/v1/db/bench/_search"
+	for _ in $(seq 1 "$reps"); do
+		curl -s -o /dev/null -w '%{time_total}\n' -X POST -H 'Content-Type: application/json' \
+			-d "$body" "$base/api/v1/db/bench/_search"
+	done | median
+}
+echo
+echo "single client, warm, median of $reps: _search vs DuckDB directly on the same files"
+printf '%-22s %10s %10s %8s\n' query "api s" "direct s" ratio
+cmp() {
+	local label=$1 table=$2 sql=$3
+	local a d
+	a=$(api "$(q "$table" "$sql")")
+	d=$(direct "$sql")
+	printf '%-22s %10.4f %10.4f %8.2f\n' "$label" "$a" "$d" "$(echo "$a / $d" | bc -l)"
+}
+cmp summary Summary 'SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, vector_engine_active_time_percent, dma_active_time_percent, hbm_read_bytes, hbm_write_bytes FROM Summary'
+cmp instruction-breakdown Instruction 'SELECT engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns, SUM(evt_wait_time_ns) as total_evt_wait_ns FROM Instruction GROUP BY engine, opcode ORDER BY total_dur_ns DESC'
+cmp source-line-hotspots Instruction 'SELECT bir_debug_info_source_location, engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns FROM Instruction WHERE bir_debug_info_source_location IS NOT NULL GROUP BY bir_debug_info_source_location, engine, opcode ORDER BY total_dur_ns DESC LIMIT 10'
+echo "server RSS after the runs: $(awk '/VmRSS/ {print $2 / 1024 " MB"}' /proc/$server_pid/status) (peak $(awk '/VmHWM/ {print $2 / 1024 " MB"}' /proc/$server_pid/status))"
 
 if (( errors_total )); then
 	echo "FAILED: $errors_total errors (server log: $work/server.err)" >&2

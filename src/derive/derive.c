@@ -172,8 +172,37 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging, bool quiet,
-		  nx_derive_note_fn note, void *note_arg, struct nx_err *err)
+/* A query that ran out of DuckDB's buffer pool (a join or sort that could not spill
+ * enough) is run once more with NX_DERIVE_RETRY_MEMORY_LIMIT (default 1GB), then the
+ * session's limit is restored. Seen on a 100M-record trace in DmaPacketAggregated. */
+static int retry_with_more_memory(struct nx_duck *d, const char *sql, const char *path,
+				  uint64_t *rows, struct nx_err *err)
+{
+	const char *big = getenv("NX_DERIVE_RETRY_MEMORY_LIMIT");
+	char set[96];
+	int rc;
+
+	snprintf(set, sizeof(set), "SET memory_limit = '%s'",
+		 big && *big && strlen(big) < 32 ? big : "1GB");
+	memset(err, 0, sizeof(*err));
+	rc = nx_duck_exec(d, set, err);
+	if (!rc)
+		rc = nx_duck_copy_query(d, sql, path, rows, err);
+	struct nx_err ignored = { 0 };
+	snprintf(set, sizeof(set), "SET memory_limit = '%s'", nx_derive_memory_limit());
+	nx_duck_exec(d, set, &ignored);
+	return rc;
+}
+
+const char *nx_derive_memory_limit(void)
+{
+	const char *limit = getenv("NX_DERIVE_MEMORY_LIMIT");
+	return limit && *limit && strlen(limit) < 32 ? limit : "128MB";
+}
+
+int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
+		  const struct nx_progress *progress, nx_derive_note_fn note, void *note_arg,
+		  struct nx_err *err)
 {
 	const char *dirs[] = { dir, staging, NULL };
 	int rc = nx_derive_create_views(d, dir, err);
@@ -213,6 +242,8 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging, bool 
 		if (!rc) {
 			char *path = nx_xasprintf("%s/%s.parquet", dir, table);
 			rc = nx_duck_copy_query(d, sql.buf, path, &rows, err);
+			if (rc && strstr(err->msg, "Out of Memory"))
+				rc = retry_with_more_memory(d, sql.buf, path, &rows, err);
 			if (!rc && rows == 0)
 				remove(path);
 			else if (!rc)
@@ -221,9 +252,11 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging, bool 
 				nx_err_wrap(err, "derive %s (%s)", table, f->name);
 			free(path);
 		}
-		if (!rc && !quiet)
-			fprintf(stderr, "  %-26s %10" PRIu64 " rows  %6.2f s (derived)\n", table, rows,
-				now_s() - t0);
+		if (!rc) {
+			struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "derive",
+				.table = table, .how = "derived", .rows = rows, .seconds = now_s() - t0 };
+			nx_progress_emit(progress, &ev);
+		}
 		nx_strbuf_release(&sql);
 	}
 	return rc;

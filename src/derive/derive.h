@@ -8,18 +8,25 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/progress.h"
 #include "db/duck.h"
 
 /* Called with a message for each table the stage skips (missing inputs). */
 typedef void (*nx_derive_note_fn)(void *arg, const char *table, const char *why);
 
 /* Creates a view for every <Table>.parquet in dir, then runs every embedded SQL file in
- * name order. A file starts with header lines:
+ * name order (each written table is reported through progress, which may be NULL).
+ * A file starts with header lines:
  *   -- table: <Name>            the schema table it produces (required)
  *   -- requires: <T1>, <T2>     tables that must exist, else the file is skipped
  * and its body is one SELECT. Tables with no rows are not written. */
-int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging, bool quiet,
-		  nx_derive_note_fn note, void *note_arg, struct nx_err *err);
+int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
+		  const struct nx_progress *progress, nx_derive_note_fn note, void *note_arg,
+		  struct nx_err *err);
+
+/* DuckDB's memory_limit for the derive SQL: NX_DERIVE_MEMORY_LIMIT or 128MB. A query
+ * that runs out of it is retried once with NX_DERIVE_RETRY_MEMORY_LIMIT (1GB). */
+const char *nx_derive_memory_limit(void);
 
 /* Creates an empty, correctly typed view for every schema table that has no file in
  * dir, so derive SQL can refer to any table. */

@@ -8,6 +8,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double nx_active_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 struct spill_rec {
 	int64_t s, e;
@@ -257,23 +265,27 @@ static int os_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 }
 
 static int write_one(struct nx_duck *d, struct nx_row_source *src, const char *dir,
-		     bool quiet, struct nx_err *err)
+		     const struct nx_progress *progress, struct nx_err *err)
 {
 	char *path = nx_xasprintf("%s/%s.parquet", dir, src->table->name);
 	uint64_t rows = 0;
+	double t0 = nx_active_now();
 	int rc = nx_duck_copy_source(d, src, path, &rows, err);
 
 	if (!rc && rows == 0)
 		remove(path);
-	if (!rc && !quiet)
-		fprintf(stderr, "  %-26s %10" PRIu64 " rows  (merged while streaming)\n",
-			src->table->name, rows);
+	if (!rc) {
+		struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "raw",
+			.table = src->table->name, .how = "merged while streaming", .rows = rows,
+			.seconds = nx_active_now() - t0 };
+		nx_progress_emit(progress, &ev);
+	}
 	free(path);
 	return rc;
 }
 
 int nx_active_write(struct nx_active *a, struct nx_duck *d, const char *dir, int64_t total_ns,
-		    bool quiet, struct nx_err *err)
+		    const struct nx_progress *progress, struct nx_err *err)
 {
 	static const char *const at_names[] = { "start_ts", "end_ts", "engine", "pcore_idx",
 						"duration_ns", NULL };
@@ -290,10 +302,10 @@ int nx_active_write(struct nx_active *a, struct nx_duck *d, const char *dir, int
 		return rc;
 	rewind(a->spill);
 	src = (struct nx_row_source){ .table = at.map.table, .self = &at, .next = at_next };
-	if ((rc = write_one(d, &src, dir, quiet, err)))
+	if ((rc = write_one(d, &src, dir, progress, err)))
 		return rc;
 	src = (struct nx_row_source){ .table = os.map.table, .self = &os, .next = os_next };
-	return write_one(d, &src, dir, quiet, err);
+	return write_one(d, &src, dir, progress, err);
 }
 
 void nx_active_release(struct nx_active *a)

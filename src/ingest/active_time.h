@@ -10,6 +10,7 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/progress.h"
 #include "db/duck.h"
 #include "neff/isa.h"
 
@@ -63,7 +64,7 @@ int nx_active_finish_all(struct nx_active *a, struct nx_err *err);
 /* Writes ActiveTime.parquet and OpcodeSummary.parquet into dir; total_ns divides the
  * OpcodeSummary fractions. */
 int nx_active_write(struct nx_active *a, struct nx_duck *d, const char *dir, int64_t total_ns,
-		    bool quiet, struct nx_err *err);
+		    const struct nx_progress *progress, struct nx_err *err);
 void nx_active_release(struct nx_active *a);
 
 #endif

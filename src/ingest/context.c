@@ -8,6 +8,7 @@
 #include "common/xalloc.h"
 
 #include <stdarg.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,4 +213,61 @@ void nx_ctx_release(struct nx_ingest_ctx *c)
 		nx_ntff_reader_close(c->ntff);
 	nx_neff_release(&c->neff);
 	memset(c, 0, sizeof(*c));
+}
+
+double nx_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void nx_ctx_table_done(struct nx_ingest_ctx *c, const char *table, const char *how,
+		       uint64_t rows, double seconds)
+{
+	struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = c->stage,
+		.table = table, .how = how, .rows = rows, .seconds = seconds };
+	nx_progress_emit(c->progress, &ev);
+}
+
+/* A row source that reports progress about every quarter second. */
+struct progress_src {
+	struct nx_ingest_ctx *c;
+	struct nx_row_source *inner;
+	const char *name;
+	uint64_t rows;
+	double t0, last;
+};
+
+static int progress_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct progress_src *p = self;
+	int n = p->inner->next(p->inner->self, b, err);
+
+	if (n > 0) {
+		p->rows += (uint64_t)n;
+		double now = nx_now_s();
+		if (now - p->last >= 0.25) {
+			struct nx_progress_event ev = { .kind = NX_PROGRESS_ROWS, .stage = p->c->stage,
+				.table = p->name, .rows = p->rows, .seconds = now - p->t0 };
+			p->last = now;
+			nx_progress_emit(p->c->progress, &ev);
+		}
+	}
+	return n;
+}
+
+int nx_ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
+		const char *path, const char *name, const char *how, uint64_t *rows,
+		struct nx_err *err)
+{
+	struct progress_src p = { .c = c, .inner = src, .name = name ? name : src->table->name };
+	struct nx_row_source wrap = { .table = src->table, .self = &p, .next = progress_next };
+	int rc;
+
+	p.t0 = p.last = nx_now_s();
+	rc = nx_duck_copy_source(d, c->progress ? &wrap : src, path, rows, err);
+	if (!rc)
+		nx_ctx_table_done(c, p.name, how, *rows, nx_now_s() - p.t0);
+	return rc;
 }

@@ -7,9 +7,11 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/progress.h"
 #include "db/duck.h"
 #include "ingest/active_time.h"
 #include "ingest/dma_trigger.h"
+#include "ingest/summary_sums.h"
 #include "neff/neff.h"
 #include "ntff/ntff.h"
 
@@ -55,8 +57,12 @@ struct nx_ingest_ctx {
 	struct nx_exec_window { int64_t start, stop; uint64_t rows; bool has_start, has_stop; } *exec;
 	struct nx_active active;     /* ActiveTime / OpcodeSummary, merged while streaming */
 	struct nx_trig_map trig;     /* DMA span per triggering instruction (DmaPacket pass) */
+	struct nx_inst_sums isums;   /* Summary's Instruction aggregates, likewise */
+	struct nx_dma_sums dsums;    /* Summary's DmaPacket aggregates */
 	uint64_t unknown_inst, unknown_queue, unknown_block;
 	uint64_t rows_total;
+	const struct nx_progress *progress; /* may be NULL */
+	const char *stage;                  /* "raw", "staging", "derive": for progress */
 	size_t nwarn, warn_cap;
 	struct nx_warning *warn;
 };
@@ -78,6 +84,17 @@ static inline void nx_ctx_see(struct nx_ingest_ctx *c, int64_t a, int64_t b)
 	if (b > c->last_ns)
 		c->last_ns = b;
 }
+
+/* Streams src into the parquet file at path like nx_duck_copy_source, reporting rows
+ * while it goes and the finished table (named `name`, or src's table) through
+ * c->progress; `how` qualifies the table line (NULL, "derived", ...). */
+int nx_ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
+		const char *path, const char *name, const char *how, uint64_t *rows,
+		struct nx_err *err);
+/* Reports a finished table through c->progress. */
+void nx_ctx_table_done(struct nx_ingest_ctx *c, const char *table, const char *how,
+		       uint64_t rows, double seconds);
+double nx_now_s(void);
 
 /* Total profile time in ns: summed execution windows, or the span of all records. */
 int64_t nx_ctx_total_ns(const struct nx_ingest_ctx *c);
@@ -124,6 +141,10 @@ int nx_read_exec_records(struct nx_ingest_ctx *c, struct nx_err *err);
 /* Internal tables for the derive SQL, written into dir (a staging directory). */
 int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
 		     struct nx_err *err);
+/* nx_OnchipAlloc into staging_dir, and from the same pass SbufUsage and PsumUsage into
+ * profile_dir (skipped with -F ignore-nc-buf-usage=true). */
+int nx_write_onchip(struct nx_ingest_ctx *c, struct nx_duck *d, const char *staging_dir,
+		    const char *profile_dir, struct nx_err *err);
 
 /* Static tables (NEFF facts, metadata): a source that emits rows [0, count). */
 struct nx_src_static {

@@ -22,27 +22,18 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#define now_s nx_now_s
 
 /* Writes one table from a row source; a table with no rows leaves no file. */
-static int write_table(struct nx_duck *d, struct nx_row_source *src, const char *dir,
-		       bool keep_empty, bool quiet, uint64_t *total, struct nx_err *err)
+static int write_table(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
+		       const char *dir, bool keep_empty, uint64_t *total, struct nx_err *err)
 {
 	char *path = nx_xasprintf("%s/%s.parquet", dir, src->table->name);
 	uint64_t rows = 0;
-	double t0 = now_s();
-	int rc = nx_duck_copy_source(d, src, path, &rows, err);
+	int rc = nx_ctx_copy(c, d, src, path, NULL, NULL, &rows, err);
 
 	if (!rc && rows == 0 && !keep_empty)
 		remove(path);
-	if (!rc && !quiet)
-		fprintf(stderr, "  %-26s %10" PRIu64 " rows  %6.2f s\n", src->table->name, rows,
-			now_s() - t0);
 	if (!rc && total)
 		*total += rows;
 	free(path);
@@ -50,19 +41,19 @@ static int write_table(struct nx_duck *d, struct nx_row_source *src, const char 
 }
 
 static int write_static(struct nx_ingest_ctx *c, struct nx_duck *d, const char *table,
-			const char *dir, bool keep_empty, bool quiet, struct nx_err *err)
+			const char *dir, bool keep_empty, struct nx_err *err)
 {
 	struct nx_src_static s;
 	struct nx_row_source src;
 	int rc = nx_src_static_init(&s, c, table, &src, err);
-	return rc ? rc : write_table(d, &src, dir, keep_empty, quiet, &c->rows_total, err);
+	return rc ? rc : write_table(c, d, &src, dir, keep_empty, &c->rows_total, err);
 }
 
 typedef int (*trace_init_fn)(struct nx_src_trace *, struct nx_ingest_ctx *,
 			     struct nx_row_source *, struct nx_err *);
 
 static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
-			      bool quiet, uint64_t *dma_rows, struct nx_err *err)
+			      uint64_t *dma_rows, struct nx_err *err)
 {
 	/* DmaPacket before Instruction: its pass collects the DMA span of every
 	 * triggering instruction for the Instruction table's dma_trigger_* columns. */
@@ -75,7 +66,7 @@ static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const 
 		uint64_t before = c->rows_total;
 		int rc = inits[i](&s, c, &src, err);
 		if (!rc)
-			rc = write_table(d, &src, dir, false, quiet, &c->rows_total, err);
+			rc = write_table(c, d, &src, dir, false, &c->rows_total, err);
 		if (rc)
 			return rc;
 		if (s.kind == NX_REC_DMA)
@@ -120,22 +111,39 @@ static void collect_warnings(struct nx_ingest_ctx *c, uint64_t dma_rows)
 				    c->exec[i].has_start ? "stop" : "start");
 }
 
+/* DuckDB's memory_limit while the raw tables stream: NX_INGEST_MEMORY_LIMIT or 256MB. */
+static const char *raw_limit(void)
+{
+	const char *limit = getenv("NX_INGEST_MEMORY_LIMIT");
+	return limit && *limit && strlen(limit) < 32 ? limit : "256MB";
+}
+
 /* Keeps DuckDB's memory bounded whatever the trace size: operators that need more
  * (sorts of the window functions in the derive SQL) spill into the staging directory. */
 static int bound_memory(struct nx_duck *d, const char *staging, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	char *spill = nx_path_join(staging, "spill");
-	const char *limit = getenv("NX_INGEST_MEMORY_LIMIT");
 	int rc;
 
 	nx_strbuf_addf(&sql, "SET memory_limit = '%s'; SET preserve_insertion_order = true; "
-			     "SET temp_directory = ", limit && *limit ? limit : "256MB");
+			     "SET temp_directory = ", raw_limit());
 	nx_sql_quote(&sql, spill);
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
 	free(spill);
 	return rc;
+}
+
+/* The derive SQL runs with a smaller buffer pool than the raw stage: its hash tables
+ * and sorts spill, while the rest of the process (code, writer buffers) is still
+ * resident, so this keeps the peak of the two stages level (see docs/memory.md). */
+static int derive_memory(struct nx_duck *d, struct nx_err *err)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "SET memory_limit = '%s'", nx_derive_memory_limit());
+	return nx_duck_exec(d, sql, err);
 }
 
 /* nx_Profile: one row with the profile's time frame and the interval unions merged
@@ -225,6 +233,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	struct nx_duck *d = NULL;
 	char *final_dir = NULL, *parent = NULL, *tmp_dir = NULL, *staging = NULL, *spill = NULL;
 	uint64_t dma_rows = 0;
+	char limit_sql[96];
 	double t0 = now_s(), t_raw = 0, t_derived = 0;
 	int rc;
 
@@ -235,6 +244,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	c.ntff_path = o->ntff_path;
 	c.display_name = o->display_name;
 	c.skip_buf_usage = o->skip_buf_usage;
+	c.progress = o->progress;
+	c.stage = "raw";
 	if (!o->output_dir && (rc = nx_check_display_name(o->display_name, err)))
 		goto out;
 	if (o->output_dir) {
@@ -260,9 +271,6 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		nx_remove_stale_tmp(parent, o->display_name);
 	if ((rc = nx_remove_tree(tmp_dir, err)) || (rc = nx_mkdirs(tmp_dir, err)))
 		goto out;
-	if (!o->quiet)
-		fprintf(stderr, "Ingesting '%s' + '%s' as '%s'\n", o->neff_path, o->ntff_path,
-			o->display_name ? o->display_name : final_dir);
 	staging = nx_path_join(tmp_dir, ".staging");
 	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = nx_mkdirs(staging, err)) ||
 	    (rc = bound_memory(d, staging, err)))
@@ -270,7 +278,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	spill = nx_path_join(staging, "active.bin");
 	if ((rc = nx_active_init(&c.active, spill, (int)c.info->pcore_idx, err)))
 		goto out;
-	rc = write_trace_tables(&c, d, tmp_dir, o->quiet, &dma_rows, err);
+	rc = write_trace_tables(&c, d, tmp_dir, &dma_rows, err);
 	if (!rc)
 		rc = nx_active_finish(&c.active, err);
 	if (!rc)
@@ -283,36 +291,62 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 						    "StackFrameFileLocation", "StackFrameFileName",
 						    "StackFrameFunctionName" };
 	for (size_t i = 0; i < NX_ARRAY_SIZE(neff_tables); i++)
-		if ((rc = write_static(&c, d, neff_tables[i], tmp_dir, false, o->quiet, err)))
+		if ((rc = write_static(&c, d, neff_tables[i], tmp_dir, false, err)))
 			goto out;
 	collect_warnings(&c, dma_rows);
-	if ((rc = write_static(&c, d, "Metadata", tmp_dir, true, o->quiet, err)) ||
-	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, o->quiet, err)) ||
-	    (rc = nx_active_write(&c.active, d, tmp_dir, nx_ctx_total_ns(&c), o->quiet, err)))
+	if ((rc = write_static(&c, d, "Metadata", tmp_dir, true, err)) ||
+	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, err)) ||
+	    (rc = nx_active_write(&c.active, d, tmp_dir, nx_ctx_total_ns(&c), c.progress, err)))
 		goto out;
 	/* The staging tables only serve the derived ones: their time counts as derive. */
 	t_raw = now_s() - t0;
-	if ((rc = nx_write_staging(&c, d, staging, err)) || (rc = create_profile_view(&c, d, err)))
+	c.stage = "staging";
+	if ((rc = nx_write_staging(&c, d, staging, err)) ||
+	    (rc = nx_write_onchip(&c, d, staging, tmp_dir, err)) ||
+	    (rc = create_profile_view(&c, d, err)) ||
+	    (rc = nx_sums_create_views(&c.isums, &c.dsums, d, err)))
 		goto out;
-	rc = nx_derive_run(d, tmp_dir, staging, o->quiet, NULL, NULL, err);
+	c.stage = "derive";
+	if ((rc = derive_memory(d, err)))
+		goto out;
+	rc = nx_derive_run(d, tmp_dir, staging, c.progress, NULL, NULL, err);
 	t_derived = now_s() - t0 - t_raw;
 	if (rc)
 		goto out;
-	if ((rc = nx_remove_tree(staging, err)))
+	/* back to the raw stage's pool: the last tables must not need the spill folder,
+	 * which goes away with the staging one */
+	snprintf(limit_sql, sizeof(limit_sql), "SET memory_limit = '%s'", raw_limit());
+	if ((rc = nx_duck_exec(d, limit_sql, err)))
 		goto out;
-	if ((rc = write_static(&c, d, "Warning", tmp_dir, false, o->quiet, err)) ||
-	    (rc = write_static(&c, d, "SchemaFields", tmp_dir, true, o->quiet, err)) ||
-	    (rc = nx_write_empty_tables(d, tmp_dir, o->quiet, err)))
+	if (o->keep_staging) {
+		char *p = nx_xasprintf("%s/nx_Profile.parquet", staging);
+		struct nx_strbuf q = NX_STRBUF_INIT;
+		nx_strbuf_addstr(&q, "COPY (SELECT * FROM nx_Profile) TO ");
+		nx_sql_quote(&q, p);
+		nx_strbuf_addstr(&q, " (FORMAT parquet)");
+		rc = nx_duck_exec(d, q.buf, err);
+		nx_strbuf_release(&q);
+		free(p);
+	} else {
+		rc = nx_remove_tree(staging, err);
+	}
+	if (rc)
+		goto out;
+	c.stage = "raw";
+	/* quiet: the library reports through c.progress only, it does not print */
+	if ((rc = write_static(&c, d, "Warning", tmp_dir, false, err)) ||
+	    (rc = write_static(&c, d, "SchemaFields", tmp_dir, true, err)) ||
+	    (rc = nx_write_empty_tables(d, tmp_dir, true, err)))
 		goto out;
 	nx_duck_close(d);
 	d = NULL;
 	rc = nx_publish_dir(tmp_dir, final_dir, err);
 	if (rc)
 		goto out;
-	if (!o->quiet)
-		fprintf(stderr, "Wrote %" PRIu64 " raw rows to %s: raw tables %.2f s, derived "
-			"tables %.2f s, total %.2f s\n", c.rows_total, final_dir, t_raw, t_derived,
-			now_s() - t0);
+	struct nx_progress_event done = { .kind = NX_PROGRESS_DONE, .table = final_dir,
+		.rows = c.rows_total, .seconds = now_s() - t0, .raw_s = t_raw,
+		.derived_s = t_derived };
+	nx_progress_emit(c.progress, &done);
 	if (published) {
 		*published = final_dir;
 		final_dir = NULL;

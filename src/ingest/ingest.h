@@ -7,6 +7,7 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/progress.h"
 
 struct nx_ingest_opts {
 	const char *neff_path;
@@ -14,7 +15,9 @@ struct nx_ingest_opts {
 	const char *data_path;    /* root of the workspace (--data-path) */
 	const char *display_name; /* profile name (--display-name) */
 	const char *output_dir;   /* when set: publish exactly this directory instead */
-	bool quiet;               /* no progress lines on stderr */
+	bool quiet;               /* kept for callers; the library never prints */
+	const struct nx_progress *progress; /* per-table and per-batch events, or NULL */
+	bool keep_staging;        /* tests: publish the internal tables under .staging/ */
 	bool skip_buf_usage;      /* -F ignore-nc-buf-usage=true: no SBUF/PSUM usage tables */
 };
 

@@ -72,6 +72,27 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		nx_rowbuf_i64(b, ix[C_TRIG_E], row, ts->end);
 		nx_rowbuf_i64(b, ix[C_DMA_WAIT], row, ts->start - end);
 	}
+	struct nx_inst_row sr = { .engine = r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine)
+									  : "Unknown",
+				  .opcode = in ? nx_opcode_name(in->opcode) : "UNKNOWN",
+				  .start = start, .end = end, .known = in != NULL };
+	if (in) {
+		const struct nx_inst_work *w = &st->work;
+		bool tp = in->flags & NX_INST_TRANSPOSE;
+		int64_t v[NX_SUM_BYTES] = { st->hbm_read, st->hbm_write, (int64_t)w->sbuf_read_bytes,
+			(int64_t)w->sbuf_write_bytes, st->spill_save, st->spill_reload,
+			(int64_t)w->psum_read_bytes, (int64_t)w->psum_write_bytes,
+			(int64_t)w->psum_read_sbuf_write_bytes, st->input_q, st->output_q,
+			st->weight_q };
+		memcpy(sr.bytes, v, sizeof(v));
+		sr.has_flops = in->engine == NX_ENGINE_TENSOR &&
+			       (in->opcode == NX_OP_MATMUL || in->opcode == NX_OP_LDWEIGHTS);
+		sr.raw_flops = (int64_t)w->raw_flops;
+		sr.adj_flops = (int64_t)w->adjusted_flops;
+		sr.flops_tp = tp ? (int64_t)w->raw_flops : 0;
+		sr.adj_flops_tp = tp ? (int64_t)w->adjusted_flops : 0;
+	}
+	nx_inst_sums_add(&c->isums, &sr);
 	if (!in) {
 		nx_rowbuf_str(b, ix[C_OPCODE], row, "UNKNOWN");
 		nx_rowbuf_str(b, ix[C_OPERANDS], row, "");

@@ -14,6 +14,7 @@
 #include "ingest/context.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "ingest/onchip_usage.h"
 #include "sim/machine.h"
 
 #include <stdio.h>
@@ -347,6 +348,7 @@ struct onchip_src {
 	struct nx_ntff_reader *dma_reader;
 	struct nx_rec head[2];          /* next instruction, next DMA packet */
 	bool have[2], primed, done;
+	struct nx_onchip_usage *usage;  /* SbufUsage / PsumUsage, fed every row */
 };
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -429,6 +431,13 @@ static int64_t cell_bytes(const struct oc_range *r, unsigned g, size_t col)
 	return p1 < p0 || hi < lo ? 0 : (int64_t)(p1 - p0 + 1) * (int64_t)(hi - lo + 1);
 }
 
+/* Bytes of one allocation unit: a partition group of SBUF, a PSUM bank. */
+static int64_t unit_capacity(const struct onchip_src *s, int mem)
+{
+	return (int64_t)(mem == OC_SBUF ? GROUP_PARTS * s->cap_bytes[OC_SBUF]
+					: NX_NUM_PARTITIONS * s->bank_bytes);
+}
+
 static void emit(struct onchip_src *s, const struct oc_alloc *a, int64_t start, int64_t end,
 		 int64_t bytes)
 {
@@ -436,6 +445,9 @@ static void emit(struct onchip_src *s, const struct oc_alloc *a, int64_t start, 
 	s->out[s->nout++] = (struct oc_row){ .r = a->r, .unit = a->unit, .start = start,
 		.end = end, .bytes = bytes, .dma = a->dma, .engine = a->engine, .pc = a->pc,
 		.block = a->block };
+	if (s->usage)
+		nx_onchip_usage_add(s->usage, a->r.mem == OC_SBUF ? NX_USAGE_SBUF : NX_USAGE_PSUM,
+				    a->unit, start, end, bytes, unit_capacity(s, a->r.mem));
 }
 
 /* Writes the rows of allocation i and returns it to the free list. */
@@ -663,8 +675,7 @@ static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		nx_rowbuf_i64(b, 6, row, o->r.p0);
 		nx_rowbuf_i64(b, 7, row, o->r.p1 - o->r.p0 + 1);
 		nx_rowbuf_i64(b, 8, row, o->bytes);
-		nx_rowbuf_i64(b, 9, row, (int64_t)(o->r.mem == OC_SBUF
-			? GROUP_PARTS * s->cap_bytes[OC_SBUF] : NX_NUM_PARTITIONS * s->bank_bytes));
+		nx_rowbuf_i64(b, 9, row, unit_capacity(s, o->r.mem));
 		nx_rowbuf_str(b, 10, row, o->dma ? "dma" : "instruction");
 		if (o->dma) {
 			nx_rowbuf_i64(b, 13, row, o->block);
@@ -715,7 +726,6 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 	struct block_src bs = { .ctx = c };
 	struct transfer_src ts = { .ctx = c };
 	struct static_src ss = { .ctx = c };
-	struct onchip_src os;
 	struct nx_row_source src;
 	char path[4096];
 	uint64_t rows;
@@ -723,26 +733,51 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 
 	src = (struct nx_row_source){ .table = &block_table, .self = &bs, .next = block_next };
 	snprintf(path, sizeof(path), "%s/nx_DmaBlock.parquet", dir);
-	if ((rc = nx_duck_copy_source(d, &src, path, &rows, err)))
+	if ((rc = nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err)))
 		return rc;
 	if ((rc = nx_ntff_reader_rewind(c->ntff, err)))
 		return rc;
 	src = (struct nx_row_source){ .table = &transfer_table, .self = &ts, .next = transfer_next };
 	snprintf(path, sizeof(path), "%s/nx_DmaTransfer.parquet", dir);
-	if ((rc = nx_duck_copy_source(d, &src, path, &rows, err)))
+	if ((rc = nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err)))
 		return rc;
 	src = (struct nx_row_source){ .table = &static_table, .self = &ss, .next = static_next };
 	snprintf(path, sizeof(path), "%s/nx_StaticInst.parquet", dir);
-	if ((rc = nx_duck_copy_source(d, &src, path, &rows, err)))
-		return rc;
+	return nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err);
+}
+
+int nx_write_onchip(struct nx_ingest_ctx *c, struct nx_duck *d, const char *staging_dir,
+		    const char *profile_dir, struct nx_err *err)
+{
+	struct onchip_src os;
+	struct nx_onchip_usage usage;
+	struct nx_row_source src;
+	char path[4096];
+	uint64_t rows, urows[NX_USAGE_NMEM];
+	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
+	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
+	double t0;
+	int rc;
+
 	if (c->skip_buf_usage)
 		return 0; /* -F ignore-nc-buf-usage=true: no SBUF/PSUM occupancy tables */
 	if ((rc = nx_ntff_reader_rewind(c->ntff, err)))
 		return rc;
+	nx_onchip_usage_init(&usage, first, last, (int64_t)c->info->pcore_idx);
 	src = (struct nx_row_source){ .table = &onchip_table, .self = &os, .next = onchip_next };
-	snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", dir);
-	if (!(rc = onchip_init(&os, c, err)))
-		rc = nx_duck_copy_source(d, &src, path, &rows, err);
+	snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", staging_dir);
+	if (!(rc = onchip_init(&os, c, err))) {
+		os.usage = &usage;
+		rc = nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err);
+	}
 	onchip_release(&os);
+	t0 = nx_now_s();
+	if (!rc && !(rc = nx_onchip_usage_write(&usage, d, profile_dir, urows, err))) {
+		/* the sampling is a by-product of the occupancy pass: its own time is tiny */
+		double dt = (nx_now_s() - t0) / 2;
+		nx_ctx_table_done(c, "SbufUsage", "derived in C", urows[NX_USAGE_SBUF], dt);
+		nx_ctx_table_done(c, "PsumUsage", "derived in C", urows[NX_USAGE_PSUM], dt);
+	}
+	nx_onchip_usage_release(&usage);
 	return rc;
 }

@@ -55,6 +55,8 @@ static void fill_dma(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	nx_rowbuf_i64(b, ix[D_TB], row, r->bytes);
 	/* A zero-length packet has no meaningful rate: report 0 rather than infinity. */
 	nx_rowbuf_f64(b, ix[D_TPUT], row, dur > 0 ? (double)r->bytes * 1e9 / (double)dur : 0.0);
+	nx_dma_sums_add(&c->dsums, q ? nx_queue_type_name(q->queue_type) : "unknown", start, end,
+			(int64_t)r->bytes);
 	if (q) {
 		nx_rowbuf_str(b, ix[D_QTYPE], row, nx_queue_type_name(q->queue_type));
 		nx_rowbuf_str(b, ix[D_QNAME], row, q->name);

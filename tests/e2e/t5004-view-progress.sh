@@ -1,0 +1,40 @@
+#!/bin/bash
+# t5004-view-progress.sh: the ingest's progress output, which the library reports
+# through a callback and only `view` prints: one line per table written and a final
+# "Wrote ..." line on stderr when not a terminal (no live line, no carriage return);
+# nothing with -q; on a terminal (script(1)) the same lines, plus live "[raw] <table>:
+# N rows, M rows/s" lines when a table takes more than a second (not asserted: timing).
+set -u
+BIN=${NX_BIN:?NX_BIN not set}
+GEN=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/bench/bench_gen_trace
+T=${NX_TEST_TMP:-/tmp}/t5004.$$
+rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x "$GEN" ] || { echo "skip: no bench_gen_trace"; exit 0; }
+
+"$GEN" tr 0.05 > /dev/null || fail "gen"
+"$BIN" view -n tr/bench.neff -s tr/bench.ntff --data-path dp --display-name p --ingest-only \
+	2> err.txt > out.txt || fail "ingest"
+grep -q "^Ingesting 'tr/bench.neff' + 'tr/bench.ntff' as 'p'" err.txt || fail "no Ingesting line"
+for t in Instruction DmaPacket ActiveTime SbufUsage PsumUsage DmaPacketAggregated Summary; do
+	grep -Eq "^  $t +[0-9]+ rows +[0-9.]+ s  peak [0-9]+ MB" err.txt || fail "no line for $t"
+done
+grep -q "^  SbufUsage .*(derived in C)" err.txt || fail "SbufUsage not marked as C"
+grep -q "^  Summary .*(derived)" err.txt || fail "Summary not marked derived"
+grep -Eq "^Wrote [0-9]+ raw rows to .*: raw tables [0-9.]+ s, derived tables [0-9.]+ s, total [0-9.]+ s, peak [0-9]+ MB" \
+	err.txt || fail "no Wrote line"
+! grep -q $'\r' err.txt || fail "carriage return written to a non-terminal"
+
+"$BIN" view -n tr/bench.neff -s tr/bench.ntff --data-path dp --display-name q --ingest-only -q \
+	2> errq.txt > outq.txt || fail "ingest -q"
+[ ! -s errq.txt ] || fail "-q printed: $(head -3 errq.txt)"
+[ -d dp/profiles/global/q@latest ] || fail "-q ingest published nothing"
+
+if command -v script > /dev/null; then
+	script -qec "$BIN view -n tr/bench.neff -s tr/bench.ntff --data-path dp --display-name r --ingest-only" \
+		tty.txt > /dev/null 2>&1 || fail "ingest on a terminal"
+	grep -q "Summary" tty.txt || fail "no table lines on a terminal"
+	grep -q "Wrote" tty.txt || fail "no Wrote line on a terminal"
+fi
+echo ok

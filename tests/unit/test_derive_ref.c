@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT
+ * test_derive_ref.c: derived tables whose SQL was replaced by C computed while the raw
+ * tables stream, against that SQL, kept as the reference in tests/unit/reference/:
+ *  - SbufUsage and PsumUsage (src/ingest/onchip_usage.c) against 54_sbuf_usage.sql and
+ *    55_psum_usage.sql over the same occupancy rows (nx_OnchipAlloc): same timestamps,
+ *    float32 values equal to one part in 10^6 (the summation order of an average is the
+ *    only possible difference);
+ *  - Summary, whose Instruction and DmaPacket aggregates now come from
+ *    src/ingest/summary_sums.c, against the whole-SQL 80_summary.sql: every column
+ *    identical.
+ * Each profile is ingested keeping its internal tables (.staging/), and the old SQL runs
+ * over them. Profiles: the hand-checked fixture at two tick rates, the fixture without
+ * DMA records, and a simulated attention kernel. */
+#include "common/compat.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "db/duck.h"
+#include "derive/derive.h"
+#include "helper/fixture.h"
+#include "helper/profile_db.h"
+#include "ingest/ingest.h"
+#include "schema/schema.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *read_reference(const char *name)
+{
+	const char *src = getenv("NX_SOURCE_DIR");
+	char *path = nx_xasprintf("%s/tests/unit/reference/%s", src ? src : ".", name);
+	FILE *f = fopen(path, "rb");
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		fail_msg("cannot open %s", path);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		nx_strbuf_add(&sb, buf, n);
+	fclose(f);
+	free(path);
+	return nx_strbuf_detach(&sb, NULL);
+}
+
+static char *ingest_keep(const char *neff, const char *ntff, const char *data, const char *name)
+{
+	struct nx_ingest_opts io = { 0 };
+	struct nx_err err = { 0 };
+	char *out = NULL;
+
+	io.neff_path = neff;
+	io.ntff_path = ntff;
+	io.data_path = data;
+	io.display_name = name;
+	io.quiet = true;
+	io.keep_staging = true;
+	if (nx_ingest(&io, &out, &err))
+		fail_msg("%s", err.msg);
+	return out;
+}
+
+/* Compares `table` with the reference SQL file over the profile and its staging tables. */
+static void compare(const char *profile, const char *table, const char *file,
+		    const char *const *cols)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
+	char *sql = read_reference(file);
+	char *staging = nx_path_join(profile, ".staging");
+
+	nx_test_use_profile(&d, profile);
+	if (nx_derive_create_views(d, staging, &err) ||
+	    nx_derive_project(d, table, sql, &ref, &err))
+		fail_msg("%s", err.msg);
+	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
+	if (nx_duck_exec(d, q.buf, &err))
+		fail_msg("%s", err.msg);
+	double nref = nx_test_q(d, "SELECT count(*) FROM ref");
+	nx_strbuf_reset(&q);
+	nx_strbuf_addf(&q, "SELECT count(*) FROM \"%s\"", table);
+	assert_true(nref > 0);
+	assert_true(nx_test_q(d, q.buf) == nref);
+	/* every row pairs up on (pcore_idx, timestamp) and every value agrees */
+	nx_strbuf_reset(&q);
+	nx_strbuf_addf(&q, "SELECT count(*) FROM ref r FULL JOIN \"%s\" c USING (pcore_idx, "
+		       "timestamp) WHERE r.avg_util_percent IS NULL OR c.avg_util_percent IS NULL",
+		       table);
+	for (const char *const *c = cols; *c; c++)
+		nx_strbuf_addf(&q, " OR abs(r.%s - c.%s) > 1e-6 * greatest(abs(r.%s), 1e-9)", *c, *c,
+			       *c);
+	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	/* and the tables are not trivially zero */
+	nx_strbuf_reset(&q);
+	nx_strbuf_addf(&q, "SELECT max(avg_util_percent) FROM \"%s\"", table);
+	assert_true(nx_test_q(d, q.buf) > 0);
+	nx_duck_close(d);
+	nx_strbuf_release(&ref);
+	nx_strbuf_release(&q);
+	free(sql);
+	free(staging);
+}
+
+static const char *const sbuf_cols[] = { "avg_util_percent", "partition_0_util_percent",
+	"partition_32_util_percent", "partition_64_util_percent", "partition_96_util_percent",
+	NULL };
+static const char *const psum_cols[] = { "avg_util_percent", "bank_0_util_percent",
+	"bank_1_util_percent", "bank_2_util_percent", "bank_3_util_percent",
+	"bank_4_util_percent", "bank_5_util_percent", "bank_6_util_percent",
+	"bank_7_util_percent", NULL };
+
+/* Summary: every column of the reference and the published row is the same value. */
+static void compare_summary(const char *profile)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
+	char *sql = read_reference("80_summary.sql");
+	char *staging = nx_path_join(profile, ".staging");
+	const struct nx_table *t = nx_schema_table("Summary");
+
+	nx_test_use_profile(&d, profile);
+	if (nx_derive_create_views(d, staging, &err) ||
+	    nx_derive_project(d, "Summary", sql, &ref, &err))
+		fail_msg("%s", err.msg);
+	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
+	if (nx_duck_exec(d, q.buf, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM ref"), 1);
+	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM Summary"), 1);
+	nx_strbuf_reset(&q);
+	nx_strbuf_addstr(&q, "SELECT count(*) FROM ref r, Summary s WHERE false");
+	for (size_t i = 0; i < t->nfields; i++)
+		nx_strbuf_addf(&q, " OR r.\"%s\" IS DISTINCT FROM s.\"%s\"", t->fields[i].name,
+			       t->fields[i].name);
+	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	/* and the row is not empty */
+	assert_true(nx_test_q(d, "SELECT tensor_engine_instruction_count FROM Summary") > 0);
+	nx_duck_close(d);
+	nx_strbuf_release(&ref);
+	nx_strbuf_release(&q);
+	free(sql);
+	free(staging);
+}
+
+static void check_profile(const char *profile, bool onchip)
+{
+	if (onchip) {
+		compare(profile, "SbufUsage", "54_sbuf_usage.sql", sbuf_cols);
+		compare(profile, "PsumUsage", "55_psum_usage.sql", psum_cols);
+	}
+	compare_summary(profile);
+}
+
+static void test_fixture(void **state)
+{
+	(void)state;
+	char *dir = nx_test_dir("onchip-ref");
+	char *data = nx_path_join(dir, "data");
+	struct nx_fixture_opts fo;
+	struct nx_err err = { 0 };
+
+	for (unsigned v = 0; v < 3; v++) {
+		char name[32];
+		snprintf(name, sizeof(name), "fix%u", v);
+		char *sub = nx_path_join(dir, name);
+		nx_fixture_opts_default(&fo);
+		fo.ticks_per_ns = v == 1 ? 3 : 1;
+		fo.dge_notifications = v != 2;
+		if (nx_mkdirs(sub, &err) || nx_fixture_write(sub, &fo, &err))
+			fail_msg("%s", err.msg);
+		char *neff = nx_path_join(sub, "fixture.neff"), *ntff = nx_path_join(sub, "fixture.ntff");
+		char *prof = ingest_keep(neff, ntff, data, name);
+		check_profile(prof, v != 2);
+		free(prof);
+		free(neff);
+		free(ntff);
+		free(sub);
+	}
+	free(data);
+	free(dir);
+}
+
+/* A simulated kernel: many overlapping allocations, buckets wider than 100 ns. */
+static void test_kernel(void **state)
+{
+	(void)state;
+	const char *bin = getenv("NX_BIN");
+	if (!bin) {
+		skip();
+		return;
+	}
+	char *dir = nx_test_dir("onchip-ref-kernel");
+	assert_int_equal(nx_test_sh("mkdir -p %s && cd %s && %s kernel gen attention --size 512 "
+				    "-o k.neff >/dev/null && NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "
+				    "%s capture -n k.neff -s k.ntff >/dev/null", dir, dir, bin, bin), 0);
+	char *neff = nx_path_join(dir, "k.neff"), *ntff = nx_path_join(dir, "k.ntff");
+	char *data = nx_path_join(dir, "data");
+	char *prof = ingest_keep(neff, ntff, data, "k");
+	check_profile(prof, true);
+	free(prof);
+	free(data);
+	free(neff);
+	free(ntff);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_kernel),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
