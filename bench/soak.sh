@@ -59,9 +59,11 @@ publish() { # NAME: one ingest into the served data path
 }
 profiles="soak-a soak-b"
 for p in $profiles; do publish "$p"; done
-echo "profile: $kernel --size $size, $(du -sh "$work/data/profiles/global/soak-a@latest" | cut -f1) of parquet, published as: $profiles"
+size_a=$(du -sh "$work/data/profiles/global/soak-a@latest" | cut -f1)
+echo "profile: $kernel --size $size, $size_a of parquet, published as: $profiles"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0))
+print(s.getsockname()[1])')
 quiet=-q
 [[ ${ACCESS_LOG:-0} == 1 ]] && quiet=
 "$bin" view --data-path "$work/data" --disable-ui --api-server-port "$port" $quiet \
@@ -77,13 +79,15 @@ curl -s "$base/api/v1/health" | grep -q healthy || { echo "the server did not st
 # RSS sampler: elapsed seconds, VmRSS in KiB, threads, open files.
 csv=$work/rss.csv
 echo "t_s,rss_kib,threads,fds" >"$csv"
+sample() { # SECONDS: appends one row
+	local st=/proc/$server_pid/status
+	echo "$1,$(awk '/^VmRSS:/ {print $2}' $st),$(awk '/^Threads:/ {print $2}' $st)," \
+		"$(ls /proc/$server_pid/fd 2>/dev/null | wc -l)" | tr -d ' ' >>"$csv"
+}
 (
 	t0=$(date +%s)
 	while [[ -r /proc/$server_pid/status ]]; do
-		rss=$(awk '/^VmRSS:/ {print $2}' /proc/$server_pid/status)
-		thr=$(awk '/^Threads:/ {print $2}' /proc/$server_pid/status)
-		fds=$(ls /proc/$server_pid/fd 2>/dev/null | wc -l)
-		echo "$(( $(date +%s) - t0 )),$rss,$thr,$fds" >>"$csv"
+		sample $(( $(date +%s) - t0 ))
 		sleep "$sample_every"
 	done
 ) &
@@ -100,13 +104,16 @@ sampler_pid=$!
 ) &
 publisher_pid=$!
 
-echo "soak: $duration, wrk $wthreads threads, $conns connections, re-publishing every ${every} s, RSS every ${sample_every} s, $(nproc) cores"
+echo "soak: $duration, wrk $wthreads threads, $conns connections," \
+	"re-publishing every ${every} s, RSS every ${sample_every} s, $(nproc) cores"
 SOAK_PROFILES=$profiles wrk -t"$wthreads" -c"$conns" -d"$duration" --timeout 60s --latency \
 	-s "$here/soak.lua" "$base" >"$work/wrk.out"
+kill -0 "$server_pid" 2>/dev/null || { echo "FAILED: the server died (work directory kept: $work)" >&2
+	KEEP=1; exit 1; }
 # One last sample after the load.
 stop "$publisher_pid"; publisher_pid=
 stop "$sampler_pid"; sampler_pid=
-echo "$secs,$(awk '/^VmRSS:/ {print $2}' /proc/$server_pid/status),$(awk '/^Threads:/ {print $2}' /proc/$server_pid/status),$(ls /proc/$server_pid/fd | wc -l)" >>"$csv"
+sample "$secs"
 
 reqs=$(awk '/requests in/ {print $1}' "$work/wrk.out")
 rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")
@@ -117,7 +124,8 @@ sock=$(awk '/Socket errors:/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$work/w
 pub_ok=$(grep -c '^ok' "$work/publish.log" || true)
 pub_fail=$(grep -c '^fail' "$work/publish.log" || true)
 echo "requests: $reqs ($rps/s)  p50 $p50  p99 $p99"
-echo "errors: ${non2xx:-0} non-2xx, ${sock:-0} socket errors, $pub_fail failed re-publishes (of $(( pub_ok + pub_fail )))"
+echo "errors: ${non2xx:-0} non-2xx, ${sock:-0} socket errors," \
+	"$pub_fail failed re-publishes (of $(( pub_ok + pub_fail )))"
 
 # The RSS curve. Window for first vs last: 5 minutes, or a quarter of a shorter run.
 win=$(( secs >= 1200 ? 300 : secs / 4 ))
@@ -129,7 +137,7 @@ awk -F, -v secs="$secs" -v win="$win" 'NR > 1 {
 	if (NR == 2) { first_r = r; first_t = $3; first_f = $4 }
 	end_r = r; end_t = $3; end_f = $4
 	if (r > max_r) max_r = r
-	if ($1 <= win) { fs += r; fn++ }
+	if ($1 > 0 && $1 <= win) { fs += r; fn++ }	# t = 0 is before the load
 	if ($1 >= secs - win) { ls += r; ln++ }
 	if ($1 >= 60) { n++; sx += $1; sy += r; sxx += $1 * $1; sxy += $1 * r }
 } END {
