@@ -33,6 +33,7 @@ section ingest;    if missing time; then skip time; else "$here/ingest.sh" "$bui
 section sim;       if missing bc; then skip bc; else "$here/sim.sh" "$build" "$work"; fi
 section calibration; "$here/calibration.sh" "$build" "$work"
 section server;    if missing wrk bc time; then skip wrk bc time; else "$here/server.sh" "$build"; fi
+section soak;      if missing wrk; then skip wrk; else DURATION=${SOAK_DURATION:-5m} "$here/soak.sh" "$build"; fi
 section trace;     if missing time; then skip time; else "$here/trace.sh" "$build"; fi
 section recommend; if missing time; then skip time; else "$here/recommend.sh" "$build" "$work"; fi
 section fleet;     if missing time bc; then skip time bc; else "$here/fleet.sh" "$build" "$work"; fi
