@@ -32,7 +32,7 @@ enum MHD_Result nx__h_analysis(struct nx_req *rq, char **cap)
 				       "unknown format '%.40s': use json or markdown", format);
 	if (window && strcmp(window, "whole") && nx_recommend_parse_window(&o, window, &err))
 		return nx__reply_error(rq, 400, "bad_request", "window: %s", err.msg);
-	p = nx__lookup_profile(rq, cap, &ret);
+	p = nx__lookup_profile(rq, cap, false, &ret);
 	if (!p)
 		return ret;
 	if (compare && nx__reg_get(&rq->s->reg, compare, false, &q, &err)) {

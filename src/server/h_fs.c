@@ -37,7 +37,7 @@ enum MHD_Result nx__h_fs(struct nx_req *rq, char **cap)
 	if (why)
 		return nx__reply_error(rq, 400, "bad_path", "invalid file path '%.200s': %s", rel,
 				       why);
-	p = nx__lookup_profile(rq, cap, &ret);
+	p = nx__lookup_profile(rq, cap, false, &ret);
 	if (!p)
 		return ret;
 	full = nx_path_join(p->dir, rel);

@@ -79,7 +79,8 @@ enum MHD_Result nx__h_profiles(struct nx_req *rq, char **cap)
 	return nx__reply_json(rq, 200, &sb);
 }
 
-struct nx_profile *nx__lookup_profile(struct nx_req *rq, char **cap, enum MHD_Result *ret)
+struct nx_profile *nx__lookup_profile(struct nx_req *rq, char **cap, bool open_db,
+				       enum MHD_Result *ret)
 {
 	struct nx_err err = { 0 };
 	struct nx_profile *p = NULL;
@@ -90,7 +91,7 @@ struct nx_profile *nx__lookup_profile(struct nx_req *rq, char **cap, enum MHD_Re
 				       cap[0]);
 		return NULL;
 	}
-	if (nx__reg_get(&rq->s->reg, cap[1], false, &p, &err)) {
+	if (nx__reg_get(&rq->s->reg, cap[1], open_db, &p, &err)) {
 		*ret = nx__reply_nx_err(rq, &err);
 		return NULL;
 	}
@@ -101,7 +102,7 @@ enum MHD_Result nx__h_profile(struct nx_req *rq, char **cap)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	enum MHD_Result ret = MHD_NO;
-	struct nx_profile *p = nx__lookup_profile(rq, cap, &ret);
+	struct nx_profile *p = nx__lookup_profile(rq, cap, false, &ret);
 	struct nx_jw jw;
 
 	if (!p)
@@ -170,7 +171,7 @@ enum MHD_Result nx__h_artifacts(struct nx_req *rq, char **cap)
 					       "source-code and/or parquet", (int)len, t);
 		t += len + (t[len] == ',');
 	}
-	p = nx__lookup_profile(rq, cap, &ret);
+	p = nx__lookup_profile(rq, cap, false, &ret);
 	if (!p)
 		return ret;
 	nx_jw_init(&jw, &sb, false);

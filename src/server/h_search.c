@@ -65,8 +65,8 @@ static enum MHD_Result list_files(struct nx_req *rq, struct nx_profile *p)
 	return nx__reply_json(rq, 200, &sb);
 }
 
-static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const char *table,
-				 const char *sql)
+int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
+		      struct nx_strbuf *out, struct nx_err *err)
 {
 	const struct nx_server_opts *o = &rq->s->o;
 	struct nx_query_limits lim = {
@@ -75,6 +75,18 @@ static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const 
 		.max_bytes = o->max_result_bytes,
 		.wd = &rq->s->wd,
 	};
+	int rc;
+
+	while (sem_wait(&rq->s->query_slots) != 0)
+		; /* EINTR */
+	rc = nx__pdb_query(p->db, sql, &lim, out, err);
+	sem_post(&rq->s->query_slots);
+	return rc;
+}
+
+static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const char *table,
+				 const char *sql)
+{
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
 	int rc;
@@ -84,10 +96,7 @@ static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const 
 				       "profile '%s' has no table '%.100s' (listDbFiles lists its "
 				       "tables; a table exists only when the profile has that kind "
 				       "of data)", p->name, table);
-	while (sem_wait(&rq->s->query_slots) != 0)
-		; /* EINTR */
-	rc = nx__pdb_query(p->db, sql, &lim, &sb, &err);
-	sem_post(&rq->s->query_slots);
+	rc = nx__query_limited(rq, p, sql, &sb, &err);
 	if (rc) {
 		nx_strbuf_release(&sb);
 		return query_error(rq, &err);

@@ -36,44 +36,6 @@ static const struct src dma_agg_src = { "dma", "DmaPacketAggregated", "queue_nam
 					"COALESCE(op, queue_type)" };
 static const struct src dma_pkt_src = { "dma", "DmaPacket", "queue_name", "'packet'" };
 
-static int run(struct nx_req *rq, struct nx_profile *p, const char *sql, struct nx_strbuf *out,
-	       struct nx_err *err)
-{
-	const struct nx_server_opts *o = &rq->s->o;
-	struct nx_query_limits lim = {
-		.timeout_ms = o->query_timeout_ms,
-		.max_rows = o->max_result_rows,
-		.max_bytes = o->max_result_bytes,
-		.wd = &rq->s->wd,
-	};
-	int rc;
-
-	while (sem_wait(&rq->s->query_slots) != 0)
-		; /* EINTR */
-	rc = nx__pdb_query(p->db, sql, &lim, out, err);
-	sem_post(&rq->s->query_slots);
-	return rc;
-}
-
-/* Like nx__lookup_profile, with the database open. */
-static struct nx_profile *lookup_db(struct nx_req *rq, char **cap, enum MHD_Result *ret)
-{
-	struct nx_err err = { 0 };
-	struct nx_profile *p = NULL;
-
-	if (strcmp(cap[0], "global")) {
-		*ret = nx__reply_error(rq, 404, "not_found",
-				       "unknown namespace '%.100s': profiles live in 'global'",
-				       cap[0]);
-		return NULL;
-	}
-	if (nx__reg_get(&rq->s->reg, cap[1], true, &p, &err)) {
-		*ret = nx__reply_nx_err(rq, &err);
-		return NULL;
-	}
-	return p;
-}
-
 static enum MHD_Result query_failed(struct nx_req *rq, const struct nx_err *err)
 {
 	if (err->code == NX_EDB)
@@ -96,7 +58,7 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
 	enum MHD_Result ret;
-	struct nx_profile *p = lookup_db(rq, cap, &ret);
+	struct nx_profile *p = nx__lookup_profile(rq, cap, true, &ret);
 	const struct src *srcs[2];
 	size_t n = 0;
 
@@ -121,7 +83,7 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	nx_strbuf_addstr(&sql, ") ORDER BY core, kind DESC, CASE track WHEN 'Tensor' THEN 0 "
 			       "WHEN 'TensorMatrix' THEN 1 WHEN 'Vector' THEN 2 WHEN 'Scalar' "
 			       "THEN 3 WHEN 'GpSimd' THEN 4 WHEN 'Sync' THEN 5 ELSE 6 END, track");
-	if (run(rq, p, sql.buf, &sb, &err))
+	if (nx__query_limited(rq, p, sql.buf, &sb, &err))
 		ret = query_failed(rq, &err);
 	else
 		ret = nx__reply_json(rq, 200, &sb);
@@ -234,7 +196,7 @@ static json_t *count_tracks(struct nx_req *rq, struct nx_profile *p, const struc
 		       s->table);
 	window_where(&sql, t0, t1);
 	nx_strbuf_addstr(&sql, " GROUP BY ALL");
-	if (!run(rq, p, sql.buf, &out, err)) {
+	if (!nx__query_limited(rq, p, sql.buf, &out, err)) {
 		root = json_loadb(out.buf, out.len, 0, NULL);
 		if (!root)
 			nx_errf(err, -EIO, "cannot read the track counts of %s", s->table);
@@ -285,7 +247,7 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 	if (t1 % bucket)
 		t1 += bucket - ((t1 % bucket) + bucket) % bucket;
 	raw_limit = RAW_PER_PX * px;
-	p = lookup_db(rq, cap, &ret);
+	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
 	if (nx__pfiles_find(&p->files, "Instruction"))
@@ -318,7 +280,7 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 		nx_jw_string(&jw, srcs[i]->table);
 		nx_jw_key(&jw, "result");
 		nx_jw_raw(&jw, "");
-		if (run(rq, p, sql.buf, &sb, &err))
+		if (nx__query_limited(rq, p, sql.buf, &sb, &err))
 			goto fail;
 		nx_jw_object_end(&jw);
 	}

@@ -100,9 +100,16 @@ enum MHD_Result nx__reply_nx_err(struct nx_req *rq, const struct nx_err *err);
 enum MHD_Result nx__reply_fd(struct nx_req *rq, int fd, uint64_t size, const char *ctype,
 			     const char *filename);
 
+/* Runs sql on p's open database under the server's limits (timeout, result size) and
+ * its bound on concurrent queries; the JSON result goes to out. */
+int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
+		      struct nx_strbuf *out, struct nx_err *err);
+
 /* Resolves the {namespace, name} captures of the /profiles/namespace/ routes;
- * replies by itself (and sets *ret) on failure. Release with nx__reg_put. */
-struct nx_profile *nx__lookup_profile(struct nx_req *rq, char **cap, enum MHD_Result *ret);
+ * replies by itself (and sets *ret) on failure. open_db: with the profile's database
+ * open. Release with nx__reg_put. */
+struct nx_profile *nx__lookup_profile(struct nx_req *rq, char **cap, bool open_db,
+				       enum MHD_Result *ret);
 
 /* Handlers. */
 enum MHD_Result nx__h_health(struct nx_req *rq, char **cap);
