@@ -9,7 +9,7 @@
 #include "common/strbuf.h"
 #include "db/duck.h"
 #include "trace/chrome.h"
-#include "trace/trace.h"
+#include "ingest/ingest_dir.h"
 
 #include <stdio.h>
 #include <stdlib.h>

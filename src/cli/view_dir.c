@@ -5,7 +5,7 @@
 #include "cli/view_dir.h"
 #include "cli/commands.h"
 #include "export/perfetto.h"
-#include "trace/trace.h"
+#include "ingest/ingest_dir.h"
 
 #include <stdio.h>
 

@@ -11,7 +11,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "ingest/ingest.h"
-#include "trace/trace.h"
+#include "ingest/ingest_dir.h"
 
 #include <signal.h>
 #include <sys/resource.h>

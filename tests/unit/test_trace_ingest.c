@@ -17,7 +17,7 @@
 #include "db/duck.h"
 #include "export/perfetto.h"
 #include "helper/fixture.h"
-#include "trace/trace.h"
+#include "ingest/ingest_dir.h"
 
 #include <stdio.h>
 #include <stdlib.h>

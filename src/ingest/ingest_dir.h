@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT
- * trace.h: directory mode of `view` (-d DIR): ingests every framework trace (Chrome
+ * ingest_dir.h: directory mode of `view` (-d DIR): ingests every framework trace (Chrome
  * Trace Event JSON from PyTorch, JAX, vLLM, ...) found under a directory, or a single
  * trace file, into one profile, together with the device profiles of the NEFF/NTFF
  * pairs found next to them. See docs/framework-traces.md for the mapping. */
-#ifndef NX_TRACE_TRACE_H
-#define NX_TRACE_TRACE_H
+#ifndef NX_INGEST_INGEST_DIR_H
+#define NX_INGEST_INGEST_DIR_H
 
 #include "common/compat.h"
 #include "common/err.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * ingest_dir.c: directory mode's driver (see trace.h).
+ * ingest_dir.c: directory mode's driver (see ingest_dir.h).
  *   1. find the traces and NEFF/NTFF pairs (walk.c),
  *   2. ingest each device pair with the device ingest into the temporary profile
  *      directory (the first one at its top level, further ones under devices/<name>/),
@@ -9,7 +9,7 @@
  *      and a zero-row file for every other stored schema table,
  *   5. publish the directory in one rename; on any error remove it instead. */
 #include "common/compat.h"
-#include "trace/trace.h"
+#include "ingest/ingest_dir.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "ingest/context.h"
