@@ -3,9 +3,9 @@
  * streams C row sources into parquet (see duck.h). */
 #include "common/compat.h"
 #include "db/duck.h"
+#include "db/duck_conn.h"
 #include "common/xalloc.h"
 
-#include <duckdb.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,28 +274,11 @@ int nx_duck_open(struct nx_duck **out, unsigned threads, const char *memory_limi
 		 struct nx_err *err)
 {
 	struct nx_duck *d = nx_xcalloc(1, sizeof(*d));
-	duckdb_config cfg = NULL;
-	char *open_err = NULL;
-	char buf[32];
-	int rc = 0;
+	struct nx_duck_config cfg = { .threads = threads, .memory_limit = memory_limit };
+	int rc = nx_duck_db_open(&d->db, &cfg, err);
 
-	if (duckdb_create_config(&cfg) != DuckDBSuccess) {
-		rc = nx_errf(err, NX_EDB, "cannot create a DuckDB configuration");
+	if (rc)
 		goto fail;
-	}
-	if (threads) {
-		snprintf(buf, sizeof(buf), "%u", threads);
-		duckdb_set_config(cfg, "threads", buf);
-	}
-	if (memory_limit)
-		duckdb_set_config(cfg, "memory_limit", memory_limit);
-	duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
-	duckdb_set_config(cfg, "autoload_known_extensions", "false");
-	if (duckdb_open_ext(NULL, &d->db, cfg, &open_err) != DuckDBSuccess) {
-		rc = nx_errf(err, NX_EDB, "cannot open DuckDB: %s", open_err ? open_err : "?");
-		duckdb_free(open_err);
-		goto fail;
-	}
 	if (duckdb_connect(d->db, &d->con) != DuckDBSuccess) {
 		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
 		goto fail;
@@ -303,12 +286,9 @@ int nx_duck_open(struct nx_duck **out, unsigned threads, const char *memory_limi
 	rc = register_source_function(d, err);
 	if (rc)
 		goto fail;
-	duckdb_destroy_config(&cfg);
 	*out = d;
 	return 0;
 fail:
-	if (cfg)
-		duckdb_destroy_config(&cfg);
 	nx_duck_close(d);
 	return rc;
 }
@@ -351,11 +331,7 @@ static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx
 
 int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err)
 {
-	duckdb_result res;
-	int rc = run(d, sql, &res, err);
-	if (!rc)
-		duckdb_destroy_result(&res);
-	return rc;
+	return nx_duck_con_exec(d->con, sql, err);
 }
 
 int nx_duck_query_i64(struct nx_duck *d, const char *sql, int64_t *out, struct nx_err *err)
@@ -481,21 +457,7 @@ void nx_sql_quote_ident(struct nx_strbuf *out, const char *s)
 
 int nx_duck_sandbox(struct nx_duck *d, const char *dir, struct nx_err *err)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	size_t len = strlen(dir);
-	int rc;
-
-	/* A trailing slash keeps /data/p from also allowing /data/p2. */
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	char *slash = nx_xasprintf("%.*s/", (int)len, dir);
-	nx_strbuf_addstr(&sql, "SET allowed_directories=[");
-	nx_sql_quote(&sql, slash);
-	nx_strbuf_addstr(&sql, "]; SET enable_external_access=false; SET lock_configuration=true");
-	rc = nx_duck_exec(d, sql.buf, err);
-	nx_strbuf_release(&sql);
-	free(slash);
-	if (rc)
+	if (nx_duck_con_sandbox(d->con, &dir, 1, err))
 		return nx_err_wrap(err, "cannot sandbox DuckDB to '%s'", dir);
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * duck.h: the ingest side's boundary to DuckDB. Only duck.c includes duckdb.h here.
+ * duck.h: the ingest side's boundary to DuckDB (handle-level code uses db/duck_conn.h).
  *
  * Raw tables are produced by C row sources: a source fills batches of rows for one
  * schema table, and nx_duck_copy_source streams them through a DuckDB table function

@@ -2,9 +2,9 @@
  * duck_stream.c: row streaming over a DuckDB streaming result (see duck_stream.h). */
 #include "common/compat.h"
 #include "db/duck_stream.h"
+#include "db/duck_conn.h"
 #include "common/xalloc.h"
 
-#include <duckdb.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,8 +90,11 @@ int nx_duck_stream(const char *sql, nx_dstream_fn fn, void *arg, struct nx_err *
 	bool have_res = false;
 	int rc = 0;
 
-	if (duckdb_open(NULL, &db) != DuckDBSuccess || duckdb_connect(db, &con) != DuckDBSuccess) {
-		rc = nx_errf(err, NX_EDB, "cannot open DuckDB");
+	rc = nx_duck_db_open(&db, NULL, err);
+	if (rc)
+		goto out;
+	if (duckdb_connect(db, &con) != DuckDBSuccess) {
+		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
 		goto out;
 	}
 	if (duckdb_prepare(con, sql, &st) != DuckDBSuccess) {

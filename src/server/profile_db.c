@@ -12,8 +12,8 @@
 #include "common/json_writer.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/duck_conn.h"
 
-#include <duckdb.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,18 +33,6 @@ struct nx_pdb {
 	} *broken;
 	size_t nbroken;
 };
-
-/* Runs a statement of our own (DDL and settings); copies DuckDB's message on error. */
-static int exec(duckdb_connection c, const char *sql, struct nx_err *err)
-{
-	duckdb_result res;
-	int rc = 0;
-
-	if (duckdb_query(c, sql, &res) == DuckDBError)
-		rc = nx_errf(err, NX_EDB, "%s", duckdb_result_error(&res));
-	duckdb_destroy_result(&res);
-	return rc;
-}
 
 /* File i of t: in dir, or "../<member>@latest/<file>" beside it for a fleet run. */
 static char *file_path(const char *dir, const struct nx_ptable *t, size_t i)
@@ -82,7 +70,7 @@ static int create_view(duckdb_connection c, const char *dir, const struct nx_pta
 		free(p);
 	}
 	nx_strbuf_addstr(&sql, t->members ? "], filename=true, union_by_name=true)" : "])");
-	rc = exec(c, sql.buf, err);
+	rc = nx_duck_con_exec(c, sql.buf, err);
 	nx_strbuf_release(&sql);
 	return rc;
 }
@@ -111,7 +99,7 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
 		nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet(");
 		nx_sql_quote(&sql, path);
 		nx_strbuf_addstr(&sql, ") LIMIT 0");
-		if (exec(c, sql.buf, &ferr)) {
+		if (nx_duck_con_exec(c, sql.buf, &ferr)) {
 			nx_strbuf_addf(&names, "%s%s", bad++ ? ", " : "", t->files[i]);
 			if (!why)
 				why = first_line(ferr.msg);
@@ -127,30 +115,19 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
 	return msg;
 }
 
-/* Narrows file access to dir and freezes the configuration. */
+/* Narrows file access to dir (and a fleet run's members) and freezes the
+ * configuration. */
 static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfiles *files,
 		     struct nx_err *err)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	char *slash = nx_xasprintf("%s/", dir);
+	const char **dirs = nx_xcalloc(files->nallow + 1, sizeof(*dirs));
 	int rc;
 
-	nx_strbuf_addstr(&sql, "SET allowed_directories=[");
-	nx_sql_quote(&sql, slash);
-	for (size_t i = 0; i < files->nallow; i++) { /* a fleet run's members */
-		char *m = nx_xasprintf("%s/", files->allow[i]);
-		nx_strbuf_addch(&sql, ',');
-		nx_sql_quote(&sql, m);
-		free(m);
-	}
-	nx_strbuf_addstr(&sql, "]");
-	rc = exec(c, sql.buf, err);
-	if (!rc)
-		rc = exec(c, "SET enable_external_access=false", err);
-	if (!rc)
-		rc = exec(c, "SET lock_configuration=true", err);
-	nx_strbuf_release(&sql);
-	free(slash);
+	dirs[0] = dir;
+	for (size_t i = 0; i < files->nallow; i++)
+		dirs[i + 1] = files->allow[i];
+	rc = nx_duck_con_sandbox(c, dirs, files->nallow + 1, err);
+	free(dirs);
 	return rc;
 }
 
@@ -158,27 +135,14 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		 unsigned threads, struct nx_err *err)
 {
 	struct nx_pdb *p = nx_xcalloc(1, sizeof(*p));
-	duckdb_config cfg = NULL;
+	struct nx_duck_config cfg = { .threads = threads };
 	duckdb_connection c = NULL;
-	char *open_err = NULL;
-	char nthreads[16];
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_init(&p->lock, NULL);
-	if (duckdb_create_config(&cfg) == DuckDBError) {
-		rc = nx_errf(err, NX_EDB, "cannot create a DuckDB configuration");
+	rc = nx_duck_db_open(&p->db, &cfg, err);
+	if (rc)
 		goto fail;
-	}
-	duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
-	duckdb_set_config(cfg, "autoload_known_extensions", "false");
-	if (threads) {
-		snprintf(nthreads, sizeof(nthreads), "%u", threads);
-		duckdb_set_config(cfg, "threads", nthreads);
-	}
-	if (duckdb_open_ext(NULL, &p->db, cfg, &open_err) == DuckDBError) {
-		rc = nx_errf(err, NX_EDB, "cannot open DuckDB: %s", open_err ? open_err : "?");
-		goto fail;
-	}
 	if (duckdb_connect(p->db, &c) == DuckDBError) {
 		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
 		goto fail;
@@ -209,15 +173,11 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		}
 	}
 	p->idle[p->nidle++] = c;
-	duckdb_destroy_config(&cfg);
-	duckdb_free(open_err);
 	*out = p;
 	return 0;
 fail:
 	if (c)
 		duckdb_disconnect(&c);
-	duckdb_destroy_config(&cfg);
-	duckdb_free(open_err);
 	nx__pdb_free(&p);
 	return rc;
 }

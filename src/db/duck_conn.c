@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT
+ * duck_conn.c: opening, statement execution and the sandbox (see duck_conn.h). */
+#include "common/compat.h"
+#include "db/duck_conn.h"
+#include "db/duck.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struct nx_err *err)
+{
+	duckdb_config c = NULL;
+	char *open_err = NULL;
+	char buf[32];
+	int rc = 0;
+
+	*db = NULL;
+	if (duckdb_create_config(&c) != DuckDBSuccess)
+		return nx_errf(err, NX_EDB, "cannot create a DuckDB configuration");
+	if (cfg && cfg->threads) {
+		snprintf(buf, sizeof(buf), "%u", cfg->threads);
+		duckdb_set_config(c, "threads", buf);
+	}
+	if (cfg && cfg->memory_limit)
+		duckdb_set_config(c, "memory_limit", cfg->memory_limit);
+	duckdb_set_config(c, "autoinstall_known_extensions", "false");
+	duckdb_set_config(c, "autoload_known_extensions", "false");
+	if (duckdb_open_ext(NULL, db, c, &open_err) != DuckDBSuccess) {
+		rc = nx_errf(err, NX_EDB, "cannot open DuckDB: %s", open_err ? open_err : "?");
+		*db = NULL;
+	}
+	duckdb_free(open_err);
+	duckdb_destroy_config(&c);
+	return rc;
+}
+
+int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err)
+{
+	duckdb_result res;
+	int rc = 0;
+
+	if (duckdb_query(c, sql, &res) != DuckDBSuccess) {
+		const char *m = duckdb_result_error(&res);
+		rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+	}
+	duckdb_destroy_result(&res);
+	return rc;
+}
+
+int nx_duck_con_sandbox(duckdb_connection c, const char *const *dirs, size_t n,
+			struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int rc;
+
+	nx_strbuf_addstr(&sql, "SET allowed_directories=[");
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(dirs[i]);
+
+		/* A trailing slash keeps /data/p from also allowing /data/p2. */
+		while (len > 1 && dirs[i][len - 1] == '/')
+			len--;
+		char *slash = nx_xasprintf("%.*s/", (int)len, dirs[i]);
+		if (i)
+			nx_strbuf_addch(&sql, ',');
+		nx_sql_quote(&sql, slash);
+		free(slash);
+	}
+	nx_strbuf_addstr(&sql, "]; SET enable_external_access=false; SET lock_configuration=true");
+	rc = nx_duck_con_exec(c, sql.buf, err);
+	nx_strbuf_release(&sql);
+	return rc;
+}

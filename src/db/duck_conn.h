@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT
+ * duck_conn.h: the raw-handle layer of the DuckDB boundary, for the modules that drive
+ * DuckDB's C API themselves (the ingest connection in duck.c, the server's pooled,
+ * interruptible profile databases). Opening with our configuration, running our own
+ * statements and locking a database down to some directories happen here, once. */
+#ifndef NX_DB_DUCK_CONN_H
+#define NX_DB_DUCK_CONN_H
+
+#include "common/compat.h"
+#include "common/err.h"
+
+#include <duckdb.h>
+
+struct nx_duck_config {
+	unsigned threads;         /* 0 lets DuckDB choose */
+	const char *memory_limit; /* NULL keeps DuckDB's default */
+};
+
+/* Opens an in-memory database with cfg (NULL: defaults). Extensions are never
+ * installed or loaded behind our back. */
+int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struct nx_err *err);
+
+/* Runs one or more statements of our own (DDL, settings), discarding results; DuckDB's
+ * message becomes err's on failure. */
+int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err);
+
+/* Locks the database of c down before anything reads a file: files can be read only
+ * below dirs[0..n) (allowed_directories), all other external access is off and the
+ * configuration is locked so no later statement can undo this. */
+int nx_duck_con_sandbox(duckdb_connection c, const char *const *dirs, size_t n,
+			struct nx_err *err);
+
+#endif
