@@ -15,7 +15,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "ingest/onchip_usage.h"
-#include "sim/machine.h"
+#include "hw/hw.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -690,10 +690,10 @@ static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 
 static int onchip_init(struct onchip_src *s, struct nx_ingest_ctx *c, struct nx_err *err)
 {
-	const struct nx_machine *m = nx_machine_get(c->info->target);
+	const struct nx_hw *m = nx_hw_get(c->info->target);
 
 	if (!m)
-		m = nx_machine_get(NULL);
+		m = nx_hw_get(NULL);
 	*s = (struct onchip_src){ .ctx = c, .free_head = -1 };
 	s->cap_bytes[OC_SBUF] = m->sbuf_partition_bytes;
 	s->cap_bytes[OC_PSUM] = m->psum_partition_bytes;

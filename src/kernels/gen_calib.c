@@ -18,6 +18,7 @@
  * trn2 kernels use nisa.dma_copy, hardware-DGE queues driven by SyncE (loads) and
  * ScalarE (stores). */
 #include "common/compat.h"
+#include "hw/hw.h"
 #include "kernels/library.h"
 
 #include <stdio.h>
@@ -160,11 +161,11 @@ static int gen_mm(const struct mm_def *d, const struct nx_kopts *o, unsigned s,
 		  struct nx_strbuf *out, struct nx_err *err)
 {
 	const unsigned M = s / 2, N = s, K = s, mt = M / TM, nt = N / TN, kt = K / TK;
-	const unsigned sbuf = d->fp32 ? 224 * 1024 : 192 * 1024;
+	const char *tgt = d->fp32 ? "trn2" : "trn1";
+	const unsigned sbuf = (unsigned)nx_hw_get(tgt)->sbuf_partition_bytes;
 	struct mm_gen m;
 	unsigned bm = 1, bn = 1, bk = 1, fixed, total, acc, bmin;
 	bool alias = false;
-	const char *tgt = d->fp32 ? "trn2" : "trn1";
 
 	(void)o;
 	memset(&m, 0, sizeof(m));
@@ -545,7 +546,7 @@ static int gen_ln(const struct nx_kernel_def *def, bool v2, const struct nx_kopt
 	struct nx_kgen g;
 	char src[96], dst[64], extra[48];
 
-	if (total > 192 * 1024)
+	if (total > nx_hw_trn1.sbuf_partition_bytes)
 		return nx_errf(err, NX_EUSAGE, "%s: size %u needs %u KiB of SBUF per partition "
 			       "(192 KiB on trn1)", def->name, s, total / 1024);
 	nx_kgen_begin(&g, o, out, def, v2 ? 17 : 16);

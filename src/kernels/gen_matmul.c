@@ -7,6 +7,7 @@
  * triggers loads, the Tensor engine multiplies into PSUM banks used round-robin, the
  * Vector engine copies each finished tile to SBUF and triggers its store. */
 #include "common/compat.h"
+#include "hw/hw.h"
 #include "kernels/library.h"
 
 #include <stdio.h>
@@ -136,7 +137,7 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 	const unsigned bm = divisor_upto(mt, 8), bn = divisor_upto(nt, 2);
 	const unsigned nmb = mt / bm, nnb = nt / bn;
 	const unsigned lsize = kt * bm * TM * 2, rsize = kt * bn * TN * 2, osize = 2 * TN * 2;
-	const unsigned sbuf = o->target && !strcmp(o->target, "trn1") ? 192 * 1024 : 224 * 1024;
+	const unsigned sbuf = (unsigned)nx_hw_get(o->target)->sbuf_partition_bytes;
 	unsigned nslots = rows && lsize + 2 * rsize + osize <= sbuf ? 2 : 1;
 	unsigned nl = 0, nr = 0, nmm = 0, t = 0, b = 0, *mm_end;
 	struct nx_kgen g;

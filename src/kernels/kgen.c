@@ -2,6 +2,7 @@
  * kgen.c: the kernel library's registry and the small helpers its generators share
  * to write listings (library.h). */
 #include "common/compat.h"
+#include "hw/hw.h"
 #include "kernels/library.h"
 #include "kernels/listing.h"
 
@@ -41,7 +42,7 @@ int nx_kernel_listing(const struct nx_kernel_def *k, const struct nx_kopts *o,
 	unsigned size = o->size ? o->size : k->default_size;
 	const char *t = o->target ? o->target : "trn2";
 
-	if (strcmp(t, "trn2") && strcmp(t, "trn1"))
+	if (!nx_hw_get(t))
 		return nx_errf(err, NX_EUSAGE, "unknown target '%s' (expected trn2 or trn1)", t);
 	if (size < k->min_size || size > 65536 || size % k->size_multiple)
 		return nx_errf(err, NX_EUSAGE,

@@ -20,7 +20,7 @@
 void nx__sim_dma_init(struct sim *s)
 {
 	struct sim_dma *d = &s->dma;
-	unsigned ne = s->m->dma_engines;
+	unsigned ne = s->m->hw->dma_engines;
 
 	d->nq = s->neff->nqueues ? (unsigned)s->neff->nqueues : 1;
 	d->fifo = nx_xcalloc((size_t)ne * d->nq, sizeof(*d->fifo));
@@ -36,7 +36,7 @@ void nx__sim_dma_release(struct sim *s)
 	struct sim_dma *d = &s->dma;
 
 	if (d->fifo)
-		for (size_t i = 0; i < (size_t)s->m->dma_engines * d->nq; i++)
+		for (size_t i = 0; i < (size_t)s->m->hw->dma_engines * d->nq; i++)
 			free(d->fifo[i].p);
 	free(d->fifo);
 	free(d->rr);
@@ -99,7 +99,7 @@ void nx__sim_dma_fetch(struct sim *s, int engine, size_t first, size_t count)
 	t = &d->xfer[d->nxfer];
 	t->trigger = UINT64_MAX;
 	t->fetch_bytes = count * NX_INST_SIZE;
-	t->fetch_engine = (unsigned)s->neff->queues[q].engine_idx % s->m->dma_engines;
+	t->fetch_engine = (unsigned)s->neff->queues[q].engine_idx % s->m->hw->dma_engines;
 	t->block = NX_NONE32;
 	t->sem = -1;
 	t->queue = (uint16_t)q;
@@ -115,7 +115,7 @@ int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer)
 	struct sim_dma *d = &s->dma;
 	const struct sim_transfer *t = &d->xfer[transfer];
 	const struct nx_dma_block *b;
-	unsigned ne = s->m->dma_engines, ppe = s->m->dma_partitions_per_engine;
+	unsigned ne = s->m->hw->dma_engines, ppe = s->m->dma_partitions_per_engine;
 	uint64_t rows_e[64];
 	int rc;
 

@@ -80,7 +80,7 @@ uint64_t nx_cost_alu_cycles(const struct nx_machine *m, const struct nx_inst *in
 		work *= m->recip_factor;
 	if (wide_stride(&in->src0) || wide_stride(&in->src1) || wide_stride(&in->dst))
 		work *= 2;
-	if (m->v3 && in->perf_mode && (in->engine == NX_ENGINE_VECTOR ||
+	if (m->hw->v3 && in->perf_mode && (in->engine == NX_ENGINE_VECTOR ||
 				       in->engine == NX_ENGINE_SCALAR) &&
 	    two_byte(&in->src0) && two_byte(&in->src1) && two_byte(&in->dst))
 		work = (work + (1u << in->perf_mode) - 1) >> in->perf_mode;

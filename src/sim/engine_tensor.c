@@ -14,15 +14,15 @@ unsigned nx_cost_engine_mhz(const struct nx_machine *m, int engine)
 {
 	switch (engine) {
 	case NX_ENGINE_TENSOR:
-		return m->te_mhz;
+		return m->hw->te_mhz;
 	case NX_ENGINE_VECTOR:
-		return m->ve_mhz;
+		return m->hw->ve_mhz;
 	case NX_ENGINE_SCALAR:
-		return m->se_mhz;
+		return m->hw->se_mhz;
 	case NX_ENGINE_GPSIMD:
-		return m->gp_mhz;
+		return m->hw->gp_mhz;
 	default:
-		return m->nc_mhz;
+		return m->hw->nc_mhz;
 	}
 }
 

@@ -91,7 +91,7 @@ static int issue(struct sim *s, int e)
 	int rc;
 
 	if (in->opcode == NX_OP_MATMUL)
-		dur = nx_cycles_ps(nx_cost_matmul_cycles(s->m, in, g->lw_cols), s->m->te_mhz);
+		dur = nx_cycles_ps(nx_cost_matmul_cycles(s->m, in, g->lw_cols), s->m->hw->te_mhz);
 	else
 		dur = nx_cost_inst_ps(s->m, in, in->wait_cond != NX_WAIT_NONE);
 	/* a hardware-DGE trigger generates its descriptors on the issuing engine */

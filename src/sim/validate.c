@@ -107,7 +107,8 @@ static int check_ap(const struct nx_neff *neff, const struct nx_machine *m, int 
 		return inst_err(neff, e, i, err, what);
 	}
 	mem = ap->mem == NX_MEM_SBUF ? "SBUF" : "PSUM";
-	cap = (int64_t)(ap->mem == NX_MEM_SBUF ? m->sbuf_partition_bytes : m->psum_partition_bytes);
+	cap = (int64_t)(ap->mem == NX_MEM_SBUF ? m->hw->sbuf_partition_bytes
+					       : m->hw->psum_partition_bytes);
 	if ((unsigned)ap->start_partition + nx_ap_partitions(ap) > NX_NUM_PARTITIONS) {
 		snprintf(what, sizeof(what), "%s partitions %u..%u are outside %s (%u partitions)",
 			 name, ap->start_partition, ap->start_partition + nx_ap_partitions(ap) - 1,
@@ -119,7 +120,7 @@ static int check_ap(const struct nx_neff *neff, const struct nx_machine *m, int 
 		snprintf(what, sizeof(what),
 			 "%s bytes %" PRId64 "..%" PRId64 " of each partition are outside %s "
 			 "(%" PRId64 " bytes per partition on %s)",
-			 name, lo, hi - 1, mem, cap, m->target);
+			 name, lo, hi - 1, mem, cap, m->hw->target);
 		return inst_err(neff, e, i, err, what);
 	}
 	return 0;
@@ -182,8 +183,9 @@ static int check_block(const struct nx_neff *neff, const struct nx_machine *m, i
 					return inst_err(neff, e, i, err, what);
 				}
 			} else {
-				uint64_t cap = locs[s] == NX_LOC_SBUF ? m->sbuf_partition_bytes
-								     : m->psum_partition_bytes;
+				uint64_t cap = locs[s] == NX_LOC_SBUF
+					       ? m->hw->sbuf_partition_bytes
+					       : m->hw->psum_partition_bytes;
 				uint64_t parts = ndim[s] ? sizes[s][0] : 0;
 				uint64_t per = parts ? d->bytes / parts : 0;
 
@@ -245,7 +247,9 @@ static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, in
 			int64_t lo, hi;
 
 			ap_range(&in->dst, &lo, &hi);
-			if (lo / (int64_t)m->psum_bank_bytes != (hi - 1) / (int64_t)m->psum_bank_bytes)
+			int64_t bank = (int64_t)m->hw->psum_bank_bytes;
+
+			if (lo / bank != (hi - 1) / bank)
 				return inst_err(neff, e, i, err,
 						"MATMUL output crosses a PSUM bank (2 KiB per partition)");
 		}
@@ -253,9 +257,9 @@ static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, in
 	case NX_OP_LDWEIGHTS:
 		if (in->src0.mem != NX_MEM_SBUF)
 			return inst_err(neff, e, i, err, "LDWEIGHTS needs its operand in SBUF");
-		if (nx_ap_free_elems(&in->src0) > m->te_cols) {
+		if (nx_ap_free_elems(&in->src0) > m->hw->te_cols) {
 			snprintf(what, sizeof(what), "stationary free size %" PRIu64 " exceeds %u",
-				 nx_ap_free_elems(&in->src0), m->te_cols);
+				 nx_ap_free_elems(&in->src0), m->hw->te_cols);
 			return inst_err(neff, e, i, err, what);
 		}
 		break;
