@@ -2,6 +2,7 @@
  * crc32c.c: table-driven CRC-32C, slicing by 8 bytes. */
 #include "common/compat.h"
 #include "common/crc32c.h"
+#include "common/le.h"
 
 #include <pthread.h>
 
@@ -28,8 +29,7 @@ uint32_t nx_crc32c(uint32_t crc, const void *data, size_t len)
 	pthread_once(&table_once, build_table);
 	crc = ~crc;
 	while (len >= 8) {
-		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-				     (uint32_t)p[3] << 24);
+		uint32_t lo = crc ^ nx_get_le32(p);
 		crc = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^
 		      table[5][(lo >> 16) & 0xff] ^ table[4][lo >> 24] ^ table[3][p[4]] ^
 		      table[2][p[5]] ^ table[1][p[6]] ^ table[0][p[7]];

@@ -5,6 +5,7 @@
  * stream, and source locations become kernel_debug_info entries. */
 #include "common/compat.h"
 #include "common/fsutil.h"
+#include "common/hash.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "kernels/listing.h"
@@ -80,7 +81,7 @@ static int d_tensor(struct asm_state *st, char **tok, int n)
 		return nx__asm_fail(st, "unknown tensor kind '%s'", tok[2]);
 	if ((dt = nx_dtype_parse(tok[3])) < 0)
 		return nx__asm_fail(st, "unknown dtype '%s'", tok[3]);
-	if (!nx_symtab_add(&st->tensors, tok[1], (int)neff->ntensors))
+	if (!asm_sym_add(&st->tensors, tok[1], (int)neff->ntensors))
 		return nx__asm_fail(st, "tensor '%s' is declared twice", tok[1]);
 	NX_GROW(neff->tensors, neff->ntensors + 1, st->cap_tensors);
 	t = &neff->tensors[neff->ntensors++];
@@ -131,7 +132,7 @@ static int d_queue(struct asm_state *st, char **tok, int n)
 				    "dynamic_hw, instruction)", tok[2]);
 	if ((owner = nx_engine_parse(tok[3])) < 0)
 		return nx__asm_fail(st, "unknown engine '%s'", tok[3]);
-	if (!nx_symtab_add(&st->queues, tok[1], (int)neff->nqueues))
+	if (!asm_sym_add(&st->queues, tok[1], (int)neff->nqueues))
 		return nx__asm_fail(st, "queue '%s' is declared twice", tok[1]);
 	NX_GROW(neff->queues, neff->nqueues + 1, st->cap_queues);
 	q = &neff->queues[neff->nqueues++];
@@ -176,9 +177,9 @@ static int d_block(struct asm_state *st, char **tok, int n)
 
 	if (n < 3 || n > 4)
 		return nx__asm_fail(st, "expected: block NAME QUEUE [sem=N]");
-	if ((q = nx_symtab_get(&st->queues, tok[2])) < 0)
+	if ((q = asm_sym_get(&st->queues, tok[2])) < 0)
 		return nx__asm_fail(st, "block '%s' names unknown queue '%s'", tok[1], tok[2]);
-	if (!nx_symtab_add(&st->blocks, tok[1], (int)neff->nblocks))
+	if (!asm_sym_add(&st->blocks, tok[1], (int)neff->nblocks))
 		return nx__asm_fail(st, "block '%s' is declared twice", tok[1]);
 	NX_GROW(neff->blocks, neff->nblocks + 1, st->cap_blocks);
 	b = &neff->blocks[neff->nblocks++];
@@ -234,13 +235,13 @@ static uint32_t dbg_entry(struct asm_state *st, const char *file, int64_t line)
 	struct nx_debug_info *dbg = &st->neff->dbg;
 	struct nx_dbg_inst *d;
 	char *key = nx_xasprintf("%s:%" PRId64 "#%" PRId64, file, line, st->cur_iter);
-	int idx = nx_symtab_get(&st->dbg, key);
+	int idx = asm_sym_get(&st->dbg, key);
 
 	if (idx >= 0) {
 		free(key);
 		return (uint32_t)idx;
 	}
-	nx_symtab_add(&st->dbg, key, (int)dbg->ninsts);
+	asm_sym_add(&st->dbg, key, (int)dbg->ninsts);
 	free(key);
 	NX_GROW(dbg->insts, dbg->ninsts + 1, st->cap_dbg);
 	d = &dbg->insts[dbg->ninsts];
@@ -287,12 +288,12 @@ static int d_iter(struct asm_state *st, char **tok, int n)
 		if (at && (rc = nx__asm_u64(st, at + 1, &line, "loop line")))
 			break;
 		nx_strbuf_addf(&key, "/%s", tok[i]);
-		id = nx_symtab_get(&st->iters, nx_strbuf_str(&key));
+		id = asm_sym_get(&st->iters, nx_strbuf_str(&key));
 		if (id < 0) {
 			struct nx_dbg_itervar *v;
 
 			id = (int)dbg->nitervars;
-			nx_symtab_add(&st->iters, nx_strbuf_str(&key), id);
+			asm_sym_add(&st->iters, nx_strbuf_str(&key), id);
 			NX_GROW(dbg->itervars, dbg->nitervars + 1, st->cap_iters);
 			v = &dbg->itervars[dbg->nitervars++];
 			name = nx_xstrndup(tok[i], (size_t)(eq - tok[i]));
@@ -558,7 +559,7 @@ static int resolve(struct asm_state *st)
 	int rc = 0;
 
 	for (size_t r = 0; r < st->nrefs && !rc; r++) {
-		int b = nx_symtab_get(&st->blocks, st->refs[r].name);
+		int b = asm_sym_get(&st->blocks, st->refs[r].name);
 
 		if (b < 0) {
 			st->line = st->refs[r].line;
@@ -597,12 +598,10 @@ out:
 static void header(struct asm_state *st, const char *text, size_t len)
 {
 	struct nx_neff_header *h = &st->neff->hdr;
-	uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
+	uint64_t a = nx_fnv1a(text, len), b = 0x9e3779b97f4a7c15ull;
 
-	for (size_t i = 0; i < len; i++) {
-		a = (a ^ (unsigned char)text[i]) * 1099511628211ull;
-		b = (b ^ (unsigned char)text[i]) * 0x100000001b3ull + (b >> 29);
-	}
+	for (size_t i = 0; i < len; i++)
+		b = (b ^ (unsigned char)text[i]) * NX_FNV1A_PRIME + (b >> 29);
 	h->pkg_version = 1;
 	h->major_version = 2;
 	h->minor_version = 0;
@@ -637,11 +636,11 @@ int nx_listing_assemble(const char *name, const char *text, size_t len, struct n
 	st.neff = out;
 	st.cur_block = -1;
 	st.cur_iter = -1;
-	nx_symtab_init(&st.iters);
-	nx_symtab_init(&st.tensors);
-	nx_symtab_init(&st.queues);
-	nx_symtab_init(&st.blocks);
-	nx_symtab_init(&st.dbg);
+	nx_strmap_init(&st.iters, sizeof(int));
+	nx_strmap_init(&st.tensors, sizeof(int));
+	nx_strmap_init(&st.queues, sizeof(int));
+	nx_strmap_init(&st.blocks, sizeof(int));
+	nx_strmap_init(&st.dbg, sizeof(int));
 	while (pos < len && !rc) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
@@ -666,11 +665,11 @@ int nx_listing_assemble(const char *name, const char *text, size_t len, struct n
 	for (size_t r = 0; r < st.nrefs; r++)
 		free(st.refs[r].name);
 	free(st.refs);
-	nx_symtab_release(&st.tensors);
-	nx_symtab_release(&st.queues);
-	nx_symtab_release(&st.blocks);
-	nx_symtab_release(&st.dbg);
-	nx_symtab_release(&st.iters);
+	nx_strmap_release(&st.tensors);
+	nx_strmap_release(&st.queues);
+	nx_strmap_release(&st.blocks);
+	nx_strmap_release(&st.dbg);
+	nx_strmap_release(&st.iters);
 	if (rc)
 		nx_neff_release(out);
 	return rc;

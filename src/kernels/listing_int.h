@@ -6,8 +6,10 @@
 
 #include "common/compat.h"
 #include "common/err.h"
-#include "kernels/symtab.h"
+#include "common/strmap.h"
 #include "neff/neff.h"
+
+#include <string.h>
 
 #define NX_ASM_MAX_TOK 48
 
@@ -18,13 +20,32 @@ struct asm_ref {
 	char *name;
 };
 
+/* The name tables: a name's index, or -1; adding a name that exists changes nothing
+ * and returns false. */
+static inline int asm_sym_get(const struct nx_strmap *m, const char *name)
+{
+	const int *v = nx_strmap_find(m, name, strlen(name));
+
+	return v ? *v : -1;
+}
+
+static inline bool asm_sym_add(struct nx_strmap *m, const char *name, int val)
+{
+	bool added;
+	int *v = nx_strmap_get(m, name, strlen(name), &added);
+
+	if (added)
+		*v = val;
+	return added;
+}
+
 struct asm_state {
 	const char *fname;
 	int line;
 	struct nx_err *err;
 	struct nx_neff *neff;
 	size_t cap_tensors, cap_queues, cap_blocks, cap_inst[NX_ENGINE_COUNT], cap_dbg, cap_desc;
-	struct nx_symtab tensors, queues, blocks, dbg, iters;
+	struct nx_strmap tensors, queues, blocks, dbg, iters; /* name -> int index */
 	size_t cap_iters;
 	int64_t cur_iter;        /* innermost iteration variable in force, -1 none */
 	char *source;            /* default file of "@LINE" */

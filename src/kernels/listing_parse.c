@@ -259,7 +259,7 @@ static int hbm_side(struct asm_state *st, struct cur *c, struct side *sd)
 	unsigned d = 0;
 
 	ident(c, name, sizeof(name));
-	sd->var = nx_symtab_get(&st->tensors, name);
+	sd->var = asm_sym_get(&st->tensors, name);
 	if (sd->var < 0)
 		return nx__asm_fail(st, "descriptor names unknown tensor '%s'", name);
 	t = &st->neff->tensors[sd->var];

@@ -6,6 +6,7 @@
 #include "common/compat.h"
 #include "neff/isa.h"
 #include "neff/neff.h"
+#include "common/le.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -174,39 +175,17 @@ const char *nx_queue_type_name(int qt)
 	return name_of(queue_type_names, NX_QT_COUNT, qt);
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void encode_ap(const struct nx_ap *ap, uint8_t *p)
 {
 	p[AP_MEM] = ap->mem;
 	p[AP_DTYPE] = ap->dtype;
 	p[AP_START] = ap->start_partition;
 	p[AP_NPART] = ap->num_partitions;
-	put32(p + AP_OFFSET, ap->offset);
-	put32(p + AP_SIZE0, ap->size[0]);
-	put32(p + AP_SIZE1, ap->size[1]);
-	put32(p + AP_STEP0, (uint32_t)ap->step[0]);
-	put32(p + AP_STEP1, (uint32_t)ap->step[1]);
+	nx_put_le32(p + AP_OFFSET, ap->offset);
+	nx_put_le32(p + AP_SIZE0, ap->size[0]);
+	nx_put_le32(p + AP_SIZE1, ap->size[1]);
+	nx_put_le32(p + AP_STEP0, (uint32_t)ap->step[0]);
+	nx_put_le32(p + AP_STEP1, (uint32_t)ap->step[1]);
 }
 
 void nx_inst_encode(const struct nx_inst *in, uint8_t out[NX_INST_SIZE])
@@ -214,7 +193,7 @@ void nx_inst_encode(const struct nx_inst *in, uint8_t out[NX_INST_SIZE])
 	uint32_t imm;
 
 	memset(out, 0, NX_INST_SIZE);
-	put16(out + OFF_OPCODE, in->opcode);
+	nx_put_le16(out + OFF_OPCODE, in->opcode);
 	out[OFF_ENGINE] = in->engine;
 	out[OFF_FLAGS] = in->flags;
 	out[OFF_ACT_FN] = in->act_fn;
@@ -222,15 +201,15 @@ void nx_inst_encode(const struct nx_inst *in, uint8_t out[NX_INST_SIZE])
 	out[OFF_ALU] = in->alu;
 	out[OFF_WAIT_COND] = in->wait_cond;
 	out[OFF_SIG_OP] = in->sig_op;
-	put16(out + OFF_WAIT_SEM, in->wait_sem);
-	put16(out + OFF_SIG_SEM, in->sig_sem);
-	put32(out + OFF_WAIT_VALUE, in->wait_value);
-	put32(out + OFF_SIG_VALUE, in->sig_value);
-	put32(out + OFF_DMA_BLOCK, in->dma_block);
-	put32(out + OFF_DEBUG_ID, in->debug_id);
-	put32(out + OFF_BIR_ID, in->bir_id);
+	nx_put_le16(out + OFF_WAIT_SEM, in->wait_sem);
+	nx_put_le16(out + OFF_SIG_SEM, in->sig_sem);
+	nx_put_le32(out + OFF_WAIT_VALUE, in->wait_value);
+	nx_put_le32(out + OFF_SIG_VALUE, in->sig_value);
+	nx_put_le32(out + OFF_DMA_BLOCK, in->dma_block);
+	nx_put_le32(out + OFF_DEBUG_ID, in->debug_id);
+	nx_put_le32(out + OFF_BIR_ID, in->bir_id);
 	memcpy(&imm, &in->imm, sizeof(imm));
-	put32(out + OFF_IMM, imm);
+	nx_put_le32(out + OFF_IMM, imm);
 	encode_ap(&in->dst, out + OFF_DST);
 	encode_ap(&in->src0, out + OFF_SRC0);
 	encode_ap(&in->src1, out + OFF_SRC1);
@@ -246,11 +225,11 @@ static int decode_ap(const uint8_t *rec, unsigned base, const char *what, struct
 	ap->dtype = p[AP_DTYPE];
 	ap->start_partition = p[AP_START];
 	ap->num_partitions = p[AP_NPART];
-	ap->offset = get32(p + AP_OFFSET);
-	ap->size[0] = get32(p + AP_SIZE0);
-	ap->size[1] = get32(p + AP_SIZE1);
-	ap->step[0] = (int32_t)get32(p + AP_STEP0);
-	ap->step[1] = (int32_t)get32(p + AP_STEP1);
+	ap->offset = nx_get_le32(p + AP_OFFSET);
+	ap->size[0] = nx_get_le32(p + AP_SIZE0);
+	ap->size[1] = nx_get_le32(p + AP_SIZE1);
+	ap->step[0] = (int32_t)nx_get_le32(p + AP_STEP0);
+	ap->step[1] = (int32_t)nx_get_le32(p + AP_STEP1);
 	if (ap->mem > NX_MEM_PSUM)
 		return nx_errf(err, NX_ECORRUPT,
 			       "%s: byte %u: %s memory %u is not defined (0 none, 1 sbuf, 2 psum)",
@@ -283,7 +262,7 @@ int nx_inst_decode(const uint8_t in[NX_INST_SIZE], struct nx_inst *out, const ch
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	out->opcode = get16(in + OFF_OPCODE);
+	out->opcode = nx_get_le16(in + OFF_OPCODE);
 	out->engine = in[OFF_ENGINE];
 	out->flags = in[OFF_FLAGS];
 	out->act_fn = in[OFF_ACT_FN];
@@ -291,14 +270,14 @@ int nx_inst_decode(const uint8_t in[NX_INST_SIZE], struct nx_inst *out, const ch
 	out->alu = in[OFF_ALU];
 	out->wait_cond = in[OFF_WAIT_COND];
 	out->sig_op = in[OFF_SIG_OP];
-	out->wait_sem = get16(in + OFF_WAIT_SEM);
-	out->sig_sem = get16(in + OFF_SIG_SEM);
-	out->wait_value = get32(in + OFF_WAIT_VALUE);
-	out->sig_value = get32(in + OFF_SIG_VALUE);
-	out->dma_block = get32(in + OFF_DMA_BLOCK);
-	out->debug_id = get32(in + OFF_DEBUG_ID);
-	out->bir_id = get32(in + OFF_BIR_ID);
-	imm = get32(in + OFF_IMM);
+	out->wait_sem = nx_get_le16(in + OFF_WAIT_SEM);
+	out->sig_sem = nx_get_le16(in + OFF_SIG_SEM);
+	out->wait_value = nx_get_le32(in + OFF_WAIT_VALUE);
+	out->sig_value = nx_get_le32(in + OFF_SIG_VALUE);
+	out->dma_block = nx_get_le32(in + OFF_DMA_BLOCK);
+	out->debug_id = nx_get_le32(in + OFF_DEBUG_ID);
+	out->bir_id = nx_get_le32(in + OFF_BIR_ID);
+	imm = nx_get_le32(in + OFF_IMM);
 	memcpy(&out->imm, &imm, sizeof(imm));
 
 	CHECK_MAX(opcode, OFF_OPCODE, NX_OP_COUNT - 1);

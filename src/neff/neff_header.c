@@ -4,6 +4,7 @@
  * table shows (uuid and hash hex, feature names). */
 #include "common/compat.h"
 #include "neff/neff.h"
+#include "common/le.h"
 #include "common/md5.h"
 #include "common/sha256.h"
 
@@ -35,21 +36,6 @@ static const char *const feature_names[] = {
 	"on-chip-functions",   /* bit 2: functions resident in on-chip memory */
 };
 
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* Copies a C string into a fixed on-disk field, NUL-padded (not necessarily terminated). */
 static void put_str(uint8_t *p, const char *s, size_t field)
 {
@@ -66,20 +52,20 @@ static unsigned hash_len(uint64_t pkg_version)
 void nx_neff_header_encode(const struct nx_neff_header *h, uint8_t out[NX_NEFF_HEADER_SIZE])
 {
 	memset(out, 0, NX_NEFF_HEADER_SIZE);
-	put_le(out + H_PKG_VERSION, h->pkg_version, 8);
-	put_le(out + H_HEADER_SIZE, h->header_size, 8);
-	put_le(out + H_DATA_SIZE, h->data_size, 8);
-	put_le(out + H_MAJOR, h->major_version, 8);
-	put_le(out + H_MINOR, h->minor_version, 8);
+	nx_put_le(out + H_PKG_VERSION, h->pkg_version, 8);
+	nx_put_le(out + H_HEADER_SIZE, h->header_size, 8);
+	nx_put_le(out + H_DATA_SIZE, h->data_size, 8);
+	nx_put_le(out + H_MAJOR, h->major_version, 8);
+	nx_put_le(out + H_MINOR, h->minor_version, 8);
 	put_str(out + H_BUILD, h->build_version, 128);
-	put_le(out + H_NUM_TPB, h->num_tpb, 4);
+	nx_put_le(out + H_NUM_TPB, h->num_tpb, 4);
 	memcpy(out + H_HASH, h->hash, hash_len(h->pkg_version));
 	memcpy(out + H_UUID, h->uuid, 16);
 	put_str(out + H_NAME, h->name, 256);
-	put_le(out + H_REQ_TPB, h->requested_tpb_count, 4);
+	nx_put_le(out + H_REQ_TPB, h->requested_tpb_count, 4);
 	memcpy(out + H_TPB_PER_NODE, h->tpb_per_node, 64);
-	put_le(out + H_FEATURES, h->feature_bits, 8);
-	put_le(out + H_LNC_SIZE, h->lnc_size, 4);
+	nx_put_le(out + H_FEATURES, h->feature_bits, 8);
+	nx_put_le(out + H_LNC_SIZE, h->lnc_size, 4);
 }
 
 int nx_neff_header_decode(const char *name, const uint8_t *file, size_t file_len,
@@ -95,19 +81,19 @@ int nx_neff_header_decode(const char *name, const uint8_t *file, size_t file_len
 		return nx_errf(err, NX_ETRUNC,
 			       "%s: truncated header: the file has %zu bytes, the header alone "
 			       "needs %u", name, file_len, NX_NEFF_HEADER_SIZE);
-	h->pkg_version = get_le(file + H_PKG_VERSION, 8);
-	h->header_size = get_le(file + H_HEADER_SIZE, 8);
-	h->data_size = get_le(file + H_DATA_SIZE, 8);
-	h->major_version = get_le(file + H_MAJOR, 8);
-	h->minor_version = get_le(file + H_MINOR, 8);
+	h->pkg_version = nx_get_le(file + H_PKG_VERSION, 8);
+	h->header_size = nx_get_le(file + H_HEADER_SIZE, 8);
+	h->data_size = nx_get_le(file + H_DATA_SIZE, 8);
+	h->major_version = nx_get_le(file + H_MAJOR, 8);
+	h->minor_version = nx_get_le(file + H_MINOR, 8);
 	memcpy(h->build_version, file + H_BUILD, 128);
-	h->num_tpb = (uint32_t)get_le(file + H_NUM_TPB, 4);
+	h->num_tpb = (uint32_t)nx_get_le(file + H_NUM_TPB, 4);
 	memcpy(h->uuid, file + H_UUID, 16);
 	memcpy(h->name, file + H_NAME, 256);
-	h->requested_tpb_count = (uint32_t)get_le(file + H_REQ_TPB, 4);
+	h->requested_tpb_count = (uint32_t)nx_get_le(file + H_REQ_TPB, 4);
 	memcpy(h->tpb_per_node, file + H_TPB_PER_NODE, 64);
-	h->feature_bits = get_le(file + H_FEATURES, 8);
-	h->lnc_size = (uint32_t)get_le(file + H_LNC_SIZE, 4);
+	h->feature_bits = nx_get_le(file + H_FEATURES, 8);
+	h->lnc_size = (uint32_t)nx_get_le(file + H_LNC_SIZE, 4);
 
 	if (h->header_size != NX_NEFF_HEADER_SIZE)
 		return nx_errf(err, NX_ECORRUPT,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * varint.h: the byte-level coding primitives of the NTFF layout (docs/formats/ntff.md):
  * LEB128 unsigned varints with a bounds-checked decoder, zigzag mapping of signed
- * values, and fixed-width little-endian loads and stores.
+ * values (the fixed-width little-endian helpers are common/le.h).
  *
  * The last section holds the few layout constants and checks that ntff_writer.c and
  * ntff_reader.c must agree on; it is internal to src/ntff and not part of ntff.h. */
@@ -9,6 +9,7 @@
 #define NX_NTFF_VARINT_H
 
 #include "common/compat.h"
+#include "common/le.h"
 #include "ntff/ntff.h"
 
 #include <string.h>
@@ -112,58 +113,6 @@ static inline uint32_t nx_delta32(uint32_t v, uint32_t base)
 static inline uint32_t nx_undelta32(uint32_t zz, uint32_t base)
 {
 	return base + (uint32_t)nx_unzigzag32(zz);
-}
-
-/* Little-endian fixed-width loads and stores, independent of host byte order. */
-static inline void nx_put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static inline void nx_put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline void nx_put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline uint16_t nx_get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
-}
-
-static inline uint32_t nx_get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t nx_get_le64(const uint8_t *p)
-{
-	return (uint64_t)nx_get_le32(p) | (uint64_t)nx_get_le32(p + 4) << 32;
-}
-
-/* IEEE-754 binary64, stored as the little-endian image of its bit pattern. */
-static inline void nx_put_ledouble(uint8_t *p, double d)
-{
-	uint64_t bits;
-
-	memcpy(&bits, &d, sizeof(bits));
-	nx_put_le64(p, bits);
-}
-
-static inline double nx_get_ledouble(const uint8_t *p)
-{
-	uint64_t bits = nx_get_le64(p);
-	double d;
-
-	memcpy(&d, &bits, sizeof(d));
-	return d;
 }
 
 /*

@@ -5,6 +5,7 @@
  * reported per file, together with the grammar slips the tokenizer tolerated. */
 #include "common/compat.h"
 #include "trace/events.h"
+#include "common/hash.h"
 #include "common/json_writer.h"
 #include "common/xalloc.h"
 #include "trace/num.h"
@@ -35,7 +36,7 @@ static int64_t id_value(enum nx_idkind kind, int64_t v, const struct nx_strbuf *
 		return 0;
 	if (nx_num_i64(nx_strbuf_str(text), &n))
 		return n;
-	return (int64_t)((nx_num_fnv1a(text->buf ? text->buf : "", text->len) >> 2) |
+	return (int64_t)((nx_fnv1a(text->buf ? text->buf : "", text->len) >> 2) |
 			 ((uint64_t)1 << 62));
 }
 
@@ -100,7 +101,7 @@ static const char *stream_key(struct nx_tev_src *s, int64_t pid, int64_t tid)
 	return s->sb.buf;
 }
 
-static struct nx_tslot *stack_of(struct nx_tev_src *s, struct nx_tmap *m, int64_t pid,
+static struct nx_tstate *stack_of(struct nx_tev_src *s, struct nx_strmap *m, int64_t pid,
 				 int64_t tid, bool async)
 {
 	const struct nx_cev *ev = &s->ev;
@@ -112,7 +113,7 @@ static struct nx_tslot *stack_of(struct nx_tev_src *s, struct nx_tmap *m, int64_
 			       nx_strbuf_str(&ev->id));
 		nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->name));
 	}
-	struct nx_tslot *slot = nx_tmap_get(m, s->sb2.buf, s->sb2.len);
+	struct nx_tstate *slot = nx_strmap_get(m, s->sb2.buf, s->sb2.len, NULL);
 	slot->pid = pid;
 	slot->tid = tid;
 	return slot;
@@ -128,9 +129,9 @@ static const char *flow_text(int64_t num, char *buf, size_t size)
 }
 
 /* The flow slot of a key; a new one gets the next profile-wide flow number. */
-static struct nx_tslot *flow_slot(struct nx_tev_src *s)
+static struct nx_tstate *flow_slot(struct nx_tev_src *s)
 {
-	struct nx_tslot *slot = nx_tmap_get(&s->flows, s->sb2.buf, s->sb2.len);
+	struct nx_tstate *slot = nx_strmap_get(&s->flows, s->sb2.buf, s->sb2.len, NULL);
 
 	if (!slot->num)
 		slot->num = s->next_flow++;
@@ -152,7 +153,7 @@ static int64_t flow_v2(struct nx_tev_src *s)
 	nx_strbuf_reset(&s->sb2);
 	nx_strbuf_addstr(&s->sb2, V2_KEY);
 	nx_strbuf_add(&s->sb2, ev->bind.buf ? ev->bind.buf : "", ev->bind.len);
-	struct nx_tslot *slot = flow_slot(s);
+	struct nx_tstate *slot = flow_slot(s);
 	slot->starts += ev->flow_out;
 	slot->ends += ev->flow_in;
 	return slot->num;
@@ -176,7 +177,7 @@ static int close_begin(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, in
 		       int64_t tid, bool async)
 {
 	struct nx_cev *ev = &s->ev;
-	struct nx_tslot *slot = stack_of(s, async ? &s->async : &s->threads, pid, tid, async);
+	struct nx_tstate *slot = stack_of(s, async ? &s->async : &s->threads, pid, tid, async);
 
 	if (!slot->nopen) {
 		count(async ? &s->k.ae_no_b : &s->k.e_no_b, ev->offset);
@@ -225,7 +226,7 @@ static int flow(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, int64_t p
 	nx_strbuf_reset(&s->sb2);
 	nx_strbuf_addf(&s->sb2, "%s\x1f", nx_strbuf_str(&ev->cat));
 	nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->id));
-	struct nx_tslot *slot = flow_slot(s);
+	struct nx_tstate *slot = flow_slot(s);
 	if (ev->ph.buf[0] == 's')
 		slot->starts++;
 	else if (ev->ph.buf[0] == 'f')
@@ -322,16 +323,18 @@ static void pend(struct nx_tev_src *s, const char *name, const char *extra, cons
 
 /* Begins never closed end at the file's last timestamp, as trace viewers draw them;
  * their starts count for the time bounds. */
-static void flush_open(struct nx_tev_src *s, struct nx_tmap *m, struct nx_tev_count *c,
+static void flush_open(struct nx_tev_src *s, struct nx_strmap *m, struct nx_tev_count *c,
 		       bool async)
 {
 	bool any = s->file_first <= s->file_last;
 	int64_t last = s->file_last;
 	char stream[256];
 
-	for (size_t i = 0; i < m->cap; i++) {
-		struct nx_tslot *slot = &m->slots[i];
-		for (size_t k = 0; slot->key && k < slot->nopen; k++) {
+	struct nx_tstate *slot;
+	size_t pos = 0;
+
+	while ((slot = nx_strmap_next(m, &pos, NULL, NULL))) {
+		for (size_t k = 0; k < slot->nopen; k++) {
 			struct nx_open *o = &slot->open[k];
 			int64_t end = any && last > o->start ? last : o->start;
 			count(c, o->offset);
@@ -388,11 +391,13 @@ static void file_warnings(struct nx_tev_src *s)
 			    "'%s': %" PRIu64 " events have a phase that is not in the Trace Event "
 			    "Format (%s; the first at byte %" PRIu64 "); they were kept as generic "
 			    "events", path, s->k.unknown.n, s->k.unknown_ph, s->k.unknown.first);
-	for (size_t i = 0; i < s->flows.cap; i++) {
-		const struct nx_tslot *f = &s->flows.slots[i];
-		if (!f->key || !f->ends || f->starts)
+	const struct nx_tstate *f;
+	const char *key;
+	size_t klen, pos = 0;
+	while ((f = nx_strmap_next(&s->flows, &pos, &key, &klen))) {
+		if (!f->ends || f->starts)
 			continue;
-		bool v2 = f->klen >= sizeof(V2_KEY) - 1 && !memcmp(f->key, V2_KEY, sizeof(V2_KEY) - 1);
+		bool v2 = klen >= sizeof(V2_KEY) - 1 && !memcmp(key, V2_KEY, sizeof(V2_KEY) - 1);
 		orphan_f += v2 ? 0 : f->ends;
 		orphan_ids += !v2;
 		orphan_in += v2 ? f->ends : 0;
@@ -451,9 +456,9 @@ static void finish_file(struct nx_tev_src *s)
 		if (s->first_ns > s->last_ns || s->file_last > s->last_ns)
 			s->last_ns = s->file_last;
 	}
-	nx_tmap_clear(&s->threads);
-	nx_tmap_clear(&s->async);
-	nx_tmap_clear(&s->flows);
+	nx_tstates_clear(&s->threads);
+	nx_tstates_clear(&s->async);
+	nx_tstates_clear(&s->flows);
 	nx_chrome_close(&s->rd);
 	s->open = false;
 }
@@ -530,6 +535,9 @@ int nx_tev_init(struct nx_tev_src *s, struct nx_tev_file *files, size_t nfiles,
 	s->first_ns = 1;
 	s->last_ns = 0;
 	nx_cev_init(&s->ev);
+	nx_tstates_init(&s->threads);
+	nx_tstates_init(&s->async);
+	nx_tstates_init(&s->flows);
 	int rc = nx_colmap_init(&s->map, "SystemProfileEvents", columns, err);
 	if (rc)
 		return rc;
@@ -546,9 +554,9 @@ void nx_tev_release(struct nx_tev_src *s)
 	free_pending(s);
 	free(s->pend);
 	free(s->bflow);
-	nx_tmap_release(&s->threads);
-	nx_tmap_release(&s->async);
-	nx_tmap_release(&s->flows);
+	nx_tstates_release(&s->threads);
+	nx_tstates_release(&s->async);
+	nx_tstates_release(&s->flows);
 	nx_cev_release(&s->ev);
 	nx_strbuf_release(&s->sb);
 	nx_strbuf_release(&s->sb2);

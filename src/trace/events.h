@@ -21,7 +21,7 @@
 #include "db/duck.h"
 #include "ingest/context.h"
 #include "trace/chrome.h"
-#include "trace/tmap.h"
+#include "trace/tstate.h"
 
 struct nx_tev_file {
 	const char *path;
@@ -37,7 +37,7 @@ struct nx_tev_src {
 	bool open;
 	struct nx_chrome rd;
 	struct nx_cev ev;
-	struct nx_tmap threads, async, flows;
+	struct nx_strmap threads, async, flows;
 	/* Flow numbers of open B events that carry a version-2 flow, by the B's offset. */
 	struct nx_bflow { uint64_t off; int64_t num; } *bflow;
 	size_t nbflow, bflow_cap;

@@ -94,15 +94,3 @@ bool nx_num_us_to_ns(const char *s, int64_t *ns, bool *exact)
 	*ns = neg ? -(int64_t)v : (int64_t)v;
 	return true;
 }
-
-uint64_t nx_num_fnv1a(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}

@@ -13,7 +13,5 @@ bool nx_num_i64(const char *s, int64_t *out);
  * zero below 1 ns. *exact tells whether no digit was dropped. False when s is not a
  * number or the result does not fit int64. Leading/trailing blanks are not allowed. */
 bool nx_num_us_to_ns(const char *s, int64_t *ns, bool *exact);
-/* 64-bit FNV-1a, for stable ids of strings. */
-uint64_t nx_num_fnv1a(const void *data, size_t len);
 
 #endif

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT
+ * test_common_map.c: the common helpers shared by every stage: FNV-1a with the project's
+ * seed (values computed independently, so a change of seed or prime is caught), the string map (add, find, growth, keys with NUL bytes, iteration,
+ * clear) and the little-endian loads and stores. */
+#include "common/compat.h"
+#include "common/hash.h"
+#include "common/le.h"
+#include "common/strmap.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+static void test_fnv1a_vectors(void **state)
+{
+	(void)state;
+	assert_int_equal(nx_fnv1a("", 0), 0x14650fb0739d0383ull);
+	assert_int_equal(nx_fnv1a("a", 1), 0x44bd8ad473cd9906ull);
+	assert_int_equal(nx_fnv1a("foobar", 6), 0x88fad7c0a8ff07f2ull);
+}
+
+struct val {
+	int64_t n;
+	char tag[24];
+};
+
+static void test_strmap_grows_and_finds(void **state)
+{
+	struct nx_strmap m;
+	char key[32];
+	bool added;
+
+	(void)state;
+	nx_strmap_init(&m, sizeof(struct val));
+	assert_null(nx_strmap_find(&m, "x", 1));
+	for (int i = 0; i < 5000; i++) {
+		int n = snprintf(key, sizeof(key), "key-%d", i);
+		struct val *v = nx_strmap_get(&m, key, (size_t)n, &added);
+		assert_true(added);
+		assert_int_equal(v->n, 0);
+		assert_int_equal(((uintptr_t)v) % _Alignof(max_align_t), 0);
+		v->n = i;
+	}
+	assert_int_equal(m.used, 5000);
+	for (int i = 0; i < 5000; i++) {
+		int n = snprintf(key, sizeof(key), "key-%d", i);
+		struct val *v = nx_strmap_get(&m, key, (size_t)n, &added);
+		assert_false(added);
+		assert_int_equal(v->n, i);
+		assert_ptr_equal(nx_strmap_find(&m, key, (size_t)n), v);
+	}
+	assert_null(nx_strmap_find(&m, "key-5000", 8));
+	assert_null(nx_strmap_find(&m, "key-1", 4)); /* a prefix is another key */
+
+	size_t pos = 0, seen = 0, klen;
+	const char *k;
+	int64_t sum = 0;
+	struct val *v;
+	while ((v = nx_strmap_next(&m, &pos, &k, &klen))) {
+		assert_memory_equal(k, "key-", 4);
+		sum += v->n;
+		seen++;
+	}
+	assert_int_equal(seen, 5000);
+	assert_int_equal(sum, 4999 * 5000 / 2);
+
+	nx_strmap_clear(&m);
+	assert_int_equal(m.used, 0);
+	assert_null(nx_strmap_find(&m, "key-7", 5));
+	v = nx_strmap_get(&m, "key-7", 5, &added);
+	assert_true(added);
+	assert_int_equal(v->n, 0);
+	nx_strmap_release(&m);
+	assert_null(nx_strmap_find(&m, "key-7", 5));
+	nx_strmap_release(&m);
+}
+
+static void test_strmap_binary_keys(void **state)
+{
+	struct nx_strmap m;
+
+	(void)state;
+	nx_strmap_init(&m, sizeof(int));
+	*(int *)nx_strmap_get(&m, "a\0b", 3, NULL) = 1;
+	*(int *)nx_strmap_get(&m, "a\0c", 3, NULL) = 2;
+	*(int *)nx_strmap_get(&m, "", 0, NULL) = 3;
+	assert_int_equal(*(int *)nx_strmap_find(&m, "a\0b", 3), 1);
+	assert_int_equal(*(int *)nx_strmap_find(&m, "a\0c", 3), 2);
+	assert_int_equal(*(int *)nx_strmap_find(&m, "", 0), 3);
+	assert_null(nx_strmap_find(&m, "a", 1));
+	nx_strmap_release(&m);
+}
+
+static void test_le_round_trip(void **state)
+{
+	uint8_t b[8];
+
+	(void)state;
+	nx_put_le16(b, 0x1234);
+	assert_int_equal(b[0], 0x34);
+	assert_int_equal(nx_get_le16(b), 0x1234);
+	nx_put_le32(b, 0x89abcdefu);
+	assert_int_equal(b[0], 0xef);
+	assert_int_equal(b[3], 0x89);
+	assert_int_equal(nx_get_le32(b), 0x89abcdefu);
+	nx_put_le64(b, 0x0102030405060708ull);
+	assert_int_equal(b[0], 0x08);
+	assert_int_equal(b[7], 0x01);
+	assert_int_equal(nx_get_le64(b), 0x0102030405060708ull);
+	assert_int_equal(nx_get_le(b, 3), 0x060708);
+	memset(b, 0, sizeof(b));
+	nx_put_le(b, 0xaabbccddull, 3);
+	assert_int_equal(b[2], 0xbb);
+	assert_int_equal(b[3], 0);
+	nx_put_ledouble(b, -2.5);
+	assert_true(nx_get_ledouble(b) == -2.5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fnv1a_vectors),
+		cmocka_unit_test(test_strmap_grows_and_finds),
+		cmocka_unit_test(test_strmap_binary_keys),
+		cmocka_unit_test(test_le_round_trip),
+	};
+	return cmocka_run_group_tests_name("common_map", tests, NULL, NULL);
+}
