@@ -6,7 +6,7 @@
  * stderr as "time_s <seconds>") */
 #include "common/compat.h"
 #include "db/duck.h"
-#include "derive/derive.h"
+#include "db/profile_views.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 		i++;
 	}
 	if (i + 1 < argc && !strcmp(argv[i], "-C")) {
-		if (nx_derive_create_views(d, argv[i + 1], &err))
+		if (nx_db_create_views(d, argv[i + 1], &err))
 			goto fail;
 		i += 2;
 	}

@@ -6,7 +6,7 @@
  * computed and why. Works on any profile directory, ours or AWS's. */
 #include "common/compat.h"
 #include "analysis/rec.h"
-#include "derive/derive.h"
+#include "db/profile_views.h"
 #include "common/xalloc.h"
 
 #include <math.h>
@@ -152,10 +152,8 @@ static int create_view(struct nx_duck *d, const struct rx_view *v, struct nx_err
 
 int nx__rec_views(struct nx_duck *d, const char *dir, struct nx_err *err)
 {
-	int rc = nx_derive_create_views(d, dir, err);
+	int rc = nx_db_profile_views(d, dir, err);
 
-	if (!rc)
-		rc = nx_derive_create_empty_views(d, dir, err);
 	for (size_t i = 0; !rc && i < sizeof(views) / sizeof(views[0]); i++)
 		rc = create_view(d, &views[i], err);
 	if (rc)

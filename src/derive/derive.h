@@ -28,14 +28,6 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
  * that runs out of it is retried once with NX_DERIVE_RETRY_MEMORY_LIMIT (1GB). */
 const char *nx_derive_memory_limit(void);
 
-/* Creates an empty, correctly typed view for every schema table that has no file in
- * dir, so derive SQL can refer to any table. */
-int nx_derive_create_empty_views(struct nx_duck *d, const char *dir, struct nx_err *err);
-
-/* Creates (or replaces) a view named after each table file in dir, merging split
- * files <T>_0.parquet, <T>_1.parquet ... */
-int nx_derive_create_views(struct nx_duck *d, const char *dir, struct nx_err *err);
-
 /* Wraps a SELECT so its output has exactly the schema columns of `table`, in order and
  * cast to the schema types; columns the SELECT lacks become typed NULLs. */
 int nx_derive_project(struct nx_duck *d, const char *table, const char *select_sql,

@@ -11,7 +11,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
-#include "derive/derive.h"
+#include "db/profile_views.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -105,7 +105,7 @@ void nx_check_profile_invariants(const char *dir)
 						  { "Sync", "sync" } };
 
 	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
-	if (nx_derive_create_views(d, dir, &err) || nx_derive_create_empty_views(d, dir, &err))
+	if (nx_db_profile_views(d, dir, &err))
 		fail_msg("%s: %s", dir, err.msg);
 	assert_true(has(dir, "Summary"));
 

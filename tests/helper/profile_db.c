@@ -8,7 +8,7 @@
 
 #include "helper/profile_db.h"
 #include "common/fsutil.h"
-#include "derive/derive.h"
+#include "db/profile_views.h"
 #include "ingest/ingest.h"
 
 #include <math.h>
@@ -44,8 +44,7 @@ void nx_test_use_profile(struct nx_duck **d, const char *profile)
 
 	nx_duck_close(*d);
 	*d = NULL;
-	if (nx_duck_open(d, 1, NULL, &err) || nx_derive_create_views(*d, profile, &err) ||
-	    nx_derive_create_empty_views(*d, profile, &err))
+	if (nx_duck_open(d, 1, NULL, &err) || nx_db_profile_views(*d, profile, &err))
 		fail_msg("%s: %s", profile, err.msg);
 }
 

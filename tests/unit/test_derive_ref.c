@@ -22,6 +22,7 @@
 #include "common/xalloc.h"
 #include "db/duck.h"
 #include "derive/derive.h"
+#include "db/profile_views.h"
 #include "helper/fixture.h"
 #include "helper/profile_db.h"
 #include "ingest/ingest.h"
@@ -78,7 +79,7 @@ static void compare(const char *profile, const char *table, const char *file,
 	char *staging = nx_path_join(profile, ".staging");
 
 	nx_test_use_profile(&d, profile);
-	if (nx_derive_create_views(d, staging, &err) ||
+	if (nx_db_create_views(d, staging, &err) ||
 	    nx_derive_project(d, table, sql, &ref, &err))
 		fail_msg("%s", err.msg);
 	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
@@ -128,7 +129,7 @@ static void compare_summary(const char *profile)
 	const struct nx_table *t = nx_schema_table("Summary");
 
 	nx_test_use_profile(&d, profile);
-	if (nx_derive_create_views(d, staging, &err) ||
+	if (nx_db_create_views(d, staging, &err) ||
 	    nx_derive_project(d, "Summary", sql, &ref, &err))
 		fail_msg("%s", err.msg);
 	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);

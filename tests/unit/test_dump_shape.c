@@ -17,7 +17,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
-#include "derive/derive.h"
+#include "db/profile_views.h"
 #include "helper/fixture.h"
 #include "helper/http_client.h"
 #include "neff/neff.h"
@@ -68,7 +68,7 @@ static double qp(const char *profile, const char *fmt, ...)
 	assert_true(vasprintf(&sql, fmt, ap) >= 0);
 	va_end(ap);
 	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
-	if (nx_derive_create_views(d, profile, &err) || nx_duck_query_f64(d, sql, &v, &err))
+	if (nx_db_create_views(d, profile, &err) || nx_duck_query_f64(d, sql, &v, &err))
 		fail_msg("%s: %s", sql, err.msg);
 	nx_duck_close(d);
 	free(sql);

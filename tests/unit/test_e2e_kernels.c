@@ -14,7 +14,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
-#include "derive/derive.h"
+#include "db/profile_views.h"
 #include "helper/fixture.h"
 #include "helper/invariants.h"
 
@@ -53,8 +53,7 @@ static double q(const char *prof, const char *sql)
 	double v = NAN;
 
 	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
-	if (nx_derive_create_views(d, prof, &err) || nx_derive_create_empty_views(d, prof, &err) ||
-	    nx_duck_query_f64(d, sql, &v, &err))
+	if (nx_db_profile_views(d, prof, &err) || nx_duck_query_f64(d, sql, &v, &err))
 		fail_msg("%s: %s: %s", prof, sql, err.msg);
 	nx_duck_close(d);
 	return v;
