@@ -4,60 +4,52 @@
  * nx_sql_quote), never pasted into the SQL text. */
 #include "common/compat.h"
 #include "db/profile_views.h"
+#include "db/table_files.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "schema/schema.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Table name of a parquet file: "Instruction.parquet" or "Instruction_3.parquet". */
-static bool table_of_file(const char *file, char *out, size_t size)
+/* CREATE OR REPLACE VIEW "<T>" over files [0, n) of one table, in read order. */
+static int create_view(struct nx_duck *d, const char *dir, const struct nx_table_file *f,
+		       size_t n, struct nx_err *err)
 {
-	size_t len = strlen(file);
-	if (len < 9 || strcmp(file + len - 8, ".parquet") || file[0] == '.')
-		return false;
-	len -= 8;
-	size_t us = len;
-	while (us > 0 && file[us - 1] >= '0' && file[us - 1] <= '9')
-		us--;
-	if (us < len && us > 1 && file[us - 1] == '_')
-		len = us - 1;
-	if (len >= size)
-		return false;
-	memcpy(out, file, len);
-	out[len] = '\0';
-	return true;
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int rc;
+
+	/* The table name comes from a file name: quoted, never pasted. */
+	nx_strbuf_addstr(&sql, "CREATE OR REPLACE VIEW ");
+	nx_sql_quote_ident(&sql, f[0].table);
+	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet([");
+	for (size_t i = 0; i < n; i++) {
+		char *path = nx_path_join(dir, f[i].file);
+
+		if (i)
+			nx_strbuf_addch(&sql, ',');
+		nx_sql_quote(&sql, path);
+		free(path);
+	}
+	nx_strbuf_addstr(&sql, "])");
+	rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
+	return rc;
 }
 
 int nx_db_create_views(struct nx_duck *d, const char *dir, struct nx_err *err)
 {
-	DIR *dp = opendir(dir);
-	struct dirent *de;
-	int rc = 0;
+	struct nx_table_file *f;
+	size_t n, run;
+	int rc = nx_table_files_list(dir, NULL, NULL, &f, &n, err);
 
-	if (!dp)
-		return nx_errf(err, -errno, "cannot list '%s'", dir);
-	while (!rc && (de = readdir(dp))) {
-		char table[256];
-		if (!table_of_file(de->d_name, table, sizeof(table)))
-			continue;
-		struct nx_strbuf sql = NX_STRBUF_INIT, glob = NX_STRBUF_INIT;
-		bool split = strcmp(de->d_name + strlen(table), ".parquet") != 0;
-		nx_strbuf_addf(&glob, "%s/%s%s", dir, table, split ? "_*.parquet" : ".parquet");
-		/* The table name comes from a file name: quoted, never pasted. */
-		nx_strbuf_addstr(&sql, "CREATE OR REPLACE VIEW ");
-		nx_sql_quote_ident(&sql, table);
-		nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet(");
-		nx_sql_quote(&sql, glob.buf);
-		nx_strbuf_addstr(&sql, ")");
-		rc = nx_duck_exec(d, sql.buf, err);
-		nx_strbuf_release(&sql);
-		nx_strbuf_release(&glob);
+	for (size_t i = 0; !rc && i < n; i += run) {
+		for (run = 1; i + run < n && !strcmp(f[i].table, f[i + run].table); run++)
+			;
+		rc = create_view(d, dir, &f[i], run, err);
 	}
-	closedir(dp);
+	nx_table_files_free(f, n);
 	return rc;
 }
 

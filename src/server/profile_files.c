@@ -3,49 +3,14 @@
 #include "common/compat.h"
 #include "server/profile_files.h"
 #include "server/paths.h"
+#include "db/table_files.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-
-struct part {
-	char *table;
-	char *file;
-	long index; /* -1 for an unsplit "<T>.parquet" */
-	uint64_t bytes;
-};
-
-static int cmp_part(const void *a, const void *b)
-{
-	const struct part *x = a, *y = b;
-	int c = strcmp(x->table, y->table);
-
-	if (c)
-		return c;
-	return (x->index > y->index) - (x->index < y->index);
-}
-
-/* "<T>_<digits>" names a part of split table T. */
-static char *table_of(const char *stem, long *index)
-{
-	const char *us = strrchr(stem, '_');
-
-	*index = -1;
-	if (us && us != stem && us[1]) {
-		const char *p = us + 1;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (!*p && p - (us + 1) <= 9) {
-			*index = strtol(us + 1, NULL, 10);
-			return nx_xstrndup(stem, (size_t)(us - stem));
-		}
-	}
-	return nx_xstrdup(stem);
-}
 
 /* A regular file inside dir (symlinks must resolve inside too). */
 static bool usable(const char *dir, const char *path, uint64_t *bytes)
@@ -67,50 +32,45 @@ static bool usable(const char *dir, const char *path, uint64_t *bytes)
 	return S_ISREG(st.st_mode);
 }
 
+/* Keeps the table files that are usable (no temporaries, no links out of dir). */
+static bool keep_file(void *arg, const char *dir, const char *file, uint64_t *bytes)
+{
+	char *path;
+	bool ok;
+
+	(void)arg;
+	if (nx__path_in_progress(file))
+		return false;
+	path = nx_path_join(dir, file);
+	ok = usable(dir, path, bytes);
+	free(path);
+	return ok;
+}
+
+static void find_source(const char *dir, struct nx_pfiles *out)
+{
+	char *path = nx_path_join(dir, NX_SOURCE_ARCHIVE);
+	uint64_t bytes = 0;
+
+	if (usable(dir, path, &bytes)) {
+		out->has_source = true;
+		out->source_bytes = bytes;
+	}
+	free(path);
+}
+
 int nx__pfiles_scan_plain(const char *dir, struct nx_pfiles *out, struct nx_err *err)
 {
-	struct part *parts = NULL;
-	size_t np = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
+	struct nx_table_file *parts = NULL;
+	size_t np = 0;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	d = opendir(dir);
-	if (!d)
-		return nx_errf(err, -errno, "cannot open profile directory '%s': %s", dir,
-			       strerror(errno));
-	while ((de = readdir(d))) {
-		const char *nm = de->d_name;
-		size_t len = strlen(nm);
-		uint64_t bytes = 0;
-		char *path;
-		bool ok;
-
-		if (nx__path_in_progress(nm))
-			continue;
-		path = nx_path_join(dir, nm);
-		ok = usable(dir, path, &bytes);
-		free(path);
-		if (!ok)
-			continue;
-		if (!strcmp(nm, NX_SOURCE_ARCHIVE)) {
-			out->has_source = true;
-			out->source_bytes = bytes;
-			continue;
-		}
-		if (len <= 8 || strcmp(nm + len - 8, ".parquet"))
-			continue;
-		char *stem = nx_xstrndup(nm, len - 8);
-		NX_GROW(parts, np + 1, cap);
-		parts[np].table = table_of(stem, &parts[np].index);
-		parts[np].file = nx_xstrdup(nm);
-		parts[np].bytes = bytes;
-		np++;
-		free(stem);
-	}
-	closedir(d);
-	if (np)
-		qsort(parts, np, sizeof(*parts), cmp_part);
+	rc = nx_table_files_list(dir, keep_file, NULL, &parts, &np, err);
+	if (rc)
+		return nx_errf(err, rc, "cannot open profile directory '%s': %s", dir,
+			       strerror(-rc));
+	find_source(dir, out);
 	for (size_t i = 0; i < np; i++) {
 		struct nx_ptable *t = out->n ? &out->t[out->n - 1] : NULL;
 
@@ -128,7 +88,7 @@ int nx__pfiles_scan_plain(const char *dir, struct nx_pfiles *out, struct nx_err 
 		t->files[t->nfiles++] = parts[i].file;
 		t->bytes += parts[i].bytes;
 	}
-	free(parts);
+	free(parts); /* the names moved into out */
 	return 0;
 }
 

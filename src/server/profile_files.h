@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * profile_files.h: what a profile directory contains. Parquet files become tables:
- * "<T>.parquet" is table T, and "<T>_0.parquet", "<T>_1.parquet", ... are the parts
- * of a split table T (in numeric order). Hidden files, temporaries and symlinks
- * that resolve outside the directory are ignored. No DuckDB here. */
+ * profile_files.h: what a profile directory contains. Parquet files become tables by
+ * the rule of db/table_files.h ("<T>.parquet", or the parts "<T>_0.parquet",
+ * "<T>_1.parquet", ... of a split table T); symlinks that resolve outside the
+ * directory are ignored. No DuckDB here. */
 #ifndef NX_SERVER_PROFILE_FILES_H
 #define NX_SERVER_PROFILE_FILES_H
 
