@@ -2,6 +2,7 @@
  * cli_util.c: argument checks shared by the subcommands (see cli_util.h). */
 #include "common/compat.h"
 #include "cli/cli_util.h"
+#include "cli/cli_opts.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -46,12 +47,26 @@ int nx_cli_name(const char *cmd, const char *name)
 	return -1;
 }
 
+char *nx_cli_default_name(const char *path)
+{
+	char *p = nx_xstrdup(path);
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
+	const char *base = strrchr(p, '/');
+	base = base ? base + 1 : p;
+	const char *dot = strchr(base, '.');
+	char *name = nx_xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+	free(p);
+	return name;
+}
+
 int nx_cli_data_path(const char *cmd, const char *path)
 {
 	if (path && path[0])
 		return 0;
 	nx_cli_error(cmd, "--data-path is empty; give a directory (the default is "
-		     "~/.local/share/neuron-profile)");
+		     NX_CLI_DEFAULT_DATA_PATH ")");
 	return -1;
 }
 

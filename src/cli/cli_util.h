@@ -14,6 +14,10 @@ int nx_cli_uint(const char *cmd, const char *flag, const char *arg, unsigned lon
 /* A display name that follows the one naming rule (NX_NAME_RULE in ingest/ingest.h). */
 int nx_cli_name(const char *cmd, const char *name);
 
+/* The default display name of an input: its file name without directory, trailing
+ * slashes and extensions (caller frees). */
+char *nx_cli_default_name(const char *path);
+
 /* A --data-path value: not empty (an empty one would put profiles under /profiles). */
 int nx_cli_data_path(const char *cmd, const char *path);
 

@@ -5,6 +5,7 @@
  * --enable-dge-notifs, as on hardware. With --profile-nth-exec=N the trace of
  * execution N goes to profile_exec_N.ntff next to the -s path. */
 #include "common/compat.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
@@ -111,7 +112,49 @@ static int check_output(const char *path)
 	return NX_EXIT_FAIL;
 }
 
-int cmd_capture(int argc, char **argv)
+/* The command line, as parsed. */
+struct capture_args {
+	struct nx_cli_common co;
+	const char *neff_path, *session;
+	unsigned long long num_exec, nth;
+	bool nth_given, num_given, verbose;
+	struct nx_sim_opts so;
+};
+
+/* One option of capture's own (the common ones are taken before). */
+static int parse_opt(struct capture_args *a, int c)
+{
+	switch (c) {
+	case 'n': a->neff_path = optarg; break;
+	case 's': a->session = optarg; break;
+	case 'N':
+		if (nx_cli_uint("capture", "--num-exec", optarg, 1, 1000000, &a->num_exec))
+			return NX_EXIT_USAGE;
+		a->num_given = true;
+		break;
+	case 'P':
+		if (nx_cli_uint("capture", "--profile-nth-exec", optarg, 0, 1000000, &a->nth))
+			return NX_EXIT_USAGE;
+		a->nth_given = true;
+		break;
+	case 't':
+		if (strcmp(optarg, "trn2") && strcmp(optarg, "trn1")) {
+			nx_cli_error("capture", "--target must be trn2 or trn1, not '%s'", optarg);
+			return NX_EXIT_USAGE;
+		}
+		a->so.target = optarg;
+		break;
+	case 'D': a->so.dma_packets = true; break;
+	case 'v': a->verbose = true; break;
+	default:
+		usage(stderr);
+		return NX_EXIT_USAGE;
+	}
+	return NX_EXIT_OK;
+}
+
+/* Returns an exit status; NX_EXIT_OK with co.help set when --help was answered. */
+static int parse(int argc, char **argv, struct capture_args *a)
 {
 	static const struct option opts[] = {
 		{ "neff", required_argument, NULL, 'n' },
@@ -121,62 +164,28 @@ int cmd_capture(int argc, char **argv)
 		{ "target", required_argument, NULL, 't' },
 		{ "enable-dge-notifs", no_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		NX_CLI_LONG_QUIET,
+		NX_CLI_LONG_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *neff_path = "file.neff", *session = "profile.ntff", *env;
-	unsigned long long num_exec = 1, nth = 1;
-	bool nth_given = false, num_given = false, verbose = false, quiet = false;
-	struct nx_sim_opts so = { .target = "trn2", .exec_index = 1 };
-	struct nx_sim_stats st;
-	struct nx_neff neff;
-	struct nx_err err = { 0 };
-	char *out = NULL;
-	double t0;
 	int c, rc;
 
+	memset(a, 0, sizeof(*a));
+	nx_cli_common_init(&a->co, "capture");
+	a->neff_path = "file.neff";
+	a->session = "profile.ntff";
+	a->num_exec = a->nth = 1;
+	a->so.target = "trn2";
+	a->so.exec_index = 1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:s:vqh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			neff_path = optarg;
-			break;
-		case 's':
-			session = optarg;
-			break;
-		case 'N':
-			if (nx_cli_uint("capture", "--num-exec", optarg, 1, 1000000, &num_exec))
-				return NX_EXIT_USAGE;
-			num_given = true;
-			break;
-		case 'P':
-			if (nx_cli_uint("capture", "--profile-nth-exec", optarg, 0, 1000000, &nth))
-				return NX_EXIT_USAGE;
-			nth_given = true;
-			break;
-		case 't':
-			if (strcmp(optarg, "trn2") && strcmp(optarg, "trn1")) {
-				nx_cli_error("capture", "--target must be trn2 or trn1, not '%s'", optarg);
-				return NX_EXIT_USAGE;
+		if (nx_cli_common_opt(&a->co, c, optarg)) {
+			if (a->co.help) {
+				usage(stdout);
+				return NX_EXIT_OK;
 			}
-			so.target = optarg;
-			break;
-		case 'D':
-			so.dma_packets = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return NX_EXIT_OK;
-		default:
-			usage(stderr);
-			return NX_EXIT_USAGE;
+		} else if ((rc = parse_opt(a, c))) {
+			return rc;
 		}
 	}
 	if (optind != argc) {
@@ -184,57 +193,89 @@ int cmd_capture(int argc, char **argv)
 			     "the simulator models timing only)", argv[optind]);
 		return NX_EXIT_USAGE;
 	}
-	env = getenv("NEURON_RT_ENABLE_DGE_NOTIFICATIONS");
+	return NX_EXIT_OK;
+}
+
+/* Settles the executions to run and profile, reads the NEFF and checks the output
+ * path (*out: NULL when profiling is disabled). */
+static int prepare(struct capture_args *a, struct nx_neff *neff, char **out)
+{
+	const char *env = getenv("NEURON_RT_ENABLE_DGE_NOTIFICATIONS");
+	struct nx_err err = { 0 };
+
 	if (env && !strcmp(env, "1"))
-		so.dma_packets = true;
-	if (num_given && nth > num_exec) {
+		a->so.dma_packets = true;
+	if (a->num_given && a->nth > a->num_exec) {
 		nx_cli_error("capture", "--profile-nth-exec %llu is past the last execution "
-			     "(--num-exec %llu)", nth, num_exec);
+			     "(--num-exec %llu)", a->nth, a->num_exec);
 		return NX_EXIT_USAGE;
 	}
-	if (!num_given && nth > num_exec)
-		num_exec = nth;
-	so.exec_index = (uint32_t)(nth ? nth : 1);
-	if (verbose || (!quiet && isatty(2)))
-		so.progress = progress;
-
-	if (nx_neff_read(neff_path, &neff, &err)) {
+	if (!a->num_given && a->nth > a->num_exec)
+		a->num_exec = a->nth;
+	a->so.exec_index = (uint32_t)(a->nth ? a->nth : 1);
+	if (a->verbose || (!a->co.quiet && isatty(2)))
+		a->so.progress = progress;
+	if (nx_neff_read(a->neff_path, neff, &err)) {
+		memset(neff, 0, sizeof(*neff)); /* released already */
 		nx_cli_error("capture", "%s", err.msg);
 		return NX_EXIT_FAIL;
 	}
-	if (nth) {
-		out = nth_given ? nth_path(session, nth) : nx_xstrdup(session);
-		if ((rc = check_output(out)))
-			goto out;
-	}
-	if (!quiet) {
-		fprintf(stderr, "capture: simulating %s on %s, %llu execution%s, ", neff_path,
-			so.target, num_exec, num_exec == 1 ? "" : "s");
+	if (!a->nth)
+		return NX_EXIT_OK;
+	*out = a->nth_given ? nth_path(a->session, a->nth) : nx_xstrdup(a->session);
+	return check_output(*out);
+}
+
+/* Simulates (and profiles) the executions. */
+static int run(const struct capture_args *a, const struct nx_neff *neff, const char *out)
+{
+	unsigned long long n = a->num_exec;
+	struct nx_err err = { 0 };
+	struct nx_sim_stats st;
+	double t0;
+	int rc;
+
+	if (!a->co.quiet) {
+		fprintf(stderr, "capture: simulating %s on %s, %llu execution%s, ", a->neff_path,
+			a->so.target, n, n == 1 ? "" : "s");
 		if (out)
-			fprintf(stderr, "profiling #%llu into %s\n", nth, out);
+			fprintf(stderr, "profiling #%llu into %s\n", a->nth, out);
 		else
 			fprintf(stderr, "profiling none\n");
 	}
 	t0 = wall_seconds();
-	if (!nth)
+	if (!a->nth)
 		/* profiling disabled: run for errors only */
-		rc = nx_sim_run(&neff, &so, NULL, &st, &err);
+		rc = nx_sim_run(neff, &a->so, NULL, &st, &err);
 	else
-		rc = nx_sim_capture(&neff, &so, out, &st, &err);
-	if (so.progress)
+		rc = nx_sim_capture(neff, &a->so, out, &st, &err);
+	if (a->so.progress)
 		fputc('\n', stderr);
 	if (rc) {
-		nx_cli_error("capture", "'%s': %s", neff_path, err.msg);
-		rc = NX_EXIT_FAIL;
-		goto out;
+		nx_cli_error("capture", "'%s': %s", a->neff_path, err.msg);
+		return NX_EXIT_FAIL;
 	}
 	printf("captured %s: %llu execution%s, profiled #%llu: %" PRIu64 " instructions, %" PRIu64
 	       " DMA packets%s, %.3f us simulated on %s, %.2f s wall\n",
-	       out ? out : "(profiling disabled)", num_exec, num_exec == 1 ? "" : "s", nth,
-	       st.insts, st.dma_packets, so.dma_packets ? "" : " (not recorded)",
-	       st.end_ns / 1000.0, so.target, wall_seconds() - t0);
-	rc = NX_EXIT_OK;
-out:
+	       out ? out : "(profiling disabled)", n, n == 1 ? "" : "s", a->nth, st.insts,
+	       st.dma_packets, a->so.dma_packets ? "" : " (not recorded)", st.end_ns / 1000.0,
+	       a->so.target, wall_seconds() - t0);
+	return NX_EXIT_OK;
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	struct capture_args a;
+	struct nx_neff neff;
+	char *out = NULL;
+	int rc = parse(argc, argv, &a);
+
+	if (rc || a.co.help)
+		return rc;
+	memset(&neff, 0, sizeof(neff));
+	rc = prepare(&a, &neff, &out);
+	if (!rc)
+		rc = run(&a, &neff, out);
 	free(out);
 	nx_neff_release(&neff);
 	return rc;

@@ -4,6 +4,7 @@
  * build the fleet index, report stragglers, export hive-style partitions. The hidden
  * `fleet run-task` is what each local subprocess and each Slurm array task runs. */
 #include "common/compat.h"
+#include "cli/cli_opts.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_DATA_PATH "~/.local/share/neuron-profile"
 #define CMD "fleet"
 
 static void usage(FILE *out)
@@ -56,17 +56,18 @@ static void usage(FILE *out)
 		"      --recommend N         report: also run 'recommend' on the N slowest members\n"
 		"  -o, --output DIR          export: directory to write (replaced atomically)\n"
 		"  -h, --help                this text\n",
-		DEFAULT_DATA_PATH);
+		NX_CLI_DEFAULT_DATA_PATH);
 }
 
 enum {
-	OPT_DATA_PATH = 256, OPT_NAME, OPT_THRESHOLD, OPT_SLURM, OPT_PARTITION, OPT_TIME, OPT_MEM,
-	OPT_THROTTLE, OPT_SBATCH_ARG, OPT_WAIT, OPT_TOP, OPT_RECOMMEND, OPT_ARRAY_MAX, OPT_RUN, OPT_TASK, OPT_LIST, OPT_INDEX,
+	OPT_THRESHOLD = 256, OPT_SLURM, OPT_PARTITION, OPT_TIME, OPT_MEM, OPT_THROTTLE,
+	OPT_SBATCH_ARG, OPT_WAIT, OPT_TOP, OPT_RECOMMEND, OPT_ARRAY_MAX, OPT_RUN, OPT_TASK,
+	OPT_LIST, OPT_INDEX,
 };
 
 static const struct option long_opts[] = {
-	{ "data-path", required_argument, NULL, OPT_DATA_PATH },
-	{ "display-name", required_argument, NULL, OPT_NAME },
+	NX_CLI_LONG_DATA_PATH,
+	NX_CLI_LONG_DISPLAY_NAME,
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "slurm", no_argument, NULL, OPT_SLURM },
@@ -84,17 +85,18 @@ static const struct option long_opts[] = {
 	{ "task", required_argument, NULL, OPT_TASK },
 	{ "list", required_argument, NULL, OPT_LIST },
 	{ "array-index", required_argument, NULL, OPT_INDEX },
-	{ "help", no_argument, NULL, 'h' },
+	NX_CLI_LONG_HELP,
 	{ NULL, 0, NULL, 0 },
 };
 
 struct opts {
-	const char *sub, *data_opt, *name, *out, *list, *input;
+	struct nx_cli_common co; /* --data-path, --display-name (or --run), --help */
+	const char *sub, *out, *list, *input;
 	char *data_path;
 	unsigned jobs, top, recommend;
 	long task, array_index;
 	double threshold;
-	bool slurm, help;
+	bool slurm;
 	struct nx_fleet_slurm so;
 	const char **extra;
 	size_t nextra;
@@ -115,13 +117,103 @@ static int parse_uint(const char *opt, const char *s, unsigned long max, unsigne
 	return 0;
 }
 
+/* parse_uint, and at least 1. */
+static int parse_positive(const char *opt, const char *s, unsigned long max, unsigned *out)
+{
+	unsigned long v = 1;
+
+	if (parse_uint(opt, s, max, &v))
+		return -1;
+	if (v == 0) {
+		nx_cli_error(CMD, "%s wants at least 1", opt);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* The options with a numeric value; 1 when c is not one of them. */
+static int parse_number(struct opts *o, int c)
+{
+	unsigned long v = 0;
+	char *end;
+
+	switch (c) {
+	case 'j': return parse_positive("-j", optarg, 1024, &o->jobs);
+	case OPT_ARRAY_MAX:
+		return parse_positive("--array-max", optarg, 10000000, &o->so.array_max);
+	case OPT_THRESHOLD:
+		o->threshold = strtod(optarg, &end);
+		if (!*optarg || *end || !(o->threshold >= 0 && o->threshold < 1e6)) {
+			nx_cli_error(CMD, "--threshold wants a percentage, got '%s'", optarg);
+			return -1;
+		}
+		return 0;
+	case OPT_THROTTLE:
+		if (parse_uint("--array-throttle", optarg, 1000000, &v))
+			return -1;
+		o->so.throttle = (unsigned)v;
+		return 0;
+	case OPT_TOP:
+		if (parse_uint("--top", optarg, 1000000, &v))
+			return -1;
+		o->top = (unsigned)v;
+		return 0;
+	case OPT_RECOMMEND:
+		if (parse_uint("--recommend", optarg, 1000, &v))
+			return -1;
+		o->recommend = (unsigned)v;
+		return 0;
+	case OPT_TASK:
+		if (parse_uint("--task", optarg, 100000000, &v))
+			return -1;
+		o->task = (long)v;
+		return 0;
+	case OPT_INDEX:
+		if (parse_uint("--array-index", optarg, 100000000, &v))
+			return -1;
+		o->array_index = (long)v;
+		return 0;
+	}
+	return 1;
+}
+
+/* One option of fleet's own (the common ones are taken before). */
+static int parse_opt(struct opts *o, int c, char **argv)
+{
+	int rc = parse_number(o, c);
+
+	if (rc <= 0)
+		return rc;
+	switch (c) {
+	case OPT_RUN: o->co.display_name = optarg; break;
+	case OPT_SLURM: o->slurm = true; break;
+	case OPT_PARTITION: o->so.partition = optarg; break;
+	case OPT_TIME: o->so.time = optarg; break;
+	case OPT_MEM: o->so.mem = optarg; break;
+	case OPT_SBATCH_ARG:
+		o->extra = nx_xrealloc(o->extra, (o->nextra + 1) * sizeof(*o->extra));
+		o->extra[o->nextra++] = optarg;
+		break;
+	case OPT_WAIT: o->so.wait = true; break;
+	case 'o': o->out = optarg; break;
+	case OPT_LIST: o->list = optarg; break;
+	case ':':
+		nx_cli_error(CMD, "option '%s' needs a value", argv[optind - 1]);
+		return -1;
+	default:
+		nx_cli_error(CMD, "unknown option '%s'", argv[optind - 1]);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct opts *o)
 {
-	unsigned long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->data_opt = DEFAULT_DATA_PATH;
+	nx_cli_common_init(&o->co, CMD);
 	o->jobs = 1;
 	o->top = 20;
 	o->task = o->array_index = -1;
@@ -129,76 +221,10 @@ static int parse(int argc, char **argv, struct opts *o)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":j:o:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DATA_PATH: o->data_opt = optarg; break;
-		case OPT_NAME: case OPT_RUN: o->name = optarg; break;
-		case 'j':
-			if (parse_uint("-j", optarg, 1024, &v) || v == 0) {
-				if (v == 0)
-					nx_cli_error(CMD, "-j wants at least 1");
-				return -1;
-			}
-			o->jobs = (unsigned)v;
-			break;
-		case OPT_THRESHOLD: {
-			char *end;
-			o->threshold = strtod(optarg, &end);
-			if (!*optarg || *end || !(o->threshold >= 0 && o->threshold < 1e6)) {
-				nx_cli_error(CMD, "--threshold wants a percentage, got '%s'", optarg);
-				return -1;
-			}
-			break;
-		}
-		case OPT_SLURM: o->slurm = true; break;
-		case OPT_PARTITION: o->so.partition = optarg; break;
-		case OPT_TIME: o->so.time = optarg; break;
-		case OPT_MEM: o->so.mem = optarg; break;
-		case OPT_THROTTLE:
-			if (parse_uint("--array-throttle", optarg, 1000000, &v))
-				return -1;
-			o->so.throttle = (unsigned)v;
-			break;
-		case OPT_ARRAY_MAX:
-			if (parse_uint("--array-max", optarg, 10000000, &v) || v == 0) {
-				if (v == 0)
-					nx_cli_error(CMD, "--array-max wants at least 1");
-				return -1;
-			}
-			o->so.array_max = (unsigned)v;
-			break;
-		case OPT_SBATCH_ARG:
-			o->extra = nx_xrealloc(o->extra, (o->nextra + 1) * sizeof(*o->extra));
-			o->extra[o->nextra++] = optarg;
-			break;
-		case OPT_WAIT: o->so.wait = true; break;
-		case OPT_TOP:
-			if (parse_uint("--top", optarg, 1000000, &v))
-				return -1;
-			o->top = (unsigned)v;
-			break;
-		case OPT_RECOMMEND:
-			if (parse_uint("--recommend", optarg, 1000, &v))
-				return -1;
-			o->recommend = (unsigned)v;
-			break;
-		case 'o': o->out = optarg; break;
-		case OPT_TASK:
-			if (parse_uint("--task", optarg, 100000000, &v))
-				return -1;
-			o->task = (long)v;
-			break;
-		case OPT_LIST: o->list = optarg; break;
-		case OPT_INDEX:
-			if (parse_uint("--array-index", optarg, 100000000, &v))
-				return -1;
-			o->array_index = (long)v;
-			break;
-		case 'h': o->help = true; return 0;
-		case ':':
-			nx_cli_error(CMD, "option '%s' needs a value", argv[optind - 1]);
-			return -1;
-		default:
-			nx_cli_error(CMD, "unknown option '%s'", argv[optind - 1]);
+		if (nx_cli_common_opt(&o->co, c, optarg)) {
+			if (o->co.help)
+				return 0;
+		} else if (parse_opt(o, c, argv)) {
 			return -1;
 		}
 	}
@@ -283,14 +309,74 @@ static void print_counts(const struct nx_fleet_plan *p, const struct counts *c)
 	       c->n[NX_FLEET_PENDING]);
 }
 
+/* The tasks in todo as a Slurm array job plus the index job. Returns -1 when the
+ * command is to go on (--wait) and the exit status otherwise. */
+static int ingest_slurm(struct opts *o, const char *self, const struct nx_fleet_plan *p,
+			const size_t *todo, size_t ntodo)
+{
+	struct nx_err err = { 0 };
+	char *ajob = NULL, *ijob = NULL;
+	int rc = NX_EXIT_OK;
+
+	if (nx_fleet_submit_slurm(self, o->data_path, p->run, todo, ntodo, &o->so, &ajob, &ijob,
+				  &err)) {
+		rc = fail(&err);
+		if (rc == NX_EXIT_USAGE)
+			rc = NX_EXIT_FAIL;
+		goto out;
+	}
+	if (ajob)
+		printf("Submitted %zu task(s) as Slurm array job%s %s\n", ntodo,
+		       strchr(ajob, ',') ? "s" : "", ajob);
+	printf("Submitted the fleet index as Slurm job %s (after the array)\n", ijob);
+	if (o->so.wait)
+		rc = -1;
+out:
+	free(ajob);
+	free(ijob);
+	return rc;
+}
+
+/* The tasks in todo as local subprocesses, then the index. */
+static int ingest_local(struct opts *o, const char *self, const struct nx_fleet_plan *p,
+			const size_t *todo, size_t ntodo)
+{
+	struct nx_err err = { 0 };
+	size_t failed = 0;
+
+	if (ntodo && nx_fleet_run_local(self, o->data_path, p->run, todo, ntodo, o->jobs,
+					&failed, &err))
+		return fail(&err);
+	if (nx_fleet_index(o->data_path, p->run, o->threshold, &err))
+		return fail(&err);
+	return -1;
+}
+
+/* The final state counts; a failure when some task did not finish. */
+static int ingest_result(struct opts *o, const struct nx_fleet_plan *p)
+{
+	struct counts c;
+
+	count_states(o->data_path, p, &c, NULL, NULL);
+	print_counts(p, &c);
+	if (c.n[NX_FLEET_FAILED] || c.n[NX_FLEET_PENDING]) {
+		nx_cli_error(CMD, "%zu task(s) did not finish; 'neuron-explorer fleet status "
+			     "--display-name %s' shows why, and re-running this command runs them "
+			     "again", c.n[NX_FLEET_FAILED] + c.n[NX_FLEET_PENDING], p->run);
+		return NX_EXIT_FAIL;
+	}
+	printf("Fleet index: %s/profiles/global/%s@latest\n", o->data_path, p->run);
+	return NX_EXIT_OK;
+}
+
 static int do_ingest(struct opts *o)
 {
 	struct nx_fleet_plan p = { 0 };
 	struct nx_err err = { 0 };
 	struct counts c;
-	size_t *todo = NULL, ntodo = 0, failed = 0;
-	char *self = NULL, *ajob = NULL, *ijob = NULL;
-	int rc = NX_EXIT_OK;
+	size_t *todo = NULL, ntodo = 0;
+	char *self = NULL;
+	int rc;
 
 	if (!o->input) {
 		nx_cli_error(CMD, "ingest needs the run directory");
@@ -302,7 +388,7 @@ static int do_ingest(struct opts *o)
 			     "--sbatch-arg and --wait go with --slurm");
 		return NX_EXIT_USAGE;
 	}
-	if (!(self = self_path(&err)) || nx_fleet_plan(o->input, o->name, &p, &err) ||
+	if (!(self = self_path(&err)) || nx_fleet_plan(o->input, o->co.display_name, &p, &err) ||
 	    nx_fleet_manifest_write(o->data_path, &p, &err)) {
 		rc = fail(&err);
 		goto out;
@@ -312,46 +398,13 @@ static int do_ingest(struct opts *o)
 	       "manifest %s/fleet/%s/manifest.tsv\n", p.run, p.n, c.n[NX_FLEET_DONE],
 	       c.n[NX_FLEET_RUNNING], ntodo, o->data_path, p.run);
 	fflush(stdout);
-	if (o->slurm) {
-		if (nx_fleet_submit_slurm(self, o->data_path, p.run, todo, ntodo, &o->so, &ajob,
-					  &ijob, &err)) {
-			rc = fail(&err);
-			if (rc == NX_EXIT_USAGE)
-				rc = NX_EXIT_FAIL;
-			goto out;
-		}
-		if (ajob)
-			printf("Submitted %zu task(s) as Slurm array job%s %s\n", ntodo,
-			       strchr(ajob, ',') ? "s" : "", ajob);
-		printf("Submitted the fleet index as Slurm job %s (after the array)\n", ijob);
-		if (!o->so.wait)
-			goto out;
-	} else {
-		if (ntodo && nx_fleet_run_local(self, o->data_path, p.run, todo, ntodo, o->jobs,
-						&failed, &err)) {
-			rc = fail(&err);
-			goto out;
-		}
-		if (nx_fleet_index(o->data_path, p.run, o->threshold, &err)) {
-			rc = fail(&err);
-			goto out;
-		}
-	}
-	count_states(o->data_path, &p, &c, NULL, NULL);
-	print_counts(&p, &c);
-	if (c.n[NX_FLEET_FAILED] || c.n[NX_FLEET_PENDING]) {
-		nx_cli_error(CMD, "%zu task(s) did not finish; 'neuron-explorer fleet status "
-			     "--display-name %s' shows why, and re-running this command runs them "
-			     "again", c.n[NX_FLEET_FAILED] + c.n[NX_FLEET_PENDING], p.run);
-		rc = NX_EXIT_FAIL;
-	} else {
-		printf("Fleet index: %s/profiles/global/%s@latest\n", o->data_path, p.run);
-	}
+	rc = o->slurm ? ingest_slurm(o, self, &p, todo, ntodo)
+		      : ingest_local(o, self, &p, todo, ntodo);
+	if (rc < 0)
+		rc = ingest_result(o, &p);
 out:
 	free(todo);
 	free(self);
-	free(ajob);
-	free(ijob);
 	nx_fleet_plan_release(&p);
 	return rc;
 }
@@ -398,7 +451,7 @@ static int do_run_task(struct opts *o)
 		return NX_EXIT_USAGE;
 	}
 	if ((o->list && list_entry(o->list, o->array_index, &member, &err)) ||
-	    nx_fleet_manifest_read(o->data_path, o->name, &p, &err)) {
+	    nx_fleet_manifest_read(o->data_path, o->co.display_name, &p, &err)) {
 		rc = fail(&err);
 		goto out;
 	}
@@ -406,7 +459,8 @@ static int do_run_task(struct opts *o)
 		for (task = 0; task < p.n && strcmp(p.t[task].profile, member); task++)
 			;
 		if (task == p.n) {
-			nx_cli_error(CMD, "run '%s' has no member '%s' (any more)", o->name, member);
+			nx_cli_error(CMD, "run '%s' has no member '%s' (any more)",
+				     o->co.display_name, member);
 			rc = NX_EXIT_FAIL;
 			goto out;
 		}
@@ -427,7 +481,7 @@ static int do_status(struct opts *o)
 	struct nx_err err = { 0 };
 	struct counts c;
 
-	if (nx_fleet_manifest_read(o->data_path, o->name, &p, &err))
+	if (nx_fleet_manifest_read(o->data_path, o->co.display_name, &p, &err))
 		return fail(&err);
 	printf("%-5s %-8s %-8s %s\n", "TASK", "KIND", "STATE", "PROFILE / WHERE / MESSAGE");
 	for (size_t i = 0; i < p.n; i++) {
@@ -451,64 +505,91 @@ static int do_status(struct opts *o)
 	return NX_EXIT_OK;
 }
 
+static int do_index(struct opts *o)
+{
+	struct nx_err err = { 0 };
+
+	if (nx_fleet_index(o->data_path, o->co.display_name, o->threshold, &err))
+		return fail(&err);
+	printf("Fleet index: %s/profiles/global/%s@latest\n", o->data_path, o->co.display_name);
+	return NX_EXIT_OK;
+}
+
+static int do_report(struct opts *o)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	int rc = NX_EXIT_OK;
+
+	if (nx_fleet_report(o->data_path, o->co.display_name, o->top, o->recommend, &sb, &err))
+		rc = fail(&err);
+	else
+		fputs(sb.buf ? sb.buf : "", stdout);
+	nx_strbuf_release(&sb);
+	return rc;
+}
+
+static int do_export(struct opts *o)
+{
+	struct nx_err err = { 0 };
+	size_t n = 0;
+
+	if (!o->out) {
+		nx_cli_error(CMD, "export needs -o OUT_DIR");
+		return NX_EXIT_USAGE;
+	}
+	if (nx_fleet_export(o->data_path, o->co.display_name, o->out, &n, &err))
+		return fail(&err);
+	printf("Exported %zu member tables of run %s to %s\n", n, o->co.display_name, o->out);
+	return NX_EXIT_OK;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(struct opts *o);
+} subs[] = {
+	{ "ingest", do_ingest }, { "run-task", do_run_task }, { "status", do_status },
+	{ "index", do_index }, { "report", do_report }, { "export", do_export },
+};
+
+/* After parsing: a subcommand, a run name, and an input only for ingest. Returns -1 to
+ * go on, or the exit status. */
+static int check(const struct opts *o)
+{
+	if (o->co.help || !o->sub) {
+		usage(o->co.help ? stdout : stderr);
+		return o->co.help ? NX_EXIT_OK : NX_EXIT_USAGE;
+	}
+	if (!o->co.display_name) {
+		nx_cli_error(CMD, "%s needs --display-name RUN", o->sub);
+		return NX_EXIT_USAGE;
+	}
+	if (strcmp(o->sub, "ingest") && o->input) {
+		nx_cli_error(CMD, "unexpected argument '%s'", o->input);
+		return NX_EXIT_USAGE;
+	}
+	return -1;
+}
+
 int cmd_fleet(int argc, char **argv)
 {
 	struct opts o;
 	struct nx_err err = { 0 };
-	int rc = NX_EXIT_OK;
+	int rc = NX_EXIT_USAGE;
 
-	if (parse(argc, argv, &o)) {
+	if (parse(argc, argv, &o) || (rc = check(&o)) >= 0) {
 		free(o.extra);
-		return NX_EXIT_USAGE;
+		return rc;
 	}
-	if (o.help || !o.sub) {
-		usage(o.help ? stdout : stderr);
-		free(o.extra);
-		return o.help ? NX_EXIT_OK : NX_EXIT_USAGE;
-	}
-	if (!o.name) {
-		nx_cli_error(CMD, "%s needs --display-name RUN", o.sub);
-		free(o.extra);
-		return NX_EXIT_USAGE;
-	}
-	if (strcmp(o.sub, "ingest") && o.input) {
-		nx_cli_error(CMD, "unexpected argument '%s'", o.input);
-		free(o.extra);
-		return NX_EXIT_USAGE;
-	}
-	if (!(o.data_path = absolute_data_path(o.data_opt, &err))) {
+	if (!(o.data_path = absolute_data_path(o.co.data_path, &err))) {
 		free(o.extra);
 		return fail(&err);
 	}
-	if (!strcmp(o.sub, "ingest")) {
-		rc = do_ingest(&o);
-	} else if (!strcmp(o.sub, "run-task")) {
-		rc = do_run_task(&o);
-	} else if (!strcmp(o.sub, "status")) {
-		rc = do_status(&o);
-	} else if (!strcmp(o.sub, "index")) {
-		if (nx_fleet_index(o.data_path, o.name, o.threshold, &err))
-			rc = fail(&err);
-		else
-			printf("Fleet index: %s/profiles/global/%s@latest\n", o.data_path, o.name);
-	} else if (!strcmp(o.sub, "report")) {
-		struct nx_strbuf sb = NX_STRBUF_INIT;
-		if (nx_fleet_report(o.data_path, o.name, o.top, o.recommend, &sb, &err))
-			rc = fail(&err);
-		else
-			fputs(sb.buf ? sb.buf : "", stdout);
-		nx_strbuf_release(&sb);
-	} else if (!strcmp(o.sub, "export")) {
-		size_t n = 0;
-		if (!o.out) {
-			nx_cli_error(CMD, "export needs -o OUT_DIR");
-			rc = NX_EXIT_USAGE;
-		} else if (nx_fleet_export(o.data_path, o.name, o.out, &n, &err)) {
-			rc = fail(&err);
-		} else {
-			printf("Exported %zu member tables of run %s to %s\n", n, o.name, o.out);
-		}
-	} else {
+	rc = -1;
+	for (size_t i = 0; i < NX_ARRAY_SIZE(subs) && rc < 0; i++)
+		if (!strcmp(o.sub, subs[i].name))
+			rc = subs[i].fn(&o);
+	if (rc < 0) {
 		nx_cli_error(CMD, "'%s' is not a fleet subcommand (ingest, status, index, report, "
 			     "export)", o.sub);
 		rc = NX_EXIT_USAGE;

@@ -5,6 +5,7 @@
  *   kernel list                             names and one-line descriptions
  * The listing format is described in docs/formats/listing.md. */
 #include "common/compat.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
@@ -116,7 +117,29 @@ static int do_asm(int argc, char **argv)
 	return rc;
 }
 
-static int do_gen(int argc, char **argv)
+static void gen_usage(void)
+{
+	printf("usage: neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
+	       "                                  [--listing FILE] -o K.neff\n\n"
+	       "Generates a library kernel ('neuron-explorer kernel list') as a NEFF.\n"
+	       "  --size N         problem size (each kernel says what it scales)\n"
+	       "  --target T       SBUF budget to plan buffers for (default trn2)\n"
+	       "  --listing FILE   also write the generated listing to FILE\n"
+	       "  --instr-fetch    declare instruction queues, so captures include\n"
+	       "                   instruction-fetch DMA traffic\n"
+	       "  -q, --quiet      no line on stderr saying what was written\n");
+}
+
+/* The command line of `kernel gen`, as parsed. */
+struct gen_args {
+	struct nx_cli_common co;
+	const char *out, *listing;
+	const struct nx_kernel_def *k;
+	struct nx_kopts ko;
+};
+
+/* Returns an exit status; NX_EXIT_OK with co.help set when --help was answered. */
+static int parse_gen(int argc, char **argv, struct gen_args *a)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -124,76 +147,68 @@ static int do_gen(int argc, char **argv)
 		{ "target", required_argument, NULL, 't' },
 		{ "listing", required_argument, NULL, 'l' },
 		{ "instr-fetch", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		NX_CLI_LONG_QUIET,
+		NX_CLI_LONG_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct nx_kernel_def *k;
-	struct nx_kopts ko = { .size = 0, .target = "trn2" };
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct nx_neff neff;
-	struct nx_err err = { 0 };
-	const char *out = NULL, *listing = NULL;
 	unsigned long long size;
-	bool quiet = false;
-	char name[160];
-	int c, rc = NX_EXIT_FAIL;
+	int c;
 
+	memset(a, 0, sizeof(*a));
+	nx_cli_common_init(&a->co, "kernel gen");
+	a->ko.target = "trn2";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+		if (nx_cli_common_opt(&a->co, c, optarg)) {
+			if (a->co.help) {
+				gen_usage();
+				return NX_EXIT_OK;
+			}
+			continue;
+		}
 		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
+		case 'o': a->out = optarg; break;
 		case 's':
 			if (nx_cli_uint("kernel gen", "--size", optarg, 1, UINT32_MAX, &size))
 				return NX_EXIT_USAGE;
-			ko.size = (unsigned)size;
+			a->ko.size = (unsigned)size;
 			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 't':
-			ko.target = optarg;
-			break;
-		case 'l':
-			listing = optarg;
-			break;
-		case 'f':
-			ko.instr_fetch = true;
-			break;
-		case 'h':
-			printf("usage: neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
-			       "                                  [--listing FILE] -o K.neff\n\n"
-			       "Generates a library kernel ('neuron-explorer kernel list') as a NEFF.\n"
-			       "  --size N         problem size (each kernel says what it scales)\n"
-			       "  --target T       SBUF budget to plan buffers for (default trn2)\n"
-			       "  --listing FILE   also write the generated listing to FILE\n"
-			       "  --instr-fetch    declare instruction queues, so captures include\n"
-			       "                   instruction-fetch DMA traffic\n"
-			       "  -q, --quiet      no line on stderr saying what was written\n");
-			return NX_EXIT_OK;
-		default:
-			return NX_EXIT_USAGE;
+		case 't': a->ko.target = optarg; break;
+		case 'l': a->listing = optarg; break;
+		case 'f': a->ko.instr_fetch = true; break;
+		default: return NX_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !out) {
+	if (optind + 1 != argc || !a->out) {
 		nx_cli_error("kernel", "gen needs one kernel NAME and -o K.neff");
 		return NX_EXIT_USAGE;
 	}
-	k = nx_kernel_find(argv[optind]);
-	if (!k) {
+	a->k = nx_kernel_find(argv[optind]);
+	if (!a->k) {
 		nx_cli_error("kernel", "no library kernel '%s' (see 'neuron-explorer kernel list')",
 			     argv[optind]);
 		return NX_EXIT_USAGE;
 	}
-	if (nx_kernel_listing(k, &ko, &sb, &err)) {
+	return NX_EXIT_OK;
+}
+
+/* Generates the listing, writes it when asked, assembles and writes the NEFF. */
+static int run_gen(const struct gen_args *a)
+{
+	const struct nx_kernel_def *k = a->k;
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_neff neff;
+	struct nx_err err = { 0 };
+	char name[160];
+	int rc = NX_EXIT_FAIL;
+
+	if (nx_kernel_listing(k, &a->ko, &sb, &err)) {
 		nx_cli_error("kernel", "%s", err.msg);
 		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 		goto out;
 	}
-	if (listing && nx_write_file_atomic(listing, sb.buf, sb.len, &err)) {
-		nx_cli_error("kernel", "writing '%s': %s", listing, err.msg);
+	if (a->listing && nx_write_file_atomic(a->listing, sb.buf, sb.len, &err)) {
+		nx_cli_error("kernel", "writing '%s': %s", a->listing, err.msg);
 		goto out;
 	}
 	snprintf(name, sizeof(name), "%s.listing", k->name);
@@ -201,14 +216,24 @@ static int do_gen(int argc, char **argv)
 		nx_cli_error("kernel", "%s", err.msg);
 		goto out;
 	}
-	rc = write_neff(out, &neff);
-	if (!rc && !quiet)
-		fprintf(stderr, "kernel: wrote %s: %s, size %u, %zu instructions\n", out, k->name,
-			ko.size ? ko.size : k->default_size, count_insts(&neff));
+	rc = write_neff(a->out, &neff);
+	if (!rc && !a->co.quiet)
+		fprintf(stderr, "kernel: wrote %s: %s, size %u, %zu instructions\n", a->out,
+			k->name, a->ko.size ? a->ko.size : k->default_size, count_insts(&neff));
 	nx_neff_release(&neff);
 out:
 	nx_strbuf_release(&sb);
 	return rc;
+}
+
+static int do_gen(int argc, char **argv)
+{
+	struct gen_args a;
+	int rc = parse_gen(argc, argv, &a);
+
+	if (rc || a.co.help)
+		return rc;
+	return run_gen(&a);
 }
 
 int cmd_kernel(int argc, char **argv)

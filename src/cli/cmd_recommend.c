@@ -4,6 +4,7 @@
  * investigations localised to source lines, or the before/after comparison of two
  * profiles. Deterministic: no network, no language model (src/analysis/). */
 #include "common/compat.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "analysis/recommend.h"
@@ -15,8 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DEFAULT_DATA_PATH "~/.local/share/neuron-profile"
 
 static void usage(FILE *out)
 {
@@ -55,35 +54,36 @@ static void usage(FILE *out)
 		"      --details            Markdown: add the method's choices and the Step 1\n"
 		"                           tables of every investigation (JSON always has them)\n"
 		"  -h, --help               this text\n",
-		DEFAULT_DATA_PATH);
+		NX_CLI_DEFAULT_DATA_PATH);
 }
 
-enum {
-	OPT_DATA_PATH = 256, OPT_DISPLAY_NAME, OPT_COMPARE, OPT_WINDOW, OPT_FORMAT, OPT_SRC,
-	OPT_DETAILS,
-};
+enum { OPT_COMPARE = 256, OPT_WINDOW, OPT_FORMAT, OPT_SRC, OPT_DETAILS };
 
 static const struct option long_opts[] = {
 	{ "neff-path", required_argument, NULL, 'n' },
 	{ "session-file", required_argument, NULL, 's' },
 	{ "nki-source-root", required_argument, NULL, OPT_SRC },
-	{ "data-path", required_argument, NULL, OPT_DATA_PATH },
-	{ "display-name", required_argument, NULL, OPT_DISPLAY_NAME },
+	NX_CLI_LONG_DATA_PATH,
+	NX_CLI_LONG_DISPLAY_NAME,
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "details", no_argument, NULL, OPT_DETAILS },
-	{ "help", no_argument, NULL, 'h' },
+	NX_CLI_LONG_HELP,
 	{ NULL, 0, NULL, 0 },
 };
 
-static char *base_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	const char *dot = strchr(base, '.');
-	return nx_xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
-}
+/* The command line, as parsed. */
+struct rec_args {
+	struct nx_cli_common co;
+	const char *neff, *ntff, *cmp_a, *cmp_b;
+	struct nx_recommend_opts o;
+};
+
+/* What prepare() sets up, released by release_run(). */
+struct rec_run {
+	char *data_path, *tmp, *dir_a, *dir_b, *name;
+};
 
 /* A profile given as a directory, or as a display name in the data path. */
 static char *resolve(const char *data_path, const char *what)
@@ -100,129 +100,169 @@ static int usage_error(const char *fmt, const char *arg)
 	return NX_EXIT_USAGE;
 }
 
-int cmd_recommend(int argc, char **argv)
+/* One option of recommend's own (the common ones are taken before). */
+static int parse_opt(struct rec_args *a, int c, int argc, char **argv)
 {
-	const char *neff = NULL, *ntff = NULL, *data_opt = NULL, *name_opt = NULL;
-	const char *cmp_a = NULL, *cmp_b = NULL;
-	char *data_path = NULL, *tmp = NULL, *dir_a = NULL, *dir_b = NULL, *name = NULL;
-	struct nx_recommend_opts o;
-	struct nx_strbuf out = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
-	int c, rc = NX_EXIT_FAIL;
 
-	nx_recommend_opts_init(&o);
+	switch (c) {
+	case 'n': a->neff = optarg; break;
+	case 's': a->ntff = optarg; break;
+	case OPT_SRC: a->o.source_root = optarg; break;
+	case OPT_COMPARE:
+		if (optind >= argc || argv[optind][0] == '-')
+			return usage_error("--compare needs two profiles (A B)%s", "");
+		a->cmp_a = optarg;
+		a->cmp_b = argv[optind++];
+		break;
+	case OPT_WINDOW:
+		if (nx_recommend_parse_window(&a->o, optarg, &err))
+			return usage_error("%s", err.msg);
+		break;
+	case OPT_DETAILS: a->o.details = true; break;
+	case OPT_FORMAT:
+		if (!strcmp(optarg, "json"))
+			a->o.format = NX_REC_JSON;
+		else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md"))
+			a->o.format = NX_REC_MARKDOWN;
+		else
+			return usage_error("unknown --format '%s' (markdown or json)", optarg);
+		break;
+	case ':':
+		return usage_error("option '%s' needs a value", argv[optind - 1]);
+	default:
+		return usage_error("unknown option '%s'", argv[optind - 1]);
+	}
+	return NX_EXIT_OK;
+}
+
+/* Every argument is checked before any work. */
+static int check_args(const struct rec_args *a)
+{
+	const char *cmd = "recommend";
+
+	if (!!a->neff != !!a->ntff)
+		return usage_error("-n and -s go together%s", "");
+	if (a->neff && a->cmp_a)
+		return usage_error("--compare takes ingested profiles, not -n/-s%s", "");
+	if (!a->neff && !a->cmp_a && !a->co.display_name)
+		return usage_error("nothing to analyse: give -n/-s, --display-name or "
+				   "--compare%s", "");
+	if (nx_cli_common_check(&a->co))
+		return NX_EXIT_USAGE;
+	if (a->cmp_a && ((!nx_is_dir(a->cmp_a) && nx_cli_name(cmd, a->cmp_a)) ||
+			 (!nx_is_dir(a->cmp_b) && nx_cli_name(cmd, a->cmp_b))))
+		return NX_EXIT_USAGE;
+	if (a->o.source_root && !nx_is_dir(a->o.source_root)) {
+		nx_cli_error(cmd, "--nki-source-root '%s' is not a directory", a->o.source_root);
+		return NX_EXIT_USAGE;
+	}
+	return NX_EXIT_OK;
+}
+
+static int parse(int argc, char **argv, struct rec_args *a)
+{
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	nx_cli_common_init(&a->co, "recommend");
+	nx_recommend_opts_init(&a->o);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:s:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': neff = optarg; break;
-		case 's': ntff = optarg; break;
-		case OPT_SRC: o.source_root = optarg; break;
-		case OPT_DATA_PATH: data_opt = optarg; break;
-		case OPT_DISPLAY_NAME: name_opt = optarg; break;
-		case OPT_COMPARE:
-			if (optind >= argc || argv[optind][0] == '-')
-				return usage_error("--compare needs two profiles (A B)%s", "");
-			cmp_a = optarg;
-			cmp_b = argv[optind++];
-			break;
-		case OPT_WINDOW:
-			if (nx_recommend_parse_window(&o, optarg, &err))
-				return usage_error("%s", err.msg);
-			break;
-		case OPT_DETAILS:
-			o.details = true;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "json"))
-				o.format = NX_REC_JSON;
-			else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md"))
-				o.format = NX_REC_MARKDOWN;
-			else
-				return usage_error("unknown --format '%s' (markdown or json)", optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return NX_EXIT_OK;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+		if (nx_cli_common_opt(&a->co, c, optarg)) {
+			if (a->co.help) {
+				usage(stdout);
+				return NX_EXIT_OK;
+			}
+		} else if ((rc = parse_opt(a, c, argc, argv))) {
+			return rc;
 		}
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (!!neff != !!ntff)
-		return usage_error("-n and -s go together%s", "");
-	if (neff && cmp_a)
-		return usage_error("--compare takes ingested profiles, not -n/-s%s", "");
-	if (!neff && !cmp_a && !name_opt)
-		return usage_error("nothing to analyse: give -n/-s, --display-name or --compare%s", "");
-	/* every argument is checked before any work */
-	if (data_opt && nx_cli_data_path("recommend", data_opt))
-		return NX_EXIT_USAGE;
-	if (name_opt && nx_cli_name("recommend", name_opt))
-		return NX_EXIT_USAGE;
-	if (cmp_a && ((!nx_is_dir(cmp_a) && nx_cli_name("recommend", cmp_a)) ||
-		      (!nx_is_dir(cmp_b) && nx_cli_name("recommend", cmp_b))))
-		return NX_EXIT_USAGE;
-	if (o.source_root && !nx_is_dir(o.source_root)) {
-		nx_cli_error("recommend", "--nki-source-root '%s' is not a directory", o.source_root);
-		return NX_EXIT_USAGE;
-	}
-	if (neff && !name_opt) {
-		name = base_name(ntff);
-		if (nx_check_display_name(name, &err)) {
-			nx_cli_error("recommend", "the name taken from '%s' is not usable: %s; give "
-				     "--display-name", ntff, err.msg);
-			rc = NX_EXIT_USAGE;
-			goto out;
+	return check_args(a);
+}
+
+/* The profile directories to analyse: -n/-s ingested first (into a temporary data
+ * path unless --data-path is given), or the ones named. */
+static int prepare(const struct rec_args *a, struct rec_run *r)
+{
+	struct nx_ingest_opts io = { 0 };
+	struct nx_err err = { 0 };
+
+	if (a->neff) {
+		r->name = a->co.display_name ? nx_xstrdup(a->co.display_name)
+					     : nx_cli_default_name(a->ntff);
+		if (!a->co.display_name && nx_check_display_name(r->name, &err)) {
+			nx_cli_error("recommend", "the name taken from '%s' is not usable: %s; "
+				     "give --display-name", a->ntff, err.msg);
+			return NX_EXIT_USAGE;
 		}
 	}
-
-	if (neff && !data_opt) {
-		tmp = nx_cli_tmp_data_path("recommend", "recommend");
-		if (!tmp)
-			goto out;
-		data_path = nx_xstrdup(tmp);
+	if (a->neff && !a->co.data_path_given) {
+		if (!(r->tmp = nx_cli_tmp_data_path("recommend", "recommend")))
+			return NX_EXIT_FAIL;
+		r->data_path = nx_xstrdup(r->tmp);
 	} else {
-		data_path = nx_expand_home(data_opt ? data_opt : DEFAULT_DATA_PATH);
+		r->data_path = nx_cli_common_data_path(&a->co);
 	}
+	if (a->cmp_a) {
+		r->dir_a = resolve(r->data_path, a->cmp_a);
+		r->dir_b = resolve(r->data_path, a->cmp_b);
+		return NX_EXIT_OK;
+	}
+	if (!a->neff) {
+		r->dir_a = nx_profile_dir(r->data_path, a->co.display_name);
+		return NX_EXIT_OK;
+	}
+	io.neff_path = a->neff;
+	io.ntff_path = a->ntff;
+	io.data_path = r->data_path;
+	io.display_name = r->name;
+	io.quiet = true;
+	if (nx_ingest(&io, &r->dir_a, &err)) {
+		nx_cli_error("recommend", "%s", err.msg);
+		return NX_EXIT_FAIL;
+	}
+	return NX_EXIT_OK;
+}
 
-	if (neff) {
-		struct nx_ingest_opts io = { 0 };
-		if (!name)
-			name = nx_xstrdup(name_opt);
-		io.neff_path = neff;
-		io.ntff_path = ntff;
-		io.data_path = data_path;
-		io.display_name = name;
-		io.quiet = true;
-		if (nx_ingest(&io, &dir_a, &err)) {
-			nx_cli_error("recommend", "%s", err.msg);
-			goto out;
-		}
-	} else if (cmp_a) {
-		dir_a = resolve(data_path, cmp_a);
-		dir_b = resolve(data_path, cmp_b);
-	} else {
-		dir_a = nx_profile_dir(data_path, name_opt);
-	}
-	o.profile_dir = dir_a;
-	o.compare_dir = dir_b;
-	if (nx_recommend_run(&o, &out, &err)) {
+/* Analyses and prints the report. */
+static int run(struct rec_args *a, const struct rec_run *r)
+{
+	struct nx_strbuf out = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	int rc;
+
+	a->o.profile_dir = r->dir_a;
+	a->o.compare_dir = r->dir_b;
+	if (nx_recommend_run(&a->o, &out, &err)) {
 		nx_cli_error("recommend", "%s", err.msg);
 		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
-		goto out;
+	} else {
+		fwrite(out.buf, 1, out.len, stdout);
+		rc = fflush(stdout) ? NX_EXIT_FAIL : NX_EXIT_OK;
 	}
-	fwrite(out.buf, 1, out.len, stdout);
-	rc = fflush(stdout) ? NX_EXIT_FAIL : NX_EXIT_OK;
-out:
-	nx_cli_tmp_release(tmp);
 	nx_strbuf_release(&out);
-	free(data_path);
-	free(dir_a);
-	free(dir_b);
-	free(name);
+	return rc;
+}
+
+int cmd_recommend(int argc, char **argv)
+{
+	struct rec_args a;
+	struct rec_run r = { 0 };
+	int rc = parse(argc, argv, &a);
+
+	if (rc || a.co.help)
+		return rc;
+	rc = prepare(&a, &r);
+	if (!rc)
+		rc = run(&a, &r);
+	nx_cli_tmp_release(r.tmp);
+	free(r.data_path);
+	free(r.dir_a);
+	free(r.dir_b);
+	free(r.name);
 	return rc;
 }

@@ -6,6 +6,7 @@
  * it); a .tar.gz/.tgz file is stored as it is; any other file is packed alone.
  * The archive is written to a temporary sibling and renamed into place. */
 #include "common/compat.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
@@ -20,7 +21,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define DEFAULT_DATA_PATH "~/.local/share/neuron-profile"
 #define ARCHIVE "source_folder.tar.gz"
 #define MAX_SOURCE_BYTES ((size_t)512 << 20)
 
@@ -42,7 +42,7 @@ static void usage(FILE *out)
 		"                           most 200 characters, without '.tmp')\n"
 		"      --data-path DIR      workspace of processed profiles (default %s)\n"
 		"  -h, --help               show this help\n",
-		DEFAULT_DATA_PATH);
+		NX_CLI_DEFAULT_DATA_PATH);
 }
 
 struct packer {
@@ -162,30 +162,36 @@ static int make_archive(const char *src, uint8_t **gz, size_t *gzlen, size_t *fi
 	return rc;
 }
 
-int cmd_upload(int argc, char **argv)
+/* The command line, as parsed. */
+struct upload_args {
+	struct nx_cli_common co;
+	const char *src;
+};
+
+/* Returns an exit status; NX_EXIT_OK with co.help set when --help was answered. */
+static int parse(int argc, char **argv, struct upload_args *a)
 {
 	static const struct option opts[] = {
 		{ "source-code", required_argument, NULL, 'c' },
-		{ "data-path", required_argument, NULL, 'd' },
-		{ "display-name", required_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
+		NX_CLI_LONG_DATA_PATH,
+		NX_CLI_LONG_DISPLAY_NAME,
+		NX_CLI_LONG_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *src = NULL, *data_arg = DEFAULT_DATA_PATH, *name = NULL;
-	char *data = NULL, *dir = NULL, *dest = NULL;
-	struct nx_err err = { 0 };
-	uint8_t *gz = NULL;
-	size_t gzlen = 0, files = 0, skipped = 0;
-	int c, ret = NX_EXIT_FAIL;
+	int c;
 
+	memset(a, 0, sizeof(*a));
+	nx_cli_common_init(&a->co, "upload");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': src = optarg; break;
-		case 'd': data_arg = optarg; break;
-		case 'N': name = optarg; break;
-		case 'h': usage(stdout); return NX_EXIT_OK;
-		default: usage(stderr); return NX_EXIT_USAGE;
+		if (c == 'c') {
+			a->src = optarg;
+		} else if (!nx_cli_common_opt(&a->co, c, optarg)) {
+			usage(stderr);
+			return NX_EXIT_USAGE;
+		} else if (a->co.help) {
+			usage(stdout);
+			return NX_EXIT_OK;
 		}
 	}
 	if (optind < argc) {
@@ -193,37 +199,67 @@ int cmd_upload(int argc, char **argv)
 		usage(stderr);
 		return NX_EXIT_USAGE;
 	}
-	if (!src || !name) {
+	if (!a->src || !a->co.display_name) {
 		nx_cli_error("upload", "--source-code and --display-name are required");
 		usage(stderr);
 		return NX_EXIT_USAGE;
 	}
-	if (nx_cli_name("upload", name) || nx_cli_data_path("upload", data_arg))
-		return NX_EXIT_USAGE;
-	data = nx_expand_home(data_arg);
-	dir = nx_xasprintf("%s/profiles/global/%s@latest", data, name);
-	if (!nx_is_dir(dir)) {
-		nx_cli_error("upload", "no profile '%s' in '%s': ingest it first (neuron-explorer view "
-			     "--ingest-only --display-name %s ...)", name, data, name);
-		goto out;
-	}
-	if (!nx_is_dir(src) && !nx_is_file(src)) {
-		nx_cli_error("upload", "'%s' is neither a directory nor a file", src);
-		goto out;
-	}
-	dest = nx_path_join(dir, ARCHIVE);
+	return nx_cli_common_check(&a->co) ? NX_EXIT_USAGE : NX_EXIT_OK;
+}
+
+/* The profile directory the archive goes to; checks that it and the source exist. */
+static int prepare(const struct upload_args *a, char **dir)
+{
+	const char *name = a->co.display_name;
+	char *data = nx_cli_common_data_path(&a->co);
+	int rc = NX_EXIT_FAIL;
+
+	*dir = nx_xasprintf("%s/profiles/global/%s@latest", data, name);
+	if (!nx_is_dir(*dir))
+		nx_cli_error("upload", "no profile '%s' in '%s': ingest it first (neuron-explorer "
+			     "view --ingest-only --display-name %s ...)", name, data, name);
+	else if (!nx_is_dir(a->src) && !nx_is_file(a->src))
+		nx_cli_error("upload", "'%s' is neither a directory nor a file", a->src);
+	else
+		rc = NX_EXIT_OK;
+	free(data);
+	return rc;
+}
+
+/* Packs the source and stores it as dir/ARCHIVE. */
+static int run(const char *src, const char *dir)
+{
+	struct nx_err err = { 0 };
+	char *dest = nx_path_join(dir, ARCHIVE);
+	uint8_t *gz = NULL;
+	size_t gzlen = 0, files = 0, skipped = 0;
+	int rc = NX_EXIT_OK;
+
 	if (make_archive(src, &gz, &gzlen, &files, &skipped, &err) ||
 	    nx_write_file_atomic(dest, gz, gzlen, &err)) {
 		nx_cli_error("upload", "%s", err.msg);
-		goto out;
+		rc = NX_EXIT_FAIL;
+	} else {
+		printf("Stored %zu file%s from '%s' as %s (%zu bytes)%s\n", files,
+		       files == 1 ? "" : "s", src, dest, gzlen,
+		       skipped ? "; skipped links and special files" : "");
 	}
-	printf("Stored %zu file%s from '%s' as %s (%zu bytes)%s\n", files, files == 1 ? "" : "s",
-	       src, dest, gzlen, skipped ? "; skipped links and special files" : "");
-	ret = NX_EXIT_OK;
-out:
 	free(gz);
 	free(dest);
+	return rc;
+}
+
+int cmd_upload(int argc, char **argv)
+{
+	struct upload_args a;
+	char *dir = NULL;
+	int rc = parse(argc, argv, &a);
+
+	if (rc || a.co.help)
+		return rc;
+	rc = prepare(&a, &dir);
+	if (!rc)
+		rc = run(a.src, dir);
 	free(dir);
-	free(data);
-	return ret;
+	return rc;
 }

@@ -3,6 +3,7 @@
  * the data path, then (unless --ingest-only) serves the query API and the web UI on 127.0.0.1. With
  * no inputs it serves what the data path already holds. */
 #include "common/compat.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/view_dir.h"
@@ -18,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define DEFAULT_DATA_PATH "~/.local/share/neuron-profile"
 
 static void usage(FILE *out)
 {
@@ -61,21 +60,20 @@ static void usage(FILE *out)
 		"                              huge traces)\n"
 		"  -q, --quiet                 no progress lines\n"
 		"  -h, --help                  this text\n",
-		DEFAULT_DATA_PATH);
+		NX_CLI_DEFAULT_DATA_PATH);
 }
 
 enum {
-	OPT_DATA_PATH = 256, OPT_DISPLAY_NAME, OPT_INGEST_ONLY, OPT_DISABLE_UI, OPT_API_PORT,
-	OPT_UI_PORT, OPT_OUTPUT_FORMAT, OPT_OUTPUT_FILE, OPT_SHOW_SCHEMA, OPT_IGNORED_VALUE,
-	OPT_IGNORED_FLAG,
+	OPT_INGEST_ONLY = 256, OPT_DISABLE_UI, OPT_API_PORT, OPT_UI_PORT, OPT_OUTPUT_FORMAT,
+	OPT_OUTPUT_FILE, OPT_SHOW_SCHEMA, OPT_IGNORED_VALUE, OPT_IGNORED_FLAG,
 };
 
 static const struct option long_opts[] = {
 	{ "neff-path", required_argument, NULL, 'n' },
 	{ "session-file", required_argument, NULL, 's' },
 	{ "session-dir", required_argument, NULL, 'd' },
-	{ "data-path", required_argument, NULL, OPT_DATA_PATH },
-	{ "display-name", required_argument, NULL, OPT_DISPLAY_NAME },
+	NX_CLI_LONG_DATA_PATH,
+	NX_CLI_LONG_DISPLAY_NAME,
 	{ "ingest-only", no_argument, NULL, OPT_INGEST_ONLY },
 	{ "disable-ui", no_argument, NULL, OPT_DISABLE_UI },
 	{ "api-server-port", required_argument, NULL, OPT_API_PORT },
@@ -87,9 +85,24 @@ static const struct option long_opts[] = {
 	{ "nki-source-root", required_argument, NULL, OPT_IGNORED_VALUE },
 	{ "framework-source-root", required_argument, NULL, OPT_IGNORED_VALUE },
 	{ "ignore-system-profile", no_argument, NULL, OPT_IGNORED_FLAG },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
+	NX_CLI_LONG_QUIET,
+	NX_CLI_LONG_HELP,
 	{ NULL, 0, NULL, 0 },
+};
+
+/* The command line, as parsed. */
+struct view_args {
+	struct nx_cli_common co;
+	const char *neff, *ntff, *sdir, *format, *output_file;
+	bool ingest_only, disable_ui, skip_buf_usage;
+	bool done; /* --help or --show-profile-schema: answered while parsing */
+	unsigned port, ui_port;
+};
+
+/* What prepare() sets up for the run, released by release_run(). */
+struct view_run {
+	char *data_path, *name, *published, *tmp;
+	bool parquet, publish;
 };
 
 static int parse_port(const char *s, unsigned *port)
@@ -100,21 +113,6 @@ static int parse_port(const char *s, unsigned *port)
 		return -1;
 	*port = (unsigned)v;
 	return 0;
-}
-
-/* Default display name: the input's file name without directory and extensions. */
-static char *default_name(const char *path)
-{
-	char *p = nx_xstrdup(path);
-	size_t len = strlen(p);
-	while (len > 1 && p[len - 1] == '/')
-		p[--len] = '\0';
-	const char *base = strrchr(p, '/');
-	base = base ? base + 1 : p;
-	const char *dot = strchr(base, '.');
-	char *name = nx_xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
-	free(p);
-	return name;
 }
 
 /* The ingest's progress printer: one line per table written (as before the library
@@ -244,144 +242,196 @@ static int serve(const char *data_path, unsigned port, bool ui, unsigned ui_port
 	return NX_EXIT_OK;
 }
 
-int cmd_view(int argc, char **argv)
+static int bad_port(const char *flag, const char *arg)
 {
-	const char *neff = NULL, *ntff = NULL, *sdir = NULL, *name_opt = NULL, *format = "parquet";
-	const char *output_file = NULL, *data_opt = DEFAULT_DATA_PATH;
-	bool ingest_only = false, disable_ui = false, quiet = false, skip_buf_usage = false;
-	bool data_given = false;
-	unsigned port = 3002, ui_port = 3001;
-	int c, rc = NX_EXIT_OK;
-	char *data_path = NULL, *name = NULL, *published = NULL, *tmp = NULL;
+	nx_cli_error("view", "%s wants a port number, got '%s'", flag, arg);
+	return NX_EXIT_USAGE;
+}
 
+/* One option of view's own (the common ones are taken before); returns an exit
+ * status, NX_EXIT_OK to go on. */
+static int parse_opt(struct view_args *a, int c, char **argv)
+{
+	switch (c) {
+	case 'n': a->neff = optarg; break;
+	case 's': a->ntff = optarg; break;
+	case 'd': a->sdir = optarg; break;
+	case OPT_INGEST_ONLY: a->ingest_only = true; break;
+	case OPT_DISABLE_UI: a->disable_ui = true; break;
+	case OPT_API_PORT:
+		if (parse_port(optarg, &a->port))
+			return bad_port("--api-server-port", optarg);
+		break;
+	case OPT_UI_PORT:
+		if (parse_port(optarg, &a->ui_port))
+			return bad_port("--port", optarg);
+		break;
+	case OPT_OUTPUT_FORMAT: a->format = optarg; break;
+	case OPT_OUTPUT_FILE: a->output_file = optarg; break;
+	case OPT_SHOW_SCHEMA:
+		nx_schema_print_yaml(stdout);
+		a->done = true;
+		break;
+	case 'F':
+		if (!strcmp(optarg, "ignore-nc-buf-usage=true"))
+			a->skip_buf_usage = true;
+		else if (strcmp(optarg, "ignore-nc-buf-usage=false"))
+			fprintf(stderr, "neuron-explorer view: note: feature flag '%s' is not "
+				"known to this build and is ignored\n", optarg);
+		break;
+	case OPT_IGNORED_VALUE: case OPT_IGNORED_FLAG: break;
+	case ':':
+		nx_cli_error("view", "option '%s' needs a value", argv[optind - 1]);
+		return NX_EXIT_USAGE;
+	default:
+		nx_cli_error("view", "unknown option '%s'", argv[optind - 1]);
+		usage(stderr);
+		return NX_EXIT_USAGE;
+	}
+	return NX_EXIT_OK;
+}
+
+/* The combinations of options that make no sense, and the values of the common ones. */
+static int check_args(const struct view_args *a)
+{
+	const char *msg = NULL;
+
+	if (!!a->neff != !!a->ntff)
+		msg = "a device profile needs both -n NEFF and -s NTFF";
+	else if (a->sdir && a->neff)
+		msg = "give either -n/-s (one device profile) or -d DIR, not both";
+	if (msg) {
+		nx_cli_error("view", "%s", msg);
+		return NX_EXIT_USAGE;
+	}
+	if (!nx_view_format_known(a->format)) {
+		nx_cli_error("view", "unknown --output-format '%s' (parquet, summary-json, "
+			     "summary-text, perfetto)", a->format);
+		return NX_EXIT_USAGE;
+	}
+	if (!strcmp(a->format, "perfetto") && !a->output_file)
+		msg = "--output-format perfetto needs --output-file FILE";
+	else if (a->ingest_only && !a->neff && !a->sdir)
+		msg = "--ingest-only needs -n NEFF and -s NTFF, or -d DIR";
+	if (msg) {
+		nx_cli_error("view", "%s", msg);
+		return NX_EXIT_USAGE;
+	}
+	return nx_cli_common_check(&a->co) ? NX_EXIT_USAGE : NX_EXIT_OK;
+}
+
+static int parse(int argc, char **argv, struct view_args *a)
+{
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	nx_cli_common_init(&a->co, "view");
+	a->format = "parquet";
+	a->port = 3002;
+	a->ui_port = 3001;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:s:d:qhF:", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': neff = optarg; break;
-		case 's': ntff = optarg; break;
-		case 'd': sdir = optarg; break;
-		case OPT_DATA_PATH: data_opt = optarg; data_given = true; break;
-		case OPT_DISPLAY_NAME: name_opt = optarg; break;
-		case OPT_INGEST_ONLY: ingest_only = true; break;
-		case OPT_DISABLE_UI: disable_ui = true; break;
-		case OPT_API_PORT:
-			if (parse_port(optarg, &port)) {
-				nx_cli_error("view", "--api-server-port wants a port number, got '%s'", optarg);
-				return NX_EXIT_USAGE;
+		if (nx_cli_common_opt(&a->co, c, optarg)) {
+			if (a->co.help) {
+				usage(stdout);
+				a->done = true;
+				return NX_EXIT_OK;
 			}
-			break;
-		case OPT_UI_PORT:
-			if (parse_port(optarg, &ui_port)) {
-				nx_cli_error("view", "--port wants a port number, got '%s'",
-					     optarg);
-				return NX_EXIT_USAGE;
-			}
-			break;
-		case OPT_OUTPUT_FORMAT: format = optarg; break;
-		case OPT_OUTPUT_FILE: output_file = optarg; break;
-		case OPT_SHOW_SCHEMA: nx_schema_print_yaml(stdout); return NX_EXIT_OK;
-		case 'F':
-			if (!strcmp(optarg, "ignore-nc-buf-usage=true"))
-				skip_buf_usage = true;
-			else if (strcmp(optarg, "ignore-nc-buf-usage=false"))
-				fprintf(stderr, "neuron-explorer view: note: feature flag '%s' is not "
-					"known to this build and is ignored\n", optarg);
-			break;
-		case OPT_IGNORED_VALUE: case OPT_IGNORED_FLAG: break;
-		case 'q': quiet = true; break;
-		case 'h': usage(stdout); return NX_EXIT_OK;
-		case ':':
-			nx_cli_error("view", "option '%s' needs a value", argv[optind - 1]);
-			return NX_EXIT_USAGE;
-		default:
-			nx_cli_error("view", "unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
-			return NX_EXIT_USAGE;
+		} else if ((rc = parse_opt(a, c, argv)) || a->done) {
+			return rc;
 		}
 	}
 	if (optind < argc) {
 		nx_cli_error("view", "unexpected argument '%s'", argv[optind]);
 		return NX_EXIT_USAGE;
 	}
-	if (!!neff != !!ntff) {
-		nx_cli_error("view", "a device profile needs both -n NEFF and -s NTFF");
-		return NX_EXIT_USAGE;
-	}
-	if (sdir && neff) {
-		nx_cli_error("view", "give either -n/-s (one device profile) or -d DIR, not both");
-		return NX_EXIT_USAGE;
-	}
-	if (!nx_view_format_known(format)) {
-		nx_cli_error("view", "unknown --output-format '%s' (parquet, summary-json, "
-			     "summary-text, perfetto)", format);
-		return NX_EXIT_USAGE;
-	}
-	if (!strcmp(format, "perfetto") && !output_file) {
-		nx_cli_error("view", "--output-format perfetto needs --output-file FILE");
-		return NX_EXIT_USAGE;
-	}
-	if (ingest_only && !neff && !sdir) {
-		nx_cli_error("view", "--ingest-only needs -n NEFF and -s NTFF, or -d DIR");
-		return NX_EXIT_USAGE;
-	}
-	if (nx_cli_data_path("view", data_opt))
-		return NX_EXIT_USAGE;
-	if (name_opt && nx_cli_name("view", name_opt))
-		return NX_EXIT_USAGE;
-	if (sdir || neff) {
-		bool parquet = !strcmp(format, "parquet");
-		/* an export publishes nothing unless a data path or name is asked for */
-		bool publish = parquet || data_given || name_opt;
-		struct nx_err err = { 0 };
+	return check_args(a);
+}
 
-		name = name_opt ? nx_xstrdup(name_opt) : default_name(sdir ? sdir : ntff);
-		if (!name_opt && nx_check_display_name(name, &err)) {
-			nx_cli_error("view", "the name taken from '%s' is not usable: %s; give "
-				     "--display-name", sdir ? sdir : ntff, err.msg);
-			rc = NX_EXIT_USAGE;
-			goto out;
-		}
-		if (publish) {
-			data_path = nx_expand_home(data_opt);
-		} else if (!(tmp = nx_cli_tmp_data_path("view", "view"))) {
-			rc = NX_EXIT_FAIL;
-			goto out;
-		} else {
-			data_path = nx_xstrdup(tmp);
-		}
-		rc = sdir ? nx_view_dir(sdir, data_path, name, quiet, &published)
-			  : ingest_device(neff, ntff, data_path, name, parquet ? output_file : NULL,
-					  quiet, skip_buf_usage, &published);
-		if (rc)
-			goto out;
-		if (parquet) {
-			printf("Processing for %s is complete\n", name);
-			fflush(stdout);
-		} else if (!quiet) {
-			fprintf(stderr, "Processing for %s is complete%s\n", name,
-				publish ? "" : " (not published: give --data-path or --display-name "
-				"to keep the profile)");
-		}
-		if (!strcmp(format, "perfetto")) {
-			rc = nx_view_perfetto(published, output_file);
-			goto out;
-		}
-		if (!parquet) {
-			rc = nx_view_print_summary(published, format, output_file);
-			goto out;
-		}
-		if (ingest_only || (neff && output_file))
-			goto out;
+/* The profile name and the data path of an ingest: the data path asked for, or a
+ * temporary one when an export publishes nothing. */
+static int prepare(const struct view_args *a, struct view_run *r)
+{
+	const char *input = a->sdir ? a->sdir : a->ntff;
+	struct nx_err err = { 0 };
+
+	r->parquet = !strcmp(a->format, "parquet");
+	/* an export publishes nothing unless a data path or name is asked for */
+	r->publish = r->parquet || a->co.data_path_given || a->co.display_name;
+	r->name = a->co.display_name ? nx_xstrdup(a->co.display_name) : nx_cli_default_name(input);
+	if (!a->co.display_name && nx_check_display_name(r->name, &err)) {
+		nx_cli_error("view", "the name taken from '%s' is not usable: %s; give "
+			     "--display-name", input, err.msg);
+		return NX_EXIT_USAGE;
 	}
-	if (!data_path)
-		data_path = nx_expand_home(data_opt);
-	rc = serve(data_path, port, !disable_ui, ui_port, quiet, published != NULL,
-		   published && !sdir ? name : NULL);
-out:
-	nx_cli_tmp_release(tmp);
-	free(data_path);
-	free(name);
-	free(published);
+	if (r->publish) {
+		r->data_path = nx_cli_common_data_path(&a->co);
+		return NX_EXIT_OK;
+	}
+	if (!(r->tmp = nx_cli_tmp_data_path("view", "view")))
+		return NX_EXIT_FAIL;
+	r->data_path = nx_xstrdup(r->tmp);
+	return NX_EXIT_OK;
+}
+
+/* Ingests the inputs, then writes the export asked for; *serve_after says whether
+ * the server is to start. */
+static int run_ingest(const struct view_args *a, struct view_run *r, bool *serve_after)
+{
+	int rc;
+
+	*serve_after = false;
+	rc = a->sdir ? nx_view_dir(a->sdir, r->data_path, r->name, a->co.quiet, &r->published)
+		     : ingest_device(a->neff, a->ntff, r->data_path, r->name,
+				     r->parquet ? a->output_file : NULL, a->co.quiet,
+				     a->skip_buf_usage, &r->published);
+	if (rc)
+		return rc;
+	if (r->parquet) {
+		printf("Processing for %s is complete\n", r->name);
+		fflush(stdout);
+	} else if (!a->co.quiet) {
+		fprintf(stderr, "Processing for %s is complete%s\n", r->name,
+			r->publish ? "" : " (not published: give --data-path or --display-name "
+			"to keep the profile)");
+	}
+	if (!strcmp(a->format, "perfetto"))
+		return nx_view_perfetto(r->published, a->output_file);
+	if (!r->parquet)
+		return nx_view_print_summary(r->published, a->format, a->output_file);
+	*serve_after = !a->ingest_only && !(a->neff && a->output_file);
+	return NX_EXIT_OK;
+}
+
+static void release_run(struct view_run *r)
+{
+	nx_cli_tmp_release(r->tmp);
+	free(r->data_path);
+	free(r->name);
+	free(r->published);
+}
+
+int cmd_view(int argc, char **argv)
+{
+	struct view_args a;
+	struct view_run r = { 0 };
+	bool serve_after = true;
+	int rc = parse(argc, argv, &a);
+
+	if (rc || a.done)
+		return rc;
+	if (a.sdir || a.neff) {
+		rc = prepare(&a, &r);
+		if (!rc)
+			rc = run_ingest(&a, &r, &serve_after);
+	}
+	if (!rc && serve_after) {
+		if (!r.data_path)
+			r.data_path = nx_cli_common_data_path(&a.co);
+		rc = serve(r.data_path, a.port, !a.disable_ui, a.ui_port, a.co.quiet,
+			   r.published != NULL, r.published && !a.sdir ? r.name : NULL);
+	}
+	release_run(&r);
 	return rc;
 }
