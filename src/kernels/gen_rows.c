@@ -276,7 +276,7 @@ static int gen_dma_tiny(const struct nx_kopts *o, unsigned s, struct nx_strbuf *
 	nx_kgen_begin(&g, o, out, &nx_kernel_dma_tiny, dt_lines[0].line);
 	io_header(&g, "x", s, d, 4);
 	nx_kgen_line(&g, "tensor y input bf16 %ux%u", s, d);
-	nx_kgen_line(&g, "queue qSyncIO1 in Sync sem=2");
+	nx_kgen_line(&g, "queue qActIO1 in Scalar sem=2");
 	for (unsigned r = 0; r < nr; r++) {
 		unsigned x = X + (r % 2) * d * 2, y = YB + (r % 2) * d * 2, z = Z + (r % 2) * d * 2;
 
@@ -292,7 +292,7 @@ static int gen_dma_tiny(const struct nx_kopts *o, unsigned s, struct nx_strbuf *
 			snprintf(src, sizeof(src), "y[%u:%u, %u:%u]", r * 128, r * 128 + 128, c * strip,
 				 (c + 1) * strip);
 			snprintf(dst, sizeof(dst), "sbuf[0:128]+%u", y + c * strip * 2);
-			nx_kgen_dma(&g, 26, "Sync", "qSyncIO1", src, dst, "");
+			nx_kgen_dma(&g, 26, "Scalar", "qActIO1", src, dst, "");
 		}
 		nx_kgen_line(&g, "@27 Vector event_semaphore wait=S[1]>=%u", 16 * ns * (r + 1));
 		if (r >= 2)

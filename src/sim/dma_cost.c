@@ -8,7 +8,7 @@
  * (writing to another SBUF partition costs nothing extra: 8 partitions x 256 B from
  * contiguous HBM took one engine 97 ns, measured on trn2). Each run pays a fixed cost
  * and then streams at the engine's rate, so bandwidth falls for small strided rows and
- * saturates around 4 KiB (docs/simulator.md, "DMA"; fitted to the micro facts M1-M3). */
+ * saturates around 4 KiB (docs/simulator.md, "DMA"; fitted to the micro facts M1 and M2). */
 #include "common/compat.h"
 #include "sim/cost.h"
 

@@ -22,7 +22,7 @@ static const struct nx_machine trn2 = {
 	.sem_latency_ps = 30000,                /* M6: 189 ns start to start - 159 ns */
 	.dma_partitions_per_engine = 8,
 	.dma_engine_fs_per_byte = 42918,        /* 23.3 B/ns per engine (M1/M2 fit) */
-	.dma_desc_overhead_ps = 18000,          /* per HBM-contiguous run (fit to M1-M3) */
+	.dma_desc_overhead_ps = 9000,           /* per HBM-contiguous run (M1/M2 line fit) */
 	.dma_latency_ps = 1300000,              /* semaphore-to-start ~1.3 us per transfer */
 	.hw_dge_ps = 600000,                    /* ~600 ns per hardware-DGE instruction */
 	.hbm_fs_per_byte = 1379,                /* 2.9 TB/s / 4 stacks = 725 GB/s */
@@ -47,7 +47,7 @@ static const struct nx_machine trn1 = {
 	.sem_latency_ps = 30000,
 	.dma_partitions_per_engine = 8,
 	.dma_engine_fs_per_byte = 58824,        /* 17 B/ns per engine; 16 x = 272 GB/s */
-	.dma_desc_overhead_ps = 18000,          /* as trn2 (no trn1 micro facts) */
+	.dma_desc_overhead_ps = 9000,           /* as trn2 (no trn1 micro facts) */
 	.dma_latency_ps = 1300000,
 	.hw_dge_ps = 0,                         /* NeuronCore-v2 has no hardware DGE */
 	.hbm_fs_per_byte = 2439,                /* 820 GB/s / 2 stacks = 410 GB/s */

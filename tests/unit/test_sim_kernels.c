@@ -251,7 +251,7 @@ static void test_planted(void **state)
 	(void)state;
 	profile("dma_tiny", 1024, &p);
 	for (int e = 0; e < NX_ENGINE_COUNT; e++)
-		assert_true(busy(&p.dma) > 3 * busy(&p.eng[e]));
+		assert_true(busy(&p.dma) > 2 * busy(&p.eng[e]));
 	profile("vector_bound", 1024, &p);
 	assert_true(busy(&p.eng[NX_ENGINE_VECTOR]) > 5 * busy(&p.dma));
 	assert_true(busy(&p.eng[NX_ENGINE_VECTOR]) * 10 > p.end * 9);

@@ -106,12 +106,12 @@ static void test_wait_and_dma(void **state)
 	assert_int_equal(sync->u.inst.start, 0);
 	assert_int_equal(sync->u.inst.end, 53); /* 64 cycles at 1.2 GHz */
 	/* trigger 53.333 ns + latency 1300 ns + one 8 KiB run (the source is contiguous in HBM)
-	 * 18 + 351.584 ns + 18.171 ns semaphore write */
+	 * 9 + 351.584 ns + 9.171 ns semaphore write */
 	v = find(&rs, NX_REC_INST, NX_ENGINE_VECTOR, 0);
 	assert_non_null(v);
-	assert_int_equal(v->u.inst.start, 1741);
-	assert_int_equal(v->u.inst.wait_ticks, 1741);
-	assert_int_equal(v->u.inst.end, 2441); /* 512 + 60 + 100 cycles at 0.96 GHz */
+	assert_int_equal(v->u.inst.start, 1723);
+	assert_int_equal(v->u.inst.wait_ticks, 1723);
+	assert_int_equal(v->u.inst.end, 2423); /* 512 + 60 + 100 cycles at 0.96 GHz */
 	/* 16 data packets of 8 KiB and 16 four-byte semaphore writes, all from instruction 0 */
 	assert_int_equal(count(&rs, NX_REC_DMA), 32);
 	for (size_t i = 0; i < rs.n; i++) {
@@ -127,7 +127,7 @@ static void test_wait_and_dma(void **state)
 		}
 	}
 	assert_int_equal(last, 16);
-	assert_int_equal(st.end_ns, 2441);
+	assert_int_equal(st.end_ns, 2423);
 	assert_int_equal(st.insts, 2);
 	assert_int_equal(st.dma_packets, 32);
 	free(rs.r);
@@ -139,7 +139,7 @@ static void test_wait_and_dma(void **state)
 	assert_int_equal(count(&rs, NX_REC_DMA), 0);
 	assert_int_equal(count(&rs, NX_REC_SEM), 16);
 	assert_int_equal(count(&rs, NX_REC_EXEC), 2);
-	assert_int_equal(st.end_ns, 2441);
+	assert_int_equal(st.end_ns, 2423);
 	free(rs.r);
 }
 
