@@ -49,6 +49,7 @@ void nx_trig_add(struct nx_trig_map *m, uint64_t id, int64_t start, int64_t end)
 		s->id = id;
 		s->start = start;
 		s->end = end;
+		s->inst = false;
 		m->n++;
 		return;
 	}
@@ -64,6 +65,20 @@ const struct nx_trig_span *nx_trig_find(const struct nx_trig_map *m, uint64_t id
 		return NULL;
 	const struct nx_trig_span *s = slot_of(m->slot, m->cap, id);
 	return s->id == id ? s : NULL;
+}
+
+void nx_trig_set_inst(struct nx_trig_map *m, uint64_t id, int64_t start, int64_t end)
+{
+	struct nx_trig_span *s;
+
+	if (!m->cap || id == UINT64_MAX)
+		return;
+	s = slot_of(m->slot, m->cap, id);
+	if (s->id == id && !s->inst) {
+		s->start = start;
+		s->end = end;
+		s->inst = true;
+	}
 }
 
 void nx_trig_release(struct nx_trig_map *m)

@@ -4,7 +4,9 @@
  * record names the INST record id of the instruction that triggered its transfer;
  * while the DmaPacket table streams (before the Instruction table), the earliest
  * packet start and the latest packet end are kept per triggering instruction id in an
- * open-addressing hash table (24 bytes per entry, at most 50% full). */
+ * open-addressing hash table (32 bytes per entry, at most 50% full). When the
+ * Instruction table streams, each entry takes the triggering instruction's own start
+ * and end instead (DmaPacketAggregated.trigger and completion, written after it). */
 #ifndef NX_INGEST_DMA_TRIGGER_H
 #define NX_INGEST_DMA_TRIGGER_H
 
@@ -13,6 +15,7 @@
 struct nx_trig_span {
 	uint64_t id;   /* UINT64_MAX marks a free slot */
 	int64_t start, end;
+	bool inst;     /* start/end are now the instruction's (nx_trig_set_inst) */
 };
 
 struct nx_trig_map {
@@ -24,6 +27,9 @@ struct nx_trig_map {
 void nx_trig_add(struct nx_trig_map *m, uint64_t id, int64_t start, int64_t end);
 /* The span of instruction id, or NULL when it triggered no DMA. */
 const struct nx_trig_span *nx_trig_find(const struct nx_trig_map *m, uint64_t id);
+/* Replaces the DMA span of instruction id, once it has been read, by the instruction's
+ * own [start, end]; ids that triggered no DMA are not added. */
+void nx_trig_set_inst(struct nx_trig_map *m, uint64_t id, int64_t start, int64_t end);
 void nx_trig_release(struct nx_trig_map *m);
 
 #endif

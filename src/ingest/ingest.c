@@ -13,6 +13,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "derive/derive.h"
+#include "ingest/dma_aggregated.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -302,6 +303,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	t_raw = now_s() - t0;
 	c.stage = "staging";
 	if ((rc = nx_write_staging(&c, d, staging, err)) ||
+	    (rc = nx_write_dma_aggregated(&c, d, tmp_dir, err)) ||
 	    (rc = nx_write_onchip(&c, d, staging, tmp_dir, err)) ||
 	    (rc = create_profile_view(&c, d, err)) ||
 	    (rc = nx_sums_create_views(&c.isums, &c.dsums, d, err)))

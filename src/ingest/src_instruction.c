@@ -65,12 +65,15 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	nx_rowbuf_i64(b, ix[C_PC], row, r->index);
 	nx_rowbuf_i64(b, ix[C_WAIT], row, nx_ticks_to_ns(c, r->wait_ticks));
 	/* The DMA this instruction triggered: first packet start, last packet end, and
-	 * the delay from this instruction's end to that start. */
+	 * the delay from this instruction's end to that start. The span then takes this
+	 * instruction's own times, for DmaPacketAggregated (a second record with the same
+	 * id finds them taken and gets no span). */
 	const struct nx_trig_span *ts = nx_trig_find(&c->trig, r->id);
-	if (ts) {
+	if (ts && !ts->inst) {
 		nx_rowbuf_i64(b, ix[C_TRIG_S], row, ts->start);
 		nx_rowbuf_i64(b, ix[C_TRIG_E], row, ts->end);
 		nx_rowbuf_i64(b, ix[C_DMA_WAIT], row, ts->start - end);
+		nx_trig_set_inst(&c->trig, r->id, start, end);
 	}
 	struct nx_inst_row sr = { .engine = r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine)
 									  : "Unknown",

@@ -14,6 +14,7 @@
 #include "ingest/context.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "ingest/dma_block.h"
 #include "ingest/onchip_usage.h"
 #include "hw/hw.h"
 
@@ -58,38 +59,6 @@ static const struct nx_table static_table = { .name = "nx_StaticInst", .modality
 	.profile_kind = "", .description = "", .written = false,
 	.nfields = NX_ARRAY_SIZE(static_fields), .fields = static_fields };
 
-/* Location text in the profiler's style: "[[INPUT]]" for an input read, "[SB]" ... */
-static const char *loc_text(const struct nx_neff *n, int loc, int var, bool source)
-{
-	if (loc == NX_LOC_SBUF)
-		return source ? "[[SB]]" : "[SB]";
-	if (loc == NX_LOC_PSUM)
-		return source ? "[[PSUM]]" : "[PSUM]";
-	const struct nx_tensor *t = var >= 0 && (size_t)var < n->ntensors ? &n->tensors[var] : NULL;
-	const char *k = !t ? "HBM" : t->kind == NX_TENSOR_IN ? "INPUT" : t->kind == NX_TENSOR_OUT ? "OUTPUT"
-		      : t->kind == NX_TENSOR_WEIGHT ? "WEIGHT"
-		      : (t->def_type && !strcmp(t->def_type, "virtual")) ? "VIRTUAL" : "HBM";
-	static char buf[2][32];
-	snprintf(buf[source], sizeof(buf[source]), source ? "[[%s]]" : "[%s]", k);
-	return buf[source];
-}
-
-static void dims(struct nx_strbuf *sb, unsigned n, const uint64_t *v)
-{
-	nx_strbuf_addch(sb, '[');
-	for (unsigned i = 0; i < n; i++)
-		nx_strbuf_addf(sb, "%s%" PRIu64, i ? "," : "", v[i]);
-	nx_strbuf_addch(sb, ']');
-}
-
-static void sdims(struct nx_strbuf *sb, unsigned n, const int64_t *v)
-{
-	nx_strbuf_addch(sb, '[');
-	for (unsigned i = 0; i < n; i++)
-		nx_strbuf_addf(sb, "%s%" PRId64, i ? "," : "", v[i]);
-	nx_strbuf_addch(sb, ']');
-}
-
 struct block_src {
 	struct nx_ingest_ctx *ctx;
 	size_t pos;
@@ -100,86 +69,42 @@ static int block_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	struct block_src *s = self;
 	const struct nx_neff *n = &s->ctx->neff;
 	size_t cap = nx_rowbuf_capacity(b), row = 0;
-	struct nx_strbuf t = NX_STRBUF_INIT;
 
 	(void)err;
 	for (; s->pos < n->nblocks && row < cap; s->pos++, row++) {
-		const struct nx_dma_block *blk = &n->blocks[s->pos];
-		const struct nx_dma_desc *d = blk->ndesc ? &blk->desc[0] : NULL;
-		const struct nx_dma_queue *q = blk->queue >= 0 && (size_t)blk->queue < n->nqueues
-						       ? &n->queues[blk->queue] : NULL;
-		int sem = blk->semaphore >= 0 ? blk->semaphore : q ? q->semaphore : -1;
-		unsigned rparts = 0, wparts = 0;
+		struct nx_dma_block_text t;
 
+		nx_dma_block_text(n, s->pos, &t);
 		nx_rowbuf_i64(b, 0, row, (int64_t)s->pos);
-		nx_rowbuf_i64(b, 1, row, blk->id);
-		if (q) {
-			nx_rowbuf_i64(b, 2, row, q->queue_idx);
-			nx_rowbuf_str(b, 3, row, q->name);
-			nx_rowbuf_str(b, 4, row, nx_queue_type_name(q->queue_type));
+		nx_rowbuf_i64(b, 1, row, t.block_id);
+		if (t.queue) {
+			nx_rowbuf_i64(b, 2, row, t.queue->queue_idx);
+			nx_rowbuf_str(b, 3, row, t.queue->name);
+			nx_rowbuf_str(b, 4, row, nx_queue_type_name(t.queue->queue_type));
 		}
-		if (sem >= 0) {
-			char sid[16];
-			snprintf(sid, sizeof(sid), "%d", sem);
-			nx_rowbuf_str(b, 5, row, sid);
-		}
+		nx_rowbuf_str(b, 5, row, t.semaphore_id);
 		nx_rowbuf_str(b, 6, row, "copy");
-		nx_rowbuf_i64(b, 22, row, (int64_t)blk->bytes);
-		nx_rowbuf_str(b, 23, row, nx_engine_name(blk->engine));
-		if (!d)
-			continue;
-		int var = d->from_loc == NX_LOC_HBM ? d->from_var : d->to_loc == NX_LOC_HBM ? d->to_var : -1;
-		if (var >= 0 && (size_t)var < n->ntensors)
-			nx_rowbuf_str(b, 7, row, n->tensors[var].name);
-		nx_rowbuf_str(b, 8, row, loc_text(n, d->from_loc, d->from_var, true));
-		nx_rowbuf_str(b, 9, row, loc_text(n, d->to_loc, d->to_var, false));
-		/* Partitions are summed over the block's descriptors on each on-chip side. */
-		for (size_t k = 0; k < blk->ndesc; k++) {
-			if (blk->desc[k].from_loc != NX_LOC_HBM)
-				rparts += (unsigned)blk->desc[k].from_sizes[0];
-			if (blk->desc[k].to_loc != NX_LOC_HBM)
-				wparts += (unsigned)blk->desc[k].to_sizes[0];
+		nx_rowbuf_i64(b, 22, row, t.bytes);
+		nx_rowbuf_str(b, 23, row, t.engine);
+		if (t.has_desc) {
+			nx_rowbuf_str(b, 7, row, t.variable);
+			nx_rowbuf_str(b, 8, row, t.source);
+			nx_rowbuf_str(b, 9, row, t.dest);
+			nx_rowbuf_str(b, 10, row, t.read_parts);
+			nx_rowbuf_i64(b, 11, row, t.read_nparts);
+			nx_rowbuf_str(b, 12, row, t.read_shape);
+			nx_rowbuf_str(b, 13, row, t.read_offset);
+			nx_rowbuf_str(b, 14, row, t.read_steps);
+			nx_rowbuf_str(b, 15, row, t.write_parts);
+			nx_rowbuf_i64(b, 16, row, t.write_nparts);
+			nx_rowbuf_str(b, 17, row, t.write_shape);
+			nx_rowbuf_str(b, 18, row, t.write_offset);
+			nx_rowbuf_str(b, 19, row, t.write_steps);
+			nx_rowbuf_bool(b, 20, row, t.transpose);
+			nx_rowbuf_str(b, 21, row, t.transpose_size);
 		}
-		if (d->from_loc != NX_LOC_HBM) {
-			nx_strbuf_reset(&t);
-			nx_strbuf_addf(&t, "%u-%u", d->from_start_partition,
-				       d->from_start_partition + (rparts ? rparts : 1) - 1);
-			nx_rowbuf_str(b, 10, row, t.buf);
-		}
-		nx_rowbuf_i64(b, 11, row, rparts);
-		nx_strbuf_reset(&t);
-		dims(&t, d->from_ndim, d->from_sizes);
-		nx_rowbuf_str(b, 12, row, t.buf);
-		nx_strbuf_reset(&t);
-		nx_strbuf_addf(&t, "%" PRIu64, d->from_off);
-		nx_rowbuf_str(b, 13, row, t.buf);
-		nx_strbuf_reset(&t);
-		sdims(&t, d->from_ndim, d->from_steps);
-		nx_rowbuf_str(b, 14, row, t.buf);
-		if (d->to_loc != NX_LOC_HBM) {
-			nx_strbuf_reset(&t);
-			nx_strbuf_addf(&t, "%u-%u", d->to_start_partition,
-				       d->to_start_partition + (wparts ? wparts : 1) - 1);
-			nx_rowbuf_str(b, 15, row, t.buf);
-		}
-		nx_rowbuf_i64(b, 16, row, wparts);
-		nx_strbuf_reset(&t);
-		dims(&t, d->to_ndim, d->to_sizes);
-		nx_rowbuf_str(b, 17, row, t.buf);
-		nx_strbuf_reset(&t);
-		nx_strbuf_addf(&t, "%" PRIu64, d->to_off);
-		nx_rowbuf_str(b, 18, row, t.buf);
-		nx_strbuf_reset(&t);
-		sdims(&t, d->to_ndim, d->to_steps);
-		nx_rowbuf_str(b, 19, row, t.buf);
-		nx_rowbuf_bool(b, 20, row, d->transpose);
-		if (d->transpose) {
-			char es[8];
-			snprintf(es, sizeof(es), "%u", nx_dtype_size(d->dtype));
-			nx_rowbuf_str(b, 21, row, es);
-		}
+		nx_dma_block_text_release(&t);
 	}
-	nx_strbuf_release(&t);
 	return (int)row;
 }
 

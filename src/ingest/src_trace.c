@@ -4,6 +4,7 @@
  * the execution windows read from EXEC records. */
 #include "common/compat.h"
 #include "ingest/context.h"
+#include "ingest/dma_block.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,17 +18,6 @@ static const char *const dma_names[] = {
 	"packet_aggregation_id", "engine_idx", "read_bytes", "write_bytes", "transfer_bytes",
 	"throughput", "queue_type", "variable", "queue_name", "queue_idx", "crc", NULL,
 };
-
-/* The HBM-side variable a descriptor moves, if any. */
-static const char *desc_variable(const struct nx_neff *n, const struct nx_dma_block *blk,
-				 uint32_t desc)
-{
-	if (desc >= blk->ndesc)
-		return NULL;
-	const struct nx_dma_desc *d = &blk->desc[desc];
-	int v = d->from_loc == NX_LOC_HBM ? d->from_var : d->to_loc == NX_LOC_HBM ? d->to_var : -1;
-	return v >= 0 && (size_t)v < n->ntensors ? n->tensors[v].name : NULL;
-}
 
 static void fill_dma(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		     const struct nx_rec *rec)
@@ -66,7 +56,7 @@ static void fill_dma(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		nx_rowbuf_str(b, ix[D_QTYPE], row, "unknown");
 	}
 	if (r->block != NX_NONE32 && r->block < c->neff.nblocks)
-		nx_rowbuf_str(b, ix[D_VAR], row, desc_variable(&c->neff, &c->neff.blocks[r->block], r->desc));
+		nx_rowbuf_str(b, ix[D_VAR], row, nx_dma_desc_variable(&c->neff, &c->neff.blocks[r->block], r->desc));
 	else if (r->block != NX_NONE32)
 		c->unknown_block++;
 	nx_rowbuf_i64(b, ix[D_CRC], row, r->crc);

@@ -7,7 +7,11 @@
  *    only possible difference);
  *  - Summary, whose Instruction and DmaPacket aggregates now come from
  *    src/ingest/summary_sums.c, against the whole-SQL 80_summary.sql: every column
- *    identical.
+ *    identical;
+ *  - DmaPacketAggregated (src/ingest/dma_aggregated.c) against
+ *    20_dma_packet_aggregated.sql: the same rows, every column identical, in the same
+ *    (start_ts, id) order; also with at most one open transfer (NX_DMA_AGG_OPEN=1), so
+ *    that transfers are written while others are open and a split one is detected.
  * Each profile is ingested keeping its internal tables (.staging/), and the old SQL runs
  * over them. Profiles: the hand-checked fixture at two tick rates, the fixture without
  * DMA records, and a simulated attention kernel. */
@@ -152,8 +156,56 @@ static void compare_summary(const char *profile)
 	free(staging);
 }
 
+/* DmaPacketAggregated: the same rows as the reference, and the file in (start_ts, id)
+ * order like the reference's ORDER BY. */
+static void compare_dma_aggregated(const char *profile, bool dma)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
+	char *sql = read_reference("20_dma_packet_aggregated.sql");
+	char *staging = nx_path_join(profile, ".staging");
+	char *file = nx_path_join(profile, "DmaPacketAggregated.parquet");
+	const struct nx_table *t = nx_schema_table("DmaPacketAggregated");
+
+	nx_test_use_profile(&d, profile);
+	if (nx_derive_create_views(d, staging, &err) ||
+	    nx_derive_project(d, "DmaPacketAggregated", sql, &ref, &err))
+		fail_msg("%s", err.msg);
+	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
+	if (nx_duck_exec(d, q.buf, &err))
+		fail_msg("%s", err.msg);
+	double n = nx_test_q(d, "SELECT count(*) FROM ref");
+	assert_true(dma ? n > 0 : n == 0);
+	assert_true(nx_test_q(d, "SELECT count(*) FROM DmaPacketAggregated") == n);
+	assert_true(nx_test_q(d, "SELECT count(DISTINCT id) FROM DmaPacketAggregated") == n);
+	nx_strbuf_reset(&q);
+	nx_strbuf_addstr(&q, "SELECT count(*) FROM ref r FULL JOIN DmaPacketAggregated c USING (id) "
+			     "WHERE r.start_ts IS NULL OR c.start_ts IS NULL");
+	for (size_t i = 0; i < t->nfields; i++)
+		nx_strbuf_addf(&q, " OR r.\"%s\" IS DISTINCT FROM c.\"%s\"", t->fields[i].name,
+			       t->fields[i].name);
+	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	if (dma) {
+		nx_strbuf_reset(&q);
+		nx_strbuf_addstr(&q, "SELECT count(*) FROM (SELECT start_ts, id, lag(start_ts) OVER w "
+				     "AS ls, lag(id) OVER w AS li FROM read_parquet(");
+		nx_sql_quote(&q, file);
+		nx_strbuf_addstr(&q, ", file_row_number = true) WINDOW w AS (ORDER BY "
+				     "file_row_number)) WHERE ls > start_ts OR (ls = start_ts AND li > id)");
+		assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	}
+	nx_duck_close(d);
+	nx_strbuf_release(&ref);
+	nx_strbuf_release(&q);
+	free(sql);
+	free(staging);
+	free(file);
+}
+
 static void check_profile(const char *profile, bool onchip)
 {
+	compare_dma_aggregated(profile, onchip);
 	if (onchip) {
 		compare(profile, "SbufUsage", "54_sbuf_usage.sql", sbuf_cols);
 		compare(profile, "PsumUsage", "55_psum_usage.sql", psum_cols);
@@ -182,6 +234,13 @@ static void test_fixture(void **state)
 		char *prof = ingest_keep(neff, ntff, data, name);
 		check_profile(prof, v != 2);
 		free(prof);
+		/* one open transfer at most: early writes, and the split transfer found */
+		setenv("NX_DMA_AGG_OPEN", "1", 1);
+		strcat(name, "-open1");
+		prof = ingest_keep(neff, ntff, data, name);
+		unsetenv("NX_DMA_AGG_OPEN");
+		compare_dma_aggregated(prof, v != 2);
+		free(prof);
 		free(neff);
 		free(ntff);
 		free(sub);
@@ -207,6 +266,11 @@ static void test_kernel(void **state)
 	char *data = nx_path_join(dir, "data");
 	char *prof = ingest_keep(neff, ntff, data, "k");
 	check_profile(prof, true);
+	free(prof);
+	setenv("NX_DMA_AGG_OPEN", "4", 1);
+	prof = ingest_keep(neff, ntff, data, "k4");
+	unsetenv("NX_DMA_AGG_OPEN");
+	compare_dma_aggregated(prof, true);
 	free(prof);
 	free(data);
 	free(neff);

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT
+ * dma_aggregated.c: DmaPacketAggregated from one streaming pass over the DMA packet
+ * records, in bounded memory (see dma_aggregated.h). */
+#include "common/compat.h"
+#include "ingest/dma_aggregated.h"
+#include "common/xalloc.h"
+#include "ingest/context.h"
+#include "ingest/dma_block.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOOM_BITS (1u << 23) /* 1 MB: ids of the transfers already written */
+
+/* One transfer while its packets come: the SQL's GROUP BY packet_aggregation_id, and
+ * the block and trigger of its first packet (packet_idx 0, as nx_DmaTransfer). */
+struct xfer {
+	uint64_t id;
+	int64_t start, end, bytes;
+	const char *variable;   /* max() of the packets' variables, or NULL */
+	const struct nx_dma_queue *queue; /* first packet with a known queue, or NULL */
+	uint64_t trigger;
+	uint32_t block;
+	bool has_first;         /* a packet_idx 0 was seen: block and trigger are set */
+};
+
+enum { A_START, A_END, A_DUR, A_ID, A_PCORE, A_BLOCK_ID, A_QIDX, A_QNAME, A_QTYPE, A_OP,
+       A_VAR, A_RB, A_WB, A_TB, A_TPUT, A_SRC, A_DST, A_SEM, A_MFF, A_RPARTS, A_RNPARTS,
+       A_RSHAPE, A_ROFF, A_RSTEPS, A_WPARTS, A_WNPARTS, A_WSHAPE, A_WOFF, A_WSTEPS,
+       A_TRANSPOSE, A_TSIZE, A_TRIGGER, A_COMPLETION };
+static const char *const agg_names[] = {
+	"start_ts", "end_ts", "duration_ns", "id", "pcore_idx", "block_id", "queue_idx",
+	"queue_name", "queue_type", "op", "variable", "read_bytes", "write_bytes",
+	"transfer_bytes", "throughput", "source", "dest", "semaphore_id",
+	"modular_flow_function", "read_sbuf_partitions", "read_num_sbuf_partitions",
+	"read_shape", "read_offset", "read_steps", "write_sbuf_partitions",
+	"write_num_sbuf_partitions", "write_shape", "write_offset", "write_steps",
+	"is_transpose_mode", "transpose_element_size", "trigger", "completion", NULL,
+};
+
+struct agg_src {
+	struct nx_ingest_ctx *ctx;
+	struct nx_colmap map;
+	struct nx_dma_block_text *blocks; /* one per NEFF block */
+	size_t limit;            /* open transfers before the oldest is written; 0: no limit */
+	/* open transfers: a FIFO of sequence numbers [head, tail) in ring[seq & rmask] */
+	struct xfer *ring;
+	size_t rmask;
+	uint64_t head, tail;
+	uint64_t *hslot;         /* hash index: seq + 1 of an open transfer, 0 when free */
+	size_t hmask;
+	/* transfers taken out of the FIFO, written in (start, id) order */
+	struct xfer *ready;
+	size_t nready, ready_cap, ready_pos;
+	uint8_t *bloom;
+	uint64_t max_id;
+	int64_t last_start;
+	bool any, eof;
+	bool suspect;            /* the bounded pass may have split a transfer: run again */
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void bloom_add(struct agg_src *s, uint64_t id)
+{
+	uint64_t h = mix(id);
+	for (int k = 0; k < 3; k++, h = (h >> 21) | (h << 43))
+		s->bloom[(h % BLOOM_BITS) / 8] |= (uint8_t)(1u << (h % 8));
+}
+
+static bool bloom_has(const struct agg_src *s, uint64_t id)
+{
+	uint64_t h = mix(id);
+	for (int k = 0; k < 3; k++, h = (h >> 21) | (h << 43))
+		if (!(s->bloom[(h % BLOOM_BITS) / 8] & (1u << (h % 8))))
+			return false;
+	return true;
+}
+
+static struct xfer *at(const struct agg_src *s, uint64_t seq)
+{
+	return &s->ring[seq & s->rmask];
+}
+
+/* The hash slot holding transfer id, or the free slot where it would go. */
+static size_t find_slot(const struct agg_src *s, uint64_t id)
+{
+	size_t i = mix(id) & s->hmask;
+	while (s->hslot[i] && at(s, s->hslot[i] - 1)->id != id)
+		i = (i + 1) & s->hmask;
+	return i;
+}
+
+static void hash_rebuild(struct agg_src *s, size_t cap)
+{
+	free(s->hslot);
+	s->hslot = nx_xcalloc(cap, sizeof(*s->hslot));
+	s->hmask = cap - 1;
+	for (uint64_t q = s->head; q < s->tail; q++)
+		s->hslot[find_slot(s, at(s, q)->id)] = q + 1;
+}
+
+/* Removes slot i, moving later entries of its probe run back (linear probing). */
+static void hash_delete(struct agg_src *s, size_t i)
+{
+	size_t j = i;
+
+	for (;;) {
+		j = (j + 1) & s->hmask;
+		if (!s->hslot[j])
+			break;
+		size_t k = mix(at(s, s->hslot[j] - 1)->id) & s->hmask;
+		/* the entry at j may fill the hole at i unless its home lies in (i, j] */
+		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (!stays) {
+			s->hslot[i] = s->hslot[j];
+			i = j;
+		}
+	}
+	s->hslot[i] = 0;
+}
+
+static struct xfer *open_new(struct agg_src *s, uint64_t id)
+{
+	size_t n = (size_t)(s->tail - s->head);
+
+	if (n + 1 > s->rmask + 1) {
+		size_t cap = 2 * (s->rmask + 1);
+		struct xfer *r = nx_xmalloc(cap * sizeof(*r));
+		for (uint64_t q = s->head; q < s->tail; q++)
+			r[q & (cap - 1)] = *at(s, q);
+		free(s->ring);
+		s->ring = r;
+		s->rmask = cap - 1;
+	}
+	if (2 * (n + 1) > s->hmask + 1)
+		hash_rebuild(s, 2 * (s->hmask + 1));
+	struct xfer *x = at(s, s->tail);
+	memset(x, 0, sizeof(*x));
+	x->id = id;
+	s->hslot[find_slot(s, id)] = ++s->tail;
+	return x;
+}
+
+static int by_start_id(const void *a, const void *b)
+{
+	const struct xfer *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	int64_t i = (int64_t)x->id, j = (int64_t)y->id; /* id is a BIGINT column */
+	return i < j ? -1 : i > j;
+}
+
+/* Moves the oldest open transfers into the ready list: those that share the oldest
+ * start (all of them when `all`), sorted by (start, id). */
+static void take_oldest(struct agg_src *s, bool all)
+{
+	int64_t start = at(s, s->head)->start;
+
+	s->nready = s->ready_pos = 0;
+	while (s->head < s->tail && (all || at(s, s->head)->start == start)) {
+		struct xfer *x = at(s, s->head);
+		if (s->nready == s->ready_cap) {
+			s->ready_cap = s->ready_cap ? 2 * s->ready_cap : 64;
+			s->ready = nx_xrealloc(s->ready, s->ready_cap * sizeof(*s->ready));
+		}
+		s->ready[s->nready++] = *x;
+		hash_delete(s, find_slot(s, x->id));
+		if (s->limit)
+			bloom_add(s, x->id);
+		s->head++;
+	}
+	if (s->nready > 1)
+		qsort(s->ready, s->nready, sizeof(*s->ready), by_start_id);
+}
+
+static void add_packet(struct agg_src *s, const struct nx_rec_dma *r)
+{
+	struct nx_ingest_ctx *c = s->ctx;
+	int64_t start = nx_ticks_to_ns(c, r->start), end = nx_ticks_to_ns(c, r->end);
+	const struct nx_dma_queue *q = r->queue < c->neff.nqueues ? &c->neff.queues[r->queue] : NULL;
+	const char *var = r->block != NX_NONE32 && r->block < c->neff.nblocks
+				  ? nx_dma_desc_variable(&c->neff, &c->neff.blocks[r->block], r->desc)
+				  : NULL;
+	size_t i = find_slot(s, r->transfer);
+	struct xfer *x;
+
+	if (s->any && start < s->last_start)
+		s->suspect = true; /* out of start order: the FIFO order is not the output's */
+	s->any = true;
+	s->last_start = start;
+	if (s->hslot[i]) {
+		x = at(s, s->hslot[i] - 1);
+		if (start < x->start)
+			x->start = start;
+		if (end > x->end)
+			x->end = end;
+	} else {
+		if (s->limit && r->transfer <= s->max_id && bloom_has(s, r->transfer))
+			s->suspect = true; /* maybe a transfer already written */
+		if (r->transfer > s->max_id)
+			s->max_id = r->transfer;
+		x = open_new(s, r->transfer);
+		x->start = start;
+		x->end = end;
+	}
+	x->bytes += r->bytes;
+	if (var && (!x->variable || strcmp(var, x->variable) > 0))
+		x->variable = var;
+	if (q && !x->queue)
+		x->queue = q;
+	if (r->packet_idx == 0 && !x->has_first) {
+		x->has_first = true;
+		x->block = r->block;
+		x->trigger = r->trigger;
+	}
+	/* enough open transfers: the oldest start is over (no new transfer can start
+	 * before the current packet), so it is taken as finished */
+	if (s->limit && s->tail - s->head > s->limit && at(s, s->head)->start < start)
+		take_oldest(s, false);
+}
+
+static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, const struct xfer *x)
+{
+	const struct nx_ingest_ctx *c = s->ctx;
+	const int *ix = s->map.idx;
+	const struct nx_dma_block_text *bt =
+		x->has_first && x->block < c->neff.nblocks ? &s->blocks[x->block] : NULL;
+	const struct nx_dma_queue *bq = bt ? bt->queue : NULL;
+	const struct nx_trig_span *tr = x->has_first ? nx_trig_find(&c->trig, x->trigger) : NULL;
+	int64_t dur = x->end - x->start;
+
+	nx_rowbuf_i64(b, ix[A_START], row, x->start);
+	nx_rowbuf_i64(b, ix[A_END], row, x->end);
+	nx_rowbuf_i64(b, ix[A_DUR], row, dur);
+	nx_rowbuf_i64(b, ix[A_ID], row, (int64_t)x->id);
+	nx_rowbuf_i64(b, ix[A_PCORE], row, c->info->pcore_idx);
+	nx_rowbuf_i64(b, ix[A_BLOCK_ID], row, bt ? bt->block_id : -1);
+	nx_rowbuf_i64(b, ix[A_QIDX], row, x->queue ? x->queue->queue_idx : bq ? bq->queue_idx : -1);
+	nx_rowbuf_str(b, ix[A_QNAME], row, x->queue && x->queue->name ? x->queue->name
+					   : bq && bq->name ? bq->name : "");
+	nx_rowbuf_str(b, ix[A_QTYPE], row, x->queue ? nx_queue_type_name(x->queue->queue_type)
+							: "unknown");
+	nx_rowbuf_str(b, ix[A_OP], row, "copy");
+	nx_rowbuf_str(b, ix[A_VAR], row, bt && bt->variable ? bt->variable
+					 : x->variable ? x->variable : "");
+	nx_rowbuf_i64(b, ix[A_RB], row, x->bytes);
+	nx_rowbuf_i64(b, ix[A_WB], row, x->bytes);
+	nx_rowbuf_i64(b, ix[A_TB], row, x->bytes);
+	nx_rowbuf_f64(b, ix[A_TPUT], row, dur > 0 ? (double)x->bytes * 1e9 / (double)dur : 0.0);
+	nx_rowbuf_str(b, ix[A_SRC], row, bt && bt->source ? bt->source : "");
+	nx_rowbuf_str(b, ix[A_DST], row, bt && bt->dest ? bt->dest : "");
+	nx_rowbuf_str(b, ix[A_SEM], row, bt && bt->semaphore_id ? bt->semaphore_id : "");
+	nx_rowbuf_str(b, ix[A_MFF], row, "sg0000:0");
+	nx_rowbuf_str(b, ix[A_RPARTS], row, bt && bt->read_parts ? bt->read_parts : "");
+	nx_rowbuf_i64(b, ix[A_RNPARTS], row, bt ? bt->read_nparts : 0);
+	nx_rowbuf_str(b, ix[A_RSHAPE], row, bt && bt->read_shape ? bt->read_shape : "");
+	nx_rowbuf_str(b, ix[A_ROFF], row, bt && bt->read_offset ? bt->read_offset : "");
+	nx_rowbuf_str(b, ix[A_RSTEPS], row, bt && bt->read_steps ? bt->read_steps : "");
+	nx_rowbuf_str(b, ix[A_WPARTS], row, bt && bt->write_parts ? bt->write_parts : "");
+	nx_rowbuf_i64(b, ix[A_WNPARTS], row, bt ? bt->write_nparts : 0);
+	nx_rowbuf_str(b, ix[A_WSHAPE], row, bt && bt->write_shape ? bt->write_shape : "");
+	nx_rowbuf_str(b, ix[A_WOFF], row, bt && bt->write_offset ? bt->write_offset : "");
+	nx_rowbuf_str(b, ix[A_WSTEPS], row, bt && bt->write_steps ? bt->write_steps : "");
+	if (bt && bt->has_desc)
+		nx_rowbuf_bool(b, ix[A_TRANSPOSE], row, bt->transpose);
+	if (bt)
+		nx_rowbuf_str(b, ix[A_TSIZE], row, bt->transpose_size);
+	if (tr && tr->inst) {
+		nx_rowbuf_i64(b, ix[A_TRIGGER], row, tr->start);
+		nx_rowbuf_i64(b, ix[A_COMPLETION], row, tr->end);
+	}
+}
+
+static int agg_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct agg_src *s = self;
+	size_t cap = nx_rowbuf_capacity(b), row = 0;
+	struct nx_rec rec;
+
+	while (row < cap) {
+		if (s->ready_pos < s->nready) {
+			write_row(s, b, row++, &s->ready[s->ready_pos++]);
+			continue;
+		}
+		if (s->eof) {
+			if (s->head == s->tail)
+				break;
+			take_oldest(s, true);
+			continue;
+		}
+		int rc = nx_ntff_reader_next(s->ctx->ntff, NX_REC_MASK(NX_REC_DMA), &rec, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			s->eof = true;
+		else
+			add_packet(s, &rec.u.dma);
+	}
+	return (int)row;
+}
+
+static void agg_release(struct agg_src *s)
+{
+	for (size_t i = 0; s->blocks && i < s->ctx->neff.nblocks; i++)
+		nx_dma_block_text_release(&s->blocks[i]);
+	free(s->blocks);
+	free(s->ring);
+	free(s->hslot);
+	free(s->ready);
+	free(s->bloom);
+}
+
+/* The open-transfer limit: NX_DMA_AGG_OPEN (for tests), else 65536. */
+static size_t open_limit(void)
+{
+	const char *v = getenv("NX_DMA_AGG_OPEN");
+	long n = v && *v ? strtol(v, NULL, 10) : 0;
+	return n > 0 ? (size_t)n : 65536;
+}
+
+static int run(struct nx_ingest_ctx *c, struct nx_duck *d, const char *path, size_t limit,
+	       bool *suspect, uint64_t *rows, struct nx_err *err)
+{
+	struct agg_src s = { .ctx = c, .limit = limit };
+	struct nx_row_source src;
+	int rc = nx_colmap_init(&s.map, "DmaPacketAggregated", agg_names, err);
+
+	if (!rc)
+		rc = nx_ntff_reader_rewind(c->ntff, err);
+	if (rc)
+		return rc;
+	s.blocks = nx_xcalloc(c->neff.nblocks ? c->neff.nblocks : 1, sizeof(*s.blocks));
+	for (size_t i = 0; i < c->neff.nblocks; i++)
+		nx_dma_block_text(&c->neff, i, &s.blocks[i]);
+	s.ring = nx_xmalloc(1024 * sizeof(*s.ring));
+	s.rmask = 1023;
+	s.hslot = nx_xcalloc(2048, sizeof(*s.hslot));
+	s.hmask = 2047;
+	if (limit)
+		s.bloom = nx_xcalloc(BLOOM_BITS / 8, 1);
+	src = (struct nx_row_source){ .table = s.map.table, .self = &s, .next = agg_next };
+	rc = nx_ctx_copy(c, d, &src, path, NULL, "derived in C", rows, err);
+	*suspect = s.suspect;
+	agg_release(&s);
+	return rc;
+}
+
+int nx_write_dma_aggregated(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
+			    struct nx_err *err)
+{
+	char *path = nx_xasprintf("%s/DmaPacketAggregated.parquet", dir);
+	uint64_t rows = 0;
+	bool suspect = false;
+	int rc = run(c, d, path, open_limit(), &suspect, &rows, err);
+
+	if (!rc && suspect)
+		rc = run(c, d, path, 0, &suspect, &rows, err);
+	if (!rc && rows == 0)
+		remove(path);
+	free(path);
+	return rc;
+}
