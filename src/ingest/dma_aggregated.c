@@ -275,7 +275,7 @@ static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, const 
 		nx_rowbuf_bool(b, ix[A_TRANSPOSE], row, bt->transpose);
 	if (bt)
 		nx_rowbuf_str(b, ix[A_TSIZE], row, bt->transpose_size);
-	if (tr && tr->inst) {
+	if (tr && nx_trig_is_inst(&c->trig, tr)) {
 		nx_rowbuf_i64(b, ix[A_TRIGGER], row, tr->start);
 		nx_rowbuf_i64(b, ix[A_COMPLETION], row, tr->end);
 	}

@@ -28,13 +28,22 @@ static void grow(struct nx_trig_map *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 1024;
 	struct nx_trig_span *s = nx_xmalloc(cap * sizeof(*s));
+	uint8_t *inst = nx_xcalloc(cap / 8, 1);
 
 	memset(s, 0xff, cap * sizeof(*s));
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slot[i].id != UINT64_MAX)
-			*slot_of(s, cap, m->slot[i].id) = m->slot[i];
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->slot[i].id == UINT64_MAX)
+			continue;
+		struct nx_trig_span *to = slot_of(s, cap, m->slot[i].id);
+		size_t j = (size_t)(to - s);
+		*to = m->slot[i];
+		if ((m->inst[i / 8] >> (i % 8)) & 1)
+			inst[j / 8] |= (uint8_t)(1u << (j % 8));
+	}
 	free(m->slot);
+	free(m->inst);
 	m->slot = s;
+	m->inst = inst;
 	m->cap = cap;
 }
 
@@ -49,7 +58,6 @@ void nx_trig_add(struct nx_trig_map *m, uint64_t id, int64_t start, int64_t end)
 		s->id = id;
 		s->start = start;
 		s->end = end;
-		s->inst = false;
 		m->n++;
 		return;
 	}
@@ -74,15 +82,23 @@ void nx_trig_set_inst(struct nx_trig_map *m, uint64_t id, int64_t start, int64_t
 	if (!m->cap || id == UINT64_MAX)
 		return;
 	s = slot_of(m->slot, m->cap, id);
-	if (s->id == id && !s->inst) {
+	if (s->id == id && !nx_trig_is_inst(m, s)) {
+		size_t i = (size_t)(s - m->slot);
 		s->start = start;
 		s->end = end;
-		s->inst = true;
+		m->inst[i / 8] |= (uint8_t)(1u << (i % 8));
 	}
+}
+
+bool nx_trig_is_inst(const struct nx_trig_map *m, const struct nx_trig_span *s)
+{
+	size_t i = (size_t)(s - m->slot);
+	return (m->inst[i / 8] >> (i % 8)) & 1;
 }
 
 void nx_trig_release(struct nx_trig_map *m)
 {
 	free(m->slot);
+	free(m->inst);
 	memset(m, 0, sizeof(*m));
 }

@@ -69,7 +69,7 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	 * instruction's own times, for DmaPacketAggregated (a second record with the same
 	 * id finds them taken and gets no span). */
 	const struct nx_trig_span *ts = nx_trig_find(&c->trig, r->id);
-	if (ts && !ts->inst) {
+	if (ts && !nx_trig_is_inst(&c->trig, ts)) {
 		nx_rowbuf_i64(b, ix[C_TRIG_S], row, ts->start);
 		nx_rowbuf_i64(b, ix[C_TRIG_E], row, ts->end);
 		nx_rowbuf_i64(b, ix[C_DMA_WAIT], row, ts->start - end);
