@@ -169,7 +169,7 @@ static void compare_dma_aggregated(const char *profile, bool dma)
 	const struct nx_table *t = nx_schema_table("DmaPacketAggregated");
 
 	nx_test_use_profile(&d, profile);
-	if (nx_derive_create_views(d, staging, &err) ||
+	if (nx_db_create_views(d, staging, &err) ||
 	    nx_derive_project(d, "DmaPacketAggregated", sql, &ref, &err))
 		fail_msg("%s", err.msg);
 	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
