@@ -126,6 +126,8 @@ kill "$SRV"; wait "$SRV" 2> /dev/null; SRV=
 [ -s "exp/FleetProfile/part0.parquet" ] || fail "index table in the export"
 [ "$(q "SELECT count(*), count(DISTINCT profile), count(DISTINCT (instance, nc)) FROM read_parquet('exp/Instruction/**/*.parquet', hive_partitioning=true)")" = \
 	"$(printf '%s\t8\t8' "$n")" ] || fail "export Instruction counts"
-[ "$(q "SELECT count(*) FROM read_parquet('exp/Summary/**/*.parquet', hive_partitioning=true) WHERE instance = 'ip-10-0-0-1' AND nc = 1 AND total_time > 1.5e-5")" = 1 ] ||
+# the slow kernel sits on ip-10-0-0-1 nc 1: its partition alone is slower than every other one
+S="read_parquet('exp/Summary/**/*.parquet', hive_partitioning=true)"
+[ "$(q "SELECT count(*) FROM $S WHERE instance = 'ip-10-0-0-1' AND nc = 1 AND total_time > (SELECT max(total_time) FROM $S WHERE NOT (instance = 'ip-10-0-0-1' AND nc = 1))")" = 1 ] ||
 	fail "export Summary partition filter"
 exit 0
