@@ -115,12 +115,6 @@ static int ensure(struct nx_ntff_reader *r, uint64_t off, size_t n, const uint8_
 	return 0;
 }
 
-static void get_str(char *dst, const uint8_t *src)
-{
-	memcpy(dst, src, NX_NTFF_STR_LEN);
-	dst[NX_NTFF_STR_LEN - 1] = '\0';
-}
-
 /* A NEFF starts with pkg_version 1 or 2 and header_size 1024, both u64 little-endian
  * (docs/formats/neff.md): the file most often given in place of an NTFF. */
 static bool is_neff_header(const uint8_t *h)
@@ -132,21 +126,8 @@ static bool is_neff_header(const uint8_t *h)
 
 static int read_header(struct nx_ntff_reader *r, struct nx_err *err)
 {
-	static const struct {
-		unsigned off;
-		const char *name;
-		size_t member;
-	} strs[] = {
-		{ NX_NTFF_OFF_TARGET, "target", offsetof(struct nx_ntff_info, target) },
-		{ NX_NTFF_OFF_INSTANCE, "instance_type",
-		  offsetof(struct nx_ntff_info, instance_type) },
-		{ NX_NTFF_OFF_RUNTIME, "runtime_version",
-		  offsetof(struct nx_ntff_info, runtime_version) },
-		{ NX_NTFF_OFF_DRIVER, "driver_version",
-		  offsetof(struct nx_ntff_info, driver_version) },
-		{ NX_NTFF_OFF_NEFF_NAME, "neff_name", offsetof(struct nx_ntff_info, neff_name) },
-	};
 	struct nx_ntff_info *in = &r->info;
+	const struct nx__ntff_field *bad;
 	const uint8_t *h;
 	uint32_t version, hsize, stored, crc;
 	char why[256];
@@ -198,36 +179,9 @@ static int read_header(struct nx_ntff_reader *r, struct nx_err *err)
 			    ", computed 0x%08" PRIx32 ")",
 			    stored, hsize - 4, crc);
 
-	memset(in, 0, sizeof(*in));
-	in->version = version;
-	in->flags = nx_get_le32(h + NX_NTFF_OFF_FLAGS);
-	memcpy(in->neff_uuid, h + NX_NTFF_OFF_UUID, 16);
-	in->ticks_per_ns = nx_get_le64(h + NX_NTFF_OFF_TICKS_PER_NS);
-	in->capture_unix_ns = nx_get_le64(h + NX_NTFF_OFF_CAPTURE_NS);
-	in->num_physical_cores = nx_get_le32(h + NX_NTFF_OFF_NUM_PCORES);
-	in->num_dma_engines = nx_get_le32(h + NX_NTFF_OFF_NUM_DMA);
-	in->pcore_idx = nx_get_le32(h + NX_NTFF_OFF_PCORE_IDX);
-	in->neuroncore_idx = nx_get_le32(h + NX_NTFF_OFF_NC_IDX);
-	in->neuron_device_idx = nx_get_le32(h + NX_NTFF_OFF_DEV_IDX);
-	in->te_rows = nx_get_le32(h + NX_NTFF_OFF_TE_ROWS);
-	in->te_cols = nx_get_le32(h + NX_NTFF_OFF_TE_COLS);
-	in->ve_channels = nx_get_le32(h + NX_NTFF_OFF_VE_CH);
-	in->se_channels = nx_get_le32(h + NX_NTFF_OFF_SE_CH);
-	in->gp_channels = nx_get_le32(h + NX_NTFF_OFF_GP_CH);
-	in->dma_ddr_bandwidth = nx_get_ledouble(h + NX_NTFF_OFF_DMA_BW);
-	in->hbm_ddr_bandwidth = nx_get_ledouble(h + NX_NTFF_OFF_HBM_BW);
-	in->te_clock_ghz = nx_get_ledouble(h + NX_NTFF_OFF_TE_CLK);
-	in->ve_clock_ghz = nx_get_ledouble(h + NX_NTFF_OFF_VE_CLK);
-	in->se_clock_ghz = nx_get_ledouble(h + NX_NTFF_OFF_SE_CLK);
-	in->gp_clock_ghz = nx_get_ledouble(h + NX_NTFF_OFF_GP_CLK);
-	in->nc_clock_ghz = nx_get_ledouble(h + NX_NTFF_OFF_NC_CLK);
-	for (size_t i = 0; i < NX_ARRAY_SIZE(strs); i++) {
-		if (!memchr(h + strs[i].off, '\0', NX_NTFF_STR_LEN))
-			return fail(r, err, NX_ECORRUPT,
-				    "header field %s at byte %u is not NUL-terminated",
-				    strs[i].name, strs[i].off);
-		get_str((char *)in + strs[i].member, h + strs[i].off);
-	}
+	if (!nx__ntff_header_decode(h, in, &bad))
+		return fail(r, err, NX_ECORRUPT, "header field %s at byte %u is not NUL-terminated",
+			    bad->name, bad->off);
 	if (!nx__ntff_info_valid(in, &off, why, sizeof(why)))
 		return fail(r, err, NX_ECORRUPT, "invalid header field at byte %u: %s", off, why);
 	r->header_size = hsize;

@@ -72,91 +72,6 @@ uint64_t nx__ntff_rec_ts(const struct nx_rec *rec)
 	}
 }
 
-static bool bad_double(double d)
-{
-	return !isfinite(d) || d < 0;
-}
-
-bool nx__ntff_info_valid(const struct nx_ntff_info *info, unsigned *off, char *why,
-			 size_t why_len)
-{
-	static const struct {
-		unsigned off;
-		const char *name;
-		size_t member;
-	} dims[] = {
-		{ NX_NTFF_OFF_TE_ROWS, "te_rows", offsetof(struct nx_ntff_info, te_rows) },
-		{ NX_NTFF_OFF_TE_COLS, "te_cols", offsetof(struct nx_ntff_info, te_cols) },
-		{ NX_NTFF_OFF_VE_CH, "ve_channels", offsetof(struct nx_ntff_info, ve_channels) },
-		{ NX_NTFF_OFF_SE_CH, "se_channels", offsetof(struct nx_ntff_info, se_channels) },
-		{ NX_NTFF_OFF_GP_CH, "gp_channels", offsetof(struct nx_ntff_info, gp_channels) },
-	};
-	static const struct {
-		unsigned off;
-		const char *name;
-		size_t member;
-	} dbls[] = {
-		{ NX_NTFF_OFF_DMA_BW, "dma_ddr_bandwidth",
-		  offsetof(struct nx_ntff_info, dma_ddr_bandwidth) },
-		{ NX_NTFF_OFF_HBM_BW, "hbm_ddr_bandwidth",
-		  offsetof(struct nx_ntff_info, hbm_ddr_bandwidth) },
-		{ NX_NTFF_OFF_TE_CLK, "te_clock_ghz", offsetof(struct nx_ntff_info, te_clock_ghz) },
-		{ NX_NTFF_OFF_VE_CLK, "ve_clock_ghz", offsetof(struct nx_ntff_info, ve_clock_ghz) },
-		{ NX_NTFF_OFF_SE_CLK, "se_clock_ghz", offsetof(struct nx_ntff_info, se_clock_ghz) },
-		{ NX_NTFF_OFF_GP_CLK, "gp_clock_ghz", offsetof(struct nx_ntff_info, gp_clock_ghz) },
-		{ NX_NTFF_OFF_NC_CLK, "nc_clock_ghz", offsetof(struct nx_ntff_info, nc_clock_ghz) },
-	};
-	const char *base = (const char *)info;
-
-	if (info->ticks_per_ns < 1) {
-		*off = NX_NTFF_OFF_TICKS_PER_NS;
-		snprintf(why, why_len, "ticks_per_ns is 0 (must be at least 1)");
-		return false;
-	}
-	if (info->num_dma_engines > NX_NTFF_MAX_DMA_ENGINES) {
-		*off = NX_NTFF_OFF_NUM_DMA;
-		snprintf(why, why_len, "num_dma_engines %" PRIu32 " exceeds %u",
-			 info->num_dma_engines, NX_NTFF_MAX_DMA_ENGINES);
-		return false;
-	}
-	if (info->num_physical_cores > NX_NTFF_MAX_CORES) {
-		*off = NX_NTFF_OFF_NUM_PCORES;
-		snprintf(why, why_len, "num_physical_cores %" PRIu32 " exceeds %u",
-			 info->num_physical_cores, NX_NTFF_MAX_CORES);
-		return false;
-	}
-	if (info->num_physical_cores && info->pcore_idx >= info->num_physical_cores) {
-		*off = NX_NTFF_OFF_PCORE_IDX;
-		snprintf(why, why_len,
-			 "pcore_idx %" PRIu32 " is not below num_physical_cores %" PRIu32,
-			 info->pcore_idx, info->num_physical_cores);
-		return false;
-	}
-	for (size_t i = 0; i < NX_ARRAY_SIZE(dims); i++) {
-		uint32_t v;
-
-		memcpy(&v, base + dims[i].member, sizeof(v));
-		if (v > NX_NTFF_MAX_DIM) {
-			*off = dims[i].off;
-			snprintf(why, why_len, "%s %" PRIu32 " exceeds %u", dims[i].name, v,
-				 NX_NTFF_MAX_DIM);
-			return false;
-		}
-	}
-	for (size_t i = 0; i < NX_ARRAY_SIZE(dbls); i++) {
-		double v;
-
-		memcpy(&v, base + dbls[i].member, sizeof(v));
-		if (bad_double(v)) {
-			*off = dbls[i].off;
-			snprintf(why, why_len, "%s is %g (must be finite and not negative)",
-				 dbls[i].name, v);
-			return false;
-		}
-	}
-	return true;
-}
-
 bool nx__ntff_rec_valid(const struct nx_rec *rec, const struct nx_ntff_info *info, char *why,
 			size_t why_len)
 {
@@ -232,62 +147,6 @@ bool nx__ntff_rec_valid(const struct nx_rec *rec, const struct nx_ntff_info *inf
 		snprintf(why, why_len, "record kind %d is unknown", rec->kind);
 		return false;
 	}
-}
-
-/* Length of s clipped to max bytes; when clipping, backs off to a UTF-8 character
- * boundary so that a multi-byte character is never cut in half. s must have room for
- * max + 1 bytes. */
-static size_t clip_utf8(const char *s, size_t max)
-{
-	size_t n = strnlen(s, max);
-
-	if (n == max && s[max] != '\0') {
-		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-			n--;
-	}
-	return n;
-}
-
-static void put_str(uint8_t *out, const char *s, size_t size)
-{
-	size_t n = clip_utf8(s, size - 1);
-
-	memcpy(out, s, n); /* the rest stays zero: NUL padding */
-}
-
-static void encode_header(const struct nx_ntff_info *in, uint8_t *h)
-{
-	memset(h, 0, NX_NTFF_HEADER_SIZE);
-	memcpy(h + NX_NTFF_OFF_MAGIC, NX_NTFF_MAGIC, NX_NTFF_MAGIC_LEN);
-	nx_put_le32(h + NX_NTFF_OFF_VERSION, NX_NTFF_VERSION);
-	nx_put_le32(h + NX_NTFF_OFF_HEADER_SIZE, NX_NTFF_HEADER_SIZE);
-	nx_put_le32(h + NX_NTFF_OFF_FLAGS, in->flags);
-	memcpy(h + NX_NTFF_OFF_UUID, in->neff_uuid, 16);
-	nx_put_le64(h + NX_NTFF_OFF_TICKS_PER_NS, in->ticks_per_ns);
-	nx_put_le64(h + NX_NTFF_OFF_CAPTURE_NS, in->capture_unix_ns);
-	nx_put_le32(h + NX_NTFF_OFF_NUM_PCORES, in->num_physical_cores);
-	nx_put_le32(h + NX_NTFF_OFF_NUM_DMA, in->num_dma_engines);
-	nx_put_le32(h + NX_NTFF_OFF_PCORE_IDX, in->pcore_idx);
-	nx_put_le32(h + NX_NTFF_OFF_NC_IDX, in->neuroncore_idx);
-	nx_put_le32(h + NX_NTFF_OFF_DEV_IDX, in->neuron_device_idx);
-	nx_put_le32(h + NX_NTFF_OFF_TE_ROWS, in->te_rows);
-	nx_put_le32(h + NX_NTFF_OFF_TE_COLS, in->te_cols);
-	nx_put_le32(h + NX_NTFF_OFF_VE_CH, in->ve_channels);
-	nx_put_le32(h + NX_NTFF_OFF_SE_CH, in->se_channels);
-	nx_put_le32(h + NX_NTFF_OFF_GP_CH, in->gp_channels);
-	nx_put_ledouble(h + NX_NTFF_OFF_DMA_BW, in->dma_ddr_bandwidth);
-	nx_put_ledouble(h + NX_NTFF_OFF_HBM_BW, in->hbm_ddr_bandwidth);
-	nx_put_ledouble(h + NX_NTFF_OFF_TE_CLK, in->te_clock_ghz);
-	nx_put_ledouble(h + NX_NTFF_OFF_VE_CLK, in->ve_clock_ghz);
-	nx_put_ledouble(h + NX_NTFF_OFF_SE_CLK, in->se_clock_ghz);
-	nx_put_ledouble(h + NX_NTFF_OFF_GP_CLK, in->gp_clock_ghz);
-	nx_put_ledouble(h + NX_NTFF_OFF_NC_CLK, in->nc_clock_ghz);
-	put_str(h + NX_NTFF_OFF_TARGET, in->target, sizeof(in->target));
-	put_str(h + NX_NTFF_OFF_INSTANCE, in->instance_type, sizeof(in->instance_type));
-	put_str(h + NX_NTFF_OFF_RUNTIME, in->runtime_version, sizeof(in->runtime_version));
-	put_str(h + NX_NTFF_OFF_DRIVER, in->driver_version, sizeof(in->driver_version));
-	put_str(h + NX_NTFF_OFF_NEFF_NAME, in->neff_name, sizeof(in->neff_name));
-	nx_put_le32(h + NX_NTFF_OFF_CRC, nx_crc32c(0, h, NX_NTFF_OFF_CRC));
 }
 
 static int write_all(struct nx_ntff_writer *w, const uint8_t *p, size_t n, struct nx_err *err)
@@ -446,8 +305,8 @@ static size_t enc_throttle(uint8_t *p, const struct nx_rec_throttle *r,
 static size_t enc_error(uint8_t *p, const struct nx_rec_error *r, struct nx__ntff_delta *d)
 {
 	uint8_t *q = p;
-	size_t dl = clip_utf8(r->description, sizeof(r->description) - 1);
-	size_t ml = clip_utf8(r->metadata, sizeof(r->metadata) - 1);
+	size_t dl = nx__ntff_clip_utf8(r->description, sizeof(r->description) - 1);
+	size_t ml = nx__ntff_clip_utf8(r->metadata, sizeof(r->metadata) - 1);
 
 	q += nx_varint_put(q, r->ts - d->ts);
 	*q++ = r->type;
@@ -503,7 +362,7 @@ int nx_ntff_writer_open(struct nx_ntff_writer **wp, const char *path,
 		w->tmp = NULL; /* not ours: do not remove whatever is there */
 		goto fail;
 	}
-	encode_header(&w->info, hdr);
+	nx__ntff_header_encode(&w->info, hdr);
 	rc = write_all(w, hdr, sizeof(hdr), err);
 	if (rc)
 		goto fail;

@@ -214,6 +214,41 @@ struct nx__ntff_delta {
 uint64_t nx__ntff_rec_ts(const struct nx_rec *rec);
 /* English name of a record kind for messages ("instruction", "DMA" ...), or NULL. */
 const char *nx__ntff_kind_name(int kind);
+/* The header's fields (ntff_header.c), in offset order, covering every byte of the
+ * version-1 header. */
+enum nx__ntff_fkind {
+	NX_NTFF_F_MAGIC,    /* NX_NTFF_MAGIC */
+	NX_NTFF_F_VERSION,  /* u32: NX_NTFF_VERSION on write, info.version on read */
+	NX_NTFF_F_HSIZE,    /* u32: header_size */
+	NX_NTFF_F_U32,
+	NX_NTFF_F_U64,
+	NX_NTFF_F_F64,
+	NX_NTFF_F_BYTES,
+	NX_NTFF_F_STR,      /* NUL-padded UTF-8, at least one NUL */
+	NX_NTFF_F_RESERVED, /* zero on write, ignored on read */
+	NX_NTFF_F_CRC,      /* CRC-32C of every byte before it */
+};
+
+struct nx__ntff_field {
+	const char *name;     /* as in docs/formats/ntff.md */
+	unsigned off, size;   /* bytes */
+	enum nx__ntff_fkind kind;
+	size_t member;        /* offset in struct nx_ntff_info (numbers, bytes, strings) */
+	uint32_t max;         /* u32: largest valid value, 0 = no limit */
+};
+
+extern const struct nx__ntff_field nx__ntff_header[];
+extern const size_t nx__ntff_header_nfields;
+
+/* Length of s clipped to max bytes, backing off to a UTF-8 character boundary so that a
+ * multi-byte character is never cut in half. s must have room for max + 1 bytes. */
+size_t nx__ntff_clip_utf8(const char *s, size_t max);
+/* Writes the NX_NTFF_HEADER_SIZE bytes of the header of info, CRC included. */
+void nx__ntff_header_encode(const struct nx_ntff_info *info, uint8_t *h);
+/* Reads the fields of a header whose magic, version, size and CRC were checked. False
+ * when a string field has no NUL (*bad names it). */
+bool nx__ntff_header_decode(const uint8_t *h, struct nx_ntff_info *info,
+			    const struct nx__ntff_field **bad);
 /* Checks the header fields a reader relies on. On failure returns false, stores the
  * header offset of the offending field in *off and a reason in why. */
 bool nx__ntff_info_valid(const struct nx_ntff_info *info, unsigned *off, char *why,

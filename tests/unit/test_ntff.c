@@ -1475,10 +1475,56 @@ static void test_malformed_records(void **state)
 	free(path);
 }
 
+/* The header table of ntff_header.c covers every byte of the header once, in order, and
+ * matches the table of docs/formats/ntff.md (offset, size, field name). */
+static void test_header_table(void **state)
+{
+	const char *src = getenv("NX_SOURCE_DIR");
+	unsigned at = 0;
+	size_t row = 0;
+	char *path, line[1024];
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < nx__ntff_header_nfields; i++) {
+		if (nx__ntff_header[i].off != at)
+			fail_msg("field %s at %u, expected %u", nx__ntff_header[i].name,
+				 nx__ntff_header[i].off, at);
+		at += nx__ntff_header[i].size;
+	}
+	assert_int_equal(at, NX_NTFF_HEADER_SIZE);
+
+	assert_non_null(src);
+	path = nx_xasprintf("%s/docs/formats/ntff.md", src);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	bool in_section = false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned off, size;
+		char type[32], name[64];
+
+		if (!strncmp(line, "## ", 3))
+			in_section = !strcmp(line, "## File header\n");
+		if (!in_section || sscanf(line, "| %u | %u | %31s | %63s |", &off, &size, type, name) != 4)
+			continue;
+		if (row >= nx__ntff_header_nfields)
+			fail_msg("docs list more header fields than the code (%s)", name);
+		const struct nx__ntff_field *fd = &nx__ntff_header[row++];
+		const char *want = strcmp(name, "*reserved*") ? name : "reserved";
+		if (fd->off != off || fd->size != size || strcmp(fd->name, want))
+			fail_msg("docs: %s at %u size %u; code: %s at %u size %u", want, off, size,
+				 fd->name, fd->off, fd->size);
+	}
+	fclose(f);
+	free(path);
+	assert_int_equal(row, nx__ntff_header_nfields);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_varint),
+		cmocka_unit_test(test_header_table),
 		cmocka_unit_test(test_roundtrip_edges),
 		cmocka_unit_test(test_long_strings),
 		cmocka_unit_test(test_many_chunks),
