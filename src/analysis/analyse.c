@@ -98,17 +98,7 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct r
 	if (!rc)
 		rc = nx__rec_bounds(d, r, err);
 	if (!rc)
-		rc = nx__rec_inv_dma(d, r, err);
-	if (!rc)
-		rc = nx__rec_inv_reload(d, r, err);
-	if (!rc)
-		rc = nx__rec_inv_tensor(d, r, err);
-	if (!rc)
-		rc = nx__rec_inv_transpose(d, r, err);
-	if (!rc)
-		rc = nx__rec_inv_serial(d, r, err);
-	if (!rc)
-		rc = nx__rec_inv_hotspot(d, r, err);
+		rc = nx__rec_investigate(d, r, err);
 	if (!rc)
 		rank(r);
 	nx_duck_close(d);

@@ -64,24 +64,23 @@ static const char COVERAGE_SQL[] =
 	"SELECT sum(transfer_bytes)::DOUBLE AS b FROM rx_DmaPacketAggregated\n"
 	"WHERE start_ts >= {T0} AND start_ts < {T1}";
 
-int nx__rec_inv_dma(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
+static const char *unavailable(const struct rx_result *r)
 {
-	struct rx_inv *inv = &r->inv[RX_I_DMA_EFF];
+	if (!r->q.dma_packets)
+		return NX_REC_NO_DMA_PACKETS;
+	if (isnan(r->bound[RX_B_MEM_IDEAL]))
+		return "no DMA peak bandwidth in Metadata";
+	return NULL;
+}
+
+static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+	       struct nx_err *err)
+{
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	double mem = r->bound[RX_B_MEM], ideal = r->bound[RX_B_MEM_IDEAL];
 	double bytes = r->in.dma_bytes, gap = r->gap[RX_G_DMA_INEFF];
 	int rc = 0;
 
-	nx__rec_inv_init(inv, "dma_efficiency", "DMA efficiency", "1b", "DMA inefficiency", "aws");
-	if (!r->q.dma_packets) {
-		nx__rec_inv_set(inv, RX_UNAVAILABLE, "no DmaPacket rows "
-				"(capture with NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1)");
-		return 0;
-	}
-	if (isnan(ideal)) {
-		nx__rec_inv_set(inv, RX_UNAVAILABLE, "no DMA peak bandwidth in Metadata");
-		return 0;
-	}
 	inv->gap_ns = gap;
 	nx__rec_metric(inv, "memory_bound_ns", "memory_bound", "ns", mem);
 	nx__rec_metric(inv, "memory_bound_ideal_ns", "memory_bound_ideal", "ns", ideal);
@@ -135,5 +134,49 @@ int nx__rec_inv_dma(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 	}
 out:
 	nx_strbuf_release(&sql);
-	return rc ? nx_err_wrap(err, "DMA efficiency") : 0;
+	return rc;
 }
+
+/* The top line's descriptor size, or 0 when unknown. */
+static long top_desc_bytes(const struct rx_inv *inv)
+{
+	const char *v = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "desc_bytes") : NULL;
+	return v ? strtol(v, NULL, 10) : 0;
+}
+
+/* What to change in the kernel for a finding (render). */
+static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+{
+	const char *top = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "source") : NULL;
+
+	long desc = top_desc_bytes(inv);
+	if (top && desc > 0 && desc < 4096)
+		nx_strbuf_addf(out, "%s moves %ld B per partition per descriptor; widen the free "
+			       "dimension of that `dma_copy` about %ldx so each descriptor carries "
+			       ">= 4 KiB per partition (for bf16: [128, 2048] tiles instead of "
+			       "[128, %ld]). Below 4 KiB the fixed cost of each descriptor "
+			       "dominates; above it the gain is small and very large tiles can "
+			       "hurt the overlap of DMA and compute.\n", top, desc,
+			       (4096 + desc - 1) / desc, desc / 2 > 0 ? desc / 2 : 1);
+	else
+		nx_strbuf_addstr(out, "Make each descriptor carry >= 4 KiB per partition by "
+				 "widening the free dimension of the `dma_copy` tiles; below 4 KiB "
+				 "per-descriptor overhead dominates.\n");
+	nx_strbuf_addstr(out, "Use all 128 partitions per transfer, and merge neighbouring "
+			 "tiles of the same tensor into one larger `dma_copy` (fewer, larger "
+			 "transfers).\n"
+			 "Read HBM contiguously along the free dimension: a strided or "
+			 "transposing access pattern splits into many small descriptors (and "
+			 "transposed loads are slower than plain ones); store the tensor in the "
+			 "layout it is read in.\n");
+	if (r->inv[RX_I_REDUNDANT_DMA].status == RX_FOUND)
+		nx_strbuf_addstr(out, "The kernel also reloads data (see the redundant-DMA "
+				 "finding): removing those transfers first may remove the small "
+				 "ones too.\n");
+}
+
+const struct rx_inv_def nx__rec_inv_dma = {
+	.id = "dma_efficiency", .title = "DMA efficiency", .group = "1b",
+	.gap = "DMA inefficiency", .method = "aws", .what = "DMA efficiency",
+	.unavailable = unavailable, .run = run, .remedies = remedies,
+};

@@ -18,18 +18,18 @@ static const char LINES_SQL[] =
 	"WHERE engine = '{ENGINE}' AND start_ts >= {T0} AND start_ts < {T1}\n"
 	"GROUP BY 1 ORDER BY busy_ns DESC, source LIMIT 20";
 
-int nx__rec_inv_hotspot(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
+static const char *unavailable(const struct rx_result *r)
+{
+	return r->bottleneck < 0 ? "no engine time" : NULL;
+}
+
+static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+	       struct nx_err *err)
 {
 	static const char *const lower[RX_NENG] = { "tensor", "vector", "scalar", "gpsimd", "dma" };
-	struct rx_inv *inv = &r->inv[RX_I_HOTSPOT];
 	struct nx_strbuf sql = NX_STRBUF_INIT, tmpl = NX_STRBUF_INIT;
 	int bn = r->bottleneck, rc = 0;
 
-	nx__rec_inv_init(inv, "engine_hotspots", "Bottleneck engine hot spots", "3", NULL, "ours");
-	if (bn < 0) {
-		nx__rec_inv_set(inv, RX_UNAVAILABLE, "no engine time");
-		return 0;
-	}
 	if (bn == RX_DMA || bn == RX_TENSOR) {
 		nx__rec_inv_set(inv, RX_NOTHING, "not needed: the bottleneck (%s) is covered by the "
 				"%s investigations", rx_engine_name[bn], bn == RX_DMA ? "DMA" : "Tensor");
@@ -60,5 +60,23 @@ int nx__rec_inv_hotspot(struct nx_duck *d, struct rx_result *r, struct nx_err *e
 out:
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&tmpl);
-	return rc ? nx_err_wrap(err, "bottleneck engine hot spots") : 0;
+	return rc;
 }
+
+/* What to change in the kernel for a finding (render). */
+static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+{
+	(void)r;
+	(void)inv;
+	nx_strbuf_addstr(out, "The busiest lines of the bottleneck engine are listed: fuse "
+			 "consecutive element-wise operations into one instruction, give each "
+			 "instruction a larger free dimension to amortise its fixed cost, or "
+			 "move work to an idle engine (e.g. an activation on Scalar instead of "
+			 "Vector).\n");
+}
+
+const struct rx_inv_def nx__rec_inv_hotspot = {
+	.id = "engine_hotspots", .title = "Bottleneck engine hot spots", .group = "3",
+	.gap = NULL, .method = "ours", .what = "bottleneck engine hot spots",
+	.unavailable = unavailable, .run = run, .remedies = remedies,
+};

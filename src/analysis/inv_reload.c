@@ -8,6 +8,7 @@
 #include "common/xalloc.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Shared CTEs. k holds the excess bytes of Step 1. */
 static const char BASE_SQL[] =
@@ -78,26 +79,24 @@ static void with_k(struct nx_strbuf *sql, const struct rx_result *r, double exce
 	nx__rec_sql(sql, r, body);
 }
 
-int nx__rec_inv_reload(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
+static const char *unavailable(const struct rx_result *r)
+{
+	if (!r->q.dma_packets)
+		return NX_REC_NO_DMA_PACKETS;
+	if (!r->q.tensors)
+		return "TensorInfo lists no IN/OUT tensor";
+	return NULL;
+}
+
+static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+	       struct nx_err *err)
 {
 	static const char *const names[] = { "reload_bytes", "spill_bytes" };
-	struct rx_inv *inv = &r->inv[RX_I_REDUNDANT_DMA];
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	double moved = r->in.dma_bytes, needed = r->in.necessary_bytes, v[2];
 	double excess = moved - needed;
 	int rc = 0;
 
-	nx__rec_inv_init(inv, "redundant_dma", "Redundant DMA transfers", "1c", "Excess traffic",
-			 "aws");
-	if (!r->q.dma_packets) {
-		nx__rec_inv_set(inv, RX_UNAVAILABLE, "no DmaPacket rows "
-				"(capture with NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1)");
-		return 0;
-	}
-	if (!r->q.tensors) {
-		nx__rec_inv_set(inv, RX_UNAVAILABLE, "TensorInfo lists no IN/OUT tensor");
-		return 0;
-	}
 	inv->gap_ns = r->gap[RX_G_EXCESS];
 	nx__rec_metric(inv, "dma_transfer_bytes", "dma_transfer_bytes", "bytes", moved);
 	nx__rec_metric(inv, "necessary_bytes", "necessary_bytes", "bytes", needed);
@@ -151,5 +150,49 @@ int nx__rec_inv_reload(struct nx_duck *d, struct rx_result *r, struct nx_err *er
 	}
 out:
 	nx_strbuf_release(&sql);
-	return rc ? nx_err_wrap(err, "redundant DMA transfers") : 0;
+	return rc;
 }
+
+static bool any_kind(const struct rx_inv *inv, const char *kind)
+{
+	for (size_t i = 0; i < inv->lines.nrows; i++) {
+		const char *k = nx__rec_cell(&inv->lines, i, "kind");
+		if (k && !strcmp(k, kind))
+			return true;
+	}
+	return false;
+}
+
+/* What to change in the kernel for a finding (render). */
+static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+{
+	const char *top = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "source") : NULL;
+	const char *tensor = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "tensor") : NULL;
+
+	(void)r;
+	if (any_kind(inv, "input reload") || !inv->lines.nrows)
+		nx_strbuf_addf(out, "Input reloads: %s%s%s loads from HBM data that was "
+			       "loaded before (the per-tensor `repeat` is how many times). Keep its "
+			       "tile resident in SBUF across the loop that reuses it: hoist the "
+			       "load out of the inner loop, or reorder the loop nest so the "
+			       "reused operand is indexed by the outer loop (in a matmul, keep "
+			       "the rhs tile resident across the k loop instead of loading it "
+			       "for every output tile).\n"
+			       "If the reused data does not fit in SBUF, block the loops so that "
+			       "a block of it does, and reuse each block fully before moving on; "
+			       "the target is a repeat of 1.0 for every IN tensor.\n",
+			       top ? top : "the listed lines", tensor ? ", tensor " : "",
+			       tensor ? tensor : "");
+	if (any_kind(inv, "spill"))
+		nx_strbuf_addstr(out, "Spills: the compiler saved an intermediate to HBM and "
+				 "read it back; the line shown is the operation whose output was "
+				 "spilled. Reduce what is live in SBUF there: smaller tiles, fewer "
+				 "buffers per pool, or split the loop so the intermediate is used "
+				 "soon after it is produced.\n");
+}
+
+const struct rx_inv_def nx__rec_inv_reload = {
+	.id = "redundant_dma", .title = "Redundant DMA transfers", .group = "1c",
+	.gap = "Excess traffic", .method = "aws", .what = "redundant DMA transfers",
+	.unavailable = unavailable, .run = run, .remedies = remedies,
+};

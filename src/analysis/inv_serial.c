@@ -133,26 +133,25 @@ static void build(struct nx_strbuf *sql, const struct rx_result *r, const char *
 	nx_strbuf_release(&feeds);
 }
 
-int nx__rec_inv_serial(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
+static const char *unavailable(const struct rx_result *r)
+{
+	if (!r->q.instructions)
+		return "no Instruction rows";
+	if (!r->q.with_wait)
+		return "Instruction.evt_wait_time_ns is not populated";
+	if (r->bottleneck < 0)
+		return "no engine time";
+	return NULL;
+}
+
+static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+	       struct nx_err *err)
 {
 	static const char *const names[] = { "exposed", "waits", "n" };
-	struct rx_inv *inv = &r->inv[RX_I_SERIAL];
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	double v[3], total = r->bound[RX_B_TOTAL], gap = r->gap[RX_G_PIPELINE];
 	int rc;
 
-	nx__rec_inv_init(inv, "serialisation", "Serialisation between engines (semaphore waits)",
-			 "pipeline", "Pipeline (serialisation)", "ours");
-	if (!r->q.instructions || !r->q.with_wait) {
-		nx__rec_inv_set(inv, RX_UNAVAILABLE, "%s",
-				r->q.instructions ? "Instruction.evt_wait_time_ns is not populated"
-						  : "no Instruction rows");
-		return 0;
-	}
-	if (r->bottleneck < 0) {
-		nx__rec_inv_set(inv, RX_UNAVAILABLE, "no engine time");
-		return 0;
-	}
 	inv->gap_ns = gap;
 	build(&sql, r, TOTAL_SQL);
 	rc = nx__rec_query_row(d, sql.buf, names, v, 3, err);
@@ -187,5 +186,26 @@ int nx__rec_inv_serial(struct nx_duck *d, struct rx_result *r, struct nx_err *er
 			nx__rec_cellq(&inv->lines, 0, "waits_on"));
 out:
 	nx_strbuf_release(&sql);
-	return rc ? nx_err_wrap(err, "serialisation") : 0;
+	return rc;
 }
+
+/* What to change in the kernel for a finding (render). */
+static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+{
+	(void)r;
+	(void)inv;
+	nx_strbuf_addstr(out, "The bottleneck engine waits on a semaphore for work from "
+			 "another engine. Overlap them: double-buffer the tiles (two or more "
+			 "buffers per pool) so the producer fills buffer i+1 while the "
+			 "consumer works on buffer i, and issue the loads of the next "
+			 "iteration before the compute of this one.\n"
+			 "Split large dependencies: a consumer that needs a whole tile "
+			 "waits for its last byte; smaller tiles in a deeper pipeline let it "
+			 "start earlier.\n");
+}
+
+const struct rx_inv_def nx__rec_inv_serial = {
+	.id = "serialisation", .title = "Serialisation between engines (semaphore waits)",
+	.group = "pipeline", .gap = "Pipeline (serialisation)", .method = "ours",
+	.what = "serialisation", .unavailable = unavailable, .run = run, .remedies = remedies,
+};

@@ -229,13 +229,3 @@ double nx__rec_pipeline_cut(const struct rx_result *r, int eng, double cut_ns)
 	}
 	return before - after;
 }
-
-bool nx__rec_te_unavailable(const struct rx_result *r, struct rx_inv *inv)
-{
-	if (r->q.instructions && !isnan(r->in.te_peak))
-		return false;
-	nx__rec_inv_set(inv, RX_UNAVAILABLE, "%s",
-			r->q.instructions ? "no Tensor engine geometry in Metadata"
-					  : "no Instruction rows");
-	return true;
-}

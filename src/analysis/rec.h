@@ -133,9 +133,6 @@ void nx__rec_inv_init(struct rx_inv *inv, const char *id, const char *title,
 		      const char *group, const char *gap, const char *method);
 void nx__rec_inv_set(struct rx_inv *inv, int status, const char *fmt, ...) NX_PRINTF(3, 4);
 void nx__rec_table_release(struct rx_table *t);
-/* For the Tensor-engine investigations: marks inv unavailable (and returns true) when
- * the profile has no instructions or no Tensor engine geometry. */
-bool nx__rec_te_unavailable(const struct rx_result *r, struct rx_inv *inv);
 const char *nx__rec_cell(const struct rx_table *t, size_t row, const char *col);
 /* The same for display: "?" when the cell is missing or NULL. */
 const char *nx__rec_cellq(const struct rx_table *t, size_t row, const char *col);
@@ -160,13 +157,37 @@ int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recom
 		   struct nx_err *err);
 int nx__rec_bounds(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
 
-/* Investigations, one file each. */
-int nx__rec_inv_dma(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
-int nx__rec_inv_reload(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
-int nx__rec_inv_tensor(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
-int nx__rec_inv_transpose(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
-int nx__rec_inv_serial(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
-int nx__rec_inv_hotspot(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+/* An investigation of recommend. Each inv_*.c defines its entries; investigations.c
+ * lists them in the order of enum rx_inv_id (the slot of its result in rx_result.inv). */
+struct rx_inv_def {
+	const char *id;     /* "dma_efficiency", ...: JSON id */
+	const char *title;  /* "DMA efficiency" */
+	const char *group;  /* gap group (docs/recommend.md, "Gap groups"), e.g. "1b" */
+	const char *gap;    /* label of the gap it explains, NULL when none */
+	const char *method; /* "aws" (AWS skill) or "ours" */
+	const char *what;   /* context of its errors */
+	/* NULL when the profile has what the investigation needs, else the reason */
+	const char *(*unavailable)(const struct rx_result *r);
+	/* Steps 1 and 2: fills inv (status, summary, metrics, source lines) */
+	int (*run)(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+		   struct nx_err *err);
+	/* What to change in the kernel for a finding: one remedy per line, appended */
+	void (*remedies)(const struct rx_result *r, const struct rx_inv *inv,
+			 struct nx_strbuf *out);
+};
+
+/* The reason of the investigations that need DMA packet records. */
+#define NX_REC_NO_DMA_PACKETS                                                                   \
+	"no DmaPacket rows (capture with NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1)"
+
+extern const struct rx_inv_def nx__rec_inv_dma, nx__rec_inv_reload, nx__rec_inv_te_tiles,
+	nx__rec_inv_te_transposes, nx__rec_inv_serial, nx__rec_inv_hotspot;
+
+/* investigations.c: the table, and every investigation run in its order */
+extern const struct rx_inv_def *const nx__rec_investigations[RX_NINV];
+int nx__rec_investigate(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
+/* The entry of an investigation id, NULL when unknown. */
+const struct rx_inv_def *nx__rec_investigation(const char *id);
 
 /* analyse.c: one profile, every step. */
 int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct rx_result *r,

@@ -289,109 +289,15 @@ const char *nx__rec_group_label(const char *group)
 	return "other";
 }
 
-/* The top line's descriptor size, or 0 when unknown. */
-static long top_desc_bytes(const struct rx_inv *inv)
-{
-	const char *v = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "desc_bytes") : NULL;
-	return v ? strtol(v, NULL, 10) : 0;
-}
-
-static bool any_kind(const struct rx_inv *inv, const char *kind)
-{
-	for (size_t i = 0; i < inv->lines.nrows; i++) {
-		const char *k = nx__rec_cell(&inv->lines, i, "kind");
-		if (k && !strcmp(k, kind))
-			return true;
-	}
-	return false;
-}
-
-/* What to change in the kernel for each kind of finding (analysis.md §2's method put
- * as advice), with the profile's own numbers where they make it concrete. One remedy a line. */
+/* What to change in the kernel for a finding: its investigation's remedies. */
 void nx__rec_remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
 {
-	const char *top = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "source") : NULL;
-	const char *tensor = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "tensor") : NULL;
+	const struct rx_inv_def *def = nx__rec_investigation(inv->id);
 
-	if (!strcmp(inv->id, "dma_efficiency")) {
-		long desc = top_desc_bytes(inv);
-		if (top && desc > 0 && desc < 4096)
-			nx_strbuf_addf(out, "%s moves %ld B per partition per descriptor; widen the free "
-				       "dimension of that `dma_copy` about %ldx so each descriptor carries "
-				       ">= 4 KiB per partition (for bf16: [128, 2048] tiles instead of "
-				       "[128, %ld]). Below 4 KiB the fixed cost of each descriptor "
-				       "dominates; above it the gain is small and very large tiles can "
-				       "hurt the overlap of DMA and compute.\n", top, desc,
-				       (4096 + desc - 1) / desc, desc / 2 > 0 ? desc / 2 : 1);
-		else
-			nx_strbuf_addstr(out, "Make each descriptor carry >= 4 KiB per partition by "
-					 "widening the free dimension of the `dma_copy` tiles; below 4 KiB "
-					 "per-descriptor overhead dominates.\n");
-		nx_strbuf_addstr(out, "Use all 128 partitions per transfer, and merge neighbouring "
-				 "tiles of the same tensor into one larger `dma_copy` (fewer, larger "
-				 "transfers).\n"
-				 "Read HBM contiguously along the free dimension: a strided or "
-				 "transposing access pattern splits into many small descriptors (and "
-				 "transposed loads are slower than plain ones); store the tensor in the "
-				 "layout it is read in.\n");
-		if (r->inv[RX_I_REDUNDANT_DMA].status == RX_FOUND)
-			nx_strbuf_addstr(out, "The kernel also reloads data (see the redundant-DMA "
-					 "finding): removing those transfers first may remove the small "
-					 "ones too.\n");
-	} else if (!strcmp(inv->id, "redundant_dma")) {
-		if (any_kind(inv, "input reload") || !inv->lines.nrows)
-			nx_strbuf_addf(out, "Input reloads: %s%s%s loads from HBM data that was "
-				       "loaded before (the per-tensor `repeat` is how many times). Keep its "
-				       "tile resident in SBUF across the loop that reuses it: hoist the "
-				       "load out of the inner loop, or reorder the loop nest so the "
-				       "reused operand is indexed by the outer loop (in a matmul, keep "
-				       "the rhs tile resident across the k loop instead of loading it "
-				       "for every output tile).\n"
-				       "If the reused data does not fit in SBUF, block the loops so that "
-				       "a block of it does, and reuse each block fully before moving on; "
-				       "the target is a repeat of 1.0 for every IN tensor.\n",
-				       top ? top : "the listed lines", tensor ? ", tensor " : "",
-				       tensor ? tensor : "");
-		if (any_kind(inv, "spill"))
-			nx_strbuf_addstr(out, "Spills: the compiler saved an intermediate to HBM and "
-					 "read it back; the line shown is the operation whose output was "
-					 "spilled. Reduce what is live in SBUF there: smaller tiles, fewer "
-					 "buffers per pool, or split the loop so the intermediate is used "
-					 "soon after it is produced.\n");
-	} else if (!strcmp(inv->id, "te_inefficiency")) {
-		nx_strbuf_addstr(out, "Fill the Tensor engine: K (contraction, on partitions) and M "
-				 "(stationary free size) up to 128, N (moving free size) up to 512. An "
-				 "undersized K or M cuts throughput in proportion; a small N costs "
-				 "little. Merge or pad small matmuls, or re-tile so the contraction uses "
-				 "128 partitions.\n"
-				 "Where tiles are already full, the time is lost to stalls: "
-				 "double-buffer the operand loads (two or more buffers per tile pool) so "
-				 "the next tile arrives while the current matmul runs, and issue "
-				 "matmuls back to back into the same PSUM accumulation.\n");
-	} else if (!strcmp(inv->id, "te_transposes")) {
-		nx_strbuf_addstr(out, "Every `nc_transpose` is an identity matmul that adds nothing "
-				 "to the result. Produce or store the operand in the layout the "
-				 "matmul wants (e.g. an lhsT tensor written transposed upstream), or "
-				 "transpose once and reuse the result across the loop instead of "
-				 "transposing in every iteration.\n");
-	} else if (!strcmp(inv->id, "serialisation")) {
-		nx_strbuf_addstr(out, "The bottleneck engine waits on a semaphore for work from "
-				 "another engine. Overlap them: double-buffer the tiles (two or more "
-				 "buffers per pool) so the producer fills buffer i+1 while the "
-				 "consumer works on buffer i, and issue the loads of the next "
-				 "iteration before the compute of this one.\n"
-				 "Split large dependencies: a consumer that needs a whole tile "
-				 "waits for its last byte; smaller tiles in a deeper pipeline let it "
-				 "start earlier.\n");
-	} else if (!strcmp(inv->id, "engine_hotspots")) {
-		nx_strbuf_addstr(out, "The busiest lines of the bottleneck engine are listed: fuse "
-				 "consecutive element-wise operations into one instruction, give each "
-				 "instruction a larger free dimension to amortise its fixed cost, or "
-				 "move work to an idle engine (e.g. an activation on Scalar instead of "
-				 "Vector).\n");
-	} else {
+	if (def && def->remedies)
+		def->remedies(r, inv, out);
+	else
 		nx_strbuf_addstr(out, "See docs/recommend.md for this investigation.\n");
-	}
 }
 
 static void remedies_md(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
