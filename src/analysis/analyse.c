@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * analyse.c: one profile through every step: views, data quality, window, bounds,
- * the investigations, and their ordering by relevance. Also the list of decisions
- * taken where analysis.md leaves a choice; every report prints it. */
+ * analyse.c: one profile through every step: views, data quality, window, bounds, the
+ * investigations, and their ordering by relevance. Also the list of decisions taken where the
+ * reference leaves a choice (docs/recommend.md, "Choices where the reference is ambiguous"); every
+ * report prints it. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 #include "common/fsutil.h"

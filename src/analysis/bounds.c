@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * bounds.c: the analysed window, the bound inputs (from Summary for the whole
- * kernel, recomputed from the raw tables for a window), and the three bound
- * families with their gaps, the bottleneck engine and bn_speedup (analysis.md §1). */
+ * bounds.c: the analysed window, the bound inputs (from Summary for the whole kernel, recomputed
+ * from the raw tables for a window), and the three bound families with their gaps, the bottleneck
+ * engine and bn_speedup (docs/recommend.md, "Bounds" and "Gaps"). */
 #include "common/compat.h"
 #include "analysis/rec.h"
 
@@ -23,7 +23,7 @@ static const char DPA_EXTENT_SQL[] =
 	"SELECT min(start_ts) AS s, max(end_ts) AS e FROM rx_DmaPacketAggregated";
 
 /* Bound inputs over [T0, T1): durations clipped to the window and interval-merged
- * (analysis.md §1.3), bytes and flops attributed by start_ts. */
+ * (docs/recommend.md, "Window"), bytes and flops attributed by start_ts. */
 static const char WINDOW_INPUTS_SQL[] =
 	"WITH iv AS (\n"
 	"    SELECT 'dma' AS k, greatest(start_ts, {T0}) AS s, least(end_ts, {T1}) AS e\n"

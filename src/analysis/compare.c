@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * compare.c: the follow-up report (analysis.md §3): two analyses side by side,
- * bounds, engine times and both gap families with a delta column
- * ("-<delta> us (<old/new>x)", "+<delta> us", an em dash when unchanged), the
- * bottleneck change, and the new profile's findings. Markdown and JSON. */
+ * compare.c: the follow-up report (docs/recommend.md, "Follow-up report"): two analyses side by
+ * side, bounds, engine times and both gap families with a delta column ("-<delta> us (<old/new>x)",
+ * "+<delta> us", an em dash when unchanged), the bottleneck change, and the new profile's findings.
+ * Markdown and JSON. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * fmt.c: how the reports print numbers: microseconds with thousands separators
- * (integers from 100 us up, two decimals below so small kernels stay readable),
- * percentages, and the follow-up deltas of analysis.md §3. */
+ * fmt.c: how the reports print numbers: microseconds with thousands separators (integers from 100
+ * us up, two decimals below so small kernels stay readable), percentages, and the deltas of
+ * docs/recommend.md, "Follow-up report". */
 #include "common/compat.h"
 #include "analysis/rec.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * inv_dma.c: DMA efficiency (gap 1b, analysis.md §2.1). Step 1 sizes the gap between
- * the real DMA time and the same bytes at peak bandwidth; Step 2 groups the transfers
- * by the source line of the instruction that triggered them (Flow DGE_TRIGGER edges)
- * and reports each line's descriptor geometry and its share of the gap. */
+ * inv_dma.c: DMA efficiency (gap 1b, docs/recommend.md, "DMA efficiency"). Step 1 sizes the gap
+ * between the real DMA time and the same bytes at peak bandwidth; Step 2 groups the transfers by
+ * the source line of the instruction that triggered them (Flow DGE_TRIGGER edges) and reports each
+ * line's descriptor geometry and its share of the gap. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 #include "common/xalloc.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * inv_reload.c: redundant DMA transfers (gap 1c, analysis.md §2.2). Step 1 splits the
- * excess HBM traffic into input reloads (IN tensors moved more than once) and
- * compiler spills ([VIRTUAL] buffers); Step 2 finds the dma_copy lines that reload
- * inputs and the operations whose outputs were spilled. */
+ * inv_reload.c: redundant DMA transfers (gap 1c, docs/recommend.md, "Redundant DMA transfers").
+ * Step 1 splits the excess HBM traffic into input reloads (IN tensors moved more than once) and
+ * compiler spills ([VIRTUAL] buffers); Step 2 finds the dma_copy lines that reload inputs and the
+ * operations whose outputs were spilled. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 #include "common/xalloc.h"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * inv_serial.c: serialisation between engines (pipeline gap). Our own method; the AWS
- * skill publishes none (analysis.md §2.0, §2.6):
+ * skill publishes none (docs/recommend.md, "Gap groups" and
+ * "Serialisation between engines"):
  *
  *   a semaphore wait is the stretch [start_ts - evt_wait_time_ns, start_ts) before an
  *   instruction issues. Only the waits of instructions that feed the bottleneck count:

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT
  * inv_te.c: the two Tensor engine investigations, which share their availability check,
- * their Step 1 query shape and their per-line query (docs/recommend.md):
- *  - inefficiency (gap 2b, analysis.md §2.3): the achieved throughput inside the TE
- *    active time; Step 2 reads each source line's matmul tile (K, M from the trailing
- *    "K*M" of the operands, N from the second bracket after src=) and flags dimensions
- *    below the maxima K=128, M=128, N=512;
- *  - transposes (gap 2c, analysis.md §2.4): the flops of TRANSPOSE matmuls (identity
- *    matmuls of nc_transpose), their minimum TE time at peak, and the source lines
- *    issuing them. */
+ * their Step 1 query shape and their per-line query:
+ *  - inefficiency (gap 2b, docs/recommend.md, "Tensor engine inefficiency"): the achieved
+ *    throughput inside the TE active time; Step 2 reads each source line's matmul tile
+ *    (K, M from the trailing "K*M" of the operands, N from the second bracket after
+ *    src=) and flags dimensions below the maxima K=128, M=128, N=512;
+ *  - transposes (gap 2c, docs/recommend.md, "Redundant TE transposes"): the flops of
+ *    TRANSPOSE matmuls (identity matmuls of nc_transpose), their minimum TE time at
+ *    peak, and the source lines issuing them. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 

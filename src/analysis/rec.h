@@ -53,7 +53,7 @@ struct rx_metric {
 struct rx_inv {
 	const char *id;     /* "dma_efficiency", ... */
 	const char *title;  /* "DMA efficiency" */
-	const char *group;  /* gap group of analysis.md §2.0, e.g. "1b" */
+	const char *group;  /* docs/recommend.md, "Gap groups": e.g. "1b" */
 	const char *gap;    /* label of the gap it explains, NULL when none */
 	const char *method; /* "aws" (AWS skill) or "ours" */
 	int status;         /* enum rx_status */
@@ -199,7 +199,8 @@ void nx__rec_fmt_us(struct nx_strbuf *sb, double ns);
 void nx__rec_fmt_us_bare(struct nx_strbuf *sb, double ns);
 void nx__rec_fmt_pct(struct nx_strbuf *sb, double frac);
 void nx__rec_fmt_delta(struct nx_strbuf *sb, double old_ns, double new_ns);
-/* The decisions taken where analysis.md is ambiguous, printed in every report. */
+/* The decisions taken where the reference is ambiguous, printed in every report
+ * (docs/recommend.md, "Choices where the reference is ambiguous"). */
 extern const char *const nx__rec_choices[][2];
 extern const size_t nx__rec_nchoices;
 

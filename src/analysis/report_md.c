@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT
- * report_md.c: the Markdown report of one profile (analysis.md §3): summary prose,
- * bounds table with gaps and bn_speedup, engine times with the bottleneck, the two
- * gap families, findings by relevance (each with what to change in the kernel, and
- * the ones that found nothing), how to read the numbers, data quality; with
- * --details also the choices taken and each investigation's Step 1. Times are
- * microseconds throughout; shares never exceed 100%. */
+ * report_md.c: the Markdown report of one profile (docs/recommend.md, "Reading the report"):
+ * summary prose, bounds table with gaps and bn_speedup, engine times with the bottleneck, the two
+ * gap families, findings by relevance (each with what to change in the kernel, and the ones that
+ * found nothing), how to read the numbers, data quality; with --details also the choices taken and
+ * each investigation's Step 1. Times are microseconds throughout; shares never exceed 100%. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 
