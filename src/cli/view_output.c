@@ -4,7 +4,7 @@
 #include "common/compat.h"
 #include "cli/view_output.h"
 #include "cli/commands.h"
-#include "analysis/summary_print.h"
+#include "export/summary_print.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "analysis/summary_print.h"
+#include "export/summary_print.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"

@@ -2,7 +2,7 @@
  * summary_print.c: summary-json / summary-text from Summary.parquet, through DuckDB,
  * in the schema's field order. */
 #include "common/compat.h"
-#include "analysis/summary_print.h"
+#include "export/summary_print.h"
 #include "common/fsutil.h"
 #include "common/json_writer.h"
 #include "common/strbuf.h"
