@@ -63,11 +63,18 @@ struct sim_dma {
 	size_t nxfer, capxfer;
 };
 
+#define SIM_THR_RING 256
+
 struct sim_throttle {
 	bool armed;             /* a ramp window exists */
 	uint64_t arm_ps;
 	uint64_t te_busy_end_ps;
 	bool te_seen;
+	uint64_t first_ps;      /* first Tensor instruction */
+	/* merged Tensor busy intervals of the last utilisation window, oldest first */
+	uint64_t iv_s[SIM_THR_RING], iv_e[SIM_THR_RING];
+	unsigned iv_head, iv_n;
+	uint64_t iv_sum;        /* total length of the intervals in the ring */
 };
 
 struct sim {

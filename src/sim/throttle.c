@@ -2,9 +2,11 @@
  * throttle.c: Tensor-engine power throttling (dI/dt) on NeuronCore-v3.
  *
  * After an idle stretch the Tensor engine starts at ~50% of its rate and ramps to full
- * speed over ~3 us (§6.2). We re-arm the ramp when the engine was idle for at least
- * throttle_idle_ps (an idle half of a 3 us window drops utilisation below 50%) and
- * split the ramp into steps with limits k/16 = 8, 10, 12, 14. A MATMUL or LDWEIGHTS
+ * speed over ~3 us; utilisation below 50% in any ~3 us window re-arms it (§6.2). We
+ * re-arm the ramp when the engine was idle for at least throttle_idle_ps, or when it
+ * was busy less than half of the 3 us before an instruction (a data-starved Tensor
+ * engine that works in short bursts), and split the ramp into steps with limits
+ * k/16 = 8, 10, 12, 14. A MATMUL or LDWEIGHTS
  * that starts inside step i runs 16/k times longer. Each step that was in force becomes
  * one THROTTLE record when its window closes. */
 #include "common/compat.h"
@@ -45,6 +47,55 @@ static int close_window(struct sim *s, uint64_t close_ps)
 	return 0;
 }
 
+/* Drops what lies before from_ps; returns the busy time from from_ps on. */
+static uint64_t window_busy(struct sim_throttle *t, uint64_t from_ps)
+{
+	while (t->iv_n && t->iv_e[t->iv_head] <= from_ps) {
+		t->iv_sum -= t->iv_e[t->iv_head] - t->iv_s[t->iv_head];
+		t->iv_head = (t->iv_head + 1) % SIM_THR_RING;
+		t->iv_n--;
+	}
+	if (t->iv_n && t->iv_s[t->iv_head] < from_ps)
+		return t->iv_sum - (from_ps - t->iv_s[t->iv_head]);
+	return t->iv_sum;
+}
+
+/* Adds [s, e) to the ring; Tensor instructions start in order, so only the newest
+ * interval can overlap it. */
+static void window_add(struct sim_throttle *t, uint64_t s, uint64_t e)
+{
+	unsigned last = (t->iv_head + t->iv_n + SIM_THR_RING - 1) % SIM_THR_RING, i;
+
+	if (t->iv_n && s <= t->iv_e[last]) {
+		if (e > t->iv_e[last]) {
+			t->iv_sum += e - t->iv_e[last];
+			t->iv_e[last] = e;
+		}
+		return;
+	}
+	if (t->iv_n == SIM_THR_RING) {  /* full: forget the oldest */
+		t->iv_sum -= t->iv_e[t->iv_head] - t->iv_s[t->iv_head];
+		t->iv_head = (t->iv_head + 1) % SIM_THR_RING;
+		t->iv_n--;
+	}
+	i = (t->iv_head + t->iv_n) % SIM_THR_RING;
+	t->iv_s[i] = s;
+	t->iv_e[i] = e;
+	t->iv_sum += e - s;
+	t->iv_n++;
+}
+
+/* Utilisation below 50% over the ramp-length window before start_ps, counted only
+ * once the window lies after the last arming. */
+static bool underused(struct sim_throttle *t, const struct nx_machine *m, uint64_t start_ps)
+{
+	uint64_t w = m->throttle_ramp_ps;
+
+	if (start_ps < t->first_ps + w || (t->armed && start_ps < t->arm_ps + w))
+		return false;
+	return 2 * window_busy(t, start_ps - w) < w;
+}
+
 int nx__sim_throttle(struct sim *s, const struct nx_inst *in, uint64_t start_ps, uint64_t *dur_ps)
 {
 	const struct nx_machine *m = s->m;
@@ -54,7 +105,10 @@ int nx__sim_throttle(struct sim *s, const struct nx_inst *in, uint64_t start_ps,
 
 	if (!m->throttle || (in->opcode != NX_OP_MATMUL && in->opcode != NX_OP_LDWEIGHTS))
 		return 0;
-	if (!t->te_seen || start_ps >= t->te_busy_end_ps + m->throttle_idle_ps) {
+	if (!t->te_seen)
+		t->first_ps = start_ps;
+	if (!t->te_seen || start_ps >= t->te_busy_end_ps + m->throttle_idle_ps ||
+	    underused(t, m, start_ps)) {
 		if ((rc = close_window(s, start_ps)))
 			return rc;
 		t->armed = true;
@@ -67,6 +121,7 @@ int nx__sim_throttle(struct sim *s, const struct nx_inst *in, uint64_t start_ps,
 		*dur_ps = (*dur_ps * 16 + k - 1) / k;
 	}
 	end = start_ps + *dur_ps;
+	window_add(t, start_ps, end);
 	if (end > t->te_busy_end_ps)
 		t->te_busy_end_ps = end;
 	return 0;

@@ -238,8 +238,8 @@ static void test_matmul_versions(void **state)
 	profile("matmul_v2", 2048, &v2);
 	assert_true(v0.end > v1.end);
 	assert_true(v1.end > v2.end);
-	/* V0 is DMA-bound, V2 Tensor-bound */
-	assert_true(busy(&v0.dma) > 2 * busy(&v0.eng[NX_ENGINE_TENSOR]));
+	/* V0 is DMA-bound (its data-starved Tensor engine runs throttled), V2 Tensor-bound */
+	assert_true(busy(&v0.dma) > 3 * busy(&v0.eng[NX_ENGINE_TENSOR]) / 2);
 	assert_true(busy(&v2.eng[NX_ENGINE_TENSOR]) > 3 * busy(&v2.dma) / 2);
 	assert_true(busy(&v2.eng[NX_ENGINE_TENSOR]) * 10 > v2.end * 7);
 }
