@@ -48,6 +48,7 @@ struct nx_ingest_ctx {
 	const struct nx_ntff_info *info;
 	uint64_t tpn;               /* ticks per ns */
 	bool skip_buf_usage;        /* skip SbufAllocation/SbufUsage/PsumUsage */
+	bool keep_staging;          /* tests: every nx_OnchipAlloc row, not only SBUF ones */
 	bool target_v3;
 	struct nx_static_inst *statics[NX_ENGINE_COUNT];
 	/* Bounds over every record read, in ns; first > last means nothing seen yet. */

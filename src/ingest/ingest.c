@@ -245,6 +245,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	c.ntff_path = o->ntff_path;
 	c.display_name = o->display_name;
 	c.skip_buf_usage = o->skip_buf_usage;
+	c.keep_staging = o->keep_staging;
 	c.progress = o->progress;
 	c.stage = "raw";
 	if (!o->output_dir && (rc = nx_check_display_name(o->display_name, err)))

@@ -6,9 +6,11 @@
  *                    instruction (from the first packet record of each transfer);
  *   nx_StaticInst    one row per NEFF instruction: semaphore wait and signal, DMA block,
  *                    operand text;
- *   nx_OnchipAlloc   SBUF/PSUM occupancy intervals, from one streaming pass over the
- *                    instruction and DMA packet records (the model is described at
- *                    "On-chip occupancy" below and in docs/derived-tables.md).
+ *   nx_OnchipAlloc   SBUF occupancy intervals for SbufAllocation (PSUM and correction
+ *                    rows too when the staging is kept), from one streaming pass over
+ *                    the instruction and DMA packet records, which also feeds SbufUsage
+ *                    and PsumUsage (the model is described at "On-chip occupancy" below
+ *                    and in docs/derived-tables.md).
  * They are written under <tmp>/.staging/ and removed before the profile is published. */
 #include "common/compat.h"
 #include "ingest/context.h"
@@ -363,13 +365,18 @@ static int64_t unit_capacity(const struct onchip_src *s, int mem)
 					: NX_NUM_PARTITIONS * s->bank_bytes);
 }
 
+/* Every row feeds SbufUsage/PsumUsage; only the SBUF allocations (not the PSUM ones nor
+ * the negative corrections) are written for SbufAllocation, unless the staging tables
+ * are kept for the reference tests (tests/unit/test_derive_ref.c). */
 static void emit(struct onchip_src *s, const struct oc_alloc *a, int64_t start, int64_t end,
 		 int64_t bytes)
 {
-	NX_GROW(s->out, s->nout + 1, s->out_cap);
-	s->out[s->nout++] = (struct oc_row){ .r = a->r, .unit = a->unit, .start = start,
-		.end = end, .bytes = bytes, .dma = a->dma, .engine = a->engine, .pc = a->pc,
-		.block = a->block };
+	if (s->ctx->keep_staging || (a->r.mem == OC_SBUF && bytes > 0)) {
+		NX_GROW(s->out, s->nout + 1, s->out_cap);
+		s->out[s->nout++] = (struct oc_row){ .r = a->r, .unit = a->unit, .start = start,
+			.end = end, .bytes = bytes, .dma = a->dma, .engine = a->engine,
+			.pc = a->pc, .block = a->block };
+	}
 	if (s->usage)
 		nx_onchip_usage_add(s->usage, a->r.mem == OC_SBUF ? NX_USAGE_SBUF : NX_USAGE_PSUM,
 				    a->unit, start, end, bytes, unit_capacity(s, a->r.mem));
