@@ -2,6 +2,7 @@
  * registry.c: on-demand profile discovery with identity checks (see registry.h). */
 #include "common/compat.h"
 #include "server/registry.h"
+#include "server/lod.h"
 #include "server/paths.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -35,8 +36,11 @@ int nx__reg_init(struct nx_registry *r, const char *data_path, unsigned threads,
 static void profile_free(struct nx_profile *p)
 {
 	nx__pdb_free(&p->db);
+	nx__lod_free(p->lod);
+	free(p->lod_error);
 	nx__pfiles_release(&p->files);
 	pthread_mutex_destroy(&p->open_lock);
+	pthread_mutex_destroy(&p->lod_lock);
 	free(p->name);
 	free(p->dir);
 	free(p);
@@ -91,6 +95,7 @@ static int build(struct nx_registry *r, const char *name, const char *path, stru
 	p->ino = st.st_ino;
 	p->mtime = st.st_mtim;
 	pthread_mutex_init(&p->open_lock, NULL);
+	pthread_mutex_init(&p->lod_lock, NULL);
 	rc = nx__pfiles_scan(real, &p->files, err);
 	if (rc) {
 		profile_free(p);

@@ -17,6 +17,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+struct nx_lod;
+
 struct nx_profile {
 	char *name;
 	char *dir; /* resolved directory */
@@ -26,6 +28,9 @@ struct nx_profile {
 	struct nx_pfiles files;
 	pthread_mutex_t open_lock; /* serializes the lazy database open */
 	struct nx_pdb *db;         /* NULL until the first query */
+	pthread_mutex_t lod_lock;  /* serializes the lazy timeline pyramid (lod.h) */
+	struct nx_lod *lod;        /* NULL until the first timeline request */
+	char *lod_error;           /* why there is no pyramid: not retried */
 	unsigned refs;             /* guarded by the registry lock */
 	bool stale;                /* replaced or gone: freed at refs == 0 */
 };
