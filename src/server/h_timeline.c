@@ -21,6 +21,7 @@
 #include "common/xalloc.h"
 #include "server/lod.h"
 #include "server/registry.h"
+#include "server/timeline.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -30,21 +31,22 @@
 #define RAW_PER_PX 3
 #define MAX_PX 16384
 
+/* An event source: its table, track and label SQL are nx__lod_sources[lod]'s. */
 struct src {
-	const char *kind;  /* "instruction" or "dma" */
-	const char *table;
-	const char *track; /* SQL of the track name */
-	const char *label; /* SQL of the label */
-	int lod;           /* index in nx__lod_sources */
+	const char *kind; /* "instruction", "dma" or "framework" */
+	int lod;
 };
 
-static const struct src instr_src = { "instruction", "Instruction", "timeline_track", "opcode",
-				      0 };
-static const struct src dma_agg_src = { "dma", "DmaPacketAggregated", "queue_name",
-					"COALESCE(op, queue_type)", 1 };
-static const struct src dma_pkt_src = { "dma", "DmaPacket", "queue_name", "'packet'", 2 };
+static const struct src instr_src = { "instruction", 0 };
+static const struct src dma_agg_src = { "dma", 1 };
+static const struct src dma_pkt_src = { "dma", 2 };
+static const struct src fw_src = { "framework", 3 };
 
-static enum MHD_Result query_failed(struct nx_req *rq, const struct nx_err *err)
+#define TABLE(s) (nx__lod_sources[(s)->lod].table)
+#define TRACK(s) (nx__lod_sources[(s)->lod].track)
+#define LABEL(s) (nx__lod_sources[(s)->lod].label)
+
+enum MHD_Result nx__tl_query_failed(struct nx_req *rq, const struct nx_err *err)
 {
 	if (err->code == NX_EDB)
 		return nx__reply_error(rq, 500, "query_error", "%s", err->msg);
@@ -148,20 +150,43 @@ static int source_tracks(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 		nx_strbuf_addf(&sql, "SELECT '%s', core, track, sum(count)::BIGINT, min(first_ts), "
 				     "max(last_ts) FROM " NX_LOD_TABLE " WHERE source = '%s' AND "
 				     "level = %d GROUP BY ALL",
-			       s->kind, s->table, lod->src[s->lod].hi);
+			       s->kind, TABLE(s), lod->src[s->lod].hi);
 	else
 		nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR, count(*)::BIGINT, "
 				     "min(start_ts), max(end_ts) FROM \"%s\" GROUP BY ALL",
-			       s->kind, s->track, s->table);
+			       s->kind, TRACK(s), TABLE(s));
 	rc = lod_has(lod, s) ? lod_query(rq, lod, sql.buf, &out, err)
 			     : nx__query_limited(rq, p, sql.buf, &out, err);
 	if (!rc && !(root = json_loadb(out.buf, out.len, 0, NULL)))
-		rc = nx_errf(err, -EIO, "cannot read the tracks of %s", s->table);
+		rc = nx_errf(err, -EIO, "cannot read the tracks of %s", TABLE(s));
 	json_array_foreach(json_object_get(root, "rows"), i, row)
 		json_array_append(rows, row);
 	json_decref(root);
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&out);
+	return rc;
+}
+
+/* Appends the counter tables' tracks (kind "counter") to rows. */
+static int counter_tracks(struct nx_req *rq, struct nx_profile *p, json_t *rows,
+			  struct nx_err *err)
+{
+	struct nx_strbuf out = NX_STRBUF_INIT;
+	char *sql = nx__counter_tracks_sql(p);
+	json_t *root = NULL, *row;
+	size_t i;
+	int rc = 0;
+
+	if (!sql)
+		return 0;
+	rc = nx__query_limited(rq, p, sql, &out, err);
+	if (!rc && !(root = json_loadb(out.buf, out.len, 0, NULL)))
+		rc = nx_errf(err, -EIO, "cannot read the counter tracks");
+	json_array_foreach(json_object_get(root, "rows"), i, row)
+		json_array_append(rows, row);
+	json_decref(root);
+	nx_strbuf_release(&out);
+	free(sql);
 	return rc;
 }
 
@@ -175,7 +200,7 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	struct nx_err err = { 0 };
 	enum MHD_Result ret;
 	struct nx_profile *p = nx__lookup_profile(rq, cap, true, &ret);
-	const struct src *srcs[2];
+	const struct src *srcs[3];
 	json_t *rows, *cols, *reply;
 	struct nx_lod *lod;
 	json_t **v;
@@ -189,12 +214,16 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 		srcs[n++] = &instr_src;
 	if ((srcs[n] = dma_source(p, dma && !strcmp(dma, "packets"))))
 		n++;
+	if (nx__pfiles_find(&p->files, "SystemProfileEvents"))
+		srcs[n++] = &fw_src;
 	lod = n ? profile_lod(rq, p) : NULL;
 	rows = json_array();
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = source_tracks(rq, p, lod, srcs[i], rows, &err);
+	if (!rc)
+		rc = counter_tracks(rq, p, rows, &err);
 	if (rc) {
-		ret = query_failed(rq, &err);
+		ret = nx__tl_query_failed(rq, &err);
 		json_decref(rows);
 		nx__reg_put(&rq->s->reg, p);
 		return ret;
@@ -223,7 +252,7 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	return ret;
 }
 
-static bool int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v)
+bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v)
 {
 	const char *s = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
 	char *end;
@@ -256,7 +285,7 @@ static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, i
 		"WITH w AS MATERIALIZED (SELECT pcore_idx AS core, %s AS track, id, "
 		"start_ts AS s, end_ts AS e, %s AS label, count(*) OVER (PARTITION BY "
 		"pcore_idx, %s) AS n FROM \"%s\" WHERE ",
-		s->track, s->label, s->track, s->table);
+		TRACK(s), LABEL(s), TRACK(s), TABLE(s));
 	window_where(sql, t0, t1);
 	nx_strbuf_addf(sql,
 		") SELECT core, track, 'raw' AS mode, list(id ORDER BY s, id) AS id, "
@@ -286,7 +315,7 @@ static void lod_window_sql(struct nx_strbuf *sql, const struct src *s, int level
 		"list(busy ORDER BY k) AS busy, list(first_ts ORDER BY k) AS first, "
 		"list(last_ts ORDER BY k) AS last FROM " NX_LOD_TABLE " WHERE source = '%s' AND "
 		"level = %d AND k >= %" PRId64 " AND k < %" PRId64 " GROUP BY ALL ORDER BY core, "
-		"track", s->table, level, t0 / bucket, t1 / bucket);
+		"track", TABLE(s), level, t0 / bucket, t1 / bucket);
 }
 
 enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
@@ -297,18 +326,18 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 	int level = 0;
 	struct nx_strbuf sb = NX_STRBUF_INIT, sql = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
-	const struct src *srcs[2];
+	const struct src *srcs[3];
 	struct nx_profile *p;
 	enum MHD_Result ret;
 	struct nx_jw jw;
 	size_t n = 0;
 
-	if (!int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
-	    !int_arg(rq, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) || t1 <= t0)
+	if (!nx__tl_int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
+	    !nx__tl_int_arg(rq, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) || t1 <= t0)
 		return nx__reply_error(rq, 400, "bad_request",
 				       "t0 and t1 must be integers (profile nanoseconds) with "
 				       "t0 < t1");
-	if (!int_arg(rq, "px", 1, MAX_PX, &px))
+	if (!nx__tl_int_arg(rq, "px", 1, MAX_PX, &px))
 		return nx__reply_error(rq, 400, "bad_request",
 				       "px must be the width of the view in pixels, 1 to %d",
 				       MAX_PX);
@@ -330,6 +359,8 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 		srcs[n++] = &instr_src;
 	if ((srcs[n] = dma_source(p, dma && !strcmp(dma, "packets"))))
 		n++;
+	if (nx__pfiles_find(&p->files, "SystemProfileEvents"))
+		srcs[n++] = &fw_src;
 	nx_jw_init(&jw, &sb, false);
 	nx_jw_object_begin(&jw);
 	nx_jw_key(&jw, "t0");
@@ -357,7 +388,7 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 		nx_jw_key(&jw, srcs[i]->kind);
 		nx_jw_object_begin(&jw);
 		nx_jw_key(&jw, "table");
-		nx_jw_string(&jw, srcs[i]->table);
+		nx_jw_string(&jw, TABLE(srcs[i]));
 		nx_jw_key(&jw, "lod");
 		nx_jw_bool(&jw, use_lod);
 		nx_jw_key(&jw, "result");
@@ -371,7 +402,7 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 	ret = nx__reply_json(rq, 200, &sb);
 	goto out;
 fail:
-	ret = query_failed(rq, &err);
+	ret = nx__tl_query_failed(rq, &err);
 out:
 	nx_strbuf_release(&sb);
 	nx_strbuf_release(&sql);

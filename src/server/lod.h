@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #define NX_LOD_TABLE "TimelineLod"
-#define NX_LOD_NSRC 3
+#define NX_LOD_NSRC 4
 
 /* The sources of the pyramid, in the order of nx_lod.src[]. */
 struct nx_lod_source {

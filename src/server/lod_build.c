@@ -28,6 +28,8 @@ const struct nx_lod_source nx__lod_sources[NX_LOD_NSRC] = {
 	{ "Instruction", "timeline_track", "opcode" },
 	{ "DmaPacketAggregated", "queue_name", "COALESCE(op, queue_type)" },
 	{ "DmaPacket", "queue_name", "'packet'" },
+	{ "SystemProfileEvents",
+	  "concat_ws(' / ', instance_id, 'pid ' || process_id, 'tid ' || thread_id)", "name" },
 };
 
 static int create_view(struct nx_duck *d, const char *dir, const struct nx_ptable *t,

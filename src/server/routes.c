@@ -20,6 +20,16 @@ const struct nx_route nx__routes[] = {
 	  .fn = nx__h_timeline },
 	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/tracks",
 	  .fn = nx__h_timeline_tracks },
+	{ .method = "GET",
+	  .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/counters",
+	  .fn = nx__h_timeline_counters },
+	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/search",
+	  .fn = nx__h_timeline_search },
+	{ .method = "GET",
+	  .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/aggregate",
+	  .fn = nx__h_timeline_aggregate },
+	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/flows",
+	  .fn = nx__h_timeline_flows },
 };
 
 const size_t nx__route_count = NX_ARRAY_SIZE(nx__routes);

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT
+ * h_timeline_query.c: the timeline's questions about events beyond the view
+ * (docs/api.md).
+ *   .../timeline/search?table=&field=&value=   every event of the profile whose field
+ *        equals value: the count and the first SEARCH_LIMIT matches by start time.
+ *   .../timeline/aggregate?t0=&t1=   the events overlapping [t0, t1) per kind, core,
+ *        track and label: count, summed duration, first start, last end (the box
+ *        selection's aggregate).
+ *   .../timeline/flows?table=&id=   the Flow edges of one event (instruction -> the DMA
+ *        transfer it triggered, semaphore producer -> waiter), both ends with times.
+ * Only tables and fields the profile has are accepted; values reach SQL as quoted
+ * literals or integers, bounds as integer literals. */
+#include "common/compat.h"
+#include "server/http.h"
+#include "server/lod.h"
+#include "server/registry.h"
+#include "server/timeline.h"
+#include "common/strbuf.h"
+#include "db/duck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SEARCH_LIMIT 500
+
+static const char *arg(struct nx_req *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* The event source of table name (case as in nx__lod_sources), or -1. */
+static int source_of(const char *name)
+{
+	for (int i = 0; name && i < NX_LOD_NSRC; i++)
+		if (!strcmp(name, nx__lod_sources[i].table))
+			return i;
+	return -1;
+}
+
+static enum MHD_Result run(struct nx_req *rq, struct nx_profile *p, const char *sql,
+			   struct nx_strbuf *sb)
+{
+	struct nx_err err = { 0 };
+
+	if (nx__query_limited(rq, p, sql, sb, &err))
+		return nx__tl_query_failed(rq, &err);
+	nx_strbuf_addch(sb, '}');
+	return nx__reply_json(rq, 200, sb);
+}
+
+static bool is_integer_type(const char *t)
+{
+	static const char *const ints[] = { "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UBIGINT",
+					    "UINTEGER", "USMALLINT", "UTINYINT", "HUGEINT" };
+
+	for (size_t i = 0; i < NX_ARRAY_SIZE(ints); i++)
+		if (!strcmp(t, ints[i]))
+			return true;
+	return false;
+}
+
+static bool is_integer_text(const char *v)
+{
+	char *end;
+
+	if (!*v)
+		return false;
+	errno = 0;
+	(void)strtoll(v, &end, 10);
+	return !*end && !errno;
+}
+
+enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
+{
+	const char *table = arg(rq, "table"), *field = arg(rq, "field"), *value = arg(rq, "value");
+	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
+	struct nx_pdb_column *cols = NULL;
+	struct nx_err err = { 0 };
+	const char *type = NULL;
+	struct nx_profile *p;
+	enum MHD_Result ret;
+	size_t ncols = 0;
+	int s;
+
+	if (!table || !*table)
+		table = "Instruction";
+	s = source_of(table);
+	if (s < 0)
+		return nx__reply_error(rq, 400, "bad_request", "table must be one of Instruction, "
+				       "DmaPacketAggregated, DmaPacket, SystemProfileEvents");
+	if (!field || !*field || !value)
+		return nx__reply_error(rq, 400, "bad_request", "field and value are required");
+	p = nx__lookup_profile(rq, cap, true, &ret);
+	if (!p)
+		return ret;
+	if (!nx__pfiles_find(&p->files, table)) {
+		ret = nx__reply_error(rq, 404, "table_not_found", "profile '%s' has no table '%s'",
+				      p->name, table);
+		goto out;
+	}
+	if (nx__pdb_describe(p->db, table, &cols, &ncols, &err)) {
+		ret = nx__tl_query_failed(rq, &err);
+		goto out;
+	}
+	for (size_t i = 0; i < ncols; i++)
+		if (!strcasecmp(cols[i].name, field))
+			type = cols[i].type;
+	if (!type) {
+		ret = nx__reply_error(rq, 400, "bad_request", "table %s has no field '%.80s'", table,
+				      field);
+		goto out;
+	}
+	nx_strbuf_addf(&sql, "SELECT id, pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
+			     "start_ts AS start, end_ts AS \"end\", (%s)::VARCHAR AS label, "
+			     "count(*) OVER () AS total FROM \"%s\" WHERE ",
+		       nx__lod_sources[s].track, nx__lod_sources[s].label, table);
+	nx_sql_quote_ident(&sql, field);
+	if (is_integer_type(type) && is_integer_text(value)) {
+		nx_strbuf_addf(&sql, " = %lld", strtoll(value, NULL, 10));
+	} else {
+		nx_strbuf_addstr(&sql, "::VARCHAR = ");
+		nx_sql_quote(&sql, value);
+	}
+	nx_strbuf_addf(&sql, " ORDER BY start_ts, id LIMIT %d", SEARCH_LIMIT);
+	nx_strbuf_addstr(&sb, "{\"table\":");
+	nx_strbuf_addf(&sb, "\"%s\",\"kind\":\"%s\",\"limit\":%d,\"result\":", table,
+		       s == 0 ? "instruction" : s == 3 ? "framework" : "dma", SEARCH_LIMIT);
+	ret = run(rq, p, sql.buf, &sb);
+out:
+	nx__pdb_columns_free(cols, ncols);
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&sb);
+	nx__reg_put(&rq->s->reg, p);
+	return ret;
+}
+
+enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
+{
+	static const char *const kinds[NX_LOD_NSRC] = { "instruction", "dma", "dma", "framework" };
+	const char *dma = arg(rq, "dma");
+	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
+	struct nx_profile *p;
+	enum MHD_Result ret;
+	int64_t t0, t1;
+	size_t n = 0;
+
+	if (!nx__tl_int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
+	    !nx__tl_int_arg(rq, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) || t1 <= t0)
+		return nx__reply_error(rq, 400, "bad_request",
+				       "t0 and t1 must be integers (profile nanoseconds) with "
+				       "t0 < t1");
+	p = nx__lookup_profile(rq, cap, true, &ret);
+	if (!p)
+		return ret;
+	for (int s = 0; s < NX_LOD_NSRC; s++) {
+		const struct nx_lod_source *src = &nx__lod_sources[s];
+
+		if (!nx__pfiles_find(&p->files, src->table))
+			continue;
+		/* one DMA table: transfers unless packets are asked for or the only ones */
+		if (s == 1 && dma && !strcmp(dma, "packets") &&
+		    nx__pfiles_find(&p->files, "DmaPacket"))
+			continue;
+		if (s == 2 && nx__pfiles_find(&p->files, "DmaPacketAggregated") &&
+		    !(dma && !strcmp(dma, "packets")))
+			continue;
+		nx_strbuf_addf(&sql, "%sSELECT '%s' AS kind, pcore_idx::BIGINT AS core, "
+				     "(%s)::VARCHAR AS track, (%s)::VARCHAR AS label, "
+				     "count(*)::BIGINT AS count, sum(end_ts - start_ts)::BIGINT AS busy, "
+				     "min(start_ts) AS first, max(end_ts) AS last FROM \"%s\" WHERE "
+				     "start_ts < %" PRId64 " AND end_ts > %" PRId64 " GROUP BY ALL",
+			       n++ ? " UNION ALL " : "", kinds[s], src->track, src->label,
+			       src->table, t1, t0);
+	}
+	if (!n)
+		nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS kind WHERE false");
+	else
+		nx_strbuf_addstr(&sql, " ORDER BY busy DESC");
+	nx_strbuf_addf(&sb, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"result\":", t0, t1);
+	ret = run(rq, p, sql.buf, &sb);
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&sb);
+	nx__reg_put(&rq->s->reg, p);
+	return ret;
+}
+
+/* SELECT of the events of table t (Instruction or DmaPacketAggregated) that are an
+ * end of edges in f, as (tbl, id, core, track, start, end, label). */
+static void ends_sql(struct nx_strbuf *sql, int s)
+{
+	const struct nx_lod_source *src = &nx__lod_sources[s];
+
+	nx_strbuf_addf(sql, "SELECT '%s' AS tbl, id, pcore_idx::BIGINT AS core, "
+			    "(%s)::VARCHAR AS track, start_ts AS s, end_ts AS e, "
+			    "(%s)::VARCHAR AS label FROM \"%s\" WHERE id IN (SELECT in_id FROM f "
+			    "WHERE in_table = '%s' UNION SELECT out_id FROM f WHERE out_table = '%s')",
+		       src->table, src->track, src->label, src->table, src->table, src->table);
+}
+
+enum MHD_Result nx__h_timeline_flows(struct nx_req *rq, char **cap)
+{
+	const char *table = arg(rq, "table");
+	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
+	struct nx_profile *p;
+	enum MHD_Result ret;
+	int64_t id;
+	int s = source_of(table);
+
+	if (s != 0 && s != 1)
+		return nx__reply_error(rq, 400, "bad_request",
+				       "table must be Instruction or DmaPacketAggregated");
+	if (!nx__tl_int_arg(rq, "id", INT64_MIN, INT64_MAX, &id))
+		return nx__reply_error(rq, 400, "bad_request", "id must be an integer");
+	p = nx__lookup_profile(rq, cap, true, &ret);
+	if (!p)
+		return ret;
+	if (!nx__pfiles_find(&p->files, "Flow") || !nx__pfiles_find(&p->files, table)) {
+		nx_strbuf_addstr(&sb, "{\"result\":null}");
+		ret = nx__reply_json(rq, 200, &sb);
+		goto out;
+	}
+	nx_strbuf_addf(&sql, "WITH f AS MATERIALIZED (SELECT * FROM Flow WHERE (out_table = '%s' "
+			     "AND out_id = %" PRId64 ") OR (in_table = '%s' AND in_id = %" PRId64
+			     ") LIMIT 1000), ends AS (",
+		       table, id, table, id);
+	ends_sql(&sql, 0);
+	if (nx__pfiles_find(&p->files, "DmaPacketAggregated")) {
+		nx_strbuf_addstr(&sql, " UNION ALL ");
+		ends_sql(&sql, 1);
+	}
+	nx_strbuf_addstr(&sql, ") SELECT f.dependency_type AS type, f.gap_time AS gap, "
+			       "a.tbl AS from_table, a.id AS from_id, a.core AS from_core, "
+			       "a.track AS from_track, a.s AS from_start, a.e AS from_end, "
+			       "a.label AS from_label, b.tbl AS to_table, b.id AS to_id, "
+			       "b.core AS to_core, b.track AS to_track, b.s AS to_start, "
+			       "b.e AS to_end, b.label AS to_label FROM f "
+			       "JOIN ends a ON a.tbl = f.in_table AND a.id = f.in_id "
+			       "JOIN ends b ON b.tbl = f.out_table AND b.id = f.out_id "
+			       "ORDER BY a.s, b.s");
+	nx_strbuf_addstr(&sb, "{\"result\":");
+	ret = run(rq, p, sql.buf, &sb);
+out:
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&sb);
+	nx__reg_put(&rq->s->reg, p);
+	return ret;
+}
