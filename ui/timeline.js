@@ -1,21 +1,43 @@
-/* timeline.js: the canvas timeline. One row per track (engine rows, then DMA queues);
- * the server does the level of detail (GET .../timeline?t0&t1&px, docs/api.md): each
- * reply holds, per track, either raw rows or per-bucket representatives, so the
- * browser never draws more than a few thousand rectangles per row. Wheel zooms, drag
- * pans, W/A/S/D as in Perfetto; hover shows a tooltip; a click selects an event. */
+/* timeline.js: the canvas timeline (docs/ui.md "Timeline"). Rows: engines, framework
+ * streams, DMA queues, then value tracks (counters, semaphores). The server does the level
+ * of detail (GET .../timeline?t0&t1&px and .../timeline/counters, docs/api.md): each reply
+ * holds, per track, raw rows or per-bucket summaries, so the browser never draws more than
+ * a few thousand rectangles per row. Wheel/W/S zoom, drag/A/D pan, hover shows a tooltip,
+ * a click selects an event (details panel, flow arrows), shift+drag selects a box
+ * (aggregate), the search box finds "field = value" over the whole profile. */
 'use strict';
+
+const TL_KINDS = ['instruction', 'framework', 'dma'];
+
+/* 1.31T, 45.2k, 0.125: a value track's scale in a few characters. */
+function compact(v) {
+  const a = Math.abs(v);
+  for (const [d, u] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']])
+    if (a >= d) return +(v / d).toPrecision(3) + u;
+  return String(+v.toPrecision(3));
+}
 
 class Timeline {
   constructor(root, profile, opts) {
     this.profile = profile;
     this.onSelect = opts.onSelect || (() => {});
     this.onView = opts.onView || (() => {});
-    this.rowH = 26; this.axisH = 26; this.labelW = 150;
-    this.tracks = []; this.data = null; this.selected = null; this.hover = null;
+    this.rowH = 26; this.axisH = 26; this.labelW = 170;
+    this.tracks = []; this.data = null; this.counters = null; this.selected = null; this.hover = null;
+    this.flows = []; this.matches = null; this.box = null; this.mouseT = undefined;
     this.canvas = NX.el('canvas', { class: 'tl-canvas', tabindex: '0', 'data-testid': 'timeline' });
     this.status = NX.el('div', { class: 'tl-status' });
-    this.legend = NX.el('div', { class: 'legend' });
-    root.append(this.canvas, this.status, this.legend);
+    this.legend = NX.el('div', { class: 'legend', 'data-testid': 'legend' });
+    this.searchInput = NX.el('input', { type: 'search', class: 'tl-search', 'data-testid': 'tl-search',
+      placeholder: 'Search the whole profile: field = value (opcode = MATMUL, DmaPacketAggregated.queue_name = qSyncIO0)' });
+    this.searchInfo = NX.el('span', { class: 'muted', 'data-testid': 'tl-search-info' });
+    const bar = NX.el('form', { class: 'tl-bar', onsubmit: (ev) => { ev.preventDefault(); this.search(this.searchInput.value).catch((e) => this.fail(e)); } },
+      this.searchInput,
+      NX.el('button', { type: 'button', class: 'secondary', title: 'previous match (shift+N)', onclick: () => this.nextMatch(-1) }, '‹'),
+      NX.el('button', { type: 'button', class: 'secondary', 'data-testid': 'tl-search-next', title: 'next match (N)', onclick: () => this.nextMatch(1) }, '›'),
+      this.searchInfo);
+    this.panel = NX.el('div', { class: 'tl-panel', 'data-testid': 'tl-selection' });
+    root.append(bar, this.canvas, this.status, this.legend, this.panel);
     this.ctx = this.canvas.getContext('2d');
     this.pending = null; this.timer = 0; this.requests = 0;
     this.dma = 'transfers'; /* or 'packets': which DMA table the queue rows show */
@@ -23,16 +45,25 @@ class Timeline {
     new ResizeObserver(() => this.resize()).observe(this.canvas);
   }
 
+  fail(e) { this.status.textContent = 'timeline: ' + (e.message || e); }
+  base() { return NX.profileBase(this.profile); }
+
   async load(view) {
-    const res = await NX.get(`${NX.profileBase(this.profile)}/timeline/tracks?dma=${this.dma}`);
+    const res = await NX.get(`${this.base()}/timeline/tracks?dma=${this.dma}`);
     this.tracks = NX.objects(res);
     let lo = Infinity, hi = -Infinity;
-    for (const t of this.tracks) { lo = Math.min(lo, t.start); hi = Math.max(hi, t.end); }
+    for (const t of this.tracks) {
+      if (t.kind === 'counter') continue;
+      lo = Math.min(lo, t.start); hi = Math.max(hi, t.end);
+    }
+    if (!isFinite(lo)) for (const t of this.tracks) { lo = Math.min(lo, t.start); hi = Math.max(hi, t.end); }
     if (!isFinite(lo)) { lo = 0; hi = 1000; }
     this.full = [lo, hi];
     this.t0 = lo; this.t1 = hi;
     if (view && view.t1 > view.t0) { this.t0 = view.t0; this.t1 = view.t1; }
     this.resize();
+    const hl = new URLSearchParams(location.hash.slice(1)).get('highlight');
+    if (hl) this.search(`source_location = ${hl}`, { keepView: !!view }).catch((e) => this.fail(e));
     return this.tracks;
   }
 
@@ -72,6 +103,8 @@ class Timeline {
   }
   pan(frac) { const d = (this.t1 - this.t0) * frac; this.setView(this.t0 + d, this.t1 + d); }
   reset() { this.setView(this.full[0], this.full[1]); }
+  /* Shows [s, e] in the middle third of the view. */
+  focus(s, e) { const d = Math.max(e - s, 20); this.setView(s - d, e + d); }
 
   fetchSoon() {
     clearTimeout(this.timer);
@@ -84,17 +117,20 @@ class Timeline {
     const ac = new AbortController();
     this.pending = ac;
     const v = this.view(), px = Math.round(this.plotW());
-    const url = `${NX.profileBase(this.profile)}/timeline?t0=${v.t0}&t1=${v.t1}&px=${px}&dma=${this.dma}`;
+    const q = `t0=${v.t0}&t1=${v.t1}&px=${px}`;
     const t = performance.now();
     try {
-      const r = await NX.get(url, ac.signal);
+      const hasCounters = this.tracks.some((tr) => tr.kind === 'counter');
+      const [r, c] = await Promise.all([NX.get(`${this.base()}/timeline?${q}&dma=${this.dma}`, ac.signal),
+        hasCounters ? NX.get(`${this.base()}/timeline/counters?${q}`, ac.signal) : null]);
       this.data = this.index(r);
+      this.counters = c && c.result ? { bucket: c.bucket, rows: new Map(NX.objects(c.result).map((s) => [`counter|${s.core}|${s.track}`, s])) } : null;
       this.lastMs = performance.now() - t;
       this.requests++;
       this.canvas.dataset.requests = this.requests;
       this.draw();
     } catch (e) {
-      if (e.name !== 'AbortError') this.status.textContent = 'timeline: ' + e.message;
+      if (e.name !== 'AbortError') this.fail(e);
     } finally {
       if (this.pending === ac) this.pending = null;
     }
@@ -103,18 +139,24 @@ class Timeline {
   /* Maps "kind|core|track" to its columnar rows. */
   index(r) {
     const m = new Map();
-    for (const kind of ['instruction', 'dma']) {
+    let lod = false;
+    for (const kind of TL_KINDS) {
       if (!r[kind]) continue;
+      lod = lod || r[kind].lod;
       for (const row of NX.objects(r[kind].result))
         m.set(`${kind}|${row.core}|${row.track}`, Object.assign(row, { table: r[kind].table, kind }));
     }
-    return { bucket: r.bucket, rows: m, t0: r.t0, t1: r.t1 };
+    return { bucket: r.bucket, rows: m, t0: r.t0, t1: r.t1, lod };
   }
 
+  key(tr) { return `${tr.kind}|${tr.core}|${tr.track}`; }
   rowOf(y) { const i = Math.floor((y - this.axisH) / this.rowH); return i >= 0 && i < this.tracks.length ? i : -1; }
-  series(i) {
-    const tr = this.tracks[i];
-    return this.data && this.data.rows.get(`${tr.kind}|${tr.core}|${tr.track}`);
+  rowY(i) { return this.axisH + i * this.rowH; }
+  series(i) { return this.data && this.data.rows.get(this.key(this.tracks[i])); }
+  /* The row index of an event of table t (Flow's table names) on core/track, or -1. */
+  rowIndex(table, core, track) {
+    const kind = table === 'Instruction' ? 'instruction' : table === 'SystemProfileEvents' ? 'framework' : 'dma';
+    return this.tracks.findIndex((tr) => tr.kind === kind && tr.core === core && tr.track === track);
   }
 
   draw() {
@@ -134,44 +176,36 @@ class Timeline {
       c.strokeStyle = '#eef0f3'; c.beginPath(); c.moveTo(x, this.axisH); c.lineTo(x, H); c.stroke();
       c.fillText(NX.fmtNs(t - this.full[0]), x + 4, this.axisH / 2);
     }
-    // rows
-    const selId = this.selected;
     const seen = new Map();
+    const hits = this.matches ? this.matches.ids : null;
     this.tracks.forEach((tr, i) => {
-      const y = this.axisH + i * this.rowH;
+      const y = this.rowY(i);
       if (i % 2) { c.fillStyle = '#fafbfc'; c.fillRect(this.labelW, y, pw, this.rowH); }
       c.strokeStyle = '#f0f2f5'; c.beginPath(); c.moveTo(0, y + this.rowH + 0.5); c.lineTo(W, y + this.rowH + 0.5); c.stroke();
-      const s = this.series(i);
-      if (!s) return;
       c.save(); c.beginPath(); c.rect(this.labelW, y, pw, this.rowH); c.clip();
-      const n = s.start.length, bk = this.data.bucket;
-      for (let j = 0; j < n; j++) {
-        const col = NX.color(s.label[j]);
-        seen.set(s.label[j], col);
-        const [x0, x1] = this.extent(s, j);
-        const w = Math.max(1, x1 - x0);
-        /* a bucket: its longest event's colour, as opaque as the bucket is busy */
-        if (s.mode === 'bins') c.globalAlpha = 0.15 + 0.85 * Math.min(1, s.busy[j] / bk);
-        c.fillStyle = col; c.fillRect(x0, y + 4, w, this.rowH - 8);
-        c.globalAlpha = 1;
-        if (s.mode === 'raw' && w > 48) {
-          c.fillStyle = '#fff';
-          c.fillText(s.label[j], Math.max(x0, this.labelW) + 4, y + this.rowH / 2, w - 8);
-        }
-        if (selId && selId.key === `${tr.kind}|${tr.core}|${tr.track}` && selId.id === s.id[j]) {
-          c.strokeStyle = '#111827'; c.lineWidth = 2; c.strokeRect(x0 - 1, y + 3, w + 2, this.rowH - 6); c.lineWidth = 1;
-        }
-      }
+      if (tr.kind === 'counter') this.drawCounter(tr, y);
+      else this.drawEvents(tr, i, y, seen, hits && this.matches.kind === tr.kind ? hits : null);
       c.restore();
     });
+    this.drawMatchTicks();
+    this.drawFlows();
+    if (this.box) {
+      const b = this.box, x0 = Math.min(b.x0, b.x1), y0 = Math.min(b.y0, b.y1);
+      c.fillStyle = 'rgba(47,111,236,0.12)'; c.strokeStyle = '#2f6fec';
+      c.fillRect(x0, y0, Math.abs(b.x1 - b.x0), Math.abs(b.y1 - b.y0));
+      c.strokeRect(x0 + 0.5, y0 + 0.5, Math.abs(b.x1 - b.x0), Math.abs(b.y1 - b.y0));
+    }
     // labels
     c.fillStyle = '#fff'; c.fillRect(0, this.axisH + 1, this.labelW, H);
     c.strokeStyle = '#e2e5ea'; c.beginPath(); c.moveTo(this.labelW + 0.5, 0); c.lineTo(this.labelW + 0.5, H); c.stroke();
     const cores = new Set(this.tracks.map((t) => t.core)).size;
+    const prefix = { dma: 'DMA ', counter: '', framework: '', instruction: '' };
     this.tracks.forEach((tr, i) => {
-      const y = this.axisH + i * this.rowH + this.rowH / 2;
-      c.fillStyle = tr.kind === 'dma' ? '#6b7483' : '#1d2430';
-      c.fillText((cores > 1 ? `NC${tr.core} ` : '') + (tr.kind === 'dma' ? 'DMA ' : '') + tr.track, 12, y, this.labelW - 16);
+      const y = this.rowY(i) + this.rowH / 2;
+      c.fillStyle = tr.kind === 'instruction' ? '#1d2430' : tr.kind === 'counter' ? '#7c4a03' : '#6b7483';
+      let label = (cores > 1 && tr.core !== null ? `NC${tr.core} ` : '') + prefix[tr.kind] + tr.track;
+      if (tr.kind === 'counter' && tr.max !== undefined) label += ` ≤ ${compact(tr.max)}`;
+      c.fillText(label, 12, y, this.labelW - 16);
     });
     c.fillStyle = '#6b7483'; c.fillText('time', 12, this.axisH / 2);
     // status and legend
@@ -179,22 +213,105 @@ class Timeline {
     let mode = '';
     if (d) {
       const modes = [...d.rows.values()].map((r) => r.mode);
-      mode = modes.includes('bins') ? `buckets of ${NX.fmtNs(d.bucket)}` : 'raw events';
+      mode = modes.includes('bins') ? `buckets of ${NX.fmtNs(d.bucket)}${d.lod ? ' (summary)' : ''}` : 'raw events';
     }
     this.status.replaceChildren(
       NX.el('span', {}, `window ${NX.fmtNs(this.t0 - this.full[0])} – ${NX.fmtNs(this.t1 - this.full[0])} (${NX.fmtNs(span)})`),
       NX.el('span', { 'data-testid': 'lod' }, mode),
       NX.el('span', {}, this.lastMs ? `last fetch ${this.lastMs.toFixed(0)} ms` : ''),
-      NX.el('span', {}, 'wheel/W/S zoom · drag/A/D pan · 0 reset · click for details'));
-    const lg = [...seen.entries()].sort((a, b) => String(a[0]).localeCompare(String(b[0]))).slice(0, 30);
+      NX.el('span', {}, 'wheel/W/S zoom · drag/A/D pan · shift+drag select · F focus · 0 reset'));
+    const lg = [...seen.entries()].sort((a, b) => String(a[0]).localeCompare(String(b[0]))).slice(0, 40);
     this.legend.replaceChildren(...lg.map(([k, v]) => NX.el('span', { style: `--c:${v}` }, k)));
   }
 
-  /* Pixel extent of entry j: the event itself, or for a bucket the bucket's span. */
+  drawEvents(tr, i, y, seen, hits) {
+    const c = this.ctx, s = this.series(i);
+    if (!s) return;
+    const sel = this.selected;
+    const n = s.start.length, bk = this.data.bucket;
+    for (let j = 0; j < n; j++) {
+      const col = NX.color(s.label[j]);
+      seen.set(s.label[j], col);
+      const [x0, x1] = this.extent(s, j);
+      const w = Math.max(1, x1 - x0);
+      /* a bucket: its longest event's colour, as opaque as the bucket is busy */
+      if (s.mode === 'bins' && s.count[j] > 1) c.globalAlpha = 0.15 + 0.85 * Math.min(1, s.busy[j] / bk);
+      c.fillStyle = col; c.fillRect(x0, y + 4, w, this.rowH - 8);
+      c.globalAlpha = 1;
+      if (w > 48 && (s.mode === 'raw' || s.count[j] === 1)) {
+        c.fillStyle = '#fff';
+        c.fillText(s.label[j], Math.max(x0, this.labelW) + 4, y + this.rowH / 2, w - 8);
+      }
+      if (hits && hits.has(s.id[j])) {
+        c.strokeStyle = '#f59e0b'; c.lineWidth = 2; c.strokeRect(x0 - 1, y + 2, w + 2, this.rowH - 4); c.lineWidth = 1;
+      }
+      if (sel && sel.key === this.key(tr) && sel.id === s.id[j]) {
+        c.strokeStyle = '#111827'; c.lineWidth = 2; c.strokeRect(x0 - 1, y + 3, w + 2, this.rowH - 6); c.lineWidth = 1;
+      }
+    }
+  }
+
+  /* A value track: per bucket the maximum as a filled step, the last value carried over
+   * gaps, scaled to the largest value in view. */
+  drawCounter(tr, y) {
+    const s = this.counters && this.counters.rows.get(this.key(tr));
+    if (!s) return;
+    const c = this.ctx, bk = this.counters.bucket, top = y + 3, h = this.rowH - 6;
+    const ts = s.ts || [], hi = s.hi || [], last = s.last || [];
+    const max = Math.max(1e-12, s.before || 0, ...hi);
+    tr.max = max;
+    const col = tr.track.startsWith('sem ') ? '#b07aa1' : '#e0a800';
+    c.fillStyle = col; c.globalAlpha = 0.55;
+    const bar = (x0, x1, v) => { if (v > 0 && x1 > x0) { const hh = Math.max(1, v / max * h); c.fillRect(x0, top + h - hh, Math.max(1, x1 - x0), hh); } };
+    let cur = s.before, px = this.labelW;
+    for (let j = 0; j < ts.length; j++) {
+      const xa = this.x(ts[j]), xb = this.x(ts[j] + bk);
+      if (cur !== null && cur !== undefined) bar(px, xa, cur);
+      bar(xa, xb, hi[j]);
+      cur = last[j]; px = xb;
+    }
+    if (cur !== null && cur !== undefined) bar(px, Math.min(this.W, this.x(tr.end)), cur);
+    c.globalAlpha = 1;
+  }
+
+  /* Where the search's matches are (of the first SEARCH_LIMIT), as ticks on the axis. */
+  drawMatchTicks() {
+    if (!this.matches) return;
+    const c = this.ctx;
+    c.fillStyle = '#f59e0b';
+    for (const m of this.matches.rows) {
+      const x = this.x(m.start);
+      if (x >= this.labelW && x <= this.W) c.fillRect(Math.round(x) - 1, this.axisH - 6, 3, 6);
+    }
+  }
+
+  /* The selected event's flows as arrows: upstream end -> downstream start. */
+  drawFlows() {
+    const c = this.ctx;
+    for (const f of this.flows) {
+      const a = this.rowIndex(f.from_table, f.from_core, f.from_track), b = this.rowIndex(f.to_table, f.to_core, f.to_track);
+      if (a < 0 || b < 0) continue;
+      const x0 = this.x(f.from_end), y0 = this.rowY(a) + this.rowH / 2, x1 = this.x(f.to_start), y1 = this.rowY(b) + this.rowH / 2;
+      const col = f.type === 'SEMAPHORE' ? '#d9480f' : '#1c7ed6';
+      c.strokeStyle = col; c.fillStyle = col; c.lineWidth = 1.5;
+      c.beginPath(); c.moveTo(x0, y0);
+      const mx = (x0 + x1) / 2;
+      c.bezierCurveTo(mx, y0, mx, y1, x1, y1); c.stroke();
+      const ang = Math.atan2(y1 - y0, Math.max(1, x1 - mx));
+      c.beginPath(); c.moveTo(x1, y1);
+      c.lineTo(x1 - 8 * Math.cos(ang - 0.4), y1 - 8 * Math.sin(ang - 0.4));
+      c.lineTo(x1 - 8 * Math.cos(ang + 0.4), y1 - 8 * Math.sin(ang + 0.4));
+      c.closePath(); c.fill();
+      c.lineWidth = 1;
+    }
+  }
+
+  /* Pixel extent of entry j: the event itself; for a bucket of several events, the
+   * bucket's span (a lone event in a bucket is drawn as itself). */
   extent(s, j) {
-    if (s.mode === 'bins') {
+    if (s.mode === 'bins' && s.count[j] > 1) {
       const bk = this.data.bucket, k = Math.floor(s.start[j] / bk) * bk;
-      return [this.x(k), this.x(k + bk)];
+      return [this.x(k), this.x(Math.max(k + bk, Math.min(s.last ? s.last[j] : 0, k + 2 * bk)))];
     }
     return [this.x(s.start[j]), this.x(s.end[j])];
   }
@@ -203,6 +320,8 @@ class Timeline {
   hit(x, y) {
     const i = this.rowOf(y);
     if (i < 0 || x < this.labelW) return null;
+    const tr = this.tracks[i];
+    if (tr.kind === 'counter') return this.counterAt(tr, x);
     const s = this.series(i);
     if (!s) return null;
     let best = -1, bestD = 4;
@@ -212,22 +331,122 @@ class Timeline {
       if (d < bestD || (d === 0 && bestD === 0 && s.end[j] - s.start[j] < s.end[best] - s.start[best])) { best = j; bestD = d; }
     }
     if (best < 0) return null;
-    const tr = this.tracks[i];
-    return { key: `${tr.kind}|${tr.core}|${tr.track}`, track: tr, table: s.table, core: tr.core,
+    return { key: this.key(tr), track: tr, table: s.table, core: tr.core,
       id: s.id[best], start: s.start[best], end: s.end[best], label: s.label[best],
-      count: s.count ? s.count[best] : 1, busy: s.busy ? s.busy[best] : null, bins: s.mode === 'bins' };
+      count: s.count ? s.count[best] : 1, busy: s.busy ? s.busy[best] : null, bins: s.mode === 'bins' && s.count[best] > 1 };
+  }
+
+  counterAt(tr, x) {
+    const s = this.counters && this.counters.rows.get(this.key(tr));
+    if (!s || !s.ts) return null;
+    const t = this.t(x), bk = this.counters.bucket;
+    let v = s.before, lo = null, hi = null, at = null;
+    for (let j = 0; j < s.ts.length && s.ts[j] <= t; j++) {
+      if (t < s.ts[j] + bk) { lo = s.lo[j]; hi = s.hi[j]; }
+      v = s.last[j]; at = s.ts[j];
+    }
+    return { counter: true, track: tr, value: v, lo, hi, at };
   }
 
   showTip(ev, h) {
     const tip = document.getElementById('tooltip');
     if (!h) { tip.hidden = true; return; }
-    tip.replaceChildren(...[NX.el('b', {}, h.label), NX.el('br'),
-      `${h.track.kind === 'dma' ? 'DMA queue' : 'engine'} ${h.track.track} · id ${h.id}`, NX.el('br'),
-      `start ${NX.fmtNs(h.start - this.full[0])} · duration ${NX.fmtNs(h.end - h.start)}`,
-      h.bins ? NX.el('span', {}, NX.el('br'), `bucket: ${h.count} events, busy ${NX.fmtNs(h.busy)} (longest shown)`) : null].filter(Boolean));
+    let kids;
+    if (h.counter) {
+      kids = [NX.el('b', {}, h.track.track), NX.el('br'), `value ${NX.fmtNum(h.value)}`,
+        h.hi !== null ? NX.el('span', {}, NX.el('br'), `in this bucket: ${NX.fmtNum(h.lo)} – ${NX.fmtNum(h.hi)}`) : null];
+    } else {
+      kids = [NX.el('b', {}, h.label), NX.el('br'),
+        `${h.track.kind === 'dma' ? 'DMA queue' : h.track.kind === 'framework' ? 'stream' : 'engine'} ${h.track.track} · id ${h.id}`, NX.el('br'),
+        `start ${NX.fmtNs(h.start - this.full[0])} · duration ${NX.fmtNs(h.end - h.start)}`,
+        h.bins ? NX.el('span', {}, NX.el('br'), `bucket: ${h.count} events, busy ${NX.fmtNs(h.busy)} (longest shown)`) : null];
+    }
+    tip.replaceChildren(...kids.filter(Boolean));
     tip.hidden = false;
     tip.style.left = Math.min(ev.clientX + 14, window.innerWidth - 300) + 'px';
     tip.style.top = ev.clientY + 16 + 'px';
+  }
+
+  /* Selects an event (from a click or a search): outline, flows, details panel. */
+  select(h) {
+    this.selected = h;
+    this.flows = [];
+    this.draw();
+    if (!h) return;
+    this.onSelect(h);
+    if (h.table === 'Instruction' || h.table === 'DmaPacketAggregated') {
+      NX.get(`${this.base()}/timeline/flows?table=${h.table}&id=${h.id}`).then((r) => {
+        if (this.selected !== h) return;
+        this.flows = r.result ? NX.objects(r.result) : [];
+        this.canvas.dataset.flows = this.flows.length;
+        this.draw();
+      }).catch((e) => this.fail(e));
+    }
+  }
+
+  /* "field = value" or "Table.field = value" over the whole profile (server side). */
+  async search(text, opts) {
+    const m = /^\s*(?:([A-Za-z]\w*)\.)?([A-Za-z_]\w*)\s*==?\s*(.*?)\s*$/.exec(text || '');
+    if (!m) {
+      this.matches = null; this.searchInfo.textContent = text && text.trim() ? 'write field = value' : '';
+      this.draw(); return null;
+    }
+    const table = m[1] || 'Instruction', field = m[2], value = m[3].replace(/^(['"])(.*)\1$/, '$2');
+    this.searchInput.value = `${m[1] ? table + '.' : ''}${field} = ${value}`;
+    this.searchInfo.textContent = 'searching…';
+    const r = await NX.get(`${this.base()}/timeline/search?table=${NX.enc(table)}&field=${NX.enc(field)}&value=${NX.enc(value)}`);
+    const rows = NX.objects(r.result);
+    const total = rows.length ? rows[0].total : 0;
+    this.matches = { table, kind: r.kind, rows, total, ids: new Set(rows.map((x) => x.id)), i: -1 };
+    this.searchInfo.textContent = `${NX.fmtNum(total)} match${total === 1 ? '' : 'es'}` +
+      (total > rows.length ? ` (first ${rows.length} marked)` : '');
+    if (rows.length && !(opts && opts.keepView)) this.nextMatch(1);
+    else this.draw();
+    return this.matches;
+  }
+
+  nextMatch(dir) {
+    const m = this.matches;
+    if (!m || !m.rows.length) return;
+    m.i = (m.i + dir + m.rows.length) % m.rows.length;
+    const r = m.rows[m.i];
+    this.searchInfo.textContent = `${m.i + 1} of ${NX.fmtNum(m.total)}`;
+    this.focus(r.start, r.end);
+    const tr = this.tracks.find((t) => t.kind === m.kind && t.core === r.core && t.track === r.track);
+    if (tr) this.select({ key: this.key(tr), track: tr, table: m.table, core: r.core, id: r.id, start: r.start,
+      end: r.end, label: r.label, count: 1, busy: null, bins: false });
+  }
+
+  /* The box selection's aggregate: events overlapping [t0, t1) on the rows the box
+   * spans, from the server (GET .../timeline/aggregate). */
+  async aggregate(t0, t1, rows) {
+    t0 = Math.floor(t0); t1 = Math.ceil(t1);
+    const keys = new Set(rows.map((i) => this.key(this.tracks[i])));
+    this.panel.replaceChildren(NX.el('p', { class: 'muted' }, 'Aggregating…'));
+    const r = await NX.get(`${this.base()}/timeline/aggregate?t0=${t0}&t1=${t1}&dma=${this.dma}`);
+    const all = NX.objects(r.result).filter((x) => keys.has(`${x.kind}|${x.core}|${x.track}`));
+    const byTrack = new Map();
+    for (const x of all) {
+      const k = `${x.kind}|${x.core}|${x.track}`;
+      const e = byTrack.get(k) || { kind: x.kind, track: x.track, count: 0, busy: 0 };
+      e.count += x.count; e.busy += x.busy; byTrack.set(k, e);
+    }
+    const n = all.reduce((a, x) => a + x.count, 0), busy = all.reduce((a, x) => a + x.busy, 0);
+    const tbl = (head, list, cells) => NX.el('table', { class: 'grid' },
+      NX.el('thead', {}, NX.el('tr', {}, head.map((h, i) => NX.el('th', { class: i > 1 ? 'num' : '' }, h)))),
+      NX.el('tbody', {}, list.map((x) => NX.el('tr', {}, cells(x).map((v, i) => NX.el('td', { class: i > 1 ? 'num' : '' }, v))))));
+    this.panel.replaceChildren(
+      NX.el('div', { class: 'toolbar' }, NX.el('h2', { style: 'margin:0' }, 'Selection'),
+        NX.el('span', { class: 'muted', 'data-testid': 'tl-aggregate-summary' },
+          `${NX.fmtNs(t0 - this.full[0])} – ${NX.fmtNs(t1 - this.full[0])} (${NX.fmtNs(t1 - t0)}) · ${rows.length} rows · ${NX.fmtNum(n)} events · busy ${NX.fmtNs(busy)}`),
+        NX.el('span', { style: 'flex:1' }),
+        NX.el('button', { class: 'secondary', onclick: () => { this.panel.replaceChildren(); this.box = null; this.draw(); } }, 'Clear')),
+      NX.el('div', { class: 'row', 'data-testid': 'tl-aggregate' },
+        NX.el('div', { style: 'flex:1' }, tbl(['Row', 'Kind', 'Events', 'Busy'], [...byTrack.values()].sort((a, b) => b.busy - a.busy),
+          (x) => [x.track, x.kind, NX.fmtNum(x.count), NX.fmtNs(x.busy)])),
+        NX.el('div', { style: 'flex:1.4' }, tbl(['Row', 'Opcode / op', 'Events', 'Busy', 'Mean'], all.slice(0, 60),
+          (x) => [x.track, x.label, NX.fmtNum(x.count), NX.fmtNs(x.busy), NX.fmtNs(x.busy / x.count)]))));
+    return all;
   }
 
   bindEvents() {
@@ -244,44 +463,61 @@ class Timeline {
       }
     }, { passive: false });
     cv.addEventListener('mousedown', (ev) => {
-      const [x] = pos(ev);
-      drag = { x, t0: this.t0, t1: this.t1, moved: false };
+      const [x, y] = pos(ev);
+      drag = { x, y, t0: this.t0, t1: this.t1, moved: false, box: ev.shiftKey && x > this.labelW };
+      if (drag.box) this.box = { x0: x, y0: y, x1: x, y1: y };
       cv.focus();
+      ev.preventDefault();
     });
     window.addEventListener('mousemove', (ev) => {
       const [x, y] = pos(ev);
+      if (ev.target === cv && x > this.labelW) this.mouseT = this.t(x);
       if (drag) {
-        if (Math.abs(x - drag.x) > 3) { drag.moved = true; cv.classList.add('dragging'); }
-        if (drag.moved) {
+        if (Math.abs(x - drag.x) > 3 || Math.abs(y - drag.y) > 3) { drag.moved = true; if (!drag.box) cv.classList.add('dragging'); }
+        if (drag.box) {
+          this.box.x1 = Math.max(this.labelW, Math.min(this.W, x)); this.box.y1 = Math.max(this.axisH, Math.min(this.H, y));
+          this.draw();
+        } else if (drag.moved) {
           const dt = (x - drag.x) / this.plotW() * (drag.t1 - drag.t0);
           this.setView(drag.t0 - dt, drag.t1 - dt);
         }
         return;
       }
-      if (ev.target !== cv) return;
+      if (ev.target !== cv) { this.mouseT = undefined; return; }
       this.hover = this.hit(x, y);
       this.showTip(ev, this.hover);
     });
     window.addEventListener('mouseup', (ev) => {
       if (!drag) return;
-      const moved = drag.moved;
+      const d = drag;
       drag = null; cv.classList.remove('dragging');
-      if (moved || ev.target !== cv) return;
+      if (d.box) {
+        const b = this.box;
+        if (!d.moved) { this.box = null; this.draw(); return; }
+        const r0 = this.rowOf(Math.min(b.y0, b.y1) + 1), r1 = this.rowOf(Math.max(b.y0, b.y1) - 1);
+        const rows = [];
+        for (let i = Math.max(0, r0); i <= (r1 < 0 ? this.tracks.length - 1 : r1); i++) rows.push(i);
+        this.aggregate(this.t(Math.min(b.x0, b.x1)), this.t(Math.max(b.x0, b.x1)), rows).catch((e) => this.fail(e));
+        return;
+      }
+      if (d.moved || ev.target !== cv) return;
       const [x, y] = pos(ev);
       const h = this.hit(x, y);
-      this.selected = h;
-      this.draw();
-      if (h) this.onSelect(h);
+      this.select(h && !h.counter ? h : null);
     });
-    cv.addEventListener('mouseleave', () => this.showTip(null, null));
+    cv.addEventListener('mouseleave', () => { this.showTip(null, null); this.mouseT = undefined; });
     cv.addEventListener('keydown', (ev) => {
       const k = ev.key.toLowerCase();
-      const at = this.hover ? undefined : undefined;
+      const at = this.mouseT;
       if (k === 'w') this.zoom(0.8, at);
       else if (k === 's') this.zoom(1.25, at);
       else if (k === 'a' || ev.key === 'ArrowLeft') this.pan(-0.15);
       else if (k === 'd' || ev.key === 'ArrowRight') this.pan(0.15);
       else if (k === '0') this.reset();
+      else if (k === 'f' && this.selected) this.focus(this.selected.start, this.selected.end);
+      else if (k === 'n') this.nextMatch(ev.shiftKey ? -1 : 1);
+      else if (ev.key === 'Escape') { this.box = null; this.select(null); this.panel.replaceChildren(); }
+      else if (ev.key === '/') this.searchInput.focus();
       else return;
       ev.preventDefault();
     });
