@@ -1,0 +1,106 @@
+/* compare.js: two profiles side by side (/compare/<a>/<b>, a = before, b = after): the
+ * Summary metrics with their deltas, engine active times as paired bars, and the
+ * `recommend --compare` report (GET .../analysis?compare=b): bounds, gaps, bottleneck
+ * change and the after profile's findings. */
+'use strict';
+
+const CMP_COLORS = ['#4e79a7', '#f28e2b'];
+
+/* "+1.2 µs" / "−3.4 %" style delta of b against a in the metric's unit, and the change. */
+function deltaCells(a, b, unit) {
+  if (typeof a !== 'number' || typeof b !== 'number')
+    return [el('td', { class: 'num muted' }, a === b ? '=' : '–'), el('td', { class: 'num muted' }, '')];
+  const d = b - a;
+  const txt = d === 0 ? '=' : (d > 0 ? '+' : '−') + NX.fmtUnit(Math.abs(d), unit);
+  const rel = a !== 0 ? (100 * d / Math.abs(a)) : null;
+  return [el('td', { class: 'num ' + (d < 0 ? 'down' : d > 0 ? 'up' : 'muted') }, txt),
+    el('td', { class: 'num muted' }, rel === null || d === 0 ? '' : `${rel > 0 ? '+' : ''}${rel.toFixed(1)} %`)];
+}
+
+async function summaryDeltas(a, b, card) {
+  const one = (n) => NX.query(n, 'SELECT * FROM Summary LIMIT 1').then((r) => NX.objects(r)[0] || {}).catch(() => ({}));
+  const [ra, rb, schema] = await Promise.all([one(a), one(b), NX.schema(a, 'Summary')]);
+  const fields = new Map(schema.fields.map((f) => [f.name, f]));
+  const cols = [...new Set([...Object.keys(ra), ...Object.keys(rb)])].filter((k) => typeof ra[k] === 'number' || typeof rb[k] === 'number');
+  if (!cols.length) { card.replaceChildren(el('h2', {}, 'Summary'), el('p', { class: 'muted' }, 'Neither profile has a Summary (framework traces).')); return; }
+  const row = (k) => {
+    const f = fields.get(k) || {};
+    return el('tr', { 'data-field': k, title: f.description || '' }, el('td', { class: 'mono' }, k),
+      el('td', { class: 'num' }, NX.fmtUnit(ra[k], f.unit)), el('td', { class: 'num' }, NX.fmtUnit(rb[k], f.unit)), ...deltaCells(ra[k], rb[k], f.unit));
+  };
+  const head = () => el('thead', {}, el('tr', {}, el('th', {}, 'Metric'), el('th', { class: 'num' }, a), el('th', { class: 'num' }, b),
+    el('th', { class: 'num' }, 'Δ'), el('th', { class: 'num' }, 'change')));
+  const keys = KEY_METRICS.filter((k) => cols.includes(k));
+  const changed = cols.filter((k) => !keys.includes(k) && ra[k] !== rb[k]);
+  card.replaceChildren(el('h2', {}, 'Summary'),
+    el('table', { class: 'grid', 'data-testid': 'summary-deltas' }, head(), el('tbody', {}, keys.map(row))),
+    el('details', {}, el('summary', {}, `${changed.length} more metrics that differ`),
+      el('table', { class: 'grid' }, head(), el('tbody', {}, changed.map(row)))));
+}
+
+async function compareEngines(a, b, card, cmp) {
+  const q = (n) => NX.query(n, 'SELECT engine, SUM(duration_ns) AS busy_ns FROM ActiveTime GROUP BY engine').then(NX.objects).catch(() => []);
+  const [ea, eb] = await Promise.all([q(a), q(b)]);
+  const m = new Map();
+  for (const [i, rows] of [ea, eb].entries()) for (const r of rows) {
+    const e = m.get(r.engine) || [0, 0];
+    e[i] = r.busy_ns; m.set(r.engine, e);
+  }
+  const dma = cmp && cmp.deltas.engines.find((e) => e.name === 'DMA');
+  if (dma) m.set('DMA (transfers)', [dma.before_ns, dma.after_ns]);
+  const rows = [...m].sort((x, y) => Math.max(...y[1]) - Math.max(...x[1]));
+  const max = Math.max(1, ...rows.map(([, v]) => Math.max(...v)));
+  card.replaceChildren(el('h2', {}, 'Engine active time'),
+    el('div', { class: 'legend', style: 'margin:0 0 8px' }, [a, b].map((n, i) => el('span', { style: `--c:${CMP_COLORS[i]}` }, n))),
+    rows.length ? el('div', { class: 'bars pair', 'data-testid': 'compare-engines' }, rows.map(([e, v]) => el('div', { class: 'bar', 'data-engine': e },
+      el('span', {}, capital(e)),
+      el('div', {}, v.map((ns, i) => el('div', { class: 'track thin' }, el('div', { class: 'fill', style: `width:${(100 * ns / max).toFixed(1)}%;background:${CMP_COLORS[i]}` })))),
+      el('span', { class: 'val' }, el('div', {}, NX.fmtNs(v[0])), el('div', {}, NX.fmtNs(v[1])))))) :
+      el('p', { class: 'muted' }, 'No engine activity in either profile.'));
+}
+
+function compareReport(a, b, card, cmp) {
+  const t = cmp.deltas.bounds.find((x) => x.name === 'total_time');
+  const gapLabel = new Map(cmp.after.gaps.map((g) => [g.name, g.label]));
+  const table = (title, rows, label) => el('div', { style: 'flex:1;min-width:0' }, el('div', { class: 'sub muted' }, title),
+    el('table', { class: 'grid' }, el('thead', {}, el('tr', {}, el('th', {}, ''), el('th', { class: 'num' }, a), el('th', { class: 'num' }, b), el('th', { class: 'num' }, 'Δ (ratio)'))),
+      el('tbody', {}, rows.map((x) => el('tr', { 'data-name': x.name }, el('td', {}, label(x)), el('td', { class: 'num' }, NX.fmtNs(x.before_ns)),
+        el('td', { class: 'num' }, NX.fmtNs(x.after_ns)),
+        el('td', { class: 'num ' + (x.delta_ns < 0 && x.text !== '—' ? 'down' : x.delta_ns > 0 && x.text !== '—' ? 'up' : 'muted') }, x.text))))));
+  const status = new Map(cmp.before.findings.map((f) => [f.id, f.status]));
+  card.replaceChildren(el('h2', {}, 'recommend --compare'),
+    el('p', { 'data-testid': 'compare-headline' }, 'Total time ', el('b', {}, NX.fmtNs(t.before_ns)), ' → ', el('b', {}, NX.fmtNs(t.after_ns)),
+      ` (${t.text}). Bottleneck: `, el('b', {}, cmp.bottleneck.before), cmp.bottleneck.changed ? [' → ', el('b', {}, cmp.bottleneck.after)] : ' (unchanged)', '.',
+      el('span', { class: 'muted' }, ' Deltas are after − before; the ratio is before / after.')),
+    el('div', { class: 'row' },
+      table('Bounds', cmp.deltas.bounds, (x) => x.name.replace(/_/g, ' ')),
+      table('Gaps', cmp.deltas.gaps, (x) => gapLabel.get(x.name) || x.name)),
+    el('div', { class: 'sub muted', style: 'margin-top:14px' }, `Findings of ${b}, with their status in ${a}`),
+    el('table', { class: 'grid', 'data-testid': 'compare-findings' },
+      el('thead', {}, el('tr', {}, ['#', 'Finding', a, b, 'Gap', 'Summary'].map((h, i) => el('th', { class: i === 4 ? 'num' : '' }, h)))),
+      el('tbody', {}, cmp.after.findings.map((f) => el('tr', {}, el('td', { class: 'num' }, f.rank), el('td', {}, f.title),
+        el('td', {}, el('span', { class: 'badge' + (status.get(f.id) === 'found' ? ' found' : ' quiet') }, (status.get(f.id) || '–').replace(/_/g, ' '))),
+        el('td', {}, el('span', { class: 'badge' + (f.status === 'found' ? ' found' : ' quiet') }, f.status.replace(/_/g, ' '))),
+        el('td', { class: 'num' }, f.gap_ns === null || f.gap_ns === undefined ? '–' : NX.fmtNs(f.gap_ns)),
+        el('td', {}, f.summary || ''))))));
+}
+
+async function comparePage(a, b) {
+  document.title = `${a} → ${b} · Neuron Explorer`;
+  setChrome([el('a', { href: '/', 'data-nav': true }, 'Profiles'), ' / compare'], []);
+  const sum = el('div', { class: 'card' }, el('h2', {}, 'Summary'), el('p', { class: 'muted' }, 'Loading…'));
+  const eng = el('div', { class: 'card', style: 'max-width:620px' }, el('h2', {}, 'Engine active time'), el('p', { class: 'muted' }, 'Loading…'));
+  const rep = el('div', { class: 'card', 'data-testid': 'compare-report' }, el('h2', {}, 'recommend --compare'), el('p', { class: 'muted' }, 'Loading…'));
+  main.replaceChildren(el('div', { class: 'toolbar' },
+    el('h1', { style: 'margin:0' }, el('a', { href: NX.profileUrl(a), 'data-nav': true }, a), el('span', { class: 'muted' }, ' → '),
+      el('a', { href: NX.profileUrl(b), 'data-nav': true }, b)), el('span', { class: 'spacer' }),
+    el('a', { href: NX.compareUrl(b, a), 'data-nav': true, class: 'button secondary', 'data-testid': 'swap' }, 'Swap')),
+  el('div', { class: 'row', style: 'margin-top:12px' }, sum, eng), rep);
+  const cmp = await NX.get(`${NX.profileBase(a)}/analysis?compare=${NX.enc(b)}`).catch((e) => {
+    rep.replaceChildren(el('h2', {}, 'recommend --compare'), errorBox(e));
+    return null;
+  });
+  if (cmp) compareReport(a, b, rep, cmp);
+  summaryDeltas(a, b, sum).catch((e) => sum.replaceChildren(el('h2', {}, 'Summary'), errorBox(e)));
+  compareEngines(a, b, eng, cmp).catch((e) => eng.replaceChildren(el('h2', {}, 'Engine active time'), errorBox(e)));
+}

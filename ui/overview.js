@@ -1,0 +1,164 @@
+/* overview.js: the cards of a profile's overview (/profile/<name>): Summary metrics with
+ * their SchemaFields units and descriptions, engine active time, and the `recommend`
+ * analysis (bounds and gaps as one chart, ranked findings with their source lines, each
+ * a link to the source view). A framework-only profile gets its event streams instead. */
+'use strict';
+
+const ENGINE_COLORS = { tensor: '#4e79a7', tensormatrix: '#76b7b2', vector: '#59a14f', scalar: '#f28e2b',
+  gpsimd: '#b07aa1', sync: '#9c755f', dma: '#e15759' };
+const engineColor = (e) => ENGINE_COLORS[String(e).toLowerCase()] || '#4e79a7';
+const capital = (s) => String(s).charAt(0).toUpperCase() + String(s).slice(1);
+
+const KEY_METRICS = ['total_time', 'event_count', 'hardware_flops', 'mfu_estimated_percent',
+  'mm_arithmetic_intensity', 'tensor_engine_active_time_percent', 'vector_engine_active_time_percent',
+  'dma_active_time_percent', 'dma_transfer_total_bytes', 'mbu_estimated_percent', 'hbm_read_bytes', 'hbm_write_bytes'];
+
+const UNIT_LABEL = { seconds: 's', nanoseconds: 'ns', bytes: 'bytes', percent: '%', count: 'count' };
+
+function metricTile(k, v, f) {
+  return el('div', { class: 'metric', title: f.description || '', 'data-field': k },
+    el('div', { class: 'v' }, NX.fmtUnit(v, f.unit)),
+    el('div', { class: 'k' }, k.replace(/_/g, ' '), f.unit ? el('span', { class: 'unit' }, UNIT_LABEL[f.unit] || f.unit) : null),
+    f.description ? el('div', { class: 'd' }, f.description) : null);
+}
+
+/* Summary: headline tiles and every column in a table. Returns the Summary row. */
+async function summaryCard(name, card) {
+  const [res, schema] = await Promise.all([NX.query(name, 'SELECT * FROM Summary LIMIT 1'), NX.schema(name, 'Summary')]);
+  const row = NX.objects(res)[0];
+  if (!row) { await frameworkCard(name, card); return {}; }
+  const fields = new Map(schema.fields.map((f) => [f.name, f]));
+  const keys = KEY_METRICS.filter((k) => row[k] !== null && row[k] !== undefined);
+  const all = el('table', { class: 'grid' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'Metric'), el('th', { class: 'num' }, 'Value'), el('th', {}, 'Unit'), el('th', {}, 'Description'))),
+    el('tbody', {}, res.columns.map((c) => {
+      const f = fields.get(c.name) || {};
+      return el('tr', {}, el('td', { class: 'mono' }, c.name), el('td', { class: 'num' }, NX.fmtUnit(row[c.name], f.unit)),
+        el('td', { class: 'muted' }, f.unit || ''), el('td', { class: 'muted' }, f.description || ''));
+    })));
+  card.replaceChildren(el('h2', {}, 'Summary'),
+    el('div', { class: 'metrics', 'data-testid': 'summary' }, keys.map((k) => metricTile(k, row[k], fields.get(k) || {}))),
+    el('details', {}, el('summary', {}, `All ${res.columns.length} metrics with units and descriptions`), all));
+  return row;
+}
+
+/* A framework trace has no Summary: its streams and busiest events instead. */
+async function frameworkCard(name, card) {
+  const q = (sql) => NX.query(name, sql).then(NX.objects);
+  const [[tot], streams, top] = await Promise.all([
+    q('SELECT count(*) AS events, count(DISTINCT framework_stream_id) AS streams, ' +
+      'max(end_ts) - min(start_ts) AS span_ns FROM SystemProfileEvents WHERE duration_ns > 0'),
+    q('SELECT trace_event_source AS source, instance_id, count(DISTINCT framework_stream_id) AS streams, ' +
+      'count(*) AS events FROM SystemProfileEvents GROUP BY ALL ORDER BY events DESC LIMIT 10'),
+    q('SELECT name, count(*) AS n, sum(duration_ns) AS total_ns FROM SystemProfileEvents ' +
+      'WHERE duration_ns > 0 GROUP BY name ORDER BY total_ns DESC LIMIT 10')]);
+  const max = Math.max(1, ...top.map((r) => r.total_ns));
+  card.replaceChildren(el('h2', {}, 'Framework trace'),
+    el('div', { class: 'metrics', 'data-testid': 'summary' },
+      metricTile('span', tot.span_ns, { unit: 'nanoseconds', description: 'From the first event start to the last event end.' }),
+      metricTile('events', tot.events, { unit: 'count', description: 'SystemProfileEvents rows with a duration.' }),
+      metricTile('streams', tot.streams, { unit: 'count', description: 'Distinct instance/pid/tid streams.' })),
+    el('div', { class: 'sub muted', style: 'margin-top:14px' }, 'Busiest events (total duration)'),
+    el('div', { class: 'bars wide' }, top.map((r) => el('div', { class: 'bar' }, el('span', { class: 'mono', title: r.name }, r.name),
+      el('div', { class: 'track' }, el('div', { class: 'fill', style: `width:${(100 * r.total_ns / max).toFixed(1)}%;background:#b07aa1` })),
+      el('span', { class: 'val' }, `${NX.fmtNs(r.total_ns)} · ${r.n}×`)))),
+    el('table', { class: 'grid', style: 'margin-top:12px' }, el('thead', {}, el('tr', {}, ['Source', 'Instance', 'Streams', 'Events'].map((h, i) => el('th', { class: i > 1 ? 'num' : '' }, h)))),
+      el('tbody', {}, streams.map((r) => el('tr', {}, el('td', {}, r.source), el('td', { class: 'mono' }, r.instance_id),
+        el('td', { class: 'num' }, r.streams), el('td', { class: 'num' }, NX.fmtNum(r.events)))))));
+}
+
+async function enginesCard(name, card, totalNs) {
+  const res = await NX.query(name, 'SELECT engine, SUM(duration_ns) AS busy_ns, COUNT(*) AS intervals FROM ActiveTime GROUP BY engine ORDER BY busy_ns DESC');
+  const rows = NX.objects(res);
+  if (!rows.length) {
+    card.replaceChildren(el('h2', {}, 'Engine active time'), el('p', { class: 'muted' }, 'No device engine activity in this profile (ActiveTime is empty).'));
+    return;
+  }
+  const max = totalNs || Math.max(1, ...rows.map((r) => r.busy_ns));
+  card.replaceChildren(el('h2', {}, 'Engine active time'),
+    el('div', { class: 'bars', 'data-testid': 'engines' }, rows.map((r) => el('div', { class: 'bar', 'data-engine': r.engine },
+      el('span', {}, capital(r.engine)),
+      el('div', { class: 'track' }, el('div', { class: 'fill', style: `width:${(100 * r.busy_ns / max).toFixed(1)}%;background:${engineColor(r.engine)}` })),
+      el('span', { class: 'val' }, `${NX.fmtNs(r.busy_ns)} · ${(100 * r.busy_ns / max).toFixed(1)}%`)))),
+    el('p', { class: 'muted', style: 'margin:8px 0 0;font-size:12px' }, 'Share of the total time each engine was busy (ActiveTime, semaphore waits excluded).'));
+}
+
+const GAP_COLORS = { memory: '#4e79a7', compute: '#59a14f', pipeline: '#f28e2b' };
+
+/* Bounds and gaps on one time axis (SVG): each bound is the time the kernel would take if
+ * only that limited it, each gap the time lost; the dashed line is the measured total. */
+function boundsChart(r) {
+  const NS = 'http://www.w3.org/2000/svg';
+  const svg = (tag, attrs, ...kids) => {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    for (const k of kids) e.append(k);
+    return e;
+  };
+  const total = (r.inputs && r.inputs.total_ns) || 1;
+  const rows = [{ head: 'Bounds' }, ...r.bounds.map((b) => ({ label: b.name.replace(/_/g, ' '), ns: b.ns, color: b.name === 'total_time' ? '#1f2937' : '#94a3b8',
+    note: b.engine ? `(${b.engine})` : '' })), { head: 'Gaps' },
+  ...r.gaps.map((g) => ({ label: g.label || g.name, ns: g.ns, color: GAP_COLORS[g.family] || '#b07aa1', note: g.family }))];
+  const max = Math.max(total, ...rows.map((x) => x.ns || 0)) * 1.02;
+  const W = 900, L = 200, R = 150, rowH = 20, headH = 24, top = 8;
+  let y = top;
+  const g = svg('g');
+  for (const x of rows) {
+    if (x.head) {
+      g.append(svg('text', { x: 0, y: y + 16, class: 'bc-head' }, x.head));
+      y += headH;
+      continue;
+    }
+    const w = Math.max(0, (W - L - R) * (x.ns || 0) / max);
+    const t = svg('g', { 'data-name': x.label });
+    t.append(svg('title', {}, `${x.label}: ${NX.fmtNs(x.ns)} (${(100 * (x.ns || 0) / total).toFixed(1)} % of the total)`),
+      svg('text', { x: 0, y: y + 14, class: 'bc-label' }, x.label),
+      svg('rect', { x: L, y: y + 3, width: W - L - R, height: rowH - 6, class: 'bc-bg' }),
+      svg('rect', { x: L, y: y + 3, width: w.toFixed(1), height: rowH - 6, rx: 2, fill: x.color }),
+      svg('text', { x: W - R + 8, y: y + 14, class: 'bc-val' }, `${NX.fmtNs(x.ns)} · ${(100 * (x.ns || 0) / total).toFixed(1)} %`));
+    g.append(t);
+    y += rowH;
+  }
+  const H = y + 22;
+  const tx = L + (W - L - R) * total / max;
+  const axis = svg('g');
+  for (let i = 0; i <= 4; i++) {
+    const v = max * i / 4, x = L + (W - L - R) * i / 4;
+    axis.append(svg('line', { x1: x, x2: x, y1: top, y2: y, class: 'bc-grid' }),
+      svg('text', { x, y: y + 16, class: 'bc-tick', 'text-anchor': 'middle' }, NX.fmtNs(v)));
+  }
+  axis.append(svg('line', { x1: tx, x2: tx, y1: top, y2: y, class: 'bc-total' }),
+    svg('text', { x: tx - 4, y: top + 14, class: 'bc-tick', 'text-anchor': 'end' }, 'measured total'));
+  return svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', class: 'bounds-chart', 'data-testid': 'bounds-chart', role: 'img',
+    'aria-label': 'bounds and gaps' }, axis, g);
+}
+
+/* The source lines a finding names: its `lines` table's "source" column. */
+function findingSources(f) {
+  const L = f.lines;
+  if (!L || !L.columns) return [];
+  const i = L.columns.indexOf('source');
+  if (i < 0) return [];
+  const seen = [];
+  for (const r of L.rows) if (r[i] && !seen.includes(r[i])) seen.push(r[i]);
+  return seen;
+}
+
+/* The `recommend` analysis (GET .../analysis): bounds and gaps chart, ranked findings. */
+async function analysisCard(name, card) {
+  const r = (await NX.get(NX.profileBase(name) + '/analysis')).report;
+  const dq = r.data_quality && r.data_quality.counts;
+  const noSrc = dq && dq.instructions > 0 && !dq.instructions_with_source;
+  card.replaceChildren(el('h2', {}, 'Analysis ', el('span', { class: 'muted', style: 'font-weight:400' },
+    `bottleneck: ${r.bottleneck || '–'} · the method is recommend's (docs/recommend.md)`)),
+  boundsChart(r),
+  noSrc ? el('p', { class: 'muted' }, 'The instructions carry no source locations: compile with debug info to get source lines.') : null,
+  el('table', { class: 'grid', 'data-testid': 'findings', style: 'margin-top:12px' },
+    el('thead', {}, el('tr', {}, ['#', 'Finding', 'Status', 'Gap', 'Source lines', 'Summary'].map((h, i) => el('th', { class: i === 3 ? 'num' : '' }, h)))),
+    el('tbody', {}, r.findings.map((f) => el('tr', { 'data-finding': f.id }, el('td', { class: 'num' }, f.rank), el('td', {}, f.title),
+      el('td', {}, el('span', { class: 'badge' + (f.status === 'found' ? ' found' : ' quiet') }, f.status.replace(/_/g, ' '))),
+      el('td', { class: 'num' }, f.gap_ns === null || f.gap_ns === undefined ? '–' : NX.fmtNs(f.gap_ns)),
+      el('td', { class: 'srclinks' }, findingSources(f).slice(0, 4).map((s) => el('a', { href: NX.sourceUrl(name, s), 'data-nav': true,
+        class: 'mono', 'data-testid': 'finding-source', title: 'Open in the source view' }, s))),
+      el('td', {}, f.summary || ''))))));
+}
