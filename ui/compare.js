@@ -11,9 +11,13 @@ function deltaCells(a, b, unit) {
   if (typeof a !== 'number' || typeof b !== 'number')
     return [el('td', { class: 'num muted' }, a === b ? '=' : '–'), el('td', { class: 'num muted' }, '')];
   const d = b - a;
-  const txt = d === 0 ? '=' : (d > 0 ? '+' : '−') + NX.fmtUnit(Math.abs(d), unit);
+  /* a difference of percentages is in percentage points */
+  const mag = unit === 'percent' ? (+(Math.abs(d) * 100).toPrecision(4)) + ' pp' : NX.fmtUnit(Math.abs(d), unit);
+  const txt = d === 0 ? '=' : (d > 0 ? '+' : '−') + mag;
   const rel = a !== 0 ? (100 * d / Math.abs(a)) : null;
-  return [el('td', { class: 'num ' + (d < 0 ? 'down' : d > 0 ? 'up' : 'muted') }, txt),
+  /* only for times is the direction plainly good or bad: shorter is better */
+  const timed = unit === 'seconds' || unit === 'nanoseconds';
+  return [el('td', { class: 'num ' + (!timed || d === 0 ? '' : d < 0 ? 'down' : 'up') }, txt),
     el('td', { class: 'num muted' }, rel === null || d === 0 ? '' : `${rel > 0 ? '+' : ''}${rel.toFixed(1)} %`)];
 }
 

@@ -47,7 +47,7 @@ async function frameworkCard(name, card) {
   const q = (sql) => NX.query(name, sql).then(NX.objects);
   const [[tot], streams, top] = await Promise.all([
     q('SELECT count(*) AS events, count(DISTINCT framework_stream_id) AS streams, ' +
-      'max(end_ts) - min(start_ts) AS span_ns FROM SystemProfileEvents WHERE duration_ns > 0'),
+      'max(end_ts) FILTER (duration_ns > 0) - min(start_ts) FILTER (duration_ns > 0) AS span_ns FROM SystemProfileEvents'),
     q('SELECT trace_event_source AS source, instance_id, count(DISTINCT framework_stream_id) AS streams, ' +
       'count(*) AS events FROM SystemProfileEvents GROUP BY ALL ORDER BY events DESC LIMIT 10'),
     q('SELECT name, count(*) AS n, sum(duration_ns) AS total_ns FROM SystemProfileEvents ' +
@@ -56,7 +56,7 @@ async function frameworkCard(name, card) {
   card.replaceChildren(el('h2', {}, 'Framework trace'),
     el('div', { class: 'metrics', 'data-testid': 'summary' },
       metricTile('span', tot.span_ns, { unit: 'nanoseconds', description: 'From the first event start to the last event end.' }),
-      metricTile('events', tot.events, { unit: 'count', description: 'SystemProfileEvents rows with a duration.' }),
+      metricTile('events', tot.events, { unit: 'count', description: 'SystemProfileEvents rows (metadata events included).' }),
       metricTile('streams', tot.streams, { unit: 'count', description: 'Distinct instance/pid/tid streams.' })),
     el('div', { class: 'sub muted', style: 'margin-top:14px' }, 'Busiest events (total duration)'),
     el('div', { class: 'bars wide' }, top.map((r) => el('div', { class: 'bar' }, el('span', { class: 'mono', title: r.name }, r.name),
@@ -70,10 +70,7 @@ async function frameworkCard(name, card) {
 async function enginesCard(name, card, totalNs) {
   const res = await NX.query(name, 'SELECT engine, SUM(duration_ns) AS busy_ns, COUNT(*) AS intervals FROM ActiveTime GROUP BY engine ORDER BY busy_ns DESC');
   const rows = NX.objects(res);
-  if (!rows.length) {
-    card.replaceChildren(el('h2', {}, 'Engine active time'), el('p', { class: 'muted' }, 'No device engine activity in this profile (ActiveTime is empty).'));
-    return;
-  }
+  if (!rows.length) { card.hidden = true; return; } /* a framework trace: no engines */
   const max = totalNs || Math.max(1, ...rows.map((r) => r.busy_ns));
   card.replaceChildren(el('h2', {}, 'Engine active time'),
     el('div', { class: 'bars', 'data-testid': 'engines' }, rows.map((r) => el('div', { class: 'bar', 'data-engine': r.engine },
@@ -100,7 +97,7 @@ function boundsChart(r) {
     note: b.engine ? `(${b.engine})` : '' })), { head: 'Gaps' },
   ...r.gaps.map((g) => ({ label: g.label || g.name, ns: g.ns, color: GAP_COLORS[g.family] || '#b07aa1', note: g.family }))];
   const max = Math.max(total, ...rows.map((x) => x.ns || 0)) * 1.02;
-  const W = 900, L = 200, R = 150, rowH = 20, headH = 24, top = 8;
+  const W = 1000, L = 190, R = 150, rowH = 20, headH = 24, top = 8;
   let y = top;
   const g = svg('g');
   for (const x of rows) {
@@ -129,7 +126,7 @@ function boundsChart(r) {
   }
   axis.append(svg('line', { x1: tx, x2: tx, y1: top, y2: y, class: 'bc-total' }),
     svg('text', { x: tx - 4, y: top + 14, class: 'bc-tick', 'text-anchor': 'end' }, 'measured total'));
-  return svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', class: 'bounds-chart', 'data-testid': 'bounds-chart', role: 'img',
+  return svg('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: 'bounds-chart', 'data-testid': 'bounds-chart', role: 'img',
     'aria-label': 'bounds and gaps' }, axis, g);
 }
 
@@ -146,10 +143,15 @@ function findingSources(f) {
 
 /* The `recommend` analysis (GET .../analysis): bounds and gaps chart, ranked findings. */
 async function analysisCard(name, card) {
+  const n = await NX.query(name, 'SELECT count(*) FROM Instruction').then((x) => x.rows[0][0]).catch(() => 0);
+  if (!n) {
+    card.replaceChildren(el('h2', {}, 'Analysis'), el('p', { class: 'muted' }, 'The analysis (recommend) needs device instructions; this profile has none.'));
+    return;
+  }
   const r = (await NX.get(NX.profileBase(name) + '/analysis')).report;
   const dq = r.data_quality && r.data_quality.counts;
   const noSrc = dq && dq.instructions > 0 && !dq.instructions_with_source;
-  card.replaceChildren(el('h2', {}, 'Analysis ', el('span', { class: 'muted', style: 'font-weight:400' },
+  card.replaceChildren(...[el('h2', {}, 'Analysis ', el('span', { class: 'muted', style: 'font-weight:400' },
     `bottleneck: ${r.bottleneck || '–'} · the method is recommend's (docs/recommend.md)`)),
   boundsChart(r),
   noSrc ? el('p', { class: 'muted' }, 'The instructions carry no source locations: compile with debug info to get source lines.') : null,
@@ -160,5 +162,5 @@ async function analysisCard(name, card) {
       el('td', { class: 'num' }, f.gap_ns === null || f.gap_ns === undefined ? '–' : NX.fmtNs(f.gap_ns)),
       el('td', { class: 'srclinks' }, findingSources(f).slice(0, 4).map((s) => el('a', { href: NX.sourceUrl(name, s), 'data-nav': true,
         class: 'mono', 'data-testid': 'finding-source', title: 'Open in the source view' }, s))),
-      el('td', {}, f.summary || ''))))));
+      el('td', {}, f.summary || '')))))].filter(Boolean));
 }

@@ -106,9 +106,9 @@ async function sourcePage(name) {
     el('li', { 'data-path': e.file.path, class: e.file === cur ? 'active' : '' },
       el('a', { href: NX.sourceUrl(name, { file: e.file.path }), 'data-nav': true, class: 'mono' }, e.file.path),
       e.n ? el('span', { class: 'muted' }, ` ${e.n} instr · ${NX.fmtNs(e.dur)}`) : null)));
-  side.replaceChildren(el('h2', {}, 'Files ', el('span', { class: 'muted', style: 'font-weight:400' }, `${arch.files.length} in ${arch.name}`)), list,
+  side.replaceChildren(...[el('h2', {}, 'Files ', el('span', { class: 'muted', style: 'font-weight:400' }, `${arch.files.length} in ${arch.name}`)), list,
     unmatched.length ? el('details', {}, el('summary', {}, `${unmatched.length} locations not in the archive`),
-      el('ul', { class: 'src-list' }, unmatched.map((s) => el('li', { class: 'mono' }, s.loc, el('span', { class: 'muted' }, ` ${s.n} instr`))))) : null);
+      el('ul', { class: 'src-list' }, unmatched.map((s) => el('li', { class: 'mono' }, s.loc, el('span', { class: 'muted' }, ` ${s.n} instr`))))) : null].filter(Boolean));
   renderFile(name, view, byFile.get(cur.path), want.line);
 }
 
