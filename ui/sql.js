@@ -32,6 +32,11 @@ function toCsv(res) {
 /* The user's query without trailing semicolons, ready to nest in a subquery. */
 const stripSql = (q) => q.replace(/[\s;]+$/, '');
 
+/* Whether a query reads like a plain query that can be nested (else it runs as it is, and
+ * the server judges it: a refused statement then gets the server's own refusal). */
+const nestable = (q) => /^(select|with|from|values|table|pivot|unpivot)\b/i
+  .test(q.replace(/^(\s+|--[^\n]*\n?|\/\*[\s\S]*?\*\/|\()*/, ''));
+
 async function schemaBrowser(name, ta) {
   const box = el('div', { class: 'schema', 'data-testid': 'schema' });
   const filter = el('input', { type: 'search', placeholder: 'Filter tables and fields…', style: 'width:100%;margin-bottom:8px' });
@@ -133,7 +138,7 @@ function sqlPage(name) {
   async function run() {
     sessionStorage.setItem('nx-sql', ta.value);
     const q = stripSql(ta.value);
-    const s = st = { q, page: 0, mode: 'server' };
+    const s = st = { q, page: 0, mode: nestable(q) ? 'server' : 'client' };
     await show(0);
     if (s !== st || s.mode !== 'server' || s.total !== undefined || !s.shown) return;
     try { /* the total, for the pager; a nicety, so its failure is ignored */
