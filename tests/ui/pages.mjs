@@ -81,6 +81,7 @@ try {
   const loc = await src.textContent();
   check(/:\d+$/.test(loc), `finding source is not file:line: ${loc}`);
   await shot(page, '3-overview');
+  await page.locator('[data-testid=analysis]').screenshot({ path: path.join(shots, '3-analysis.png') });
 
   step = 'source view of a finding line';
   await src.click();
