@@ -100,7 +100,10 @@ async function comparePage(a, b) {
       el('a', { href: NX.profileUrl(b), 'data-nav': true }, b)), el('span', { class: 'spacer' }),
     el('a', { href: NX.compareUrl(b, a), 'data-nav': true, class: 'button secondary', 'data-testid': 'swap' }, 'Swap')),
   el('div', { class: 'row', style: 'margin-top:12px' }, sum, eng), rep);
-  const cmp = await NX.get(`${NX.profileBase(a)}/analysis?compare=${NX.enc(b)}`).catch((e) => {
+  const both = (await Promise.all([hasInstructions(a), hasInstructions(b)])).every(Boolean);
+  if (!both)
+    rep.replaceChildren(el('h2', {}, 'recommend --compare'), el('p', { class: 'muted' }, 'The comparison of the analyses needs two device profiles.'));
+  const cmp = !both ? null : await NX.get(`${NX.profileBase(a)}/analysis?compare=${NX.enc(b)}`).catch((e) => {
     rep.replaceChildren(el('h2', {}, 'recommend --compare'), errorBox(e));
     return null;
   });

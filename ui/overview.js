@@ -22,6 +22,19 @@ function metricTile(k, v, f) {
     f.description ? el('div', { class: 'd' }, f.description) : null);
 }
 
+/* "Compare with…": the other profiles of the data path; picking one opens the compare
+ * page with this profile as "before". */
+function compareControl(name) {
+  const sel = el('select', { 'data-testid': 'compare-with', title: 'Compare this profile with another',
+    onchange: () => { if (sel.value) go(NX.compareUrl(name, sel.value)); } }, el('option', { value: '' }, 'Compare with…'));
+  NX.get('/api/v1/profiles').then((r) => sel.append(...r.profiles.filter((p) => p.name !== name)
+    .map((p) => el('option', { value: p.name }, p.name)))).catch(() => { sel.hidden = true; });
+  return sel;
+}
+
+const cardHead = (name, title) => el('div', { class: 'toolbar' }, el('h2', { style: 'margin:0' }, title),
+  el('span', { class: 'spacer' }), compareControl(name));
+
 /* Summary: headline tiles and every column in a table. Returns the Summary row. */
 async function summaryCard(name, card) {
   const [res, schema] = await Promise.all([NX.query(name, 'SELECT * FROM Summary LIMIT 1'), NX.schema(name, 'Summary')]);
@@ -36,7 +49,7 @@ async function summaryCard(name, card) {
       return el('tr', {}, el('td', { class: 'mono' }, c.name), el('td', { class: 'num' }, NX.fmtUnit(row[c.name], f.unit)),
         el('td', { class: 'muted' }, f.unit || ''), el('td', { class: 'muted' }, f.description || ''));
     })));
-  card.replaceChildren(el('h2', {}, 'Summary'),
+  card.replaceChildren(cardHead(name, 'Summary'),
     el('div', { class: 'metrics', 'data-testid': 'summary' }, keys.map((k) => metricTile(k, row[k], fields.get(k) || {}))),
     el('details', {}, el('summary', {}, `All ${res.columns.length} metrics with units and descriptions`), all));
   return row;
@@ -53,7 +66,7 @@ async function frameworkCard(name, card) {
     q('SELECT name, count(*) AS n, sum(duration_ns) AS total_ns FROM SystemProfileEvents ' +
       'WHERE duration_ns > 0 GROUP BY name ORDER BY total_ns DESC LIMIT 10')]);
   const max = Math.max(1, ...top.map((r) => r.total_ns));
-  card.replaceChildren(el('h2', {}, 'Framework trace'),
+  card.replaceChildren(cardHead(name, 'Framework trace'),
     el('div', { class: 'metrics', 'data-testid': 'summary' },
       metricTile('span', tot.span_ns, { unit: 'nanoseconds', description: 'From the first event start to the last event end.' }),
       metricTile('events', tot.events, { unit: 'count', description: 'SystemProfileEvents rows (metadata events included).' }),
@@ -141,10 +154,12 @@ function findingSources(f) {
   return seen;
 }
 
+/* Whether a profile has device instructions (what `recommend` analyses). */
+const hasInstructions = (name) => NX.query(name, 'SELECT count(*) FROM Instruction').then((x) => x.rows[0][0] > 0).catch(() => false);
+
 /* The `recommend` analysis (GET .../analysis): bounds and gaps chart, ranked findings. */
 async function analysisCard(name, card) {
-  const n = await NX.query(name, 'SELECT count(*) FROM Instruction').then((x) => x.rows[0][0]).catch(() => 0);
-  if (!n) {
+  if (!await hasInstructions(name)) {
     card.replaceChildren(el('h2', {}, 'Analysis'), el('p', { class: 'muted' }, 'The analysis (recommend) needs device instructions; this profile has none.'));
     return;
   }

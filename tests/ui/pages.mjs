@@ -82,6 +82,7 @@ try {
   check(/:\d+$/.test(loc), `finding source is not file:line: ${loc}`);
   await shot(page, '3-overview');
   await page.locator('[data-testid=analysis]').screenshot({ path: path.join(shots, '3-analysis.png') });
+  check(await page.locator(`[data-testid=compare-with] option[value="${B}"]`).count() === 1, 'no "compare with" for B');
 
   step = 'source view of a finding line';
   await src.click();
@@ -150,6 +151,10 @@ try {
   await page.locator('[data-testid=summary] .metric').first().waitFor();
   check((await page.textContent('main')).includes('Framework trace'), 'no framework card');
   await shot(page, '7-framework');
+  await page.selectOption('[data-testid=compare-with]', A);
+  await page.waitForURL(`**/compare/${encodeURIComponent(FW)}/${encodeURIComponent(A)}`);
+  await page.locator('[data-testid=summary-deltas] tr[data-field=total_time]').waitFor();
+  check((await text('[data-testid=compare-report]')).includes('needs two device profiles'), 'framework compare report');
 
   errors.splice(0, errors.length, ...errors.filter((e) => !/40[03]|query_not_allowed|analysis_failed/.test(e)));
   check(errors.length === 0, 'browser errors: ' + errors.join(' | '));
