@@ -100,7 +100,9 @@ async function sourcePage(name) {
     l.n += s.n; l.dur += s.dur; l.t0 = Math.min(l.t0, s.t0); l.t1 = Math.max(l.t1, s.t1); l.locs.push(s.loc);
     e.lines.set(s.line, l); e.n += s.n; e.dur += s.dur;
   }
+  if (!arch.files.length) { view.replaceChildren(el('p', { class: 'muted' }, `${arch.name} holds no files.`)); return; }
   let cur = want.file ? resolveFile(arch.files, want.file) : null;
+  const missing = want.file && !cur;
   if (!cur) cur = [...byFile.values()].sort((a, b) => b.dur - a.dur)[0].file;
   const list = el('ul', { class: 'src-list', 'data-testid': 'source-files' }, [...byFile.values()].map((e) =>
     el('li', { 'data-path': e.file.path, class: e.file === cur ? 'active' : '' },
@@ -109,7 +111,9 @@ async function sourcePage(name) {
   side.replaceChildren(...[el('h2', {}, 'Files ', el('span', { class: 'muted', style: 'font-weight:400' }, `${arch.files.length} in ${arch.name}`)), list,
     unmatched.length ? el('details', {}, el('summary', {}, `${unmatched.length} locations not in the archive`),
       el('ul', { class: 'src-list' }, unmatched.map((s) => el('li', { class: 'mono' }, s.loc, el('span', { class: 'muted' }, ` ${s.n} instr`))))) : null].filter(Boolean));
-  renderFile(name, view, byFile.get(cur.path), want.line);
+  renderFile(name, view, byFile.get(cur.path), missing ? null : want.line);
+  if (missing)
+    view.prepend(el('div', { class: 'error' }, `${want.file} is not in the uploaded archive; showing ${cur.path}.`));
 }
 
 function renderFile(name, view, entry, line) {
