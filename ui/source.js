@@ -162,7 +162,8 @@ function renderFile(name, view, entry, line) {
       el('span', { class: 'mono muted' }, `(${l.locs.join(', ')})`), ' ', link);
     try {
       const res = await NX.query(name, `SELECT engine, opcode, count(*) AS n, sum(duration_ns)::BIGINT AS dur FROM Instruction ` +
-        `WHERE ${NX.LOC_SQL} IN (${l.locs.map(NX.sqlStr).join(', ')}) GROUP BY ALL ORDER BY dur DESC LIMIT 50`);
+        `WHERE start_ts <= ${Math.ceil(l.t1)} AND end_ts >= ${Math.floor(l.t0)} ` + /* integer bounds: row groups skipped */
+        `AND ${NX.LOC_SQL} IN (${l.locs.map(NX.sqlStr).join(', ')}) GROUP BY ALL ORDER BY dur DESC LIMIT 50`);
       if (mine !== token) return;
       info.append(el('div', { class: 'chips', 'data-testid': 'line-opcodes' }, NX.objects(res).map((r) =>
         el('span', { class: 'chip', style: `--c:${NX.color(r.opcode)}` }, `${r.engine} ${r.opcode} ×${r.n} · ${NX.fmtNs(r.dur)}`))));
