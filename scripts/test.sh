@@ -7,7 +7,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 skip=" ${NX_TEST_SKIP:-} "
-bash "$here/scripts/bootstrap.sh"
+bash "$here/scripts/bootstrap.sh" --test
 bash "$here/tests/tools/setup.sh"
 
 echo "== build (RelWithDebInfo) and test"

@@ -75,6 +75,36 @@ static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *tmp_path;
 static bool tmp_thread_started;
 
+/* Removes the temporary tree while the other threads keep running until the process ends:
+ * they may create directories again (mkdir -p) at any moment. So: move the tree away and put
+ * a plain file in its place (nothing can be created below a file). A mkdir that lands between
+ * the two makes the file's creation fail; then that new tree is moved away too, and so on until
+ * the file holds the name. Then the moved trees go, and last the file. */
+static void remove_tmp_while_running(const char *path)
+{
+	struct nx_err err = { 0 };
+	int fd = -1, moved = 0;
+
+	for (int i = 0; i < 64 && fd < 0; i++) {
+		char *dying = nx_xasprintf("%s.interrupted.%d", path, i);
+		if (rename(path, dying) == 0)
+			moved = i + 1;
+		free(dying);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	}
+	for (int i = 0; i < moved; i++) {
+		char *dying = nx_xasprintf("%s.interrupted.%d", path, i);
+		nx_remove_tree(dying, &err);
+		free(dying);
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	} else {
+		nx_remove_tree(path, &err);
+	}
+}
+
 static void *signal_thread(void *arg)
 {
 	sigset_t *set = arg;
@@ -83,23 +113,8 @@ static void *signal_thread(void *arg)
 	if (sigwait(set, &sig))
 		return NULL;
 	pthread_mutex_lock(&tmp_lock);
-	if (tmp_path) {
-		/* The other threads keep running until the process ends, and may create
-		 * directories again (mkdir -p). So: move the tree away, put a plain file in
-		 * its place (nothing can be created below a file), remove the tree, then
-		 * the file, and end at once. */
-		struct nx_err err = { 0 };
-		char *dying = nx_xasprintf("%s.interrupted", tmp_path);
-		bool moved = rename(tmp_path, dying) == 0;
-		int fd = moved ? open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
-
-		nx_remove_tree(moved ? dying : tmp_path, &err);
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp_path);
-		}
-		free(dying);
-	}
+	if (tmp_path)
+		remove_tmp_while_running(tmp_path);
 	/* end the process as the signal would have (the lock stays held: nothing else
 	 * may touch the directory from now on) */
 	signal(sig, SIG_DFL);
