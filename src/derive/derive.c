@@ -127,8 +127,16 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 		uint64_t rows = 0;
 		double t0 = now_s();
 
+		if (header_value(f->text, "macro", table, sizeof(table))) {
+			/* a macro shared by the table files after it: defined, nothing written */
+			rc = nx_duck_exec(d, f->text, err);
+			if (rc)
+				nx_err_wrap(err, "derive macro %s (%s)", table, f->name);
+			continue;
+		}
 		if (!header_value(f->text, "table", table, sizeof(table))) {
-			rc = nx_errf(err, NX_EUSAGE, "derive SQL %s has no '-- table:' line", f->name);
+			rc = nx_errf(err, NX_EUSAGE, "derive SQL %s has neither a '-- table:' nor a "
+				     "'-- macro:' line", f->name);
 			break;
 		}
 		if (header_value(f->text, "requires", requires, sizeof(requires))) {
