@@ -62,24 +62,30 @@ void nx_strbuf_addch(struct nx_strbuf *sb, char c)
 	sb->buf[sb->len] = '\0';
 }
 
-void nx_strbuf_addf(struct nx_strbuf *sb, const char *fmt, ...)
+void nx_strbuf_vaddf(struct nx_strbuf *sb, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list again;
 	int n;
 
 	nx_strbuf_grow(sb, 64);
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sb->alloc - sb->len) {
+	if (n >= 0 && (size_t)n >= sb->alloc - sb->len) {
 		nx_strbuf_grow(sb, (size_t)n);
-		va_start(ap, fmt);
-		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
-		va_end(ap);
+		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, again);
 	}
-	sb->len += (size_t)n;
+	va_end(again);
+	if (n >= 0)
+		sb->len += (size_t)n;
+}
+
+void nx_strbuf_addf(struct nx_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	nx_strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
 }
 
 char *nx_strbuf_detach(struct nx_strbuf *sb, size_t *len)

@@ -5,6 +5,8 @@
 
 #include "common/compat.h"
 
+#include <stdarg.h>
+
 struct nx_strbuf {
 	char *buf;
 	size_t len;
@@ -21,6 +23,7 @@ void nx_strbuf_add(struct nx_strbuf *sb, const void *data, size_t len);
 void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s);
 void nx_strbuf_addch(struct nx_strbuf *sb, char c);
 void nx_strbuf_addf(struct nx_strbuf *sb, const char *fmt, ...) NX_PRINTF(2, 3);
+void nx_strbuf_vaddf(struct nx_strbuf *sb, const char *fmt, va_list ap) NX_PRINTF(2, 0);
 /* Hands the buffer to the caller (who frees it) and resets sb. */
 char *nx_strbuf_detach(struct nx_strbuf *sb, size_t *len);
 /* Returns the contents; an empty buffer yields "". */

@@ -30,6 +30,11 @@ void nx_ctx_warn(struct nx_ingest_ctx *c, const char *category, const char *fmt,
 	c->nwarn++;
 }
 
+void nx_ctx_warning(void *ctx, const char *category, const char *msg)
+{
+	nx_ctx_warn(ctx, category, "%s", msg);
+}
+
 struct nx_exec_window *nx_ctx_exec(struct nx_ingest_ctx *c, uint32_t index)
 {
 	if (index >= 1u << 20)

@@ -102,6 +102,8 @@ int64_t nx_ctx_total_ns(const struct nx_ingest_ctx *c);
 
 void nx_ctx_warn(struct nx_ingest_ctx *c, const char *category, const char *fmt, ...)
 	NX_PRINTF(3, 4);
+/* nx_ctx_warn with a ready message, in the shape of a warning callback (arg: the context). */
+void nx_ctx_warning(void *ctx, const char *category, const char *msg);
 struct nx_exec_window *nx_ctx_exec(struct nx_ingest_ctx *c, uint32_t index);
 
 /* Builds the static-instruction cache (operand text, locations, byte figures). */

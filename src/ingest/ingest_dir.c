@@ -162,7 +162,7 @@ static int write_events(struct run *r, struct nx_err *err)
 		files[i].path = r->found.traces[i];
 		files[i].instance = r->found.instances[i];
 	}
-	rc = nx_tev_init(&s, files, r->found.ntraces, &r->ctx, &src, err);
+	rc = nx_tev_init(&s, files, r->found.ntraces, nx_ctx_warning, &r->ctx, &src, err);
 	if (!rc)
 		rc = write_source(r, &src, stage, &rows, err);
 	r->facts.first_ns = s.first_ns;

@@ -10,6 +10,7 @@
 #include "common/xalloc.h"
 #include "trace/num.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,11 +348,27 @@ static void flush_open(struct nx_tev_src *s, struct nx_strmap *m, struct nx_tev_
 	}
 }
 
+static void tev_warn(struct nx_tev_src *s, const char *category, const char *fmt, ...)
+	NX_PRINTF(3, 4);
+static void tev_warn(struct nx_tev_src *s, const char *category, const char *fmt, ...)
+{
+	struct nx_strbuf msg = NX_STRBUF_INIT;
+	va_list ap;
+
+	if (!s->warn)
+		return;
+	va_start(ap, fmt);
+	nx_strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	s->warn(s->warn_arg, category, nx_strbuf_str(&msg));
+	nx_strbuf_release(&msg);
+}
+
 static void warn_count(struct nx_tev_src *s, const struct nx_tev_count *c, const char *what,
 		       const char *outcome)
 {
 	if (c->n)
-		nx_ctx_warn(s->ctx, "Invalid Data",
+		tev_warn(s, "Invalid Data",
 			    "'%s': %" PRIu64 " %s (the first at byte %" PRIu64 "); %s",
 			    s->files[s->cur].path, c->n, what, c->first, outcome);
 }
@@ -387,7 +404,7 @@ static void file_warnings(struct nx_tev_src *s)
 	warn_count(s, &s->k.no_ts, "events have no readable ts (missing, or not a number of "
 		   "microseconds)", "they were dropped rather than placed at time 0");
 	if (s->k.unknown.n)
-		nx_ctx_warn(s->ctx, "Invalid Data",
+		tev_warn(s, "Invalid Data",
 			    "'%s': %" PRIu64 " events have a phase that is not in the Trace Event "
 			    "Format (%s; the first at byte %" PRIu64 "); they were kept as generic "
 			    "events", path, s->k.unknown.n, s->k.unknown_ph, s->k.unknown.first);
@@ -404,17 +421,17 @@ static void file_warnings(struct nx_tev_src *s)
 		orphan_binds += v2;
 	}
 	if (orphan_f)
-		nx_ctx_warn(s->ctx, "Invalid Data",
+		tev_warn(s, "Invalid Data",
 			    "'%s': %" PRIu64 " flow end (f) events of %" PRIu64 " flow ids have no "
 			    "flow start (s) in the file; their rows are kept, unlinked", path,
 			    orphan_f, orphan_ids);
 	if (orphan_in)
-		nx_ctx_warn(s->ctx, "Invalid Data",
+		tev_warn(s, "Invalid Data",
 			    "'%s': %" PRIu64 " slices with flow_in of %" PRIu64 " bind_id values have "
 			    "no slice with flow_out in the file; their rows are kept, unlinked", path,
 			    orphan_in, orphan_binds);
 	if (s->rd.skipped)
-		nx_ctx_warn(s->ctx, "Invalid Data",
+		tev_warn(s, "Invalid Data",
 			    "'%s': %" PRIu64 " elements of the event array are not objects (the "
 			    "first at byte %" PRIu64 "); they were skipped", path, s->rd.skipped,
 			    s->rd.first_skip_off);
@@ -426,7 +443,7 @@ static void file_warnings(struct nx_tev_src *s)
 	warn_slip(s, &sl->ctrl, "raw control characters (newline, tab ...) inside strings",
 		  "tolerated; the strings keep them as written");
 	if (s->rd.truncated)
-		nx_ctx_warn(s->ctx, "Missing Data",
+		tev_warn(s, "Missing Data",
 			    "%s; the %" PRIu64 " complete events before that point were ingested",
 			    s->rd.trunc_msg, s->rd.events);
 }
@@ -524,12 +541,13 @@ static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 }
 
 int nx_tev_init(struct nx_tev_src *s, struct nx_tev_file *files, size_t nfiles,
-		struct nx_ingest_ctx *ctx, struct nx_row_source *src, struct nx_err *err)
+		nx_tev_warn_fn warn, void *warn_arg, struct nx_row_source *src, struct nx_err *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->files = files;
 	s->nfiles = nfiles;
-	s->ctx = ctx;
+	s->warn = warn;
+	s->warn_arg = warn_arg;
 	s->next_id = 1;
 	s->next_flow = 1;
 	s->first_ns = 1;

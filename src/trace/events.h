@@ -10,8 +10,8 @@
  * cat, id) for s/t/f events and per (file, bind_id) for slices (X, B) that carry
  * flow_in/flow_out (flow version 2). An event whose ts cannot be read is dropped, so
  * no row and no time bound is ever invented at time 0. Anomalies and the tolerated
- * grammar slips are counted per file and reported as Warning rows through the ingest
- * context. Memory is bounded by the reader's window plus what is open at once
+ * grammar slips are counted per file and handed to a warning callback (the ingest makes
+ * them Warning rows). Memory is bounded by the reader's window plus what is open at once
  * (B and b events without their end yet, and one entry per flow id of the file). */
 #ifndef NX_TRACE_EVENTS_H
 #define NX_TRACE_EVENTS_H
@@ -19,9 +19,11 @@
 #include "common/compat.h"
 #include "common/err.h"
 #include "db/duck.h"
-#include "ingest/context.h"
 #include "trace/chrome.h"
 #include "trace/tstate.h"
+
+/* Receives one warning: its category ("Invalid Data", "Missing Data") and message. */
+typedef void (*nx_tev_warn_fn)(void *arg, const char *category, const char *msg);
 
 struct nx_tev_file {
 	const char *path;
@@ -32,7 +34,8 @@ struct nx_tev_file {
 struct nx_tev_src {
 	struct nx_tev_file *files;
 	size_t nfiles, cur;
-	struct nx_ingest_ctx *ctx; /* receives warnings */
+	nx_tev_warn_fn warn;
+	void *warn_arg;
 	struct nx_colmap map;
 	bool open;
 	struct nx_chrome rd;
@@ -57,9 +60,10 @@ struct nx_tev_src {
 	struct nx_strbuf sb, sb2;
 };
 
-/* Prepares the source over files (borrowed; they must outlive the source). */
+/* Prepares the source over files (borrowed; they must outlive the source); warnings go to
+ * warn(warn_arg, ...), which may be NULL. */
 int nx_tev_init(struct nx_tev_src *s, struct nx_tev_file *files, size_t nfiles,
-		struct nx_ingest_ctx *ctx, struct nx_row_source *src, struct nx_err *err);
+		nx_tev_warn_fn warn, void *warn_arg, struct nx_row_source *src, struct nx_err *err);
 void nx_tev_release(struct nx_tev_src *s);
 
 #endif

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memset(&ctx, 0, sizeof(ctx));
 	file.path = path;
-	if (nx_tev_init(&s, &file, 1, &ctx, &src, &err) == 0)
+	if (nx_tev_init(&s, &file, 1, nx_ctx_warning, &ctx, &src, &err) == 0)
 		(void)nx_duck_drain_source(&src, &rows, &err);
 	nx_tev_release(&s);
 	nx_ctx_release(&ctx);
