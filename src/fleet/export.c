@@ -12,11 +12,12 @@
 #include "common/xalloc.h"
 #include "db/duck.h"
 #include "ingest/ingest.h"
-#include "server/profile_files.h"
+#include "db/table_files.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct table_files {
@@ -24,6 +25,19 @@ struct table_files {
 	struct nx_strbuf files;
 	size_t n;
 };
+
+/* A member's table file is a regular file of its own (a symlink is not followed). */
+static bool plain_file(void *arg, const char *dir, const char *file, uint64_t *bytes)
+{
+	char *path = nx_path_join(dir, file);
+	struct stat st;
+	bool ok = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+
+	(void)arg;
+	*bytes = ok ? (uint64_t)st.st_size : 0;
+	free(path);
+	return ok;
+}
 
 static struct table_files *find_table(struct table_files **v, size_t *n, size_t *cap,
 				      const char *name)
@@ -120,7 +134,8 @@ int nx_fleet_export(const char *data_path, const char *run, const char *out, siz
 	nx_strbuf_addstr(&sql, "CREATE TABLE member (profile VARCHAR, instance VARCHAR, nc BIGINT);");
 	for (size_t i = 0; i < p.n; i++) {
 		struct nx_fleet_status st;
-		struct nx_pfiles pf;
+		struct nx_table_file *tf;
+		size_t ntf;
 		char *dir, *real;
 
 		nx_fleet_task_status(data_path, run, &p.t[i], &st);
@@ -133,20 +148,18 @@ int nx_fleet_export(const char *data_path, const char *run, const char *out, siz
 		free(dir);
 		if (!real)
 			continue;
-		if ((rc = nx__pfiles_scan(real, &pf, err))) {
+		if ((rc = nx_table_files_list(real, plain_file, NULL, &tf, &ntf, err))) {
 			free(real);
 			goto out;
 		}
-		for (size_t k = 0; k < pf.n; k++) {
-			struct table_files *t = find_table(&tv, &nt, &tcap, pf.t[k].name);
-			for (size_t f = 0; f < pf.t[k].nfiles; f++) {
-				char *path = nx_path_join(real, pf.t[k].files[f]);
-				nx_strbuf_addstr(&t->files, t->n++ ? "," : "[");
-				nx_sql_quote(&t->files, path);
-				free(path);
-			}
+		for (size_t k = 0; k < ntf; k++) {
+			struct table_files *t = find_table(&tv, &nt, &tcap, tf[k].table);
+			char *path = nx_path_join(real, tf[k].file);
+			nx_strbuf_addstr(&t->files, t->n++ ? "," : "[");
+			nx_sql_quote(&t->files, path);
+			free(path);
 		}
-		nx__pfiles_release(&pf);
+		nx_table_files_free(tf, ntf);
 		free(real);
 		nx_strbuf_addstr(&sql, "INSERT INTO member VALUES (");
 		nx_sql_quote(&sql, p.t[i].profile);
