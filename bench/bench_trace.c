@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "parse")) {
 		rc = parse(argv[2], &events, &bytes, &err);
 	} else if (!strcmp(argv[1], "ingest") && argc > 3) {
-		struct nx_trace_opts o = { .input = argv[2], .output_dir = argv[3], .quiet = true };
+		struct nx_trace_opts o = { .input = argv[2], .output_dir = argv[3] };
 		rc = nx_trace_ingest_dir(&o, NULL, &err);
 	} else if (!strcmp(argv[1], "duckdb")) {
 		rc = duck(argv[2], &events, &err);

@@ -7,6 +7,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/view_dir.h"
+#include "cli/view_progress.h"
 #include "cli/view_output.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -115,50 +116,6 @@ static int parse_port(const char *s, unsigned *port)
 	return 0;
 }
 
-/* The ingest's progress printer: one line per table written (as before the library
- * stopped printing), and, on a terminal, a live line with the table being written,
- * its rows and rows/s that the next line overwrites. */
-struct progress_printer {
-	bool tty;
-	bool live;   /* a live line is on screen */
-};
-
-static void clear_live(struct progress_printer *pp)
-{
-	if (pp->live)
-		fputs("\r\033[K", stderr);
-	pp->live = false;
-}
-
-static void print_progress(void *user, const struct nx_progress_event *ev)
-{
-	struct progress_printer *pp = user;
-	double mb = (double)ev->peak_rss_kb / 1024;
-
-	switch (ev->kind) {
-	case NX_PROGRESS_ROWS:
-		if (!pp->tty || ev->seconds < 1)
-			return;
-		fprintf(stderr, "\r\033[K  [%s] %s: %" PRIu64 " rows, %.2f M rows/s, %.1f s",
-			ev->stage ? ev->stage : "ingest", ev->table, ev->rows,
-			ev->seconds > 0 ? (double)ev->rows / ev->seconds / 1e6 : 0.0, ev->seconds);
-		pp->live = true;
-		break;
-	case NX_PROGRESS_TABLE:
-		clear_live(pp);
-		fprintf(stderr, "  %-26s %10" PRIu64 " rows  %6.2f s  peak %.0f MB%s%s%s\n", ev->table,
-			ev->rows, ev->seconds, mb, ev->how ? " (" : "", ev->how ? ev->how : "",
-			ev->how ? ")" : "");
-		break;
-	case NX_PROGRESS_DONE:
-		clear_live(pp);
-		fprintf(stderr, "Wrote %" PRIu64 " raw rows to %s: raw tables %.2f s, derived "
-			"tables %.2f s, total %.2f s, peak %.0f MB\n", ev->rows, ev->table, ev->raw_s,
-			ev->derived_s, ev->seconds, mb);
-		break;
-	}
-}
-
 /* Device profile ingest; returns an exit status and prints its error. */
 static int ingest_device(const char *neff, const char *ntff, const char *data_path,
 			 const char *name, const char *output_dir, bool quiet, bool skip_buf_usage,
@@ -174,15 +131,15 @@ static int ingest_device(const char *neff, const char *ntff, const char *data_pa
 	io.output_dir = output_dir;
 	io.quiet = quiet;
 	io.skip_buf_usage = skip_buf_usage;
-	struct progress_printer pp = { .tty = isatty(STDERR_FILENO) == 1 };
-	struct nx_progress progress = { .fn = print_progress, .user = &pp };
+	struct nx_view_progress vp;
+	nx_view_progress_init(&vp, quiet);
 	if (!quiet) {
-		io.progress = &progress;
+		io.progress = &vp.cb;
 		fprintf(stderr, "Ingesting '%s' + '%s' as '%s'\n", neff, ntff,
 			name ? name : output_dir);
 	}
 	if (nx_ingest(&io, published, &err)) {
-		clear_live(&pp);
+		nx_view_progress_clear(&vp);
 		nx_cli_error("view", "%s", err.msg);
 		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 	}

@@ -4,6 +4,7 @@
 #include "common/compat.h"
 #include "cli/view_dir.h"
 #include "cli/commands.h"
+#include "cli/view_progress.h"
 #include "export/perfetto.h"
 #include "ingest/ingest_dir.h"
 
@@ -14,6 +15,7 @@ int nx_view_dir(const char *dir, const char *data_path, const char *name, bool q
 {
 	struct nx_trace_opts o = { 0 };
 	struct nx_err err = { 0 };
+	struct nx_view_progress vp;
 
 	if (!dir || !dir[0]) {
 		nx_cli_error("view", "-d needs a directory or a trace file");
@@ -22,8 +24,10 @@ int nx_view_dir(const char *dir, const char *data_path, const char *name, bool q
 	o.input = dir;
 	o.data_path = data_path;
 	o.display_name = name;
-	o.quiet = quiet;
+	nx_view_progress_init(&vp, quiet);
+	o.progress = &vp.cb;
 	if (nx_trace_ingest_dir(&o, published, &err)) {
+		nx_view_progress_clear(&vp);
 		nx_cli_error("view", "%s", err.msg);
 		return err.code == NX_EUSAGE || err.code == NX_ENOTFOUND ? NX_EXIT_USAGE
 									 : NX_EXIT_FAIL;

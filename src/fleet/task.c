@@ -209,7 +209,6 @@ int nx_fleet_run_task(const char *data_path, const struct nx_fleet_plan *p, size
 		to.input = t->input;
 		to.data_path = data_path;
 		to.display_name = t->profile;
-		to.quiet = true;
 		rc = nx_trace_ingest_dir(&to, NULL, err);
 	}
 	if (rc) {

@@ -37,7 +37,8 @@ void nx_empty_table_sql(const struct nx_table *t, struct nx_strbuf *out)
 	nx_strbuf_addstr(out, " WHERE false");
 }
 
-int nx_write_empty_tables(struct nx_duck *d, const char *dir, bool quiet, struct nx_err *err)
+int nx_write_empty_tables(struct nx_duck *d, const char *dir, const struct nx_progress *progress,
+			  struct nx_err *err)
 {
 	int rc = 0;
 
@@ -53,8 +54,11 @@ int nx_write_empty_tables(struct nx_duck *d, const char *dir, bool quiet, struct
 		rc = nx_duck_copy_query(d, sql.buf, path, &rows, err);
 		if (rc)
 			nx_err_wrap(err, "writing the empty table %s", t->name);
-		else if (!quiet)
-			fprintf(stderr, "  %-26s %10d rows  (empty)\n", t->name, 0);
+		else {
+			struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "raw",
+							.table = t->name, .how = "empty" };
+			nx_progress_emit(progress, &ev);
+		}
 		nx_strbuf_release(&sql);
 		free(path);
 	}

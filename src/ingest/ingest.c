@@ -172,30 +172,6 @@ static int create_profile_view(struct nx_ingest_ctx *c, struct nx_duck *d, struc
 }
 
 
-/* Removes temporary directories left by ingests that were killed. */
-void nx_remove_stale_tmp(const char *parent, const char *name)
-{
-	DIR *dp = opendir(parent);
-	struct dirent *de;
-	char *prefix = nx_xasprintf(".%s@latest.tmp-", name);
-	size_t plen = strlen(prefix);
-
-	while (dp && (de = readdir(dp))) {
-		if (strncmp(de->d_name, prefix, plen))
-			continue;
-		int pid = atoi(de->d_name + plen);
-		if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM))
-			continue; /* another ingest of the same name is running */
-		char *p = nx_path_join(parent, de->d_name);
-		struct nx_err ignored = { 0 };
-		nx_remove_tree(p, &ignored);
-		free(p);
-	}
-	if (dp)
-		closedir(dp);
-	free(prefix);
-}
-
 static int open_inputs(struct nx_ingest_ctx *c, const struct nx_ingest_opts *o,
 		       struct nx_err *err)
 {
@@ -232,7 +208,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 {
 	struct nx_ingest_ctx c;
 	struct nx_duck *d = NULL;
-	char *final_dir = NULL, *parent = NULL, *tmp_dir = NULL, *staging = NULL, *spill = NULL;
+	struct nx_publish_plan pp = { 0 };
+	char *staging = NULL, *spill = NULL;
 	uint64_t dma_rows = 0;
 	char limit_sql[96];
 	double t0 = now_s(), t_raw = 0, t_derived = 0;
@@ -250,37 +227,18 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	c.stage = "raw";
 	if (!o->output_dir && (rc = nx_check_display_name(o->display_name, err)))
 		goto out;
-	if (o->output_dir) {
-		final_dir = nx_xstrdup(o->output_dir);
-		char *slash = strrchr(final_dir, '/');
-		parent = slash ? nx_xstrndup(final_dir, (size_t)(slash - final_dir)) : nx_xstrdup(".");
-		if (!parent[0]) {
-			free(parent);
-			parent = nx_xstrdup("/");
-		}
-		tmp_dir = nx_xasprintf("%s.tmp-%d", final_dir, (int)getpid());
-	} else {
-		final_dir = nx_profile_dir(o->data_path, o->display_name);
-		parent = nx_xasprintf("%s/profiles/global", o->data_path);
-		tmp_dir = nx_xasprintf("%s/.%s@latest.tmp-%d", parent, o->display_name, (int)getpid());
-	}
+	nx_publish_plan(&pp, o->data_path, o->display_name, o->output_dir);
 	rc = open_inputs(&c, o, err);
-	if (rc)
+	if (rc || (rc = nx_publish_prepare(&pp, err)))
 		goto out;
-	if ((rc = nx_mkdirs(parent, err)))
-		goto out;
-	if (!o->output_dir)
-		nx_remove_stale_tmp(parent, o->display_name);
-	if ((rc = nx_remove_tree(tmp_dir, err)) || (rc = nx_mkdirs(tmp_dir, err)))
-		goto out;
-	staging = nx_path_join(tmp_dir, ".staging");
+	staging = nx_path_join(pp.tmp, ".staging");
 	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = nx_mkdirs(staging, err)) ||
 	    (rc = bound_memory(d, staging, err)))
 		goto out;
 	spill = nx_path_join(staging, "active.bin");
 	if ((rc = nx_active_init(&c.active, spill, (int)c.info->pcore_idx, err)))
 		goto out;
-	rc = write_trace_tables(&c, d, tmp_dir, &dma_rows, err);
+	rc = write_trace_tables(&c, d, pp.tmp, &dma_rows, err);
 	if (!rc)
 		rc = nx_active_finish(&c.active, err);
 	if (!rc)
@@ -293,26 +251,26 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 						    "StackFrameFileLocation", "StackFrameFileName",
 						    "StackFrameFunctionName" };
 	for (size_t i = 0; i < NX_ARRAY_SIZE(neff_tables); i++)
-		if ((rc = write_static(&c, d, neff_tables[i], tmp_dir, false, err)))
+		if ((rc = write_static(&c, d, neff_tables[i], pp.tmp, false, err)))
 			goto out;
 	collect_warnings(&c, dma_rows);
-	if ((rc = write_static(&c, d, "Metadata", tmp_dir, true, err)) ||
-	    (rc = write_static(&c, d, "ExecutionInfo", tmp_dir, false, err)) ||
-	    (rc = nx_active_write(&c.active, d, tmp_dir, nx_ctx_total_ns(&c), c.progress, err)))
+	if ((rc = write_static(&c, d, "Metadata", pp.tmp, true, err)) ||
+	    (rc = write_static(&c, d, "ExecutionInfo", pp.tmp, false, err)) ||
+	    (rc = nx_active_write(&c.active, d, pp.tmp, nx_ctx_total_ns(&c), c.progress, err)))
 		goto out;
 	/* The staging tables only serve the derived ones: their time counts as derive. */
 	t_raw = now_s() - t0;
 	c.stage = "staging";
 	if ((rc = nx_write_staging(&c, d, staging, err)) ||
-	    (rc = nx_write_dma_aggregated(&c, d, tmp_dir, err)) ||
-	    (rc = nx_write_onchip(&c, d, staging, tmp_dir, err)) ||
+	    (rc = nx_write_dma_aggregated(&c, d, pp.tmp, err)) ||
+	    (rc = nx_write_onchip(&c, d, staging, pp.tmp, err)) ||
 	    (rc = create_profile_view(&c, d, err)) ||
 	    (rc = nx_sums_create_views(&c.isums, &c.dsums, d, err)))
 		goto out;
 	c.stage = "derive";
 	if ((rc = derive_memory(d, err)))
 		goto out;
-	rc = nx_derive_run(d, tmp_dir, staging, c.progress, NULL, NULL, err);
+	rc = nx_derive_run(d, pp.tmp, staging, c.progress, NULL, NULL, err);
 	t_derived = now_s() - t0 - t_raw;
 	if (rc)
 		goto out;
@@ -337,33 +295,31 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		goto out;
 	c.stage = "raw";
 	/* quiet: the library reports through c.progress only, it does not print */
-	if ((rc = write_static(&c, d, "Warning", tmp_dir, false, err)) ||
-	    (rc = write_static(&c, d, "SchemaFields", tmp_dir, true, err)) ||
-	    (rc = nx_write_empty_tables(d, tmp_dir, true, err)))
+	if ((rc = write_static(&c, d, "Warning", pp.tmp, false, err)) ||
+	    (rc = write_static(&c, d, "SchemaFields", pp.tmp, true, err)) ||
+	    (rc = nx_write_empty_tables(d, pp.tmp, NULL, err)))
 		goto out;
 	nx_duck_close(d);
 	d = NULL;
-	rc = nx_publish_dir(tmp_dir, final_dir, err);
+	rc = nx_publish_dir(pp.tmp, pp.final, err);
 	if (rc)
 		goto out;
-	struct nx_progress_event done = { .kind = NX_PROGRESS_DONE, .table = final_dir,
+	struct nx_progress_event done = { .kind = NX_PROGRESS_DONE, .table = pp.final,
 		.rows = c.rows_total, .seconds = now_s() - t0, .raw_s = t_raw,
 		.derived_s = t_derived };
 	nx_progress_emit(c.progress, &done);
 	if (published) {
-		*published = final_dir;
-		final_dir = NULL;
+		*published = pp.final;
+		pp.final = NULL;
 	}
 out:
-	if (rc && tmp_dir) {
+	if (rc && pp.tmp) {
 		struct nx_err ignored = { 0 };
-		nx_remove_tree(tmp_dir, &ignored);
+		nx_remove_tree(pp.tmp, &ignored);
 	}
 	nx_duck_close(d);
 	nx_ctx_release(&c);
-	free(final_dir);
-	free(parent);
-	free(tmp_dir);
+	nx_publish_plan_release(&pp);
 	free(staging);
 	free(spill);
 	return rc;

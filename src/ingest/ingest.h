@@ -41,6 +41,21 @@ char *nx_profile_dir(const char *data_path, const char *name);
  * by ingests that were killed). */
 void nx_remove_stale_tmp(const char *parent, const char *name);
 
+/* Where a profile is built and published: final (<data>/profiles/global/<name>@latest,
+ * or output_dir as given), its parent, and the hidden temporary sibling it is built in
+ * (.<name>@latest.tmp-<pid>, or <output_dir>.tmp-<pid>). */
+struct nx_publish_plan {
+	char *final, *parent, *tmp;
+	char *name; /* the display name; NULL with an explicit output_dir */
+};
+/* Plans the paths only; nothing on disk changes. */
+void nx_publish_plan(struct nx_publish_plan *p, const char *data_path, const char *name,
+		     const char *output_dir);
+/* Creates the parent, removes the temporaries of killed ingests of the same name, and
+ * creates an empty tmp. */
+int nx_publish_prepare(const struct nx_publish_plan *p, struct nx_err *err);
+void nx_publish_plan_release(struct nx_publish_plan *p);
+
 /* Replaces `final_dir` by `tmp_dir` atomically (rename, or exchange when final_dir
  * exists, then removal of the old contents). */
 int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *err);
@@ -49,7 +64,8 @@ int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *er
  * stored schema table that has no file in dir yet (empty_tables.c), so a profile has
  * every table of the schema. */
 struct nx_duck;
-int nx_write_empty_tables(struct nx_duck *d, const char *dir, bool quiet, struct nx_err *err);
+int nx_write_empty_tables(struct nx_duck *d, const char *dir, const struct nx_progress *progress,
+			  struct nx_err *err);
 /* The SELECT of zero rows with the schema's columns and types of table t. */
 struct nx_table;
 struct nx_strbuf;

@@ -11,6 +11,7 @@
 #include "common/compat.h"
 #include "ingest/ingest_dir.h"
 #include "common/fsutil.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "ingest/context.h"
 #include "ingest/ingest.h"
@@ -19,6 +20,7 @@
 #include "trace/walk.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +36,25 @@ struct run {
 	bool device_warnings;     /* tmp/.device-Warning.parquet exists */
 };
 
-static void progress(const struct run *r, const char *table, uint64_t rows)
+static void progress(const struct run *r, const char *table, uint64_t rows, double t0)
 {
-	if (!r->o->quiet)
-		fprintf(stderr, "  %-26s %10" PRIu64 " rows\n", table, rows);
+	struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "raw", .table = table,
+					.rows = rows, .seconds = nx_now_s() - t0 };
+	nx_progress_emit(r->o->progress, &ev);
+}
+
+static void note(const struct run *r, int kind, const char *fmt, ...) NX_PRINTF(3, 4);
+static void note(const struct run *r, int kind, const char *fmt, ...)
+{
+	struct nx_strbuf msg = NX_STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	nx_strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	struct nx_progress_event ev = { .kind = kind, .message = nx_strbuf_str(&msg) };
+	nx_progress_emit(r->o->progress, &ev);
+	nx_strbuf_release(&msg);
 }
 
 /* Writes one table from a source; a table without rows leaves no file. */
@@ -100,7 +117,7 @@ static int ingest_devices(struct run *r, struct nx_err *err)
 		io.data_path = r->o->data_path;
 		io.display_name = r->o->display_name;
 		io.output_dir = sub;
-		io.quiet = r->o->quiet;
+		io.quiet = true; /* its DONE line would name the temporary directory */
 		if (!rc && (rc = nx_ingest(&io, NULL, err)))
 			nx_err_wrap(err, "device profile '%s' + '%s'", p->neff, p->ntff);
 		if (!rc && i == 0)
@@ -134,10 +151,10 @@ static void publish_extra_devices(struct run *r, const char *final)
 		struct nx_err e = { 0 };
 
 		if (nx_check_display_name(name, &e) || nx_publish_dir(from, to, &e))
-			fprintf(stderr, "neuron-explorer view: device profile '%s' stays under "
-				"'%s/devices': %s\n", p->name, final, e.msg);
-		else if (!r->o->quiet)
-			fprintf(stderr, "Wrote %s\n", to);
+			note(r, NX_PROGRESS_WARNING, "device profile '%s' stays under '%s/devices': %s",
+			     p->name, final, e.msg);
+		else
+			note(r, NX_PROGRESS_NOTE, "Wrote %s", to);
 		free(name);
 		free(from);
 		free(to);
@@ -150,6 +167,7 @@ static void publish_extra_devices(struct run *r, const char *final)
 static int write_events(struct run *r, struct nx_err *err)
 {
 	struct nx_tev_file *files = nx_xcalloc(r->found.ntraces + 1, sizeof(*files));
+	double t0 = nx_now_s();
 	struct nx_tev_src s;
 	struct nx_row_source src;
 	struct nx_strbuf sql = NX_STRBUF_INIT;
@@ -176,7 +194,8 @@ static int write_events(struct run *r, struct nx_err *err)
 	nx_sql_quote(&sql, stage);
 	nx_strbuf_addch(&sql, ')');
 	rc = nx_duck_copy_query(r->d, sql.buf, final, &rows, err);
-	progress(r, "SystemProfileEvents", rows);
+	if (!rc)
+		progress(r, "SystemProfileEvents", rows, t0);
 out:
 	remove(stage);
 	nx_strbuf_release(&sql);
@@ -213,12 +232,13 @@ static int write_small(struct run *r, const char *table, struct nx_err *err)
 	struct nx_row_source src;
 	char *path = nx_xasprintf("%s/%s.parquet", r->tmp, table);
 	uint64_t rows = 0;
+	double t0 = nx_now_s();
 	int rc = nx_src_small_init(&s, table, &r->facts, &src, err);
 
 	if (!rc)
 		rc = write_source(r, &src, path, &rows, err);
 	if (!rc)
-		progress(r, table, rows);
+		progress(r, table, rows, t0);
 	free(path);
 	return rc;
 }
@@ -241,6 +261,7 @@ static int write_warnings(struct run *r, struct nx_err *err)
 	char *final = nx_path_join(r->tmp, "Warning.parquet");
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	uint64_t rows = 0, n = 0;
+	double t0 = nx_now_s();
 	int rc = write_static(r, "Warning", r->device_warnings ? mine : final, &rows, err);
 
 	if (!rc && r->device_warnings) {
@@ -261,7 +282,7 @@ static int write_warnings(struct run *r, struct nx_err *err)
 		remove(dev);
 	}
 	if (!rc)
-		progress(r, "Warning", rows);
+		progress(r, "Warning", rows, t0);
 	nx_strbuf_release(&sql);
 	free(mine);
 	free(dev);
@@ -305,13 +326,14 @@ static int write_tables(struct run *r, struct nx_err *err)
 	if (!device) {
 		char *path = nx_path_join(r->tmp, "SchemaFields.parquet");
 		uint64_t rows = 0;
+		double t0 = nx_now_s();
 		rc = write_static(r, "SchemaFields", path, &rows, err);
 		free(path);
 		if (!rc)
-			progress(r, "SchemaFields", rows);
+			progress(r, "SchemaFields", rows, t0);
 	}
 	if (!rc)
-		rc = nx_write_empty_tables(r->d, r->tmp, r->o->quiet, err);
+		rc = nx_write_empty_tables(r->d, r->tmp, r->o->progress, err);
 	return rc;
 }
 
@@ -329,7 +351,7 @@ static void release_warnings(struct nx_ingest_ctx *c)
 int nx_trace_ingest_dir(const struct nx_trace_opts *o, char **published, struct nx_err *err)
 {
 	struct run r;
-	char *final = NULL, *parent = NULL;
+	struct nx_publish_plan pp = { 0 };
 	int rc;
 
 	memset(&r, 0, sizeof(r));
@@ -348,40 +370,26 @@ int nx_trace_ingest_dir(const struct nx_trace_opts *o, char **published, struct 
 			     o->input);
 		goto out;
 	}
-	if (o->output_dir) {
-		final = nx_xstrdup(o->output_dir);
-		char *slash = strrchr(final, '/');
-		parent = slash && slash != final ? nx_xstrndup(final, (size_t)(slash - final))
-						 : nx_xstrdup(slash ? "/" : ".");
-		r.tmp = nx_xasprintf("%s.tmp-%d", final, (int)getpid());
-	} else {
-		final = nx_profile_dir(o->data_path, o->display_name);
-		parent = nx_xasprintf("%s/profiles/global", o->data_path);
-		r.tmp = nx_xasprintf("%s/.%s@latest.tmp-%d", parent, o->display_name, (int)getpid());
-	}
-	if (!o->output_dir && nx_is_dir(parent))
-		nx_remove_stale_tmp(parent, o->display_name);
-	if ((rc = nx_mkdirs(parent, err)) || (rc = nx_remove_tree(r.tmp, err)) ||
-	    (rc = nx_mkdirs(r.tmp, err)))
+	nx_publish_plan(&pp, o->data_path, o->display_name, o->output_dir);
+	r.tmp = pp.tmp;
+	if ((rc = nx_publish_prepare(&pp, err)))
 		goto out;
-	if (!o->quiet)
-		fprintf(stderr, "Ingesting %zu framework trace(s) and %zu device profile(s) from "
-			"'%s' as '%s'\n", r.found.ntraces, r.found.npairs, o->input,
-			o->display_name ? o->display_name : final);
+	note(&r, NX_PROGRESS_NOTE, "Ingesting %zu framework trace(s) and %zu device profile(s) "
+	     "from '%s' as '%s'", r.found.ntraces, r.found.npairs, o->input,
+	     o->display_name ? o->display_name : pp.final);
 	r.ctx.first_ns = 1;
 	if ((rc = write_tables(&r, err)))
 		goto out;
 	nx_duck_close(r.d);
 	r.d = NULL;
-	if ((rc = nx_publish_dir(r.tmp, final, err)))
+	if ((rc = nx_publish_dir(r.tmp, pp.final, err)))
 		goto out;
-	if (!o->quiet)
-		fprintf(stderr, "Wrote %s\n", final);
+	note(&r, NX_PROGRESS_NOTE, "Wrote %s", pp.final);
 	if (!o->output_dir)
-		publish_extra_devices(&r, final);
+		publish_extra_devices(&r, pp.final);
 	if (published) {
-		*published = final;
-		final = NULL;
+		*published = pp.final;
+		pp.final = NULL;
 	}
 out:
 	if (rc && r.tmp) {
@@ -391,8 +399,6 @@ out:
 	nx_duck_close(r.d);
 	release_warnings(&r.ctx);
 	nx_found_release(&r.found);
-	free(r.tmp);
-	free(final);
-	free(parent);
+	nx_publish_plan_release(&pp);
 	return rc;
 }

@@ -8,13 +8,15 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/progress.h"
 
 struct nx_trace_opts {
 	const char *input;        /* a directory, or one trace file */
 	const char *data_path;    /* --data-path */
 	const char *display_name; /* --display-name */
 	const char *output_dir;   /* when set: publish exactly this directory instead */
-	bool quiet;               /* no progress lines on stderr */
+	/* per-table events, notes and warnings (the library never prints), or NULL */
+	const struct nx_progress *progress;
 };
 
 /* Writes SystemProfileEvents (trace_event_source 'framework'), SystemProfileMetadata,

@@ -55,7 +55,6 @@ static int ingest(struct ctx *c, const char *input, const char *tag, char **out,
 
 	o.input = input;
 	o.output_dir = target;
-	o.quiet = true;
 	int rc = nx_trace_ingest_dir(&o, NULL, err);
 	*out = target;
 	return rc;

@@ -98,7 +98,6 @@ static int ingest(struct ctx *c, const char *tag, const char *doc, size_t len, s
 	assert_int_equal(nx_write_file_atomic(r->in, doc, len, err), 0);
 	o.input = r->in;
 	o.output_dir = r->out;
-	o.quiet = true;
 	return nx_trace_ingest_dir(&o, NULL, err);
 }
 
@@ -409,7 +408,6 @@ static void test_no_readable_ts_at_all(void **state)
 	r.out = nx_path_join(c->dir, "two_files.out");
 	o.input = root;
 	o.output_dir = r.out;
-	o.quiet = true;
 	if (nx_trace_ingest_dir(&o, NULL, &err))
 		fail_msg("%s", err.msg);
 	rows(c, &r, &t);
@@ -496,7 +494,6 @@ static void test_flow_v2(void **state)
 		fail_msg("%s", err.msg);
 	o.input = json;
 	o.output_dir = back;
-	o.quiet = true;
 	if (nx_trace_ingest_dir(&o, NULL, &err))
 		fail_msg("%s", err.msg);
 	struct nx_strbuf a = NX_STRBUF_INIT, b = NX_STRBUF_INIT;
