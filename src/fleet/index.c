@@ -306,7 +306,8 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 	struct nx_fleet_plan p;
 	struct member_files m = { NX_STRBUF_INIT, NX_STRBUF_INIT, NX_STRBUF_INIT, 0, 0, 0 };
 	enum nx_fleet_state *state = NULL;
-	char **msg = NULL, *parent = NULL, *tmp = NULL, *final = NULL;
+	char **msg = NULL;
+	struct nx_publish_plan pp = { 0 };
 	struct nx_strbuf members = NX_STRBUF_INIT, sql = NX_STRBUF_INIT;
 	struct nx_duck *d = NULL;
 	int rc;
@@ -326,12 +327,8 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 			nx_strbuf_addf(&members, "%s\n", p.t[i].profile);
 	}
 	collect(data_path, &p, state, &m);
-	parent = nx_xasprintf("%s/profiles/global", data_path);
-	final = nx_profile_dir(data_path, run);
-	tmp = nx_xasprintf("%s/.%s@latest.tmp-%d", parent, run, (int)getpid());
-	nx_remove_stale_tmp(parent, run);
-	if ((rc = nx_mkdirs(parent, err)) || (rc = nx_remove_tree(tmp, err)) ||
-	    (rc = nx_mkdirs(tmp, err)))
+	nx_publish_plan(&pp, data_path, run, NULL);
+	if ((rc = nx_publish_prepare(&pp, err)))
 		goto out;
 	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = load_tasks(d, &p, state, msg, err)))
 		goto out;
@@ -341,14 +338,14 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 	nx_sql_quote(&sql, run);
 	nx_strbuf_addstr(&sql, "; CREATE TABLE FleetTask AS SELECT * FROM task");
 	if ((rc = nx_duck_exec(d, sql.buf, err)) ||
-	    (rc = copy_table(d, tmp, "FleetTask", "task", err)) ||
-	    (m.nsumm && (rc = copy_table(d, tmp, "FleetProfile", "profile", err))) ||
-	    (m.nev && (rc = copy_table(d, tmp, "FleetRank", "profile", err))) ||
-	    (rc = copy_table(d, tmp, "FleetStraggler", NULL, err)) ||
-	    (rc = copy_table(d, tmp, "FleetRun", NULL, err)))
+	    (rc = copy_table(d, pp.tmp, "FleetTask", "task", err)) ||
+	    (m.nsumm && (rc = copy_table(d, pp.tmp, "FleetProfile", "profile", err))) ||
+	    (m.nev && (rc = copy_table(d, pp.tmp, "FleetRank", "profile", err))) ||
+	    (rc = copy_table(d, pp.tmp, "FleetStraggler", NULL, err)) ||
+	    (rc = copy_table(d, pp.tmp, "FleetRun", NULL, err)))
 		goto out;
 	{
-		char *mf = nx_path_join(tmp, NX_FLEET_MEMBERS);
+		char *mf = nx_path_join(pp.tmp, NX_FLEET_MEMBERS);
 		rc = nx_write_file_atomic(mf, members.buf ? members.buf : "", members.len, err);
 		free(mf);
 		if (rc)
@@ -356,13 +353,13 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 	}
 	nx_duck_close(d);
 	d = NULL;
-	rc = nx_publish_dir(tmp, final, err);
+	rc = nx_publish_dir(pp.tmp, pp.final, err);
 out:
 	if (rc) {
 		struct nx_err ignored = { 0 };
 		nx_err_wrap(err, "building the fleet index of run '%s'", run);
-		if (tmp)
-			nx_remove_tree(tmp, &ignored);
+		if (pp.tmp)
+			nx_remove_tree(pp.tmp, &ignored);
 	}
 	nx_duck_close(d);
 	for (size_t i = 0; msg && i < p.n; i++)
@@ -374,9 +371,7 @@ out:
 	nx_strbuf_release(&m.ev);
 	nx_strbuf_release(&members);
 	nx_strbuf_release(&sql);
-	free(parent);
-	free(tmp);
-	free(final);
+	nx_publish_plan_release(&pp);
 	nx_fleet_plan_release(&p);
 	return rc;
 }
