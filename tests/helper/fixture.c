@@ -366,6 +366,19 @@ char *nx_test_dir(const char *tag)
 	return dir;
 }
 
+const char *nx_test_bin(void)
+{
+	const char *bin = getenv("NX_BIN");
+
+	if (!bin || !*bin || access(bin, X_OK) != 0) {
+		fprintf(stderr, "test: NX_BIN (the neuron-explorer binary) is %s%s%s; run the tests "
+			"through ctest, which sets it\n", bin ? "'" : "not set", bin ? bin : "",
+			bin ? "', not an executable" : "");
+		exit(1);
+	}
+	return bin;
+}
+
 int nx_test_sh(const char *fmt, ...)
 {
 	va_list ap;

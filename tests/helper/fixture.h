@@ -30,6 +30,10 @@ int nx_fixture_write(const char *dir, const struct nx_fixture_opts *o, struct nx
 
 /* A fresh empty directory below $NX_TEST_TMP (or /tmp), named after `tag`. */
 char *nx_test_dir(const char *tag);
+/* The neuron-explorer binary of the build ($NX_BIN, set by ctest). A test that needs it
+ * fails, naming the variable, when it is not set or not executable: it never passes as
+ * skipped. */
+const char *nx_test_bin(void);
 /* Runs a shell command, returns its exit status. */
 int nx_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -65,9 +65,7 @@ static int setup(void **state)
 	struct nx_fixture_opts fo;
 	struct nx_err err = { 0 };
 	(void)state;
-	bin = getenv("NX_BIN");
-	if (!bin)
-		bin = "./neuron-explorer";
+	bin = nx_test_bin();
 	dir = nx_test_dir("cli");
 	nx_fixture_opts_default(&fo);
 	assert_int_equal(nx_fixture_write(dir, &fo, &err), 0);

@@ -253,11 +253,7 @@ static void test_fixture(void **state)
 static void test_kernel(void **state)
 {
 	(void)state;
-	const char *bin = getenv("NX_BIN");
-	if (!bin) {
-		skip();
-		return;
-	}
+	const char *bin = nx_test_bin();
 	char *dir = nx_test_dir("onchip-ref-kernel");
 	assert_int_equal(nx_test_sh("mkdir -p %s && cd %s && %s kernel gen attention --size 512 "
 				    "-o k.neff >/dev/null && NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "

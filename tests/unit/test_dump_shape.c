@@ -84,9 +84,9 @@ static char *tab(const char *profile, const char *table)
 static int setup(void **state)
 {
 	(void)state;
-	bin = getenv("NX_BIN");
+	bin = nx_test_bin();
 	src_dir = getenv("NX_SOURCE_DIR");
-	if (!bin || !src_dir)
+	if (!src_dir)
 		return -1;
 	dir = nx_test_dir("dump-shape");
 	captured = nx_xasprintf("%s/data/profiles/global/mm@latest", dir);

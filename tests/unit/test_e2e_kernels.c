@@ -85,9 +85,7 @@ static const char *bottleneck(const char *prof)
 static int setup(void **state)
 {
 	(void)state;
-	bin = getenv("NX_BIN");
-	if (!bin)
-		bin = "./neuron-explorer";
+	bin = nx_test_bin();
 	dir = nx_test_dir("e2e-kernels");
 	return 0;
 }

@@ -32,9 +32,7 @@ static int setup(void **state)
 {
 	g = nx_xcalloc(1, sizeof(*g));
 	g->dir = nx_test_dir("recommend-kernels");
-	g->bin = getenv("NX_BIN");
-	if (!g->bin)
-		g->bin = "neuron-explorer";
+	g->bin = nx_test_bin();
 	*state = g;
 	return 0;
 }

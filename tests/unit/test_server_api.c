@@ -7,6 +7,7 @@
 #include "common/compat.h"
 #include "server/server.h"
 #include "helper/http_client.h"
+#include "helper/fixture.h"
 #include "helper/server_fixture.h"
 #include "neff/tar.h"
 
@@ -556,7 +557,7 @@ static void test_profile_added_and_replaced(void **state)
 /* `upload` stores an archive that the /fs/ route then serves. */
 static void test_upload(void **state)
 {
-	const char *bin = getenv("NX_BIN");
+	const char *bin = nx_test_bin();
 	char *src = NULL, *cmd = NULL;
 	struct nx_http_resp r;
 	struct nx_tar tar = { 0 };
@@ -564,8 +565,6 @@ static void test_upload(void **state)
 	const struct nx_tar_entry *e;
 
 	(void)state;
-	if (!bin)
-		skip();
 	assert_true(asprintf(&src, "%s-src", data_dir) > 0);
 	assert_true(asprintf(&cmd, "mkdir -p '%s/pkg' && printf 'def k():\\n  pass\\n' > "
 				   "'%s/kernel.py' && printf 'x = 1\\n' > '%s/pkg/util.py'",
