@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "helper/fixture.h"
 #include "ingest/active_time.h"
@@ -83,7 +85,7 @@ static void test_bad_spill_path(void **state)
 	struct nx_active a;
 	struct nx_err err = { 0 };
 	(void)state;
-	assert_true(nx_active_init(&a, "/nonexistent/dir/a.bin", 0, &err) < 0);
+	NX_ASSERT_CMP(nx_active_init(&a, "/nonexistent/dir/a.bin", 0, &err), <, 0);
 	assert_non_null(strstr(err.msg, "/nonexistent/dir/a.bin"));
 	nx_active_release(&a);
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "helper/fixture.h"
@@ -39,7 +41,7 @@ static int run(const char *fmt, ...)
 	va_list ap;
 	char *cmd = NULL;
 	va_start(ap, fmt);
-	assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+	NX_ASSERT_CMP(vasprintf(&cmd, fmt, ap), >=, 0);
 	va_end(ap);
 	int rc = nx_test_sh("%s >'%s/out' 2>'%s/err'", cmd, dir, dir);
 	free(cmd);
@@ -477,7 +479,7 @@ static void test_recommend_interrupted(void **state)
 	for (size_t i = 0; i < NX_ARRAY_SIZE(sigs); i++) {
 		assert_int_equal(nx_test_sh("rm -rf %s && mkdir -p %s", tmp, tmp), 0);
 		pid_t pid = fork();
-		assert_true(pid >= 0);
+		NX_ASSERT_CMP(pid, >=, 0);
 		if (pid == 0) {
 			signal(SIGINT, SIG_DFL);
 			signal(SIGTERM, SIG_DFL);
@@ -513,7 +515,7 @@ static void test_view_serves(void **state)
 	(void)state;
 	char *log = nx_path_join(dir, "serve.log");
 	pid_t pid = fork();
-	assert_true(pid >= 0);
+	NX_ASSERT_CMP(pid, >=, 0);
 	if (pid == 0) {
 		FILE *f = freopen(log, "w", stdout);
 		(void)f;
@@ -537,7 +539,7 @@ static void test_view_serves(void **state)
 			free(t);
 		}
 	}
-	assert_true(port > 0);
+	NX_ASSERT_CMP(port, >, 0);
 	assert_int_equal(run("curl -s http://localhost:%d/api/v1/health", port), 0);
 	char *t = out_text();
 	assert_non_null(strstr(t, "healthy"));

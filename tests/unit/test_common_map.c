@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 static void test_fnv1a_vectors(void **state)
 {
 	(void)state;
@@ -116,7 +118,7 @@ static void test_le_round_trip(void **state)
 	assert_int_equal(b[2], 0xbb);
 	assert_int_equal(b[3], 0);
 	nx_put_ledouble(b, -2.5);
-	assert_true(nx_get_ledouble(b) == -2.5);
+	NX_ASSERT_CMP(nx_get_ledouble(b), ==, -2.5);
 }
 
 int main(void)

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -92,8 +94,8 @@ static void compare(const char *profile, const char *table, const char *file,
 	double nref = nx_test_q(d, "SELECT count(*) FROM ref");
 	nx_strbuf_reset(&q);
 	nx_strbuf_addf(&q, "SELECT count(*) FROM \"%s\"", table);
-	assert_true(nref > 0);
-	assert_true(nx_test_q(d, q.buf) == nref);
+	NX_ASSERT_CMP(nref, >, 0);
+	NX_ASSERT_CMP(nx_test_q(d, q.buf), ==, nref);
 	/* every row pairs up on (pcore_idx, timestamp) and every value agrees */
 	nx_strbuf_reset(&q);
 	nx_strbuf_addf(&q, "SELECT count(*) FROM ref r FULL JOIN \"%s\" c USING (pcore_idx, "
@@ -106,7 +108,7 @@ static void compare(const char *profile, const char *table, const char *file,
 	/* and the tables are not trivially zero */
 	nx_strbuf_reset(&q);
 	nx_strbuf_addf(&q, "SELECT max(avg_util_percent) FROM \"%s\"", table);
-	assert_true(nx_test_q(d, q.buf) > 0);
+	NX_ASSERT_CMP(nx_test_q(d, q.buf), >, 0);
 	nx_duck_close(d);
 	nx_strbuf_release(&ref);
 	nx_strbuf_release(&q);
@@ -148,7 +150,7 @@ static void compare_summary(const char *profile)
 			       t->fields[i].name);
 	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
 	/* and the row is not empty */
-	assert_true(nx_test_q(d, "SELECT tensor_engine_instruction_count FROM Summary") > 0);
+	NX_ASSERT_CMP(nx_test_q(d, "SELECT tensor_engine_instruction_count FROM Summary"), >, 0);
 	nx_duck_close(d);
 	nx_strbuf_release(&ref);
 	nx_strbuf_release(&q);
@@ -177,8 +179,8 @@ static void compare_dma_aggregated(const char *profile, bool dma)
 		fail_msg("%s", err.msg);
 	double n = nx_test_q(d, "SELECT count(*) FROM ref");
 	assert_true(dma ? n > 0 : n == 0);
-	assert_true(nx_test_q(d, "SELECT count(*) FROM DmaPacketAggregated") == n);
-	assert_true(nx_test_q(d, "SELECT count(DISTINCT id) FROM DmaPacketAggregated") == n);
+	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(*) FROM DmaPacketAggregated"), ==, n);
+	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(DISTINCT id) FROM DmaPacketAggregated"), ==, n);
 	nx_strbuf_reset(&q);
 	nx_strbuf_addstr(&q, "SELECT count(*) FROM ref r FULL JOIN DmaPacketAggregated c USING (id) "
 			     "WHERE r.start_ts IS NULL OR c.start_ts IS NULL");

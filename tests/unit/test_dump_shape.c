@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -44,7 +46,7 @@ static double q(const char *fmt, ...)
 	double v = NAN;
 
 	va_start(ap, fmt);
-	assert_true(vasprintf(&sql, fmt, ap) >= 0);
+	NX_ASSERT_CMP(vasprintf(&sql, fmt, ap), >=, 0);
 	va_end(ap);
 	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
 	if (nx_duck_query_f64(d, sql, &v, &err))
@@ -65,7 +67,7 @@ static double qp(const char *profile, const char *fmt, ...)
 	double v = NAN;
 
 	va_start(ap, fmt);
-	assert_true(vasprintf(&sql, fmt, ap) >= 0);
+	NX_ASSERT_CMP(vasprintf(&sql, fmt, ap), >=, 0);
 	va_end(ap);
 	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
 	if (nx_db_create_views(d, profile, &err) || nx_duck_query_f64(d, sql, &v, &err))
@@ -192,10 +194,10 @@ static void test_captured_duckdb(void **state)
 	(void)state;
 	check_duckdb(captured, &empty);
 	/* no collectives, no framework stack, no host samples in a capture */
-	assert_true(empty >= 10);
+	NX_ASSERT_CMP(empty, >=, 10);
 	char *cc = tab(captured, "CcOp"), *hlo = tab(captured, "HloInstruction");
-	assert_true(q("SELECT count(*) FROM %s", cc) == 0);
-	assert_true(q("SELECT count(*) FROM %s", hlo) >= 0);
+	NX_ASSERT_CMP(q("SELECT count(*) FROM %s", cc), ==, 0);
+	NX_ASSERT_CMP(q("SELECT count(*) FROM %s", hlo), >=, 0);
 	free(cc);
 	free(hlo);
 }
@@ -207,9 +209,9 @@ static void test_framework_duckdb(void **state)
 	check_duckdb(framework, &empty);
 	/* every device table is empty; the events, metadata and schema tables are not */
 	char *ev = tab(framework, "SystemProfileEvents"), *inst = tab(framework, "Instruction");
-	assert_true(q("SELECT count(*) FROM %s", ev) == 2);
-	assert_true(q("SELECT count(*) FROM %s", inst) == 0);
-	assert_true(empty >= 40);
+	NX_ASSERT_CMP(q("SELECT count(*) FROM %s", ev), ==, 2);
+	NX_ASSERT_CMP(q("SELECT count(*) FROM %s", inst), ==, 0);
+	NX_ASSERT_CMP(empty, >=, 40);
 	free(ev);
 	free(inst);
 }
@@ -407,25 +409,25 @@ static void test_dma_trigger_columns(void **state)
 {
 	(void)state;
 	double n = qp(captured, "SELECT count(*) FROM Instruction WHERE dma_trigger_start_ts IS NOT NULL");
-	assert_true(n > 0);
+	NX_ASSERT_CMP(n, >, 0);
 	/* exactly the instructions that triggered a transfer, and all three columns */
-	assert_true(qp(captured, "SELECT count(DISTINCT in_id) FROM Flow WHERE dependency_type = "
-				 "'DGE_TRIGGER'") == n);
-	assert_true(qp(captured, "SELECT count(*) FROM Instruction WHERE dma_trigger_end_ts IS NOT NULL "
-				 "AND dma_wait_time_ns IS NOT NULL") == n);
+	NX_ASSERT_CMP(qp(captured, "SELECT count(DISTINCT in_id) FROM Flow WHERE dependency_type = "
+				 "'DGE_TRIGGER'"), ==, n);
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM Instruction WHERE dma_trigger_end_ts IS NOT NULL "
+				 "AND dma_wait_time_ns IS NOT NULL"), ==, n);
 	/* the trigger (DmaPacketAggregated.trigger) lies inside the instruction, which ends
 	 * before its transfers start; the span is that of its transfers; the wait is the
 	 * delay from the instruction's end to the first transfer's start */
-	assert_true(qp(captured, TRIGGERS "SELECT count(*) FROM Instruction i JOIN t USING (id) WHERE "
+	NX_ASSERT_CMP(qp(captured, TRIGGERS "SELECT count(*) FROM Instruction i JOIN t USING (id) WHERE "
 				 "i.dma_trigger_start_ts = t.s AND i.dma_trigger_end_ts = t.e AND "
 				 "t.trig BETWEEN i.start_ts AND i.end_ts AND "
 				 "i.end_ts <= i.dma_trigger_start_ts AND "
 				 "i.dma_wait_time_ns = i.dma_trigger_start_ts - i.end_ts AND "
-				 "i.dma_wait_time_ns = t.g") == n);
+				 "i.dma_wait_time_ns = t.g"), ==, n);
 	/* the waits add up to the trigger gaps of the Flow edges */
-	assert_true(qp(captured, TRIGGERS "SELECT (SELECT sum(dma_wait_time_ns) FROM Instruction) - "
-				 "(SELECT sum(g) FROM t)") == 0);
-	assert_true(qp(captured, "SELECT sum(dma_wait_time_ns) FROM Instruction") > 0);
+	NX_ASSERT_CMP(qp(captured, TRIGGERS "SELECT (SELECT sum(dma_wait_time_ns) FROM Instruction) - "
+				 "(SELECT sum(g) FROM t)"), ==, 0);
+	NX_ASSERT_CMP(qp(captured, "SELECT sum(dma_wait_time_ns) FROM Instruction"), >, 0);
 }
 
 /* MFU without HLO statistics follows the documented estimate (docs/derived-tables.md):
@@ -455,18 +457,18 @@ static void test_mfu_formula(void **state)
 		double bytes = qp(p, "SELECT hbm_read_bytes + hbm_write_bytes FROM Summary");
 		double hbm = qp(p, "SELECT hbm_ddr_bandwidth FROM Metadata");
 		assert_true(flops > 0 && peak > 0 && tt > 0);
-		assert_true(fabs(mfu - flops / (peak * tt)) <= 1e-6 * mfu);
+		NX_ASSERT_CMP(fabs(mfu - flops / (peak * tt)), <=, 1e-6 * mfu);
 		assert_true(mfu > 0 && mfu <= hfu && mfu <= 1);
 		double ceil_ = qp(p, "SELECT mfu_max_achievable_estimated_percent FROM Summary");
-		assert_true(fabs(ceil_ - (flops / bytes) / (peak / hbm)) <= 1e-6 * ceil_);
-		assert_true(qp(p, "SELECT count(*) FROM Summary WHERE model_flops IS NULL AND "
+		NX_ASSERT_CMP(fabs(ceil_ - (flops / bytes) / (peak / hbm)), <=, 1e-6 * ceil_);
+		NX_ASSERT_CMP(qp(p, "SELECT count(*) FROM Summary WHERE model_flops IS NULL AND "
 				  "mfu_hlo_estimated_percent = 0 AND "
-				  "mfu_hlo_max_achievable_estimated_percent = 0") == 1);
+				  "mfu_hlo_max_achievable_estimated_percent = 0"), ==, 1);
 		free(p);
 	}
 	/* attention transposes on the Tensor engine: those FLOPs count for HFU only */
 	char *a = nx_xasprintf("%s/data/profiles/global/attention@latest", dir);
-	assert_true(qp(a, "SELECT hfu_estimated_percent - mfu_estimated_percent FROM Summary") > 0);
+	NX_ASSERT_CMP(qp(a, "SELECT hfu_estimated_percent - mfu_estimated_percent FROM Summary"), >, 0);
 	free(a);
 }
 
@@ -476,25 +478,25 @@ static void test_ids_and_names(void **state)
 {
 	(void)state;
 	double n = qp(captured, "SELECT count(*) FROM Instruction");
-	assert_true(n > 0);
-	assert_true(qp(captured, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = "
-				 "'I-' || raw_bir_id || '_sg0000'") == n);
-	assert_true(qp(captured, "SELECT count(*) FROM Instruction i JOIN KernelInstructions k "
+	NX_ASSERT_CMP(n, >, 0);
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = "
+				 "'I-' || raw_bir_id || '_sg0000'"), ==, n);
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM Instruction i JOIN KernelInstructions k "
 				 "USING (kernel_instruction_name) WHERE i.penguin_id = 'sg0000:' || "
-				 "i.raw_penguin_id") == n);
-	assert_true(qp(captured, "SELECT count(*) FROM Instruction WHERE hlo_name = (SELECT "
+				 "i.raw_penguin_id"), ==, n);
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM Instruction WHERE hlo_name = (SELECT "
 				 "fully_qualified_function_name FROM KernelStackFrames WHERE "
 				 "parent_stack_frame_id IS NULL) AND layer = hlo_name AND raw_hlo_id = "
-				 "raw_framework_id AND hlo_attrs LIKE 'custom_call_target=\"%%'") == n);
+				 "raw_framework_id AND hlo_attrs LIKE 'custom_call_target=\"%%'"), ==, n);
 	/* stack_frame_ids -> StackFrame -> location -> interned file and function names:
 	 * the kernel's own frame as KernelStackFrames has it */
-	assert_true(qp(captured, "SELECT count(*) FROM Instruction i JOIN StackFrame f ON "
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM Instruction i JOIN StackFrame f ON "
 				 "i.stack_frame_ids = '[' || f.id || ']' JOIN StackFrameFileLocation l ON "
 				 "l.id = f.file_location_id::VARCHAR JOIN StackFrameFunctionName fn ON "
 				 "fn.id = l.function_name_id::VARCHAR JOIN StackFrameFileName fl ON "
 				 "fl.id = l.file_name_id::VARCHAR JOIN KernelStackFrames k ON "
 				 "k.fully_qualified_function_name = fn.name AND k.file_path = fl.name AND "
-				 "k.line_number = l.line_number WHERE f.parent_frame_id = '0'") == n);
+				 "k.line_number = l.line_number WHERE f.parent_frame_id = '0'"), ==, n);
 }
 
 /* The NEFF reader checks the bir_instructions of the debug info: names round-trip, and
@@ -533,7 +535,7 @@ static void test_neff_bir_names(void **state)
 			assert_int_equal(back.dbg.birs[1].bir_id, 7);
 			assert_string_equal(back.dbg.birs[0].name, "mm.0");
 		} else {
-			assert_true(rc < 0);
+			NX_ASSERT_CMP(rc, <, 0);
 			if (!strstr(err.msg, cases[c].msg) || !strstr(err.msg, "kernel_debug_info.json"))
 				fail_msg("case %zu: '%s' lacks '%s'", c, err.msg, cases[c].msg);
 		}
@@ -555,10 +557,10 @@ static void test_ir_hierarchy(void **state)
 	for (size_t l = 0; l < NX_ARRAY_SIZE(levels); l++) {
 		const char *t = levels[l][0], *k = levels[l][1];
 		double n = qp(captured, "SELECT count(*) FROM %s", t);
-		assert_true(n > 0);
-		assert_true(qp(captured, "SELECT count(DISTINCT %s) FROM Instruction", k) == n);
+		NX_ASSERT_CMP(n, >, 0);
+		NX_ASSERT_CMP(qp(captured, "SELECT count(DISTINCT %s) FROM Instruction", k), ==, n);
 		/* span, totals and per-interval lists agree with the instructions */
-		assert_true(qp(captured,
+		NX_ASSERT_CMP(qp(captured,
 			       "WITH i AS (SELECT %s AS k, min(start_ts) AS s, max(end_ts) AS e, "
 			       "sum(coalesce(tensor_elements, 0)) AS el, sum(coalesce(hbm_read_bytes, 0) "
 			       "+ coalesce(hbm_write_bytes, 0)) AS hbm, sum(hbm_read_bytes) AS r "
@@ -569,27 +571,27 @@ static void test_ir_hierarchy(void **state)
 			       "h.hbm_read_bytes = i.r AND len(h.element_count_per_interval) = "
 			       "len(from_json(h.time_intervals, '[[\"BIGINT\"]]')) AND "
 			       "from_json(h.time_intervals, '[[\"BIGINT\"]]')[1][1] = i.s",
-			       k, t, k, k) == n);
+			       k, t, k, k), ==, n);
 	}
 	/* parents exist */
-	assert_true(qp(captured, "SELECT count(*) FROM BirInstruction b LEFT JOIN PenguinInstruction p "
-				 "USING (raw_penguin_id) WHERE p.id IS NULL") == 0);
-	assert_true(qp(captured, "SELECT count(*) FROM PenguinInstruction p LEFT JOIN HloInstruction h "
-				 "USING (raw_hlo_id) WHERE h.id IS NULL") == 0);
-	assert_true(qp(captured, "SELECT count(*) FROM HloInstruction h LEFT JOIN FrameworkInstruction f "
-				 "USING (raw_framework_id) WHERE f.id IS NULL") == 0);
-	assert_true(qp(captured, "SELECT count(*) FROM HloInstruction h JOIN Instruction i USING "
-				 "(raw_hlo_id) WHERE h.hlo_name <> i.hlo_name") == 0);
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM BirInstruction b LEFT JOIN PenguinInstruction p "
+				 "USING (raw_penguin_id) WHERE p.id IS NULL"), ==, 0);
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM PenguinInstruction p LEFT JOIN HloInstruction h "
+				 "USING (raw_hlo_id) WHERE h.id IS NULL"), ==, 0);
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM HloInstruction h LEFT JOIN FrameworkInstruction f "
+				 "USING (raw_framework_id) WHERE f.id IS NULL"), ==, 0);
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM HloInstruction h JOIN Instruction i USING "
+				 "(raw_hlo_id) WHERE h.hlo_name <> i.hlo_name"), ==, 0);
 	/* the framework op counts its instructions per engine; the tree names it */
-	assert_true(qp(captured, "SELECT sum(tensor_engine_instruction_count + "
+	NX_ASSERT_CMP(qp(captured, "SELECT sum(tensor_engine_instruction_count + "
 				 "sync_engine_instruction_count + vector_engine_instruction_count + "
 				 "scalar_engine_instruction_count + gpsimd_engine_instruction_count) FROM "
-				 "FrameworkInstruction") == qp(captured, "SELECT count(*) FROM Instruction"));
-	assert_true(qp(captured, "SELECT count(*) FROM FrameworkNode n JOIN FrameworkInstruction f "
+				 "FrameworkInstruction"), ==, qp(captured, "SELECT count(*) FROM Instruction"));
+	NX_ASSERT_CMP(qp(captured, "SELECT count(*) FROM FrameworkNode n JOIN FrameworkInstruction f "
 				 "ON n.node_name = f.framework_name AND n.children_ids = "
 				 "'[' || f.raw_framework_id || ']' AND n.start_ts = f.start_ts AND "
 				 "n.time_intervals = f.time_intervals AND n.parent_name = '' AND "
-				 "n.total_time_tensor <> '[]'") == 1);
+				 "n.total_time_tensor <> '[]'"), ==, 1);
 }
 
 /* A listing names its BIR instructions with name=; the NEFF carries the names and the
@@ -620,12 +622,12 @@ static void test_listing_names(void **state)
 		"%s capture -n k.neff -s k.ntff >/dev/null && %s view -n k.neff -s k.ntff "
 		"--output-file %s/p --ingest-only -q >/dev/null", k, k, bin, bin, bin, k), 0);
 	char *p = nx_path_join(k, "p");
-	assert_true(qp(p, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = "
-			  "'load.lhsT' AND opcode = 'DMA_DIRECT2D'") == 1);
-	assert_true(qp(p, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = 'mm.0' "
-			  "AND opcode IN ('LDWEIGHTS', 'MATMUL')") == 2);
-	assert_true(qp(p, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = "
-			  "'I-' || raw_bir_id || '_sg0000'") == 4);
+	NX_ASSERT_CMP(qp(p, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = "
+			  "'load.lhsT' AND opcode = 'DMA_DIRECT2D'"), ==, 1);
+	NX_ASSERT_CMP(qp(p, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = 'mm.0' "
+			  "AND opcode IN ('LDWEIGHTS', 'MATMUL')"), ==, 2);
+	NX_ASSERT_CMP(qp(p, "SELECT count(*) FROM Instruction WHERE bir_instruction_name = "
+			  "'I-' || raw_bir_id || '_sg0000'"), ==, 4);
 	/* bad input: an empty name, and a second name for one BIR instruction */
 	assert_int_equal(nx_test_sh("cd %s && sed 's/name=load.lhsT/name=/' k.txt > bad1.txt && "
 				    "! %s kernel asm bad1.txt -o bad1.neff 2>err1 && "

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
@@ -109,9 +111,9 @@ static void test_every_kernel_invariants(void **state)
 	for (size_t i = 0; i < NX_ARRAY_SIZE(ks); i++) {
 		char *p = profile(ks[i].name, ks[i].size, true);
 		nx_check_profile_invariants(p);
-		assert_true(q(p, "SELECT count(*) FROM Metadata WHERE is_simulation") == 1);
-		assert_true(q(p, "SELECT count(*) FROM Instruction WHERE bir_debug_info_source_location "
-				 "IS NULL") == 0);
+		NX_ASSERT_CMP(q(p, "SELECT count(*) FROM Metadata WHERE is_simulation"), ==, 1);
+		NX_ASSERT_CMP(q(p, "SELECT count(*) FROM Instruction WHERE bir_debug_info_source_location "
+				 "IS NULL"), ==, 0);
 		free(p);
 	}
 }
@@ -123,16 +125,13 @@ static void test_matmul_v0_counts(void **state)
 	(void)state;
 	const int s = 512, m = s / 128, n = s / 512, k = s / 128;
 	char *p = profile("matmul_v0", s, true);
-	assert_true(q(p, "SELECT count(*) FROM Instruction WHERE opcode = 'MATMUL'") == m * n * k);
-	assert_true(q(p, "SELECT count(*) FROM DmaPacketAggregated WHERE source = '[[INPUT]]'") ==
-		    2 * m * n * k);
+	NX_ASSERT_CMP(q(p, "SELECT count(*) FROM Instruction WHERE opcode = 'MATMUL'"), ==, m * n * k);
+	NX_ASSERT_CMP(q(p, "SELECT count(*) FROM DmaPacketAggregated WHERE source = '[[INPUT]]'"), ==, 2 * m * n * k);
 	/* A transfer's packets include the 16 four-byte semaphore writes that end it. */
-	assert_true(q(p, "SELECT sum(transfer_bytes) FROM DmaPacketAggregated WHERE source = '[[INPUT]]'") ==
-		    (double)m * n * k * (128 * 128 * 2 + 128 * 512 * 2 + 2 * 16 * 4));
-	assert_true(q(p, "SELECT sum(transfer_bytes) FROM DmaPacket WHERE transfer_bytes > 4 AND "
-			 "queue_type = 'input'") == (double)m * n * k * (128 * 128 * 2 + 128 * 512 * 2));
-	assert_true(q(p, "SELECT count(*) FROM Flow WHERE dependency_type = 'DGE_TRIGGER'") ==
-		    q(p, "SELECT count(*) FROM DmaPacketAggregated"));
+	NX_ASSERT_CMP(q(p, "SELECT sum(transfer_bytes) FROM DmaPacketAggregated WHERE source = '[[INPUT]]'"), ==, (double)m * n * k * (128 * 128 * 2 + 128 * 512 * 2 + 2 * 16 * 4));
+	NX_ASSERT_CMP(q(p, "SELECT sum(transfer_bytes) FROM DmaPacket WHERE transfer_bytes > 4 AND "
+			 "queue_type = 'input'"), ==, (double)m * n * k * (128 * 128 * 2 + 128 * 512 * 2));
+	NX_ASSERT_CMP(q(p, "SELECT count(*) FROM Flow WHERE dependency_type = 'DGE_TRIGGER'"), ==, q(p, "SELECT count(*) FROM DmaPacketAggregated"));
 	assert_string_equal(bottleneck(p), "dma");
 	free(p);
 }
@@ -148,8 +147,8 @@ static void test_planted_bottlenecks(void **state)
 	free(p);
 	/* serial_sem: engines mostly wait on each other: large semaphore waits. */
 	p = profile("serial_sem", 512, true);
-	assert_true(q(p, "SELECT sum(evt_wait_time_ns) FROM Instruction") > 0);
-	assert_true(q(p, "SELECT count(*) FROM Flow WHERE dependency_type = 'SEMAPHORE'") > 0);
+	NX_ASSERT_CMP(q(p, "SELECT sum(evt_wait_time_ns) FROM Instruction"), >, 0);
+	NX_ASSERT_CMP(q(p, "SELECT count(*) FROM Flow WHERE dependency_type = 'SEMAPHORE'"), >, 0);
 	/* recommend quotes the planted line's code from the kernel sources */
 	assert_int_equal(nx_test_sh("%s recommend --data-path %s/data --display-name serial_sem-512 "
 				    "--nki-source-root %s/kernels | grep -q 'serial_sem.py:27 .*nl.load(lhsT'",
@@ -213,7 +212,7 @@ static void test_seed_python_snippets(void **state)
 		"    GROUP BY rel\n"
 		")", &lw_before, &err))
 		fail_msg("%s", err.msg);
-	assert_true(lw_before == 1);
+	NX_ASSERT_CMP(lw_before, ==, 1);
 	nx_duck_close(d);
 	free(p);
 }
@@ -224,10 +223,10 @@ static void test_no_dge(void **state)
 	char *p = profile("matmul_v0", 512, false);
 	char *f = nx_path_join(p, "DmaPacket.parquet");
 	assert_true(nx_is_file(f));
-	assert_true(q(p, "SELECT count(*) FROM DmaPacket") == 0);
-	assert_true(q(p, "SELECT count(*) FROM Warning WHERE category = 'Missing Data' AND message "
-			 "LIKE '%NEURON_RT_ENABLE_DGE_NOTIFICATIONS%'") == 1);
-	assert_true(q(p, "SELECT hbm_read_bytes FROM Summary") > 0);
+	NX_ASSERT_CMP(q(p, "SELECT count(*) FROM DmaPacket"), ==, 0);
+	NX_ASSERT_CMP(q(p, "SELECT count(*) FROM Warning WHERE category = 'Missing Data' AND message "
+			 "LIKE '%NEURON_RT_ENABLE_DGE_NOTIFICATIONS%'"), ==, 1);
+	NX_ASSERT_CMP(q(p, "SELECT hbm_read_bytes FROM Summary"), >, 0);
 	nx_check_profile_invariants(p);
 	free(f);
 	free(p);

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
@@ -57,7 +59,7 @@ static int64_t q64(struct ctx *c, const char *fmt, ...)
 	struct nx_err err = { 0 };
 
 	va_start(ap, fmt);
-	assert_true(vasprintf(&sql, fmt, ap) >= 0);
+	NX_ASSERT_CMP(vasprintf(&sql, fmt, ap), >=, 0);
 	va_end(ap);
 	if (nx_duck_query_i64(c->d, sql, &v, &err))
 		fail_msg("query failed: %s\n%s", err.msg, sql);
@@ -252,14 +254,14 @@ static void test_failures_keep_previous(void **state)
 	io.display_name = "keep";
 	io.quiet = true;
 	nx_err_clear(&err);
-	assert_true(nx_ingest(&io, NULL, &err) < 0);
+	NX_ASSERT_CMP(nx_ingest(&io, NULL, &err), <, 0);
 	assert_non_null(strstr(err.msg, "fixture.ntff"));
 	assert_non_null(strstr(err.msg, "byte"));
 
 	/* missing file */
 	io.ntff_path = "/nonexistent/p.ntff";
 	nx_err_clear(&err);
-	assert_true(nx_ingest(&io, NULL, &err) < 0);
+	NX_ASSERT_CMP(nx_ingest(&io, NULL, &err), <, 0);
 	assert_non_null(strstr(err.msg, "/nonexistent/p.ntff"));
 
 	/* bad display name */

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #define assert_contains(hay, needle)                                                        \
 	do {                                                                               \
 		if (!strstr((hay), (needle)))                                              \
@@ -419,7 +421,7 @@ static void test_work_other(void **state)
 	nx_inst_work(&in, true, &w);
 	assert_int_equal(w.elements, (uint64_t)UINT32_MAX * UINT32_MAX);
 	assert_int_equal(w.partitions, 128);
-	assert_true(w.sbuf_write_bytes == UINT64_MAX);
+	NX_ASSERT_CMP(w.sbuf_write_bytes, ==, UINT64_MAX);
 
 	/* No operands: nothing counted. */
 	memset(&in, 0, sizeof(in));

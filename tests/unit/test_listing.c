@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #define assert_contains(hay, needle)                                                       \
 	do {                                                                              \
 		if (!strstr((hay), (needle)))                                             \
@@ -111,7 +113,7 @@ static void test_good(void **state)
 	in = n.inst[NX_ENGINE_SCALAR];
 	assert_int_equal(in[0].act_fn, NX_ACT_EXP);
 	assert_int_equal(in[0].perf_mode, 1);
-	assert_true(in[0].imm == 0.5f);
+	NX_ASSERT_CMP(in[0].imm, ==, 0.5f);
 	assert_int_equal(in[0].wait_cond, NX_WAIT_EQ);
 	assert_int_equal(in[0].sig_op, NX_SEM_ADD);
 	assert_int_equal(in[0].sig_value, 2);

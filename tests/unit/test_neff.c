@@ -19,6 +19,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #define assert_contains(hay, needle)                                                        \
 	do {                                                                               \
 		if (!strstr((hay), (needle)))                                              \
@@ -727,7 +729,7 @@ static void expect_json_edit(const char *member, const char *json_path, json_t *
 		json_object_del(obj, key);
 	text = json_dumps(root, 0);
 	pack_set(&p, member, text, strlen(text));
-	assert_true(pack_read(&p, &err) < 0);
+	NX_ASSERT_CMP(pack_read(&p, &err), <, 0);
 	assert_contains(err.msg, "x.neff: ");
 	assert_contains(err.msg, msg);
 	free(text);
@@ -1169,7 +1171,7 @@ static void test_flips_never_crash(void **state)
 		free(gz);
 		free(copy);
 	}
-	assert_true(failures > 0);
+	NX_ASSERT_CMP(failures, >, 0);
 	nx_strbuf_release(&tar);
 	pack_release(&p);
 }

@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 static char *tmp_dir;
 static unsigned file_seq;
 
@@ -410,7 +412,7 @@ static void test_varint(void **state)
 		((uint64_t)1 << 63) - 1, (uint64_t)1 << 63, UINT64_MAX,
 	};
 	uint8_t buf[16];
-	uint64_t v;
+	uint64_t v = 0;
 
 	(void)state;
 	for (size_t i = 0; i < NX_ARRAY_SIZE(vals); i++) {
@@ -418,7 +420,7 @@ static void test_varint(void **state)
 
 		assert_int_equal(n, nx_varint_len(vals[i]));
 		assert_int_equal(nx_varint_get(buf, n, &v), (int)n);
-		assert_true(v == vals[i]);
+		NX_ASSERT_CMP(v, ==, vals[i]);
 		/* Every shorter buffer is reported as truncated, never over-read. */
 		for (size_t k = 0; k < n; k++)
 			assert_int_equal(nx_varint_get(buf, k, &v), 0);
@@ -435,23 +437,23 @@ static void test_varint(void **state)
 	assert_int_equal(nx_varint_get(buf, 10, &v), -1);
 	buf[9] = 0x01;
 	assert_int_equal(nx_varint_get(buf, 10, &v), 10);
-	assert_true(v == UINT64_MAX);
+	NX_ASSERT_CMP(v, ==, UINT64_MAX);
 	/* Non-minimal but bounded encodings decode. */
 	buf[0] = 0x80;
 	buf[1] = 0x00;
 	assert_int_equal(nx_varint_get(buf, 2, &v), 2);
-	assert_true(v == 0);
+	NX_ASSERT_CMP(v, ==, 0);
 
 	for (int64_t x = -300; x <= 300; x++)
-		assert_true(nx_unzigzag64(nx_zigzag64(x)) == x);
+		NX_ASSERT_CMP(nx_unzigzag64(nx_zigzag64(x)), ==, x);
 	assert_true(nx_zigzag64(-1) == 1 && nx_zigzag64(1) == 2);
-	assert_true(nx_unzigzag64(nx_zigzag64(INT64_MIN)) == INT64_MIN);
-	assert_true(nx_unzigzag64(nx_zigzag64(INT64_MAX)) == INT64_MAX);
-	assert_true(nx_unzigzag32(nx_zigzag32(INT32_MIN)) == INT32_MIN);
-	assert_true(nx_unzigzag32(nx_zigzag32(INT32_MAX)) == INT32_MAX);
-	assert_true(nx_undelta64(nx_delta64(UINT64_MAX, 5), 5) == UINT64_MAX);
-	assert_true(nx_delta64(UINT64_MAX, 0) == 1);
-	assert_true(nx_undelta32(nx_delta32(0, UINT32_MAX), UINT32_MAX) == 0);
+	NX_ASSERT_CMP(nx_unzigzag64(nx_zigzag64(INT64_MIN)), ==, INT64_MIN);
+	NX_ASSERT_CMP(nx_unzigzag64(nx_zigzag64(INT64_MAX)), ==, INT64_MAX);
+	NX_ASSERT_CMP(nx_unzigzag32(nx_zigzag32(INT32_MIN)), ==, INT32_MIN);
+	NX_ASSERT_CMP(nx_unzigzag32(nx_zigzag32(INT32_MAX)), ==, INT32_MAX);
+	NX_ASSERT_CMP(nx_undelta64(nx_delta64(UINT64_MAX, 5), 5), ==, UINT64_MAX);
+	NX_ASSERT_CMP(nx_delta64(UINT64_MAX, 0), ==, 1);
+	NX_ASSERT_CMP(nx_undelta32(nx_delta32(0, UINT32_MAX), UINT32_MAX), ==, 0);
 }
 
 /* Every kind with boundary values: zeros, the largest ids and timestamps, empty,
@@ -654,7 +656,7 @@ static void test_many_chunks(void **state)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t type = nx_get_le32(data + offs[i]);
 
-		assert_true(nx_get_le32(data + offs[i] + 4) <= 64u << 10);
+		NX_ASSERT_CMP(nx_get_le32(data + offs[i] + 4), <=, 64u << 10);
 		if (i + 1 == n)
 			assert_int_equal(type, NX_NTFF_CHUNK_END);
 		else
@@ -710,7 +712,7 @@ static void test_kind_mask(void **state)
 		got++;
 	}
 	assert_int_equal(rc, 0);
-	assert_true(got > 0);
+	NX_ASSERT_CMP(got, >, 0);
 	assert_int_equal(nx_ntff_reader_count(r, NX_REC_SEM), (int64_t)count_kind(&l, NX_REC_SEM));
 	nx_ntff_reader_close(r);
 	recs_free(&l);
@@ -790,7 +792,7 @@ static void test_unknown_chunk(void **state)
 	write_file(path, &info, &l);
 	data = slurp(path, &len);
 	n = chunk_offsets(data, len, offs, NX_ARRAY_SIZE(offs));
-	assert_true(n >= 3);
+	NX_ASSERT_CMP(n, >=, 3);
 	/* Before every chunk, END included. */
 	out = nx_xmalloc(len + n * flen);
 	memcpy(out, data, offs[0]);
@@ -874,16 +876,16 @@ static void test_record_size(void **state)
 	(void)state;
 	gen_insts(&l, 200000, &t, &id);
 	inst = bytes_per_record(&l, "instruction");
-	assert_true(inst <= 32.0);
-	assert_true(inst <= 12.0); /* the design target for typical streams */
+	NX_ASSERT_CMP(inst, <=, 32.0);
+	NX_ASSERT_CMP(inst, <=, 12.0); /* the design target for typical streams */
 	recs_free(&l);
 	t = 0;
 	gen_dmas(&l, 100000, &t, &id);
-	assert_true(bytes_per_record(&l, "dma") <= 32.0);
+	NX_ASSERT_CMP(bytes_per_record(&l, "dma"), <=, 32.0);
 	recs_free(&l);
 	t = 0;
 	gen_sems(&l, 100000, &t);
-	assert_true(bytes_per_record(&l, "semaphore") <= 32.0);
+	NX_ASSERT_CMP(bytes_per_record(&l, "semaphore"), <=, 32.0);
 	recs_free(&l);
 }
 
@@ -1057,7 +1059,7 @@ static void test_bad_header(void **state)
 	rc = nx_ntff_reader_open(&r, missing, &err);
 	assert_int_equal(rc, -ENOENT);
 	assert_null(r);
-	assert_true(strncmp(err.msg, missing, strlen(missing)) == 0);
+	NX_ASSERT_CMP(strncmp(err.msg, missing, strlen(missing)), ==, 0);
 
 	assert_int_equal(nx_ntff_reader_open(&r, tmp_dir, &err), -EINVAL);
 
@@ -1083,7 +1085,7 @@ static void test_bad_header(void **state)
 	fix_header_crc(copy);
 	spit(bad, copy, len);
 	assert_int_equal(read_everything(bad, NX_REC_MASK_ALL, &err), NX_EVERSION);
-	assert_true(strncmp(err.msg, bad, strlen(bad)) == 0);
+	NX_ASSERT_CMP(strncmp(err.msg, bad, strlen(bad)), ==, 0);
 	assert_non_null(strstr(err.msg,
 			       "NTFF version 2 is not supported by this build (supported: 1"));
 
@@ -1180,7 +1182,7 @@ static void test_truncation(void **state)
 	(void)state;
 	data = good_file(path, &len, &l);
 	n = chunk_offsets(data, len, offs, NX_ARRAY_SIZE(offs));
-	assert_true(n >= 6);
+	NX_ASSERT_CMP(n, >=, 6);
 	for (size_t c = 0; c <= NX_NTFF_HEADER_SIZE + 40; c++)
 		cuts[ncut++] = c;
 	for (size_t i = 0; i < n; i++) {
@@ -1199,7 +1201,7 @@ static void test_truncation(void **state)
 		cuts[ncut++] = c;
 	for (size_t c = 0; c < len; c += 4099)
 		cuts[ncut++] = c;
-	assert_true(ncut <= cap);
+	NX_ASSERT_CMP(ncut, <=, cap);
 	qsort(cuts, ncut, sizeof(*cuts), cmp_size_desc);
 
 	spit(bad, data, len);

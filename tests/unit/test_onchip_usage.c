@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
@@ -166,7 +168,7 @@ static void test_kernel_invariants(void **state)
 				    dir, dir, bin, bin, bin), 0);
 	char *prof = nx_path_join(dir, "data/profiles/global/k@latest");
 	nx_test_use_profile(&c->d, prof);
-	assert_true(nx_test_q(c->d, "SELECT count(*) FROM SbufAllocation") > 0);
+	NX_ASSERT_CMP(nx_test_q(c->d, "SELECT count(*) FROM SbufAllocation"), >, 0);
 	EQ(c, "SELECT count(*) FROM SbufAllocation WHERE end_ts < start_ts OR end_address < "
 	      "start_address OR partition NOT IN (0, 32, 64, 96) OR start_address < 0 OR "
 	      "end_address >= 229376 OR op_source_type NOT IN ('dma', 'instruction')", 0);
@@ -182,13 +184,13 @@ static void test_kernel_invariants(void **state)
 	      "bank_1_util_percent, bank_2_util_percent, bank_3_util_percent, bank_4_util_percent, "
 	      "bank_5_util_percent, bank_6_util_percent, bank_7_util_percent) > 1 + 1e-6", 0);
 	EQ(c, "SELECT (SELECT count(*) FROM SbufUsage) - (SELECT count(*) FROM DmaUsage)", 0);
-	assert_true(nx_test_q(c->d, "SELECT count(*) FROM SbufUsage") <= 2000);
+	NX_ASSERT_CMP(nx_test_q(c->d, "SELECT count(*) FROM SbufUsage"), <=, 2000);
 	/* Every bucket a MATMUL covers entirely shows PSUM in use. */
 	EQ(c, "WITH w AS (SELECT min(timestamp) AS t0, (max(timestamp) - min(timestamp)) / "
 	      "(count(*) - 1) AS w FROM PsumUsage) SELECT count(*) FROM PsumUsage u, w WHERE "
 	      "u.avg_util_percent <= 0 AND EXISTS (SELECT 1 FROM Instruction i WHERE i.opcode = "
 	      "'MATMUL' AND i.start_ts <= u.timestamp AND i.end_ts >= u.timestamp + w.w)", 0);
-	assert_true(nx_test_q(c->d, "SELECT max(avg_util_percent) FROM PsumUsage") > 0);
+	NX_ASSERT_CMP(nx_test_q(c->d, "SELECT max(avg_util_percent) FROM PsumUsage"), >, 0);
 	free(prof);
 	free(dir);
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "analysis/recommend.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -164,8 +166,8 @@ static void test_matmul_series(void **state)
 
 	double t0 = num(a, "report.bounds.0.ns"), t1 = num(b, "report.bounds.0.ns");
 	double t2 = num(c, "report.bounds.0.ns");
-	assert_true(t0 > t1);
-	assert_true(t1 > t2);
+	NX_ASSERT_CMP(t0, >, t1);
+	NX_ASSERT_CMP(t1, >, t2);
 	assert_string_equal(str(a, "report.bottleneck"), "DMA");
 	assert_string_equal(str(c, "report.bottleneck"), "Tensor");
 	/* V0 reloads its inputs: that is its first finding */
@@ -178,7 +180,7 @@ static void test_matmul_series(void **state)
 	assert_true(json_is_true(json_object_get(json_object_get(cmp, "bottleneck"), "changed")));
 	const char *delta = str(cmp, "deltas.bounds.0.text");
 	assert_non_null(delta);
-	assert_true(delta[0] == '-');
+	NX_ASSERT_CMP(delta[0], ==, '-');
 	json_decref(cmp);
 	free(v0);
 	free(v1);
@@ -206,9 +208,9 @@ static void test_no_dge(void **state)
 	assert_int_equal(unavailable, 2);
 	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(
 		json_object_get(j, "report"), "bounds"), 1), "ns")));
-	assert_true(num(j, "report.bounds.4.ns") >= 0); /* compute_bound is still there */
-	assert_true(json_array_size(json_object_get(json_object_get(json_object_get(j, "report"),
-		"data_quality"), "not_computable")) > 0);
+	NX_ASSERT_CMP(num(j, "report.bounds.4.ns"), >=, 0); /* compute_bound is still there */
+	NX_ASSERT_CMP(json_array_size(json_object_get(json_object_get(json_object_get(j, "report"),
+		"data_quality"), "not_computable")), >, 0);
 	json_decref(j);
 	free(p);
 }
@@ -283,7 +285,7 @@ static void test_reader_report(void **state)
 				if (strcmp(json_string_value(col), "share_pct"))
 					continue;
 				json_array_foreach(rows, r, row)
-					assert_true(json_number_value(json_array_get(row, c)) <= 100.0);
+					NX_ASSERT_CMP(json_number_value(json_array_get(row, c)), <=, 100.0);
 			}
 		}
 		assert_true(json_is_object(json_object_get(json_object_get(j, "report"),
@@ -311,7 +313,7 @@ static void test_reader_report(void **state)
 		json_decref(j);
 		free(dir);
 	}
-	assert_true(kinds >= 4);
+	NX_ASSERT_CMP(kinds, >=, 4);
 	assert_int_equal(nx_test_sh("'%s' recommend --data-path '%s/data' --display-name mm_v0 "
 				    "--details | grep -q '^## Appendix'", g->bin, g->dir), 0);
 }

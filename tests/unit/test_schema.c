@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "common/sha256.h"
 #include "common/xalloc.h"
@@ -97,10 +99,10 @@ static void test_matches_reference(void **state)
 			f = 0;
 			last_table = c[0];
 		}
-		assert_true(t < nx_schema_table_count);
+		NX_ASSERT_CMP(t, <, nx_schema_table_count);
 		const struct nx_table *tab = &nx_schema_tables[t];
 		assert_string_equal(tab->name, c[0]);
-		assert_true(f < tab->nfields);
+		NX_ASSERT_CMP(f, <, tab->nfields);
 		const struct nx_field *fl = &tab->fields[f];
 		assert_string_equal(fl->name, c[2]);
 		if (!strncmp(c[3], "$ref ", 5)) {
@@ -116,8 +118,8 @@ static void test_matches_reference(void **state)
 		/* descriptions are ours: never the reference sentence */
 		assert_int_equal(strlen(c[7]), 2 * NX_SHA256_SIZE);
 		sha256_hex(fl->description, hex);
-		assert_true(strcmp(hex, c[7]) != 0);
-		assert_true(strlen(fl->description) > 10);
+		NX_ASSERT_CMP(strcmp(hex, c[7]), !=, 0);
+		NX_ASSERT_CMP(strlen(fl->description), >, 10);
 		f++;
 		checked++;
 	}

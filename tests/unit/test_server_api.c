@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "helper/asserts.h"
 #include <jansson.h>
 
 static char *data_dir;
@@ -88,7 +90,7 @@ static void assert_error(json_t *j, const char *code)
 
 	assert_non_null(e);
 	assert_string_equal(json_string_value(json_object_get(e, "code")), code);
-	assert_true(strlen(json_string_value(json_object_get(e, "message"))) > 10);
+	NX_ASSERT_CMP(strlen(json_string_value(json_object_get(e, "message"))), >, 10);
 }
 
 static json_t *get_json(const char *path, int want_status)
@@ -165,7 +167,7 @@ static void test_seed_queries(void **state)
 	assert_string_equal(json_string_value(json_object_get(
 				    json_array_get(json_object_get(j, "columns"), 5), "type")),
 			    "BIGINT");
-	assert_true(json_real_value(json_array_get(json_array_get(rows, 0), 0)) == 1234.5);
+	NX_ASSERT_CMP(json_real_value(json_array_get(json_array_get(rows, 0), 0)), ==, 1234.5);
 	assert_int_equal(json_integer_value(json_array_get(json_array_get(rows, 0), 5)), 1048576);
 	assert_false(json_is_true(json_object_get(j, "truncated")));
 	json_decref(j);
@@ -276,7 +278,7 @@ static void test_table_schema(void **state)
 	j = search("my-kernel", "{\"type\":\"tableSchema\",\"tableName\":\"Instruction\"}", 200);
 	assert_true(json_is_true(json_object_get(j, "inSchema")));
 	f = json_object_get(j, "fields");
-	assert_true(json_array_size(f) > 5);
+	NX_ASSERT_CMP(json_array_size(f), >, 5);
 	for (size_t i = 0; i < json_array_size(f); i++) {
 		json_t *x = json_array_get(f, i);
 		if (strcmp(json_string_value(json_object_get(x, "name")), "duration_ns"))
@@ -500,7 +502,7 @@ static void test_traversal(void **state)
 	}
 	/* A symlink inside the profile pointing outside, and a profile that is a
 	 * symlink to a directory outside the data path. */
-	assert_true(asprintf(&link, "%s/profiles/global/my-kernel@latest/evil.txt", data_dir) > 0);
+	NX_ASSERT_CMP(asprintf(&link, "%s/profiles/global/my-kernel@latest/evil.txt", data_dir), >, 0);
 	assert_int_equal(symlink("/etc/passwd", link), 0);
 	assert_int_equal(nx_http_get(port, "/api/v1/profiles/namespace/global/profile_name/"
 					   "my-kernel/fs/evil.txt", &r), 0);
@@ -509,9 +511,9 @@ static void test_traversal(void **state)
 	nx_http_resp_free(&r);
 	unlink(link);
 	free(link);
-	assert_true(asprintf(&cmd, "mkdir -p '%s-outside' && ln -s '%s-outside' "
+	NX_ASSERT_CMP(asprintf(&cmd, "mkdir -p '%s-outside' && ln -s '%s-outside' "
 				   "'%s/profiles/global/escape@latest'", data_dir, data_dir,
-			     data_dir) > 0);
+			     data_dir), >, 0);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	json_decref(search("escape", "{\"type\":\"listDbFiles\"}", 403));
@@ -526,7 +528,7 @@ static void test_profile_added_and_replaced(void **state)
 	json_decref(j);
 	/* An in-progress directory is invisible. */
 	char *tmp = NULL;
-	assert_true(asprintf(&tmp, "%s/profiles/global/.late-kernel.tmp", data_dir) > 0);
+	NX_ASSERT_CMP(asprintf(&tmp, "%s/profiles/global/.late-kernel.tmp", data_dir), >, 0);
 	assert_int_equal(mkdir(tmp, 0755), 0);
 	j = get_json("/api/v1/profiles", 200);
 	assert_int_equal(json_array_size(json_object_get(j, "profiles")), 1);
@@ -550,7 +552,7 @@ static void test_profile_added_and_replaced(void **state)
 				 json_array_get(json_object_get(j, "rows"), 0), 0)), 40);
 	json_decref(j);
 	j = get_json("/api/v1/profiles", 200);
-	assert_true(json_array_size(json_object_get(j, "profiles")) >= 2);
+	NX_ASSERT_CMP(json_array_size(json_object_get(j, "profiles")), >=, 2);
 	json_decref(j);
 }
 
@@ -565,14 +567,14 @@ static void test_upload(void **state)
 	const struct nx_tar_entry *e;
 
 	(void)state;
-	assert_true(asprintf(&src, "%s-src", data_dir) > 0);
-	assert_true(asprintf(&cmd, "mkdir -p '%s/pkg' && printf 'def k():\\n  pass\\n' > "
+	NX_ASSERT_CMP(asprintf(&src, "%s-src", data_dir), >, 0);
+	NX_ASSERT_CMP(asprintf(&cmd, "mkdir -p '%s/pkg' && printf 'def k():\\n  pass\\n' > "
 				   "'%s/kernel.py' && printf 'x = 1\\n' > '%s/pkg/util.py'",
-			     src, src, src) > 0);
+			     src, src, src), >, 0);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
-	assert_true(asprintf(&cmd, "'%s' upload --source-code '%s' --data-path '%s' "
-				   "--display-name my-kernel >/dev/null", bin, src, data_dir) > 0);
+	NX_ASSERT_CMP(asprintf(&cmd, "'%s' upload --source-code '%s' --data-path '%s' "
+				   "--display-name my-kernel >/dev/null", bin, src, data_dir), >, 0);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	assert_int_equal(nx_http_get(port, "/api/v1/profiles/namespace/global/profile_name/"
@@ -587,11 +589,11 @@ static void test_upload(void **state)
 	nx_tar_release(&tar);
 	nx_http_resp_free(&r);
 	/* Usage errors exit 2, failures 1. */
-	assert_true(asprintf(&cmd, "'%s' upload --data-path '%s' 2>/dev/null", bin, data_dir) > 0);
+	NX_ASSERT_CMP(asprintf(&cmd, "'%s' upload --data-path '%s' 2>/dev/null", bin, data_dir), >, 0);
 	assert_int_equal(WEXITSTATUS(system(cmd)), 2);
 	free(cmd);
-	assert_true(asprintf(&cmd, "'%s' upload --source-code '%s' --data-path '%s' "
-				   "--display-name absent 2>/dev/null", bin, src, data_dir) > 0);
+	NX_ASSERT_CMP(asprintf(&cmd, "'%s' upload --source-code '%s' --data-path '%s' "
+				   "--display-name absent 2>/dev/null", bin, src, data_dir), >, 0);
 	assert_int_equal(WEXITSTATUS(system(cmd)), 1);
 	free(cmd);
 	free(src);

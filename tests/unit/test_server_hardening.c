@@ -25,6 +25,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "helper/asserts.h"
 #include <jansson.h>
 
 #define ODD_PROFILE "o'q\"x"
@@ -287,7 +289,7 @@ static void test_trickle_closed(void **state)
 	bool closed = false;
 
 	(void)state;
-	assert_true(fd >= 0);
+	NX_ASSERT_CMP(fd, >=, 0);
 	assert_int_equal(send(fd, head, sizeof(head) - 1, MSG_NOSIGNAL), (ssize_t)sizeof(head) - 1);
 	for (int i = 0; i < 60 && !closed; i++) {
 		struct timeval tv = { 0, 300000 };
@@ -362,7 +364,7 @@ static void test_oversized_requests_json(void **state)
 		char *a = repeat('a', sizes[i]), *path = NULL, *hdr = NULL, *many = NULL;
 		size_t nlines = sizes[i] / 20;
 
-		assert_true(asprintf(&path, "/api/v1/health?q=%s", a) > 0);
+		NX_ASSERT_CMP(asprintf(&path, "/api/v1/health?q=%s", a), >, 0);
 		assert_int_equal(nx_http_get(port, path, &r), 0);
 		assert_json_error(&r, 414, "uri_too_long");
 		nx_http_resp_free(&r);
@@ -372,7 +374,7 @@ static void test_oversized_requests_json(void **state)
 		assert_json_error(&r, 414, "uri_too_long");
 		nx_http_resp_free(&r);
 		/* one huge header, then many small ones */
-		assert_true(asprintf(&hdr, "X-Big: %s\r\n", a) > 0);
+		NX_ASSERT_CMP(asprintf(&hdr, "X-Big: %s\r\n", a), >, 0);
 		assert_int_equal(nx_http_request(port, "GET", "/api/v1/health", NULL, hdr, NULL, 0,
 						 &r), 0);
 		assert_json_error(&r, 431, "headers_too_large");
@@ -442,7 +444,7 @@ static void test_damaged_table_named(void **state)
 	truncate_file("dmg", "Instruction_1.parquet", 100);
 	truncate_file("dmg", "Summary.parquet", 0);
 	/* a server that logs, with stderr captured */
-	assert_true(asprintf(&log_path, "%s/server.log", data_dir) > 0);
+	NX_ASSERT_CMP(asprintf(&log_path, "%s/server.log", data_dir), >, 0);
 	fflush(stderr);
 	saved = dup(2);
 	fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -483,7 +485,7 @@ static void test_damaged_table_named(void **state)
 	close(saved);
 	f = fopen(log_path, "r");
 	assert_non_null(f);
-	assert_true(getdelim(&log, &log_len, '\0', f) > 0);
+	NX_ASSERT_CMP(getdelim(&log, &log_len, '\0', f), >, 0);
 	fclose(f);
 	assert_non_null(strstr(log, "profile 'dmg'"));
 	assert_non_null(strstr(log, "Instruction_1.parquet is damaged"));

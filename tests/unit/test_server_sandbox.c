@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "helper/asserts.h"
 #include <jansson.h>
 #include <pthread.h>
 
@@ -129,8 +131,8 @@ static void test_hostile_corpus(void **state)
 	json_t *j;
 
 	(void)state;
-	assert_true(asprintf(&sibling, "SELECT * FROM read_parquet('%s/profiles/global/other@latest/"
-				       "Summary.parquet')", data_dir) > 0);
+	NX_ASSERT_CMP(asprintf(&sibling, "SELECT * FROM read_parquet('%s/profiles/global/other@latest/"
+				       "Summary.parquet')", data_dir), >, 0);
 	for (size_t i = 0; i <= NX_ARRAY_SIZE(corpus); i++) {
 		const char *sql = i < NX_ARRAY_SIZE(corpus) ? corpus[i] : sibling;
 
@@ -190,7 +192,7 @@ static void test_timeout(void **state)
 	assert_int_equal(status, 504);
 	assert_string_equal(error_code(j), "query_timeout");
 	json_decref(j);
-	assert_true(t1.tv_sec - t0.tv_sec < 20);
+	NX_ASSERT_CMP(t1.tv_sec - t0.tv_sec, <, 20);
 	/* Also a query that is still streaming rows when the deadline passes. */
 	j = query("SELECT a.range FROM range(100000000) a WHERE a.range * 7 % 1000003 = 0 "
 		  "AND hash(a.range) % 2 = 5", &status);
@@ -240,7 +242,7 @@ static void test_analysis_sandboxed(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_true(asprintf(&seen.outside, "%s/outside.txt", data_dir) > 0);
+	NX_ASSERT_CMP(asprintf(&seen.outside, "%s/outside.txt", data_dir), >, 0);
 	f = fopen(seen.outside, "w");
 	assert_non_null(f);
 	fputs("secret\n", f);
@@ -278,7 +280,7 @@ static void test_caps(void **state)
 	j = query("SELECT repeat('x', 1000) FROM range(100)", &status);
 	assert_int_equal(status, 200);
 	assert_true(json_is_true(json_object_get(j, "truncated")));
-	assert_true(json_array_size(json_object_get(j, "rows")) < 20);
+	NX_ASSERT_CMP(json_array_size(json_object_get(j, "rows")), <, 20);
 	assert_non_null(strstr(json_string_value(json_object_get(j, "message")), "byte"));
 	json_decref(j);
 	j = query("SELECT * FROM range(500)", &status);

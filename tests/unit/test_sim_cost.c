@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 static struct nx_ap ap(int mem, int dtype, uint32_t n0, uint32_t n1)
 {
 	struct nx_ap a = { (uint8_t)mem, (uint8_t)dtype, 0, 127, 0, { n0, n1 }, { 1, (int32_t)n0 } };
@@ -188,8 +190,7 @@ static void test_dma(void **state)
 	/* transposes cost 4x */
 	assert_int_equal(nx_cost_dma_packet_ps(m, 1, 256, true), 4 * 19987);
 	/* the bandwidth falls for small descriptors */
-	assert_true(64.0 / nx_cost_dma_packet_ps(m, 1, 64, false) <
-		    2048.0 / nx_cost_dma_packet_ps(m, 1, 2048, false));
+	NX_ASSERT_CMP(64.0 / nx_cost_dma_packet_ps(m, 1, 64, false), <, 2048.0 / nx_cost_dma_packet_ps(m, 1, 2048, false));
 }
 
 int main(void)

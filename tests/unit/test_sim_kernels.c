@@ -18,6 +18,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 /* Union of busy intervals per engine (records of a kind arrive sorted by start). */
 struct busy {
 	uint64_t s, e, total;
@@ -92,7 +94,7 @@ static void test_all_build_and_run(void **state)
 		struct prof p;
 
 		profile(k[i]->name, k[i]->min_size, &p);
-		assert_true(p.end > 0);
+		NX_ASSERT_CMP(p.end, >, 0);
 		assert_non_null(nx_kernel_find(k[i]->name));
 	}
 }
@@ -127,7 +129,7 @@ static void test_calibration_kernels(void **state)
 			for (size_t b = 0; b < neff.nblocks; b++)
 				for (size_t d = 0; d < neff.blocks[b].ndesc; d++)
 					bytes += neff.blocks[b].desc[d].bytes;
-			assert_true(bytes < prev);
+			NX_ASSERT_CMP(bytes, <, prev);
 			prev = bytes;
 			nx_neff_release(&neff);
 		}
@@ -208,9 +210,9 @@ static void test_source_lines(void **state)
 		}
 		for (int e = 0; e < NX_ENGINE_COUNT; e++)
 			for (size_t x = 0; x < neff.ninst[e]; x++)
-				assert_true(neff.inst[e][x].debug_id < neff.dbg.ninsts);
+				NX_ASSERT_CMP(neff.inst[e][x].debug_id, <, neff.dbg.ninsts);
 		/* loop variables point at their `for` lines */
-		assert_true(neff.dbg.nitervars > 0);
+		NX_ASSERT_CMP(neff.dbg.nitervars, >, 0);
 		for (size_t v = 0; v < neff.dbg.nitervars; v++) {
 			const struct nx_dbg_itervar *it = &neff.dbg.itervars[v];
 			char *l = nth_line(text, (int)it->line), *want = nx_xasprintf("for %s in", it->name);
@@ -218,7 +220,7 @@ static void test_source_lines(void **state)
 			if (!strstr(l, want))
 				fail_msg("%s:%" PRId64 " is '%s', expected the loop of '%s'", k[i]->source,
 					 it->line, l, it->name);
-			assert_true(it->parent < (int64_t)v);
+			NX_ASSERT_CMP(it->parent, <, (int64_t)v);
 			free(want);
 			free(l);
 		}
@@ -236,12 +238,12 @@ static void test_matmul_versions(void **state)
 	profile("matmul_v0", 2048, &v0);
 	profile("matmul_v1", 2048, &v1);
 	profile("matmul_v2", 2048, &v2);
-	assert_true(v0.end > v1.end);
-	assert_true(v1.end > v2.end);
+	NX_ASSERT_CMP(v0.end, >, v1.end);
+	NX_ASSERT_CMP(v1.end, >, v2.end);
 	/* V0 is DMA-bound (its data-starved Tensor engine runs throttled), V2 Tensor-bound */
-	assert_true(busy(&v0.dma) > 3 * busy(&v0.eng[NX_ENGINE_TENSOR]) / 2);
-	assert_true(busy(&v2.eng[NX_ENGINE_TENSOR]) > 3 * busy(&v2.dma) / 2);
-	assert_true(busy(&v2.eng[NX_ENGINE_TENSOR]) * 10 > v2.end * 7);
+	NX_ASSERT_CMP(busy(&v0.dma), >, 3 * busy(&v0.eng[NX_ENGINE_TENSOR]) / 2);
+	NX_ASSERT_CMP(busy(&v2.eng[NX_ENGINE_TENSOR]), >, 3 * busy(&v2.dma) / 2);
+	NX_ASSERT_CMP(busy(&v2.eng[NX_ENGINE_TENSOR]) * 10, >, v2.end * 7);
 }
 
 static void test_planted(void **state)
@@ -251,16 +253,16 @@ static void test_planted(void **state)
 	(void)state;
 	profile("dma_tiny", 1024, &p);
 	for (int e = 0; e < NX_ENGINE_COUNT; e++)
-		assert_true(busy(&p.dma) > 2 * busy(&p.eng[e]));
+		NX_ASSERT_CMP(busy(&p.dma), >, 2 * busy(&p.eng[e]));
 	profile("vector_bound", 1024, &p);
-	assert_true(busy(&p.eng[NX_ENGINE_VECTOR]) > 5 * busy(&p.dma));
-	assert_true(busy(&p.eng[NX_ENGINE_VECTOR]) * 10 > p.end * 9);
+	NX_ASSERT_CMP(busy(&p.eng[NX_ENGINE_VECTOR]), >, 5 * busy(&p.dma));
+	NX_ASSERT_CMP(busy(&p.eng[NX_ENGINE_VECTOR]) * 10, >, p.end * 9);
 	/* serialised: the busiest engine covers far less than the run */
 	profile("serial_sem", 1024, &p);
 	for (int e = 0; e < NX_ENGINE_COUNT; e++)
-		assert_true(busy(&p.eng[e]) * 10 < p.end * 8);
-	assert_true(busy(&p.dma) * 10 < p.end * 8);
-	assert_true(p.wait > p.end);
+		NX_ASSERT_CMP(busy(&p.eng[e]) * 10, <, p.end * 8);
+	NX_ASSERT_CMP(busy(&p.dma) * 10, <, p.end * 8);
+	NX_ASSERT_CMP(p.wait, >, p.end);
 }
 
 int main(void)

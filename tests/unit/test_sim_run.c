@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #define assert_contains(hay, needle)                                                       \
 	do {                                                                              \
 		if (!strstr((hay), (needle)))                                             \
@@ -313,9 +315,9 @@ static void test_instruction_fetch(void **state)
 	for (size_t i = 0; i < rs.n; i++) {
 		if (rs.r[i].kind != NX_REC_DMA)
 			continue;
-		assert_true(n < 3);
+		NX_ASSERT_CMP(n, <, 3);
 		assert_int_equal(rs.r[i].u.dma.block, NX_NONE32);
-		assert_true(rs.r[i].u.dma.trigger == UINT64_MAX);
+		NX_ASSERT_CMP(rs.r[i].u.dma.trigger, ==, UINT64_MAX);
 		assert_int_equal(rs.r[i].u.dma.queue, 1);
 		sizes[n++] = rs.r[i].u.dma.bytes;
 	}
@@ -408,7 +410,7 @@ static void test_deterministic_capture(void **state)
 	assert_int_equal(nx_sim_capture(&neff, &o, p2, NULL, &err), 0);
 	assert_int_equal(nx_read_file(p1, &d1, &l1, &err), 0);
 	assert_int_equal(nx_read_file(p2, &d2, &l2, &err), 0);
-	assert_true(l1 > 0);
+	NX_ASSERT_CMP(l1, >, 0);
 	assert_int_equal(l1, l2);
 	assert_memory_equal(d1, d2, l1);
 	remove(p1);

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -38,7 +40,7 @@ static int64_t q64(struct ctx *c, const char *fmt, ...)
 	struct nx_err err = { 0 };
 
 	va_start(ap, fmt);
-	assert_true(vasprintf(&sql, fmt, ap) >= 0);
+	NX_ASSERT_CMP(vasprintf(&sql, fmt, ap), >=, 0);
 	va_end(ap);
 	if (nx_duck_query_i64(c->d, sql, &v, &err))
 		fail_msg("query failed: %s\n%s", err.msg, sql);
@@ -116,7 +118,7 @@ static void test_shared_traces(void **state)
 				 flows, e->flow_rows);
 		assert_int_equal(q64(c, "SELECT count(*) FROM '%s/SystemProfileMetadata.parquet'", out), 1);
 		assert_int_equal(q64(c, "SELECT count(*) FROM '%s/Metadata.parquet'", out), 1);
-		assert_true(q64(c, "SELECT count(*) FROM '%s/SchemaFields.parquet'", out) > 600);
+		NX_ASSERT_CMP(q64(c, "SELECT count(*) FROM '%s/SchemaFields.parquet'", out), >, 600);
 		assert_int_equal(q64(c, "SELECT count(*) FROM '%s/SystemProfileEvents.parquet' "
 				     "WHERE NOT json_valid(extra_attributes_json)", out), 0);
 		free(wpath);
@@ -149,8 +151,8 @@ static void test_values(void **state)
 			 173209713LL);
 	assert_int_equal(q64(c, "SELECT count(DISTINCT process_id) FROM '%s/SystemProfileEvents.parquet' "
 			     "WHERE extra_attributes_json LIKE '%%\"pid\":\"Spans\"%%'", out), 1);
-	assert_true(q64(c, "SELECT min(process_id) FROM '%s/SystemProfileEvents.parquet' "
-			"WHERE extra_attributes_json LIKE '%%\"pid\":\"Spans\"%%'", out) >= (1LL << 62));
+	NX_ASSERT_CMP(q64(c, "SELECT min(process_id) FROM '%s/SystemProfileEvents.parquet' "
+			"WHERE extra_attributes_json LIKE '%%\"pid\":\"Spans\"%%'", out), >=, (1LL << 62));
 	assert_int_equal(q64(c, "SELECT json_extract(extra_attributes_json, '$.args.distributedInfo.rank')::BIGINT "
 			     "FROM '%s/SystemProfileEvents.parquet' WHERE name = 'trace_metadata'", out), 34);
 	free(in);

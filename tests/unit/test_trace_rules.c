@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "helper/asserts.h"
+
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -38,7 +40,7 @@ static char *vsql(const char *fmt, va_list ap)
 {
 	char *sql = NULL;
 
-	assert_true(vasprintf(&sql, fmt, ap) >= 0);
+	NX_ASSERT_CMP(vasprintf(&sql, fmt, ap), >=, 0);
 	return sql;
 }
 

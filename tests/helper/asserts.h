@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT
+ * asserts.h: a comparison assertion that prints both sides on failure, for tests (after
+ * cmocka.h). NX_ASSERT_CMP(a, >=, b) compares as long double, which holds every 64-bit
+ * integer exactly, so it serves integers and floating-point values alike. */
+#ifndef NX_TEST_ASSERTS_H
+#define NX_TEST_ASSERTS_H
+
+#define NX_ASSERT_CMP(a, op, b)                                                               \
+	do {                                                                                   \
+		long double nx_a_ = (long double)(a), nx_b_ = (long double)(b);                \
+		if (!(nx_a_ op nx_b_))                                                         \
+			fail_msg("%s %s %s: %.21Lg vs %.21Lg", #a, #op, #b, nx_a_, nx_b_);    \
+	} while (0)
+
+#endif
