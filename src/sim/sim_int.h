@@ -71,7 +71,8 @@ struct sim_throttle {
 	uint64_t te_busy_end_ps;
 	bool te_seen;
 	uint64_t first_ps;      /* first Tensor instruction */
-	/* merged Tensor busy intervals of the last utilisation window, oldest first */
+	/* MATMUL work of the last utilisation window as intervals [start, start + work)
+	 * (work = unthrottled duration x share of the PE array), oldest first */
 	uint64_t iv_s[SIM_THR_RING], iv_e[SIM_THR_RING];
 	unsigned iv_head, iv_n;
 	uint64_t iv_sum;        /* total length of the intervals in the ring */

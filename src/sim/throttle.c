@@ -3,12 +3,16 @@
  *
  * After an idle stretch the Tensor engine starts at ~50% of its rate and ramps to full
  * speed over ~3 us; utilisation below 50% in any ~3 us window re-arms it (§6.2). We
- * re-arm the ramp when the engine was idle for at least throttle_idle_ps, or when it
- * was busy less than half of the 3 us before an instruction (a data-starved Tensor
- * engine that works in short bursts), and split the ramp into steps with limits
- * k/16 = 8, 10, 12, 14. A MATMUL or LDWEIGHTS
- * that starts inside step i runs 16/k times longer. Each step that was in force becomes
- * one THROTTLE record when its window closes. */
+ * re-arm the ramp when the engine was idle for at least throttle_idle_ps, or when the
+ * PE array's utilisation over the 3 us before an instruction was below one half, and
+ * split the ramp into steps with limits k/16 = 8, 10, 12, 14. Utilisation is the
+ * array's MAC work, as the profiler counts hardware FLOPs (2 x active rows x active
+ * columns per element): a MATMUL with K moving partitions under M stationary columns
+ * uses K x M / (128 x 128) of the array for its unthrottled duration; LDWEIGHTS does no
+ * MACs. So a data-starved engine working in short bursts, and one running quarter-array
+ * tiles back to back, both re-arm it. A MATMUL or LDWEIGHTS that starts inside step i
+ * runs 16/k times longer. Each step that was in force becomes one THROTTLE record when
+ * its window closes. */
 #include "common/compat.h"
 #include "sim/sim_int.h"
 
@@ -47,8 +51,8 @@ static int close_window(struct sim *s, uint64_t close_ps)
 	return 0;
 }
 
-/* Drops what lies before from_ps; returns the busy time from from_ps on. */
-static uint64_t window_busy(struct sim_throttle *t, uint64_t from_ps)
+/* Drops what lies before from_ps; returns the work in the ring from from_ps on. */
+static uint64_t window_work(struct sim_throttle *t, uint64_t from_ps)
 {
 	while (t->iv_n && t->iv_e[t->iv_head] <= from_ps) {
 		t->iv_sum -= t->iv_e[t->iv_head] - t->iv_s[t->iv_head];
@@ -93,14 +97,29 @@ static bool underused(struct sim_throttle *t, const struct nx_machine *m, uint64
 
 	if (start_ps < t->first_ps + w || (t->armed && start_ps < t->arm_ps + w))
 		return false;
-	return 2 * window_busy(t, start_ps - w) < w;
+	return 2 * window_work(t, start_ps - w) < w;
+}
+
+/* The unthrottled duration dur_ps of a MATMUL weighted by the share of the PE array
+ * it uses: K moving partitions by M columns of the last LDWEIGHTS (all of them when no
+ * LDWEIGHTS came first). */
+static uint64_t array_work(const struct sim *s, const struct nx_inst *in, uint64_t dur_ps)
+{
+	const struct nx_hw *hw = s->m->hw;
+	uint64_t k = nx_ap_partitions(&in->src0), cols = s->eng[NX_ENGINE_TENSOR].lw_cols;
+
+	if (!cols || cols > hw->te_cols)
+		cols = hw->te_cols;
+	if (k > hw->te_rows)
+		k = hw->te_rows;
+	return dur_ps * k * cols / ((uint64_t)hw->te_rows * hw->te_cols);
 }
 
 int nx__sim_throttle(struct sim *s, const struct nx_inst *in, uint64_t start_ps, uint64_t *dur_ps)
 {
 	const struct nx_machine *m = s->m;
 	struct sim_throttle *t = &s->thr;
-	uint64_t step_ps = m->throttle_ramp_ps / m->throttle_steps, end;
+	uint64_t step_ps = m->throttle_ramp_ps / m->throttle_steps, end, work = *dur_ps;
 	int rc;
 
 	if (!m->throttle || (in->opcode != NX_OP_MATMUL && in->opcode != NX_OP_LDWEIGHTS))
@@ -121,7 +140,8 @@ int nx__sim_throttle(struct sim *s, const struct nx_inst *in, uint64_t start_ps,
 		*dur_ps = (*dur_ps * 16 + k - 1) / k;
 	}
 	end = start_ps + *dur_ps;
-	window_add(t, start_ps, end);
+	if (in->opcode == NX_OP_MATMUL)
+		window_add(t, start_ps, start_ps + array_work(s, in, work));
 	if (end > t->te_busy_end_ps)
 		t->te_busy_end_ps = end;
 	return 0;
