@@ -22,8 +22,9 @@ uint64_t nx_cost_matmul_cycles(const struct nx_machine *m, const struct nx_inst 
 			       uint64_t stationary);
 
 /* Vector, Scalar, GpSimd and Sync: cycles of one instruction. `dependent` is true when
- * the instruction had to wait on a semaphore (it then pays the dependent static
- * overhead instead of the plain access set-up). */
+ * the instruction depends on an earlier instruction of its own engine (it waits on a
+ * semaphore that engine updated last); it then pays the dependent static overhead on
+ * top of the access set-up. */
 uint64_t nx_cost_alu_cycles(const struct nx_machine *m, const struct nx_inst *in, bool dependent);
 
 /* Duration in picoseconds of any compute-engine instruction (no throttling). */

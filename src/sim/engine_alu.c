@@ -4,10 +4,13 @@
  * Rules of thumb from §6.2: an instruction over N elements per partition costs about N
  * engine cycles (2N when VectorE reads two tensors, 8N for reciprocal/divide on
  * VectorE), never less than MIN_II = 64 cycles, plus a static overhead: ~60 cycles
- * of SBUF/PSUM access set-up, and ~100 cycles more when the instruction depends on
- * another (the two add up: 64 + 60 + 100 = 224 ScalarE cycles is the measured 159 ns
- * of a dependent one-element ACTIVATE on trn1, micro fact M6). A free-dimension stride above 16 bytes halves the bandwidth. The v3 2x/4x
- * performance modes divide the streaming part for 2-byte types. */
+ * of SBUF/PSUM access set-up, and ~100 cycles more when the instruction depends on the
+ * previous one of its engine (the two add up: 64 + 60 + 100 = 224 ScalarE cycles is
+ * the measured 159 ns of a dependent one-element ACTIVATE on trn1, micro fact M6). An
+ * instruction that waits on another engine does not pay the 100 (trn2 v5's VectorE
+ * adds each wait on a matmul). A free-dimension stride above 16 bytes halves the
+ * bandwidth. The v3 2x/4x performance modes divide the streaming part for 2-byte
+ * types. */
 #include "common/compat.h"
 #include "sim/cost.h"
 

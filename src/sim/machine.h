@@ -21,7 +21,8 @@ struct nx_machine {
 	/* Vector / Scalar / GpSimd */
 	unsigned alu_min_ii;         /* MIN_II, engine cycles (64) */
 	unsigned alu_static;         /* SBUF/PSUM access set-up per instruction, cycles (60) */
-	unsigned alu_dep_static;     /* extra static overhead of a dependent instruction (100) */
+	unsigned alu_dep_static;     /* extra static overhead when an instruction depends on
+				      * the previous one of its engine (100) */
 	unsigned recip_factor;       /* reciprocal (ALU divide) on Vector: 8N */
 	unsigned control_cycles;     /* NOP / EVENT_SEMAPHORE / NOTIFY / DMA trigger, engine cycles */
 	uint64_t sem_latency_ps;     /* an engine's semaphore update reaches waiters (M6) */

@@ -45,6 +45,7 @@ int nx__sim_sem_update(struct sim *s, unsigned sem, int op, int32_t value, int s
 		return 0;
 	}
 	s->sem[sem] = v;
+	s->sem_src[sem] = (uint8_t)source;
 	s->st->sem_updates++;
 	rec.u.sem.ts = nx__sim_ticks(s->now);
 	rec.u.sem.value = v;

@@ -93,7 +93,8 @@ static int issue(struct sim *s, int e)
 	if (in->opcode == NX_OP_MATMUL)
 		dur = nx_cycles_ps(nx_cost_matmul_cycles(s->m, in, g->lw_cols), s->m->hw->te_mhz);
 	else
-		dur = nx_cost_inst_ps(s->m, in, in->wait_cond != NX_WAIT_NONE);
+		dur = nx_cost_inst_ps(s->m, in, in->wait_cond != NX_WAIT_NONE &&
+				      s->sem_src[in->wait_sem] == NX_SEMSRC_ENGINE0 + e);
 	/* a hardware-DGE trigger generates its descriptors on the issuing engine */
 	if (in->opcode == NX_OP_DMA_TRIGGER && s->m->hw_dge_ps &&
 	    s->neff->queues[s->neff->blocks[in->dma_block].queue].queue_type ==
@@ -262,6 +263,7 @@ int nx_sim_run(const struct nx_neff *neff, const struct nx_sim_opts *opts,
 	int rc;
 
 	memset(&s, 0, sizeof(s));
+	memset(s.sem_src, SIM_SEMSRC_NONE, sizeof(s.sem_src));
 	if (!stats)
 		stats = &dummy;
 	memset(stats, 0, sizeof(*stats));

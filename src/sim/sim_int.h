@@ -17,6 +17,8 @@ enum sim_ev {
 	EV_SEM = 5,         /* a = engine, b = index: the instruction's semaphore update lands */
 };
 
+#define SIM_SEMSRC_NONE 0xff   /* a semaphore nothing has updated yet */
+
 struct sim_engine {
 	size_t pc;              /* next instruction */
 	bool blocked;           /* waiting on a semaphore */
@@ -90,6 +92,7 @@ struct sim {
 	uint64_t end_ps;        /* latest activity */
 	struct sim_engine eng[NX_ENGINE_COUNT];
 	int32_t sem[NX_NUM_SEMAPHORES];
+	uint8_t sem_src[NX_NUM_SEMAPHORES]; /* source of the last update, SIM_SEMSRC_NONE */
 	struct sim_dma dma;
 	struct sim_throttle thr;
 	uint64_t next_inst_id, next_dma_id;
