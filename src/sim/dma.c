@@ -3,7 +3,12 @@
  *
  * A triggered block (a transfer) reaches the queues after a fixed latency. Its
  * descriptors are split over the engines by SBUF partition, about 8 partitions per
- * engine (§6.2); each engine gets one packet per descriptor it takes part in, then a
+ * engine (§6.2). On a hardware-DGE queue the descriptors are generated while the
+ * trigger runs (~600 ns), one engine's share after the other, so engine e's packets
+ * reach its queues (e + 1) / 16 of the way through the trigger plus the latency; the
+ * packets of all engines are built once, when the first engine's share arrives, and
+ * wait in a stage until their engine's turn. Each engine gets one packet per
+ * descriptor it takes part in, then a
  * 4-byte semaphore write, so every one of the 16 engines adds 1 to the block's
  * semaphore and a finished transfer has added 16. Each engine keeps one FIFO per NEFF
  * queue and serves its non-empty FIFOs round-robin, one packet at a time. Packets
@@ -16,6 +21,7 @@
 #include "sim/sim_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void nx__sim_dma_init(struct sim *s)
 {
@@ -43,6 +49,13 @@ void nx__sim_dma_release(struct sim *s)
 	free(d->busy);
 	free(d->cur);
 	free(d->xfer);
+	free(d->scratch);
+	for (size_t i = 0; i < d->nstage; i++)
+		free(d->stage[i].p);
+	free(d->stage);
+	d->scratch = NULL;
+	d->stage = NULL;
+	d->nstage = d->capstage = d->nscratch = d->capscratch = 0;
 	d->fifo = NULL;
 	d->rr = NULL;
 	d->busy = NULL;
@@ -82,8 +95,18 @@ void nx__sim_dma_trigger(struct sim *s, uint32_t block, uint64_t trigger_id)
 	t->sem = sem >= 0 && sem < (int)NX_NUM_SEMAPHORES ? sem : -1;
 	t->queue = (uint16_t)b->queue;
 	t->next_pkt = 0;
-	nx_sim_heap_push(&s->heap, s->now + s->m->dma_latency_ps, EV_DMA_ENQUEUE,
-			 (uint32_t)d->nxfer, 0);
+	if (s->m->hw_dge_ps && s->neff->queues[b->queue].queue_type == NX_QT_HARDWARE_DYNAMIC) {
+		/* the trigger ran for hw_dge_ps and ended now */
+		unsigned ne = s->m->hw->dma_engines;
+		uint64_t t0 = s->now - s->m->hw_dge_ps + s->m->dma_latency_ps;
+
+		for (unsigned e = 0; e < ne; e++)
+			nx_sim_heap_push(&s->heap, t0 + (e + 1) * s->m->hw_dge_ps / ne,
+					 EV_DMA_ENQUEUE, (uint32_t)d->nxfer, e + 1);
+	} else {
+		nx_sim_heap_push(&s->heap, s->now + s->m->dma_latency_ps, EV_DMA_ENQUEUE,
+				 (uint32_t)d->nxfer, 0);
+	}
 	d->nxfer++;
 	s->st->dma_transfers++;
 }
@@ -110,23 +133,17 @@ void nx__sim_dma_fetch(struct sim *s, int engine, size_t first, size_t count)
 
 static int start_next(struct sim *s, unsigned e);
 
-int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer)
+/* Appends the packets of a transfer's block to d->scratch: per descriptor, one packet
+ * per engine taking part (engine order), then each engine's 4-byte semaphore write. */
+static void build_packets(struct sim *s, uint32_t transfer)
 {
 	struct sim_dma *d = &s->dma;
 	const struct sim_transfer *t = &d->xfer[transfer];
-	const struct nx_dma_block *b;
+	const struct nx_dma_block *b = &s->neff->blocks[t->block];
 	unsigned ne = s->m->hw->dma_engines, ppe = s->m->dma_partitions_per_engine;
-	uint64_t rows_e[64];
-	int rc;
+	uint64_t rows_e[SIM_MAX_DMA_ENGINES];
 
-	if (t->block == NX_NONE32) {
-		struct sim_pkt p = { transfer, 0, 1, t->fetch_bytes, t->fetch_bytes, true, false };
-
-		fifo_push(&d->fifo[(size_t)t->fetch_engine * d->nq + t->queue], &p);
-		return d->busy[t->fetch_engine] ? 0 : start_next(s, t->fetch_engine);
-	}
-	b = &s->neff->blocks[t->block];
-
+	d->nscratch = 0;
 	for (size_t k = 0; k < b->ndesc; k++) {
 		const struct nx_dma_desc *dd = &b->desc[k];
 		struct nx_dma_geom g;
@@ -149,7 +166,7 @@ int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer)
 		left = dd->bytes ? dd->bytes : g.rows * g.row_bytes;
 		for (unsigned e = 0; e < ne; e++) {
 			struct sim_pkt p = { transfer, (uint32_t)k, rows_e[e], g.row_bytes, 0, g.hbm,
-					     dd->transpose };
+					     dd->transpose, (uint8_t)e };
 
 			if (!rows_e[e])
 				continue;
@@ -164,20 +181,92 @@ int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer)
 				p.rows = (p.bytes + run - 1) / run;
 				p.row_bytes = (p.bytes + p.rows - 1) / p.rows;
 			}
-			fifo_push(&d->fifo[(size_t)e * d->nq + t->queue], &p);
+			NX_GROW(d->scratch, d->nscratch + 1, d->capscratch);
+			d->scratch[d->nscratch++] = p;
 		}
 	}
 	if (t->sem >= 0) {
 		for (unsigned e = 0; e < ne; e++) {
-			struct sim_pkt p = { transfer, NX_NONE32, 1, 4, 4, false, false };
+			struct sim_pkt p = { transfer, NX_NONE32, 1, 4, 4, false, false, (uint8_t)e };
 
-			fifo_push(&d->fifo[(size_t)e * d->nq + t->queue], &p);
+			NX_GROW(d->scratch, d->nscratch + 1, d->capscratch);
+			d->scratch[d->nscratch++] = p;
 		}
 	}
+}
+
+/* The stage of a hardware-DGE transfer: its packets grouped by engine, built when the
+ * first engine's share arrives (part 1) and released after the last. */
+static struct sim_stage *stage_of(struct sim *s, uint32_t transfer, unsigned part)
+{
+	struct sim_dma *d = &s->dma;
+	unsigned ne = s->m->hw->dma_engines;
+	struct sim_stage *st = NULL;
+	uint32_t cnt[SIM_MAX_DMA_ENGINES + 1] = { 0 };
+
+	for (size_t i = 0; i < d->nstage; i++) {
+		if (d->stage[i].used && d->stage[i].transfer == transfer)
+			return &d->stage[i];
+		if (!d->stage[i].used && !st)
+			st = &d->stage[i];
+	}
+	if (part != 1)
+		return NULL;
+	if (!st) {
+		NX_GROW(d->stage, d->nstage + 1, d->capstage);
+		st = &d->stage[d->nstage++];
+		memset(st, 0, sizeof(*st));
+	}
+	st->used = true;
+	st->transfer = transfer;
+	build_packets(s, transfer);
+	NX_GROW(st->p, d->nscratch, st->cap);
+	for (size_t i = 0; i < d->nscratch; i++)
+		cnt[d->scratch[i].engine + 1]++;
 	for (unsigned e = 0; e < ne; e++)
-		if (!d->busy[e] && (rc = start_next(s, e)))
-			return rc;
-	return 0;
+		cnt[e + 1] += cnt[e];
+	memcpy(st->off, cnt, sizeof(st->off));
+	for (size_t i = 0; i < d->nscratch; i++)
+		st->p[cnt[d->scratch[i].engine]++] = d->scratch[i];
+	return st;
+}
+
+int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer, unsigned part)
+{
+	struct sim_dma *d = &s->dma;
+	const struct sim_transfer *t = &d->xfer[transfer];
+	unsigned ne = s->m->hw->dma_engines, e;
+	struct sim_stage *st;
+	int rc;
+
+	if (t->block == NX_NONE32) {
+		struct sim_pkt p = { transfer, 0, 1, t->fetch_bytes, t->fetch_bytes, true, false,
+				     (uint8_t)t->fetch_engine };
+
+		fifo_push(&d->fifo[(size_t)t->fetch_engine * d->nq + t->queue], &p);
+		return d->busy[t->fetch_engine] ? 0 : start_next(s, t->fetch_engine);
+	}
+	if (!part) {
+		build_packets(s, transfer);
+		for (size_t i = 0; i < d->nscratch; i++)
+			fifo_push(&d->fifo[(size_t)d->scratch[i].engine * d->nq + t->queue],
+				  &d->scratch[i]);
+		for (e = 0; e < ne; e++)
+			if (!d->busy[e] && (rc = start_next(s, e)))
+				return rc;
+		return 0;
+	}
+	/* part e + 1 of a hardware-DGE transfer: engine e's share */
+	e = part - 1;
+	st = stage_of(s, transfer, part);
+	if (!st)
+		return nx_errf(s->err, NX_ESIM, "internal error: DMA transfer %u has no stage",
+			       transfer);
+	for (uint32_t i = st->off[e]; i < st->off[e + 1]; i++)
+		fifo_push(&d->fifo[(size_t)e * d->nq + t->queue], &st->p[i]);
+	if (part == ne)
+		st->used = false;
+	return d->busy[e] ? 0 : start_next(s, e);
 }
 
 static int start_next(struct sim *s, unsigned e)

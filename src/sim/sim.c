@@ -240,7 +240,7 @@ static int loop(struct sim *s)
 			rc = done(s, (int)ev.a, (size_t)ev.b);
 			break;
 		case EV_DMA_ENQUEUE:
-			rc = nx__sim_dma_enqueue(s, ev.a);
+			rc = nx__sim_dma_enqueue(s, ev.a, (unsigned)ev.b);
 			break;
 		case EV_DMA_DONE:
 			rc = nx__sim_dma_done(s, ev.a);

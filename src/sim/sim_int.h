@@ -12,7 +12,7 @@
 enum sim_ev {
 	EV_READY = 1,       /* a = engine: try to issue the next instruction */
 	EV_DONE = 2,        /* a = engine, b = (index << 32) | nothing: instruction completed */
-	EV_DMA_ENQUEUE = 3, /* a = transfer: its packets reach the DMA queues */
+	EV_DMA_ENQUEUE = 3, /* a = transfer, b = part: its packets reach the DMA queues */
 	EV_DMA_DONE = 4,    /* a = DMA engine: its current packet finished */
 	EV_SEM = 5,         /* a = engine, b = index: the instruction's semaphore update lands */
 };
@@ -37,6 +37,19 @@ struct sim_pkt {
 	uint32_t desc;          /* NX_NONE32 for the 4-byte semaphore write */
 	uint64_t rows, row_bytes, bytes;
 	bool hbm, transpose;
+	uint8_t engine;         /* DMA engine */
+};
+
+#define SIM_MAX_DMA_ENGINES 64
+
+/* The packets of a hardware-DGE transfer waiting for their engine's turn:
+ * p[off[e] .. off[e + 1]) are engine e's. */
+struct sim_stage {
+	bool used;
+	uint32_t transfer;
+	struct sim_pkt *p;
+	size_t cap;
+	uint32_t off[SIM_MAX_DMA_ENGINES + 1];
 };
 
 struct sim_fifo {
@@ -63,6 +76,10 @@ struct sim_dma {
 	uint64_t hbm_free_ps;
 	struct sim_transfer *xfer;
 	size_t nxfer, capxfer;
+	struct sim_pkt *scratch;   /* packets of the transfer being enqueued */
+	size_t nscratch, capscratch;
+	struct sim_stage *stage;   /* hardware-DGE transfers in generation */
+	size_t nstage, capstage;
 };
 
 #define SIM_THR_RING 256
@@ -115,7 +132,9 @@ void nx__sim_dma_init(struct sim *s);
 void nx__sim_dma_release(struct sim *s);
 /* Records a triggered block; its packets reach the queues after the DMA latency. */
 void nx__sim_dma_trigger(struct sim *s, uint32_t block, uint64_t trigger_id);
-int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer);
+/* part 0: all of the transfer's packets reach the queues; part e + 1: only DMA engine
+ * e's (a hardware-DGE transfer, whose descriptors reach the engines one by one). */
+int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer, unsigned part);
 /* Queues the fetch of instructions [first, first + count) of an engine's stream on
  * its instruction queue (NX_INST_SIZE bytes each, one packet, no semaphore). */
 void nx__sim_dma_fetch(struct sim *s, int engine, size_t first, size_t count);

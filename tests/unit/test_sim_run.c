@@ -3,7 +3,8 @@
  * semaphore waits recorded as wait time, DMA packets and the 16 semaphore writes of a
  * transfer, LDWEIGHTS overlapping the previous MATMUL, throttling after idle and
  * under low PE-array utilisation,
- * notifications, the hardware-DGE trigger cost and the semaphore latency, the deadlock
+ * notifications, the hardware-DGE trigger cost and its engine-by-engine descriptors,
+ * the semaphore latency, the deadlock
  * and bad-operand errors, and byte-identical captures. */
 #include "common/compat.h"
 #include "common/fsutil.h"
@@ -399,10 +400,23 @@ static void test_dge_and_sem_latency(void **state)
 	assert_int_equal(r->u.inst.start, 133);
 	assert_int_equal(r->u.inst.end, 262);
 	free(rs.r);
-	/* trn1 has no hardware DGE: the trigger is a 64-cycle queue kick at 1.4 GHz */
-	assert_int_equal(run(body, false, "trn1", &rs, &st, &err), 0);
+	/* the DGE hands each engine its descriptors in turn: engine e's packet starts
+	 * (e + 1) x 600 / 16 ns into the trigger, plus the 1.3 us latency */
+	assert_int_equal(run(body, true, "trn2", &rs, &st, &err), 0);
+	for (size_t i = 0; i < rs.n; i++)
+		if (rs.r[i].kind == NX_REC_DMA && rs.r[i].u.dma.bytes > 4)
+			assert_int_equal(rs.r[i].u.dma.start,
+					 (1300000 + (rs.r[i].u.dma.dma_engine + 1) * 37500) / 1000);
+	assert_int_equal(count(&rs, NX_REC_DMA), 32);
+	free(rs.r);
+	/* trn1 has no hardware DGE: the trigger is a 64-cycle queue kick at 1.4 GHz, and
+	 * all 16 engines start together */
+	assert_int_equal(run(body, true, "trn1", &rs, &st, &err), 0);
 	r = find(&rs, NX_REC_INST, NX_ENGINE_SYNC, 0);
 	assert_int_equal(r->u.inst.end - r->u.inst.start, 45);
+	for (size_t i = 0; i < rs.n; i++)
+		if (rs.r[i].kind == NX_REC_DMA && rs.r[i].u.dma.bytes > 4)
+			assert_int_equal(rs.r[i].u.dma.start, 1345); /* 45.714 + 1300 ns */
 	free(rs.r);
 }
 
