@@ -5,14 +5,15 @@
  * descriptors are split over the engines by SBUF partition, about 8 partitions per
  * engine (§6.2). On a hardware-DGE queue the descriptors are generated while the
  * trigger runs (~600 ns), one engine's share after the other, so engine e's packets
- * reach its queues (e + 1) / 16 of the way through the trigger plus the latency; the
- * packets of all engines are built once, when the first engine's share arrives, and
- * wait in a stage until their engine's turn. Each engine gets one packet per
- * descriptor it takes part in, then a
- * 4-byte semaphore write, so every one of the 16 engines adds 1 to the block's
- * semaphore and a finished transfer has added 16. Each engine keeps one FIFO per NEFF
- * queue and serves its non-empty FIFOs round-robin, one packet at a time. Packets
- * that touch HBM also reserve time on a shared HBM channel, which caps the sum of all
+ * reach its queues (e + 1) / 16 of the way through the trigger plus the latency. Such
+ * a transfer waits in a stage, which stands for its 16 arrival events; the packets of
+ * all engines are built once, when the first share arrives. Each engine gets one
+ * packet per descriptor it takes part in, then a 4-byte semaphore write, so every one
+ * of the 16 engines adds 1 to the block's semaphore and a finished transfer has added
+ * 16. Each engine keeps one FIFO per NEFF queue and serves its non-empty FIFOs
+ * round-robin, one packet at a time; its packet in flight completes at done_ps, and a
+ * winner tree over the engines tells the driver which completes first. Packets that
+ * touch HBM also reserve time on a shared HBM channel, which caps the sum of all
  * engines at the HBM bandwidth. Instruction fetches are transfers without a block:
  * one packet on the DMA engine of the engine's instruction queue. */
 #include "common/compat.h"
@@ -33,8 +34,21 @@ void nx__sim_dma_init(struct sim *s)
 	d->rr = nx_xcalloc(ne, sizeof(*d->rr));
 	d->busy = nx_xcalloc(ne, sizeof(*d->busy));
 	d->cur = nx_xcalloc(ne, sizeof(*d->cur));
-	for (unsigned e = 0; e < ne; e++)
-		d->rr[e] = d->nq - 1;
+	d->done_ps = nx_xcalloc(ne + 1, sizeof(*d->done_ps));
+	d->done_seq = nx_xcalloc(ne + 1, sizeof(*d->done_seq));
+	for (d->win_p = 1; d->win_p < ne; d->win_p *= 2)
+		;
+	d->win = nx_xcalloc(2 * (size_t)d->win_p, sizeof(*d->win));
+	d->stage_min = -1;
+	for (unsigned i = 0; i < 2 * d->win_p; i++)
+		d->win[i] = (int)ne;
+	for (unsigned e = 0; e <= ne; e++) {
+		d->done_ps[e] = d->done_seq[e] = UINT64_MAX;
+		if (e < ne) {
+			d->rr[e] = d->nq - 1;
+			d->win[d->win_p + e] = (int)e;
+		}
+	}
 }
 
 void nx__sim_dma_release(struct sim *s)
@@ -48,6 +62,11 @@ void nx__sim_dma_release(struct sim *s)
 	free(d->rr);
 	free(d->busy);
 	free(d->cur);
+	free(d->done_ps);
+	free(d->done_seq);
+	free(d->win);
+	d->done_ps = d->done_seq = NULL;
+	d->win = NULL;
 	free(d->xfer);
 	free(d->scratch);
 	for (size_t i = 0; i < d->nstage; i++)
@@ -77,6 +96,8 @@ static void fifo_push(struct sim_fifo *f, const struct sim_pkt *p)
 	f->p[f->len++] = *p;
 }
 
+static void stage_min(struct sim_dma *d, unsigned ne);
+
 void nx__sim_dma_trigger(struct sim *s, uint32_t block, uint64_t trigger_id)
 {
 	const struct nx_dma_block *b = &s->neff->blocks[block];
@@ -96,13 +117,30 @@ void nx__sim_dma_trigger(struct sim *s, uint32_t block, uint64_t trigger_id)
 	t->queue = (uint16_t)b->queue;
 	t->next_pkt = 0;
 	if (s->m->hw_dge_ps && s->neff->queues[b->queue].queue_type == NX_QT_HARDWARE_DYNAMIC) {
-		/* the trigger ran for hw_dge_ps and ended now */
+		/* The trigger ran for hw_dge_ps and ended now. Engine e's share is an event
+		 * due (e + 1) / ne of the way through it, plus the latency; the stage keeps
+		 * the ne events (and their seqs, taken now as ne pushes would) itself. */
 		unsigned ne = s->m->hw->dma_engines;
-		uint64_t t0 = s->now - s->m->hw_dge_ps + s->m->dma_latency_ps;
+		struct sim_stage *st = NULL;
 
-		for (unsigned e = 0; e < ne; e++)
-			nx_sim_heap_push(&s->heap, t0 + (e + 1) * s->m->hw_dge_ps / ne,
-					 EV_DMA_ENQUEUE, (uint32_t)d->nxfer, e + 1);
+		for (size_t i = 0; i < d->nstage && !st; i++)
+			if (!d->stage[i].used)
+				st = &d->stage[i];
+		if (!st) {
+			NX_GROW(d->stage, d->nstage + 1, d->capstage);
+			st = &d->stage[d->nstage++];
+			memset(st, 0, sizeof(*st));
+		}
+		st->used = true;
+		st->built = false;
+		st->transfer = (uint32_t)d->nxfer;
+		st->base_ps = s->now - s->m->hw_dge_ps + s->m->dma_latency_ps;
+		st->step_ps = s->m->hw_dge_ps;
+		st->part = 1;
+		st->seq0 = nx_sim_heap_take_seq(&s->heap);
+		for (unsigned e = 1; e < ne; e++)
+			nx_sim_heap_take_seq(&s->heap);
+		stage_min(d, ne);
 	} else {
 		nx_sim_heap_push(&s->heap, s->now + s->m->dma_latency_ps, EV_DMA_ENQUEUE,
 				 (uint32_t)d->nxfer, 0);
@@ -133,6 +171,46 @@ void nx__sim_dma_fetch(struct sim *s, int engine, size_t first, size_t count)
 
 static int start_next(struct sim *s, unsigned e);
 
+/* Finds the stage whose next share comes first (stage_min, -1 none). */
+static void stage_min(struct sim_dma *d, unsigned ne)
+{
+	int best = -1;
+	uint64_t bt = 0, bq = 0;
+
+	for (size_t i = 0; i < d->nstage; i++) {
+		const struct sim_stage *st = &d->stage[i];
+		uint64_t t, q;
+
+		if (!st->used)
+			continue;
+		t = st->base_ps + st->part * st->step_ps / ne;
+		q = st->seq0 + st->part - 1;
+		if (best < 0 || t < bt || (t == bt && q < bq)) {
+			best = (int)i;
+			bt = t;
+			bq = q;
+		}
+	}
+	d->stage_min = best;
+	d->stage_ps = bt;
+	d->stage_seq = bq;
+}
+
+/* Engine e's completion changed: replay its path to the root of the winner tree.
+ * Leaves past the last engine hold the dummy engine ne, which never completes. */
+static void win_update(struct sim_dma *d, unsigned e)
+{
+	const uint64_t *t = d->done_ps, *q = d->done_seq;
+	int c = (int)e;
+
+	for (unsigned i = d->win_p + e; i > 1; i /= 2) {
+		int x = d->win[i ^ 1];
+
+		c = t[x] < t[c] || (t[x] == t[c] && q[x] < q[c]) ? x : c;
+		d->win[i / 2] = c;
+	}
+}
+
 /* Appends the packets of a transfer's block to d->scratch: per descriptor, one packet
  * per engine taking part (engine order), then each engine's 4-byte semaphore write. */
 static void build_packets(struct sim *s, uint32_t transfer)
@@ -155,18 +233,29 @@ static void build_packets(struct sim *s, uint32_t transfer)
 		for (unsigned e = 0; e < ne; e++)
 			rows_e[e] = 0;
 		if (g.partitions) {
+			/* partition p takes per rows, one more while p - first < extra; runs of
+			 * ppe consecutive partitions share an engine */
 			uint64_t per = g.rows / g.partitions, extra = g.rows % g.partitions;
+			unsigned p0 = g.first_partition, pend = p0 + g.partitions;
 
-			for (unsigned p = 0; p < g.partitions; p++)
-				rows_e[((g.first_partition + p) / ppe) % ne] += per + (p < extra);
+			for (unsigned c = p0; c < pend;) {
+				unsigned ce = (c / ppe + 1) * ppe, lo = c - p0, hi;
+
+				if (ce > pend)
+					ce = pend;
+				hi = ce - p0;
+				rows_e[(c / ppe) % ne] += per * (hi - lo) +
+					(extra > lo ? (extra < hi ? extra : hi) - lo : 0);
+				c = ce;
+			}
 		} else {
 			for (unsigned e = 0; e < ne; e++)
 				rows_e[e] = g.rows / ne + (e < g.rows % ne);
 		}
 		left = dd->bytes ? dd->bytes : g.rows * g.row_bytes;
 		for (unsigned e = 0; e < ne; e++) {
-			struct sim_pkt p = { transfer, (uint32_t)k, rows_e[e], g.row_bytes, 0, g.hbm,
-					     dd->transpose, (uint8_t)e };
+			struct sim_pkt p = { transfer, (uint32_t)k, rows_e[e], g.row_bytes, 0,
+					     g.hbm, dd->transpose, (uint8_t)e };
 
 			if (!rows_e[e])
 				continue;
@@ -187,7 +276,8 @@ static void build_packets(struct sim *s, uint32_t transfer)
 	}
 	if (t->sem >= 0) {
 		for (unsigned e = 0; e < ne; e++) {
-			struct sim_pkt p = { transfer, NX_NONE32, 1, 4, 4, false, false, (uint8_t)e };
+			struct sim_pkt p = { transfer, NX_NONE32, 1, 4, 4, false, false,
+					     (uint8_t)e };
 
 			NX_GROW(d->scratch, d->nscratch + 1, d->capscratch);
 			d->scratch[d->nscratch++] = p;
@@ -195,40 +285,27 @@ static void build_packets(struct sim *s, uint32_t transfer)
 	}
 }
 
-/* The stage of a hardware-DGE transfer: its packets grouped by engine, built when the
- * first engine's share arrives (part 1) and released after the last. */
-static struct sim_stage *stage_of(struct sim *s, uint32_t transfer, unsigned part)
+/* Groups the packets of stage st's transfer by engine (a counting sort of
+ * d->scratch): off[e] is where engine e's packets begin. */
+static void stage_build(struct sim *s, struct sim_stage *st)
 {
 	struct sim_dma *d = &s->dma;
 	unsigned ne = s->m->hw->dma_engines;
-	struct sim_stage *st = NULL;
-	uint32_t cnt[SIM_MAX_DMA_ENGINES + 1] = { 0 };
+	uint32_t *off = st->off, pos[SIM_MAX_DMA_ENGINES];
 
-	for (size_t i = 0; i < d->nstage; i++) {
-		if (d->stage[i].used && d->stage[i].transfer == transfer)
-			return &d->stage[i];
-		if (!d->stage[i].used && !st)
-			st = &d->stage[i];
-	}
-	if (part != 1)
-		return NULL;
-	if (!st) {
-		NX_GROW(d->stage, d->nstage + 1, d->capstage);
-		st = &d->stage[d->nstage++];
-		memset(st, 0, sizeof(*st));
-	}
-	st->used = true;
-	st->transfer = transfer;
-	build_packets(s, transfer);
+	build_packets(s, st->transfer);
 	NX_GROW(st->p, d->nscratch, st->cap);
+	for (unsigned e = 0; e <= ne; e++)
+		off[e] = 0;
 	for (size_t i = 0; i < d->nscratch; i++)
-		cnt[d->scratch[i].engine + 1]++;
-	for (unsigned e = 0; e < ne; e++)
-		cnt[e + 1] += cnt[e];
-	memcpy(st->off, cnt, sizeof(st->off));
+		off[d->scratch[i].engine + 1]++;
+	for (unsigned e = 0; e < ne; e++) {
+		off[e + 1] += off[e];
+		pos[e] = off[e];
+	}
 	for (size_t i = 0; i < d->nscratch; i++)
-		st->p[cnt[d->scratch[i].engine]++] = d->scratch[i];
-	return st;
+		st->p[pos[d->scratch[i].engine]++] = d->scratch[i];
+	st->built = true;
 }
 
 int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer, unsigned part)
@@ -256,16 +333,20 @@ int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer, unsigned part)
 				return rc;
 		return 0;
 	}
-	/* part e + 1 of a hardware-DGE transfer: engine e's share */
+	/* part e + 1 of a hardware-DGE transfer: engine e's share, from the stage that
+	 * nx__sim_dma_next_stage returned */
 	e = part - 1;
-	st = stage_of(s, transfer, part);
-	if (!st)
-		return nx_errf(s->err, NX_ESIM, "internal error: DMA transfer %u has no stage",
-			       transfer);
+	st = &d->stage[d->stage_min];
+	if (!st->used || st->transfer != transfer || st->part != part)
+		return nx_errf(s->err, NX_ESIM, "internal error: DMA transfer %u part %u is not "
+			       "staged", transfer, part);
+	if (!st->built)
+		stage_build(s, st);
 	for (uint32_t i = st->off[e]; i < st->off[e + 1]; i++)
 		fifo_push(&d->fifo[(size_t)e * d->nq + t->queue], &st->p[i]);
-	if (part == ne)
+	if (++st->part > ne)
 		st->used = false;
+	stage_min(d, ne);
 	return d->busy[e] ? 0 : start_next(s, e);
 }
 
@@ -287,8 +368,13 @@ static int start_next(struct sim *s, unsigned e)
 			break;
 		}
 	}
-	if (!p)
+	if (!p) {
+		if (d->done_ps[e] != UINT64_MAX) {  /* the engine goes idle */
+			d->done_ps[e] = UINT64_MAX;
+			win_update(d, e);
+		}
 		return 0;
+	}
 	d->rr[e] = q;
 	d->cur[e] = *p;
 	p = &d->cur[e];
@@ -304,28 +390,33 @@ static int start_next(struct sim *s, unsigned e)
 	}
 	d->busy[e] = true;
 	s->st->dma_packets++;
-	if (s->opts->dma_packets) {
-		struct nx_rec rec = { .kind = NX_REC_DMA };
+	if (s->opts->dma_packets && s->recording) {
+		struct nx_rec rec;
 		uint64_t id = s->next_dma_id++;
 		int rc;
 
-		rec.u.dma.id = id;
-		rec.u.dma.transfer = p->transfer;
-		rec.u.dma.trigger = t->trigger;
-		rec.u.dma.start = nx__sim_ticks(s->now);
-		rec.u.dma.end = nx__sim_ticks(end);
-		rec.u.dma.block = t->block;
-		rec.u.dma.desc = p->desc;
-		rec.u.dma.packet_idx = t->next_pkt;
-		rec.u.dma.bytes = (uint32_t)p->bytes;
-		rec.u.dma.queue = t->queue;
-		rec.u.dma.crc = (uint16_t)((id * 2654435761u) >> 11);
-		rec.u.dma.dma_engine = (uint8_t)e;
+		rec.kind = NX_REC_DMA;
+		rec.u.dma = (struct nx_rec_dma){
+			.id = id,
+			.transfer = p->transfer,
+			.trigger = t->trigger,
+			.start = nx__sim_ticks(s->now),
+			.end = nx__sim_ticks(end),
+			.block = t->block,
+			.desc = p->desc,
+			.packet_idx = t->next_pkt,
+			.bytes = (uint32_t)p->bytes,
+			.queue = t->queue,
+			.crc = (uint16_t)((id * 2654435761u) >> 11),
+			.dma_engine = (uint8_t)e,
+		};
 		if ((rc = nx__sim_emit(s, &rec)))
 			return rc;
 	}
 	t->next_pkt++;
-	nx_sim_heap_push(&s->heap, end, EV_DMA_DONE, e, 0);
+	d->done_ps[e] = end;
+	d->done_seq[e] = nx_sim_heap_take_seq(&s->heap);
+	win_update(d, e);
 	return 0;
 }
 

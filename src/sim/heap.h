@@ -30,4 +30,17 @@ void nx_sim_heap_push(struct nx_sim_heap *h, uint64_t time, uint32_t kind, uint3
 /* Removes the earliest event into *out; returns false when the heap is empty. */
 bool nx_sim_heap_pop(struct nx_sim_heap *h, struct nx_sim_event *out);
 
+/* The earliest event, NULL when the heap is empty. */
+static inline const struct nx_sim_event *nx_sim_heap_top(const struct nx_sim_heap *h)
+{
+	return h->len ? &h->ev[0] : NULL;
+}
+
+/* Takes the next seq for an event kept outside the heap (the DMA engines keep their
+ * one pending completion each), so it orders with the heap's events as if pushed. */
+static inline uint64_t nx_sim_heap_take_seq(struct nx_sim_heap *h)
+{
+	return h->next_seq++;
+}
+
 #endif

@@ -22,7 +22,6 @@ bool nx__sim_sem_ready(const struct sim *s, const struct nx_inst *in)
 int nx__sim_sem_update(struct sim *s, unsigned sem, int op, int32_t value, int source)
 {
 	int32_t old = s->sem[sem], v = old;
-	struct nx_rec rec = { .kind = NX_REC_SEM };
 	int rc;
 
 	switch (op) {
@@ -47,15 +46,21 @@ int nx__sim_sem_update(struct sim *s, unsigned sem, int op, int32_t value, int s
 	s->sem[sem] = v;
 	s->sem_src[sem] = (uint8_t)source;
 	s->st->sem_updates++;
-	rec.u.sem.ts = nx__sim_ticks(s->now);
-	rec.u.sem.value = v;
-	rec.u.sem.sem = (uint16_t)sem;
-	rec.u.sem.source = (uint8_t)source;
-	rec.u.sem.op = (uint8_t)op;
-	rec.u.sem.timing = NX_SEMT_COMPLETE;
-	rec.u.sem.double_set = op == NX_SEM_SET && old == v;
-	rc = nx__sim_emit(s, &rec);
-	if (rc)
-		return rc;
+	if (s->recording) {
+		struct nx_rec rec;
+
+		rec.kind = NX_REC_SEM;
+		rec.u.sem = (struct nx_rec_sem){
+			.ts = nx__sim_ticks(s->now),
+			.value = v,
+			.sem = (uint16_t)sem,
+			.source = (uint8_t)source,
+			.op = (uint8_t)op,
+			.timing = NX_SEMT_COMPLETE,
+			.double_set = op == NX_SEM_SET && old == v,
+		};
+		if ((rc = nx__sim_emit(s, &rec)))
+			return rc;
+	}
 	return nx__sim_wake(s, sem);
 }

@@ -86,8 +86,7 @@ static int issue(struct sim *s, int e)
 	struct sim_engine *g = &s->eng[e];
 	size_t pc = g->pc;
 	const struct nx_inst *in = &s->neff->inst[e][pc];
-	struct nx_rec rec = { .kind = NX_REC_INST };
-	uint64_t start = s->now, dur, end;
+	uint64_t start = s->now, dur, end, ready_at;
 	int rc;
 
 	if (in->opcode == NX_OP_MATMUL)
@@ -104,15 +103,22 @@ static int issue(struct sim *s, int e)
 		return rc;
 	end = start + dur;
 	g->inst_ids[pc] = s->next_inst_id++;
-	rec.u.inst.id = g->inst_ids[pc];
-	rec.u.inst.start = nx__sim_ticks(start);
-	rec.u.inst.end = nx__sim_ticks(end);
-	rec.u.inst.wait_ticks = nx__sim_ticks(start) - nx__sim_ticks(g->ready_ps);
-	rec.u.inst.index = (uint32_t)pc;
-	rec.u.inst.exec = s->opts->exec_index;
-	rec.u.inst.engine = (uint8_t)e;
-	if ((rc = nx__sim_emit(s, &rec)))
-		return rc;
+	if (s->recording) {
+		struct nx_rec rec;
+
+		rec.kind = NX_REC_INST;
+		rec.u.inst = (struct nx_rec_inst){
+			.id = g->inst_ids[pc],
+			.start = nx__sim_ticks(start),
+			.end = nx__sim_ticks(end),
+			.wait_ticks = nx__sim_ticks(start) - nx__sim_ticks(g->ready_ps),
+			.index = (uint32_t)pc,
+			.exec = s->opts->exec_index,
+			.engine = (uint8_t)e,
+		};
+		if ((rc = nx__sim_emit(s, &rec)))
+			return rc;
+	}
 	s->st->insts++;
 	progress(s);
 	if (g->fetch_queue >= 0 && pc % FETCH_CHUNK == 0)
@@ -125,9 +131,23 @@ static int issue(struct sim *s, int e)
 	}
 	if (end > g->busy_end_ps)
 		g->busy_end_ps = end;
-	nx_sim_heap_push(&s->heap, end, EV_DONE, (uint32_t)e, pc);
 	g->pc++;
-	nx_sim_heap_push(&s->heap, next_ready(s, e, in, start, end), EV_READY, (uint32_t)e, 0);
+	ready_at = next_ready(s, e, in, start, end);
+	/* Completion matters only for a trigger, a notification or a semaphore update;
+	 * otherwise it just extends the run. When the engine is ready again at the same
+	 * time, one event does both: pushed back to back, the two would pop back to back.
+	 * Either way every other event keeps its order. */
+	if (in->opcode == NX_OP_DMA_TRIGGER || in->opcode == NX_OP_NOTIFY ||
+	    in->sig_op != NX_SEM_NONE) {
+		if (ready_at == end) {
+			nx_sim_heap_push(&s->heap, end, EV_DONE_READY, (uint32_t)e, pc);
+			return 0;
+		}
+		nx_sim_heap_push(&s->heap, end, EV_DONE, (uint32_t)e, pc);
+	} else if (end > s->end_ps) {
+		s->end_ps = end;
+	}
+	nx_sim_heap_push(&s->heap, ready_at, EV_READY, (uint32_t)e, 0);
 	return 0;
 }
 
@@ -225,12 +245,42 @@ static int exec_rec(struct sim *s, bool stop)
 	return nx__sim_emit(s, &rec);
 }
 
+/* The next event in (time, seq) order: the heap's earliest, the first DMA packet
+ * completion or the first staged hardware-DGE share (those two are kept outside the
+ * heap, with seqs taken as if pushed). Returns false when there is none. */
+static bool next_event(struct sim *s, struct nx_sim_event *ev)
+{
+	const struct nx_sim_event *top = nx_sim_heap_top(&s->heap);
+	struct nx_sim_event best = { 0 };
+	uint64_t t, q;
+	uint32_t xfer;
+	unsigned part;
+	int e = nx__sim_dma_next(s, &t, &q);
+	bool any = false;
+
+	if (e >= 0) {
+		best = (struct nx_sim_event){ t, q, EV_DMA_DONE, (uint32_t)e, 0 };
+		any = true;
+	}
+	if (nx__sim_dma_next_stage(s, &t, &q, &xfer, &part) &&
+	    (!any || t < best.time || (t == best.time && q < best.seq))) {
+		best = (struct nx_sim_event){ t, q, EV_DMA_ENQUEUE, xfer, part };
+		any = true;
+	}
+	if (any && (!top || best.time < top->time ||
+		    (best.time == top->time && best.seq < top->seq))) {
+		*ev = best;
+		return true;
+	}
+	return nx_sim_heap_pop(&s->heap, ev);
+}
+
 static int loop(struct sim *s)
 {
 	struct nx_sim_event ev;
 	int rc = 0;
 
-	while (!rc && nx_sim_heap_pop(&s->heap, &ev)) {
+	while (!rc && next_event(s, &ev)) {
 		s->now = ev.time;
 		switch (ev.kind) {
 		case EV_READY:
@@ -238,6 +288,10 @@ static int loop(struct sim *s)
 			break;
 		case EV_DONE:
 			rc = done(s, (int)ev.a, (size_t)ev.b);
+			break;
+		case EV_DONE_READY:
+			if (!(rc = done(s, (int)ev.a, (size_t)ev.b)))
+				rc = ready(s, (int)ev.a);
 			break;
 		case EV_DMA_ENQUEUE:
 			rc = nx__sim_dma_enqueue(s, ev.a, (unsigned)ev.b);
@@ -276,6 +330,7 @@ int nx_sim_run(const struct nx_neff *neff, const struct nx_sim_opts *opts,
 	s.neff = neff;
 	s.opts = opts;
 	s.sink = sink;
+	s.recording = sink && sink->record;
 	s.st = stats;
 	s.err = err;
 	nx_sim_heap_init(&s.heap);

@@ -13,8 +13,10 @@ enum sim_ev {
 	EV_READY = 1,       /* a = engine: try to issue the next instruction */
 	EV_DONE = 2,        /* a = engine, b = (index << 32) | nothing: instruction completed */
 	EV_DMA_ENQUEUE = 3, /* a = transfer, b = part: its packets reach the DMA queues */
-	EV_DMA_DONE = 4,    /* a = DMA engine: its current packet finished */
+	EV_DMA_DONE = 4,    /* a = DMA engine: its current packet finished (kept per engine in
+			     * sim_dma.done_ps/done_seq, not in the heap) */
 	EV_SEM = 5,         /* a = engine, b = index: the instruction's semaphore update lands */
+	EV_DONE_READY = 6,  /* EV_DONE, then EV_READY for the same engine */
 };
 
 #define SIM_SEMSRC_NONE 0xff   /* a semaphore nothing has updated yet */
@@ -42,11 +44,14 @@ struct sim_pkt {
 
 #define SIM_MAX_DMA_ENGINES 64
 
-/* The packets of a hardware-DGE transfer waiting for their engine's turn:
- * p[off[e] .. off[e + 1]) are engine e's. */
+/* A hardware-DGE transfer whose shares reach the engines one by one: share `part`
+ * (engine part - 1) is due at base_ps + part * step_ps / engines with seq
+ * seq0 + part - 1. Once built, p[off[e] .. off[e + 1]) are engine e's packets. */
 struct sim_stage {
-	bool used;
+	bool used, built;
 	uint32_t transfer;
+	unsigned part;          /* next share, 1..engines */
+	uint64_t base_ps, step_ps, seq0;
 	struct sim_pkt *p;
 	size_t cap;
 	uint32_t off[SIM_MAX_DMA_ENGINES + 1];
@@ -73,6 +78,12 @@ struct sim_dma {
 	unsigned *rr;           /* last queue served, per engine */
 	bool *busy;
 	struct sim_pkt *cur;    /* packet in flight, per engine */
+	uint64_t *done_ps, *done_seq; /* its completion (time, heap seq), UINT64_MAX none */
+	/* winner tree over the engines' completions: node i holds the earlier of nodes 2i
+	 * and 2i + 1, leaf win_p + e is engine e, so win[1] completes first; engine index
+	 * dma_engines is a dummy that never completes (unused leaves, and no engine busy) */
+	int *win;
+	unsigned win_p;
 	uint64_t hbm_free_ps;
 	struct sim_transfer *xfer;
 	size_t nxfer, capxfer;
@@ -80,6 +91,8 @@ struct sim_dma {
 	size_t nscratch, capscratch;
 	struct sim_stage *stage;   /* hardware-DGE transfers in generation */
 	size_t nstage, capstage;
+	int stage_min;             /* the stage whose share comes first, -1 none */
+	uint64_t stage_ps, stage_seq;
 };
 
 #define SIM_THR_RING 256
@@ -102,6 +115,7 @@ struct sim {
 	const struct nx_machine *m;
 	const struct nx_sim_opts *opts;
 	const struct nx_sim_sink *sink;
+	bool recording;         /* the sink takes records (else none are built) */
 	struct nx_sim_stats *st;
 	struct nx_err *err;
 	struct nx_sim_heap heap;
@@ -139,6 +153,34 @@ int nx__sim_dma_enqueue(struct sim *s, uint32_t transfer, unsigned part);
  * its instruction queue (NX_INST_SIZE bytes each, one packet, no semaphore). */
 void nx__sim_dma_fetch(struct sim *s, int engine, size_t first, size_t count);
 int nx__sim_dma_done(struct sim *s, unsigned engine);
+/* The staged hardware-DGE share due first, as (time, seq) and its event; false if
+ * none. */
+static inline bool nx__sim_dma_next_stage(const struct sim *s, uint64_t *time, uint64_t *seq,
+					  uint32_t *transfer, unsigned *part)
+{
+	const struct sim_dma *d = &s->dma;
+
+	if (d->stage_min < 0)
+		return false;
+	*time = d->stage_ps;
+	*seq = d->stage_seq;
+	*transfer = d->stage[d->stage_min].transfer;
+	*part = d->stage[d->stage_min].part;
+	return true;
+}
+
+/* The DMA engine whose packet completes first, with its (time, seq); -1 if none. */
+static inline int nx__sim_dma_next(const struct sim *s, uint64_t *time, uint64_t *seq)
+{
+	int e = s->dma.win[1];
+
+	if (s->dma.done_ps[e] != UINT64_MAX) {
+		*time = s->dma.done_ps[e];
+		*seq = s->dma.done_seq[e];
+		return e;
+	}
+	return -1;
+}
 
 /* throttle.c: stretches a Tensor instruction starting at start_ps; returns the
  * throttled duration. Closes the last window (emitting its records) at the end. */
