@@ -5,8 +5,9 @@
  * time and for every published engine-busy or DMA figure, then the median and worst
  * error per family; then the micro facts, each from a small listing simulated in
  * process. The measured values and their sources are listed in docs/simulator.md
- * ("Calibration"). usage: bench_calib [--markdown | --library]; --library prints the
- * table of the other library kernels that docs/simulator.md carries. */
+ * ("Calibration"). usage: bench_calib [--markdown | --library]; --markdown prints the
+ * tables of docs/simulator.md's "Results" as they stand there, --library its table of
+ * the other library kernels. */
 #include "common/compat.h"
 #include "common/xalloc.h"
 #include "kernels/library.h"
@@ -122,7 +123,7 @@ static void row(const char *name, const char *what, double meas, double sim, con
 
 static void head(const char *title)
 {
-	printf("\n%s%s\n", md ? "### " : "# ", title);
+	printf("\n%s%s\n", md ? "#### " : "# ", title);
 	if (md)
 		printf("\n| kernel / fact | figure | measured | simulated | error |\n"
 		       "|---|---|---|---|---|\n");
@@ -521,9 +522,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--library"))
 		return library() ? 1 : 0;
 	md = argc > 1 && !strcmp(argv[1], "--markdown");
-	printf("%s simulator calibration: measured (published) vs simulated; error = "
-	       "(simulated - measured) / measured, or the difference in points for "
-	       "percentages\n", md ? "##" : "#");
+	printf("%s: measured (published) vs simulated; error = (simulated - measured) / "
+	       "measured, or the difference in points for percentages\n",
+	       md ? "Calibration" : "# simulator calibration");
 	rc = e2e();
 	rc |= micro();
 	return rc ? 1 : 0;

@@ -12,9 +12,9 @@ echo "# CLI wall time per kernel (default size): kernel gen, capture"
 bin=$build/neuron-explorer
 for k in $("$bin" kernel list | awk '{print $1}'); do
 	t0=$(date +%s.%N)
-	"$bin" kernel gen "$k" -o "$work/$k.neff"
+	"$bin" kernel gen "$k" -q -o "$work/$k.neff"
 	t1=$(date +%s.%N)
-	NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$bin" capture -n "$work/$k.neff" \
+	NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$bin" capture -q -n "$work/$k.neff" \
 		-s "$work/$k.ntff" > /dev/null
 	t2=$(date +%s.%N)
 	printf "%-17s gen %6.2f s  capture %6.2f s\n" "$k" "$(echo "$t1 - $t0" | bc)" \
