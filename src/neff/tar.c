@@ -111,7 +111,7 @@ int nx_gzip(const uint8_t *data, size_t len, uint8_t **out, size_t *out_len, str
 	memset(&zs, 0, sizeof(zs));
 	memset(&gzh, 0, sizeof(gzh));
 	gzh.os = 255; /* "unknown": keeps output identical across build hosts */
-	if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, GZIP_WBITS, 8,
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, GZIP_WBITS, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return nx_errf(err, -ENOMEM, "cannot initialise zlib");
 	if (deflateSetHeader(&zs, &gzh) != Z_OK) {
