@@ -318,15 +318,31 @@ void nx_duck_close(struct nx_duck *d)
 	free(d);
 }
 
+/* One statement: prepared and executed through nx_duck_execute_pending, so the
+ * calling thread sleeps rather than spins while a one-threaded scan runs. */
 static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx_err *err)
 {
-	if (duckdb_query(d->con, sql, res) != DuckDBSuccess) {
-		const char *m = duckdb_result_error(res);
-		int rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
-		duckdb_destroy_result(res);
+	duckdb_prepared_statement ps = NULL;
+	duckdb_pending_result pending = NULL;
+	int rc = 0;
+
+	if (duckdb_prepare(d->con, sql, &ps) != DuckDBSuccess) {
+		const char *m = duckdb_prepare_error(ps);
+		rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+		duckdb_destroy_prepare(&ps);
 		return rc;
 	}
-	return 0;
+	if (duckdb_pending_prepared(ps, &pending) != DuckDBSuccess) {
+		const char *m = duckdb_pending_error(pending);
+		rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+	} else if (nx_duck_execute_pending(pending, res) != DuckDBSuccess) {
+		const char *m = duckdb_result_error(res);
+		rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+		duckdb_destroy_result(res);
+	}
+	duckdb_destroy_pending(&pending);
+	duckdb_destroy_prepare(&ps);
+	return rc;
 }
 
 int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err)

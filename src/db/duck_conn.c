@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struct nx_err *err)
 {
@@ -35,6 +36,27 @@ int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struc
 	duckdb_free(open_err);
 	duckdb_destroy_config(&c);
 	return rc;
+}
+
+duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_result *res)
+{
+	long wait_ns = 20000;
+
+	for (;;) {
+		duckdb_pending_state st = duckdb_pending_execute_task(pending);
+
+		if (duckdb_pending_execution_is_finished(st))
+			break;
+		if (st != DUCKDB_PENDING_NO_TASKS_AVAILABLE) {
+			wait_ns = 20000;
+			continue;
+		}
+		struct timespec ts = { 0, wait_ns };
+		nanosleep(&ts, NULL);
+		if (wait_ns < 1000000)
+			wait_ns *= 2;
+	}
+	return duckdb_execute_pending(pending, res);
 }
 
 int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err)

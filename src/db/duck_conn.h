@@ -24,6 +24,13 @@ int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struc
  * message becomes err's on failure. */
 int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err);
 
+/* Executes a pending result to the end into *res, like duckdb_execute_pending, but
+ * waits (short sleeps, 20 us growing to 1 ms) while DuckDB has no task for this thread
+ * instead of polling its scheduler in a tight loop: with a one-threaded scan (the
+ * ingest's row sources) that loop kept a whole core busy for nothing. Returns
+ * DuckDBError like duckdb_execute_pending; *res is then set and holds the error. */
+duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_result *res);
+
 /* Locks the database of c down before anything reads a file: files can be read only
  * below dirs[0..n) (allowed_directories), all other external access is off and the
  * configuration is locked so no later statement can undo this. */
