@@ -6,8 +6,10 @@
 #include "common/compat.h"
 #include "server/http.h"
 #include "common/json_writer.h"
+#include "common/xalloc.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 static enum MHD_Result query_error(struct nx_req *rq, const struct nx_err *err)
@@ -65,29 +67,104 @@ static enum MHD_Result list_files(struct nx_req *rq, struct nx_profile *p)
 	return nx__reply_json(rq, 200, &sb);
 }
 
-int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
-		      struct nx_strbuf *out, struct nx_err *err)
+static void take_slot(struct nx_server *s)
+{
+	while (sem_wait(&s->query_slots) != 0)
+		; /* EINTR */
+}
+
+static struct nx_query_limits limits_of(struct nx_req *rq)
 {
 	const struct nx_server_opts *o = &rq->s->o;
-	struct nx_query_limits lim = {
+	return (struct nx_query_limits){
 		.timeout_ms = o->query_timeout_ms,
 		.max_rows = o->max_result_rows,
 		.max_bytes = o->max_result_bytes,
 		.wd = &rq->s->wd,
 	};
+}
+
+int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
+		      struct nx_strbuf *out, struct nx_err *err)
+{
+	struct nx_query_limits lim = limits_of(rq);
 	int rc;
 
-	while (sem_wait(&rq->s->query_slots) != 0)
-		; /* EINTR */
+	take_slot(rq->s);
 	rc = nx__pdb_query(p->db, sql, &lim, out, err);
 	sem_post(&rq->s->query_slots);
 	return rc;
 }
 
-static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const char *table,
-				 const char *sql)
+/* A query result larger than STREAM_AFTER bytes of JSON is not built whole: it goes
+ * to the client as it is read from DuckDB, STREAM_PIECE bytes at a time, so a large
+ * result costs about that much memory. Smaller ones are replied as one buffer. The
+ * body is the same either way. A query slot is held only while a piece is read, so a
+ * slow client does not keep other queries waiting; the deadline still covers the whole
+ * reply. An error met after the reply started cannot change its status any more: the
+ * connection is then closed before the end of the body, which the client sees as an
+ * incomplete reply. */
+#define STREAM_AFTER ((size_t)256 << 10)
+#define STREAM_PIECE ((size_t)64 << 10)
+
+struct search_stream {
+	struct nx_req *rq;
+	struct nx_server *s;
+	struct nx_profile *p;    /* registry reference, put when the reply is released */
+	struct nx_pdb_cursor *cur;
+	struct nx_strbuf buf;    /* text not yet handed to MHD starts at off */
+	size_t off;
+	bool done;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
 {
+	struct search_stream *st = cls;
+	size_t n;
+
+	(void)pos;
+	while (st->off == st->buf.len) {
+		struct nx_err err = { 0 };
+		int rc;
+
+		if (st->done)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		nx_strbuf_reset(&st->buf);
+		st->off = 0;
+		take_slot(st->s);
+		rc = nx__pdb_cursor_fill(st->cur, &st->buf, STREAM_PIECE, &err);
+		sem_post(&st->s->query_slots);
+		if (rc < 0)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		if (rc == 0) {
+			nx_strbuf_addch(&st->buf, '\n');
+			st->done = true;
+		}
+	}
+	n = st->buf.len - st->off < max ? st->buf.len - st->off : max;
+	memcpy(out, st->buf.buf + st->off, n);
+	st->off += n;
+	st->rq->bytes += n;
+	return (ssize_t)n;
+}
+
+static void stream_release(void *cls)
+{
+	struct search_stream *st = cls;
+
+	nx__pdb_cursor_close(st->cur);
+	nx__reg_put(&st->s->reg, st->p);
+	nx_strbuf_release(&st->buf);
+	free(st);
+}
+
+/* Replies to a query; *kept is set when the reply streams and took over p. */
+static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const char *table,
+				 const char *sql, bool *kept)
+{
+	struct nx_query_limits lim = limits_of(rq);
 	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_pdb_cursor *cur = NULL;
 	struct nx_err err = { 0 };
 	int rc;
 
@@ -96,12 +173,23 @@ static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const 
 				       "profile '%s' has no table '%.100s' (listDbFiles lists its "
 				       "tables; a table exists only when the profile has that kind "
 				       "of data)", p->name, table);
-	rc = nx__query_limited(rq, p, sql, &sb, &err);
-	if (rc) {
-		nx_strbuf_release(&sb);
-		return query_error(rq, &err);
+	take_slot(rq->s);
+	rc = nx__pdb_cursor_open(p->db, sql, &lim, &cur, &sb, &err);
+	if (!rc)
+		rc = nx__pdb_cursor_fill(cur, &sb, STREAM_AFTER, &err);
+	sem_post(&rq->s->query_slots);
+	if (rc <= 0) {
+		nx__pdb_cursor_close(cur);
+		if (rc < 0) {
+			nx_strbuf_release(&sb);
+			return query_error(rq, &err);
+		}
+		return nx__reply_json(rq, 200, &sb);
 	}
-	return nx__reply_json(rq, 200, &sb);
+	struct search_stream *st = nx_xcalloc(1, sizeof(*st));
+	*st = (struct search_stream){ .rq = rq, .s = rq->s, .p = p, .cur = cur, .buf = sb };
+	*kept = true;
+	return nx__reply_stream(rq, 200, "application/json", stream_read, st, stream_release);
 }
 
 /* Shell-quoted curl bodies often carry a raw line break inside the "query"
@@ -212,6 +300,7 @@ enum MHD_Result nx__h_search(struct nx_req *rq, char **cap)
 	struct nx_err err = { 0 };
 	struct nx_search_body b;
 	enum MHD_Result ret;
+	bool kept = false;
 
 	if (nx_search_body_parse(rq->body.buf, rq->body.len, &b, &err)) {
 		ret = nx__reply_error(rq, 400, b.error, "%s", err.msg);
@@ -226,9 +315,10 @@ enum MHD_Result nx__h_search(struct nx_req *rq, char **cap)
 	else if (!strcmp(b.type, "tableSchema"))
 		ret = nx__search_table_schema(rq, p, b.table);
 	else
-		ret = run_query(rq, p, b.table, b.sql);
+		ret = run_query(rq, p, b.table, b.sql, &kept);
 out:
-	nx__reg_put(&rq->s->reg, p);
+	if (!kept)
+		nx__reg_put(&rq->s->reg, p);
 	nx_search_body_release(&b);
 	return ret;
 }

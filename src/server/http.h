@@ -96,6 +96,12 @@ enum MHD_Result nx__reply_error(struct nx_req *rq, unsigned status, const char *
 				const char *fmt, ...) NX_PRINTF(4, 5);
 /* Chooses status and code from err->code (see profile_db.h and registry.h). */
 enum MHD_Result nx__reply_nx_err(struct nx_req *rq, const struct nx_err *err);
+/* A reply of unknown length (chunked): MHD calls reader for the body as the client
+ * takes it, and release(cls) once the reply is done with (also when this fails). The
+ * reader adds what it hands out to rq->bytes. */
+enum MHD_Result nx__reply_stream(struct nx_req *rq, unsigned status, const char *ctype,
+				 MHD_ContentReaderCallback reader, void *cls,
+				 MHD_ContentReaderFreeCallback release);
 /* Streams a file that has already been opened and checked. */
 enum MHD_Result nx__reply_fd(struct nx_req *rq, int fd, uint64_t size, const char *ctype,
 			     const char *filename);

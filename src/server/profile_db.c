@@ -372,146 +372,199 @@ static void cut(struct nx_strbuf *sb, size_t len)
 
 enum cut_reason { CUT_NONE, CUT_ROWS, CUT_BYTES };
 
-/* Streams the result chunks into out, stopping at the caps. */
-static int write_rows(struct run *r, duckdb_result *res, struct nx_rj_type *types, idx_t ncol,
-		      struct nx_strbuf *out, uint64_t *nrows, enum cut_reason *why,
-		      struct nx_err *err)
-{
-	size_t start = out->len;
-	duckdb_vector *vec = nx_xcalloc(ncol ? ncol : 1, sizeof(*vec));
-	duckdb_data_chunk chunk;
-	int rc = 0;
-
-	*nrows = 0;
-	*why = CUT_NONE;
-	while ((chunk = duckdb_fetch_chunk(*res))) {
-		idx_t size = duckdb_data_chunk_get_size(chunk);
-
-		for (idx_t c = 0; c < ncol; c++)
-			vec[c] = duckdb_data_chunk_get_vector(chunk, c);
-		for (idx_t row = 0; row < size && *why == CUT_NONE; row++) {
-			size_t mark = out->len;
-
-			if (*nrows >= r->lim->max_rows) {
-				*why = CUT_ROWS;
-				break;
-			}
-			nx_strbuf_addstr(out, *nrows ? ",[" : "[");
-			for (idx_t c = 0; c < ncol; c++) {
-				if (c)
-					nx_strbuf_addch(out, ',');
-				nx__rj_value(out, &types[c], vec[c], row);
-			}
-			nx_strbuf_addch(out, ']');
-			if (out->len - start > r->lim->max_bytes) {
-				cut(out, mark);
-				*why = CUT_BYTES;
-				break;
-			}
-			(*nrows)++;
-		}
-		duckdb_destroy_data_chunk(&chunk);
-		if (*why != CUT_NONE)
-			goto out;
-	}
-	if (duckdb_result_error(res))
-		rc = db_error(r, duckdb_result_error(res), err);
-out:
-	free(vec);
-	return rc;
-}
-
-static int run_query(struct run *r, const char *sql, struct nx_strbuf *out, struct nx_err *err)
-{
-	duckdb_prepared_statement ps = NULL;
-	duckdb_pending_result pending = NULL;
+/* An open query: its connection, deadline and streaming result, and where the rows
+ * are. Rows are produced chunk by chunk from DuckDB's streaming result. */
+struct nx_pdb_cursor {
+	struct nx_pdb *pdb;
+	struct nx_query_limits lim;
+	struct run r;
+	duckdb_prepared_statement ps;
+	duckdb_pending_result pending;
 	duckdb_result res;
-	struct nx_rj_type *types = NULL;
-	bool have_res = false;
+	bool have_res, done;
+	struct nx_rj_type *types;
+	idx_t ncol;
+	duckdb_vector *vec;
+	duckdb_data_chunk chunk; /* current chunk, rows [row, size) still to write */
+	idx_t row, size;
+	uint64_t nrows;          /* rows written */
+	uint64_t row_bytes;      /* bytes of the rows written, for the byte cap */
 	enum cut_reason why;
-	uint64_t nrows;
-	idx_t ncol = 0;
-	int rc;
+};
 
-	rc = prepare_select(r, sql, &ps, err);
+static int cursor_start(struct nx_pdb_cursor *k, const char *sql, struct nx_strbuf *out,
+			struct nx_err *err)
+{
+	struct run *r = &k->r;
+	int rc = prepare_select(r, sql, &k->ps, err);
+
 	if (rc)
-		goto out;
-	ncol = duckdb_prepared_statement_column_count(ps);
-	types = nx_xcalloc(ncol ? ncol : 1, sizeof(*types));
-	for (idx_t i = 0; i < ncol; i++) {
-		duckdb_logical_type t = duckdb_prepared_statement_column_logical_type(ps, i);
+		return rc;
+	k->ncol = duckdb_prepared_statement_column_count(k->ps);
+	k->types = nx_xcalloc(k->ncol ? k->ncol : 1, sizeof(*k->types));
+	k->vec = nx_xcalloc(k->ncol ? k->ncol : 1, sizeof(*k->vec));
+	for (idx_t i = 0; i < k->ncol; i++) {
+		duckdb_logical_type t = duckdb_prepared_statement_column_logical_type(k->ps, i);
 		const char *bad = NULL;
 
-		rc = nx__rj_type_init(&types[i], t, &bad);
+		rc = nx__rj_type_init(&k->types[i], t, &bad);
 		duckdb_destroy_logical_type(&t);
 		if (rc) {
-			char *nm = (char *)duckdb_prepared_statement_column_name(ps, i);
+			char *nm = (char *)duckdb_prepared_statement_column_name(k->ps, i);
 			rc = nx_errf(err, -ENOTSUP,
 				     "column '%s' has type %s, which the API cannot encode as JSON; "
 				     "CAST it to VARCHAR", nm ? nm : "?", bad);
 			duckdb_free(nm); /* this one is the caller's to free */
-			goto out;
+			return rc;
 		}
 	}
-	if (duckdb_pending_prepared_streaming(ps, &pending) == DuckDBError) {
-		rc = db_error(r, duckdb_pending_error(pending), err);
-		goto out;
+	if (duckdb_pending_prepared_streaming(k->ps, &k->pending) == DuckDBError)
+		return db_error(r, duckdb_pending_error(k->pending), err);
+	k->have_res = true;
+	if (nx_duck_execute_pending(k->pending, &k->res) == DuckDBError)
+		return db_error(r, duckdb_result_error(&k->res), err);
+	write_columns(out, &k->res, k->types, k->ncol);
+	return 0;
+}
+
+void nx__pdb_cursor_close(struct nx_pdb_cursor *k)
+{
+	bool fired = false;
+
+	if (!k)
+		return;
+	if (k->chunk)
+		duckdb_destroy_data_chunk(&k->chunk);
+	if (k->have_res)
+		duckdb_destroy_result(&k->res);
+	duckdb_destroy_pending(&k->pending);
+	duckdb_destroy_prepare(&k->ps);
+	for (idx_t i = 0; k->types && i < k->ncol; i++)
+		nx__rj_type_release(&k->types[i]);
+	free(k->types);
+	free(k->vec);
+	if (k->r.armed)
+		fired = nx__wd_disarm(k->r.lim->wd, &k->r.wd);
+	if (k->r.conn)
+		conn_put(k->pdb, k->r.conn, !fired);
+	free(k);
+}
+
+int nx__pdb_cursor_open(struct nx_pdb *pdb, const char *sql, const struct nx_query_limits *lim,
+			struct nx_pdb_cursor **out_cur, struct nx_strbuf *out, struct nx_err *err)
+{
+	struct nx_pdb_cursor *k = nx_xcalloc(1, sizeof(*k));
+	size_t start = out->len;
+	int rc;
+
+	*out_cur = NULL;
+	k->pdb = pdb;
+	k->lim = *lim;
+	k->r.lim = &k->lim;
+	rc = conn_get(pdb, &k->r.conn, err);
+	if (rc) {
+		free(k);
+		return rc;
 	}
-	have_res = true;
-	if (duckdb_execute_pending(pending, &res) == DuckDBError) {
-		rc = db_error(r, duckdb_result_error(&res), err);
-		goto out;
+	if (lim->wd && lim->timeout_ms) {
+		nx__wd_arm(lim->wd, &k->r.wd, lim->timeout_ms, on_deadline, &k->r);
+		k->r.armed = true;
 	}
-	write_columns(out, &res, types, ncol);
-	rc = write_rows(r, &res, types, ncol, out, &nrows, &why, err);
-	if (rc)
-		goto out;
-	nx_strbuf_addf(out, "],\"row_count\":%llu,\"truncated\":%s", (unsigned long long)nrows,
-		       why == CUT_NONE ? "false" : "true");
-	if (why == CUT_ROWS)
+	rc = cursor_start(k, sql, out, err);
+	if (rc) {
+		cut(out, start);
+		rc = explain_missing(pdb, err);
+		nx__pdb_cursor_close(k);
+		return rc;
+	}
+	*out_cur = k;
+	return 0;
+}
+
+static void write_trailer(struct nx_pdb_cursor *k, struct nx_strbuf *out)
+{
+	nx_strbuf_addf(out, "],\"row_count\":%llu,\"truncated\":%s",
+		       (unsigned long long)k->nrows, k->why == CUT_NONE ? "false" : "true");
+	if (k->why == CUT_ROWS)
 		nx_strbuf_addf(out, ",\"message\":\"result cut at the %llu-row limit; add LIMIT, "
 				    "filter or aggregate to see everything\"",
-			       (unsigned long long)r->lim->max_rows);
-	else if (why == CUT_BYTES)
+			       (unsigned long long)k->r.lim->max_rows);
+	else if (k->why == CUT_BYTES)
 		nx_strbuf_addf(out, ",\"message\":\"result cut after %llu rows at the %llu-byte "
 				    "reply limit; select fewer columns, add LIMIT or aggregate\"",
-			       (unsigned long long)nrows, (unsigned long long)r->lim->max_bytes);
+			       (unsigned long long)k->nrows,
+			       (unsigned long long)k->r.lim->max_bytes);
 	nx_strbuf_addch(out, '}');
-out:
-	if (have_res)
-		duckdb_destroy_result(&res);
-	duckdb_destroy_pending(&pending);
-	duckdb_destroy_prepare(&ps);
-	for (idx_t i = 0; types && i < ncol; i++)
-		nx__rj_type_release(&types[i]);
-	free(types);
-	return rc;
+	k->done = true;
+}
+
+/* Appends rows until want bytes were added, the caps cut the result or it ends (then
+ * the trailer follows). Returns 1 while rows remain, 0 once the trailer is written. */
+int nx__pdb_cursor_fill(struct nx_pdb_cursor *k, struct nx_strbuf *out, size_t want,
+			struct nx_err *err)
+{
+	size_t start = out->len;
+
+	if (k->done)
+		return 0;
+	while (k->why == CUT_NONE) {
+		if (k->row >= k->size) {
+			if (k->chunk)
+				duckdb_destroy_data_chunk(&k->chunk);
+			if (out->len - start >= want)
+				return 1; /* the next chunk is fetched on the next call */
+			k->chunk = duckdb_fetch_chunk(k->res);
+			if (!k->chunk) {
+				if (!duckdb_result_error(&k->res))
+					break;
+				db_error(&k->r, duckdb_result_error(&k->res), err);
+				return explain_missing(k->pdb, err);
+			}
+			k->size = duckdb_data_chunk_get_size(k->chunk);
+			k->row = 0;
+			for (idx_t c = 0; c < k->ncol; c++)
+				k->vec[c] = duckdb_data_chunk_get_vector(k->chunk, c);
+			continue;
+		}
+		size_t mark = out->len;
+
+		if (k->nrows >= k->r.lim->max_rows) {
+			k->why = CUT_ROWS;
+			break;
+		}
+		nx_strbuf_addstr(out, k->nrows ? ",[" : "[");
+		for (idx_t c = 0; c < k->ncol; c++) {
+			if (c)
+				nx_strbuf_addch(out, ',');
+			nx__rj_value(out, &k->types[c], k->vec[c], k->row);
+		}
+		nx_strbuf_addch(out, ']');
+		if (k->row_bytes + (out->len - mark) > k->r.lim->max_bytes) {
+			cut(out, mark);
+			k->why = CUT_BYTES;
+			break;
+		}
+		k->row_bytes += out->len - mark;
+		k->row++;
+		k->nrows++;
+	}
+	write_trailer(k, out);
+	return 0;
 }
 
 int nx__pdb_query(struct nx_pdb *pdb, const char *sql, const struct nx_query_limits *lim,
 		  struct nx_strbuf *out, struct nx_err *err)
 {
-	struct run r = { .lim = lim };
+	struct nx_pdb_cursor *k = NULL;
 	size_t start = out->len;
-	bool fired = false;
-	int rc;
+	int rc = nx__pdb_cursor_open(pdb, sql, lim, &k, out, err);
 
-	rc = conn_get(pdb, &r.conn, err);
-	if (rc)
-		return rc;
-	if (lim->wd && lim->timeout_ms) {
-		nx__wd_arm(lim->wd, &r.wd, lim->timeout_ms, on_deadline, &r);
-		r.armed = true;
-	}
-	rc = run_query(&r, sql, out, err);
-	if (r.armed)
-		fired = nx__wd_disarm(lim->wd, &r.wd);
-	if (rc) {
+	if (!rc)
+		rc = nx__pdb_cursor_fill(k, out, SIZE_MAX, err);
+	if (rc < 0)
 		cut(out, start);
-		rc = explain_missing(pdb, err);
-	}
-	conn_put(pdb, r.conn, !fired);
-	return rc;
+	nx__pdb_cursor_close(k);
+	return rc < 0 ? rc : 0;
 }
 
 static char *vec_string(duckdb_vector v, idx_t row)

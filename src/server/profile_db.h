@@ -48,6 +48,21 @@ const char *nx__pdb_broken(const struct nx_pdb *pdb, size_t i);
 int nx__pdb_query(struct nx_pdb *pdb, const char *sql, const struct nx_query_limits *lim,
 		  struct nx_strbuf *out, struct nx_err *err);
 
+/* The same query, read piece by piece so a large result never sits whole in memory:
+ * open writes {"columns":[...],"rows":[ to out (on error out is left as it was, as
+ * above); each fill appends rows until at least `want` more bytes were added, then
+ * returns 1 while rows remain, or writes the rest of the object, applying the same
+ * caps, and returns 0; a negative return is an error met while fetching (the text
+ * already handed out is then incomplete). close releases the result, the deadline and
+ * the connection; the cursor holds one connection of the pool and its deadline until
+ * then. */
+struct nx_pdb_cursor;
+int nx__pdb_cursor_open(struct nx_pdb *pdb, const char *sql, const struct nx_query_limits *lim,
+			struct nx_pdb_cursor **cur, struct nx_strbuf *out, struct nx_err *err);
+int nx__pdb_cursor_fill(struct nx_pdb_cursor *cur, struct nx_strbuf *out, size_t want,
+			struct nx_err *err);
+void nx__pdb_cursor_close(struct nx_pdb_cursor *cur);
+
 struct nx_pdb_column {
 	char *name;
 	char *type;

@@ -106,6 +106,20 @@ enum MHD_Result nx__reply_nx_err(struct nx_req *rq, const struct nx_err *err)
 	}
 }
 
+enum MHD_Result nx__reply_stream(struct nx_req *rq, unsigned status, const char *ctype,
+				 MHD_ContentReaderCallback reader, void *cls,
+				 MHD_ContentReaderFreeCallback release)
+{
+	struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
+								      reader, cls, release);
+
+	if (!resp) {
+		release(cls);
+		return nx__reply_error(rq, 500, "internal_error", "cannot stream the reply");
+	}
+	return queue(rq, status, resp, ctype, 0);
+}
+
 enum MHD_Result nx__reply_fd(struct nx_req *rq, int fd, uint64_t size, const char *ctype,
 			     const char *filename)
 {
