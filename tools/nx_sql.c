@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 			goto fail;
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		if (timing)
-			fprintf(stderr, "time_s %.3f\n", (double)(b.tv_sec - a.tv_sec) +
+			fprintf(stderr, "time_s %.6f\n", (double)(b.tv_sec - a.tv_sec) +
 							   (double)(b.tv_nsec - a.tv_nsec) / 1e9);
 		if (last_row != (size_t)-1)
 			putchar('\n');

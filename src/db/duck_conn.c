@@ -40,7 +40,7 @@ int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struc
 
 duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_result *res)
 {
-	long wait_ns = 20000;
+	long wait_ns = 10000;
 
 	for (;;) {
 		duckdb_pending_state st = duckdb_pending_execute_task(pending);
@@ -48,12 +48,12 @@ duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_resul
 		if (duckdb_pending_execution_is_finished(st))
 			break;
 		if (st != DUCKDB_PENDING_NO_TASKS_AVAILABLE) {
-			wait_ns = 20000;
+			wait_ns = 10000;
 			continue;
 		}
 		struct timespec ts = { 0, wait_ns };
 		nanosleep(&ts, NULL);
-		if (wait_ns < 1000000)
+		if (wait_ns < 250000)
 			wait_ns *= 2;
 	}
 	return duckdb_execute_pending(pending, res);

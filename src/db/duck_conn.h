@@ -25,7 +25,7 @@ int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struc
 int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err);
 
 /* Executes a pending result to the end into *res, like duckdb_execute_pending, but
- * waits (short sleeps, 20 us growing to 1 ms) while DuckDB has no task for this thread
+ * waits (short sleeps, 10 us growing to 250 us) while DuckDB has no task for this thread
  * instead of polling its scheduler in a tight loop: with a one-threaded scan (the
  * ingest's row sources) that loop kept a whole core busy for nothing. Returns
  * DuckDBError like duckdb_execute_pending; *res is then set and holds the error. */
