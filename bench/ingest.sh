@@ -22,6 +22,9 @@ for m in $sizes; do
 	raw=$(grep -oP 'raw tables \K[0-9.]+' "$log")
 	der=$(grep -oP 'derived tables \K[0-9.]+' "$log")
 	rss=$(grep -oP 'Maximum resident set size \(kbytes\): \K[0-9]+' "$log")
+	# CPU seconds (user + system) of the whole ingest: less sensitive to other load
+	# on a shared machine than the wall times
+	cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.1f", s}' "$log")
 	rows=$(grep -oP 'Wrote \K[0-9]+' "$log")
 	prof=$d/data/profiles/global/bench@latest
 	# writer floor: same rows, from memory to parquet, DuckDB alone
@@ -41,10 +44,10 @@ for m in $sizes; do
 		awk '/time_s/ {n++; if (n > 3) s += $2} END {printf "%.2f", s}')
 	rm -f "$d/floor_i.parquet" "$d/floor_p.parquet" "$d/floor.db" "$d/floor.db.wal"
 	awk -v m="$m" -v rows="$rows" -v raw="$raw" -v der="$der" -v wall="$wall" -v rss="$rss" \
-	    -v bytes="$bytes" -v floor="$floor" 'BEGIN {
-		printf "%sM records: raw tables %.2f s (%.2f M rec/s, %.1f MB/s of NTFF), floor %.2f s (raw/floor %.2fx); derived %.2f s; total %.2f s (total/floor %.2fx); peak RSS %.0f MB\n",
+	    -v bytes="$bytes" -v floor="$floor" -v cpu="$cpu" 'BEGIN {
+		printf "%sM records: raw tables %.2f s (%.2f M rec/s, %.1f MB/s of NTFF), floor %.2f s (raw/floor %.2fx); derived %.2f s; total %.2f s (total/floor %.2fx); CPU %s s; peak RSS %.0f MB\n",
 			m, raw, rows / raw / 1e6, bytes / raw / 1e6, floor, raw / floor, der, wall,
-			wall / floor, rss / 1024 }'
+			wall / floor, cpu, rss / 1024 }'
 	# per table: "  <Table> <rows> rows <time> s [...]"; "peak <n> MB" when reported
 	awk '/^  [A-Za-z_]+ +[0-9]+ rows/ {
 		t = "-"; p = "";

@@ -99,7 +99,7 @@ direct() { # median seconds of one query in nx-sql over views of the profile (wa
 	"$build/nx-sql" -t -C "$prof" "${args[@]}" 2>&1 >/dev/null |
 		awk '/time_s/ {n++; if (n > 1) print $2}' | median
 }
-api() { # median seconds of one _search request (warm)
+api() { # median seconds of one _search request (warm), one curl per request (new connection)
 	local body=$1
 	curl -s -o /dev/null -X POST -H 'Content-Type: application/json' -d "$body" "$base/api/v1/db/bench/_search"
 	for _ in $(seq 1 "$reps"); do
@@ -107,19 +107,36 @@ api() { # median seconds of one _search request (warm)
 			-d "$body" "$base/api/v1/db/bench/_search"
 	done | median
 }
+api_ka() { # the same on one kept-alive connection (as a browser sends them): median of REPS
+	local body=$1 urls=()
+	for _ in $(seq 0 "$reps"); do urls+=("$base/api/v1/db/bench/_search"); done
+	curl -s -X POST -H 'Content-Type: application/json' -d "$body" \
+		-w '\ntime_total %{time_total}\n' "${urls[@]}" |
+		awk '/^time_total/ {n++; if (n > 1) print $2}' | median
+}
 echo
 echo "single client, warm, median of $reps: _search vs DuckDB directly on the same files"
-printf '%-22s %10s %10s %8s\n' query "api s" "direct s" ratio
+echo "(api: one curl per request, new connection; keep-alive: REPS requests on one connection)"
+printf '%-22s %10s %12s %10s %8s %8s\n' query "api s" "keep-alive s" "direct s" ratio "ratio ka"
 cmp() {
 	local label=$1 table=$2 sql=$3
-	local a d
+	local a k d
 	a=$(api "$(q "$table" "$sql")")
+	k=$(api_ka "$(q "$table" "$sql")")
 	d=$(direct "$sql")
-	printf '%-22s %10.4f %10.4f %8.2f\n' "$label" "$a" "$d" "$(echo "$a / $d" | bc -l)"
+	printf '%-22s %10.4f %12.4f %10.4f %8.2f %8.2f\n' "$label" "$a" "$k" "$d" \
+		"$(echo "$a / $d" | bc -l)" "$(echo "$k / $d" | bc -l)"
 }
 cmp summary Summary 'SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, vector_engine_active_time_percent, dma_active_time_percent, hbm_read_bytes, hbm_write_bytes FROM Summary'
 cmp instruction-breakdown Instruction 'SELECT engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns, SUM(evt_wait_time_ns) as total_evt_wait_ns FROM Instruction GROUP BY engine, opcode ORDER BY total_dur_ns DESC'
 cmp source-line-hotspots Instruction 'SELECT bir_debug_info_source_location, engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns FROM Instruction WHERE bir_debug_info_source_location IS NOT NULL GROUP BY bir_debug_info_source_location, engine, opcode ORDER BY total_dur_ns DESC LIMIT 10'
+# A large result (about 100 MB of JSON, past the 64 MB reply cap) is streamed: the
+# server's peak RSS before and after it tells what it cost.
+hwm() { awk '/VmHWM/ {print $2 / 1024}' /proc/$server_pid/status; }
+before=$(hwm)
+big=$(curl -s -o /dev/null -w '%{size_download} %{time_total}' -X POST -H 'Content-Type: application/json' \
+	-d "$(q Instruction 'SELECT * FROM Instruction LIMIT 100000')" "$base/api/v1/db/bench/_search")
+echo "large result (Instruction LIMIT 100000): ${big% *} bytes in ${big#* } s; server peak RSS ${before} MB before, $(hwm) MB after"
 echo "server RSS after the runs: $(awk '/VmRSS/ {print $2 / 1024 " MB"}' /proc/$server_pid/status) (peak $(awk '/VmHWM/ {print $2 / 1024 " MB"}' /proc/$server_pid/status))"
 
 if (( errors_total )); then

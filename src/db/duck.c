@@ -318,30 +318,40 @@ void nx_duck_close(struct nx_duck *d)
 	free(d);
 }
 
-/* One statement: prepared and executed through nx_duck_execute_pending, so the
- * calling thread sleeps rather than spins while a one-threaded scan runs. */
+/* Runs the statements of sql one by one through nx_duck_execute_pending (so the
+ * calling thread sleeps rather than spins while a one-threaded scan runs); *res gets
+ * the last one's result. */
 static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx_err *err)
 {
-	duckdb_prepared_statement ps = NULL;
-	duckdb_pending_result pending = NULL;
+	duckdb_extracted_statements ext = NULL;
+	idx_t n = duckdb_extract_statements(d->con, sql, &ext);
 	int rc = 0;
 
-	if (duckdb_prepare(d->con, sql, &ps) != DuckDBSuccess) {
-		const char *m = duckdb_prepare_error(ps);
-		rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+	if (n == 0) {
+		const char *m = duckdb_extract_statements_error(ext);
+		rc = nx_errf(err, NX_EDB, "%s", m ? m : "the query holds no statement");
+	}
+	for (idx_t i = 0; !rc && i < n; i++) {
+		duckdb_prepared_statement ps = NULL;
+		duckdb_pending_result pending = NULL;
+
+		if (duckdb_prepare_extracted_statement(d->con, ext, i, &ps) != DuckDBSuccess) {
+			const char *m = duckdb_prepare_error(ps);
+			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+		} else if (duckdb_pending_prepared(ps, &pending) != DuckDBSuccess) {
+			const char *m = duckdb_pending_error(pending);
+			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+		} else if (nx_duck_execute_pending(pending, res) != DuckDBSuccess) {
+			const char *m = duckdb_result_error(res);
+			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+			duckdb_destroy_result(res);
+		} else if (i + 1 < n) {
+			duckdb_destroy_result(res);
+		}
+		duckdb_destroy_pending(&pending);
 		duckdb_destroy_prepare(&ps);
-		return rc;
 	}
-	if (duckdb_pending_prepared(ps, &pending) != DuckDBSuccess) {
-		const char *m = duckdb_pending_error(pending);
-		rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
-	} else if (nx_duck_execute_pending(pending, res) != DuckDBSuccess) {
-		const char *m = duckdb_result_error(res);
-		rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
-		duckdb_destroy_result(res);
-	}
-	duckdb_destroy_pending(&pending);
-	duckdb_destroy_prepare(&ps);
+	duckdb_destroy_extracted(&ext);
 	return rc;
 }
 
