@@ -488,8 +488,9 @@ int nx_duck_sandbox(struct nx_duck *d, const char *dir, struct nx_err *err)
 	return 0;
 }
 
-int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *path,
-		       uint64_t *rows, struct nx_err *err)
+/* COPY ... TO path as zstd parquet, in row groups of row_group rows (0: DuckDB's). */
+static int copy_to(struct nx_duck *d, const char *select_sql, const char *path,
+		   unsigned long row_group, uint64_t *rows, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int64_t n = 0;
@@ -497,12 +498,32 @@ int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *pa
 
 	nx_strbuf_addf(&sql, "COPY (%s) TO ", select_sql);
 	nx_sql_quote(&sql, path);
-	nx_strbuf_addstr(&sql, " (FORMAT parquet, COMPRESSION zstd)");
+	nx_strbuf_addstr(&sql, " (FORMAT parquet, COMPRESSION zstd");
+	if (row_group)
+		nx_strbuf_addf(&sql, ", ROW_GROUP_SIZE %lu", row_group);
+	nx_strbuf_addch(&sql, ')');
 	rc = nx_duck_query_i64(d, sql.buf, &n, err);
 	nx_strbuf_release(&sql);
 	if (!rc && rows)
 		*rows = (uint64_t)n;
 	return rc;
+}
+
+int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *path,
+		       uint64_t *rows, struct nx_err *err)
+{
+	return copy_to(d, select_sql, path, 0, rows, err);
+}
+
+/* Row groups of the tables written from row sources: NX_INGEST_ROW_GROUP rows, else
+ * 32768. DuckDB's parquet writer holds a row group whole before compressing it, and at
+ * its default of 122880 rows a row group of the 39-column Instruction table is what
+ * set the raw stage's peak (docs/memory.md). */
+static unsigned long source_row_group(void)
+{
+	const char *v = getenv("NX_INGEST_ROW_GROUP");
+	long n = v && *v ? atol(v) : 0;
+	return n > 0 ? (unsigned long)n : 32768UL;
 }
 
 int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
@@ -513,7 +534,7 @@ int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char
 	d->source = src;
 	d->source_rc = 0;
 	nx_err_clear(&d->source_err);
-	rc = nx_duck_copy_query(d, "SELECT * FROM nx_source(0)", path, rows, err);
+	rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(), rows, err);
 	if (d->source_rc) {
 		/* The source's own error is the useful one: DuckDB only wraps it. */
 		rc = d->source_rc;
