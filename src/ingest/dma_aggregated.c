@@ -6,6 +6,7 @@
 #include "common/xalloc.h"
 #include "ingest/context.h"
 #include "ingest/dma_block.h"
+#include "ingest/pending_dma.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ struct agg_src {
 	int64_t last_start;
 	bool any, eof;
 	bool suspect;            /* the bounded pass may have split a transfer: run again */
+	struct nx_pending_dma *pending; /* PendingDma, fed every written transfer */
 };
 
 static uint64_t mix(uint64_t x)
@@ -275,10 +277,13 @@ static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, const 
 		nx_rowbuf_bool(b, ix[A_TRANSPOSE], row, bt->transpose);
 	if (bt)
 		nx_rowbuf_str(b, ix[A_TSIZE], row, bt->transpose_size);
-	if (tr && nx_trig_is_inst(&c->trig, tr)) {
+	bool inst = tr && nx_trig_is_inst(&c->trig, tr);
+	if (inst) {
 		nx_rowbuf_i64(b, ix[A_TRIGGER], row, tr->start);
 		nx_rowbuf_i64(b, ix[A_COMPLETION], row, tr->end);
 	}
+	/* queued at the trigger's completion when that comes before the first packet */
+	nx_pending_dma_add(s->pending, inst && tr->end < x->start ? tr->end : x->start, x->end);
 }
 
 static int agg_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
@@ -329,9 +334,9 @@ static size_t open_limit(void)
 }
 
 static int run(struct nx_ingest_ctx *c, struct nx_duck *d, const char *path, size_t limit,
-	       bool *suspect, uint64_t *rows, struct nx_err *err)
+	       struct nx_pending_dma *pending, bool *suspect, uint64_t *rows, struct nx_err *err)
 {
-	struct agg_src s = { .ctx = c, .limit = limit };
+	struct agg_src s = { .ctx = c, .limit = limit, .pending = pending };
 	struct nx_row_source src;
 	int rc = nx_colmap_init(&s.map, "DmaPacketAggregated", agg_names, err);
 
@@ -359,14 +364,28 @@ int nx_write_dma_aggregated(struct nx_ingest_ctx *c, struct nx_duck *d, const ch
 			    struct nx_err *err)
 {
 	char *path = nx_xasprintf("%s/DmaPacketAggregated.parquet", dir);
-	uint64_t rows = 0;
+	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
+	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
+	struct nx_pending_dma pending;
+	uint64_t rows = 0, prows = 0;
 	bool suspect = false;
-	int rc = run(c, d, path, open_limit(), &suspect, &rows, err);
+	int rc;
 
-	if (!rc && suspect)
-		rc = run(c, d, path, 0, &suspect, &rows, err);
+	nx_pending_dma_init(&pending, first, last, (int64_t)c->info->pcore_idx);
+	rc = run(c, d, path, open_limit(), &pending, &suspect, &rows, err);
+	if (!rc && suspect) {
+		nx_pending_dma_clear(&pending);
+		rc = run(c, d, path, 0, &pending, &suspect, &rows, err);
+	}
 	if (!rc && rows == 0)
 		remove(path);
+	if (!rc) {
+		double t0 = nx_now_s();
+		rc = nx_pending_dma_write(&pending, d, dir, &prows, err);
+		if (!rc && prows)
+			nx_ctx_table_done(c, "PendingDma", "derived in C", prows, nx_now_s() - t0);
+	}
+	nx_pending_dma_release(&pending);
 	free(path);
 	return rc;
 }

@@ -8,6 +8,8 @@
  *  - Summary, whose Instruction and DmaPacket aggregates now come from
  *    src/ingest/summary_sums.c, against the whole-SQL 80_summary.sql: every column
  *    identical;
+ *  - PendingDma (src/ingest/pending_dma.c, counted while DmaPacketAggregated is written)
+ *    against 52_pending_dma.sql: the same grid points, every value identical;
  *  - DmaPacketAggregated (src/ingest/dma_aggregated.c) against
  *    20_dma_packet_aggregated.sql: the same rows, every column identical, in the same
  *    (start_ts, id) order; also with at most one open transfer (NX_DMA_AGG_OPEN=1), so
@@ -205,9 +207,50 @@ static void compare_dma_aggregated(const char *profile, bool dma)
 	free(file);
 }
 
+/* PendingDma: one row per grid point in both, the same value at each, in the same
+ * (pcore_idx, timestamp) order; and not all zero. */
+static void compare_pending(const char *profile)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
+	char *sql = read_reference("52_pending_dma.sql");
+	char *staging = nx_path_join(profile, ".staging");
+	char *file = nx_path_join(profile, "PendingDma.parquet");
+
+	nx_test_use_profile(&d, profile);
+	if (nx_db_create_views(d, staging, &err) ||
+	    nx_derive_project(d, "PendingDma", sql, &ref, &err))
+		fail_msg("%s", err.msg);
+	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
+	if (nx_duck_exec(d, q.buf, &err))
+		fail_msg("%s", err.msg);
+	double n = nx_test_q(d, "SELECT count(*) FROM ref");
+	assert_true(n > 0);
+	assert_true(nx_test_q(d, "SELECT count(*) FROM PendingDma") == n);
+	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM ref r FULL JOIN PendingDma c "
+					       "USING (pcore_idx, timestamp) WHERE r.value IS NULL "
+					       "OR c.value IS NULL OR r.value <> c.value"), 0);
+	assert_true(nx_test_q(d, "SELECT max(value) FROM PendingDma") > 0);
+	nx_strbuf_reset(&q);
+	nx_strbuf_addstr(&q, "SELECT count(*) FROM (SELECT timestamp, lag(timestamp) OVER "
+			     "(ORDER BY file_row_number) AS lt FROM read_parquet(");
+	nx_sql_quote(&q, file);
+	nx_strbuf_addstr(&q, ", file_row_number = true)) WHERE lt >= timestamp");
+	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	nx_duck_close(d);
+	nx_strbuf_release(&ref);
+	nx_strbuf_release(&q);
+	free(sql);
+	free(staging);
+	free(file);
+}
+
 static void check_profile(const char *profile, bool onchip)
 {
 	compare_dma_aggregated(profile, onchip);
+	if (onchip)
+		compare_pending(profile);
 	if (onchip) {
 		compare(profile, "SbufUsage", "54_sbuf_usage.sql", sbuf_cols);
 		compare(profile, "PsumUsage", "55_psum_usage.sql", psum_cols);
@@ -242,6 +285,8 @@ static void test_fixture(void **state)
 		prof = ingest_keep(neff, ntff, data, name);
 		unsetenv("NX_DMA_AGG_OPEN");
 		compare_dma_aggregated(prof, v != 2);
+		if (v != 2)
+			compare_pending(prof);
 		free(prof);
 		free(neff);
 		free(ntff);
@@ -269,6 +314,7 @@ static void test_kernel(void **state)
 	prof = ingest_keep(neff, ntff, data, "k4");
 	unsetenv("NX_DMA_AGG_OPEN");
 	compare_dma_aggregated(prof, true);
+	compare_pending(prof);
 	free(prof);
 	free(data);
 	free(neff);
