@@ -226,12 +226,12 @@ static void compare_pending(const char *profile)
 	if (nx_duck_exec(d, q.buf, &err))
 		fail_msg("%s", err.msg);
 	double n = nx_test_q(d, "SELECT count(*) FROM ref");
-	assert_true(n > 0);
-	assert_true(nx_test_q(d, "SELECT count(*) FROM PendingDma") == n);
+	NX_ASSERT_CMP(n, >, 0);
+	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(*) FROM PendingDma"), ==, n);
 	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM ref r FULL JOIN PendingDma c "
 					       "USING (pcore_idx, timestamp) WHERE r.value IS NULL "
 					       "OR c.value IS NULL OR r.value <> c.value"), 0);
-	assert_true(nx_test_q(d, "SELECT max(value) FROM PendingDma") > 0);
+	NX_ASSERT_CMP(nx_test_q(d, "SELECT max(value) FROM PendingDma"), >, 0);
 	nx_strbuf_reset(&q);
 	nx_strbuf_addstr(&q, "SELECT count(*) FROM (SELECT timestamp, lag(timestamp) OVER "
 			     "(ORDER BY file_row_number) AS lt FROM read_parquet(");

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include "helper/asserts.h"
 
 static char *data_dir;
 
@@ -131,7 +132,8 @@ static void test_caps_cut_a_streamed_result(void **state)
 	assert_non_null(j);
 	assert_true(json_is_true(json_object_get(j, "truncated")));
 	json_int_t n = json_integer_value(json_object_get(j, "row_count"));
-	assert_true(n > 4000 && n < 5000);
+	NX_ASSERT_CMP(n, >, 4000);
+	NX_ASSERT_CMP(n, <, 5000);
 	assert_int_equal((json_int_t)json_array_size(json_object_get(j, "rows")), n);
 	assert_non_null(strstr(json_string_value(json_object_get(j, "message")), "1000000-byte"));
 	json_decref(j);
