@@ -155,6 +155,14 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 			continue;
 		}
 		rc = nx_derive_project(d, table, f->text, &sql, err);
+		/* "-- memory: 64MB": this query's own buffer pool (its sort spills sooner) */
+		char mem[32], set[96];
+		bool own_limit = !rc && header_value(f->text, "memory", mem, sizeof(mem)) &&
+				 strspn(mem, "0123456789KMGB") == strlen(mem);
+		if (own_limit) {
+			snprintf(set, sizeof(set), "SET memory_limit = '%s'", mem);
+			rc = nx_duck_exec(d, set, err);
+		}
 		if (!rc) {
 			char *path = nx_xasprintf("%s/%s.parquet", dir, table);
 			rc = nx_duck_copy_query(d, sql.buf, path, &rows, err);
@@ -167,6 +175,14 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 			if (rc)
 				nx_err_wrap(err, "derive %s (%s)", table, f->name);
 			free(path);
+		}
+		if (own_limit) {
+			struct nx_err ignored = { 0 };
+			snprintf(set, sizeof(set), "SET memory_limit = '%s'", nx_derive_memory_limit());
+			if (rc)
+				nx_duck_exec(d, set, &ignored);
+			else
+				rc = nx_duck_exec(d, set, err);
 		}
 		if (!rc) {
 			struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "derive",
