@@ -99,9 +99,13 @@ async function profilePage(name) {
   let hashTimer = 0;
   const tl = new Timeline(tlMain, name, {
     onSelect: (h) => showDetails(name, details, h),
-    onView: (v) => {
+    onView: (v) => { /* the viewport in the hash; other parameters (highlight) stay */
       clearTimeout(hashTimer);
-      hashTimer = setTimeout(() => history.replaceState(null, '', `#t0=${v.t0}&t1=${v.t1}`), 150);
+      hashTimer = setTimeout(() => {
+        const h = new URLSearchParams(location.hash.slice(1));
+        h.set('t0', v.t0); h.set('t1', v.t1);
+        history.replaceState(null, '', '#' + h.toString());
+      }, 150);
     },
   });
   window.nx = { timeline: tl }; /* for the browser console and the UI tests */

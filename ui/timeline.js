@@ -2,12 +2,16 @@
  * streams, DMA queues, then value tracks (counters, semaphores). The server does the level
  * of detail (GET .../timeline?t0&t1&px and .../timeline/counters, docs/api.md): each reply
  * holds, per track, raw rows or per-bucket summaries, so the browser never draws more than
- * a few thousand rectangles per row. Wheel/W/S zoom, drag/A/D pan, hover shows a tooltip,
+ * a few thousand rectangles per row. Each fetch covers the view and a quarter of its width
+ * on either side (at the view's bucket width), so a small pan is drawn from data at hand
+ * while the next fetch runs; fetches are throttled while the view moves and drawing
+ * happens once per animation frame. Wheel/W/S zoom, drag/A/D pan, hover shows a tooltip,
  * a click selects an event (details panel, flow arrows), shift+drag selects a box
  * (aggregate), the search box finds "field = value" over the whole profile. */
 'use strict';
 
 const TL_KINDS = ['instruction', 'framework', 'dma'];
+const TL_MARGIN = 0.25; /* share of the view fetched beyond each side */
 
 /* 1.31T, 45.2k, 0.125: a value track's scale in a few characters. */
 function compact(v) {
@@ -94,7 +98,7 @@ class Timeline {
     if (t1 - t0 < minSpan) { const c = (t0 + t1) / 2; t0 = c - minSpan / 2; t1 = c + minSpan / 2; }
     if (t1 - t0 > full * 1.5) { const c = (t0 + t1) / 2; t0 = c - full * 0.75; t1 = c + full * 0.75; }
     this.t0 = t0; this.t1 = t1;
-    this.draw(); this.fetchSoon(); this.onView(this.view());
+    this.redraw(); this.fetchSoon(); this.onView(this.view());
   }
   view() { return { t0: Math.floor(this.t0), t1: Math.ceil(this.t1) }; }
   zoom(factor, at) {
@@ -106,45 +110,78 @@ class Timeline {
   /* Shows [s, e] in the middle third of the view. */
   focus(s, e) { const d = Math.max(e - s, 20); this.setView(s - d, e + d); }
 
+  /* A fetch soon: at once when none ran for a while, else when the view rests 40 ms
+   * (at the latest 150 ms after the last one, so data follows a long drag). */
   fetchSoon() {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.fetch(), 40);
+    const since = performance.now() - (this.lastFetchAt || 0);
+    this.timer = setTimeout(() => this.fetch(), since > 150 ? 0 : 40);
   }
+
+  /* Whether the data at hand covers the view at the view's bucket width. */
+  covered() {
+    const d = this.data;
+    if (!d) return false;
+    const b = this.bucketFor(this.t1 - this.t0, this.plotW());
+    return d.bucket === b && d.t0 <= Math.max(this.t0, this.full[0]) && d.t1 >= Math.min(this.t1, this.full[1]);
+  }
+
+  /* The server's bucket for a window: the smallest power of two >= span / px. */
+  bucketFor(span, px) { let b = 1; while (b * Math.round(px) < span) b *= 2; return b; }
 
   async fetch() {
     if (!this.tracks.length || !this.full) return;
+    if (this.covered() && !this.pending) return;
     if (this.pending) this.pending.abort();
     const ac = new AbortController();
     this.pending = ac;
-    const v = this.view(), px = Math.round(this.plotW());
-    const q = `t0=${v.t0}&t1=${v.t1}&px=${px}`;
+    this.lastFetchAt = performance.now();
+    /* the view plus TL_MARGIN of it on each side, within the profile, at the same
+     * bucket: px grows with the window */
+    const span = this.t1 - this.t0, px = this.plotW();
+    const f0 = Math.max(Math.floor(this.t0 - span * TL_MARGIN), Math.floor(Math.min(this.t0, this.full[0])));
+    const f1 = Math.min(Math.ceil(this.t1 + span * TL_MARGIN), Math.ceil(Math.max(this.t1, this.full[1])));
+    const fpx = Math.max(1, Math.round(px * (f1 - f0) / span));
+    const q = `t0=${f0}&t1=${f1}&px=${fpx}`;
     const t = performance.now();
     try {
       const hasCounters = this.tracks.some((tr) => tr.kind === 'counter');
       const [r, c] = await Promise.all([NX.get(`${this.base()}/timeline?${q}&dma=${this.dma}`, ac.signal),
         hasCounters ? NX.get(`${this.base()}/timeline/counters?${q}`, ac.signal) : null]);
       this.data = this.index(r);
-      this.counters = c && c.result ? { bucket: c.bucket, rows: new Map(NX.objects(c.result).map((s) => [`counter|${s.core}|${s.track}`, s])) } : null;
+      this.counters = c && c.series ? { bucket: c.bucket, rows: new Map(c.series.map((x) => [`counter|${x.core}|${x.track}`, x])) } : null;
       this.lastMs = performance.now() - t;
       this.requests++;
       this.canvas.dataset.requests = this.requests;
-      this.draw();
+      this.redraw();
     } catch (e) {
       if (e.name !== 'AbortError') this.fail(e);
     } finally {
       if (this.pending === ac) this.pending = null;
     }
+    if (!this.pending && !this.covered()) this.fetchSoon();
   }
 
-  /* Maps "kind|core|track" to its columnar rows. */
+  /* Draws at the next animation frame (once, however many changes come before it). */
+  redraw() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
+  }
+
+  /* Maps "kind|core|track" to its columnar rows; labels from the reply's dictionary,
+   * and per label the indices of its rectangles (drawn with one fill style each). */
   index(r) {
-    const m = new Map();
+    const m = new Map(), labels = r.labels || [];
     let lod = false;
     for (const kind of TL_KINDS) {
       if (!r[kind]) continue;
       lod = lod || r[kind].lod;
-      for (const row of NX.objects(r[kind].result))
-        m.set(`${kind}|${row.core}|${row.track}`, Object.assign(row, { table: r[kind].table, kind }));
+      for (const row of r[kind].tracks) {
+        row.label = row.label.map((i) => (i === null ? null : labels[i]));
+        const groups = new Map();
+        row.label.forEach((l, j) => { const g = groups.get(l); if (g) g.push(j); else groups.set(l, [j]); });
+        m.set(`${kind}|${row.core}|${row.track}`, Object.assign(row, { table: r[kind].table, kind, groups }));
+      }
     }
     return { bucket: r.bucket, rows: m, t0: r.t0, t1: r.t1, lod };
   }
@@ -227,21 +264,27 @@ class Timeline {
   drawEvents(tr, i, y, seen, hits) {
     const c = this.ctx, s = this.series(i);
     if (!s) return;
-    const sel = this.selected;
-    const n = s.start.length, bk = this.data.bucket;
-    for (let j = 0; j < n; j++) {
-      const col = NX.color(s.label[j]);
-      seen.set(s.label[j], col);
-      const [x0, x1] = this.extent(s, j);
-      const w = Math.max(1, x1 - x0);
-      /* a bucket: its longest event's colour, as opaque as the bucket is busy */
-      if (s.mode === 'bins' && s.count[j] > 1) c.globalAlpha = 0.15 + 0.85 * Math.min(1, s.busy[j] / bk);
-      c.fillStyle = col; c.fillRect(x0, y + 4, w, this.rowH - 8);
-      c.globalAlpha = 1;
-      if (w > 48 && (s.mode === 'raw' || s.count[j] === 1)) {
-        c.fillStyle = '#fff';
-        c.fillText(s.label[j], Math.max(x0, this.labelW) + 4, y + this.rowH / 2, w - 8);
+    const sel = this.selected, bk = this.data.bucket, bins = s.mode === 'bins';
+    const lo = this.labelW - 2, hi = this.W + 2, top = y + 4, h = this.rowH - 8;
+    for (const [label, idx] of s.groups) {
+      const col = NX.color(label);
+      seen.set(label, col);
+      c.fillStyle = col;
+      for (const j of idx) {
+        const [x0, x1] = this.extent(s, j);
+        if (x1 < lo || x0 > hi) continue;
+        /* a bucket: its longest event's colour, as opaque as the bucket is busy */
+        if (bins && s.count[j] > 1) c.globalAlpha = 0.15 + 0.85 * Math.min(1, s.busy[j] / bk);
+        c.fillRect(x0, top, Math.max(1, x1 - x0), h);
+        if (bins) c.globalAlpha = 1;
       }
+    }
+    const n = s.start.length;
+    c.fillStyle = '#fff';
+    for (let j = 0; j < n; j++) {
+      const [x0, x1] = this.extent(s, j), w = Math.max(1, x1 - x0);
+      if (x1 < lo || x0 > hi) continue;
+      if (w > 48 && (!bins || s.count[j] === 1)) c.fillText(s.label[j], Math.max(x0, this.labelW) + 4, y + this.rowH / 2, w - 8);
       if (hits && hits.has(s.id[j])) {
         c.strokeStyle = '#f59e0b'; c.lineWidth = 2; c.strokeRect(x0 - 1, y + 2, w + 2, this.rowH - 4); c.lineWidth = 1;
       }
@@ -476,7 +519,7 @@ class Timeline {
         if (Math.abs(x - drag.x) > 3 || Math.abs(y - drag.y) > 3) { drag.moved = true; if (!drag.box) cv.classList.add('dragging'); }
         if (drag.box) {
           this.box.x1 = Math.max(this.labelW, Math.min(this.W, x)); this.box.y1 = Math.max(this.axisH, Math.min(this.H, y));
-          this.draw();
+          this.redraw();
         } else if (drag.moved) {
           const dt = (x - drag.x) / this.plotW() * (drag.t1 - drag.t0);
           this.setView(drag.t0 - dt, drag.t1 - dt);

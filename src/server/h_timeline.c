@@ -2,23 +2,25 @@
  * h_timeline.c: the timeline endpoints of the web UI, with level of detail computed
  * here rather than in the browser (docs/api.md, docs/ui.md).
  *   .../timeline/tracks   the rows of the timeline: instruction tracks per core and
- *                         timeline_track, DMA tracks per core and queue.
+ *                         timeline_track, DMA tracks per core and queue, framework
+ *                         streams, counter and semaphore series.
  *   .../timeline?t0=&t1=&px=  per track, the events of the window [t0, t1): the raw rows
  *                         when there are few (at most RAW_PER_PX per pixel), else one
  *                         bucket per power-of-two time slice with its longest event
  *                         (ties: the lowest id), event count and busy time.
- * Buckets at least as wide as the finest level of the profile's pyramid (lod.h) are
- * read from it, one level and window only; finer views read the raw rows of their
- * window, which the pyramid's choice of levels keeps small.
- * Window bounds are integers pasted into the SQL as integer literals (a float there
- * stops DuckDB from skipping row groups): start_ts < t1 AND end_ts > t0. With the rows
- * ordered by start time, both columns' row-group statistics skip the groups outside
- * the window, long events included, with no bound on durations. All SQL runs in the
- * profile's sandboxed database under the usual limits and query slots. */
+ * Everything is read from the profile's timeline cache (lod.h), built on first use:
+ * buckets at least as wide as a source's finest pyramid level come from that level of
+ * tl.lod, one level and window only; finer views read the window's rows of tl.ev<s>.
+ * Without a cache (it could not be built, or a fleet run's union tables) the profile's
+ * own tables serve the same queries. Window bounds are integers pasted into the SQL as
+ * integer literals (a float there stops DuckDB from skipping row groups): start_ts < t1
+ * AND end_ts > t0. With the rows in start order, both columns' statistics skip the
+ * groups outside the window, long events included. All SQL runs in sandboxed databases
+ * under the usual limits and query slots. */
 #include "common/compat.h"
 #include "server/http.h"
-#include "common/json_writer.h"
 #include "common/xalloc.h"
+#include "db/duck.h"
 #include "server/lod.h"
 #include "server/registry.h"
 #include "server/timeline.h"
@@ -31,20 +33,10 @@
 #define RAW_PER_PX 3
 #define MAX_PX 16384
 
-/* An event source: its table, track and label SQL are nx__lod_sources[lod]'s. */
-struct src {
-	const char *kind; /* "instruction", "dma" or "framework" */
-	int lod;
-};
-
-static const struct src instr_src = { "instruction", 0 };
-static const struct src dma_agg_src = { "dma", 1 };
-static const struct src dma_pkt_src = { "dma", 2 };
-static const struct src fw_src = { "framework", 3 };
-
-#define TABLE(s) (nx__lod_sources[(s)->lod].table)
-#define TRACK(s) (nx__lod_sources[(s)->lod].track)
-#define LABEL(s) (nx__lod_sources[(s)->lod].label)
+#define SRC_INSTR 0
+#define SRC_DMA_AGG 1
+#define SRC_DMA_PKT 2
+#define SRC_FW 3
 
 enum MHD_Result nx__tl_query_failed(struct nx_req *rq, const struct nx_err *err)
 {
@@ -53,17 +45,32 @@ enum MHD_Result nx__tl_query_failed(struct nx_req *rq, const struct nx_err *err)
 	return nx__reply_nx_err(rq, err);
 }
 
-static const struct src *dma_source(struct nx_profile *p, bool packets)
+/* The event sources of a view of p: instructions, one DMA table, framework events. */
+static size_t view_sources(struct nx_profile *p, bool packets, int srcs[3])
 {
+	size_t n = 0;
+
+	if (nx__pfiles_find(&p->files, "Instruction"))
+		srcs[n++] = SRC_INSTR;
 	if (!packets && nx__pfiles_find(&p->files, "DmaPacketAggregated"))
-		return &dma_agg_src;
-	if (nx__pfiles_find(&p->files, "DmaPacket"))
-		return &dma_pkt_src;
-	return NULL;
+		srcs[n++] = SRC_DMA_AGG;
+	else if (nx__pfiles_find(&p->files, "DmaPacket"))
+		srcs[n++] = SRC_DMA_PKT;
+	else if (nx__pfiles_find(&p->files, "DmaPacketAggregated"))
+		srcs[n++] = SRC_DMA_AGG;
+	if (nx__pfiles_find(&p->files, "SystemProfileEvents"))
+		srcs[n++] = SRC_FW;
+	return n;
 }
 
-/* The pyramid of p, built on first use (NULL when it cannot be: the raw tables serve). */
-static struct nx_lod *profile_lod(struct nx_req *rq, struct nx_profile *p)
+static bool packets_arg(struct nx_req *rq)
+{
+	const char *dma = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "dma");
+
+	return dma && !strcmp(dma, "packets");
+}
+
+struct nx_lod *nx__tl_lod(struct nx_req *rq, struct nx_profile *p)
 {
 	struct nx_registry *r = &rq->s->reg;
 	struct nx_err err = { 0 };
@@ -72,37 +79,46 @@ static struct nx_lod *profile_lod(struct nx_req *rq, struct nx_profile *p)
 	if (!p->lod && !p->lod_error) {
 		struct stat st = { .st_dev = p->dev, .st_ino = p->ino, .st_mtim = p->mtime };
 
-		if (nx__lod_open(r->data_real, p->name, p->dir, &st, &p->files, r->threads,
-				 &p->lod, &err))
+		if (nx__lod_open(r->data_real, p->name, p->dir, &st, &p->files, &p->lod, &err))
 			p->lod_error = nx_xstrdup(err.msg[0] ? err.msg : "unknown error");
 	}
 	pthread_mutex_unlock(&p->lod_lock);
 	return p->lod;
 }
 
-/* nx__query_limited on the pyramid's database. */
-static int lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
-		     struct nx_strbuf *out, struct nx_err *err)
+static struct nx_query_limits limits(struct nx_req *rq)
 {
 	const struct nx_server_opts *o = &rq->s->o;
-	struct nx_query_limits lim = {
+
+	return (struct nx_query_limits){
 		.timeout_ms = o->query_timeout_ms,
 		.max_rows = o->max_result_rows,
 		.max_bytes = o->max_result_bytes,
 		.wd = &rq->s->wd,
 	};
-	int rc;
+}
 
+static void slot_take(struct nx_req *rq)
+{
 	while (sem_wait(&rq->s->query_slots) != 0)
 		; /* EINTR */
+}
+
+int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
+		     struct nx_strbuf *out, struct nx_err *err)
+{
+	struct nx_query_limits lim = limits(rq);
+	int rc;
+
+	slot_take(rq);
 	rc = nx__pdb_query(lod->db, sql, &lim, out, err);
 	sem_post(&rq->s->query_slots);
 	return rc;
 }
 
-static bool lod_has(const struct nx_lod *lod, const struct src *s)
+static bool cached(const struct nx_lod *lod, int s)
 {
-	return lod && lod->src[s->lod].present && lod->src[s->lod].lo <= lod->src[s->lod].hi;
+	return lod && lod->src[s].present;
 }
 
 static int track_rank(const char *t)
@@ -116,7 +132,17 @@ static int track_rank(const char *t)
 	return 6;
 }
 
-/* core, kind (instructions first), engine order, track name */
+static int kind_rank(const char *k)
+{
+	static const char *const order[] = { "instruction", "framework", "dma", "counter" };
+
+	for (int i = 0; k && i < (int)NX_ARRAY_SIZE(order); i++)
+		if (!strcmp(k, order[i]))
+			return i;
+	return 4;
+}
+
+/* core, kind (instructions, framework streams, DMA, counters), engine order, name */
 static int track_cmp(const void *a, const void *b)
 {
 	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
@@ -126,73 +152,105 @@ static int track_cmp(const void *a, const void *b)
 	const char *ky = json_string_value(json_array_get(y, 0));
 	const char *tx = json_string_value(json_array_get(x, 2));
 	const char *ty = json_string_value(json_array_get(y, 2));
-	int c;
 
 	if (cx != cy)
 		return cx < cy ? -1 : 1;
-	if ((c = -strcmp(kx ? kx : "", ky ? ky : "")))
-		return c;
+	if (kind_rank(kx) != kind_rank(ky))
+		return kind_rank(kx) - kind_rank(ky);
 	if (track_rank(tx) != track_rank(ty))
 		return track_rank(tx) - track_rank(ty);
 	return strcmp(tx ? tx : "", ty ? ty : "");
 }
 
-/* The tracks of one source: from the pyramid's coarsest level, else the raw table. */
-static int source_tracks(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod,
-			 const struct src *s, json_t *rows, struct nx_err *err)
+/* Appends the rows of a {"columns","rows"} reply to rows. */
+static int append_rows(const struct nx_strbuf *out, json_t *rows, struct nx_err *err)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT, out = NX_STRBUF_INIT;
-	json_t *root = NULL, *row;
+	json_t *root = json_loadb(out->buf, out->len, 0, NULL), *row;
 	size_t i;
-	int rc;
 
-	if (lod_has(lod, s))
-		nx_strbuf_addf(&sql, "SELECT '%s', core, track, sum(count)::BIGINT, min(first_ts), "
-				     "max(last_ts) FROM " NX_LOD_TABLE " WHERE source = '%s' AND "
-				     "level = %d GROUP BY ALL",
-			       s->kind, TABLE(s), lod->src[s->lod].hi);
-	else
-		nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR, count(*)::BIGINT, "
-				     "min(start_ts), max(end_ts) FROM \"%s\" GROUP BY ALL",
-			       s->kind, TRACK(s), TABLE(s));
-	rc = lod_has(lod, s) ? lod_query(rq, lod, sql.buf, &out, err)
-			     : nx__query_limited(rq, p, sql.buf, &out, err);
-	if (!rc && !(root = json_loadb(out.buf, out.len, 0, NULL)))
-		rc = nx_errf(err, -EIO, "cannot read the tracks of %s", TABLE(s));
+	if (!root)
+		return nx_errf(err, -EIO, "cannot read the timeline tracks");
 	json_array_foreach(json_object_get(root, "rows"), i, row)
 		json_array_append(rows, row);
 	json_decref(root);
+	return 0;
+}
+
+/* The tracks of a view from the profile's own tables (no cache). */
+static int table_tracks(struct nx_req *rq, struct nx_profile *p, const int *srcs, size_t n,
+			json_t *rows, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT, out = NX_STRBUF_INIT;
+	char *csql = nx__counter_tracks_sql(p);
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct nx_lod_source *s = &nx__lod_sources[srcs[i]];
+
+		nx_strbuf_reset(&sql);
+		nx_strbuf_reset(&out);
+		nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR, count(*)::BIGINT, "
+				     "min(start_ts), max(end_ts) FROM \"%s\" GROUP BY ALL",
+			       s->kind, s->track, s->table);
+		rc = nx__query_limited(rq, p, sql.buf, &out, err);
+		if (!rc)
+			rc = append_rows(&out, rows, err);
+	}
+	if (!rc && csql) {
+		nx_strbuf_reset(&out);
+		rc = nx__query_limited(rq, p, csql, &out, err);
+		if (!rc)
+			rc = append_rows(&out, rows, err);
+	}
+	free(csql);
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&out);
 	return rc;
 }
 
-/* Appends the counter tables' tracks (kind "counter") to rows. */
-static int counter_tracks(struct nx_req *rq, struct nx_profile *p, json_t *rows,
-			  struct nx_err *err)
+/* The tracks of a view from the cache; sources it lacks from the profile's tables. */
+static int cache_tracks(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod,
+			const int *srcs, size_t n, json_t *rows, struct nx_err *err)
 {
-	struct nx_strbuf out = NX_STRBUF_INIT;
-	char *sql = nx__counter_tracks_sql(p);
-	json_t *root = NULL, *row;
-	size_t i;
-	int rc = 0;
+	struct nx_strbuf sql = NX_STRBUF_INIT, out = NX_STRBUF_INIT;
+	int missing[3];
+	size_t nm = 0;
+	int rc;
 
-	if (!sql)
-		return 0;
-	rc = nx__query_limited(rq, p, sql, &out, err);
-	if (!rc && !(root = json_loadb(out.buf, out.len, 0, NULL)))
-		rc = nx_errf(err, -EIO, "cannot read the counter tracks");
-	json_array_foreach(json_object_get(root, "rows"), i, row)
-		json_array_append(rows, row);
-	json_decref(root);
+	nx_strbuf_addstr(&sql, "SELECT kind, core, track, count, \"start\", \"end\" FROM tl.tracks "
+			       "WHERE kind = 'counter'");
+	for (size_t i = 0; i < n; i++) {
+		if (cached(lod, srcs[i]))
+			nx_strbuf_addf(&sql, " OR src = %d", srcs[i]);
+		else
+			missing[nm++] = srcs[i];
+	}
+	rc = nx__tl_lod_query(rq, lod, sql.buf, &out, err);
+	if (!rc)
+		rc = append_rows(&out, rows, err);
+	if (!rc && nm) {
+		/* the counters came from the cache: only the missing sources' events here */
+		for (size_t i = 0; i < nm && !rc; i++) {
+			const struct nx_lod_source *s = &nx__lod_sources[missing[i]];
+
+			nx_strbuf_reset(&sql);
+			nx_strbuf_reset(&out);
+			nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR, "
+					     "count(*)::BIGINT, min(start_ts), max(end_ts) FROM \"%s\" "
+					     "GROUP BY ALL",
+				       s->kind, s->track, s->table);
+			rc = nx__query_limited(rq, p, sql.buf, &out, err);
+			if (!rc)
+				rc = append_rows(&out, rows, err);
+		}
+	}
+	nx_strbuf_release(&sql);
 	nx_strbuf_release(&out);
-	free(sql);
 	return rc;
 }
 
 enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 {
-	const char *dma = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "dma");
 	static const char *const names[] = { "kind", "core", "track", "count", "start", "end" };
 	static const char *const types[] = { "VARCHAR", "BIGINT", "VARCHAR", "BIGINT", "BIGINT",
 					     "BIGINT" };
@@ -200,28 +258,21 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	struct nx_err err = { 0 };
 	enum MHD_Result ret;
 	struct nx_profile *p = nx__lookup_profile(rq, cap, true, &ret);
-	const struct src *srcs[3];
 	json_t *rows, *cols, *reply;
 	struct nx_lod *lod;
+	int srcs[3];
 	json_t **v;
-	size_t n = 0, nrows;
+	size_t n, nrows;
 	char *txt;
-	int rc = 0;
+	int rc;
 
 	if (!p)
 		return ret;
-	if (nx__pfiles_find(&p->files, "Instruction"))
-		srcs[n++] = &instr_src;
-	if ((srcs[n] = dma_source(p, dma && !strcmp(dma, "packets"))))
-		n++;
-	if (nx__pfiles_find(&p->files, "SystemProfileEvents"))
-		srcs[n++] = &fw_src;
-	lod = n ? profile_lod(rq, p) : NULL;
+	n = view_sources(p, packets_arg(rq), srcs);
+	lod = nx__tl_lod(rq, p);
 	rows = json_array();
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = source_tracks(rq, p, lod, srcs[i], rows, &err);
-	if (!rc)
-		rc = counter_tracks(rq, p, rows, &err);
+	rc = lod ? cache_tracks(rq, p, lod, srcs, n, rows, &err)
+		 : table_tracks(rq, p, srcs, n, rows, &err);
 	if (rc) {
 		ret = nx__tl_query_failed(rq, &err);
 		json_decref(rows);
@@ -240,8 +291,8 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	cols = json_array();
 	for (size_t i = 0; i < NX_ARRAY_SIZE(names); i++)
 		json_array_append_new(cols, json_pack("{s:s,s:s}", "name", names[i], "type", types[i]));
-	reply = json_pack("{s:o,s:o,s:I,s:b}", "columns", cols, "rows", rows, "row_count",
-			  (json_int_t)nrows, "truncated", 0);
+	reply = json_pack("{s:o,s:o,s:I,s:b,s:b}", "columns", cols, "rows", rows, "row_count",
+			  (json_int_t)nrows, "truncated", 0, "cached", lod != NULL);
 	txt = json_dumps(reply, JSON_COMPACT);
 	nx_strbuf_addstr(&sb, txt);
 	free(txt);
@@ -268,69 +319,204 @@ bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi,
 	return true;
 }
 
-/* The window predicate of one source, with integer literals only. */
-static void window_where(struct nx_strbuf *sql, int64_t t0, int64_t t1)
+/* A track's event count in a window (count_chunk). */
+struct wcount {
+	bool core_null;
+	int64_t core;
+	char *track;
+	int64_t n;
+};
+struct wcounts {
+	struct wcount *v;
+	size_t n, cap;
+};
+
+static int count_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 {
-	nx_strbuf_addf(sql, "start_ts < %" PRId64 " AND end_ts > %" PRId64, t1, t0);
+	struct wcounts *c = arg;
+	duckdb_vector core = duckdb_data_chunk_get_vector(chunk, 0);
+	duckdb_vector track = duckdb_data_chunk_get_vector(chunk, 1);
+	duckdb_vector cnt = duckdb_data_chunk_get_vector(chunk, 2);
+	uint64_t *vc = duckdb_vector_get_validity(core), *vt = duckdb_vector_get_validity(track);
+
+	(void)err;
+	for (idx_t row = 0; row < duckdb_data_chunk_get_size(chunk); row++) {
+		struct wcount *w;
+
+		NX_GROW(c->v, c->n + 1, c->cap);
+		w = &c->v[c->n++];
+		w->core_null = vc && !duckdb_validity_row_is_valid(vc, row);
+		w->core = w->core_null ? 0 : ((int64_t *)duckdb_vector_get_data(core))[row];
+		w->track = NULL;
+		if (!vt || duckdb_validity_row_is_valid(vt, row)) {
+			duckdb_string_t *str = &((duckdb_string_t *)duckdb_vector_get_data(track))[row];
+
+			w->track = nx_xstrndup(duckdb_string_t_data(str), duckdb_string_t_length(*str));
+		}
+		w->n = ((int64_t *)duckdb_vector_get_data(cnt))[row];
+	}
+	return 0;
 }
 
-/* The window query of one source on its raw rows: one row per track, columns as
- * lists. The window's rows are read once (a materialized CTE that also counts them
- * per track); tracks with at most raw_limit of them come back raw, the others in
- * buckets. */
-static void window_sql(struct nx_strbuf *sql, const struct src *s, int64_t t0, int64_t t1,
-		       int64_t bucket, int64_t raw_limit)
+static void wcounts_release(struct wcounts *c)
 {
-	nx_strbuf_addf(sql,
-		"WITH w AS MATERIALIZED (SELECT pcore_idx AS core, %s AS track, id, "
-		"start_ts AS s, end_ts AS e, %s AS label, count(*) OVER (PARTITION BY "
-		"pcore_idx, %s) AS n FROM \"%s\" WHERE ",
-		TRACK(s), LABEL(s), TRACK(s), TABLE(s));
-	window_where(sql, t0, t1);
-	nx_strbuf_addf(sql,
-		") SELECT core, track, 'raw' AS mode, list(id ORDER BY s, id) AS id, "
-		"list(s ORDER BY s, id) AS start, list(e ORDER BY s, id) AS \"end\", "
-		"list(label ORDER BY s, id) AS label, NULL::BIGINT[] AS count, "
-		"NULL::BIGINT[] AS busy, NULL::BIGINT[] AS first, NULL::BIGINT[] AS last "
-		"FROM w WHERE n <= %" PRId64 " GROUP BY ALL UNION ALL "
-		"SELECT core, track, 'bins', list(r.id ORDER BY k), list(r.s ORDER BY k), "
-		"list(r.e ORDER BY k), list(r.l ORDER BY k), list(cnt ORDER BY k), "
-		"list(busy ORDER BY k), list(fst ORDER BY k), list(lst ORDER BY k) "
-		"FROM (SELECT core, track, s // %" PRId64 " AS k, arg_max({'id': id, 's': s, "
-		"'e': e, 'l': label}, (e - s, -id)) AS r, count(*) AS cnt, "
-		"sum(e - s)::BIGINT AS busy, min(s) AS fst, max(e) AS lst FROM w "
-		"WHERE n > %" PRId64 " GROUP BY ALL) GROUP BY ALL ORDER BY core, track",
-		raw_limit, bucket, raw_limit);
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].track);
+	free(c->v);
 }
 
-/* The window query of one source from level `level` of the pyramid: every track in
- * buckets, with the same columns as window_sql. */
-static void lod_window_sql(struct nx_strbuf *sql, const struct src *s, int level, int64_t t0,
-			   int64_t t1, int64_t bucket)
+/* "(core, track) is one of the tracks with more than raw_limit events", as SQL. */
+static void binned_cond(struct nx_strbuf *sql, const struct wcounts *c, int64_t raw_limit)
+{
+	size_t k = 0;
+
+	nx_strbuf_addch(sql, '(');
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].n <= raw_limit)
+			continue;
+		nx_strbuf_addstr(sql, k++ ? " OR (core IS NOT DISTINCT FROM " :
+				       "(core IS NOT DISTINCT FROM ");
+		if (c->v[i].core_null)
+			nx_strbuf_addstr(sql, "NULL");
+		else
+			nx_strbuf_addf(sql, "%" PRId64, c->v[i].core);
+		nx_strbuf_addstr(sql, " AND track IS NOT DISTINCT FROM ");
+		if (c->v[i].track)
+			nx_sql_quote(sql, c->v[i].track);
+		else
+			nx_strbuf_addstr(sql, "NULL");
+		nx_strbuf_addch(sql, ')');
+	}
+	nx_strbuf_addch(sql, ')');
+}
+
+/* The window query on event rows, once the tracks' counts in the window are known:
+ * `from` yields (core, track, id, start_ts, end_ts, label). Tracks with at most
+ * raw_limit events come back raw, the others in buckets. Columns as timeline.h says. */
+static void window_sql(struct nx_strbuf *sql, const char *from, int64_t t0, int64_t t1,
+		       int64_t bucket, int64_t raw_limit, const struct wcounts *c)
+{
+	size_t raw = 0, binned = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		c->v[i].n <= raw_limit ? raw++ : binned++;
+	if (raw) {
+		nx_strbuf_addf(sql, "SELECT core, track, false AS bins, id, start_ts, end_ts, label, "
+				    "NULL::BIGINT AS cnt, NULL::BIGINT AS busy, NULL::BIGINT AS lst "
+				    "FROM %s WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64,
+			       from, t1, t0);
+		if (binned) {
+			nx_strbuf_addstr(sql, " AND NOT ");
+			binned_cond(sql, c, raw_limit);
+			nx_strbuf_addstr(sql, " UNION ALL ");
+		}
+	}
+	if (binned) {
+		nx_strbuf_addf(sql, "SELECT core, track, true, r.id, r.s, r.e, r.l, cnt, busy, lst "
+				    "FROM (SELECT core, track, start_ts // %" PRId64 " AS k, "
+				    "arg_max({'id': id, 's': start_ts, 'e': end_ts, 'l': label}, "
+				    "(end_ts - start_ts, -id)) AS r, count(*)::BIGINT AS cnt, "
+				    "sum(end_ts - start_ts)::BIGINT AS busy, max(end_ts) AS lst FROM %s "
+				    "WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64 " AND ",
+			       bucket, from, t1, t0);
+		binned_cond(sql, c, raw_limit);
+		nx_strbuf_addstr(sql, " GROUP BY ALL)");
+	}
+}
+
+/* The window query of source s from level `level` of the pyramid. */
+static void lod_window_sql(struct nx_strbuf *sql, int s, int level, int64_t t0, int64_t t1,
+			   int64_t bucket)
 {
 	nx_strbuf_addf(sql,
-		"SELECT core, track, 'bins' AS mode, list(id ORDER BY k) AS id, "
-		"list(start_ts ORDER BY k) AS start, list(end_ts ORDER BY k) AS \"end\", "
-		"list(label ORDER BY k) AS label, list(count ORDER BY k) AS count, "
-		"list(busy ORDER BY k) AS busy, list(first_ts ORDER BY k) AS first, "
-		"list(last_ts ORDER BY k) AS last FROM " NX_LOD_TABLE " WHERE source = '%s' AND "
-		"level = %d AND k >= %" PRId64 " AND k < %" PRId64 " GROUP BY ALL ORDER BY core, "
-		"track", TABLE(s), level, t0 / bucket, t1 / bucket);
+		"SELECT core, track, true AS bins, id, start_ts, end_ts, label, count, busy, "
+		"last_ts FROM tl.lod WHERE src = %d AND level = %d AND k >= %" PRId64 " AND k < %"
+		PRId64,
+		s, level, t0 / bucket, t1 / bucket);
+}
+
+/* "from" of window_sql on the profile's own table of source s. */
+static char *table_from(int s)
+{
+	const struct nx_lod_source *src = &nx__lod_sources[s];
+
+	return nx_xasprintf("(SELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
+			    "id::BIGINT AS id, start_ts, end_ts, (%s)::VARCHAR AS label FROM \"%s\")",
+			    src->track, src->label, src->table);
+}
+
+/* nx__pdb_query_chunks under the server's limits and query slots. */
+static int run_chunks(struct nx_req *rq, struct nx_pdb *db, const char *sql, nx__pdb_chunk_fn fn,
+		      void *arg, struct nx_err *err)
+{
+	struct nx_query_limits lim = limits(rq);
+	int rc;
+
+	slot_take(rq);
+	rc = nx__pdb_query_chunks(db, sql, &lim, fn, arg, err);
+	sem_post(&rq->s->query_slots);
+	return rc;
+}
+
+/* Writes "<kind>":{...} of source s for the window into the reply. */
+static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, int s,
+			int level, int64_t t0, int64_t t1, int64_t bucket, int64_t raw_limit,
+			struct nx__tl_reply *rep, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	bool use_lod = cached(lod, s) && level >= lod->src[s].lo && level <= lod->src[s].hi;
+	const char *from = use_lod ? "lod" : cached(lod, s) ? "events" : "table";
+	bool empty = cached(lod, s) && lod->src[s].n == 0;
+	struct nx_pdb *db = cached(lod, s) ? lod->db : p->db;
+	int rc = 0;
+
+	nx_strbuf_addf(rep->out, "\"%s\":{\"table\":\"%s\",\"lod\":%s,\"from\":\"%s\",\"level\":",
+		       nx__lod_sources[s].kind, nx__lod_sources[s].table, use_lod ? "true" : "false",
+		       from);
+	if (use_lod)
+		nx_strbuf_addf(rep->out, "%d,", level);
+	else
+		nx_strbuf_addstr(rep->out, "null,");
+	nx__tl_reply_begin_source(rep);
+	if (use_lod) {
+		lod_window_sql(&sql, s, level, t0, t1, bucket);
+		rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
+	} else if (!empty) {
+		/* the tracks' counts in the window first: they say which come back raw */
+		char *f = cached(lod, s) ? nx_xasprintf("tl.ev%d", s) : table_from(s);
+		struct wcounts c = { 0 };
+
+		nx_strbuf_addf(&sql, "SELECT core, track, count(*)::BIGINT FROM %s WHERE start_ts < %"
+				     PRId64 " AND end_ts > %" PRId64 " GROUP BY ALL",
+			       f, t1, t0);
+		rc = run_chunks(rq, db, sql.buf, count_chunk, &c, err);
+		if (!rc && c.n) {
+			nx_strbuf_reset(&sql);
+			window_sql(&sql, f, t0, t1, bucket, raw_limit, &c);
+			rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
+		}
+		wcounts_release(&c);
+		free(f);
+	}
+	if (!rc)
+		rc = nx__tl_reply_end_source(rep, err);
+	nx_strbuf_addch(rep->out, '}');
+	nx_strbuf_release(&sql);
+	return rc;
 }
 
 enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 {
 	const char *dma = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "dma");
 	int64_t t0, t1, px, bucket = 1, span, raw_limit;
-	struct nx_lod *lod;
-	int level = 0;
-	struct nx_strbuf sb = NX_STRBUF_INIT, sql = NX_STRBUF_INIT;
+	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
-	const struct src *srcs[3];
+	struct nx__tl_reply rep;
 	struct nx_profile *p;
 	enum MHD_Result ret;
-	struct nx_jw jw;
-	size_t n = 0;
+	struct nx_lod *lod;
+	int srcs[3], level = 0, rc = 0;
+	size_t n;
 
 	if (!nx__tl_int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
 	    !nx__tl_int_arg(rq, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) || t1 <= t0)
@@ -346,8 +532,10 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 				       "dma must be packets or transfers, not '%.40s'", dma);
 	/* bucket: the smallest power of two >= span / px; bounds snapped to it */
 	span = t1 - t0;
-	while (bucket * px < span)
+	while (bucket * px < span) {
 		bucket <<= 1;
+		level++;
+	}
 	t0 -= ((t0 % bucket) + bucket) % bucket;
 	if (t1 % bucket)
 		t1 += bucket - ((t1 % bucket) + bucket) % bucket;
@@ -355,57 +543,25 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
-	if (nx__pfiles_find(&p->files, "Instruction"))
-		srcs[n++] = &instr_src;
-	if ((srcs[n] = dma_source(p, dma && !strcmp(dma, "packets"))))
-		n++;
-	if (nx__pfiles_find(&p->files, "SystemProfileEvents"))
-		srcs[n++] = &fw_src;
-	nx_jw_init(&jw, &sb, false);
-	nx_jw_object_begin(&jw);
-	nx_jw_key(&jw, "t0");
-	nx_jw_int(&jw, t0);
-	nx_jw_key(&jw, "t1");
-	nx_jw_int(&jw, t1);
-	nx_jw_key(&jw, "px");
-	nx_jw_int(&jw, px);
-	nx_jw_key(&jw, "bucket");
-	nx_jw_int(&jw, bucket);
-	nx_jw_key(&jw, "raw_limit");
-	nx_jw_int(&jw, raw_limit);
-	lod = n ? profile_lod(rq, p) : NULL;
-	while (((int64_t)1 << level) < bucket)
-		level++;
-	for (size_t i = 0; i < n; i++) {
-		bool use_lod = lod_has(lod, srcs[i]) && level >= lod->src[srcs[i]->lod].lo &&
-			       level <= lod->src[srcs[i]->lod].hi;
-
-		nx_strbuf_reset(&sql);
-		if (use_lod)
-			lod_window_sql(&sql, srcs[i], level, t0, t1, bucket);
-		else
-			window_sql(&sql, srcs[i], t0, t1, bucket, raw_limit);
-		nx_jw_key(&jw, srcs[i]->kind);
-		nx_jw_object_begin(&jw);
-		nx_jw_key(&jw, "table");
-		nx_jw_string(&jw, TABLE(srcs[i]));
-		nx_jw_key(&jw, "lod");
-		nx_jw_bool(&jw, use_lod);
-		nx_jw_key(&jw, "result");
-		nx_jw_raw(&jw, "");
-		if (use_lod ? lod_query(rq, lod, sql.buf, &sb, &err)
-			    : nx__query_limited(rq, p, sql.buf, &sb, &err))
-			goto fail;
-		nx_jw_object_end(&jw);
+	n = view_sources(p, packets_arg(rq), srcs);
+	lod = n ? nx__tl_lod(rq, p) : NULL;
+	nx__tl_reply_init(&rep, &sb, rq->s->o.max_result_bytes);
+	nx_strbuf_addf(&sb, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"px\":%" PRId64 ",\"bucket\":%"
+			    PRId64 ",\"raw_limit\":%" PRId64 ",",
+		       t0, t1, px, bucket, raw_limit);
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = source_reply(rq, p, lod, srcs[i], level, t0, t1, bucket, raw_limit, &rep, &err);
+		nx_strbuf_addch(&sb, ',');
 	}
-	nx_jw_object_end(&jw);
-	ret = nx__reply_json(rq, 200, &sb);
-	goto out;
-fail:
-	ret = nx__tl_query_failed(rq, &err);
-out:
+	if (rc) {
+		ret = nx__tl_query_failed(rq, &err);
+	} else {
+		nx__tl_reply_labels(&rep);
+		nx_strbuf_addch(&sb, '}');
+		ret = nx__reply_json(rq, 200, &sb);
+	}
+	nx__tl_reply_release(&rep);
 	nx_strbuf_release(&sb);
-	nx_strbuf_release(&sql);
 	nx__reg_put(&rq->s->reg, p);
 	return ret;
 }

@@ -4,35 +4,27 @@
  *       DmaUsage, PendingDma per core, and SemaphoreUpdate per core and semaphore),
  *       per power-of-two bucket of the window: minimum, maximum and last value, plus
  *       the last value before the window (looked for one window width back), so the
- *       browser draws a step line with at most px points per series.
- * The bounds are integer literals on `timestamp` (the tables are ordered by it), so
- * DuckDB skips the row groups outside the window. The series list is part of
- * .../timeline/tracks (kind "counter"). */
+ *       browser draws a step line with at most px points per series. Values are
+ *       sent with 6 significant digits (they are drawn, not computed with).
+ * The values come from the timeline cache's tl.ctr (lod.h), or from the profile's
+ * tables when there is no cache. The bounds are integer literals on the time (both are
+ * ordered by it), so DuckDB skips the row groups outside the window. The series list
+ * is part of .../timeline/tracks (kind "counter"). */
 #include "common/compat.h"
 #include "server/http.h"
+#include "server/lod.h"
 #include "server/registry.h"
 #include "server/timeline.h"
+#include "common/json_writer.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_PX 16384
-
-struct counter {
-	const char *table;
-	const char *series; /* SQL of the series name */
-	const char *value;  /* SQL of the value */
-};
-
-static const struct counter counters[] = {
-	{ "SbufUsage", "'SbufUsage'", "avg_util_percent" },
-	{ "PsumUsage", "'PsumUsage'", "avg_util_percent" },
-	{ "HbmUsage", "'HbmUsage'", "current_throughput" },
-	{ "DmaUsage", "'DmaUsage'", "current_throughput" },
-	{ "PendingDma", "'PendingDma'", "value" },
-	{ "SemaphoreUpdate", "'sem ' || id", "value" },
-};
 
 /* UNION ALL of the present counter tables as (core, track, ts, v) with where_fmt's
  * bounds (two int64 arguments); false when the profile has none. */
@@ -41,8 +33,8 @@ static bool union_sql(struct nx_strbuf *sql, const struct nx_profile *p, const c
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < NX_ARRAY_SIZE(counters); i++) {
-		const struct counter *c = &counters[i];
+	for (size_t i = 0; i < nx__lod_ncounters; i++) {
+		const struct nx_lod_counter *c = &nx__lod_counters[i];
 
 		if (!nx__pfiles_find(&p->files, c->table))
 			continue;
@@ -69,13 +61,140 @@ char *nx__counter_tracks_sql(const struct nx_profile *p)
 	return nx_strbuf_detach(&sql, NULL);
 }
 
+/* The series being written (series_chunk): rows come ordered by core, track, the value
+ * before the window first, then by bucket. */
+struct series {
+	struct nx_strbuf *out;
+	uint64_t max_bytes;
+	int64_t bucket;
+	bool open, core_null, any;
+	int64_t core;
+	char *track;
+	struct nx_strbuf before, arr[4]; /* ts, lo, hi, last */
+	size_t n;
+};
+
+static bool ok_row(duckdb_vector v, idx_t row)
+{
+	uint64_t *m = duckdb_vector_get_validity(v);
+
+	return !m || duckdb_validity_row_is_valid(m, row);
+}
+
+static void put_num(struct nx_strbuf *sb, duckdb_vector v, idx_t row)
+{
+	double d;
+
+	if (!ok_row(v, row) || !isfinite(d = ((double *)duckdb_vector_get_data(v))[row])) {
+		nx_strbuf_addstr(sb, "null");
+		return;
+	}
+	if (d == (double)(int64_t)d && fabs(d) < 1e15)
+		nx_strbuf_addf(sb, "%" PRId64, (int64_t)d);
+	else
+		nx_strbuf_addf(sb, "%.6g", d);
+}
+
+static void series_flush(struct series *s)
+{
+	static const char *const names[] = { "ts", "lo", "hi", "last" };
+	struct nx_strbuf *o = s->out;
+
+	if (!s->open)
+		return;
+	nx_strbuf_addstr(o, s->any ? ",{\"core\":" : "{\"core\":");
+	s->any = true;
+	if (s->core_null)
+		nx_strbuf_addstr(o, "null");
+	else
+		nx_strbuf_addf(o, "%" PRId64, s->core);
+	nx_strbuf_addstr(o, ",\"track\":");
+	if (s->track)
+		nx_json_quote(o, s->track, strlen(s->track));
+	else
+		nx_strbuf_addstr(o, "null");
+	nx_strbuf_addstr(o, ",\"before\":");
+	nx_strbuf_addstr(o, s->before.len ? s->before.buf : "null");
+	for (size_t i = 0; i < 4; i++) {
+		nx_strbuf_addf(o, ",\"%s\":[", names[i]);
+		nx_strbuf_add(o, s->arr[i].buf ? s->arr[i].buf : "", s->arr[i].len);
+		nx_strbuf_addch(o, ']');
+		nx_strbuf_reset(&s->arr[i]);
+	}
+	nx_strbuf_addch(o, '}');
+	nx_strbuf_reset(&s->before);
+	free(s->track);
+	s->track = NULL;
+	s->open = false;
+	s->n = 0;
+}
+
+/* Columns: core BIGINT, track VARCHAR, before BOOLEAN, k BIGINT, lo, hi, last DOUBLE. */
+static int series_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
+{
+	struct series *s = arg;
+	duckdb_vector v[7];
+
+	if (duckdb_data_chunk_get_column_count(chunk) != 7)
+		return nx_errf(err, -EINVAL, "counter query: wrong columns");
+	for (idx_t c = 0; c < 7; c++)
+		v[c] = duckdb_data_chunk_get_vector(chunk, c);
+	for (idx_t row = 0; row < duckdb_data_chunk_get_size(chunk); row++) {
+		bool cv = ok_row(v[0], row), tv = ok_row(v[1], row);
+		int64_t core = cv ? ((int64_t *)duckdb_vector_get_data(v[0]))[row] : 0;
+		duckdb_string_t *t = &((duckdb_string_t *)duckdb_vector_get_data(v[1]))[row];
+		bool same = s->open && cv == !s->core_null && (!cv || core == s->core) &&
+			    tv == !!s->track &&
+			    (!tv || (duckdb_string_t_length(*t) == strlen(s->track) &&
+				     !memcmp(duckdb_string_t_data(t), s->track,
+					     duckdb_string_t_length(*t))));
+
+		if (!same) {
+			series_flush(s);
+			if (s->out->len > s->max_bytes)
+				return nx_errf(err, -E2BIG, "the counter reply exceeds %llu bytes",
+					       (unsigned long long)s->max_bytes);
+			s->open = true;
+			s->core_null = !cv;
+			s->core = core;
+			if (tv)
+				s->track = nx_xstrndup(duckdb_string_t_data(t),
+						       duckdb_string_t_length(*t));
+		}
+		if (((bool *)duckdb_vector_get_data(v[2]))[row]) {
+			put_num(&s->before, v[6], row);
+			continue;
+		}
+		for (size_t i = 0; i < 4; i++)
+			if (s->n)
+				nx_strbuf_addch(&s->arr[i], ',');
+		nx_strbuf_addf(&s->arr[0], "%" PRId64,
+			       ((int64_t *)duckdb_vector_get_data(v[3]))[row] * s->bucket);
+		put_num(&s->arr[1], v[4], row);
+		put_num(&s->arr[2], v[5], row);
+		put_num(&s->arr[3], v[6], row);
+		s->n++;
+	}
+	return 0;
+}
+
 enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
 {
+	const struct nx_server_opts *o = &rq->s->o;
+	struct nx_query_limits lim = {
+		.timeout_ms = o->query_timeout_ms,
+		.max_rows = o->max_result_rows,
+		.max_bytes = o->max_result_bytes,
+		.wd = &rq->s->wd,
+	};
 	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
 	int64_t t0, t1, px, bucket = 1;
 	struct nx_err err = { 0 };
+	struct series ser = { 0 };
+	struct nx_lod *lod;
 	struct nx_profile *p;
 	enum MHD_Result ret;
+	int rc;
 
 	if (!nx__tl_int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
 	    !nx__tl_int_arg(rq, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) || t1 <= t0)
@@ -95,30 +214,46 @@ enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
 	if (!p)
 		return ret;
 	nx_strbuf_addf(&sb, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"bucket\":%" PRId64
-			    ",\"result\":", t0, t1, bucket);
+			    ",\"series\":", t0, t1, bucket);
+	lod = nx__tl_lod(rq, p);
 	nx_strbuf_addstr(&sql, "WITH u AS MATERIALIZED (");
-	if (!union_sql(&sql, p, "timestamp >= %" PRId64 " AND timestamp < %" PRId64,
-		       t0 - (t1 - t0), t1)) {
+	if (lod ? !lod->counters
+		: !union_sql(&sql, p, "timestamp >= %" PRId64 " AND timestamp < %" PRId64,
+			     t0 - (t1 - t0), t1)) {
 		nx_strbuf_addstr(&sb, "null}");
 		ret = nx__reply_json(rq, 200, &sb);
 		goto out;
 	}
+	if (lod)
+		nx_strbuf_addf(&sql, "SELECT core, track, ts, v FROM tl.ctr WHERE ts >= %" PRId64
+				     " AND ts < %" PRId64, t0 - (t1 - t0), t1);
 	nx_strbuf_addf(&sql,
-		"), b AS (SELECT core, track, arg_max(v, ts) AS v FROM u WHERE ts < %" PRId64
-		" GROUP BY ALL), w AS (SELECT core, track, ts // %" PRId64 " AS k, min(v) AS lo, "
-		"max(v) AS hi, arg_max(v, ts) AS last FROM u WHERE ts >= %" PRId64
-		" GROUP BY ALL), l AS (SELECT core, track, list(k * %" PRId64 " ORDER BY k) AS ts, "
-		"list(lo ORDER BY k) AS lo, list(hi ORDER BY k) AS hi, list(last ORDER BY k) AS last "
-		"FROM w GROUP BY ALL) SELECT core, track, b.v AS before, l.ts, l.lo, l.hi, l.last "
-		"FROM l FULL JOIN b USING (core, track) ORDER BY core, track",
-		t0, bucket, t0, bucket);
-	if (nx__query_limited(rq, p, sql.buf, &sb, &err)) {
+		") SELECT core, track, true AS before, NULL::BIGINT AS k, NULL::DOUBLE AS lo, "
+		"NULL::DOUBLE AS hi, arg_max(v, ts) AS last FROM u WHERE ts < %" PRId64 " GROUP BY "
+		"ALL UNION ALL SELECT core, track, false, ts // %" PRId64 ", min(v), max(v), "
+		"arg_max(v, ts) FROM u WHERE ts >= %" PRId64 " GROUP BY ALL "
+		"ORDER BY core, track, before DESC, k",
+		t0, bucket, t0);
+	ser.out = &sb;
+	ser.max_bytes = o->max_result_bytes;
+	ser.bucket = bucket;
+	nx_strbuf_addch(&sb, '[');
+	while (sem_wait(&rq->s->query_slots) != 0)
+		; /* EINTR */
+	rc = nx__pdb_query_chunks(lod ? lod->db : p->db, sql.buf, &lim, series_chunk, &ser, &err);
+	sem_post(&rq->s->query_slots);
+	series_flush(&ser);
+	if (rc) {
 		ret = nx__tl_query_failed(rq, &err);
 		goto out;
 	}
-	nx_strbuf_addch(&sb, '}');
+	nx_strbuf_addstr(&sb, "]}");
 	ret = nx__reply_json(rq, 200, &sb);
 out:
+	nx_strbuf_release(&ser.before);
+	for (size_t i = 0; i < 4; i++)
+		nx_strbuf_release(&ser.arr[i]);
+	free(ser.track);
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&sb);
 	nx__reg_put(&rq->s->reg, p);

@@ -3,6 +3,9 @@
  * (docs/api.md).
  *   .../timeline/search?table=&field=&value=   every event of the profile whose field
  *        equals value: the count and the first SEARCH_LIMIT matches by start time.
+ *        On Instruction, field source_location is the instruction's source line as
+ *        the UI's pages name it: coalesce(bir_debug_info_source_location,
+ *        nki_source_location).
  *   .../timeline/aggregate?t0=&t1=   the events overlapping [t0, t1) per kind, core,
  *        track and label: count, summed duration, first start, last end (the box
  *        selection's aggregate).
@@ -80,6 +83,7 @@ enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 	struct nx_profile *p;
 	enum MHD_Result ret;
 	size_t ncols = 0;
+	bool loc = false;
 	int s;
 
 	if (!table || !*table)
@@ -105,6 +109,18 @@ enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 	for (size_t i = 0; i < ncols; i++)
 		if (!strcasecmp(cols[i].name, field))
 			type = cols[i].type;
+	if (!type && s == 0 && !strcasecmp(field, "source_location")) {
+		bool bir = false, nki = false;
+
+		for (size_t i = 0; i < ncols; i++) {
+			bir = bir || !strcasecmp(cols[i].name, "bir_debug_info_source_location");
+			nki = nki || !strcasecmp(cols[i].name, "nki_source_location");
+		}
+		if (bir && nki) {
+			type = "VARCHAR";
+			loc = true;
+		}
+	}
 	if (!type) {
 		ret = nx__reply_error(rq, 400, "bad_request", "table %s has no field '%.80s'", table,
 				      field);
@@ -114,7 +130,11 @@ enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 			     "start_ts AS start, end_ts AS \"end\", (%s)::VARCHAR AS label, "
 			     "count(*) OVER () AS total FROM \"%s\" WHERE ",
 		       nx__lod_sources[s].track, nx__lod_sources[s].label, table);
-	nx_sql_quote_ident(&sql, field);
+	if (loc)
+		nx_strbuf_addstr(&sql, "coalesce(bir_debug_info_source_location, "
+				       "nki_source_location)");
+	else
+		nx_sql_quote_ident(&sql, field);
 	if (is_integer_type(type) && is_integer_text(value)) {
 		nx_strbuf_addf(&sql, " = %lld", strtoll(value, NULL, 10));
 	} else {
@@ -136,12 +156,15 @@ out:
 
 enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 {
-	static const char *const kinds[NX_LOD_NSRC] = { "instruction", "dma", "dma", "framework" };
 	const char *dma = arg(rq, "dma");
 	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	bool use_cache = true;
 	struct nx_profile *p;
 	enum MHD_Result ret;
+	struct nx_lod *lod;
 	int64_t t0, t1;
+	int srcs[NX_LOD_NSRC];
 	size_t n = 0;
 
 	if (!nx__tl_int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
@@ -153,9 +176,7 @@ enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 	if (!p)
 		return ret;
 	for (int s = 0; s < NX_LOD_NSRC; s++) {
-		const struct nx_lod_source *src = &nx__lod_sources[s];
-
-		if (!nx__pfiles_find(&p->files, src->table))
+		if (!nx__pfiles_find(&p->files, nx__lod_sources[s].table))
 			continue;
 		/* one DMA table: transfers unless packets are asked for or the only ones */
 		if (s == 1 && dma && !strcmp(dma, "packets") &&
@@ -164,20 +185,44 @@ enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 		if (s == 2 && nx__pfiles_find(&p->files, "DmaPacketAggregated") &&
 		    !(dma && !strcmp(dma, "packets")))
 			continue;
-		nx_strbuf_addf(&sql, "%sSELECT '%s' AS kind, pcore_idx::BIGINT AS core, "
-				     "(%s)::VARCHAR AS track, (%s)::VARCHAR AS label, "
-				     "count(*)::BIGINT AS count, sum(end_ts - start_ts)::BIGINT AS busy, "
-				     "min(start_ts) AS first, max(end_ts) AS last FROM \"%s\" WHERE "
-				     "start_ts < %" PRId64 " AND end_ts > %" PRId64 " GROUP BY ALL",
-			       n++ ? " UNION ALL " : "", kinds[s], src->track, src->label,
-			       src->table, t1, t0);
+		srcs[n++] = s;
+	}
+	lod = n ? nx__tl_lod(rq, p) : NULL;
+	for (size_t i = 0; i < n; i++)
+		use_cache = use_cache && lod && lod->src[srcs[i]].present;
+	/* the cache's event rows when it has every source, else the profile's tables */
+	for (size_t i = 0; i < n; i++) {
+		const struct nx_lod_source *src = &nx__lod_sources[srcs[i]];
+
+		nx_strbuf_addf(&sql, "%sSELECT '%s' AS kind, ", i ? " UNION ALL " : "", src->kind);
+		if (use_cache)
+			nx_strbuf_addf(&sql, "core, track, label, count(*)::BIGINT AS count, "
+					     "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS "
+					     "first, max(end_ts) AS last FROM tl.ev%d", srcs[i]);
+		else
+			nx_strbuf_addf(&sql, "pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
+					     "(%s)::VARCHAR AS label, count(*)::BIGINT AS count, "
+					     "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS "
+					     "first, max(end_ts) AS last FROM \"%s\"",
+				       src->track, src->label, src->table);
+		nx_strbuf_addf(&sql, " WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64
+				     " GROUP BY ALL", t1, t0);
 	}
 	if (!n)
 		nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS kind WHERE false");
 	else
 		nx_strbuf_addstr(&sql, " ORDER BY busy DESC");
 	nx_strbuf_addf(&sb, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"result\":", t0, t1);
-	ret = run(rq, p, sql.buf, &sb);
+	if (use_cache && n) {
+		if (nx__tl_lod_query(rq, lod, sql.buf, &sb, &err)) {
+			ret = nx__tl_query_failed(rq, &err);
+		} else {
+			nx_strbuf_addch(&sb, '}');
+			ret = nx__reply_json(rq, 200, &sb);
+		}
+	} else {
+		ret = run(rq, p, sql.buf, &sb);
+	}
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&sb);
 	nx__reg_put(&rq->s->reg, p);

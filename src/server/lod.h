@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: MIT
- * lod.h: the timeline's level-of-detail pyramid (docs/ui.md "Level of detail"). Per
- * source table (Instruction, DmaPacketAggregated, DmaPacket) and track, one row per
- * power-of-two time bucket and level: event count, busy time, first start, last end and
- * the longest event. Built once per profile version into a cache directory outside the
- * profile (<data>/.cache/timeline/), read through its own sandboxed database. */
+ * lod.h: the timeline's cache of one profile version (docs/ui.md "Level of detail"): a
+ * DuckDB database file, timeline.duckdb, built once per profile version under
+ * <data>/.cache/timeline/ and then only read, through its own sandboxed database. It
+ * holds, per event source (Instruction, DmaPacketAggregated, DmaPacket,
+ * SystemProfileEvents):
+ *   tl.ev<s>   the events reduced to what the timeline draws (core, track, id, start_ts,
+ *              end_ts, label), in start order, so a window reads one or two row groups;
+ *   tl.lod     the pyramid: per track, power-of-two time bucket and level, the event
+ *              count, busy time, first start, last end and the longest event;
+ * and tl.ctr (the counter and semaphore values, by time), tl.tracks (the rows of the
+ * timeline with their counts and spans) and tl.meta (per source: rows, span, levels). */
 #ifndef NX_SERVER_LOD_H
 #define NX_SERVER_LOD_H
 
@@ -14,39 +20,50 @@
 
 #include <sys/stat.h>
 
-#define NX_LOD_TABLE "TimelineLod"
+#define NX_LOD_FILE "timeline.duckdb"
 #define NX_LOD_NSRC 4
 
-/* The sources of the pyramid, in the order of nx_lod.src[]. */
+/* The event sources, in the order of nx_lod.src[] (the `src` column of tl.lod). */
 struct nx_lod_source {
 	const char *table;
+	const char *kind;  /* "instruction", "dma" or "framework" */
 	const char *track; /* SQL of the track name */
 	const char *label; /* SQL of the label */
 };
 extern const struct nx_lod_source nx__lod_sources[NX_LOD_NSRC];
 
+/* The value tracks (kind "counter"): one series per table and core, per semaphore. */
+struct nx_lod_counter {
+	const char *table;
+	const char *series; /* SQL of the series name */
+	const char *value;  /* SQL of the value */
+};
+extern const struct nx_lod_counter nx__lod_counters[];
+extern const size_t nx__lod_ncounters;
+
 struct nx_lod {
-	char *dir;        /* the cache directory (resolved) */
-	struct nx_pdb *db; /* sandboxed to dir; one view, TimelineLod */
+	char *dir;         /* the cache directory (resolved) */
+	struct nx_pdb *db; /* timeline.duckdb attached read-only as tl, sandboxed to dir */
 	struct {
-		bool present;
-		int lo, hi; /* levels lo..hi (bucket 2^level ns) exist; lo > hi: none */
+		bool present;   /* tl.ev<s> exists */
+		uint64_t n;     /* its rows */
+		int lo, hi;     /* pyramid levels lo..hi (bucket 2^level ns); lo > hi: none */
 	} src[NX_LOD_NSRC];
-	uint64_t rows, bytes;
+	bool counters; /* tl.ctr has rows */
+	uint64_t bytes; /* size of timeline.duckdb */
 	double build_s; /* 0 when it was found in the cache */
 };
 
-/* Writes the pyramid of the profile in dir (tables files) into out_dir/TimelineLod.parquet,
- * through a private scratch folder in out_dir. *levels gets, per source, the levels
- * written (lo > hi when none). */
+/* Builds the cache of the profile in dir (tables files) as out_dir/timeline.duckdb,
+ * with a private scratch folder in out_dir for DuckDB's spills. */
 int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *out_dir,
-		  int levels[NX_LOD_NSRC][2], uint64_t *rows, struct nx_err *err);
+		  struct nx_err *err);
 
-/* The pyramid of a profile version (its directory's identity st) from the cache under
- * data_real, built first when absent. Safe against other processes doing the same: a
- * build goes to a private directory renamed into place. */
+/* The cache of a profile version (its directory's identity st) under data_real, built
+ * first when absent. Safe against other processes doing the same: a build goes to a
+ * private directory renamed into place. */
 int nx__lod_open(const char *data_real, const char *name, const char *dir,
-		 const struct stat *st, const struct nx_pfiles *files, unsigned threads,
+		 const struct stat *st, const struct nx_pfiles *files,
 		 struct nx_lod **out, struct nx_err *err);
 void nx__lod_free(struct nx_lod *lod);
 

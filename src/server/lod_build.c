@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: MIT
- * lod_build.c: writes the timeline's level-of-detail pyramid of one profile
- * (docs/ui.md "Level of detail"). Per source table, the finest level L0 is grouped
- * from the raw rows by (core, track, start_ts // 2^L0); every coarser level is grouped
- * from the level below (counts and busy times add, first/last and the longest event
- * combine), so the raw table is read once. L0 is chosen so that a window of px
- * buckets of 2^(L0-1) ns holds on average at most LOD_K / 2 * px events: requests
- * finer than L0 read the raw rows of their window, coarser ones read one level of
- * the pyramid. Each level goes to its own scratch file, and one streaming copy joins
- * them, ordered by (source, level, k), into TimelineLod.parquet, so DuckDB's row-group
- * statistics skip everything but the requested level and window. */
+ * lod_build.c: writes the timeline cache of one profile, timeline.duckdb (lod.h, and
+ * docs/ui.md "Level of detail"). Per event source:
+ *   1. tl.ev<s>: the events as the timeline draws them, copied from the profile's
+ *      parquet in file order when the row groups' start_ts statistics say the file is
+ *      in start order (as ingest writes it), sorted otherwise. DuckDB's zone maps then
+ *      skip every row group outside a window: the integer bounds start_ts < t1 AND
+ *      end_ts > t0 prune by both columns.
+ *   2. the pyramid in tl.lod: level L0 grouped from tl.ev<s> by (core, track,
+ *      start_ts // 2^L0), every coarser level from the level below (counts and busy
+ *      times add, first/last and the longest event combine), up to one bucket past the
+ *      whole span. L0 is chosen so that a bucket holds LOD_K events on average, so a
+ *      view finer than L0 (px buckets of at most 2^(L0-1) ns) holds about LOD_K/2
+ *      events per pixel at most: those views read tl.ev<s>, coarser ones one level.
+ *      Levels are inserted in (level, k) order, in time slices of at most CHUNK_ROWS
+ *      input rows aligned to the level's buckets, so memory stays bounded.
+ * Then tl.ctr (counter and semaphore values by time), tl.tracks and tl.meta. */
 #include "common/compat.h"
 #include "server/lod.h"
 #include "common/fsutil.h"
@@ -21,16 +27,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* average events per finest-level bucket per window pixel (see above) */
+/* average events per finest-level bucket (see above) */
 #define LOD_K 32
+/* input rows per grouping query */
+#define CHUNK_ROWS 4000000
 
 const struct nx_lod_source nx__lod_sources[NX_LOD_NSRC] = {
-	{ "Instruction", "timeline_track", "opcode" },
-	{ "DmaPacketAggregated", "queue_name", "COALESCE(op, queue_type)" },
-	{ "DmaPacket", "queue_name", "'packet'" },
-	{ "SystemProfileEvents",
+	{ "Instruction", "instruction", "timeline_track", "opcode" },
+	{ "DmaPacketAggregated", "dma", "queue_name", "COALESCE(op, queue_type)" },
+	{ "DmaPacket", "dma", "queue_name", "'packet'" },
+	{ "SystemProfileEvents", "framework",
 	  "concat_ws(' / ', instance_id, 'pid ' || process_id, 'tid ' || thread_id)", "name" },
 };
+
+const struct nx_lod_counter nx__lod_counters[] = {
+	{ "SbufUsage", "'SbufUsage'", "avg_util_percent" },
+	{ "PsumUsage", "'PsumUsage'", "avg_util_percent" },
+	{ "HbmUsage", "'HbmUsage'", "current_throughput" },
+	{ "DmaUsage", "'DmaUsage'", "current_throughput" },
+	{ "PendingDma", "'PendingDma'", "value" },
+	{ "SemaphoreUpdate", "'sem ' || id", "value" },
+};
+const size_t nx__lod_ncounters = NX_ARRAY_SIZE(nx__lod_counters);
+
+/* The files of t as a SQL list literal. */
+static void file_list(struct nx_strbuf *sql, const char *dir, const struct nx_ptable *t)
+{
+	nx_strbuf_addch(sql, '[');
+	for (size_t i = 0; i < t->nfiles; i++) {
+		char *p = nx_path_join(dir, t->files[i]);
+
+		if (i)
+			nx_strbuf_addch(sql, ',');
+		nx_sql_quote(sql, p);
+		free(p);
+	}
+	nx_strbuf_addch(sql, ']');
+}
 
 static int create_view(struct nx_duck *d, const char *dir, const struct nx_ptable *t,
 		       struct nx_err *err)
@@ -40,16 +73,9 @@ static int create_view(struct nx_duck *d, const char *dir, const struct nx_ptabl
 
 	nx_strbuf_addstr(&sql, "CREATE VIEW ");
 	nx_sql_quote_ident(&sql, t->name);
-	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet([");
-	for (size_t i = 0; i < t->nfiles; i++) {
-		char *p = nx_path_join(dir, t->files[i]);
-
-		if (i)
-			nx_strbuf_addch(&sql, ',');
-		nx_sql_quote(&sql, p);
-		free(p);
-	}
-	nx_strbuf_addstr(&sql, "])");
+	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet(");
+	file_list(&sql, dir, t);
+	nx_strbuf_addch(&sql, ')');
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
 	return rc;
@@ -64,142 +90,237 @@ static int ceil_log2(double x)
 	return l;
 }
 
-/* The SELECT of level `level` of source s: from the raw table, or from `below`. */
-static void level_sql(struct nx_strbuf *sql, int s, int level, const char *below)
+static int64_t floor_div(int64_t a, int64_t b)
 {
-	const struct nx_lod_source *src = &nx__lod_sources[s];
-
-	nx_strbuf_addf(sql, "SELECT source, core, track, %d::INTEGER AS level, k, count, busy, "
-			    "first_ts, last_ts, r.id AS id, r.s AS start_ts, r.e AS end_ts, "
-			    "r.l AS label FROM (SELECT ", level);
-	if (!below) {
-		nx_sql_quote(sql, src->table);
-		nx_strbuf_addf(sql, " AS source, pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
-				    "start_ts // %" PRId64 " AS k, count(*)::BIGINT AS count, "
-				    "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS first_ts, "
-				    "max(end_ts) AS last_ts, arg_max({'id': id::BIGINT, 's': start_ts, "
-				    "'e': end_ts, 'l': (%s)::VARCHAR}, (end_ts - start_ts, -id)) AS r "
-				    "FROM ",
-			       src->track, (int64_t)1 << level, src->label);
-		nx_sql_quote_ident(sql, src->table);
-		nx_strbuf_addstr(sql, " WHERE start_ts IS NOT NULL AND end_ts IS NOT NULL");
-	} else {
-		nx_strbuf_addstr(sql, "source, core, track, k // 2 AS k, sum(count)::BIGINT AS count, "
-				      "sum(busy)::BIGINT AS busy, min(first_ts) AS first_ts, "
-				      "max(last_ts) AS last_ts, arg_max({'id': id, 's': start_ts, "
-				      "'e': end_ts, 'l': label}, (end_ts - start_ts, -id)) AS r "
-				      "FROM read_parquet(");
-		nx_sql_quote(sql, below);
-		nx_strbuf_addch(sql, ')');
-	}
-	nx_strbuf_addstr(sql, " GROUP BY ALL) ORDER BY k, core, track");
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
-/* Writes the levels of source s into scratch files; appends their paths to files. */
-static int build_source(struct nx_duck *d, int s, const char *scratch, char ***files,
-			size_t *nfiles, int lv[2], struct nx_err *err)
+/* Whether t's files are in start order, as far as their row groups' start_ts
+ * statistics tell: ordered when the row groups, in file order, overlap the ones
+ * before them by less than 1 % of the span in total. Without statistics: no. */
+static int in_start_order(struct nx_duck *d, const char *dir, const struct nx_ptable *t,
+			  bool *ordered, struct nx_err *err)
 {
-	const char *table = nx__lod_sources[s].table;
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int64_t n = 0, lo = 0, hi = 0;
-	int rc, top;
+	struct nx_strbuf sql = NX_STRBUF_INIT, files = NX_STRBUF_INIT;
+	int64_t v = 0;
+	int rc;
 
-	nx_strbuf_addstr(&sql, "SELECT count(*) FROM ");
-	nx_sql_quote_ident(&sql, table);
-	rc = nx_duck_query_i64(d, sql.buf, &n, err);
-	nx_strbuf_reset(&sql);
-	nx_strbuf_addstr(&sql, "SELECT min(start_ts) FROM ");
-	nx_sql_quote_ident(&sql, table);
-	if (!rc)
-		rc = nx_duck_query_i64(d, sql.buf, &lo, err);
-	nx_strbuf_reset(&sql);
-	nx_strbuf_addstr(&sql, "SELECT max(end_ts) FROM ");
-	nx_sql_quote_ident(&sql, table);
-	if (!rc)
-		rc = nx_duck_query_i64(d, sql.buf, &hi, err);
+	file_list(&files, dir, t);
+	nx_strbuf_addf(&sql,
+		"SELECT CASE WHEN count(*) FILTER (lo IS NULL OR hi IS NULL) > 0 THEN 0 "
+		"WHEN coalesce(sum(greatest(0, prev - lo)), 0) * 100 <= coalesce(max(hi) - min(lo), 0) "
+		"THEN 1 ELSE 0 END FROM (SELECT lo, hi, max(hi) OVER (ORDER BY fi, rg ROWS BETWEEN "
+		"UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev FROM (SELECT list_position(%s, "
+		"file_name) AS fi, row_group_id AS rg, TRY_CAST(stats_min_value AS BIGINT) AS lo, "
+		"TRY_CAST(stats_max_value AS BIGINT) AS hi FROM parquet_metadata(%s) WHERE "
+		"path_in_schema = 'start_ts'))",
+		files.buf, files.buf);
+	rc = nx_duck_query_i64(d, sql.buf, &v, err);
+	*ordered = v == 1;
 	nx_strbuf_release(&sql);
+	nx_strbuf_release(&files);
+	return rc;
+}
+
+static int query3(struct nx_duck *d, const char *fmt, int s, int64_t v[3], struct nx_err *err)
+{
+	static const char *const what[] = { "count(*)", "min(start_ts)", "max(end_ts)" };
+	int rc = 0;
+
+	for (int i = 0; i < 3 && !rc; i++) {
+		char *sql = nx_xasprintf(fmt, what[i], s);
+
+		rc = nx_duck_query_i64(d, sql, &v[i], err);
+		free(sql);
+	}
+	return rc;
+}
+
+/* Inserts level `level` of source s into tl.lod, from tl.ev<s> (level == lo) or from
+ * the level below, one time slice of width w ns at a time; *rows gets its row count. */
+static int build_level(struct nx_duck *d, int s, int level, int lo, int64_t first, int64_t last,
+		       int64_t nin, int64_t *rows, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int64_t w = INT64_MAX, span = last - first + 1;
+	int rc = 0;
+
+	if (nin > CHUNK_ROWS) {
+		int cl = ceil_log2((double)span * CHUNK_ROWS / (double)nin);
+
+		if (cl < level)
+			cl = level;
+		if (cl < 62)
+			w = (int64_t)1 << cl;
+	}
+	for (int64_t c = w == INT64_MAX ? 0 : floor_div(first, w);
+	     !rc && (w == INT64_MAX ? c == 0 : c <= floor_div(last, w)); c++) {
+		nx_strbuf_reset(&sql);
+		nx_strbuf_addf(&sql, "INSERT INTO tl.lod SELECT %d, %d, k, core, track, count, busy, "
+				     "first_ts, last_ts, r.id, r.s, r.e, r.l FROM (SELECT ", s, level);
+		if (level == lo) {
+			nx_strbuf_addf(&sql, "start_ts // %" PRId64 " AS k, core, track, "
+					     "count(*)::BIGINT AS count, sum(end_ts - start_ts)::BIGINT "
+					     "AS busy, min(start_ts) AS first_ts, max(end_ts) AS last_ts, "
+					     "arg_max({'id': id, 's': start_ts, 'e': end_ts, 'l': label}, "
+					     "(end_ts - start_ts, -id)) AS r FROM tl.ev%d",
+				       (int64_t)1 << level, s);
+			if (w != INT64_MAX)
+				nx_strbuf_addf(&sql, " WHERE start_ts >= %" PRId64 " AND start_ts < %"
+						     PRId64, c * w, (c + 1) * w);
+		} else {
+			nx_strbuf_addf(&sql, "k // 2 AS k, core, track, sum(count)::BIGINT AS count, "
+					     "sum(busy)::BIGINT AS busy, min(first_ts) AS first_ts, "
+					     "max(last_ts) AS last_ts, arg_max({'id': id, 's': start_ts, "
+					     "'e': end_ts, 'l': label}, (end_ts - start_ts, -id)) AS r "
+					     "FROM tl.lod WHERE src = %d AND level = %d",
+				       s, level - 1);
+			if (w != INT64_MAX)
+				nx_strbuf_addf(&sql, " AND k >= %" PRId64 " AND k < %" PRId64,
+					       c * (w / ((int64_t)1 << (level - 1))),
+					       (c + 1) * (w / ((int64_t)1 << (level - 1))));
+		}
+		nx_strbuf_addstr(&sql, " GROUP BY ALL) ORDER BY k, core, track");
+		rc = nx_duck_exec(d, sql.buf, err);
+	}
+	nx_strbuf_release(&sql);
+	if (!rc) {
+		char *q = nx_xasprintf("SELECT count(*) FROM tl.lod WHERE src = %d AND level = %d", s,
+				       level);
+		rc = nx_duck_query_i64(d, q, rows, err);
+		free(q);
+	}
+	return rc;
+}
+
+/* tl.ev<s>, its pyramid, its rows of tl.tracks and tl.meta. */
+static int build_source(struct nx_duck *d, const char *dir, int s, const struct nx_ptable *t,
+			struct nx_err *err)
+{
+	const struct nx_lod_source *src = &nx__lod_sources[s];
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int64_t v[3], rows = 0;
+	bool ordered = false;
+	int rc, lo, hi;
+
+	rc = create_view(d, dir, t, err);
+	if (!rc)
+		rc = in_start_order(d, dir, t, &ordered, err);
+	if (rc)
+		return rc;
+	nx_strbuf_addf(&sql, "CREATE TABLE tl.ev%d AS SELECT pcore_idx::BIGINT AS core, "
+			     "(%s)::VARCHAR AS track, id::BIGINT AS id, start_ts::BIGINT AS start_ts, "
+			     "end_ts::BIGINT AS end_ts, (%s)::VARCHAR AS label FROM ",
+		       s, src->track, src->label);
+	nx_sql_quote_ident(&sql, src->table);
+	nx_strbuf_addstr(&sql, " WHERE start_ts IS NOT NULL AND end_ts IS NOT NULL");
+	if (!ordered)
+		nx_strbuf_addstr(&sql, " ORDER BY start_ts, id");
+	rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
+	if (!rc)
+		rc = query3(d, "SELECT %s FROM tl.ev%d", s, v, err);
 	if (rc)
 		return rc;
 	/* one level past the one whose bucket spans the profile, for views wider than it */
-	top = ceil_log2((double)(hi > lo ? hi - lo : 1)) + 1;
-	lv[0] = n > 0 ? ceil_log2((double)LOD_K * (double)(hi - lo) / (double)n) : top + 1;
-	lv[1] = top;
-	for (int l = lv[0]; l <= top; l++) {
-		char *path = nx_xasprintf("%s/%d-%d.parquet", scratch, s, l);
-		uint64_t rows = 0;
-
-		nx_strbuf_reset(&sql);
-		level_sql(&sql, s, l, l > lv[0] ? (*files)[*nfiles - 1] : NULL);
-		rc = nx_duck_copy_query(d, sql.buf, path, &rows, err);
-		nx_strbuf_release(&sql);
-		*files = nx_xrealloc(*files, (*nfiles + 1) * sizeof(**files));
-		(*files)[(*nfiles)++] = path;
-		if (rc)
-			return rc;
-	}
-	return 0;
+	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
+	lo = v[0] > 0 ? ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[0]) : hi + 1;
+	rows = v[0];
+	for (int l = lo; l <= hi && !rc; l++)
+		rc = build_level(d, s, l, lo, v[1], v[2], rows, &rows, err);
+	if (rc)
+		return rc;
+	if (lo <= hi)
+		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
+				     "sum(count)::BIGINT, min(first_ts), max(last_ts) FROM tl.lod "
+				     "WHERE src = %d AND level = %d GROUP BY ALL",
+			       src->kind, s, s, lo);
+	else
+		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
+				     "count(*)::BIGINT, min(start_ts), max(end_ts) FROM tl.ev%d "
+				     "GROUP BY ALL",
+			       src->kind, s, s);
+	nx_strbuf_addf(&sql, "; INSERT INTO tl.meta VALUES (%d, %" PRId64 ", %d, %d, %s)", s, v[0],
+		       lo, hi, ordered ? "true" : "false");
+	rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
+	return rc;
 }
 
-int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *out_dir,
-		  int levels[NX_LOD_NSRC][2], uint64_t *rows, struct nx_err *err)
+/* tl.ctr from the counter tables the profile has, and their rows of tl.tracks. */
+static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pfiles *files,
+			  struct nx_err *err)
 {
-	char *scratch = nx_path_join(out_dir, ".scratch");
-	char *out = nx_path_join(out_dir, NX_LOD_TABLE ".parquet");
 	struct nx_strbuf sql = NX_STRBUF_INIT;
-	struct nx_duck *d = NULL;
-	char **parts = NULL;
-	size_t nparts = 0;
-	int rc;
+	size_t n = 0;
+	int rc = 0;
 
-	*rows = 0;
-	for (int s = 0; s < NX_LOD_NSRC; s++)
-		levels[s][0] = 1, levels[s][1] = 0;
-	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, "1GB", err)))
-		goto out;
-	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = true; SET temp_directory = ");
-	nx_sql_quote(&sql, scratch);
-	if ((rc = nx_duck_exec(d, sql.buf, err)))
-		goto out;
-	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
-		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
+	nx_strbuf_addstr(&sql, "INSERT INTO tl.ctr SELECT * FROM (");
+	for (size_t i = 0; i < nx__lod_ncounters && !rc; i++) {
+		const struct nx_lod_counter *c = &nx__lod_counters[i];
+		const struct nx_ptable *t = nx__pfiles_find(files, c->table);
 
 		if (!t || t->members || !t->nfiles)
 			continue;
 		rc = create_view(d, dir, t, err);
-		if (!rc)
-			rc = build_source(d, s, scratch, &parts, &nparts, levels[s], err);
+		nx_strbuf_addf(&sql, "%sSELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
+				     "timestamp::BIGINT AS ts, (%s)::DOUBLE AS v FROM ",
+			       n++ ? " UNION ALL " : "", c->series, c->value);
+		nx_sql_quote_ident(&sql, c->table);
+		nx_strbuf_addstr(&sql, " WHERE timestamp IS NOT NULL");
 	}
-	if (rc)
+	nx_strbuf_addstr(&sql, ") ORDER BY ts, core, track; INSERT INTO tl.tracks SELECT "
+			       "'counter', NULL, core, track, count(*)::BIGINT, min(ts), max(ts) "
+			       "FROM tl.ctr GROUP BY ALL");
+	if (!rc && n)
+		rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
+static const char schema_sql[] =
+	"CREATE TABLE tl.lod (src UTINYINT, level UTINYINT, k BIGINT, core BIGINT, "
+	"track VARCHAR, count BIGINT, busy BIGINT, first_ts BIGINT, last_ts BIGINT, id BIGINT, "
+	"start_ts BIGINT, end_ts BIGINT, label VARCHAR); "
+	"CREATE TABLE tl.ctr (core BIGINT, track VARCHAR, ts BIGINT, v DOUBLE); "
+	"CREATE TABLE tl.tracks (kind VARCHAR, src INTEGER, core BIGINT, track VARCHAR, "
+	"count BIGINT, \"start\" BIGINT, \"end\" BIGINT); "
+	"CREATE TABLE tl.meta (src INTEGER, n BIGINT, lo INTEGER, hi INTEGER, ordered BOOLEAN)";
+
+int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *out_dir,
+		  struct nx_err *err)
+{
+	char *scratch = nx_path_join(out_dir, ".scratch");
+	char *out = nx_path_join(out_dir, NX_LOD_FILE);
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	struct nx_err ignored = { 0 };
+	struct nx_duck *d = NULL;
+	int rc;
+
+	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, "1GB", err)))
 		goto out;
-	nx_strbuf_reset(&sql);
-	if (!nparts) {
-		nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS source, NULL::BIGINT AS core, "
-				       "NULL::VARCHAR AS track, NULL::INTEGER AS level, NULL::BIGINT AS k, "
-				       "NULL::BIGINT AS count, NULL::BIGINT AS busy, NULL::BIGINT AS "
-				       "first_ts, NULL::BIGINT AS last_ts, NULL::BIGINT AS id, "
-				       "NULL::BIGINT AS start_ts, NULL::BIGINT AS end_ts, "
-				       "NULL::VARCHAR AS label WHERE false");
-	} else {
-		nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet([");
-		for (size_t i = 0; i < nparts; i++) {
-			if (i)
-				nx_strbuf_addch(&sql, ',');
-			nx_sql_quote(&sql, parts[i]);
-		}
-		nx_strbuf_addstr(&sql, "])");
+	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = true; SET temp_directory = ");
+	nx_sql_quote(&sql, scratch);
+	nx_strbuf_addstr(&sql, "; ATTACH ");
+	nx_sql_quote(&sql, out);
+	nx_strbuf_addstr(&sql, " AS tl");
+	if ((rc = nx_duck_exec(d, sql.buf, err)) || (rc = nx_duck_exec(d, schema_sql, err)))
+		goto out;
+	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
+		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
+
+		if (t && !t->members && t->nfiles)
+			rc = build_source(d, dir, s, t, err);
 	}
-	rc = nx_duck_copy_query(d, sql.buf, out, rows, err);
+	if (!rc)
+		rc = build_counters(d, dir, files, err);
+	if (!rc)
+		rc = nx_duck_exec(d, "CHECKPOINT tl; DETACH tl", err);
 out:
 	if (rc)
 		nx_err_wrap(err, "cannot build the timeline summary of %s", dir);
 	nx_duck_close(d);
-	for (size_t i = 0; i < nparts; i++)
-		free(parts[i]);
-	free(parts);
-	{
-		struct nx_err ignored = { 0 };
-		nx_remove_tree(scratch, &ignored);
-	}
+	nx_remove_tree(scratch, &ignored);
 	nx_strbuf_release(&sql);
 	free(scratch);
 	free(out);

@@ -147,8 +147,13 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
 		goto fail;
 	}
-	/* Sandbox first: even our own view definitions run inside it. */
-	rc = lock_down(c, dir, files, err);
+	/* Parquet footers are parsed once per file, not once per query: a footer of a
+	 * 100M-row table is megabytes, and the timeline asks for small windows often. The
+	 * cache checks each file's modification time, and a new profile version gets a new
+	 * database. Sandbox next: even our own view definitions run inside it. */
+	rc = nx_duck_con_exec(c, "SET parquet_metadata_cache = true", err);
+	if (!rc)
+		rc = lock_down(c, dir, files, err);
 	if (rc) {
 		nx_err_wrap(err, "cannot sandbox the database of '%s'", dir);
 		goto fail;
@@ -171,6 +176,44 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 			p->broken[p->nbroken].table = nx_xstrdup(t->name);
 			p->broken[p->nbroken++].msg = why;
 		}
+	}
+	p->idle[p->nidle++] = c;
+	*out = p;
+	return 0;
+fail:
+	if (c)
+		duckdb_disconnect(&c);
+	nx__pdb_free(&p);
+	return rc;
+}
+
+int nx__pdb_open_attached(struct nx_pdb **out, const char *file, const char *dir,
+			  unsigned threads, struct nx_err *err)
+{
+	struct nx_pdb *p = nx_xcalloc(1, sizeof(*p));
+	struct nx_duck_config cfg = { .threads = threads };
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	duckdb_connection c = NULL;
+	int rc;
+
+	pthread_mutex_init(&p->lock, NULL);
+	rc = nx_duck_db_open(&p->db, &cfg, err);
+	if (rc)
+		goto fail;
+	if (duckdb_connect(p->db, &c) == DuckDBError) {
+		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
+		goto fail;
+	}
+	nx_strbuf_addstr(&sql, "ATTACH ");
+	nx_sql_quote(&sql, file);
+	nx_strbuf_addstr(&sql, " AS tl (READ_ONLY)");
+	rc = nx_duck_con_exec(c, sql.buf, err);
+	if (!rc)
+		rc = nx_duck_con_sandbox(c, &dir, 1, err);
+	nx_strbuf_release(&sql);
+	if (rc) {
+		nx_err_wrap(err, "cannot open %s", file);
+		goto fail;
 	}
 	p->idle[p->nidle++] = c;
 	*out = p;
@@ -565,6 +608,61 @@ int nx__pdb_query(struct nx_pdb *pdb, const char *sql, const struct nx_query_lim
 		cut(out, start);
 	nx__pdb_cursor_close(k);
 	return rc < 0 ? rc : 0;
+}
+
+int nx__pdb_query_chunks(struct nx_pdb *pdb, const char *sql, const struct nx_query_limits *lim,
+			 nx__pdb_chunk_fn fn, void *arg, struct nx_err *err)
+{
+	struct run r = { .lim = lim };
+	duckdb_prepared_statement ps = NULL;
+	duckdb_pending_result pending = NULL;
+	duckdb_data_chunk chunk;
+	duckdb_result res;
+	bool have_res = false, fired = false;
+	uint64_t rows = 0;
+	int rc;
+
+	rc = conn_get(pdb, &r.conn, err);
+	if (rc)
+		return rc;
+	if (lim->wd && lim->timeout_ms) {
+		nx__wd_arm(lim->wd, &r.wd, lim->timeout_ms, on_deadline, &r);
+		r.armed = true;
+	}
+	rc = prepare_select(&r, sql, &ps, err);
+	if (rc)
+		goto out;
+	if (duckdb_pending_prepared_streaming(ps, &pending) == DuckDBError) {
+		rc = db_error(&r, duckdb_pending_error(pending), err);
+		goto out;
+	}
+	have_res = true;
+	if (duckdb_execute_pending(pending, &res) == DuckDBError) {
+		rc = db_error(&r, duckdb_result_error(&res), err);
+		goto out;
+	}
+	while (!rc && (chunk = duckdb_fetch_chunk(res))) {
+		rows += duckdb_data_chunk_get_size(chunk);
+		if (rows > lim->max_rows)
+			rc = nx_errf(err, -E2BIG, "the result has more than %llu rows",
+				     (unsigned long long)lim->max_rows);
+		else
+			rc = fn(arg, chunk, err);
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	if (!rc && duckdb_result_error(&res))
+		rc = db_error(&r, duckdb_result_error(&res), err);
+out:
+	if (have_res)
+		duckdb_destroy_result(&res);
+	duckdb_destroy_pending(&pending);
+	duckdb_destroy_prepare(&ps);
+	if (r.armed)
+		fired = nx__wd_disarm(lim->wd, &r.wd);
+	if (rc)
+		rc = explain_missing(pdb, err);
+	conn_put(pdb, r.conn, !fired);
+	return rc;
 }
 
 static char *vec_string(duckdb_vector v, idx_t row)

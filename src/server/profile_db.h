@@ -14,6 +14,8 @@
 #include "server/profile_files.h"
 #include "server/watchdog.h"
 
+#include <duckdb.h>
+
 struct nx_pdb;
 
 /* Error codes of nx__pdb_query, beyond the usual ones:
@@ -39,6 +41,12 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		 unsigned threads, struct nx_err *err);
 void nx__pdb_free(struct nx_pdb **pdb);
 
+/* A database of our own making (the timeline cache, lod.h): the DuckDB file `file`
+ * attached read-only as `tl`, then the same lock-down with dir as the only readable
+ * directory. No views: queries name tl.<table>. */
+int nx__pdb_open_attached(struct nx_pdb **out, const char *file, const char *dir,
+			  unsigned threads, struct nx_err *err);
+
 /* Per skipped table: "table T cannot be read: F is damaged ... (DuckDB: ...)";
  * borrowed, NULL after the last. */
 const char *nx__pdb_broken(const struct nx_pdb *pdb, size_t i);
@@ -62,6 +70,13 @@ int nx__pdb_cursor_open(struct nx_pdb *pdb, const char *sql, const struct nx_que
 int nx__pdb_cursor_fill(struct nx_pdb_cursor *cur, struct nx_strbuf *out, size_t want,
 			struct nx_err *err);
 void nx__pdb_cursor_close(struct nx_pdb_cursor *cur);
+
+/* Runs sql (one SELECT, under lim's deadline) and hands each result chunk to fn, which
+ * returns 0 or a negative code with err filled. More than lim->max_rows rows is -E2BIG;
+ * the byte cap is fn's to keep. */
+typedef int (*nx__pdb_chunk_fn)(void *arg, duckdb_data_chunk chunk, struct nx_err *err);
+int nx__pdb_query_chunks(struct nx_pdb *pdb, const char *sql, const struct nx_query_limits *lim,
+			 nx__pdb_chunk_fn fn, void *arg, struct nx_err *err);
 
 struct nx_pdb_column {
 	char *name;

@@ -4,9 +4,14 @@
 #define NX_SERVER_TIMELINE_H
 
 #include "common/compat.h"
+#include "common/strbuf.h"
+#include "common/strmap.h"
 #include "server/http.h"
 
+#include <duckdb.h>
+
 struct nx_profile;
+struct nx_lod;
 
 /* Query argument `name` as an integer in [lo, hi]; false when absent or invalid. */
 bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v);
@@ -14,5 +19,43 @@ bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi,
 enum MHD_Result nx__tl_query_failed(struct nx_req *rq, const struct nx_err *err);
 /* The tracks of the counter tables as one SELECT (malloc'd), or NULL when it has none. */
 char *nx__counter_tracks_sql(const struct nx_profile *p);
+
+/* The timeline cache of p (lod.h), built on first use; NULL when it cannot be (the
+ * profile's own tables serve then). */
+struct nx_lod *nx__tl_lod(struct nx_req *rq, struct nx_profile *p);
+/* nx__pdb_query on the cache's database, under the server's limits and query slots. */
+int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
+		     struct nx_strbuf *out, struct nx_err *err);
+
+/* The reply writer of a window query (timeline_reply.c). The query's columns are core
+ * BIGINT, track VARCHAR, bins BOOLEAN, id, s, e BIGINT, label VARCHAR, cnt, busy, lst
+ * BIGINT (NULL for raw rows), in any order: rows are grouped by track here. */
+#define NX_TL_NARR 7
+struct nx__tl_track {
+	bool core_null, bins;
+	int64_t core;
+	char *track;
+	struct nx_strbuf arr[NX_TL_NARR]; /* id, start, end, label, count, busy, last */
+	size_t n;
+};
+struct nx__tl_reply {
+	struct nx_strbuf *out;
+	uint64_t max_bytes, bytes;
+	struct nx_strmap labels; /* label -> its index (uint32_t) */
+	struct nx_strbuf names;  /* the labels, JSON-quoted, comma-separated */
+	size_t nlabels;
+	struct nx_strmap index; /* "<core>|<track>" -> index into tracks (size_t) */
+	struct nx__tl_track *tracks;
+	size_t ntracks, cap;
+	struct nx_strbuf key;
+};
+void nx__tl_reply_init(struct nx__tl_reply *r, struct nx_strbuf *out, uint64_t max_bytes);
+void nx__tl_reply_release(struct nx__tl_reply *r);
+/* Around the chunks of one source's query; end appends its "tracks":[...]. */
+void nx__tl_reply_begin_source(struct nx__tl_reply *r);
+int nx__tl_reply_chunk(void *r, duckdb_data_chunk chunk, struct nx_err *err);
+int nx__tl_reply_end_source(struct nx__tl_reply *r, struct nx_err *err);
+/* Appends "labels":[...], the labels the tracks' indices refer to. */
+void nx__tl_reply_labels(struct nx__tl_reply *r);
 
 #endif

@@ -66,9 +66,9 @@ total=$(curl -s -X POST -d '{"type":"databaseExplorerQuery","query":"SELECT (SEL
 node -e '
 const [b, t] = [JSON.parse(require("fs").readFileSync("bins.json")), JSON.parse(process.argv[1])];
 let n = 0, longest = 0;
-for (const k of ["instruction", "dma"]) for (const r of b[k].result.rows) {
-	n += r[2] === "bins" ? r[7].reduce((a, x) => a + x, 0) : r[3].length;
-	if (k === "instruction") r[3].forEach((_, i) => { longest = Math.max(longest, r[5][i] - r[4][i]); });
+for (const k of ["instruction", "dma"]) for (const r of b[k].tracks) {
+	n += r.mode === "bins" ? r.count.reduce((a, x) => a + x, 0) : r.id.length;
+	if (k === "instruction") r.id.forEach((_, i) => { longest = Math.max(longest, r.end[i] - r.start[i]); });
 }
 if (n !== t.rows[0][0] || longest !== t.rows[0][1]) { console.error(n, longest, JSON.stringify(t.rows)); process.exit(1); }
 ' "$total" || fail "bucket counts or representatives do not match the tables"
