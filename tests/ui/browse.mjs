@@ -34,6 +34,9 @@ try {
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   const view = () => page.evaluate(() => window.nx.timeline.view());
   const requests = () => page.evaluate(() => window.nx.timeline.requests);
+  /* the view's data has arrived: no fetch running and the data covers the view (a zoom
+   * that keeps the bucket width is drawn from the data at hand, without a request) */
+  const settled = () => page.waitForFunction(() => { const tl = window.nx.timeline; return !tl.pending && tl.covered(); });
 
   step = 'profiles page';
   await page.goto(url + '/');
@@ -64,14 +67,15 @@ try {
   await page.click('[data-testid=timeline]', { position: { x: 5, y: 5 } });
   for (let i = 0; i < 6; i++) await page.keyboard.press('w');
   await page.waitForFunction((k) => window.nx.timeline.requests > k, n);
+  await settled();
   const zin = await view();
   check(zin.t1 - zin.t0 < (full.t1 - full.t0) / 2, `W did not zoom in: ${JSON.stringify(zin)}`);
   await page.waitForFunction((v) => location.hash === `#t0=${v.t0}&t1=${v.t1}`, zin);
   const box = await page.locator('[data-testid=timeline]').boundingBox();
-  n = await requests();
   await page.mouse.move(box.x + box.width * 0.6, box.y + 60);
   await page.mouse.wheel(0, -400);
-  await page.waitForFunction((k) => window.nx.timeline.requests > k, n);
+  await page.waitForFunction((v) => window.nx.timeline.view().t1 - window.nx.timeline.view().t0 < v.t1 - v.t0, zin);
+  await settled();
   const zw = await view();
   check(zw.t1 - zw.t0 < zin.t1 - zin.t0, 'wheel did not zoom in');
   await page.screenshot({ path: path.join(shots, '3-zoomed-in.png'), fullPage: true });
@@ -83,10 +87,12 @@ try {
   await page.click('[data-testid=timeline]', { position: { x: 5, y: 5 } });
   for (let i = 0; i < 12; i++) await page.keyboard.press('s');
   await page.waitForFunction((k) => window.nx.timeline.requests > k, n);
+  await settled();
   const zout = await view();
   check(zout.t1 - zout.t0 > zw.t1 - zw.t0, 'S did not zoom out');
   await page.click('[data-testid=reset]');
-  await page.waitForFunction(() => !window.nx.timeline.pending);
+  await settled();
+  check((await page.locator('[data-testid=legend] span').count()) >= 3, 'the colour legend lists fewer than three labels');
 
   step = 'DMA packets';
   const dmaTable = (t) => page.waitForFunction((table) => {
@@ -97,7 +103,7 @@ try {
   await dmaTable('DmaPacket');
   await page.uncheck('[data-testid=dma-packets]');
   await dmaTable('DmaPacketAggregated');
-  await page.waitForFunction(() => !window.nx.timeline.pending);
+  await settled();
 
   step = 'click an instruction';
   const target = await page.evaluate(() => {
@@ -124,7 +130,32 @@ try {
   const idCell = await page.textContent('[data-testid=details] tr[data-field=id] .mono');
   check(idCell === String(target.id), `details id '${idCell}' != '${target.id}'`);
   check((await page.locator('[data-testid=details] .desc').count()) > 5, 'no field descriptions');
+  const srcLine = await page.textContent('[data-testid=details] tr[data-field=bir_debug_info_source_location] .mono');
+  check(/\.py:\d+$/.test(srcLine), `details source line '${srcLine}' is not file.py:line`);
+  check((await page.textContent('[data-testid=details] tr[data-field=opcode] .desc')).length > 10, 'no description of opcode');
+  await page.waitForFunction(() => window.nx.timeline.canvas.dataset.flows !== undefined);
   await page.screenshot({ path: path.join(shots, '4-details.png'), fullPage: true });
+
+  step = 'search the whole profile';
+  await page.fill('[data-testid=tl-search]', 'opcode = MATMUL');
+  await page.press('[data-testid=tl-search]', 'Enter');
+  await page.waitForFunction(() => /of \d+/.test(document.querySelector('[data-testid=tl-search-info]').textContent));
+  const matches = await page.evaluate(() => ({ n: window.nx.timeline.matches.total, sel: window.nx.timeline.selected && window.nx.timeline.selected.label }));
+  check(matches.n > 0 && matches.sel === 'MATMUL', `search: ${JSON.stringify(matches)}`);
+
+  step = 'box selection';
+  await page.click('[data-testid=reset]');
+  await settled();
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + 200, box.y + 30);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width - 20, box.y + 30 + 3 * 26, { steps: 5 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await page.locator('[data-testid=tl-aggregate] tbody tr').first().waitFor();
+  const agg = await page.textContent('[data-testid=tl-aggregate-summary]');
+  check(/\d+ rows · [\d,]+ events · busy/.test(agg), `aggregate: ${agg}`);
+  await page.screenshot({ path: path.join(shots, '4-selection.png'), fullPage: true });
 
   step = 'SQL page';
   await page.click('#tabs a:has-text("SQL")');

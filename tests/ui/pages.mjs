@@ -105,8 +105,18 @@ try {
   await page.click('[data-testid=timeline-link]');
   await page.waitForURL(`**/profile/${encodeURIComponent(A)}#*`);
   await page.locator('[data-testid=timeline]').waitFor();
-  check(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('highlight') === h.get('highlight') ||
-    await page.evaluate(() => !!(window.nx && window.nx.timeline)), 'the timeline page did not open');
+  /* the line's instructions are marked: as many matches as the gutter count */
+  await page.waitForFunction(() => window.nx && window.nx.timeline.matches);
+  const marked = await page.evaluate(() => ({ total: window.nx.timeline.matches.total, view: window.nx.timeline.view() }));
+  check(marked.total === cnt, `the timeline marks ${marked.total} instructions of the line, the gutter says ${cnt}`);
+  check(marked.view.t0 === Number(h.get('t0')) && marked.view.t1 === Number(h.get('t1')), `timeline view ${JSON.stringify(marked.view)} != the link's`);
+  await page.waitForFunction(() => { const tl = window.nx.timeline; return !tl.pending && tl.covered(); });
+  await page.keyboard.press('d'); /* a pan rewrites t0/t1 and keeps the highlight */
+  await page.click('[data-testid=timeline]', { position: { x: 5, y: 5 } });
+  await page.keyboard.press('d');
+  await page.waitForFunction(([hl, t0]) => { const q = new URLSearchParams(location.hash.slice(1));
+    return q.get('highlight') === hl && q.get('t0') !== t0; }, [h.get('highlight'), h.get('t0')]);
+  await page.locator('[data-testid=timeline]').screenshot({ path: path.join(shots, '4-timeline-highlight.png') });
 
   step = 'source view without an archive';
   await page.goto(`${url}/profile/${encodeURIComponent(B)}/source`);
