@@ -1,58 +1,92 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# ui_timeline.sh: viewport latency of the web UI's timeline endpoint (not a ctest test).
-# Writes a synthetic profile of ROWS Instruction rows (5 engine tracks, ordered by start
-# time, as ingest writes them) with nx-sql, serves it with `neuron-explorer view`, and
-# times GET .../timeline?t0&t1&px=1600 at several zoom levels (whole profile down to
-# 1e-5 of it) at random offsets. Prints p50/p99 per level, the server's CPU time per
-# request (user + sys from /proc: a figure that a loaded machine disturbs less than
-# wall time), the reply size and whether the level came from the LOD pyramid. The first
-# request builds the pyramid (<data>/.cache/timeline): its time and size are printed.
+# ui_timeline.sh: the web UI at scale (not a ctest test). Per size (millions of trace
+# records: about 70 % instructions, 30 % DMA packets), bench_gen_trace writes a trace,
+# `view --ingest-only` ingests it (the trace is deleted then), `view` serves it, and:
+#   1. the first GET .../timeline/tracks builds the timeline cache (lod.h): its time, its
+#      size next to the parquet of the event tables, the server's peak RSS; baseline: one
+#      read of the Instruction columns the timeline uses (nx-sql, same files);
+#   2. bench/ui_viewports.mjs: viewport latency at every zoom level, whole profile down
+#      to raw rows (p50/p99, server CPU per viewport, reply size, pyramid or rows);
+#   3. bench/ui_pages.sh against the same server: the overview's and other pages' data;
+#   4. bench/ui_fps.mjs: frames per second of the timeline panning in headless Chromium
+#      (needs tests/tools/node_modules/playwright-core and /usr/bin/chromium: skipped
+#      with the command that installs them when missing).
+# The profile is deleted after each size unless KEEP=1 (100M records take about 3 GB).
 #
-# usage: bench/ui_timeline.sh [BUILD_DIR]    env: ROWS (10000000)  N (20 requests per level)
+# usage: bench/ui_timeline.sh [BUILD_DIR] [WORK_DIR]
+#   env: SIZES ("10 100")  N (30 viewports per level)  DURATION (4000 ms of panning)  KEEP
+#        REUSE=1 (a kept profile of an earlier run is served again, its cache rebuilt)
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
-rows=${ROWS:-10000000}
-n=${N:-20}
-work=$(mktemp -d "${TMPDIR:-/tmp}/nx-bench-ui.XXXXXX")
+here=$(cd "$(dirname "$0")" && pwd)
+work=${2:-$build/bench-work}
+sizes=${SIZES:-10 100}
+tools=$here/../tests/tools
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
 pid=
-cleanup() { [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"; }
+cleanup() { [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; pid=; }
 trap cleanup EXIT
-dir=$work/data/profiles/global/big@latest
-mkdir -p "$dir"
-t=$(date +%s.%N)
-(cd "$dir" && "$build/nx-sql" "COPY (SELECT i AS id, 0::BIGINT AS pcore_idx,
-	(['Tensor','Vector','Scalar','GpSimd','Sync'])[1 + (i % 5)::INT] AS timeline_track,
-	(['MATMUL','LDWEIGHTS','ACTIVATE','TENSOR_TENSOR','IOTA'])[1 + (hash(i) % 5)::INT] AS opcode,
-	(i * 8)::BIGINT AS start_ts, (i * 8 + 5 + hash(i * 7) % 60)::BIGINT AS end_ts
-	FROM range($rows) t(i) ORDER BY start_ts) TO 'Instruction.parquet' (FORMAT parquet)" >/dev/null)
-echo "generated $rows rows in $(echo "$(date +%s.%N) - $t" | bc) s ($(du -h "$dir/Instruction.parquet" | cut -f1))"
-"$build/neuron-explorer" view --data-path "$work/data" --port 0 --api-server-port 0 -q \
-	> "$work/view.out" 2>&1 &
-pid=$!
-for _ in $(seq 100); do grep -q "ctrl-c" "$work/view.out" && break; sleep 0.1; done
-api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\2|p' "$work/view.out")
-base="$api/api/v1/profiles/namespace/global/profile_name/big"
-end=$((rows * 8))
-get() { curl -sf -o "$work/r.json" -w '%{time_total}' "$base/timeline?t0=$1&t1=$2&px=1600"; }
-cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
-tck=$(getconf CLK_TCK)
-echo "first request (opens the database, builds the LOD pyramid): $(get 0 $end) s"
-lod=$(find "$work/data/.cache/timeline" -name TimelineLod.parquet)
-echo "LOD pyramid: $(stat -c %s "$lod") bytes, $("$build/nx-sql" "SELECT count(*) FROM '$lod'") rows" \
-	"(Instruction.parquet: $(stat -c %s "$dir/Instruction.parquet") bytes)"
-printf '%-10s %10s %10s %10s %10s %12s %5s\n' fraction span_ns p50_ms p99_ms cpu_ms reply_bytes lod
-for frac in 1 0.3 0.1 0.03 0.01 0.003 0.001 0.0003 0.0001 0.00001; do
-	span=$(awk -v e=$end -v f=$frac 'BEGIN { printf "%d", e * f }')
-	: > "$work/times"
-	c0=$(cpu)
-	for i in $(seq "$n"); do
-		t0=$(awk -v e=$end -v s=$span -v r=$RANDOM 'BEGIN { printf "%d", (e - s) * r / 32767 }')
-		get "$t0" $((t0 + span)) >> "$work/times"; echo >> "$work/times"
+now() { date +%s.%N; }
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+for m in $sizes; do
+	d=$work/ui-$m
+	prof=$d/data/profiles/global/big$m@latest
+	echo
+	echo "### ${m}M records"
+	if [[ ${REUSE:-0} == 1 && -f $d/ingest.log && -d $prof ]]; then
+		echo "reusing the profile of an earlier run (REUSE=1), without its timeline cache"
+		rm -rf "$d/data/.cache"
+	else
+		rm -rf "$d"
+		t=$(now)
+		"$build/bench/bench_gen_trace" "$d" "$m"
+		"$build/neuron-explorer" view -n "$d/bench.neff" -s "$d/bench.ntff" --data-path "$d/data" \
+			--display-name "big$m" --ingest-only > "$d/ingest.log" 2>&1
+		rm -f "$d/bench.ntff"
+		printf 'generated and ingested in %.0f s\n' "$(echo "$(now) - $t" | bc)"
+	fi
+	echo "$(grep -oP 'Wrote \K[0-9]+' "$d/ingest.log") rows, profile $(du -sh "$prof" | cut -f1)"
+	ev_bytes=0
+	for f in Instruction DmaPacketAggregated DmaPacket; do
+		[[ -f $prof/$f.parquet ]] && ev_bytes=$((ev_bytes + $(stat -c %s "$prof/$f.parquet")))
 	done
-	c=$(( ($(cpu) - c0) * 1000 / tck / n ))
-	l=$(grep -o '"lod":[a-z]*' "$work/r.json" | head -1 | cut -d: -f2)
-	sort -n "$work/times" | awk -v f=$frac -v s=$span -v b=$(stat -c %s "$work/r.json") \
-		-v c=$c -v l=$l '{ v[NR] = $1 * 1000 } END { printf "%-10s %10d %10.1f %10.1f %10d %12d %5s\n",
-		f, s, v[int((NR + 1) / 2)], v[int(NR * 0.99 + 0.999)], c, b, l }'
+	t=$(now)
+	"$build/nx-sql" "SELECT sum(hash(id, start_ts, end_ts, opcode, timeline_track, pcore_idx))
+		FROM read_parquet('$prof/Instruction.parquet')" > /dev/null
+	scan=$(echo "$(now) - $t" | bc)
+
+	"$build/neuron-explorer" view --data-path "$d/data" --port 0 --api-server-port 0 \
+		> "$d/view.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do grep -q "ctrl-c" "$d/view.out" && break; sleep 0.1; done
+	api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\2|p' "$d/view.out")
+	ui=$(sed -n 's|^View .* at \(http://localhost:[0-9]*\)/.*|\1|p' "$d/view.out")
+	base="$api/api/v1/profiles/namespace/global/profile_name/big$m"
+	t=$(now)
+	curl -sf -o /dev/null "$base/timeline/tracks"
+	build_s=$(echo "$(now) - $t" | bc)
+	cache=$(find "$d/data/.cache/timeline" -name timeline.duckdb)
+	cbytes=$(stat -c %s "$cache")
+	lod_rows=$("$build/nx-sql" "ATTACH '$cache' AS tl (READ_ONLY)" "SELECT count(*) FROM tl.lod")
+	awk -v b="$build_s" -v s="$scan" -v c="$cbytes" -v e="$ev_bytes" -v r="$lod_rows" \
+		-v hwm="$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")" 'BEGIN {
+		printf "timeline cache built on first open: %.1f s (baseline, one read of the Instruction columns: %.1f s; ratio %.1fx)\n", b, s, b / s
+		printf "  timeline.duckdb %.1f MB (%d pyramid rows) = %.2fx the event tables'"'"' parquet (%.1f MB); server peak RSS %.0f MB\n", c / 1e6, r, c / e, e / 1e6, hwm / 1024 }'
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	node "$here/ui_viewports.mjs" "$api" "big$m" "$pid"
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "page data:"
+	API=$api PROFILE=big$m "$here/ui_pages.sh" "$build"
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	if [[ ! -d $tools/node_modules/playwright-core || ! -x /usr/bin/chromium ]]; then
+		echo "panning frame rate: skipped (needs: bash tests/tools/setup.sh; apt-get install chromium)"
+	else
+		echo "panning frame rate (headless Chromium, software canvas):"
+		node "$here/ui_fps.mjs" "$ui" "big$m" "$tools"
+		echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	fi
+	cleanup
+	[[ ${KEEP:-0} == 1 ]] || rm -rf "$d"
 done

@@ -111,7 +111,7 @@ async function profilePage(name) {
   window.nx = { timeline: tl }; /* for the browser console and the UI tests */
   let row = {};
   try { row = await summaryCard(name, summary); } catch (e) { summary.replaceChildren(el('h2', {}, 'Summary'), errorBox(e)); }
-  enginesCard(name, engines, row.total_time ? row.total_time * 1e9 : 0).catch((e) => engines.append(errorBox(e)));
+  enginesCard(name, engines, row).catch((e) => engines.append(errorBox(e)));
   try { await tl.load(readHash()); } catch (e) { tlMain.replaceChildren(errorBox(e)); }
   analysisCard(name, analysis).catch((e) => analysis.replaceChildren(el('h2', {}, 'Analysis'), errorBox(e)));
 }

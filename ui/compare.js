@@ -43,7 +43,7 @@ async function summaryDeltas(a, b, card) {
 }
 
 async function compareEngines(a, b, card, cmp) {
-  const q = (n) => NX.query(n, 'SELECT engine, SUM(duration_ns) AS busy_ns FROM ActiveTime GROUP BY engine').then(NX.objects).catch(() => []);
+  const q = (n) => NX.query(n, 'SELECT * FROM Summary LIMIT 1').then((r) => engineTimes(n, NX.objects(r)[0])).catch(() => []);
   const [ea, eb] = await Promise.all([q(a), q(b)]);
   const m = new Map();
   for (const [i, rows] of [ea, eb].entries()) for (const r of rows) {

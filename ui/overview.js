@@ -80,9 +80,20 @@ async function frameworkCard(name, card) {
         el('td', { class: 'num' }, r.streams), el('td', { class: 'num' }, NX.fmtNum(r.events)))))));
 }
 
-async function enginesCard(name, card, totalNs) {
-  const res = await NX.query(name, 'SELECT engine, SUM(duration_ns) AS busy_ns, COUNT(*) AS intervals FROM ActiveTime GROUP BY engine ORDER BY busy_ns DESC');
-  const rows = NX.objects(res);
+/* Per engine its ActiveTime total in ns: from the Summary row, which holds those sums
+ * (<engine>_engine_active_time, seconds: docs/derived-tables.md), else from ActiveTime
+ * itself (one aggregate over a table of about 1.5 rows per 100 events). */
+const SUMMARY_ENGINES = ['tensor', 'vector', 'scalar', 'gpsimd', 'sync'];
+async function engineTimes(name, row) {
+  if (row && SUMMARY_ENGINES.every((e) => typeof row[`${e}_engine_active_time`] === 'number'))
+    return SUMMARY_ENGINES.map((e) => ({ engine: e, busy_ns: Math.round(row[`${e}_engine_active_time`] * 1e9) }))
+      .filter((r) => r.busy_ns > 0).sort((a, b) => b.busy_ns - a.busy_ns);
+  return NX.objects(await NX.query(name, 'SELECT engine, SUM(duration_ns) AS busy_ns FROM ActiveTime GROUP BY engine ORDER BY busy_ns DESC'));
+}
+
+async function enginesCard(name, card, row) {
+  const totalNs = row && row.total_time ? row.total_time * 1e9 : 0;
+  const rows = await engineTimes(name, row);
   if (!rows.length) { card.hidden = true; return; } /* a framework trace: no engines */
   const max = totalNs || Math.max(1, ...rows.map((r) => r.busy_ns));
   card.replaceChildren(el('h2', {}, 'Engine active time'),

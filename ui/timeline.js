@@ -131,9 +131,16 @@ class Timeline {
 
   async fetch() {
     if (!this.tracks.length || !this.full) return;
-    if (this.covered() && !this.pending) return;
-    if (this.pending) this.pending.abort();
+    const bucket = this.bucketFor(this.t1 - this.t0, this.plotW());
+    if (this.pending) {
+      /* one fetch at a time at a bucket width: a newer view waits for it (then fetches
+       * what is still missing), so a long pan is not a chain of aborted requests */
+      if (this.pending.bucket === bucket) { this.again = true; return; }
+      this.pending.abort();
+    }
+    if (this.covered()) return;
     const ac = new AbortController();
+    ac.bucket = bucket;
     this.pending = ac;
     this.lastFetchAt = performance.now();
     /* the view plus TL_MARGIN of it on each side, within the profile, at the same
@@ -159,7 +166,7 @@ class Timeline {
     } finally {
       if (this.pending === ac) this.pending = null;
     }
-    if (!this.pending && !this.covered()) this.fetchSoon();
+    if (!this.pending && this.again) { this.again = false; if (!this.covered()) this.fetch(); }
   }
 
   /* Draws at the next animation frame (once, however many changes come before it). */
@@ -252,13 +259,20 @@ class Timeline {
       const modes = [...d.rows.values()].map((r) => r.mode);
       mode = modes.includes('bins') ? `buckets of ${NX.fmtNs(d.bucket)}${d.lod ? ' (summary)' : ''}` : 'raw events';
     }
-    this.status.replaceChildren(
-      NX.el('span', {}, `window ${NX.fmtNs(this.t0 - this.full[0])} – ${NX.fmtNs(this.t1 - this.full[0])} (${NX.fmtNs(span)})`),
-      NX.el('span', { 'data-testid': 'lod' }, mode),
-      NX.el('span', {}, this.lastMs ? `last fetch ${this.lastMs.toFixed(0)} ms` : ''),
-      NX.el('span', {}, 'wheel/W/S zoom · drag/A/D pan · shift+drag select · F focus · 0 reset'));
+    /* the DOM only when its text changes: a pan redraws 60 times a second */
+    const status = [`window ${NX.fmtNs(this.t0 - this.full[0])} – ${NX.fmtNs(this.t1 - this.full[0])} (${NX.fmtNs(span)})`,
+      mode, this.lastMs ? `last fetch ${this.lastMs.toFixed(0)} ms` : '',
+      'wheel/W/S zoom · drag/A/D pan · shift+drag select · F focus · 0 reset'];
+    if (status.join('\n') !== this.statusText) {
+      this.statusText = status.join('\n');
+      this.status.replaceChildren(...status.map((t, i) => NX.el('span', i === 1 ? { 'data-testid': 'lod' } : {}, t)));
+    }
     const lg = [...seen.entries()].sort((a, b) => String(a[0]).localeCompare(String(b[0]))).slice(0, 40);
-    this.legend.replaceChildren(...lg.map(([k, v]) => NX.el('span', { style: `--c:${v}` }, k)));
+    const legend = lg.map(([k, v]) => k + '=' + v).join('\n');
+    if (legend !== this.legendText) {
+      this.legendText = legend;
+      this.legend.replaceChildren(...lg.map(([k, v]) => NX.el('span', { style: `--c:${v}` }, k)));
+    }
   }
 
   drawEvents(tr, i, y, seen, hits) {
