@@ -10,9 +10,11 @@
  *                         (ties: the lowest id), event count and busy time.
  * Everything is read from the profile's timeline cache (lod.h), built on first use:
  * buckets at least as wide as a source's finest pyramid level come from that level of
- * tl.lod, one level and window only; finer views read the window's rows of tl.ev<s>.
- * Without a cache (it could not be built, or a fleet run's union tables) the profile's
- * own tables serve the same queries. Window bounds are integers pasted into the SQL as
+ * tl.lod, one level and window only; finer views read the window's rows of tl.ev<s>,
+ * and tracks with many are bucketed here (timeline_reply.c), or by DuckDB when the
+ * window holds more than RAW_QUERY_PER_PX rows per pixel. Without a cache (it could not
+ * be built, or a fleet run's union tables) the profile's own tables serve the same
+ * queries. Window bounds are integers pasted into the SQL as
  * integer literals (a float there stops DuckDB from skipping row groups): start_ts < t1
  * AND end_ts > t0. With the rows in start order, both columns' statistics skip the
  * groups outside the window, long events included. All SQL runs in sandboxed databases
@@ -32,6 +34,9 @@
 
 #define RAW_PER_PX 3
 #define MAX_PX 16384
+/* a window's rows are read and bucketed here up to this many per pixel; beyond, DuckDB
+ * buckets them (the pyramid keeps windows finer than its levels below about 32) */
+#define RAW_QUERY_PER_PX 64
 
 #define SRC_INSTR 0
 #define SRC_DMA_AGG 1
@@ -460,9 +465,10 @@ static int run_chunks(struct nx_req *rq, struct nx_pdb *db, const char *sql, nx_
 
 /* Writes "<kind>":{...} of source s for the window into the reply. */
 static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, int s,
-			int level, int64_t t0, int64_t t1, int64_t bucket, int64_t raw_limit,
+			int level, int64_t t0, int64_t t1, int64_t px, int64_t bucket,
 			struct nx__tl_reply *rep, struct nx_err *err)
 {
+	int64_t raw_limit = RAW_PER_PX * px;
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	bool use_lod = cached(lod, s) && level >= lod->src[s].lo && level <= lod->src[s].hi;
 	const char *from = use_lod ? "lod" : cached(lod, s) ? "events" : "table";
@@ -477,25 +483,38 @@ static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 		nx_strbuf_addf(rep->out, "%d,", level);
 	else
 		nx_strbuf_addstr(rep->out, "null,");
-	nx__tl_reply_begin_source(rep);
 	if (use_lod) {
+		nx__tl_reply_begin_source(rep, 0, 0, 0);
 		lod_window_sql(&sql, s, level, t0, t1, bucket);
 		rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
 	} else if (!empty) {
-		/* the tracks' counts in the window first: they say which come back raw */
 		char *f = cached(lod, s) ? nx_xasprintf("tl.ev%d", s) : table_from(s);
-		struct wcounts c = { 0 };
 
-		nx_strbuf_addf(&sql, "SELECT core, track, count(*)::BIGINT FROM %s WHERE start_ts < %"
-				     PRId64 " AND end_ts > %" PRId64 " GROUP BY ALL",
+		/* the window's rows, bucketed here for tracks with many: one query, unless
+		 * the window holds more than RAW_QUERY_PER_PX rows per pixel */
+		nx__tl_reply_begin_source(rep, bucket, raw_limit, (uint64_t)(RAW_QUERY_PER_PX * px));
+		nx_strbuf_addf(&sql, "SELECT core, track, false AS bins, id, start_ts, end_ts, label, "
+				     "NULL::BIGINT AS cnt, NULL::BIGINT AS busy, NULL::BIGINT AS lst "
+				     "FROM %s WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64,
 			       f, t1, t0);
-		rc = run_chunks(rq, db, sql.buf, count_chunk, &c, err);
-		if (!rc && c.n) {
+		rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
+		if (rc == -E2BIG) {
+			/* the tracks' counts first: they say which come back raw */
+			struct wcounts c = { 0 };
+
+			nx__tl_reply_begin_source(rep, 0, 0, 0);
 			nx_strbuf_reset(&sql);
-			window_sql(&sql, f, t0, t1, bucket, raw_limit, &c);
-			rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
+			nx_strbuf_addf(&sql, "SELECT core, track, count(*)::BIGINT FROM %s WHERE "
+					     "start_ts < %" PRId64 " AND end_ts > %" PRId64 " GROUP BY ALL",
+				       f, t1, t0);
+			rc = run_chunks(rq, db, sql.buf, count_chunk, &c, err);
+			if (!rc && c.n) {
+				nx_strbuf_reset(&sql);
+				window_sql(&sql, f, t0, t1, bucket, raw_limit, &c);
+				rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
+			}
+			wcounts_release(&c);
 		}
-		wcounts_release(&c);
 		free(f);
 	}
 	if (!rc)
@@ -550,7 +569,7 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 			    PRId64 ",\"raw_limit\":%" PRId64 ",",
 		       t0, t1, px, bucket, raw_limit);
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = source_reply(rq, p, lod, srcs[i], level, t0, t1, bucket, raw_limit, &rep, &err);
+		rc = source_reply(rq, p, lod, srcs[i], level, t0, t1, px, bucket, &rep, &err);
 		nx_strbuf_addch(&sb, ',');
 	}
 	if (rc) {

@@ -30,17 +30,19 @@ int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
 /* The reply writer of a window query (timeline_reply.c). The query's columns are core
  * BIGINT, track VARCHAR, bins BOOLEAN, id, s, e BIGINT, label VARCHAR, cnt, busy, lst
  * BIGINT (NULL for raw rows), in any order: rows are grouped by track here. */
-#define NX_TL_NARR 7
+struct nx__tl_row {
+	int64_t f[7]; /* id, start, end, label index, count, busy, last end */
+};
 struct nx__tl_track {
 	bool core_null, bins;
 	int64_t core;
 	char *track;
-	struct nx_strbuf arr[NX_TL_NARR]; /* id, start, end, label, count, busy, last */
-	size_t n;
+	struct nx__tl_row *v;
+	size_t n, cap;
 };
 struct nx__tl_reply {
 	struct nx_strbuf *out;
-	uint64_t max_bytes, bytes;
+	uint64_t max_bytes;
 	struct nx_strmap labels; /* label -> its index (uint32_t) */
 	struct nx_strbuf names;  /* the labels, JSON-quoted, comma-separated */
 	size_t nlabels;
@@ -48,11 +50,16 @@ struct nx__tl_reply {
 	struct nx__tl_track *tracks;
 	size_t ntracks, cap;
 	struct nx_strbuf key;
+	int64_t bucket, raw_limit; /* of the source: raw tracks beyond raw_limit get bucketed */
+	uint64_t rows, max_rows;   /* rows of the source so far; more than max_rows: -E2BIG */
 };
 void nx__tl_reply_init(struct nx__tl_reply *r, struct nx_strbuf *out, uint64_t max_bytes);
 void nx__tl_reply_release(struct nx__tl_reply *r);
-/* Around the chunks of one source's query; end appends its "tracks":[...]. */
-void nx__tl_reply_begin_source(struct nx__tl_reply *r);
+/* Around the chunks of one source's query; end appends its "tracks":[...]. With a
+ * bucket, raw tracks of more than raw_limit rows are bucketed at its width; with
+ * max_rows, a query of more rows fails with -E2BIG. */
+void nx__tl_reply_begin_source(struct nx__tl_reply *r, int64_t bucket, int64_t raw_limit,
+			       uint64_t max_rows);
 int nx__tl_reply_chunk(void *r, duckdb_data_chunk chunk, struct nx_err *err);
 int nx__tl_reply_end_source(struct nx__tl_reply *r, struct nx_err *err);
 /* Appends "labels":[...], the labels the tracks' indices refer to. */

@@ -3,8 +3,11 @@
  * bins, id, s, e, label, cnt, busy, lst, in any order) into the reply's columnar tracks,
  * {"core":..,"track":..,"mode":"raw"|"bins","n":..,"id":[..],"start":[..],"end":[..],
  * "label":[..]} with "count", "busy" and "last" for buckets. Rows are grouped by track
- * here, so the queries need no ORDER BY; within a track they keep the query's order.
- * Labels are indices into the reply's "labels" array, so a label repeated over
+ * here, so the queries need no ORDER BY. A source's raw rows can come with a bucket
+ * width: a track with more than raw_limit of them is then bucketed here, exactly as the
+ * SQL of the pyramid does it (per bucket of the start: the longest event, ties to the
+ * lowest id, the count, the summed durations and the last end), so a window needs one
+ * query. Labels are indices into the reply's "labels" array, so a label repeated over
  * thousands of events is sent once. */
 #include "common/compat.h"
 #include "server/timeline.h"
@@ -21,9 +24,9 @@ static const duckdb_type col_type[NCOL] = {
 	DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_BIGINT,	 DUCKDB_TYPE_VARCHAR, DUCKDB_TYPE_BIGINT,
 	DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_BIGINT,
 };
-/* the reply's arrays: id, start, end, label, then count, busy, last for buckets */
-static const char *const arr_name[NX_TL_NARR] = { "id",	   "start", "end", "label",
-						  "count", "busy",  "last" };
+#define NONE INT64_MIN /* a NULL value */
+/* the fields of a row, in the reply's order of arrays */
+enum { F_ID, F_S, F_E, F_LABEL, F_CNT, F_BUSY, F_LST };
 
 void nx__tl_reply_init(struct nx__tl_reply *r, struct nx_strbuf *out, uint64_t max_bytes)
 {
@@ -37,12 +40,11 @@ void nx__tl_reply_init(struct nx__tl_reply *r, struct nx_strbuf *out, uint64_t m
 static void drop_tracks(struct nx__tl_reply *r)
 {
 	for (size_t i = 0; i < r->ntracks; i++) {
-		for (size_t j = 0; j < NX_TL_NARR; j++)
-			nx_strbuf_release(&r->tracks[i].arr[j]);
+		free(r->tracks[i].v);
 		free(r->tracks[i].track);
 	}
 	r->ntracks = 0;
-	r->bytes = 0;
+	r->rows = 0;
 	nx_strmap_clear(&r->index);
 }
 
@@ -63,12 +65,21 @@ static bool valid(duckdb_vector v, idx_t row)
 	return !m || duckdb_validity_row_is_valid(m, row);
 }
 
+static int64_t get_i64(duckdb_vector v, idx_t row)
+{
+	return valid(v, row) ? ((int64_t *)duckdb_vector_get_data(v))[row] : NONE;
+}
+
 /* Appends v in decimal: printf is most of the cost of a reply otherwise. */
 static void put_i64(struct nx_strbuf *sb, int64_t v)
 {
 	char buf[24], *p = buf + sizeof(buf);
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
+	if (v == NONE) {
+		nx_strbuf_addstr(sb, "null");
+		return;
+	}
 	do {
 		*--p = (char)('0' + u % 10);
 		u /= 10;
@@ -78,29 +89,15 @@ static void put_i64(struct nx_strbuf *sb, int64_t v)
 	nx_strbuf_add(sb, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-static void add_int(struct nx_strbuf *sb, size_t n, duckdb_vector v, idx_t row)
-{
-	if (n)
-		nx_strbuf_addch(sb, ',');
-	if (valid(v, row))
-		put_i64(sb, ((int64_t *)duckdb_vector_get_data(v))[row]);
-	else
-		nx_strbuf_addstr(sb, "null");
-}
-
-static void add_label(struct nx__tl_reply *r, struct nx_strbuf *sb, size_t n, duckdb_vector v,
-		      idx_t row)
+/* The label's index in the reply's dictionary, added when new; NONE for NULL. */
+static int64_t label_index(struct nx__tl_reply *r, duckdb_vector v, idx_t row)
 {
 	duckdb_string_t *s;
 	uint32_t *ix;
 	bool added;
 
-	if (n)
-		nx_strbuf_addch(sb, ',');
-	if (!valid(v, row)) {
-		nx_strbuf_addstr(sb, "null");
-		return;
-	}
+	if (!valid(v, row))
+		return NONE;
 	s = &((duckdb_string_t *)duckdb_vector_get_data(v))[row];
 	ix = nx_strmap_get(&r->labels, duckdb_string_t_data(s), duckdb_string_t_length(*s), &added);
 	if (added) {
@@ -109,7 +106,7 @@ static void add_label(struct nx__tl_reply *r, struct nx_strbuf *sb, size_t n, du
 			nx_strbuf_addch(&r->names, ',');
 		nx_json_quote(&r->names, duckdb_string_t_data(s), duckdb_string_t_length(*s));
 	}
-	put_i64(sb, *ix);
+	return *ix;
 }
 
 /* The track of row `row`, added when new. */
@@ -122,7 +119,7 @@ static struct nx__tl_track *track_of(struct nx__tl_reply *r, duckdb_vector *v, i
 	size_t *ix;
 	bool added;
 
-	/* "<core>|<track>", "-|<track>" without a core; no track: nothing after '|' but '-' */
+	/* "<core>|<track>", "-|<track>" without a core; without a track '-' for '|' */
 	nx_strbuf_reset(&r->key);
 	if (cv)
 		put_i64(&r->key, core);
@@ -150,7 +147,6 @@ int nx__tl_reply_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 	struct nx__tl_reply *r = arg;
 	duckdb_vector v[NCOL];
 	idx_t size = duckdb_data_chunk_get_size(chunk);
-	size_t before = 0, after = 0;
 
 	if (duckdb_data_chunk_get_column_count(chunk) != NCOL)
 		return nx_errf(err, -EINVAL, "timeline query: %llu columns instead of %d",
@@ -167,61 +163,118 @@ int nx__tl_reply_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 			return nx_errf(err, -EINVAL, "timeline query: column %llu has type %d",
 				       (unsigned long long)c, (int)id);
 	}
+	r->rows += size;
+	if (r->max_rows && r->rows > r->max_rows)
+		return nx_errf(err, -E2BIG, "more than %llu rows in the window",
+			       (unsigned long long)r->max_rows);
 	for (idx_t row = 0; row < size; row++) {
 		struct nx__tl_track *t = track_of(r, v, row);
+		struct nx__tl_row *e;
 
-		for (size_t j = 0; j < NX_TL_NARR; j++)
-			before += t->arr[j].len;
-		add_int(&t->arr[0], t->n, v[C_ID], row);
-		add_int(&t->arr[1], t->n, v[C_S], row);
-		add_int(&t->arr[2], t->n, v[C_E], row);
-		add_label(r, &t->arr[3], t->n, v[C_LABEL], row);
-		if (t->bins) {
-			add_int(&t->arr[4], t->n, v[C_CNT], row);
-			add_int(&t->arr[5], t->n, v[C_BUSY], row);
-			add_int(&t->arr[6], t->n, v[C_LST], row);
-		}
-		for (size_t j = 0; j < NX_TL_NARR; j++)
-			after += t->arr[j].len;
-		t->n++;
+		NX_GROW(t->v, t->n + 1, t->cap);
+		e = &t->v[t->n++];
+		e->f[F_ID] = get_i64(v[C_ID], row);
+		e->f[F_S] = get_i64(v[C_S], row);
+		e->f[F_E] = get_i64(v[C_E], row);
+		e->f[F_LABEL] = label_index(r, v[C_LABEL], row);
+		e->f[F_CNT] = t->bins ? get_i64(v[C_CNT], row) : 1;
+		e->f[F_BUSY] = t->bins ? get_i64(v[C_BUSY], row) : e->f[F_E] - e->f[F_S];
+		e->f[F_LST] = t->bins ? get_i64(v[C_LST], row) : e->f[F_E];
 	}
-	r->bytes += after - before;
-	if (r->out->len + r->bytes > r->max_bytes)
-		return nx_errf(err, -E2BIG, "the timeline reply exceeds %llu bytes",
-			       (unsigned long long)r->max_bytes);
 	return 0;
 }
 
-void nx__tl_reply_begin_source(struct nx__tl_reply *r)
+void nx__tl_reply_begin_source(struct nx__tl_reply *r, int64_t bucket, int64_t raw_limit,
+			       uint64_t max_rows)
 {
 	drop_tracks(r);
+	r->bucket = bucket;
+	r->raw_limit = raw_limit;
+	r->max_rows = max_rows;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const int64_t *x = ((const struct nx__tl_row *)a)->f, *y = ((const struct nx__tl_row *)b)->f;
+
+	if (x[F_S] != y[F_S])
+		return x[F_S] < y[F_S] ? -1 : 1;
+	return x[F_ID] < y[F_ID] ? -1 : x[F_ID] > y[F_ID];
+}
+
+/* Buckets the raw rows of t in place: per bucket of the start, the longest event (ties:
+ * the lowest id) with the bucket's count, busy time and last end. */
+static void bin_track(struct nx__tl_track *t, int64_t bucket)
+{
+	size_t out = 0;
+
+	qsort(t->v, t->n, sizeof(*t->v), by_start);
+	for (size_t i = 0; i < t->n;) {
+		int64_t k = floor_div(t->v[i].f[F_S], bucket);
+		struct nx__tl_row b = t->v[i];
+
+		for (i++; i < t->n && floor_div(t->v[i].f[F_S], bucket) == k; i++) {
+			const int64_t *e = t->v[i].f;
+			int64_t d = e[F_E] - e[F_S], bd = b.f[F_E] - b.f[F_S];
+
+			if (d > bd || (d == bd && e[F_ID] < b.f[F_ID])) {
+				b.f[F_ID] = e[F_ID];
+				b.f[F_S] = e[F_S];
+				b.f[F_E] = e[F_E];
+				b.f[F_LABEL] = e[F_LABEL];
+			}
+			b.f[F_CNT] += e[F_CNT];
+			b.f[F_BUSY] += e[F_BUSY];
+			if (e[F_LST] > b.f[F_LST])
+				b.f[F_LST] = e[F_LST];
+		}
+		t->v[out++] = b;
+	}
+	t->n = out;
+	t->bins = true;
+}
+
+static void put_arr(struct nx_strbuf *o, const char *name, const struct nx__tl_track *t,
+		    size_t field)
+{
+	nx_strbuf_addf(o, ",\"%s\":[", name);
+	for (size_t i = 0; i < t->n; i++) {
+		if (i)
+			nx_strbuf_addch(o, ',');
+		put_i64(o, t->v[i].f[field]);
+	}
+	nx_strbuf_addch(o, ']');
 }
 
 int nx__tl_reply_end_source(struct nx__tl_reply *r, struct nx_err *err)
 {
+	static const char *const names[] = { "id", "start", "end", "label", "count", "busy", "last" };
 	struct nx_strbuf *o = r->out;
 
 	nx_strbuf_addstr(o, "\"tracks\":[");
 	for (size_t i = 0; i < r->ntracks; i++) {
 		struct nx__tl_track *t = &r->tracks[i];
 
+		if (!t->bins && r->bucket && t->n > (size_t)r->raw_limit)
+			bin_track(t, r->bucket);
 		nx_strbuf_addstr(o, i ? ",{\"core\":" : "{\"core\":");
-		if (t->core_null)
-			nx_strbuf_addstr(o, "null");
-		else
-			put_i64(o, t->core);
+		put_i64(o, t->core_null ? NONE : t->core);
 		nx_strbuf_addstr(o, ",\"track\":");
 		if (t->track)
 			nx_json_quote(o, t->track, strlen(t->track));
 		else
 			nx_strbuf_addstr(o, "null");
 		nx_strbuf_addf(o, ",\"mode\":\"%s\",\"n\":%zu", t->bins ? "bins" : "raw", t->n);
-		for (size_t j = 0; j < (t->bins ? NX_TL_NARR : 4u); j++) {
-			nx_strbuf_addf(o, ",\"%s\":[", arr_name[j]);
-			nx_strbuf_add(o, t->arr[j].buf ? t->arr[j].buf : "", t->arr[j].len);
-			nx_strbuf_addch(o, ']');
-		}
+		for (size_t f = 0; f < (t->bins ? 7u : 4u); f++)
+			put_arr(o, names[f], t, f);
 		nx_strbuf_addch(o, '}');
+		if (o->len > r->max_bytes)
+			break;
 	}
 	nx_strbuf_addch(o, ']');
 	drop_tracks(r);
