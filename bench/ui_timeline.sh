@@ -17,6 +17,8 @@
 # usage: bench/ui_timeline.sh [BUILD_DIR] [WORK_DIR]
 #   env: SIZES ("10 100")  N (30 viewports per level)  DURATION (4000 ms of panning)  KEEP
 #        REUSE=1 (a kept profile of an earlier run is served again, its cache rebuilt)
+#        PREPARE=1 (only generate and ingest, with KEEP=1: the timed part can then run
+#        alone under the bench lock with REUSE=1)
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,6 +50,7 @@ for m in $sizes; do
 		printf 'generated and ingested in %.0f s\n' "$(echo "$(now) - $t" | bc)"
 	fi
 	echo "$(grep -oP 'Wrote \K[0-9]+' "$d/ingest.log") rows, profile $(du -sh "$prof" | cut -f1)"
+	[[ ${PREPARE:-0} == 1 ]] && continue
 	ev_bytes=0
 	for f in Instruction DmaPacketAggregated DmaPacket; do
 		[[ -f $prof/$f.parquet ]] && ev_bytes=$((ev_bytes + $(stat -c %s "$prof/$f.parquet")))

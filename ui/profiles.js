@@ -14,14 +14,15 @@ async function profileFacts(name) {
     parts.push('(SELECT count(*) FROM SystemProfileEvents) AS fw_events',
       '(SELECT max(end_ts) - min(start_ts) FROM SystemProfileEvents WHERE duration_ns > 0) AS fw_span_ns',
       '(SELECT min(instance_id) FROM SystemProfileEvents) AS fw_instance');
-  /* the bottleneck from Summary's per-engine ActiveTime totals (no scan of ActiveTime) */
-  if (has.has('Summary'))
-    parts.push('(SELECT total_time FROM Summary LIMIT 1) AS total_time',
-      `(SELECT {${SUMMARY_ENGINES.map((e) => `${e}: ${e}_engine_active_time`).join(', ')}} FROM Summary LIMIT 1) AS engines`);
-  else if (has.has('ActiveTime'))
-    parts.push('(SELECT engine FROM ActiveTime GROUP BY engine ORDER BY SUM(duration_ns) DESC LIMIT 1) AS bottleneck');
+  if (has.has('Summary')) parts.push('(SELECT total_time FROM Summary LIMIT 1) AS total_time');
   if (has.has('ExecutionInfo')) parts.push('(SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel');
-  const f = NX.objects(await NX.query(name, 'SELECT ' + parts.join(', ')))[0];
+  /* the bottleneck from Summary's per-engine ActiveTime totals (no scan of ActiveTime);
+   * from ActiveTime itself when Summary lacks them */
+  const engines = `(SELECT {${SUMMARY_ENGINES.map((e) => `${e}: ${e}_engine_active_time`).join(', ')}} FROM Summary LIMIT 1) AS engines`;
+  const scan = '(SELECT engine FROM ActiveTime GROUP BY engine ORDER BY SUM(duration_ns) DESC LIMIT 1) AS bottleneck';
+  const run = (extra) => NX.query(name, 'SELECT ' + parts.concat(extra).join(', ')).then((r) => NX.objects(r)[0]);
+  const f = await (has.has('Summary') ? run([engines]).catch(() => run(has.has('ActiveTime') ? [scan] : []))
+    : run(has.has('ActiveTime') ? [scan] : []));
   if (f.engines) {
     const [top] = Object.entries(f.engines).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
     f.bottleneck = top ? top[0] : null;

@@ -420,7 +420,7 @@ static void window_sql(struct nx_strbuf *sql, const char *from, int64_t t0, int6
 		nx_strbuf_addf(sql, "SELECT core, track, true, r.id, r.s, r.e, r.l, cnt, busy, lst "
 				    "FROM (SELECT core, track, start_ts // %" PRId64 " AS k, "
 				    "arg_max({'id': id, 's': start_ts, 'e': end_ts, 'l': label}, "
-				    "(end_ts - start_ts, -id)) AS r, count(*)::BIGINT AS cnt, "
+				    "((end_ts - start_ts)::HUGEINT << 64) - id) AS r, count(*)::BIGINT AS cnt, "
 				    "sum(end_ts - start_ts)::BIGINT AS busy, max(end_ts) AS lst FROM %s "
 				    "WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64 " AND ",
 			       bucket, from, t1, t0);
