@@ -168,6 +168,18 @@ function findingSources(f) {
 /* Whether a profile has device instructions (what `recommend` analyses). */
 const hasInstructions = (name) => NX.query(name, 'SELECT count(*) FROM Instruction').then((x) => x.rows[0][0] > 0).catch(() => false);
 
+/* A finding's source line on the timeline of this page: its instructions marked, the
+ * view on the first of them, the hash saying so. */
+function showOnTimeline(loc) {
+  const tl = window.nx && window.nx.timeline;
+  if (!tl) return;
+  const h = new URLSearchParams(location.hash.slice(1));
+  h.set('highlight', loc);
+  history.replaceState(null, '', '#' + h.toString());
+  tl.search(`source_location = ${loc}`).catch((e) => tl.fail(e));
+  tl.canvas.scrollIntoView({ block: 'center' });
+}
+
 /* The `recommend` analysis (GET .../analysis): bounds and gaps chart, ranked findings. */
 async function analysisCard(name, card) {
   if (!await hasInstructions(name)) {
@@ -186,7 +198,10 @@ async function analysisCard(name, card) {
     el('tbody', {}, r.findings.map((f) => el('tr', { 'data-finding': f.id }, el('td', { class: 'num' }, f.rank), el('td', {}, f.title),
       el('td', {}, el('span', { class: 'badge' + (f.status === 'found' ? ' found' : ' quiet') }, f.status.replace(/_/g, ' '))),
       el('td', { class: 'num' }, f.gap_ns === null || f.gap_ns === undefined ? '–' : NX.fmtNs(f.gap_ns)),
-      el('td', { class: 'srclinks' }, findingSources(f).slice(0, 4).map((s) => el('a', { href: NX.sourceUrl(name, s), 'data-nav': true,
-        class: 'mono', 'data-testid': 'finding-source', title: 'Open in the source view' }, s))),
+      el('td', { class: 'srclinks' }, findingSources(f).slice(0, 4).map((s) => el('div', {},
+        el('a', { href: NX.sourceUrl(name, s), 'data-nav': true, class: 'mono', 'data-testid': 'finding-source',
+          title: 'Open in the source view' }, s), ' ',
+        el('a', { href: NX.timelineUrl(name, { highlight: s }), 'data-testid': 'finding-timeline', class: 'tl-link',
+          title: 'Mark its instructions on the timeline', onclick: (ev) => { ev.preventDefault(); showOnTimeline(s); } }, '▸ timeline')))),
       el('td', {}, f.summary || '')))))].filter(Boolean));
 }

@@ -5,7 +5,7 @@
  *        equals value: the count and the first SEARCH_LIMIT matches by start time.
  *        On Instruction, field source_location is the instruction's source line as
  *        the UI's pages name it: coalesce(bir_debug_info_source_location,
- *        nki_source_location).
+ *        nki_source_location), equal to value or ending in '/' value.
  *   .../timeline/aggregate?t0=&t1=   the events overlapping [t0, t1) per kind, core,
  *        track and label: count, summed duration, first start, last end (the box
  *        selection's aggregate).
@@ -130,12 +130,23 @@ enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 			     "start_ts AS start, end_ts AS \"end\", (%s)::VARCHAR AS label, "
 			     "count(*) OVER () AS total FROM \"%s\" WHERE ",
 		       nx__lod_sources[s].track, nx__lod_sources[s].label, table);
-	if (loc)
-		nx_strbuf_addstr(&sql, "coalesce(bir_debug_info_source_location, "
-				       "nki_source_location)");
-	else
+	if (loc) {
+		/* as the profile spells it, or a path suffix of it ("mm.py:28" finds
+		 * "kernels/mm.py:28", as a finding names its lines) */
+		static const char expr[] = "coalesce(bir_debug_info_source_location, "
+					   "nki_source_location)";
+
+		nx_strbuf_addf(&sql, "(%s = ", expr);
+		nx_sql_quote(&sql, value);
+		nx_strbuf_addf(&sql, " OR ends_with(%s, '/' || ", expr);
+		nx_sql_quote(&sql, value);
+		nx_strbuf_addstr(&sql, "))");
+	} else {
 		nx_sql_quote_ident(&sql, field);
-	if (is_integer_type(type) && is_integer_text(value)) {
+	}
+	if (loc) {
+		/* the condition is complete */
+	} else if (is_integer_type(type) && is_integer_text(value)) {
 		nx_strbuf_addf(&sql, " = %lld", strtoll(value, NULL, 10));
 	} else {
 		nx_strbuf_addstr(&sql, "::VARCHAR = ");

@@ -89,7 +89,7 @@ grep -q "port $uiport on 127.0.0.1 is already in use.*--port" v2.err || fail "ta
 # the browser
 NX_UI_URL="$UI" NX_PROFILE=mm-512 NX_SHOTS="$SHOTS" NX_TOOLS="$SRC/tests/tools" \
 	NX_CHROMIUM="$CHROMIUM" timeout 300 node "$SRC/tests/ui/browse.mjs" || fail "browser test"
-for s in 1-profiles 2-profile 3-zoomed-in 4-details 5-sql; do
+for s in 1-profiles 2-profile 3-zoomed-in 4-details 4-timeline 4-selection 5-sql; do
 	[ -s "$SHOTS/$s.png" ] || fail "no screenshot $s.png"
 done
 

@@ -135,6 +135,7 @@ try {
   check((await page.textContent('[data-testid=details] tr[data-field=opcode] .desc')).length > 10, 'no description of opcode');
   await page.waitForFunction(() => window.nx.timeline.canvas.dataset.flows !== undefined);
   await page.screenshot({ path: path.join(shots, '4-details.png'), fullPage: true });
+  await page.locator('.card:has([data-testid=timeline])').screenshot({ path: path.join(shots, '4-timeline.png') });
 
   step = 'search the whole profile';
   await page.fill('[data-testid=tl-search]', 'opcode = MATMUL');

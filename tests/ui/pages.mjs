@@ -83,6 +83,13 @@ try {
   await shot(page, '3-overview');
   await page.locator('[data-testid=analysis]').screenshot({ path: path.join(shots, '3-analysis.png') });
   check(await page.locator(`[data-testid=compare-with] option[value="${B}"]`).count() === 1, 'no "compare with" for B');
+  step = 'finding line -> timeline';
+  await page.waitForFunction(() => window.nx && window.nx.timeline.requests >= 1);
+  await page.locator('[data-testid=finding-timeline]').first().click();
+  await page.waitForFunction(() => window.nx.timeline.matches && window.nx.timeline.selected);
+  const fm = await page.evaluate(() => ({ n: window.nx.timeline.matches.total, hash: location.hash }));
+  check(fm.n > 0 && new URLSearchParams(fm.hash.slice(1)).get('highlight') === loc,
+    `the finding's line marks ${fm.n} instructions, hash ${fm.hash}`);
 
   step = 'source view of a finding line';
   await src.click();
