@@ -37,6 +37,9 @@ section soak;      if missing wrk; then skip wrk; else DURATION=${SOAK_DURATION:
 section trace;     if missing time; then skip time; else "$here/trace.sh" "$build"; fi
 section recommend; if missing time; then skip time; else "$here/recommend.sh" "$build" "$work"; fi
 section fleet;     if missing time bc; then skip time bc; else "$here/fleet.sh" "$build" "$work"; fi
+# The web UI at 10M and 100M trace records (NX_BENCH_UI_SIZES): timeline cache, viewport
+# latency per zoom level, page data (bench/ui_pages.sh), panning frame rate in Chromium.
+section ui;        if missing bc; then skip bc; else SIZES=${NX_BENCH_UI_SIZES:-10 100} "$here/ui_timeline.sh" "$build" "$work"; fi
 # The fuzzing campaign takes hours at 10M executions per target: only on request.
 section fuzz
 if [ -n "${NX_BENCH_FUZZ_RUNS:-}" ]; then

@@ -5,8 +5,9 @@
 # one profile), the overview (Summary row, which also gives the engine bars, and its
 # schema, the profiles for "Compare with…", the instruction count, the timeline's tracks
 # and first whole-profile view with its counters, then the `recommend`
-# analysis, which the page loads last), the source view's per-line aggregate and one
-# line's opcodes, and the SQL page's first page, page 1000 and count of
+# analysis, which the page loads last), the source view's per-line summary (and, for
+# comparison, the aggregate over Instruction it replaces) and one line's opcodes, and
+# the SQL page's first page, page 1000 and count of
 # SELECT * FROM Instruction. "overview data" adds up the p50s of the overview's requests
 # before the analysis (the page sends some of them at once, so this is an upper bound).
 #
@@ -97,8 +98,10 @@ bench "overview: counters, whole view" get "$base/timeline/counters?t0=$t0&t1=$t
 bench "overview: has instructions" post "$(q 'SELECT count(*) FROM Instruction')" o
 awk '{ s += $1 } END { printf "%-34s %8.1f   (sum of the p50s above, before the analysis)\n", "overview data", s }' "$work/overview"
 n=1 bench "overview: analysis (recommend)" get "$base/analysis"
-bench "source: per-line aggregate" post "$(q "SELECT loc, count(*) AS n, sum(duration_ns)::BIGINT AS dur, min(start_ts) AS t0, max(end_ts) AS t1 FROM (SELECT $loc AS loc, duration_ns, start_ts, end_ts FROM Instruction) WHERE loc IS NOT NULL GROUP BY loc ORDER BY dur DESC LIMIT 20000")"
-bench "source: one line's opcodes" post "$(q "SELECT engine, opcode, count(*) AS n, sum(duration_ns)::BIGINT AS dur FROM Instruction WHERE $loc IN ('kernels/big.py:42') GROUP BY ALL ORDER BY dur DESC LIMIT 50")"
+bench "source: per-line summary" get "$base/timeline/lines"
+bench "source: per-line aggregate (scan)" post "$(q "SELECT loc, count(*) AS n, sum(duration_ns)::BIGINT AS dur, min(start_ts) AS t0, max(end_ts) AS t1 FROM (SELECT $loc AS loc, duration_ns, start_ts, end_ts FROM Instruction) WHERE loc IS NOT NULL GROUP BY loc ORDER BY dur DESC LIMIT 20000")"
+# one line's opcodes, bounded by the line's time span as the page does (here a tenth of the profile)
+bench "source: one line's opcodes" post "$(q "SELECT engine, opcode, count(*) AS n, sum(duration_ns)::BIGINT AS dur FROM Instruction WHERE start_ts <= $((t0 + (t1 - t0) / 10)) AND end_ts >= $t0 AND $loc IN ('kernels/big.py:42') GROUP BY ALL ORDER BY dur DESC LIMIT 50")"
 bench "sql: page 1 of SELECT *" post "$(q 'SELECT * FROM (\nSELECT * FROM Instruction\n) AS nx_page LIMIT 101 OFFSET 0')"
 bench "sql: page 1000 of SELECT *" post "$(q 'SELECT * FROM (\nSELECT * FROM Instruction\n) AS nx_page LIMIT 101 OFFSET 99900')"
 bench "sql: count of SELECT *" post "$(q 'SELECT count(*) AS n FROM (\nSELECT * FROM Instruction\n) AS nx_count')"

@@ -1,7 +1,7 @@
 /* source.js: the source view (/profile/<name>/source?file=F&line=N or ?loc=f.py:12).
  * The uploaded archive (source_folder.tar.gz, from the documented /fs/ route) is unpacked
  * in the browser (DecompressionStream and a small tar reader); per line it shows the
- * instruction count and total duration from one aggregate query over Instruction, and a
+ * instruction count and total duration from the server's per-line summary, and a
  * click on a line lists its instructions by engine and opcode and links to the timeline
  * with them highlighted. Without an archive: the file:line references and how to upload. */
 'use strict';
@@ -49,12 +49,11 @@ async function sourceArchive(name) {
   return { name: a.name, size: a.size, files };
 }
 
-/* Per source location: instruction count, total duration and time span (one aggregate). */
+/* Per source location (NX.LOC_SQL): instruction count, total duration and time span, from
+ * the timeline cache's per-line summary (GET .../timeline/lines), so no scan of Instruction. */
 async function locationStats(name) {
-  const res = await NX.query(name, `SELECT loc, count(*) AS n, sum(duration_ns)::BIGINT AS dur, min(start_ts) AS t0, max(end_ts) AS t1 ` +
-    `FROM (SELECT ${NX.LOC_SQL} AS loc, duration_ns, start_ts, end_ts FROM Instruction) WHERE loc IS NOT NULL ` +
-    'GROUP BY loc ORDER BY dur DESC LIMIT 20000');
-  return NX.objects(res).map((r) => Object.assign(r, NX.splitLoc(r.loc)));
+  const res = await NX.get(NX.profileBase(name) + '/timeline/lines');
+  return res.result ? NX.objects(res.result).map((r) => Object.assign(r, NX.splitLoc(r.loc))) : [];
 }
 
 /* How well archive path p names the file f of a location: the trailing path components
@@ -84,8 +83,7 @@ async function sourcePage(name) {
   main.replaceChildren(el('h1', {}, 'Source'), el('div', { class: 'src-wrap' }, side, view));
   let stats, arch;
   try {
-    [stats, arch] = await Promise.all([locationStats(name).catch((e) => { if (/table_not_found|Instruction/.test(e.message)) return []; throw e; }),
-      sourceArchive(name)]);
+    [stats, arch] = await Promise.all([locationStats(name), sourceArchive(name)]);
   } catch (e) { view.replaceChildren(errorBox(e)); side.replaceChildren(el('h2', {}, 'Files')); return; }
   if (!arch) return noArchive(name, stats, side, view, want);
 

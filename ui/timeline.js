@@ -21,6 +21,14 @@ function compact(v) {
   return String(+v.toPrecision(3));
 }
 
+/* A value of a value track in its unit: utilisation fractions as percent, throughputs in
+ * bytes per second, the rest (pending DMAs, semaphores) as counts. */
+function counterValue(track, v) {
+  if (track === 'SbufUsage' || track === 'PsumUsage') return +(v * 100).toPrecision(3) + ' %';
+  if (track === 'HbmUsage' || track === 'DmaUsage') return compact(v) + 'B/s';
+  return compact(v);
+}
+
 class Timeline {
   constructor(root, profile, opts) {
     this.profile = profile;
@@ -185,6 +193,10 @@ class Timeline {
       lod = lod || r[kind].lod;
       for (const row of r[kind].tracks) {
         row.label = row.label.map((i) => (i === null ? null : labels[i]));
+        /* start and last come as offsets from the reply's t0, ends as durations */
+        row.start = row.start.map((x) => x + r.t0);
+        row.end = row.dur.map((x, j) => row.start[j] + x);
+        if (row.last) row.last = row.last.map((x) => x + r.t0);
         const groups = new Map();
         row.label.forEach((l, j) => { const g = groups.get(l); if (g) g.push(j); else groups.set(l, [j]); });
         m.set(`${kind}|${row.core}|${row.track}`, Object.assign(row, { table: r[kind].table, kind, groups }));
@@ -248,7 +260,7 @@ class Timeline {
       const y = this.rowY(i) + this.rowH / 2;
       c.fillStyle = tr.kind === 'instruction' ? '#1d2430' : tr.kind === 'counter' ? '#7c4a03' : '#6b7483';
       let label = (cores > 1 && tr.core !== null ? `NC${tr.core} ` : '') + prefix[tr.kind] + tr.track;
-      if (tr.kind === 'counter' && tr.max !== undefined) label += ` ≤ ${compact(tr.max)}`;
+      if (tr.kind === 'counter' && tr.max !== undefined) label += ` ≤ ${counterValue(tr.track, tr.max)}`;
       c.fillText(label, 12, y, this.labelW - 16);
     });
     c.fillStyle = '#6b7483'; c.fillText('time', 12, this.axisH / 2);
@@ -410,8 +422,9 @@ class Timeline {
     if (!h) { tip.hidden = true; return; }
     let kids;
     if (h.counter) {
-      kids = [NX.el('b', {}, h.track.track), NX.el('br'), `value ${NX.fmtNum(h.value)}`,
-        h.hi !== null ? NX.el('span', {}, NX.el('br'), `in this bucket: ${NX.fmtNum(h.lo)} – ${NX.fmtNum(h.hi)}`) : null];
+      const f = (v) => (v === null || v === undefined ? '–' : counterValue(h.track.track, v));
+      kids = [NX.el('b', {}, h.track.track), NX.el('br'), `value ${f(h.value)}`,
+        h.hi !== null ? NX.el('span', {}, NX.el('br'), `in this bucket: ${f(h.lo)} – ${f(h.hi)}`) : null];
     } else {
       kids = [NX.el('b', {}, h.label), NX.el('br'),
         `${h.track.kind === 'dma' ? 'DMA queue' : h.track.kind === 'framework' ? 'stream' : 'engine'} ${h.track.track} · id ${h.id}`, NX.el('br'),

@@ -564,7 +564,7 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 		return ret;
 	n = view_sources(p, packets_arg(rq), srcs);
 	lod = n ? nx__tl_lod(rq, p) : NULL;
-	nx__tl_reply_init(&rep, &sb, rq->s->o.max_result_bytes);
+	nx__tl_reply_init(&rep, &sb, rq->s->o.max_result_bytes, t0);
 	nx_strbuf_addf(&sb, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"px\":%" PRId64 ",\"bucket\":%"
 			    PRId64 ",\"raw_limit\":%" PRId64 ",",
 		       t0, t1, px, bucket, raw_limit);

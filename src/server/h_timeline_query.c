@@ -11,6 +11,8 @@
  *        selection's aggregate).
  *   .../timeline/flows?table=&id=   the Flow edges of one event (instruction -> the DMA
  *        transfer it triggered, semaphore producer -> waiter), both ends with times.
+ *   .../timeline/lines   per source line of the instructions (the source view): count,
+ *        summed duration, first start, last end; from the timeline cache's tl.lines.
  * Only tables and fields the profile has are accepted; values reach SQL as quoted
  * literals or integers, bounds as integer literals. */
 #include "common/compat.h"
@@ -19,6 +21,7 @@
 #include "server/registry.h"
 #include "server/timeline.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 #include "db/duck.h"
 
 #include <stdlib.h>
@@ -297,6 +300,52 @@ enum MHD_Result nx__h_timeline_flows(struct nx_req *rq, char **cap)
 	ret = run(rq, p, sql.buf, &sb);
 out:
 	nx_strbuf_release(&sql);
+	nx_strbuf_release(&sb);
+	nx__reg_put(&rq->s->reg, p);
+	return ret;
+}
+
+/* LINES_LIMIT source locations at most, the busiest first. */
+#define LINES_LIMIT 20000
+
+enum MHD_Result nx__h_timeline_lines(struct nx_req *rq, char **cap)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	struct nx_profile *p;
+	enum MHD_Result ret;
+	struct nx_lod *lod;
+	char *sql;
+
+	p = nx__lookup_profile(rq, cap, true, &ret);
+	if (!p)
+		return ret;
+	nx_strbuf_addf(&sb, "{\"limit\":%d,\"result\":", LINES_LIMIT);
+	if (!nx__pfiles_find(&p->files, "Instruction")) {
+		nx_strbuf_addstr(&sb, "null}");
+		ret = nx__reply_json(rq, 200, &sb);
+		goto out;
+	}
+	lod = nx__tl_lod(rq, p);
+	if (lod && lod->lines) {
+		sql = nx_xasprintf("SELECT loc, n, dur, t0, t1 FROM tl.lines ORDER BY dur DESC, loc "
+				   "LIMIT %d", LINES_LIMIT);
+		if (nx__tl_lod_query(rq, lod, sql, &sb, &err)) {
+			ret = nx__tl_query_failed(rq, &err);
+		} else {
+			nx_strbuf_addch(&sb, '}');
+			ret = nx__reply_json(rq, 200, &sb);
+		}
+	} else {
+		sql = nx_xasprintf("SELECT loc, count(*)::BIGINT AS n, sum(duration_ns)::BIGINT AS dur, "
+				   "min(start_ts) AS t0, max(end_ts) AS t1 FROM (SELECT coalesce("
+				   "bir_debug_info_source_location, nki_source_location) AS loc, "
+				   "duration_ns, start_ts, end_ts FROM Instruction) WHERE loc IS NOT "
+				   "NULL GROUP BY loc ORDER BY dur DESC, loc LIMIT %d", LINES_LIMIT);
+		ret = run(rq, p, sql, &sb);
+	}
+	free(sql);
+out:
 	nx_strbuf_release(&sb);
 	nx__reg_put(&rq->s->reg, p);
 	return ret;

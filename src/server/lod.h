@@ -9,7 +9,9 @@
  *   tl.lod     the pyramid: per track, power-of-two time bucket and level, the event
  *              count, busy time, first start, last end and the longest event;
  * and tl.ctr (the counter and semaphore values, by time), tl.tracks (the rows of the
- * timeline with their counts and spans) and tl.meta (per source: rows, span, levels). */
+ * timeline with their counts and spans), tl.meta (per source: rows, span, levels) and,
+ * when Instruction has source locations, tl.lines (per source line: instruction count,
+ * summed duration, first start, last end). */
 #ifndef NX_SERVER_LOD_H
 #define NX_SERVER_LOD_H
 
@@ -50,6 +52,7 @@ struct nx_lod {
 		int lo, hi;     /* pyramid levels lo..hi (bucket 2^level ns); lo > hi: none */
 	} src[NX_LOD_NSRC];
 	bool counters; /* tl.ctr has rows */
+	bool lines;    /* tl.lines exists */
 	uint64_t bytes; /* size of timeline.duckdb */
 	double build_s; /* 0 when it was found in the cache */
 };

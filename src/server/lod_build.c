@@ -16,7 +16,8 @@
  *      input rows aligned to the level's buckets, so memory stays bounded. The longest
  *      event is arg_max by duration * 2^64 - id (a HUGEINT: the longest, then the
  *      lowest id), which DuckDB compares much faster than a (duration, -id) struct.
- * Then tl.ctr (counter and semaphore values by time), tl.tracks and tl.meta. */
+ * Then tl.ctr (counter and semaphore values by time), tl.tracks, tl.meta, and tl.lines
+ * (per source line of Instruction, for the source view). */
 #include "common/compat.h"
 #include "server/lod.h"
 #include "common/fsutil.h"
@@ -280,6 +281,35 @@ static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pf
 	return rc;
 }
 
+/* tl.lines: per source location of Instruction (as the UI's pages name it,
+ * coalesce(bir_debug_info_source_location, nki_source_location)) the instruction count,
+ * summed duration, first start and last end; only when the table has those columns. */
+static int build_lines(struct nx_duck *d, struct nx_err *err)
+{
+	static const char *const need[] = { "bir_debug_info_source_location",
+					     "nki_source_location", "duration_ns" };
+	char **names = NULL;
+	size_t n = 0, found = 0;
+	int rc;
+
+	rc = nx_duck_columns(d, "SELECT * FROM \"Instruction\" LIMIT 0", &names, &n, err);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < NX_ARRAY_SIZE(need); k++)
+			found += !strcmp(names[i], need[k]);
+		free(names[i]);
+	}
+	free(names);
+	if (rc || found < NX_ARRAY_SIZE(need))
+		return rc;
+	return nx_duck_exec(d, "CREATE TABLE tl.lines AS SELECT loc, count(*)::BIGINT AS n, "
+			       "sum(duration_ns)::BIGINT AS dur, min(start_ts) AS t0, "
+			       "max(end_ts) AS t1 FROM (SELECT coalesce("
+			       "bir_debug_info_source_location, nki_source_location) AS loc, "
+			       "duration_ns, start_ts, end_ts FROM \"Instruction\") "
+			       "WHERE loc IS NOT NULL GROUP BY loc ORDER BY dur DESC",
+			    err);
+}
+
 static const char schema_sql[] =
 	"CREATE TABLE tl.lod (src UTINYINT, level UTINYINT, k BIGINT, core BIGINT, "
 	"track VARCHAR, count BIGINT, busy BIGINT, first_ts BIGINT, last_ts BIGINT, id BIGINT, "
@@ -311,8 +341,11 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *ou
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
-		if (t && !t->members && t->nfiles)
+		if (t && !t->members && t->nfiles) {
 			rc = build_source(d, dir, s, t, err);
+			if (!rc && s == 0)
+				rc = build_lines(d, err);
+		}
 	}
 	if (!rc)
 		rc = build_counters(d, dir, files, err);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * lod_cache.c: where the timeline cache of a profile lives (lod.h). It is
- * <data>/.cache/timeline/<name>@v2-<dev>-<ino>-<mtime>/timeline.duckdb, keyed by the
+ * <data>/.cache/timeline/<name>@v3-<dev>-<ino>-<mtime>/timeline.duckdb, keyed by the
  * identity of the profile directory the registry saw, so a re-ingested profile gets a
  * new pyramid and the profile directory itself is never written. A build goes to a
  * private hidden directory that is renamed into place; when another process won the
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LOD_VERSION "v2"
+#define LOD_VERSION "v3"
 /* DuckDB threads per cache database: its queries are small, and one thread does them
  * with about half the CPU time of two on this kind of machine */
 #define LOD_THREADS 1
@@ -95,8 +95,9 @@ static int build_into(const char *root, const char *key, const char *final, cons
 /* Reads the rows and level range of each source, and whether there are counters. */
 static int read_meta(struct nx_lod *lod, struct nx_err *err)
 {
-	static const char sql[] = "SELECT src, n, lo, hi, (SELECT count(*) FROM tl.ctr) "
-				  "FROM tl.meta";
+	static const char sql[] = "SELECT src, n, lo, hi, (SELECT count(*) FROM tl.ctr), "
+				  "(SELECT count(*) FROM duckdb_tables() WHERE database_name = 'tl' "
+				  "AND table_name = 'lines') FROM tl.meta";
 	struct nx_query_limits lim = { .max_rows = 100, .max_bytes = 1 << 16 };
 	struct nx_strbuf out = NX_STRBUF_INIT;
 	json_t *root, *row;
@@ -120,6 +121,7 @@ static int read_meta(struct nx_lod *lod, struct nx_err *err)
 		lod->src[s].lo = (int)json_integer_value(json_array_get(row, 2));
 		lod->src[s].hi = (int)json_integer_value(json_array_get(row, 3));
 		lod->counters = json_integer_value(json_array_get(row, 4)) > 0;
+		lod->lines = json_integer_value(json_array_get(row, 5)) > 0;
 	}
 	json_decref(root);
 	return 0;

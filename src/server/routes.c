@@ -30,6 +30,8 @@ const struct nx_route nx__routes[] = {
 	  .fn = nx__h_timeline_aggregate },
 	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/flows",
 	  .fn = nx__h_timeline_flows },
+	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/lines",
+	  .fn = nx__h_timeline_lines },
 };
 
 const size_t nx__route_count = NX_ARRAY_SIZE(nx__routes);

@@ -43,6 +43,7 @@ struct nx__tl_track {
 struct nx__tl_reply {
 	struct nx_strbuf *out;
 	uint64_t max_bytes;
+	int64_t t0;
 	struct nx_strmap labels; /* label -> its index (uint32_t) */
 	struct nx_strbuf names;  /* the labels, JSON-quoted, comma-separated */
 	size_t nlabels;
@@ -53,7 +54,9 @@ struct nx__tl_reply {
 	int64_t bucket, raw_limit; /* of the source: raw tracks beyond raw_limit get bucketed */
 	uint64_t rows, max_rows;   /* rows of the source so far; more than max_rows: -E2BIG */
 };
-void nx__tl_reply_init(struct nx__tl_reply *r, struct nx_strbuf *out, uint64_t max_bytes);
+/* t0: the reply's snapped window start, the origin of its times. */
+void nx__tl_reply_init(struct nx__tl_reply *r, struct nx_strbuf *out, uint64_t max_bytes,
+		       int64_t t0);
 void nx__tl_reply_release(struct nx__tl_reply *r);
 /* Around the chunks of one source's query; end appends its "tracks":[...]. With a
  * bucket, raw tracks of more than raw_limit rows are bucketed at its width; with

@@ -28,10 +28,12 @@ static const duckdb_type col_type[NCOL] = {
 /* the fields of a row, in the reply's order of arrays */
 enum { F_ID, F_S, F_E, F_LABEL, F_CNT, F_BUSY, F_LST };
 
-void nx__tl_reply_init(struct nx__tl_reply *r, struct nx_strbuf *out, uint64_t max_bytes)
+void nx__tl_reply_init(struct nx__tl_reply *r, struct nx_strbuf *out, uint64_t max_bytes,
+		       int64_t t0)
 {
 	memset(r, 0, sizeof(*r));
 	r->out = out;
+	r->t0 = t0;
 	r->max_bytes = max_bytes;
 	nx_strmap_init(&r->labels, sizeof(uint32_t));
 	nx_strmap_init(&r->index, sizeof(size_t));
@@ -239,21 +241,32 @@ static void bin_track(struct nx__tl_track *t, int64_t bucket)
 	t->bins = true;
 }
 
-static void put_arr(struct nx_strbuf *o, const char *name, const struct nx__tl_track *t,
+/* Array `field` of t; times as offsets from the reply's t0 and ends as durations, so
+ * the numbers are short. */
+static void put_arr(struct nx__tl_reply *r, const char *name, const struct nx__tl_track *t,
 		    size_t field)
 {
+	struct nx_strbuf *o = r->out;
+
 	nx_strbuf_addf(o, ",\"%s\":[", name);
 	for (size_t i = 0; i < t->n; i++) {
+		const int64_t *f = t->v[i].f;
+		int64_t v = f[field];
+
 		if (i)
 			nx_strbuf_addch(o, ',');
-		put_i64(o, t->v[i].f[field]);
+		if (v != NONE && (field == F_S || field == F_LST))
+			v -= r->t0;
+		else if (field == F_E)
+			v = v == NONE || f[F_S] == NONE ? NONE : v - f[F_S];
+		put_i64(o, v);
 	}
 	nx_strbuf_addch(o, ']');
 }
 
 int nx__tl_reply_end_source(struct nx__tl_reply *r, struct nx_err *err)
 {
-	static const char *const names[] = { "id", "start", "end", "label", "count", "busy", "last" };
+	static const char *const names[] = { "id", "start", "dur", "label", "count", "busy", "last" };
 	struct nx_strbuf *o = r->out;
 
 	nx_strbuf_addstr(o, "\"tracks\":[");
@@ -271,7 +284,7 @@ int nx__tl_reply_end_source(struct nx__tl_reply *r, struct nx_err *err)
 			nx_strbuf_addstr(o, "null");
 		nx_strbuf_addf(o, ",\"mode\":\"%s\",\"n\":%zu", t->bins ? "bins" : "raw", t->n);
 		for (size_t f = 0; f < (t->bins ? 7u : 4u); f++)
-			put_arr(o, names[f], t, f);
+			put_arr(r, names[f], t, f);
 		nx_strbuf_addch(o, '}');
 		if (o->len > r->max_bytes)
 			break;

@@ -68,7 +68,7 @@ const [b, t] = [JSON.parse(require("fs").readFileSync("bins.json")), JSON.parse(
 let n = 0, longest = 0;
 for (const k of ["instruction", "dma"]) for (const r of b[k].tracks) {
 	n += r.mode === "bins" ? r.count.reduce((a, x) => a + x, 0) : r.id.length;
-	if (k === "instruction") r.id.forEach((_, i) => { longest = Math.max(longest, r.end[i] - r.start[i]); });
+	if (k === "instruction") r.dur.forEach((d) => { longest = Math.max(longest, d); });
 }
 if (n !== t.rows[0][0] || longest !== t.rows[0][1]) { console.error(n, longest, JSON.stringify(t.rows)); process.exit(1); }
 ' "$total" || fail "bucket counts or representatives do not match the tables"

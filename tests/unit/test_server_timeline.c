@@ -4,9 +4,10 @@
  * (lod.h) is built on first use, and every window's reply, whichever way it was made
  * (pyramid level, rows bucketed in C, rows bucketed by DuckDB after a dense burst, raw
  * rows), equals what this test computes itself from the window's rows fetched with
- * _search. The same rows written out of start order (so the cache sorts them) give the
+ * _search (times in replies are offsets from the window's start, ends durations). The same rows written out of start order (so the cache sorts them) give the
  * same replies. Also: counters, the box-selection aggregate, the source_location search
- * field, and the profile's own tables serving when there is no cache. */
+ * field, the per-line summary, and the profile's own tables serving when there is no
+ * cache. */
 #include "common/compat.h"
 #include "server/server.h"
 #include "helper/http_client.h"
@@ -49,6 +50,8 @@ static int make_profile(const char *name, bool ordered)
 		     "ALTER TABLE i ADD COLUMN end_ts BIGINT;"
 		     "UPDATE i SET end_ts = start_ts + CASE WHEN id %% 997 = 0 THEN 20000"
 		     " ELSE 5 + hash(id) %% 200 END;"
+		     "ALTER TABLE i ADD COLUMN duration_ns BIGINT;"
+		     "UPDATE i SET duration_ns = end_ts - start_ts;"
 		     "CREATE TABLE d AS SELECT i AS id, 0::BIGINT AS pcore_idx,"
 		     " 'q' || (i %% 2) AS queue_name, 'copy' AS op, 'in' AS queue_type,"
 		     " (i * 400)::BIGINT AS start_ts, (i * 400 + 300)::BIGINT AS end_ts FROM range(1000) t(i);"
@@ -251,6 +254,7 @@ static struct ev *got(json_t *r, bool *lod, bool *bins, size_t *n)
 	json_t *t;
 	struct ev *v = NULL;
 	size_t i, nv = 0, cap = 0;
+	long long t0 = json_integer_value(json_object_get(r, "t0"));
 
 	assert_non_null(src);
 	*lod = json_is_true(json_object_get(src, "lod"));
@@ -270,13 +274,13 @@ static struct ev *got(json_t *r, bool *lod, bool *bins, size_t *n)
 			e->core = json_integer_value(json_object_get(t, "core"));
 			snprintf(e->track, sizeof(e->track), "%s", json_string_value(json_object_get(t, "track")));
 			e->id = AT("id");
-			e->s = AT("start");
-			e->e = AT("end");
+			e->s = t0 + AT("start");
+			e->e = e->s + AT("dur");
 			snprintf(e->label, sizeof(e->label), "%s",
 				 json_string_value(json_array_get(labels, (size_t)AT("label"))));
 			e->n = b ? AT("count") : 1;
 			e->busy = b ? AT("busy") : e->e - e->s;
-			e->last = b ? AT("last") : e->e;
+			e->last = b ? t0 + AT("last") : e->e;
 #undef AT
 		}
 	}
@@ -353,7 +357,7 @@ static void test_tracks_build_the_cache(void **state)
 	assert_string_equal(json_string_value(json_array_get(json_array_get(json_object_get(r, "rows"), 0), 2)),
 			    "Tensor");
 	json_decref(r);
-	snprintf(path, sizeof(path), "ls %s/.cache/timeline/tl@v2-*/timeline.duckdb > /dev/null",
+	snprintf(path, sizeof(path), "ls %s/.cache/timeline/tl@v3-*/timeline.duckdb > /dev/null",
 		 data_dir);
 	assert_int_equal(system(path), 0);
 	snprintf(path, sizeof(path), "%s/profiles/global/tl@latest/timeline.duckdb", data_dir);
@@ -434,6 +438,18 @@ static void test_aggregate_and_search(void **state)
 	assert_int_equal(busy, json_integer_value(json_array_get(row, 1)));
 	json_decref(q);
 
+	/* per source line, from the cache, as the aggregate over Instruction */
+	r = get_json("/api/v1/profiles/namespace/global/profile_name/tl/timeline/lines");
+	q = query("tl", "SELECT loc, count(*), sum(duration_ns), min(start_ts), max(end_ts) FROM "
+			"(SELECT coalesce(bir_debug_info_source_location, nki_source_location) AS loc, "
+			"end_ts - start_ts AS duration_ns, start_ts, end_ts FROM Instruction) "
+			"WHERE loc IS NOT NULL GROUP BY loc ORDER BY 3 DESC, loc");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"), "rows")), 7);
+	assert_true(json_equal(json_object_get(json_object_get(r, "result"), "rows"),
+			       json_object_get(q, "rows")));
+	json_decref(q);
+	json_decref(r);
+
 	r = get_json("/api/v1/profiles/namespace/global/profile_name/tl/timeline/search"
 		     "?field=source_location&value=k.py%3A3");
 	q = query("tl", "SELECT count(*) FROM Instruction WHERE bir_debug_info_source_location = 'k.py:3'");
@@ -459,6 +475,9 @@ static void test_without_cache(void **state)
 	assert_int_equal(system(cmd), 0);
 	r = get_json("/api/v1/profiles/namespace/global/profile_name/tl-nocache/timeline/tracks");
 	assert_false(json_is_true(json_object_get(r, "cached")));
+	json_decref(r);
+	r = get_json("/api/v1/profiles/namespace/global/profile_name/tl-nocache/timeline/lines");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"), "rows")), 7);
 	json_decref(r);
 	assert_int_equal(check_window("tl-nocache", 0, SPAN, 500), 'B');
 	assert_int_equal(check_window("tl-nocache", 199950, 200100, 8), 'B');
