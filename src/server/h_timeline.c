@@ -395,6 +395,15 @@ static void binned_cond(struct nx_strbuf *sql, const struct wcounts *c, int64_t 
 	nx_strbuf_addch(sql, ')');
 }
 
+/* The buckets of the tracks with many rows (bucket width, from, t1, t0; then the tracks'
+ * condition); the longest event by duration * 2^64 - id, as in lod_build.c. */
+static const char binned_sql[] =
+	"SELECT core, track, true, r.id, r.s, r.e, r.l, cnt, busy, lst FROM (SELECT core, track, "
+	"start_ts // %" PRId64 " AS k, arg_max({'id': id, 's': start_ts, 'e': end_ts, "
+	"'l': label}, ((end_ts - start_ts)::HUGEINT << 64) - id) AS r, count(*)::BIGINT AS cnt, "
+	"sum(end_ts - start_ts)::BIGINT AS busy, max(end_ts) AS lst FROM %s "
+	"WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64 " AND ";
+
 /* The window query on event rows, once the tracks' counts in the window are known:
  * `from` yields (core, track, id, start_ts, end_ts, label). Tracks with at most
  * raw_limit events come back raw, the others in buckets. Columns as timeline.h says. */
@@ -417,13 +426,7 @@ static void window_sql(struct nx_strbuf *sql, const char *from, int64_t t0, int6
 		}
 	}
 	if (binned) {
-		nx_strbuf_addf(sql, "SELECT core, track, true, r.id, r.s, r.e, r.l, cnt, busy, lst "
-				    "FROM (SELECT core, track, start_ts // %" PRId64 " AS k, "
-				    "arg_max({'id': id, 's': start_ts, 'e': end_ts, 'l': label}, "
-				    "((end_ts - start_ts)::HUGEINT << 64) - id) AS r, count(*)::BIGINT AS cnt, "
-				    "sum(end_ts - start_ts)::BIGINT AS busy, max(end_ts) AS lst FROM %s "
-				    "WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64 " AND ",
-			       bucket, from, t1, t0);
+		nx_strbuf_addf(sql, binned_sql, bucket, from, t1, t0);
 		binned_cond(sql, c, raw_limit);
 		nx_strbuf_addstr(sql, " GROUP BY ALL)");
 	}
@@ -504,9 +507,9 @@ static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 
 			nx__tl_reply_begin_source(rep, 0, 0, 0);
 			nx_strbuf_reset(&sql);
-			nx_strbuf_addf(&sql, "SELECT core, track, count(*)::BIGINT FROM %s WHERE "
-					     "start_ts < %" PRId64 " AND end_ts > %" PRId64 " GROUP BY ALL",
-				       f, t1, t0);
+			nx_strbuf_addf(&sql, "SELECT core, track, count(*)::BIGINT FROM %s "
+					     "WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64
+					     " GROUP BY ALL", f, t1, t0);
 			rc = run_chunks(rq, db, sql.buf, count_chunk, &c, err);
 			if (!rc && c.n) {
 				nx_strbuf_reset(&sql);

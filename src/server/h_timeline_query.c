@@ -308,6 +308,13 @@ out:
 /* LINES_LIMIT source locations at most, the busiest first. */
 #define LINES_LIMIT 20000
 
+/* Without a cache: the aggregate over Instruction that tl.lines holds (lod_build.c). */
+static const char lines_sql[] =
+	"SELECT loc, count(*)::BIGINT AS n, sum(duration_ns)::BIGINT AS dur, min(start_ts) AS t0, "
+	"max(end_ts) AS t1 FROM (SELECT coalesce(bir_debug_info_source_location, "
+	"nki_source_location) AS loc, duration_ns, start_ts, end_ts FROM Instruction) "
+	"WHERE loc IS NOT NULL GROUP BY loc ORDER BY dur DESC, loc LIMIT %d";
+
 enum MHD_Result nx__h_timeline_lines(struct nx_req *rq, char **cap)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
@@ -337,11 +344,7 @@ enum MHD_Result nx__h_timeline_lines(struct nx_req *rq, char **cap)
 			ret = nx__reply_json(rq, 200, &sb);
 		}
 	} else {
-		sql = nx_xasprintf("SELECT loc, count(*)::BIGINT AS n, sum(duration_ns)::BIGINT AS dur, "
-				   "min(start_ts) AS t0, max(end_ts) AS t1 FROM (SELECT coalesce("
-				   "bir_debug_info_source_location, nki_source_location) AS loc, "
-				   "duration_ns, start_ts, end_ts FROM Instruction) WHERE loc IS NOT "
-				   "NULL GROUP BY loc ORDER BY dur DESC, loc LIMIT %d", LINES_LIMIT);
+		sql = nx_xasprintf(lines_sql, LINES_LIMIT);
 		ret = run(rq, p, sql, &sb);
 	}
 	free(sql);

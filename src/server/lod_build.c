@@ -139,6 +139,22 @@ static int query3(struct nx_duck *d, const char *fmt, int s, int64_t v[3], struc
 	return rc;
 }
 
+/* The statements of build_level: a level of tl.lod from the event rows (bucket width,
+ * source) or from the level below (source, level). */
+static const char insert_sql[] =
+	"INSERT INTO tl.lod SELECT %d, %d, k, core, track, count, busy, first_ts, last_ts, "
+	"r.id, r.s, r.e, r.l FROM (SELECT ";
+static const char from_events_sql[] =
+	"start_ts // %" PRId64 " AS k, core, track, count(*)::BIGINT AS count, "
+	"sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS first_ts, "
+	"max(end_ts) AS last_ts, arg_max({'id': id, 's': start_ts, 'e': end_ts, 'l': label}, "
+	"((end_ts - start_ts)::HUGEINT << 64) - id) AS r FROM tl.ev%d";
+static const char from_level_sql[] =
+	"k // 2 AS k, core, track, sum(count)::BIGINT AS count, sum(busy)::BIGINT AS busy, "
+	"min(first_ts) AS first_ts, max(last_ts) AS last_ts, arg_max({'id': id, "
+	"'s': start_ts, 'e': end_ts, 'l': label}, ((end_ts - start_ts)::HUGEINT << 64) - id) "
+	"AS r FROM tl.lod WHERE src = %d AND level = %d";
+
 /* Inserts level `level` of source s into tl.lod, from tl.ev<s> (level == lo) or from
  * the level below, one time slice of width w ns at a time; *rows gets its row count. */
 static int build_level(struct nx_duck *d, int s, int level, int lo, int64_t first, int64_t last,
@@ -159,25 +175,14 @@ static int build_level(struct nx_duck *d, int s, int level, int lo, int64_t firs
 	for (int64_t c = w == INT64_MAX ? 0 : floor_div(first, w);
 	     !rc && (w == INT64_MAX ? c == 0 : c <= floor_div(last, w)); c++) {
 		nx_strbuf_reset(&sql);
-		nx_strbuf_addf(&sql, "INSERT INTO tl.lod SELECT %d, %d, k, core, track, count, busy, "
-				     "first_ts, last_ts, r.id, r.s, r.e, r.l FROM (SELECT ", s, level);
+		nx_strbuf_addf(&sql, insert_sql, s, level);
 		if (level == lo) {
-			nx_strbuf_addf(&sql, "start_ts // %" PRId64 " AS k, core, track, "
-					     "count(*)::BIGINT AS count, sum(end_ts - start_ts)::BIGINT "
-					     "AS busy, min(start_ts) AS first_ts, max(end_ts) AS last_ts, "
-					     "arg_max({'id': id, 's': start_ts, 'e': end_ts, 'l': label}, "
-					     "((end_ts - start_ts)::HUGEINT << 64) - id) AS r FROM tl.ev%d",
-				       (int64_t)1 << level, s);
+			nx_strbuf_addf(&sql, from_events_sql, (int64_t)1 << level, s);
 			if (w != INT64_MAX)
-				nx_strbuf_addf(&sql, " WHERE start_ts >= %" PRId64 " AND start_ts < %"
-						     PRId64, c * w, (c + 1) * w);
+				nx_strbuf_addf(&sql, " WHERE start_ts >= %" PRId64
+						     " AND start_ts < %" PRId64, c * w, (c + 1) * w);
 		} else {
-			nx_strbuf_addf(&sql, "k // 2 AS k, core, track, sum(count)::BIGINT AS count, "
-					     "sum(busy)::BIGINT AS busy, min(first_ts) AS first_ts, "
-					     "max(last_ts) AS last_ts, arg_max({'id': id, 's': start_ts, "
-					     "'e': end_ts, 'l': label}, ((end_ts - start_ts)::HUGEINT << 64) - id) AS r "
-					     "FROM tl.lod WHERE src = %d AND level = %d",
-				       s, level - 1);
+			nx_strbuf_addf(&sql, from_level_sql, s, level - 1);
 			if (w != INT64_MAX)
 				nx_strbuf_addf(&sql, " AND k >= %" PRId64 " AND k < %" PRId64,
 					       c * (w / ((int64_t)1 << (level - 1))),

@@ -4,8 +4,9 @@
  * (lod.h) is built on first use, and every window's reply, whichever way it was made
  * (pyramid level, rows bucketed in C, rows bucketed by DuckDB after a dense burst, raw
  * rows), equals what this test computes itself from the window's rows fetched with
- * _search (times in replies are offsets from the window's start, ends durations). The same rows written out of start order (so the cache sorts them) give the
- * same replies. Also: counters, the box-selection aggregate, the source_location search
+ * _search (replies give times as offsets from the window's start, ends as durations).
+ * The same rows written out of start order (so the cache sorts them) give the same
+ * replies. Also: counters, the box-selection aggregate, the source_location search
  * field, the per-line summary, and the profile's own tables serving when there is no
  * cache. */
 #include "common/compat.h"
