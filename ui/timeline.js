@@ -61,7 +61,12 @@ class Timeline {
   base() { return NX.profileBase(this.profile); }
 
   async load(view) {
-    const res = await NX.get(`${this.base()}/timeline/tracks?dma=${this.dma}`);
+    /* the first open of a profile version builds its timeline cache on the server: about
+     * 1 to 2 s per million events (docs/ui.md) */
+    const slow = setTimeout(() => { this.status.textContent = 'Building the timeline summary of this profile ' +
+      '(once per profile version, about 1–2 s per million events)…'; }, 1000);
+    const res = await NX.get(`${this.base()}/timeline/tracks?dma=${this.dma}`).finally(() => clearTimeout(slow));
+    this.statusText = null;
     this.tracks = NX.objects(res);
     let lo = Infinity, hi = -Infinity;
     for (const t of this.tracks) {
