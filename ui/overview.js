@@ -165,8 +165,13 @@ function findingSources(f) {
   return seen;
 }
 
-/* Whether a profile has device instructions (what `recommend` analyses). */
-const hasInstructions = (name) => NX.query(name, 'SELECT count(*) FROM Instruction').then((x) => x.rows[0][0] > 0).catch(() => false);
+/* How many device instructions a profile has (what `recommend` analyses; 0 without). */
+const instructionCount = (name) => NX.query(name, 'SELECT count(*) FROM Instruction').then((x) => x.rows[0][0]).catch(() => 0);
+const hasInstructions = (name) => instructionCount(name).then((n) => n > 0);
+
+/* Above this many instructions the overview asks before running the analysis: it reads
+ * the whole profile (seconds per ten million instructions, gigabytes at 100M). */
+const ANALYSIS_AUTO_MAX = 5e6;
 
 /* A finding's source line on the timeline of this page: its instructions marked, the
  * view on the first of them, the hash saying so. */
@@ -182,8 +187,19 @@ function showOnTimeline(loc) {
 
 /* The `recommend` analysis (GET .../analysis): bounds and gaps chart, ranked findings. */
 async function analysisCard(name, card) {
-  if (!await hasInstructions(name)) {
+  const n = await instructionCount(name);
+  if (!n) {
     card.replaceChildren(el('h2', {}, 'Analysis'), el('p', { class: 'muted' }, 'The analysis (recommend) needs device instructions; this profile has none.'));
+    return;
+  }
+  if (n > ANALYSIS_AUTO_MAX && !card.dataset.asked) {
+    card.replaceChildren(el('h2', {}, 'Analysis'), el('p', { class: 'muted' },
+      `The analysis (recommend) reads all ${NX.fmtNum(n)} instructions of this profile, which takes a while. `,
+      el('button', { 'data-testid': 'run-analysis', onclick: () => {
+        card.dataset.asked = '1';
+        card.replaceChildren(el('h2', {}, 'Analysis'), el('p', { class: 'muted' }, 'Running the analysis…'));
+        analysisCard(name, card).catch((e) => card.replaceChildren(el('h2', {}, 'Analysis'), errorBox(e)));
+      } }, 'Run the analysis')));
     return;
   }
   const r = (await NX.get(NX.profileBase(name) + '/analysis')).report;
