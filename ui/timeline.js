@@ -158,10 +158,11 @@ class Timeline {
     this.lastFetchAt = performance.now();
     /* the view plus TL_MARGIN of it on each side, within the profile, at the same
      * bucket: px grows with the window */
-    const span = this.t1 - this.t0, px = this.plotW();
+    const span = this.t1 - this.t0;
     const f0 = Math.max(Math.floor(this.t0 - span * TL_MARGIN), Math.floor(Math.min(this.t0, this.full[0])));
     const f1 = Math.min(Math.ceil(this.t1 + span * TL_MARGIN), Math.ceil(Math.max(this.t1, this.full[1])));
-    const fpx = Math.max(1, Math.round(px * (f1 - f0) / span));
+    /* px such that the server's bucket is the view's: ceil(width / bucket) */
+    const fpx = Math.min(16384, Math.max(1, Math.ceil((f1 - f0) / bucket)));
     const q = `t0=${f0}&t1=${f1}&px=${fpx}`;
     const t = performance.now();
     try {
