@@ -16,9 +16,10 @@ async function profileFacts(name) {
       '(SELECT min(instance_id) FROM SystemProfileEvents) AS fw_instance');
   if (has.has('Summary')) parts.push('(SELECT total_time FROM Summary LIMIT 1) AS total_time');
   if (has.has('ExecutionInfo')) parts.push('(SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel');
-  /* the bottleneck from Summary's per-engine ActiveTime totals (no scan of ActiveTime);
-   * from ActiveTime itself when Summary lacks them */
-  const engines = `(SELECT {${SUMMARY_ENGINES.map((e) => `${e}: ${e}_engine_active_time`).join(', ')}} FROM Summary LIMIT 1) AS engines`;
+  /* the bottleneck as recommend names it: the busiest of the engines and the DMA, from
+   * Summary's totals (no scan of ActiveTime); from ActiveTime itself when Summary lacks them */
+  const busy = SUMMARY_ENGINES.map((e) => `${e}: ${e}_engine_active_time`).concat(['dma: dma_active_time']);
+  const engines = `(SELECT {${busy.join(', ')}} FROM Summary LIMIT 1) AS engines`;
   const scan = '(SELECT engine FROM ActiveTime GROUP BY engine ORDER BY SUM(duration_ns) DESC LIMIT 1) AS bottleneck';
   const run = (extra) => NX.query(name, 'SELECT ' + parts.concat(extra).join(', ')).then((r) => NX.objects(r)[0]);
   const f = await (has.has('Summary') ? run([engines]).catch(() => run(has.has('ActiveTime') ? [scan] : []))
