@@ -167,6 +167,9 @@ try {
   await page.goto(`${url}/profile/${encodeURIComponent(FW)}`);
   await page.locator('[data-testid=summary] .metric').first().waitFor();
   check((await page.textContent('main')).includes('Framework trace'), 'no framework card');
+  await page.waitForFunction(() => { const tl = window.nx && window.nx.timeline; return tl && tl.tracks.length && !tl.pending && tl.covered(); });
+  const fwRows = await page.evaluate(() => window.nx.timeline.tracks.filter((t) => t.kind === 'framework').length);
+  check(fwRows > 1, `the timeline has ${fwRows} framework rows`);
   await shot(page, '7-framework');
   await page.selectOption('[data-testid=compare-with]', A);
   await page.waitForURL(`**/compare/${encodeURIComponent(FW)}/${encodeURIComponent(A)}`);
