@@ -233,7 +233,7 @@ static void add_packet(struct agg_src *s, const struct nx_rec_dma *r)
 
 static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, const struct xfer *x)
 {
-	const struct nx_ingest_ctx *c = s->ctx;
+	struct nx_ingest_ctx *c = s->ctx;
 	const int *ix = s->map.idx;
 	const struct nx_dma_block_text *bt =
 		x->has_first && x->block < c->neff.nblocks ? &s->blocks[x->block] : NULL;
@@ -277,7 +277,7 @@ static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, const 
 		nx_rowbuf_bool(b, ix[A_TRANSPOSE], row, bt->transpose);
 	if (bt)
 		nx_rowbuf_str(b, ix[A_TSIZE], row, bt->transpose_size);
-	bool inst = tr && nx_trig_is_inst(&c->trig, tr);
+	bool inst = tr && nx_trig_is_inst(tr);
 	if (inst) {
 		nx_rowbuf_i64(b, ix[A_TRIGGER], row, tr->start);
 		nx_rowbuf_i64(b, ix[A_COMPLETION], row, tr->end);
@@ -311,7 +311,8 @@ static int agg_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		else
 			add_packet(s, &rec.u.dma);
 	}
-	return (int)row;
+	int rc = nx_trig_error(&s->ctx->trig, err);
+	return rc ? rc : (int)row;
 }
 
 static void agg_release(struct agg_src *s)

@@ -68,6 +68,8 @@ static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const 
 		int rc = inits[i](&s, c, &src, err);
 		if (!rc)
 			rc = write_table(c, d, &src, dir, false, &c->rows_total, err);
+		if (!rc && s.kind == NX_REC_DMA)
+			rc = nx_trig_seal(&c->trig, err);
 		if (rc)
 			return rc;
 		if (s.kind == NX_REC_DMA)
@@ -235,6 +237,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = nx_mkdirs(staging, err)) ||
 	    (rc = bound_memory(d, staging, err)))
 		goto out;
+	nx_trig_init(&c.trig, staging);
 	spill = nx_path_join(staging, "active.bin");
 	if ((rc = nx_active_init(&c.active, spill, (int)c.info->pcore_idx, err)))
 		goto out;

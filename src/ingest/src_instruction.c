@@ -68,13 +68,14 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	 * the delay from this instruction's end to that start. The span then takes this
 	 * instruction's own times, for DmaPacketAggregated (a second record with the same
 	 * id finds them taken and gets no span). */
-	const struct nx_trig_span *ts = nx_trig_find(&c->trig, r->id);
-	if (ts && !nx_trig_is_inst(&c->trig, ts)) {
+	struct nx_trig_span *ts = nx_trig_find(&c->trig, r->id);
+	if (ts && !nx_trig_is_inst(ts)) {
 		nx_rowbuf_i64(b, ix[C_TRIG_S], row, ts->start);
 		nx_rowbuf_i64(b, ix[C_TRIG_E], row, ts->end);
 		nx_rowbuf_i64(b, ix[C_DMA_WAIT], row, ts->start - end);
-		nx_trig_set_inst(&c->trig, r->id, start, end);
 	}
+	if (ts)
+		nx_trig_set_inst(&c->trig, ts, start, end); /* counts a repeated id */
 	struct nx_inst_row sr = { .engine = r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine)
 									  : "Unknown",
 				  .opcode = in ? nx_opcode_name(in->opcode) : "UNKNOWN",

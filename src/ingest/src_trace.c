@@ -174,7 +174,9 @@ static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		}
 		s->fill(s, b, n++, &rec);
 	}
-	return (int)n;
+	/* the DMA trigger spans live partly on disk: their I/O errors surface here */
+	int rc = nx_trig_error(&s->ctx->trig, err);
+	return rc ? rc : (int)n;
 }
 
 int nx_src_trace_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, int kind,
