@@ -6,6 +6,7 @@
 #include "common/xalloc.h"
 #include "ingest/context.h"
 #include "ingest/dma_block.h"
+#include "ingest/dma_usage.h"
 #include "ingest/pending_dma.h"
 
 #include <stdio.h>
@@ -24,6 +25,9 @@ struct xfer {
 	uint64_t trigger;
 	uint32_t block;
 	bool has_first;         /* a packet_idx 0 was seen: block and trigger are set */
+	bool hbm;               /* with has_first: the block has an HBM side (HbmUsage) */
+	uint32_t nearly, early_cap;
+	struct early { size_t bucket; int64_t bytes; } *early; /* packets before packet_idx 0 */
 };
 
 enum { A_START, A_END, A_DUR, A_ID, A_PCORE, A_BLOCK_ID, A_QIDX, A_QNAME, A_QTYPE, A_OP,
@@ -60,6 +64,7 @@ struct agg_src {
 	bool any, eof;
 	bool suspect;            /* the bounded pass may have split a transfer: run again */
 	struct nx_pending_dma *pending; /* PendingDma, fed every written transfer */
+	struct nx_dma_usage *usage;     /* DmaUsage and HbmUsage, fed every packet */
 };
 
 static uint64_t mix(uint64_t x)
@@ -185,6 +190,32 @@ static void take_oldest(struct agg_src *s, bool all)
 		qsort(s->ready, s->nready, sizeof(*s->ready), by_start_id);
 }
 
+/* The transfer's source or destination is not on chip (HbmUsage's rule over
+ * DmaPacketAggregated's source and dest, which are '' without a block). */
+static bool hbm_side(const struct agg_src *s, const struct xfer *x)
+{
+	const struct nx_dma_block_text *bt =
+		x->has_first && x->block < s->ctx->neff.nblocks ? &s->blocks[x->block] : NULL;
+	const char *src = bt && bt->source ? bt->source : "";
+	const char *dst = bt && bt->dest ? bt->dest : "";
+
+	return (strcmp(src, "[[SB]]") && strcmp(src, "[[PSUM]]")) ||
+	       (strcmp(dst, "[SB]") && strcmp(dst, "[PSUM]"));
+}
+
+/* Counts the packets that came before the transfer's packet_idx 0, once it is known
+ * whether it has an HBM side. */
+static void flush_early(struct agg_src *s, struct xfer *x)
+{
+	bool hbm = x->has_first ? x->hbm : hbm_side(s, x);
+
+	for (uint32_t i = 0; hbm && i < x->nearly; i++)
+		nx_dma_usage_add(s->usage, NX_USAGE_HBM, x->early[i].bucket, x->early[i].bytes);
+	free(x->early);
+	x->early = NULL;
+	x->nearly = x->early_cap = 0;
+}
+
 static void add_packet(struct agg_src *s, const struct nx_rec_dma *r)
 {
 	struct nx_ingest_ctx *c = s->ctx;
@@ -224,6 +255,19 @@ static void add_packet(struct agg_src *s, const struct nx_rec_dma *r)
 		x->has_first = true;
 		x->block = r->block;
 		x->trigger = r->trigger;
+		x->hbm = hbm_side(s, x);
+		flush_early(s, x);
+	}
+	size_t k = nx_dma_usage_bucket(s->usage, start);
+	nx_dma_usage_add(s->usage, NX_USAGE_DMA, k, r->bytes);
+	if (x->has_first && x->hbm) {
+		nx_dma_usage_add(s->usage, NX_USAGE_HBM, k, r->bytes);
+	} else if (!x->has_first) {
+		if (x->nearly == x->early_cap) {
+			x->early_cap = x->early_cap ? 2 * x->early_cap : 4;
+			x->early = nx_xrealloc(x->early, x->early_cap * sizeof(*x->early));
+		}
+		x->early[x->nearly++] = (struct early){ .bucket = k, .bytes = r->bytes };
 	}
 	/* enough open transfers: the oldest start is over (no new transfer can start
 	 * before the current packet), so it is taken as finished */
@@ -231,7 +275,7 @@ static void add_packet(struct agg_src *s, const struct nx_rec_dma *r)
 		take_oldest(s, false);
 }
 
-static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, const struct xfer *x)
+static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, struct xfer *x)
 {
 	struct nx_ingest_ctx *c = s->ctx;
 	const int *ix = s->map.idx;
@@ -284,6 +328,8 @@ static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, const 
 	}
 	/* queued at the trigger's completion when that comes before the first packet */
 	nx_pending_dma_add(s->pending, inst && tr->end < x->start ? tr->end : x->start, x->end);
+	if (x->nearly)
+		flush_early(s, x);
 }
 
 static int agg_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
@@ -317,6 +363,10 @@ static int agg_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 
 static void agg_release(struct agg_src *s)
 {
+	for (uint64_t q = s->head; s->ring && q < s->tail; q++)
+		free(at(s, q)->early);
+	for (size_t i = s->ready_pos; i < s->nready; i++)
+		free(s->ready[i].early);
 	for (size_t i = 0; s->blocks && i < s->ctx->neff.nblocks; i++)
 		nx_dma_block_text_release(&s->blocks[i]);
 	free(s->blocks);
@@ -335,9 +385,10 @@ static size_t open_limit(void)
 }
 
 static int run(struct nx_ingest_ctx *c, struct nx_duck *d, const char *path, size_t limit,
-	       struct nx_pending_dma *pending, bool *suspect, uint64_t *rows, struct nx_err *err)
+	       struct nx_pending_dma *pending, struct nx_dma_usage *usage, bool *suspect,
+	       uint64_t *rows, struct nx_err *err)
 {
-	struct agg_src s = { .ctx = c, .limit = limit, .pending = pending };
+	struct agg_src s = { .ctx = c, .limit = limit, .pending = pending, .usage = usage };
 	struct nx_row_source src;
 	int rc = nx_colmap_init(&s.map, "DmaPacketAggregated", agg_names, err);
 
@@ -368,15 +419,18 @@ int nx_write_dma_aggregated(struct nx_ingest_ctx *c, struct nx_duck *d, const ch
 	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
 	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
 	struct nx_pending_dma pending;
-	uint64_t rows = 0, prows = 0;
+	struct nx_dma_usage usage;
+	uint64_t rows = 0, prows = 0, urows[NX_USAGE_N];
 	bool suspect = false;
 	int rc;
 
 	nx_pending_dma_init(&pending, first, last, (int64_t)c->info->pcore_idx);
-	rc = run(c, d, path, open_limit(), &pending, &suspect, &rows, err);
+	nx_dma_usage_init(&usage, first, last, (int64_t)c->info->pcore_idx);
+	rc = run(c, d, path, open_limit(), &pending, &usage, &suspect, &rows, err);
 	if (!rc && suspect) {
 		nx_pending_dma_clear(&pending);
-		rc = run(c, d, path, 0, &pending, &suspect, &rows, err);
+		nx_dma_usage_clear(&usage);
+		rc = run(c, d, path, 0, &pending, &usage, &suspect, &rows, err);
 	}
 	if (!rc && rows == 0)
 		remove(path);
@@ -386,6 +440,16 @@ int nx_write_dma_aggregated(struct nx_ingest_ctx *c, struct nx_duck *d, const ch
 		if (!rc && prows)
 			nx_ctx_table_done(c, "PendingDma", "derived in C", prows, nx_now_s() - t0);
 	}
+	if (!rc) {
+		double t0 = nx_now_s();
+		rc = nx_dma_usage_write(&usage, d, dir, urows, err);
+		if (!rc && urows[NX_USAGE_DMA])
+			nx_ctx_table_done(c, "DmaUsage", "derived in C", urows[NX_USAGE_DMA],
+					  nx_now_s() - t0);
+		if (!rc && urows[NX_USAGE_HBM])
+			nx_ctx_table_done(c, "HbmUsage", "derived in C", urows[NX_USAGE_HBM], 0);
+	}
+	nx_dma_usage_release(&usage);
 	nx_pending_dma_release(&pending);
 	free(path);
 	return rc;
