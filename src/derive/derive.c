@@ -134,11 +134,14 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 				nx_err_wrap(err, "derive macro %s (%s)", table, f->name);
 			continue;
 		}
-		if (!header_value(f->text, "table", table, sizeof(table))) {
-			rc = nx_errf(err, NX_EUSAGE, "derive SQL %s has neither a '-- table:' nor a "
-				     "'-- macro:' line", f->name);
+		bool stage = header_value(f->text, "stage", table, sizeof(table));
+		if (!stage && !header_value(f->text, "table", table, sizeof(table))) {
+			rc = nx_errf(err, NX_EUSAGE, "derive SQL %s has neither a '-- table:', a "
+				     "'-- stage:' nor a '-- macro:' line", f->name);
 			break;
 		}
+		if (stage && !staging)
+			continue;
 		if (header_value(f->text, "requires", requires, sizeof(requires))) {
 			char *save = NULL;
 			for (char *tok = strtok_r(requires, ", ", &save); tok;
@@ -152,6 +155,23 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 		if (missing[0]) {
 			if (note)
 				note(note_arg, table, missing);
+			continue;
+		}
+		if (stage) {
+			/* an internal table for a later file: the query as it is, into the
+			 * staging folder, kept when empty (its view must exist) */
+			char *path = nx_xasprintf("%s/%s.parquet", staging, table);
+			rc = nx_duck_copy_query(d, f->text, path, &rows, err);
+			if (!rc)
+				rc = nx_db_create_views(d, staging, err);
+			if (rc)
+				nx_err_wrap(err, "derive %s (%s)", table, f->name);
+			free(path);
+			struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "derive",
+				.table = table, .how = "staging", .rows = rows,
+				.seconds = now_s() - t0 };
+			if (!rc)
+				nx_progress_emit(progress, &ev);
 			continue;
 		}
 		rc = nx_derive_project(d, table, f->text, &sql, err);

@@ -17,7 +17,9 @@ typedef void (*nx_derive_note_fn)(void *arg, const char *table, const char *why)
 /* Creates a view for every <Table>.parquet in dir, then runs every embedded SQL file in
  * name order (each written table is reported through progress, which may be NULL).
  * A file starts with header lines:
- *   -- table: <Name>            the schema table it produces (required)
+ *   -- table: <Name>            the schema table it produces
+ *   -- stage: <name>            or: an internal table written as it is into staging
+ *                               (e.g. a part nx_T_1 of a split table nx_T), even empty
  *   -- requires: <T1>, <T2>     tables that must exist, else the file is skipped
  * and its body is one SELECT. Tables with no rows are not written. */
 int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,

@@ -7,6 +7,7 @@
 #include "ingest/context.h"
 #include "ingest/dma_block.h"
 #include "ingest/dma_usage.h"
+#include "ingest/flow_trigger.h"
 #include "ingest/pending_dma.h"
 
 #include <stdio.h>
@@ -64,7 +65,9 @@ struct agg_src {
 	bool any, eof;
 	bool suspect;            /* the bounded pass may have split a transfer: run again */
 	struct nx_pending_dma *pending; /* PendingDma, fed every written transfer */
+	struct nx_flow_trig *flow;      /* Flow's DGE_TRIGGER edges, likewise */
 	struct nx_dma_usage *usage;     /* DmaUsage and HbmUsage, fed every packet */
+	uint64_t dup_first;      /* packet_idx 0 seen again in a transfer */
 };
 
 static uint64_t mix(uint64_t x)
@@ -251,6 +254,8 @@ static void add_packet(struct agg_src *s, const struct nx_rec_dma *r)
 		x->variable = var;
 	if (q && !x->queue)
 		x->queue = q;
+	if (r->packet_idx == 0 && x->has_first)
+		s->dup_first++;
 	if (r->packet_idx == 0 && !x->has_first) {
 		x->has_first = true;
 		x->block = r->block;
@@ -325,6 +330,7 @@ static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, struct
 	if (inst) {
 		nx_rowbuf_i64(b, ix[A_TRIGGER], row, tr->start);
 		nx_rowbuf_i64(b, ix[A_COMPLETION], row, tr->end);
+		nx_flow_trig_add(s->flow, x->trigger, x->id, x->start - tr->end);
 	}
 	/* queued at the trigger's completion when that comes before the first packet */
 	nx_pending_dma_add(s->pending, inst && tr->end < x->start ? tr->end : x->start, x->end);
@@ -385,10 +391,12 @@ static size_t open_limit(void)
 }
 
 static int run(struct nx_ingest_ctx *c, struct nx_duck *d, const char *path, size_t limit,
-	       struct nx_pending_dma *pending, struct nx_dma_usage *usage, bool *suspect,
-	       uint64_t *rows, struct nx_err *err)
+	       struct nx_pending_dma *pending, struct nx_flow_trig *flow,
+	       struct nx_dma_usage *usage, bool *suspect, uint64_t *dup_first, uint64_t *rows,
+	       struct nx_err *err)
 {
-	struct agg_src s = { .ctx = c, .limit = limit, .pending = pending, .usage = usage };
+	struct agg_src s = { .ctx = c, .limit = limit, .pending = pending, .flow = flow,
+			     .usage = usage };
 	struct nx_row_source src;
 	int rc = nx_colmap_init(&s.map, "DmaPacketAggregated", agg_names, err);
 
@@ -408,29 +416,35 @@ static int run(struct nx_ingest_ctx *c, struct nx_duck *d, const char *path, siz
 	src = (struct nx_row_source){ .table = s.map.table, .self = &s, .next = agg_next };
 	rc = nx_ctx_copy(c, d, &src, path, NULL, "derived in C", rows, err);
 	*suspect = s.suspect;
+	*dup_first = s.dup_first;
 	agg_release(&s);
 	return rc;
 }
 
 int nx_write_dma_aggregated(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
-			    struct nx_err *err)
+			    const char *staging, struct nx_err *err)
 {
 	char *path = nx_xasprintf("%s/DmaPacketAggregated.parquet", dir);
 	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
 	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
 	struct nx_pending_dma pending;
+	struct nx_flow_trig flow;
 	struct nx_dma_usage usage;
-	uint64_t rows = 0, prows = 0, urows[NX_USAGE_N];
+	uint64_t rows = 0, prows = 0, frows = 0, dup_first = 0, urows[NX_USAGE_N];
 	bool suspect = false;
 	int rc;
 
 	nx_pending_dma_init(&pending, first, last, (int64_t)c->info->pcore_idx);
 	nx_dma_usage_init(&usage, first, last, (int64_t)c->info->pcore_idx);
-	rc = run(c, d, path, open_limit(), &pending, &usage, &suspect, &rows, err);
+	rc = nx_flow_trig_open(&flow, staging, err);
+	if (!rc)
+		rc = run(c, d, path, open_limit(), &pending, &flow, &usage, &suspect, &dup_first,
+			 &rows, err);
 	if (!rc && suspect) {
 		nx_pending_dma_clear(&pending);
+		nx_flow_trig_reset(&flow);
 		nx_dma_usage_clear(&usage);
-		rc = run(c, d, path, 0, &pending, &usage, &suspect, &rows, err);
+		rc = run(c, d, path, 0, &pending, &flow, &usage, &suspect, &dup_first, &rows, err);
 	}
 	if (!rc && rows == 0)
 		remove(path);
@@ -449,6 +463,21 @@ int nx_write_dma_aggregated(struct nx_ingest_ctx *c, struct nx_duck *d, const ch
 		if (!rc && urows[NX_USAGE_HBM])
 			nx_ctx_table_done(c, "HbmUsage", "derived in C", urows[NX_USAGE_HBM], 0);
 	}
+	if (!rc) {
+		double t0 = nx_now_s();
+		/* NX_FLOW_TRIG=sql or =sort (tests) takes the paths of other traces */
+		const char *force = getenv("NX_FLOW_TRIG");
+		bool exact = c->trig.dup_inst == 0 && dup_first == 0;
+		if (force && !strcmp(force, "sql"))
+			exact = false;
+		if (force && !strcmp(force, "sort"))
+			flow.sorted = false;
+		rc = nx_flow_trig_write(&flow, d, dir, staging, exact, &frows, err);
+		if (!rc)
+			nx_ctx_table_done(c, "nx_FlowEdges_0", exact ? "staging, C" : "staging, SQL",
+					  frows, nx_now_s() - t0);
+	}
+	nx_flow_trig_release(&flow);
 	nx_dma_usage_release(&usage);
 	nx_pending_dma_release(&pending);
 	free(path);

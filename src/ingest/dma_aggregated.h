@@ -24,10 +24,11 @@
 
 struct nx_ingest_ctx;
 
-/* Writes dir/DmaPacketAggregated.parquet (no file when the trace has no DMA packets).
- * Run after the Instruction table streamed (it fills ctx->trig with instruction times);
- * rewinds the NTFF. */
+/* Writes dir/DmaPacketAggregated.parquet (no file when the trace has no DMA packets),
+ * dir/PendingDma.parquet and Flow's DGE_TRIGGER edges as staging/nx_FlowEdges_0.parquet
+ * (flow_trigger.h). Run after the Instruction table streamed (it fills ctx->trig with
+ * instruction times) and the staging tables were written; rewinds the NTFF. */
 int nx_write_dma_aggregated(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
-			    struct nx_err *err);
+			    const char *staging, struct nx_err *err);
 
 #endif

@@ -265,7 +265,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	t_raw = now_s() - t0;
 	c.stage = "staging";
 	if ((rc = nx_write_staging(&c, d, staging, err)) ||
-	    (rc = nx_write_dma_aggregated(&c, d, pp.tmp, err)) ||
+	    (rc = nx_write_dma_aggregated(&c, d, pp.tmp, staging, err)) ||
 	    (rc = nx_write_onchip(&c, d, staging, pp.tmp, err)) ||
 	    (rc = create_profile_view(&c, d, err)) ||
 	    (rc = nx_sums_create_views(&c.isums, &c.dsums, d, err)))
