@@ -13,7 +13,18 @@
  *  - DmaPacketAggregated (src/ingest/dma_aggregated.c) against
  *    20_dma_packet_aggregated.sql: the same rows, every column identical, in the same
  *    (start_ts, id) order; also with at most one open transfer (NX_DMA_AGG_OPEN=1), so
- *    that transfers are written while others are open and a split one is detected.
+ *    that transfers are written while others are open and a split one is detected;
+ *  - DmaUsage and HbmUsage (src/ingest/dma_usage.c, counted in the same pass) against
+ *    50_dma_usage.sql and 51_hbm_usage.sql over 49_throughput_grid.sql: every value
+ *    identical (also with NX_DMA_AGG_OPEN);
+ *  - Flow (its DGE_TRIGGER edges from src/ingest/flow_trigger.c, its SEMAPHORE edges
+ *    from 39_flow_semaphore.sql, read in that order) against the single query it
+ *    replaced, 40_flow.sql: the same rows, the file in that query's ORDER BY, also with
+ *    the trigger edges sorted by DuckDB or joined in SQL (NX_FLOW_TRIG=sort, =sql);
+ *  - Instruction's dma_trigger_* columns (src/ingest/dma_trigger.c) against SQL over
+ *    DmaPacket and nx_DmaTransfer, and the tables the trigger spans feed unchanged when
+ *    they are spilled in runs of two and read through blocks of three (NX_TRIG_RUN,
+ *    NX_TRIG_BLOCK).
  * Each profile is ingested keeping its internal tables (.staging/), and the old SQL runs
  * over them. Profiles: the hand-checked fixture at two tick rates, the fixture without
  * DMA records, and a simulated attention kernel. */
@@ -246,8 +257,202 @@ static void compare_pending(const char *profile)
 	free(file);
 }
 
-static void check_profile(const char *profile, bool onchip)
+/* Flow: the same edges as the reference's single query, and the file in its order
+ * (out_table, out_id, in_table, in_id). kinds: the dependency types that must occur. */
+static void compare_flow(const char *profile, int kinds)
 {
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
+	char *sql = read_reference("40_flow.sql");
+	char *staging = nx_path_join(profile, ".staging");
+	char *file = nx_path_join(profile, "Flow.parquet");
+
+	nx_test_use_profile(&d, profile);
+	if (nx_db_create_views(d, staging, &err) ||
+	    nx_derive_project(d, "Flow", sql, &ref, &err))
+		fail_msg("%s", err.msg);
+	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
+	if (nx_duck_exec(d, q.buf, &err))
+		fail_msg("%s", err.msg);
+	double n = nx_test_q(d, "SELECT count(*) FROM ref");
+	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(*) FROM Flow"), ==, n);
+	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM (SELECT * FROM ref EXCEPT ALL "
+					       "SELECT * FROM Flow)"), 0);
+	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM (SELECT * FROM Flow EXCEPT ALL "
+					       "SELECT * FROM ref)"), 0);
+	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(*) FROM ref WHERE dependency_type = "
+			       "'DGE_TRIGGER'"), >=, (kinds & 1) ? 1 : 0);
+	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(*) FROM ref WHERE dependency_type = "
+			       "'SEMAPHORE'"), >=, (kinds & 2) ? 1 : 0);
+	if (n > 0) {
+		nx_strbuf_reset(&q);
+		nx_strbuf_addstr(&q, "SELECT count(*) FROM (SELECT (out_table, out_id, in_table, in_id) "
+				     "AS k, lag((out_table, out_id, in_table, in_id)) OVER (ORDER BY "
+				     "file_row_number) AS lk FROM read_parquet(");
+		nx_sql_quote(&q, file);
+		nx_strbuf_addstr(&q, ", file_row_number = true)) WHERE lk > k");
+		assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	}
+	nx_duck_close(d);
+	nx_strbuf_release(&ref);
+	nx_strbuf_release(&q);
+	free(sql);
+	free(staging);
+	free(file);
+}
+
+/* Instruction.dma_trigger_start_ts / _end_ts / dma_wait_time_ns (src/ingest/dma_trigger.c)
+ * against SQL over DmaPacket and nx_DmaTransfer: per triggering instruction, the first
+ * start and the last end of the packets of the transfers it triggered, and the delay
+ * from the instruction's end to that start (the packets of a transfer name its first
+ * packet's trigger in these traces, and instruction ids are unique). */
+static void compare_trigger_columns(const char *profile, bool dma)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	char *staging = nx_path_join(profile, ".staging");
+
+	nx_test_use_profile(&d, profile);
+	if (nx_db_create_views(d, staging, &err) ||
+	    nx_duck_exec(d, "CREATE TABLE ref AS SELECT x.trigger AS id, min(p.start_ts) AS s, "
+			    "max(p.end_ts) AS e FROM DmaPacket p JOIN nx_DmaTransfer x ON "
+			    "x.transfer = p.packet_aggregation_id WHERE x.trigger IS NOT NULL "
+			    "GROUP BY x.trigger", &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) - count(DISTINCT id) FROM "
+					       "Instruction"), 0);
+	double n = nx_test_q(d, "SELECT count(*) FROM Instruction WHERE dma_trigger_start_ts IS "
+			     "NOT NULL");
+	assert_true(dma ? n > 0 : n == 0);
+	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(*) FROM ref JOIN Instruction USING (id)"), ==, n);
+	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM Instruction i LEFT JOIN ref r "
+					       "USING (id) WHERE i.dma_trigger_start_ts IS DISTINCT "
+					       "FROM r.s OR i.dma_trigger_end_ts IS DISTINCT FROM r.e "
+					       "OR i.dma_wait_time_ns IS DISTINCT FROM r.s - i.end_ts"),
+			 0);
+	nx_duck_close(d);
+	free(staging);
+}
+
+/* Table `table` of two profiles holds the same rows (as multisets). */
+static void compare_same(const char *a, const char *b, const char *table)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_strbuf q = NX_STRBUF_INIT;
+	char *fa = nx_xasprintf("%s/%s.parquet", a, table), *fb = nx_xasprintf("%s/%s.parquet", b, table);
+
+	if (nx_duck_open(&d, 1, NULL, &err))
+		fail_msg("%s", err.msg);
+	for (int dir = 0; dir < 3; dir++) {
+		nx_strbuf_reset(&q);
+		if (dir == 2) {
+			nx_strbuf_addstr(&q, "SELECT (SELECT count(*) FROM read_parquet(");
+			nx_sql_quote(&q, fa);
+			nx_strbuf_addstr(&q, ")) - (SELECT count(*) FROM read_parquet(");
+			nx_sql_quote(&q, fb);
+			nx_strbuf_addstr(&q, "))");
+		} else {
+			nx_strbuf_addstr(&q, "SELECT count(*) FROM (SELECT * FROM read_parquet(");
+			nx_sql_quote(&q, dir ? fb : fa);
+			nx_strbuf_addstr(&q, ") EXCEPT ALL SELECT * FROM read_parquet(");
+			nx_sql_quote(&q, dir ? fa : fb);
+			nx_strbuf_addstr(&q, "))");
+		}
+		assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	}
+	nx_duck_close(d);
+	nx_strbuf_release(&q);
+	free(fa);
+	free(fb);
+}
+
+/* The trigger spans with two ids per run (so, many runs, merged over several levels,
+ * one id in several runs) and three per cached block (a miss and a write-back almost
+ * every lookup): the tables they feed are the same as with the defaults. */
+static void check_trigger_spill(const char *neff, const char *ntff, const char *data,
+				const char *name, const char *profile, bool dma)
+{
+	char *tiny = nx_xasprintf("%s-trig2", name);
+
+	setenv("NX_TRIG_RUN", "2", 1);
+	setenv("NX_TRIG_BLOCK", "3", 1);
+	setenv("NX_FLOW_TRIG", "sort", 1); /* and Flow's trigger edges sorted by DuckDB */
+	char *prof = ingest_keep(neff, ntff, data, tiny);
+	unsetenv("NX_TRIG_RUN");
+	unsetenv("NX_TRIG_BLOCK");
+	unsetenv("NX_FLOW_TRIG");
+	compare_trigger_columns(prof, dma);
+	compare_flow(prof, dma ? 1 : 0);
+	compare_same(profile, prof, "Instruction");
+	if (dma) {
+		compare_same(profile, prof, "DmaUsage");
+		compare_same(profile, prof, "HbmUsage");
+		compare_same(profile, prof, "DmaPacketAggregated");
+		compare_same(profile, prof, "PendingDma");
+		compare_same(profile, prof, "Flow");
+	}
+	free(prof);
+	free(tiny);
+}
+
+/* DmaUsage or HbmUsage (src/ingest/dma_usage.c) against 50_dma_usage.sql or
+ * 51_hbm_usage.sql over the macro of 49_throughput_grid.sql: the same grid points, every
+ * value identical, in (pcore_idx, timestamp) order; and not all zero. */
+static void compare_usage(const char *profile, const char *table, const char *file)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
+	char *macro = read_reference("49_throughput_grid.sql"), *sql = read_reference(file);
+	char *staging = nx_path_join(profile, ".staging");
+	char *path = nx_xasprintf("%s/%s.parquet", profile, table);
+
+	nx_test_use_profile(&d, profile);
+	if (nx_db_create_views(d, staging, &err) || nx_duck_exec(d, macro, &err) ||
+	    nx_derive_project(d, table, sql, &ref, &err))
+		fail_msg("%s", err.msg);
+	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
+	if (nx_duck_exec(d, q.buf, &err))
+		fail_msg("%s", err.msg);
+	double n = nx_test_q(d, "SELECT count(*) FROM ref");
+	NX_ASSERT_CMP(n, >, 0);
+	nx_strbuf_reset(&q);
+	nx_strbuf_addf(&q, "SELECT count(*) FROM \"%s\"", table);
+	NX_ASSERT_CMP(nx_test_q(d, q.buf), ==, n);
+	nx_strbuf_reset(&q);
+	nx_strbuf_addf(&q, "SELECT count(*) FROM ref r FULL JOIN \"%s\" c USING (pcore_idx, "
+		       "timestamp) WHERE r.current_throughput IS NULL OR c.current_throughput IS "
+		       "NULL OR r.current_throughput <> c.current_throughput OR "
+		       "r.total_transfer_bytes IS DISTINCT FROM c.total_transfer_bytes", table);
+	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	nx_strbuf_reset(&q);
+	nx_strbuf_addf(&q, "SELECT max(total_transfer_bytes) FROM \"%s\"", table);
+	NX_ASSERT_CMP(nx_test_q(d, q.buf), >, 0);
+	nx_strbuf_reset(&q);
+	nx_strbuf_addstr(&q, "SELECT count(*) FROM (SELECT timestamp, lag(timestamp) OVER "
+			     "(ORDER BY file_row_number) AS lt FROM read_parquet(");
+	nx_sql_quote(&q, path);
+	nx_strbuf_addstr(&q, ", file_row_number = true)) WHERE lt >= timestamp");
+	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
+	nx_duck_close(d);
+	nx_strbuf_release(&ref);
+	nx_strbuf_release(&q);
+	free(macro);
+	free(sql);
+	free(staging);
+	free(path);
+}
+
+static void check_profile(const char *profile, bool onchip, int flow_kinds)
+{
+	if (onchip) {
+		compare_usage(profile, "DmaUsage", "50_dma_usage.sql");
+		compare_usage(profile, "HbmUsage", "51_hbm_usage.sql");
+	}
+	compare_flow(profile, flow_kinds);
+	compare_trigger_columns(profile, onchip);
 	compare_dma_aggregated(profile, onchip);
 	if (onchip)
 		compare_pending(profile);
@@ -277,7 +482,8 @@ static void test_fixture(void **state)
 			fail_msg("%s", err.msg);
 		char *neff = nx_path_join(sub, "fixture.neff"), *ntff = nx_path_join(sub, "fixture.ntff");
 		char *prof = ingest_keep(neff, ntff, data, name);
-		check_profile(prof, v != 2);
+		check_profile(prof, v != 2, v != 2 ? 1 : 0);
+		check_trigger_spill(neff, ntff, data, name, prof, v != 2);
 		free(prof);
 		/* one open transfer at most: early writes, and the split transfer found */
 		setenv("NX_DMA_AGG_OPEN", "1", 1);
@@ -285,8 +491,11 @@ static void test_fixture(void **state)
 		prof = ingest_keep(neff, ntff, data, name);
 		unsetenv("NX_DMA_AGG_OPEN");
 		compare_dma_aggregated(prof, v != 2);
-		if (v != 2)
+		if (v != 2) {
 			compare_pending(prof);
+			compare_usage(prof, "DmaUsage", "50_dma_usage.sql");
+			compare_usage(prof, "HbmUsage", "51_hbm_usage.sql");
+		}
 		free(prof);
 		free(neff);
 		free(ntff);
@@ -308,13 +517,22 @@ static void test_kernel(void **state)
 	char *neff = nx_path_join(dir, "k.neff"), *ntff = nx_path_join(dir, "k.ntff");
 	char *data = nx_path_join(dir, "data");
 	char *prof = ingest_keep(neff, ntff, data, "k");
-	check_profile(prof, true);
+	check_profile(prof, true, 3);
+	check_trigger_spill(neff, ntff, data, "k", prof, true);
+	free(prof);
+	/* Flow's trigger edges from the SQL join, as for traces with repeated ids */
+	setenv("NX_FLOW_TRIG", "sql", 1);
+	prof = ingest_keep(neff, ntff, data, "k-sql");
+	unsetenv("NX_FLOW_TRIG");
+	compare_flow(prof, 3);
 	free(prof);
 	setenv("NX_DMA_AGG_OPEN", "4", 1);
 	prof = ingest_keep(neff, ntff, data, "k4");
 	unsetenv("NX_DMA_AGG_OPEN");
 	compare_dma_aggregated(prof, true);
 	compare_pending(prof);
+	compare_usage(prof, "DmaUsage", "50_dma_usage.sql");
+	compare_usage(prof, "HbmUsage", "51_hbm_usage.sql");
 	free(prof);
 	free(data);
 	free(neff);
