@@ -1,5 +1,5 @@
 -- stage: nx_FlowEdges_1
--- requires: Instruction, nx_StaticInst
+-- requires: Instruction, nx_StaticInst, SemaphoreUpdate
 -- Flow's SEMAPHORE edges (40_flow.sql): the producer whose semaphore update released a
 -- waiting instruction -> the waiting instruction. The releasing update is the last
 -- update of the waited semaphore at or before the waiter's start; its producer is the
@@ -12,6 +12,8 @@
 -- only the transfers on a semaphore some AXI update released (DuckDB does not prune
 -- the columns of an ASOF join's right side itself: DmaPacketAggregated's 37 columns
 -- took a 30M-record ingest past 350 MB for a trace without semaphores).
+-- Without SemaphoreUpdate rows no wait is released and the file is skipped (its
+-- query, giving no rows, took the bench's 100M-record ingest from 273 to 359 MB).
 WITH waiters AS (
     SELECT i.id, i.start_ts, s.wait_sem::VARCHAR AS sem
     FROM Instruction i
