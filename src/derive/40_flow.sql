@@ -1,5 +1,6 @@
 -- table: Flow
 -- requires: nx_FlowEdges
+-- memory: 32MB
 -- Dependency edges, in the order (out_table, out_id, in_table, in_id):
 -- 1. DGE_TRIGGER: the instruction that started a DMA transfer -> that transfer;
 --    gap_time = transfer start - instruction end. Written by the ingest while
@@ -8,4 +9,7 @@
 --    as nx_FlowEdges_1.
 -- nx_FlowEdges reads the two parts in that order, so the table needs no sort of its own
 -- (its old single query sorted every edge; tests/unit/reference/40_flow.sql).
+-- The copy runs in its own 32 MB pool: in the 128 MB one DuckDB's ordered parquet
+-- writer buffered up to the limit (the 100M-record bench: +81 MB for this copy; the
+-- same copy in a fresh nx-sql peaks at 117 MB with 128 MB, 77 MB with 32 MB).
 SELECT * FROM nx_FlowEdges
