@@ -63,8 +63,9 @@ static enum MHD_Result add_arg_len(void *cls, enum MHD_ValueKind kind, const cha
 }
 
 /* Rejections decided from the headers alone; returns false after replying. MHD's own
- * buffer (NX_MHD_MEMORY in http.h) is much larger than the limits checked here, so
- * an oversized URI or header block reaches us and gets a JSON reply, not MHD's HTML. */
+ * buffer (NX_MHD_MEMORY in http.h) is larger than the limits checked here, so an
+ * oversized URI or header block up to about 100 kB reaches us and gets a JSON reply,
+ * not MHD's HTML. */
 static bool headers_ok(struct nx_req *rq)
 {
 	const char *host = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Host");

@@ -67,11 +67,13 @@ struct nx_req {
 #define NX_MAX_CAPTURES 4
 
 /* Our limits on a request's URI (path and query) and header block, answered with JSON
- * 414 and 431; MHD's per-connection buffer is far larger so that MHD itself (whose
- * replies are HTML) only refuses requests beyond it. */
+ * 414 and 431. MHD's per-connection buffer is larger (requests up to about 100 kB get
+ * our JSON; MHD itself, whose replies are HTML, refuses what does not fit it) and no
+ * larger: MHD clears the whole buffer after each request, and on a new connection that
+ * first touch of fresh pages cost 1.6 ms of a /health reply at 1 MiB (docs/api.md). */
 #define NX_MAX_URI 8192u
 #define NX_MAX_HEADERS 65536u
-#define NX_MHD_MEMORY ((size_t)1 << 20)
+#define NX_MHD_MEMORY ((size_t)128 << 10)
 
 /* Captures: the '*' segments of the route pattern, in order; a trailing '**'
  * captures the rest of the path (possibly with slashes). */

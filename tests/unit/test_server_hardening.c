@@ -5,6 +5,7 @@
  * oversized request lines and headers (JSON errors, not MHD's HTML), and damaged
  * parquet files (the reply and the log name the file). */
 #include "common/compat.h"
+#include "server/http.h"
 #include "server/server.h"
 #include "helper/http_client.h"
 #include "helper/server_fixture.h"
@@ -353,38 +354,53 @@ static char *repeat(char c, size_t n)
 	return s;
 }
 
-/* A long URI or a large header block is answered by us, in JSON, not by MHD in HTML. */
+/* A long URI or a large header block is answered by us, in JSON, not by MHD in HTML,
+ * up to the connection's buffer (NX_MHD_MEMORY, well above our limits); beyond it MHD
+ * refuses the request itself, with the same status, and the server carries on. */
 static void test_oversized_requests_json(void **state)
 {
-	static const size_t sizes[] = { 70000, 200000, 400000 };
+	static const size_t sizes[] = { 70000, 100000, 400000 };
 	struct nx_http_resp r;
 
 	(void)state;
 	for (size_t i = 0; i < NX_ARRAY_SIZE(sizes); i++) {
 		char *a = repeat('a', sizes[i]), *path = NULL, *hdr = NULL, *many = NULL;
 		size_t nlines = sizes[i] / 20;
+		bool ours = sizes[i] < NX_MHD_MEMORY;
 
 		NX_ASSERT_CMP(asprintf(&path, "/api/v1/health?q=%s", a), >, 0);
 		assert_int_equal(nx_http_get(port, path, &r), 0);
-		assert_json_error(&r, 414, "uri_too_long");
+		if (ours)
+			assert_json_error(&r, 414, "uri_too_long");
+		else
+			assert_int_equal(r.status, 414);
 		nx_http_resp_free(&r);
 		path[0] = '/';
 		memcpy(path, "/api/v1/x/", 10);
 		assert_int_equal(nx_http_get(port, path, &r), 0);
-		assert_json_error(&r, 414, "uri_too_long");
+		if (ours)
+			assert_json_error(&r, 414, "uri_too_long");
+		else
+			assert_int_equal(r.status, 414);
 		nx_http_resp_free(&r);
 		/* one huge header, then many small ones */
 		NX_ASSERT_CMP(asprintf(&hdr, "X-Big: %s\r\n", a), >, 0);
 		assert_int_equal(nx_http_request(port, "GET", "/api/v1/health", NULL, hdr, NULL, 0,
 						 &r), 0);
-		assert_json_error(&r, 431, "headers_too_large");
+		if (ours)
+			assert_json_error(&r, 431, "headers_too_large");
+		else
+			assert_int_equal(r.status, 431);
 		nx_http_resp_free(&r);
 		many = malloc(nlines * 20 + 1);
 		for (size_t k = 0; k < nlines; k++)
 			snprintf(many + k * 20, 21, "X-%06zu: abcdefghi\r\n", k);
 		assert_int_equal(nx_http_request(port, "GET", "/api/v1/health", NULL, many, NULL, 0,
 						 &r), 0);
-		assert_json_error(&r, 431, "headers_too_large");
+		if (ours)
+			assert_json_error(&r, 431, "headers_too_large");
+		else
+			assert_int_equal(r.status, 431);
 		nx_http_resp_free(&r);
 		free(a);
 		free(path);
