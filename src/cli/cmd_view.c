@@ -194,6 +194,11 @@ static int serve(const char *data_path, unsigned port, bool ui, unsigned ui_port
 		printf("View a list of profiles at http://localhost:%u/\n", nx_server_ui_port(srv));
 	printf("ctrl-c to exit\n");
 	fflush(stdout);
+	/* the profile just ingested will be opened in the UI: its timeline cache is built
+	 * now, while the browser loads the page, rather than on the first timeline view */
+	if (ui && one_profile && nx_server_warm_timeline(srv, one_profile, &err))
+		fprintf(stderr, "neuron-explorer view: note: %s; the timeline cache is built on "
+			"first use\n", err.msg);
 	nx_server_wait(srv);
 	nx_server_stop(srv);
 	return NX_EXIT_OK;

@@ -303,6 +303,12 @@ void nx__duck_set_close_hook(nx_duck_close_hook fn, void *arg)
 	__atomic_store_n(&close_hook, fn, __ATOMIC_RELEASE);
 }
 
+void nx_duck_interrupt(struct nx_duck *d)
+{
+	if (d && d->con)
+		duckdb_interrupt(d->con);
+}
+
 void nx_duck_close(struct nx_duck *d)
 {
 	nx_duck_close_hook hook = __atomic_load_n(&close_hook, __ATOMIC_ACQUIRE);

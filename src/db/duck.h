@@ -55,6 +55,9 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
 int nx_duck_open(struct nx_duck **out, unsigned threads, const char *memory_limit,
 		 struct nx_err *err);
 void nx_duck_close(struct nx_duck *d);
+/* Asks the statement running on d (from another thread) to stop: it fails with
+ * DuckDB's "Interrupted" error. Harmless when nothing runs. */
+void nx_duck_interrupt(struct nx_duck *d);
 /* Runs one or more statements, discarding results. */
 int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err);
 /* Runs a query and returns the first column of the first row as int64 (NULL -> 0). */

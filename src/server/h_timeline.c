@@ -75,20 +75,25 @@ static bool packets_arg(struct nx_req *rq)
 	return dma && !strcmp(dma, "packets");
 }
 
-struct nx_lod *nx__tl_lod(struct nx_req *rq, struct nx_profile *p)
+struct nx_lod *nx__tl_lod_of(struct nx_server *s, struct nx_profile *p)
 {
-	struct nx_registry *r = &rq->s->reg;
 	struct nx_err err = { 0 };
 
 	pthread_mutex_lock(&p->lod_lock);
 	if (!p->lod && !p->lod_error) {
 		struct stat st = { .st_dev = p->dev, .st_ino = p->ino, .st_mtim = p->mtime };
 
-		if (nx__lod_open(r->data_real, p->name, p->dir, &st, &p->files, &p->lod, &err))
+		if (nx__lod_open(s->reg.data_real, p->name, p->dir, &st, &p->files, &s->builds,
+				 &p->lod, &err))
 			p->lod_error = nx_xstrdup(err.msg[0] ? err.msg : "unknown error");
 	}
 	pthread_mutex_unlock(&p->lod_lock);
 	return p->lod;
+}
+
+struct nx_lod *nx__tl_lod(struct nx_req *rq, struct nx_profile *p)
+{
+	return nx__tl_lod_of(rq->s, p);
 }
 
 static struct nx_query_limits limits(struct nx_req *rq)

@@ -8,11 +8,13 @@
 #include "common/compat.h"
 #include "common/err.h"
 #include "common/strbuf.h"
+#include "server/lod.h"
 #include "server/registry.h"
 #include "server/server.h"
 #include "server/watchdog.h"
 
 #include <microhttpd.h>
+#include <pthread.h>
 #include <semaphore.h>
 #include <time.h>
 
@@ -34,6 +36,10 @@ struct nx_server {
 	 * requests wait their turn instead. */
 	sem_t query_slots;
 	bool have_slots;
+	struct nx_lod_builds builds; /* timeline caches being built (lod.h) */
+	char *warm_name;             /* the profile nx_server_warm_timeline builds, or NULL */
+	pthread_t warm;
+	bool have_warm;
 };
 
 /* Lives as long as one TCP connection. A client gets request_timeout_s from the moment

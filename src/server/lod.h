@@ -20,6 +20,8 @@
 #include "server/profile_db.h"
 #include "server/profile_files.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #define NX_LOD_FILE "timeline.duckdb"
@@ -57,17 +59,36 @@ struct nx_lod {
 	double build_s; /* 0 when it was found in the cache */
 };
 
+/* The builds in progress in a server, so that a stopping server interrupts them rather
+ * than waiting (their statement fails, the private build directory is removed). Each
+ * build links a node on its own stack while its database is open. */
+struct nx_duck;
+struct nx_lod_build_ref {
+	struct nx_duck *d;
+	struct nx_lod_build_ref *next;
+};
+struct nx_lod_builds {
+	pthread_mutex_t lock;
+	bool stopping; /* no new build starts */
+	struct nx_lod_build_ref *running;
+};
+void nx__lod_builds_init(struct nx_lod_builds *b);
+/* Interrupts the running builds and refuses new ones. */
+void nx__lod_builds_stop(struct nx_lod_builds *b);
+void nx__lod_builds_release(struct nx_lod_builds *b);
+
 /* Builds the cache of the profile in dir (tables files) as out_dir/timeline.duckdb,
- * with a private scratch folder in out_dir for DuckDB's spills. */
+ * with a private scratch folder in out_dir for DuckDB's spills; builds (may be NULL)
+ * is where it registers to be interruptible. */
 int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *out_dir,
-		  struct nx_err *err);
+		  struct nx_lod_builds *builds, struct nx_err *err);
 
 /* The cache of a profile version (its directory's identity st) under data_real, built
  * first when absent. Safe against other processes doing the same: a build goes to a
  * private directory renamed into place. */
 int nx__lod_open(const char *data_real, const char *name, const char *dir,
 		 const struct stat *st, const struct nx_pfiles *files,
-		 struct nx_lod **out, struct nx_err *err);
+		 struct nx_lod_builds *builds, struct nx_lod **out, struct nx_err *err);
 void nx__lod_free(struct nx_lod *lod);
 
 #endif

@@ -324,9 +324,64 @@ static const char schema_sql[] =
 	"count BIGINT, \"start\" BIGINT, \"end\" BIGINT); "
 	"CREATE TABLE tl.meta (src INTEGER, n BIGINT, lo INTEGER, hi INTEGER, ordered BOOLEAN)";
 
-int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *out_dir,
-		  struct nx_err *err)
+void nx__lod_builds_init(struct nx_lod_builds *b)
 {
+	pthread_mutex_init(&b->lock, NULL);
+	b->stopping = false;
+	b->running = NULL;
+}
+
+void nx__lod_builds_stop(struct nx_lod_builds *b)
+{
+	pthread_mutex_lock(&b->lock);
+	b->stopping = true;
+	for (struct nx_lod_build_ref *r = b->running; r; r = r->next)
+		nx_duck_interrupt(r->d);
+	pthread_mutex_unlock(&b->lock);
+}
+
+void nx__lod_builds_release(struct nx_lod_builds *b)
+{
+	pthread_mutex_destroy(&b->lock);
+}
+
+/* Links ref (database d) into builds; fails when the server is stopping. */
+static int builds_enter(struct nx_lod_builds *b, struct nx_lod_build_ref *ref, struct nx_duck *d,
+			struct nx_err *err)
+{
+	int rc = 0;
+
+	if (!b)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	if (b->stopping) {
+		rc = nx_errf(err, NX_EDB, "the server is stopping");
+	} else {
+		ref->d = d;
+		ref->next = b->running;
+		b->running = ref;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return rc;
+}
+
+static void builds_leave(struct nx_lod_builds *b, struct nx_lod_build_ref *ref)
+{
+	if (!b || !ref->d)
+		return;
+	pthread_mutex_lock(&b->lock);
+	for (struct nx_lod_build_ref **pp = &b->running; *pp; pp = &(*pp)->next)
+		if (*pp == ref) {
+			*pp = ref->next;
+			break;
+		}
+	pthread_mutex_unlock(&b->lock);
+}
+
+int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *out_dir,
+		  struct nx_lod_builds *builds, struct nx_err *err)
+{
+	struct nx_lod_build_ref ref = { 0 };
 	char *scratch = nx_path_join(out_dir, ".scratch");
 	char *out = nx_path_join(out_dir, NX_LOD_FILE);
 	struct nx_strbuf sql = NX_STRBUF_INIT;
@@ -334,7 +389,8 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *ou
 	struct nx_duck *d = NULL;
 	int rc;
 
-	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, "1GB", err)))
+	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, "1GB", err)) ||
+	    (rc = builds_enter(builds, &ref, d, err)))
 		goto out;
 	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = true; SET temp_directory = ");
 	nx_sql_quote(&sql, scratch);
@@ -359,6 +415,7 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *ou
 out:
 	if (rc)
 		nx_err_wrap(err, "cannot build the timeline summary of %s", dir);
+	builds_leave(builds, &ref);
 	nx_duck_close(d);
 	nx_remove_tree(scratch, &ignored);
 	nx_strbuf_release(&sql);

@@ -65,8 +65,8 @@ static void drop_old(const char *root, const char *name, const char *keep)
 }
 
 static int build_into(const char *root, const char *key, const char *final, const char *dir,
-		      const struct nx_pfiles *files, const char *name, struct nx_lod *lod,
-		      struct nx_err *err)
+		      const struct nx_pfiles *files, const char *name, struct nx_lod_builds *builds,
+		      struct nx_lod *lod, struct nx_err *err)
 {
 	char *tmp = nx_xasprintf("%s/.%s.tmp-%d-%u", root, key, (int)getpid(),
 				 atomic_fetch_add(&build_seq, 1));
@@ -76,7 +76,7 @@ static int build_into(const char *root, const char *key, const char *final, cons
 
 	rc = nx_mkdirs(tmp, err);
 	if (!rc)
-		rc = nx__lod_build(dir, files, tmp, err);
+		rc = nx__lod_build(dir, files, tmp, builds, err);
 	if (!rc && rename(tmp, final) != 0) {
 		if (errno != EEXIST && errno != ENOTEMPTY)
 			rc = nx_errf(err, -errno, "cannot rename %s to %s: %s", tmp, final,
@@ -129,7 +129,7 @@ static int read_meta(struct nx_lod *lod, struct nx_err *err)
 
 int nx__lod_open(const char *data_real, const char *name, const char *dir,
 		 const struct stat *st, const struct nx_pfiles *files,
-		 struct nx_lod **out, struct nx_err *err)
+		 struct nx_lod_builds *builds, struct nx_lod **out, struct nx_err *err)
 {
 	char *root = nx_path_join(data_real, ".cache/timeline");
 	char *key = nx_xasprintf("%s@" LOD_VERSION "-%llu-%llu-%lld.%09ld", name,
@@ -144,7 +144,7 @@ int nx__lod_open(const char *data_real, const char *name, const char *dir,
 	if (stat(table, &fst) != 0) {
 		rc = nx_mkdirs(root, err);
 		if (!rc)
-			rc = build_into(root, key, final, dir, files, name, lod, err);
+			rc = build_into(root, key, final, dir, files, name, builds, lod, err);
 	}
 	if (!rc && stat(table, &fst) != 0)
 		rc = nx_errf(err, -ENOENT, "the timeline summary %s is missing", table);

@@ -8,11 +8,13 @@
 #include "server/server.h"
 #include "server/dispatch.h"
 #include "server/http.h"
+#include "server/timeline.h"
 #include "common/xalloc.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -178,6 +180,7 @@ int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, stru
 	int rc;
 
 	*out = NULL;
+	nx__lod_builds_init(&s->builds);
 	s->listen_fd = -1;
 	s->ui_listen_fd = -1;
 	s->wake[0] = s->wake[1] = -1;
@@ -283,10 +286,40 @@ void nx_server_shutdown(struct nx_server *s)
 	}
 }
 
+static void *warm_main(void *arg)
+{
+	struct nx_server *s = arg;
+	struct nx_profile *p;
+	struct nx_err err = { 0 };
+
+	if (nx__reg_get(&s->reg, s->warm_name, false, &p, &err) == 0) {
+		nx__tl_lod_of(s, p); /* a failure stays with the profile, as after a request */
+		nx__reg_put(&s->reg, p);
+	}
+	return NULL;
+}
+
+int nx_server_warm_timeline(struct nx_server *s, const char *name, struct nx_err *err)
+{
+	int e;
+
+	if (s->have_warm)
+		return nx_errf(err, NX_EUSAGE, "a timeline warm-up already runs");
+	s->warm_name = nx_xstrdup(name);
+	if ((e = pthread_create(&s->warm, NULL, warm_main, s)) != 0) {
+		free(s->warm_name);
+		s->warm_name = NULL;
+		return nx_errf(err, -e, "cannot start a thread: %s", strerror(e));
+	}
+	s->have_warm = true;
+	return 0;
+}
+
 void nx_server_stop(struct nx_server *s)
 {
 	if (!s)
 		return;
+	nx__lod_builds_stop(&s->builds); /* a cache build in progress ends now */
 	if (s->ui_daemon)
 		MHD_stop_daemon(s->ui_daemon);
 	if (s->daemon)
@@ -295,6 +328,9 @@ void nx_server_stop(struct nx_server *s)
 		close(s->listen_fd);
 	if (s->ui_listen_fd >= 0)
 		close(s->ui_listen_fd);
+	if (s->have_warm)
+		pthread_join(s->warm, NULL);
+	free(s->warm_name);
 	nx__wd_stop(&s->wd);
 	nx__reg_release(&s->reg);
 	if (s->have_slots)
@@ -302,6 +338,7 @@ void nx_server_stop(struct nx_server *s)
 	for (int i = 0; i < 2; i++)
 		if (s->wake[i] >= 0)
 			close(s->wake[i]);
+	nx__lod_builds_release(&s->builds);
 	free(s->data_path);
 	free(s->host);
 	free(s);

@@ -47,6 +47,13 @@ unsigned nx_server_port(const struct nx_server *s);
  * same /api/ routes as the API port (same checks), and the UI's pages elsewhere. */
 unsigned nx_server_ui_port(const struct nx_server *s);
 
+/* Starts building the timeline cache of profile name (docs/ui.md, "Level of detail") on
+ * a background thread, so that the UI's first timeline view finds it ready or under
+ * way; a timeline request that comes meanwhile waits for the same build, and an error
+ * stays with the profile as if a request had met it. nx_server_stop() interrupts a
+ * build still running. One warm-up per server. */
+int nx_server_warm_timeline(struct nx_server *s, const char *name, struct nx_err *err);
+
 /* Blocks until SIGINT or SIGTERM arrives (or nx_server_shutdown() is called from
  * another thread). Signal handlers are installed only for the duration of the call.
  * Returns the signal number, or 0 for a programmatic shutdown. */
@@ -55,8 +62,8 @@ int nx_server_wait(struct nx_server *s);
 /* Wakes nx_server_wait() from another thread; async-signal-safe. */
 void nx_server_shutdown(struct nx_server *s);
 
-/* Stops accepting, waits for in-flight requests, closes every profile database and
- * frees s. Accepts NULL. */
+/* Stops accepting, interrupts timeline cache builds, waits for in-flight requests,
+ * closes every profile database and frees s. Accepts NULL. */
 void nx_server_stop(struct nx_server *s);
 
 #endif

@@ -23,6 +23,8 @@ char *nx__counter_tracks_sql(const struct nx_profile *p);
 /* The timeline cache of p (lod.h), built on first use; NULL when it cannot be (the
  * profile's own tables serve then). */
 struct nx_lod *nx__tl_lod(struct nx_req *rq, struct nx_profile *p);
+/* The same for a caller without a request (the server's warm-up thread). */
+struct nx_lod *nx__tl_lod_of(struct nx_server *s, struct nx_profile *p);
 /* nx__pdb_query on the cache's database, under the server's limits and query slots. */
 int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
 		     struct nx_strbuf *out, struct nx_err *err);

@@ -11,6 +11,7 @@
  * cache. */
 #include "common/compat.h"
 #include "server/server.h"
+#include "helper/asserts.h"
 #include "helper/http_client.h"
 #include "helper/server_fixture.h"
 
@@ -461,6 +462,77 @@ static void test_aggregate_and_search(void **state)
 	json_decref(r);
 }
 
+static struct nx_server *start_second(void)
+{
+	struct nx_server_opts o;
+	struct nx_server *s = NULL;
+	struct nx_err err = { 0 };
+
+	nx_server_opts_init(&o, data_dir);
+	o.port = 0;
+	o.quiet = true;
+	if (nx_server_start(&s, &o, &err))
+		fail_msg("%s", err.msg);
+	return s;
+}
+
+/* 0 when the shell command succeeds. */
+static int sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	return system(cmd);
+}
+
+/* nx_server_warm_timeline builds the cache of a profile before any request asks; the
+ * timeline request then finds it; a second warm-up on the same server is refused. */
+static void test_warm_builds_the_cache(void **state)
+{
+	struct nx_server *s2;
+	struct nx_err err = { 0 };
+	struct nx_http_resp r;
+	char path[256];
+	int tries = 0;
+
+	(void)state;
+	assert_int_equal(make_profile("tl-warm", true), 0);
+	s2 = start_second();
+	assert_int_equal(nx_server_warm_timeline(s2, "tl-warm", &err), 0);
+	NX_ASSERT_CMP(nx_server_warm_timeline(s2, "tl-warm", &err), <, 0);
+	while (sh("ls %s/.cache/timeline/%s@v3-*/timeline.duckdb > /dev/null 2>&1", data_dir,
+		  "tl-warm") != 0 && tries++ < 1200)
+		usleep(50 * 1000); /* up to a minute for a build of 40k rows */
+	assert_int_equal(sh("ls %s/.cache/timeline/%s@v3-*/timeline.duckdb > /dev/null", data_dir,
+			    "tl-warm"), 0);
+	snprintf(path, sizeof(path), "/api/v1/profiles/namespace/global/profile_name/tl-warm/"
+		 "timeline/tracks");
+	assert_int_equal(nx_http_get(nx_server_port(s2), path, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "\"cached\":true"));
+	nx_http_resp_free(&r);
+	nx_server_stop(s2);
+}
+
+/* Stopping a server while its warm-up builds interrupts or finishes the build, never
+ * leaves a half-built cache: no private build directory remains, and a cache directory
+ * that exists holds its database. */
+static void test_stop_during_warm_up(void **state)
+{
+	struct nx_server *s2;
+	struct nx_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(make_profile("tl-stop", true), 0);
+	s2 = start_second();
+	assert_int_equal(nx_server_warm_timeline(s2, "tl-stop", &err), 0);
+	nx_server_stop(s2);
+	assert_int_not_equal(sh("ls -a %s/.cache/timeline | grep -q '^\\.%s@.*tmp-'", data_dir,
+				"tl-stop"), 0);
+	assert_int_equal(sh("for d in %s/.cache/timeline/%s@v3-*; do [ ! -e \"$d\" ] || "
+			    "[ -f \"$d/timeline.duckdb\" ] || exit 1; done", data_dir, "tl-stop"), 0);
+}
+
 /* Without a cache (its directory cannot be made), the profile's own tables serve the
  * same replies. */
 static void test_without_cache(void **state)
@@ -492,6 +564,8 @@ int main(void)
 		cmocka_unit_test(test_windows_match_their_rows),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_aggregate_and_search),
+		cmocka_unit_test(test_warm_builds_the_cache),
+		cmocka_unit_test(test_stop_during_warm_up),
 		cmocka_unit_test(test_without_cache),
 	};
 
