@@ -131,22 +131,35 @@ static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfile
 	return rc;
 }
 
-int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *files,
-		 unsigned threads, struct nx_err *err)
+/* A new nx_pdb in *out with its database and a first connection in *c; on failure the
+ * caller still frees *out (and *c when set). */
+static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
+		   struct nx_err *err)
 {
 	struct nx_pdb *p = nx_xcalloc(1, sizeof(*p));
 	struct nx_duck_config cfg = { .threads = threads };
-	duckdb_connection c = NULL;
 	int rc;
 
+	*out = p;
+	*c = NULL;
 	pthread_mutex_init(&p->lock, NULL);
 	rc = nx_duck_db_open(&p->db, &cfg, err);
-	if (rc)
-		goto fail;
-	if (duckdb_connect(p->db, &c) == DuckDBError) {
+	if (!rc && duckdb_connect(p->db, c) == DuckDBError) {
+		*c = NULL;
 		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
-		goto fail;
 	}
+	return rc;
+}
+
+int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *files,
+		 unsigned threads, struct nx_err *err)
+{
+	struct nx_pdb *p;
+	duckdb_connection c;
+	int rc;
+
+	if ((rc = pdb_new(threads, &p, &c, err)))
+		goto fail;
 	/* Parquet footers are parsed once per file, not once per query: a footer of a
 	 * 100M-row table is megabytes, and the timeline asks for small windows often. The
 	 * cache checks each file's modification time, and a new profile version gets a new
@@ -190,20 +203,13 @@ fail:
 int nx__pdb_open_attached(struct nx_pdb **out, const char *file, const char *dir,
 			  unsigned threads, struct nx_err *err)
 {
-	struct nx_pdb *p = nx_xcalloc(1, sizeof(*p));
-	struct nx_duck_config cfg = { .threads = threads };
 	struct nx_strbuf sql = NX_STRBUF_INIT;
-	duckdb_connection c = NULL;
+	struct nx_pdb *p;
+	duckdb_connection c;
 	int rc;
 
-	pthread_mutex_init(&p->lock, NULL);
-	rc = nx_duck_db_open(&p->db, &cfg, err);
-	if (rc)
+	if ((rc = pdb_new(threads, &p, &c, err)))
 		goto fail;
-	if (duckdb_connect(p->db, &c) == DuckDBError) {
-		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
-		goto fail;
-	}
 	nx_strbuf_addstr(&sql, "ATTACH ");
 	nx_sql_quote(&sql, file);
 	nx_strbuf_addstr(&sql, " AS tl (READ_ONLY)");
