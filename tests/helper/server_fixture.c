@@ -117,3 +117,23 @@ out:
 	free(cmd);
 	return rc;
 }
+
+void nx_sfx_opts(struct nx_server_opts *o, const char *data)
+{
+	nx_server_opts_init(o, data);
+	o->port = 0;
+	o->quiet = true;
+}
+
+struct nx_server *nx_sfx_start(const struct nx_server_opts *o, unsigned *port)
+{
+	struct nx_server *s = NULL;
+	struct nx_err err = { 0 };
+
+	if (nx_server_start(&s, o, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return NULL;
+	}
+	*port = nx_server_port(s);
+	return s;
+}

@@ -5,6 +5,8 @@
 #ifndef NX_TEST_SERVER_FIXTURE_H
 #define NX_TEST_SERVER_FIXTURE_H
 
+#include "server/server.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,5 +23,10 @@ int nx_sfx_sql(const char *sql);
  * and a source_folder.tar.gz. Instruction.id of the row with index 7 is
  * 2^53 + 1 (9007199254740993). Returns 0 or -1. */
 int nx_sfx_make_profile(const char *data, const char *name, unsigned n_instr);
+
+/* The server options of the tests: data path data, a free port, no access log. */
+void nx_sfx_opts(struct nx_server_opts *o, const char *data);
+/* Starts a server with o; *port gets its port. NULL after printing the error. */
+struct nx_server *nx_sfx_start(const struct nx_server_opts *o, unsigned *port);
 
 #endif

@@ -32,20 +32,14 @@ static unsigned port;
 static int setup(void **state)
 {
 	struct nx_server_opts o;
-	struct nx_err err = { 0 };
 
 	(void)state;
 	data_dir = nx_sfx_tmpdir("api");
 	if (!data_dir || nx_sfx_make_profile(data_dir, "my-kernel", 1000))
 		return -1;
-	nx_server_opts_init(&o, data_dir);
-	o.port = 0;
-	o.quiet = true;
-	if (nx_server_start(&srv, &o, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	nx_sfx_opts(&o, data_dir);
+	if (!(srv = nx_sfx_start(&o, &port)))
 		return -1;
-	}
-	port = nx_server_port(srv);
 	return 0;
 }
 

@@ -26,22 +26,16 @@ static unsigned port;
 static int setup(void **state)
 {
 	struct nx_server_opts o;
-	struct nx_err err = { 0 };
 
 	(void)state;
 	data_dir = nx_sfx_tmpdir("concurrency");
 	if (!data_dir || nx_sfx_make_profile(data_dir, "a", 3000) ||
 	    nx_sfx_make_profile(data_dir, "b", 500))
 		return -1;
-	nx_server_opts_init(&o, data_dir);
-	o.port = 0;
-	o.quiet = true;
+	nx_sfx_opts(&o, data_dir);
 	o.threads = 2;
-	if (nx_server_start(&srv, &o, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	if (!(srv = nx_sfx_start(&o, &port)))
 		return -1;
-	}
-	port = nx_server_port(srv);
 	return 0;
 }
 

@@ -95,20 +95,14 @@ static int make_profiles(void)
 static int setup(void **state)
 {
 	struct nx_server_opts o;
-	struct nx_err err = { 0 };
 
 	(void)state;
 	data_dir = nx_sfx_tmpdir("hardening");
 	if (!data_dir || make_profiles())
 		return -1;
-	nx_server_opts_init(&o, data_dir);
-	o.port = 0;
-	o.quiet = true;
-	if (nx_server_start(&srv, &o, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	nx_sfx_opts(&o, data_dir);
+	if (!(srv = nx_sfx_start(&o, &port)))
 		return -1;
-	}
-	port = nx_server_port(srv);
 	return 0;
 }
 

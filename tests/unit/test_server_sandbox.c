@@ -31,24 +31,18 @@ static unsigned port;
 static int setup(void **state)
 {
 	struct nx_server_opts o;
-	struct nx_err err = { 0 };
 
 	(void)state;
 	data_dir = nx_sfx_tmpdir("sandbox");
 	if (!data_dir || nx_sfx_make_profile(data_dir, "k", 2000) ||
 	    nx_sfx_make_profile(data_dir, "other", 10))
 		return -1;
-	nx_server_opts_init(&o, data_dir);
-	o.port = 0;
-	o.quiet = true;
+	nx_sfx_opts(&o, data_dir);
 	o.query_timeout_ms = 1500;
 	o.max_result_rows = 500;
 	o.max_result_bytes = 20000;
-	if (nx_server_start(&srv, &o, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	if (!(srv = nx_sfx_start(&o, &port)))
 		return -1;
-	}
-	port = nx_server_port(srv);
 	return 0;
 }
 

@@ -25,18 +25,16 @@ static char *data_dir;
 static struct nx_server *start(uint64_t max_rows, uint64_t max_bytes)
 {
 	struct nx_server_opts o;
-	struct nx_server *s = NULL;
-	struct nx_err err = { 0 };
+	struct nx_server *s;
+	unsigned port;
 
-	nx_server_opts_init(&o, data_dir);
-	o.port = 0;
-	o.quiet = true;
+	nx_sfx_opts(&o, data_dir);
 	if (max_rows)
 		o.max_result_rows = max_rows;
 	if (max_bytes)
 		o.max_result_bytes = max_bytes;
-	if (nx_server_start(&s, &o, &err))
-		fail_msg("%s", err.msg);
+	s = nx_sfx_start(&o, &port);
+	assert_non_null(s);
 	return s;
 }
 

@@ -87,20 +87,14 @@ static int make_profile(const char *name, bool ordered)
 static int setup(void **state)
 {
 	struct nx_server_opts o;
-	struct nx_err err = { 0 };
 
 	(void)state;
 	data_dir = nx_sfx_tmpdir("timeline");
 	if (!data_dir || make_profile("tl", true) || make_profile("tl-shuffled", false))
 		return -1;
-	nx_server_opts_init(&o, data_dir);
-	o.port = 0;
-	o.quiet = true;
-	if (nx_server_start(&srv, &o, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	nx_sfx_opts(&o, data_dir);
+	if (!(srv = nx_sfx_start(&o, &port)))
 		return -1;
-	}
-	port = nx_server_port(srv);
 	return 0;
 }
 
@@ -465,14 +459,12 @@ static void test_aggregate_and_search(void **state)
 static struct nx_server *start_second(void)
 {
 	struct nx_server_opts o;
-	struct nx_server *s = NULL;
-	struct nx_err err = { 0 };
+	struct nx_server *s;
+	unsigned p;
 
-	nx_server_opts_init(&o, data_dir);
-	o.port = 0;
-	o.quiet = true;
-	if (nx_server_start(&s, &o, &err))
-		fail_msg("%s", err.msg);
+	nx_sfx_opts(&o, data_dir);
+	s = nx_sfx_start(&o, &p);
+	assert_non_null(s);
 	return s;
 }
 
