@@ -87,23 +87,40 @@ static char *ingest_keep(const char *neff, const char *ntff, const char *data, c
 	return out;
 }
 
-/* Compares `table` with the reference SQL file over the profile and its staging tables. */
-static void compare(const char *profile, const char *table, const char *file,
-		    const char *const *cols)
+/* A database over the profile and its staging tables with table ref: the reference SQL
+ * file's query for `table` (after the macro file's definitions, when one is named). */
+static struct nx_duck *open_with_reference(const char *profile, const char *table,
+					   const char *file, const char *macro_file)
 {
 	struct nx_duck *d = NULL;
 	struct nx_err err = { 0 };
 	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
 	char *sql = read_reference(file);
+	char *macro = macro_file ? read_reference(macro_file) : NULL;
 	char *staging = nx_path_join(profile, ".staging");
 
 	nx_test_use_profile(&d, profile);
-	if (nx_db_create_views(d, staging, &err) ||
+	if (nx_db_create_views(d, staging, &err) || (macro && nx_duck_exec(d, macro, &err)) ||
 	    nx_derive_project(d, table, sql, &ref, &err))
 		fail_msg("%s", err.msg);
 	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
 	if (nx_duck_exec(d, q.buf, &err))
 		fail_msg("%s", err.msg);
+	nx_strbuf_release(&ref);
+	nx_strbuf_release(&q);
+	free(sql);
+	free(macro);
+	free(staging);
+	return d;
+}
+
+/* Compares `table` with the reference SQL file over the profile and its staging tables. */
+static void compare(const char *profile, const char *table, const char *file,
+		    const char *const *cols)
+{
+	struct nx_duck *d = open_with_reference(profile, table, file, NULL);
+	struct nx_strbuf q = NX_STRBUF_INIT;
+
 	double nref = nx_test_q(d, "SELECT count(*) FROM ref");
 	nx_strbuf_reset(&q);
 	nx_strbuf_addf(&q, "SELECT count(*) FROM \"%s\"", table);
@@ -123,10 +140,7 @@ static void compare(const char *profile, const char *table, const char *file,
 	nx_strbuf_addf(&q, "SELECT max(avg_util_percent) FROM \"%s\"", table);
 	NX_ASSERT_CMP(nx_test_q(d, q.buf), >, 0);
 	nx_duck_close(d);
-	nx_strbuf_release(&ref);
 	nx_strbuf_release(&q);
-	free(sql);
-	free(staging);
 }
 
 static const char *const sbuf_cols[] = { "avg_util_percent", "partition_0_util_percent",
@@ -140,20 +154,10 @@ static const char *const psum_cols[] = { "avg_util_percent", "bank_0_util_percen
 /* Summary: every column of the reference and the published row is the same value. */
 static void compare_summary(const char *profile)
 {
-	struct nx_duck *d = NULL;
-	struct nx_err err = { 0 };
-	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
-	char *sql = read_reference("80_summary.sql");
-	char *staging = nx_path_join(profile, ".staging");
+	struct nx_duck *d = open_with_reference(profile, "Summary", "80_summary.sql", NULL);
+	struct nx_strbuf q = NX_STRBUF_INIT;
 	const struct nx_table *t = nx_schema_table("Summary");
 
-	nx_test_use_profile(&d, profile);
-	if (nx_db_create_views(d, staging, &err) ||
-	    nx_derive_project(d, "Summary", sql, &ref, &err))
-		fail_msg("%s", err.msg);
-	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
-	if (nx_duck_exec(d, q.buf, &err))
-		fail_msg("%s", err.msg);
 	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM ref"), 1);
 	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM Summary"), 1);
 	nx_strbuf_reset(&q);
@@ -165,31 +169,19 @@ static void compare_summary(const char *profile)
 	/* and the row is not empty */
 	NX_ASSERT_CMP(nx_test_q(d, "SELECT tensor_engine_instruction_count FROM Summary"), >, 0);
 	nx_duck_close(d);
-	nx_strbuf_release(&ref);
 	nx_strbuf_release(&q);
-	free(sql);
-	free(staging);
 }
 
 /* DmaPacketAggregated: the same rows as the reference, and the file in (start_ts, id)
  * order like the reference's ORDER BY. */
 static void compare_dma_aggregated(const char *profile, bool dma)
 {
-	struct nx_duck *d = NULL;
-	struct nx_err err = { 0 };
-	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
-	char *sql = read_reference("20_dma_packet_aggregated.sql");
-	char *staging = nx_path_join(profile, ".staging");
+	struct nx_duck *d = open_with_reference(profile, "DmaPacketAggregated",
+						"20_dma_packet_aggregated.sql", NULL);
+	struct nx_strbuf q = NX_STRBUF_INIT;
 	char *file = nx_path_join(profile, "DmaPacketAggregated.parquet");
 	const struct nx_table *t = nx_schema_table("DmaPacketAggregated");
 
-	nx_test_use_profile(&d, profile);
-	if (nx_db_create_views(d, staging, &err) ||
-	    nx_derive_project(d, "DmaPacketAggregated", sql, &ref, &err))
-		fail_msg("%s", err.msg);
-	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
-	if (nx_duck_exec(d, q.buf, &err))
-		fail_msg("%s", err.msg);
 	double n = nx_test_q(d, "SELECT count(*) FROM ref");
 	assert_true(dma ? n > 0 : n == 0);
 	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(*) FROM DmaPacketAggregated"), ==, n);
@@ -211,10 +203,7 @@ static void compare_dma_aggregated(const char *profile, bool dma)
 		assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
 	}
 	nx_duck_close(d);
-	nx_strbuf_release(&ref);
 	nx_strbuf_release(&q);
-	free(sql);
-	free(staging);
 	free(file);
 }
 
@@ -222,20 +211,10 @@ static void compare_dma_aggregated(const char *profile, bool dma)
  * (pcore_idx, timestamp) order; and not all zero. */
 static void compare_pending(const char *profile)
 {
-	struct nx_duck *d = NULL;
-	struct nx_err err = { 0 };
-	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
-	char *sql = read_reference("52_pending_dma.sql");
-	char *staging = nx_path_join(profile, ".staging");
+	struct nx_duck *d = open_with_reference(profile, "PendingDma", "52_pending_dma.sql", NULL);
+	struct nx_strbuf q = NX_STRBUF_INIT;
 	char *file = nx_path_join(profile, "PendingDma.parquet");
 
-	nx_test_use_profile(&d, profile);
-	if (nx_db_create_views(d, staging, &err) ||
-	    nx_derive_project(d, "PendingDma", sql, &ref, &err))
-		fail_msg("%s", err.msg);
-	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
-	if (nx_duck_exec(d, q.buf, &err))
-		fail_msg("%s", err.msg);
 	double n = nx_test_q(d, "SELECT count(*) FROM ref");
 	NX_ASSERT_CMP(n, >, 0);
 	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(*) FROM PendingDma"), ==, n);
@@ -250,10 +229,7 @@ static void compare_pending(const char *profile)
 	nx_strbuf_addstr(&q, ", file_row_number = true)) WHERE lt >= timestamp");
 	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
 	nx_duck_close(d);
-	nx_strbuf_release(&ref);
 	nx_strbuf_release(&q);
-	free(sql);
-	free(staging);
 	free(file);
 }
 
@@ -261,20 +237,10 @@ static void compare_pending(const char *profile)
  * (out_table, out_id, in_table, in_id). kinds: the dependency types that must occur. */
 static void compare_flow(const char *profile, int kinds)
 {
-	struct nx_duck *d = NULL;
-	struct nx_err err = { 0 };
-	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
-	char *sql = read_reference("40_flow.sql");
-	char *staging = nx_path_join(profile, ".staging");
+	struct nx_duck *d = open_with_reference(profile, "Flow", "40_flow.sql", NULL);
+	struct nx_strbuf q = NX_STRBUF_INIT;
 	char *file = nx_path_join(profile, "Flow.parquet");
 
-	nx_test_use_profile(&d, profile);
-	if (nx_db_create_views(d, staging, &err) ||
-	    nx_derive_project(d, "Flow", sql, &ref, &err))
-		fail_msg("%s", err.msg);
-	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
-	if (nx_duck_exec(d, q.buf, &err))
-		fail_msg("%s", err.msg);
 	double n = nx_test_q(d, "SELECT count(*) FROM ref");
 	NX_ASSERT_CMP(nx_test_q(d, "SELECT count(*) FROM Flow"), ==, n);
 	assert_int_equal((int64_t)nx_test_q(d, "SELECT count(*) FROM (SELECT * FROM ref EXCEPT ALL "
@@ -295,10 +261,7 @@ static void compare_flow(const char *profile, int kinds)
 		assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
 	}
 	nx_duck_close(d);
-	nx_strbuf_release(&ref);
 	nx_strbuf_release(&q);
-	free(sql);
-	free(staging);
 	free(file);
 }
 
@@ -402,20 +365,10 @@ static void check_trigger_spill(const char *neff, const char *ntff, const char *
  * value identical, in (pcore_idx, timestamp) order; and not all zero. */
 static void compare_usage(const char *profile, const char *table, const char *file)
 {
-	struct nx_duck *d = NULL;
-	struct nx_err err = { 0 };
-	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
-	char *macro = read_reference("49_throughput_grid.sql"), *sql = read_reference(file);
-	char *staging = nx_path_join(profile, ".staging");
+	struct nx_duck *d = open_with_reference(profile, table, file, "49_throughput_grid.sql");
+	struct nx_strbuf q = NX_STRBUF_INIT;
 	char *path = nx_xasprintf("%s/%s.parquet", profile, table);
 
-	nx_test_use_profile(&d, profile);
-	if (nx_db_create_views(d, staging, &err) || nx_duck_exec(d, macro, &err) ||
-	    nx_derive_project(d, table, sql, &ref, &err))
-		fail_msg("%s", err.msg);
-	nx_strbuf_addf(&q, "CREATE TABLE ref AS %s", ref.buf);
-	if (nx_duck_exec(d, q.buf, &err))
-		fail_msg("%s", err.msg);
 	double n = nx_test_q(d, "SELECT count(*) FROM ref");
 	NX_ASSERT_CMP(n, >, 0);
 	nx_strbuf_reset(&q);
@@ -437,11 +390,7 @@ static void compare_usage(const char *profile, const char *table, const char *fi
 	nx_strbuf_addstr(&q, ", file_row_number = true)) WHERE lt >= timestamp");
 	assert_int_equal((int64_t)nx_test_q(d, q.buf), 0);
 	nx_duck_close(d);
-	nx_strbuf_release(&ref);
 	nx_strbuf_release(&q);
-	free(macro);
-	free(sql);
-	free(staging);
 	free(path);
 }
 
