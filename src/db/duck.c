@@ -4,10 +4,13 @@
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/duck_conn.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 enum coltype { COL_BIGINT, COL_INTEGER, COL_FLOAT, COL_DOUBLE, COL_VARCHAR, COL_BOOLEAN };
@@ -494,9 +497,12 @@ int nx_duck_sandbox(struct nx_duck *d, const char *dir, struct nx_err *err)
 	return 0;
 }
 
-/* COPY ... TO path as zstd parquet, in row groups of row_group rows (0: DuckDB's). */
+/* COPY ... TO path as zstd parquet, in row groups of row_group rows (0: DuckDB's);
+ * with part (a file name pattern) path is a directory that gets files of
+ * part_groups row groups each. */
 static int copy_to(struct nx_duck *d, const char *select_sql, const char *path,
-		   unsigned long row_group, uint64_t *rows, struct nx_err *err)
+		   unsigned long row_group, const char *part, unsigned long part_groups,
+		   uint64_t *rows, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int64_t n = 0;
@@ -507,6 +513,10 @@ static int copy_to(struct nx_duck *d, const char *select_sql, const char *path,
 	nx_strbuf_addstr(&sql, " (FORMAT parquet, COMPRESSION zstd");
 	if (row_group)
 		nx_strbuf_addf(&sql, ", ROW_GROUP_SIZE %lu", row_group);
+	if (part) {
+		nx_strbuf_addf(&sql, ", ROW_GROUPS_PER_FILE %lu, FILENAME_PATTERN ", part_groups);
+		nx_sql_quote(&sql, part);
+	}
 	nx_strbuf_addch(&sql, ')');
 	rc = nx_duck_query_i64(d, sql.buf, &n, err);
 	nx_strbuf_release(&sql);
@@ -518,7 +528,7 @@ static int copy_to(struct nx_duck *d, const char *select_sql, const char *path,
 int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *path,
 		       uint64_t *rows, struct nx_err *err)
 {
-	return copy_to(d, select_sql, path, 0, rows, err);
+	return copy_to(d, select_sql, path, 0, NULL, 0, rows, err);
 }
 
 /* Row groups of the tables written from row sources: NX_INGEST_ROW_GROUP rows, else
@@ -532,15 +542,24 @@ static unsigned long source_row_group(void)
 	return n > 0 ? (unsigned long)n : 32768UL;
 }
 
-int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
-			uint64_t *rows, struct nx_err *err)
+/* Row groups per part of a split table: NX_INGEST_PART_GROUPS, else 64 (2M rows). */
+static unsigned long part_row_groups(void)
+{
+	const char *v = getenv("NX_INGEST_PART_GROUPS");
+	long n = v && *v ? atol(v) : 0;
+	return n > 0 ? (unsigned long)n : 64UL;
+}
+
+static int copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
+		       const char *part, uint64_t *rows, struct nx_err *err)
 {
 	int rc;
 
 	d->source = src;
 	d->source_rc = 0;
 	nx_err_clear(&d->source_err);
-	rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(), rows, err);
+	rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(), part,
+		     part_row_groups(), rows, err);
 	if (d->source_rc) {
 		/* The source's own error is the useful one: DuckDB only wraps it. */
 		rc = d->source_rc;
@@ -548,5 +567,47 @@ int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char
 			*err = d->source_err;
 	}
 	d->source = NULL;
+	return rc;
+}
+
+int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
+			uint64_t *rows, struct nx_err *err)
+{
+	return copy_source(d, src, path, NULL, rows, err);
+}
+
+int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
+			      uint64_t *rows, struct nx_err *err)
+{
+	const char *t = src->table->name;
+	char *tmp_name = nx_xasprintf(".%s.parts.tmp", t);
+	char *tmp = nx_path_join(dir, tmp_name);
+	char *pattern = nx_xasprintf("%s_{i}", t);
+	struct nx_err ignored = { 0 };
+	uint64_t n = 0;
+	int rc;
+
+	nx_remove_tree(tmp, &ignored);
+	rc = copy_source(d, src, tmp, pattern, &n, err);
+	/* DuckDB numbers the files from 0 in write order: "<T>_<i>.parquet" */
+	for (unsigned long i = 0; !rc && n; i++) {
+		char *name = nx_xasprintf("%s_%lu.parquet", t, i);
+		char *from = nx_path_join(tmp, name);
+		char *to = nx_path_join(dir, name);
+		bool have = nx_is_file(from);
+		if (have && rename(from, to))
+			rc = nx_errf(err, -errno, "cannot rename '%s': %s", from, strerror(errno));
+		free(name);
+		free(from);
+		free(to);
+		if (!have)
+			break;
+	}
+	nx_remove_tree(tmp, &ignored);
+	if (rows)
+		*rows = n;
+	free(tmp_name);
+	free(tmp);
+	free(pattern);
 	return rc;
 }

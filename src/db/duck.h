@@ -68,6 +68,12 @@ int nx_duck_query_f64(struct nx_duck *d, const char *sql, double *out, struct nx
  * source's own error (e.g. a corrupt trace chunk) is returned as is, with its message. */
 int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			uint64_t *rows, struct nx_err *err);
+/* Like nx_duck_copy_source, as the parts of a split table (db/table_files.h): files
+ * dir/<T>_0.parquet, <T>_1.parquet, ... of 64 row groups each (NX_INGEST_PART_GROUPS),
+ * so no file's metadata grows with the table (db/parquet_concat.h joins them later).
+ * No rows: no file. */
+int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
+			      uint64_t *rows, struct nx_err *err);
 /* Runs COPY (<select_sql>) TO path as zstd parquet; *rows gets the row count. */
 int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *path,
 		       uint64_t *rows, struct nx_err *err);

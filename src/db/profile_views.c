@@ -13,7 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CREATE OR REPLACE VIEW "<T>" over files [0, n) of one table, in read order. */
+/* read_parquet([...]) over files [0, n) of one table, in read order. */
+static void add_scan(struct nx_strbuf *sql, const char *dir, const struct nx_table_file *f,
+		     size_t n)
+{
+	nx_strbuf_addstr(sql, "read_parquet([");
+	for (size_t i = 0; i < n; i++) {
+		char *path = nx_path_join(dir, f[i].file);
+
+		if (i)
+			nx_strbuf_addch(sql, ',');
+		nx_sql_quote(sql, path);
+		free(path);
+	}
+	nx_strbuf_addstr(sql, "])");
+}
+
+/* CREATE OR REPLACE VIEW "<T>" over files [0, n) of one table. */
 static int create_view(struct nx_duck *d, const char *dir, const struct nx_table_file *f,
 		       size_t n, struct nx_err *err)
 {
@@ -23,18 +39,31 @@ static int create_view(struct nx_duck *d, const char *dir, const struct nx_table
 	/* The table name comes from a file name: quoted, never pasted. */
 	nx_strbuf_addstr(&sql, "CREATE OR REPLACE VIEW ");
 	nx_sql_quote_ident(&sql, f[0].table);
-	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet([");
-	for (size_t i = 0; i < n; i++) {
-		char *path = nx_path_join(dir, f[i].file);
-
-		if (i)
-			nx_strbuf_addch(&sql, ',');
-		nx_sql_quote(&sql, path);
-		free(path);
-	}
-	nx_strbuf_addstr(&sql, "])");
+	nx_strbuf_addstr(&sql, " AS SELECT * FROM ");
+	add_scan(&sql, dir, f, n);
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
+	return rc;
+}
+
+int nx_db_add_table_scan(struct nx_strbuf *sql, const char *dir, const char *table,
+			 struct nx_err *err)
+{
+	struct nx_table_file *f;
+	size_t n, i, run = 0;
+	int rc = nx_table_files_list(dir, NULL, NULL, &f, &n, err);
+
+	if (rc)
+		return rc;
+	for (i = 0; i < n && strcmp(f[i].table, table); i++)
+		;
+	while (i + run < n && !strcmp(f[i + run].table, table))
+		run++;
+	if (run)
+		add_scan(sql, dir, &f[i], run);
+	else
+		rc = nx_errf(err, NX_ENOTFOUND, "'%s' has no file of table %s", dir, table);
+	nx_table_files_free(f, n);
 	return rc;
 }
 

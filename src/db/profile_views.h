@@ -8,6 +8,7 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/strbuf.h"
 #include "db/duck.h"
 
 /* Creates (or replaces) a view named after each table file in dir, merging the parts
@@ -20,6 +21,10 @@ int nx_db_create_empty_views(struct nx_duck *d, const char *dir, struct nx_err *
 
 /* Both: the views of dir's tables, and empty ones for the schema tables it lacks. */
 int nx_db_profile_views(struct nx_duck *d, const char *dir, struct nx_err *err);
+
+/* Appends read_parquet([...]) over table's files in dir (one file or its parts). */
+int nx_db_add_table_scan(struct nx_strbuf *sql, const char *dir, const char *table,
+			 struct nx_err *err);
 
 /* True when table name has a file (whole or split) in one of dirs (NULL-terminated). */
 bool nx_db_table_has_file(const char *const *dirs, const char *name);

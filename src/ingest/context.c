@@ -262,17 +262,32 @@ static int progress_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	return n;
 }
 
+static int ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
+		    const char *path, bool parts, const char *name, const char *how,
+		    uint64_t *rows, struct nx_err *err)
+{
+	struct progress_src p = { .c = c, .inner = src, .name = name ? name : src->table->name };
+	struct nx_row_source wrap = { .table = src->table, .self = &p, .next = progress_next };
+	struct nx_row_source *from = c->progress ? &wrap : src;
+	int rc;
+
+	p.t0 = p.last = nx_now_s();
+	rc = parts ? nx_duck_copy_source_parts(d, from, path, rows, err)
+		   : nx_duck_copy_source(d, from, path, rows, err);
+	if (!rc)
+		nx_ctx_table_done(c, p.name, how, *rows, nx_now_s() - p.t0);
+	return rc;
+}
+
 int nx_ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
 		const char *path, const char *name, const char *how, uint64_t *rows,
 		struct nx_err *err)
 {
-	struct progress_src p = { .c = c, .inner = src, .name = name ? name : src->table->name };
-	struct nx_row_source wrap = { .table = src->table, .self = &p, .next = progress_next };
-	int rc;
+	return ctx_copy(c, d, src, path, false, name, how, rows, err);
+}
 
-	p.t0 = p.last = nx_now_s();
-	rc = nx_duck_copy_source(d, c->progress ? &wrap : src, path, rows, err);
-	if (!rc)
-		nx_ctx_table_done(c, p.name, how, *rows, nx_now_s() - p.t0);
-	return rc;
+int nx_ctx_copy_parts(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
+		      const char *dir, uint64_t *rows, struct nx_err *err)
+{
+	return ctx_copy(c, d, src, dir, true, NULL, NULL, rows, err);
 }

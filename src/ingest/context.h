@@ -92,6 +92,9 @@ static inline void nx_ctx_see(struct nx_ingest_ctx *c, int64_t a, int64_t b)
 int nx_ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
 		const char *path, const char *name, const char *how, uint64_t *rows,
 		struct nx_err *err);
+/* The same into the parts of a split table in dir (nx_duck_copy_source_parts). */
+int nx_ctx_copy_parts(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
+		      const char *dir, uint64_t *rows, struct nx_err *err);
 /* Reports a finished table through c->progress. */
 void nx_ctx_table_done(struct nx_ingest_ctx *c, const char *table, const char *how,
 		       uint64_t rows, double seconds);

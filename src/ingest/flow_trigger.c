@@ -3,6 +3,7 @@
  * flow_trigger.h). */
 #include "common/compat.h"
 #include "ingest/flow_trigger.h"
+#include "db/profile_views.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -123,12 +124,13 @@ static int edge_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	return (int)row;
 }
 
-/* The edges by the SQL join (tests/unit/reference/40_flow.sql's first part). */
-static void join_sql(struct nx_strbuf *q, const char *dir, const char *staging)
+/* The edges by the SQL join (tests/unit/reference/40_flow.sql's first part);
+ * Instruction may still be in parts here. */
+static int join_sql(struct nx_strbuf *q, const char *dir, const char *staging,
+		    struct nx_err *err)
 {
 	char *x = nx_path_join(staging, "nx_DmaTransfer.parquet");
 	char *a = nx_path_join(dir, "DmaPacketAggregated.parquet");
-	char *i = nx_path_join(dir, "Instruction.parquet");
 
 	nx_strbuf_addstr(q, "SELECT i.id AS in_id, a.id AS out_id, 'Instruction' AS in_table, "
 			    "'DmaPacketAggregated' AS out_table, 'DGE_TRIGGER' AS dependency_type, "
@@ -136,12 +138,12 @@ static void join_sql(struct nx_strbuf *q, const char *dir, const char *staging)
 	nx_sql_quote(q, x);
 	nx_strbuf_addstr(q, ") x JOIN read_parquet(");
 	nx_sql_quote(q, a);
-	nx_strbuf_addstr(q, ") a ON a.id = x.transfer JOIN read_parquet(");
-	nx_sql_quote(q, i);
-	nx_strbuf_addstr(q, ") i ON i.id = x.trigger ORDER BY out_id, in_id");
+	nx_strbuf_addstr(q, ") a ON a.id = x.transfer JOIN ");
+	int rc = nx_db_add_table_scan(q, dir, "Instruction", err);
+	nx_strbuf_addstr(q, " i ON i.id = x.trigger ORDER BY out_id, in_id");
 	free(x);
 	free(a);
-	free(i);
+	return rc;
 }
 
 int nx_flow_trig_write(struct nx_flow_trig *f, struct nx_duck *d, const char *dir,
@@ -160,8 +162,9 @@ int nx_flow_trig_write(struct nx_flow_trig *f, struct nx_duck *d, const char *di
 		*err = f->err;
 		rc = f->rc;
 	} else if (!exact) {
-		join_sql(&q, dir, staging);
-		rc = nx_duck_copy_query(d, q.buf, path, rows, err);
+		rc = join_sql(&q, dir, staging, err);
+		if (!rc)
+			rc = nx_duck_copy_query(d, q.buf, path, rows, err);
 	} else if (f->sorted) {
 		rc = nx_duck_copy_source(d, &src, path, rows, err);
 	} else {

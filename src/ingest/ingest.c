@@ -7,6 +7,7 @@
  *      every other stored schema table that got no rows,
  *   6. publish the temporary directory as <name>@latest in one rename. */
 #include "common/compat.h"
+#include "db/parquet_concat.h"
 #include "ingest/ingest.h"
 #include "ingest/context.h"
 #include "common/fsutil.h"
@@ -41,6 +42,23 @@ static int write_table(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row
 	return rc;
 }
 
+/* The trace tables were written as parts of 2M rows, which the derive stage reads as
+ * they are; here each becomes the one "<T>.parquet" the seed workflows open
+ * (db/parquet_concat.h says why). */
+static int join_parts(struct nx_ingest_ctx *c, const char *dir, struct nx_err *err)
+{
+	double t0 = now_s();
+	uint64_t bytes = 0;
+	int rc = nx_parquet_join_split_tables(dir, &bytes, err);
+
+	char how[48];
+
+	snprintf(how, sizeof(how), "%.0f MB copied", (double)bytes / 1e6);
+	if (!rc)
+		nx_ctx_table_done(c, "join_parts", how, 0, now_s() - t0);
+	return rc;
+}
+
 static int write_static(struct nx_ingest_ctx *c, struct nx_duck *d, const char *table,
 			const char *dir, bool keep_empty, struct nx_err *err)
 {
@@ -65,9 +83,12 @@ static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const 
 		struct nx_src_trace s;
 		struct nx_row_source src;
 		uint64_t before = c->rows_total;
+		uint64_t rows = 0;
 		int rc = inits[i](&s, c, &src, err);
+		/* in parts: see join_parts() */
 		if (!rc)
-			rc = write_table(c, d, &src, dir, false, &c->rows_total, err);
+			rc = nx_ctx_copy_parts(c, d, &src, dir, &rows, err);
+		c->rows_total += rows;
 		if (!rc && s.kind == NX_REC_DMA)
 			rc = nx_trig_seal(&c->trig, err);
 		if (rc)
@@ -298,7 +319,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		goto out;
 	c.stage = "raw";
 	/* quiet: the library reports through c.progress only, it does not print */
-	if ((rc = write_static(&c, d, "Warning", pp.tmp, false, err)) ||
+	if ((rc = join_parts(&c, pp.tmp, err)) ||
+	    (rc = write_static(&c, d, "Warning", pp.tmp, false, err)) ||
 	    (rc = write_static(&c, d, "SchemaFields", pp.tmp, true, err)) ||
 	    (rc = nx_write_empty_tables(d, pp.tmp, NULL, err)))
 		goto out;

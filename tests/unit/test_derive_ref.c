@@ -40,6 +40,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/table_files.h"
 #include "derive/derive.h"
 #include "db/profile_views.h"
 #include "helper/fixture.h"
@@ -331,6 +332,44 @@ static void compare_same(const char *a, const char *b, const char *table)
 	free(fb);
 }
 
+/* Every table of profile b holds the same rows as a's, and the raw trace tables in
+ * the same order: b was ingested with its trace tables in parts of one row group,
+ * joined at the end (db/parquet_concat.h). */
+static void compare_all_tables(const char *a, const char *b)
+{
+	struct nx_table_file *f;
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	size_t n;
+
+	if (nx_table_files_list(b, NULL, NULL, &f, &n, &err))
+		fail_msg("%s", err.msg);
+	NX_ASSERT_CMP(n, >, 40);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(f[i].index, -1); /* no part left */
+		/* Metadata names the profile and the time of its ingest */
+		if (strcmp(f[i].table, "Metadata"))
+			compare_same(a, b, f[i].table);
+	}
+	nx_table_files_free(f, n);
+	if (nx_duck_open(&d, 1, NULL, &err))
+		fail_msg("%s", err.msg);
+	static const char *const ordered[] = { "Instruction", "DmaPacket" };
+	for (size_t t = 0; t < NX_ARRAY_SIZE(ordered); t++) {
+		char *sql = nx_xasprintf("SELECT count(*) FROM (SELECT id, row_number() OVER () AS r "
+					 "FROM '%s/%s.parquet') x JOIN (SELECT id, row_number() "
+					 "OVER () AS r FROM '%s/%s.parquet') y USING (r) WHERE "
+					 "x.id <> y.id", a, ordered[t], b, ordered[t]);
+		assert_int_equal((int64_t)nx_test_q(d, sql), 0);
+		free(sql);
+		sql = nx_xasprintf("SELECT count(DISTINCT row_group_id) FROM "
+				   "parquet_metadata('%s/%s.parquet')", b, ordered[t]);
+		NX_ASSERT_CMP(nx_test_q(d, sql), >=, 3); /* it was joined from parts */
+		free(sql);
+	}
+	nx_duck_close(d);
+}
+
 /* The trigger spans with two ids per run (so, many runs, merged over several levels,
  * one id in several runs) and three per cached block (a miss and a write-back almost
  * every lookup): the tables they feed are the same as with the defaults. */
@@ -489,11 +528,42 @@ static void test_kernel(void **state)
 	free(dir);
 }
 
+/* The trace tables written in parts of one row group (2048 rows) and joined at the end
+ * (db/parquet_concat.h), with Flow's trigger edges joined in SQL over Instruction's
+ * parts: every table as with the defaults, the raw ones in the same order. */
+static void test_parts(void **state)
+{
+	(void)state;
+	const char *bin = nx_test_bin();
+	char *dir = nx_test_dir("derive-parts");
+	assert_int_equal(nx_test_sh("mkdir -p %s && cd %s && %s kernel gen matmul_v0 --size 2048 "
+				    "-q -o m.neff && %s capture --enable-dge-notifs -q -n m.neff "
+				    "-s m.ntff >/dev/null", dir, dir, bin, bin), 0);
+	char *neff = nx_path_join(dir, "m.neff"), *ntff = nx_path_join(dir, "m.ntff");
+	char *data = nx_path_join(dir, "data");
+	char *prof = ingest_keep(neff, ntff, data, "m");
+	setenv("NX_FLOW_TRIG", "sql", 1);
+	setenv("NX_INGEST_ROW_GROUP", "2048", 1);
+	setenv("NX_INGEST_PART_GROUPS", "1", 1);
+	char *parts = ingest_keep(neff, ntff, data, "m-parts");
+	unsetenv("NX_FLOW_TRIG");
+	unsetenv("NX_INGEST_ROW_GROUP");
+	unsetenv("NX_INGEST_PART_GROUPS");
+	compare_all_tables(prof, parts);
+	free(parts);
+	free(prof);
+	free(data);
+	free(neff);
+	free(ntff);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture),
 		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
