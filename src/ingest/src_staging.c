@@ -18,6 +18,7 @@
 #include "common/xalloc.h"
 #include "ingest/dma_block.h"
 #include "ingest/onchip_usage.h"
+#include "ingest/sbuf_allocation.h"
 #include "hw/hw.h"
 
 #include <stdio.h>
@@ -276,6 +277,9 @@ struct onchip_src {
 	struct nx_rec head[2];          /* next instruction, next DMA packet */
 	bool have[2], primed, done;
 	struct nx_onchip_usage *usage;  /* SbufUsage / PsumUsage, fed every row */
+	struct nx_sbuf_alloc *sa;       /* SbufAllocation, fed its rows */
+	uint64_t records;               /* records passed, for progress */
+	double t0, last;
 };
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -365,18 +369,22 @@ static int64_t unit_capacity(const struct onchip_src *s, int mem)
 					: NX_NUM_PARTITIONS * s->bank_bytes);
 }
 
-/* Every row feeds SbufUsage/PsumUsage; only the SBUF allocations (not the PSUM ones nor
- * the negative corrections) are written for SbufAllocation, unless the staging tables
- * are kept for the reference tests (tests/unit/test_derive_ref.c). */
+/* Every row feeds SbufUsage/PsumUsage; the SBUF allocations (not the PSUM ones nor the
+ * negative corrections) feed SbufAllocation. Only when the staging tables are kept for
+ * the reference tests (tests/unit/test_derive_ref.c) are the rows also written, all of
+ * them, as nx_OnchipAlloc. */
 static void emit(struct onchip_src *s, const struct oc_alloc *a, int64_t start, int64_t end,
 		 int64_t bytes)
 {
-	if (s->ctx->keep_staging || (a->r.mem == OC_SBUF && bytes > 0)) {
+	if (s->ctx->keep_staging) {
 		NX_GROW(s->out, s->nout + 1, s->out_cap);
 		s->out[s->nout++] = (struct oc_row){ .r = a->r, .unit = a->unit, .start = start,
 			.end = end, .bytes = bytes, .dma = a->dma, .engine = a->engine,
 			.pc = a->pc, .block = a->block };
 	}
+	if (s->sa && a->r.mem == OC_SBUF && bytes > 0)
+		nx_sbuf_alloc_add(s->sa, start, end, a->r.lo, a->r.hi, a->unit, a->dma, a->engine,
+				  a->pc, a->block);
 	if (s->usage)
 		nx_onchip_usage_add(s->usage, a->r.mem == OC_SBUF ? NX_USAGE_SBUF : NX_USAGE_PSUM,
 				    a->unit, start, end, bytes, unit_capacity(s, a->r.mem));
@@ -565,6 +573,20 @@ static int pull(struct onchip_src *s, int k, struct nx_err *err)
 	return 0;
 }
 
+/* Progress of the pass when it writes no table (about every quarter second). */
+static void report(struct onchip_src *s)
+{
+	double now = nx_now_s();
+
+	if (s->ctx->keep_staging || now - s->last < 0.25)
+		return;
+	struct nx_progress_event ev = { .kind = NX_PROGRESS_ROWS, .stage = s->ctx->stage,
+		.table = "nx_OnchipPass (records)", .rows = s->records,
+		.seconds = now - s->t0 };
+	s->last = now;
+	nx_progress_emit(s->ctx->progress, &ev);
+}
+
 static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 {
 	struct onchip_src *s = self;
@@ -595,6 +617,8 @@ static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		int rc = pull(s, k, err);
 		if (rc)
 			return rc;
+		if ((++s->records & 0xffff) == 0)
+			report(s);
 	}
 	for (; s->out_pos < s->nout && row < cap; s->out_pos++, row++) {
 		const struct oc_row *o = &s->out[s->out_pos];
@@ -682,6 +706,7 @@ int nx_write_onchip(struct nx_ingest_ctx *c, struct nx_duck *d, const char *stag
 		    const char *profile_dir, struct nx_err *err)
 {
 	struct onchip_src os;
+	struct nx_sbuf_alloc sa;
 	struct nx_onchip_usage usage;
 	struct nx_row_source src;
 	char path[4096];
@@ -696,13 +721,24 @@ int nx_write_onchip(struct nx_ingest_ctx *c, struct nx_duck *d, const char *stag
 	if ((rc = nx_ntff_reader_rewind(c->ntff, err)))
 		return rc;
 	nx_onchip_usage_init(&usage, first, last, (int64_t)c->info->pcore_idx);
+	nx_sbuf_alloc_init(&sa, staging_dir);
 	src = (struct nx_row_source){ .table = &onchip_table, .self = &os, .next = onchip_next };
 	snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", staging_dir);
+	t0 = nx_now_s();
 	if (!(rc = onchip_init(&os, c, err))) {
 		os.usage = &usage;
-		rc = nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err);
+		os.sa = &sa;
+		os.t0 = os.last = t0;
+		if (c->keep_staging)
+			rc = nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err);
+		else if (!(rc = nx_duck_drain_source(&src, &rows, err)))
+			nx_ctx_table_done(c, "nx_OnchipPass", "staging: records read, no table",
+					  os.records, nx_now_s() - t0);
 	}
 	onchip_release(&os);
+	if (!rc)
+		rc = nx_sbuf_alloc_write(&sa, c, d, profile_dir, &rows, err);
+	nx_sbuf_alloc_release(&sa);
 	t0 = nx_now_s();
 	if (!rc && !(rc = nx_onchip_usage_write(&usage, d, profile_dir, urows, err))) {
 		/* the sampling is a by-product of the occupancy pass: its own time is tiny */

@@ -1,9 +1,8 @@
 -- table: SbufAllocation
 -- requires: nx_OnchipAlloc
--- memory: 64MB
--- (this query's own DuckDB pool: its sort of every SBUF allocation row then spills
--- sooner; at the 128 MB of the other derive queries it set the ingest's peak, see
--- docs/memory.md)
+-- The reference for src/ingest/sbuf_allocation.c, which replaced this query: sorting
+-- every SBUF allocation row in DuckDB took memory outside its pool that grew with the
+-- table (docs/memory.md). tests/unit/test_derive_ref.c compares the two.
 -- SBUF occupancy intervals. nx_OnchipAlloc is built while the instruction and DMA
 -- packet records stream (src/ingest/src_staging.c): a range of SBUF becomes live when an
 -- instruction (dst, at its start) or a DMA packet (at its start) writes it, in-place
