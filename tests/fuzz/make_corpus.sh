@@ -13,7 +13,7 @@ c=$here/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$c"
-mkdir -p "$c"/{neff,ntff,listing,jtok,trace_events,search}
+mkdir -p "$c"/{neff,ntff,listing,jtok,trace_events,search,parquet}
 
 for k in matmul_v0 matmul_v2 softmax layernorm attention dma_tiny serial_sem; do
 	"$bin" kernel gen "$k" --size 512 --listing "$c/listing/$k.lst" -o "$tmp/$k.neff" > /dev/null
@@ -44,6 +44,14 @@ cp "$traces/hta_large_uint64_arg.pt.trace.json.gz" "$c/trace_events/"
 printf '\000{"a":[1,-2.5e+3,true,false,null,"\\u00e9\\ud83d\\ude00\\n"],"b":{}}' > "$c/jtok/0-all-tokens"
 printf '[{"ph":"b","id":"0x1","cat":"c","name":"a","ts":1,"pid":1,"tid":1},{"ph":"e","id":"0x1","cat":"c","name":"a","ts":2.5,"pid":1,"tid":1},{"ph":"s","id":7,"ts":1,"pid":"p","tid":"t"},{"ph":"f","id":7,"ts":3,"pid":"p","tid":"t","bp":"e"},{"ph":"C","name":"mem","ts":4,"pid":1,"args":{"v":1}}]' \
 	> "$c/trace_events/async-flow-counter.json"
+
+# Parquet files as DuckDB writes them: dictionaries and bloom filters, NULLs and
+# booleans, several row groups (nx-sql is built next to BIN).
+sql=$(dirname "$bin")/nx-sql
+"$sql" "COPY (SELECT range AS id, 'n' || (range % 7) AS name FROM range(300)) TO '$c/parquet/dict.parquet' (FORMAT parquet)" \
+	"COPY (SELECT range % 2 = 0 AS flag, CASE WHEN range % 3 = 0 THEN NULL ELSE range / 7.0 END AS v FROM range(200)) TO '$c/parquet/nulls.parquet' (FORMAT parquet, COMPRESSION zstd)" \
+	"COPY (SELECT range AS id FROM range(5000)) TO '$c/parquet/groups.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 2048)" \
+	> /dev/null 2>&1
 
 s=$c/search
 printf '{"type":"listDbFiles"}' > "$s/list"
