@@ -3,7 +3,9 @@
  *
  * Records are added one at a time into a buffer of mem_bytes; a full buffer is sorted
  * (qsort) and written to disk as a run. When NX_XSORT_FANIN runs are on disk they are
- * merged into one, so no more than that many files are ever open. nx_xsort_finish
+ * merged into one, so no more than that many files are ever open (the merged run is
+ * rewritten at every 63 new runs: cheap up to a few thousand runs, 4 MB each; a tiered
+ * merge would do better past that). nx_xsort_finish
  * sorts what is left; nx_xsort_next then returns every record in order, merging the
  * runs through a heap with a 64 KB read buffer each. Memory: the buffer, plus 64 KB per
  * run while merging (NX_XSORT_FANIN x 64 KB = 4 MB at most). Disk: each record once per
