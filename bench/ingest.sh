@@ -49,7 +49,7 @@ for m in $sizes; do
 			m, raw, rows / raw / 1e6, bytes / raw / 1e6, floor, raw / floor, der, wall,
 			wall / floor, cpu, rss / 1024 }'
 	# per table: "  <Table> <rows> rows <time> s [...]"; "peak <n> MB" when reported
-	awk '/^  [A-Za-z_]+ +[0-9]+ rows/ {
+	awk '/^  [A-Za-z_]+ +[0-9]+ (rows|tables)/ {
 		t = "-"; p = "";
 		for (i = 1; i <= NF; i++) {
 			if ($i == "s" && $(i - 1) ~ /^[0-9.]+$/) t = $(i - 1);

@@ -36,6 +36,11 @@ static void print_event(void *user, const struct nx_progress_event *ev)
 			fprintf(stderr, "  %-26s %10d rows  (empty)\n", ev->table, 0);
 			break;
 		}
+		if (ev->how && !strncmp(ev->how, "joined: ", 8)) {
+			fprintf(stderr, "  %-26s %10" PRIu64 " tables%6.2f s  peak %.0f MB (%s)\n",
+				ev->table, ev->rows, ev->seconds, mb, ev->how + 8);
+			break;
+		}
 		fprintf(stderr, "  %-26s %10" PRIu64 " rows  %6.2f s  peak %.0f MB%s%s%s\n", ev->table,
 			ev->rows, ev->seconds, mb, ev->how ? " (" : "", ev->how ? ev->how : "",
 			ev->how ? ")" : "");

@@ -559,7 +559,8 @@ static int join_table(const char *dir, const struct nx_table_file *f, size_t n,
 	return rc;
 }
 
-int nx_parquet_join_split_tables(const char *dir, uint64_t *bytes, struct nx_err *err)
+int nx_parquet_join_split_tables(const char *dir, uint64_t *bytes, size_t *tables,
+				 struct nx_err *err)
 {
 	struct nx_table_file *f;
 	size_t n, run;
@@ -567,12 +568,16 @@ int nx_parquet_join_split_tables(const char *dir, uint64_t *bytes, struct nx_err
 
 	if (bytes)
 		*bytes = 0;
+	if (tables)
+		*tables = 0;
 	for (size_t i = 0; !rc && i < n; i += run) {
 		for (run = 1; i + run < n && !strcmp(f[i].table, f[i + run].table); run++)
 			;
 		/* a table that has its whole file is left as it is */
 		if (f[i].index >= 0)
 			rc = join_table(dir, &f[i], run, bytes, err);
+		if (!rc && f[i].index >= 0 && run > 1 && tables)
+			(*tables)++;
 	}
 	nx_table_files_free(f, n);
 	return rc;

@@ -27,7 +27,9 @@ int nx_parquet_concat(const char *const *parts, size_t n, const char *out,
 
 /* For every table of dir stored only as parts ("<T>_<n>.parquet"), joins the parts
  * into "<T>.parquet" (through a hidden temporary, renamed when complete) and removes
- * them; a single part is just renamed. *bytes (may be NULL) gets the bytes copied. */
-int nx_parquet_join_split_tables(const char *dir, uint64_t *bytes, struct nx_err *err);
+ * them; a single part is just renamed. *bytes and *tables (may be NULL) get the bytes
+ * copied and the number of tables that had more than one part. */
+int nx_parquet_join_split_tables(const char *dir, uint64_t *bytes, size_t *tables,
+				 struct nx_err *err);
 
 #endif

@@ -49,13 +49,14 @@ static int join_parts(struct nx_ingest_ctx *c, const char *dir, struct nx_err *e
 {
 	double t0 = now_s();
 	uint64_t bytes = 0;
-	int rc = nx_parquet_join_split_tables(dir, &bytes, err);
+	size_t tables = 0;
+	int rc = nx_parquet_join_split_tables(dir, &bytes, &tables, err);
+	char how[64];
 
-	char how[48];
-
-	snprintf(how, sizeof(how), "%.0f MB copied", (double)bytes / 1e6);
-	if (!rc)
-		nx_ctx_table_done(c, "join_parts", how, 0, now_s() - t0);
+	/* "joined: ..." makes the CLI count tables, not rows (cli/view_progress.c) */
+	snprintf(how, sizeof(how), "joined: %.0f MB copied", (double)bytes / 1e6);
+	if (!rc && tables)
+		nx_ctx_table_done(c, "parts_joined", how, tables, now_s() - t0);
 	return rc;
 }
 

@@ -164,6 +164,7 @@ static void test_split_tables_become_one_file(void **state)
 	struct nx_duck *d = NULL;
 	struct nx_err err = { 0 };
 	uint64_t bytes = 0;
+	size_t tables = 0;
 
 	(void)state;
 	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
@@ -171,9 +172,10 @@ static void test_split_tables_become_one_file(void **state)
 	NX_ASSERT_CMP(write_parts(d, dir, "One", 700, ""), ==, 1);
 	ex(d, "COPY (SELECT 42 AS x) TO '%s/Whole.parquet' "
 	     "(FORMAT parquet)", dir);
-	if (nx_parquet_join_split_tables(dir, &bytes, &err))
+	if (nx_parquet_join_split_tables(dir, &bytes, &tables, &err))
 		fail_msg("%s", err.msg);
 	NX_ASSERT_CMP(bytes, >, 0);
+	NX_ASSERT_CMP(tables, ==, 1); /* Big; One had one part, Whole none */
 	char *big0 = nx_xasprintf("%s/Big_0.parquet", dir), *one0 = nx_xasprintf("%s/One_0.parquet", dir);
 	assert_false(nx_is_file(big0));
 	assert_false(nx_is_file(one0));
