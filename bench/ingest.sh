@@ -48,14 +48,15 @@ for m in $sizes; do
 		printf "%sM records: raw tables %.2f s (%.2f M rec/s, %.1f MB/s of NTFF), floor %.2f s (raw/floor %.2fx); derived %.2f s; total %.2f s (total/floor %.2fx); CPU %s s; peak RSS %.0f MB\n",
 			m, raw, rows / raw / 1e6, bytes / raw / 1e6, floor, raw / floor, der, wall,
 			wall / floor, cpu, rss / 1024 }'
-	# per table: "  <Table> <rows> rows <time> s [...]"; "peak <n> MB" when reported
+	# per table: "  <Table> <rows> rows <time> s [...]" ("tables" for the join of split
+	# tables); "peak <n> MB" when reported
 	awk '/^  [A-Za-z_]+ +[0-9]+ (rows|tables)/ {
 		t = "-"; p = "";
 		for (i = 1; i <= NF; i++) {
 			if ($i == "s" && $(i - 1) ~ /^[0-9.]+$/) t = $(i - 1);
 			if ($i == "peak") p = $(i + 1) " MB";
 		}
-		printf "    %-26s %11s rows %8s s %10s\n", $1, $2, t, p }' "$log"
+		printf "    %-26s %11s %-6s %8s s %10s\n", $1, $2, $3, t, p }' "$log"
 	# the same without the SBUF/PSUM occupancy tables (the real tool's opt-out flag);
 	# NX_BENCH_NOBUF=0 skips it
 	[[ ${NX_BENCH_NOBUF:-1} == 0 ]] || /usr/bin/time -v "$bin" view -n "$d/bench.neff" -s "$d/bench.ntff" --data-path "$d/data" \
