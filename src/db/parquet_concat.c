@@ -224,36 +224,35 @@ static int shift_offset(struct nx_tc_in *in, int type, int16_t id, const struct 
 	return 0;
 }
 
-/* ColumnMetaData: data_page_offset (9), index_page_offset (10), dictionary_page_offset
- * (11) and bloom_filter_offset (14) move. */
-static int copy_column_meta(struct nx_tc_in *in, const struct shift *s, struct nx_strbuf *out,
-			    struct nx_err *err)
-{
-	int16_t last = 0, id;
-	int type, rc;
+/* What copy_struct does with a struct's fields: the i64 file offsets to move, the
+ * fields that make the file impossible to join, and one struct field copied by its
+ * own kind. Field numbers are parquet.thrift's. */
+struct kind {
+	int16_t moves[4], refused[3];
+	size_t nmoves, nrefused;
+	int16_t nested_id;
+	const struct kind *nested; /* NULL: no struct field of its own kind */
+};
 
-	for (;;) {
-		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
-			return rc;
-		if (type == NX_TC_STOP)
-			break;
-		nx_tc_write_field(out, last, type, id);
-		if (id == 9 || id == 10 || id == 11 || id == 14)
-			rc = shift_offset(in, type, id, s, out, err);
-		else if (type != NX_TC_TRUE && type != NX_TC_FALSE)
-			rc = nx_tc_copy(in, type, out, err);
-		if (rc)
-			return rc;
-		last = id;
-	}
-	nx_strbuf_addch(out, 0);
-	return 0;
+/* ColumnMetaData: data_page_offset, index_page_offset, dictionary_page_offset and
+ * bloom_filter_offset move. */
+static const struct kind column_meta = { .moves = { 9, 10, 11, 14 }, .nmoves = 4 };
+/* ColumnChunk: file_offset, offset_index_offset and column_index_offset move; a chunk in
+ * another file (file_path) or encrypted cannot be joined; meta_data is a ColumnMetaData. */
+static const struct kind column_chunk = { .moves = { 2, 4, 6 }, .nmoves = 3,
+					  .refused = { 1, 8, 9 }, .nrefused = 3,
+					  .nested_id = 3, .nested = &column_meta };
+
+static bool listed(const int16_t *ids, size_t n, int16_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
 }
 
-/* ColumnChunk: file_offset (2), offset_index_offset (4) and column_index_offset (6)
- * move; a chunk in another file (1) or encrypted (8, 9) cannot be joined. */
-static int copy_column_chunk(struct nx_tc_in *in, const struct shift *s, struct nx_strbuf *out,
-			     struct nx_err *err)
+static int copy_struct(struct nx_tc_in *in, const struct shift *s, const struct kind *k,
+		       struct nx_strbuf *out, struct nx_err *err)
 {
 	int16_t last = 0, id;
 	int type, rc;
@@ -263,16 +262,18 @@ static int copy_column_chunk(struct nx_tc_in *in, const struct shift *s, struct 
 			return rc;
 		if (type == NX_TC_STOP)
 			break;
-		if (id == 1 || id == 8 || id == 9)
+		if (listed(k->refused, k->nrefused, id))
 			return part_err(s->p, NX_EVERSION, nx_tc_offset(in),
 					"a column chunk in another file or encrypted", err);
 		nx_tc_write_field(out, last, type, id);
-		if (id == 2 || id == 4 || id == 6)
+		if (listed(k->moves, k->nmoves, id)) {
 			rc = shift_offset(in, type, id, s, out, err);
-		else if (id == 3 && !(rc = want(in, type, NX_TC_STRUCT, id, err)))
-			rc = copy_column_meta(in, s, out, err);
-		else if (id != 3 && type != NX_TC_TRUE && type != NX_TC_FALSE)
+		} else if (k->nested && id == k->nested_id) {
+			if (!(rc = want(in, type, NX_TC_STRUCT, id, err)))
+				rc = copy_struct(in, s, k->nested, out, err);
+		} else if (type != NX_TC_TRUE && type != NX_TC_FALSE) {
 			rc = nx_tc_copy(in, type, out, err);
+		}
 		if (rc)
 			return rc;
 		last = id;
@@ -316,7 +317,7 @@ static int copy_row_group(struct nx_tc_in *in, const struct shift *s, uint64_t o
 				return rc;
 			nx_tc_write_list(out, n, elem);
 			for (uint32_t i = 0; !rc && i < n; i++)
-				rc = copy_column_chunk(in, s, out, err);
+				rc = copy_struct(in, s, &column_chunk, out, err);
 		} else if (id == 5) {
 			rc = shift_offset(in, type, id, s, out, err);
 		} else if (type != NX_TC_TRUE && type != NX_TC_FALSE) {
