@@ -73,13 +73,15 @@ struct nx_req {
 #define NX_MAX_CAPTURES 4
 
 /* Our limits on a request's URI (path and query) and header block, answered with JSON
- * 414 and 431. MHD's per-connection buffer is larger (requests up to about 100 kB get
- * our JSON; MHD itself, whose replies are HTML, refuses what does not fit it) and no
- * larger: MHD clears the whole buffer after each request, and on a new connection that
- * first touch of fresh pages cost 1.6 ms of a /health reply at 1 MiB (docs/api.md). */
+ * 414 and 431 (16 KiB of headers is Node.js's default limit too). MHD's per-connection
+ * buffer is larger (requests up to about 30 kB get our JSON; MHD itself, whose replies
+ * are HTML, refuses what does not fit it) and no larger: MHD takes a buffer above 32 KiB
+ * from mmap, clears it after each request and unmaps it with the connection, and on a
+ * new connection those fresh pages and that unmap cost 1.5 ms of a 2.1 ms /health reply
+ * at 128 KiB (docs/api.md). 32 KiB comes from malloc, whose pages are reused. */
 #define NX_MAX_URI 8192u
-#define NX_MAX_HEADERS 65536u
-#define NX_MHD_MEMORY ((size_t)128 << 10)
+#define NX_MAX_HEADERS 16384u
+#define NX_MHD_MEMORY ((size_t)32 << 10)
 
 /* Captures: the '*' segments of the route pattern, in order; a trailing '**'
  * captures the rest of the path (possibly with slashes). */

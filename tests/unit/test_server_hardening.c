@@ -353,7 +353,7 @@ static char *repeat(char c, size_t n)
  * refuses the request itself, with the same status, and the server carries on. */
 static void test_oversized_requests_json(void **state)
 {
-	static const size_t sizes[] = { 70000, 100000, 400000 };
+	static const size_t sizes[] = { 20000, 100000, 400000 };
 	struct nx_http_resp r;
 
 	(void)state;
