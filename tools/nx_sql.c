@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT
  * nx_sql.c: developer and benchmark tool: runs SQL statements with the project's
  * DuckDB build and prints result rows as tab-separated text.
- * usage: nx-sql [-t] [-C DIR] 'SQL' ['SQL' ...]   (-C: first create a view per parquet
- * table in DIR, as the derive stage does; -t: print each statement's wall time to
- * stderr as "time_s <seconds>") */
+ * usage: nx-sql [-t] [-w MS] [-C DIR] 'SQL' ['SQL' ...]   (-C: first create a view per
+ * parquet table in DIR, as the derive stage does; -t: print each statement's wall time
+ * to stderr as "time_s <seconds>"; -w: sleep MS milliseconds, untimed, before each
+ * statement, as a client that sends one query at a time leaves the machine idle) */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/profile_views.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -35,9 +37,10 @@ int main(int argc, char **argv)
 	struct nx_err err = { 0 };
 	int i = 1;
 	bool timing = false;
+	long wait_ms = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: nx-sql [-C DIR] 'SQL' ...\n");
+		fprintf(stderr, "usage: nx-sql [-t] [-w MS] [-C DIR] 'SQL' ...\n");
 		return 2;
 	}
 	if (nx_duck_open(&d, 0, NULL, &err))
@@ -45,6 +48,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[i], "-t")) {
 		timing = true;
 		i++;
+	}
+	if (i + 1 < argc && !strcmp(argv[i], "-w")) {
+		wait_ms = atol(argv[i + 1]);
+		i += 2;
 	}
 	if (i + 1 < argc && !strcmp(argv[i], "-C")) {
 		if (nx_db_create_views(d, argv[i + 1], &err))
@@ -54,6 +61,10 @@ int main(int argc, char **argv)
 	for (; i < argc; i++) {
 		last_row = (size_t)-1;
 		struct timespec a, b;
+		if (wait_ms > 0) {
+			struct timespec w = { wait_ms / 1000, wait_ms % 1000 * 1000000L };
+			nanosleep(&w, NULL);
+		}
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		if (nx_duck_query_cells(d, argv[i], cell, NULL, &err))
 			goto fail;
