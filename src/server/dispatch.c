@@ -2,8 +2,9 @@
  * dispatch.c: the MHD request callbacks. The first callback of a request checks
  * the Host and Origin headers (DNS-rebinding defence) and the announced body size;
  * the following ones collect the body up to the limit; the last one matches the
- * route table and runs the handler. The completion callback writes the access log
- * line and frees the request state. The connection callback gives every connection
+ * route table and runs the handler, on a worker thread (workers.h) unless the route
+ * is quick, then queues the reply the handler left. The completion callback writes
+ * the access log line and frees the request state. The connection callback gives every connection
  * a deadline for sending its request (struct nx_conn). */
 #include "common/compat.h"
 #include "server/dispatch.h"
@@ -161,6 +162,20 @@ static bool on_ui_port(const struct nx_server *s, struct MHD_Connection *conn)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port) == s->ui_port; /* same offset in v6 */
 }
 
+struct handler_call {
+	const struct nx_route *r;
+	struct nx_req *rq;
+	char **cap;
+	enum MHD_Result ret;
+};
+
+static void call_handler(void *arg)
+{
+	struct handler_call *c = arg;
+
+	c->ret = c->r->fn(c->rq, c->cap);
+}
+
 static enum MHD_Result route(struct nx_req *rq)
 {
 	char path[4096], allow[64] = "";
@@ -190,7 +205,12 @@ static enum MHD_Result route(struct nx_req *rq)
 			free_caps(cap, ncap);
 			continue;
 		}
-		ret = r->fn(rq, cap);
+		struct handler_call call = { .r = r, .rq = rq, .cap = cap };
+		if (r->quick)
+			call_handler(&call);
+		else
+			nx__workers_run(&rq->s->workers, call_handler, &call);
+		ret = call.ret;
 		free_caps(cap, ncap);
 		return ret;
 	}
@@ -299,7 +319,7 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 		*con_cls = rq;
 		if (!headers_ok(rq)) /* replies by itself when it refuses */
 			request_received(rq);
-		return MHD_YES;
+		return nx__reply_flush(rq, MHD_YES);
 	}
 	if (*upload_data_size) {
 		if (!rq->answered && !rq->body_too_large) {
@@ -315,10 +335,10 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 	if (rq->answered)
 		return MHD_YES;
 	if (rq->body_too_large)
-		return nx__reply_error(rq, 413, "payload_too_large",
-				       "the request body exceeds the %zu-byte limit",
-				       rq->s->o.max_body_bytes);
-	return route(rq);
+		return nx__reply_flush(rq, nx__reply_error(rq, 413, "payload_too_large",
+							   "the request body exceeds the %zu-byte "
+							   "limit", rq->s->o.max_body_bytes));
+	return nx__reply_flush(rq, route(rq));
 }
 
 /* Writes s with control bytes escaped, so a URL cannot forge log lines. */
@@ -359,6 +379,8 @@ void nx__on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			fprintf(stderr, "\" - %.1fms (client went away)\n", ms);
 		funlockfile(stderr);
 	}
+	if (rq->resp) /* never queued */
+		MHD_destroy_response(rq->resp);
 	nx_strbuf_release(&rq->body);
 	free(rq->url);
 	free(rq->allow);

@@ -28,7 +28,6 @@ enum MHD_Result nx__h_ui(struct nx_req *rq, const char *path)
 	const char *base = path[0] == '/' ? path + 1 : path;
 	const struct nx_ui_asset *a = NULL;
 	struct MHD_Response *resp;
-	enum MHD_Result ret;
 
 	if (!strchr(base, '/') && strchr(base, '.'))
 		a = nx_ui_asset_find(base);
@@ -46,10 +45,5 @@ enum MHD_Result nx__h_ui(struct nx_req *rq, const char *path)
 				"default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
 				"frame-ancestors 'none'");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-	ret = MHD_queue_response(rq->conn, 200, resp);
-	MHD_destroy_response(resp);
-	rq->answered = true;
-	rq->status = 200;
-	rq->bytes = a->len;
-	return ret;
+	return nx__reply_take(rq, 200, resp, a->len);
 }

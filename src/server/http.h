@@ -12,6 +12,7 @@
 #include "server/registry.h"
 #include "server/server.h"
 #include "server/watchdog.h"
+#include "server/workers.h"
 
 #include <microhttpd.h>
 #include <pthread.h>
@@ -40,6 +41,7 @@ struct nx_server {
 	char *warm_name;             /* the profile nx_server_warm_timeline builds, or NULL */
 	pthread_t warm;
 	bool have_warm;
+	struct nx_workers workers; /* run the handlers (workers.h) */
 };
 
 /* Lives as long as one TCP connection. A client gets request_timeout_s from the moment
@@ -68,6 +70,7 @@ struct nx_req {
 	char *allow; /* Allow header of a 405 reply */
 	unsigned status;
 	uint64_t bytes;
+	struct MHD_Response *resp; /* the reply, queued by the connection's thread */
 };
 
 #define NX_MAX_CAPTURES 4
@@ -91,16 +94,24 @@ struct nx_route {
 	const char *method;
 	const char *pattern;
 	nx_route_fn fn;
+	bool quick; /* answered on the connection's thread: no DuckDB, no waiting */
 };
 
 extern const struct nx_route nx__routes[];
 extern const size_t nx__route_count;
 
-/* Replies; each queues the response on rq->conn and records status and size for
- * the access log. The strbuf body is taken (released). */
+/* Replies; each keeps the response in rq->resp, for nx__reply_flush to queue on the
+ * connection's thread (MHD accepts it from no other), and records status and size
+ * for the access log. The strbuf body is taken (released). */
 enum MHD_Result nx__reply(struct nx_req *rq, unsigned status, const char *ctype,
 			  struct nx_strbuf *body);
 enum MHD_Result nx__reply_json(struct nx_req *rq, unsigned status, struct nx_strbuf *body);
+/* Takes resp (NULL: MHD_NO) as the reply, with size for the access log. */
+enum MHD_Result nx__reply_take(struct nx_req *rq, unsigned status, struct MHD_Response *resp,
+			       uint64_t size);
+/* On the connection's thread: queues the reply kept in rq->resp, if any, and returns
+ * MHD's answer; else returns ret. */
+enum MHD_Result nx__reply_flush(struct nx_req *rq, enum MHD_Result ret);
 /* {"error":{"code":code,"message":...}} */
 enum MHD_Result nx__reply_error(struct nx_req *rq, unsigned status, const char *code,
 				const char *fmt, ...) NX_PRINTF(4, 5);

@@ -12,11 +12,36 @@
 #include <string.h>
 #include <unistd.h>
 
+enum MHD_Result nx__reply_take(struct nx_req *rq, unsigned status, struct MHD_Response *resp,
+			       uint64_t size)
+{
+	if (!resp)
+		return MHD_NO;
+	if (rq->resp) /* a handler replies once; the first reply stands */
+		MHD_destroy_response(resp);
+	else
+		rq->resp = resp;
+	rq->answered = true;
+	if (!rq->status) {
+		rq->status = status;
+		rq->bytes = size;
+	}
+	return MHD_YES;
+}
+
+enum MHD_Result nx__reply_flush(struct nx_req *rq, enum MHD_Result ret)
+{
+	if (!rq->resp)
+		return ret;
+	ret = MHD_queue_response(rq->conn, rq->status, rq->resp);
+	MHD_destroy_response(rq->resp);
+	rq->resp = NULL;
+	return ret;
+}
+
 static enum MHD_Result queue(struct nx_req *rq, unsigned status, struct MHD_Response *resp,
 			     const char *ctype, uint64_t size)
 {
-	enum MHD_Result ret;
-
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
@@ -24,12 +49,7 @@ static enum MHD_Result queue(struct nx_req *rq, unsigned status, struct MHD_Resp
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (rq->allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, rq->allow);
-	ret = MHD_queue_response(rq->conn, status, resp);
-	MHD_destroy_response(resp);
-	rq->answered = true;
-	rq->status = status;
-	rq->bytes = size;
-	return ret;
+	return nx__reply_take(rq, status, resp, size);
 }
 
 enum MHD_Result nx__reply(struct nx_req *rq, unsigned status, const char *ctype,

@@ -5,7 +5,7 @@
 #include "server/http.h"
 
 const struct nx_route nx__routes[] = {
-	{ .method = "GET", .pattern = "/api/v1/health", .fn = nx__h_health },
+	{ .method = "GET", .pattern = "/api/v1/health", .fn = nx__h_health, .quick = true },
 	{ .method = "GET", .pattern = "/api/v1/profiles", .fn = nx__h_profiles },
 	{ .method = "POST", .pattern = "/api/v1/db/*/_search", .fn = nx__h_search },
 	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*",

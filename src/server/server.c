@@ -210,6 +210,8 @@ int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, stru
 			goto fail;
 	}
 	rc = nx__wd_start(&s->wd, err);
+	if (!rc)
+		rc = nx__workers_start(&s->workers, NX_WORKERS_MAX, err);
 	if (rc)
 		goto fail;
 	s->daemon = start_daemon(s, s->listen_fd);
@@ -330,6 +332,7 @@ void nx_server_stop(struct nx_server *s)
 		close(s->ui_listen_fd);
 	if (s->have_warm)
 		pthread_join(s->warm, NULL);
+	nx__workers_stop(&s->workers); /* after the daemons: no request can still post */
 	free(s->warm_name);
 	nx__wd_stop(&s->wd);
 	nx__reg_release(&s->reg);
