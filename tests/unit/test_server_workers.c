@@ -41,6 +41,22 @@ static bool on_worker(const struct nx_workers *w, pthread_t t)
 	return false;
 }
 
+enum what { IDLE, QUEUED, STOPPING };
+
+/* Waits until the pool is in that state (IDLE: n workers idle), read under its lock. */
+static void wait_for(struct nx_workers *w, enum what what, size_t n)
+{
+	for (;;) {
+		bool yes;
+		pthread_mutex_lock(&w->lock);
+		yes = what == IDLE ? w->nidle == n : what == QUEUED ? w->head != NULL : w->stop;
+		pthread_mutex_unlock(&w->lock);
+		if (yes)
+			return;
+		sched_yield();
+	}
+}
+
 static void test_runs_on_a_worker_and_reuses_the_last_idle(void **state)
 {
 	struct nx_workers w;
@@ -50,6 +66,7 @@ static void test_runs_on_a_worker_and_reuses_the_last_idle(void **state)
 	(void)state;
 	assert_int_equal(nx__workers_start(&w, 4, &err), 0);
 	assert_int_equal(w.n, 4);
+	wait_for(&w, IDLE, 4); /* all started: none can push itself on top later */
 	nx__workers_run(&w, job, &first);
 	assert_true(on_worker(&w, first.ran_on));
 	assert_false(pthread_equal(first.ran_on, pthread_self()));
@@ -124,23 +141,6 @@ static void *stop_pool(void *arg)
 	return NULL;
 }
 
-enum what { IDLE_ONE, IDLE_NONE, QUEUED, STOPPING };
-
-/* Waits until the pool is in that state (read under its lock). */
-static void wait_for(struct nx_workers *w, enum what what)
-{
-	for (;;) {
-		bool yes;
-		pthread_mutex_lock(&w->lock);
-		yes = what == IDLE_ONE ? w->nidle == 1 : what == IDLE_NONE ? w->nidle == 0
-			: what == QUEUED ? w->head != NULL : w->stop;
-		pthread_mutex_unlock(&w->lock);
-		if (yes)
-			return;
-		sched_yield();
-	}
-}
-
 /* One worker, blocked in a first job; a second job waits in the queue; stopping must
  * still run it before the worker exits. */
 static void test_stop_runs_queued_jobs(void **state)
@@ -158,13 +158,13 @@ static void test_stop_runs_queued_jobs(void **state)
 	b.p = (struct probe){ .count = &count };
 	assert_int_equal(nx__workers_start(&w, 1, &err), 0);
 	pthread_t worker = w.w[0].thread;
-	wait_for(&w, IDLE_ONE);
+	wait_for(&w, IDLE, 1);
 	assert_int_equal(pthread_create(&ta, NULL, post_one, &a), 0);
-	wait_for(&w, IDLE_NONE); /* a went to the worker, which now waits at the gate */
+	wait_for(&w, IDLE, 0); /* a went to the worker, which now waits at the gate */
 	assert_int_equal(pthread_create(&tb, NULL, post_one, &b), 0);
-	wait_for(&w, QUEUED);
+	wait_for(&w, QUEUED, 0);
 	assert_int_equal(pthread_create(&tc, NULL, stop_pool, &w), 0);
-	wait_for(&w, STOPPING);
+	wait_for(&w, STOPPING, 0);
 	sem_post(&gate);
 	pthread_join(ta, NULL);
 	pthread_join(tb, NULL);
