@@ -9,11 +9,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-enum coltype { COL_BIGINT, COL_INTEGER, COL_FLOAT, COL_DOUBLE, COL_VARCHAR, COL_BOOLEAN };
+enum coltype { COL_BIGINT, COL_INTEGER, COL_FLOAT, COL_DOUBLE, COL_VARCHAR, COL_BOOLEAN,
+	       COL_LIST_BIGINT, COL_LIST_VARCHAR };
 
 struct nx_rowbuf {
 	duckdb_data_chunk chunk;
@@ -24,10 +26,32 @@ struct nx_rowbuf {
 	uint64_t *validity[128];
 };
 
+/* Chunks a source run ahead of the writer may hold ready (each at most one vector of
+ * rows; nx_duck_copy_source_ahead). */
+#define AHEAD_CHUNKS 4
+
+/* A source run on a producer thread into a bounded queue of chunks, which the scan of
+ * nx_source() hands to DuckDB's writer by reference. Everything below mu is guarded by
+ * it. */
+struct ahead {
+	pthread_t thread;
+	struct nx_row_source *src;
+	duckdb_logical_type types[128];
+	pthread_mutex_t mu;
+	pthread_cond_t ready, room;
+	duckdb_data_chunk q[AHEAD_CHUNKS];
+	size_t head, count;
+	bool done; /* the producer has ended: rc and err are final */
+	bool stop; /* the copy has ended: the producer must stop */
+	int rc;
+	struct nx_err err;
+};
+
 struct nx_duck {
 	duckdb_database db;
 	duckdb_connection con;
 	struct nx_row_source *source; /* the source the running COPY reads */
+	struct ahead *ahead;          /* when it runs ahead on its own thread */
 	struct nx_err source_err;
 	int source_rc;
 };
@@ -44,6 +68,79 @@ static inline void mark_valid(struct nx_rowbuf *b, size_t col, size_t row)
 	b->validity[col][row >> 6] |= (uint64_t)1 << (row & 63);
 }
 
+/* Makes the cell of a list column a list of n items appended to the list's child vector
+ * and returns the child and the index of its first item. Rows may be filled in any
+ * order; each cell gets its own run of items. */
+static duckdb_vector list_cell(struct nx_rowbuf *b, size_t col, size_t row, size_t n,
+			       idx_t *first)
+{
+	duckdb_vector v = b->vec[col];
+	idx_t off = duckdb_list_vector_get_size(v);
+	duckdb_list_entry *e = b->data[col];
+
+	duckdb_list_vector_reserve(v, off + n);
+	duckdb_list_vector_set_size(v, off + n);
+	e[row].offset = off;
+	e[row].length = n;
+	mark_valid(b, col, row);
+	*first = off;
+	return duckdb_list_vector_get_child(v);
+}
+
+/* Sets item i of a VARCHAR[] cell's child (valid even where a reused vector had a NULL). */
+static void list_str_item(duckdb_vector child, idx_t i, const char *s, size_t len)
+{
+	uint64_t *valid;
+
+	duckdb_vector_assign_string_element_len(child, i, s, (idx_t)len);
+	valid = duckdb_vector_get_validity(child);
+	if (valid)
+		duckdb_validity_set_row_valid(valid, i);
+}
+
+void nx_rowbuf_i64list(struct nx_rowbuf *b, size_t col, size_t row, const int64_t *v, size_t n)
+{
+	idx_t first = 0;
+
+	if (b->type[col] != COL_LIST_BIGINT) {
+		for (size_t i = 0; i < n && i < 1; i++)
+			nx_rowbuf_i64(b, col, row, v[i]);
+		return;
+	}
+	duckdb_vector child = list_cell(b, col, row, n, &first);
+	int64_t *data = duckdb_vector_get_data(child);
+	uint64_t *valid = duckdb_vector_get_validity(child);
+	for (size_t i = 0; i < n; i++) {
+		data[first + i] = v[i];
+		if (valid)
+			duckdb_validity_set_row_valid(valid, first + i);
+	}
+}
+
+void nx_rowbuf_strlist(struct nx_rowbuf *b, size_t col, size_t row, const char *s, char sep)
+{
+	size_t n = 1;
+	idx_t first = 0;
+
+	if (!s)
+		return;
+	if (b->type[col] != COL_LIST_VARCHAR) {
+		nx_rowbuf_str(b, col, row, s);
+		return;
+	}
+	for (const char *p = s; *p; p++)
+		n += *p == sep;
+	duckdb_vector child = list_cell(b, col, row, n, &first);
+	for (size_t i = 0;; i++) {
+		const char *end = strchr(s, sep);
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		list_str_item(child, first + i, s, len);
+		if (!end)
+			break;
+		s = end + 1;
+	}
+}
+
 void nx_rowbuf_i64(struct nx_rowbuf *b, size_t col, size_t row, int64_t v)
 {
 	switch (b->type[col]) {
@@ -57,6 +154,17 @@ void nx_rowbuf_i64(struct nx_rowbuf *b, size_t col, size_t row, int64_t v)
 		int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
 		duckdb_vector_assign_string_element_len(b->vec[col], row, tmp, (idx_t)n);
 		break;
+	}
+	case COL_LIST_BIGINT:
+		nx_rowbuf_i64list(b, col, row, &v, 1);
+		return;
+	case COL_LIST_VARCHAR: {
+		char tmp[32];
+		int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
+		idx_t first = 0;
+		duckdb_vector child = list_cell(b, col, row, 1, &first);
+		list_str_item(child, first, tmp, (size_t)n);
+		return;
 	}
 	}
 	mark_valid(b, col, row);
@@ -91,6 +199,12 @@ void nx_rowbuf_strn(struct nx_rowbuf *b, size_t col, size_t row, const char *s, 
 {
 	if (!s)
 		return;
+	if (b->type[col] == COL_LIST_VARCHAR) {
+		idx_t first = 0;
+		duckdb_vector child = list_cell(b, col, row, 1, &first);
+		list_str_item(child, first, s, len);
+		return;
+	}
 	if (b->type[col] != COL_VARCHAR) {
 		char *tmp = nx_xstrndup(s, len);
 		nx_rowbuf_i64(b, col, row, strtoll(tmp, NULL, 10));
@@ -125,36 +239,45 @@ int nx_colmap_init(struct nx_colmap *map, const char *table, const char *const *
 
 /* ---- the nx_source() table function ---------------------------------------------- */
 
-static duckdb_type duck_type_of(const struct nx_field *f, enum coltype *ct)
+/* The DuckDB types of the schema's column types (nx_schema_duck_type); anything else is
+ * VARCHAR. */
+static const struct coldef {
+	const char *name;
+	enum coltype ct;
+	duckdb_type item;
+	bool list;
+} coldefs[] = {
+	{ "VARCHAR", COL_VARCHAR, DUCKDB_TYPE_VARCHAR, false },
+	{ "BIGINT", COL_BIGINT, DUCKDB_TYPE_BIGINT, false },
+	{ "INTEGER", COL_INTEGER, DUCKDB_TYPE_INTEGER, false },
+	{ "FLOAT", COL_FLOAT, DUCKDB_TYPE_FLOAT, false },
+	{ "DOUBLE", COL_DOUBLE, DUCKDB_TYPE_DOUBLE, false },
+	{ "BOOLEAN", COL_BOOLEAN, DUCKDB_TYPE_BOOLEAN, false },
+	{ "BIGINT[]", COL_LIST_BIGINT, DUCKDB_TYPE_BIGINT, true },
+	{ "VARCHAR[]", COL_LIST_VARCHAR, DUCKDB_TYPE_VARCHAR, true },
+};
+
+static const struct coldef *coldef_of(const struct nx_field *f)
 {
 	const char *t = nx_schema_duck_type(f);
 
-	if (!t || !strcmp(t, "VARCHAR")) {
-		*ct = COL_VARCHAR;
-		return DUCKDB_TYPE_VARCHAR;
-	}
-	if (!strcmp(t, "BIGINT")) {
-		*ct = COL_BIGINT;
-		return DUCKDB_TYPE_BIGINT;
-	}
-	if (!strcmp(t, "INTEGER")) {
-		*ct = COL_INTEGER;
-		return DUCKDB_TYPE_INTEGER;
-	}
-	if (!strcmp(t, "FLOAT")) {
-		*ct = COL_FLOAT;
-		return DUCKDB_TYPE_FLOAT;
-	}
-	if (!strcmp(t, "DOUBLE")) {
-		*ct = COL_DOUBLE;
-		return DUCKDB_TYPE_DOUBLE;
-	}
-	if (!strcmp(t, "BOOLEAN")) {
-		*ct = COL_BOOLEAN;
-		return DUCKDB_TYPE_BOOLEAN;
-	}
-	*ct = COL_VARCHAR; /* list columns are not produced by raw sources */
-	return DUCKDB_TYPE_VARCHAR;
+	for (size_t i = 0; t && i < NX_ARRAY_SIZE(coldefs); i++)
+		if (!strcmp(t, coldefs[i].name))
+			return &coldefs[i];
+	return &coldefs[0];
+}
+
+/* The logical type of a field's column (the caller destroys it). */
+static duckdb_logical_type logical_type_of(const struct nx_field *f)
+{
+	const struct coldef *c = coldef_of(f);
+	duckdb_logical_type item = duckdb_create_logical_type(c->item);
+
+	if (!c->list)
+		return item;
+	duckdb_logical_type list = duckdb_create_list_type(item);
+	duckdb_destroy_logical_type(&item);
+	return list;
 }
 
 static void source_bind(duckdb_bind_info info)
@@ -168,8 +291,7 @@ static void source_bind(duckdb_bind_info info)
 	}
 	t = d->source->table;
 	for (size_t i = 0; i < t->nfields; i++) {
-		enum coltype ct;
-		duckdb_logical_type lt = duckdb_create_logical_type(duck_type_of(&t->fields[i], &ct));
+		duckdb_logical_type lt = logical_type_of(&t->fields[i]);
 		duckdb_bind_add_result_column(info, t->fields[i].name, lt);
 		duckdb_destroy_logical_type(&lt);
 	}
@@ -187,12 +309,17 @@ static void rowbuf_bind(struct nx_rowbuf *b, duckdb_data_chunk chunk, const stru
 	b->ncols = t->nfields;
 	b->capacity = duckdb_vector_size();
 	for (size_t c = 0; c < b->ncols; c++) {
-		duck_type_of(&t->fields[c], &b->type[c]);
+		b->type[c] = coldef_of(&t->fields[c])->ct;
 		b->vec[c] = duckdb_data_chunk_get_vector(chunk, c);
 		b->data[c] = duckdb_vector_get_data(b->vec[c]);
 		duckdb_vector_ensure_validity_writable(b->vec[c]);
 		b->validity[c] = duckdb_vector_get_validity(b->vec[c]);
 		memset(b->validity[c], 0, (b->capacity + 63) / 64 * sizeof(uint64_t));
+		if (b->type[c] == COL_LIST_BIGINT || b->type[c] == COL_LIST_VARCHAR) {
+			/* NULL cells still hold an entry; an empty one is the tidy value */
+			memset(b->data[c], 0, b->capacity * sizeof(duckdb_list_entry));
+			duckdb_list_vector_set_size(b->vec[c], 0);
+		}
 	}
 }
 
@@ -208,8 +335,7 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
 	if (t->nfields > NX_ARRAY_SIZE(types))
 		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
 	for (size_t c = 0; c < t->nfields; c++) {
-		enum coltype ct;
-		types[c] = duckdb_create_logical_type(duck_type_of(&t->fields[c], &ct));
+		types[c] = logical_type_of(&t->fields[c]);
 	}
 	chunk = duckdb_create_data_chunk(types, t->nfields);
 	for (size_t c = 0; c < t->nfields; c++)
@@ -229,6 +355,73 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
 	return rc;
 }
 
+/* The producer thread of a source run ahead: fills chunks until the source ends, fails,
+ * or the copy stops it. */
+static void *ahead_main(void *arg)
+{
+	struct ahead *a = arg;
+	const struct nx_table *t = a->src->table;
+	struct nx_err err = { 0 };
+
+	for (;;) {
+		duckdb_data_chunk chunk = duckdb_create_data_chunk(a->types, t->nfields);
+		struct nx_rowbuf b;
+		int n;
+
+		rowbuf_bind(&b, chunk, t);
+		n = a->src->next(a->src->self, &b, &err);
+		if (n > 0)
+			duckdb_data_chunk_set_size(chunk, (idx_t)n);
+		pthread_mutex_lock(&a->mu);
+		while (n > 0 && a->count == AHEAD_CHUNKS && !a->stop)
+			pthread_cond_wait(&a->room, &a->mu);
+		if (n <= 0 || a->stop) {
+			a->rc = n < 0 ? n : 0;
+			a->err = err;
+			a->done = true;
+			pthread_cond_signal(&a->ready);
+			pthread_mutex_unlock(&a->mu);
+			duckdb_destroy_data_chunk(&chunk);
+			return NULL;
+		}
+		a->q[(a->head + a->count++) % AHEAD_CHUNKS] = chunk;
+		pthread_cond_signal(&a->ready);
+		pthread_mutex_unlock(&a->mu);
+	}
+}
+
+/* The scan of a source run ahead: the next ready chunk's vectors become output's. */
+static int ahead_scan(struct nx_duck *d, duckdb_data_chunk output)
+{
+	struct ahead *a = d->ahead;
+	duckdb_data_chunk chunk = NULL;
+	int rc;
+
+	pthread_mutex_lock(&a->mu);
+	while (!a->count && !a->done)
+		pthread_cond_wait(&a->ready, &a->mu);
+	if (a->count) {
+		chunk = a->q[a->head];
+		a->head = (a->head + 1) % AHEAD_CHUNKS;
+		a->count--;
+		pthread_cond_signal(&a->room);
+	}
+	rc = a->rc;
+	if (!chunk && rc)
+		d->source_err = a->err;
+	pthread_mutex_unlock(&a->mu);
+	if (!chunk) {
+		duckdb_data_chunk_set_size(output, 0);
+		return rc;
+	}
+	for (size_t c = 0; c < d->source->table->nfields; c++)
+		duckdb_vector_reference_vector(duckdb_data_chunk_get_vector(output, c),
+					       duckdb_data_chunk_get_vector(chunk, c));
+	duckdb_data_chunk_set_size(output, duckdb_data_chunk_get_size(chunk));
+	duckdb_destroy_data_chunk(&chunk); /* output holds its buffers */
+	return 0;
+}
+
 static void source_scan(duckdb_function_info info, duckdb_data_chunk output)
 {
 	struct nx_duck *d = duckdb_function_get_extra_info(info);
@@ -240,15 +433,20 @@ static void source_scan(duckdb_function_info info, duckdb_data_chunk output)
 		duckdb_data_chunk_set_size(output, 0);
 		return;
 	}
-	rowbuf_bind(&b, output, src->table);
-	n = src->next(src->self, &b, &d->source_err);
+	if (d->ahead) {
+		n = ahead_scan(d, output);
+	} else {
+		rowbuf_bind(&b, output, src->table);
+		n = src->next(src->self, &b, &d->source_err);
+	}
 	if (n < 0) {
 		d->source_rc = n;
 		duckdb_function_set_error(info, d->source_err.msg[0] ? d->source_err.msg
 								      : nx_strerror(n));
 		return;
 	}
-	duckdb_data_chunk_set_size(output, (idx_t)n);
+	if (!d->ahead)
+		duckdb_data_chunk_set_size(output, (idx_t)n);
 }
 
 static int register_source_function(struct nx_duck *d, struct nx_err *err)
@@ -550,16 +748,74 @@ static unsigned long part_row_groups(void)
 	return n > 0 ? (unsigned long)n : 64UL;
 }
 
+/* Starts src on a producer thread for the copy about to run on d. */
+static int ahead_start(struct nx_duck *d, struct nx_row_source *src, struct nx_err *err)
+{
+	struct ahead *a = nx_xcalloc(1, sizeof(*a));
+	const struct nx_table *t = src->table;
+	int e;
+
+	if (t->nfields > NX_ARRAY_SIZE(a->types)) {
+		free(a);
+		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
+	}
+	a->src = src;
+	for (size_t c = 0; c < t->nfields; c++)
+		a->types[c] = logical_type_of(&t->fields[c]);
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->ready, NULL);
+	pthread_cond_init(&a->room, NULL);
+	d->ahead = a;
+	e = pthread_create(&a->thread, NULL, ahead_main, a);
+	if (e) {
+		d->ahead = NULL;
+		for (size_t c = 0; c < t->nfields; c++)
+			duckdb_destroy_logical_type(&a->types[c]);
+		pthread_cond_destroy(&a->room);
+		pthread_cond_destroy(&a->ready);
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return nx_errf(err, -e, "cannot start the row source's thread: %s", strerror(e));
+	}
+	return 0;
+}
+
+/* Stops and joins the producer (the copy has ended, whichever way) and frees what it
+ * left queued. */
+static void ahead_finish(struct nx_duck *d)
+{
+	struct ahead *a = d->ahead;
+
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_signal(&a->room);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->thread, NULL);
+	for (; a->count; a->count--, a->head = (a->head + 1) % AHEAD_CHUNKS)
+		duckdb_destroy_data_chunk(&a->q[a->head]);
+	for (size_t c = 0; c < a->src->table->nfields; c++)
+		duckdb_destroy_logical_type(&a->types[c]);
+	pthread_cond_destroy(&a->room);
+	pthread_cond_destroy(&a->ready);
+	pthread_mutex_destroy(&a->mu);
+	free(a);
+	d->ahead = NULL;
+}
+
 static int copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
-		       const char *part, uint64_t *rows, struct nx_err *err)
+		       const char *part, bool ahead, uint64_t *rows, struct nx_err *err)
 {
 	int rc;
 
 	d->source = src;
 	d->source_rc = 0;
 	nx_err_clear(&d->source_err);
-	rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(), part,
-		     part_row_groups(), rows, err);
+	rc = ahead ? ahead_start(d, src, err) : 0;
+	if (!rc)
+		rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(), part,
+			     part_row_groups(), rows, err);
+	if (d->ahead)
+		ahead_finish(d);
 	if (d->source_rc) {
 		/* The source's own error is the useful one: DuckDB only wraps it. */
 		rc = d->source_rc;
@@ -573,7 +829,13 @@ static int copy_source(struct nx_duck *d, struct nx_row_source *src, const char 
 int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			uint64_t *rows, struct nx_err *err)
 {
-	return copy_source(d, src, path, NULL, rows, err);
+	return copy_source(d, src, path, NULL, false, rows, err);
+}
+
+int nx_duck_copy_source_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
+			      uint64_t *rows, struct nx_err *err)
+{
+	return copy_source(d, src, path, NULL, true, rows, err);
 }
 
 int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
@@ -588,7 +850,7 @@ int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, cons
 	int rc;
 
 	nx_remove_tree(tmp, &ignored);
-	rc = copy_source(d, src, tmp, pattern, &n, err);
+	rc = copy_source(d, src, tmp, pattern, false, &n, err);
 	/* DuckDB numbers the files from 0 in write order: "<T>_<i>.parquet" */
 	for (unsigned long i = 0; !rc && n; i++) {
 		char *name = nx_xasprintf("%s_%lu.parquet", t, i);

@@ -28,6 +28,13 @@ void nx_rowbuf_bool(struct nx_rowbuf *b, size_t col, size_t row, bool v);
 /* Copies s; a NULL s leaves the cell NULL. */
 void nx_rowbuf_str(struct nx_rowbuf *b, size_t col, size_t row, const char *s);
 void nx_rowbuf_strn(struct nx_rowbuf *b, size_t col, size_t row, const char *s, size_t len);
+/* List columns (BIGINT[], VARCHAR[]): a cell is set once. nx_rowbuf_strlist makes the
+ * items of s split at every sep, as DuckDB's string_split does ("" is [""], "1,2" is
+ * ["1", "2"]); a NULL s leaves the cell NULL. nx_rowbuf_i64list makes the n items of v.
+ * A scalar setter on a list column makes a list of that one value; a list setter on a
+ * scalar column sets its first item (strlist: all of s). */
+void nx_rowbuf_strlist(struct nx_rowbuf *b, size_t col, size_t row, const char *s, char sep);
+void nx_rowbuf_i64list(struct nx_rowbuf *b, size_t col, size_t row, const int64_t *v, size_t n);
 
 /* Column indices are resolved once by name so sources read like the schema. */
 struct nx_colmap {
@@ -68,6 +75,13 @@ int nx_duck_query_f64(struct nx_duck *d, const char *sql, double *out, struct nx
  * source's own error (e.g. a corrupt trace chunk) is returned as is, with its message. */
 int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			uint64_t *rows, struct nx_err *err);
+/* Like nx_duck_copy_source, with src->next run on a thread of its own up to a few
+ * batches ahead of DuckDB's writer, so that reading and writing overlap. The source
+ * must not share state with what the calling thread or other sources touch meanwhile
+ * (its callbacks, e.g. warnings, run on that thread); it runs to its end, its error or
+ * the copy's end, and has stopped when this returns. */
+int nx_duck_copy_source_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
+			      uint64_t *rows, struct nx_err *err);
 /* Like nx_duck_copy_source, as the parts of a split table (db/table_files.h): files
  * dir/<T>_0.parquet, <T>_1.parquet, ... of 64 row groups each (NX_INGEST_PART_GROUPS),
  * so no file's metadata grows with the table (db/parquet_concat.h joins them later).

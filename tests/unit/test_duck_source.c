@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT
+ * test_duck_source.c: the nx_source() row path of db/duck.c into real parquet files read
+ * back by DuckDB: list cells (VARCHAR[] split like string_split, BIGINT[]), NULLs and
+ * row order, both inline (nx_duck_copy_source) and with the source run ahead on its own
+ * thread (nx_duck_copy_source_ahead): its error reaches the caller as it was written,
+ * and a copy that fails on DuckDB's side stops the producer. */
+#include "common/compat.h"
+#include "common/xalloc.h"
+#include "db/duck.h"
+#include "helper/fixture.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+/* A source of SystemProfileEvents rows: id 1..rows, name, flow_id; fails with a message
+ * naming its row when it reaches fail_at (0: never). */
+struct evsrc {
+	struct nx_colmap map;
+	int64_t next, rows, fail_at;
+	int calls;
+};
+
+static int ev_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct evsrc *s = self;
+	size_t n = 0, cap = nx_rowbuf_capacity(b);
+	const int *c = s->map.idx;
+	char text[64];
+
+	s->calls++;
+	for (; n < cap && s->next <= s->rows; n++, s->next++) {
+		int64_t id = s->next;
+		if (id == s->fail_at)
+			return nx_errf(err, NX_ECORRUPT, "'events.json': bad event at row %" PRId64,
+				       id);
+		nx_rowbuf_i64(b, (size_t)c[0], n, id);
+		snprintf(text, sizeof(text), "e%" PRId64, id);
+		nx_rowbuf_str(b, (size_t)c[1], n, text);
+		switch (id % 5) {
+		case 0:
+			break; /* NULL */
+		case 1:
+			snprintf(text, sizeof(text), "%" PRId64 ",x", id);
+			nx_rowbuf_strlist(b, (size_t)c[2], n, text, ',');
+			break;
+		case 2:
+			nx_rowbuf_strlist(b, (size_t)c[2], n, "", ',');
+			break;
+		case 3:
+			nx_rowbuf_strlist(b, (size_t)c[2], n, ",y,", ',');
+			break;
+		default:
+			nx_rowbuf_str(b, (size_t)c[2], n, "one"); /* a scalar: one item */
+			break;
+		}
+	}
+	return (int)n;
+}
+
+static void ev_init(struct evsrc *s, struct nx_row_source *src, int64_t rows, int64_t fail_at)
+{
+	static const char *const names[] = { "id", "name", "flow_id", NULL };
+	struct nx_err err = { 0 };
+
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(nx_colmap_init(&s->map, "SystemProfileEvents", names, &err), 0);
+	s->next = 1;
+	s->rows = rows;
+	s->fail_at = fail_at;
+	src->table = s->map.table;
+	src->self = s;
+	src->next = ev_next;
+}
+
+static int64_t q(struct nx_duck *d, const char *fmt, const char *path)
+{
+	struct nx_err err = { 0 };
+	char *sql = nx_xasprintf(fmt, path);
+	int64_t v = -1;
+
+	if (nx_duck_query_i64(d, sql, &v, &err))
+		fail_msg("%s: %s", sql, err.msg);
+	free(sql);
+	return v;
+}
+
+static void check_events(struct nx_duck *d, const char *path, int64_t rows)
+{
+	assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s')", path), rows);
+	assert_int_equal(q(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM read_parquet('%s')) "
+			      "WHERE column_name = 'flow_id' AND column_type = 'VARCHAR[]'", path), 1);
+	/* every row in order, every cell as string_split would make it */
+	assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s', file_row_number = true) "
+			      "WHERE id <> file_row_number + 1 OR name <> 'e' || id OR flow_id "
+			      "IS DISTINCT FROM CASE id % 5 WHEN 0 THEN NULL "
+			      "WHEN 1 THEN string_split(id || ',x', ',') WHEN 2 THEN [''] "
+			      "WHEN 3 THEN ['', 'y', ''] ELSE ['one'] END", path), 0);
+	assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s') WHERE id % 5 = 0 "
+			      "AND flow_id IS NULL", path), rows / 5);
+}
+
+static void test_list_columns(void **state)
+{
+	char *dir = nx_test_dir("duck_source_lists");
+	char *inl = nx_xasprintf("%s/inline.parquet", dir);
+	char *ahd = nx_xasprintf("%s/ahead.parquet", dir);
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	struct nx_row_source src;
+	struct evsrc s;
+	uint64_t rows = 0;
+	const int64_t n = 3 * 2048 + 17; /* several chunks and a partial one */
+
+	(void)state;
+	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
+	ev_init(&s, &src, n, 0);
+	assert_int_equal(nx_duck_copy_source(d, &src, inl, &rows, &err), 0);
+	assert_int_equal(rows, n);
+	check_events(d, inl, n);
+	ev_init(&s, &src, n, 0);
+	if (nx_duck_copy_source_ahead(d, &src, ahd, &rows, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(rows, n);
+	check_events(d, ahd, n);
+	/* both ways write the same file content */
+	char *cmp = nx_xasprintf("SELECT count(*) FROM (SELECT * FROM read_parquet('%s') EXCEPT "
+				 "ALL SELECT * FROM read_parquet('%%s'))", inl);
+	assert_int_equal(q(d, cmp, ahd), 0);
+	free(cmp);
+	nx_duck_close(d);
+	free(inl);
+	free(ahd);
+	free(dir);
+}
+
+/* BIGINT[] cells: BirInstruction's element_count_per_interval. */
+struct binsrc {
+	struct nx_colmap map;
+	int64_t next;
+};
+
+static int bin_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct binsrc *s = self;
+	size_t n = 0;
+	int64_t v[8];
+
+	(void)err;
+	for (; n < nx_rowbuf_capacity(b) && s->next <= 5000; n++, s->next++) {
+		int64_t k = s->next % 4; /* 0 items (NULL), then 1, 2 and 3 */
+		for (int64_t i = 0; i < k; i++)
+			v[i] = s->next + i;
+		nx_rowbuf_i64(b, (size_t)s->map.idx[0], n, s->next);
+		if (k == 1)
+			nx_rowbuf_i64(b, (size_t)s->map.idx[1], n, s->next); /* a scalar: one item */
+		else if (k)
+			nx_rowbuf_i64list(b, (size_t)s->map.idx[1], n, v, (size_t)k);
+	}
+	return (int)n;
+}
+
+static void test_bigint_lists(void **state)
+{
+	static const char *const names[] = { "id", "element_count_per_interval",
+					     NULL };
+	char *dir = nx_test_dir("duck_source_bigint");
+	char *path = nx_xasprintf("%s/bir.parquet", dir);
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	struct nx_row_source src;
+	struct binsrc s = { .next = 1 };
+	uint64_t rows = 0;
+
+	(void)state;
+	assert_int_equal(nx_colmap_init(&s.map, "BirInstruction", names, &err), 0);
+	src.table = s.map.table;
+	src.self = &s;
+	src.next = bin_next;
+	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
+	if (nx_duck_copy_source_ahead(d, &src, path, &rows, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(rows, 5000);
+	assert_int_equal(q(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM read_parquet('%s')) "
+			      "WHERE column_name = 'element_count_per_interval' AND "
+			      "column_type = 'BIGINT[]'", path), 1);
+	assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s') WHERE "
+			      "element_count_per_interval IS DISTINCT FROM CASE WHEN id "
+			      "% 4 = 0 THEN NULL ELSE range(id, id + "
+			      "id % 4) END", path), 0);
+	nx_duck_close(d);
+	free(path);
+	free(dir);
+}
+
+/* The source's error, from its thread, is what the caller gets; the database stays
+ * usable after it. */
+static void test_ahead_error(void **state)
+{
+	char *dir = nx_test_dir("duck_source_error");
+	char *path = nx_xasprintf("%s/bad.parquet", dir);
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	struct nx_row_source src;
+	struct evsrc s;
+	uint64_t rows = 0;
+
+	(void)state;
+	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
+	ev_init(&s, &src, 100000, 5 * 2048 + 3);
+	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, &rows, &err), NX_ECORRUPT);
+	assert_string_equal(err.msg, "'events.json': bad event at row 10243");
+	/* the first batch fails */
+	ev_init(&s, &src, 100000, 1);
+	nx_err_clear(&err);
+	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, &rows, &err), NX_ECORRUPT);
+	assert_string_equal(err.msg, "'events.json': bad event at row 1");
+	/* and a good copy after both */
+	ev_init(&s, &src, 10, 0);
+	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, &rows, &err), 0);
+	assert_int_equal(rows, 10);
+	check_events(d, path, 10);
+	nx_duck_close(d);
+	free(path);
+	free(dir);
+}
+
+/* A copy that DuckDB cannot write stops the producer, which was blocked on a full queue
+ * of a source that would run for a long time. */
+static void test_ahead_stopped(void **state)
+{
+	char *dir = nx_test_dir("duck_source_stop");
+	char *path = nx_xasprintf("%s/no/such/dir/x.parquet", dir);
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	struct nx_row_source src;
+	struct evsrc s;
+	uint64_t rows = 0;
+
+	(void)state;
+	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
+	ev_init(&s, &src, INT64_MAX / 2, 0);
+	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, &rows, &err), NX_EDB);
+	assert_true(err.msg[0] != '\0');
+	assert_true(s.calls < 100); /* a few batches ahead, not the whole source */
+	nx_duck_close(d);
+	free(path);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_list_columns),
+		cmocka_unit_test(test_bigint_lists),
+		cmocka_unit_test(test_ahead_error),
+		cmocka_unit_test(test_ahead_stopped),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
