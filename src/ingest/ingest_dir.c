@@ -3,8 +3,7 @@
  *   1. find the traces and NEFF/NTFF pairs (walk.c),
  *   2. ingest each device pair with the device ingest into the temporary profile
  *      directory (the first one at its top level, further ones under devices/<name>/),
- *   3. stream every trace into SystemProfileEvents (staged with flow_id as text, then
- *      rewritten by DuckDB with flow_id as a list of strings),
+ *   3. stream every trace into SystemProfileEvents in one pass,
  *   4. write SystemProfileMetadata, DeviceProfileList, Metadata, Warning, SchemaFields,
  *      and a zero-row file for every other stored schema table,
  *   5. publish the directory in one rename; on any error remove it instead. */
@@ -57,12 +56,14 @@ static void note(const struct run *r, int kind, const char *fmt, ...)
 	nx_strbuf_release(&msg);
 }
 
-/* Writes one table from a source; a table without rows leaves no file. */
-static int write_source(struct run *r, struct nx_row_source *src, const char *path,
+/* Writes one table from a source (ahead: reading on a thread of its own, overlapping
+ * DuckDB's writing); a table without rows leaves no file. */
+static int write_source(struct run *r, struct nx_row_source *src, const char *path, bool ahead,
 			uint64_t *rows, struct nx_err *err)
 {
 	uint64_t n = 0;
-	int rc = nx_duck_copy_source(r->d, src, path, &n, err);
+	int rc = ahead ? nx_duck_copy_source_ahead(r->d, src, path, &n, err)
+		       : nx_duck_copy_source(r->d, src, path, &n, err);
 
 	if (!rc && n == 0)
 		remove(path);
@@ -170,8 +171,6 @@ static int write_events(struct run *r, struct nx_err *err)
 	double t0 = nx_now_s();
 	struct nx_tev_src s;
 	struct nx_row_source src;
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	char *stage = nx_path_join(r->tmp, ".SystemProfileEvents.stage.parquet");
 	char *final = nx_path_join(r->tmp, "SystemProfileEvents.parquet");
 	uint64_t rows = 0;
 	int rc;
@@ -182,24 +181,12 @@ static int write_events(struct run *r, struct nx_err *err)
 	}
 	rc = nx_tev_init(&s, files, r->found.ntraces, nx_ctx_warning, &r->ctx, &src, err);
 	if (!rc)
-		rc = write_source(r, &src, stage, &rows, err);
+		rc = write_source(r, &src, final, true, &rows, err);
 	r->facts.first_ns = s.first_ns;
 	r->facts.last_ns = s.last_ns;
 	nx_tev_release(&s);
-	if (rc || rows == 0)
-		goto out;
-	/* The row source writes flow_id as text; DuckDB turns it into VARCHAR[]. */
-	nx_strbuf_addstr(&sql, "SELECT * REPLACE (CASE WHEN flow_id IS NULL THEN NULL ELSE "
-			       "string_split(flow_id, ',') END AS flow_id) FROM read_parquet(");
-	nx_sql_quote(&sql, stage);
-	nx_strbuf_addch(&sql, ')');
-	rc = nx_duck_copy_query(r->d, sql.buf, final, &rows, err);
-	if (!rc)
+	if (!rc && rows)
 		progress(r, "SystemProfileEvents", rows, t0);
-out:
-	remove(stage);
-	nx_strbuf_release(&sql);
-	free(stage);
 	free(final);
 	free(files);
 	return rc;
@@ -236,7 +223,7 @@ static int write_small(struct run *r, const char *table, struct nx_err *err)
 	int rc = nx_src_small_init(&s, table, &r->facts, &src, err);
 
 	if (!rc)
-		rc = write_source(r, &src, path, &rows, err);
+		rc = write_source(r, &src, path, false, &rows, err);
 	if (!rc)
 		progress(r, table, rows, t0);
 	free(path);
@@ -250,7 +237,7 @@ static int write_static(struct run *r, const char *table, const char *path, uint
 	struct nx_row_source src;
 	int rc = nx_src_static_init(&s, &r->ctx, table, &src, err);
 
-	return rc ? rc : write_source(r, &src, path, rows, err);
+	return rc ? rc : write_source(r, &src, path, false, rows, err);
 }
 
 /* Our warnings, merged with the device ingest's when there are both. */

@@ -76,7 +76,7 @@ static void put(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, const cha
 	nx_rowbuf_str(b, (size_t)c[C_INST], row, s->files[s->cur].instance);
 	nx_rowbuf_i64(b, (size_t)c[C_PID], row, pid);
 	nx_rowbuf_i64(b, (size_t)c[C_TID], row, tid);
-	nx_rowbuf_str(b, (size_t)c[C_FLOW], row, flow);
+	nx_rowbuf_strlist(b, (size_t)c[C_FLOW], row, flow, ',');
 	nx_rowbuf_str(b, (size_t)c[C_STREAM], row, stream);
 	if (extra && extra[0])
 		nx_rowbuf_str(b, (size_t)c[C_EXTRA], row, extra);
