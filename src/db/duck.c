@@ -730,14 +730,14 @@ int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *pa
 }
 
 /* Row groups of the tables written from row sources: NX_INGEST_ROW_GROUP rows, else
- * 32768. DuckDB's parquet writer holds a row group whole before compressing it, and at
- * its default of 122880 rows a row group of the 39-column Instruction table is what
- * set the raw stage's peak (docs/memory.md). */
-static unsigned long source_row_group(void)
+ * the caller's choice, else 32768. DuckDB's parquet writer holds a row group whole
+ * before compressing it, and at its default of 122880 rows a row group of the 39-column
+ * Instruction table is what set the raw stage's peak (docs/memory.md). */
+static unsigned long source_row_group(unsigned long wanted)
 {
 	const char *v = getenv("NX_INGEST_ROW_GROUP");
 	long n = v && *v ? atol(v) : 0;
-	return n > 0 ? (unsigned long)n : 32768UL;
+	return n > 0 ? (unsigned long)n : wanted ? wanted : 32768UL;
 }
 
 /* Row groups per part of a split table: NX_INGEST_PART_GROUPS, else 64 (2M rows). */
@@ -803,7 +803,8 @@ static void ahead_finish(struct nx_duck *d)
 }
 
 static int copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
-		       const char *part, bool ahead, uint64_t *rows, struct nx_err *err)
+		       const char *part, bool ahead, unsigned long row_group, uint64_t *rows,
+		       struct nx_err *err)
 {
 	int rc;
 
@@ -812,8 +813,8 @@ static int copy_source(struct nx_duck *d, struct nx_row_source *src, const char 
 	nx_err_clear(&d->source_err);
 	rc = ahead ? ahead_start(d, src, err) : 0;
 	if (!rc)
-		rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(), part,
-			     part_row_groups(), rows, err);
+		rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(row_group),
+			     part, part_row_groups(), rows, err);
 	if (d->ahead)
 		ahead_finish(d);
 	if (d->source_rc) {
@@ -829,13 +830,13 @@ static int copy_source(struct nx_duck *d, struct nx_row_source *src, const char 
 int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			uint64_t *rows, struct nx_err *err)
 {
-	return copy_source(d, src, path, NULL, false, rows, err);
+	return copy_source(d, src, path, NULL, false, 0, rows, err);
 }
 
 int nx_duck_copy_source_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
-			      uint64_t *rows, struct nx_err *err)
+			      unsigned long row_group, uint64_t *rows, struct nx_err *err)
 {
-	return copy_source(d, src, path, NULL, true, rows, err);
+	return copy_source(d, src, path, NULL, true, row_group, rows, err);
 }
 
 int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
@@ -850,7 +851,7 @@ int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, cons
 	int rc;
 
 	nx_remove_tree(tmp, &ignored);
-	rc = copy_source(d, src, tmp, pattern, false, &n, err);
+	rc = copy_source(d, src, tmp, pattern, false, 0, &n, err);
 	/* DuckDB numbers the files from 0 in write order: "<T>_<i>.parquet" */
 	for (unsigned long i = 0; !rc && n; i++) {
 		char *name = nx_xasprintf("%s_%lu.parquet", t, i);

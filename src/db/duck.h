@@ -79,9 +79,10 @@ int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char
  * batches ahead of DuckDB's writer, so that reading and writing overlap. The source
  * must not share state with what the calling thread or other sources touch meanwhile
  * (its callbacks, e.g. warnings, run on that thread); it runs to its end, its error or
- * the copy's end, and has stopped when this returns. */
+ * the copy's end, and has stopped when this returns. Row groups hold row_group rows
+ * (0: as nx_duck_copy_source; NX_INGEST_ROW_GROUP overrides both). */
 int nx_duck_copy_source_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
-			      uint64_t *rows, struct nx_err *err);
+			      unsigned long row_group, uint64_t *rows, struct nx_err *err);
 /* Like nx_duck_copy_source, as the parts of a split table (db/table_files.h): files
  * dir/<T>_0.parquet, <T>_1.parquet, ... of 64 row groups each (NX_INGEST_PART_GROUPS),
  * so no file's metadata grows with the table (db/parquet_concat.h joins them later).

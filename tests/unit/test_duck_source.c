@@ -2,8 +2,8 @@
  * test_duck_source.c: the nx_source() row path of db/duck.c into real parquet files read
  * back by DuckDB: list cells (VARCHAR[] split like string_split, BIGINT[]), NULLs and
  * row order, both inline (nx_duck_copy_source) and with the source run ahead on its own
- * thread (nx_duck_copy_source_ahead): its error reaches the caller as it was written,
- * and a copy that fails on DuckDB's side stops the producer. */
+ * thread (nx_duck_copy_source_ahead, with its row group size): its error reaches the
+ * caller as it was written, and a copy that fails on DuckDB's side stops the producer. */
 #include "common/compat.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
@@ -92,7 +92,8 @@ static void check_events(struct nx_duck *d, const char *path, int64_t rows)
 {
 	assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s')", path), rows);
 	assert_int_equal(q(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM read_parquet('%s')) "
-			      "WHERE column_name = 'flow_id' AND column_type = 'VARCHAR[]'", path), 1);
+			      "WHERE column_name = 'flow_id' AND column_type = 'VARCHAR[]'", path),
+			 1);
 	/* every row in order, every cell as string_split would make it */
 	assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s', file_row_number = true) "
 			      "WHERE id <> file_row_number + 1 OR name <> 'e' || id OR flow_id "
@@ -122,10 +123,15 @@ static void test_list_columns(void **state)
 	assert_int_equal(rows, n);
 	check_events(d, inl, n);
 	ev_init(&s, &src, n, 0);
-	if (nx_duck_copy_source_ahead(d, &src, ahd, &rows, &err))
+	if (nx_duck_copy_source_ahead(d, &src, ahd, 1000, &rows, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(rows, n);
 	check_events(d, ahd, n);
+	/* its row groups are as small as asked (DuckDB cuts them at whole chunks) */
+	static const char groups[] =
+		"SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')";
+	assert_int_equal(q(d, groups, inl), 1);
+	assert_true(q(d, groups, ahd) > 1);
 	/* both ways write the same file content */
 	char *cmp = nx_xasprintf("SELECT count(*) FROM (SELECT * FROM read_parquet('%s') EXCEPT "
 				 "ALL SELECT * FROM read_parquet('%%s'))", inl);
@@ -156,7 +162,7 @@ static int bin_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 			v[i] = s->next + i;
 		nx_rowbuf_i64(b, (size_t)s->map.idx[0], n, s->next);
 		if (k == 1)
-			nx_rowbuf_i64(b, (size_t)s->map.idx[1], n, s->next); /* a scalar: one item */
+			nx_rowbuf_i64(b, (size_t)s->map.idx[1], n, s->next); /* one item */
 		else if (k)
 			nx_rowbuf_i64list(b, (size_t)s->map.idx[1], n, v, (size_t)k);
 	}
@@ -181,7 +187,7 @@ static void test_bigint_lists(void **state)
 	src.self = &s;
 	src.next = bin_next;
 	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
-	if (nx_duck_copy_source_ahead(d, &src, path, &rows, &err))
+	if (nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(rows, 5000);
 	assert_int_equal(q(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM read_parquet('%s')) "
@@ -211,16 +217,16 @@ static void test_ahead_error(void **state)
 	(void)state;
 	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
 	ev_init(&s, &src, 100000, 5 * 2048 + 3);
-	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, &rows, &err), NX_ECORRUPT);
+	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), NX_ECORRUPT);
 	assert_string_equal(err.msg, "'events.json': bad event at row 10243");
 	/* the first batch fails */
 	ev_init(&s, &src, 100000, 1);
 	nx_err_clear(&err);
-	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, &rows, &err), NX_ECORRUPT);
+	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), NX_ECORRUPT);
 	assert_string_equal(err.msg, "'events.json': bad event at row 1");
 	/* and a good copy after both */
 	ev_init(&s, &src, 10, 0);
-	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, &rows, &err), 0);
+	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), 0);
 	assert_int_equal(rows, 10);
 	check_events(d, path, 10);
 	nx_duck_close(d);
@@ -243,7 +249,7 @@ static void test_ahead_stopped(void **state)
 	(void)state;
 	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
 	ev_init(&s, &src, INT64_MAX / 2, 0);
-	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, &rows, &err), NX_EDB);
+	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), NX_EDB);
 	assert_true(err.msg[0] != '\0');
 	assert_true(s.calls < 100); /* a few batches ahead, not the whole source */
 	nx_duck_close(d);
