@@ -7,8 +7,10 @@
 # requests/s, p50/p99 latency and the error count per scenario; exits 1 on any error.
 #
 # Then, single client and warm, each seed query through `_search` against the same SQL
-# run by DuckDB directly on the same files (nx-sql), median of REPS runs each, and the
-# ratio api/direct.
+# run by DuckDB directly on the same files (nx-sql), median of REPS runs each: back to
+# back, and paced (idle between statements as long as curl is between requests, because
+# a query after an idle gap runs slower in DuckDB alone too). Ratios: api/paced and
+# keep-alive/back-to-back.
 #
 # usage: bench/server.sh [BUILD_DIR]
 #   env: ROWS (10000000)  DURATION (15s)  REPS (7)  CONNECTIONS (16)  WRK_THREADS (2)  KEEP=1 keeps the data
@@ -93,19 +95,25 @@ run source-line-hotspots "$base/api/v1/db/bench/_search" "$(q Instruction 'SELEC
 reps=${REPS:-7}
 prof=$work/data/profiles/global/bench@latest
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-direct() { # median seconds of one query in nx-sql over views of the profile (warm)
-	local sql=$1 args=()
+direct() { # median seconds of one query in nx-sql over views of the profile (warm);
+	# with WAIT_MS, nx-sql sleeps that long before each statement, as the API's client does
+	local sql=$1 wait=${2:-0} args=()
 	for _ in $(seq 0 "$reps"); do args+=("$sql"); done
-	"$build/nx-sql" -t -C "$prof" "${args[@]}" 2>&1 >/dev/null |
+	"$build/nx-sql" -t -w "$wait" -C "$prof" "${args[@]}" 2>&1 >/dev/null |
 		awk '/time_s/ {n++; if (n > 1) print $2}' | median
 }
-api() { # median seconds of one _search request (warm), one curl per request (new connection)
-	local body=$1
+api() { # "median idle_ms": the median seconds of one _search request (warm), one curl per
+	# request (new connection), and the mean time between requests (starting a curl)
+	local body=$1 t0 t1
 	curl -s -o /dev/null -X POST -H 'Content-Type: application/json' -d "$body" "$base/api/v1/db/bench/_search"
+	t0=$(date +%s.%N)
 	for _ in $(seq 1 "$reps"); do
 		curl -s -o /dev/null -w '%{time_total}\n' -X POST -H 'Content-Type: application/json' \
 			-d "$body" "$base/api/v1/db/bench/_search"
-	done | median
+	done >"$work/api.times"
+	t1=$(date +%s.%N)
+	echo "$(median <"$work/api.times") $(awk -v w="$(echo "$t1 - $t0" | bc)" -v n="$reps" \
+		'{s += $1} END {printf "%d", (w - s) / n * 1000}' "$work/api.times")"
 }
 api_ka() { # the same on one kept-alive connection (as a browser sends them): median of REPS
 	local body=$1 urls=()
@@ -116,16 +124,20 @@ api_ka() { # the same on one kept-alive connection (as a browser sends them): me
 }
 echo
 echo "single client, warm, median of $reps: _search vs DuckDB directly on the same files"
-echo "(api: one curl per request, new connection; keep-alive: REPS requests on one connection)"
-printf '%-22s %10s %12s %10s %8s %8s\n' query "api s" "keep-alive s" "direct s" ratio "ratio ka"
+echo "(api: one curl per request, new connection; keep-alive: REPS requests on one connection;"
+echo " direct: nx-sql back to back; paced: nx-sql idle between statements as long as the"
+echo " api's client is between requests, the idle ms column)"
+printf '%-22s %10s %12s %10s %10s %8s %8s %8s\n' query "api s" "keep-alive s" "direct s" \
+	"paced s" "idle ms" "ratio" "ratio ka"
 cmp() {
 	local label=$1 table=$2 sql=$3
-	local a k d
-	a=$(api "$(q "$table" "$sql")")
+	local a k d p idle
+	read -r a idle < <(api "$(q "$table" "$sql")")
 	k=$(api_ka "$(q "$table" "$sql")")
 	d=$(direct "$sql")
-	printf '%-22s %10.4f %12.4f %10.4f %8.2f %8.2f\n' "$label" "$a" "$k" "$d" \
-		"$(echo "$a / $d" | bc -l)" "$(echo "$k / $d" | bc -l)"
+	p=$(direct "$sql" "$idle")
+	printf '%-22s %10.4f %12.4f %10.4f %10.4f %8s %8.2f %8.2f\n' "$label" "$a" "$k" "$d" "$p" \
+		"$idle" "$(echo "$a / $p" | bc -l)" "$(echo "$k / $d" | bc -l)"
 }
 cmp summary Summary 'SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, vector_engine_active_time_percent, dma_active_time_percent, hbm_read_bytes, hbm_write_bytes FROM Summary'
 cmp instruction-breakdown Instruction 'SELECT engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns, SUM(evt_wait_time_ns) as total_evt_wait_ns FROM Instruction GROUP BY engine, opcode ORDER BY total_dur_ns DESC'
