@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: MIT
- * strmap.h: the project's hash map: byte-string keys (copied) to fixed-size values
- * stored in the slots themselves, so a lookup touches one slot and a new key costs one
- * allocation (its copy). Open addressing with linear probing, FNV-1a (common/hash.h),
- * growth at 50 % load. Iteration goes in slot order, which depends only on the keys
- * inserted and their order, never on addresses.
+ * strmap.h: the project's hash map: byte-string keys (copied) to fixed-size values.
+ * Open addressing with linear probing, FNV-1a (common/hash.h), growth at 50 % load,
+ * over a compact index of 8-byte slots (an entry number and the key's hash), so that
+ * probing and growth touch little memory; the entries (key, then value) are stored
+ * densely in insertion order and a new key costs one allocation (its copy). Iteration
+ * goes in slot order, which depends only on the keys inserted and their order, never on
+ * addresses.
  *
- * Value pointers stay valid until the next insertion of a new key (growth moves the
- * slots). Values are zeroed when their key is added; their alignment is that of
- * max_align_t. */
+ * Value pointers stay valid until the next insertion of a new key (the entries may
+ * move). Values are zeroed when their key is added; their alignment is that of
+ * max_align_t. A map holds fewer than 2^32 keys. */
 #ifndef NX_COMMON_STRMAP_H
 #define NX_COMMON_STRMAP_H
 
 #include "common/compat.h"
 
 struct nx_strmap {
-	unsigned char *slots; /* cap slots of stride bytes: struct nx_strmap_key, then value */
-	size_t cap, used;
+	uint64_t *index;     /* cap slots: 0 empty, else entry number + 1 | low hash << 32 */
+	unsigned char *ents; /* used entries of stride bytes (struct nx_strmap_key, value) */
+	size_t cap, used, ents_cap;
 	size_t vsize, stride;
 };
 

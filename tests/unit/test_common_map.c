@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * test_common_map.c: the common helpers shared by every stage: FNV-1a with the project's
- * seed (values computed independently, so a change of seed or prime is caught), the string map (add, find, growth, keys with NUL bytes, iteration,
- * clear) and the little-endian loads and stores. */
+ * seed (values computed independently, so a change of seed or prime is caught), the string map (add, find, growth, keys with NUL bytes, iteration
+ * in slot order, clear) and the little-endian loads and stores. */
 #include "common/compat.h"
 #include "common/hash.h"
 #include "common/le.h"
@@ -96,6 +96,71 @@ static void test_strmap_binary_keys(void **state)
 	nx_strmap_release(&m);
 }
 
+/* Iteration goes in slot order: the order of a table of cap slots that places each key at
+ * its FNV-1a hash modulo cap with linear probing, grown by doubling at 50 % load and
+ * refilled in old slot order (the trace shaper's rows at a file's end depend on it).
+ * The reference below is that table, kept naively. */
+static void test_strmap_iterates_in_slot_order(void **state)
+{
+	enum { N = 5000 };
+	static char keys[N][16];
+	static int ref[16384]; /* key number + 1, 0 empty */
+	size_t cap = 64, used = 0, pos = 0, seen = 0;
+	struct nx_strmap m;
+	const char *key;
+	size_t klen;
+	int *v;
+
+	(void)state;
+	nx_strmap_init(&m, sizeof(int));
+	memset(ref, 0, sizeof(ref));
+	for (int i = 0; i < N; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "cat\x1f%d", 863350 + 5 * i);
+		size_t len = strlen(keys[i]);
+		*(int *)nx_strmap_get(&m, keys[i], len, NULL) = i;
+		if ((used + 1) * 2 > cap) {
+			static int old[16384];
+			memcpy(old, ref, cap * sizeof(int));
+			memset(ref, 0, 2 * cap * sizeof(int));
+			for (size_t j = 0; j < cap; j++) {
+				if (!old[j])
+					continue;
+				const char *k = keys[old[j] - 1];
+				size_t s = nx_fnv1a(k, strlen(k)) & (2 * cap - 1);
+				while (ref[s])
+					s = (s + 1) & (2 * cap - 1);
+				ref[s] = old[j];
+			}
+			cap *= 2;
+		}
+		size_t s = nx_fnv1a(keys[i], len) & (cap - 1);
+		while (ref[s])
+			s = (s + 1) & (cap - 1);
+		ref[s] = i + 1;
+		used++;
+	}
+	for (size_t j = 0; j < cap; j++) {
+		if (!ref[j])
+			continue;
+		v = nx_strmap_next(&m, &pos, &key, &klen);
+		assert_non_null(v);
+		assert_int_equal(*v, ref[j] - 1);
+		assert_int_equal(klen, strlen(keys[*v]));
+		assert_memory_equal(key, keys[*v], klen);
+		seen++;
+	}
+	assert_null(nx_strmap_next(&m, &pos, NULL, NULL));
+	assert_int_equal(seen, N);
+	/* Cleared, the map is empty and takes the same keys again. */
+	nx_strmap_clear(&m);
+	pos = 0;
+	assert_null(nx_strmap_next(&m, &pos, NULL, NULL));
+	assert_null(nx_strmap_find(&m, keys[0], strlen(keys[0])));
+	*(int *)nx_strmap_get(&m, keys[7], strlen(keys[7]), NULL) = 7;
+	assert_int_equal(*(int *)nx_strmap_find(&m, keys[7], strlen(keys[7])), 7);
+	nx_strmap_release(&m);
+}
+
 static void test_le_round_trip(void **state)
 {
 	uint8_t b[8];
@@ -127,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_fnv1a_vectors),
 		cmocka_unit_test(test_strmap_grows_and_finds),
 		cmocka_unit_test(test_strmap_binary_keys),
+		cmocka_unit_test(test_strmap_iterates_in_slot_order),
 		cmocka_unit_test(test_le_round_trip),
 	};
 	return cmocka_run_group_tests_name("common_map", tests, NULL, NULL);
