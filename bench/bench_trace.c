@@ -2,6 +2,7 @@
  * bench_trace.c: single-threaded speed of the framework-trace reader (not a test).
  *   bench_trace parse FILE      tokenize and read every event (no output)
  *   bench_trace ingest FILE DIR full ingest to parquet in DIR (DuckDB at 2 threads, as the CLI)
+ *   bench_trace rows FILE       the SystemProfileEvents row source alone (no database)
  *   bench_trace duckdb FILE     DuckDB read_json of the same file (1 thread), baseline
  * Prints one line: mode, seconds, decompressed MB/s, events/s. bench/trace.sh runs
  * these under /usr/bin/time -v next to Python's json module for peak RSS. */
@@ -10,6 +11,7 @@
 #include "db/duck.h"
 #include "trace/chrome.h"
 #include "ingest/ingest_dir.h"
+#include "trace/events.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,22 @@ static int parse(const char *path, uint64_t *events, uint64_t *bytes, struct nx_
 	return rc < 0 ? rc : 0;
 }
 
+/* Runs the SystemProfileEvents row source to its end without a database. */
+static int rows(const char *path, uint64_t *events, struct nx_err *err)
+{
+	struct nx_tev_file f = { .path = path, .instance = "0" };
+	struct nx_tev_src s;
+	struct nx_row_source src;
+	uint64_t n = 0;
+	int rc = nx_tev_init(&s, &f, 1, NULL, NULL, &src, err);
+
+	if (!rc)
+		rc = nx_duck_drain_source(&src, &n, err);
+	*events = f.events;
+	nx_tev_release(&s);
+	return rc;
+}
+
 static int duck(const char *path, uint64_t *events, struct nx_err *err)
 {
 	struct nx_duck *d = NULL;
@@ -66,7 +84,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: bench_trace parse|ingest|duckdb FILE [DIR]\n");
+		fprintf(stderr, "usage: bench_trace parse|ingest|rows|duckdb FILE [DIR]\n");
 		return 2;
 	}
 	/* The decompressed size, measured once outside the timed part. */
@@ -78,6 +96,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "ingest") && argc > 3) {
 		struct nx_trace_opts o = { .input = argv[2], .output_dir = argv[3] };
 		rc = nx_trace_ingest_dir(&o, NULL, &err);
+	} else if (!strcmp(argv[1], "rows")) {
+		rc = rows(argv[2], &events, &err);
 	} else if (!strcmp(argv[1], "duckdb")) {
 		rc = duck(argv[2], &events, &err);
 	} else {
