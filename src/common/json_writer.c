@@ -137,6 +137,12 @@ void nx_json_quote(struct nx_strbuf *out, const char *s, size_t len)
 	nx_strbuf_grow(out, len + 2);
 	nx_strbuf_addch(out, '"');
 	for (size_t i = 0; i < len; i++) {
+		size_t run = i;
+		while (run < len && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
+			run++;
+		nx_strbuf_add(out, s + i, run - i); /* the bytes that need no escape, at once */
+		if ((i = run) == len)
+			break;
 		unsigned char c = (unsigned char)s[i];
 		switch (c) {
 		case '"': nx_strbuf_addstr(out, "\\\""); break;
@@ -144,13 +150,10 @@ void nx_json_quote(struct nx_strbuf *out, const char *s, size_t len)
 		case '\n': nx_strbuf_addstr(out, "\\n"); break;
 		case '\r': nx_strbuf_addstr(out, "\\r"); break;
 		case '\t': nx_strbuf_addstr(out, "\\t"); break;
-		default:
-			if (c < 0x20) {
-				char u[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
-				nx_strbuf_addstr(out, u);
-			} else {
-				nx_strbuf_addch(out, (char)c);
-			}
+		default: {
+			char u[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+			nx_strbuf_addstr(out, u);
+		}
 		}
 	}
 	nx_strbuf_addch(out, '"');

@@ -55,13 +55,6 @@ void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s)
 	nx_strbuf_add(sb, s, strlen(s));
 }
 
-void nx_strbuf_addch(struct nx_strbuf *sb, char c)
-{
-	nx_strbuf_grow(sb, 1);
-	sb->buf[sb->len++] = c;
-	sb->buf[sb->len] = '\0';
-}
-
 void nx_strbuf_vaddf(struct nx_strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list again;

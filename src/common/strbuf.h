@@ -21,7 +21,14 @@ void nx_strbuf_reset(struct nx_strbuf *sb);
 void nx_strbuf_grow(struct nx_strbuf *sb, size_t extra);
 void nx_strbuf_add(struct nx_strbuf *sb, const void *data, size_t len);
 void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s);
-void nx_strbuf_addch(struct nx_strbuf *sb, char c);
+/* Inline: the JSON tokenizer and writers append byte by byte. */
+static inline void nx_strbuf_addch(struct nx_strbuf *sb, char c)
+{
+	if (sb->len + 2 > sb->alloc)
+		nx_strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
 void nx_strbuf_addf(struct nx_strbuf *sb, const char *fmt, ...) NX_PRINTF(2, 3);
 void nx_strbuf_vaddf(struct nx_strbuf *sb, const char *fmt, va_list ap) NX_PRINTF(2, 0);
 /* Hands the buffer to the caller (who frees it) and resets sb. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT
  * test_common_map.c: the common helpers shared by every stage: FNV-1a with the project's
  * seed (values computed independently, so a change of seed or prime is caught), the string map (add, find, growth, keys with NUL bytes, iteration
- * in slot order, clear) and the little-endian loads and stores. */
+ * in slot order, clear), the little-endian loads and stores, and JSON string quoting. */
 #include "common/compat.h"
 #include "common/hash.h"
+#include "common/json_writer.h"
 #include "common/le.h"
 #include "common/strmap.h"
 
@@ -186,6 +187,26 @@ static void test_le_round_trip(void **state)
 	NX_ASSERT_CMP(nx_get_ledouble(b), ==, -2.5);
 }
 
+/* Plain runs are copied whole; every byte that needs it is escaped, at any position. */
+static void test_json_quote(void **state)
+{
+	static const char in[] = "\"a\\b\nc\rd\te\x01\x1f\x7f\xc3\xa9 z\"";
+	struct nx_strbuf out = NX_STRBUF_INIT;
+
+	(void)state;
+	nx_strbuf_addstr(&out, "x=");
+	nx_json_quote(&out, in, sizeof(in) - 1);
+	assert_string_equal(out.buf, "x=\"\\\"a\\\\b\\nc\\rd\\te\\u0001\\u001f\x7f\xc3\xa9 z\\\"\"");
+	nx_strbuf_reset(&out);
+	nx_json_quote(&out, "a\0b", 3);
+	assert_int_equal(out.len, 10);
+	assert_memory_equal(out.buf, "\"a\\u0000b\"", 10);
+	nx_strbuf_reset(&out);
+	nx_json_quote(&out, "", 0);
+	assert_string_equal(out.buf, "\"\"");
+	nx_strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_strmap_binary_keys),
 		cmocka_unit_test(test_strmap_iterates_in_slot_order),
 		cmocka_unit_test(test_le_round_trip),
+		cmocka_unit_test(test_json_quote),
 	};
 	return cmocka_run_group_tests_name("common_map", tests, NULL, NULL);
 }
