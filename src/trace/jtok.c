@@ -382,6 +382,12 @@ static bool valid_number(const char *s)
 	return *s == '\0';
 }
 
+static inline bool number_byte(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* A number's bytes, appended a run of the window at a time; one byte past 4096 fails. */
 static int lex_number(struct nx_jtok *t, struct nx_err *err)
 {
 	int rc;
@@ -392,14 +398,17 @@ static int lex_number(struct nx_jtok *t, struct nx_err *err)
 			return rc;
 		if (rc == 0)
 			break;
-		unsigned char c = t->buf[t->pos];
-		if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' ||
-		      c == 'E'))
-			break;
-		nx_strbuf_addch(&t->text, (char)c);
-		t->pos++;
+		size_t p = t->pos, end = t->len, room = 4097 - t->text.len;
+		if (end - p > room)
+			end = p + room;
+		while (p < end && number_byte(t->buf[p]))
+			p++;
+		nx_strbuf_add(&t->text, t->buf + t->pos, p - t->pos);
+		t->pos = p;
 		if (t->text.len > 4096)
 			return nx_jtok_fail(t, NX_ECORRUPT, err, "a number is longer than 4096 bytes");
+		if (p < t->len)
+			break;
 	}
 	if (!valid_number(nx_strbuf_str(&t->text)))
 		return nx_jtok_fail(t, NX_ECORRUPT, err, "'%s' is not a valid JSON number",

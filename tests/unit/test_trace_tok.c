@@ -269,6 +269,38 @@ static void test_tokens_across_windows(void **state)
 	nx_strbuf_release(&out);
 }
 
+/* Numbers are read a run of the window at a time: one split by a window's end, one
+ * ending exactly at it, one of 4096 bytes (the limit) and one byte more. */
+static void test_numbers_across_windows(void **state)
+{
+	struct nx_strbuf doc = NX_STRBUF_INIT, out = NX_STRBUF_INIT, want = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+
+	(void)state;
+	nx_strbuf_addch(&doc, '[');
+	while (doc.len < NX_JTOK_WINDOW - 3)
+		nx_strbuf_addch(&doc, ' ');
+	nx_strbuf_addstr(&doc, "-12.5e+3, "); /* "-12" | ".5e+3" */
+	while (doc.len < 2 * NX_JTOK_WINDOW - 4)
+		nx_strbuf_addch(&doc, ' ');
+	nx_strbuf_addstr(&doc, "9876, ");     /* ends at the second window's end */
+	for (int i = 0; i < 4096; i++)
+		nx_strbuf_addch(&want, (char)('1' + i % 9));
+	nx_strbuf_add(&doc, want.buf, want.len);
+	nx_strbuf_addch(&doc, ']');
+	assert_int_equal(run(doc.buf, doc.len, &out, NULL), NX_JT_END);
+	assert_memory_equal(out.buf, "-12.5e+3|9876|", 14);
+	assert_int_equal(out.len, 14 + 4096 + 1);
+	assert_memory_equal(out.buf + 14, want.buf, want.len);
+	doc.buf[doc.len - 1] = '7';
+	nx_strbuf_addch(&doc, ']');
+	assert_true(run(doc.buf, doc.len, NULL, &err) < 0);
+	assert_non_null(strstr(err.msg, "a number is longer than 4096 bytes"));
+	nx_strbuf_release(&doc);
+	nx_strbuf_release(&out);
+	nx_strbuf_release(&want);
+}
+
 static size_t gz_member(const char *data, size_t len, unsigned char *out, size_t cap)
 {
 	z_stream z;
@@ -317,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_tolerated_slips),
 		cmocka_unit_test(test_slips_across_windows),
 		cmocka_unit_test(test_tokens_across_windows),
+		cmocka_unit_test(test_numbers_across_windows),
 		cmocka_unit_test(test_split_gzip_members),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
