@@ -54,6 +54,7 @@ struct nx_duck {
 	struct ahead *ahead;          /* when it runs ahead on its own thread */
 	struct nx_err source_err;
 	int source_rc;
+	bool shared; /* a second connection (nx_duck_connect): the database is not its own */
 };
 
 /* ---- row buffers ------------------------------------------------------------------ */
@@ -494,6 +495,20 @@ fail:
 	return rc;
 }
 
+int nx_duck_connect(struct nx_duck *d, struct nx_duck **out, struct nx_err *err)
+{
+	struct nx_duck *c = nx_xcalloc(1, sizeof(*c));
+
+	c->db = d->db;
+	c->shared = true;
+	if (duckdb_connect(c->db, &c->con) != DuckDBSuccess) {
+		free(c);
+		return nx_errf(err, NX_EDB, "cannot connect to DuckDB");
+	}
+	*out = c;
+	return 0;
+}
+
 /* Set by a test thread while server threads may be closing databases. */
 static nx_duck_close_hook close_hook;
 static void *close_hook_arg;
@@ -516,11 +531,11 @@ void nx_duck_close(struct nx_duck *d)
 
 	if (!d)
 		return;
-	if (hook && d->con)
+	if (hook && d->con && !d->shared)
 		hook(__atomic_load_n(&close_hook_arg, __ATOMIC_RELAXED), d);
 	if (d->con)
 		duckdb_disconnect(&d->con);
-	if (d->db)
+	if (d->db && !d->shared)
 		duckdb_close(&d->db);
 	free(d);
 }
@@ -808,6 +823,9 @@ static int copy_source(struct nx_duck *d, struct nx_row_source *src, const char 
 {
 	int rc;
 
+	if (d->shared)
+		return nx_errf(err, NX_EUSAGE, "a row source runs only on the connection that "
+			       "opened the database");
 	d->source = src;
 	d->source_rc = 0;
 	nx_err_clear(&d->source_err);
