@@ -5,7 +5,9 @@
  *      directory (the first one at its top level, further ones under devices/<name>/),
  *   3. stream every trace into SystemProfileEvents in one pass,
  *   4. write SystemProfileMetadata, DeviceProfileList, Metadata, Warning, SchemaFields,
- *      and a zero-row file for every other stored schema table,
+ *      and a zero-row file for every other stored schema table (those that step 4 does
+ *      not write are written on a second connection, on a thread of its own, while
+ *      step 3 runs),
  *   5. publish the directory in one rename; on any error remove it instead. */
 #include "common/compat.h"
 #include "ingest/ingest_dir.h"
@@ -19,6 +21,7 @@
 #include "trace/walk.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,63 @@ struct run {
 	struct nx_small_facts facts;
 	bool device_warnings;     /* tmp/.device-Warning.parquet exists */
 };
+
+/* The empty tables written on a second connection while SystemProfileEvents is read
+ * (write_tables). The thread is handed this before it starts and read after its join. */
+struct empties {
+	pthread_t thread;
+	struct nx_duck *d;
+	const char *dir;
+	bool *written; /* per schema table */
+	int rc;
+	struct nx_err err;
+};
+
+/* What this driver writes itself, or may: the thread leaves them alone. */
+static const char *const own_tables[] = {
+	"SystemProfileEvents", "SystemProfileMetadata", "DeviceProfileList", "Metadata",
+	"Warning", "SchemaFields", NULL,
+};
+
+static void *empties_main(void *arg)
+{
+	struct empties *e = arg;
+
+	e->rc = nx_write_empty_tables_marked(e->d, e->dir, own_tables, e->written, &e->err);
+	return NULL;
+}
+
+static int empties_start(struct run *r, struct empties *e, struct nx_err *err)
+{
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	e->dir = r->tmp;
+	e->written = nx_xcalloc(nx_schema_table_count, sizeof(*e->written));
+	if ((rc = nx_duck_connect(r->d, &e->d, err)))
+		return rc;
+	if ((rc = pthread_create(&e->thread, NULL, empties_main, e))) {
+		nx_duck_close(e->d);
+		e->d = NULL;
+		return nx_errf(err, -rc, "cannot start the empty tables' thread: %s", strerror(rc));
+	}
+	return 0;
+}
+
+/* Joins the thread; its error becomes the result when rc has none yet. */
+static int empties_finish(struct empties *e, int rc, struct nx_err *err)
+{
+	if (e->d) {
+		pthread_join(e->thread, NULL);
+		nx_duck_close(e->d);
+		e->d = NULL;
+		if (!rc && e->rc) {
+			rc = e->rc;
+			*err = e->err;
+		}
+	}
+	return rc;
+}
 
 static void progress(const struct run *r, const char *table, uint64_t rows, double t0)
 {
@@ -283,27 +343,10 @@ static int write_warnings(struct run *r, struct nx_err *err)
 	return rc;
 }
 
-static int write_tables(struct run *r, struct nx_err *err)
+static int write_rest(struct run *r, bool device, struct nx_err *err)
 {
-	bool device = r->found.npairs > 0;
 	int rc;
 
-	if ((rc = ingest_devices(r, err)))
-		return rc;
-	if ((rc = nx_duck_open(&r->d, 2, NULL, err)))
-		return rc;
-	if (device) {
-		struct nx_strbuf sql = NX_STRBUF_INIT;
-		char *meta = nx_path_join(r->tmp, "Metadata.parquet");
-		nx_strbuf_addstr(&sql, "SELECT ntff_version FROM read_parquet(");
-		nx_sql_quote(&sql, meta);
-		nx_strbuf_addch(&sql, ')');
-		rc = nx_duck_query_i64(r->d, sql.buf, &r->facts.ntff_version, err);
-		nx_strbuf_release(&sql);
-		free(meta);
-		if (rc)
-			return rc;
-	}
 	if (r->found.ntraces && (rc = write_events(r, err)))
 		return rc;
 	if (r->found.ntraces && (rc = read_capacity(r, err)))
@@ -325,8 +368,45 @@ static int write_tables(struct run *r, struct nx_err *err)
 		if (!rc)
 			progress(r, "SchemaFields", rows, t0);
 	}
+	return rc;
+}
+
+static int write_tables(struct run *r, struct nx_err *err)
+{
+	bool device = r->found.npairs > 0;
+	struct empties e;
+	int rc;
+
+	if ((rc = ingest_devices(r, err)))
+		return rc;
+	if ((rc = nx_duck_open(&r->d, 2, NULL, err)))
+		return rc;
+	if (device) {
+		struct nx_strbuf sql = NX_STRBUF_INIT;
+		char *meta = nx_path_join(r->tmp, "Metadata.parquet");
+		nx_strbuf_addstr(&sql, "SELECT ntff_version FROM read_parquet(");
+		nx_sql_quote(&sql, meta);
+		nx_strbuf_addch(&sql, ')');
+		rc = nx_duck_query_i64(r->d, sql.buf, &r->facts.ntff_version, err);
+		nx_strbuf_release(&sql);
+		free(meta);
+		if (rc)
+			return rc;
+	}
+	if ((rc = empties_start(r, &e, err))) {
+		free(e.written);
+		return rc;
+	}
+	rc = write_rest(r, device, err);
+	rc = empties_finish(&e, rc, err);
+	/* Then the ones still missing (e.g. SystemProfileEvents without rows); all are
+	 * reported last, in schema order, as before. */
 	if (!rc)
-		rc = nx_write_empty_tables(r->d, r->tmp, r->o->progress, err);
+		rc = nx_write_empty_tables_marked(r->d, r->tmp, NULL, e.written, err);
+	for (size_t i = 0; !rc && i < nx_schema_table_count; i++)
+		if (e.written[i])
+			nx_empty_table_progress(r->o->progress, &nx_schema_tables[i]);
+	free(e.written);
 	return rc;
 }
 

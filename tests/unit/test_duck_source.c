@@ -3,12 +3,18 @@
  * back by DuckDB: list cells (VARCHAR[] split like string_split, BIGINT[]), NULLs and
  * row order, both inline (nx_duck_copy_source) and with the source run ahead on its own
  * thread (nx_duck_copy_source_ahead, with its row group size): its error reaches the
- * caller as it was written, and a copy that fails on DuckDB's side stops the producer. */
+ * caller as it was written, and a copy that fails on DuckDB's side stops the producer.
+ * A second connection (nx_duck_connect) writes the empty tables on another thread while
+ * the first one copies a source; it refuses to run a source itself. */
 #include "common/compat.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "ingest/ingest.h"
+#include "schema/schema.h"
 #include "helper/fixture.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -257,6 +263,77 @@ static void test_ahead_stopped(void **state)
 	free(dir);
 }
 
+struct empties {
+	struct nx_duck *d;
+	const char *dir;
+	bool *written;
+	int rc;
+	struct nx_err err;
+};
+
+static void *empties_main(void *arg)
+{
+	static const char *const skip[] = { "SystemProfileEvents", "Warning", NULL };
+	struct empties *e = arg;
+
+	e->rc = nx_write_empty_tables_marked(e->d, e->dir, skip, e->written, &e->err);
+	return NULL;
+}
+
+static void test_second_connection(void **state)
+{
+	char *dir = nx_test_dir("duck_source_conn");
+	char *path = nx_xasprintf("%s/SystemProfileEvents.parquet", dir);
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	struct nx_row_source src;
+	struct evsrc s;
+	struct empties e = { .dir = dir };
+	pthread_t th;
+	uint64_t rows = 0;
+	size_t nwritten = 0;
+
+	(void)state;
+	e.written = nx_xcalloc(nx_schema_table_count, sizeof(*e.written));
+	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
+	assert_int_equal(nx_duck_connect(d, &e.d, &err), 0);
+	ev_init(&s, &src, 3 * 2048 + 5, 0);
+	assert_int_equal(nx_duck_copy_source(e.d, &src, path, &rows, &err), NX_EUSAGE);
+	assert_string_equal(err.msg, "a row source runs only on the connection that opened the "
+				     "database");
+	assert_int_equal(pthread_create(&th, NULL, empties_main, &e), 0);
+	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(e.rc, 0);
+	nx_duck_close(e.d);
+	assert_int_equal(rows, 3 * 2048 + 5);
+	check_events(d, path, 3 * 2048 + 5);
+	for (size_t i = 0; i < nx_schema_table_count; i++) {
+		const struct nx_table *t = &nx_schema_tables[i];
+		char *f = nx_xasprintf("%s/%s.parquet", dir, t->name);
+		bool skipped = !strcmp(t->name, "SystemProfileEvents") ||
+			       !strcmp(t->name, "Warning");
+		assert_int_equal(e.written[i], t->written && !skipped);
+		if (!e.written[i]) {
+			assert_true(skipped || !t->written);
+			if (strcmp(t->name, "SystemProfileEvents"))
+				assert_false(nx_is_file(f));
+			free(f);
+			continue;
+		}
+		nwritten++;
+		assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s')", f), 0);
+		assert_int_equal(q(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM "
+				      "read_parquet('%s'))", f), (int64_t)t->nfields);
+		free(f);
+	}
+	assert_true(nwritten > 10);
+	nx_duck_close(d);
+	free(e.written);
+	free(path);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_bigint_lists),
 		cmocka_unit_test(test_ahead_error),
 		cmocka_unit_test(test_ahead_stopped),
+		cmocka_unit_test(test_second_connection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
