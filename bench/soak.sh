@@ -44,8 +44,11 @@ esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/nx-bench-soak.XXXXXX")
 server_pid= sampler_pid= publisher_pid=
 stop() { [[ -z $1 ]] || { kill "$1" && wait "$1"; } 2>/dev/null || true; }
+# The re-publisher is asked to stop and waited for: killing its loop would leave an
+# ingest running that still writes into the work directory while it is removed.
+stop_publisher() { [[ -z $1 ]] || { touch "$work/stop-publishing"; wait "$1" 2>/dev/null || true; }; }
 cleanup() {
-	stop "$publisher_pid"; stop "$sampler_pid"; stop "$server_pid"
+	stop_publisher "$publisher_pid"; stop "$sampler_pid"; stop "$server_pid"
 	[[ ${KEEP:-0} == 1 ]] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -95,8 +98,9 @@ sampler_pid=$!
 
 # Re-publisher: alternates the two names; one line per ingest, "ok" or "fail".
 (
-	while :; do
+	while [[ ! -e $work/stop-publishing ]]; do
 		for p in $profiles; do
+			[[ -e $work/stop-publishing ]] && break
 			if publish "$p"; then echo ok; else echo fail; fi >>"$work/publish.log"
 			sleep "$every"
 		done
@@ -111,7 +115,7 @@ SOAK_PROFILES=$profiles wrk -t"$wthreads" -c"$conns" -d"$duration" --timeout 60s
 kill -0 "$server_pid" 2>/dev/null || { echo "FAILED: the server died (work directory kept: $work)" >&2
 	KEEP=1; exit 1; }
 # One last sample after the load.
-stop "$publisher_pid"; publisher_pid=
+stop_publisher "$publisher_pid"; publisher_pid=
 stop "$sampler_pid"; sampler_pid=
 sample "$secs"
 
