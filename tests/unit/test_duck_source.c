@@ -110,20 +110,45 @@ static void check_events(struct nx_duck *d, const char *path, int64_t rows)
 			      "AND flow_id IS NULL", path), rows / 5);
 }
 
+/* Each test gets a fresh directory and a database. */
+struct fx {
+	char *dir;
+	struct nx_duck *d;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = nx_xcalloc(1, sizeof(*f));
+	struct nx_err err = { 0 };
+
+	f->dir = nx_test_dir("duck_source");
+	*state = f;
+	return nx_duck_open(&f->d, 2, NULL, &err) ? -1 : 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	nx_duck_close(f->d);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
 static void test_list_columns(void **state)
 {
-	char *dir = nx_test_dir("duck_source_lists");
+	struct fx *f = *state;
+	char *dir = f->dir;
+	struct nx_duck *d = f->d;
 	char *inl = nx_xasprintf("%s/inline.parquet", dir);
 	char *ahd = nx_xasprintf("%s/ahead.parquet", dir);
 	struct nx_err err = { 0 };
-	struct nx_duck *d = NULL;
 	struct nx_row_source src;
 	struct evsrc s;
 	uint64_t rows = 0;
 	const int64_t n = 3 * 2048 + 17; /* several chunks and a partial one */
 
-	(void)state;
-	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
 	ev_init(&s, &src, n, 0);
 	assert_int_equal(nx_duck_copy_source(d, &src, inl, &rows, &err), 0);
 	assert_int_equal(rows, n);
@@ -143,10 +168,8 @@ static void test_list_columns(void **state)
 				 "ALL SELECT * FROM read_parquet('%%s'))", inl);
 	assert_int_equal(q(d, cmp, ahd), 0);
 	free(cmp);
-	nx_duck_close(d);
 	free(inl);
 	free(ahd);
-	free(dir);
 }
 
 /* BIGINT[] cells: BirInstruction's element_count_per_interval. */
@@ -179,20 +202,19 @@ static void test_bigint_lists(void **state)
 {
 	static const char *const names[] = { "id", "element_count_per_interval",
 					     NULL };
-	char *dir = nx_test_dir("duck_source_bigint");
+	struct fx *f = *state;
+	char *dir = f->dir;
+	struct nx_duck *d = f->d;
 	char *path = nx_xasprintf("%s/bir.parquet", dir);
 	struct nx_err err = { 0 };
-	struct nx_duck *d = NULL;
 	struct nx_row_source src;
 	struct binsrc s = { .next = 1 };
 	uint64_t rows = 0;
 
-	(void)state;
 	assert_int_equal(nx_colmap_init(&s.map, "BirInstruction", names, &err), 0);
 	src.table = s.map.table;
 	src.self = &s;
 	src.next = bin_next;
-	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
 	if (nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(rows, 5000);
@@ -203,25 +225,22 @@ static void test_bigint_lists(void **state)
 			      "element_count_per_interval IS DISTINCT FROM CASE WHEN id "
 			      "% 4 = 0 THEN NULL ELSE range(id, id + "
 			      "id % 4) END", path), 0);
-	nx_duck_close(d);
 	free(path);
-	free(dir);
 }
 
 /* The source's error, from its thread, is what the caller gets; the database stays
  * usable after it. */
 static void test_ahead_error(void **state)
 {
-	char *dir = nx_test_dir("duck_source_error");
+	struct fx *f = *state;
+	char *dir = f->dir;
+	struct nx_duck *d = f->d;
 	char *path = nx_xasprintf("%s/bad.parquet", dir);
 	struct nx_err err = { 0 };
-	struct nx_duck *d = NULL;
 	struct nx_row_source src;
 	struct evsrc s;
 	uint64_t rows = 0;
 
-	(void)state;
-	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
 	ev_init(&s, &src, 100000, 5 * 2048 + 3);
 	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), NX_ECORRUPT);
 	assert_string_equal(err.msg, "'events.json': bad event at row 10243");
@@ -235,32 +254,27 @@ static void test_ahead_error(void **state)
 	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), 0);
 	assert_int_equal(rows, 10);
 	check_events(d, path, 10);
-	nx_duck_close(d);
 	free(path);
-	free(dir);
 }
 
 /* A copy that DuckDB cannot write stops the producer, which was blocked on a full queue
  * of a source that would run for a long time. */
 static void test_ahead_stopped(void **state)
 {
-	char *dir = nx_test_dir("duck_source_stop");
+	struct fx *f = *state;
+	char *dir = f->dir;
+	struct nx_duck *d = f->d;
 	char *path = nx_xasprintf("%s/no/such/dir/x.parquet", dir);
 	struct nx_err err = { 0 };
-	struct nx_duck *d = NULL;
 	struct nx_row_source src;
 	struct evsrc s;
 	uint64_t rows = 0;
 
-	(void)state;
-	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
 	ev_init(&s, &src, INT64_MAX / 2, 0);
 	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), NX_EDB);
 	assert_true(err.msg[0] != '\0');
 	assert_true(s.calls < 100); /* a few batches ahead, not the whole source */
-	nx_duck_close(d);
 	free(path);
-	free(dir);
 }
 
 struct empties {
@@ -282,10 +296,11 @@ static void *empties_main(void *arg)
 
 static void test_second_connection(void **state)
 {
-	char *dir = nx_test_dir("duck_source_conn");
+	struct fx *f = *state;
+	char *dir = f->dir;
+	struct nx_duck *d = f->d;
 	char *path = nx_xasprintf("%s/SystemProfileEvents.parquet", dir);
 	struct nx_err err = { 0 };
-	struct nx_duck *d = NULL;
 	struct nx_row_source src;
 	struct evsrc s;
 	struct empties e = { .dir = dir };
@@ -293,9 +308,7 @@ static void test_second_connection(void **state)
 	uint64_t rows = 0;
 	size_t nwritten = 0;
 
-	(void)state;
 	e.written = nx_xcalloc(nx_schema_table_count, sizeof(*e.written));
-	assert_int_equal(nx_duck_open(&d, 2, NULL, &err), 0);
 	assert_int_equal(nx_duck_connect(d, &e.d, &err), 0);
 	ev_init(&s, &src, 3 * 2048 + 5, 0);
 	assert_int_equal(nx_duck_copy_source(e.d, &src, path, &rows, &err), NX_EUSAGE);
@@ -310,38 +323,36 @@ static void test_second_connection(void **state)
 	check_events(d, path, 3 * 2048 + 5);
 	for (size_t i = 0; i < nx_schema_table_count; i++) {
 		const struct nx_table *t = &nx_schema_tables[i];
-		char *f = nx_xasprintf("%s/%s.parquet", dir, t->name);
+		char *file = nx_xasprintf("%s/%s.parquet", dir, t->name);
 		bool skipped = !strcmp(t->name, "SystemProfileEvents") ||
 			       !strcmp(t->name, "Warning");
 		assert_int_equal(e.written[i], t->written && !skipped);
 		if (!e.written[i]) {
 			assert_true(skipped || !t->written);
 			if (strcmp(t->name, "SystemProfileEvents"))
-				assert_false(nx_is_file(f));
-			free(f);
+				assert_false(nx_is_file(file));
+			free(file);
 			continue;
 		}
 		nwritten++;
-		assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s')", f), 0);
+		assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s')", file), 0);
 		assert_int_equal(q(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM "
-				      "read_parquet('%s'))", f), (int64_t)t->nfields);
-		free(f);
+				      "read_parquet('%s'))", file), (int64_t)t->nfields);
+		free(file);
 	}
 	assert_true(nwritten > 10);
-	nx_duck_close(d);
 	free(e.written);
 	free(path);
-	free(dir);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_list_columns),
-		cmocka_unit_test(test_bigint_lists),
-		cmocka_unit_test(test_ahead_error),
-		cmocka_unit_test(test_ahead_stopped),
-		cmocka_unit_test(test_second_connection),
+		cmocka_unit_test_setup_teardown(test_list_columns, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bigint_lists, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_ahead_error, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_ahead_stopped, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_second_connection, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
