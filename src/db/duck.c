@@ -104,8 +104,8 @@ void nx_rowbuf_i64list(struct nx_rowbuf *b, size_t col, size_t row, const int64_
 	idx_t first = 0;
 
 	if (b->type[col] != COL_LIST_BIGINT) {
-		for (size_t i = 0; i < n && i < 1; i++)
-			nx_rowbuf_i64(b, col, row, v[i]);
+		if (n)
+			nx_rowbuf_i64(b, col, row, v[0]);
 		return;
 	}
 	duckdb_vector child = list_cell(b, col, row, n, &first);
