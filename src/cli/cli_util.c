@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int nx_cli_uint(const char *cmd, const char *flag, const char *arg, unsigned long long min,
@@ -79,8 +81,11 @@ static bool tmp_thread_started;
  * they may create directories again (mkdir -p) at any moment. So: move the tree away and put
  * a plain file in its place (nothing can be created below a file). A mkdir that lands between
  * the two makes the file's creation fail; then that new tree is moved away too, and so on until
- * the file holds the name. Then the moved trees go, and last the file. */
-static void remove_tmp_while_running(const char *path)
+ * the file holds the name. Then the moved trees go. The file stays a moment longer, so that a
+ * thread that was already on its way to a mkdir -p meets it and takes its error path; then it
+ * goes too. A tree that appears again after that (a mkdir -p that started just before the
+ * file went) starts a new round. */
+static void remove_round(const char *path)
 {
 	struct nx_err err = { 0 };
 	int fd = -1, moved = 0;
@@ -98,10 +103,23 @@ static void remove_tmp_while_running(const char *path)
 		free(dying);
 	}
 	if (fd >= 0) {
+		struct timespec hold = { 0, 20 * 1000 * 1000 };
+		nanosleep(&hold, NULL);
 		close(fd);
 		unlink(path);
 	} else {
 		nx_remove_tree(path, &err);
+	}
+}
+
+static void remove_tmp_while_running(const char *path)
+{
+	struct stat st;
+
+	for (int round = 0; round < 8; round++) {
+		remove_round(path);
+		if (lstat(path, &st) != 0)
+			return;
 	}
 }
 
