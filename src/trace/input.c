@@ -4,11 +4,32 @@
 #include "trace/input.h"
 #include "common/xalloc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #define RAW_WINDOW (256 * 1024)
+#define AHEAD_WINDOWS 4               /* inflated windows the thread may hold ready */
+#define AHEAD_WINDOW (256 * 1024)
+
+/* The inflating thread and the windows it filled. The thread alone touches the
+ * stream's zlib state and raw window once it runs; everything below mu is guarded. */
+struct nx_tin_ahead {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t ready, room;
+	unsigned char *win[AHEAD_WINDOWS];
+	size_t len[AHEAD_WINDOWS];
+	size_t head, count, taken; /* taken: bytes of the head window already read */
+	bool done;                 /* the thread has ended: rc and err are final */
+	bool stop;                 /* the reader is closing: the thread must end */
+	int rc;
+	struct nx_err err;
+};
+
+static long read_gz(struct nx_tin *in, unsigned char *buf, size_t cap, struct nx_err *err);
+static int ahead_start(struct nx_tin *in);
 
 /* Moves more compressed (or plain) bytes into the raw window. */
 static int fill_raw(struct nx_tin *in, struct nx_err *err)
@@ -52,6 +73,7 @@ static int start(struct nx_tin *in, struct nx_err *err)
 		return nx_errf(err, NX_ECORRUPT, "'%s': cannot start gzip decoding", in->path);
 	}
 	in->z = z;
+	ahead_start(in); /* without a thread, the reader inflates itself */
 	return 0;
 }
 
@@ -129,13 +151,130 @@ static long read_gz(struct nx_tin *in, unsigned char *buf, size_t cap, struct nx
 	return (long)(cap - z->avail_out);
 }
 
+/* ---- the inflating thread ---------------------------------------------------------- */
+
+static void *ahead_main(void *arg)
+{
+	struct nx_tin *in = arg;
+	struct nx_tin_ahead *a = in->ahead;
+	struct nx_err err = { 0 };
+	size_t slot = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&a->mu);
+		while (a->count == AHEAD_WINDOWS && !a->stop)
+			pthread_cond_wait(&a->room, &a->mu);
+		bool stop = a->stop;
+		slot = (a->head + a->count) % AHEAD_WINDOWS;
+		pthread_mutex_unlock(&a->mu);
+		/* The slot is free: the reader only touches windows already counted. */
+		long n = stop ? 0 : read_gz(in, a->win[slot], AHEAD_WINDOW, &err);
+		pthread_mutex_lock(&a->mu);
+		if (n <= 0 || a->stop) {
+			a->rc = n < 0 ? (int)n : 0;
+			a->err = err;
+			a->done = true;
+			pthread_cond_signal(&a->ready);
+			pthread_mutex_unlock(&a->mu);
+			return NULL;
+		}
+		a->len[slot] = (size_t)n;
+		a->count++;
+		pthread_cond_signal(&a->ready);
+		pthread_mutex_unlock(&a->mu);
+	}
+}
+
+static void ahead_free(struct nx_tin_ahead *a)
+{
+	for (size_t i = 0; i < AHEAD_WINDOWS; i++)
+		free(a->win[i]);
+	pthread_cond_destroy(&a->room);
+	pthread_cond_destroy(&a->ready);
+	pthread_mutex_destroy(&a->mu);
+	free(a);
+}
+
+/* Starts the thread; 0, or -1 when it could not start (the reader then inflates). */
+static int ahead_start(struct nx_tin *in)
+{
+	struct nx_tin_ahead *a = nx_xcalloc(1, sizeof(*a));
+
+	for (size_t i = 0; i < AHEAD_WINDOWS; i++)
+		a->win[i] = nx_xmalloc(AHEAD_WINDOW);
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->ready, NULL);
+	pthread_cond_init(&a->room, NULL);
+	in->ahead = a;
+	if (pthread_create(&a->thread, NULL, ahead_main, in)) {
+		in->ahead = NULL;
+		ahead_free(a);
+		return -1;
+	}
+	return 0;
+}
+
+/* Copies from the windows the thread filled; its error comes after its last window. */
+static long read_ahead(struct nx_tin *in, unsigned char *buf, size_t cap, struct nx_err *err)
+{
+	struct nx_tin_ahead *a = in->ahead;
+	long rc;
+
+	pthread_mutex_lock(&a->mu);
+	while (!a->count && !a->done)
+		pthread_cond_wait(&a->ready, &a->mu);
+	if (a->count) {
+		size_t n = a->len[a->head] - a->taken;
+		if (n > cap)
+			n = cap;
+		/* The window is counted, so the thread leaves it alone while it is copied. */
+		pthread_mutex_unlock(&a->mu);
+		memcpy(buf, a->win[a->head] + a->taken, n);
+		pthread_mutex_lock(&a->mu);
+		a->taken += n;
+		if (a->taken == a->len[a->head]) {
+			a->head = (a->head + 1) % AHEAD_WINDOWS;
+			a->count--;
+			a->taken = 0;
+			pthread_cond_signal(&a->room);
+		}
+		rc = (long)n;
+	} else {
+		rc = a->rc;
+		if (rc && err)
+			*err = a->err;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
+/* Stops and joins the thread, wherever it is. */
+static void ahead_stop(struct nx_tin *in)
+{
+	struct nx_tin_ahead *a = in->ahead;
+
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_signal(&a->room);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->thread, NULL);
+	ahead_free(a);
+	in->ahead = NULL;
+}
+
+/* ---- reading ----------------------------------------------------------------------- */
+
 long nx_tin_read(struct nx_tin *in, unsigned char *buf, size_t cap, struct nx_err *err)
 {
+	if (in->ahead)
+		return read_ahead(in, buf, cap, err);
 	return in->gz ? read_gz(in, buf, cap, err) : read_plain(in, buf, cap, err);
 }
 
 void nx_tin_close(struct nx_tin *in)
 {
+	if (in->ahead)
+		ahead_stop(in);
 	if (in->z) {
 		inflateEnd(in->z);
 		free(in->z);

@@ -2,7 +2,10 @@
  * input.h: a byte stream over a trace file that is either plain JSON or gzip. The
  * kind is decided by the magic bytes (1f 8b), not by the name; gzip is inflated on
  * the fly with zlib, one window at a time, and concatenated gzip members are read
- * as one stream (what `cat a.gz b.gz` and parallel compressors produce). */
+ * as one stream (what `cat a.gz b.gz` and parallel compressors produce). The inflating
+ * runs on a thread of its own, a few windows ahead of the reader: on a gzip trace it
+ * is a third of the reader's work, and the parser and the parquet writer have the
+ * other cores. */
 #ifndef NX_TRACE_INPUT_H
 #define NX_TRACE_INPUT_H
 
@@ -21,6 +24,7 @@ struct nx_tin {
 	bool raw_eof;
 	bool member_open;        /* a gzip member has started but not ended */
 	uint64_t raw_read;       /* compressed bytes consumed from the file */
+	struct nx_tin_ahead *ahead; /* the inflating thread of a gzip stream, when it runs */
 	/* Only when reading from memory (tests): */
 	const unsigned char *mem;
 	size_t mem_len, mem_pos;
