@@ -2,10 +2,13 @@
  * dispatch.c: the MHD request callbacks. The first callback of a request checks
  * the Host and Origin headers (DNS-rebinding defence) and the announced body size;
  * the following ones collect the body up to the limit; the last one matches the
- * route table and runs the handler, on a worker thread (workers.h) unless the route
- * is quick, then queues the reply the handler left. The completion callback writes
- * the access log line and frees the request state. The connection callback gives every connection
- * a deadline for sending its request (struct nx_conn). */
+ * route table. A quick route's handler runs there and then; any other is posted to a
+ * worker (workers.h) with the connection suspended, because MHD's one thread per
+ * daemon serves every connection and must not wait for DuckDB. The worker resumes
+ * the connection, and MHD's next callback queues the reply the handler left. The
+ * completion callback writes the access log line and frees the request state. The
+ * connection callback gives every connection a deadline for sending its request
+ * (struct nx_conn). */
 #include "common/compat.h"
 #include "server/dispatch.h"
 #include "server/http.h"
@@ -162,18 +165,14 @@ static bool on_ui_port(const struct nx_server *s, struct MHD_Connection *conn)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port) == s->ui_port; /* same offset in v6 */
 }
 
-struct handler_call {
-	const struct nx_route *r;
-	struct nx_req *rq;
-	char **cap;
-	enum MHD_Result ret;
-};
-
-static void call_handler(void *arg)
+/* On a worker, with the connection suspended: the handler, then the connection goes
+ * back to MHD, whose next callback for it queues the reply (nx__on_request). */
+static void handler_job(void *arg)
 {
-	struct handler_call *c = arg;
+	struct nx_req *rq = arg;
 
-	c->ret = c->r->fn(c->rq, c->cap);
+	rq->ret = rq->route->fn(rq, rq->cap);
+	MHD_resume_connection(rq->conn);
 }
 
 static enum MHD_Result route(struct nx_req *rq)
@@ -205,14 +204,18 @@ static enum MHD_Result route(struct nx_req *rq)
 			free_caps(cap, ncap);
 			continue;
 		}
-		struct handler_call call = { .r = r, .rq = rq, .cap = cap };
-		if (r->quick)
-			call_handler(&call);
-		else
-			nx__workers_run(&rq->s->workers, call_handler, &call);
-		ret = call.ret;
-		free_caps(cap, ncap);
-		return ret;
+		if (r->quick) {
+			ret = r->fn(rq, cap);
+			free_caps(cap, ncap);
+			return ret;
+		}
+		/* From here the worker owns rq until it resumes the connection. */
+		rq->route = r;
+		memcpy(rq->cap, cap, sizeof(cap));
+		rq->on_worker = true;
+		MHD_suspend_connection(rq->conn);
+		nx__workers_post(&rq->s->workers, &rq->job, handler_job, rq);
+		return MHD_YES;
 	}
 	if (rq->ui && strncmp(path, "/api/", 5) && (!strcmp(rq->method, "GET") || head))
 		return nx__h_ui(rq, path);
@@ -308,6 +311,11 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 	struct nx_req *rq = *con_cls;
 
 	(void)version;
+	if (rq && rq->on_worker) { /* resumed: the handler is done */
+		rq->on_worker = false;
+		free_caps(rq->cap, NX_MAX_CAPTURES);
+		return nx__reply_flush(rq, rq->ret);
+	}
 	if (!rq) {
 		rq = nx_xcalloc(1, sizeof(*rq));
 		rq->s = cls;
@@ -338,7 +346,10 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 		return nx__reply_flush(rq, nx__reply_error(rq, 413, "payload_too_large",
 							   "the request body exceeds the %zu-byte "
 							   "limit", rq->s->o.max_body_bytes));
-	return nx__reply_flush(rq, route(rq));
+	enum MHD_Result ret = route(rq);
+	if (rq->on_worker) /* rq is the worker's now; the reply comes after the resume */
+		return MHD_YES;
+	return nx__reply_flush(rq, ret);
 }
 
 /* Writes s with control bytes escaped, so a URL cannot forge log lines. */
@@ -381,6 +392,7 @@ void nx__on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	}
 	if (rq->resp) /* never queued */
 		MHD_destroy_response(rq->resp);
+	free_caps(rq->cap, NX_MAX_CAPTURES);
 	nx_strbuf_release(&rq->body);
 	free(rq->url);
 	free(rq->allow);

@@ -99,11 +99,12 @@ int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
 /* A query result larger than STREAM_AFTER bytes of JSON is not built whole: it goes
  * to the client as it is read from DuckDB, STREAM_PIECE bytes at a time, so a large
  * result costs about that much memory. Smaller ones are replied as one buffer. The
- * body is the same either way. A query slot is held only while a piece is read, so a
- * slow client does not keep other queries waiting; the deadline still covers the whole
- * reply. An error met after the reply started cannot change its status any more: the
- * connection is then closed before the end of the body, which the client sees as an
- * incomplete reply. */
+ * body is the same either way. Each piece is read on a worker with the connection
+ * suspended (MHD's thread serves every connection and must not wait for DuckDB), and
+ * a query slot is held only while a piece is read, so a slow client does not keep
+ * other queries waiting; the deadline still covers the whole reply. An error met
+ * after the reply started cannot change its status any more: the connection is then
+ * closed before the end of the body, which the client sees as an incomplete reply. */
 #define STREAM_AFTER ((size_t)256 << 10)
 #define STREAM_PIECE ((size_t)64 << 10)
 
@@ -114,8 +115,31 @@ struct search_stream {
 	struct nx_pdb_cursor *cur;
 	struct nx_strbuf buf;    /* text not yet handed to MHD starts at off */
 	size_t off;
-	bool done;
+	bool done;               /* the last piece is in buf */
+	bool failed;             /* reading a piece failed: the reply ends early */
+	struct nx_job job;
 };
+
+/* On a worker, with the connection suspended: the next piece into buf. */
+static void read_piece(void *arg)
+{
+	struct search_stream *st = arg;
+	struct nx_err err = { 0 };
+	int rc;
+
+	nx_strbuf_reset(&st->buf);
+	st->off = 0;
+	take_slot(st->s);
+	rc = nx__pdb_cursor_fill(st->cur, &st->buf, STREAM_PIECE, &err);
+	sem_post(&st->s->query_slots);
+	if (rc < 0) {
+		st->failed = true;
+	} else if (rc == 0) {
+		nx_strbuf_addch(&st->buf, '\n');
+		st->done = true;
+	}
+	MHD_resume_connection(st->rq->conn);
+}
 
 static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
 {
@@ -123,23 +147,15 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
 	size_t n;
 
 	(void)pos;
-	while (st->off == st->buf.len) {
-		struct nx_err err = { 0 };
-		int rc;
-
+	if (st->off == st->buf.len) {
+		if (st->failed)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
 		if (st->done)
 			return MHD_CONTENT_READER_END_OF_STREAM;
-		nx_strbuf_reset(&st->buf);
-		st->off = 0;
-		take_slot(st->s);
-		rc = nx__pdb_cursor_fill(st->cur, &st->buf, STREAM_PIECE, &err);
-		sem_post(&st->s->query_slots);
-		if (rc < 0)
-			return MHD_CONTENT_READER_END_WITH_ERROR;
-		if (rc == 0) {
-			nx_strbuf_addch(&st->buf, '\n');
-			st->done = true;
-		}
+		/* MHD calls again once the worker has resumed the connection. */
+		MHD_suspend_connection(st->rq->conn);
+		nx__workers_post(&st->s->workers, &st->job, read_piece, st);
+		return 0;
 	}
 	n = st->buf.len - st->off < max ? st->buf.len - st->off : max;
 	memcpy(out, st->buf.buf + st->off, n);

@@ -57,6 +57,8 @@ struct nx_conn {
 };
 
 /* Lives from the first callback of a request to MHD's completion notice. */
+#define NX_MAX_CAPTURES 4
+
 struct nx_req {
 	struct nx_server *s;
 	struct MHD_Connection *conn;
@@ -70,10 +72,14 @@ struct nx_req {
 	char *allow; /* Allow header of a 405 reply */
 	unsigned status;
 	uint64_t bytes;
-	struct MHD_Response *resp; /* the reply, queued by the connection's thread */
+	struct MHD_Response *resp; /* the reply, queued on MHD's thread (nx__reply_flush) */
+	/* A handler run on a worker while the connection is suspended (dispatch.c): */
+	bool on_worker;            /* set on MHD's thread; its next callback queues the reply */
+	const struct nx_route *route;
+	char *cap[NX_MAX_CAPTURES];
+	enum MHD_Result ret;       /* the handler's answer */
+	struct nx_job job;
 };
-
-#define NX_MAX_CAPTURES 4
 
 /* Our limits on a request's URI (path and query) and header block, answered with JSON
  * 414 and 431 (16 KiB of headers is Node.js's default limit too). MHD's per-connection
@@ -94,22 +100,22 @@ struct nx_route {
 	const char *method;
 	const char *pattern;
 	nx_route_fn fn;
-	bool quick; /* answered on the connection's thread: no DuckDB, no waiting */
+	bool quick; /* answered on MHD's polling thread: no DuckDB, no waiting */
 };
 
 extern const struct nx_route nx__routes[];
 extern const size_t nx__route_count;
 
 /* Replies; each keeps the response in rq->resp, for nx__reply_flush to queue on the
- * connection's thread (MHD accepts it from no other), and records status and size
- * for the access log. The strbuf body is taken (released). */
+ * MHD thread that serves the connection (MHD accepts it from no other), and records
+ * status and size for the access log. The strbuf body is taken (released). */
 enum MHD_Result nx__reply(struct nx_req *rq, unsigned status, const char *ctype,
 			  struct nx_strbuf *body);
 enum MHD_Result nx__reply_json(struct nx_req *rq, unsigned status, struct nx_strbuf *body);
 /* Takes resp (NULL: MHD_NO) as the reply, with size for the access log. */
 enum MHD_Result nx__reply_take(struct nx_req *rq, unsigned status, struct MHD_Response *resp,
 			       uint64_t size);
-/* On the connection's thread: queues the reply kept in rq->resp, if any, and returns
+/* On MHD's thread: queues the reply kept in rq->resp, if any, and returns
  * MHD's answer; else returns ret. */
 enum MHD_Result nx__reply_flush(struct nx_req *rq, enum MHD_Result ret);
 /* {"error":{"code":code,"message":...}} */

@@ -156,10 +156,21 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+/* Polling threads per daemon: one per core (at most 4). They only parse requests and
+ * move bytes; no handler that waits runs on them. */
+static unsigned polling_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > 4 ? 4u : (unsigned)n;
+}
+
 static struct MHD_Daemon *start_daemon(struct nx_server *s, int fd)
 {
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	/* One polling thread serves every connection of the daemon; handlers run on the
+	 * workers with their connection suspended (dispatch.c). */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
 	if (strchr(s->host, ':'))
 		flags |= MHD_USE_IPv6;
@@ -171,6 +182,7 @@ static struct MHD_Daemon *start_daemon(struct nx_server *s, int fd)
 				MHD_OPTION_CONNECTION_TIMEOUT, s->o.request_timeout_s,
 				MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, NX_MHD_MEMORY,
+				MHD_OPTION_THREAD_POOL_SIZE, polling_threads(),
 				MHD_OPTION_END);
 }
 
@@ -322,6 +334,9 @@ void nx_server_stop(struct nx_server *s)
 	if (!s)
 		return;
 	nx__lod_builds_stop(&s->builds); /* a cache build in progress ends now */
+	/* The workers first: every job they run resumes its connection, and MHD must not
+	 * stop with a connection suspended. Requests after this run on MHD's thread. */
+	nx__workers_stop(&s->workers);
 	if (s->ui_daemon)
 		MHD_stop_daemon(s->ui_daemon);
 	if (s->daemon)
@@ -332,7 +347,7 @@ void nx_server_stop(struct nx_server *s)
 		close(s->ui_listen_fd);
 	if (s->have_warm)
 		pthread_join(s->warm, NULL);
-	nx__workers_stop(&s->workers); /* after the daemons: no request can still post */
+	nx__workers_release(&s->workers); /* after the daemons: nothing can post any more */
 	free(s->warm_name);
 	nx__wd_stop(&s->wd);
 	nx__reg_release(&s->reg);

@@ -1,20 +1,13 @@
 /* SPDX-License-Identifier: MIT
  * workers.c: the handler threads (see workers.h). A posted job goes straight to the
  * worker on top of the idle stack, or waits in a queue that workers drain before they
- * go idle again. The poster sleeps on the job's own condition until it is done. */
+ * go idle again. A poster that waits (nx__workers_run) sleeps on the job's own
+ * condition until it is done. */
 #include "common/compat.h"
 #include "server/workers.h"
 
 #include <errno.h>
 #include <string.h>
-
-struct nx_job {
-	void (*fn)(void *arg);
-	void *arg;
-	pthread_cond_t done_cond;
-	bool done;
-	struct nx_job *next;
-};
 
 static void *worker_main(void *arg)
 {
@@ -48,10 +41,13 @@ static void *worker_main(void *arg)
 		}
 		me->job = NULL;
 		pthread_mutex_unlock(&p->lock);
+		bool detached = j->detached; /* a detached job may be gone once fn returns */
 		j->fn(j->arg);
 		pthread_mutex_lock(&p->lock);
-		j->done = true;
-		pthread_cond_signal(&j->done_cond);
+		if (!detached) {
+			j->done = true;
+			pthread_cond_signal(&j->done_cond);
+		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
@@ -79,32 +75,58 @@ int nx__workers_start(struct nx_workers *p, size_t n, struct nx_err *err)
 	return 0;
 }
 
+/* With p->lock held: the idle worker on top takes j, or j joins the queue. */
+static void hand_over(struct nx_workers *p, struct nx_job *j)
+{
+	j->next = NULL;
+	if (p->nidle) {
+		struct nx_worker *w = &p->w[p->idle[--p->nidle]];
+		w->job = j;
+		pthread_cond_signal(&w->wake);
+	} else if (p->tail) {
+		p->tail->next = j;
+		p->tail = j;
+	} else {
+		p->head = p->tail = j;
+	}
+}
+
+/* Takes p->lock unless there is no worker to run a job (then false, lock not held). */
+static bool lock_if_running(struct nx_workers *p)
+{
+	if (!p->ready)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	if (p->stop || p->n == 0) {
+		pthread_mutex_unlock(&p->lock);
+		return false;
+	}
+	return true;
+}
+
+void nx__workers_post(struct nx_workers *p, struct nx_job *j, void (*fn)(void *arg),
+		      void *arg)
+{
+	*j = (struct nx_job){ .fn = fn, .arg = arg, .detached = true };
+	if (!lock_if_running(p)) {
+		fn(arg);
+		return;
+	}
+	hand_over(p, j);
+	pthread_mutex_unlock(&p->lock);
+}
+
 void nx__workers_run(struct nx_workers *p, void (*fn)(void *arg), void *arg)
 {
 	struct nx_job j = { .fn = fn, .arg = arg };
 
-	if (!p->ready) {
-		fn(arg);
-		return;
-	}
-	pthread_mutex_lock(&p->lock);
-	if (p->stop || p->n == 0) {
-		pthread_mutex_unlock(&p->lock);
+	if (!lock_if_running(p)) {
 		fn(arg);
 		return;
 	}
 	pthread_cond_init(&j.done_cond, NULL);
 	p->posters++;
-	if (p->nidle) {
-		struct nx_worker *w = &p->w[p->idle[--p->nidle]];
-		w->job = &j;
-		pthread_cond_signal(&w->wake);
-	} else if (p->tail) {
-		p->tail->next = &j;
-		p->tail = &j;
-	} else {
-		p->head = p->tail = &j;
-	}
+	hand_over(p, &j);
 	while (!j.done)
 		pthread_cond_wait(&j.done_cond, &p->lock);
 	if (--p->posters == 0)
@@ -127,11 +149,18 @@ void nx__workers_stop(struct nx_workers *p)
 	pthread_mutex_lock(&p->lock); /* a poster may still be waking up from its job */
 	while (p->posters)
 		pthread_cond_wait(&p->left, &p->lock);
+	p->n = 0;
 	pthread_mutex_unlock(&p->lock);
+}
+
+void nx__workers_release(struct nx_workers *p)
+{
+	if (!p->ready)
+		return;
+	nx__workers_stop(p);
 	for (size_t i = 0; i < NX_WORKERS_MAX; i++)
 		pthread_cond_destroy(&p->w[i].wake);
 	pthread_cond_destroy(&p->left);
 	pthread_mutex_destroy(&p->lock);
-	p->n = 0;
 	p->ready = false;
 }

@@ -2,8 +2,9 @@
  * test_server_workers.c: the server's handler threads (server/workers.h). A job runs
  * on a worker and the poster returns after it; one client's jobs in a row land on the
  * same worker; many more posters than workers all finish; stopping runs the jobs
- * already queued; with no workers a job runs on the caller's thread. Runs under TSan
- * with the other server tests. */
+ * already queued; a posted job runs on a worker while its poster goes on, and may free
+ * itself; with no workers a job runs on the caller's thread. Runs under TSan (and
+ * ASan) with the other server tests. */
 #include "common/compat.h"
 #include "server/workers.h"
 
@@ -75,7 +76,7 @@ static void test_runs_on_a_worker_and_reuses_the_last_idle(void **state)
 		nx__workers_run(&w, job, &again);
 		assert_true(pthread_equal(again.ran_on, first.ran_on));
 	}
-	nx__workers_stop(&w);
+	nx__workers_release(&w);
 }
 
 struct poster {
@@ -119,7 +120,7 @@ static void test_more_posters_than_workers(void **state)
 		assert_true(ps[i].all_on_workers);
 	}
 	assert_int_equal(atomic_load(&count), POSTERS * JOBS);
-	nx__workers_stop(&w);
+	nx__workers_release(&w);
 }
 
 struct one_post {
@@ -172,14 +173,60 @@ static void test_stop_runs_queued_jobs(void **state)
 	assert_int_equal(atomic_load(&count), 2);
 	assert_true(pthread_equal(a.p.ran_on, worker));
 	assert_true(pthread_equal(b.p.ran_on, worker));
+	nx__workers_release(&w);
 	sem_destroy(&gate);
+}
+
+/* A posted job owns itself: it runs on a worker, the poster does not wait, and the
+ * job may free its own memory (the worker must not touch it afterwards: ASan). */
+struct self_job {
+	struct nx_job job;
+	const struct nx_workers *w;
+	atomic_int *on_workers;
+	sem_t *finished;
+};
+
+static void self_job_fn(void *arg)
+{
+	struct self_job *j = arg;
+	sem_t *finished = j->finished;
+
+	if (on_worker(j->w, pthread_self()))
+		atomic_fetch_add(j->on_workers, 1);
+	free(j);
+	sem_post(finished);
+}
+
+static void test_posted_jobs_run_detached(void **state)
+{
+	enum { JOBS = 500 };
+	struct nx_workers w;
+	struct nx_err err = { 0 };
+	atomic_int on_workers = 0;
+	sem_t finished;
+
+	(void)state;
+	sem_init(&finished, 0, 0);
+	assert_int_equal(nx__workers_start(&w, 3, &err), 0);
+	for (int i = 0; i < JOBS; i++) {
+		struct self_job *j = calloc(1, sizeof(*j));
+		assert_non_null(j);
+		*j = (struct self_job){ .w = &w, .on_workers = &on_workers, .finished = &finished };
+		nx__workers_post(&w, &j->job, self_job_fn, j);
+	}
+	for (int i = 0; i < JOBS; i++)
+		sem_wait(&finished);
+	assert_int_equal(atomic_load(&on_workers), JOBS);
+	nx__workers_release(&w);
+	sem_destroy(&finished);
 }
 
 static void test_without_workers_runs_inline(void **state)
 {
 	struct nx_workers w;
 	struct nx_err err = { 0 };
-	struct probe p = { 0 };
+	struct probe p = { 0 }, q = { 0 };
+	struct nx_job j;
 
 	(void)state;
 	memset(&w, 0, sizeof(w));
@@ -188,12 +235,18 @@ static void test_without_workers_runs_inline(void **state)
 	assert_int_equal(nx__workers_start(&w, 0, &err), 0);
 	nx__workers_run(&w, job, &p); /* started with none */
 	assert_true(pthread_equal(p.ran_on, pthread_self()));
-	nx__workers_stop(&w);
+	nx__workers_release(&w);
 	assert_int_equal(nx__workers_start(&w, NX_WORKERS_MAX + 5, &err), 0);
 	assert_int_equal(w.n, NX_WORKERS_MAX);
 	nx__workers_stop(&w);
 	nx__workers_run(&w, job, &p); /* stopped */
 	assert_true(pthread_equal(p.ran_on, pthread_self()));
+	nx__workers_post(&w, &j, job, &q); /* stopped: done before it returns */
+	assert_true(pthread_equal(q.ran_on, pthread_self()));
+	nx__workers_release(&w);
+	memset(&q, 0, sizeof(q));
+	nx__workers_post(&w, &j, job, &q); /* released */
+	assert_true(pthread_equal(q.ran_on, pthread_self()));
 }
 
 int main(void)
@@ -202,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_runs_on_a_worker_and_reuses_the_last_idle),
 		cmocka_unit_test(test_more_posters_than_workers),
 		cmocka_unit_test(test_stop_runs_queued_jobs),
+		cmocka_unit_test(test_posted_jobs_run_detached),
 		cmocka_unit_test(test_without_workers_runs_inline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
