@@ -7,9 +7,11 @@
 # requests/s, p50/p99 latency and the error count per scenario; exits 1 on any error.
 #
 # Then, single client and warm, each seed query through `_search` against the same SQL
-# run by DuckDB directly on the same files (nx-sql), median of REPS runs each: back to
+# run by DuckDB directly on the same files (nx-sql), median of REPS runs each (the API
+# also from a plain socket on a new connection, bench/new_conn.py): back to
 # back, and paced (idle between statements as long as curl is between requests, because
-# a query after an idle gap runs slower in DuckDB alone too). Ratios: api/paced and
+# a query after an idle gap runs slower in DuckDB alone too). Ratios: api/paced,
+# socket/back-to-back and
 # keep-alive/back-to-back.
 #
 # usage: bench/server.sh [BUILD_DIR]
@@ -19,6 +21,7 @@
 set -euo pipefail
 
 build=$(cd "${1:-build}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
 rows=${ROWS:-10000000}
 duration=${DURATION:-15s}
 conns=${CONNECTIONS:-16}
@@ -124,20 +127,24 @@ api_ka() { # the same on one kept-alive connection (as a browser sends them): me
 }
 echo
 echo "single client, warm, median of $reps: _search vs DuckDB directly on the same files"
-echo "(api: one curl per request, new connection; keep-alive: REPS requests on one connection;"
-echo " direct: nx-sql back to back; paced: nx-sql idle between statements as long as the"
-echo " api's client is between requests, the idle ms column)"
-printf '%-22s %10s %12s %10s %10s %8s %8s %8s\n' query "api s" "keep-alive s" "direct s" \
-	"paced s" "idle ms" "ratio" "ratio ka"
+echo "(api: one curl per request, new connection; socket: a new connection per request from"
+echo " a plain socket, timed from connect to the last byte (curl's own setup excluded);"
+echo " keep-alive: REPS requests on one connection; direct: nx-sql back to back; paced: nx-sql"
+echo " idle between statements as long as the api's client is between requests, the idle ms"
+echo " column; ratios: api/paced, socket/direct, keep-alive/direct)"
+printf '%-22s %10s %10s %12s %10s %10s %8s %8s %8s %8s\n' query "api s" "socket s" \
+	"keep-alive s" "direct s" "paced s" "idle ms" "ratio" "ratio so" "ratio ka"
 cmp() {
 	local label=$1 table=$2 sql=$3
-	local a k d p idle
+	local a so k d p idle
 	read -r a idle < <(api "$(q "$table" "$sql")")
+	so=$(python3 "$here/new_conn.py" "$port" "$(q "$table" "$sql")" "$reps")
 	k=$(api_ka "$(q "$table" "$sql")")
 	d=$(direct "$sql")
 	p=$(direct "$sql" "$idle")
-	printf '%-22s %10.4f %12.4f %10.4f %10.4f %8s %8.2f %8.2f\n' "$label" "$a" "$k" "$d" "$p" \
-		"$idle" "$(echo "$a / $p" | bc -l)" "$(echo "$k / $d" | bc -l)"
+	printf '%-22s %10.4f %10.4f %12.4f %10.4f %10.4f %8s %8.2f %8.2f %8.2f\n' "$label" "$a" \
+		"$so" "$k" "$d" "$p" "$idle" "$(echo "$a / $p" | bc -l)" "$(echo "$so / $d" | bc -l)" \
+		"$(echo "$k / $d" | bc -l)"
 }
 cmp summary Summary 'SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, vector_engine_active_time_percent, dma_active_time_percent, hbm_read_bytes, hbm_write_bytes FROM Summary'
 cmp instruction-breakdown Instruction 'SELECT engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns, SUM(evt_wait_time_ns) as total_evt_wait_ns FROM Instruction GROUP BY engine, opcode ORDER BY total_dur_ns DESC'
