@@ -3,8 +3,8 @@
  * the Host and Origin headers (DNS-rebinding defence) and the announced body size;
  * the following ones collect the body up to the limit; the last one matches the
  * route table. A quick route's handler runs there and then; any other is posted to a
- * worker (workers.h) with the connection suspended, because MHD's one thread per
- * daemon serves every connection and must not wait for DuckDB. The worker resumes
+ * worker (workers.h) with the connection suspended, because MHD's few polling
+ * threads serve every connection and must not wait for DuckDB. The worker resumes
  * the connection, and MHD's next callback queues the reply the handler left. The
  * completion callback writes the access log line and frees the request state. The
  * connection callback gives every connection a deadline for sending its request

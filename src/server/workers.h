@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * workers.h: long-lived threads that run the request handlers. libmicrohttpd runs
- * every connection on one polling thread per daemon, which must never wait for
+ * every connection on a few polling threads (one per core), which must never wait for
  * DuckDB: the connection is suspended, its handler (or the next piece of a streamed
  * reply) is posted here, and the job resumes the connection when it is done
  * (dispatch.c). The worker that went idle last takes a job, its caches still warm.
