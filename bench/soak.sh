@@ -79,13 +79,17 @@ for _ in $(seq 1 100); do
 done
 curl -s "$base/api/v1/health" | grep -q healthy || { echo "the server did not start" >&2; exit 1; }
 
-# RSS sampler: elapsed seconds, VmRSS in KiB, threads, open files.
+# RSS sampler: elapsed seconds, VmRSS in KiB, threads, open files, and the resident
+# KiB of the main malloc heap ([heap], glibc's main arena; the rest of the anonymous
+# memory is thread arenas, jemalloc's (DuckDB's buffers) and stacks).
 csv=$work/rss.csv
-echo "t_s,rss_kib,threads,fds" >"$csv"
+echo "t_s,rss_kib,threads,fds,heap_kib" >"$csv"
 sample() { # SECONDS: appends one row
 	local st=/proc/$server_pid/status
 	echo "$1,$(awk '/^VmRSS:/ {print $2}' $st),$(awk '/^Threads:/ {print $2}' $st)," \
-		"$(ls /proc/$server_pid/fd 2>/dev/null | wc -l)" | tr -d ' ' >>"$csv"
+		"$(ls /proc/$server_pid/fd 2>/dev/null | wc -l)," \
+		"$(awk '/\[heap\]/ {h = 1; next} h && /^Rss:/ {print $2; exit}' \
+			/proc/$server_pid/smaps 2>/dev/null)" | tr -d ' ' >>"$csv"
 }
 (
 	t0=$(date +%s)
@@ -138,12 +142,13 @@ awk -F, -v secs="$secs" -v win="$win" 'NR > 1 {
 	if (!(m in lo) || r < lo[m]) lo[m] = r
 	if (!(m in hi) || r > hi[m]) hi[m] = r
 	if (m > last) last = m
-	if (NR == 2) { first_r = r; first_t = $3; first_f = $4 }
-	end_r = r; end_t = $3; end_f = $4
+	if (NR == 2) { first_r = r; first_t = $3; first_f = $4; first_h = $5 / 1024 }
+	end_r = r; end_t = $3; end_f = $4; end_h = $5 / 1024
 	if (r > max_r) max_r = r
 	if ($1 > 0 && $1 <= win) { fs += r; fn++ }	# t = 0 is before the load
 	if ($1 >= secs - win) { ls += r; ln++ }
-	if ($1 >= 60) { n++; sx += $1; sy += r; sxx += $1 * $1; sxy += $1 * r }
+	if ($1 >= 60) { n++; sx += $1; sy += r; sxx += $1 * $1; sxy += $1 * r
+			hy += $5 / 1024; hxy += $1 * $5 / 1024 }
 } END {
 	printf "RSS MiB per minute (min-max):"
 	for (i = 0; i <= last; i++) if (i in lo) printf " %d:%.0f-%.0f", i, lo[i], hi[i]
@@ -153,6 +158,9 @@ awk -F, -v secs="$secs" -v win="$win" 'NR > 1 {
 	if (n >= 2 && n * sxx - sx * sx > 0)
 		printf "RSS slope after the first minute: %+.2f MiB/min (%d samples)\n",
 			60 * (n * sxy - sx * sy) / (n * sxx - sx * sx), n
+	if (n >= 2 && n * sxx - sx * sx > 0)
+		printf "main heap MiB: start %.1f end %.1f, slope %+.2f MiB/min\n", first_h, end_h,
+			60 * (n * hxy - sx * hy) / (n * sxx - sx * sx)
 	printf "threads: start %d end %d; open files: start %d end %d\n", first_t, end_t, first_f, end_f
 }' "$csv"
 
