@@ -27,13 +27,14 @@ struct nx_rowbuf {
 };
 
 /* Chunks a source run ahead of the writer may hold ready (each at most one vector of
- * rows; nx_duck_copy_source_ahead). */
-#define AHEAD_CHUNKS 4
+ * rows; nx_duck_copy_source_ahead). 16 lets a source started before its database
+ * (nx_duck_ahead_start) read on while DuckDB opens, about 30 ms, and costs a few MB. */
+#define AHEAD_CHUNKS 16
 
 /* A source run on a producer thread into a bounded queue of chunks, which the scan of
  * nx_source() hands to DuckDB's writer by reference. Everything below mu is guarded by
  * it. */
-struct ahead {
+struct nx_duck_ahead {
 	pthread_t thread;
 	struct nx_row_source *src;
 	duckdb_logical_type types[128];
@@ -51,7 +52,7 @@ struct nx_duck {
 	duckdb_database db;
 	duckdb_connection con;
 	struct nx_row_source *source; /* the source the running COPY reads */
-	struct ahead *ahead;          /* when it runs ahead on its own thread */
+	struct nx_duck_ahead *ahead;  /* when it runs ahead on its own thread */
 	struct nx_err source_err;
 	int source_rc;
 	bool shared; /* a second connection (nx_duck_connect): the database is not its own */
@@ -360,7 +361,7 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
  * or the copy stops it. */
 static void *ahead_main(void *arg)
 {
-	struct ahead *a = arg;
+	struct nx_duck_ahead *a = arg;
 	const struct nx_table *t = a->src->table;
 	struct nx_err err = { 0 };
 
@@ -394,7 +395,7 @@ static void *ahead_main(void *arg)
 /* The scan of a source run ahead: the next ready chunk's vectors become output's. */
 static int ahead_scan(struct nx_duck *d, duckdb_data_chunk output)
 {
-	struct ahead *a = d->ahead;
+	struct nx_duck_ahead *a = d->ahead;
 	duckdb_data_chunk chunk = NULL;
 	int rc;
 
@@ -763,13 +764,14 @@ static unsigned long part_row_groups(void)
 	return n > 0 ? (unsigned long)n : 64UL;
 }
 
-/* Starts src on a producer thread for the copy about to run on d. */
-static int ahead_start(struct nx_duck *d, struct nx_row_source *src, struct nx_err *err)
+int nx_duck_ahead_start(struct nx_row_source *src, struct nx_duck_ahead **out,
+			struct nx_err *err)
 {
-	struct ahead *a = nx_xcalloc(1, sizeof(*a));
+	struct nx_duck_ahead *a = nx_xcalloc(1, sizeof(*a));
 	const struct nx_table *t = src->table;
 	int e;
 
+	*out = NULL;
 	if (t->nfields > NX_ARRAY_SIZE(a->types)) {
 		free(a);
 		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
@@ -780,10 +782,8 @@ static int ahead_start(struct nx_duck *d, struct nx_row_source *src, struct nx_e
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->ready, NULL);
 	pthread_cond_init(&a->room, NULL);
-	d->ahead = a;
 	e = pthread_create(&a->thread, NULL, ahead_main, a);
 	if (e) {
-		d->ahead = NULL;
 		for (size_t c = 0; c < t->nfields; c++)
 			duckdb_destroy_logical_type(&a->types[c]);
 		pthread_cond_destroy(&a->room);
@@ -792,15 +792,14 @@ static int ahead_start(struct nx_duck *d, struct nx_row_source *src, struct nx_e
 		free(a);
 		return nx_errf(err, -e, "cannot start the row source's thread: %s", strerror(e));
 	}
+	*out = a;
 	return 0;
 }
 
-/* Stops and joins the producer (the copy has ended, whichever way) and frees what it
- * left queued. */
-static void ahead_finish(struct nx_duck *d)
+void nx_duck_ahead_stop(struct nx_duck_ahead *a)
 {
-	struct ahead *a = d->ahead;
-
+	if (!a)
+		return;
 	pthread_mutex_lock(&a->mu);
 	a->stop = true;
 	pthread_cond_signal(&a->room);
@@ -814,27 +813,29 @@ static void ahead_finish(struct nx_duck *d)
 	pthread_cond_destroy(&a->ready);
 	pthread_mutex_destroy(&a->mu);
 	free(a);
-	d->ahead = NULL;
 }
 
-static int copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
-		       const char *part, bool ahead, unsigned long row_group, uint64_t *rows,
-		       struct nx_err *err)
+/* Copies src to path; with a, src already runs on a's thread (a is stopped and freed
+ * whichever way the copy ends). */
+static int copy_source(struct nx_duck *d, struct nx_row_source *src, struct nx_duck_ahead *a,
+		       const char *path, const char *part, unsigned long row_group,
+		       uint64_t *rows, struct nx_err *err)
 {
 	int rc;
 
-	if (d->shared)
+	if (d->shared) {
+		nx_duck_ahead_stop(a);
 		return nx_errf(err, NX_EUSAGE, "a row source runs only on the connection that "
 			       "opened the database");
+	}
 	d->source = src;
 	d->source_rc = 0;
 	nx_err_clear(&d->source_err);
-	rc = ahead ? ahead_start(d, src, err) : 0;
-	if (!rc)
-		rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(row_group),
-			     part, part_row_groups(), rows, err);
-	if (d->ahead)
-		ahead_finish(d);
+	d->ahead = a;
+	rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(row_group), part,
+		     part_row_groups(), rows, err);
+	nx_duck_ahead_stop(d->ahead);
+	d->ahead = NULL;
 	if (d->source_rc) {
 		/* The source's own error is the useful one: DuckDB only wraps it. */
 		rc = d->source_rc;
@@ -848,13 +849,22 @@ static int copy_source(struct nx_duck *d, struct nx_row_source *src, const char 
 int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			uint64_t *rows, struct nx_err *err)
 {
-	return copy_source(d, src, path, NULL, false, 0, rows, err);
+	return copy_source(d, src, NULL, path, NULL, 0, rows, err);
 }
 
 int nx_duck_copy_source_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			      unsigned long row_group, uint64_t *rows, struct nx_err *err)
 {
-	return copy_source(d, src, path, NULL, true, row_group, rows, err);
+	struct nx_duck_ahead *a;
+	int rc = nx_duck_ahead_start(src, &a, err);
+
+	return rc ? rc : copy_source(d, src, a, path, NULL, row_group, rows, err);
+}
+
+int nx_duck_copy_ahead(struct nx_duck *d, struct nx_duck_ahead *a, const char *path,
+		       unsigned long row_group, uint64_t *rows, struct nx_err *err)
+{
+	return copy_source(d, a->src, a, path, NULL, row_group, rows, err);
 }
 
 int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
@@ -869,7 +879,7 @@ int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, cons
 	int rc;
 
 	nx_remove_tree(tmp, &ignored);
-	rc = copy_source(d, src, tmp, pattern, false, 0, &n, err);
+	rc = copy_source(d, src, NULL, tmp, pattern, 0, &n, err);
 	/* DuckDB numbers the files from 0 in write order: "<T>_<i>.parquet" */
 	for (unsigned long i = 0; !rc && n; i++) {
 		char *name = nx_xasprintf("%s_%lu.parquet", t, i);

@@ -86,6 +86,17 @@ int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char
  * (0: as nx_duck_copy_source; NX_INGEST_ROW_GROUP overrides both). */
 int nx_duck_copy_source_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			      unsigned long row_group, uint64_t *rows, struct nx_err *err);
+/* The same in two steps, so the source can read before the database exists (the trace
+ * ingest starts it before DuckDB opens): nx_duck_ahead_start runs src on its thread,
+ * filling a bounded queue; nx_duck_copy_ahead writes it as nx_duck_copy_source_ahead
+ * does and stops and frees a whichever way it ends. nx_duck_ahead_stop (NULL: nothing)
+ * stops and frees one that is not copied. */
+struct nx_duck_ahead;
+int nx_duck_ahead_start(struct nx_row_source *src, struct nx_duck_ahead **out,
+			struct nx_err *err);
+int nx_duck_copy_ahead(struct nx_duck *d, struct nx_duck_ahead *a, const char *path,
+		       unsigned long row_group, uint64_t *rows, struct nx_err *err);
+void nx_duck_ahead_stop(struct nx_duck_ahead *a);
 /* Like nx_duck_copy_source, as the parts of a split table (db/table_files.h): files
  * dir/<T>_0.parquet, <T>_1.parquet, ... of 64 row groups each (NX_INGEST_PART_GROUPS),
  * so no file's metadata grows with the table (db/parquet_concat.h joins them later).

@@ -36,6 +36,16 @@ struct run {
 	struct nx_found found;
 	struct nx_small_facts facts;
 	bool device_warnings;     /* tmp/.device-Warning.parquet exists */
+	/* SystemProfileEvents' source: read on a thread of its own from just before DuckDB
+	 * opens until its copy, so the trace reader and DuckDB's start-up overlap. */
+	struct events {
+		struct nx_tev_file *files;
+		struct nx_tev_src s;
+		struct nx_row_source src;
+		struct nx_duck_ahead *ahead; /* running, not yet copied */
+		bool init;                   /* s is to be released */
+		double t0;
+	} ev;
 };
 
 /* The empty tables written on a second connection while SystemProfileEvents is read
@@ -121,15 +131,12 @@ static void note(const struct run *r, int kind, const char *fmt, ...)
  * faster (bench/trace.sh: 8192 rows against 32768 saved about a fifth of the ingest). */
 #define EVENTS_ROW_GROUP 8192UL
 
-/* Writes one table from a source (ahead: reading on a thread of its own, overlapping
- * DuckDB's writing, in row groups of EVENTS_ROW_GROUP); a table without rows leaves no
- * file. */
-static int write_source(struct run *r, struct nx_row_source *src, const char *path, bool ahead,
+/* Writes one small table from a source; a table without rows leaves no file. */
+static int write_source(struct run *r, struct nx_row_source *src, const char *path,
 			uint64_t *rows, struct nx_err *err)
 {
 	uint64_t n = 0;
-	int rc = ahead ? nx_duck_copy_source_ahead(r->d, src, path, EVENTS_ROW_GROUP, &n, err)
-		       : nx_duck_copy_source(r->d, src, path, &n, err);
+	int rc = nx_duck_copy_source(r->d, src, path, &n, err);
 
 	if (!rc && n == 0)
 		remove(path);
@@ -231,30 +238,49 @@ static void publish_extra_devices(struct run *r, const char *final)
 	free(devices);
 }
 
-static int write_events(struct run *r, struct nx_err *err)
+/* Starts reading the traces into SystemProfileEvents' rows (see struct events). */
+static int events_start(struct run *r, struct nx_err *err)
 {
-	struct nx_tev_file *files = nx_xcalloc(r->found.ntraces + 1, sizeof(*files));
-	double t0 = nx_now_s();
-	struct nx_tev_src s;
-	struct nx_row_source src;
-	char *final = nx_path_join(r->tmp, "SystemProfileEvents.parquet");
-	uint64_t rows = 0;
+	struct events *ev = &r->ev;
 	int rc;
 
+	ev->t0 = nx_now_s();
+	ev->files = nx_xcalloc(r->found.ntraces + 1, sizeof(*ev->files));
 	for (size_t i = 0; i < r->found.ntraces; i++) {
-		files[i].path = r->found.traces[i];
-		files[i].instance = r->found.instances[i];
+		ev->files[i].path = r->found.traces[i];
+		ev->files[i].instance = r->found.instances[i];
 	}
-	rc = nx_tev_init(&s, files, r->found.ntraces, nx_ctx_warning, &r->ctx, &src, err);
-	if (!rc)
-		rc = write_source(r, &src, final, true, &rows, err);
-	r->facts.first_ns = s.first_ns;
-	r->facts.last_ns = s.last_ns;
-	nx_tev_release(&s);
+	rc = nx_tev_init(&ev->s, ev->files, r->found.ntraces, nx_ctx_warning, &r->ctx, &ev->src,
+			 err);
+	ev->init = true;
+	return rc ? rc : nx_duck_ahead_start(&ev->src, &ev->ahead, err);
+}
+
+static void events_release(struct events *ev)
+{
+	nx_duck_ahead_stop(ev->ahead);
+	if (ev->init)
+		nx_tev_release(&ev->s);
+	free(ev->files);
+	memset(ev, 0, sizeof(*ev));
+}
+
+static int write_events(struct run *r, struct nx_err *err)
+{
+	struct events *ev = &r->ev;
+	char *final = nx_path_join(r->tmp, "SystemProfileEvents.parquet");
+	uint64_t rows = 0;
+	int rc = nx_duck_copy_ahead(r->d, ev->ahead, final, EVENTS_ROW_GROUP, &rows, err);
+
+	ev->ahead = NULL; /* stopped and freed by the copy */
+	if (!rc && !rows)
+		remove(final);
+	r->facts.first_ns = ev->s.first_ns;
+	r->facts.last_ns = ev->s.last_ns;
 	if (!rc && rows)
-		progress(r, "SystemProfileEvents", rows, t0);
+		progress(r, "SystemProfileEvents", rows, ev->t0);
+	events_release(ev);
 	free(final);
-	free(files);
 	return rc;
 }
 
@@ -289,7 +315,7 @@ static int write_small(struct run *r, const char *table, struct nx_err *err)
 	int rc = nx_src_small_init(&s, table, &r->facts, &src, err);
 
 	if (!rc)
-		rc = write_source(r, &src, path, false, &rows, err);
+		rc = write_source(r, &src, path, &rows, err);
 	if (!rc)
 		progress(r, table, rows, t0);
 	free(path);
@@ -303,7 +329,7 @@ static int write_static(struct run *r, const char *table, const char *path, uint
 	struct nx_row_source src;
 	int rc = nx_src_static_init(&s, &r->ctx, table, &src, err);
 
-	return rc ? rc : write_source(r, &src, path, false, rows, err);
+	return rc ? rc : write_source(r, &src, path, rows, err);
 }
 
 /* Our warnings, merged with the device ingest's when there are both. */
@@ -378,6 +404,8 @@ static int write_tables(struct run *r, struct nx_err *err)
 	int rc;
 
 	if ((rc = ingest_devices(r, err)))
+		return rc;
+	if (r->found.ntraces && (rc = events_start(r, err)))
 		return rc;
 	if ((rc = nx_duck_open(&r->d, 2, NULL, err)))
 		return rc;
@@ -469,6 +497,7 @@ out:
 		struct nx_err ignored = { 0 };
 		nx_remove_tree(r.tmp, &ignored);
 	}
+	events_release(&r.ev);
 	nx_duck_close(r.d);
 	release_warnings(&r.ctx);
 	nx_found_release(&r.found);
