@@ -277,31 +277,11 @@ static int write_events(struct run *r, struct nx_err *err)
 		remove(final);
 	r->facts.first_ns = ev->s.first_ns;
 	r->facts.last_ns = ev->s.last_ns;
+	r->facts.hbm_capacity = ev->s.hbm_capacity;
 	if (!rc && rows)
 		progress(r, "SystemProfileEvents", rows, ev->t0);
 	events_release(ev);
 	free(final);
-	return rc;
-}
-
-/* The largest device memory a trace's deviceProperties state (the files' top-level
- * members are kept in their trace_metadata rows). */
-static int read_capacity(struct run *r, struct nx_err *err)
-{
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	char *events = nx_path_join(r->tmp, "SystemProfileEvents.parquet");
-	int rc = 0;
-
-	if (nx_is_file(events)) {
-		nx_strbuf_addstr(&sql, "SELECT coalesce(max(TRY_CAST(json_extract_string("
-				       "extra_attributes_json, '$.args.deviceProperties[0].totalGlobalMem') "
-				       "AS BIGINT)), 0) FROM read_parquet(");
-		nx_sql_quote(&sql, events);
-		nx_strbuf_addstr(&sql, ") WHERE name = 'trace_metadata'");
-		rc = nx_duck_query_i64(r->d, sql.buf, &r->facts.hbm_capacity, err);
-	}
-	nx_strbuf_release(&sql);
-	free(events);
 	return rc;
 }
 
@@ -374,8 +354,6 @@ static int write_rest(struct run *r, bool device, struct nx_err *err)
 	int rc;
 
 	if (r->found.ntraces && (rc = write_events(r, err)))
-		return rc;
-	if (r->found.ntraces && (rc = read_capacity(r, err)))
 		return rc;
 	if (r->found.ntraces && (rc = write_small(r, "SystemProfileMetadata", err)))
 		return rc;

@@ -10,6 +10,9 @@
 #include "common/xalloc.h"
 #include "trace/num.h"
 
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,6 +451,40 @@ static void file_warnings(struct nx_tev_src *s)
 			    s->rd.trunc_msg, s->rd.events);
 }
 
+/* Folds the device memory size one file's top-level members state into hbm_capacity:
+ * an integer, a number (rounded) or a string holding an integer, as SQL's TRY_CAST to
+ * BIGINT of the member's text would take it. */
+static void note_capacity(struct nx_tev_src *s, const char *meta, size_t len)
+{
+	json_t *root = json_loadb(meta, len, 0, NULL);
+	json_t *v = json_object_get(json_array_get(json_object_get(root, "deviceProperties"), 0),
+				    "totalGlobalMem");
+	int64_t n = 0;
+	bool ok = false;
+
+	if (json_is_integer(v)) {
+		n = json_integer_value(v);
+		ok = true;
+	} else if (json_is_real(v)) {
+		double x = json_real_value(v);
+
+		ok = x > -9.2e18 && x < 9.2e18; /* false for NaN too */
+		n = ok ? llround(x) : 0;
+	} else if (json_is_string(v)) {
+		const char *t = json_string_value(v);
+		char *end;
+
+		errno = 0;
+		n = strtoll(t, &end, 10);
+		ok = end != t && !*end && !errno;
+	}
+	if (ok && (!s->has_capacity || n > s->hbm_capacity)) {
+		s->hbm_capacity = n;
+		s->has_capacity = true;
+	}
+	json_decref(root);
+}
+
 /* End of one file: open begins and the metadata row become pending rows. */
 static void finish_file(struct nx_tev_src *s)
 {
@@ -457,6 +494,8 @@ static void finish_file(struct nx_tev_src *s)
 	if (s->rd.meta.len) {
 		struct nx_strbuf x = NX_STRBUF_INIT;
 		char stream[256];
+
+		note_capacity(s, s->rd.meta.buf, s->rd.meta.len);
 		nx_strbuf_addstr(&x, "{\"ph\":\"M\",\"args\":");
 		nx_strbuf_add(&x, s->rd.meta.buf, s->rd.meta.len);
 		nx_strbuf_addch(&x, '}');

@@ -57,6 +57,10 @@ struct nx_tev_src {
 	int64_t file_first, file_last;
 	/* Bounds over the profile's timed rows (M rows excluded); first > last: none. */
 	int64_t first_ns, last_ns;
+	/* The largest device memory the files' deviceProperties[0].totalGlobalMem states (an
+	 * integer, or a string holding one); 0 when none does. */
+	int64_t hbm_capacity;
+	bool has_capacity;
 	struct nx_strbuf sb, sb2;
 };
 

@@ -121,6 +121,15 @@ static void test_shared_traces(void **state)
 		NX_ASSERT_CMP(q64(c, "SELECT count(*) FROM '%s/SchemaFields.parquet'", out), >, 600);
 		assert_int_equal(q64(c, "SELECT count(*) FROM '%s/SystemProfileEvents.parquet' "
 				     "WHERE NOT json_valid(extra_attributes_json)", out), 0);
+		/* The device memory the reader took from the top-level members is what SQL
+		 * finds in the metadata rows it wrote. */
+		assert_int_equal(q64(c, "SELECT hbm_capacity_bytes FROM "
+				     "'%s/SystemProfileMetadata.parquet'", out),
+				 q64(c, "SELECT coalesce(max(TRY_CAST(json_extract_string("
+					"extra_attributes_json, '$.args.deviceProperties[0]."
+					"totalGlobalMem') AS BIGINT)), 0) FROM "
+					"'%s/SystemProfileEvents.parquet' WHERE name = "
+					"'trace_metadata'", out));
 		free(wpath);
 		free(in);
 		free(out);
@@ -165,6 +174,56 @@ static void test_values(void **state)
 			     "('C', 2000, 10000), ('D', 3000, 3000))", out), 4);
 	free(in);
 	free(out);
+}
+
+/* hbm_capacity_bytes: the largest deviceProperties[0].totalGlobalMem over the files of
+ * a directory, written as an integer, a number or a string holding one; others and
+ * files without it do not count; none at all is 0. */
+static void test_capacity(void **state)
+{
+	static const char *const files[][2] = {
+		{ "a.trace.json", "[{\"totalGlobalMem\": \"4096\"}]" },
+		{ "b.trace.json", "[{\"totalGlobalMem\": 8192}, {\"totalGlobalMem\": 99999}]" },
+		{ "c.trace.json", "[{\"totalGlobalMem\": \"16384 bytes\"}]" },
+		{ "d.trace.json", "[{\"totalGlobalMem\": 6000.4}]" },
+		{ "e.trace.json", "[]" },
+	};
+	struct ctx *c = *state;
+	struct nx_err err = { 0 };
+	char *dir = nx_path_join(c->dir, "capacity-in"), *out;
+
+	assert_int_equal(nx_mkdirs(dir, &err), 0);
+	for (size_t i = 0; i < NX_ARRAY_SIZE(files); i++) {
+		char *path = nx_path_join(dir, files[i][0]);
+		char *text = nx_xasprintf("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"k\", "
+					  "\"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1}], "
+					  "\"deviceProperties\": %s}", files[i][1]);
+		assert_int_equal(nx_write_file_atomic(path, text, strlen(text), &err), 0);
+		free(text);
+		free(path);
+	}
+	assert_int_equal(ingest(c, dir, "capacity", &out, &err), 0);
+	assert_int_equal(q64(c, "SELECT hbm_capacity_bytes FROM '%s/SystemProfileMetadata.parquet'",
+			     out), 8192);
+	free(out);
+	/* Without the two largest: the number, rounded; then nothing usable: 0. */
+	static const int64_t want[] = { 6000, 0 };
+	static const char *const gone[][2] = { { "a.trace.json", "b.trace.json" },
+					       { "d.trace.json", NULL } };
+	for (size_t k = 0; k < 2; k++) {
+		char *tag = nx_xasprintf("capacity-%zu", k);
+		for (size_t i = 0; i < 2 && gone[k][i]; i++) {
+			char *path = nx_path_join(dir, gone[k][i]);
+			assert_int_equal(remove(path), 0);
+			free(path);
+		}
+		assert_int_equal(ingest(c, dir, tag, &out, &err), 0);
+		assert_int_equal(q64(c, "SELECT hbm_capacity_bytes FROM "
+				     "'%s/SystemProfileMetadata.parquet'", out), want[k]);
+		free(out);
+		free(tag);
+	}
+	free(dir);
 }
 
 /* The documented policy for malformed input. */
@@ -344,6 +403,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shared_traces),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_directory_and_perfetto),
 	};
