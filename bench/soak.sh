@@ -155,12 +155,12 @@ awk -F, -v secs="$secs" -v win="$win" 'NR > 1 {
 	printf "\n"
 	printf "RSS MiB: start %.1f  max %.1f  end %.1f; mean first %d s %.1f, last %d s %.1f\n",
 		first_r, max_r, end_r, win, fn ? fs / fn : 0, win, ln ? ls / ln : 0
-	if (n >= 2 && n * sxx - sx * sx > 0)
+	if (n >= 2 && n * sxx - sx * sx > 0) {
 		printf "RSS slope after the first minute: %+.2f MiB/min (%d samples)\n",
 			60 * (n * sxy - sx * sy) / (n * sxx - sx * sx), n
-	if (n >= 2 && n * sxx - sx * sx > 0)
 		printf "main heap MiB: start %.1f end %.1f, slope %+.2f MiB/min\n", first_h, end_h,
 			60 * (n * hxy - sx * hy) / (n * sxx - sx * sx)
+	}
 	printf "threads: start %d end %d; open files: start %d end %d\n", first_t, end_t, first_f, end_f
 }' "$csv"
 

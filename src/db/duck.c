@@ -27,7 +27,7 @@ struct nx_rowbuf {
 };
 
 /* Chunks a source run ahead of the writer may hold ready (each at most one vector of
- * rows; nx_duck_copy_source_ahead). 16 lets a source started before its database
+ * rows; nx_duck_copy_ahead). 16 lets a source started before its database
  * (nx_duck_ahead_start) read on while DuckDB opens, about 30 ms, and costs a few MB. */
 #define AHEAD_CHUNKS 16
 
@@ -834,7 +834,7 @@ static int copy_source(struct nx_duck *d, struct nx_row_source *src, struct nx_d
 	d->ahead = a;
 	rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(row_group), part,
 		     part_row_groups(), rows, err);
-	nx_duck_ahead_stop(d->ahead);
+	nx_duck_ahead_stop(a);
 	d->ahead = NULL;
 	if (d->source_rc) {
 		/* The source's own error is the useful one: DuckDB only wraps it. */
@@ -850,15 +850,6 @@ int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char
 			uint64_t *rows, struct nx_err *err)
 {
 	return copy_source(d, src, NULL, path, NULL, 0, rows, err);
-}
-
-int nx_duck_copy_source_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
-			      unsigned long row_group, uint64_t *rows, struct nx_err *err)
-{
-	struct nx_duck_ahead *a;
-	int rc = nx_duck_ahead_start(src, &a, err);
-
-	return rc ? rc : copy_source(d, src, a, path, NULL, row_group, rows, err);
 }
 
 int nx_duck_copy_ahead(struct nx_duck *d, struct nx_duck_ahead *a, const char *path,

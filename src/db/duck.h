@@ -79,18 +79,15 @@ int nx_duck_query_f64(struct nx_duck *d, const char *sql, double *out, struct nx
 int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			uint64_t *rows, struct nx_err *err);
 /* Like nx_duck_copy_source, with src->next run on a thread of its own up to a few
- * batches ahead of DuckDB's writer, so that reading and writing overlap. The source
+ * batches ahead of DuckDB's writer, so that reading and writing overlap, in two steps so
+ * that the source can read before the database exists (the trace ingest starts it before
+ * DuckDB opens). nx_duck_ahead_start runs src on its thread, filling a bounded queue;
+ * nx_duck_copy_ahead writes it, and stops and frees a whichever way it ends;
+ * nx_duck_ahead_stop (NULL: nothing) stops and frees one that is not copied. The source
  * must not share state with what the calling thread or other sources touch meanwhile
  * (its callbacks, e.g. warnings, run on that thread); it runs to its end, its error or
- * the copy's end, and has stopped when this returns. Row groups hold row_group rows
+ * the copy's end, and has stopped when the copy returns. Row groups hold row_group rows
  * (0: as nx_duck_copy_source; NX_INGEST_ROW_GROUP overrides both). */
-int nx_duck_copy_source_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
-			      unsigned long row_group, uint64_t *rows, struct nx_err *err);
-/* The same in two steps, so the source can read before the database exists (the trace
- * ingest starts it before DuckDB opens): nx_duck_ahead_start runs src on its thread,
- * filling a bounded queue; nx_duck_copy_ahead writes it as nx_duck_copy_source_ahead
- * does and stops and frees a whichever way it ends. nx_duck_ahead_stop (NULL: nothing)
- * stops and frees one that is not copied. */
 struct nx_duck_ahead;
 int nx_duck_ahead_start(struct nx_row_source *src, struct nx_duck_ahead **out,
 			struct nx_err *err);

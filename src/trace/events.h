@@ -58,7 +58,7 @@ struct nx_tev_src {
 	/* Bounds over the profile's timed rows (M rows excluded); first > last: none. */
 	int64_t first_ns, last_ns;
 	/* The largest device memory the files' deviceProperties[0].totalGlobalMem states (an
-	 * integer, or a string holding one); 0 when none does. */
+	 * integer, a number or a string holding an integer); 0 when none does. */
 	int64_t hbm_capacity;
 	bool has_capacity;
 	struct nx_strbuf sb, sb2;

@@ -2,7 +2,7 @@
  * test_duck_source.c: the nx_source() row path of db/duck.c into real parquet files read
  * back by DuckDB: list cells (VARCHAR[] split like string_split, BIGINT[]), NULLs and
  * row order, both inline (nx_duck_copy_source) and with the source run ahead on its own
- * thread (nx_duck_copy_source_ahead, with its row group size): its error reaches the
+ * thread (nx_duck_ahead_start + nx_duck_copy_ahead, with its row group size): its error reaches the
  * caller as it was written, and a copy that fails on DuckDB's side stops the producer.
  * A source started before its database opens (nx_duck_ahead_start) is written whole by
  * nx_duck_copy_ahead, and one never copied stops with its queue full.
@@ -113,6 +113,16 @@ static void check_events(struct nx_duck *d, const char *path, int64_t rows)
 			      "AND flow_id IS NULL", path), rows / 5);
 }
 
+/* A source run ahead, started right before its copy. */
+static int copy_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
+		      unsigned long row_group, uint64_t *rows, struct nx_err *err)
+{
+	struct nx_duck_ahead *a;
+	int rc = nx_duck_ahead_start(src, &a, err);
+
+	return rc ? rc : nx_duck_copy_ahead(d, a, path, row_group, rows, err);
+}
+
 /* Each test gets a fresh directory and a database. */
 struct fx {
 	char *dir;
@@ -157,7 +167,7 @@ static void test_list_columns(void **state)
 	assert_int_equal(rows, n);
 	check_events(d, inl, n);
 	ev_init(&s, &src, n, 0);
-	if (nx_duck_copy_source_ahead(d, &src, ahd, 1000, &rows, &err))
+	if (copy_ahead(d, &src, ahd, 1000, &rows, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(rows, n);
 	check_events(d, ahd, n);
@@ -218,7 +228,7 @@ static void test_bigint_lists(void **state)
 	src.table = s.map.table;
 	src.self = &s;
 	src.next = bin_next;
-	if (nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err))
+	if (copy_ahead(d, &src, path, 0, &rows, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(rows, 5000);
 	assert_int_equal(q(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM read_parquet('%s')) "
@@ -245,16 +255,16 @@ static void test_ahead_error(void **state)
 	uint64_t rows = 0;
 
 	ev_init(&s, &src, 100000, 5 * 2048 + 3);
-	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), NX_ECORRUPT);
+	assert_int_equal(copy_ahead(d, &src, path, 0, &rows, &err), NX_ECORRUPT);
 	assert_string_equal(err.msg, "'events.json': bad event at row 10243");
 	/* the first batch fails */
 	ev_init(&s, &src, 100000, 1);
 	nx_err_clear(&err);
-	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), NX_ECORRUPT);
+	assert_int_equal(copy_ahead(d, &src, path, 0, &rows, &err), NX_ECORRUPT);
 	assert_string_equal(err.msg, "'events.json': bad event at row 1");
 	/* and a good copy after both */
 	ev_init(&s, &src, 10, 0);
-	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), 0);
+	assert_int_equal(copy_ahead(d, &src, path, 0, &rows, &err), 0);
 	assert_int_equal(rows, 10);
 	check_events(d, path, 10);
 	free(path);
@@ -274,7 +284,7 @@ static void test_ahead_stopped(void **state)
 	uint64_t rows = 0;
 
 	ev_init(&s, &src, INT64_MAX / 2, 0);
-	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), NX_EDB);
+	assert_int_equal(copy_ahead(d, &src, path, 0, &rows, &err), NX_EDB);
 	assert_true(err.msg[0] != '\0');
 	assert_true(s.calls < 100); /* a few batches ahead, not the whole source */
 	free(path);
@@ -318,7 +328,7 @@ static void test_second_connection(void **state)
 	assert_string_equal(err.msg, "a row source runs only on the connection that opened the "
 				     "database");
 	assert_int_equal(pthread_create(&th, NULL, empties_main, &e), 0);
-	assert_int_equal(nx_duck_copy_source_ahead(d, &src, path, 0, &rows, &err), 0);
+	assert_int_equal(copy_ahead(d, &src, path, 0, &rows, &err), 0);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(e.rc, 0);
 	nx_duck_close(e.d);
