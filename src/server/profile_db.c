@@ -8,6 +8,7 @@
 #include "common/compat.h"
 #include "server/profile_db.h"
 #include "server/result_json.h"
+#include "server/stmt_cache.h"
 #include "common/fsutil.h"
 #include "common/json_writer.h"
 #include "common/xalloc.h"
@@ -22,10 +23,16 @@
 
 #define POOL_MAX 16
 
+/* A pooled connection and the statements prepared on it. */
+struct pconn {
+	duckdb_connection c;
+	struct nx_stmt_cache stmts;
+};
+
 struct nx_pdb {
 	duckdb_database db;
 	pthread_mutex_t lock;
-	duckdb_connection idle[POOL_MAX];
+	struct pconn *idle[POOL_MAX];
 	size_t nidle;
 	struct broken {
 		char *table;
@@ -46,6 +53,21 @@ static char *file_path(const char *dir, const struct nx_ptable *t, size_t i)
 		return p;
 	}
 	return nx_path_join(dir, t->files[i]);
+}
+
+static struct pconn *pconn_of(duckdb_connection c)
+{
+	struct pconn *pc = nx_xcalloc(1, sizeof(*pc));
+
+	pc->c = c;
+	return pc;
+}
+
+static void pconn_close(struct pconn *pc)
+{
+	nx__stmt_cache_clear(&pc->stmts);
+	duckdb_disconnect(&pc->c);
+	free(pc);
 }
 
 static int create_view(duckdb_connection c, const char *dir, const struct nx_ptable *t,
@@ -190,7 +212,7 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 			p->broken[p->nbroken++].msg = why;
 		}
 	}
-	p->idle[p->nidle++] = c;
+	p->idle[p->nidle++] = pconn_of(c);
 	*out = p;
 	return 0;
 fail:
@@ -221,7 +243,7 @@ int nx__pdb_open_attached(struct nx_pdb **out, const char *file, const char *dir
 		nx_err_wrap(err, "cannot open %s", file);
 		goto fail;
 	}
-	p->idle[p->nidle++] = c;
+	p->idle[p->nidle++] = pconn_of(c);
 	*out = p;
 	return 0;
 fail:
@@ -238,7 +260,7 @@ void nx__pdb_free(struct nx_pdb **pdb)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->nidle; i++)
-		duckdb_disconnect(&p->idle[i]);
+		pconn_close(p->idle[i]);
 	if (p->db)
 		duckdb_close(&p->db);
 	for (size_t i = 0; i < p->nbroken; i++) {
@@ -282,29 +304,32 @@ static int explain_missing(const struct nx_pdb *pdb, struct nx_err *err)
 	return nx_errf(err, NX_ECORRUPT, "%s", msg);
 }
 
-static int conn_get(struct nx_pdb *p, duckdb_connection *c, struct nx_err *err)
+static int conn_get(struct nx_pdb *p, struct pconn **pc, struct nx_err *err)
 {
+	duckdb_connection c;
+
 	pthread_mutex_lock(&p->lock);
-	*c = p->nidle ? p->idle[--p->nidle] : NULL;
+	*pc = p->nidle ? p->idle[--p->nidle] : NULL;
 	pthread_mutex_unlock(&p->lock);
-	if (*c)
+	if (*pc)
 		return 0;
-	if (duckdb_connect(p->db, c) == DuckDBError)
+	if (duckdb_connect(p->db, &c) == DuckDBError)
 		return nx_errf(err, NX_EDB, "cannot connect to the profile database");
+	*pc = pconn_of(c);
 	return 0;
 }
 
 /* A connection that may carry a pending interrupt is not reused. */
-static void conn_put(struct nx_pdb *p, duckdb_connection c, bool reuse)
+static void conn_put(struct nx_pdb *p, struct pconn *pc, bool reuse)
 {
 	pthread_mutex_lock(&p->lock);
 	if (reuse && p->nidle < POOL_MAX) {
-		p->idle[p->nidle++] = c;
-		c = NULL;
+		p->idle[p->nidle++] = pc;
+		pc = NULL;
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (c)
-		duckdb_disconnect(&c);
+	if (pc)
+		pconn_close(pc);
 }
 
 static const char *stmt_name(duckdb_statement_type t)
@@ -332,7 +357,8 @@ static const char *stmt_name(duckdb_statement_type t)
 }
 
 struct run {
-	duckdb_connection conn;
+	struct pconn *pc;
+	duckdb_connection conn; /* pc->c */
 	struct nx_wd_entry wd;
 	const struct nx_query_limits *lim;
 	bool armed;
@@ -361,14 +387,22 @@ static int db_error(struct run *r, const char *msg, struct nx_err *err)
 	return nx_errf(err, NX_EDB, "%s", msg);
 }
 
-/* Parses and prepares; accepts exactly one SELECT statement. */
+/* Parses and prepares; accepts exactly one SELECT statement. A statement this
+ * connection prepared before comes from its cache (*cached: the cache owns *ps). */
 static int prepare_select(struct run *r, const char *sql, duckdb_prepared_statement *ps,
-			  struct nx_err *err)
+			  bool *cached, struct nx_err *err)
 {
 	duckdb_extracted_statements ext = NULL;
-	idx_t n = duckdb_extract_statements(r->conn, sql, &ext);
+	idx_t n;
 	duckdb_statement_type st;
 	int rc = 0;
+
+	*cached = false;
+	if ((*ps = nx__stmt_cache_get(&r->pc->stmts, sql))) {
+		*cached = true;
+		return 0;
+	}
+	n = duckdb_extract_statements(r->conn, sql, &ext);
 
 	if (n == 0) {
 		const char *e = duckdb_extract_statements_error(ext);
@@ -391,6 +425,8 @@ static int prepare_select(struct run *r, const char *sql, duckdb_prepared_statem
 		rc = nx_errf(err, -EACCES,
 			     "only SELECT statements are allowed, not %s statements",
 			     stmt_name(st));
+	else
+		*cached = nx__stmt_cache_put(&r->pc->stmts, sql, *ps);
 out:
 	duckdb_destroy_extracted(&ext);
 	return rc;
@@ -428,6 +464,8 @@ struct nx_pdb_cursor {
 	struct nx_query_limits lim;
 	struct run r;
 	duckdb_prepared_statement ps;
+	bool cached;             /* ps belongs to the connection's statement cache */
+	bool failed;             /* DuckDB failed with ps: it leaves the cache */
 	duckdb_pending_result pending;
 	duckdb_result res;
 	bool have_res, done;
@@ -445,7 +483,7 @@ static int cursor_start(struct nx_pdb_cursor *k, const char *sql, struct nx_strb
 			struct nx_err *err)
 {
 	struct run *r = &k->r;
-	int rc = prepare_select(r, sql, &k->ps, err);
+	int rc = prepare_select(r, sql, &k->ps, &k->cached, err);
 
 	if (rc)
 		return rc;
@@ -467,11 +505,15 @@ static int cursor_start(struct nx_pdb_cursor *k, const char *sql, struct nx_strb
 			return rc;
 		}
 	}
-	if (duckdb_pending_prepared_streaming(k->ps, &k->pending) == DuckDBError)
+	if (duckdb_pending_prepared_streaming(k->ps, &k->pending) == DuckDBError) {
+		k->failed = true;
 		return db_error(r, duckdb_pending_error(k->pending), err);
+	}
 	k->have_res = true;
-	if (nx_duck_execute_pending(k->pending, &k->res) == DuckDBError)
+	if (nx_duck_execute_pending(k->pending, &k->res) == DuckDBError) {
+		k->failed = true;
 		return db_error(r, duckdb_result_error(&k->res), err);
+	}
 	write_columns(out, &k->res, k->types, k->ncol);
 	return 0;
 }
@@ -487,15 +529,18 @@ void nx__pdb_cursor_close(struct nx_pdb_cursor *k)
 	if (k->have_res)
 		duckdb_destroy_result(&k->res);
 	duckdb_destroy_pending(&k->pending);
-	duckdb_destroy_prepare(&k->ps);
+	if (!k->cached)
+		duckdb_destroy_prepare(&k->ps);
+	else if (k->failed)
+		nx__stmt_cache_drop(&k->r.pc->stmts, k->ps);
 	for (idx_t i = 0; k->types && i < k->ncol; i++)
 		nx__rj_type_release(&k->types[i]);
 	free(k->types);
 	free(k->vec);
 	if (k->r.armed)
 		fired = nx__wd_disarm(k->r.lim->wd, &k->r.wd);
-	if (k->r.conn)
-		conn_put(k->pdb, k->r.conn, !fired);
+	if (k->r.pc)
+		conn_put(k->pdb, k->r.pc, !fired);
 	free(k);
 }
 
@@ -510,11 +555,12 @@ int nx__pdb_cursor_open(struct nx_pdb *pdb, const char *sql, const struct nx_que
 	k->pdb = pdb;
 	k->lim = *lim;
 	k->r.lim = &k->lim;
-	rc = conn_get(pdb, &k->r.conn, err);
+	rc = conn_get(pdb, &k->r.pc, err);
 	if (rc) {
 		free(k);
 		return rc;
 	}
+	k->r.conn = k->r.pc->c;
 	if (lim->wd && lim->timeout_ms) {
 		nx__wd_arm(lim->wd, &k->r.wd, lim->timeout_ms, on_deadline, &k->r);
 		k->r.armed = true;
@@ -566,6 +612,7 @@ int nx__pdb_cursor_fill(struct nx_pdb_cursor *k, struct nx_strbuf *out, size_t w
 			if (!k->chunk) {
 				if (!duckdb_result_error(&k->res))
 					break;
+				k->failed = true;
 				db_error(&k->r, duckdb_result_error(&k->res), err);
 				return explain_missing(k->pdb, err);
 			}
@@ -624,26 +671,29 @@ int nx__pdb_query_chunks(struct nx_pdb *pdb, const char *sql, const struct nx_qu
 	duckdb_pending_result pending = NULL;
 	duckdb_data_chunk chunk;
 	duckdb_result res;
-	bool have_res = false, fired = false;
+	bool have_res = false, fired = false, cached = false, failed = false;
 	uint64_t rows = 0;
 	int rc;
 
-	rc = conn_get(pdb, &r.conn, err);
+	rc = conn_get(pdb, &r.pc, err);
 	if (rc)
 		return rc;
+	r.conn = r.pc->c;
 	if (lim->wd && lim->timeout_ms) {
 		nx__wd_arm(lim->wd, &r.wd, lim->timeout_ms, on_deadline, &r);
 		r.armed = true;
 	}
-	rc = prepare_select(&r, sql, &ps, err);
+	rc = prepare_select(&r, sql, &ps, &cached, err);
 	if (rc)
 		goto out;
 	if (duckdb_pending_prepared_streaming(ps, &pending) == DuckDBError) {
+		failed = true;
 		rc = db_error(&r, duckdb_pending_error(pending), err);
 		goto out;
 	}
 	have_res = true;
 	if (duckdb_execute_pending(pending, &res) == DuckDBError) {
+		failed = true;
 		rc = db_error(&r, duckdb_result_error(&res), err);
 		goto out;
 	}
@@ -656,18 +706,23 @@ int nx__pdb_query_chunks(struct nx_pdb *pdb, const char *sql, const struct nx_qu
 			rc = fn(arg, chunk, err);
 		duckdb_destroy_data_chunk(&chunk);
 	}
-	if (!rc && duckdb_result_error(&res))
+	if (!rc && duckdb_result_error(&res)) {
+		failed = true;
 		rc = db_error(&r, duckdb_result_error(&res), err);
+	}
 out:
 	if (have_res)
 		duckdb_destroy_result(&res);
 	duckdb_destroy_pending(&pending);
-	duckdb_destroy_prepare(&ps);
+	if (!cached)
+		duckdb_destroy_prepare(&ps);
+	else if (failed)
+		nx__stmt_cache_drop(&r.pc->stmts, ps);
 	if (r.armed)
 		fired = nx__wd_disarm(lim->wd, &r.wd);
 	if (rc)
 		rc = explain_missing(pdb, err);
-	conn_put(pdb, r.conn, !fired);
+	conn_put(pdb, r.pc, !fired);
 	return rc;
 }
 
@@ -689,7 +744,7 @@ int nx__pdb_describe(struct nx_pdb *pdb, const char *table, struct nx_pdb_column
 		"SELECT column_name, data_type, is_nullable FROM information_schema.columns "
 		"WHERE table_schema = 'main' AND lower(table_name) = lower($1) "
 		"ORDER BY ordinal_position";
-	duckdb_connection c = NULL;
+	struct pconn *pc = NULL;
 	duckdb_prepared_statement ps = NULL;
 	duckdb_result res;
 	bool have_res = false;
@@ -702,10 +757,10 @@ int nx__pdb_describe(struct nx_pdb *pdb, const char *table, struct nx_pdb_column
 	*n = 0;
 	if (broken_msg(pdb, table, strlen(table)))
 		return nx_errf(err, NX_ECORRUPT, "%s", broken_msg(pdb, table, strlen(table)));
-	rc = conn_get(pdb, &c, err);
+	rc = conn_get(pdb, &pc, err);
 	if (rc)
 		return rc;
-	if (duckdb_prepare(c, sql, &ps) == DuckDBError ||
+	if (duckdb_prepare(pc->c, sql, &ps) == DuckDBError ||
 	    duckdb_bind_varchar(ps, 1, table) == DuckDBError) {
 		const char *e = duckdb_prepare_error(ps);
 		rc = nx_errf(err, NX_EDB, "%s", e ? e : "cannot prepare the schema query");
@@ -740,7 +795,7 @@ out:
 	if (have_res)
 		duckdb_destroy_result(&res);
 	duckdb_destroy_prepare(&ps);
-	conn_put(pdb, c, true);
+	conn_put(pdb, pc, true);
 	if (rc) {
 		nx__pdb_columns_free(v, nv);
 	} else {

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT
+ * stmt_cache.c: a connection's prepared statements by SQL text (see stmt_cache.h). Eight
+ * entries searched in order: the UI and a workflow repeat a handful of queries. */
+#include "common/compat.h"
+#include "server/stmt_cache.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql)
+{
+	for (size_t i = 0; i < NX_STMT_CACHE_SIZE; i++) {
+		struct nx_stmt_entry *e = &c->ent[i];
+
+		if (e->sql && !strcmp(e->sql, sql)) {
+			e->used = ++c->tick;
+			return e->ps;
+		}
+	}
+	return NULL;
+}
+
+static void entry_free(struct nx_stmt_entry *e)
+{
+	free(e->sql);
+	if (e->ps)
+		duckdb_destroy_prepare(&e->ps);
+	memset(e, 0, sizeof(*e));
+}
+
+bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepared_statement ps)
+{
+	struct nx_stmt_entry *victim = &c->ent[0];
+
+	if (strlen(sql) > NX_STMT_CACHE_SQL_MAX)
+		return false;
+	for (size_t i = 0; i < NX_STMT_CACHE_SIZE; i++) {
+		struct nx_stmt_entry *e = &c->ent[i];
+
+		if (!e->sql) {
+			victim = e;
+			break;
+		}
+		if (e->used < victim->used)
+			victim = e;
+	}
+	entry_free(victim);
+	victim->sql = nx_xstrdup(sql);
+	victim->ps = ps;
+	victim->used = ++c->tick;
+	return true;
+}
+
+void nx__stmt_cache_drop(struct nx_stmt_cache *c, duckdb_prepared_statement ps)
+{
+	for (size_t i = 0; i < NX_STMT_CACHE_SIZE; i++)
+		if (c->ent[i].sql && c->ent[i].ps == ps)
+			entry_free(&c->ent[i]);
+}
+
+void nx__stmt_cache_clear(struct nx_stmt_cache *c)
+{
+	for (size_t i = 0; i < NX_STMT_CACHE_SIZE; i++)
+		if (c->ent[i].sql)
+			entry_free(&c->ent[i]);
+	c->tick = 0;
+}

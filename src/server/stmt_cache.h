@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT
+ * stmt_cache.h: the prepared SELECT statements of one pooled connection, kept by their
+ * exact SQL text. DuckDB binds a statement over parquet files again at every
+ * execution (its file readers never allow a cached plan), so preparing and then
+ * executing binds twice; a statement taken from here is bound once per request, as
+ * duckdb_query does. Only statements that passed the SELECT-only check are put here.
+ * A profile's files never change under one database (a new version gets a new
+ * database), so an entry stays valid as long as its connection. */
+#ifndef NX_SERVER_STMT_CACHE_H
+#define NX_SERVER_STMT_CACHE_H
+
+#include "common/compat.h"
+
+#include <duckdb.h>
+
+#define NX_STMT_CACHE_SIZE 8
+#define NX_STMT_CACHE_SQL_MAX 16384 /* longer statements are not kept */
+
+struct nx_stmt_cache {
+	struct nx_stmt_entry {
+		char *sql;
+		duckdb_prepared_statement ps;
+		uint64_t used; /* tick of the last lookup: the least recent goes first */
+	} ent[NX_STMT_CACHE_SIZE];
+	uint64_t tick;
+};
+
+/* The statement prepared for sql, or NULL. It stays owned by the cache. */
+duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql);
+/* Keeps ps for sql and returns true (the cache owns ps then, evicting the least recently
+ * used entry when full); false when sql is too long to keep (ps stays the caller's). */
+bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepared_statement ps);
+/* Destroys the entry holding ps (after an execution failed with it). */
+void nx__stmt_cache_drop(struct nx_stmt_cache *c, duckdb_prepared_statement ps);
+/* Destroys every entry (before the connection is closed). */
+void nx__stmt_cache_clear(struct nx_stmt_cache *c);
+
+#endif
