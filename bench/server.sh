@@ -7,12 +7,10 @@
 # requests/s, p50/p99 latency and the error count per scenario; exits 1 on any error.
 #
 # Then, single client and warm, each seed query through `_search` against the same SQL
-# run by DuckDB directly on the same files (nx-sql), median of REPS runs each (REPS_FAST
-# in ROUNDS_FAST alternating rounds for a query under 20 ms; the API also from a plain
-# socket on a new connection, bench/new_conn.py): back to back, and paced (idle between
-# statements as long as curl is between requests, because a query after an idle gap runs
-# slower in DuckDB alone too). Ratios: api/paced, socket/back-to-back and
-# keep-alive/back-to-back.
+# run by DuckDB directly on the same files (bench_http: each API request, kept alive or on
+# a new connection, is followed by one run of the SQL through duckdb_query in the
+# client's own process, so a slow spell of the machine lands on both), median of REPS
+# pairs (REPS_FAST pairs in ROUNDS_FAST rounds for a query under 20 ms), and by curl.
 #
 # usage: bench/server.sh [BUILD_DIR]
 #   env: ROWS (10000000)  DURATION (15s)  REPS (7)  REPS_FAST (301)  ROUNDS_FAST (3)
@@ -99,69 +97,47 @@ run source-line-hotspots "$base/api/v1/db/bench/_search" "$(q Instruction 'SELEC
 reps=${REPS:-7}
 prof=$work/data/profiles/global/bench@latest
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-direct() { # median seconds of one query in nx-sql over views of the profile (warm);
-	# with WAIT_MS, nx-sql sleeps that long before each statement, as the API's client does
-	local sql=$1 wait=${2:-0} args=()
-	for _ in $(seq 0 "$reps"); do args+=("$sql"); done
-	"$build/nx-sql" -t -w "$wait" -C "$prof" "${args[@]}" 2>&1 >/dev/null |
-		awk '/time_s/ {n++; if (n > 1) print $2}' | median
-}
-api() { # "median idle_ms": the median seconds of one _search request (warm), one curl per
-	# request (new connection), and the mean time between requests (starting a curl)
-	local body=$1 t0 t1
-	curl -s -o /dev/null -X POST -H 'Content-Type: application/json' -d "$body" "$base/api/v1/db/bench/_search"
-	t0=$(date +%s.%N)
+curl_new() { # median seconds of one _search request by curl, a new curl and connection each
+	local body=$1
 	for _ in $(seq 1 "$reps"); do
 		curl -s -o /dev/null -w '%{time_total}\n' -X POST -H 'Content-Type: application/json' \
 			-d "$body" "$base/api/v1/db/bench/_search"
-	done >"$work/api.times"
-	t1=$(date +%s.%N)
-	echo "$(median <"$work/api.times") $(awk -v w="$(echo "$t1 - $t0" | bc)" -v n="$reps" \
-		'{s += $1} END {printf "%d", (w - s) / n * 1000}' "$work/api.times")"
+	done | median
 }
-api_ka() { # the same on one kept-alive connection (as a browser sends them): median of REPS
-	local body=$1 urls=()
-	for _ in $(seq 0 "$reps"); do urls+=("$base/api/v1/db/bench/_search"); done
-	curl -s -X POST -H 'Content-Type: application/json' -d "$body" \
-		-w '\ntime_total %{time_total}\n' "${urls[@]}" |
-		awk '/^time_total/ {n++; if (n > 1) print $2}' | median
+paired() { # "api direct ratio": bench_http, each request paired with DuckDB directly
+	"$build/bench/bench_http" "$port" /api/v1/db/bench/_search "$1" "$reps" "$2" "$prof" "$3"
 }
 echo
-echo "single client, warm: _search vs DuckDB directly on the same files, median of REPS"
-echo "(last column: rounds x requests per mode; queries under 20 ms get REPS_FAST in rounds)"
-echo "(api: one curl per request, new connection; socket: a new connection per request from"
-echo " a plain socket, timed from connect to the last byte (curl's own setup excluded);"
-echo " keep-alive: REPS requests on one connection; direct: nx-sql back to back; paced: nx-sql"
-echo " idle between statements as long as the api's client is between requests, the idle ms"
-echo " column; ratios: api/paced, socket/direct, keep-alive/direct)"
-printf '%-22s %10s %10s %12s %10s %10s %8s %8s %8s %8s\n' query "api s" "socket s" \
-	"keep-alive s" "direct s" "paced s" "idle ms" "ratio" "ratio so" "ratio ka"
+echo "single client, warm: _search against DuckDB directly on the same files"
+echo "(direct: duckdb_query, DuckDB's own path for SQL text, over the same views with the"
+echo " server's parquet footer cache, in bench_http's process, alternating with the API"
+echo " requests one by one; keep-alive: REPS requests on one connection; new conn: a new"
+echo " connection per request, connect to last byte; curl: a new curl per request, with its"
+echo " own start-up; ratios: median of the per-pair ratios; queries under 20 ms get"
+echo " ROUNDS_FAST rounds of REPS_FAST pairs and the median of the round medians; last column:"
+echo " rounds x pairs)"
+printf '%-22s %9s %10s %12s %10s %9s %9s\n' query "curl s" "new conn s" "keep-alive s" \
+	"direct s" "ratio ka" "ratio new"
 cmp() {
 	local label=$1 table=$2 sql=$3
-	local body a so k d p idle r lists=$work/cmp
-	# A query of a few ms is timed over REPS_FAST requests per mode, in ROUNDS_FAST rounds
-	# that alternate the modes, and each mode's figure is the median of its round
-	# medians: seven samples of a 1 ms query scatter by more than the 0.1 ms the server
-	# adds, and a noisy minute on the VM then lands on every mode alike.
-	local reps=$reps rounds=1
+	local body reps=$reps rounds=1 lists=$work/cmp c n k d rk rn
 	body=$(q "$table" "$sql")
-	if (( $(echo "$(direct "$sql") < 0.02" | bc) )); then
+	read -r _ d _ < <(reps=3 paired "$body" ka "$sql")
+	if (( $(echo "$d < 0.02" | bc) )); then
 		reps=${REPS_FAST:-301} rounds=${ROUNDS_FAST:-3}
 	fi
 	rm -f "$lists".*
-	for r in $(seq "$rounds"); do
-		read -r a idle < <(api "$body")
-		echo "$a" >>"$lists.a"; echo "$idle" >>"$lists.idle"
-		python3 "$here/new_conn.py" "$port" "$body" "$reps" >>"$lists.so"
-		api_ka "$body" >>"$lists.k"
-		direct "$sql" >>"$lists.d"
-		direct "$sql" "$idle" >>"$lists.p"
+	for _ in $(seq "$rounds"); do
+		curl_new "$body" >>"$lists.c"
+		paired "$body" new "$sql" >>"$lists.n"
+		paired "$body" ka "$sql" >>"$lists.k"
 	done
-	a=$(median <"$lists.a") idle=$(median <"$lists.idle") so=$(median <"$lists.so")
-	k=$(median <"$lists.k") d=$(median <"$lists.d") p=$(median <"$lists.p")
-	printf '%-22s %10.4f %10.4f %12.4f %10.4f %10.4f %8s %8.2f %8.2f %8.2f  (%dx%d)\n' "$label" \
-		"$a" "$so" "$k" "$d" "$p" "$idle" "$(echo "$a / $p" | bc -l)" "$(echo "$so / $d" | bc -l)" \
-		"$(echo "$k / $d" | bc -l)" "$rounds" "$reps"
+	c=$(median <"$lists.c")
+	n=$(awk '{print $1}' "$lists.n" | median) rn=$(awk '{print $3}' "$lists.n" | median)
+	k=$(awk '{print $1}' "$lists.k" | median) rk=$(awk '{print $3}' "$lists.k" | median)
+	d=$(awk '{print $2}' "$lists.k" | median)
+	printf '%-22s %9.4f %10.4f %12.4f %10.4f %9.2f %9.2f  (%dx%d)\n' "$label" "$c" "$n" "$k" \
+		"$d" "$rk" "$rn" "$rounds" "$reps"
 }
 cmp summary Summary 'SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, vector_engine_active_time_percent, dma_active_time_percent, hbm_read_bytes, hbm_write_bytes FROM Summary'
 cmp instruction-breakdown Instruction 'SELECT engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns, SUM(evt_wait_time_ns) as total_evt_wait_ns FROM Instruction GROUP BY engine, opcode ORDER BY total_dur_ns DESC'

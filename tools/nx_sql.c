@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT
  * nx_sql.c: developer and benchmark tool: runs SQL statements with the project's
  * DuckDB build and prints result rows as tab-separated text.
- * usage: nx-sql [-t] [-w MS] [-C DIR] 'SQL' ['SQL' ...]   (-C: first create a view per
- * parquet table in DIR, as the derive stage does; -t: print each statement's wall time
- * to stderr as "time_s <seconds>"; -w: sleep MS milliseconds, untimed, before each
- * statement, as a client that sends one query at a time leaves the machine idle) */
+ * usage: nx-sql [-t] [-w MS] [-D] [-M] [-C DIR] 'SQL' ['SQL' ...]
+ *   -t  print each statement's wall time to stderr as "time_s <seconds>"
+ *   -w  sleep MS milliseconds, untimed, before each statement, as a client that sends
+ *       one query at a time leaves the machine idle
+ *   -D  run each argument through duckdb_query, DuckDB's own path for SQL text, instead
+ *       of the project's prepare-and-pending loop (the ingest's)
+ *   -M  cache parquet footers between statements, as the API server's databases do
+ *   -C  first create a view per parquet table in DIR, as the derive stage does */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/profile_views.h"
@@ -36,11 +40,11 @@ int main(int argc, char **argv)
 	struct nx_duck *d = NULL;
 	struct nx_err err = { 0 };
 	int i = 1;
-	bool timing = false;
+	bool timing = false, plain = false;
 	long wait_ms = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: nx-sql [-t] [-w MS] [-C DIR] 'SQL' ...\n");
+		fprintf(stderr, "usage: nx-sql [-t] [-w MS] [-D] [-M] [-C DIR] 'SQL' ...\n");
 		return 2;
 	}
 	if (nx_duck_open(&d, 0, NULL, &err))
@@ -52,6 +56,15 @@ int main(int argc, char **argv)
 	if (i + 1 < argc && !strcmp(argv[i], "-w")) {
 		wait_ms = atol(argv[i + 1]);
 		i += 2;
+	}
+	if (i < argc && !strcmp(argv[i], "-D")) {
+		plain = true;
+		i++;
+	}
+	if (i < argc && !strcmp(argv[i], "-M")) {
+		if (nx_duck_exec(d, "SET parquet_metadata_cache = true", &err))
+			goto fail;
+		i++;
 	}
 	if (i + 1 < argc && !strcmp(argv[i], "-C")) {
 		if (nx_db_create_views(d, argv[i + 1], &err))
@@ -66,7 +79,8 @@ int main(int argc, char **argv)
 			nanosleep(&w, NULL);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		if (nx_duck_query_cells(d, argv[i], cell, NULL, &err))
+		if ((plain ? nx_duck_query_cells_plain : nx_duck_query_cells)(d, argv[i], cell, NULL,
+									      &err))
 			goto fail;
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		if (timing)

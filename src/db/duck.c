@@ -631,6 +631,8 @@ int nx_duck_columns(struct nx_duck *d, const char *select_sql, char ***names, si
 	return 0;
 }
 
+static void cells(duckdb_result *res, nx_duck_row_fn fn, void *arg);
+
 int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, void *arg,
 			struct nx_err *err)
 {
@@ -639,28 +641,52 @@ int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, v
 
 	if (rc)
 		return rc;
-	idx_t rows = duckdb_row_count(&res), cols = duckdb_column_count(&res);
+	cells(&res, fn, arg);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+int nx_duck_query_cells_plain(struct nx_duck *d, const char *sql, nx_duck_row_fn fn,
+			      void *arg, struct nx_err *err)
+{
+	duckdb_result res;
+
+	if (duckdb_query(d->con, sql, &res) != DuckDBSuccess) {
+		const char *m = duckdb_result_error(&res);
+		int rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+		duckdb_destroy_result(&res);
+		return rc;
+	}
+	cells(&res, fn, arg);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+/* Hands every cell of res to fn as text. */
+static void cells(duckdb_result *res, nx_duck_row_fn fn, void *arg)
+{
+	idx_t rows = duckdb_row_count(res), cols = duckdb_column_count(res);
 	for (idx_t r = 0; r < rows; r++) {
 		for (idx_t c = 0; c < cols; c++) {
-			const char *name = duckdb_column_name(&res, c);
+			const char *name = duckdb_column_name(res, c);
 			char buf[64];
-			if (duckdb_value_is_null(&res, c, r)) {
+			if (duckdb_value_is_null(res, c, r)) {
 				fn(arg, r, name, NX_CELL_NULL, NULL);
 				continue;
 			}
-			switch (duckdb_column_type(&res, c)) {
+			switch (duckdb_column_type(res, c)) {
 			case DUCKDB_TYPE_BOOLEAN:
 				fn(arg, r, name, NX_CELL_BOOL,
-				   duckdb_value_boolean(&res, c, r) ? "true" : "false");
+				   duckdb_value_boolean(res, c, r) ? "true" : "false");
 				break;
 			case DUCKDB_TYPE_TINYINT: case DUCKDB_TYPE_SMALLINT: case DUCKDB_TYPE_INTEGER:
 			case DUCKDB_TYPE_BIGINT: case DUCKDB_TYPE_UTINYINT: case DUCKDB_TYPE_USMALLINT:
 			case DUCKDB_TYPE_UINTEGER:
-				snprintf(buf, sizeof(buf), "%" PRId64, duckdb_value_int64(&res, c, r));
+				snprintf(buf, sizeof(buf), "%" PRId64, duckdb_value_int64(res, c, r));
 				fn(arg, r, name, NX_CELL_INT, buf);
 				break;
 			case DUCKDB_TYPE_FLOAT: case DUCKDB_TYPE_DOUBLE: case DUCKDB_TYPE_DECIMAL: {
-				double v = duckdb_value_double(&res, c, r);
+				double v = duckdb_value_double(res, c, r);
 				if (isnan(v) || isinf(v)) {
 					fn(arg, r, name, NX_CELL_NULL, NULL);
 					break;
@@ -670,7 +696,7 @@ int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, v
 				break;
 			}
 			default: {
-				char *text = duckdb_value_varchar(&res, c, r);
+				char *text = duckdb_value_varchar(res, c, r);
 				fn(arg, r, name, NX_CELL_TEXT, text ? text : "");
 				duckdb_free(text);
 				break;
@@ -678,8 +704,6 @@ int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, v
 			}
 		}
 	}
-	duckdb_destroy_result(&res);
-	return 0;
 }
 
 void nx_sql_quote(struct nx_strbuf *out, const char *s)

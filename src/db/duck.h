@@ -116,6 +116,11 @@ typedef void (*nx_duck_row_fn)(void *arg, size_t row, const char *column, int ki
  * 9 significant digits). */
 int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, void *arg,
 			struct nx_err *err);
+/* The same through duckdb_query, DuckDB's own execution path for SQL text (one bind, its
+ * own wait for worker threads), as a program using DuckDB directly runs it: the
+ * baseline of bench/server.sh. Only sql's last statement's result is handed out. */
+int nx_duck_query_cells_plain(struct nx_duck *d, const char *sql, nx_duck_row_fn fn,
+			      void *arg, struct nx_err *err);
 
 /* Locks the database down before anything reads a file: files can then be read only
  * below dir (allowed_directories), all other external access (other files, ATTACH,
