@@ -55,6 +55,20 @@ void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s)
 	nx_strbuf_add(sb, s, strlen(s));
 }
 
+void nx_strbuf_addi64(struct nx_strbuf *sb, int64_t v)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	nx_strbuf_add(sb, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
 void nx_strbuf_vaddf(struct nx_strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list again;

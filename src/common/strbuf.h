@@ -21,6 +21,8 @@ void nx_strbuf_reset(struct nx_strbuf *sb);
 void nx_strbuf_grow(struct nx_strbuf *sb, size_t extra);
 void nx_strbuf_add(struct nx_strbuf *sb, const void *data, size_t len);
 void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s);
+/* Appends v in decimal, as "%" PRId64 would, without printf's parsing of a format. */
+void nx_strbuf_addi64(struct nx_strbuf *sb, int64_t v);
 /* Inline: the JSON tokenizer and writers append byte by byte. */
 static inline void nx_strbuf_addch(struct nx_strbuf *sb, char c)
 {

@@ -92,16 +92,17 @@ static const char *stream_key(struct nx_tev_src *s, int64_t pid, int64_t tid)
 	const struct nx_cev *ev = &s->ev;
 
 	nx_strbuf_reset(&s->sb);
-	nx_strbuf_addf(&s->sb, "%s/", s->files[s->cur].instance);
+	nx_strbuf_addstr(&s->sb, s->files[s->cur].instance);
+	nx_strbuf_addch(&s->sb, '/');
 	if (ev->pid_kind == NX_ID_TEXT)
 		nx_strbuf_addstr(&s->sb, nx_strbuf_str(&ev->pid_text));
 	else
-		nx_strbuf_addf(&s->sb, "%" PRId64, pid);
+		nx_strbuf_addi64(&s->sb, pid);
 	nx_strbuf_addch(&s->sb, '/');
 	if (ev->tid_kind == NX_ID_TEXT)
 		nx_strbuf_addstr(&s->sb, nx_strbuf_str(&ev->tid_text));
 	else
-		nx_strbuf_addf(&s->sb, "%" PRId64, tid);
+		nx_strbuf_addi64(&s->sb, tid);
 	return s->sb.buf;
 }
 
@@ -111,10 +112,15 @@ static struct nx_tstate *stack_of(struct nx_tev_src *s, struct nx_strmap *m, int
 	const struct nx_cev *ev = &s->ev;
 
 	nx_strbuf_reset(&s->sb2);
-	nx_strbuf_addf(&s->sb2, "%" PRId64 "\x1f%" PRId64, pid, async ? 0 : tid);
+	nx_strbuf_addi64(&s->sb2, pid);
+	nx_strbuf_addch(&s->sb2, '\x1f');
+	nx_strbuf_addi64(&s->sb2, async ? 0 : tid);
 	if (async) {
-		nx_strbuf_addf(&s->sb2, "\x1f%s\x1f%s\x1f", nx_strbuf_str(&ev->cat),
-			       nx_strbuf_str(&ev->id));
+		nx_strbuf_addch(&s->sb2, '\x1f');
+		nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->cat));
+		nx_strbuf_addch(&s->sb2, '\x1f');
+		nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->id));
+		nx_strbuf_addch(&s->sb2, '\x1f');
 		nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->name));
 	}
 	struct nx_tstate *slot = nx_strmap_get(m, s->sb2.buf, s->sb2.len, NULL);
@@ -228,7 +234,8 @@ static int flow(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, int64_t p
 	char num[32];
 
 	nx_strbuf_reset(&s->sb2);
-	nx_strbuf_addf(&s->sb2, "%s\x1f", nx_strbuf_str(&ev->cat));
+	nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->cat));
+	nx_strbuf_addch(&s->sb2, '\x1f');
 	nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->id));
 	struct nx_tstate *slot = flow_slot(s);
 	if (ev->ph.buf[0] == 's')

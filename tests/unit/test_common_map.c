@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT
  * test_common_map.c: the common helpers shared by every stage: FNV-1a with the project's
  * seed (values computed independently, so a change of seed or prime is caught), the string map (add, find, growth, keys with NUL bytes, iteration
- * in slot order, clear), the little-endian loads and stores, and JSON string quoting. */
+ * in slot order, clear), the little-endian loads and stores, JSON string quoting and the
+ * decimal integers strbuf appends (against printf's). */
 #include "common/compat.h"
 #include "common/hash.h"
 #include "common/json_writer.h"
 #include "common/le.h"
 #include "common/strmap.h"
+#include "common/strbuf.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -187,6 +189,25 @@ static void test_le_round_trip(void **state)
 	NX_ASSERT_CMP(nx_get_ledouble(b), ==, -2.5);
 }
 
+static void test_strbuf_addi64(void **state)
+{
+	const int64_t v[] = { 0, 7, -7, 10, -10, 1234567890123LL, INT64_MAX, INT64_MIN,
+			      INT64_MIN + 1 };
+	char want[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct nx_strbuf sb = NX_STRBUF_INIT;
+
+		nx_strbuf_addstr(&sb, "x");
+		nx_strbuf_addi64(&sb, v[i]);
+		snprintf(want, sizeof(want), "x%" PRId64, v[i]);
+		assert_string_equal(sb.buf, want);
+		assert_int_equal(sb.len, strlen(want));
+		nx_strbuf_release(&sb);
+	}
+}
+
 /* Plain runs are copied whole; every byte that needs it is escaped, at any position. */
 static void test_json_quote(void **state)
 {
@@ -216,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_strmap_iterates_in_slot_order),
 		cmocka_unit_test(test_le_round_trip),
 		cmocka_unit_test(test_json_quote),
+		cmocka_unit_test(test_strbuf_addi64),
 	};
 	return cmocka_run_group_tests_name("common_map", tests, NULL, NULL);
 }
