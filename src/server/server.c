@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #define MAX_CONNECTIONS 4096
-#define FD_RESERVE 256
+/* Descriptors kept for other than connections: DuckDB's files, among them the first
+ * parquet file of each kept prepared statement (at most NX_STMT_CACHE_TOTAL, stmt_cache.h). */
+#define FD_RESERVE 512
 
 void nx_server_opts_init(struct nx_server_opts *o, const char *data_path)
 {

@@ -5,8 +5,11 @@
 #include "server/stmt_cache.h"
 #include "common/xalloc.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+static atomic_int total; /* entries in every cache of the process */
 
 duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql)
 {
@@ -23,10 +26,12 @@ duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char
 
 static void entry_free(struct nx_stmt_entry *e)
 {
+	if (!e->sql)
+		return;
 	free(e->sql);
-	if (e->ps)
-		duckdb_destroy_prepare(&e->ps);
+	duckdb_destroy_prepare(&e->ps);
 	memset(e, 0, sizeof(*e));
+	atomic_fetch_sub(&total, 1);
 }
 
 bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepared_statement ps)
@@ -45,7 +50,11 @@ bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepare
 		if (e->used < victim->used)
 			victim = e;
 	}
-	entry_free(victim);
+	entry_free(victim); /* a full cache gives up its least recent entry */
+	if (atomic_fetch_add(&total, 1) >= NX_STMT_CACHE_TOTAL) {
+		atomic_fetch_sub(&total, 1);
+		return false;
+	}
 	victim->sql = nx_xstrdup(sql);
 	victim->ps = ps;
 	victim->used = ++c->tick;
@@ -62,7 +71,11 @@ void nx__stmt_cache_drop(struct nx_stmt_cache *c, duckdb_prepared_statement ps)
 void nx__stmt_cache_clear(struct nx_stmt_cache *c)
 {
 	for (size_t i = 0; i < NX_STMT_CACHE_SIZE; i++)
-		if (c->ent[i].sql)
-			entry_free(&c->ent[i]);
+		entry_free(&c->ent[i]);
 	c->tick = 0;
+}
+
+int nx__stmt_cache_total(void)
+{
+	return atomic_load(&total);
 }

@@ -5,7 +5,12 @@
  * executing binds twice; a statement taken from here is bound once per request, as
  * duckdb_query does. Only statements that passed the SELECT-only check are put here.
  * A profile's files never change under one database (a new version gets a new
- * database), so an entry stays valid as long as its connection. */
+ * database), so an entry stays valid as long as its connection.
+ *
+ * A kept statement holds its first parquet file open (DuckDB's reader from the bind),
+ * so the process keeps at most NX_STMT_CACHE_TOTAL statements over all connections and
+ * databases: with every profile's pool full, open files stay within the server's reserve
+ * for DuckDB (FD_RESERVE in server.c). Past the cap a statement is simply not kept. */
 #ifndef NX_SERVER_STMT_CACHE_H
 #define NX_SERVER_STMT_CACHE_H
 
@@ -13,7 +18,8 @@
 
 #include <duckdb.h>
 
-#define NX_STMT_CACHE_SIZE 8
+#define NX_STMT_CACHE_SIZE 8        /* per connection */
+#define NX_STMT_CACHE_TOTAL 128     /* per process */
 #define NX_STMT_CACHE_SQL_MAX 16384 /* longer statements are not kept */
 
 struct nx_stmt_cache {
@@ -28,11 +34,15 @@ struct nx_stmt_cache {
 /* The statement prepared for sql, or NULL. It stays owned by the cache. */
 duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql);
 /* Keeps ps for sql and returns true (the cache owns ps then, evicting the least recently
- * used entry when full); false when sql is too long to keep (ps stays the caller's). */
+ * used entry when full); false when sql is too long to keep or the process already keeps
+ * NX_STMT_CACHE_TOTAL statements and this cache has none to give up (ps stays the
+ * caller's). */
 bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepared_statement ps);
 /* Destroys the entry holding ps (after an execution failed with it). */
 void nx__stmt_cache_drop(struct nx_stmt_cache *c, duckdb_prepared_statement ps);
 /* Destroys every entry (before the connection is closed). */
 void nx__stmt_cache_clear(struct nx_stmt_cache *c);
+/* Statements kept by the whole process (tests). */
+int nx__stmt_cache_total(void);
 
 #endif

@@ -2,7 +2,8 @@
  * test_server_stmt_cache.c: a connection's prepared statements (server/stmt_cache.h) on
  * a real DuckDB connection: a statement comes back for its exact text only and runs
  * again with the same result; a ninth statement evicts the least recently used; a
- * dropped entry is gone; a statement too long to keep stays the caller's. Then through
+ * dropped entry is gone; a statement too long to keep stays the caller's; the process
+ * keeps no more than NX_STMT_CACHE_TOTAL statements over all caches. Then through
  * the real server: repeated queries, a query that fails while running (its statement
  * leaves the cache) and refused statements (never cached) answer the same every time. */
 #include "common/compat.h"
@@ -126,6 +127,43 @@ static void test_drop_and_too_long(void **state)
 	nx__stmt_cache_clear(&c);
 }
 
+static void test_process_cap(void **state)
+{
+	enum { NCACHE = NX_STMT_CACHE_TOTAL / NX_STMT_CACHE_SIZE + 2 };
+	static struct nx_stmt_cache c[NCACHE];
+	int kept = 0, refused = 0;
+	char sql[64];
+
+	(void)state;
+	assert_int_equal(nx__stmt_cache_total(), 0);
+	for (int k = 0; k < NCACHE; k++) {
+		for (int i = 0; i < NX_STMT_CACHE_SIZE; i++) {
+			duckdb_prepared_statement ps;
+
+			snprintf(sql, sizeof(sql), "SELECT %d", k * 100 + i);
+			ps = prep(sql);
+			if (nx__stmt_cache_put(&c[k], sql, ps)) {
+				kept++;
+			} else {
+				refused++;
+				duckdb_destroy_prepare(&ps);
+			}
+		}
+	}
+	assert_int_equal(kept, NX_STMT_CACHE_TOTAL);
+	assert_int_equal(refused, NCACHE * NX_STMT_CACHE_SIZE - NX_STMT_CACHE_TOTAL);
+	assert_int_equal(nx__stmt_cache_total(), NX_STMT_CACHE_TOTAL);
+	/* A full cache still swaps its oldest entry for a new one. */
+	assert_true(nx__stmt_cache_put(&c[0], "SELECT 7777", prep("SELECT 7777")));
+	assert_int_equal(run(nx__stmt_cache_get(&c[0], "SELECT 7777")), 7777);
+	assert_int_equal(nx__stmt_cache_total(), NX_STMT_CACHE_TOTAL);
+	nx__stmt_cache_clear(&c[1]);
+	assert_int_equal(nx__stmt_cache_total(), NX_STMT_CACHE_TOTAL - NX_STMT_CACHE_SIZE);
+	for (int k = 0; k < NCACHE; k++)
+		nx__stmt_cache_clear(&c[k]);
+	assert_int_equal(nx__stmt_cache_total(), 0);
+}
+
 /* The same through the server. */
 static json_t *query(unsigned port, const char *sql, int *status)
 {
@@ -170,6 +208,7 @@ static void test_through_server(void **state)
 			assert_true(json_equal(first, json_object_get(j, "rows")));
 		json_decref(j);
 	}
+	assert_true(nx__stmt_cache_total() > 0); /* the server kept it */
 	/* More distinct statements than a connection keeps, then the first again. */
 	for (int i = 0; i < 2 * NX_STMT_CACHE_SIZE; i++) {
 		snprintf(sql, sizeof(sql), "SELECT COUNT(*) + %d AS n FROM Instruction", i);
@@ -201,6 +240,7 @@ static void test_through_server(void **state)
 	json_decref(j);
 	json_decref(first);
 	nx_server_stop(srv);
+	assert_int_equal(nx__stmt_cache_total(), 0); /* all released with their connections */
 	free(dir);
 }
 
@@ -210,6 +250,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_get_put, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_evicts_least_recent, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_drop_and_too_long, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_process_cap, db_setup, db_teardown),
 		cmocka_unit_test(test_through_server),
 	};
 
