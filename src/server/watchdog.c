@@ -11,31 +11,39 @@ static bool before(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+static void add_ms(struct timespec *t, unsigned ms)
+{
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
 static void *wd_main(void *arg)
 {
 	struct nx_watchdog *wd = arg;
 
 	pthread_mutex_lock(&wd->lock);
 	while (!wd->stop) {
-		struct timespec now, next = { 0, 0 };
-		bool have = false;
+		struct timespec now, next;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
+		next = now;
+		add_ms(&next, NX_WD_TICK_MS);
 		for (struct nx_wd_entry *e = wd->armed; e; e = e->next) {
 			if (e->fired)
 				continue;
 			if (!before(&now, &e->deadline)) {
 				e->fired = true;
 				e->fn(e->arg);
-			} else if (!have || before(&e->deadline, &next)) {
+			} else if (before(&e->deadline, &next)) {
 				next = e->deadline;
-				have = true;
 			}
 		}
-		if (have)
-			pthread_cond_timedwait(&wd->cond, &wd->lock, &next);
-		else
-			pthread_cond_wait(&wd->cond, &wd->lock);
+		wd->wake_at = next;
+		pthread_cond_timedwait(&wd->cond, &wd->lock, &next);
 	}
 	pthread_mutex_unlock(&wd->lock);
 	return NULL;
@@ -80,19 +88,17 @@ void nx__wd_arm(struct nx_watchdog *wd, struct nx_wd_entry *e, unsigned timeout_
 		void *arg)
 {
 	clock_gettime(CLOCK_MONOTONIC, &e->deadline);
-	e->deadline.tv_sec += timeout_ms / 1000;
-	e->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (e->deadline.tv_nsec >= 1000000000L) {
-		e->deadline.tv_sec++;
-		e->deadline.tv_nsec -= 1000000000L;
-	}
+	add_ms(&e->deadline, timeout_ms);
 	e->fn = fn;
 	e->arg = arg;
 	e->fired = false;
 	pthread_mutex_lock(&wd->lock);
 	e->next = wd->armed;
 	wd->armed = e;
-	pthread_cond_signal(&wd->cond);
+	/* A thread that wakes before this deadline will see the entry then; one that has
+	 * not waited yet (wake_at zero) or whose wake-up passed is about to scan. */
+	if (before(&e->deadline, &wd->wake_at))
+		pthread_cond_signal(&wd->cond);
 	pthread_mutex_unlock(&wd->lock);
 }
 

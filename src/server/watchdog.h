@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT
  * watchdog.h: one background thread that fires a callback when a deadline passes.
  * The query path arms an entry before running SQL and disarms it afterwards; the
- * callback interrupts the DuckDB connection so a runaway query stops promptly. */
+ * callback interrupts the DuckDB connection so a runaway query stops promptly. Every
+ * request arms twice (its query, then its connection's wait for the next request), so
+ * arming wakes the thread only when the new deadline comes before the thread's next
+ * wake-up, which is never more than NX_WD_TICK_MS away. */
 #ifndef NX_SERVER_WATCHDOG_H
 #define NX_SERVER_WATCHDOG_H
 
@@ -23,11 +26,14 @@ struct nx_wd_entry {
 	struct nx_wd_entry *next;
 };
 
+#define NX_WD_TICK_MS 1000
+
 struct nx_watchdog {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct nx_wd_entry *armed;
+	struct timespec wake_at; /* when the thread wakes next; zero before it first waits */
 	bool stop;
 	bool running;
 };
