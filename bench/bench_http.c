@@ -13,6 +13,7 @@
  * parses its options and sets up TLS state per transfer; Python adds its interpreter). */
 #include "common/compat.h"
 #include "db/duck.h"
+#include "db/duck_conn.h"
 #include "db/profile_views.h"
 
 #include <arpa/inet.h>
@@ -41,9 +42,17 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A failed system call: what, and errno's text. */
 static void die(const char *what)
 {
-	fprintf(stderr, "bench_http: %s: %s\n", what, errno ? strerror(errno) : "bad reply");
+	fprintf(stderr, "bench_http: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* A reply that is not what HTTP/1.1 says. */
+static void bad_reply(const char *what)
+{
+	fprintf(stderr, "bench_http: bad reply: %s\n", what);
 	exit(1);
 }
 
@@ -80,7 +89,7 @@ static void line(struct conn *c, char *out, size_t size)
 
 	for (;;) {
 		if (!more(c))
-			die("reply ends inside a line");
+			bad_reply("reply ends inside a line");
 		char ch = c->buf[c->pos++];
 		if (ch == '\n')
 			break;
@@ -94,7 +103,7 @@ static void skip(struct conn *c, size_t n)
 {
 	while (n) {
 		if (!more(c))
-			die("reply ends inside its body");
+			bad_reply("reply ends inside its body");
 		size_t k = c->len - c->pos < n ? c->len - c->pos : n;
 		c->pos += k;
 		n -= k;
@@ -110,7 +119,6 @@ static void reply(struct conn *c)
 
 	line(c, l, sizeof(l));
 	if (strncmp(l, "HTTP/1.1 200", 12)) {
-		errno = 0;
 		fprintf(stderr, "bench_http: status line '%s'\n", l);
 		exit(1);
 	}
@@ -125,7 +133,7 @@ static void reply(struct conn *c)
 	}
 	if (!chunked) {
 		if (length < 0)
-			die("reply has neither Content-Length nor chunks");
+			bad_reply("reply has neither Content-Length nor chunks");
 		skip(c, (size_t)length);
 		return;
 	}
@@ -169,7 +177,7 @@ static struct nx_duck *direct_open(const char *dir, const char *sql)
 	struct nx_err err = { 0 };
 
 	if (nx_duck_open(&d, 0, NULL, &err) ||
-	    nx_duck_exec(d, "SET parquet_metadata_cache = true", &err) ||
+	    nx_duck_exec(d, NX_DUCK_FOOTER_CACHE_SQL, &err) ||
 	    nx_db_create_views(d, dir, &err) ||
 	    nx_duck_query_cells_plain(d, sql, no_cell, NULL, &err)) {
 		fprintf(stderr, "bench_http: DuckDB on '%s': %s\n", dir, err.msg);

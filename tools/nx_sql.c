@@ -11,6 +11,7 @@
  *   -C  first create a view per parquet table in DIR, as the derive stage does */
 #include "common/compat.h"
 #include "db/duck.h"
+#include "db/duck_conn.h"
 #include "db/profile_views.h"
 
 #include <stdio.h>
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
 		i++;
 	}
 	if (i < argc && !strcmp(argv[i], "-M")) {
-		if (nx_duck_exec(d, "SET parquet_metadata_cache = true", &err))
+		if (nx_duck_exec(d, NX_DUCK_FOOTER_CACHE_SQL, &err))
 			goto fail;
 		i++;
 	}

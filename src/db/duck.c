@@ -631,37 +631,6 @@ int nx_duck_columns(struct nx_duck *d, const char *select_sql, char ***names, si
 	return 0;
 }
 
-static void cells(duckdb_result *res, nx_duck_row_fn fn, void *arg);
-
-int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, void *arg,
-			struct nx_err *err)
-{
-	duckdb_result res;
-	int rc = run(d, sql, &res, err);
-
-	if (rc)
-		return rc;
-	cells(&res, fn, arg);
-	duckdb_destroy_result(&res);
-	return 0;
-}
-
-int nx_duck_query_cells_plain(struct nx_duck *d, const char *sql, nx_duck_row_fn fn,
-			      void *arg, struct nx_err *err)
-{
-	duckdb_result res;
-
-	if (duckdb_query(d->con, sql, &res) != DuckDBSuccess) {
-		const char *m = duckdb_result_error(&res);
-		int rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
-		duckdb_destroy_result(&res);
-		return rc;
-	}
-	cells(&res, fn, arg);
-	duckdb_destroy_result(&res);
-	return 0;
-}
-
 /* Hands every cell of res to fn as text. */
 static void cells(duckdb_result *res, nx_duck_row_fn fn, void *arg)
 {
@@ -705,6 +674,36 @@ static void cells(duckdb_result *res, nx_duck_row_fn fn, void *arg)
 		}
 	}
 }
+
+int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, void *arg,
+			struct nx_err *err)
+{
+	duckdb_result res;
+	int rc = run(d, sql, &res, err);
+
+	if (rc)
+		return rc;
+	cells(&res, fn, arg);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+int nx_duck_query_cells_plain(struct nx_duck *d, const char *sql, nx_duck_row_fn fn,
+			      void *arg, struct nx_err *err)
+{
+	duckdb_result res;
+
+	if (duckdb_query(d->con, sql, &res) != DuckDBSuccess) {
+		const char *m = duckdb_result_error(&res);
+		int rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+		duckdb_destroy_result(&res);
+		return rc;
+	}
+	cells(&res, fn, arg);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
 
 void nx_sql_quote(struct nx_strbuf *out, const char *s)
 {

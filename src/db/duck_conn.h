@@ -24,6 +24,11 @@ int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struc
  * message becomes err's on failure. */
 int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err);
 
+/* The API server's databases parse each parquet footer once, not once per query (the
+ * cache checks each file's modification time); the benchmarks that compare against
+ * DuckDB directly run the same statement, so both sides read footers alike. */
+#define NX_DUCK_FOOTER_CACHE_SQL "SET parquet_metadata_cache = true"
+
 /* Executes a pending result to the end into *res, like duckdb_execute_pending, but
  * waits (short sleeps, 10 us growing to 250 us) while DuckDB has no task for this thread
  * instead of polling its scheduler in a tight loop: with a one-threaded scan (the

@@ -186,7 +186,7 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	 * 100M-row table is megabytes, and the timeline asks for small windows often. The
 	 * cache checks each file's modification time, and a new profile version gets a new
 	 * database. Sandbox next: even our own view definitions run inside it. */
-	rc = nx_duck_con_exec(c, "SET parquet_metadata_cache = true", err);
+	rc = nx_duck_con_exec(c, NX_DUCK_FOOTER_CACHE_SQL, err);
 	if (!rc)
 		rc = lock_down(c, dir, files, err);
 	if (rc) {
@@ -358,7 +358,6 @@ static const char *stmt_name(duckdb_statement_type t)
 
 struct run {
 	struct pconn *pc;
-	duckdb_connection conn; /* pc->c */
 	struct nx_wd_entry wd;
 	const struct nx_query_limits *lim;
 	bool armed;
@@ -367,7 +366,7 @@ struct run {
 static void on_deadline(void *arg)
 {
 	struct run *r = arg;
-	duckdb_interrupt(r->conn);
+	duckdb_interrupt(r->pc->c);
 }
 
 /* Maps a DuckDB error message to our codes; a fired deadline wins. */
@@ -402,7 +401,7 @@ static int prepare_select(struct run *r, const char *sql, duckdb_prepared_statem
 		*cached = true;
 		return 0;
 	}
-	n = duckdb_extract_statements(r->conn, sql, &ext);
+	n = duckdb_extract_statements(r->pc->c, sql, &ext);
 
 	if (n == 0) {
 		const char *e = duckdb_extract_statements_error(ext);
@@ -416,7 +415,7 @@ static int prepare_select(struct run *r, const char *sql, duckdb_prepared_statem
 			     "per request", (unsigned long long)n);
 		goto out;
 	}
-	if (duckdb_prepare_extracted_statement(r->conn, ext, 0, ps) == DuckDBError) {
+	if (duckdb_prepare_extracted_statement(r->pc->c, ext, 0, ps) == DuckDBError) {
 		rc = db_error(r, duckdb_prepare_error(*ps), err);
 		goto out;
 	}
@@ -560,7 +559,6 @@ int nx__pdb_cursor_open(struct nx_pdb *pdb, const char *sql, const struct nx_que
 		free(k);
 		return rc;
 	}
-	k->r.conn = k->r.pc->c;
 	if (lim->wd && lim->timeout_ms) {
 		nx__wd_arm(lim->wd, &k->r.wd, lim->timeout_ms, on_deadline, &k->r);
 		k->r.armed = true;
@@ -678,7 +676,6 @@ int nx__pdb_query_chunks(struct nx_pdb *pdb, const char *sql, const struct nx_qu
 	rc = conn_get(pdb, &r.pc, err);
 	if (rc)
 		return rc;
-	r.conn = r.pc->c;
 	if (lim->wd && lim->timeout_ms) {
 		nx__wd_arm(lim->wd, &r.wd, lim->timeout_ms, on_deadline, &r);
 		r.armed = true;

@@ -2,6 +2,7 @@
  * server_fixture.c: parquet profile fixtures for the API server tests. */
 #define _GNU_SOURCE
 #include "helper/server_fixture.h"
+#include "helper/http_client.h"
 
 #include <duckdb.h>
 #include <fcntl.h>
@@ -136,4 +137,25 @@ struct nx_server *nx_sfx_start(const struct nx_server_opts *o, unsigned *port)
 	}
 	*port = nx_server_port(s);
 	return s;
+}
+
+json_t *nx_sfx_query(unsigned port, const char *profile, const char *sql, int *status)
+{
+	json_t *req = json_pack("{s:s, s:s}", "type", "databaseExplorerQuery", "query", sql);
+	char *body = json_dumps(req, 0), path[512];
+	struct nx_http_resp r;
+	json_t *j = NULL;
+
+	snprintf(path, sizeof(path), "/api/v1/db/%s/_search", profile);
+	if (nx_http_post_json(port, path, body, &r) != 0) {
+		fprintf(stderr, "no reply from port %u to %s\n", port, path);
+	} else {
+		*status = r.status;
+		if (!(j = json_loads(r.body, 0, NULL)))
+			fprintf(stderr, "not JSON: %.300s\n", r.body);
+		nx_http_resp_free(&r);
+	}
+	free(body);
+	json_decref(req);
+	return j;
 }

@@ -7,6 +7,7 @@
 
 #include "server/server.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,5 +29,10 @@ int nx_sfx_make_profile(const char *data, const char *name, unsigned n_instr);
 void nx_sfx_opts(struct nx_server_opts *o, const char *data);
 /* Starts a server with o; *port gets its port. NULL after printing the error. */
 struct nx_server *nx_sfx_start(const struct nx_server_opts *o, unsigned *port);
+
+/* POSTs a databaseExplorerQuery of sql to the _search of profile on port; *status gets
+ * the HTTP status. Returns the parsed reply (caller decrefs), or NULL after printing why
+ * (no reply, or a body that is not JSON). */
+json_t *nx_sfx_query(unsigned port, const char *profile, const char *sql, int *status);
 
 #endif

@@ -57,19 +57,9 @@ static int teardown(void **state)
 /* Sends one query for profile k; returns the parsed reply and its status. */
 static json_t *query(const char *sql, int *status)
 {
-	json_t *req = json_pack("{s:s, s:s}", "type", "databaseExplorerQuery", "query", sql);
-	char *body = json_dumps(req, 0);
-	struct nx_http_resp r;
-	json_t *j;
+	json_t *j = nx_sfx_query(port, "k", sql, status);
 
-	assert_int_equal(nx_http_post_json(port, "/api/v1/db/k/_search", body, &r), 0);
-	*status = r.status;
-	j = json_loads(r.body, 0, NULL);
-	if (!j)
-		fail_msg("not JSON: %.300s", r.body);
-	nx_http_resp_free(&r);
-	free(body);
-	json_decref(req);
+	assert_non_null(j);
 	return j;
 }
 

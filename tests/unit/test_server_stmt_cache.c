@@ -9,7 +9,6 @@
 #include "common/compat.h"
 #include "server/stmt_cache.h"
 #include "server/server.h"
-#include "helper/http_client.h"
 #include "helper/server_fixture.h"
 
 #include <setjmp.h>
@@ -167,19 +166,9 @@ static void test_process_cap(void **state)
 /* The same through the server. */
 static json_t *query(unsigned port, const char *sql, int *status)
 {
-	json_t *req = json_pack("{s:s, s:s}", "type", "databaseExplorerQuery", "query", sql);
-	char *body = json_dumps(req, 0);
-	struct nx_http_resp r;
-	json_t *j;
+	json_t *j = nx_sfx_query(port, "k", sql, status);
 
-	assert_int_equal(nx_http_post_json(port, "/api/v1/db/k/_search", body, &r), 0);
-	*status = r.status;
-	j = json_loads(r.body, 0, NULL);
-	if (!j)
-		fail_msg("not JSON: %.300s", r.body);
-	nx_http_resp_free(&r);
-	free(body);
-	json_decref(req);
+	assert_non_null(j);
 	return j;
 }
 
