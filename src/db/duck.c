@@ -55,7 +55,6 @@ struct nx_duck {
 	struct nx_duck_ahead *ahead;  /* when it runs ahead on its own thread */
 	struct nx_err source_err;
 	int source_rc;
-	bool shared; /* a second connection (nx_duck_connect): the database is not its own */
 };
 
 /* ---- row buffers ------------------------------------------------------------------ */
@@ -496,20 +495,6 @@ fail:
 	return rc;
 }
 
-int nx_duck_connect(struct nx_duck *d, struct nx_duck **out, struct nx_err *err)
-{
-	struct nx_duck *c = nx_xcalloc(1, sizeof(*c));
-
-	c->db = d->db;
-	c->shared = true;
-	if (duckdb_connect(c->db, &c->con) != DuckDBSuccess) {
-		free(c);
-		return nx_errf(err, NX_EDB, "cannot connect to DuckDB");
-	}
-	*out = c;
-	return 0;
-}
-
 /* Set by a test thread while server threads may be closing databases. */
 static nx_duck_close_hook close_hook;
 static void *close_hook_arg;
@@ -532,11 +517,11 @@ void nx_duck_close(struct nx_duck *d)
 
 	if (!d)
 		return;
-	if (hook && d->con && !d->shared)
+	if (hook && d->con)
 		hook(__atomic_load_n(&close_hook_arg, __ATOMIC_RELAXED), d);
 	if (d->con)
 		duckdb_disconnect(&d->con);
-	if (d->db && !d->shared)
+	if (d->db)
 		duckdb_close(&d->db);
 	free(d);
 }
@@ -846,11 +831,6 @@ static int copy_source(struct nx_duck *d, struct nx_row_source *src, struct nx_d
 {
 	int rc;
 
-	if (d->shared) {
-		nx_duck_ahead_stop(a);
-		return nx_errf(err, NX_EUSAGE, "a row source runs only on the connection that "
-			       "opened the database");
-	}
 	d->source = src;
 	d->source_rc = 0;
 	nx_err_clear(&d->source_err);

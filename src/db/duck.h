@@ -61,9 +61,6 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
 /* Opens an in-memory database. threads = 0 lets DuckDB choose; memory_limit may be NULL. */
 int nx_duck_open(struct nx_duck **out, unsigned threads, const char *memory_limit,
 		 struct nx_err *err);
-/* A second connection to d's database, for SQL run on another thread while d is busy
- * (row sources run only on d). Close it with nx_duck_close before d. */
-int nx_duck_connect(struct nx_duck *d, struct nx_duck **out, struct nx_err *err);
 void nx_duck_close(struct nx_duck *d);
 /* Asks the statement running on d (from another thread) to stop: it fails with
  * DuckDB's "Interrupted" error. Harmless when nothing runs. */

@@ -323,7 +323,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if ((rc = join_parts(&c, pp.tmp, err)) ||
 	    (rc = write_static(&c, d, "Warning", pp.tmp, false, err)) ||
 	    (rc = write_static(&c, d, "SchemaFields", pp.tmp, true, err)) ||
-	    (rc = nx_write_empty_tables(d, pp.tmp, NULL, err)))
+	    (rc = nx_write_empty_tables(pp.tmp, NULL, err)))
 		goto out;
 	nx_duck_close(d);
 	d = NULL;

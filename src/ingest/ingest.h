@@ -62,20 +62,8 @@ int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *er
 
 /* Writes a zero-row <Table>.parquet, with the schema's columns and types, for every
  * stored schema table that has no file in dir yet (empty_tables.c), so a profile has
- * every table of the schema. */
-struct nx_duck;
-int nx_write_empty_tables(struct nx_duck *d, const char *dir, const struct nx_progress *progress,
+ * every table of the schema. Reports each one to progress (may be NULL). */
+int nx_write_empty_tables(const char *dir, const struct nx_progress *progress,
 			  struct nx_err *err);
-/* The same without progress (it may run on a thread of its own): skips the tables named
- * in skip (NULL-terminated, or NULL) and sets written[i] (nx_schema_table_count flags) for
- * each schema table i it writes, so the caller can report them later. */
-int nx_write_empty_tables_marked(struct nx_duck *d, const char *dir, const char *const *skip,
-				 bool *written, struct nx_err *err);
-struct nx_table;
-/* The progress event of an empty table written. */
-void nx_empty_table_progress(const struct nx_progress *progress, const struct nx_table *t);
-/* The SELECT of zero rows with the schema's columns and types of table t. */
-struct nx_strbuf;
-void nx_empty_table_sql(const struct nx_table *t, struct nx_strbuf *out);
 
 #endif

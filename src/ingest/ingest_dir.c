@@ -5,9 +5,7 @@
  *      directory (the first one at its top level, further ones under devices/<name>/),
  *   3. stream every trace into SystemProfileEvents in one pass,
  *   4. write SystemProfileMetadata, DeviceProfileList, Metadata, Warning, SchemaFields,
- *      and a zero-row file for every other stored schema table (those that step 4 does
- *      not write are written on a second connection, on a thread of its own, while
- *      step 3 runs),
+ *      and a zero-row file for every other stored schema table,
  *   5. publish the directory in one rename; on any error remove it instead. */
 #include "common/compat.h"
 #include "ingest/ingest_dir.h"
@@ -21,7 +19,6 @@
 #include "trace/walk.h"
 
 #include <dirent.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,63 +44,6 @@ struct run {
 		double t0;
 	} ev;
 };
-
-/* The empty tables written on a second connection while SystemProfileEvents is read
- * (write_tables). The thread is handed this before it starts and read after its join. */
-struct empties {
-	pthread_t thread;
-	struct nx_duck *d;
-	const char *dir;
-	bool *written; /* per schema table */
-	int rc;
-	struct nx_err err;
-};
-
-/* What this driver writes itself, or may: the thread leaves them alone. */
-static const char *const own_tables[] = {
-	"SystemProfileEvents", "SystemProfileMetadata", "DeviceProfileList", "Metadata",
-	"Warning", "SchemaFields", NULL,
-};
-
-static void *empties_main(void *arg)
-{
-	struct empties *e = arg;
-
-	e->rc = nx_write_empty_tables_marked(e->d, e->dir, own_tables, e->written, &e->err);
-	return NULL;
-}
-
-static int empties_start(struct run *r, struct empties *e, struct nx_err *err)
-{
-	int rc;
-
-	memset(e, 0, sizeof(*e));
-	e->dir = r->tmp;
-	e->written = nx_xcalloc(nx_schema_table_count, sizeof(*e->written));
-	if ((rc = nx_duck_connect(r->d, &e->d, err)))
-		return rc;
-	if ((rc = pthread_create(&e->thread, NULL, empties_main, e))) {
-		nx_duck_close(e->d);
-		e->d = NULL;
-		return nx_errf(err, -rc, "cannot start the empty tables' thread: %s", strerror(rc));
-	}
-	return 0;
-}
-
-/* Joins the thread; its error becomes the result when rc has none yet. */
-static int empties_finish(struct empties *e, int rc, struct nx_err *err)
-{
-	if (e->d) {
-		pthread_join(e->thread, NULL);
-		nx_duck_close(e->d);
-		e->d = NULL;
-		if (!rc && e->rc) {
-			rc = e->rc;
-			*err = e->err;
-		}
-	}
-	return rc;
-}
 
 static void progress(const struct run *r, const char *table, uint64_t rows, double t0)
 {
@@ -378,7 +318,6 @@ static int write_rest(struct run *r, bool device, struct nx_err *err)
 static int write_tables(struct run *r, struct nx_err *err)
 {
 	bool device = r->found.npairs > 0;
-	struct empties e;
 	int rc;
 
 	if ((rc = ingest_devices(r, err)))
@@ -399,21 +338,10 @@ static int write_tables(struct run *r, struct nx_err *err)
 		if (rc)
 			return rc;
 	}
-	if ((rc = empties_start(r, &e, err))) {
-		free(e.written);
+	if ((rc = write_rest(r, device, err)))
 		return rc;
-	}
-	rc = write_rest(r, device, err);
-	rc = empties_finish(&e, rc, err);
-	/* Then the ones still missing (e.g. SystemProfileEvents without rows); all are
-	 * reported last, in schema order, as before. */
-	if (!rc)
-		rc = nx_write_empty_tables_marked(r->d, r->tmp, NULL, e.written, err);
-	for (size_t i = 0; !rc && i < nx_schema_table_count; i++)
-		if (e.written[i])
-			nx_empty_table_progress(r->o->progress, &nx_schema_tables[i]);
-	free(e.written);
-	return rc;
+	/* then every table still missing, reported in schema order */
+	return nx_write_empty_tables(r->tmp, r->o->progress, err);
 }
 
 static void release_warnings(struct nx_ingest_ctx *c)

@@ -5,18 +5,13 @@
  * thread (nx_duck_ahead_start + nx_duck_copy_ahead, with its row group size): its error reaches the
  * caller as it was written, and a copy that fails on DuckDB's side stops the producer.
  * A source started before its database opens (nx_duck_ahead_start) is written whole by
- * nx_duck_copy_ahead, and one never copied stops with its queue full.
- * A second connection (nx_duck_connect) writes the empty tables on another thread while
- * the first one copies a source; it refuses to run a source itself. */
+ * nx_duck_copy_ahead, and one never copied stops with its queue full. */
 #include "common/compat.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
-#include "ingest/ingest.h"
-#include "schema/schema.h"
 #include "helper/fixture.h"
 
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -290,73 +285,6 @@ static void test_ahead_stopped(void **state)
 	free(path);
 }
 
-struct empties {
-	struct nx_duck *d;
-	const char *dir;
-	bool *written;
-	int rc;
-	struct nx_err err;
-};
-
-static void *empties_main(void *arg)
-{
-	static const char *const skip[] = { "SystemProfileEvents", "Warning", NULL };
-	struct empties *e = arg;
-
-	e->rc = nx_write_empty_tables_marked(e->d, e->dir, skip, e->written, &e->err);
-	return NULL;
-}
-
-static void test_second_connection(void **state)
-{
-	struct fx *f = *state;
-	char *dir = f->dir;
-	struct nx_duck *d = f->d;
-	char *path = nx_xasprintf("%s/SystemProfileEvents.parquet", dir);
-	struct nx_err err = { 0 };
-	struct nx_row_source src;
-	struct evsrc s;
-	struct empties e = { .dir = dir };
-	pthread_t th;
-	uint64_t rows = 0;
-	size_t nwritten = 0;
-
-	e.written = nx_xcalloc(nx_schema_table_count, sizeof(*e.written));
-	assert_int_equal(nx_duck_connect(d, &e.d, &err), 0);
-	ev_init(&s, &src, 3 * 2048 + 5, 0);
-	assert_int_equal(nx_duck_copy_source(e.d, &src, path, &rows, &err), NX_EUSAGE);
-	assert_string_equal(err.msg, "a row source runs only on the connection that opened the "
-				     "database");
-	assert_int_equal(pthread_create(&th, NULL, empties_main, &e), 0);
-	assert_int_equal(copy_ahead(d, &src, path, 0, &rows, &err), 0);
-	assert_int_equal(pthread_join(th, NULL), 0);
-	assert_int_equal(e.rc, 0);
-	nx_duck_close(e.d);
-	assert_int_equal(rows, 3 * 2048 + 5);
-	check_events(d, path, 3 * 2048 + 5);
-	for (size_t i = 0; i < nx_schema_table_count; i++) {
-		const struct nx_table *t = &nx_schema_tables[i];
-		char *file = nx_xasprintf("%s/%s.parquet", dir, t->name);
-		bool skipped = !strcmp(t->name, "SystemProfileEvents") ||
-			       !strcmp(t->name, "Warning");
-		assert_int_equal(e.written[i], t->written && !skipped);
-		if (!e.written[i]) {
-			assert_true(skipped || !t->written);
-			if (strcmp(t->name, "SystemProfileEvents"))
-				assert_false(nx_is_file(file));
-			free(file);
-			continue;
-		}
-		nwritten++;
-		assert_int_equal(q(d, "SELECT count(*) FROM read_parquet('%s')", file), 0);
-		assert_int_equal(q(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM "
-				      "read_parquet('%s'))", file), (int64_t)t->nfields);
-		free(file);
-	}
-	assert_true(nwritten > 10);
-	free(e.written);
-	free(path);
-}
 
 /* Started before the database exists, as the trace ingest does: more rows than the
  * queue holds, so the producer waits for the copy, which then gets every row. */
@@ -406,7 +334,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bigint_lists, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_ahead_error, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_ahead_stopped, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_second_connection, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_ahead_before_open, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_ahead_never_copied, fx_setup, fx_teardown),
 	};
