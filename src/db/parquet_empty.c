@@ -2,10 +2,10 @@
  * parquet_empty.c: zero-row parquet files from the schema (see parquet_empty.h). */
 #include "common/compat.h"
 #include "db/parquet_empty.h"
+#include "common/fsutil.h"
 #include "db/thrift_compact.h"
 #include "schema/schema.h"
 
-#include <stdio.h>
 #include <string.h>
 
 /* parquet.thrift's codes, only those used here. */
@@ -14,9 +14,11 @@ enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_FLOAT = 4, PQ_DOUBLE = 5,
 enum { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 };
 enum { PQ_NONE = -1, PQ_UTF8 = 0, PQ_LIST = 3, PQ_INT_32 = 17, PQ_INT_64 = 18 };
 
-/* One leaf column: physical type and converted type (PQ_NONE when it has none). */
+/* A column's leaf: physical and converted type (PQ_NONE when it has none), and whether
+ * the column is a list of it. */
 struct leaf {
 	int type, converted;
+	bool list;
 };
 
 /* SchemaElement's fields, in id order: 1 type, 3 repetition_type, 4 name,
@@ -49,44 +51,44 @@ static void element(struct nx_strbuf *out, int type, int repetition, const char 
 	nx_strbuf_addch(out, NX_TC_STOP);
 }
 
-/* The leaf of a scalar DuckDB type; a type this writer does not know is written as
+/* The leaf of a field's DuckDB type; a type this writer does not know is written as
  * VARCHAR, as the SQL path did. */
-static struct leaf scalar(const char *duck)
+static struct leaf leaf_of(const struct nx_field *f)
 {
 	static const struct {
 		const char *duck;
 		struct leaf leaf;
 	} map[] = {
-		{ "BIGINT", { PQ_INT64, PQ_INT_64 } }, { "INTEGER", { PQ_INT32, PQ_INT_32 } },
-		{ "DOUBLE", { PQ_DOUBLE, PQ_NONE } },  { "FLOAT", { PQ_FLOAT, PQ_NONE } },
-		{ "BOOLEAN", { PQ_BOOLEAN, PQ_NONE } }, { "VARCHAR", { PQ_BYTE_ARRAY, PQ_UTF8 } },
+		{ "BIGINT", { PQ_INT64, PQ_INT_64, false } },
+		{ "INTEGER", { PQ_INT32, PQ_INT_32, false } },
+		{ "DOUBLE", { PQ_DOUBLE, PQ_NONE, false } },
+		{ "FLOAT", { PQ_FLOAT, PQ_NONE, false } },
+		{ "BOOLEAN", { PQ_BOOLEAN, PQ_NONE, false } },
+		{ "VARCHAR", { PQ_BYTE_ARRAY, PQ_UTF8, false } },
+		{ "BIGINT[]", { PQ_INT64, PQ_INT_64, true } },
+		{ "VARCHAR[]", { PQ_BYTE_ARRAY, PQ_UTF8, true } },
 	};
+	const char *duck = nx_schema_duck_type(f);
 
 	for (size_t i = 0; duck && i < sizeof(map) / sizeof(map[0]); i++)
 		if (!strcmp(map[i].duck, duck))
 			return map[i].leaf;
-	return (struct leaf){ PQ_BYTE_ARRAY, PQ_UTF8 };
+	return (struct leaf){ PQ_BYTE_ARRAY, PQ_UTF8, false };
 }
 
 /* A column: a scalar, or a list in parquet's three levels
  * (optional group name (LIST) { repeated group list { optional element } }). */
 static void column(struct nx_strbuf *out, const struct nx_field *f)
 {
-	const char *duck = nx_schema_duck_type(f);
-	size_t n = duck ? strlen(duck) : 0;
+	struct leaf l = leaf_of(f);
 
-	if (n > 2 && !strcmp(duck + n - 2, "[]")) {
-		char item[16] = "";
-		if (n - 2 < sizeof(item))
-			memcpy(item, duck, n - 2);
-		struct leaf l = scalar(item);
+	if (l.list) {
 		element(out, -1, PQ_OPTIONAL, f->name, 1, PQ_LIST);
 		element(out, -1, PQ_REPEATED, "list", 1, PQ_NONE);
 		element(out, l.type, PQ_OPTIONAL, "element", -1, l.converted);
-		return;
+	} else {
+		element(out, l.type, PQ_OPTIONAL, f->name, -1, l.converted);
 	}
-	struct leaf l = scalar(duck);
-	element(out, l.type, PQ_OPTIONAL, f->name, -1, l.converted);
 }
 
 /* The number of schema elements: the root, one per scalar, three per list. */
@@ -94,10 +96,8 @@ static uint32_t elements(const struct nx_table *t)
 {
 	uint32_t n = 1;
 
-	for (size_t i = 0; i < t->nfields; i++) {
-		const char *duck = nx_schema_duck_type(&t->fields[i]);
-		n += duck && strchr(duck, '[') ? 3 : 1;
-	}
+	for (size_t i = 0; i < t->nfields; i++)
+		n += leaf_of(&t->fields[i]).list ? 3 : 1;
 	return n;
 }
 
@@ -134,18 +134,10 @@ void nx_parquet_empty_bytes(const struct nx_table *t, const char *created_by,
 int nx_parquet_write_empty(const struct nx_table *t, const char *path, struct nx_err *err)
 {
 	struct nx_strbuf b = NX_STRBUF_INIT;
-	FILE *fp = fopen(path, "wb");
-	int rc = 0;
+	int rc;
 
-	if (!fp)
-		return nx_errf(err, -errno, "cannot create '%s': %s", path, strerror(errno));
 	nx_parquet_empty_bytes(t, NX_PARQUET_EMPTY_CREATED_BY, &b);
-	if (fwrite(b.buf, 1, b.len, fp) != b.len)
-		rc = nx_errf(err, -errno, "cannot write '%s': %s", path, strerror(errno));
-	if (fclose(fp) && !rc)
-		rc = nx_errf(err, -errno, "cannot write '%s': %s", path, strerror(errno));
-	if (rc)
-		remove(path);
+	rc = nx_write_file_atomic(path, b.buf, b.len, err);
 	nx_strbuf_release(&b);
 	return rc;
 }

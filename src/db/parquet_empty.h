@@ -27,8 +27,8 @@ struct nx_table;
 void nx_parquet_empty_bytes(const struct nx_table *t, const char *created_by,
 			    struct nx_strbuf *out);
 
-/* Writes the file to path (replacing it). On failure nothing is left at path and the
- * error names it. */
+/* Writes the file to path (replacing it) through a temporary sibling and a rename
+ * (nx_write_file_atomic). On failure path is as it was and the error names it. */
 int nx_parquet_write_empty(const struct nx_table *t, const char *path, struct nx_err *err);
 
 #endif

@@ -17,7 +17,6 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -72,21 +71,6 @@ static char *cells(struct nx_duck *d, const char *sql)
 	return nx_strbuf_detach(&out, NULL);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	struct nx_strbuf b = NX_STRBUF_INIT;
-	char buf[4096];
-	size_t n;
-
-	if (!fp)
-		fail_msg("cannot open %s", path);
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		nx_strbuf_add(&b, buf, n);
-	fclose(fp);
-	return nx_strbuf_detach(&b, len);
-}
-
 /* DuckDB's COPY of the table's zero-row SELECT, as the ingest wrote them before. */
 static void duck_write(struct nx_duck *d, const struct nx_table *t, const char *path)
 {
@@ -119,13 +103,16 @@ static void test_bytes_match_duckdb(void **state)
 		char *path = nx_xasprintf("%s/duck-%s.parquet", f->dir, t->name);
 		char *sql = nx_xasprintf("SELECT created_by FROM parquet_file_metadata('%s')", path);
 		struct nx_strbuf ours = NX_STRBUF_INIT;
+		struct nx_err err = { 0 };
 		size_t len;
 
 		duck_write(f->d, t, path);
 		char *by = cells(f->d, sql);
 		by[strlen(by) - 1] = '\0'; /* the cell separator */
 		assert_true(!strncmp(by, "DuckDB version", 14));
-		char *theirs = slurp(path, &len);
+		char *theirs = NULL;
+		if (nx_read_file(path, &theirs, &len, &err))
+			fail_msg("%s", err.msg);
 		nx_parquet_empty_bytes(t, by, &ours);
 		if (ours.len != len || memcmp(ours.buf, theirs, len))
 			fail_msg("%s: our %zu bytes differ from DuckDB's %zu", t->name, ours.len, len);
