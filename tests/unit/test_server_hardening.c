@@ -2,8 +2,8 @@
  * test_server_hardening.c: the server against hostile or unlucky input, through a
  * real server on a free loopback port: names holding quotes (every identifier and
  * literal built from a file or profile name is quoted), idle-connection floods,
- * oversized request lines and headers (JSON errors, not MHD's HTML), and damaged
- * parquet files (the reply and the log name the file). */
+ * oversized request lines and headers (JSON errors, not MHD's HTML), a long query
+ * beside short ones, and damaged parquet files (the reply and the log name the file). */
 #include "common/compat.h"
 #include "server/http.h"
 #include "server/server.h"
@@ -12,9 +12,11 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +323,56 @@ static void test_slow_reply_kept(void **state)
 	nx_server_stop(s);
 }
 
+/* A query that runs on one connection holds up no other (each connection has its own
+ * thread): while one runs to its timeout, a health check and a small query on other
+ * connections are answered before it ends. */
+struct long_query {
+	unsigned port;
+	int status;
+	atomic_bool done;
+};
+
+static void *run_long_query(void *arg)
+{
+	struct long_query *q = arg;
+	struct nx_http_resp r;
+
+	q->status = -1;
+	if (nx_http_post_json(q->port, "/api/v1/db/k/_search",
+			      "{\"type\":\"databaseExplorerQuery\",\"query\":\"SELECT COUNT(*) "
+			      "FROM range(1000000000) a, range(1000000000) b\"}", &r) == 0) {
+		q->status = r.status;
+		nx_http_resp_free(&r);
+	}
+	atomic_store(&q->done, true);
+	return NULL;
+}
+
+static void test_long_query_holds_up_no_other(void **state)
+{
+	struct nx_server *s = start_short(2, 8000);
+	struct long_query q = { .port = nx_server_port(s) };
+	struct nx_http_resp r;
+	pthread_t t;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, run_long_query, &q), 0);
+	usleep(300 * 1000); /* lets the long query start; it then runs for 8 s */
+	assert_int_equal(nx_http_get(q.port, "/api/v1/health", &r), 0);
+	assert_int_equal(r.status, 200);
+	nx_http_resp_free(&r);
+	j = search(q.port, "k", json_pack("{s:s, s:s}", "type", "databaseExplorerQuery", "query",
+					  "SELECT count(*) AS n FROM Instruction"), 200);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(
+				 json_object_get(j, "rows"), 0), 0)), 400);
+	json_decref(j);
+	assert_false(atomic_load(&q.done));
+	pthread_join(t, NULL);
+	assert_int_equal(q.status, 504);
+	nx_server_stop(s);
+}
+
 /* Checks the documented error shape: JSON body, JSON content type, matching status. */
 static void assert_json_error(const struct nx_http_resp *r, int status, const char *code)
 {
@@ -513,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_idle_flood),
 		cmocka_unit_test(test_trickle_closed),
 		cmocka_unit_test(test_slow_reply_kept),
+		cmocka_unit_test(test_long_query_holds_up_no_other),
 		cmocka_unit_test(test_damaged_table_named),
 	};
 
