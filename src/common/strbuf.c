@@ -22,13 +22,6 @@ void nx_strbuf_release(struct nx_strbuf *sb)
 	nx_strbuf_init(sb);
 }
 
-void nx_strbuf_reset(struct nx_strbuf *sb)
-{
-	sb->len = 0;
-	if (sb->buf)
-		sb->buf[0] = '\0';
-}
-
 void nx_strbuf_grow(struct nx_strbuf *sb, size_t extra)
 {
 	size_t need = sb->len + extra + 1;
@@ -40,14 +33,6 @@ void nx_strbuf_grow(struct nx_strbuf *sb, size_t extra)
 		n *= 2;
 	sb->buf = nx_xrealloc(sb->buf, n);
 	sb->alloc = n;
-}
-
-void nx_strbuf_add(struct nx_strbuf *sb, const void *data, size_t len)
-{
-	nx_strbuf_grow(sb, len);
-	memcpy(sb->buf + sb->len, data, len);
-	sb->len += len;
-	sb->buf[sb->len] = '\0';
 }
 
 void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s)
@@ -108,7 +93,3 @@ char *nx_strbuf_detach(struct nx_strbuf *sb, size_t *len)
 	return p;
 }
 
-const char *nx_strbuf_str(const struct nx_strbuf *sb)
-{
-	return sb->buf ? sb->buf : "";
-}

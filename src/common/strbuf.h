@@ -6,6 +6,7 @@
 #include "common/compat.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 struct nx_strbuf {
 	char *buf;
@@ -17,13 +18,26 @@ struct nx_strbuf {
 
 void nx_strbuf_init(struct nx_strbuf *sb);
 void nx_strbuf_release(struct nx_strbuf *sb);
-void nx_strbuf_reset(struct nx_strbuf *sb);
 void nx_strbuf_grow(struct nx_strbuf *sb, size_t extra);
-void nx_strbuf_add(struct nx_strbuf *sb, const void *data, size_t len);
+/* Inline, as the few below: the trace reader calls them for every token. */
+static inline void nx_strbuf_reset(struct nx_strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+static inline void nx_strbuf_add(struct nx_strbuf *sb, const void *data, size_t len)
+{
+	if (sb->len + len + 1 > sb->alloc)
+		nx_strbuf_grow(sb, len);
+	if (len) /* memcpy wants a valid source even for 0 bytes */
+		memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
 void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s);
 /* Appends v in decimal, as "%" PRId64 would, without printf's parsing of a format. */
 void nx_strbuf_addi64(struct nx_strbuf *sb, int64_t v);
-/* Inline: the JSON tokenizer and writers append byte by byte. */
 static inline void nx_strbuf_addch(struct nx_strbuf *sb, char c)
 {
 	if (sb->len + 2 > sb->alloc)
@@ -36,6 +50,9 @@ void nx_strbuf_vaddf(struct nx_strbuf *sb, const char *fmt, va_list ap) NX_PRINT
 /* Hands the buffer to the caller (who frees it) and resets sb. */
 char *nx_strbuf_detach(struct nx_strbuf *sb, size_t *len);
 /* Returns the contents; an empty buffer yields "". */
-const char *nx_strbuf_str(const struct nx_strbuf *sb);
+static inline const char *nx_strbuf_str(const struct nx_strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
 
 #endif
