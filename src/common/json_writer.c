@@ -2,6 +2,7 @@
  * json_writer.c: streaming JSON text writer (see json_writer.h). */
 #include "common/compat.h"
 #include "common/json_writer.h"
+#include "common/json_run.h"
 
 #include <math.h>
 #include <string.h>
@@ -137,9 +138,8 @@ void nx_json_quote(struct nx_strbuf *out, const char *s, size_t len)
 	nx_strbuf_grow(out, len + 2);
 	nx_strbuf_addch(out, '"');
 	for (size_t i = 0; i < len; i++) {
-		size_t run = i;
-		while (run < len && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
-			run++;
+		bool high = false;
+		size_t run = i + nx_json_plain_run((const unsigned char *)s + i, len - i, &high);
 		nx_strbuf_add(out, s + i, run - i); /* the bytes that need no escape, at once */
 		if ((i = run) == len)
 			break;

@@ -6,6 +6,7 @@
  * used to fail, off the paths well-formed input takes. */
 #include "common/compat.h"
 #include "trace/jtok.h"
+#include "common/json_run.h"
 #include "common/json_writer.h"
 #include "common/xalloc.h"
 
@@ -310,11 +311,7 @@ static int lex_string(struct nx_jtok *t, struct nx_err *err)
 		if ((rc = more(t, err)) <= 0)
 			return rc ? rc : early_end(t, err, "a string");
 		const unsigned char *p = t->buf + t->pos, *e = t->buf + t->len;
-		const unsigned char *q = p;
-		while (q < e && *q != '"' && *q != '\\' && *q >= 0x20) {
-			high |= *q >= 0x80;
-			q++;
-		}
+		const unsigned char *q = p + nx_json_plain_run(p, (size_t)(e - p), &high);
 		nx_strbuf_add(&t->text, p, (size_t)(q - p));
 		t->pos += (size_t)(q - p);
 		if (t->text.len > t->max_string)
@@ -512,16 +509,23 @@ int nx_jtok_next(struct nx_jtok *t, struct nx_err *err)
 	int rc;
 
 	for (;;) {
-		/* White space. */
+		/* White space, a run of the window at a time. */
 		for (;;) {
-			if ((rc = more(t, err)) < 0)
-				return rc;
-			if (rc == 0)
+			const unsigned char *b = t->buf;
+			size_t p = t->pos, n = t->len;
+
+			while (p < n && (b[p] == ' ' || b[p] == '\n' || b[p] == '\r' || b[p] == '\t'))
+				p++;
+			t->pos = p;
+			if (p < n) {
+				rc = 1;
 				break;
-			unsigned char c = t->buf[t->pos];
-			if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+			}
+			if ((rc = more(t, err)) <= 0) {
+				if (rc < 0)
+					return rc;
 				break;
-			t->pos++;
+			}
 		}
 		t->tok_off = t->base + t->pos;
 		if (rc == 0) {
