@@ -35,5 +35,13 @@ void nx_jw_raw(struct nx_jw *jw, const char *json);
 
 /* Escapes s as a JSON string literal (with quotes) into out. */
 void nx_json_quote(struct nx_strbuf *out, const char *s, size_t len);
+/* The same for text known to hold no '"', '\\' or control byte: quotes around it. */
+static inline void nx_json_quote_plain(struct nx_strbuf *out, const char *s, size_t len)
+{
+	nx_strbuf_grow(out, len + 2);
+	nx_strbuf_addch(out, '"');
+	nx_strbuf_add(out, s, len);
+	nx_strbuf_addch(out, '"');
+}
 
 #endif

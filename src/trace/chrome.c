@@ -96,11 +96,15 @@ static const char *kind_name(int k)
 	}
 }
 
-/* Starts one member of the event's extra object. */
-static void extra_key(struct nx_cev *ev, const char *key, size_t len)
+/* Starts one member of the event's extra object; plain: the name needs no escape
+ * (struct nx_jtok's text_plain). */
+static void extra_key(struct nx_cev *ev, const char *key, size_t len, bool plain)
 {
 	nx_strbuf_addch(&ev->extra, ev->extra.len ? ',' : '{');
-	nx_json_quote(&ev->extra, key, len);
+	if (plain)
+		nx_json_quote_plain(&ev->extra, key, len);
+	else
+		nx_json_quote(&ev->extra, key, len);
 	nx_strbuf_addch(&ev->extra, ':');
 }
 
@@ -164,7 +168,7 @@ static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err
 		klen = t->text.len < sizeof(key) - 1 ? t->text.len : sizeof(key) - 1;
 		memcpy(key, t->text.buf ? t->text.buf : "", klen);
 		key[klen] = '\0';
-		bool long_key = t->text.len >= sizeof(key) - 1;
+		bool long_key = t->text.len >= sizeof(key) - 1, key_plain = t->text_plain;
 		struct nx_strbuf longk = NX_STRBUF_INIT;
 		if (long_key)
 			nx_strbuf_add(&longk, t->text.buf, t->text.len);
@@ -175,7 +179,7 @@ static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err
 		}
 		rc = 0;
 		if (long_key) {
-			extra_key(ev, longk.buf, longk.len);
+			extra_key(ev, longk.buf, longk.len, key_plain);
 			rc = nx_jtok_capture(t, k, &ev->extra, VALUE_LIMIT, err);
 		} else if (!strcmp(key, "name")) {
 			if (k == NX_JT_STR)
@@ -189,7 +193,7 @@ static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err
 			if (k != NX_JT_NUM && k != NX_JT_STR)
 				rc = nx_jtok_capture(t, k, NULL, 0, err);
 			if (!ev->has_ts || !ts_ok) {
-				extra_key(ev, "ts", 2);
+				extra_key(ev, "ts", 2, true);
 				if (k == NX_JT_NUM || k == NX_JT_STR)
 					nx_jtok_capture(t, k, &ev->extra, VALUE_LIMIT, err);
 				else
@@ -200,7 +204,7 @@ static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err
 			if (k != NX_JT_NUM && k != NX_JT_STR)
 				rc = nx_jtok_capture(t, k, NULL, 0, err);
 			if (!ev->has_dur || !dur_ok || ev->dur_ns < 0) {
-				extra_key(ev, "dur", 3);
+				extra_key(ev, "dur", 3, true);
 				if (k == NX_JT_NUM || k == NX_JT_STR)
 					nx_jtok_capture(t, k, &ev->extra, VALUE_LIMIT, err);
 				else
@@ -211,7 +215,7 @@ static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err
 			rc = id_member(t, k, p ? &ev->pid_kind : &ev->tid_kind, p ? &ev->pid : &ev->tid,
 				       p ? &ev->pid_text : &ev->tid_text, err);
 			if (!rc && (p ? ev->pid_kind : ev->tid_kind) == NX_ID_TEXT) {
-				extra_key(ev, key, 3);
+				extra_key(ev, key, 3, true);
 				if (k == NX_JT_STR)
 					nx_json_quote(&ev->extra, nx_strbuf_str(p ? &ev->pid_text : &ev->tid_text),
 						      (p ? ev->pid_text : ev->tid_text).len);
@@ -235,7 +239,7 @@ static int read_event(struct nx_chrome *c, struct nx_cev *ev, struct nx_err *err
 				set_text(&ev->bind, &t->text);
 				ev->has_bind = true;
 			}
-			extra_key(ev, key, klen);
+			extra_key(ev, key, klen, key_plain);
 			size_t at = ev->extra.len;
 			rc = nx_jtok_capture(t, k, &ev->extra, VALUE_LIMIT, err);
 			if (!rc && (!strcmp(key, "id") || !strcmp(key, "id2"))) {

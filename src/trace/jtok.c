@@ -307,6 +307,7 @@ static int lex_string(struct nx_jtok *t, struct nx_err *err)
 	int rc;
 
 	nx_strbuf_reset(&t->text);
+	t->text_plain = true;
 	for (;;) {
 		if ((rc = more(t, err)) <= 0)
 			return rc ? rc : early_end(t, err, "a string");
@@ -330,11 +331,13 @@ static int lex_string(struct nx_jtok *t, struct nx_err *err)
 				return fail_here(t, NX_ECORRUPT, err,
 						 "NUL byte inside a string (it must be escaped as \\u0000)");
 			slip(&t->slips.ctrl, t->base + t->pos);
+			t->text_plain = false;
 			nx_strbuf_addch(&t->text, (char)*q);
 			t->pos++;
 			continue;
 		}
 		t->pos++; /* the backslash */
+		t->text_plain = false;
 		int c = getb(t, err);
 		if (c == -1)
 			return early_end(t, err, "a string");
@@ -619,10 +622,14 @@ static void emit(struct nx_jtok *t, int kind, struct nx_strbuf *out)
 	case NX_JT_ARR: nx_strbuf_addch(out, '['); break;
 	case NX_JT_ARR_END: nx_strbuf_addch(out, ']'); break;
 	case NX_JT_KEY:
-		nx_json_quote(out, t->text.buf ? t->text.buf : "", t->text.len);
-		nx_strbuf_addch(out, ':');
+	case NX_JT_STR:
+		if (t->text_plain)
+			nx_json_quote_plain(out, nx_strbuf_str(&t->text), t->text.len);
+		else
+			nx_json_quote(out, nx_strbuf_str(&t->text), t->text.len);
+		if (kind == NX_JT_KEY)
+			nx_strbuf_addch(out, ':');
 		break;
-	case NX_JT_STR: nx_json_quote(out, t->text.buf ? t->text.buf : "", t->text.len); break;
 	case NX_JT_NUM: nx_strbuf_add(out, t->text.buf, t->text.len); break;
 	case NX_JT_TRUE: nx_strbuf_addstr(out, "true"); break;
 	case NX_JT_FALSE: nx_strbuf_addstr(out, "false"); break;

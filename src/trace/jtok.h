@@ -55,6 +55,8 @@ struct nx_jtok {
 	uint64_t base;           /* stream offset of buf[0] */
 	bool eof;
 	struct nx_strbuf text;
+	bool text_plain;         /* the last string had no escape and no raw control byte,
+				  * so its text quoted again is the JSON it came as */
 	uint64_t tok_off;        /* stream offset of the current token's first byte */
 	int depth;
 	char stack[NX_JTOK_MAX_DEPTH];
