@@ -34,13 +34,15 @@ void nx_jtok_init(struct nx_jtok *t, struct nx_tin *in)
 	t->buf = nx_xmalloc(NX_JTOK_WINDOW);
 	t->max_string = 64u << 20;
 	nx_strbuf_init(&t->text);
+	nx_strbuf_init(&t->own);
 	t->state = S_TOP;
 }
 
 void nx_jtok_release(struct nx_jtok *t)
 {
 	free(t->buf);
-	nx_strbuf_release(&t->text);
+	nx_strbuf_release(&t->own);
+	nx_strbuf_init(&t->text);
 	t->buf = NULL;
 }
 
@@ -176,11 +178,10 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Replaces invalid UTF-8 in sb[from..] by U+FFFD, one per bad byte. */
-static void utf8_repair(struct nx_strbuf *sb, size_t from)
+/* Length of the valid UTF-8 prefix of s[0..n). */
+static size_t utf8_valid_prefix(const unsigned char *s, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)sb->buf;
-	size_t i = from, n = sb->len;
+	size_t i = 0;
 
 	while (i < n) {
 		size_t l = utf8_len(s + i, n - i);
@@ -188,6 +189,15 @@ static void utf8_repair(struct nx_strbuf *sb, size_t from)
 			break;
 		i += l;
 	}
+	return i;
+}
+
+/* Replaces invalid UTF-8 in sb[from..] by U+FFFD, one per bad byte. */
+static void utf8_repair(struct nx_strbuf *sb, size_t from)
+{
+	const unsigned char *s = (const unsigned char *)sb->buf;
+	size_t i = from + utf8_valid_prefix(s + from, sb->len - from), n = sb->len;
+
 	if (i >= n)
 		return;
 	struct nx_strbuf fixed = NX_STRBUF_INIT;
@@ -243,13 +253,13 @@ static int unicode_escape(struct nx_jtok *t, struct nx_err *err)
 	if (cp >= 0xdc00 && cp <= 0xdfff)
 		cp = 0xfffd;
 	if (cp < 0xd800 || cp > 0xdbff) {
-		put_utf8(&t->text, cp);
+		put_utf8(&t->own, cp);
 		return 0;
 	}
 	if ((rc = more(t, err)) < 0)
 		return rc;
 	if (rc == 0 || t->buf[t->pos] != '\\') {
-		put_utf8(&t->text, 0xfffd);
+		put_utf8(&t->own, 0xfffd);
 		return 0;
 	}
 	t->pos++;
@@ -259,19 +269,19 @@ static int unicode_escape(struct nx_jtok *t, struct nx_err *err)
 	if (c < -1)
 		return c;
 	if (c != 'u') {
-		put_utf8(&t->text, 0xfffd);
+		put_utf8(&t->own, 0xfffd);
 		return escape(t, c, err);
 	}
 	if ((rc = hex4(t, &lo, err)))
 		return rc;
 	if (lo >= 0xdc00 && lo <= 0xdfff) {
-		put_utf8(&t->text, 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00));
+		put_utf8(&t->own, 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00));
 		return 0;
 	}
-	put_utf8(&t->text, 0xfffd);
+	put_utf8(&t->own, 0xfffd);
 	if (lo >= 0xd800 && lo <= 0xdfff)
 		lo = 0xfffd;
-	put_utf8(&t->text, lo);
+	put_utf8(&t->own, lo);
 	return 0;
 }
 
@@ -279,14 +289,14 @@ static int unicode_escape(struct nx_jtok *t, struct nx_err *err)
 static int escape(struct nx_jtok *t, int c, struct nx_err *err)
 {
 	switch (c) {
-	case '"': nx_strbuf_addch(&t->text, '"'); return 0;
-	case '\\': nx_strbuf_addch(&t->text, '\\'); return 0;
-	case '/': nx_strbuf_addch(&t->text, '/'); return 0;
-	case 'b': nx_strbuf_addch(&t->text, '\b'); return 0;
-	case 'f': nx_strbuf_addch(&t->text, '\f'); return 0;
-	case 'n': nx_strbuf_addch(&t->text, '\n'); return 0;
-	case 'r': nx_strbuf_addch(&t->text, '\r'); return 0;
-	case 't': nx_strbuf_addch(&t->text, '\t'); return 0;
+	case '"': nx_strbuf_addch(&t->own, '"'); return 0;
+	case '\\': nx_strbuf_addch(&t->own, '\\'); return 0;
+	case '/': nx_strbuf_addch(&t->own, '/'); return 0;
+	case 'b': nx_strbuf_addch(&t->own, '\b'); return 0;
+	case 'f': nx_strbuf_addch(&t->own, '\f'); return 0;
+	case 'n': nx_strbuf_addch(&t->own, '\n'); return 0;
+	case 'r': nx_strbuf_addch(&t->own, '\r'); return 0;
+	case 't': nx_strbuf_addch(&t->own, '\t'); return 0;
 	case 'u': return unicode_escape(t, err);
 	default:
 		return fail_here(t, NX_ECORRUPT, err, "unknown escape '\\%c' in a string",
@@ -300,22 +310,46 @@ static void slip(struct nx_jtok_slip *s, uint64_t off)
 		s->first = off;
 }
 
-/* Reads a string body after its opening quote into t->text. */
+/* A string that lies whole in the window with nothing to decode or repair is handed
+ * out where it is: t->text points into the window, and its closing quote, consumed
+ * already, becomes the NUL after it. Returns false, having changed nothing, for any
+ * other string. */
+static bool string_in_place(struct nx_jtok *t)
+{
+	unsigned char *p = t->buf + t->pos;
+	size_t n = t->len - t->pos;
+	bool high = false;
+	size_t run = nx_json_plain_run(p, n, &high);
+
+	if (run == n || p[run] != '"' || run > t->max_string ||
+	    (high && utf8_valid_prefix(p, run) != run))
+		return false;
+	p[run] = '\0';
+	t->text = (struct nx_strbuf){ .buf = (char *)p, .len = run, .alloc = 0 };
+	t->pos += run + 1;
+	return true;
+}
+
+/* Reads a string body after its opening quote into t->text: in place when it can
+ * (string_in_place), else decoded into t->own. */
 static int lex_string(struct nx_jtok *t, struct nx_err *err)
 {
 	bool high = false;
 	int rc;
 
-	nx_strbuf_reset(&t->text);
 	t->text_plain = true;
+	if (t->pos < t->len && string_in_place(t))
+		return 0;
+	nx_strbuf_init(&t->text); /* until own holds the whole string */
+	nx_strbuf_reset(&t->own);
 	for (;;) {
 		if ((rc = more(t, err)) <= 0)
 			return rc ? rc : early_end(t, err, "a string");
 		const unsigned char *p = t->buf + t->pos, *e = t->buf + t->len;
 		const unsigned char *q = p + nx_json_plain_run(p, (size_t)(e - p), &high);
-		nx_strbuf_add(&t->text, p, (size_t)(q - p));
+		nx_strbuf_add(&t->own, p, (size_t)(q - p));
 		t->pos += (size_t)(q - p);
-		if (t->text.len > t->max_string)
+		if (t->own.len > t->max_string)
 			return fail_here(t, NX_ECORRUPT, err, "a string is longer than %zu bytes",
 					 t->max_string);
 		if (q == e)
@@ -332,7 +366,7 @@ static int lex_string(struct nx_jtok *t, struct nx_err *err)
 						 "NUL byte inside a string (it must be escaped as \\u0000)");
 			slip(&t->slips.ctrl, t->base + t->pos);
 			t->text_plain = false;
-			nx_strbuf_addch(&t->text, (char)*q);
+			nx_strbuf_addch(&t->own, (char)*q);
 			t->pos++;
 			continue;
 		}
@@ -347,7 +381,8 @@ static int lex_string(struct nx_jtok *t, struct nx_err *err)
 			return rc;
 	}
 	if (high)
-		utf8_repair(&t->text, 0);
+		utf8_repair(&t->own, 0);
+	t->text = t->own;
 	return 0;
 }
 
@@ -392,27 +427,29 @@ static int lex_number(struct nx_jtok *t, struct nx_err *err)
 {
 	int rc;
 
-	nx_strbuf_reset(&t->text);
+	nx_strbuf_init(&t->text); /* until own holds the whole number */
+	nx_strbuf_reset(&t->own);
 	for (;;) {
 		if ((rc = more(t, err)) < 0)
 			return rc;
 		if (rc == 0)
 			break;
-		size_t p = t->pos, end = t->len, room = 4097 - t->text.len;
+		size_t p = t->pos, end = t->len, room = 4097 - t->own.len;
 		if (end - p > room)
 			end = p + room;
 		while (p < end && number_byte(t->buf[p]))
 			p++;
-		nx_strbuf_add(&t->text, t->buf + t->pos, p - t->pos);
+		nx_strbuf_add(&t->own, t->buf + t->pos, p - t->pos);
 		t->pos = p;
-		if (t->text.len > 4096)
+		if (t->own.len > 4096)
 			return nx_jtok_fail(t, NX_ECORRUPT, err, "a number is longer than 4096 bytes");
 		if (p < t->len)
 			break;
 	}
-	if (!valid_number(nx_strbuf_str(&t->text)))
+	if (!valid_number(nx_strbuf_str(&t->own)))
 		return nx_jtok_fail(t, NX_ECORRUPT, err, "'%s' is not a valid JSON number",
-				    nx_strbuf_str(&t->text));
+				    nx_strbuf_str(&t->own));
+	t->text = t->own;
 	if (t->eof && t->depth > 0)
 		return early_end(t, err, where(t));
 	return 0;

@@ -54,7 +54,10 @@ struct nx_jtok {
 	size_t pos, len;
 	uint64_t base;           /* stream offset of buf[0] */
 	bool eof;
+	/* The current token's text (NUL-terminated), valid until the next call: read it,
+	 * never change it. It points into the window or at own. */
 	struct nx_strbuf text;
+	struct nx_strbuf own;    /* text that had to be decoded or crossed the window's end */
 	bool text_plain;         /* the last string had no escape and no raw control byte,
 				  * so its text quoted again is the JSON it came as */
 	uint64_t tok_off;        /* stream offset of the current token's first byte */
