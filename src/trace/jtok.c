@@ -382,7 +382,9 @@ static int lex_string(struct nx_jtok *t, struct nx_err *err)
 	}
 	if (high)
 		utf8_repair(&t->own, 0);
-	t->text = t->own;
+	t->text.buf = t->own.buf;
+	t->text.len = t->own.len;
+	t->text.alloc = 0;
 	return 0;
 }
 
@@ -422,11 +424,41 @@ static inline bool number_byte(unsigned char c)
 	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
+/* A number that ends inside the window is handed out in place: the byte after it (a
+ * delimiter not read yet) is kept aside and a NUL put there, and the next call of
+ * nx_jtok_next puts it back before reading on. */
+static bool number_in_place(struct nx_jtok *t)
+{
+	unsigned char *b = t->buf;
+	size_t p = t->pos, end = t->len;
+
+	if (end - p > 4096)
+		end = p + 4096;
+	while (p < end && number_byte(b[p]))
+		p++;
+	if (p == end)
+		return false; /* at the window's end or too long: the general path decides */
+	t->held = b + p;
+	t->held_byte = b[p];
+	b[p] = '\0';
+	t->text.buf = (char *)b + t->pos;
+	t->text.len = p - t->pos;
+	t->text.alloc = 0;
+	t->pos = p;
+	return true;
+}
+
 /* A number's bytes, appended a run of the window at a time; one byte past 4096 fails. */
 static int lex_number(struct nx_jtok *t, struct nx_err *err)
 {
 	int rc;
 
+	if (number_in_place(t)) {
+		if (!valid_number(t->text.buf))
+			return nx_jtok_fail(t, NX_ECORRUPT, err, "'%s' is not a valid JSON number",
+					    t->text.buf);
+		return 0; /* the held delimiter follows: the input has not ended here */
+	}
 	nx_strbuf_init(&t->text); /* until own holds the whole number */
 	nx_strbuf_reset(&t->own);
 	for (;;) {
@@ -449,7 +481,9 @@ static int lex_number(struct nx_jtok *t, struct nx_err *err)
 	if (!valid_number(nx_strbuf_str(&t->own)))
 		return nx_jtok_fail(t, NX_ECORRUPT, err, "'%s' is not a valid JSON number",
 				    nx_strbuf_str(&t->own));
-	t->text = t->own;
+	t->text.buf = t->own.buf;
+	t->text.len = t->own.len;
+	t->text.alloc = 0;
 	if (t->eof && t->depth > 0)
 		return early_end(t, err, where(t));
 	return 0;
@@ -548,6 +582,10 @@ int nx_jtok_next(struct nx_jtok *t, struct nx_err *err)
 	char sh[8];
 	int rc;
 
+	if (t->held) { /* the byte after an in-place number */
+		*t->held = t->held_byte;
+		t->held = NULL;
+	}
 	for (;;) {
 		/* White space, a run of the window at a time. */
 		for (;;) {

@@ -58,6 +58,8 @@ struct nx_jtok {
 	 * never change it. It points into the window or at own. */
 	struct nx_strbuf text;
 	struct nx_strbuf own;    /* text that had to be decoded or crossed the window's end */
+	unsigned char *held;     /* where an in-place number's NUL stands, or NULL */
+	unsigned char held_byte; /* the byte it replaced */
 	bool text_plain;         /* the last string had no escape and no raw control byte,
 				  * so its text quoted again is the JSON it came as */
 	uint64_t tok_off;        /* stream offset of the current token's first byte */

@@ -248,6 +248,31 @@ static void test_slips_across_windows(void **state)
 	nx_strbuf_release(&out);
 }
 
+/* Strings and numbers are handed out in place in the window; the byte after a number
+ * (each kind of delimiter here) is put back before the next token is read, and a
+ * capture of the whole document gives back its compact form. */
+static void test_in_place_tokens(void **state)
+{
+	static const char doc[] = "{\"a\":1,\"b\":[2,3],\"c\":{\"d\":4}, \"e\" : 5 ,\"f\":-6.5e+3\n"
+				  ",\"g\":\"caf\xc3\xa9\",\"h\":\"x\\ty\",\"i\":[7\t]}";
+	struct nx_strbuf out = NX_STRBUF_INIT;
+	struct tk k;
+	int kind;
+
+	(void)state;
+	assert_int_equal(run(doc, sizeof(doc) - 1, &out, NULL), NX_JT_END);
+	assert_string_equal(out.buf, "a|1|b|2|3|c|d|4|e|5|f|-6.5e+3|g|caf\xc3\xa9|h|x\ty|i|7|");
+	nx_strbuf_reset(&out);
+	tk_open(&k, doc, sizeof(doc) - 1);
+	kind = nx_jtok_next(&k.t, &k.err);
+	assert_int_equal(nx_jtok_capture(&k.t, kind, &out, 1 << 20, &k.err), 0);
+	assert_string_equal(out.buf, "{\"a\":1,\"b\":[2,3],\"c\":{\"d\":4},\"e\":5,\"f\":-6.5e+3,"
+				     "\"g\":\"caf\xc3\xa9\",\"h\":\"x\\ty\",\"i\":[7]}");
+	assert_int_equal(nx_jtok_next(&k.t, &k.err), NX_JT_END);
+	tk_close(&k);
+	nx_strbuf_release(&out);
+}
+
 /* A string and a number longer than the window straddle refills. */
 static void test_tokens_across_windows(void **state)
 {
@@ -348,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_grammar_errors),
 		cmocka_unit_test(test_tolerated_slips),
 		cmocka_unit_test(test_slips_across_windows),
+		cmocka_unit_test(test_in_place_tokens),
 		cmocka_unit_test(test_tokens_across_windows),
 		cmocka_unit_test(test_numbers_across_windows),
 		cmocka_unit_test(test_split_gzip_members),
