@@ -310,6 +310,15 @@ static void slip(struct nx_jtok_slip *s, uint64_t off)
 		s->first = off;
 }
 
+/* Makes t->text a view of len bytes at buf (NUL-terminated there). Field by field: a
+ * 16-byte copy of fields just stored 8 bytes at a time stalls on those stores. */
+static void text_view(struct nx_jtok *t, char *buf, size_t len)
+{
+	t->text.buf = buf;
+	t->text.len = len;
+	t->text.alloc = 0;
+}
+
 /* A string that lies whole in the window with nothing to decode or repair is handed
  * out where it is: t->text points into the window, and its closing quote, consumed
  * already, becomes the NUL after it. Returns false, having changed nothing, for any
@@ -325,7 +334,7 @@ static bool string_in_place(struct nx_jtok *t)
 	    (high && utf8_valid_prefix(p, run) != run))
 		return false;
 	p[run] = '\0';
-	t->text = (struct nx_strbuf){ .buf = (char *)p, .len = run, .alloc = 0 };
+	text_view(t, (char *)p, run);
 	t->pos += run + 1;
 	return true;
 }
@@ -382,9 +391,7 @@ static int lex_string(struct nx_jtok *t, struct nx_err *err)
 	}
 	if (high)
 		utf8_repair(&t->own, 0);
-	t->text.buf = t->own.buf;
-	t->text.len = t->own.len;
-	t->text.alloc = 0;
+	text_view(t, t->own.buf, t->own.len);
 	return 0;
 }
 
@@ -424,42 +431,15 @@ static inline bool number_byte(unsigned char c)
 	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-/* A number that ends inside the window is handed out in place: the byte after it (a
- * delimiter not read yet) is kept aside and a NUL put there, and the next call of
- * nx_jtok_next puts it back before reading on. */
-static bool number_in_place(struct nx_jtok *t)
-{
-	unsigned char *b = t->buf;
-	size_t p = t->pos, end = t->len;
-
-	if (end - p > 4096)
-		end = p + 4096;
-	while (p < end && number_byte(b[p]))
-		p++;
-	if (p == end)
-		return false; /* at the window's end or too long: the general path decides */
-	t->held = b + p;
-	t->held_byte = b[p];
-	b[p] = '\0';
-	t->text.buf = (char *)b + t->pos;
-	t->text.len = p - t->pos;
-	t->text.alloc = 0;
-	t->pos = p;
-	return true;
-}
-
-/* A number's bytes, appended a run of the window at a time; one byte past 4096 fails. */
+/* A number's bytes, a run of the window at a time; one byte past 4096 fails. A number
+ * that ends inside the window is handed out in place: the delimiter after it, not read
+ * yet, is held aside for the NUL, and the next call of nx_jtok_next puts it back. One
+ * that crosses the window's end is gathered in t->own. */
 static int lex_number(struct nx_jtok *t, struct nx_err *err)
 {
 	int rc;
 
-	if (number_in_place(t)) {
-		if (!valid_number(t->text.buf))
-			return nx_jtok_fail(t, NX_ECORRUPT, err, "'%s' is not a valid JSON number",
-					    t->text.buf);
-		return 0; /* the held delimiter follows: the input has not ended here */
-	}
-	nx_strbuf_init(&t->text); /* until own holds the whole number */
+	nx_strbuf_init(&t->text); /* until the whole number is in */
 	nx_strbuf_reset(&t->own);
 	for (;;) {
 		if ((rc = more(t, err)) < 0)
@@ -471,6 +451,14 @@ static int lex_number(struct nx_jtok *t, struct nx_err *err)
 			end = p + room;
 		while (p < end && number_byte(t->buf[p]))
 			p++;
+		if (!t->own.len && p < t->len && p - t->pos <= 4096) {
+			t->held = t->buf + p;
+			t->held_byte = *t->held;
+			*t->held = '\0';
+			text_view(t, (char *)t->buf + t->pos, p - t->pos);
+			t->pos = p;
+			break;
+		}
 		nx_strbuf_add(&t->own, t->buf + t->pos, p - t->pos);
 		t->pos = p;
 		if (t->own.len > 4096)
@@ -478,12 +466,11 @@ static int lex_number(struct nx_jtok *t, struct nx_err *err)
 		if (p < t->len)
 			break;
 	}
-	if (!valid_number(nx_strbuf_str(&t->own)))
+	if (!t->held)
+		text_view(t, t->own.buf, t->own.len);
+	if (!valid_number(nx_strbuf_str(&t->text)))
 		return nx_jtok_fail(t, NX_ECORRUPT, err, "'%s' is not a valid JSON number",
-				    nx_strbuf_str(&t->own));
-	t->text.buf = t->own.buf;
-	t->text.len = t->own.len;
-	t->text.alloc = 0;
+				    nx_strbuf_str(&t->text));
 	if (t->eof && t->depth > 0)
 		return early_end(t, err, where(t));
 	return 0;
