@@ -7,7 +7,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config git curl ca-certificates python3
-      libcmocka-dev libmicrohttpd-dev libjansson-dev zlib1g-dev nodejs npm
+      libcmocka-dev libmicrohttpd-dev libjansson-dev zlib1g-dev libzstd-dev nodejs npm
       clang libclang-rt-dev)
 # installed as the tests' own scripts would (with recommends: Chromium's fonts)
 test_pkgs=()

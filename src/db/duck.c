@@ -4,6 +4,8 @@
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/duck_conn.h"
+#include "db/parquet_write.h"
+#include "db/rowbuf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
@@ -13,18 +15,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-
-enum coltype { COL_BIGINT, COL_INTEGER, COL_FLOAT, COL_DOUBLE, COL_VARCHAR, COL_BOOLEAN,
-	       COL_LIST_BIGINT, COL_LIST_VARCHAR };
-
-struct nx_rowbuf {
-	duckdb_data_chunk chunk;
-	size_t ncols, capacity;
-	enum coltype type[128];
-	duckdb_vector vec[128];
-	void *data[128];
-	uint64_t *validity[128];
-};
 
 /* Chunks a source run ahead of the writer may hold ready (each at most one vector of
  * rows; nx_duck_copy_ahead). 16 lets a source started before its database
@@ -103,7 +93,7 @@ void nx_rowbuf_i64list(struct nx_rowbuf *b, size_t col, size_t row, const int64_
 {
 	idx_t first = 0;
 
-	if (b->type[col] != COL_LIST_BIGINT) {
+	if (b->type[col] != NX_COL_LIST_BIGINT) {
 		if (n)
 			nx_rowbuf_i64(b, col, row, v[0]);
 		return;
@@ -125,7 +115,7 @@ void nx_rowbuf_strlist(struct nx_rowbuf *b, size_t col, size_t row, const char *
 
 	if (!s)
 		return;
-	if (b->type[col] != COL_LIST_VARCHAR) {
+	if (b->type[col] != NX_COL_LIST_VARCHAR) {
 		nx_rowbuf_str(b, col, row, s);
 		return;
 	}
@@ -145,21 +135,21 @@ void nx_rowbuf_strlist(struct nx_rowbuf *b, size_t col, size_t row, const char *
 void nx_rowbuf_i64(struct nx_rowbuf *b, size_t col, size_t row, int64_t v)
 {
 	switch (b->type[col]) {
-	case COL_BIGINT: ((int64_t *)b->data[col])[row] = v; break;
-	case COL_INTEGER: ((int32_t *)b->data[col])[row] = (int32_t)v; break;
-	case COL_FLOAT: ((float *)b->data[col])[row] = (float)v; break;
-	case COL_DOUBLE: ((double *)b->data[col])[row] = (double)v; break;
-	case COL_BOOLEAN: ((bool *)b->data[col])[row] = v != 0; break;
-	case COL_VARCHAR: {
+	case NX_COL_BIGINT: ((int64_t *)b->data[col])[row] = v; break;
+	case NX_COL_INTEGER: ((int32_t *)b->data[col])[row] = (int32_t)v; break;
+	case NX_COL_FLOAT: ((float *)b->data[col])[row] = (float)v; break;
+	case NX_COL_DOUBLE: ((double *)b->data[col])[row] = (double)v; break;
+	case NX_COL_BOOLEAN: ((bool *)b->data[col])[row] = v != 0; break;
+	case NX_COL_VARCHAR: {
 		char tmp[32];
 		int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
 		duckdb_vector_assign_string_element_len(b->vec[col], row, tmp, (idx_t)n);
 		break;
 	}
-	case COL_LIST_BIGINT:
+	case NX_COL_LIST_BIGINT:
 		nx_rowbuf_i64list(b, col, row, &v, 1);
 		return;
-	case COL_LIST_VARCHAR: {
+	case NX_COL_LIST_VARCHAR: {
 		char tmp[32];
 		int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
 		idx_t first = 0;
@@ -179,8 +169,8 @@ void nx_rowbuf_i32(struct nx_rowbuf *b, size_t col, size_t row, int32_t v)
 void nx_rowbuf_f64(struct nx_rowbuf *b, size_t col, size_t row, double v)
 {
 	switch (b->type[col]) {
-	case COL_FLOAT: ((float *)b->data[col])[row] = (float)v; break;
-	case COL_DOUBLE: ((double *)b->data[col])[row] = v; break;
+	case NX_COL_FLOAT: ((float *)b->data[col])[row] = (float)v; break;
+	case NX_COL_DOUBLE: ((double *)b->data[col])[row] = v; break;
 	default: nx_rowbuf_i64(b, col, row, (int64_t)llround(v)); return;
 	}
 	mark_valid(b, col, row);
@@ -200,13 +190,13 @@ void nx_rowbuf_strn(struct nx_rowbuf *b, size_t col, size_t row, const char *s, 
 {
 	if (!s)
 		return;
-	if (b->type[col] == COL_LIST_VARCHAR) {
+	if (b->type[col] == NX_COL_LIST_VARCHAR) {
 		idx_t first = 0;
 		duckdb_vector child = list_cell(b, col, row, 1, &first);
 		list_str_item(child, first, s, len);
 		return;
 	}
-	if (b->type[col] != COL_VARCHAR) {
+	if (b->type[col] != NX_COL_VARCHAR) {
 		char *tmp = nx_xstrndup(s, len);
 		nx_rowbuf_i64(b, col, row, strtoll(tmp, NULL, 10));
 		free(tmp);
@@ -244,18 +234,18 @@ int nx_colmap_init(struct nx_colmap *map, const char *table, const char *const *
  * VARCHAR. */
 static const struct coldef {
 	const char *name;
-	enum coltype ct;
+	enum nx_coltype ct;
 	duckdb_type item;
 	bool list;
 } coldefs[] = {
-	{ "VARCHAR", COL_VARCHAR, DUCKDB_TYPE_VARCHAR, false },
-	{ "BIGINT", COL_BIGINT, DUCKDB_TYPE_BIGINT, false },
-	{ "INTEGER", COL_INTEGER, DUCKDB_TYPE_INTEGER, false },
-	{ "FLOAT", COL_FLOAT, DUCKDB_TYPE_FLOAT, false },
-	{ "DOUBLE", COL_DOUBLE, DUCKDB_TYPE_DOUBLE, false },
-	{ "BOOLEAN", COL_BOOLEAN, DUCKDB_TYPE_BOOLEAN, false },
-	{ "BIGINT[]", COL_LIST_BIGINT, DUCKDB_TYPE_BIGINT, true },
-	{ "VARCHAR[]", COL_LIST_VARCHAR, DUCKDB_TYPE_VARCHAR, true },
+	{ "VARCHAR", NX_COL_VARCHAR, DUCKDB_TYPE_VARCHAR, false },
+	{ "BIGINT", NX_COL_BIGINT, DUCKDB_TYPE_BIGINT, false },
+	{ "INTEGER", NX_COL_INTEGER, DUCKDB_TYPE_INTEGER, false },
+	{ "FLOAT", NX_COL_FLOAT, DUCKDB_TYPE_FLOAT, false },
+	{ "DOUBLE", NX_COL_DOUBLE, DUCKDB_TYPE_DOUBLE, false },
+	{ "BOOLEAN", NX_COL_BOOLEAN, DUCKDB_TYPE_BOOLEAN, false },
+	{ "BIGINT[]", NX_COL_LIST_BIGINT, DUCKDB_TYPE_BIGINT, true },
+	{ "VARCHAR[]", NX_COL_LIST_VARCHAR, DUCKDB_TYPE_VARCHAR, true },
 };
 
 static const struct coldef *coldef_of(const struct nx_field *f)
@@ -266,6 +256,11 @@ static const struct coldef *coldef_of(const struct nx_field *f)
 		if (!strcmp(t, coldefs[i].name))
 			return &coldefs[i];
 	return &coldefs[0];
+}
+
+enum nx_coltype nx_rowbuf_coltype(const struct nx_field *f)
+{
+	return coldef_of(f)->ct;
 }
 
 /* The logical type of a field's column (the caller destroys it). */
@@ -316,7 +311,7 @@ static void rowbuf_bind(struct nx_rowbuf *b, duckdb_data_chunk chunk, const stru
 		duckdb_vector_ensure_validity_writable(b->vec[c]);
 		b->validity[c] = duckdb_vector_get_validity(b->vec[c]);
 		memset(b->validity[c], 0, (b->capacity + 63) / 64 * sizeof(uint64_t));
-		if (b->type[c] == COL_LIST_BIGINT || b->type[c] == COL_LIST_VARCHAR) {
+		if (b->type[c] == NX_COL_LIST_BIGINT || b->type[c] == NX_COL_LIST_VARCHAR) {
 			/* NULL cells still hold an entry; an empty one is the tidy value */
 			memset(b->data[c], 0, b->capacity * sizeof(duckdb_list_entry));
 			duckdb_list_vector_set_size(b->vec[c], 0);
@@ -391,26 +386,36 @@ static void *ahead_main(void *arg)
 	}
 }
 
-/* The scan of a source run ahead: the next ready chunk's vectors become output's. */
-static int ahead_scan(struct nx_duck *d, duckdb_data_chunk output)
+/* The next chunk of a source run ahead, waiting for it; NULL at the source's end. When
+ * the source ended with an error, that error is returned (with err) instead. */
+static int ahead_take(struct nx_duck_ahead *a, duckdb_data_chunk *chunk, struct nx_err *err)
 {
-	struct nx_duck_ahead *a = d->ahead;
-	duckdb_data_chunk chunk = NULL;
-	int rc;
+	int rc = 0;
 
+	*chunk = NULL;
 	pthread_mutex_lock(&a->mu);
 	while (!a->count && !a->done)
 		pthread_cond_wait(&a->ready, &a->mu);
 	if (a->count) {
-		chunk = a->q[a->head];
+		*chunk = a->q[a->head];
 		a->head = (a->head + 1) % AHEAD_CHUNKS;
 		a->count--;
 		pthread_cond_signal(&a->room);
+	} else if (a->rc) {
+		rc = a->rc;
+		if (err)
+			*err = a->err;
 	}
-	rc = a->rc;
-	if (!chunk && rc)
-		d->source_err = a->err;
 	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
+/* The scan of a source run ahead: the next ready chunk's vectors become output's. */
+static int ahead_scan(struct nx_duck *d, duckdb_data_chunk output)
+{
+	duckdb_data_chunk chunk;
+	int rc = ahead_take(d->ahead, &chunk, &d->source_err);
+
 	if (!chunk) {
 		duckdb_data_chunk_set_size(output, 0);
 		return rc;
@@ -859,6 +864,37 @@ int nx_duck_copy_ahead(struct nx_duck *d, struct nx_duck_ahead *a, const char *p
 		       unsigned long row_group, uint64_t *rows, struct nx_err *err)
 {
 	return copy_source(d, a->src, a, path, NULL, row_group, rows, err);
+}
+
+int nx_duck_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long row_group,
+			uint64_t *rows, struct nx_err *err)
+{
+	const struct nx_table *t = a->src->table;
+	struct nx_pqw *w = NULL;
+	int rc = nx_pqw_open(&w, t, path, source_row_group(row_group), err);
+
+	while (!rc) {
+		duckdb_data_chunk chunk;
+		struct nx_rowbuf b;
+		if ((rc = ahead_take(a, &chunk, err)) || !chunk)
+			break;
+		b.ncols = t->nfields;
+		b.capacity = duckdb_vector_size();
+		for (size_t c = 0; c < t->nfields; c++) {
+			b.type[c] = coldef_of(&t->fields[c])->ct;
+			b.vec[c] = duckdb_data_chunk_get_vector(chunk, c);
+			b.data[c] = duckdb_vector_get_data(b.vec[c]);
+			b.validity[c] = duckdb_vector_get_validity(b.vec[c]);
+		}
+		rc = nx_pqw_add(w, &b, (size_t)duckdb_data_chunk_get_size(chunk), err);
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	nx_duck_ahead_stop(a);
+	if (rc) {
+		nx_pqw_abort(w);
+		return rc;
+	}
+	return nx_pqw_close(w, rows, err);
 }
 
 int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,

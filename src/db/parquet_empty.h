@@ -9,7 +9,7 @@
  * What: "PAR1", the footer (FileMetaData in Thrift's compact protocol: version 1, the
  * schema, num_rows 0, no row groups, created_by), its length, "PAR1". Each column gets
  * the physical and converted type DuckDB's writer gives the column's DuckDB type
- * (nx_schema_duck_type), so the bytes are DuckDB's own but for created_by. No DuckDB
+ * (db/parquet_meta.h), so the bytes are DuckDB's own but for created_by. No DuckDB
  * here. */
 #ifndef NX_DB_PARQUET_EMPTY_H
 #define NX_DB_PARQUET_EMPTY_H

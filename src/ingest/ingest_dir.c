@@ -210,9 +210,9 @@ static int write_events(struct run *r, struct nx_err *err)
 	struct events *ev = &r->ev;
 	char *final = nx_path_join(r->tmp, "SystemProfileEvents.parquet");
 	uint64_t rows = 0;
-	int rc = nx_duck_copy_ahead(r->d, ev->ahead, final, EVENTS_ROW_GROUP, &rows, err);
+	int rc = nx_duck_write_ahead(ev->ahead, final, EVENTS_ROW_GROUP, &rows, err);
 
-	ev->ahead = NULL; /* stopped and freed by the copy */
+	ev->ahead = NULL; /* stopped and freed by the write */
 	if (!rc && !rows)
 		remove(final);
 	r->facts.first_ns = ev->s.first_ns;

@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: MIT
+ * parquet_write.c: parquet files from batches of rows, without DuckDB's writer (see
+ * parquet_write.h). A column collects the levels and PLAIN values of a row group; at
+ * the group's end each column becomes one compressed page, and its ColumnChunk is
+ * appended to the encoded row groups the footer lists. */
+#include "common/compat.h"
+#include "db/parquet_write.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "db/parquet_meta.h"
+#include "db/parquet_empty.h"
+#include "db/rowbuf.h"
+#include "db/thrift_compact.h"
+#include "schema/schema.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+/* zstd's level: 1 is its fastest; level 3, DuckDB's, made files a few percent smaller
+ * for a fifth more of the writer's time (docs/framework-traces.md). */
+#define ZSTD_LEVEL 1
+/* A row group ends early when one column's values pass this. */
+#define GROUP_BYTES ((size_t)64 << 20)
+
+enum { PAGE_DATA = 0, ENC_PLAIN = 0, ENC_RLE = 3, CODEC_ZSTD = 6 };
+
+struct col {
+	const struct nx_field *f;
+	struct nx_pq_leaf leaf;
+	enum nx_coltype ct;
+	int max_def;           /* 1 for a scalar, 3 for a list */
+	struct nx_strbuf vals; /* the row group's values, PLAIN (booleans: a byte each) */
+	uint8_t *def, *rep;    /* its levels, a byte each (rep: lists only) */
+	size_t nlev, levcap;
+	uint64_t nulls;        /* NULL cells of a scalar */
+	bool minmax, nan;      /* min/max hold a value; a float column saw NaN */
+	union {
+		int64_t i;
+		double d;
+	} min, max;
+};
+
+struct nx_pqw {
+	const struct nx_table *t;
+	char *path, *tmp;
+	int fd;
+	uint64_t off;            /* bytes written so far */
+	unsigned long row_group;
+	uint64_t rows, group_rows;
+	struct col *cols;
+	struct nx_strbuf page;   /* a page's body before compression */
+	struct nx_strbuf hdr;    /* a page's header */
+	struct nx_strbuf groups; /* the RowGroup structs written so far, encoded */
+	uint32_t ngroups;
+	ZSTD_CCtx *zc;
+	void *zbuf;
+	size_t zcap;
+};
+
+/* ---- writing the file -------------------------------------------------------------- */
+
+static int put(struct nx_pqw *w, const void *data, size_t len, struct nx_err *err)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return nx_errf(err, n < 0 ? -errno : -EIO,
+				       "cannot write '%s' at byte %" PRIu64 ": %s", w->tmp, w->off,
+				       n < 0 ? strerror(errno) : "nothing written");
+		p += n;
+		len -= (size_t)n;
+		w->off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int nx_pqw_open(struct nx_pqw **out, const struct nx_table *t, const char *path,
+		unsigned long row_group, struct nx_err *err)
+{
+	struct nx_pqw *w = nx_xcalloc(1, sizeof(*w));
+
+	*out = NULL;
+	w->t = t;
+	w->path = nx_xstrdup(path);
+	w->tmp = nx_xasprintf("%s.tmp.%d", path, (int)getpid());
+	w->row_group = row_group ? row_group : 8192UL;
+	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		int rc = nx_errf(err, -errno, "cannot create '%s': %s", w->tmp, strerror(errno));
+		free(w->tmp);
+		free(w->path);
+		free(w);
+		return rc;
+	}
+	w->zc = ZSTD_createCCtx();
+	if (!w->zc) {
+		nx_pqw_abort(w);
+		return nx_errf(err, -ENOMEM, "cannot start zstd for '%s'", path);
+	}
+	w->cols = nx_xcalloc(t->nfields, sizeof(*w->cols));
+	for (size_t i = 0; i < t->nfields; i++) {
+		struct col *c = &w->cols[i];
+		c->f = &t->fields[i];
+		c->leaf = nx_pq_leaf_of(c->f);
+		c->ct = nx_rowbuf_coltype(c->f);
+		c->max_def = c->leaf.list ? 3 : 1;
+	}
+	*out = w;
+	return put(w, "PAR1", 4, err);
+}
+
+/* ---- collecting a row group ---------------------------------------------------------- */
+
+static void levels_room(struct col *c, size_t more)
+{
+	if (c->nlev + more <= c->levcap)
+		return;
+	c->levcap = c->levcap * 2 > c->nlev + more ? c->levcap * 2 : c->nlev + more + 1024;
+	c->def = nx_xrealloc(c->def, c->levcap);
+	if (c->leaf.list)
+		c->rep = nx_xrealloc(c->rep, c->levcap);
+}
+
+static inline void see_i64(struct col *c, int64_t v)
+{
+	if (!c->minmax) {
+		c->min.i = c->max.i = v;
+		c->minmax = true;
+	} else if (v < c->min.i) {
+		c->min.i = v;
+	} else if (v > c->max.i) {
+		c->max.i = v;
+	}
+}
+
+static inline void see_f64(struct col *c, double v)
+{
+	if (isnan(v)) {
+		c->nan = true;
+	} else if (!c->minmax) {
+		c->min.d = c->max.d = v;
+		c->minmax = true;
+	} else if (v < c->min.d) {
+		c->min.d = v;
+	} else if (v > c->max.d) {
+		c->max.d = v;
+	}
+}
+
+static inline const char *str_of(const duckdb_string_t *s, uint32_t *len)
+{
+	*len = s->value.inlined.length;
+	return *len <= sizeof(s->value.inlined.inlined) ? s->value.inlined.inlined
+							 : s->value.pointer.ptr;
+}
+
+static inline void put_str(struct nx_strbuf *vals, const duckdb_string_t *s)
+{
+	uint32_t len;
+	const char *p = str_of(s, &len);
+	unsigned char le[4] = { (unsigned char)len, (unsigned char)(len >> 8),
+				(unsigned char)(len >> 16), (unsigned char)(len >> 24) };
+
+	nx_strbuf_add(vals, le, 4);
+	nx_strbuf_add(vals, p, len);
+}
+
+/* Rows [from, to) of a scalar column. Values go in little-endian, as the machine
+ * holds them (x86-64 and arm64 alike). */
+static void add_scalar(struct col *c, const void *data, const uint64_t *valid, size_t from,
+		       size_t to)
+{
+	levels_room(c, to - from);
+	for (size_t r = from; r < to; r++) {
+		bool ok = nx_rowbuf_valid(valid, r);
+		c->def[c->nlev++] = ok;
+		if (!ok) {
+			c->nulls++;
+			continue;
+		}
+		switch (c->ct) {
+		case NX_COL_BIGINT: {
+			int64_t v = ((const int64_t *)data)[r];
+			see_i64(c, v);
+			nx_strbuf_add(&c->vals, &v, 8);
+			break;
+		}
+		case NX_COL_INTEGER: {
+			int32_t v = ((const int32_t *)data)[r];
+			see_i64(c, v);
+			nx_strbuf_add(&c->vals, &v, 4);
+			break;
+		}
+		case NX_COL_DOUBLE: {
+			double v = ((const double *)data)[r];
+			see_f64(c, v);
+			nx_strbuf_add(&c->vals, &v, 8);
+			break;
+		}
+		case NX_COL_FLOAT: {
+			float v = ((const float *)data)[r];
+			see_f64(c, v);
+			nx_strbuf_add(&c->vals, &v, 4);
+			break;
+		}
+		case NX_COL_BOOLEAN:
+			nx_strbuf_addch(&c->vals, ((const bool *)data)[r] ? 1 : 0);
+			break;
+		default:
+			put_str(&c->vals, &((const duckdb_string_t *)data)[r]);
+			break;
+		}
+	}
+}
+
+/* Rows [from, to) of a list column: a NULL list is level 0, an empty one 1, an item
+ * that is NULL 2 and one that is not 3; repetition 0 starts a row's list, 1 goes on
+ * with it. */
+static void add_list(struct col *c, duckdb_vector vec, const uint64_t *valid, size_t from,
+		     size_t to)
+{
+	const duckdb_list_entry *e = duckdb_vector_get_data(vec);
+	duckdb_vector child = duckdb_list_vector_get_child(vec);
+	const void *items = duckdb_vector_get_data(child);
+	const uint64_t *ivalid = duckdb_vector_get_validity(child);
+
+	for (size_t r = from; r < to; r++) {
+		size_t len = nx_rowbuf_valid(valid, r) ? (size_t)e[r].length : 0;
+		levels_room(c, len ? len : 1);
+		if (!nx_rowbuf_valid(valid, r) || !len) {
+			c->rep[c->nlev] = 0;
+			c->def[c->nlev++] = nx_rowbuf_valid(valid, r) ? 1 : 0;
+			continue;
+		}
+		for (size_t k = 0; k < len; k++) {
+			size_t i = (size_t)e[r].offset + k;
+			bool ok = nx_rowbuf_valid(ivalid, i);
+			c->rep[c->nlev] = k > 0;
+			c->def[c->nlev++] = ok ? 3 : 2;
+			if (!ok)
+				continue;
+			if (c->ct == NX_COL_LIST_BIGINT) {
+				int64_t v = ((const int64_t *)items)[i];
+				nx_strbuf_add(&c->vals, &v, 8);
+			} else {
+				put_str(&c->vals, &((const duckdb_string_t *)items)[i]);
+			}
+		}
+	}
+}
+
+/* ---- a row group's pages and footer entries ---------------------------------------- */
+
+/* The length of the run of equal levels at i. */
+static size_t run_at(const uint8_t *lv, size_t i, size_t n)
+{
+	size_t j = i + 1;
+
+	while (j < n && lv[j] == lv[i])
+		j++;
+	return j - i;
+}
+
+/* Appends n levels of bit width bw (1 or 2) in the RLE/bit-packed hybrid, after their
+ * length (4 bytes, little-endian: data page v1). A run of 8 or more equal levels is an
+ * RLE run; levels between runs are bit-packed 8 to a group, the last group of the page
+ * padded with zeros (a reader stops at the page's value count). */
+static void put_levels(struct nx_strbuf *out, const uint8_t *lv, size_t n, int bw)
+{
+	size_t at = out->len, i = 0;
+
+	nx_strbuf_add(out, "\0\0\0\0", 4);
+	while (i < n) {
+		size_t r = run_at(lv, i, n);
+		if (r >= 8) {
+			nx_tc_write_varint(out, (uint64_t)r << 1);
+			nx_strbuf_addch(out, (char)lv[i]);
+			i += r;
+			continue;
+		}
+		size_t j = i;
+		do
+			j += 8;
+		while (j < n && run_at(lv, j, n) < 8);
+		nx_tc_write_varint(out, (uint64_t)((j - i) / 8) << 1 | 1);
+		for (; i < j; i += 8) {
+			uint32_t acc = 0;
+			for (size_t k = 0; k < 8; k++)
+				acc |= (uint32_t)(i + k < n ? lv[i + k] : 0) << (bw * k);
+			for (int b = 0; b < bw; b++)
+				nx_strbuf_addch(out, (char)(acc >> (8 * b)));
+		}
+		i = j < n ? j : n;
+	}
+	uint32_t len = (uint32_t)(out->len - at - 4);
+	for (int b = 0; b < 4; b++)
+		out->buf[at + b] = (char)(len >> (8 * b));
+}
+
+/* PLAIN booleans: one bit each, the first in the lowest bit. */
+static void put_bools(struct nx_strbuf *out, const struct nx_strbuf *vals)
+{
+	for (size_t i = 0; i < vals->len; i += 8) {
+		unsigned char byte = 0;
+		for (size_t k = 0; k < 8 && i + k < vals->len; k++)
+			byte |= (unsigned char)((vals->buf[i + k] & 1) << k);
+		nx_strbuf_addch(out, (char)byte);
+	}
+}
+
+static void put_i64_field(struct nx_strbuf *out, int16_t *last, int16_t id, int64_t v)
+{
+	nx_tc_write_field(out, *last, NX_TC_I64, id);
+	nx_tc_write_zigzag(out, v);
+	*last = id;
+}
+
+static void put_i32_field(struct nx_strbuf *out, int16_t *last, int16_t id, int32_t v)
+{
+	nx_tc_write_field(out, *last, NX_TC_I32, id);
+	nx_tc_write_zigzag(out, v);
+	*last = id;
+}
+
+static void put_bin_field(struct nx_strbuf *out, int16_t *last, int16_t id, const void *p,
+			  size_t len)
+{
+	nx_tc_write_field(out, *last, NX_TC_BINARY, id);
+	nx_tc_write_varint(out, len);
+	nx_strbuf_add(out, p, len);
+	*last = id;
+}
+
+/* Statistics (3 null_count, 5 max_value, 6 min_value) of a scalar column. */
+static void put_stats(struct nx_strbuf *out, const struct col *c)
+{
+	int16_t last = 0;
+
+	put_i64_field(out, &last, 3, (int64_t)c->nulls);
+	if (c->minmax && !c->nan) {
+		unsigned char mx[8], mn[8];
+		size_t len = 8;
+		if (c->ct == NX_COL_INTEGER) {
+			int32_t a = (int32_t)c->max.i, b = (int32_t)c->min.i;
+			memcpy(mx, &a, 4);
+			memcpy(mn, &b, 4);
+			len = 4;
+		} else if (c->ct == NX_COL_FLOAT) {
+			float a = (float)c->max.d, b = (float)c->min.d;
+			memcpy(mx, &a, 4);
+			memcpy(mn, &b, 4);
+			len = 4;
+		} else {
+			memcpy(mx, &c->max, 8);
+			memcpy(mn, &c->min, 8);
+		}
+		put_bin_field(out, &last, 5, mx, len);
+		put_bin_field(out, &last, 6, mn, len);
+	}
+	nx_strbuf_addch(out, NX_TC_STOP);
+}
+
+/* Writes column c's page for the row group and appends its ColumnChunk to w->groups;
+ * *raw and *packed grow by the page's sizes with its header. */
+static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t *packed,
+			struct nx_err *err)
+{
+	uint64_t at = w->off;
+	int16_t last = 0;
+	size_t bound, z;
+	int rc;
+
+	nx_strbuf_reset(&w->page);
+	if (c->leaf.list)
+		put_levels(&w->page, c->rep, c->nlev, 1);
+	put_levels(&w->page, c->def, c->nlev, c->max_def == 1 ? 1 : 2);
+	if (c->ct == NX_COL_BOOLEAN)
+		put_bools(&w->page, &c->vals);
+	else
+		nx_strbuf_add(&w->page, c->vals.buf ? c->vals.buf : "", c->vals.len);
+	if (w->page.len > INT32_MAX || c->nlev > INT32_MAX)
+		return nx_errf(err, -EFBIG, "'%s': column %s: a page of %zu bytes is too large "
+			       "for parquet", w->path, c->f->name, w->page.len);
+	bound = ZSTD_compressBound(w->page.len);
+	if (bound > w->zcap) {
+		free(w->zbuf);
+		w->zcap = bound;
+		w->zbuf = nx_xmalloc(bound);
+	}
+	z = ZSTD_compressCCtx(w->zc, w->zbuf, w->zcap, w->page.buf, w->page.len, ZSTD_LEVEL);
+	if (ZSTD_isError(z))
+		return nx_errf(err, -EIO, "'%s': column %s: zstd: %s", w->path, c->f->name,
+			       ZSTD_getErrorName(z));
+
+	/* PageHeader: 1 type, 2 uncompressed size, 3 compressed size, 5 data_page_header
+	 * (1 num_values, 2 encoding, 3 definition and 4 repetition level encodings) */
+	nx_strbuf_reset(&w->hdr);
+	put_i32_field(&w->hdr, &last, 1, PAGE_DATA);
+	put_i32_field(&w->hdr, &last, 2, (int32_t)w->page.len);
+	put_i32_field(&w->hdr, &last, 3, (int32_t)z);
+	nx_tc_write_field(&w->hdr, last, NX_TC_STRUCT, 5);
+	last = 0;
+	put_i32_field(&w->hdr, &last, 1, (int32_t)c->nlev);
+	put_i32_field(&w->hdr, &last, 2, ENC_PLAIN);
+	put_i32_field(&w->hdr, &last, 3, ENC_RLE);
+	put_i32_field(&w->hdr, &last, 4, ENC_RLE);
+	nx_strbuf_addch(&w->hdr, NX_TC_STOP);
+	nx_strbuf_addch(&w->hdr, NX_TC_STOP);
+	uint64_t u = w->hdr.len + w->page.len, p = w->hdr.len + z;
+	if ((rc = put(w, w->hdr.buf, w->hdr.len, err)) || (rc = put(w, w->zbuf, z, err)))
+		return rc;
+	*raw += u;
+	*packed += p;
+
+	/* ColumnChunk: 2 file_offset, 3 meta_data. ColumnMetaData: 1 type, 2 encodings,
+	 * 3 path_in_schema, 4 codec, 5 num_values, 6 and 7 sizes, 9 data_page_offset,
+	 * 12 statistics (scalars) */
+	struct nx_strbuf *g = &w->groups;
+	last = 0;
+	put_i64_field(g, &last, 2, (int64_t)at);
+	nx_tc_write_field(g, last, NX_TC_STRUCT, 3);
+	last = 0;
+	put_i32_field(g, &last, 1, c->leaf.type);
+	nx_tc_write_field(g, last, NX_TC_LIST, 2);
+	nx_tc_write_list(g, 2, NX_TC_I32);
+	nx_tc_write_zigzag(g, ENC_PLAIN);
+	nx_tc_write_zigzag(g, ENC_RLE);
+	nx_tc_write_field(g, 2, NX_TC_LIST, 3);
+	const char *path[3] = { c->f->name, "list", "element" };
+	uint32_t depth = c->leaf.list ? 3 : 1;
+	nx_tc_write_list(g, depth, NX_TC_BINARY);
+	for (uint32_t i = 0; i < depth; i++) {
+		nx_tc_write_varint(g, strlen(path[i]));
+		nx_strbuf_addstr(g, path[i]);
+	}
+	last = 3;
+	put_i32_field(g, &last, 4, CODEC_ZSTD);
+	put_i64_field(g, &last, 5, (int64_t)c->nlev);
+	put_i64_field(g, &last, 6, (int64_t)u);
+	put_i64_field(g, &last, 7, (int64_t)p);
+	put_i64_field(g, &last, 9, (int64_t)at);
+	if (!c->leaf.list) {
+		nx_tc_write_field(g, last, NX_TC_STRUCT, 12);
+		put_stats(g, c);
+	}
+	nx_strbuf_addch(g, NX_TC_STOP);
+	nx_strbuf_addch(g, NX_TC_STOP);
+
+	nx_strbuf_reset(&c->vals);
+	c->nlev = 0;
+	c->nulls = 0;
+	c->minmax = c->nan = false;
+	return 0;
+}
+
+/* Writes the row group collected so far (none: nothing). RowGroup: 1 columns,
+ * 2 total_byte_size, 3 num_rows, 5 file_offset, 6 total_compressed_size, 7 ordinal. */
+static int flush_group(struct nx_pqw *w, struct nx_err *err)
+{
+	uint64_t at = w->off, raw = 0, packed = 0;
+	int16_t last = 0;
+	int rc;
+
+	if (!w->group_rows)
+		return 0;
+	if (w->ngroups >= INT16_MAX)
+		return nx_errf(err, -EFBIG, "'%s': more than %d row groups", w->path, INT16_MAX);
+	nx_tc_write_field(&w->groups, 0, NX_TC_LIST, 1);
+	nx_tc_write_list(&w->groups, (uint32_t)w->t->nfields, NX_TC_STRUCT);
+	for (size_t i = 0; i < w->t->nfields; i++)
+		if ((rc = flush_column(w, &w->cols[i], &raw, &packed, err)))
+			return rc;
+	last = 1;
+	put_i64_field(&w->groups, &last, 2, (int64_t)raw);
+	put_i64_field(&w->groups, &last, 3, (int64_t)w->group_rows);
+	put_i64_field(&w->groups, &last, 5, (int64_t)at);
+	put_i64_field(&w->groups, &last, 6, (int64_t)packed);
+	nx_tc_write_field(&w->groups, last, NX_TC_I16, 7);
+	nx_tc_write_zigzag(&w->groups, w->ngroups);
+	nx_strbuf_addch(&w->groups, NX_TC_STOP);
+	w->ngroups++;
+	w->group_rows = 0;
+	return 0;
+}
+
+int nx_pqw_add(struct nx_pqw *w, const struct nx_rowbuf *b, size_t n, struct nx_err *err)
+{
+	size_t done = 0;
+	int rc;
+
+	while (done < n) {
+		/* the rows of the batch that fit the row group */
+		size_t to = n, biggest = 0;
+		if (to - done > w->row_group - w->group_rows)
+			to = done + (w->row_group - w->group_rows);
+		for (size_t i = 0; i < w->t->nfields; i++) {
+			struct col *c = &w->cols[i];
+			if (c->leaf.list)
+				add_list(c, b->vec[i], b->validity[i], done, to);
+			else
+				add_scalar(c, b->data[i], b->validity[i], done, to);
+			if (c->vals.len > biggest)
+				biggest = c->vals.len;
+		}
+		w->group_rows += to - done;
+		w->rows += to - done;
+		done = to;
+		if ((w->group_rows >= w->row_group || biggest >= GROUP_BYTES) &&
+		    (rc = flush_group(w, err)))
+			return rc;
+	}
+	return 0;
+}
+
+static void release(struct nx_pqw *w)
+{
+	for (size_t i = 0; w->cols && i < w->t->nfields; i++) {
+		nx_strbuf_release(&w->cols[i].vals);
+		free(w->cols[i].def);
+		free(w->cols[i].rep);
+	}
+	free(w->cols);
+	nx_strbuf_release(&w->page);
+	nx_strbuf_release(&w->hdr);
+	nx_strbuf_release(&w->groups);
+	ZSTD_freeCCtx(w->zc);
+	free(w->zbuf);
+	free(w->tmp);
+	free(w->path);
+	free(w);
+}
+
+void nx_pqw_abort(struct nx_pqw *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	unlink(w->tmp);
+	release(w);
+}
+
+int nx_pqw_close(struct nx_pqw *w, uint64_t *rows, struct nx_err *err)
+{
+	struct nx_strbuf foot = NX_STRBUF_INIT;
+	int rc = flush_group(w, err);
+
+	if (!rc) {
+		nx_pq_file_metadata(&foot, w->t, w->rows, &w->groups, w->ngroups,
+				    NX_PARQUET_EMPTY_CREATED_BY);
+		nx_pq_tail(&foot, foot.len);
+		rc = put(w, foot.buf, foot.len, err);
+	}
+	nx_strbuf_release(&foot);
+	if (!rc && close(w->fd))
+		rc = nx_errf(err, -errno, "cannot write '%s': %s", w->tmp, strerror(errno));
+	w->fd = -1;
+	if (!rc && rename(w->tmp, w->path))
+		rc = nx_errf(err, -errno, "cannot rename '%s' to '%s': %s", w->tmp, w->path,
+			     strerror(errno));
+	if (!rc && rows)
+		*rows = w->rows;
+	if (rc)
+		unlink(w->tmp);
+	release(w);
+	return rc;
+}

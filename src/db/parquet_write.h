@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT
+ * parquet_write.h: a schema table's rows written to a parquet file in C, without
+ * DuckDB's writer.
+ *
+ * Why: the trace ingest is CPU-bound on two cores, and DuckDB's parquet writer (its
+ * dictionary analysis of every string, its copies, zstd at level 3) took over a third
+ * of the CPU of a framework-trace ingest, for SystemProfileEvents alone
+ * (docs/framework-traces.md). What that table needs from a writer is little.
+ *
+ * What: the columns DuckDB's writer would make for the table (db/parquet_meta.h). Each
+ * row group has one data page (v1) per column: definition levels (and repetition
+ * levels for a list) in the RLE/bit-packed hybrid, then the values of the cells that
+ * are not NULL, PLAIN, the whole page compressed with zstd. Integer and float columns
+ * carry min/max statistics, every scalar column its null count, so DuckDB can skip row
+ * groups as it does in its own files. A row group holds row_group rows, or fewer when a
+ * column's values pass 64 MB. The file is written as a temporary sibling and renamed
+ * at the end, so a failed write leaves path as it was. */
+#ifndef NX_DB_PARQUET_WRITE_H
+#define NX_DB_PARQUET_WRITE_H
+
+#include "common/compat.h"
+#include "common/err.h"
+
+struct nx_table;
+struct nx_rowbuf;
+struct nx_pqw;
+
+/* Starts a file for rows of t at path, in row groups of row_group rows (0: 8192). */
+int nx_pqw_open(struct nx_pqw **out, const struct nx_table *t, const char *path,
+		unsigned long row_group, struct nx_err *err);
+/* Adds rows [0, n) of b, a batch of rows of the file's table. */
+int nx_pqw_add(struct nx_pqw *w, const struct nx_rowbuf *b, size_t n, struct nx_err *err);
+/* Writes what is left and the footer, renames the file to its path, and frees w;
+ * *rows (may be NULL) gets the number of rows. On failure nothing is left at path but
+ * what was there before, and w is freed too. */
+int nx_pqw_close(struct nx_pqw *w, uint64_t *rows, struct nx_err *err);
+/* Gives the file up (NULL: nothing): removes the temporary file and frees w. */
+void nx_pqw_abort(struct nx_pqw *w);
+
+#endif

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT
+ * test_parquet_write.c: our parquet writer (db/parquet_write.h), through
+ * nx_duck_write_ahead as the trace ingest uses it, against DuckDB's writer fed the same
+ * rows. For every stored schema table, rows with every kind of cell (NULLs, empty and
+ * long strings, lists NULL, empty and of several items, extreme integers, NaN) read back
+ * by DuckDB equal DuckDB's own file row for row, with the same column types, and the
+ * integer columns' statistics agree. Row groups of a size that splits the batches,
+ * none at all (an empty table), a source that fails mid-way, a path that cannot be
+ * created and a file that cannot grow (RLIMIT_FSIZE) each end in a clear error or a
+ * correct file, never a half-written one at the path. */
+#include "common/compat.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "db/duck.h"
+#include "db/parquet_write.h"
+#include "helper/fixture.h"
+#include "schema/schema.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <cmocka.h>
+
+/* Rows 0..rows-1 of any table: each cell is a function of (row, column), NULL for some;
+ * fails at fail_at (-1: never). */
+struct gen {
+	const struct nx_table *t;
+	int64_t next, rows, fail_at;
+};
+
+static void cell(struct nx_rowbuf *b, const struct nx_field *f, size_t col, size_t n,
+		 int64_t row)
+{
+	const char *type = nx_schema_duck_type(f);
+	int64_t k = (row * 7 + (int64_t)col * 13) % 11;
+	char text[96];
+
+	if (!type || k == 0)
+		return; /* NULL */
+	if (!strcmp(type, "BIGINT") || !strcmp(type, "INTEGER")) {
+		int64_t v = k == 1 ? (!strcmp(type, "BIGINT") ? INT64_MIN : INT32_MIN)
+			  : k == 2 ? (!strcmp(type, "BIGINT") ? INT64_MAX : INT32_MAX)
+				   : row * (int64_t)(col + 1) - 5000;
+		nx_rowbuf_i64(b, col, n, v);
+	} else if (!strcmp(type, "DOUBLE") || !strcmp(type, "FLOAT")) {
+		nx_rowbuf_f64(b, col, n, k == 1 ? -0.0 : k == 3 ? NAN : (double)row / 8.0 - 100.0);
+	} else if (!strcmp(type, "BOOLEAN")) {
+		nx_rowbuf_bool(b, col, n, (row + (int64_t)col) % 3 == 0);
+	} else if (!strcmp(type, "BIGINT[]")) {
+		int64_t v[3] = { row, -row, INT64_MAX };
+		nx_rowbuf_i64list(b, col, n, v, (size_t)(k % 4)); /* 0 items: an empty list */
+	} else if (!strcmp(type, "VARCHAR[]")) {
+		snprintf(text, sizeof(text), k == 1 ? "" : k == 2 ? "%" PRId64 ",,longer-than-twelve"
+							   : "%" PRId64 ",x", row);
+		nx_rowbuf_strlist(b, col, n, text, ',');
+	} else if (k == 1) {
+		nx_rowbuf_str(b, col, n, "");
+	} else if (k == 2) {
+		char *big = nx_xmalloc(5000);
+		memset(big, 'a' + (int)(row % 26), 4999);
+		big[4999] = '\0';
+		nx_rowbuf_str(b, col, n, big);
+		free(big);
+	} else {
+		snprintf(text, sizeof(text), k < 6 ? "r%" PRId64 : "a string past the inline size %" PRId64,
+			 row % 97);
+		nx_rowbuf_str(b, col, n, text);
+	}
+}
+
+static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct gen *g = self;
+	size_t n = 0, cap = nx_rowbuf_capacity(b);
+
+	for (; n < cap && g->next < g->rows; n++, g->next++) {
+		if (g->next == g->fail_at)
+			return nx_errf(err, NX_ECORRUPT, "'gen': bad row %" PRId64, g->next);
+		for (size_t c = 0; c < g->t->nfields; c++)
+			cell(b, &g->t->fields[c], c, n, g->next);
+	}
+	return (int)n;
+}
+
+static struct nx_row_source gen_source(struct gen *g, const struct nx_table *t, int64_t rows,
+				       int64_t fail_at)
+{
+	g->t = t;
+	g->next = 0;
+	g->rows = rows;
+	g->fail_at = fail_at;
+	return (struct nx_row_source){ .table = t, .self = g, .next = gen_next };
+}
+
+struct fx {
+	char *dir;
+	struct nx_duck *d;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = nx_xcalloc(1, sizeof(*f));
+	struct nx_err err = { 0 };
+
+	f->dir = nx_test_dir("parquet_write");
+	*state = f;
+	return nx_duck_open(&f->d, 2, NULL, &err) ? -1 : 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	struct nx_err err = { 0 };
+
+	nx_duck_close(f->d);
+	nx_remove_tree(f->dir, &err);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+static int64_t q(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
+static int64_t q(struct nx_duck *d, const char *fmt, ...)
+{
+	struct nx_err err = { 0 };
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int64_t v = -1;
+	va_list ap;
+
+	va_start(ap, fmt);
+	nx_strbuf_vaddf(&sql, fmt, ap);
+	va_end(ap);
+	if (nx_duck_query_i64(d, sql.buf, &v, &err))
+		fail_msg("%s: %s", sql.buf, err.msg);
+	nx_strbuf_release(&sql);
+	return v;
+}
+
+/* Ours: the source run ahead and written by nx_duck_write_ahead. */
+static int write_ours(struct nx_row_source *src, const char *path, unsigned long row_group,
+		      uint64_t *rows, struct nx_err *err)
+{
+	struct nx_duck_ahead *a;
+	int rc = nx_duck_ahead_start(src, &a, err);
+
+	return rc ? rc : nx_duck_write_ahead(a, path, row_group, rows, err);
+}
+
+/* Writes rows of t both ways and checks that DuckDB reads the same rows and types. */
+static void same_as_duckdb(struct fx *f, const struct nx_table *t, int64_t rows,
+			   unsigned long row_group)
+{
+	char *ours = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
+	char *theirs = nx_xasprintf("%s/%s.duck.parquet", f->dir, t->name);
+	struct nx_err err = { 0 };
+	struct gen g;
+	struct nx_row_source src = gen_source(&g, t, rows, -1);
+	uint64_t n1 = 0, n2 = 0;
+
+	if (nx_duck_copy_source(f->d, &src, theirs, &n1, &err))
+		fail_msg("%s: DuckDB: %s", t->name, err.msg);
+	src = gen_source(&g, t, rows, -1);
+	if (write_ours(&src, ours, row_group, &n2, &err))
+		fail_msg("%s: ours: %s", t->name, err.msg);
+	assert_int_equal(n1, rows);
+	assert_int_equal(n2, rows);
+	if (q(f->d, "SELECT count(*) FROM read_parquet('%s')", ours) != rows)
+		fail_msg("%s: row count", t->name);
+	/* the same multiset of rows both ways, and the rows in the same order */
+	if (q(f->d, "SELECT (SELECT count(*) FROM (FROM '%s' EXCEPT ALL FROM '%s')) + "
+		    "(SELECT count(*) FROM (FROM '%s' EXCEPT ALL FROM '%s'))",
+	      ours, theirs, theirs, ours))
+		fail_msg("%s: rows differ from DuckDB's", t->name);
+	if (q(f->d, "SELECT count(*) FROM (SELECT * FROM read_parquet('%s', file_row_number = "
+		    "true) EXCEPT ALL SELECT * FROM read_parquet('%s', file_row_number = true))",
+	      ours, theirs))
+		fail_msg("%s: rows in another order", t->name);
+	if (q(f->d, "SELECT count(*) FROM ((SELECT column_name, column_type FROM (DESCRIBE "
+		    "FROM '%s')) EXCEPT ALL (SELECT column_name, column_type FROM (DESCRIBE FROM "
+		    "'%s')))", ours, theirs))
+		fail_msg("%s: column types differ from DuckDB's", t->name);
+	free(ours);
+	free(theirs);
+}
+
+static void test_every_table_reads_as_duckdbs(void **state)
+{
+	struct fx *f = *state;
+	int tables = 0;
+
+	for (size_t i = 0; i < nx_schema_table_count; i++) {
+		const struct nx_table *t = &nx_schema_tables[i];
+		if (!t->written || t->nfields > 128)
+			continue;
+		same_as_duckdb(f, t, 3000, 0);
+		tables++;
+	}
+	assert_true(tables >= 40);
+}
+
+/* Row groups that end inside a batch, many of them, and the table's statistics. */
+static void test_row_groups_split_batches(void **state)
+{
+	struct fx *f = *state;
+	const struct nx_table *t = nx_schema_table("SystemProfileEvents");
+	char *path = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
+	char *duck = nx_xasprintf("%s/%s.duck.parquet", f->dir, t->name);
+
+	same_as_duckdb(f, t, 20000, 777);
+	assert_int_equal(q(f->d, "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')",
+			   path), (20000 + 776) / 777);
+	assert_int_equal(q(f->d, "SELECT max(row_group_num_rows) FROM parquet_metadata('%s')",
+			   path), 777);
+	/* the integer columns' min, max and null count over the file are DuckDB's */
+	assert_int_equal(q(f->d, "SELECT count(*) FROM (SELECT path_in_schema, min(stats_min_value::"
+				 "BIGINT), max(stats_max_value::BIGINT), sum(stats_null_count) FROM "
+				 "parquet_metadata('%s') WHERE type = 'INT64' AND path_in_schema NOT "
+				 "LIKE '%%,%%' GROUP BY 1 EXCEPT SELECT path_in_schema, "
+				 "min(stats_min_value::BIGINT), max(stats_max_value::BIGINT), "
+				 "sum(stats_null_count) FROM parquet_metadata('%s') WHERE type = "
+				 "'INT64' AND path_in_schema NOT LIKE '%%,%%' GROUP BY 1)", path, duck),
+			 0);
+	/* DuckDB prunes row groups with them: a filter on start_ts reads back what it should */
+	assert_int_equal(q(f->d, "SELECT count(*) FROM '%s' WHERE start_ts BETWEEN 100 AND 900",
+			   path),
+			 q(f->d, "SELECT count(*) FROM '%s' WHERE start_ts BETWEEN 100 AND 900", duck));
+	free(path);
+	free(duck);
+}
+
+static void test_no_rows_is_a_valid_file(void **state)
+{
+	struct fx *f = *state;
+	const struct nx_table *t = nx_schema_table("SystemProfileEvents");
+	char *path = nx_xasprintf("%s/empty.parquet", f->dir);
+	struct nx_err err = { 0 };
+	struct gen g;
+	struct nx_row_source src = gen_source(&g, t, 0, -1);
+	uint64_t n = 99;
+
+	assert_int_equal(write_ours(&src, path, 0, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(q(f->d, "SELECT count(*) FROM read_parquet('%s')", path), 0);
+	assert_int_equal(q(f->d, "SELECT count(*) FROM (DESCRIBE FROM '%s')", path),
+			 (int64_t)t->nfields);
+	free(path);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	struct nx_err err = { 0 };
+	char *data = NULL;
+
+	if (nx_read_file(path, &data, len, &err))
+		fail_msg("%s", err.msg);
+	return data;
+}
+
+/* Whether dir holds a file whose name starts with prefix. */
+static bool has_entry(const char *dir, const char *prefix)
+{
+	char *cmd = nx_xasprintf("ls -a '%s' | grep -q '^%s'", dir, prefix);
+	int rc = system(cmd);
+
+	free(cmd);
+	return rc == 0;
+}
+
+/* The source's own error comes back as it was, and the old file stays. */
+static void test_source_error_keeps_the_old_file(void **state)
+{
+	struct fx *f = *state;
+	const struct nx_table *t = nx_schema_table("SystemProfileEvents");
+	char *path = nx_xasprintf("%s/kept.parquet", f->dir);
+	struct nx_err err = { 0 };
+	struct gen g;
+	struct nx_row_source src = gen_source(&g, t, 100, -1);
+	size_t len0, len1;
+
+	assert_int_equal(write_ours(&src, path, 0, NULL, &err), 0);
+	char *before = read_all(path, &len0);
+	src = gen_source(&g, t, 50000, 30000);
+	assert_int_equal(write_ours(&src, path, 4096, NULL, &err), NX_ECORRUPT);
+	assert_string_equal(err.msg, "'gen': bad row 30000");
+	char *after = read_all(path, &len1);
+	assert_int_equal(len0, len1);
+	assert_memory_equal(before, after, len0);
+	assert_false(has_entry(f->dir, "kept.parquet.tmp"));
+	free(before);
+	free(after);
+	free(path);
+}
+
+static void test_path_that_cannot_be_created(void **state)
+{
+	struct fx *f = *state;
+	const struct nx_table *t = nx_schema_table("SystemProfileEvents");
+	char *path = nx_xasprintf("%s/no/such/dir/x.parquet", f->dir);
+	struct nx_err err = { 0 };
+	struct gen g;
+	struct nx_row_source src = gen_source(&g, t, 10, -1);
+
+	assert_true(write_ours(&src, path, 0, NULL, &err) < 0);
+	assert_non_null(strstr(err.msg, "cannot create '"));
+	assert_non_null(strstr(err.msg, "/no/such/dir/x.parquet.tmp."));
+	assert_non_null(strstr(err.msg, "No such file or directory"));
+	free(path);
+}
+
+/* A file that cannot grow past 64 KiB: the write fails naming the file and the byte,
+ * and what was at the path stays. */
+static void test_file_that_cannot_grow(void **state)
+{
+	struct fx *f = *state;
+	const struct nx_table *t = nx_schema_table("SystemProfileEvents");
+	char *path = nx_xasprintf("%s/full.parquet", f->dir);
+	struct nx_err err = { 0 };
+	struct rlimit old, small;
+	struct gen g;
+	struct nx_row_source src;
+	int rc;
+
+	assert_int_equal(nx_write_file_atomic(path, "old", 3, &err), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = 64 * 1024;
+	signal(SIGXFSZ, SIG_IGN);
+	src = gen_source(&g, t, 200000, -1);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	rc = write_ours(&src, path, 0, NULL, &err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_true(rc < 0);
+	assert_non_null(strstr(err.msg, "cannot write '"));
+	assert_non_null(strstr(err.msg, "full.parquet.tmp."));
+	assert_non_null(strstr(err.msg, "at byte "));
+	size_t len;
+	char *now = read_all(path, &len);
+	assert_int_equal(len, 3);
+	assert_memory_equal(now, "old", 3);
+	assert_false(has_entry(f->dir, "full.parquet.tmp"));
+	free(now);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_every_table_reads_as_duckdbs, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_row_groups_split_batches, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_no_rows_is_a_valid_file, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_source_error_keeps_the_old_file, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_path_that_cannot_be_created, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_file_that_cannot_grow, fx_setup,
+						fx_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
