@@ -897,6 +897,40 @@ int nx_duck_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long
 	return nx_pqw_close(w, rows, err);
 }
 
+int nx_duck_write_source(struct nx_row_source *src, const char *path, uint64_t *rows,
+			 struct nx_err *err)
+{
+	const struct nx_table *t = src->table;
+	duckdb_logical_type types[128];
+	duckdb_data_chunk chunk;
+	struct nx_pqw *w = NULL;
+	struct nx_rowbuf b;
+	int n, rc;
+
+	if (t->nfields > NX_ARRAY_SIZE(types))
+		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
+	if ((rc = nx_pqw_open(&w, t, path, source_row_group(0), err)))
+		return rc;
+	for (size_t c = 0; c < t->nfields; c++)
+		types[c] = logical_type_of(&t->fields[c]);
+	chunk = duckdb_create_data_chunk(types, t->nfields);
+	for (size_t c = 0; c < t->nfields; c++)
+		duckdb_destroy_logical_type(&types[c]);
+	for (;;) {
+		duckdb_data_chunk_reset(chunk);
+		rowbuf_bind(&b, chunk, t);
+		n = src->next(src->self, &b, err);
+		if (n <= 0 || (rc = nx_pqw_add(w, &b, (size_t)n, err)))
+			break;
+	}
+	duckdb_destroy_data_chunk(&chunk);
+	if (n < 0 || rc) {
+		nx_pqw_abort(w);
+		return n < 0 ? n : rc;
+	}
+	return nx_pqw_close(w, rows, err);
+}
+
 int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
 			      uint64_t *rows, struct nx_err *err)
 {

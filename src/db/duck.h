@@ -91,6 +91,10 @@ int nx_duck_ahead_start(struct nx_row_source *src, struct nx_duck_ahead **out,
 int nx_duck_copy_ahead(struct nx_duck *d, struct nx_duck_ahead *a, const char *path,
 		       unsigned long row_group, uint64_t *rows, struct nx_err *err);
 void nx_duck_ahead_stop(struct nx_duck_ahead *a);
+/* Like nx_duck_copy_source, written by our own parquet writer (db/parquet_write.h),
+ * with no database: for a table whose rows are only written. */
+int nx_duck_write_source(struct nx_row_source *src, const char *path, uint64_t *rows,
+			 struct nx_err *err);
 /* Like nx_duck_copy_ahead, written by our own parquet writer (db/parquet_write.h)
  * instead of DuckDB's, with no database: for a table whose rows are only written. */
 int nx_duck_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long row_group,

@@ -3,8 +3,9 @@
  *   1. find the traces and NEFF/NTFF pairs (walk.c),
  *   2. ingest each device pair with the device ingest into the temporary profile
  *      directory (the first one at its top level, further ones under devices/<name>/),
- *   3. stream every trace into SystemProfileEvents in one pass,
- *   4. write SystemProfileMetadata, DeviceProfileList, Metadata, Warning, SchemaFields,
+ *   3. stream every trace into SystemProfileEvents in one pass (db/parquet_write.h),
+ *   4. write SystemProfileMetadata, DeviceProfileList, Metadata, Warning, SchemaFields
+ *      (DuckDB only opens to merge a device profile's warnings with ours),
  *      and a zero-row file for every other stored schema table,
  *   5. publish the directory in one rename; on any error remove it instead. */
 #include "common/compat.h"
@@ -33,8 +34,8 @@ struct run {
 	struct nx_found found;
 	struct nx_small_facts facts;
 	bool device_warnings;     /* tmp/.device-Warning.parquet exists */
-	/* SystemProfileEvents' source: read on a thread of its own from just before DuckDB
-	 * opens until its copy, so the trace reader and DuckDB's start-up overlap. */
+	/* SystemProfileEvents' source: read on a thread of its own while this thread
+	 * writes what it has read (and, with device profiles, opens DuckDB meanwhile). */
 	struct events {
 		struct nx_tev_file *files;
 		struct nx_tev_src s;
@@ -67,16 +68,16 @@ static void note(const struct run *r, int kind, const char *fmt, ...)
 }
 
 /* Row groups of SystemProfileEvents: its rows are wide (most of a trace's bytes are kept
- * as extra_attributes_json), and DuckDB writes a row group that stays in the cache
+ * as extra_attributes_json), and a row group that stays in the cache is written
  * faster (bench/trace.sh: 8192 rows against 32768 saved about a fifth of the ingest). */
 #define EVENTS_ROW_GROUP 8192UL
 
 /* Writes one small table from a source; a table without rows leaves no file. */
-static int write_source(struct run *r, struct nx_row_source *src, const char *path,
-			uint64_t *rows, struct nx_err *err)
+static int write_source(struct nx_row_source *src, const char *path, uint64_t *rows,
+			struct nx_err *err)
 {
 	uint64_t n = 0;
-	int rc = nx_duck_copy_source(r->d, src, path, &n, err);
+	int rc = nx_duck_write_source(src, path, &n, err);
 
 	if (!rc && n == 0)
 		remove(path);
@@ -235,7 +236,7 @@ static int write_small(struct run *r, const char *table, struct nx_err *err)
 	int rc = nx_src_small_init(&s, table, &r->facts, &src, err);
 
 	if (!rc)
-		rc = write_source(r, &src, path, &rows, err);
+		rc = write_source(&src, path, &rows, err);
 	if (!rc)
 		progress(r, table, rows, t0);
 	free(path);
@@ -249,7 +250,7 @@ static int write_static(struct run *r, const char *table, const char *path, uint
 	struct nx_row_source src;
 	int rc = nx_src_static_init(&s, &r->ctx, table, &src, err);
 
-	return rc ? rc : write_source(r, &src, path, rows, err);
+	return rc ? rc : write_source(&src, path, rows, err);
 }
 
 /* Our warnings, merged with the device ingest's when there are both. */
@@ -324,9 +325,10 @@ static int write_tables(struct run *r, struct nx_err *err)
 		return rc;
 	if (r->found.ntraces && (rc = events_start(r, err)))
 		return rc;
-	if ((rc = nx_duck_open(&r->d, 2, NULL, err)))
-		return rc;
 	if (device) {
+		/* DuckDB only reads the device profile's version and merges the warnings */
+		if ((rc = nx_duck_open(&r->d, 2, NULL, err)))
+			return rc;
 		struct nx_strbuf sql = NX_STRBUF_INIT;
 		char *meta = nx_path_join(r->tmp, "Metadata.parquet");
 		nx_strbuf_addstr(&sql, "SELECT ntff_version FROM read_parquet(");
