@@ -21,16 +21,24 @@
  * (nx_duck_ahead_start) read on while DuckDB opens, about 30 ms, and costs a few MB. */
 #define AHEAD_CHUNKS 16
 
+/* A chunk filled by a source run ahead, with the arena of its strings when it is bound
+ * for our writer. */
+struct ahead_batch {
+	duckdb_data_chunk chunk;
+	struct nx_arena arena;
+};
+
 /* A source run on a producer thread into a bounded queue of chunks, which the scan of
- * nx_source() hands to DuckDB's writer by reference. Everything below mu is guarded by
- * it. */
+ * nx_source() hands to DuckDB's writer by reference, or nx_duck_write_ahead to ours.
+ * Everything below mu is guarded by it. */
 struct nx_duck_ahead {
 	pthread_t thread;
 	struct nx_row_source *src;
+	bool own_strings; /* bound for our writer: strings in each batch's arena */
 	duckdb_logical_type types[128];
 	pthread_mutex_t mu;
 	pthread_cond_t ready, room;
-	duckdb_data_chunk q[AHEAD_CHUNKS];
+	struct ahead_batch q[AHEAD_CHUNKS];
 	size_t head, count;
 	bool done; /* the producer has ended: rc and err are final */
 	bool stop; /* the copy has ended: the producer must stop */
@@ -78,12 +86,35 @@ static duckdb_vector list_cell(struct nx_rowbuf *b, size_t col, size_t row, size
 	return duckdb_list_vector_get_child(v);
 }
 
+/* Sets string i of a VARCHAR vector: in DuckDB's heap, or, with an arena, as DuckDB
+ * lays a string out (up to 12 bytes inline, else a prefix and a pointer) with its bytes
+ * in the arena. */
+static void set_string(duckdb_vector v, idx_t i, const char *s, size_t len,
+		       struct nx_arena *arena)
+{
+	if (!arena || len > UINT32_MAX) {
+		duckdb_vector_assign_string_element_len(v, i, s, (idx_t)len);
+		return;
+	}
+	duckdb_string_t *d = (duckdb_string_t *)duckdb_vector_get_data(v) + i;
+	d->value.inlined.length = (uint32_t)len;
+	if (len <= sizeof(d->value.inlined.inlined)) {
+		memset(d->value.inlined.inlined, 0, sizeof(d->value.inlined.inlined));
+		if (len)
+			memcpy(d->value.inlined.inlined, s, len);
+	} else {
+		memcpy(d->value.pointer.prefix, s, sizeof(d->value.pointer.prefix));
+		d->value.pointer.ptr = nx_arena_copy(arena, s, len);
+	}
+}
+
 /* Sets item i of a VARCHAR[] cell's child (valid even where a reused vector had a NULL). */
-static void list_str_item(duckdb_vector child, idx_t i, const char *s, size_t len)
+static void list_str_item(duckdb_vector child, idx_t i, const char *s, size_t len,
+			  struct nx_arena *arena)
 {
 	uint64_t *valid;
 
-	duckdb_vector_assign_string_element_len(child, i, s, (idx_t)len);
+	set_string(child, i, s, len, arena);
 	valid = duckdb_vector_get_validity(child);
 	if (valid)
 		duckdb_validity_set_row_valid(valid, i);
@@ -125,7 +156,7 @@ void nx_rowbuf_strlist(struct nx_rowbuf *b, size_t col, size_t row, const char *
 	for (size_t i = 0;; i++) {
 		const char *end = strchr(s, sep);
 		size_t len = end ? (size_t)(end - s) : strlen(s);
-		list_str_item(child, first + i, s, len);
+		list_str_item(child, first + i, s, len, b->arena);
 		if (!end)
 			break;
 		s = end + 1;
@@ -143,7 +174,7 @@ void nx_rowbuf_i64(struct nx_rowbuf *b, size_t col, size_t row, int64_t v)
 	case NX_COL_VARCHAR: {
 		char tmp[32];
 		int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
-		duckdb_vector_assign_string_element_len(b->vec[col], row, tmp, (idx_t)n);
+		set_string(b->vec[col], row, tmp, (size_t)n, b->arena);
 		break;
 	}
 	case NX_COL_LIST_BIGINT:
@@ -154,7 +185,7 @@ void nx_rowbuf_i64(struct nx_rowbuf *b, size_t col, size_t row, int64_t v)
 		int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
 		idx_t first = 0;
 		duckdb_vector child = list_cell(b, col, row, 1, &first);
-		list_str_item(child, first, tmp, (size_t)n);
+		list_str_item(child, first, tmp, (size_t)n, b->arena);
 		return;
 	}
 	}
@@ -193,7 +224,7 @@ void nx_rowbuf_strn(struct nx_rowbuf *b, size_t col, size_t row, const char *s, 
 	if (b->type[col] == NX_COL_LIST_VARCHAR) {
 		idx_t first = 0;
 		duckdb_vector child = list_cell(b, col, row, 1, &first);
-		list_str_item(child, first, s, len);
+		list_str_item(child, first, s, len, b->arena);
 		return;
 	}
 	if (b->type[col] != NX_COL_VARCHAR) {
@@ -202,7 +233,7 @@ void nx_rowbuf_strn(struct nx_rowbuf *b, size_t col, size_t row, const char *s, 
 		free(tmp);
 		return;
 	}
-	duckdb_vector_assign_string_element_len(b->vec[col], row, s, (idx_t)len);
+	set_string(b->vec[col], row, s, len, b->arena);
 	mark_valid(b, col, row);
 }
 
@@ -302,6 +333,7 @@ static void source_init(duckdb_init_info info)
 static void rowbuf_bind(struct nx_rowbuf *b, duckdb_data_chunk chunk, const struct nx_table *t)
 {
 	b->chunk = chunk;
+	b->arena = NULL;
 	b->ncols = t->nfields;
 	b->capacity = duckdb_vector_size();
 	for (size_t c = 0; c < b->ncols; c++) {
@@ -360,11 +392,15 @@ static void *ahead_main(void *arg)
 	struct nx_err err = { 0 };
 
 	for (;;) {
-		duckdb_data_chunk chunk = duckdb_create_data_chunk(a->types, t->nfields);
+		struct ahead_batch batch = { duckdb_create_data_chunk(a->types, t->nfields),
+					     NX_ARENA_INIT };
+		duckdb_data_chunk chunk = batch.chunk;
 		struct nx_rowbuf b;
 		int n;
 
 		rowbuf_bind(&b, chunk, t);
+		if (a->own_strings)
+			b.arena = &batch.arena;
 		n = a->src->next(a->src->self, &b, &err);
 		if (n > 0)
 			duckdb_data_chunk_set_size(chunk, (idx_t)n);
@@ -378,26 +414,27 @@ static void *ahead_main(void *arg)
 			pthread_cond_signal(&a->ready);
 			pthread_mutex_unlock(&a->mu);
 			duckdb_destroy_data_chunk(&chunk);
+			nx_arena_free(&batch.arena);
 			return NULL;
 		}
-		a->q[(a->head + a->count++) % AHEAD_CHUNKS] = chunk;
+		a->q[(a->head + a->count++) % AHEAD_CHUNKS] = batch;
 		pthread_cond_signal(&a->ready);
 		pthread_mutex_unlock(&a->mu);
 	}
 }
 
-/* The next chunk of a source run ahead, waiting for it; NULL at the source's end. When
- * the source ended with an error, that error is returned (with err) instead. */
-static int ahead_take(struct nx_duck_ahead *a, duckdb_data_chunk *chunk, struct nx_err *err)
+/* The next batch of a source run ahead, waiting for it; a NULL chunk at the source's
+ * end. When the source ended with an error, that error is returned (with err) instead. */
+static int ahead_take(struct nx_duck_ahead *a, struct ahead_batch *batch, struct nx_err *err)
 {
 	int rc = 0;
 
-	*chunk = NULL;
+	batch->chunk = NULL;
 	pthread_mutex_lock(&a->mu);
 	while (!a->count && !a->done)
 		pthread_cond_wait(&a->ready, &a->mu);
 	if (a->count) {
-		*chunk = a->q[a->head];
+		*batch = a->q[a->head];
 		a->head = (a->head + 1) % AHEAD_CHUNKS;
 		a->count--;
 		pthread_cond_signal(&a->room);
@@ -413,8 +450,9 @@ static int ahead_take(struct nx_duck_ahead *a, duckdb_data_chunk *chunk, struct 
 /* The scan of a source run ahead: the next ready chunk's vectors become output's. */
 static int ahead_scan(struct nx_duck *d, duckdb_data_chunk output)
 {
-	duckdb_data_chunk chunk;
-	int rc = ahead_take(d->ahead, &chunk, &d->source_err);
+	struct ahead_batch batch;
+	int rc = ahead_take(d->ahead, &batch, &d->source_err);
+	duckdb_data_chunk chunk = batch.chunk;
 
 	if (!chunk) {
 		duckdb_data_chunk_set_size(output, 0);
@@ -777,8 +815,8 @@ static unsigned long part_row_groups(void)
 	return n > 0 ? (unsigned long)n : 64UL;
 }
 
-int nx_duck_ahead_start(struct nx_row_source *src, struct nx_duck_ahead **out,
-			struct nx_err *err)
+int nx_duck_ahead_start(struct nx_row_source *src, bool own_strings,
+			struct nx_duck_ahead **out, struct nx_err *err)
 {
 	struct nx_duck_ahead *a = nx_xcalloc(1, sizeof(*a));
 	const struct nx_table *t = src->table;
@@ -790,6 +828,7 @@ int nx_duck_ahead_start(struct nx_row_source *src, struct nx_duck_ahead **out,
 		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
 	}
 	a->src = src;
+	a->own_strings = own_strings;
 	for (size_t c = 0; c < t->nfields; c++)
 		a->types[c] = logical_type_of(&t->fields[c]);
 	pthread_mutex_init(&a->mu, NULL);
@@ -818,8 +857,10 @@ void nx_duck_ahead_stop(struct nx_duck_ahead *a)
 	pthread_cond_signal(&a->room);
 	pthread_mutex_unlock(&a->mu);
 	pthread_join(a->thread, NULL);
-	for (; a->count; a->count--, a->head = (a->head + 1) % AHEAD_CHUNKS)
-		duckdb_destroy_data_chunk(&a->q[a->head]);
+	for (; a->count; a->count--, a->head = (a->head + 1) % AHEAD_CHUNKS) {
+		duckdb_destroy_data_chunk(&a->q[a->head].chunk);
+		nx_arena_free(&a->q[a->head].arena);
+	}
 	for (size_t c = 0; c < a->src->table->nfields; c++)
 		duckdb_destroy_logical_type(&a->types[c]);
 	pthread_cond_destroy(&a->room);
@@ -863,6 +904,11 @@ int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char
 int nx_duck_copy_ahead(struct nx_duck *d, struct nx_duck_ahead *a, const char *path,
 		       unsigned long row_group, uint64_t *rows, struct nx_err *err)
 {
+	if (a->own_strings) {
+		nx_duck_ahead_stop(a);
+		return nx_errf(err, NX_EUSAGE, "a source run ahead for our writer cannot be "
+			       "copied by DuckDB's");
+	}
 	return copy_source(d, a->src, a, path, NULL, row_group, rows, err);
 }
 
@@ -874,10 +920,11 @@ int nx_duck_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long
 	int rc = nx_pqw_open(&w, t, path, source_row_group(row_group), err);
 
 	while (!rc) {
-		duckdb_data_chunk chunk;
+		struct ahead_batch batch;
 		struct nx_rowbuf b;
-		if ((rc = ahead_take(a, &chunk, err)) || !chunk)
+		if ((rc = ahead_take(a, &batch, err)) || !batch.chunk)
 			break;
+		duckdb_data_chunk chunk = batch.chunk;
 		b.ncols = t->nfields;
 		b.capacity = duckdb_vector_size();
 		for (size_t c = 0; c < t->nfields; c++) {
@@ -888,6 +935,7 @@ int nx_duck_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long
 		}
 		rc = nx_pqw_add(w, &b, (size_t)duckdb_data_chunk_get_size(chunk), err);
 		duckdb_destroy_data_chunk(&chunk);
+		nx_arena_free(&batch.arena);
 	}
 	nx_duck_ahead_stop(a);
 	if (rc) {
@@ -917,10 +965,15 @@ int nx_duck_write_source(struct nx_row_source *src, const char *path, uint64_t *
 	for (size_t c = 0; c < t->nfields; c++)
 		duckdb_destroy_logical_type(&types[c]);
 	for (;;) {
+		struct nx_arena arena = NX_ARENA_INIT;
 		duckdb_data_chunk_reset(chunk);
 		rowbuf_bind(&b, chunk, t);
+		b.arena = &arena;
 		n = src->next(src->self, &b, err);
-		if (n <= 0 || (rc = nx_pqw_add(w, &b, (size_t)n, err)))
+		if (n > 0)
+			rc = nx_pqw_add(w, &b, (size_t)n, err);
+		nx_arena_free(&arena);
+		if (n <= 0 || rc)
 			break;
 	}
 	duckdb_destroy_data_chunk(&chunk);

@@ -84,10 +84,12 @@ int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char
  * must not share state with what the calling thread or other sources touch meanwhile
  * (its callbacks, e.g. warnings, run on that thread); it runs to its end, its error or
  * the copy's end, and has stopped when the copy returns. Row groups hold row_group rows
- * (0: as nx_duck_copy_source; NX_INGEST_ROW_GROUP overrides both). */
+ * (0: as nx_duck_copy_source; NX_INGEST_ROW_GROUP overrides both). With own_strings
+ * the batches keep their strings in arenas of their own, cheaper than DuckDB's string
+ * heap: only nx_duck_write_ahead can write such a source (nx_duck_copy_ahead refuses). */
 struct nx_duck_ahead;
-int nx_duck_ahead_start(struct nx_row_source *src, struct nx_duck_ahead **out,
-			struct nx_err *err);
+int nx_duck_ahead_start(struct nx_row_source *src, bool own_strings,
+			struct nx_duck_ahead **out, struct nx_err *err);
 int nx_duck_copy_ahead(struct nx_duck *d, struct nx_duck_ahead *a, const char *path,
 		       unsigned long row_group, uint64_t *rows, struct nx_err *err);
 void nx_duck_ahead_stop(struct nx_duck_ahead *a);

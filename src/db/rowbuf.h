@@ -7,6 +7,7 @@
 #define NX_DB_ROWBUF_H
 
 #include "common/compat.h"
+#include "common/arena.h"
 
 #include <duckdb.h>
 
@@ -20,6 +21,10 @@ struct nx_rowbuf {
 	duckdb_vector vec[128];
 	void *data[128];
 	uint64_t *validity[128];
+	/* NULL: strings go to the chunk's own heap, as DuckDB's writer needs. Otherwise
+	 * they are copied here, and the chunk's strings point at them: only for a batch
+	 * that our writer reads and that is destroyed before the arena is freed. */
+	struct nx_arena *arena;
 };
 
 struct nx_field;

@@ -194,7 +194,7 @@ static int events_start(struct run *r, struct nx_err *err)
 	rc = nx_tev_init(&ev->s, ev->files, r->found.ntraces, nx_ctx_warning, &r->ctx, &ev->src,
 			 err);
 	ev->init = true;
-	return rc ? rc : nx_duck_ahead_start(&ev->src, &ev->ahead, err);
+	return rc ? rc : nx_duck_ahead_start(&ev->src, true, &ev->ahead, err);
 }
 
 static void events_release(struct events *ev)

@@ -113,7 +113,7 @@ static int copy_ahead(struct nx_duck *d, struct nx_row_source *src, const char *
 		      unsigned long row_group, uint64_t *rows, struct nx_err *err)
 {
 	struct nx_duck_ahead *a;
-	int rc = nx_duck_ahead_start(src, &a, err);
+	int rc = nx_duck_ahead_start(src, false, &a, err);
 
 	return rc ? rc : nx_duck_copy_ahead(d, a, path, row_group, rows, err);
 }
@@ -300,7 +300,7 @@ static void test_ahead_before_open(void **state)
 	uint64_t rows = 0;
 
 	ev_init(&s, &src, 40 * 2048 + 3, 0);
-	assert_int_equal(nx_duck_ahead_start(&src, &a, &err), 0);
+	assert_int_equal(nx_duck_ahead_start(&src, false, &a, &err), 0);
 	assert_int_equal(nx_duck_open(&d2, 1, NULL, &err), 0);
 	assert_int_equal(nx_duck_copy_ahead(d2, a, path, 0, &rows, &err), 0);
 	assert_int_equal(rows, 40 * 2048 + 3);
@@ -320,7 +320,7 @@ static void test_ahead_never_copied(void **state)
 
 	(void)state;
 	ev_init(&s, &src, 100 * 2048, 0);
-	assert_int_equal(nx_duck_ahead_start(&src, &a, &err), 0);
+	assert_int_equal(nx_duck_ahead_start(&src, false, &a, &err), 0);
 	nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL); /* likely fills the queue */
 	nx_duck_ahead_stop(a);
 	assert_true(s.calls >= 1 && s.calls < 100); /* read after the join: bounded by the queue */

@@ -146,7 +146,7 @@ static int write_ours(struct nx_row_source *src, const char *path, unsigned long
 		      uint64_t *rows, struct nx_err *err)
 {
 	struct nx_duck_ahead *a;
-	int rc = nx_duck_ahead_start(src, &a, err);
+	int rc = nx_duck_ahead_start(src, true, &a, err);
 
 	return rc ? rc : nx_duck_write_ahead(a, path, row_group, rows, err);
 }
