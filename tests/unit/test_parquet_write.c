@@ -7,7 +7,7 @@
  * integer columns' statistics agree. Row groups of a size that splits the batches,
  * none at all (an empty table), a source that fails mid-way, a path that cannot be
  * created and a file that cannot grow (RLIMIT_FSIZE) each end in a clear error or a
- * correct file, never a half-written one at the path. */
+ * correct file, never a half-written one at the path. Cells of megabytes come back whole. */
 #include "common/compat.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -348,6 +348,55 @@ static void test_file_that_cannot_grow(void **state)
 	free(path);
 }
 
+/* One row with cells of megabytes (bigger than any arena block): read back whole. */
+struct huge {
+	struct nx_colmap map;
+	bool done;
+};
+
+static int huge_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct huge *h = self;
+	size_t big = (size_t)3 << 20;
+	char *s = nx_xmalloc(big + 1);
+
+	(void)err;
+	if (h->done) {
+		free(s);
+		return 0;
+	}
+	for (size_t i = 0; i < big; i++)
+		s[i] = (char)('a' + i % 26);
+	s[big] = '\0';
+	nx_rowbuf_i64(b, (size_t)h->map.idx[0], 0, 1);
+	nx_rowbuf_str(b, (size_t)h->map.idx[1], 0, s);
+	s[big / 3] = '\0';
+	nx_rowbuf_str(b, (size_t)h->map.idx[2], 0, s);
+	free(s);
+	h->done = true;
+	return 1;
+}
+
+static void test_cells_of_megabytes(void **state)
+{
+	static const char *const names[] = { "id", "extra_attributes_json", "name", NULL };
+	struct fx *f = *state;
+	char *path = nx_xasprintf("%s/huge.parquet", f->dir);
+	struct nx_err err = { 0 };
+	struct huge h = { .done = false };
+	struct nx_row_source src;
+
+	assert_int_equal(nx_colmap_init(&h.map, "SystemProfileEvents", names, &err), 0);
+	src = (struct nx_row_source){ .table = h.map.table, .self = &h, .next = huge_next };
+	assert_int_equal(write_ours(&src, path, 0, NULL, &err), 0);
+	assert_int_equal(q(f->d, "SELECT count(*) FROM '%s' WHERE id = 1 AND "
+			      "length(extra_attributes_json) = 3145728 AND length(name) = 1048576 "
+			      "AND extra_attributes_json = repeat('abcdefghijklmnopqrstuvwxyz', "
+			      "120989) || 'abcdefghijklmn' AND starts_with("
+			      "extra_attributes_json, name)", path), 1);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +412,7 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_file_that_cannot_grow, fx_setup,
 						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_cells_of_megabytes, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
