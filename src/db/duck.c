@@ -369,9 +369,12 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
 	for (size_t c = 0; c < t->nfields; c++)
 		duckdb_destroy_logical_type(&types[c]);
 	for (;;) {
+		struct nx_arena arena = NX_ARENA_INIT;
 		duckdb_data_chunk_reset(chunk);
 		rowbuf_bind(&b, chunk, t);
+		b.arena = &arena; /* as the batches bound for our writer */
 		n = src->next(src->self, &b, err);
+		nx_arena_free(&arena);
 		if (n <= 0) {
 			rc = n;
 			break;

@@ -28,6 +28,38 @@ bool nx_num_i64(const char *s, int64_t *out)
 	return true;
 }
 
+/* The common lexeme, [-]d...d[.ddd] with at most 15 integer digits and 3 fraction
+ * digits: read straight into nanoseconds, always exact (at most 18 digits fit int64).
+ * False for anything else, which the general path below decides. */
+static bool us_to_ns_short(const char *s, int64_t *ns)
+{
+	bool neg = *s == '-';
+	uint64_t v = 0;
+	int n = 0, f = 0;
+
+	if (neg)
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (++n > 15)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (!n)
+		return false;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++) {
+			if (++f > 3)
+				return false;
+			v = v * 10 + (uint64_t)(*s - '0');
+		}
+	if (*s)
+		return false;
+	for (; f < 3; f++)
+		v *= 10;
+	*ns = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
 bool nx_num_us_to_ns(const char *s, int64_t *ns, bool *exact)
 {
 	char digits[64];
@@ -35,6 +67,10 @@ bool nx_num_us_to_ns(const char *s, int64_t *ns, bool *exact)
 	long point, exp10 = 0;
 	bool neg = *s == '-', seen = false, lost = false;
 
+	if (us_to_ns_short(s, ns)) {
+		*exact = true;
+		return true;
+	}
 	if (neg)
 		s++;
 	/* Collect the significant digits and where the decimal point falls. */

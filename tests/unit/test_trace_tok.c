@@ -110,6 +110,39 @@ static void test_number_conversions(void **state)
 	assert_true(nx_num_us_to_ns("0", &v, &exact) && v == 0 && exact);
 	assert_false(nx_num_us_to_ns("99999999999999999999", &v, &exact));
 	assert_false(nx_num_us_to_ns("abc", &v, &exact));
+	/* both sides of the short path's limits: 15 integer digits, 3 fraction digits */
+	assert_true(nx_num_us_to_ns("999999999999999.999", &v, &exact) && exact);
+	assert_int_equal(v, 999999999999999999LL);
+	assert_true(nx_num_us_to_ns("9223372036854775.807", &v, &exact) && exact);
+	assert_int_equal(v, INT64_MAX);
+	assert_false(nx_num_us_to_ns("9223372036854775.808", &v, &exact));
+	assert_true(nx_num_us_to_ns("1.2345", &v, &exact) && v == 1235 && !exact);
+	assert_true(nx_num_us_to_ns("-0.001", &v, &exact) && v == -1 && exact);
+	assert_true(nx_num_us_to_ns("007.", &v, &exact) && v == 7000 && exact);
+	assert_true(nx_num_us_to_ns(".5", &v, &exact) && v == 500 && exact);
+	assert_false(nx_num_us_to_ns("-", &v, &exact));
+	assert_false(nx_num_us_to_ns("1.5x", &v, &exact));
+	assert_false(nx_num_us_to_ns("1..5", &v, &exact));
+	/* every integer and fraction length the short path takes, against arithmetic */
+	for (int digits = 1; digits <= 15; digits++)
+		for (int frac = 0; frac <= 3; frac++) {
+			char text[40];
+			int64_t ip = 1, fp = frac ? 7 : 0, scale = 1;
+			for (int i = 1; i < digits; i++)
+				ip = ip * 10 + (i % 10);
+			for (int i = 1; i < frac; i++)
+				fp = fp * 10 + 3;
+			for (int i = 0; i < 3 - frac; i++)
+				scale *= 10;
+			if (frac)
+				snprintf(text, sizeof(text), "-%" PRId64 ".%0*" PRId64, ip, frac, fp);
+			else
+				snprintf(text, sizeof(text), "-%" PRId64, ip);
+			assert_true(nx_num_us_to_ns(text, &v, &exact) && exact);
+			assert_int_equal(v, -(ip * 1000 + fp * scale));
+			assert_true(nx_num_us_to_ns(text + 1, &v, &exact) && exact);
+			assert_int_equal(v, ip * 1000 + fp * scale);
+		}
 	assert_true(nx_num_i64("-9223372036854775808", &v) && v == INT64_MIN);
 	assert_false(nx_num_i64("9223372036854775808", &v));
 	assert_false(nx_num_i64("1.0", &v));
