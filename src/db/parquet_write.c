@@ -465,7 +465,8 @@ static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t
 }
 
 /* Writes the row group collected so far (none: nothing). RowGroup: 1 columns,
- * 2 total_byte_size, 3 num_rows, 5 file_offset, 6 total_compressed_size, 7 ordinal. */
+ * 2 total_byte_size, 3 num_rows, 5 file_offset, 6 total_compressed_size, 7 ordinal.
+ * The footer keeps about 1 KB per row group of SystemProfileEvents until the end. */
 static int flush_group(struct nx_pqw *w, struct nx_err *err)
 {
 	uint64_t at = w->off, raw = 0, packed = 0;
@@ -474,8 +475,6 @@ static int flush_group(struct nx_pqw *w, struct nx_err *err)
 
 	if (!w->group_rows)
 		return 0;
-	if (w->ngroups >= INT16_MAX)
-		return nx_errf(err, -EFBIG, "'%s': more than %d row groups", w->path, INT16_MAX);
 	nx_tc_write_field(&w->groups, 0, NX_TC_LIST, 1);
 	nx_tc_write_list(&w->groups, (uint32_t)w->t->nfields, NX_TC_STRUCT);
 	for (size_t i = 0; i < w->t->nfields; i++)
@@ -486,8 +485,10 @@ static int flush_group(struct nx_pqw *w, struct nx_err *err)
 	put_i64_field(&w->groups, &last, 3, (int64_t)w->group_rows);
 	put_i64_field(&w->groups, &last, 5, (int64_t)at);
 	put_i64_field(&w->groups, &last, 6, (int64_t)packed);
-	nx_tc_write_field(&w->groups, last, NX_TC_I16, 7);
-	nx_tc_write_zigzag(&w->groups, w->ngroups);
+	if (w->ngroups <= INT16_MAX) { /* an optional field, an i16: left out past that */
+		nx_tc_write_field(&w->groups, last, NX_TC_I16, 7);
+		nx_tc_write_zigzag(&w->groups, w->ngroups);
+	}
 	nx_strbuf_addch(&w->groups, NX_TC_STOP);
 	w->ngroups++;
 	w->group_rows = 0;

@@ -233,6 +233,23 @@ static void test_row_groups_split_batches(void **state)
 	free(duck);
 }
 
+/* More row groups than an i16 ordinal counts: the file stays whole and readable. */
+static void test_more_row_groups_than_ordinals(void **state)
+{
+	struct fx *f = *state;
+	const struct nx_table *t = NULL;
+
+	for (size_t i = 0; i < nx_schema_table_count; i++)
+		if (nx_schema_tables[i].written &&
+		    (!t || nx_schema_tables[i].nfields < t->nfields))
+			t = &nx_schema_tables[i];
+	char *path = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
+	same_as_duckdb(f, t, 33000, 1);
+	assert_int_equal(q(f->d, "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')",
+			   path), 33000);
+	free(path);
+}
+
 static void test_no_rows_is_a_valid_file(void **state)
 {
 	struct fx *f = *state;
@@ -403,6 +420,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_table_reads_as_duckdbs, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_row_groups_split_batches, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_more_row_groups_than_ordinals, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_rows_is_a_valid_file, fx_setup,
 						fx_teardown),
