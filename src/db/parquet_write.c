@@ -116,8 +116,13 @@ int nx_pqw_open(struct nx_pqw **out, const struct nx_table *t, const char *path,
 		c->ct = nx_rowbuf_coltype(c->f);
 		c->max_def = c->leaf.list ? 3 : 1;
 	}
+	int rc = put(w, "PAR1", 4, err);
+	if (rc) {
+		nx_pqw_abort(w);
+		return rc;
+	}
 	*out = w;
-	return put(w, "PAR1", 4, err);
+	return 0;
 }
 
 /* ---- collecting a row group ---------------------------------------------------------- */
@@ -564,7 +569,7 @@ int nx_pqw_close(struct nx_pqw *w, uint64_t *rows, struct nx_err *err)
 		rc = put(w, foot.buf, foot.len, err);
 	}
 	nx_strbuf_release(&foot);
-	if (!rc && close(w->fd))
+	if (close(w->fd) && !rc)
 		rc = nx_errf(err, -errno, "cannot write '%s': %s", w->tmp, strerror(errno));
 	w->fd = -1;
 	if (!rc && rename(w->tmp, w->path))
