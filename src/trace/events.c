@@ -63,47 +63,71 @@ static void see(struct nx_tev_src *s, int64_t a, int64_t b)
 	}
 }
 
+/* A text cell of a row and its length. */
+struct cell {
+	const char *s;
+	size_t n;
+};
+
+static struct cell text(const char *s)
+{
+	return (struct cell){ s, s ? strlen(s) : 0 };
+}
+
+static struct cell sbtext(const struct nx_strbuf *sb)
+{
+	return (struct cell){ nx_strbuf_str(sb), sb->len };
+}
+
 /* Writes one row; the event's ids and stream key come from s->ev unless given. */
-static void put(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, const char *name,
+static void put(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, struct cell name,
 		int64_t start, int64_t end, int64_t pid, int64_t tid, const char *flow,
-		const char *stream, const char *extra)
+		struct cell stream, struct cell extra)
 {
 	const int *c = s->map.idx;
 
 	nx_rowbuf_i64(b, (size_t)c[C_ID], row, s->next_id++);
-	nx_rowbuf_str(b, (size_t)c[C_NAME], row, name);
+	nx_rowbuf_strn(b, (size_t)c[C_NAME], row, name.s, name.n);
 	nx_rowbuf_i64(b, (size_t)c[C_START], row, start);
 	nx_rowbuf_i64(b, (size_t)c[C_END], row, end);
 	nx_rowbuf_i64(b, (size_t)c[C_DUR], row, end - start);
-	nx_rowbuf_str(b, (size_t)c[C_SRC], row, "framework");
+	nx_rowbuf_strn(b, (size_t)c[C_SRC], row, "framework", 9);
 	nx_rowbuf_str(b, (size_t)c[C_INST], row, s->files[s->cur].instance);
 	nx_rowbuf_i64(b, (size_t)c[C_PID], row, pid);
 	nx_rowbuf_i64(b, (size_t)c[C_TID], row, tid);
 	nx_rowbuf_strlist(b, (size_t)c[C_FLOW], row, flow, ',');
-	nx_rowbuf_str(b, (size_t)c[C_STREAM], row, stream);
-	if (extra && extra[0])
-		nx_rowbuf_str(b, (size_t)c[C_EXTRA], row, extra);
+	nx_rowbuf_strn(b, (size_t)c[C_STREAM], row, stream.s, stream.n);
+	if (extra.n)
+		nx_rowbuf_strn(b, (size_t)c[C_EXTRA], row, extra.s, extra.n);
 	s->files[s->cur].rows++;
 }
 
-/* "<instance>/<pid>/<tid>" with the ids as written in the file. */
-static const char *stream_key(struct nx_tev_src *s, int64_t pid, int64_t tid)
+/* "<instance>/<pid>/<tid>" with the ids as written in the file. Consecutive events
+ * mostly come from one thread, so a key of integer ids is kept for the next call. */
+static struct cell stream_key(struct nx_tev_src *s, int64_t pid, int64_t tid)
 {
 	const struct nx_cev *ev = &s->ev;
+	bool ints = ev->pid_kind != NX_ID_TEXT && ev->tid_kind != NX_ID_TEXT;
 
+	if (ints && s->key_ok && s->key_file == s->cur && s->key_pid == pid && s->key_tid == tid)
+		return sbtext(&s->sb);
 	nx_strbuf_reset(&s->sb);
 	nx_strbuf_addstr(&s->sb, s->files[s->cur].instance);
 	nx_strbuf_addch(&s->sb, '/');
 	if (ev->pid_kind == NX_ID_TEXT)
-		nx_strbuf_addstr(&s->sb, nx_strbuf_str(&ev->pid_text));
+		nx_strbuf_add(&s->sb, nx_strbuf_str(&ev->pid_text), ev->pid_text.len);
 	else
 		nx_strbuf_addi64(&s->sb, pid);
 	nx_strbuf_addch(&s->sb, '/');
 	if (ev->tid_kind == NX_ID_TEXT)
-		nx_strbuf_addstr(&s->sb, nx_strbuf_str(&ev->tid_text));
+		nx_strbuf_add(&s->sb, nx_strbuf_str(&ev->tid_text), ev->tid_text.len);
 	else
 		nx_strbuf_addi64(&s->sb, tid);
-	return s->sb.buf;
+	s->key_ok = ints;
+	s->key_file = s->cur;
+	s->key_pid = pid;
+	s->key_tid = tid;
+	return sbtext(&s->sb);
 }
 
 static struct nx_tstate *stack_of(struct nx_tev_src *s, struct nx_strmap *m, int64_t pid,
@@ -130,12 +154,21 @@ static struct nx_tstate *stack_of(struct nx_tev_src *s, struct nx_strmap *m, int
 }
 
 /* The flow text of a flow number (0: none). */
-static const char *flow_text(int64_t num, char *buf, size_t size)
+static const char *flow_text(int64_t num, char buf[24])
 {
+	char *p = buf + 23;
+	uint64_t u = num < 0 ? 0 - (uint64_t)num : (uint64_t)num;
+
 	if (!num)
 		return NULL;
-	snprintf(buf, size, "%" PRId64, num);
-	return buf;
+	*p = '\0';
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (num < 0)
+		*--p = '-';
+	return p;
 }
 
 /* The flow slot of a key; a new one gets the next profile-wide flow number. */
@@ -215,12 +248,11 @@ static int close_begin(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, in
 		nx_strbuf_addch(&merged, '}');
 		extra = merged.buf;
 	}
-	char num[32];
-	const char *flow = s->nbflow && !async ? flow_text(take_bflow(s, o->offset), num,
-							   sizeof(num)) : NULL;
+	char num[24];
+	const char *flow = s->nbflow && !async ? flow_text(take_bflow(s, o->offset), num) : NULL;
 	see(s, o->start, end);
-	put(s, b, row, o->name, o->start, end, slot->pid, slot->tid, flow,
-	    stream_key(s, slot->pid, slot->tid), extra);
+	put(s, b, row, text(o->name), o->start, end, slot->pid, slot->tid, flow,
+	    stream_key(s, slot->pid, slot->tid), text(extra));
 	nx_strbuf_release(&merged);
 	free(o->name);
 	free(o->extra);
@@ -231,7 +263,7 @@ static int close_begin(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, in
 static int flow(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, int64_t pid, int64_t tid)
 {
 	struct nx_cev *ev = &s->ev;
-	char num[32];
+	char num[24];
 
 	nx_strbuf_reset(&s->sb2);
 	nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->cat));
@@ -242,10 +274,9 @@ static int flow(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, int64_t p
 		slot->starts++;
 	else if (ev->ph.buf[0] == 'f')
 		slot->ends++;
-	snprintf(num, sizeof(num), "%" PRId64, slot->num);
 	see(s, ev->ts_ns, ev->ts_ns);
-	put(s, b, row, nx_strbuf_str(&ev->name), ev->ts_ns, ev->ts_ns, pid, tid, num,
-	    stream_key(s, pid, tid), ev->extra.buf);
+	put(s, b, row, sbtext(&ev->name), ev->ts_ns, ev->ts_ns, pid, tid,
+	    flow_text(slot->num, num), stream_key(s, pid, tid), sbtext(&ev->extra));
 	return 1;
 }
 
@@ -257,7 +288,7 @@ static int shape(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row)
 	int64_t tid = id_value(ev->tid_kind, ev->tid, &ev->tid_text);
 	char ph = ev->ph.len == 1 ? ev->ph.buf[0] : '?';
 	int64_t start = ev->ts_ns, dur = ev->has_dur ? ev->dur_ns : 0;
-	char num[32];
+	char num[24];
 
 	/* Only metadata may go without a time; any other event without a readable ts
 	 * would be placed at the epoch and stretch the profile back to 1970. */
@@ -311,9 +342,9 @@ static int shape(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row)
 	}
 	if (ph != 'M')
 		see(s, start, start + dur);
-	const char *fl = ph == 'X' ? flow_text(flow_v2(s), num, sizeof(num)) : NULL;
-	put(s, b, row, nx_strbuf_str(&ev->name), start, start + dur, pid, tid, fl,
-	    stream_key(s, pid, tid), ev->extra.buf);
+	const char *fl = ph == 'X' ? flow_text(flow_v2(s), num) : NULL;
+	put(s, b, row, sbtext(&ev->name), start, start + dur, pid, tid, fl, stream_key(s, pid, tid),
+	    sbtext(&ev->extra));
 	return 1;
 }
 
@@ -558,10 +589,10 @@ static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	while (n < cap) {
 		if (s->pend_pos < s->npend) {
 			struct nx_prow *p = &s->pend[s->pend_pos++];
-			char num[32];
+			char num[24];
 			s->cur--; /* pending rows belong to the file just finished */
-			put(s, b, n++, p->name, p->start, p->end, p->pid, p->tid,
-			    flow_text(p->flow, num, sizeof(num)), p->stream, p->extra);
+			put(s, b, n++, text(p->name), p->start, p->end, p->pid, p->tid,
+			    flow_text(p->flow, num), text(p->stream), text(p->extra));
 			s->cur++;
 			if (s->pend_pos == s->npend)
 				free_pending(s);

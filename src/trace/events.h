@@ -62,6 +62,10 @@ struct nx_tev_src {
 	int64_t hbm_capacity;
 	bool has_capacity;
 	struct nx_strbuf sb, sb2;
+	/* sb holds the stream key of these integer ids in file key_file (key_ok) */
+	bool key_ok;
+	size_t key_file;
+	int64_t key_pid, key_tid;
 };
 
 /* Prepares the source over files (borrowed; they must outlive the source); warnings go to

@@ -515,6 +515,58 @@ static void test_flow_v2(void **state)
 	nx_strbuf_release(&want);
 }
 
+/* Rule: framework_stream_id is <instance>/<pid>/<tid> with the ids as written, whatever
+ * the event before it was: the same ids, the same number written as text, another
+ * thread, or the same ids in another file (another instance). And text cells are kept
+ * whole: a \u0000 in a name is a character like any other. */
+static void test_stream_keys(void **state)
+{
+	struct ctx *c = *state;
+	static const char a[] =
+		"[{\"ph\":\"X\",\"name\":\"a1\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":2},"
+		"{\"ph\":\"B\",\"name\":\"a2\",\"ts\":2,\"pid\":1,\"tid\":2},"
+		"{\"ph\":\"X\",\"name\":\"a3\",\"ts\":3,\"dur\":1,\"pid\":\"07\",\"tid\":2},"
+		"{\"ph\":\"X\",\"name\":\"a4\",\"ts\":4,\"dur\":1,\"pid\":7,\"tid\":2},"
+		"{\"ph\":\"i\",\"name\":\"a5\",\"ts\":5,\"pid\":7,\"tid\":\"main\"},"
+		"{\"ph\":\"s\",\"name\":\"a6\",\"cat\":\"c\",\"id\":1,\"ts\":6,\"pid\":7,\"tid\":2},"
+		"{\"ph\":\"E\",\"ts\":7,\"pid\":1,\"tid\":2},"
+		"{\"ph\":\"X\",\"name\":\"a8\",\"ts\":8,\"dur\":1,\"pid\":1,\"tid\":2}]";
+	static const char b[] =
+		"[{\"ph\":\"X\",\"name\":\"b1\\u0000!\",\"ts\":9,\"dur\":1,\"pid\":1,\"tid\":2}]";
+	struct nx_strbuf t = NX_STRBUF_INIT;
+	struct nx_trace_opts o = { 0 };
+	struct nx_err err = { 0 };
+	char *dir = nx_path_join(c->dir, "streams");
+	char *fa = nx_path_join(dir, "rank0.trace.json"), *fb = nx_path_join(dir, "rank1.trace.json");
+	char *out = nx_path_join(c->dir, "streams.out");
+	struct run r = { NULL, out };
+
+	(void)state;
+	assert_int_equal(nx_mkdirs(dir, &err), 0);
+	assert_int_equal(nx_write_file_atomic(fa, a, strlen(a), &err), 0);
+	assert_int_equal(nx_write_file_atomic(fb, b, strlen(b), &err), 0);
+	o.input = dir;
+	o.output_dir = out;
+	if (nx_trace_ingest_dir(&o, NULL, &err))
+		fail_msg("%s", err.msg);
+	/* A NUL written as \u0000 stays in the name, as every other character. */
+	qtext(c, &t, "SELECT replace(name, chr(0), '<NUL>') || ' ' || framework_stream_id FROM "
+		     "'%s/SystemProfileEvents.parquet' ORDER BY id", r.out);
+	expect_text(&t, "a1 rank0/1/2\n"
+			"a3 rank0/07/2\n"
+			"a4 rank0/7/2\n"
+			"a5 rank0/7/main\n"
+			"a6 rank0/7/2\n"
+			"a2 rank0/1/2\n"
+			"a8 rank0/1/2\n"
+			"b1<NUL>! rank1/1/2");
+	nx_strbuf_release(&t);
+	free(dir);
+	free(fa);
+	free(fb);
+	free(out);
+}
+
 static int setup(void **state)
 {
 	struct ctx *c = nx_xcalloc(1, sizeof(*c));
@@ -550,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_unreadable_ts),
 		cmocka_unit_test(test_no_readable_ts_at_all),
 		cmocka_unit_test(test_flow_v2),
+		cmocka_unit_test(test_stream_keys),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
