@@ -431,14 +431,62 @@ static inline bool number_byte(unsigned char c)
 	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-/* A number's bytes, a run of the window at a time; one byte past 4096 fails. A number
+static inline bool digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* The end of the JSON number at b[p], scanned with its grammar in one pass, when it is
+ * valid, ends before b[n] and is followed by a byte that cannot continue it; else 0
+ * (the caller then takes lex_number's general path, which finds every error). */
+static size_t number_end(const unsigned char *b, size_t p, size_t n)
+{
+	if (p < n && b[p] == '-')
+		p++;
+	if (p < n && b[p] == '0')
+		p++;
+	else if (p < n && b[p] >= '1' && b[p] <= '9')
+		while (++p < n && digit(b[p]))
+			;
+	else
+		return 0;
+	if (p < n && b[p] == '.') {
+		if (++p >= n || !digit(b[p]))
+			return 0;
+		while (++p < n && digit(b[p]))
+			;
+	}
+	if (p < n && (b[p] == 'e' || b[p] == 'E')) {
+		if (++p < n && (b[p] == '+' || b[p] == '-'))
+			p++;
+		if (p >= n || !digit(b[p]))
+			return 0;
+		while (++p < n && digit(b[p]))
+			;
+	}
+	return p < n && !number_byte(b[p]) ? p : 0;
+}
+
+/* A number's bytes. The usual number, whole in the window and valid, is found and
+ * checked in one pass by number_end; any other is read a run of the window at a time,
+ * then checked by valid_number; one byte past 4096 fails. A number
  * that ends inside the window is handed out in place: the delimiter after it, not read
  * yet, is held aside for the NUL, and the next call of nx_jtok_next puts it back. One
  * that crosses the window's end is gathered in t->own. */
 static int lex_number(struct nx_jtok *t, struct nx_err *err)
 {
+	size_t stop = number_end(t->buf, t->pos, t->len);
 	int rc;
 
+	if (stop && stop - t->pos <= 4096 && !(t->eof && t->depth > 0)) {
+		/* the usual case: whole in the window, checked on the way */
+		t->held = t->buf + stop;
+		t->held_byte = *t->held;
+		*t->held = '\0';
+		text_view(t, (char *)t->buf + t->pos, stop - t->pos);
+		t->pos = stop;
+		return 0;
+	}
 	nx_strbuf_init(&t->text); /* until the whole number is in */
 	nx_strbuf_reset(&t->own);
 	for (;;) {

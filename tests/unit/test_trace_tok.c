@@ -19,6 +19,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <regex.h>
+#include <stdio.h>
 #include <zlib.h>
 
 struct tk {
@@ -91,6 +93,52 @@ static void test_huge_numbers_exact(void **state)
 	assert_int_equal(nx_jtok_next(&k.t, &k.err), NX_JT_END);
 	tk_close(&k);
 	nx_strbuf_release(&cap);
+}
+
+/* Every string of up to 5 bytes over the number alphabet, as an array element and as a
+ * member value, is accepted exactly when the JSON grammar (here a POSIX regex, written
+ * apart from the tokenizer) takes it, and then handed out as written. */
+static void test_number_grammar_exhaustive(void **state)
+{
+	static const char alpha[] = "019-+.eE";
+	regex_t re;
+	char s[8], doc[32];
+	struct nx_strbuf out = NX_STRBUF_INIT;
+	size_t tried = 0, valid = 0;
+
+	(void)state;
+	assert_int_equal(regcomp(&re, "^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][+-]?[0-9]+)?$",
+				 REG_EXTENDED | REG_NOSUB), 0);
+	for (size_t len = 1; len <= 5; len++) {
+		size_t total = 1;
+		for (size_t i = 0; i < len; i++)
+			total *= sizeof(alpha) - 1;
+		for (size_t code = 0; code < total; code++) {
+			size_t c = code;
+			for (size_t i = 0; i < len; i++, c /= sizeof(alpha) - 1)
+				s[i] = alpha[c % (sizeof(alpha) - 1)];
+			s[len] = '\0';
+			bool want = regexec(&re, s, 0, NULL, 0) == 0;
+			const char *forms[] = { "[%s]", "[%s,1]", "{\"k\":%s}", "[ %s ]" };
+			for (size_t f = 0; f < NX_ARRAY_SIZE(forms); f++) {
+				int n = snprintf(doc, sizeof(doc), forms[f], s);
+				struct nx_err err = { 0 };
+				nx_strbuf_reset(&out);
+				int rc = run(doc, (size_t)n, &out, &err);
+				if ((rc == NX_JT_END) != want)
+					fail_msg("'%s': rc %d (%s), the grammar says %s", doc, rc, err.msg,
+						 want ? "valid" : "invalid");
+				const char *got = out.buf + (f == 2 ? 2 : 0);
+				if (want && (strncmp(got, s, len) || got[len] != '|'))
+					fail_msg("'%s' came out as '%s'", doc, out.buf);
+				tried++;
+			}
+			valid += want;
+		}
+	}
+	assert_true(valid > 100 && tried > 100000);
+	regfree(&re);
+	nx_strbuf_release(&out);
 }
 
 static void test_number_conversions(void **state)
@@ -402,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_escapes_unicode),
 		cmocka_unit_test(test_huge_numbers_exact),
 		cmocka_unit_test(test_number_conversions),
+		cmocka_unit_test(test_number_grammar_exhaustive),
 		cmocka_unit_test(test_nesting_limit),
 		cmocka_unit_test(test_grammar_errors),
 		cmocka_unit_test(test_tolerated_slips),
