@@ -612,6 +612,20 @@ static const char *shown(unsigned char c, char *buf)
 	return buf;
 }
 
+/* After ':' or ',': the next token's first byte, past the single space writers
+ * usually put there, when it is in the window (true, and the token starts there);
+ * false leaves anything else (more white space, the window's end) to the general loop. */
+static inline bool peek_token(struct nx_jtok *t, unsigned char *c)
+{
+	if (t->pos < t->len && t->buf[t->pos] == ' ')
+		t->pos++;
+	if (t->pos >= t->len || t->buf[t->pos] <= ' ')
+		return false;
+	*c = t->buf[t->pos];
+	t->tok_off = t->base + t->pos;
+	return true;
+}
+
 int nx_jtok_next(struct nx_jtok *t, struct nx_err *err)
 {
 	char sh[8];
@@ -649,6 +663,7 @@ int nx_jtok_next(struct nx_jtok *t, struct nx_err *err)
 			return early_end(t, err, where(t));
 		}
 		unsigned char c = t->buf[t->pos];
+	dispatch:
 		switch (t->state) {
 		case S_DONE:
 			return nx_jtok_fail(t, NX_ECORRUPT, err,
@@ -661,11 +676,15 @@ int nx_jtok_next(struct nx_jtok *t, struct nx_err *err)
 						    shown(c, sh));
 			t->pos++;
 			t->state = S_MEMBER;
+			if (peek_token(t, &c))
+				goto dispatch;
 			continue;
 		case S_AFTER:
 			if (c == ',') {
 				t->pos++;
 				t->state = t->stack[t->depth - 1] == 'a' ? S_ARR_NEXT : S_OBJ_NEXT;
+				if (peek_token(t, &c))
+					goto dispatch;
 				continue;
 			}
 			if (c == ']' && t->stack[t->depth - 1] == 'a') {

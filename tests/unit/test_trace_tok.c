@@ -225,6 +225,11 @@ static void test_grammar_errors(void **state)
 	} cases[] = {
 		{ "[1,,]", NX_ECORRUPT, "at byte 3: expected a value in an array, found ','" },
 		{ "[,]", NX_ECORRUPT, "at byte 1: expected a value in an array, found ','" },
+		/* the single space after ':' and ',' is taken on a short path: same offsets */
+		{ "[1, ,2]", NX_ECORRUPT, "at byte 4: expected a value in an array, found ','" },
+		{ "{\"a\": }", NX_ECORRUPT, "at byte 6: expected a value in an object, found '}'" },
+		{ "{\"a\": \x01}", NX_ECORRUPT, "at byte 6: expected a value in an object, found byte 0x?" },
+		{ "[1, 2", NX_ETRUNC, "at byte 5: the JSON ends early, inside an array" },
 		{ "{,}", NX_ECORRUPT, "at byte 1: expected a member name in quotes, found ','" },
 		{ "{\"a\":1,,}", NX_ECORRUPT, "at byte 7: expected a member name in quotes" },
 		{ "[1,2,", NX_ETRUNC, "at byte 5: the JSON ends early, inside an array" },
