@@ -28,9 +28,10 @@ bool nx_num_i64(const char *s, int64_t *out)
 	return true;
 }
 
-/* The common lexeme, [-]d...d[.ddd] with at most 15 integer digits and 3 fraction
- * digits: read straight into nanoseconds, always exact (at most 18 digits fit int64).
- * False for anything else, which the general path below decides. */
+/* The common lexeme, [-]d...d[.ddd] with at most 16 integer digits (a microsecond
+ * epoch time has 16) and 3 fraction digits: read straight into nanoseconds, exact (19
+ * digits fit uint64). False for anything else, and for a value past INT64_MAX, which
+ * the general path below decides. */
 static bool us_to_ns_short(const char *s, int64_t *ns)
 {
 	bool neg = *s == '-';
@@ -40,7 +41,7 @@ static bool us_to_ns_short(const char *s, int64_t *ns)
 	if (neg)
 		s++;
 	for (; *s >= '0' && *s <= '9'; s++) {
-		if (++n > 15)
+		if (++n > 16)
 			return false;
 		v = v * 10 + (uint64_t)(*s - '0');
 	}
@@ -56,6 +57,8 @@ static bool us_to_ns_short(const char *s, int64_t *ns)
 		return false;
 	for (; f < 3; f++)
 		v *= 10;
+	if (v > (uint64_t)INT64_MAX)
+		return false;
 	*ns = neg ? -(int64_t)v : (int64_t)v;
 	return true;
 }

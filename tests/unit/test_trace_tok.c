@@ -158,7 +158,17 @@ static void test_number_conversions(void **state)
 	assert_true(nx_num_us_to_ns("0", &v, &exact) && v == 0 && exact);
 	assert_false(nx_num_us_to_ns("99999999999999999999", &v, &exact));
 	assert_false(nx_num_us_to_ns("abc", &v, &exact));
-	/* both sides of the short path's limits: 15 integer digits, 3 fraction digits */
+	/* both sides of the short path's limits: 16 integer digits, 3 fraction digits,
+	 * INT64_MAX ns */
+	assert_true(nx_num_us_to_ns("1683564901548726", &v, &exact) && exact);
+	assert_int_equal(v, 1683564901548726000LL);
+	assert_true(nx_num_us_to_ns("-9223372036854775.807", &v, &exact) && exact);
+	assert_int_equal(v, -INT64_MAX);
+	assert_false(nx_num_us_to_ns("9223372036854776", &v, &exact));
+	assert_false(nx_num_us_to_ns("9999999999999999.999", &v, &exact));
+	assert_false(nx_num_us_to_ns("12345678901234567", &v, &exact));
+	assert_true(nx_num_us_to_ns("00000001234567890", &v, &exact) && exact); /* 17 digits */
+	assert_int_equal(v, 1234567890000LL);
 	assert_true(nx_num_us_to_ns("999999999999999.999", &v, &exact) && exact);
 	assert_int_equal(v, 999999999999999999LL);
 	assert_true(nx_num_us_to_ns("9223372036854775.807", &v, &exact) && exact);
@@ -172,7 +182,7 @@ static void test_number_conversions(void **state)
 	assert_false(nx_num_us_to_ns("1.5x", &v, &exact));
 	assert_false(nx_num_us_to_ns("1..5", &v, &exact));
 	/* every integer and fraction length the short path takes, against arithmetic */
-	for (int digits = 1; digits <= 15; digits++)
+	for (int digits = 1; digits <= 16; digits++)
 		for (int frac = 0; frac <= 3; frac++) {
 			char text[40];
 			int64_t ip = 1, fp = frac ? 7 : 0, scale = 1;
