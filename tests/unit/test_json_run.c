@@ -84,6 +84,55 @@ static void test_runs_match_the_byte_rule(void **state)
 	}
 }
 
+/* Every byte value at every place of a 48-byte text (three SSE2 blocks, or six words),
+ * and every length up to it: the run ends exactly at the first special byte, and the
+ * high flag tells a byte of 0x80 or more before it. */
+static void test_every_byte_at_every_place(void **state)
+{
+	unsigned char buf[48];
+
+	(void)state;
+	for (size_t n = 0; n <= sizeof(buf); n++)
+		for (size_t at = 0; at < sizeof(buf); at++)
+			for (unsigned b = 0; b < 256; b++) {
+				bool high = false;
+				memset(buf, 'a', sizeof(buf));
+				buf[at] = (unsigned char)b;
+				size_t want = at < n && special((unsigned char)b) ? at : n;
+				bool want_high = at < want && b >= 0x80;
+				size_t got = nx_json_plain_run(buf, n, &high);
+				if (got != want || high != want_high)
+					fail_msg("n %zu, byte 0x%02x at %zu: run %zu high %d, wanted %zu "
+						 "and %d", n, b, at, got, high, want, want_high);
+			}
+}
+
+/* Quoting plain text appends exactly '"' text '"' and keeps the buffer terminated,
+ * whatever room the buffer had left (every fill level around its growth steps). */
+static void test_quote_plain_at_every_fill(void **state)
+{
+	char text[200], want[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (char)('a' + i % 26);
+	for (size_t before = 0; before < 140; before++)
+		for (size_t len = 0; len < sizeof(text); len += 7) {
+			struct nx_strbuf out = NX_STRBUF_INIT;
+			for (size_t i = 0; i < before; i++)
+				nx_strbuf_addch(&out, 'x');
+			nx_json_quote_plain(&out, text, len);
+			memset(want, 'x', before);
+			want[before] = '"';
+			memcpy(want + before + 1, text, len);
+			want[before + 1 + len] = '"';
+			want[before + 2 + len] = '\0';
+			assert_int_equal(out.len, before + len + 2);
+			assert_string_equal(out.buf, want);
+			nx_strbuf_release(&out);
+		}
+}
+
 static void test_quote_escapes_each_kind(void **state)
 {
 	static const char in[] = "plain text, long enough for words \"q\" \\ \x01\n\t\xc3\xa9 end";
@@ -101,6 +150,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_byte_pair_in_every_lane_pair),
 		cmocka_unit_test(test_runs_match_the_byte_rule),
+		cmocka_unit_test(test_every_byte_at_every_place),
+		cmocka_unit_test(test_quote_plain_at_every_fill),
 		cmocka_unit_test(test_quote_escapes_each_kind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
