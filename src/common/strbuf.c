@@ -40,18 +40,27 @@ void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s)
 	nx_strbuf_add(sb, s, strlen(s));
 }
 
-void nx_strbuf_addi64(struct nx_strbuf *sb, int64_t v)
+char *nx_i64_text(int64_t v, char buf[NX_I64_TEXT])
 {
-	char tmp[24], *p = tmp + sizeof(tmp);
+	char *p = buf + NX_I64_TEXT - 1;
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
+	*p = '\0';
 	do {
 		*--p = (char)('0' + u % 10);
 		u /= 10;
 	} while (u);
 	if (v < 0)
 		*--p = '-';
-	nx_strbuf_add(sb, p, (size_t)(tmp + sizeof(tmp) - p));
+	return p;
+}
+
+void nx_strbuf_addi64(struct nx_strbuf *sb, int64_t v)
+{
+	char tmp[NX_I64_TEXT];
+	const char *p = nx_i64_text(v, tmp);
+
+	nx_strbuf_add(sb, p, (size_t)(tmp + NX_I64_TEXT - 1 - p));
 }
 
 void nx_strbuf_vaddf(struct nx_strbuf *sb, const char *fmt, va_list ap)

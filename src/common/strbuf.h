@@ -38,6 +38,9 @@ static inline void nx_strbuf_add(struct nx_strbuf *sb, const void *data, size_t 
 void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s);
 /* Appends v in decimal, as "%" PRId64 would, without printf's parsing of a format. */
 void nx_strbuf_addi64(struct nx_strbuf *sb, int64_t v);
+/* v in decimal, NUL-terminated, written at the end of buf; returns where it starts. */
+#define NX_I64_TEXT 21 /* "-9223372036854775808" and its NUL */
+char *nx_i64_text(int64_t v, char buf[NX_I64_TEXT]);
 static inline void nx_strbuf_addch(struct nx_strbuf *sb, char c)
 {
 	if (sb->len + 2 > sb->alloc)

@@ -72,23 +72,13 @@ static int64_t get_i64(duckdb_vector v, idx_t row)
 	return valid(v, row) ? ((int64_t *)duckdb_vector_get_data(v))[row] : NONE;
 }
 
-/* Appends v in decimal: printf is most of the cost of a reply otherwise. */
+/* Appends v in decimal (printf would be most of a reply's cost), or null for NONE. */
 static void put_i64(struct nx_strbuf *sb, int64_t v)
 {
-	char buf[24], *p = buf + sizeof(buf);
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	if (v == NONE) {
+	if (v == NONE)
 		nx_strbuf_addstr(sb, "null");
-		return;
-	}
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
-	nx_strbuf_add(sb, p, (size_t)(buf + sizeof(buf) - p));
+	else
+		nx_strbuf_addi64(sb, v);
 }
 
 /* The label's index in the reply's dictionary, added when new; NONE for NULL. */

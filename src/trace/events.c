@@ -154,21 +154,9 @@ static struct nx_tstate *stack_of(struct nx_tev_src *s, struct nx_strmap *m, int
 }
 
 /* The flow text of a flow number (0: none). */
-static const char *flow_text(int64_t num, char buf[24])
+static const char *flow_text(int64_t num, char buf[NX_I64_TEXT])
 {
-	char *p = buf + 23;
-	uint64_t u = num < 0 ? 0 - (uint64_t)num : (uint64_t)num;
-
-	if (!num)
-		return NULL;
-	*p = '\0';
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (num < 0)
-		*--p = '-';
-	return p;
+	return num ? nx_i64_text(num, buf) : NULL;
 }
 
 /* The flow slot of a key; a new one gets the next profile-wide flow number. */
@@ -248,7 +236,7 @@ static int close_begin(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, in
 		nx_strbuf_addch(&merged, '}');
 		extra = merged.buf;
 	}
-	char num[24];
+	char num[NX_I64_TEXT];
 	const char *flow = s->nbflow && !async ? flow_text(take_bflow(s, o->offset), num) : NULL;
 	see(s, o->start, end);
 	put(s, b, row, text(o->name), o->start, end, slot->pid, slot->tid, flow,
@@ -263,7 +251,7 @@ static int close_begin(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, in
 static int flow(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, int64_t pid, int64_t tid)
 {
 	struct nx_cev *ev = &s->ev;
-	char num[24];
+	char num[NX_I64_TEXT];
 
 	nx_strbuf_reset(&s->sb2);
 	nx_strbuf_addstr(&s->sb2, nx_strbuf_str(&ev->cat));
@@ -288,7 +276,7 @@ static int shape(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row)
 	int64_t tid = id_value(ev->tid_kind, ev->tid, &ev->tid_text);
 	char ph = ev->ph.len == 1 ? ev->ph.buf[0] : '?';
 	int64_t start = ev->ts_ns, dur = ev->has_dur ? ev->dur_ns : 0;
-	char num[24];
+	char num[NX_I64_TEXT];
 
 	/* Only metadata may go without a time; any other event without a readable ts
 	 * would be placed at the epoch and stretch the profile back to 1970. */
@@ -589,7 +577,7 @@ static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	while (n < cap) {
 		if (s->pend_pos < s->npend) {
 			struct nx_prow *p = &s->pend[s->pend_pos++];
-			char num[24];
+			char num[NX_I64_TEXT];
 			s->cur--; /* pending rows belong to the file just finished */
 			put(s, b, n++, text(p->name), p->start, p->end, p->pid, p->tid,
 			    flow_text(p->flow, num), text(p->stream), text(p->extra));

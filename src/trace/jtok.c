@@ -478,8 +478,9 @@ static int lex_number(struct nx_jtok *t, struct nx_err *err)
 	size_t stop = number_end(t->buf, t->pos, t->len);
 	int rc;
 
-	if (stop && stop - t->pos <= 4096 && !(t->eof && t->depth > 0)) {
-		/* the usual case: whole in the window, checked on the way */
+	if (stop && stop - t->pos <= 4096) {
+		/* the usual case: whole in the window (so the input goes on after it),
+		 * checked on the way */
 		t->held = t->buf + stop;
 		t->held_byte = *t->held;
 		*t->held = '\0';

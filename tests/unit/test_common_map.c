@@ -204,6 +204,8 @@ static void test_strbuf_addi64(void **state)
 		snprintf(want, sizeof(want), "x%" PRId64, v[i]);
 		assert_string_equal(sb.buf, want);
 		assert_int_equal(sb.len, strlen(want));
+		char buf[NX_I64_TEXT];
+		assert_string_equal(nx_i64_text(v[i], buf), want + 1);
 		nx_strbuf_release(&sb);
 	}
 }
