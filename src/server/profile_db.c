@@ -7,6 +7,7 @@
  * sandbox alone would still allow writes inside the profile directory. */
 #include "common/compat.h"
 #include "server/profile_db.h"
+#include "server/resident.h"
 #include "server/result_json.h"
 #include "server/stmt_cache.h"
 #include "common/fsutil.h"
@@ -34,6 +35,7 @@ struct nx_pdb {
 	pthread_mutex_t lock;
 	struct pconn *idle[POOL_MAX];
 	size_t nidle;
+	struct nx_resident res; /* small tables copied into memory once read often */
 	struct broken {
 		char *table;
 		char *msg; /* names the damaged file(s) */
@@ -165,6 +167,7 @@ static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
 	*out = p;
 	*c = NULL;
 	pthread_mutex_init(&p->lock, NULL);
+	nx__resident_init(&p->res, NX_RESIDENT_BUDGET);
 	rc = nx_duck_db_open(&p->db, &cfg, err);
 	if (!rc && duckdb_connect(p->db, c) == DuckDBError) {
 		*c = NULL;
@@ -206,6 +209,8 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 					   "table (DuckDB: %s)", t->name, line);
 			free(line);
 		}
+		if (!why && !t->members)
+			nx__resident_add(&p->res, t->name, t->bytes);
 		if (why) {
 			p->broken = nx_xrealloc(p->broken, (p->nbroken + 1) * sizeof(*p->broken));
 			p->broken[p->nbroken].table = nx_xstrdup(t->name);
@@ -268,6 +273,7 @@ void nx__pdb_free(struct nx_pdb **pdb)
 		free(p->broken[i].msg);
 	}
 	free(p->broken);
+	nx__resident_release(&p->res);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 	*pdb = NULL;
@@ -387,19 +393,29 @@ static int db_error(struct run *r, const char *msg, struct nx_err *err)
 }
 
 /* Parses and prepares; accepts exactly one SELECT statement. A statement this
- * connection prepared before comes from its cache (*cached: the cache owns *ps). */
-static int prepare_select(struct run *r, const char *sql, duckdb_prepared_statement *ps,
-			  bool *cached, struct nx_err *err)
+ * connection prepared before comes from its cache (*cached: the cache owns *ps). Then
+ * counts the statement's reads of small tables, which may copy one into memory
+ * (resident.h) before the statement runs. */
+static int prepare_select(struct nx_pdb *pdb, struct run *r, const char *sql,
+			  duckdb_prepared_statement *ps, bool *cached, struct nx_err *err)
 {
+	struct nx_stmt_tag tag = { .copies = nx__resident_copies(&pdb->res) };
+	unsigned copies = tag.copies;
 	duckdb_extracted_statements ext = NULL;
 	idx_t n;
 	duckdb_statement_type st;
 	int rc = 0;
 
 	*cached = false;
-	if ((*ps = nx__stmt_cache_get(&r->pc->stmts, sql))) {
-		*cached = true;
-		return 0;
+	if ((*ps = nx__stmt_cache_get(&r->pc->stmts, sql, &tag))) {
+		if (tag.copies == copies) {
+			*cached = true;
+			nx__resident_read(&pdb->res, r->pc->c, tag.reads);
+			return 0;
+		}
+		/* a table it reads may have been copied since: bind it anew */
+		nx__stmt_cache_drop(&r->pc->stmts, *ps);
+		tag.copies = copies;
 	}
 	n = duckdb_extract_statements(r->pc->c, sql, &ext);
 
@@ -420,14 +436,18 @@ static int prepare_select(struct run *r, const char *sql, duckdb_prepared_statem
 		goto out;
 	}
 	st = duckdb_prepared_statement_type(*ps);
-	if (st != DUCKDB_STATEMENT_TYPE_SELECT)
+	if (st != DUCKDB_STATEMENT_TYPE_SELECT) {
 		rc = nx_errf(err, -EACCES,
 			     "only SELECT statements are allowed, not %s statements",
 			     stmt_name(st));
-	else
-		*cached = nx__stmt_cache_put(&r->pc->stmts, sql, *ps);
+	} else {
+		tag.reads = nx__resident_mask(&pdb->res, sql);
+		*cached = nx__stmt_cache_put(&r->pc->stmts, sql, *ps, tag);
+	}
 out:
 	duckdb_destroy_extracted(&ext);
+	if (!rc)
+		nx__resident_read(&pdb->res, r->pc->c, tag.reads);
 	return rc;
 }
 
@@ -482,7 +502,7 @@ static int cursor_start(struct nx_pdb_cursor *k, const char *sql, struct nx_strb
 			struct nx_err *err)
 {
 	struct run *r = &k->r;
-	int rc = prepare_select(r, sql, &k->ps, &k->cached, err);
+	int rc = prepare_select(k->pdb, r, sql, &k->ps, &k->cached, err);
 
 	if (rc)
 		return rc;
@@ -680,7 +700,7 @@ int nx__pdb_query_chunks(struct nx_pdb *pdb, const char *sql, const struct nx_qu
 		nx__wd_arm(lim->wd, &r.wd, lim->timeout_ms, on_deadline, &r);
 		r.armed = true;
 	}
-	rc = prepare_select(&r, sql, &ps, &cached, err);
+	rc = prepare_select(pdb, &r, sql, &ps, &cached, err);
 	if (rc)
 		goto out;
 	if (duckdb_pending_prepared_streaming(ps, &pending) == DuckDBError) {

@@ -11,13 +11,15 @@
 
 static atomic_int total; /* entries in every cache of the process */
 
-duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql)
+duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql,
+					     struct nx_stmt_tag *tag)
 {
 	for (size_t i = 0; i < NX_STMT_CACHE_SIZE; i++) {
 		struct nx_stmt_entry *e = &c->ent[i];
 
 		if (e->sql && !strcmp(e->sql, sql)) {
 			e->used = ++c->tick;
+			*tag = e->tag;
 			return e->ps;
 		}
 	}
@@ -34,7 +36,8 @@ static void entry_free(struct nx_stmt_entry *e)
 	atomic_fetch_sub(&total, 1);
 }
 
-bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepared_statement ps)
+bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepared_statement ps,
+			struct nx_stmt_tag tag)
 {
 	struct nx_stmt_entry *victim = &c->ent[0];
 
@@ -57,6 +60,7 @@ bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepare
 	}
 	victim->sql = nx_xstrdup(sql);
 	victim->ps = ps;
+	victim->tag = tag;
 	victim->used = ++c->tick;
 	return true;
 }

@@ -5,7 +5,9 @@
  * executing binds twice; a statement taken from here is bound once per request, as
  * duckdb_query does. Only statements that passed the SELECT-only check are put here.
  * A profile's files never change under one database (a new version gets a new
- * database), so an entry stays valid as long as its connection.
+ * database), so an entry stays valid as long as its connection; its tag tells the
+ * caller when a table it reads has been copied into memory since (resident.h), and
+ * the caller then prepares it again, bound to the copy.
  *
  * A kept statement holds its first parquet file open (DuckDB's reader from the bind),
  * so the process keeps at most NX_STMT_CACHE_TOTAL statements over all connections and
@@ -22,22 +24,33 @@
 #define NX_STMT_CACHE_TOTAL 128     /* per process */
 #define NX_STMT_CACHE_SQL_MAX 16384 /* longer statements are not kept */
 
+/* What the caller keeps with a statement: the resident.h candidates it reads (a mask),
+ * and how many tables had been copied into memory when it was prepared. */
+struct nx_stmt_tag {
+	uint64_t reads;
+	unsigned copies;
+};
+
 struct nx_stmt_cache {
 	struct nx_stmt_entry {
 		char *sql;
 		duckdb_prepared_statement ps;
+		struct nx_stmt_tag tag;
 		uint64_t used; /* tick of the last lookup: the least recent goes first */
 	} ent[NX_STMT_CACHE_SIZE];
 	uint64_t tick;
 };
 
-/* The statement prepared for sql, or NULL. It stays owned by the cache. */
-duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql);
-/* Keeps ps for sql and returns true (the cache owns ps then, evicting the least recently
+/* The statement prepared for sql, or NULL; *tag gets the tag it was kept with. It
+ * stays owned by the cache. */
+duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql,
+					     struct nx_stmt_tag *tag);
+/* Keeps ps with its tag for sql and returns true (the cache owns ps then, evicting the least recently
  * used entry when full); false when sql is too long to keep or the process already keeps
  * NX_STMT_CACHE_TOTAL statements and this cache has none to give up (ps stays the
  * caller's). */
-bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepared_statement ps);
+bool nx__stmt_cache_put(struct nx_stmt_cache *c, const char *sql, duckdb_prepared_statement ps,
+			struct nx_stmt_tag tag);
 /* Destroys the entry holding ps (after an execution failed with it). */
 void nx__stmt_cache_drop(struct nx_stmt_cache *c, duckdb_prepared_statement ps);
 /* Destroys every entry (before the connection is closed). */

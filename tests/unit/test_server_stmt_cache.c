@@ -60,21 +60,27 @@ static int db_teardown(void **state)
 	return 0;
 }
 
+static struct nx_stmt_tag tag; /* what a lookup returns */
+static const struct nx_stmt_tag none;
+
 static void test_get_put(void **state)
 {
 	struct nx_stmt_cache c = { 0 };
 	duckdb_prepared_statement ps = prep("SELECT 41 + 1");
 
 	(void)state;
-	assert_null(nx__stmt_cache_get(&c, "SELECT 41 + 1"));
-	assert_true(nx__stmt_cache_put(&c, "SELECT 41 + 1", ps));
-	assert_ptr_equal(nx__stmt_cache_get(&c, "SELECT 41 + 1"), ps);
-	assert_null(nx__stmt_cache_get(&c, "SELECT 41 + 1 ")); /* exact text only */
-	assert_null(nx__stmt_cache_get(&c, "select 41 + 1"));
-	assert_int_equal(run(nx__stmt_cache_get(&c, "SELECT 41 + 1")), 42);
-	assert_int_equal(run(nx__stmt_cache_get(&c, "SELECT 41 + 1")), 42);
+	assert_null(nx__stmt_cache_get(&c, "SELECT 41 + 1", &tag));
+	assert_true(nx__stmt_cache_put(&c, "SELECT 41 + 1", ps,
+				       (struct nx_stmt_tag){ .reads = 0x5, .copies = 2 }));
+	assert_ptr_equal(nx__stmt_cache_get(&c, "SELECT 41 + 1", &tag), ps);
+	assert_int_equal(tag.reads, 0x5); /* the tag it was kept with */
+	assert_int_equal(tag.copies, 2);
+	assert_null(nx__stmt_cache_get(&c, "SELECT 41 + 1 ", &tag)); /* exact text only */
+	assert_null(nx__stmt_cache_get(&c, "select 41 + 1", &tag));
+	assert_int_equal(run(nx__stmt_cache_get(&c, "SELECT 41 + 1", &tag)), 42);
+	assert_int_equal(run(nx__stmt_cache_get(&c, "SELECT 41 + 1", &tag)), 42);
 	nx__stmt_cache_clear(&c);
-	assert_null(nx__stmt_cache_get(&c, "SELECT 41 + 1"));
+	assert_null(nx__stmt_cache_get(&c, "SELECT 41 + 1", &tag));
 }
 
 static void test_evicts_least_recent(void **state)
@@ -85,18 +91,18 @@ static void test_evicts_least_recent(void **state)
 	(void)state;
 	for (int i = 0; i < NX_STMT_CACHE_SIZE; i++) {
 		snprintf(sql, sizeof(sql), "SELECT %d", i);
-		assert_true(nx__stmt_cache_put(&c, sql, prep(sql)));
+		assert_true(nx__stmt_cache_put(&c, sql, prep(sql), none));
 	}
 	/* 0 is used again, so 1 is now the least recent and goes for the ninth. */
-	assert_non_null(nx__stmt_cache_get(&c, "SELECT 0"));
-	assert_true(nx__stmt_cache_put(&c, "SELECT 100", prep("SELECT 100")));
-	assert_null(nx__stmt_cache_get(&c, "SELECT 1"));
+	assert_non_null(nx__stmt_cache_get(&c, "SELECT 0", &tag));
+	assert_true(nx__stmt_cache_put(&c, "SELECT 100", prep("SELECT 100"), none));
+	assert_null(nx__stmt_cache_get(&c, "SELECT 1", &tag));
 	for (int i = 0; i < NX_STMT_CACHE_SIZE; i++) {
 		snprintf(sql, sizeof(sql), "SELECT %d", i);
 		if (i != 1)
-			assert_int_equal(run(nx__stmt_cache_get(&c, sql)), i);
+			assert_int_equal(run(nx__stmt_cache_get(&c, sql, &tag)), i);
 	}
-	assert_int_equal(run(nx__stmt_cache_get(&c, "SELECT 100")), 100);
+	assert_int_equal(run(nx__stmt_cache_get(&c, "SELECT 100", &tag)), 100);
 	nx__stmt_cache_clear(&c);
 }
 
@@ -108,18 +114,18 @@ static void test_drop_and_too_long(void **state)
 	char *big = malloc(n + 1);
 
 	(void)state;
-	assert_true(nx__stmt_cache_put(&c, "SELECT 1", a));
-	assert_true(nx__stmt_cache_put(&c, "SELECT 2", b));
+	assert_true(nx__stmt_cache_put(&c, "SELECT 1", a, none));
+	assert_true(nx__stmt_cache_put(&c, "SELECT 2", b, none));
 	nx__stmt_cache_drop(&c, a);
-	assert_null(nx__stmt_cache_get(&c, "SELECT 1"));
-	assert_ptr_equal(nx__stmt_cache_get(&c, "SELECT 2"), b);
+	assert_null(nx__stmt_cache_get(&c, "SELECT 1", &tag));
+	assert_ptr_equal(nx__stmt_cache_get(&c, "SELECT 2", &tag), b);
 	/* SELECT 3 followed by spaces: valid SQL, longer than the cache keeps. */
 	memset(big, ' ', n);
 	memcpy(big, "SELECT 3", 8);
 	big[n] = '\0';
 	duckdb_prepared_statement p = prep(big);
-	assert_false(nx__stmt_cache_put(&c, big, p));
-	assert_null(nx__stmt_cache_get(&c, big));
+	assert_false(nx__stmt_cache_put(&c, big, p, none));
+	assert_null(nx__stmt_cache_get(&c, big, &tag));
 	assert_int_equal(run(p), 3);
 	duckdb_destroy_prepare(&p);
 	free(big);
@@ -141,7 +147,7 @@ static void test_process_cap(void **state)
 
 			snprintf(sql, sizeof(sql), "SELECT %d", k * 100 + i);
 			ps = prep(sql);
-			if (nx__stmt_cache_put(&c[k], sql, ps)) {
+			if (nx__stmt_cache_put(&c[k], sql, ps, none)) {
 				kept++;
 			} else {
 				refused++;
@@ -153,8 +159,8 @@ static void test_process_cap(void **state)
 	assert_int_equal(refused, NCACHE * NX_STMT_CACHE_SIZE - NX_STMT_CACHE_TOTAL);
 	assert_int_equal(nx__stmt_cache_total(), NX_STMT_CACHE_TOTAL);
 	/* A full cache still swaps its oldest entry for a new one. */
-	assert_true(nx__stmt_cache_put(&c[0], "SELECT 7777", prep("SELECT 7777")));
-	assert_int_equal(run(nx__stmt_cache_get(&c[0], "SELECT 7777")), 7777);
+	assert_true(nx__stmt_cache_put(&c[0], "SELECT 7777", prep("SELECT 7777"), none));
+	assert_int_equal(run(nx__stmt_cache_get(&c[0], "SELECT 7777", &tag)), 7777);
 	assert_int_equal(nx__stmt_cache_total(), NX_STMT_CACHE_TOTAL);
 	nx__stmt_cache_clear(&c[1]);
 	assert_int_equal(nx__stmt_cache_total(), NX_STMT_CACHE_TOTAL - NX_STMT_CACHE_SIZE);
