@@ -6,7 +6,9 @@
  * byte. A POST is sent when BODY is not empty. Prints the median seconds of the timed
  * requests. With DIR and SQL, each request is paired with one run of SQL by DuckDB
  * directly in this process (duckdb_query over views of the profile directory DIR,
- * parquet footers cached as the server's databases do), the two alternating so that a
+ * parquet footers cached as the server's databases do; with BENCH_HTTP_RESIDENT=1 the
+ * views SQL names, up to the server's row limit, are first copied into memory, as the
+ * server copies small tables that are read often), the two alternating so that a
  * slow spell of the machine lands on both; it prints three figures then: the API's
  * median, DuckDB's median and the median of the per-pair ratios. The reply is read to its end by Content-Length or chunked encoding, with
  * TCP_NODELAY set, so the figure is the server's, not a client's own start-up (curl
@@ -15,6 +17,8 @@
 #include "db/duck.h"
 #include "db/duck_conn.h"
 #include "db/profile_views.h"
+#include "server/resident.h"
+#include "common/strbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -170,15 +174,69 @@ static void no_cell(void *arg, size_t row, const char *column, int kind, const c
 	(void)text;
 }
 
+static void add_view(void *arg, size_t row, const char *column, int kind, const char *text)
+{
+	(void)row;
+	(void)column;
+	(void)kind;
+	nx__resident_add(arg, text, 0);
+}
+
+/* BENCH_HTTP_RESIDENT=1: the views that sql names become in-memory tables, as the
+ * server's copies of small tables (server/resident.h) are, so that the direct side
+ * reads memory too and the ratio is the server's own cost. */
+static int copy_views(struct nx_duck *d, const char *sql, struct nx_err *err)
+{
+	struct nx_resident r;
+	uint64_t mask;
+	int rc;
+
+	nx__resident_init(&r, 0);
+	rc = nx_duck_query_cells_plain(d, "SELECT view_name FROM duckdb_views() WHERE NOT internal",
+				       add_view, &r, err);
+	mask = rc ? 0 : nx__resident_mask(&r, sql);
+	for (size_t i = 0; !rc && i < r.n; i++) {
+		struct nx_strbuf q = NX_STRBUF_INIT, copy = NX_STRBUF_INIT, ddl = NX_STRBUF_INIT;
+
+		int64_t rows = 0;
+
+		if (!(mask >> i & 1))
+			continue;
+		nx_sql_quote_ident(&q, r.t[i].name);
+		nx_strbuf_addf(&ddl, "SELECT count(*) FROM %s", q.buf);
+		rc = nx_duck_query_i64(d, ddl.buf, &rows, err);
+		nx_strbuf_reset(&ddl);
+		if (rc || rows > NX_RESIDENT_ROWS) { /* as the server, which keeps it a view */
+			nx_strbuf_release(&q);
+			nx_strbuf_release(&ddl);
+			continue;
+		}
+		nx_strbuf_addf(&copy, "%s copy", r.t[i].name);
+		nx_strbuf_addstr(&ddl, "CREATE TABLE ");
+		nx_sql_quote_ident(&ddl, copy.buf);
+		nx_strbuf_addf(&ddl, " AS SELECT * FROM %s; DROP VIEW %s; ALTER TABLE ", q.buf, q.buf);
+		nx_sql_quote_ident(&ddl, copy.buf);
+		nx_strbuf_addf(&ddl, " RENAME TO %s", q.buf);
+		rc = nx_duck_exec(d, ddl.buf, err);
+		nx_strbuf_release(&q);
+		nx_strbuf_release(&copy);
+		nx_strbuf_release(&ddl);
+	}
+	nx__resident_release(&r);
+	return rc;
+}
+
 /* DuckDB on dir's tables, as the server opens them, warmed with one run of sql. */
 static struct nx_duck *direct_open(const char *dir, const char *sql)
 {
+	const char *resident = getenv("BENCH_HTTP_RESIDENT");
 	struct nx_duck *d = NULL;
 	struct nx_err err = { 0 };
 
 	if (nx_duck_open(&d, 0, NULL, &err) ||
 	    nx_duck_exec(d, NX_DUCK_FOOTER_CACHE_SQL, &err) ||
 	    nx_db_create_views(d, dir, &err) ||
+	    (resident && !strcmp(resident, "1") && copy_views(d, sql, &err)) ||
 	    nx_duck_query_cells_plain(d, sql, no_cell, NULL, &err)) {
 		fprintf(stderr, "bench_http: DuckDB on '%s': %s\n", dir, err.msg);
 		exit(1);

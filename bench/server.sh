@@ -114,13 +114,15 @@ echo " server's parquet footer cache, in bench_http's process, alternating with 
 echo " requests one by one; keep-alive: REPS requests on one connection; new conn: a new"
 echo " connection per request, connect to last byte; curl: a new curl per request, with its"
 echo " own start-up; ratios: median of the per-pair ratios; queries under 20 ms get"
-echo " ROUNDS_FAST rounds of REPS_FAST pairs and the median of the round medians; last column:"
-echo " rounds x pairs)"
-printf '%-22s %9s %10s %12s %10s %9s %9s\n' query "curl s" "new conn s" "keep-alive s" \
-	"direct s" "ratio ka" "ratio new"
+echo " ROUNDS_FAST rounds of REPS_FAST pairs and the median of the round medians; ratio mem:"
+echo " keep-alive against DuckDB on in-memory copies of the small tables the SQL names, as"
+echo " the server makes of small tables read often (src/server/resident.h), i.e. the"
+echo " server's own cost; last column: rounds x pairs)"
+printf '%-22s %9s %10s %12s %10s %9s %9s %9s\n' query "curl s" "new conn s" "keep-alive s" \
+	"direct s" "ratio ka" "ratio new" "ratio mem"
 cmp() {
 	local label=$1 table=$2 sql=$3
-	local body reps=$reps rounds=1 lists=$work/cmp c n k d rk rn
+	local body reps=$reps rounds=1 lists=$work/cmp c n k d rk rn rmem
 	body=$(q "$table" "$sql")
 	read -r _ d _ < <(reps=3 paired "$body" ka "$sql")
 	if (( $(echo "$d < 0.02" | bc) )); then
@@ -131,13 +133,14 @@ cmp() {
 		curl_new "$body" >>"$lists.c"
 		paired "$body" new "$sql" >>"$lists.n"
 		paired "$body" ka "$sql" >>"$lists.k"
+		BENCH_HTTP_RESIDENT=1 paired "$body" ka "$sql" >>"$lists.m"
 	done
 	c=$(median <"$lists.c")
 	n=$(awk '{print $1}' "$lists.n" | median) rn=$(awk '{print $3}' "$lists.n" | median)
 	k=$(awk '{print $1}' "$lists.k" | median) rk=$(awk '{print $3}' "$lists.k" | median)
-	d=$(awk '{print $2}' "$lists.k" | median)
-	printf '%-22s %9.4f %10.4f %12.4f %10.4f %9.2f %9.2f  (%dx%d)\n' "$label" "$c" "$n" "$k" \
-		"$d" "$rk" "$rn" "$rounds" "$reps"
+	d=$(awk '{print $2}' "$lists.k" | median) rmem=$(awk '{print $3}' "$lists.m" | median)
+	printf '%-22s %9.4f %10.4f %12.4f %10.4f %9.2f %9.2f %9.2f  (%dx%d)\n' "$label" "$c" "$n" \
+		"$k" "$d" "$rk" "$rn" "$rmem" "$rounds" "$reps"
 }
 cmp summary Summary 'SELECT total_time, mfu_estimated_percent, tensor_engine_active_time_percent, vector_engine_active_time_percent, dma_active_time_percent, hbm_read_bytes, hbm_write_bytes FROM Summary'
 cmp instruction-breakdown Instruction 'SELECT engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns, SUM(evt_wait_time_ns) as total_evt_wait_ns FROM Instruction GROUP BY engine, opcode ORDER BY total_dur_ns DESC'
