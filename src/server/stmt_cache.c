@@ -11,6 +11,8 @@
 
 static atomic_int total; /* entries in every cache of the process */
 
+static void entry_free(struct nx_stmt_entry *e);
+
 duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql,
 					     struct nx_stmt_tag *tag)
 {
@@ -18,6 +20,10 @@ duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char
 		struct nx_stmt_entry *e = &c->ent[i];
 
 		if (e->sql && !strcmp(e->sql, sql)) {
+			if (e->uses++ == NX_STMT_CACHE_USES) {
+				entry_free(e);
+				return NULL;
+			}
 			e->used = ++c->tick;
 			*tag = e->tag;
 			return e->ps;

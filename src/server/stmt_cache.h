@@ -20,6 +20,13 @@
 
 #include <duckdb.h>
 
+/* A statement is given out this many times, then prepared again: DuckDB 1.4.4
+ * keeps about 1.6 KB per execution of a prepared statement over one of its own tables
+ * until the statement is destroyed (200,000 executions of a one-row Summary copy took a
+ * process from 33 to 363 MB; a statement over parquet files, bound anew every time,
+ * keeps nothing). Preparing again every 128 executions keeps a statement under 210 KB
+ * and costs one prepare, about 0.1 ms, per 128 requests. */
+#define NX_STMT_CACHE_USES 128
 #define NX_STMT_CACHE_SIZE 8        /* per connection */
 #define NX_STMT_CACHE_TOTAL 128     /* per process */
 #define NX_STMT_CACHE_SQL_MAX 16384 /* longer statements are not kept */
@@ -36,13 +43,15 @@ struct nx_stmt_cache {
 		char *sql;
 		duckdb_prepared_statement ps;
 		struct nx_stmt_tag tag;
+		unsigned uses;  /* times given out */
 		uint64_t used; /* tick of the last lookup: the least recent goes first */
 	} ent[NX_STMT_CACHE_SIZE];
 	uint64_t tick;
 };
 
 /* The statement prepared for sql, or NULL; *tag gets the tag it was kept with. It
- * stays owned by the cache. */
+ * stays owned by the cache. After NX_STMT_CACHE_USES lookups have found an entry, the
+ * next one destroys it and finds nothing, so that the caller prepares it again. */
 duckdb_prepared_statement nx__stmt_cache_get(struct nx_stmt_cache *c, const char *sql,
 					     struct nx_stmt_tag *tag);
 /* Keeps ps with its tag for sql and returns true (the cache owns ps then, evicting the least recently

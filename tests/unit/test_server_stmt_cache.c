@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * test_server_stmt_cache.c: a connection's prepared statements (server/stmt_cache.h) on
  * a real DuckDB connection: a statement comes back for its exact text only and runs
- * again with the same result; a ninth statement evicts the least recently used; a
+ * again with the same result, until it is retired after NX_STMT_CACHE_USES lookups; a
+ * ninth statement evicts the least recently used; a
  * dropped entry is gone; a statement too long to keep stays the caller's; the process
  * keeps no more than NX_STMT_CACHE_TOTAL statements over all caches. Then through
  * the real server: repeated queries, a query that fails while running (its statement
@@ -81,6 +82,24 @@ static void test_get_put(void **state)
 	assert_int_equal(run(nx__stmt_cache_get(&c, "SELECT 41 + 1", &tag)), 42);
 	nx__stmt_cache_clear(&c);
 	assert_null(nx__stmt_cache_get(&c, "SELECT 41 + 1", &tag));
+}
+
+/* A statement is retired after NX_STMT_CACHE_USES lookups, and can be kept again. */
+static void test_retired_after_uses(void **state)
+{
+	struct nx_stmt_cache c = { 0 };
+	int before = nx__stmt_cache_total();
+
+	(void)state;
+	assert_true(nx__stmt_cache_put(&c, "SELECT 5", prep("SELECT 5"), none));
+	for (int i = 0; i < NX_STMT_CACHE_USES; i++)
+		assert_int_equal(run(nx__stmt_cache_get(&c, "SELECT 5", &tag)), 5);
+	assert_null(nx__stmt_cache_get(&c, "SELECT 5", &tag));
+	assert_int_equal(nx__stmt_cache_total(), before);
+	assert_true(nx__stmt_cache_put(&c, "SELECT 5", prep("SELECT 5"), none));
+	assert_int_equal(run(nx__stmt_cache_get(&c, "SELECT 5", &tag)), 5);
+	nx__stmt_cache_clear(&c);
+	assert_int_equal(nx__stmt_cache_total(), before);
 }
 
 static void test_evicts_least_recent(void **state)
@@ -243,6 +262,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_get_put, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_retired_after_uses, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_evicts_least_recent, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_drop_and_too_long, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_process_cap, db_setup, db_teardown),
