@@ -118,12 +118,22 @@ static bool exec(duckdb_connection c, const struct nx_strbuf *sql)
 	return nx_duck_con_exec(c, sql->buf, &err) == 0;
 }
 
+/* Past one vector of rows DuckDB stores each column of a table in blocks of 256 KiB. */
+#define DUCK_VECTOR_ROWS 2048
+#define DUCK_BLOCK_BYTES ((int64_t)256 << 10)
+
+/* What DuckDB's in-memory tables take, by its own accounting: their blocks, and the
+ * blocks of their strings longer than 12 bytes. */
+#define MEMORY_SQL                                                                           \
+	"SELECT COALESCE(sum(memory_usage_bytes), 0) FROM duckdb_memory() "                   \
+	"WHERE tag IN ('IN_MEMORY_TABLE', 'OVERFLOW_STRINGS')"
+
 /* Replaces the view `name` with an in-memory copy of its rows; false leaves the view. */
 static bool copy_in(duckdb_connection c, const char *name, int64_t budget)
 {
 	struct nx_strbuf q = NX_STRBUF_INIT, tmp = NX_STRBUF_INIT, sql = NX_STRBUF_INIT;
 	bool ok = false;
-	int64_t v;
+	int64_t v, before;
 
 	nx_sql_quote_ident(&q, name);
 	nx_strbuf_addf(&tmp, "%s (resident copy)", name);
@@ -131,9 +141,18 @@ static bool copy_in(duckdb_connection c, const char *name, int64_t budget)
 	v = query_i64(c, sql.buf);
 	if (v < 0 || v > NX_RESIDENT_ROWS)
 		goto out;
+	if (v > DUCK_VECTOR_ROWS) { /* 256 KiB per column at least: not worth a try past the cap */
+		nx_strbuf_reset(&sql);
+		nx_strbuf_addstr(&sql, "SELECT count(*) FROM duckdb_columns() WHERE table_name = ");
+		nx_sql_quote(&sql, name);
+		v = query_i64(c, sql.buf);
+		if (v < 0 || v * DUCK_BLOCK_BYTES > NX_RESIDENT_TABLE_BYTES)
+			goto out;
+	}
+	before = query_i64(c, MEMORY_SQL);
 	nx_strbuf_reset(&sql);
 	nx_strbuf_addstr(&sql, "BEGIN TRANSACTION");
-	if (!exec(c, &sql))
+	if (before < 0 || !exec(c, &sql))
 		goto out;
 	nx_strbuf_reset(&sql);
 	nx_strbuf_addstr(&sql, "CREATE TABLE ");
@@ -141,9 +160,8 @@ static bool copy_in(duckdb_connection c, const char *name, int64_t budget)
 	nx_strbuf_addf(&sql, " AS SELECT * FROM %s", q.buf);
 	if (!exec(c, &sql))
 		goto rollback;
-	v = query_i64(c, "SELECT COALESCE(sum(memory_usage_bytes), 0) FROM duckdb_memory() "
-			 "WHERE tag = 'IN_MEMORY_TABLE'");
-	if (v < 0 || v > budget)
+	v = query_i64(c, MEMORY_SQL);
+	if (v < 0 || v > budget || v - before > NX_RESIDENT_TABLE_BYTES)
 		goto rollback;
 	nx_strbuf_reset(&sql);
 	nx_strbuf_addf(&sql, "DROP VIEW %s; ALTER TABLE ", q.buf);

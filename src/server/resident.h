@@ -8,9 +8,14 @@
  * follow read memory. A profile never changes under its database (a new version gets
  * a new one), so the copy cannot go stale.
  *
- * Memory is bounded per profile: a copy that would take DuckDB's in-memory tables past
- * NX_RESIDENT_BUDGET bytes (its own accounting, duckdb_memory()) is rolled back and
- * the table stays a view for good, as does one with more than NX_RESIDENT_ROWS rows.
+ * Memory is bounded per profile: a copy that takes more than NX_RESIDENT_TABLE_BYTES,
+ * or would take DuckDB's in-memory tables past NX_RESIDENT_BUDGET bytes (its own
+ * accounting, duckdb_memory()), is rolled back and the table stays a view for good, as
+ * does one with more than NX_RESIDENT_ROWS rows. DuckDB gives each column a first
+ * segment of about 14 KB and, past 2,048 rows, blocks of 256 KiB, so a 101-column
+ * one-row Summary takes 1.4 MB and a 55-column Instruction of 4,342 rows 14.5 MB (from
+ * 105 KB of parquet): the per-table cap keeps copies to tables that are small in
+ * memory too.
  * A profile queried only once or twice per table, as the seed workflows do with curl,
  * never pays for a copy. */
 #ifndef NX_SERVER_RESIDENT_H
@@ -25,6 +30,7 @@
 #define NX_RESIDENT_FILE_BYTES ((uint64_t)256 << 10) /* larger tables stay views */
 #define NX_RESIDENT_ROWS 65536
 #define NX_RESIDENT_BUDGET ((int64_t)16 << 20) /* DuckDB in-memory table bytes */
+#define NX_RESIDENT_TABLE_BYTES ((int64_t)4 << 20) /* ... and for one copy */
 #define NX_RESIDENT_MAX 64                     /* candidates: one bit each in a mask */
 
 enum nx_rstate { NX_RS_VIEW, NX_RS_COPYING, NX_RS_RESIDENT, NX_RS_STAYS_VIEW };
