@@ -86,16 +86,11 @@ static duckdb_vector list_cell(struct nx_rowbuf *b, size_t col, size_t row, size
 	return duckdb_list_vector_get_child(v);
 }
 
-/* Sets string i of a VARCHAR vector: in DuckDB's heap, or, with an arena, as DuckDB
- * lays a string out (up to 12 bytes inline, else a prefix and a pointer) with its bytes
- * in the arena. */
-static void set_string(duckdb_vector v, idx_t i, const char *s, size_t len,
-		       struct nx_arena *arena)
+/* Lays string i of a VARCHAR vector out as DuckDB does: up to 12 bytes inline, else a
+ * prefix and a pointer to bytes (NULL: to a copy of s in arena). len <= UINT32_MAX. */
+static void put_string(duckdb_vector v, idx_t i, const char *s, size_t len,
+		       struct nx_arena *arena, const char *bytes)
 {
-	if (!arena || len > UINT32_MAX) {
-		duckdb_vector_assign_string_element_len(v, i, s, (idx_t)len);
-		return;
-	}
 	duckdb_string_t *d = (duckdb_string_t *)duckdb_vector_get_data(v) + i;
 	d->value.inlined.length = (uint32_t)len;
 	if (len <= sizeof(d->value.inlined.inlined)) {
@@ -104,8 +99,19 @@ static void set_string(duckdb_vector v, idx_t i, const char *s, size_t len,
 			memcpy(d->value.inlined.inlined, s, len);
 	} else {
 		memcpy(d->value.pointer.prefix, s, sizeof(d->value.pointer.prefix));
-		d->value.pointer.ptr = nx_arena_copy(arena, s, len);
+		d->value.pointer.ptr = bytes ? (char *)bytes : nx_arena_copy(arena, s, len);
 	}
+}
+
+/* Sets string i of a VARCHAR vector: in DuckDB's heap, or, with an arena, in the arena. */
+static void set_string(duckdb_vector v, idx_t i, const char *s, size_t len,
+		       struct nx_arena *arena)
+{
+	if (!arena || len > UINT32_MAX) {
+		duckdb_vector_assign_string_element_len(v, i, s, (idx_t)len);
+		return;
+	}
+	put_string(v, i, s, len, arena, NULL);
 }
 
 /* Sets item i of a VARCHAR[] cell's child (valid even where a reused vector had a NULL). */
@@ -241,6 +247,21 @@ void nx_rowbuf_str(struct nx_rowbuf *b, size_t col, size_t row, const char *s)
 {
 	if (s)
 		nx_rowbuf_strn(b, col, row, s, strlen(s));
+}
+
+void nx_rowbuf_str_kept(struct nx_rowbuf *b, size_t col, size_t row, const char *s)
+{
+	size_t len;
+
+	if (!s)
+		return;
+	len = strlen(s);
+	if (b->type[col] != NX_COL_VARCHAR || len > UINT32_MAX) {
+		nx_rowbuf_strn(b, col, row, s, len);
+		return;
+	}
+	put_string(b->vec[col], row, s, len, NULL, s);
+	mark_valid(b, col, row);
 }
 
 int nx_colmap_init(struct nx_colmap *map, const char *table, const char *const *names,

@@ -54,11 +54,13 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		c->unknown_inst++;
 	}
 	nx_ctx_see(c, start, end);
+	/* Every string below is a literal or the parsed NEFF's, which outlive the copy:
+	 * the cells point at them (nx_rowbuf_str_kept). */
 	nx_active_add(&c->active, r->engine, in ? in->opcode : -1, start, end);
 	nx_rowbuf_i64(b, ix[C_START], row, start);
 	nx_rowbuf_i64(b, ix[C_END], row, end);
 	nx_rowbuf_i64(b, ix[C_DUR], row, end - start);
-	nx_rowbuf_str(b, ix[C_ENGINE], row,
+	nx_rowbuf_str_kept(b, ix[C_ENGINE], row,
 		      r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine) : "Unknown");
 	nx_rowbuf_i64(b, ix[C_PCORE], row, c->info->pcore_idx);
 	nx_rowbuf_i64(b, ix[C_ID], row, (int64_t)r->id);
@@ -98,36 +100,36 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	}
 	nx_inst_sums_add(&c->isums, &sr);
 	if (!in) {
-		nx_rowbuf_str(b, ix[C_OPCODE], row, "UNKNOWN");
-		nx_rowbuf_str(b, ix[C_OPERANDS], row, "");
-		nx_rowbuf_str(b, ix[C_BIR_ID], row, "");
+		nx_rowbuf_str_kept(b, ix[C_OPCODE], row, "UNKNOWN");
+		nx_rowbuf_str_kept(b, ix[C_OPERANDS], row, "");
+		nx_rowbuf_str_kept(b, ix[C_BIR_ID], row, "");
 		return;
 	}
-	nx_rowbuf_str(b, ix[C_TRACK], row, track_of(in));
-	nx_rowbuf_str(b, ix[C_OPCODE], row, nx_opcode_name(in->opcode));
-	nx_rowbuf_str(b, ix[C_OPERANDS], row, st->operands);
-	nx_rowbuf_str(b, ix[C_COPCODE], row,
+	nx_rowbuf_str_kept(b, ix[C_TRACK], row, track_of(in));
+	nx_rowbuf_str_kept(b, ix[C_OPCODE], row, nx_opcode_name(in->opcode));
+	nx_rowbuf_str_kept(b, ix[C_OPERANDS], row, st->operands);
+	nx_rowbuf_str_kept(b, ix[C_COPCODE], row,
 		      in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER" : nx_opcode_name(in->opcode));
 	nx_rowbuf_i64(b, ix[C_CPC], row, r->index);
-	nx_rowbuf_str(b, ix[C_BIR_ID], row, st->bir_id);
+	nx_rowbuf_str_kept(b, ix[C_BIR_ID], row, st->bir_id);
 	nx_rowbuf_i64(b, ix[C_RAW_BIR], row, (int64_t)in->bir_id);
-	nx_rowbuf_str(b, ix[C_KNAME], row, st->kernel_name);
-	nx_rowbuf_str(b, ix[C_BIR_NAME], row, st->bir_name);
+	nx_rowbuf_str_kept(b, ix[C_KNAME], row, st->kernel_name);
+	nx_rowbuf_str_kept(b, ix[C_BIR_NAME], row, st->bir_name);
 	if (st->stack_frame_ids[0])
-		nx_rowbuf_str(b, ix[C_FRAMES], row, st->stack_frame_ids);
+		nx_rowbuf_str_kept(b, ix[C_FRAMES], row, st->stack_frame_ids);
 	if (st->raw_penguin >= 0) {
-		nx_rowbuf_str(b, ix[C_PENGUIN], row, st->penguin_id);
+		nx_rowbuf_str_kept(b, ix[C_PENGUIN], row, st->penguin_id);
 		nx_rowbuf_i64(b, ix[C_RAW_PENGUIN], row, st->raw_penguin);
 	}
 	if (st->raw_hlo >= 0) {
 		nx_rowbuf_i64(b, ix[C_RAW_HLO], row, st->raw_hlo);
 		nx_rowbuf_i64(b, ix[C_RAW_FW], row, st->raw_framework);
-		nx_rowbuf_str(b, ix[C_HLO_NAME], row, st->framework_name);
-		nx_rowbuf_str(b, ix[C_HLO_ATTRS], row, st->hlo_attrs);
-		nx_rowbuf_str(b, ix[C_LAYER], row, st->framework_name);
+		nx_rowbuf_str_kept(b, ix[C_HLO_NAME], row, st->framework_name);
+		nx_rowbuf_str_kept(b, ix[C_HLO_ATTRS], row, st->hlo_attrs);
+		nx_rowbuf_str_kept(b, ix[C_LAYER], row, st->framework_name);
 	}
-	nx_rowbuf_str(b, ix[C_NKI], row, st->nki_loc);
-	nx_rowbuf_str(b, ix[C_BIRLOC], row, st->bir_loc);
+	nx_rowbuf_str_kept(b, ix[C_NKI], row, st->nki_loc);
+	nx_rowbuf_str_kept(b, ix[C_BIRLOC], row, st->bir_loc);
 	nx_rowbuf_i64(b, ix[C_HBM_R], row, st->hbm_read);
 	nx_rowbuf_i64(b, ix[C_HBM_W], row, st->hbm_write);
 	nx_rowbuf_i64(b, ix[C_SB_R], row, (int64_t)st->work.sbuf_read_bytes);
@@ -141,14 +143,14 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	nx_rowbuf_i64(b, ix[C_OUT_Q], row, st->output_q);
 	nx_rowbuf_i64(b, ix[C_W_Q], row, st->weight_q);
 	if (in->perf_mode == 1)
-		nx_rowbuf_str(b, ix[C_PERF], row, "2x");
+		nx_rowbuf_str_kept(b, ix[C_PERF], row, "2x");
 	else if (in->perf_mode == 2)
-		nx_rowbuf_str(b, ix[C_PERF], row, "4x");
+		nx_rowbuf_str_kept(b, ix[C_PERF], row, "4x");
 	if (in->engine == NX_ENGINE_TENSOR &&
 	    (in->opcode == NX_OP_MATMUL || in->opcode == NX_OP_LDWEIGHTS)) {
 		bool tp = in->flags & NX_INST_TRANSPOSE;
 		const struct nx_inst_work *w = &st->work;
-		nx_rowbuf_str(b, ix[C_TTYPE], row, tp ? "TRANSPOSE" : "REGULAR");
+		nx_rowbuf_str_kept(b, ix[C_TTYPE], row, tp ? "TRANSPOSE" : "REGULAR");
 		nx_rowbuf_i64(b, ix[C_TELEM], row, (int64_t)w->tensor_elements);
 		nx_rowbuf_i64(b, ix[C_RAW_FLOPS], row, (int64_t)w->raw_flops);
 		nx_rowbuf_i64(b, ix[C_ADJ_FLOPS], row, (int64_t)w->adjusted_flops);
@@ -157,7 +159,7 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		nx_rowbuf_i64(b, ix[C_ADJ_FLOPS_T], row, tp ? (int64_t)w->adjusted_flops : 0);
 	}
 	if (in->opcode == NX_OP_ACTIVATE)
-		nx_rowbuf_str(b, ix[C_ACT], row, nx_act_fn_name(in->act_fn));
+		nx_rowbuf_str_kept(b, ix[C_ACT], row, nx_act_fn_name(in->act_fn));
 	struct nx_exec_window *x = nx_ctx_exec(c, r->exec);
 	if (x)
 		x->rows++;

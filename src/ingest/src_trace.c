@@ -48,15 +48,15 @@ static void fill_dma(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	nx_dma_sums_add(&c->dsums, q ? nx_queue_type_name(q->queue_type) : "unknown", start, end,
 			(int64_t)r->bytes);
 	if (q) {
-		nx_rowbuf_str(b, ix[D_QTYPE], row, nx_queue_type_name(q->queue_type));
-		nx_rowbuf_str(b, ix[D_QNAME], row, q->name);
+		nx_rowbuf_str_kept(b, ix[D_QTYPE], row, nx_queue_type_name(q->queue_type));
+		nx_rowbuf_str_kept(b, ix[D_QNAME], row, q->name);
 		nx_rowbuf_i64(b, ix[D_QIDX], row, q->queue_idx);
 	} else {
 		c->unknown_queue++;
-		nx_rowbuf_str(b, ix[D_QTYPE], row, "unknown");
+		nx_rowbuf_str_kept(b, ix[D_QTYPE], row, "unknown");
 	}
 	if (r->block != NX_NONE32 && r->block < c->neff.nblocks)
-		nx_rowbuf_str(b, ix[D_VAR], row, nx_dma_desc_variable(&c->neff, &c->neff.blocks[r->block], r->desc));
+		nx_rowbuf_str_kept(b, ix[D_VAR], row, nx_dma_desc_variable(&c->neff, &c->neff.blocks[r->block], r->desc));
 	else if (r->block != NX_NONE32)
 		c->unknown_block++;
 	nx_rowbuf_i64(b, ix[D_CRC], row, r->crc);
