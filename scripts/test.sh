@@ -26,16 +26,17 @@ if [[ $skip != *" tsan "* ]]; then
 	echo "== build (TSan) and the tests of our own threads: the server, the trace ingest"
 	cmake -S "$here" -B "$here/build-tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DNX_DEVELOPER=ON -DNX_SANITIZE=thread -DNX_BENCH=OFF > /dev/null
-	# the trace ingest reads ahead of DuckDB's writer, inflates gzip on a thread and
-	# writes the empty tables on a thread of their own (db/duck.c, trace/input.c,
+	# both ingests read ahead of DuckDB's writer (db/duck.c); the device ingest runs its
+	# occupancy pass on a thread (ingest/src_staging.c); the trace ingest inflates gzip
+	# on a thread and writes the empty tables on a thread of their own (trace/input.c,
 	# ingest/ingest_dir.c)
 	threaded=$(cd "$here/tests/unit" && ls test_server_*.c test_duck_source.c \
-		test_trace_ingest.c test_trace_tok.c | sed 's/\.c$//')
+		test_ingest.c test_trace_ingest.c test_trace_tok.c | sed 's/\.c$//')
 	# shellcheck disable=SC2086
 	ninja -C "$here/build-tsan" neuron-explorer $threaded
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$here/tests/tools/tsan.supp" \
 		ctest --test-dir "$here/build-tsan" --output-on-failure -j2 \
-		-R '^(test_server_.*|test_duck_source|test_trace_ingest|test_trace_tok)$'
+		-R '^(test_server_.*|test_duck_source|test_ingest|test_trace_ingest|test_trace_tok)$'
 fi
 
 if [[ $skip != *" fuzz "* ]]; then

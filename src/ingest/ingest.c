@@ -233,6 +233,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	struct nx_ingest_ctx c;
 	struct nx_duck *d = NULL;
 	struct nx_publish_plan pp = { 0 };
+	struct nx_onchip_job *onchip = NULL;
 	char *staging = NULL, *spill = NULL;
 	uint64_t dma_rows = 0;
 	char limit_sql[96];
@@ -286,23 +287,27 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	/* The staging tables only serve the derived ones: their time counts as derive. */
 	t_raw = now_s() - t0;
 	c.stage = "staging";
-	if ((rc = nx_write_staging(&c, d, staging, err)) ||
+	/* the occupancy pass runs on its own thread meanwhile (nx_onchip_start) */
+	if ((rc = nx_onchip_start(&c, d, staging, &onchip, err)) ||
+	    (rc = nx_write_staging(&c, d, staging, err)) ||
 	    (rc = nx_write_dma_aggregated(&c, d, pp.tmp, staging, err)) ||
-	    (rc = nx_write_onchip(&c, d, staging, pp.tmp, err)) ||
 	    (rc = create_profile_view(&c, d, err)) ||
 	    (rc = nx_sums_create_views(&c.isums, &c.dsums, d, err)))
 		goto out;
 	c.stage = "derive";
 	if ((rc = derive_memory(d, err)))
 		goto out;
-	rc = nx_derive_run(d, pp.tmp, staging, c.progress, NULL, NULL, err);
-	t_derived = now_s() - t0 - t_raw;
-	if (rc)
+	if ((rc = nx_derive_run(d, pp.tmp, staging, c.progress, NULL, NULL, err)))
 		goto out;
 	/* back to the raw stage's pool: the last tables must not need the spill folder,
 	 * which goes away with the staging one */
 	snprintf(limit_sql, sizeof(limit_sql), "SET memory_limit = '%s'", raw_limit());
 	if ((rc = nx_duck_exec(d, limit_sql, err)))
+		goto out;
+	rc = nx_onchip_finish(onchip, d, pp.tmp, err);
+	onchip = NULL;
+	t_derived = now_s() - t0 - t_raw;
+	if (rc)
 		goto out;
 	if (o->keep_staging) {
 		char *p = nx_xasprintf("%s/nx_Profile.parquet", staging);
@@ -339,6 +344,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		pp.final = NULL;
 	}
 out:
+	nx_onchip_abort(onchip); /* before the staging it writes into goes */
 	if (rc && pp.tmp) {
 		struct nx_err ignored = { 0 };
 		nx_remove_tree(pp.tmp, &ignored);

@@ -21,9 +21,13 @@
 #include "ingest/sbuf_allocation.h"
 #include "hw/hw.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define F(n, t, fmt) { .name = n, .type = t, .format = fmt, .unit = "", .enum_name = "", \
 		       .example = "", .description = "" }
@@ -272,14 +276,19 @@ struct onchip_src {
 	struct oc_row *out;             /* finished rows not yet handed to DuckDB */
 	size_t nout, out_cap, out_pos;
 	/* Each record kind is in time order in the file, but the kinds are not merged:
-	 * the DMA packets come from a second reader and the two streams are merged. */
-	struct nx_ntff_reader *dma_reader;
+	 * instructions and DMA packets come from two readers of the pass's own and the
+	 * two streams are merged. */
+	struct nx_ntff_reader *inst_reader, *dma_reader;
 	struct nx_rec head[2];          /* next instruction, next DMA packet */
 	bool have[2], primed, done;
 	struct nx_onchip_usage *usage;  /* SbufUsage / PsumUsage, fed every row */
 	struct nx_sbuf_alloc *sa;       /* SbufAllocation, fed its rows */
 	uint64_t records;               /* records passed, for progress */
 	double t0, last;
+	/* on a thread of its own (nx_onchip_start): records passed, published for the
+	 * main thread's progress, and its request to stop */
+	atomic_uint_fast64_t *seen;
+	const atomic_bool *stop;
 };
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -564,7 +573,7 @@ static void onchip_dma(struct onchip_src *s, const struct nx_rec_dma *r)
 /* Reads the next record of stream k (0 instructions, 1 DMA packets) into head[k]. */
 static int pull(struct onchip_src *s, int k, struct nx_err *err)
 {
-	struct nx_ntff_reader *r = k ? s->dma_reader : s->ctx->ntff;
+	struct nx_ntff_reader *r = k ? s->dma_reader : s->inst_reader;
 	int rc = nx_ntff_reader_next(r, NX_REC_MASK(k ? NX_REC_DMA : NX_REC_INST), &s->head[k], err);
 
 	if (rc < 0)
@@ -576,8 +585,13 @@ static int pull(struct onchip_src *s, int k, struct nx_err *err)
 /* Progress of the pass when it writes no table (about every quarter second). */
 static void report(struct onchip_src *s)
 {
-	double now = nx_now_s();
+	double now;
 
+	if (s->seen) {
+		atomic_store_explicit(s->seen, s->records, memory_order_relaxed);
+		return;
+	}
+	now = nx_now_s();
 	if (s->ctx->keep_staging || now - s->last < 0.25)
 		return;
 	struct nx_progress_event ev = { .kind = NX_PROGRESS_ROWS, .stage = s->ctx->stage,
@@ -617,8 +631,11 @@ static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		int rc = pull(s, k, err);
 		if (rc)
 			return rc;
-		if ((++s->records & 0xffff) == 0)
+		if ((++s->records & 0xffff) == 0) {
+			if (s->stop && atomic_load(s->stop))
+				return nx_errf(err, NX_EUSAGE, "the occupancy pass was stopped");
 			report(s);
+		}
 	}
 	for (; s->out_pos < s->nout && row < cap; s->out_pos++, row++) {
 		const struct oc_row *o = &s->out[s->out_pos];
@@ -659,7 +676,8 @@ static int onchip_init(struct onchip_src *s, struct nx_ingest_ctx *c, struct nx_
 		s->owner[k] = nx_xmalloc(NGROUPS * s->ncols[k] * sizeof(int32_t));
 		memset(s->owner[k], 0xff, NGROUPS * s->ncols[k] * sizeof(int32_t));
 	}
-	return nx_ntff_reader_open(&s->dma_reader, c->ntff_path, err);
+	int rc = nx_ntff_reader_open(&s->inst_reader, c->ntff_path, err);
+	return rc ? rc : nx_ntff_reader_open(&s->dma_reader, c->ntff_path, err);
 }
 
 static void onchip_release(struct onchip_src *s)
@@ -670,6 +688,8 @@ static void onchip_release(struct onchip_src *s)
 	free(s->out);
 	for (int k = 0; k < OC_NMEM; k++)
 		free(s->owner[k]);
+	if (s->inst_reader)
+		nx_ntff_reader_close(s->inst_reader);
 	if (s->dma_reader)
 		nx_ntff_reader_close(s->dma_reader);
 }
@@ -702,50 +722,170 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 	return nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err);
 }
 
-int nx_write_onchip(struct nx_ingest_ctx *c, struct nx_duck *d, const char *staging_dir,
-		    const char *profile_dir, struct nx_err *err)
-{
+/* The occupancy pass and what it feeds. Started once the trace tables are written (it
+ * needs the trace's time bounds), it runs on a thread of its own: it reads the trace
+ * through its own readers, the parsed NEFF and the context's fixed facts, and writes
+ * only its own state, so the tables that do not need it are written meanwhile. With
+ * keep_staging it runs at once on the calling thread, because it writes nx_OnchipAlloc
+ * through DuckDB. */
+struct nx_onchip_job {
+	struct nx_ingest_ctx *c;
 	struct onchip_src os;
 	struct nx_sbuf_alloc sa;
 	struct nx_onchip_usage usage;
 	struct nx_row_source src;
-	char path[4096];
-	uint64_t rows, urows[NX_USAGE_NMEM];
+	bool threaded;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done;              /* under mu */
+	atomic_uint_fast64_t seen;
+	atomic_bool stop;
+	int rc;                 /* the pass's result, read once done */
+	struct nx_err err;
+	uint64_t rows;
+	double t0, seconds;
+};
+
+static void *onchip_main(void *arg)
+{
+	struct nx_onchip_job *j = arg;
+
+	j->rc = nx_duck_drain_source(&j->src, &j->rows, &j->err);
+	j->seconds = nx_now_s() - j->t0;
+	pthread_mutex_lock(&j->mu);
+	j->done = true;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
+
+static void onchip_job_free(struct nx_onchip_job *j)
+{
+	onchip_release(&j->os);
+	nx_sbuf_alloc_release(&j->sa);
+	nx_onchip_usage_release(&j->usage);
+	pthread_cond_destroy(&j->cv);
+	pthread_mutex_destroy(&j->mu);
+	free(j);
+}
+
+int nx_onchip_start(struct nx_ingest_ctx *c, struct nx_duck *d, const char *staging_dir,
+		    struct nx_onchip_job **out, struct nx_err *err)
+{
+	struct nx_onchip_job *j;
 	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
 	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
+	int rc, e;
+
+	*out = NULL;
+	if (c->skip_buf_usage)
+		return 0; /* -F ignore-nc-buf-usage=true: no SBUF/PSUM occupancy tables */
+	j = nx_xcalloc(1, sizeof(*j));
+	j->c = c;
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	atomic_init(&j->seen, 0);
+	atomic_init(&j->stop, false);
+	nx_onchip_usage_init(&j->usage, first, last, (int64_t)c->info->pcore_idx);
+	nx_sbuf_alloc_init(&j->sa, staging_dir);
+	j->src = (struct nx_row_source){ .table = &onchip_table, .self = &j->os,
+					 .next = onchip_next };
+	j->t0 = nx_now_s();
+	if ((rc = onchip_init(&j->os, c, err))) {
+		onchip_job_free(j);
+		return rc;
+	}
+	j->os.usage = &j->usage;
+	j->os.sa = &j->sa;
+	j->os.t0 = j->os.last = j->t0;
+	if (c->keep_staging) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", staging_dir);
+		if ((rc = nx_ctx_copy(c, d, &j->src, path, NULL, "staging", &j->rows, err))) {
+			onchip_job_free(j);
+			return rc;
+		}
+		j->done = true;
+		*out = j;
+		return 0;
+	}
+	j->os.seen = &j->seen;
+	j->os.stop = &j->stop;
+	e = pthread_create(&j->thread, NULL, onchip_main, j);
+	if (e) {
+		onchip_job_free(j);
+		return nx_errf(err, -e, "cannot start the occupancy pass's thread: %s", strerror(e));
+	}
+	j->threaded = true;
+	*out = j;
+	return 0;
+}
+
+/* Waits for the pass, reporting its records about every quarter second. */
+static void onchip_wait(struct nx_onchip_job *j)
+{
+	pthread_mutex_lock(&j->mu);
+	while (!j->done) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 250 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&j->cv, &j->mu, &ts) == ETIMEDOUT && !j->done) {
+			struct nx_progress_event ev = { .kind = NX_PROGRESS_ROWS,
+				.stage = j->c->stage, .table = "nx_OnchipPass (records)",
+				.rows = atomic_load_explicit(&j->seen, memory_order_relaxed),
+				.seconds = nx_now_s() - j->t0 };
+			pthread_mutex_unlock(&j->mu);
+			nx_progress_emit(j->c->progress, &ev);
+			pthread_mutex_lock(&j->mu);
+		}
+	}
+	pthread_mutex_unlock(&j->mu);
+	if (j->threaded)
+		pthread_join(j->thread, NULL);
+	j->threaded = false;
+}
+
+int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *profile_dir,
+		     struct nx_err *err)
+{
+	struct nx_ingest_ctx *c;
+	uint64_t rows, urows[NX_USAGE_NMEM];
 	double t0;
 	int rc;
 
-	if (c->skip_buf_usage)
-		return 0; /* -F ignore-nc-buf-usage=true: no SBUF/PSUM occupancy tables */
-	if ((rc = nx_ntff_reader_rewind(c->ntff, err)))
-		return rc;
-	nx_onchip_usage_init(&usage, first, last, (int64_t)c->info->pcore_idx);
-	nx_sbuf_alloc_init(&sa, staging_dir);
-	src = (struct nx_row_source){ .table = &onchip_table, .self = &os, .next = onchip_next };
-	snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", staging_dir);
-	t0 = nx_now_s();
-	if (!(rc = onchip_init(&os, c, err))) {
-		os.usage = &usage;
-		os.sa = &sa;
-		os.t0 = os.last = t0;
-		if (c->keep_staging)
-			rc = nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err);
-		else if (!(rc = nx_duck_drain_source(&src, &rows, err)))
-			nx_ctx_table_done(c, "nx_OnchipPass", "staging: records read, no table",
-					  os.records, nx_now_s() - t0);
-	}
-	onchip_release(&os);
+	if (!j)
+		return 0;
+	c = j->c;
+	onchip_wait(j);
+	rc = j->rc;
+	if (rc && err)
+		*err = j->err;
+	if (!rc && !c->keep_staging)
+		nx_ctx_table_done(c, "nx_OnchipPass", "staging: records read, no table",
+				  j->os.records, j->seconds);
 	if (!rc)
-		rc = nx_sbuf_alloc_write(&sa, c, d, profile_dir, &rows, err);
-	nx_sbuf_alloc_release(&sa);
+		rc = nx_sbuf_alloc_write(&j->sa, c, d, profile_dir, &rows, err);
 	t0 = nx_now_s();
-	if (!rc && !(rc = nx_onchip_usage_write(&usage, d, profile_dir, urows, err))) {
+	if (!rc && !(rc = nx_onchip_usage_write(&j->usage, d, profile_dir, urows, err))) {
 		/* the sampling is a by-product of the occupancy pass: its own time is tiny */
 		double dt = (nx_now_s() - t0) / 2;
 		nx_ctx_table_done(c, "SbufUsage", "derived in C", urows[NX_USAGE_SBUF], dt);
 		nx_ctx_table_done(c, "PsumUsage", "derived in C", urows[NX_USAGE_PSUM], dt);
 	}
-	nx_onchip_usage_release(&usage);
+	onchip_job_free(j);
 	return rc;
+}
+
+void nx_onchip_abort(struct nx_onchip_job *j)
+{
+	if (!j)
+		return;
+	atomic_store(&j->stop, true);
+	onchip_wait(j);
+	onchip_job_free(j);
 }
