@@ -21,11 +21,13 @@
  * the source fills the next while DuckDB encodes one, and it lets a source started
  * before its database (nx_duck_ahead_start) read on while DuckDB opens, about 30 ms. */
 #define AHEAD_CHUNKS 16
-/* The ring of chunks: those ready, and the one the writer was handed last, which it
- * reads until it asks for the next. The chunks are made once and refilled: a chunk
- * made on the producer thread and freed on DuckDB's, 3400 times per 7M rows, left
- * DuckDB's allocator holding 30 to 100 MB more, varying from run to run. */
-#define AHEAD_RING (AHEAD_CHUNKS + 1)
+/* Batches in all: those ready, the one the writer was handed last (it reads it until it
+ * asks for the next), and free ones. A batch's chunk is made once, when first needed,
+ * and refilled: a chunk made on the producer thread and freed on DuckDB's, 3400 times
+ * per 7M rows, left DuckDB's allocator holding 30 to 100 MB more, varying from run to
+ * run. Free batches are reused last-in first-out, so a source slower than its writer
+ * keeps using the same two or three. */
+#define AHEAD_BATCHES (AHEAD_CHUNKS + 1)
 
 /* A chunk filled by a source run ahead, with the arena of its strings when it is bound
  * for our writer. */
@@ -44,8 +46,12 @@ struct nx_duck_ahead {
 	duckdb_logical_type types[128];
 	pthread_mutex_t mu;
 	pthread_cond_t ready, room;
-	struct ahead_batch q[AHEAD_RING];
+	struct ahead_batch batches[AHEAD_BATCHES];
+	struct ahead_batch *q[AHEAD_CHUNKS];        /* ready, from head */
 	size_t head, count;
+	struct ahead_batch *free[AHEAD_BATCHES];    /* a stack */
+	size_t nfree;
+	struct ahead_batch *handed;                 /* to the writer, or NULL */
 	bool done; /* the producer has ended: rc and err are final */
 	bool stop; /* the copy has ended: the producer must stop */
 	int rc;
@@ -413,9 +419,9 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
 	return rc;
 }
 
-/* The producer thread of a source run ahead: fills chunks until the source ends, fails,
- * or the copy stops it. It fills the slot after the ready ones, which is never the one
- * the writer holds: at most AHEAD_CHUNKS are ready in a ring of AHEAD_CHUNKS + 1. */
+/* The producer thread of a source run ahead: fills batches until the source ends,
+ * fails, or the copy stops it. With fewer than AHEAD_CHUNKS ready and at most one handed
+ * to the writer, one of the AHEAD_BATCHES is always free. */
 static void *ahead_main(void *arg)
 {
 	struct nx_duck_ahead *a = arg;
@@ -430,7 +436,7 @@ static void *ahead_main(void *arg)
 		pthread_mutex_lock(&a->mu);
 		while (a->count == AHEAD_CHUNKS && !a->stop)
 			pthread_cond_wait(&a->room, &a->mu);
-		slot = a->stop ? NULL : &a->q[(a->head + a->count) % AHEAD_RING];
+		slot = a->stop ? NULL : a->free[--a->nfree];
 		pthread_mutex_unlock(&a->mu);
 		n = 0;
 		if (slot) {
@@ -438,7 +444,6 @@ static void *ahead_main(void *arg)
 				duckdb_data_chunk_reset(slot->chunk);
 			else
 				slot->chunk = duckdb_create_data_chunk(a->types, t->nfields);
-			nx_arena_free(&slot->arena); /* the strings of its last rows */
 			rowbuf_bind(&b, slot->chunk, t);
 			if (a->own_strings)
 				b.arena = &slot->arena;
@@ -448,6 +453,8 @@ static void *ahead_main(void *arg)
 		}
 		pthread_mutex_lock(&a->mu);
 		if (n <= 0 || a->stop) {
+			if (slot)
+				a->free[a->nfree++] = slot;
 			a->rc = n < 0 ? n : 0;
 			a->err = err;
 			a->done = true;
@@ -455,7 +462,7 @@ static void *ahead_main(void *arg)
 			pthread_mutex_unlock(&a->mu);
 			return NULL;
 		}
-		a->count++;
+		a->q[(a->head + a->count++) % AHEAD_CHUNKS] = slot;
 		pthread_cond_signal(&a->ready);
 		pthread_mutex_unlock(&a->mu);
 	}
@@ -463,18 +470,24 @@ static void *ahead_main(void *arg)
 
 /* The next batch of a source run ahead, waiting for it; a NULL chunk at the source's
  * end. When the source ended with an error, that error is returned (with err) instead.
- * The batch stays the ring's: it is valid until the next call. */
+ * The batch is valid until the next call, which frees it for the producer. */
 static int ahead_take(struct nx_duck_ahead *a, struct ahead_batch *batch, struct nx_err *err)
 {
 	int rc = 0;
 
 	batch->chunk = NULL;
 	pthread_mutex_lock(&a->mu);
+	if (a->handed) {
+		nx_arena_free(&a->handed->arena); /* its strings are read */
+		a->free[a->nfree++] = a->handed;
+		a->handed = NULL;
+	}
 	while (!a->count && !a->done)
 		pthread_cond_wait(&a->ready, &a->mu);
 	if (a->count) {
-		*batch = a->q[a->head];
-		a->head = (a->head + 1) % AHEAD_RING;
+		a->handed = a->q[a->head];
+		*batch = *a->handed;
+		a->head = (a->head + 1) % AHEAD_CHUNKS;
 		a->count--;
 		pthread_cond_signal(&a->room);
 	} else if (a->rc) {
@@ -869,6 +882,8 @@ int nx_duck_ahead_start(struct nx_row_source *src, bool own_strings,
 	}
 	a->src = src;
 	a->own_strings = own_strings;
+	for (size_t i = 0; i < AHEAD_BATCHES; i++)
+		a->free[a->nfree++] = &a->batches[AHEAD_BATCHES - 1 - i];
 	for (size_t c = 0; c < t->nfields; c++)
 		a->types[c] = logical_type_of(&t->fields[c]);
 	pthread_mutex_init(&a->mu, NULL);
@@ -897,10 +912,10 @@ void nx_duck_ahead_stop(struct nx_duck_ahead *a)
 	pthread_cond_signal(&a->room);
 	pthread_mutex_unlock(&a->mu);
 	pthread_join(a->thread, NULL);
-	for (size_t i = 0; i < AHEAD_RING; i++) {
-		if (a->q[i].chunk)
-			duckdb_destroy_data_chunk(&a->q[i].chunk);
-		nx_arena_free(&a->q[i].arena);
+	for (size_t i = 0; i < AHEAD_BATCHES; i++) {
+		if (a->batches[i].chunk)
+			duckdb_destroy_data_chunk(&a->batches[i].chunk);
+		nx_arena_free(&a->batches[i].arena);
 	}
 	for (size_t c = 0; c < a->src->table->nfields; c++)
 		duckdb_destroy_logical_type(&a->types[c]);
@@ -975,7 +990,7 @@ int nx_duck_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long
 			b.validity[c] = duckdb_vector_get_validity(b.vec[c]);
 		}
 		rc = nx_pqw_add(w, &b, (size_t)duckdb_data_chunk_get_size(chunk), err);
-		/* the batch stays the ring's, refilled after the next take */
+		/* the batch is freed for the producer by the next take */
 	}
 	nx_duck_ahead_stop(a);
 	if (rc) {
