@@ -150,14 +150,15 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 /* The on-chip occupancy pass (nx_OnchipAlloc into staging_dir, with keep_staging) and
  * the tables it feeds, SbufAllocation, SbufUsage and PsumUsage; nothing with
  * -F ignore-nc-buf-usage=true (*job NULL). nx_onchip_start starts the pass on a thread
- * of its own once the trace tables are written; nx_onchip_finish waits for it, reporting
- * progress, writes the tables into profile_dir through d and frees the job;
- * nx_onchip_abort stops and frees one (both take NULL). */
+ * of its own before the raw stage (with keep_staging it only notes it);
+ * nx_onchip_finish, once the raw stage is done, waits for it, reporting progress,
+ * writes the tables into profile_dir through d and frees the job; nx_onchip_abort
+ * stops and frees one (both take NULL). */
 struct nx_onchip_job;
-int nx_onchip_start(struct nx_ingest_ctx *c, struct nx_duck *d, const char *staging_dir,
+int nx_onchip_start(struct nx_ingest_ctx *c, const char *staging_dir,
 		    struct nx_onchip_job **job, struct nx_err *err);
-int nx_onchip_finish(struct nx_onchip_job *job, struct nx_duck *d, const char *profile_dir,
-		     struct nx_err *err);
+int nx_onchip_finish(struct nx_onchip_job *job, struct nx_duck *d, const char *staging_dir,
+		     const char *profile_dir, struct nx_err *err);
 void nx_onchip_abort(struct nx_onchip_job *job);
 
 /* Static tables (NEFF facts, metadata): a source that emits rows [0, count). */

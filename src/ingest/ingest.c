@@ -260,6 +260,9 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = nx_mkdirs(staging, err)) ||
 	    (rc = bound_memory(d, staging, err)))
 		goto out;
+	/* the occupancy pass runs on its own thread meanwhile (nx_onchip_start) */
+	if ((rc = nx_onchip_start(&c, staging, &onchip, err)))
+		goto out;
 	nx_trig_init(&c.trig, staging);
 	spill = nx_path_join(staging, "active.bin");
 	if ((rc = nx_active_init(&c.active, spill, (int)c.info->pcore_idx, err)))
@@ -287,9 +290,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	/* The staging tables only serve the derived ones: their time counts as derive. */
 	t_raw = now_s() - t0;
 	c.stage = "staging";
-	/* the occupancy pass runs on its own thread meanwhile (nx_onchip_start) */
-	if ((rc = nx_onchip_start(&c, d, staging, &onchip, err)) ||
-	    (rc = nx_write_staging(&c, d, staging, err)) ||
+	if ((rc = nx_write_staging(&c, d, staging, err)) ||
 	    (rc = nx_write_dma_aggregated(&c, d, pp.tmp, staging, err)) ||
 	    (rc = create_profile_view(&c, d, err)) ||
 	    (rc = nx_sums_create_views(&c.isums, &c.dsums, d, err)))
@@ -304,7 +305,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	snprintf(limit_sql, sizeof(limit_sql), "SET memory_limit = '%s'", raw_limit());
 	if ((rc = nx_duck_exec(d, limit_sql, err)))
 		goto out;
-	rc = nx_onchip_finish(onchip, d, pp.tmp, err);
+	rc = nx_onchip_finish(onchip, d, staging, pp.tmp, err);
 	onchip = NULL;
 	t_derived = now_s() - t0 - t_raw;
 	if (rc)

@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,9 +287,11 @@ struct onchip_src {
 	uint64_t records;               /* records passed, for progress */
 	double t0, last;
 	/* on a thread of its own (nx_onchip_start): records passed, published for the
-	 * main thread's progress, and its request to stop */
+	 * main thread's progress, its request to stop, and its request to hand the pass
+	 * over (the next call returns 0 and a later one goes on) */
 	atomic_uint_fast64_t *seen;
-	const atomic_bool *stop;
+	const atomic_bool *stop, *handoff;
+	uint64_t pause_at;              /* tests: behave as handed over after this many records */
 };
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -606,6 +609,9 @@ static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	struct onchip_src *s = self;
 	size_t cap = nx_rowbuf_capacity(b), row = 0;
 
+	if (s->handoff && atomic_load(s->handoff))
+		return 0;
+
 	if (!s->primed) {
 		int rc;
 		if ((rc = pull(s, 0, err)) || (rc = pull(s, 1, err)))
@@ -613,6 +619,8 @@ static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		s->primed = true;
 	}
 	while (s->out_pos == s->nout && !s->done) {
+		if (s->handoff && s->pause_at && s->records >= s->pause_at)
+			return 0; /* tests: as if handed over here */
 		s->nout = s->out_pos = 0;
 		if (!s->have[0] && !s->have[1]) {
 			/* what is still live ends with its last access */
@@ -722,38 +730,155 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 	return nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err);
 }
 
-/* The occupancy pass and what it feeds. Started once the trace tables are written (it
- * needs the trace's time bounds), it runs on a thread of its own: it reads the trace
- * through its own readers, the parsed NEFF and the context's fixed facts, and writes
- * only its own state, so the tables that do not need it are written meanwhile. With
- * keep_staging it runs at once on the calling thread, because it writes nx_OnchipAlloc
- * through DuckDB. */
+/* The occupancy pass and what it feeds. It runs on a thread of its own from the start of
+ * the raw stage, in the time the raw stage leaves a core idle (SCHED_IDLE): it reads the
+ * trace through readers of its own, the parsed NEFF and the context's fixed facts, and
+ * writes only its own state. Its SbufUsage/PsumUsage grid needs the trace's time
+ * bounds, which the raw stage collects as it goes (nx_ctx_see), so it first reads them
+ * itself (trace_bounds). When the raw stage ends, the calling thread takes the pass
+ * over wherever it is (on a loaded machine an idle-priority thread may have had little
+ * time): the rest of the pass, or all of it should the bounds not be read yet or ever
+ * differ. With keep_staging it all runs then, on the calling thread, because it writes
+ * nx_OnchipAlloc through DuckDB. */
 struct nx_onchip_job {
 	struct nx_ingest_ctx *c;
+	char *staging_dir;
 	struct onchip_src os;
 	struct nx_sbuf_alloc sa;
 	struct nx_onchip_usage usage;
 	struct nx_row_source src;
+	bool prepared;          /* os, sa and usage are set up, for first..last */
+	int64_t first, last;
 	bool threaded;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool done;              /* under mu */
 	atomic_uint_fast64_t seen;
-	atomic_bool stop;
+	atomic_bool stop, handoff;
 	int rc;                 /* the pass's result, read once done */
 	struct nx_err err;
 	uint64_t rows;
 	double t0, seconds;
 };
 
+/* The bounds nx_ctx_see collects over the raw stage, as the trace tables' sources
+ * convert each record's span (src_instruction.c, src_trace.c); an execution record
+ * counts only with an index the context keeps (nx_ctx_exec). Nothing seen: first > last. */
+static int trace_bounds(const struct nx_ingest_ctx *c, const atomic_bool *stop,
+			const atomic_bool *handoff, int64_t *first, int64_t *last,
+			struct nx_err *err)
+{
+	const uint32_t kinds = NX_REC_MASK(NX_REC_INST) | NX_REC_MASK(NX_REC_DMA) |
+			       NX_REC_MASK(NX_REC_SEM) | NX_REC_MASK(NX_REC_THROTTLE) |
+			       NX_REC_MASK(NX_REC_ERROR) | NX_REC_MASK(NX_REC_EXEC);
+	struct nx_ntff_reader *r = NULL;
+	struct nx_rec rec;
+	uint64_t n = 0;
+	int rc = nx_ntff_reader_open(&r, c->ntff_path, err);
+
+	*first = 1;
+	*last = 0;
+	while (!rc && (rc = nx_ntff_reader_next(r, kinds, &rec, err)) > 0) {
+		int64_t a, b;
+		rc = 0;
+		switch (rec.kind) {
+		case NX_REC_INST:
+			a = nx_ticks_to_ns(c, rec.u.inst.start), b = nx_ticks_to_ns(c, rec.u.inst.end);
+			break;
+		case NX_REC_DMA:
+			a = nx_ticks_to_ns(c, rec.u.dma.start), b = nx_ticks_to_ns(c, rec.u.dma.end);
+			break;
+		case NX_REC_SEM:
+			a = b = nx_ticks_to_ns(c, rec.u.sem.ts);
+			break;
+		case NX_REC_THROTTLE:
+			a = nx_ticks_to_ns(c, rec.u.throttle.ts);
+			b = a + nx_ticks_to_ns(c, rec.u.throttle.duration);
+			break;
+		case NX_REC_ERROR:
+			a = b = nx_ticks_to_ns(c, rec.u.error.ts);
+			break;
+		default: /* NX_REC_EXEC */
+			if (rec.u.exec.index >= 1u << 20)
+				continue;
+			a = b = nx_ticks_to_ns(c, rec.u.exec.ts);
+			break;
+		}
+		if (*first > *last) {
+			*first = a;
+			*last = b;
+		} else {
+			*first = a < *first ? a : *first;
+			*last = b > *last ? b : *last;
+		}
+		if ((++n & 0xffff) == 0 && atomic_load(stop))
+			rc = nx_errf(err, NX_EUSAGE, "the occupancy pass was stopped");
+		if ((n & 0xffff) == 0 && atomic_load(handoff))
+			break; /* the caller reads the pass from the start */
+	}
+	if (r)
+		nx_ntff_reader_close(r);
+	return rc < 0 ? rc : 0;
+}
+
+static void onchip_unprepare(struct nx_onchip_job *j)
+{
+	if (!j->prepared)
+		return;
+	onchip_release(&j->os);
+	nx_sbuf_alloc_release(&j->sa);
+	nx_onchip_usage_release(&j->usage);
+	j->prepared = false;
+}
+
+/* Sets the pass up for a trace spanning first..last (first > last: nothing seen). */
+static int onchip_prepare(struct nx_onchip_job *j, int64_t first, int64_t last,
+			  struct nx_err *err)
+{
+	struct nx_ingest_ctx *c = j->c;
+	int rc;
+
+	j->first = first;
+	j->last = last;
+	if (first > last)
+		first = last = 0;
+	nx_onchip_usage_init(&j->usage, first, last, (int64_t)c->info->pcore_idx);
+	nx_sbuf_alloc_init(&j->sa, j->staging_dir);
+	j->src = (struct nx_row_source){ .table = &onchip_table, .self = &j->os,
+					 .next = onchip_next };
+	j->prepared = true;
+	rc = onchip_init(&j->os, c, err);
+	j->os.usage = &j->usage;
+	j->os.sa = &j->sa;
+	j->os.t0 = j->os.last = nx_now_s();
+	return rc;
+}
+
 static void *onchip_main(void *arg)
 {
 	struct nx_onchip_job *j = arg;
+	struct sched_param idle = { 0 };
+	/* tests: "bounds" hands the pass over before it starts, a number after that many
+	 * records, as a starved thread would */
+	const char *test = getenv("NX_TEST_ONCHIP_HANDOFF");
+	bool at_once = test && !strcmp(test, "bounds");
+	int64_t first, last;
 
-	j->rc = nx_duck_drain_source(&j->src, &j->rows, &j->err);
-	j->seconds = nx_now_s() - j->t0;
+	/* only the time the other threads leave: it must not slow the raw stage */
+	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+	j->rc = at_once ? 0 : trace_bounds(j->c, &j->stop, &j->handoff, &first, &last, &j->err);
+	if (!j->rc && !at_once && !atomic_load(&j->handoff))
+		j->rc = onchip_prepare(j, first, last, &j->err);
+	if (!j->rc && j->prepared) {
+		j->os.seen = &j->seen;
+		j->os.stop = &j->stop;
+		j->os.handoff = &j->handoff;
+		j->os.pause_at = test && !at_once ? strtoull(test, NULL, 10) : 0;
+		j->rc = nx_duck_drain_source(&j->src, &j->rows, &j->err);
+	}
 	pthread_mutex_lock(&j->mu);
+	j->seconds = nx_now_s() - j->t0;
 	j->done = true;
 	pthread_cond_signal(&j->cv);
 	pthread_mutex_unlock(&j->mu);
@@ -762,69 +887,49 @@ static void *onchip_main(void *arg)
 
 static void onchip_job_free(struct nx_onchip_job *j)
 {
-	onchip_release(&j->os);
-	nx_sbuf_alloc_release(&j->sa);
-	nx_onchip_usage_release(&j->usage);
+	onchip_unprepare(j);
 	pthread_cond_destroy(&j->cv);
 	pthread_mutex_destroy(&j->mu);
+	free(j->staging_dir);
 	free(j);
 }
 
-int nx_onchip_start(struct nx_ingest_ctx *c, struct nx_duck *d, const char *staging_dir,
+int nx_onchip_start(struct nx_ingest_ctx *c, const char *staging_dir,
 		    struct nx_onchip_job **out, struct nx_err *err)
 {
 	struct nx_onchip_job *j;
-	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
-	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
-	int rc, e;
+	int e;
 
 	*out = NULL;
 	if (c->skip_buf_usage)
 		return 0; /* -F ignore-nc-buf-usage=true: no SBUF/PSUM occupancy tables */
 	j = nx_xcalloc(1, sizeof(*j));
 	j->c = c;
+	j->staging_dir = nx_xstrdup(staging_dir);
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	atomic_init(&j->seen, 0);
 	atomic_init(&j->stop, false);
-	nx_onchip_usage_init(&j->usage, first, last, (int64_t)c->info->pcore_idx);
-	nx_sbuf_alloc_init(&j->sa, staging_dir);
-	j->src = (struct nx_row_source){ .table = &onchip_table, .self = &j->os,
-					 .next = onchip_next };
+	atomic_init(&j->handoff, false);
 	j->t0 = nx_now_s();
-	if ((rc = onchip_init(&j->os, c, err))) {
-		onchip_job_free(j);
-		return rc;
-	}
-	j->os.usage = &j->usage;
-	j->os.sa = &j->sa;
-	j->os.t0 = j->os.last = j->t0;
-	if (c->keep_staging) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", staging_dir);
-		if ((rc = nx_ctx_copy(c, d, &j->src, path, NULL, "staging", &j->rows, err))) {
+	if (!c->keep_staging) {
+		e = pthread_create(&j->thread, NULL, onchip_main, j);
+		if (e) {
 			onchip_job_free(j);
-			return rc;
+			return nx_errf(err, -e, "cannot start the occupancy pass's thread: %s",
+				       strerror(e));
 		}
-		j->done = true;
-		*out = j;
-		return 0;
+		j->threaded = true;
 	}
-	j->os.seen = &j->seen;
-	j->os.stop = &j->stop;
-	e = pthread_create(&j->thread, NULL, onchip_main, j);
-	if (e) {
-		onchip_job_free(j);
-		return nx_errf(err, -e, "cannot start the occupancy pass's thread: %s", strerror(e));
-	}
-	j->threaded = true;
 	*out = j;
 	return 0;
 }
 
-/* Waits for the pass, reporting its records about every quarter second. */
+/* Waits for the pass's thread, reporting its records about every quarter second. */
 static void onchip_wait(struct nx_onchip_job *j)
 {
+	if (!j->threaded)
+		return;
 	pthread_mutex_lock(&j->mu);
 	while (!j->done) {
 		struct timespec ts;
@@ -845,13 +950,12 @@ static void onchip_wait(struct nx_onchip_job *j)
 		}
 	}
 	pthread_mutex_unlock(&j->mu);
-	if (j->threaded)
-		pthread_join(j->thread, NULL);
+	pthread_join(j->thread, NULL);
 	j->threaded = false;
 }
 
-int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *profile_dir,
-		     struct nx_err *err)
+int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *staging_dir,
+		     const char *profile_dir, struct nx_err *err)
 {
 	struct nx_ingest_ctx *c;
 	uint64_t rows, urows[NX_USAGE_NMEM];
@@ -861,13 +965,35 @@ int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *pro
 	if (!j)
 		return 0;
 	c = j->c;
+	atomic_store(&j->handoff, true);
 	onchip_wait(j);
 	rc = j->rc;
 	if (rc && err)
 		*err = j->err;
+	if (!rc && (!j->prepared || j->first != c->first_ns || j->last != c->last_ns)) {
+		/* keep_staging, bounds not read yet, or bounds that differ from the raw
+		 * stage's: the whole pass, here */
+		char path[4096];
+		onchip_unprepare(j);
+		j->t0 = nx_now_s();
+		rc = onchip_prepare(j, c->first_ns, c->last_ns, err);
+		snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", staging_dir);
+		if (!rc && c->keep_staging)
+			rc = nx_ctx_copy(c, d, &j->src, path, NULL, "staging", &rows, err);
+		else if (!rc)
+			rc = nx_duck_drain_source(&j->src, &rows, err);
+		j->seconds = nx_now_s() - j->t0;
+	} else if (!rc && !j->os.done) {
+		/* the rest of the pass, here, reporting progress itself */
+		j->os.seen = NULL;
+		j->os.stop = j->os.handoff = NULL;
+		rc = nx_duck_drain_source(&j->src, &rows, err);
+		j->seconds = nx_now_s() - j->t0;
+	}
 	if (!rc && !c->keep_staging)
-		nx_ctx_table_done(c, "nx_OnchipPass", "staging: records read, no table",
-				  j->os.records, j->seconds);
+		nx_ctx_table_done(c, "nx_OnchipPass", "staging: records read beside the raw "
+				  "stage, no table; from its start to its end", j->os.records,
+				  j->seconds);
 	if (!rc)
 		rc = nx_sbuf_alloc_write(&j->sa, c, d, profile_dir, &rows, err);
 	t0 = nx_now_s();

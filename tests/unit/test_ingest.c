@@ -295,6 +295,43 @@ static void test_republish_replaces(void **state)
 	assert_int_equal(Q(c, "Instruction", "SELECT count(*) FROM %s"), 9);
 }
 
+/* The occupancy pass runs on an idle-priority thread beside the raw stage and the
+ * ingest's thread takes it over wherever it is when the raw stage ends (before it has
+ * read the trace's bounds, or part way): SbufAllocation, SbufUsage and PsumUsage come
+ * out the same every way. */
+static void test_onchip_handoff(void **state)
+{
+	static const char *const modes[] = { NULL, "bounds", "1", "4" };
+	static const char *const tables[] = { "SbufAllocation", "SbufUsage", "PsumUsage" };
+	struct ctx *c = *state;
+	struct nx_fixture_opts fo;
+	struct nx_err err = { 0 };
+	int64_t want[3][2] = { { 0 } };
+
+	nx_fixture_opts_default(&fo);
+	for (size_t m = 0; m < NX_ARRAY_SIZE(modes); m++) {
+		if (modes[m])
+			setenv("NX_TEST_ONCHIP_HANDOFF", modes[m], 1);
+		else
+			unsetenv("NX_TEST_ONCHIP_HANDOFF");
+		if (ingest_fixture(c, &fo, "handoff", &err))
+			fail_msg("%s (mode %s)", err.msg, modes[m] ? modes[m] : "none");
+		for (size_t t = 0; t < NX_ARRAY_SIZE(tables); t++) {
+			int64_t n = Q(c, tables[t], "SELECT count(*) FROM %s");
+			int64_t h = Q(c, tables[t], "SELECT (sum(hash(t)) %% 1000000007)::BIGINT "
+						    "FROM read_parquet(%s) t");
+			if (!modes[m]) {
+				assert_true(n > 0);
+				want[t][0] = n;
+				want[t][1] = h;
+			}
+			assert_int_equal(n, want[t][0]);
+			assert_int_equal(h, want[t][1]);
+		}
+	}
+	unsetenv("NX_TEST_ONCHIP_HANDOFF");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_no_dge_and_bad_ids_warn),
 		cmocka_unit_test(test_failures_keep_previous),
 		cmocka_unit_test(test_republish_replaces),
+		cmocka_unit_test(test_onchip_handoff),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
