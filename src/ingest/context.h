@@ -73,17 +73,23 @@ static inline int64_t nx_ticks_to_ns(const struct nx_ingest_ctx *c, uint64_t tic
 	return (int64_t)(ticks / c->tpn);
 }
 
-static inline void nx_ctx_see(struct nx_ingest_ctx *c, int64_t a, int64_t b)
+/* Widens the bounds *first..*last (first > last: nothing yet) to take in a..b. */
+static inline void nx_bounds_see(int64_t *first, int64_t *last, int64_t a, int64_t b)
 {
-	if (c->first_ns > c->last_ns) {
-		c->first_ns = a;
-		c->last_ns = b;
+	if (*first > *last) {
+		*first = a;
+		*last = b;
 		return;
 	}
-	if (a < c->first_ns)
-		c->first_ns = a;
-	if (b > c->last_ns)
-		c->last_ns = b;
+	if (a < *first)
+		*first = a;
+	if (b > *last)
+		*last = b;
+}
+
+static inline void nx_ctx_see(struct nx_ingest_ctx *c, int64_t a, int64_t b)
+{
+	nx_bounds_see(&c->first_ns, &c->last_ns, a, b);
 }
 
 /* Streams src into the parquet file at path like nx_duck_copy_source, reporting rows
@@ -157,8 +163,8 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 struct nx_onchip_job;
 int nx_onchip_start(struct nx_ingest_ctx *c, const char *staging_dir,
 		    struct nx_onchip_job **job, struct nx_err *err);
-int nx_onchip_finish(struct nx_onchip_job *job, struct nx_duck *d, const char *staging_dir,
-		     const char *profile_dir, struct nx_err *err);
+int nx_onchip_finish(struct nx_onchip_job *job, struct nx_duck *d, const char *profile_dir,
+		     struct nx_err *err);
 void nx_onchip_abort(struct nx_onchip_job *job);
 
 /* Static tables (NEFF facts, metadata): a source that emits rows [0, count). */

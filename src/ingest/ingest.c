@@ -305,7 +305,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	snprintf(limit_sql, sizeof(limit_sql), "SET memory_limit = '%s'", raw_limit());
 	if ((rc = nx_duck_exec(d, limit_sql, err)))
 		goto out;
-	rc = nx_onchip_finish(onchip, d, staging, pp.tmp, err);
+	rc = nx_onchip_finish(onchip, d, pp.tmp, err);
 	onchip = NULL;
 	t_derived = now_s() - t0 - t_raw;
 	if (rc)

@@ -54,14 +54,14 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		c->unknown_inst++;
 	}
 	nx_ctx_see(c, start, end);
-	/* Every string below is a literal or the parsed NEFF's, which outlive the copy:
-	 * the cells point at them (nx_rowbuf_str_kept). */
 	nx_active_add(&c->active, r->engine, in ? in->opcode : -1, start, end);
 	nx_rowbuf_i64(b, ix[C_START], row, start);
 	nx_rowbuf_i64(b, ix[C_END], row, end);
 	nx_rowbuf_i64(b, ix[C_DUR], row, end - start);
+	/* Every string cell is a literal or the parsed NEFF's, which outlive the copy:
+	 * the cells point at them (nx_rowbuf_str_kept). */
 	nx_rowbuf_str_kept(b, ix[C_ENGINE], row,
-		      r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine) : "Unknown");
+			   r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine) : "Unknown");
 	nx_rowbuf_i64(b, ix[C_PCORE], row, c->info->pcore_idx);
 	nx_rowbuf_i64(b, ix[C_ID], row, (int64_t)r->id);
 	nx_rowbuf_i64(b, ix[C_PC], row, r->index);
@@ -109,7 +109,8 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	nx_rowbuf_str_kept(b, ix[C_OPCODE], row, nx_opcode_name(in->opcode));
 	nx_rowbuf_str_kept(b, ix[C_OPERANDS], row, st->operands);
 	nx_rowbuf_str_kept(b, ix[C_COPCODE], row,
-		      in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER" : nx_opcode_name(in->opcode));
+			   in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER"
+							   : nx_opcode_name(in->opcode));
 	nx_rowbuf_i64(b, ix[C_CPC], row, r->index);
 	nx_rowbuf_str_kept(b, ix[C_BIR_ID], row, st->bir_id);
 	nx_rowbuf_i64(b, ix[C_RAW_BIR], row, (int64_t)in->bir_id);

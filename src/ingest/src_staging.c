@@ -805,17 +805,13 @@ static int trace_bounds(const struct nx_ingest_ctx *c, const atomic_bool *stop,
 			a = b = nx_ticks_to_ns(c, rec.u.exec.ts);
 			break;
 		}
-		if (*first > *last) {
-			*first = a;
-			*last = b;
-		} else {
-			*first = a < *first ? a : *first;
-			*last = b > *last ? b : *last;
+		nx_bounds_see(first, last, a, b);
+		if ((++n & 0xffff) == 0) {
+			if (atomic_load(stop))
+				rc = nx_errf(err, NX_EUSAGE, "the occupancy pass was stopped");
+			else if (atomic_load(handoff))
+				break; /* the caller runs the pass from the start */
 		}
-		if ((++n & 0xffff) == 0 && atomic_load(stop))
-			rc = nx_errf(err, NX_EUSAGE, "the occupancy pass was stopped");
-		if ((n & 0xffff) == 0 && atomic_load(handoff))
-			break; /* the caller reads the pass from the start */
 	}
 	if (r)
 		nx_ntff_reader_close(r);
@@ -954,8 +950,8 @@ static void onchip_wait(struct nx_onchip_job *j)
 	j->threaded = false;
 }
 
-int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *staging_dir,
-		     const char *profile_dir, struct nx_err *err)
+int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *profile_dir,
+		     struct nx_err *err)
 {
 	struct nx_ingest_ctx *c;
 	uint64_t rows, urows[NX_USAGE_NMEM];
@@ -977,7 +973,7 @@ int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *sta
 		onchip_unprepare(j);
 		j->t0 = nx_now_s();
 		rc = onchip_prepare(j, c->first_ns, c->last_ns, err);
-		snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", staging_dir);
+		snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", j->staging_dir);
 		if (!rc && c->keep_staging)
 			rc = nx_ctx_copy(c, d, &j->src, path, NULL, "staging", &rows, err);
 		else if (!rc)
