@@ -89,7 +89,7 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct r
 		return nx_errf(err, NX_ENOTFOUND, "no profile directory '%s'", dir);
 	rc = nx_duck_open(&d, o->threads, o->memory_limit, err);
 	if (!rc) /* the same sandbox as the server's queries: only dir is readable */
-		rc = nx_duck_sandbox(d, dir, err);
+		rc = nx_duck_sandbox(d, &dir, 1, NULL, err);
 	if (!rc)
 		rc = nx__rec_views(d, dir, err);
 	if (!rc)

@@ -808,10 +808,11 @@ void nx_sql_quote_ident(struct nx_strbuf *out, const char *s)
 	nx_strbuf_addch(out, '"');
 }
 
-int nx_duck_sandbox(struct nx_duck *d, const char *dir, struct nx_err *err)
+int nx_duck_sandbox(struct nx_duck *d, const char *const *dirs, size_t n, const char *temp_dir,
+		    struct nx_err *err)
 {
-	if (nx_duck_con_sandbox(d->con, &dir, 1, err))
-		return nx_err_wrap(err, "cannot sandbox DuckDB to '%s'", dir);
+	if (nx_duck_con_sandbox(d->con, dirs, n, temp_dir, err))
+		return nx_err_wrap(err, "cannot sandbox DuckDB to '%s'", n ? dirs[0] : "");
 	return 0;
 }
 

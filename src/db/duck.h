@@ -135,10 +135,13 @@ int nx_duck_query_cells_plain(struct nx_duck *d, const char *sql, nx_duck_row_fn
 			      void *arg, struct nx_err *err);
 
 /* Locks the database down before anything reads a file: files can then be read only
- * below dir (allowed_directories), all other external access (other files, ATTACH,
- * INSTALL, COPY elsewhere) is off, and the configuration is locked so no later
- * statement can undo this. Views over dir's parquet files still work. */
-int nx_duck_sandbox(struct nx_duck *d, const char *dir, struct nx_err *err);
+ * below dirs[0..n) (allowed_directories), all other external access (other files,
+ * ATTACH, INSTALL, COPY elsewhere) is off, and the configuration is locked so no later
+ * statement can undo this. Views over those directories' parquet files still work.
+ * DuckDB spills into temp_dir (a private directory) or, when NULL, nowhere
+ * (nx_duck_con_sandbox). */
+int nx_duck_sandbox(struct nx_duck *d, const char *const *dirs, size_t n, const char *temp_dir,
+		    struct nx_err *err);
 
 /* Test hook: fn(arg, d) runs on each database just before nx_duck_close closes it, so a
  * test can inspect a database that code under test opened (NULL removes it). */

@@ -72,26 +72,42 @@ int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err)
 	return rc;
 }
 
+/* Appends dir with one trailing slash: a prefix of /data/p then does not also allow
+ * /data/p2. */
+static void add_dir(struct nx_strbuf *sql, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	char *slash = nx_xasprintf("%.*s/", (int)len, dir);
+	nx_sql_quote(sql, slash);
+	free(slash);
+}
+
 int nx_duck_con_sandbox(duckdb_connection c, const char *const *dirs, size_t n,
-			struct nx_err *err)
+			const char *temp_dir, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int rc;
 
-	nx_strbuf_addstr(&sql, "SET allowed_directories=[");
+	/* Settings DuckDB would otherwise derive from the process: its spill directory
+	 * (".tmp" below the working directory, which it would also add to the allowed
+	 * directories), the home directory (named by the errors of duckdb_extensions())
+	 * and the store of persistent secrets under it. */
+	nx_strbuf_addstr(&sql, "SET temp_directory = ");
+	nx_sql_quote(&sql, temp_dir ? temp_dir : "");
+	nx_strbuf_addstr(&sql, "; SET secret_directory = ''; SET allow_persistent_secrets = false; "
+			       "SET home_directory = ");
+	nx_sql_quote(&sql, n ? dirs[0] : "");
+	nx_strbuf_addstr(&sql, "; SET allowed_directories = [");
 	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(dirs[i]);
-
-		/* A trailing slash keeps /data/p from also allowing /data/p2. */
-		while (len > 1 && dirs[i][len - 1] == '/')
-			len--;
-		char *slash = nx_xasprintf("%.*s/", (int)len, dirs[i]);
 		if (i)
 			nx_strbuf_addch(&sql, ',');
-		nx_sql_quote(&sql, slash);
-		free(slash);
+		add_dir(&sql, dirs[i]);
 	}
-	nx_strbuf_addstr(&sql, "]; SET enable_external_access=false; SET lock_configuration=true");
+	nx_strbuf_addstr(&sql, "]; SET enable_external_access = false; "
+			       "SET lock_configuration = true");
 	rc = nx_duck_con_exec(c, sql.buf, err);
 	nx_strbuf_release(&sql);
 	return rc;

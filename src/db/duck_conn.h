@@ -38,8 +38,12 @@ duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_resul
 
 /* Locks the database of c down before anything reads a file: files can be read only
  * below dirs[0..n) (allowed_directories), all other external access is off and the
- * configuration is locked so no later statement can undo this. */
+ * configuration is locked so no later statement can undo this. DuckDB spills into
+ * temp_dir, a private directory the caller made (it joins the allowed directories),
+ * or nowhere when NULL: a query then needs to fit DuckDB's memory limit. Nothing
+ * else of the process (working directory, home directory) stays reachable: the home
+ * directory becomes dirs[0] and persistent secrets are off. */
 int nx_duck_con_sandbox(duckdb_connection c, const char *const *dirs, size_t n,
-			struct nx_err *err);
+			const char *temp_dir, struct nx_err *err);
 
 #endif

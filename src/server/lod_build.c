@@ -392,12 +392,14 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *ou
 	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, "1GB", err)) ||
 	    (rc = builds_enter(builds, &ref, d, err)))
 		goto out;
-	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = true; SET temp_directory = ");
-	nx_sql_quote(&sql, scratch);
-	nx_strbuf_addstr(&sql, "; ATTACH ");
+	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = true; ATTACH ");
 	nx_sql_quote(&sql, out);
 	nx_strbuf_addstr(&sql, " AS tl");
-	if ((rc = nx_duck_exec(d, sql.buf, err)) || (rc = nx_duck_exec(d, schema_sql, err)))
+	/* then the same sandbox as the server's queries: the profile and the build's own
+	 * directory, which holds the spill folder */
+	if ((rc = nx_duck_exec(d, sql.buf, err)) ||
+	    (rc = nx_duck_sandbox(d, (const char *[]){ dir, out_dir }, 2, scratch, err)) ||
+	    (rc = nx_duck_exec(d, schema_sql, err)))
 		goto out;
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);

@@ -150,7 +150,7 @@ static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfile
 	dirs[0] = dir;
 	for (size_t i = 0; i < files->nallow; i++)
 		dirs[i + 1] = files->allow[i];
-	rc = nx_duck_con_sandbox(c, dirs, files->nallow + 1, err);
+	rc = nx_duck_con_sandbox(c, dirs, files->nallow + 1, NULL, err);
 	free(dirs);
 	return rc;
 }
@@ -242,7 +242,7 @@ int nx__pdb_open_attached(struct nx_pdb **out, const char *file, const char *dir
 	nx_strbuf_addstr(&sql, " AS tl (READ_ONLY)");
 	rc = nx_duck_con_exec(c, sql.buf, err);
 	if (!rc)
-		rc = nx_duck_con_sandbox(c, &dir, 1, err);
+		rc = nx_duck_con_sandbox(c, &dir, 1, NULL, err);
 	nx_strbuf_release(&sql);
 	if (rc) {
 		nx_err_wrap(err, "cannot open %s", file);

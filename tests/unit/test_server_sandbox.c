@@ -25,18 +25,33 @@
 #include <pthread.h>
 
 static char *data_dir;
+static char *work_dir; /* the server's working directory, with a file in .tmp/ */
+static char *k_dir;    /* the resolved directory of profile k */
 static struct nx_server *srv;
 static unsigned port;
 
 static int setup(void **state)
 {
 	struct nx_server_opts o;
+	char *path = NULL;
+	FILE *f;
 
 	(void)state;
 	data_dir = nx_sfx_tmpdir("sandbox");
-	if (!data_dir || nx_sfx_make_profile(data_dir, "k", 2000) ||
+	work_dir = nx_sfx_tmpdir("sandbox-cwd");
+	if (!data_dir || !work_dir || nx_sfx_make_profile(data_dir, "k", 2000) ||
 	    nx_sfx_make_profile(data_dir, "other", 10))
 		return -1;
+	/* DuckDB's default spill directory is .tmp below the working directory, which it
+	 * would also allow reading from */
+	if (chdir(work_dir) != 0 || mkdir(".tmp", 0755) != 0 || !(f = fopen(".tmp/secret.txt", "w")))
+		return -1;
+	fputs("secret\n", f);
+	fclose(f);
+	if (asprintf(&path, "%s/profiles/global/k@latest", data_dir) < 0 ||
+	    !(k_dir = realpath(path, NULL)))
+		return -1;
+	free(path);
 	nx_sfx_opts(&o, data_dir);
 	o.query_timeout_ms = 1500;
 	o.max_result_rows = 500;
@@ -51,6 +66,8 @@ static int teardown(void **state)
 	(void)state;
 	nx_server_stop(srv);
 	free(data_dir);
+	free(work_dir);
+	free(k_dir);
 	return 0;
 }
 
@@ -110,6 +127,41 @@ static void test_hostile_corpus(void **state)
 		"USE memory",
 		"SELECT * FROM query('DROP VIEW Summary')",
 		"SELECT * FROM query_table('/etc/passwd')",
+		/* every table function that opens a file */
+		"SELECT * FROM parquet_metadata('/etc/passwd')",
+		"SELECT * FROM parquet_schema('/etc/passwd')",
+		"SELECT * FROM parquet_file_metadata('/etc/passwd')",
+		"SELECT * FROM parquet_kv_metadata('/etc/passwd')",
+		"SELECT * FROM parquet_bloom_probe('/etc/passwd', 'a', 1)",
+		"SELECT * FROM read_json_objects('/etc/passwd')",
+		"SELECT * FROM read_ndjson_objects('/etc/passwd')",
+		"SELECT * FROM read_ndjson('/etc/passwd')",
+		"SELECT * FROM read_json_auto('/etc/passwd')",
+		/* other spellings of a path outside */
+		"SELECT * FROM read_text('file:///etc/passwd')",
+		"SELECT * FROM read_text('~/.bashrc')",
+		"SELECT * FROM read_text('/proc/self/cwd/.tmp/secret.txt')",
+		"SELECT * FROM read_text('.tmp/secret.txt')",
+		"SELECT * FROM read_text('secret.txt')",
+		"SELECT * FROM glob('*')",
+		"SELECT * FROM glob('.tmp/*')",
+		/* the network and extensions */
+		"SELECT * FROM read_csv('http://127.0.0.1:1/x.csv')",
+		"SELECT * FROM read_parquet('s3://bucket/x.parquet')",
+		"INSTALL '/tmp/x.duckdb_extension'",
+		"LOAD '/tmp/x.duckdb_extension'",
+		"ATTACH 'md:'",
+		"COPY Summary TO '.tmp/out.csv'",
+		"COPY (SELECT 1) TO 'STDOUT'",
+		/* settings that would reopen a door */
+		"SET temp_directory = '/tmp'",
+		"SET home_directory = '/'",
+		"SET file_search_path = '/etc'",
+		"RESET allowed_directories",
+		"SELECT set_config('allowed_directories', '/')",
+		"SELECT getenv('HOME')",
+		"PRAGMA memory_limit = '1GB'",
+		"CALL enable_logging()",
 	};
 	int status;
 	json_t *j;
@@ -126,6 +178,19 @@ static void test_hostile_corpus(void **state)
 		json_decref(j);
 	}
 	free(sibling);
+	/* The same through the absolute paths of the working directory's .tmp/ and of a
+	 * parent of the profile directory. */
+	NX_ASSERT_CMP(asprintf(&sibling, "SELECT * FROM read_text('%s/.tmp/secret.txt')", work_dir),
+		      >, 0);
+	j = query(sibling, &status);
+	assert_int_equal(status, 403);
+	json_decref(j);
+	free(sibling);
+	NX_ASSERT_CMP(asprintf(&sibling, "SELECT * FROM glob('%s/../*')", k_dir), >, 0);
+	j = query(sibling, &status);
+	assert_int_equal(status, 403);
+	json_decref(j);
+	free(sibling);
 	/* Nothing was written and the views are all still there. */
 	assert_int_not_equal(access("/tmp/nx-stolen.csv", F_OK), 0);
 	j = query("SELECT COUNT(*) FROM Summary", &status);
@@ -135,6 +200,56 @@ static void test_hostile_corpus(void **state)
 	assert_int_equal(status, 200);
 	assert_true(json_is_false(json_array_get(json_array_get(json_object_get(j, "rows"), 0), 0)));
 	json_decref(j);
+}
+
+/* The sandbox's settings as a query sees them: files can be read below the profile's
+ * own directory and nowhere else (not DuckDB's default spill directory .tmp/ below the
+ * working directory), and no setting names another directory of the machine. */
+static void test_settings_name_only_the_profile(void **state)
+{
+	char *want = NULL;
+	json_t *j, *row;
+	int status;
+	size_t i;
+
+	(void)state;
+	NX_ASSERT_CMP(asprintf(&want, "[%s/]", k_dir), >, 0);
+	j = query("SELECT current_setting('allowed_directories')::VARCHAR, "
+		  "current_setting('allowed_paths')::VARCHAR, current_setting('temp_directory'), "
+		  "current_setting('home_directory'), current_setting('secret_directory'), "
+		  "current_setting('enable_external_access'), "
+		  "current_setting('lock_configuration')", &status);
+	assert_int_equal(status, 200);
+	row = json_array_get(json_object_get(j, "rows"), 0);
+	assert_string_equal(json_string_value(json_array_get(row, 0)), want);
+	assert_string_equal(json_string_value(json_array_get(row, 1)), "[]");
+	assert_string_equal(json_string_value(json_array_get(row, 2)), "");
+	assert_string_equal(json_string_value(json_array_get(row, 3)), k_dir);
+	assert_string_equal(json_string_value(json_array_get(row, 4)), "");
+	assert_true(json_is_false(json_array_get(row, 5)));
+	assert_true(json_is_true(json_array_get(row, 6)));
+	json_decref(j);
+	/* every setting that holds a path: the profile's own, or the time zone's name */
+	j = query("SELECT name, value FROM duckdb_settings() WHERE value LIKE '%/%' ORDER BY name",
+		  &status);
+	assert_int_equal(status, 200);
+	json_array_foreach(json_object_get(j, "rows"), i, row) {
+		const char *name = json_string_value(json_array_get(row, 0));
+		const char *value = json_string_value(json_array_get(row, 1));
+
+		if (!strcmp(name, "TimeZone"))
+			continue;
+		if (strcmp(name, "allowed_directories") && strcmp(name, "home_directory"))
+			fail_msg("setting %s names a path: %s", name, value);
+		if (!strstr(value, k_dir))
+			fail_msg("setting %s names another directory: %s", name, value);
+	}
+	json_decref(j);
+	/* nothing DuckDB derives from the home directory fails naming it */
+	j = query("SELECT count(*) FROM duckdb_extensions()", &status);
+	assert_int_equal(status, 200);
+	json_decref(j);
+	free(want);
 }
 
 static void test_refusal_codes(void **state)
@@ -191,20 +306,28 @@ static void test_timeout(void **state)
 static struct {
 	pthread_mutex_t lock;
 	char *outside; /* a readable file outside every profile directory */
-	int closed, external_on, outside_read;
+	const char *allowed; /* LIKE pattern of the one directory a database may read */
+	int closed, external_on, outside_read, other_dirs;
 } seen = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void on_duck_close(void *arg, struct nx_duck *d)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
-	int64_t ext = 1, n = 0;
+	int64_t ext = 1, n = 0, one_dir = 0;
 	bool read_ok;
 
 	(void)arg;
 	if (nx_duck_query_i64(d, "SELECT current_setting('enable_external_access')::INT", &ext,
 			      &err))
 		ext = 1;
+	nx_strbuf_addstr(&sql, "SELECT (len(current_setting('allowed_directories')) = 1 AND "
+			       "current_setting('allowed_directories')[1] LIKE ");
+	nx_sql_quote(&sql, seen.allowed);
+	nx_strbuf_addstr(&sql, " AND current_setting('temp_directory') = '')::INT");
+	if (nx_duck_query_i64(d, sql.buf, &one_dir, &err))
+		one_dir = 0;
+	nx_strbuf_reset(&sql);
 	nx_strbuf_addstr(&sql, "SELECT count(*) FROM read_text(");
 	nx_sql_quote(&sql, seen.outside);
 	nx_strbuf_addstr(&sql, ")");
@@ -214,18 +337,27 @@ static void on_duck_close(void *arg, struct nx_duck *d)
 	seen.closed++;
 	seen.external_on += ext != 0;
 	seen.outside_read += read_ok;
+	seen.other_dirs += !one_dir;
 	pthread_mutex_unlock(&seen.lock);
 }
 
 /* GET .../analysis runs our own SQL, yet in the same sandbox as _search: the databases
- * it opens have external access off and cannot read a file outside the profile. */
+ * it opens have external access off, may read one profile's directory only (no spill
+ * directory either) and cannot read a file outside it. */
 static void test_analysis_sandboxed(void **state)
 {
 	struct nx_http_resp r;
+	char *global = NULL, *pattern = NULL;
 	json_t *j;
 	FILE *f;
 
 	(void)state;
+	NX_ASSERT_CMP(asprintf(&pattern, "%s/profiles/global", data_dir), >, 0);
+	global = realpath(pattern, NULL);
+	assert_non_null(global);
+	free(pattern);
+	NX_ASSERT_CMP(asprintf(&pattern, "%s/%%@latest/", global), >, 0);
+	seen.allowed = pattern;
 	NX_ASSERT_CMP(asprintf(&seen.outside, "%s/outside.txt", data_dir), >, 0);
 	f = fopen(seen.outside, "w");
 	assert_non_null(f);
@@ -245,7 +377,10 @@ static void test_analysis_sandboxed(void **state)
 	assert_int_equal(seen.closed, 2); /* one database per compared profile */
 	assert_int_equal(seen.external_on, 0);
 	assert_int_equal(seen.outside_read, 0);
+	assert_int_equal(seen.other_dirs, 0);
 	free(seen.outside);
+	free(pattern);
+	free(global);
 }
 
 static void test_caps(void **state)
@@ -277,6 +412,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostile_corpus),
+		cmocka_unit_test(test_settings_name_only_the_profile),
 		cmocka_unit_test(test_refusal_codes),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_caps),
