@@ -304,6 +304,32 @@ void nx__on_connection(void *cls, struct MHD_Connection *conn, void **socket_con
 	}
 }
 
+size_t nx__unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+	size_t n = MHD_http_unescape(s);
+	struct nx_conn *c;
+
+	(void)cls;
+	if (strlen(s) != n && (c = conn_of(conn)))
+		c->nul_in_url = true;
+	return n;
+}
+
+/* A %00 in the URL or its arguments (nx__unescape) is refused before anything reads
+ * them; returns false after replying. */
+static bool url_ok(struct nx_req *rq)
+{
+	struct nx_conn *c = conn_of(rq->conn);
+
+	if (!c || !c->nul_in_url)
+		return true;
+	c->nul_in_url = false;
+	nx__reply_error(rq, 400, "bad_request",
+			"the URL holds an encoded NUL byte (%%00), which no path or query "
+			"parameter may contain");
+	return false;
+}
+
 enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const char *url,
 			       const char *method, const char *version, const char *upload_data,
 			       size_t *upload_data_size, void **con_cls)
@@ -325,7 +351,7 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 		clock_gettime(CLOCK_MONOTONIC, &rq->t0);
 		rq->ui = on_ui_port(rq->s, conn);
 		*con_cls = rq;
-		if (!headers_ok(rq)) /* replies by itself when it refuses */
+		if (!url_ok(rq) || !headers_ok(rq)) /* they reply by themselves when they refuse */
 			request_received(rq);
 		return nx__reply_flush(rq, MHD_YES);
 	}

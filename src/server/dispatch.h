@@ -19,4 +19,9 @@ void nx__on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 void nx__on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 		       enum MHD_ConnectionNotificationCode code);
 
+/* MHD_OPTION_UNESCAPE_CALLBACK: MHD's own decoding of %HH in the URL and its
+ * arguments, remembering a %00 for nx__on_request to refuse: C strings would end there
+ * (".../fs/Summary.parquet%00.txt" would name Summary.parquet). */
+size_t nx__unescape(void *cls, struct MHD_Connection *conn, char *s);
+
 #endif

@@ -5,7 +5,9 @@
  * members have, and the index itself lacks, becomes one table of the run whose files
  * are "../<member>@latest/<file>" and which profile_db.c serves as a union view with a
  * `profile` column. Members must be sibling profile directories that resolve inside
- * the data path; the others are skipped. No DuckDB here. */
+ * the data path, and hold no link (profile_files.h); the others are skipped. Their
+ * directories join the run's identity, so a member changed later is noticed. No
+ * DuckDB here. */
 #include "common/compat.h"
 #include "server/profile_files.h"
 #include "server/paths.h"
@@ -61,6 +63,7 @@ static void add_member(struct nx_pfiles *pf, const char *global, const char *mem
 			t->bytes += m.t[i].sizes[j];
 		}
 	}
+	nx__pfiles_take_dirs(pf, &m, real);
 	nx__pfiles_release(&m);
 	pf->allow = nx_xrealloc(pf->allow, (pf->nallow + 1) * sizeof(*pf->allow));
 	pf->allow[pf->nallow++] = real;

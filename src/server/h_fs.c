@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT
  * h_fs.c: GET .../profile_name/<name>/fs/<path>: raw download of a file inside a
  * profile directory (source_folder.tar.gz for the UI's source view, or a parquet
- * file). The path is checked lexically, then resolved and required to stay inside
- * the resolved profile directory, so neither ".." nor a symlink can leave it. */
+ * file). The path is checked lexically (no "..", ".", empty segment, trailing slash;
+ * a %00 never gets here: dispatch.c), then resolved and required to stay inside the
+ * resolved profile directory, so neither ".." nor a symlink can leave it (and a profile
+ * holding a link is not served at all: profile_files.h). */
 #include "common/compat.h"
 #include "server/http.h"
 #include "server/paths.h"
@@ -34,6 +36,10 @@ enum MHD_Result nx__h_fs(struct nx_req *rq, char **cap)
 	struct stat st;
 	int fd = -1;
 
+	/* the router drops one trailing slash from every path; here it would make a file
+	 * name a directory */
+	if (!why && rq->url[strlen(rq->url) - 1] == '/')
+		why = "it ends with '/' (name a file)";
 	if (why)
 		return nx__reply_error(rq, 400, "bad_path", "invalid file path '%.200s': %s", rel,
 				       why);

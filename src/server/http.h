@@ -54,6 +54,7 @@ struct nx_conn {
 	struct nx_wd_entry wd;
 	bool armed;
 	bool received; /* the current request is complete: the deadline no longer applies */
+	bool nul_in_url; /* the current request's URL decoded to a NUL byte (%00) */
 };
 
 /* Lives from the first callback of a request to MHD's completion notice. */

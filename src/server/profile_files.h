@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT
  * profile_files.h: what a profile directory contains. Parquet files become tables by
  * the rule of db/table_files.h ("<T>.parquet", or the parts "<T>_0.parquet",
- * "<T>_1.parquet", ... of a split table T); symlinks that resolve outside the
- * directory are ignored. No DuckDB here. */
+ * "<T>_1.parquet", ... of a split table T). A directory holding a symbolic link, or
+ * anything but regular files and directories, anywhere below it is refused: DuckDB's
+ * allowed_directories compares path prefixes and would follow a link out of the
+ * profile (and a FIFO would block a reader for good). No DuckDB here. */
 #ifndef NX_SERVER_PROFILE_FILES_H
 #define NX_SERVER_PROFILE_FILES_H
 
 #include "common/compat.h"
 #include "common/err.h"
+
+#include <sys/types.h>
+#include <time.h>
 
 struct nx_ptable {
 	char *name;
@@ -18,6 +23,15 @@ struct nx_ptable {
 	bool members; /* a fleet run's union table: files are "../<member>@latest/<file>" */
 };
 
+/* The identity of a directory when it was scanned: an entry added or removed below it
+ * (a link planted later) changes its modification time. */
+struct nx_pdir {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+};
+
 struct nx_pfiles {
 	struct nx_ptable *t; /* sorted by name */
 	size_t n;
@@ -25,6 +39,8 @@ struct nx_pfiles {
 	uint64_t source_bytes;
 	char **allow; /* a fleet run: the resolved member directories its views read */
 	size_t nallow;
+	struct nx_pdir *dirs; /* the subdirectories, and a fleet run's member directories */
+	size_t ndirs;
 };
 
 /* Scans dir (a resolved path), with the member tables when it is a fleet run's index
@@ -35,6 +51,11 @@ int nx__pfiles_scan_plain(const char *dir, struct nx_pfiles *out, struct nx_err 
 /* Adds the member tables of a fleet run's index directory (a no-op elsewhere). */
 int nx__pfiles_scan_fleet(const char *dir, struct nx_pfiles *pf, struct nx_err *err);
 void nx__pfiles_release(struct nx_pfiles *pf);
+/* Moves the directories of from (scanned) into pf->dirs, with from's own directory
+ * dir: a fleet run's member, which its union tables read. */
+void nx__pfiles_take_dirs(struct nx_pfiles *pf, struct nx_pfiles *from, const char *dir);
+/* Whether the directories of pf->dirs are as they were scanned. */
+bool nx__pfiles_dirs_unchanged(const struct nx_pfiles *pf);
 
 /* Case-insensitive lookup, as SQL identifiers are. Returns a borrowed pointer. */
 const struct nx_ptable *nx__pfiles_find(const struct nx_pfiles *pf, const char *name);

@@ -57,10 +57,13 @@ void nx__reg_release(struct nx_registry *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The directory and every directory below it (a fleet run's members too) as scanned:
+ * an entry added anywhere, a link planted later included, makes a new entry. */
 static bool same_identity(const struct nx_profile *p, const struct stat *st)
 {
 	return p->dev == st->st_dev && p->ino == st->st_ino &&
-	       p->mtime.tv_sec == st->st_mtim.tv_sec && p->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       p->mtime.tv_sec == st->st_mtim.tv_sec && p->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       nx__pfiles_dirs_unchanged(&p->files);
 }
 
 /* Drops the registry's reference to entry i (the caller holds the lock). */

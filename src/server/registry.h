@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * registry.h: the profiles of a data path, discovered on demand. Every lookup
  * stats <data>/profiles/global/<name>@latest; when the directory's identity
- * (device, inode, mtime) differs from the cached one (a new profile, or ingest
- * renamed a fresh directory into place), the entry is rebuilt and the old one is
+ * (device, inode, mtime, and the mtimes of the directories below it and of a fleet
+ * run's members) differs from the cached one (a new profile, ingest renamed a fresh
+ * directory into place, an entry was added), the entry is rebuilt and the old one is
  * freed once its last user lets go. Entries are reference counted because a
  * request may still be querying a profile that has just been replaced. */
 #ifndef NX_SERVER_REGISTRY_H

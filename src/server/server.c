@@ -181,6 +181,7 @@ static struct MHD_Daemon *start_daemon(struct nx_server *s, int fd)
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_NOTIFY_COMPLETED, nx__on_completed, s,
 				MHD_OPTION_NOTIFY_CONNECTION, nx__on_connection, s,
+				MHD_OPTION_UNESCAPE_CALLBACK, nx__unescape, s,
 				MHD_OPTION_CONNECTION_TIMEOUT, s->o.request_timeout_s,
 				MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, NX_MHD_MEMORY,

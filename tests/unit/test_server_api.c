@@ -476,10 +476,31 @@ static void test_traversal(void **state)
 		"/api/v1/db/x.tmp.1/_search", "/api/v1/db/..%2f..%2fetc/_search",
 		"/api/v1/db/a%5cb/_search", "/api/v1/db/a%01b/_search",
 	};
+	/* names that C strings or the router would shorten to another file: refused */
+	static const char *const cut[] = {
+		"/api/v1/profiles/namespace/global/profile_name/my-kernel/fs/Summary.parquet%00.txt",
+		"/api/v1/profiles/namespace/global/profile_name/my-kernel/fs/Summary.parquet/",
+		"/api/v1/profiles/namespace/global/profile_name/my-kernel%00x/fs/Summary.parquet",
+		"/api/v1/profiles/namespace/global/profile_name/my-kernel/timeline/tracks?dma=%00",
+	};
 	char *link = NULL, *cmd = NULL;
 	struct nx_http_resp r;
 
 	(void)state;
+	for (size_t i = 0; i < NX_ARRAY_SIZE(cut); i++) {
+		json_t *j;
+
+		assert_int_equal(nx_http_get(port, cut[i], &r), 0);
+		if (r.status != 400)
+			fail_msg("%s: status %d: %.200s", cut[i], r.status, r.body);
+		j = json_loads(r.body, 0, NULL);
+		assert_non_null(j);
+		assert_non_null(strstr(json_string_value(json_object_get(json_object_get(j, "error"),
+									 "message")),
+				       i == 1 ? "ends with '/'" : "%00"));
+		json_decref(j);
+		nx_http_resp_free(&r);
+	}
 	for (size_t i = 0; i < NX_ARRAY_SIZE(fs_bad); i++) {
 		assert_int_equal(nx_http_get(port, fs_bad[i], &r), 0);
 		if (r.status != 400 && r.status != 404)
@@ -502,6 +523,7 @@ static void test_traversal(void **state)
 					   "my-kernel/fs/evil.txt", &r), 0);
 	assert_int_equal(r.status, 403);
 	assert_null(strstr(r.body, "root:"));
+	assert_non_null(strstr(r.body, "symbolic link, 'evil.txt'"));
 	nx_http_resp_free(&r);
 	unlink(link);
 	free(link);

@@ -252,6 +252,91 @@ static void test_settings_name_only_the_profile(void **state)
 	free(want);
 }
 
+/* Runs sql on profile name and expects a 403 whose message contains want. */
+static void refused(const char *name, const char *sql, const char *want)
+{
+	int status;
+	json_t *j = nx_sfx_query(port, name, sql, &status);
+	const char *msg;
+
+	assert_non_null(j);
+	msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+	if (status != 403 || !msg || !strstr(msg, want))
+		fail_msg("%s on %s: status %d, message %s (wanted 403 naming '%s')", sql, name,
+			 status, msg ? msg : "none", want);
+	json_decref(j);
+}
+
+static int served(const char *name)
+{
+	int status;
+	json_t *j = nx_sfx_query(port, name, "SELECT count(*) FROM Summary", &status);
+
+	json_decref(j);
+	return status;
+}
+
+/* DuckDB's allowed_directories compares path prefixes, so a link inside a profile
+ * directory would lead out of it: a profile holding one (or a FIFO, or a device) is
+ * refused, for SQL and for downloads alike, also when it appears after the profile was
+ * opened, in its directory or in a subdirectory; once it is gone, the profile is
+ * served again. */
+static void test_links_refuse_the_profile(void **state)
+{
+	static const char *const via[] = { "read_text", "read_csv", "read_blob", "read_parquet",
+					   "glob" };
+	char *dir = NULL, *link = NULL, *sub = NULL, *sql = NULL, *outside = NULL;
+	struct nx_http_resp r;
+
+	(void)state;
+	assert_int_equal(nx_sfx_make_profile(data_dir, "linked", 10), 0);
+	NX_ASSERT_CMP(asprintf(&dir, "%s/profiles/global/linked@latest", data_dir), >, 0);
+	NX_ASSERT_CMP(asprintf(&outside, "%s/profiles/global/other@latest/Summary.parquet",
+			       data_dir), >, 0);
+	assert_int_equal(served("linked"), 200); /* opened before the link appears */
+	NX_ASSERT_CMP(asprintf(&link, "%s/Summary2.parquet", dir), >, 0);
+	assert_int_equal(symlink(outside, link), 0);
+	for (size_t i = 0; i < NX_ARRAY_SIZE(via); i++) {
+		free(sql);
+		NX_ASSERT_CMP(asprintf(&sql, "SELECT * FROM %s('%s')", via[i], link), >, 0);
+		refused("linked", sql, "symbolic link, 'Summary2.parquet'");
+	}
+	refused("linked", "SELECT * FROM Summary", "symbolic link");
+	assert_int_equal(nx_http_get(port, "/api/v1/profiles/namespace/global/profile_name/linked/"
+				     "fs/Summary.parquet", &r), 0);
+	assert_int_equal(r.status, 403);
+	assert_non_null(strstr(r.body, "symbolic link"));
+	nx_http_resp_free(&r);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(served("linked"), 200);
+
+	/* below a subdirectory, which the profile had when it was opened */
+	NX_ASSERT_CMP(asprintf(&sub, "%s/sub", dir), >, 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(served("linked"), 200);
+	free(link);
+	NX_ASSERT_CMP(asprintf(&link, "%s/sub/x.txt", dir), >, 0);
+	assert_int_equal(symlink("/etc/passwd", link), 0);
+	free(sql);
+	NX_ASSERT_CMP(asprintf(&sql, "SELECT * FROM read_text('%s')", link), >, 0);
+	refused("linked", sql, "'sub/x.txt'");
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(served("linked"), 200);
+	/* a link to a directory, and a FIFO, which would block its reader */
+	assert_int_equal(symlink("/etc", link), 0);
+	refused("linked", "SELECT 1", "symbolic link");
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(mkfifo(link, 0644), 0);
+	refused("linked", "SELECT 1", "neither a regular file nor a directory");
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(served("linked"), 200);
+	free(dir);
+	free(link);
+	free(sub);
+	free(sql);
+	free(outside);
+}
+
 static void test_refusal_codes(void **state)
 {
 	int status;
@@ -413,6 +498,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostile_corpus),
 		cmocka_unit_test(test_settings_name_only_the_profile),
+		cmocka_unit_test(test_links_refuse_the_profile),
 		cmocka_unit_test(test_refusal_codes),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_caps),
