@@ -59,6 +59,15 @@ duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_resul
 	return duckdb_execute_pending(pending, res);
 }
 
+const char *nx_duck_error_cause(const char *msg)
+{
+	static const char wrap[] = "Attempting to execute an unsuccessful or closed pending "
+				   "query result\nError: ";
+	const char *at = msg ? strstr(msg, wrap) : NULL;
+
+	return at && at[sizeof(wrap) - 1] ? at + sizeof(wrap) - 1 : msg;
+}
+
 int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err)
 {
 	duckdb_result res;

@@ -36,6 +36,11 @@ int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err);
  * DuckDBError like duckdb_execute_pending; *res is then set and holds the error. */
 duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_result *res);
 
+/* DuckDB's message without the wrapper it puts around an error met while a pending
+ * result executes ("Invalid Input Error: Attempting to execute an unsuccessful or
+ * closed pending query result\nError: <the cause>"): the cause. */
+const char *nx_duck_error_cause(const char *msg);
+
 /* Locks the database of c down before anything reads a file: files can be read only
  * below dirs[0..n) (allowed_directories), all other external access is off and the
  * configuration is locked so no later statement can undo this. DuckDB spills into

@@ -33,7 +33,6 @@
 #include <string.h>
 
 #define RAW_PER_PX 3
-#define MAX_PX 16384
 /* a window's rows are read and bucketed here up to this many per pixel; beyond, DuckDB
  * buckets them (the pyramid keeps windows finer than its levels below about 32) */
 #define RAW_QUERY_PER_PX 64
@@ -68,11 +67,16 @@ static size_t view_sources(struct nx_profile *p, bool packets, int srcs[3])
 	return n;
 }
 
-static bool packets_arg(struct nx_req *rq)
+bool nx__tl_dma_arg(struct nx_req *rq, bool *packets, enum MHD_Result *ret)
 {
 	const char *dma = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "dma");
 
-	return dma && !strcmp(dma, "packets");
+	*packets = dma && !strcmp(dma, "packets");
+	if (!dma || *packets || !strcmp(dma, "transfers"))
+		return true;
+	*ret = nx__reply_error(rq, 400, "bad_request",
+			       "dma must be packets or transfers, not '%.40s'", dma);
+	return false;
 }
 
 struct nx_lod *nx__tl_lod_of(struct nx_server *s, struct nx_profile *p)
@@ -267,7 +271,8 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
 	enum MHD_Result ret;
-	struct nx_profile *p = nx__lookup_profile(rq, cap, true, &ret);
+	struct nx_profile *p;
+	bool packets;
 	json_t *rows, *cols, *reply;
 	struct nx_lod *lod;
 	int srcs[3];
@@ -276,9 +281,9 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	char *txt;
 	int rc;
 
-	if (!p)
+	if (!nx__tl_dma_arg(rq, &packets, &ret) || !(p = nx__lookup_profile(rq, cap, true, &ret)))
 		return ret;
-	n = view_sources(p, packets_arg(rq), srcs);
+	n = view_sources(p, packets, srcs);
 	lod = nx__tl_lod(rq, p);
 	rows = json_array();
 	rc = lod ? cache_tracks(rq, p, lod, srcs, n, rows, &err)
@@ -326,6 +331,42 @@ bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi,
 	if (*end || errno || x < lo || x > hi)
 		return false;
 	*v = x;
+	return true;
+}
+
+bool nx__tl_window_arg(struct nx_req *rq, bool with_px, struct nx__tl_window *w,
+		       enum MHD_Result *ret)
+{
+	int64_t span;
+
+	memset(w, 0, sizeof(*w));
+	w->bucket = 1;
+	if (!nx__tl_int_arg(rq, "t0", -NX_TL_TIME_BOUND, NX_TL_TIME_BOUND, &w->t0) ||
+	    !nx__tl_int_arg(rq, "t1", -NX_TL_TIME_BOUND, NX_TL_TIME_BOUND, &w->t1) ||
+	    w->t1 <= w->t0) {
+		*ret = nx__reply_error(rq, 400, "bad_request",
+				       "t0 and t1 must be integers (profile nanoseconds) between "
+				       NX_TL_TIME_BOUND_TEXT " with t0 < t1");
+		return false;
+	}
+	if (!with_px)
+		return true;
+	if (!nx__tl_int_arg(rq, "px", 1, NX_TL_MAX_PX, &w->px)) {
+		*ret = nx__reply_error(rq, 400, "bad_request",
+				       "px must be the width of the view in pixels, 1 to %d",
+				       NX_TL_MAX_PX);
+		return false;
+	}
+	/* span <= 2^62, so bucket <= 2^62 and bucket * px < 2 * span stay in range, and
+	 * the snapped bounds within +-(2^61 + 2^62) */
+	span = w->t1 - w->t0;
+	while (w->bucket * w->px < span) {
+		w->bucket <<= 1;
+		w->level++;
+	}
+	w->t0 -= ((w->t0 % w->bucket) + w->bucket) % w->bucket;
+	if (w->t1 % w->bucket)
+		w->t1 += w->bucket - ((w->t1 % w->bucket) + w->bucket) % w->bucket;
 	return true;
 }
 
@@ -454,7 +495,8 @@ static char *table_from(int s)
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 
 	return nx_xasprintf("(SELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
-			    "id::BIGINT AS id, start_ts, end_ts, (%s)::VARCHAR AS label FROM \"%s\")",
+			    "id::BIGINT AS id, start_ts, end_ts, (%s)::VARCHAR AS label FROM \"%s\" "
+			    "WHERE " NX_TL_IN_BOUNDS_SQL ")",
 			    src->track, src->label, src->table);
 }
 
@@ -534,43 +576,30 @@ static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 
 enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 {
-	const char *dma = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "dma");
-	int64_t t0, t1, px, bucket = 1, span, raw_limit;
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
+	struct nx__tl_window w;
 	struct nx__tl_reply rep;
 	struct nx_profile *p;
 	enum MHD_Result ret;
 	struct nx_lod *lod;
-	int srcs[3], level = 0, rc = 0;
+	int64_t t0, t1, px, bucket, raw_limit;
+	int srcs[3], level, rc = 0;
+	bool packets;
 	size_t n;
 
-	if (!nx__tl_int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
-	    !nx__tl_int_arg(rq, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) || t1 <= t0)
-		return nx__reply_error(rq, 400, "bad_request",
-				       "t0 and t1 must be integers (profile nanoseconds) with "
-				       "t0 < t1");
-	if (!nx__tl_int_arg(rq, "px", 1, MAX_PX, &px))
-		return nx__reply_error(rq, 400, "bad_request",
-				       "px must be the width of the view in pixels, 1 to %d",
-				       MAX_PX);
-	if (dma && strcmp(dma, "packets") && strcmp(dma, "transfers"))
-		return nx__reply_error(rq, 400, "bad_request",
-				       "dma must be packets or transfers, not '%.40s'", dma);
-	/* bucket: the smallest power of two >= span / px; bounds snapped to it */
-	span = t1 - t0;
-	while (bucket * px < span) {
-		bucket <<= 1;
-		level++;
-	}
-	t0 -= ((t0 % bucket) + bucket) % bucket;
-	if (t1 % bucket)
-		t1 += bucket - ((t1 % bucket) + bucket) % bucket;
+	if (!nx__tl_window_arg(rq, true, &w, &ret) || !nx__tl_dma_arg(rq, &packets, &ret))
+		return ret;
+	t0 = w.t0;
+	t1 = w.t1;
+	px = w.px;
+	bucket = w.bucket;
+	level = w.level;
 	raw_limit = RAW_PER_PX * px;
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
-	n = view_sources(p, packets_arg(rq), srcs);
+	n = view_sources(p, packets, srcs);
 	lod = n ? nx__tl_lod(rq, p) : NULL;
 	nx__tl_reply_init(&rep, &sb, rq->s->o.max_result_bytes, t0);
 	nx_strbuf_addf(&sb, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"px\":%" PRId64 ",\"bucket\":%"

@@ -24,8 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PX 16384
-
 /* UNION ALL of the present counter tables as (core, track, ts, v) with where_fmt's
  * bounds (two int64 arguments); false when the profile has none. */
 static bool union_sql(struct nx_strbuf *sql, const struct nx_profile *p, const char *where_fmt,
@@ -188,28 +186,23 @@ enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
 		.wd = &rq->s->wd,
 	};
 	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
-	int64_t t0, t1, px, bucket = 1;
+	int64_t t0, t1, bucket, back;
 	struct nx_err err = { 0 };
 	struct series ser = { 0 };
+	struct nx__tl_window w;
 	struct nx_lod *lod;
 	struct nx_profile *p;
 	enum MHD_Result ret;
 	int rc;
 
-	if (!nx__tl_int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
-	    !nx__tl_int_arg(rq, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) || t1 <= t0)
-		return nx__reply_error(rq, 400, "bad_request",
-				       "t0 and t1 must be integers (profile nanoseconds) with "
-				       "t0 < t1");
-	if (!nx__tl_int_arg(rq, "px", 1, MAX_PX, &px))
-		return nx__reply_error(rq, 400, "bad_request",
-				       "px must be the width of the view in pixels, 1 to %d",
-				       MAX_PX);
-	while (bucket * px < t1 - t0)
-		bucket <<= 1;
-	t0 -= ((t0 % bucket) + bucket) % bucket;
-	if (t1 % bucket)
-		t1 += bucket - ((t1 % bucket) + bucket) % bucket;
+	if (!nx__tl_window_arg(rq, true, &w, &ret))
+		return ret;
+	t0 = w.t0;
+	t1 = w.t1;
+	bucket = w.bucket;
+	/* the value before the window: looked for one window width back (the snapped
+	 * window may be wider than int64 holds: saturated) */
+	back = nx__tl_sub(t0, nx__tl_sub(t1, t0));
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
@@ -218,15 +211,15 @@ enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
 	lod = nx__tl_lod(rq, p);
 	nx_strbuf_addstr(&sql, "WITH u AS MATERIALIZED (");
 	if (lod ? !lod->counters
-		: !union_sql(&sql, p, "timestamp >= %" PRId64 " AND timestamp < %" PRId64,
-			     t0 - (t1 - t0), t1)) {
+		: !union_sql(&sql, p, "timestamp >= %" PRId64 " AND timestamp < %" PRId64, back,
+			     t1)) {
 		nx_strbuf_addstr(&sb, "null}");
 		ret = nx__reply_json(rq, 200, &sb);
 		goto out;
 	}
 	if (lod)
 		nx_strbuf_addf(&sql, "SELECT core, track, ts, v FROM tl.ctr WHERE ts >= %" PRId64
-				     " AND ts < %" PRId64, t0 - (t1 - t0), t1);
+				     " AND ts < %" PRId64, back, t1);
 	nx_strbuf_addf(&sql,
 		") SELECT core, track, true AS before, NULL::BIGINT AS k, NULL::DOUBLE AS lo, "
 		"NULL::DOUBLE AS hi, arg_max(v, ts) AS last FROM u WHERE ts < %" PRId64 " GROUP BY "

@@ -170,10 +170,10 @@ out:
 
 enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 {
-	const char *dma = arg(rq, "dma");
 	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
-	bool use_cache = true;
+	bool use_cache = true, packets;
+	struct nx__tl_window w;
 	struct nx_profile *p;
 	enum MHD_Result ret;
 	struct nx_lod *lod;
@@ -181,11 +181,10 @@ enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 	int srcs[NX_LOD_NSRC];
 	size_t n = 0;
 
-	if (!nx__tl_int_arg(rq, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) ||
-	    !nx__tl_int_arg(rq, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) || t1 <= t0)
-		return nx__reply_error(rq, 400, "bad_request",
-				       "t0 and t1 must be integers (profile nanoseconds) with "
-				       "t0 < t1");
+	if (!nx__tl_window_arg(rq, false, &w, &ret) || !nx__tl_dma_arg(rq, &packets, &ret))
+		return ret;
+	t0 = w.t0;
+	t1 = w.t1;
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
@@ -193,11 +192,9 @@ enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 		if (!nx__pfiles_find(&p->files, nx__lod_sources[s].table))
 			continue;
 		/* one DMA table: transfers unless packets are asked for or the only ones */
-		if (s == 1 && dma && !strcmp(dma, "packets") &&
-		    nx__pfiles_find(&p->files, "DmaPacket"))
+		if (s == 1 && packets && nx__pfiles_find(&p->files, "DmaPacket"))
 			continue;
-		if (s == 2 && nx__pfiles_find(&p->files, "DmaPacketAggregated") &&
-		    !(dma && !strcmp(dma, "packets")))
+		if (s == 2 && nx__pfiles_find(&p->files, "DmaPacketAggregated") && !packets)
 			continue;
 		srcs[n++] = s;
 	}
@@ -219,8 +216,9 @@ enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 					     "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS "
 					     "first, max(end_ts) AS last FROM \"%s\"",
 				       src->track, src->label, src->table);
-		nx_strbuf_addf(&sql, " WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64
-				     " GROUP BY ALL", t1, t0);
+		nx_strbuf_addf(&sql, " WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64 "%s"
+				     " GROUP BY ALL", t1, t0,
+			       use_cache ? "" : " AND " NX_TL_IN_BOUNDS_SQL);
 	}
 	if (!n)
 		nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS kind WHERE false");

@@ -24,6 +24,17 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
+/* The bound of the timeline's times, |t| <= 2^61 ns (73 years): the window arithmetic
+ * of the endpoints (bounds snapped to a bucket, the counters' look-back one window
+ * width before t0) and of the build (spans, slices) then stays inside int64. The cache
+ * leaves out events with a time beyond it, and the endpoints refuse such windows. */
+#define NX_TL_TIME_BOUND ((int64_t)1 << 61)
+/* The condition on an event's times that keeps it (the cache's, and the profile's own
+ * tables' when they serve without a cache). */
+#define NX_TL_IN_BOUNDS_SQL                                                                  \
+	"start_ts BETWEEN -2305843009213693952 AND 2305843009213693952 AND "                 \
+	"end_ts BETWEEN -2305843009213693952 AND 2305843009213693952"
+
 #define NX_LOD_FILE "timeline.duckdb"
 #define NX_LOD_NSRC 4
 

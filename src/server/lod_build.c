@@ -17,7 +17,8 @@
  *      event is arg_max by duration * 2^64 - id (a HUGEINT: the longest, then the
  *      lowest id), which DuckDB compares much faster than a (duration, -id) struct.
  * Then tl.ctr (counter and semaphore values by time), tl.tracks, tl.meta, and tl.lines
- * (per source line of Instruction, for the source view). */
+ * (per source line of Instruction, for the source view). Events with a time beyond
+ * +-2^61 ns (NX_TL_TIME_BOUND) are left out, so no span or slice overflows. */
 #include "common/compat.h"
 #include "server/lod.h"
 #include "common/fsutil.h"
@@ -114,8 +115,8 @@ static int in_start_order(struct nx_duck *d, const char *dir, const struct nx_pt
 		"WHEN coalesce(sum(greatest(0, prev - lo)), 0) * 100 <= coalesce(max(hi) - min(lo), 0) "
 		"THEN 1 ELSE 0 END FROM (SELECT lo, hi, max(hi) OVER (ORDER BY fi, rg ROWS BETWEEN "
 		"UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev FROM (SELECT list_position(%s, "
-		"file_name) AS fi, row_group_id AS rg, TRY_CAST(stats_min_value AS BIGINT) AS lo, "
-		"TRY_CAST(stats_max_value AS BIGINT) AS hi FROM parquet_metadata(%s) WHERE "
+		"file_name) AS fi, row_group_id AS rg, TRY_CAST(stats_min_value AS HUGEINT) AS lo, "
+		"TRY_CAST(stats_max_value AS HUGEINT) AS hi FROM parquet_metadata(%s) WHERE "
 		"path_in_schema = 'start_ts'))",
 		files.buf, files.buf);
 	rc = nx_duck_query_i64(d, sql.buf, &v, err);
@@ -221,7 +222,7 @@ static int build_source(struct nx_duck *d, const char *dir, int s, const struct 
 			     "end_ts::BIGINT AS end_ts, (%s)::VARCHAR AS label FROM ",
 		       s, src->track, src->label);
 	nx_sql_quote_ident(&sql, src->table);
-	nx_strbuf_addstr(&sql, " WHERE start_ts IS NOT NULL AND end_ts IS NOT NULL");
+	nx_strbuf_addstr(&sql, " WHERE " NX_TL_IN_BOUNDS_SQL);
 	if (!ordered)
 		nx_strbuf_addstr(&sql, " ORDER BY start_ts, id");
 	rc = nx_duck_exec(d, sql.buf, err);

@@ -378,8 +378,7 @@ static void on_deadline(void *arg)
 /* Maps a DuckDB error message to our codes; a fired deadline wins. */
 static int db_error(struct run *r, const char *msg, struct nx_err *err)
 {
-	if (!msg)
-		msg = "unknown DuckDB error";
+	msg = msg ? nx_duck_error_cause(msg) : "unknown DuckDB error";
 	if (r->armed && r->wd.fired)
 		return nx_errf(err, -ETIMEDOUT,
 			       "the query ran longer than the %u ms limit and was interrupted; "

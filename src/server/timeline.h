@@ -7,6 +7,7 @@
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "server/http.h"
+#include "server/lod.h"
 
 #include <duckdb.h>
 
@@ -15,6 +16,46 @@ struct nx_lod;
 
 /* Query argument `name` as an integer in [lo, hi]; false when absent or invalid. */
 bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v);
+
+/* The time parameters are bounded by NX_TL_TIME_BOUND (lod.h). */
+#define NX_TL_TIME_BOUND_TEXT "-2^61 and 2^61 (2305843009213693952)"
+#define NX_TL_MAX_PX 16384
+
+/* A window of the timeline endpoints. With px: bucket is the smallest power of two
+ * >= (t1 - t0) / px (2^level), and t0, t1 are snapped down and up to multiples of it;
+ * without: bucket 1, t0 and t1 as given. */
+struct nx__tl_window {
+	int64_t t0, t1, px, bucket;
+	int level;
+};
+/* Reads t0, t1 (and px when with_px) of the request into *w; false after replying 400
+ * naming the bound of the parameter that is wrong (*ret is the reply's result). Every
+ * endpoint taking a window reads it here. */
+bool nx__tl_window_arg(struct nx_req *rq, bool with_px, struct nx__tl_window *w,
+		       enum MHD_Result *ret);
+/* Reads dma: false (transfers: absent or "transfers") or true ("packets") in *packets;
+ * false after replying 400 for another value. */
+bool nx__tl_dma_arg(struct nx_req *rq, bool *packets, enum MHD_Result *ret);
+
+/* a - b and a + b, saturated to [-INT64_MAX, INT64_MAX]: times read from a profile
+ * can be anything, and their differences must not overflow. */
+static inline int64_t nx__tl_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b > 0 ? -INT64_MAX : INT64_MAX;
+	return r == INT64_MIN ? -INT64_MAX : r;
+}
+
+static inline int64_t nx__tl_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? -INT64_MAX : INT64_MAX;
+	return r == INT64_MIN ? -INT64_MAX : r;
+}
 /* A failed query as a reply: DuckDB's errors are 500 query_error, others as usual. */
 enum MHD_Result nx__tl_query_failed(struct nx_req *rq, const struct nx_err *err);
 /* The tracks of the counter tables as one SELECT (malloc'd), or NULL when it has none. */

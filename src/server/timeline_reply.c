@@ -134,6 +134,13 @@ static struct nx__tl_track *track_of(struct nx__tl_reply *r, duckdb_vector *v, i
 	return t;
 }
 
+/* end - start of a row's fields (saturated: a profile's times can be anything), or
+ * NONE when either is NULL. */
+static int64_t duration(const int64_t *f)
+{
+	return f[F_S] == NONE || f[F_E] == NONE ? NONE : nx__tl_sub(f[F_E], f[F_S]);
+}
+
 int nx__tl_reply_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 {
 	struct nx__tl_reply *r = arg;
@@ -170,7 +177,7 @@ int nx__tl_reply_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 		e->f[F_E] = get_i64(v[C_E], row);
 		e->f[F_LABEL] = label_index(r, v[C_LABEL], row);
 		e->f[F_CNT] = t->bins ? get_i64(v[C_CNT], row) : 1;
-		e->f[F_BUSY] = t->bins ? get_i64(v[C_BUSY], row) : e->f[F_E] - e->f[F_S];
+		e->f[F_BUSY] = t->bins ? get_i64(v[C_BUSY], row) : duration(e->f);
 		e->f[F_LST] = t->bins ? get_i64(v[C_LST], row) : e->f[F_E];
 	}
 	return 0;
@@ -212,7 +219,7 @@ static void bin_track(struct nx__tl_track *t, int64_t bucket)
 
 		for (i++; i < t->n && floor_div(t->v[i].f[F_S], bucket) == k; i++) {
 			const int64_t *e = t->v[i].f;
-			int64_t d = e[F_E] - e[F_S], bd = b.f[F_E] - b.f[F_S];
+			int64_t d = duration(e), bd = duration(b.f);
 
 			if (d > bd || (d == bd && e[F_ID] < b.f[F_ID])) {
 				b.f[F_ID] = e[F_ID];
@@ -220,8 +227,9 @@ static void bin_track(struct nx__tl_track *t, int64_t bucket)
 				b.f[F_E] = e[F_E];
 				b.f[F_LABEL] = e[F_LABEL];
 			}
-			b.f[F_CNT] += e[F_CNT];
-			b.f[F_BUSY] += e[F_BUSY];
+			b.f[F_CNT] = nx__tl_add(b.f[F_CNT], e[F_CNT]);
+			if (b.f[F_BUSY] != NONE && e[F_BUSY] != NONE)
+				b.f[F_BUSY] = nx__tl_add(b.f[F_BUSY], e[F_BUSY]);
 			if (e[F_LST] > b.f[F_LST])
 				b.f[F_LST] = e[F_LST];
 		}
@@ -246,9 +254,9 @@ static void put_arr(struct nx__tl_reply *r, const char *name, const struct nx__t
 		if (i)
 			nx_strbuf_addch(o, ',');
 		if (v != NONE && (field == F_S || field == F_LST))
-			v -= r->t0;
+			v = nx__tl_sub(v, r->t0);
 		else if (field == F_E)
-			v = v == NONE || f[F_S] == NONE ? NONE : v - f[F_S];
+			v = duration(f);
 		put_i64(o, v);
 	}
 	nx_strbuf_addch(o, ']');

@@ -357,6 +357,16 @@ static void test_refusal_codes(void **state)
 	j = query("   ", &status);
 	assert_int_equal(status, 400);
 	json_decref(j);
+	/* an error met while the query runs: DuckDB's cause, not its wrapper */
+	j = query("SELECT sum(x) FROM (SELECT 9223372036854775807 - 10 + id AS x FROM "
+		  "Instruction WHERE id < 100)", &status);
+	assert_int_equal(status, 400);
+	assert_string_equal(error_code(j), "query_error");
+	assert_null(strstr(json_string_value(json_object_get(json_object_get(j, "error"),
+							   "message")), "Attempting to execute"));
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(j, "error"),
+								 "message")), "Overflow"));
+	json_decref(j);
 	j = query("SELECT '1'::BIT", &status);
 	assert_int_equal(status, 400);
 	assert_string_equal(error_code(j), "unsupported_type");

@@ -456,6 +456,126 @@ static void test_aggregate_and_search(void **state)
 	json_decref(r);
 }
 
+/* 0 when the shell command succeeds. */
+static int sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	return system(cmd);
+}
+
+/* GET path: its status, and its error message contains want (when not NULL). */
+static void expect_status(const char *path, int status, const char *want)
+{
+	struct nx_http_resp r;
+
+	assert_int_equal(nx_http_get(port, path, &r), 0);
+	if (r.status != status || (want && !strstr(r.body, want)))
+		fail_msg("GET %s: status %d (wanted %d naming '%s'): %.300s", path, r.status, status,
+			 want ? want : "", r.body);
+	nx_http_resp_free(&r);
+}
+
+/* Windows at the bounds of the parameters (+-2^61 ns, 1 to 16384 px) are served, with
+ * no overflow in the window arithmetic (the ASan+UBSan build checks); beyond them, and
+ * an unknown dma, are a 400 naming the bound; a profile whose times reach the ends of
+ * int64 is served too. */
+static void test_window_bounds(void **state)
+{
+#define TL "/api/v1/profiles/namespace/global/profile_name/"
+#define LO "-2305843009213693952"
+#define HI "2305843009213693952"
+	static const char *const ok[] = {
+		"/timeline?t0=" LO "&t1=" HI "&px=1",
+		"/timeline?t0=" LO "&t1=" HI "&px=16384",
+		"/timeline?t0=" LO "&t1=-2305843009213693951&px=3",
+		"/timeline?t0=2305843009213693951&t1=" HI "&px=3",
+		"/timeline/counters?t0=" LO "&t1=" HI "&px=1",
+		"/timeline/counters?t0=" LO "&t1=" HI "&px=16384",
+		"/timeline/counters?t0=" LO "&t1=-2305843009213693900&px=7",
+		"/timeline/counters?t0=2305843009213693900&t1=" HI "&px=1",
+		"/timeline/aggregate?t0=" LO "&t1=" HI,
+		"/timeline/tracks?dma=packets",
+		"/timeline/tracks?dma=transfers",
+	};
+	static const struct {
+		const char *q, *why;
+	} bad[] = {
+		{ "/timeline?t0=-2305843009213693953&t1=0&px=10", "2^61" },
+		{ "/timeline?t0=0&t1=2305843009213693953&px=10", "2^61" },
+		{ "/timeline?t0=0&t1=9223372036854775807&px=10", "2^61" },
+		{ "/timeline?t0=0&t1=99999999999999999999&px=10", "2^61" },
+		{ "/timeline?t0=5&t1=5&px=10", "t0 < t1" },
+		{ "/timeline?t0=0&t1=1.5&px=10", "integers" },
+		{ "/timeline?t0=0&t1=100&px=0", "1 to 16384" },
+		{ "/timeline?t0=0&t1=100&px=16385", "1 to 16384" },
+		{ "/timeline?t0=0&t1=100&px=10&dma=zzz", "dma must be" },
+		{ "/timeline/counters?t0=-9223372036854775808&t1=0&px=10", "2^61" },
+		{ "/timeline/counters?t0=0&t1=100", "1 to 16384" },
+		{ "/timeline/aggregate?t0=0&t1=2305843009213693953", "2^61" },
+		{ "/timeline/aggregate?t0=0&t1=100&dma=zzz", "dma must be" },
+		{ "/timeline/tracks?dma=zzz", "dma must be" },
+	};
+	const char *profiles[] = { "tl", "tl-extreme" };
+	char path[512];
+
+	(void)state;
+	/* events and samples at the ends of int64, beside ordinary ones */
+	assert_int_equal(sh("mkdir -p '%s/profiles/global/%s@latest'", data_dir, "tl-extreme"), 0);
+	snprintf(path, sizeof(path), "%s/profiles/global/tl-extreme@latest", data_dir);
+	{
+		char *sql = NULL;
+
+		NX_ASSERT_CMP(asprintf(&sql,
+			"CREATE TABLE i AS SELECT * FROM (VALUES "
+			"(1, 0, 'Tensor', 'A', -9223372036854775807, 9223372036854775807),"
+			"(2, 0, 'Tensor', 'B', -9223372036854775807, -9223372036854775806),"
+			"(3, 0, 'Tensor', 'C', 9223372036854775806, 9223372036854775807),"
+			"(4, 0, 'Vector', 'D', 100, 200),"
+			"(5, 0, 'Vector', 'E', -100, 9223372036854775807)) "
+			"t(id, pcore_idx, timeline_track, opcode, start_ts, end_ts);"
+			"COPY (SELECT id::BIGINT AS id, pcore_idx::BIGINT AS pcore_idx, timeline_track, "
+			"opcode, start_ts::BIGINT AS start_ts, end_ts::BIGINT AS end_ts FROM i "
+			"ORDER BY start_ts) TO '%s/Instruction.parquet' (FORMAT parquet);"
+			"COPY (SELECT 0::BIGINT AS pcore_idx, ts::BIGINT AS timestamp, 0.5 AS "
+			"avg_util_percent FROM (VALUES (-9223372036854775807), (0), "
+			"(9223372036854775807)) t(ts)) TO '%s/SbufUsage.parquet' (FORMAT parquet)",
+			path, path), >, 0);
+		assert_int_equal(nx_sfx_sql(sql), 0);
+		free(sql);
+	}
+	for (size_t k = 0; k < NX_ARRAY_SIZE(profiles); k++) {
+		for (size_t i = 0; i < NX_ARRAY_SIZE(ok); i++) {
+			snprintf(path, sizeof(path), TL "%s%s", profiles[k], ok[i]);
+			json_decref(get_json(path));
+		}
+		for (size_t i = 0; i < NX_ARRAY_SIZE(bad); i++) {
+			snprintf(path, sizeof(path), TL "%s%s", profiles[k], bad[i].q);
+			expect_status(path, 400, bad[i].why);
+		}
+	}
+	/* the extreme profile has its cache, without the events beyond the bound; its
+	 * counters hold the value before the window */
+	{
+		json_t *r = get_json(TL "tl-extreme/timeline/tracks"), *row;
+		size_t i;
+
+		assert_true(json_is_true(json_object_get(r, "cached")));
+		json_array_foreach(json_object_get(r, "rows"), i, row)
+			if (!strcmp(json_string_value(json_array_get(row, 2)), "Vector"))
+				assert_int_equal(json_integer_value(json_array_get(row, 3)), 1);
+		json_decref(r);
+		r = get_json(TL "tl-extreme/timeline/counters?t0=200&t1=1000&px=10");
+		assert_true(json_number_value(json_object_get(
+				    json_array_get(json_object_get(r, "series"), 0), "before")) == 0.5);
+		json_decref(r);
+	}
+#undef TL
+#undef LO
+#undef HI
+}
+
 static struct nx_server *start_second(void)
 {
 	struct nx_server_opts o;
@@ -466,15 +586,6 @@ static struct nx_server *start_second(void)
 	s = nx_sfx_start(&o, &p);
 	assert_non_null(s);
 	return s;
-}
-
-/* 0 when the shell command succeeds. */
-static int sh(const char *fmt, const char *a, const char *b)
-{
-	char cmd[1024];
-
-	snprintf(cmd, sizeof(cmd), fmt, a, b);
-	return system(cmd);
 }
 
 /* nx_server_warm_timeline builds the cache of a profile before any request asks; the
@@ -556,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_windows_match_their_rows),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_aggregate_and_search),
+		cmocka_unit_test(test_window_bounds),
 		cmocka_unit_test(test_warm_builds_the_cache),
 		cmocka_unit_test(test_stop_during_warm_up),
 		cmocka_unit_test(test_without_cache),
