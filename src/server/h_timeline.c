@@ -79,27 +79,6 @@ bool nx__tl_dma_arg(struct nx_req *rq, bool *packets, enum MHD_Result *ret)
 	return false;
 }
 
-struct nx_lod *nx__tl_lod_of(struct nx_server *s, struct nx_profile *p)
-{
-	struct nx_err err = { 0 };
-
-	pthread_mutex_lock(&p->lod_lock);
-	if (!p->lod && !p->lod_error) {
-		struct stat st = { .st_dev = p->dev, .st_ino = p->ino, .st_mtim = p->mtime };
-
-		if (nx__lod_open(s->reg.data_real, p->name, p->dir, &st, &p->files, &s->builds,
-				 &p->lod, &err))
-			p->lod_error = nx_xstrdup(err.msg[0] ? err.msg : "unknown error");
-	}
-	pthread_mutex_unlock(&p->lod_lock);
-	return p->lod;
-}
-
-struct nx_lod *nx__tl_lod(struct nx_req *rq, struct nx_profile *p)
-{
-	return nx__tl_lod_of(rq->s, p);
-}
-
 static struct nx_query_limits limits(struct nx_req *rq)
 {
 	const struct nx_server_opts *o = &rq->s->o;
@@ -263,36 +242,32 @@ static int cache_tracks(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 	return rc;
 }
 
-enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
+/* The sources of a tracks or window request. */
+struct view {
+	int srcs[3];
+	size_t n;
+	struct nx__tl_window w; /* a window request's */
+};
+
+/* The reply of .../timeline/tracks (nx__tl_body). */
+static int tracks_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, void *arg,
+		       struct nx_strbuf *out, struct nx_err *err)
 {
 	static const char *const names[] = { "kind", "core", "track", "count", "start", "end" };
 	static const char *const types[] = { "VARCHAR", "BIGINT", "VARCHAR", "BIGINT", "BIGINT",
 					     "BIGINT" };
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct nx_err err = { 0 };
-	enum MHD_Result ret;
-	struct nx_profile *p;
-	bool packets;
-	json_t *rows, *cols, *reply;
-	struct nx_lod *lod;
-	int srcs[3];
+	const struct view *vw = arg;
+	json_t *rows = json_array(), *cols, *reply;
 	json_t **v;
-	size_t n, nrows;
+	size_t nrows;
 	char *txt;
 	int rc;
 
-	if (!nx__tl_dma_arg(rq, &packets, &ret) || !(p = nx__lookup_profile(rq, cap, true, &ret)))
-		return ret;
-	n = view_sources(p, packets, srcs);
-	lod = nx__tl_lod(rq, p);
-	rows = json_array();
-	rc = lod ? cache_tracks(rq, p, lod, srcs, n, rows, &err)
-		 : table_tracks(rq, p, srcs, n, rows, &err);
+	rc = lod ? cache_tracks(rq, p, lod, vw->srcs, vw->n, rows, err)
+		 : table_tracks(rq, p, vw->srcs, vw->n, rows, err);
 	if (rc) {
-		ret = nx__tl_query_failed(rq, &err);
 		json_decref(rows);
-		nx__reg_put(&rq->s->reg, p);
-		return ret;
+		return rc;
 	}
 	nrows = json_array_size(rows);
 	v = nx_xcalloc(nrows ? nrows : 1, sizeof(*v));
@@ -309,10 +284,28 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	reply = json_pack("{s:o,s:o,s:I,s:b,s:b}", "columns", cols, "rows", rows, "row_count",
 			  (json_int_t)nrows, "truncated", 0, "cached", lod != NULL);
 	txt = json_dumps(reply, JSON_COMPACT);
-	nx_strbuf_addstr(&sb, txt);
+	nx_strbuf_addstr(out, txt);
 	free(txt);
 	json_decref(reply);
-	ret = nx__reply_json(rq, 200, &sb);
+	return 0;
+}
+
+enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	enum MHD_Result ret;
+	struct nx_profile *p;
+	struct view vw;
+	bool packets;
+
+	if (!nx__tl_dma_arg(rq, &packets, &ret) || !(p = nx__lookup_profile(rq, cap, true, &ret)))
+		return ret;
+	vw.n = view_sources(p, packets, vw.srcs);
+	if (nx__tl_run(rq, p, true, tracks_body, &vw, &sb, &err))
+		ret = nx__tl_query_failed(rq, &err);
+	else
+		ret = nx__reply_json(rq, 200, &sb);
 	nx_strbuf_release(&sb);
 	nx__reg_put(&rq->s->reg, p);
 	return ret;
@@ -574,49 +567,52 @@ static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 	return rc;
 }
 
+/* The reply of .../timeline (nx__tl_body). */
+static int window_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, void *arg,
+		       struct nx_strbuf *out, struct nx_err *err)
+{
+	const struct view *vw = arg;
+	const struct nx__tl_window *w = &vw->w;
+	int64_t raw_limit = RAW_PER_PX * w->px;
+	struct nx__tl_reply rep;
+	int rc = 0;
+
+	nx__tl_reply_init(&rep, out, rq->s->o.max_result_bytes, w->t0);
+	nx_strbuf_addf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"px\":%" PRId64
+			    ",\"bucket\":%" PRId64 ",\"raw_limit\":%" PRId64 ",",
+		       w->t0, w->t1, w->px, w->bucket, raw_limit);
+	for (size_t i = 0; i < vw->n && !rc; i++) {
+		rc = source_reply(rq, p, lod, vw->srcs[i], w->level, w->t0, w->t1, w->px, w->bucket,
+				  &rep, err);
+		nx_strbuf_addch(out, ',');
+	}
+	if (!rc) {
+		nx__tl_reply_labels(&rep);
+		nx_strbuf_addch(out, '}');
+	}
+	nx__tl_reply_release(&rep);
+	return rc;
+}
+
 enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
-	struct nx__tl_window w;
-	struct nx__tl_reply rep;
 	struct nx_profile *p;
 	enum MHD_Result ret;
-	struct nx_lod *lod;
-	int64_t t0, t1, px, bucket, raw_limit;
-	int srcs[3], level, rc = 0;
+	struct view vw;
 	bool packets;
-	size_t n;
 
-	if (!nx__tl_window_arg(rq, true, &w, &ret) || !nx__tl_dma_arg(rq, &packets, &ret))
+	if (!nx__tl_window_arg(rq, true, &vw.w, &ret) || !nx__tl_dma_arg(rq, &packets, &ret))
 		return ret;
-	t0 = w.t0;
-	t1 = w.t1;
-	px = w.px;
-	bucket = w.bucket;
-	level = w.level;
-	raw_limit = RAW_PER_PX * px;
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
-	n = view_sources(p, packets, srcs);
-	lod = n ? nx__tl_lod(rq, p) : NULL;
-	nx__tl_reply_init(&rep, &sb, rq->s->o.max_result_bytes, t0);
-	nx_strbuf_addf(&sb, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"px\":%" PRId64 ",\"bucket\":%"
-			    PRId64 ",\"raw_limit\":%" PRId64 ",",
-		       t0, t1, px, bucket, raw_limit);
-	for (size_t i = 0; i < n && !rc; i++) {
-		rc = source_reply(rq, p, lod, srcs[i], level, t0, t1, px, bucket, &rep, &err);
-		nx_strbuf_addch(&sb, ',');
-	}
-	if (rc) {
+	vw.n = view_sources(p, packets, vw.srcs);
+	if (nx__tl_run(rq, p, vw.n > 0, window_body, &vw, &sb, &err))
 		ret = nx__tl_query_failed(rq, &err);
-	} else {
-		nx__tl_reply_labels(&rep);
-		nx_strbuf_addch(&sb, '}');
+	else
 		ret = nx__reply_json(rq, 200, &sb);
-	}
-	nx__tl_reply_release(&rep);
 	nx_strbuf_release(&sb);
 	nx__reg_put(&rq->s->reg, p);
 	return ret;

@@ -176,8 +176,11 @@ static int series_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 	return 0;
 }
 
-enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
+/* The reply of .../timeline/counters for window w (nx__tl_body). */
+static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, void *arg,
+			 struct nx_strbuf *out, struct nx_err *err)
 {
+	const struct nx__tl_window *w = arg;
 	const struct nx_server_opts *o = &rq->s->o;
 	struct nx_query_limits lim = {
 		.timeout_ms = o->query_timeout_ms,
@@ -185,69 +188,69 @@ enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
 		.max_bytes = o->max_result_bytes,
 		.wd = &rq->s->wd,
 	};
-	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
-	int64_t t0, t1, bucket, back;
-	struct nx_err err = { 0 };
+	struct nx_strbuf sql = NX_STRBUF_INIT;
 	struct series ser = { 0 };
-	struct nx__tl_window w;
-	struct nx_lod *lod;
-	struct nx_profile *p;
-	enum MHD_Result ret;
-	int rc;
-
-	if (!nx__tl_window_arg(rq, true, &w, &ret))
-		return ret;
-	t0 = w.t0;
-	t1 = w.t1;
-	bucket = w.bucket;
 	/* the value before the window: looked for one window width back (the snapped
 	 * window may be wider than int64 holds: saturated) */
-	back = nx__tl_sub(t0, nx__tl_sub(t1, t0));
-	p = nx__lookup_profile(rq, cap, true, &ret);
-	if (!p)
-		return ret;
-	nx_strbuf_addf(&sb, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"bucket\":%" PRId64
-			    ",\"series\":", t0, t1, bucket);
-	lod = nx__tl_lod(rq, p);
+	int64_t back = nx__tl_sub(w->t0, nx__tl_sub(w->t1, w->t0));
+	int rc = 0;
+
+	nx_strbuf_addf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"bucket\":%" PRId64
+			    ",\"series\":", w->t0, w->t1, w->bucket);
 	nx_strbuf_addstr(&sql, "WITH u AS MATERIALIZED (");
 	if (lod ? !lod->counters
 		: !union_sql(&sql, p, "timestamp >= %" PRId64 " AND timestamp < %" PRId64, back,
-			     t1)) {
-		nx_strbuf_addstr(&sb, "null}");
-		ret = nx__reply_json(rq, 200, &sb);
+			     w->t1)) {
+		nx_strbuf_addstr(out, "null}");
 		goto out;
 	}
 	if (lod)
 		nx_strbuf_addf(&sql, "SELECT core, track, ts, v FROM tl.ctr WHERE ts >= %" PRId64
-				     " AND ts < %" PRId64, back, t1);
+				     " AND ts < %" PRId64, back, w->t1);
 	nx_strbuf_addf(&sql,
 		") SELECT core, track, true AS before, NULL::BIGINT AS k, NULL::DOUBLE AS lo, "
 		"NULL::DOUBLE AS hi, arg_max(v, ts) AS last FROM u WHERE ts < %" PRId64 " GROUP BY "
 		"ALL UNION ALL SELECT core, track, false, ts // %" PRId64 ", min(v), max(v), "
 		"arg_max(v, ts) FROM u WHERE ts >= %" PRId64 " GROUP BY ALL "
 		"ORDER BY core, track, before DESC, k",
-		t0, bucket, t0);
-	ser.out = &sb;
+		w->t0, w->bucket, w->t0);
+	ser.out = out;
 	ser.max_bytes = o->max_result_bytes;
-	ser.bucket = bucket;
-	nx_strbuf_addch(&sb, '[');
+	ser.bucket = w->bucket;
+	nx_strbuf_addch(out, '[');
 	while (sem_wait(&rq->s->query_slots) != 0)
 		; /* EINTR */
-	rc = nx__pdb_query_chunks(lod ? lod->db : p->db, sql.buf, &lim, series_chunk, &ser, &err);
+	rc = nx__pdb_query_chunks(lod ? lod->db : p->db, sql.buf, &lim, series_chunk, &ser, err);
 	sem_post(&rq->s->query_slots);
 	series_flush(&ser);
-	if (rc) {
-		ret = nx__tl_query_failed(rq, &err);
-		goto out;
-	}
-	nx_strbuf_addstr(&sb, "]}");
-	ret = nx__reply_json(rq, 200, &sb);
+	if (!rc)
+		nx_strbuf_addstr(out, "]}");
 out:
 	nx_strbuf_release(&ser.before);
 	for (size_t i = 0; i < 4; i++)
 		nx_strbuf_release(&ser.arr[i]);
 	free(ser.track);
 	nx_strbuf_release(&sql);
+	return rc;
+}
+
+enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	struct nx__tl_window w;
+	struct nx_profile *p;
+	enum MHD_Result ret;
+
+	if (!nx__tl_window_arg(rq, true, &w, &ret))
+		return ret;
+	p = nx__lookup_profile(rq, cap, true, &ret);
+	if (!p)
+		return ret;
+	if (nx__tl_run(rq, p, true, counters_body, &w, &sb, &err))
+		ret = nx__tl_query_failed(rq, &err);
+	else
+		ret = nx__reply_json(rq, 200, &sb);
 	nx_strbuf_release(&sb);
 	nx__reg_put(&rq->s->reg, p);
 	return ret;

@@ -168,23 +168,73 @@ out:
 	return ret;
 }
 
+/* The sources and window of an aggregate. */
+struct aggregate {
+	int srcs[NX_LOD_NSRC];
+	size_t n;
+	int64_t t0, t1;
+};
+
+/* The reply of .../timeline/aggregate (nx__tl_body). */
+static int aggregate_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, void *arg,
+			  struct nx_strbuf *out, struct nx_err *err)
+{
+	const struct aggregate *a = arg;
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	bool use_cache = a->n > 0;
+	int rc;
+
+	for (size_t i = 0; i < a->n; i++)
+		use_cache = use_cache && lod && lod->src[a->srcs[i]].present;
+	/* the cache's event rows when it has every source, else the profile's tables */
+	for (size_t i = 0; i < a->n; i++) {
+		const struct nx_lod_source *src = &nx__lod_sources[a->srcs[i]];
+
+		nx_strbuf_addf(&sql, "%sSELECT '%s' AS kind, ", i ? " UNION ALL " : "", src->kind);
+		if (use_cache)
+			nx_strbuf_addf(&sql, "core, track, label, count(*)::BIGINT AS count, "
+					     "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS "
+					     "first, max(end_ts) AS last FROM tl.ev%d", a->srcs[i]);
+		else
+			nx_strbuf_addf(&sql, "pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
+					     "(%s)::VARCHAR AS label, count(*)::BIGINT AS count, "
+					     "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS "
+					     "first, max(end_ts) AS last FROM \"%s\"",
+				       src->track, src->label, src->table);
+		nx_strbuf_addf(&sql, " WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64 "%s"
+				     " GROUP BY ALL", a->t1, a->t0,
+			       use_cache ? "" : " AND " NX_TL_IN_BOUNDS_SQL);
+	}
+	if (!a->n)
+		nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS kind WHERE false");
+	else
+		nx_strbuf_addstr(&sql, " ORDER BY busy DESC");
+	nx_strbuf_addf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"result\":", a->t0,
+		       a->t1);
+	if (use_cache)
+		rc = nx__tl_lod_query(rq, lod, sql.buf, out, err);
+	else
+		rc = nx__query_limited(rq, p, sql.buf, out, err);
+	if (!rc)
+		nx_strbuf_addch(out, '}');
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
 enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
+	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
-	bool use_cache = true, packets;
+	struct aggregate a = { .n = 0 };
 	struct nx__tl_window w;
 	struct nx_profile *p;
 	enum MHD_Result ret;
-	struct nx_lod *lod;
-	int64_t t0, t1;
-	int srcs[NX_LOD_NSRC];
-	size_t n = 0;
+	bool packets;
 
 	if (!nx__tl_window_arg(rq, false, &w, &ret) || !nx__tl_dma_arg(rq, &packets, &ret))
 		return ret;
-	t0 = w.t0;
-	t1 = w.t1;
+	a.t0 = w.t0;
+	a.t1 = w.t1;
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
@@ -196,46 +246,12 @@ enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 			continue;
 		if (s == 2 && nx__pfiles_find(&p->files, "DmaPacketAggregated") && !packets)
 			continue;
-		srcs[n++] = s;
+		a.srcs[a.n++] = s;
 	}
-	lod = n ? nx__tl_lod(rq, p) : NULL;
-	for (size_t i = 0; i < n; i++)
-		use_cache = use_cache && lod && lod->src[srcs[i]].present;
-	/* the cache's event rows when it has every source, else the profile's tables */
-	for (size_t i = 0; i < n; i++) {
-		const struct nx_lod_source *src = &nx__lod_sources[srcs[i]];
-
-		nx_strbuf_addf(&sql, "%sSELECT '%s' AS kind, ", i ? " UNION ALL " : "", src->kind);
-		if (use_cache)
-			nx_strbuf_addf(&sql, "core, track, label, count(*)::BIGINT AS count, "
-					     "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS "
-					     "first, max(end_ts) AS last FROM tl.ev%d", srcs[i]);
-		else
-			nx_strbuf_addf(&sql, "pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
-					     "(%s)::VARCHAR AS label, count(*)::BIGINT AS count, "
-					     "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS "
-					     "first, max(end_ts) AS last FROM \"%s\"",
-				       src->track, src->label, src->table);
-		nx_strbuf_addf(&sql, " WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64 "%s"
-				     " GROUP BY ALL", t1, t0,
-			       use_cache ? "" : " AND " NX_TL_IN_BOUNDS_SQL);
-	}
-	if (!n)
-		nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS kind WHERE false");
+	if (nx__tl_run(rq, p, a.n > 0, aggregate_body, &a, &sb, &err))
+		ret = nx__tl_query_failed(rq, &err);
 	else
-		nx_strbuf_addstr(&sql, " ORDER BY busy DESC");
-	nx_strbuf_addf(&sb, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"result\":", t0, t1);
-	if (use_cache && n) {
-		if (nx__tl_lod_query(rq, lod, sql.buf, &sb, &err)) {
-			ret = nx__tl_query_failed(rq, &err);
-		} else {
-			nx_strbuf_addch(&sb, '}');
-			ret = nx__reply_json(rq, 200, &sb);
-		}
-	} else {
-		ret = run(rq, p, sql.buf, &sb);
-	}
-	nx_strbuf_release(&sql);
+		ret = nx__reply_json(rq, 200, &sb);
 	nx_strbuf_release(&sb);
 	nx__reg_put(&rq->s->reg, p);
 	return ret;
@@ -313,40 +329,48 @@ static const char lines_sql[] =
 	"nki_source_location) AS loc, duration_ns, start_ts, end_ts FROM Instruction) "
 	"WHERE loc IS NOT NULL GROUP BY loc ORDER BY dur DESC, loc LIMIT %d";
 
+/* The reply of .../timeline/lines (nx__tl_body). */
+static int lines_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, void *arg,
+		      struct nx_strbuf *out, struct nx_err *err)
+{
+	char *sql;
+	int rc;
+
+	(void)arg;
+	nx_strbuf_addf(out, "{\"limit\":%d,\"result\":", LINES_LIMIT);
+	if (!nx__pfiles_find(&p->files, "Instruction")) {
+		nx_strbuf_addstr(out, "null}");
+		return 0;
+	}
+	if (lod && lod->lines) {
+		sql = nx_xasprintf("SELECT loc, n, dur, t0, t1 FROM tl.lines ORDER BY dur DESC, loc "
+				   "LIMIT %d", LINES_LIMIT);
+		rc = nx__tl_lod_query(rq, lod, sql, out, err);
+	} else {
+		sql = nx_xasprintf(lines_sql, LINES_LIMIT);
+		rc = nx__query_limited(rq, p, sql, out, err);
+	}
+	if (!rc)
+		nx_strbuf_addch(out, '}');
+	free(sql);
+	return rc;
+}
+
 enum MHD_Result nx__h_timeline_lines(struct nx_req *rq, char **cap)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_err err = { 0 };
 	struct nx_profile *p;
 	enum MHD_Result ret;
-	struct nx_lod *lod;
-	char *sql;
 
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
-	nx_strbuf_addf(&sb, "{\"limit\":%d,\"result\":", LINES_LIMIT);
-	if (!nx__pfiles_find(&p->files, "Instruction")) {
-		nx_strbuf_addstr(&sb, "null}");
+	if (nx__tl_run(rq, p, nx__pfiles_find(&p->files, "Instruction") != NULL, lines_body, NULL,
+		       &sb, &err))
+		ret = nx__tl_query_failed(rq, &err);
+	else
 		ret = nx__reply_json(rq, 200, &sb);
-		goto out;
-	}
-	lod = nx__tl_lod(rq, p);
-	if (lod && lod->lines) {
-		sql = nx_xasprintf("SELECT loc, n, dur, t0, t1 FROM tl.lines ORDER BY dur DESC, loc "
-				   "LIMIT %d", LINES_LIMIT);
-		if (nx__tl_lod_query(rq, lod, sql, &sb, &err)) {
-			ret = nx__tl_query_failed(rq, &err);
-		} else {
-			nx_strbuf_addch(&sb, '}');
-			ret = nx__reply_json(rq, 200, &sb);
-		}
-	} else {
-		sql = nx_xasprintf(lines_sql, LINES_LIMIT);
-		ret = run(rq, p, sql, &sb);
-	}
-	free(sql);
-out:
 	nx_strbuf_release(&sb);
 	nx__reg_put(&rq->s->reg, p);
 	return ret;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * lod.h: the timeline's cache of one profile version (docs/ui.md "Level of detail"): a
  * DuckDB database file, timeline.duckdb, built once per profile version under
- * <data>/.cache/timeline/ and then only read, through its own sandboxed database. It
- * holds, per event source (Instruction, DmaPacketAggregated, DmaPacket,
- * SystemProfileEvents):
+ * <data>/.cache/timeline/ and then only read, through its own sandboxed database, after
+ * its stamp says it is this version's and whole (lod_cache.c). It holds tl.stamp and,
+ * per event source (Instruction, DmaPacketAggregated, DmaPacket, SystemProfileEvents):
  *   tl.ev<s>   the events reduced to what the timeline draws (core, track, id, start_ts,
  *              end_ts, label), in start order, so a window reads one or two row groups;
  *   tl.lod     the pyramid: per track, power-of-two time bucket and level, the event
@@ -56,9 +56,23 @@ struct nx_lod_counter {
 extern const struct nx_lod_counter nx__lod_counters[];
 extern const size_t nx__lod_ncounters;
 
+/* The stamp of a cache (lod_cache.c): which profile version it was built from. */
+#define NX_LOD_FORMAT 4
+struct nx_lod_stamp {
+	int format;     /* NX_LOD_FORMAT */
+	char *profile;  /* the profile's name */
+	char *version;  /* its directory's identity: "<dev>-<inode>-<mtime>" */
+	char *tables;   /* a hash of its table files' names and sizes, in hex */
+	uint64_t bytes; /* the size of timeline.duckdb (in the stamp file only) */
+};
+void nx__lod_stamp_release(struct nx_lod_stamp *s);
+
 struct nx_lod {
 	char *dir;         /* the cache directory (resolved) */
 	struct nx_pdb *db; /* timeline.duckdb attached read-only as tl, sandboxed to dir */
+	dev_t dev;         /* timeline.duckdb as opened: changed later, the cache is damaged */
+	ino_t ino;
+	unsigned refs;     /* the profile's and its requests' (registry.h) */
 	struct {
 		bool present;   /* tl.ev<s> exists */
 		uint64_t n;     /* its rows */
@@ -89,17 +103,34 @@ void nx__lod_builds_stop(struct nx_lod_builds *b);
 void nx__lod_builds_release(struct nx_lod_builds *b);
 
 /* Builds the cache of the profile in dir (tables files) as out_dir/timeline.duckdb,
- * with a private scratch folder in out_dir for DuckDB's spills; builds (may be NULL)
- * is where it registers to be interruptible. */
-int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *out_dir,
+ * holding stamp as tl.stamp, with a private scratch folder in out_dir for DuckDB's
+ * spills; builds (may be NULL) is where it registers to be interruptible. */
+int nx__lod_build(const char *dir, const struct nx_pfiles *files,
+		  const struct nx_lod_stamp *stamp, const char *out_dir,
 		  struct nx_lod_builds *builds, struct nx_err *err);
 
 /* The cache of a profile version (its directory's identity st) under data_real, built
- * first when absent. Safe against other processes doing the same: a build goes to a
- * private directory renamed into place. */
+ * first when absent, and built again when the one found is not this version's or not
+ * whole (*why then says why it was not used; caller frees). Safe against other
+ * processes doing the same: a build goes to a private directory renamed into place. */
 int nx__lod_open(const char *data_real, const char *name, const char *dir,
 		 const struct stat *st, const struct nx_pfiles *files,
-		 struct nx_lod_builds *builds, struct nx_lod **out, struct nx_err *err);
+		 struct nx_lod_builds *builds, struct nx_lod **out, char **why,
+		 struct nx_err *err);
 void nx__lod_free(struct nx_lod *lod);
+
+/* Whether the cache was damaged while served, after a query on it failed with qerr
+ * (may be NULL): its file removed, replaced or of another size, or DuckDB's I/O error
+ * (a block that does not match its checksum). *why says how (caller frees). */
+bool nx__lod_damaged(const struct nx_lod *lod, const struct nx_err *qerr, char **why);
+/* Removes the cache's directory (a damaged cache), so the next open builds it again. */
+void nx__lod_discard(const struct nx_lod *lod);
+
+/* When a server starts: removes below data_real/.cache/timeline the private build
+ * directories of processes of this host that are gone, and the caches of profiles that
+ * global_dir no longer holds; never a live process's directory or an existing
+ * profile's cache. One line per removal is appended to log. */
+struct nx_strbuf;
+void nx__lod_clean(const char *data_real, const char *global_dir, struct nx_strbuf *log);
 
 #endif

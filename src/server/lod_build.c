@@ -379,7 +379,26 @@ static void builds_leave(struct nx_lod_builds *b, struct nx_lod_build_ref *ref)
 	pthread_mutex_unlock(&b->lock);
 }
 
-int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *out_dir,
+/* tl.stamp: the stamp of the cache but for its size (lod_cache.c). */
+static int write_stamp(struct nx_duck *d, const struct nx_lod_stamp *s, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int rc;
+
+	nx_strbuf_addf(&sql, "CREATE TABLE tl.stamp AS SELECT %d AS format, ", s->format);
+	nx_sql_quote(&sql, s->profile);
+	nx_strbuf_addstr(&sql, " AS profile, ");
+	nx_sql_quote(&sql, s->version);
+	nx_strbuf_addstr(&sql, " AS version, ");
+	nx_sql_quote(&sql, s->tables);
+	nx_strbuf_addstr(&sql, " AS tables");
+	rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
+int nx__lod_build(const char *dir, const struct nx_pfiles *files,
+		  const struct nx_lod_stamp *stamp, const char *out_dir,
 		  struct nx_lod_builds *builds, struct nx_err *err)
 {
 	struct nx_lod_build_ref ref = { 0 };
@@ -413,6 +432,8 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files, const char *ou
 	}
 	if (!rc)
 		rc = build_counters(d, dir, files, err);
+	if (!rc)
+		rc = write_stamp(d, stamp, err);
 	if (!rc)
 		rc = nx_duck_exec(d, "CHECKPOINT tl; DETACH tl", err);
 out:

@@ -36,7 +36,7 @@ int nx__reg_init(struct nx_registry *r, const char *data_path, unsigned threads,
 static void profile_free(struct nx_profile *p)
 {
 	nx__pdb_free(&p->db);
-	nx__lod_free(p->lod);
+	nx__lod_free(p->lod); /* no request holds it any more: the profile is unused */
 	free(p->lod_error);
 	nx__pfiles_release(&p->files);
 	pthread_mutex_destroy(&p->open_lock);

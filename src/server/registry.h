@@ -30,8 +30,9 @@ struct nx_profile {
 	pthread_mutex_t open_lock; /* serializes the lazy database open */
 	struct nx_pdb *db;         /* NULL until the first query */
 	pthread_mutex_t lod_lock;  /* serializes the lazy timeline pyramid (lod.h) */
-	struct nx_lod *lod;        /* NULL until the first timeline request */
-	char *lod_error;           /* why there is no pyramid: not retried */
+	struct nx_lod *lod;        /* NULL until the first timeline request (holds a ref) */
+	char *lod_error;           /* why there is no pyramid (timeline_cache.c) */
+	double lod_failed_at;      /* when that build failed (monotonic s): retried later */
 	unsigned refs;             /* guarded by the registry lock */
 	bool stale;                /* replaced or gone: freed at refs == 0 */
 };

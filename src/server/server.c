@@ -52,6 +52,8 @@ static void apply_defaults(struct nx_server_opts *o)
 		o->max_body_bytes = (size_t)1 << 20;
 	if (!o->request_timeout_s)
 		o->request_timeout_s = 10;
+	if (!o->cache_retry_ms)
+		o->cache_retry_ms = 60000;
 }
 
 /* How many connections MHD may hold at once. Each idle one costs a thread and a file
@@ -189,6 +191,18 @@ static struct MHD_Daemon *start_daemon(struct nx_server *s, int fd)
 				MHD_OPTION_END);
 }
 
+/* What earlier servers left in the timeline cache: the private build directories of
+ * the dead ones, the caches of deleted profiles (lod.h). */
+static void clean_caches(struct nx_server *s)
+{
+	struct nx_strbuf log = NX_STRBUF_INIT;
+
+	nx__lod_clean(s->reg.data_real, s->reg.global_dir, &log);
+	for (const char *l = log.buf; !s->o.quiet && l && *l; l = strchr(l, '\n') + 1)
+		fprintf(stderr, "neuron-explorer api: %.*s\n", (int)strcspn(l, "\n"), l);
+	nx_strbuf_release(&log);
+}
+
 int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, struct nx_err *err)
 {
 	struct nx_server *s = nx_xcalloc(1, sizeof(*s));
@@ -209,6 +223,7 @@ int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, stru
 	if (rc)
 		goto fail;
 	s->reg.quiet = s->o.quiet;
+	clean_caches(s);
 	if (pipe2(s->wake, O_CLOEXEC) != 0) {
 		rc = nx_errf(err, -errno, "cannot create a pipe: %s", strerror(errno));
 		goto fail;
@@ -310,7 +325,8 @@ static void *warm_main(void *arg)
 	struct nx_err err = { 0 };
 
 	if (nx__reg_get(&s->reg, s->warm_name, false, &p, &err) == 0) {
-		nx__tl_lod_of(s, p); /* a failure stays with the profile, as after a request */
+		/* a failure stays with the profile, as after a request */
+		nx__tl_lod_put(p, nx__tl_lod_of(s, p));
 		nx__reg_put(&s->reg, p);
 	}
 	return NULL;

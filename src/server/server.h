@@ -23,7 +23,9 @@ struct nx_server_opts {
 	size_t max_body_bytes;       /* 0 = 1 MiB */
 	unsigned threads;            /* DuckDB worker threads per profile; 0 = one per core */
 	unsigned request_timeout_s;  /* seconds a client has to send a whole request; 0 = 10 */
-	bool quiet;                  /* no access log on stderr */
+	bool quiet;                  /* no access log (nor the cache's notes) on stderr */
+	unsigned cache_retry_ms;     /* a failed timeline cache build is tried again at the
+				      * first request this long after; 0 = 60000 */
 	bool ui;                     /* also serve the web UI (docs/ui.md) on ui_port */
 	unsigned ui_port;            /* 3001 by default; 0 = any free port */
 };
@@ -50,8 +52,8 @@ unsigned nx_server_ui_port(const struct nx_server *s);
 /* Starts building the timeline cache of profile name (docs/ui.md, "Level of detail") on
  * a background thread, so that the UI's first timeline view finds it ready or under
  * way; a timeline request that comes meanwhile waits for the same build, and an error
- * stays with the profile as if a request had met it. nx_server_stop() interrupts a
- * build still running. One warm-up per server. */
+ * stays with the profile as if a request had met it (tried again cache_retry_ms later).
+ * nx_server_stop() interrupts a build still running. One warm-up per server. */
 int nx_server_warm_timeline(struct nx_server *s, const char *name, struct nx_err *err);
 
 /* Blocks until SIGINT or SIGTERM arrives (or nx_server_shutdown() is called from

@@ -61,11 +61,23 @@ enum MHD_Result nx__tl_query_failed(struct nx_req *rq, const struct nx_err *err)
 /* The tracks of the counter tables as one SELECT (malloc'd), or NULL when it has none. */
 char *nx__counter_tracks_sql(const struct nx_profile *p);
 
-/* The timeline cache of p (lod.h), built on first use; NULL when it cannot be (the
- * profile's own tables serve then). */
+/* The timeline cache of p (lod.h), built on first use (or again, a failed build after
+ * cache_retry_ms), with a reference the caller lets go with nx__tl_lod_put; NULL when it
+ * cannot be (the profile's own tables serve then). timeline_cache.c. */
 struct nx_lod *nx__tl_lod(struct nx_req *rq, struct nx_profile *p);
 /* The same for a caller without a request (the server's warm-up thread). */
 struct nx_lod *nx__tl_lod_of(struct nx_server *s, struct nx_profile *p);
+void nx__tl_lod_put(struct nx_profile *p, struct nx_lod *lod);
+
+/* An endpoint's reply made from the cache lod (NULL: the profile's own tables), appended
+ * to out; 0 or an error. */
+typedef int (*nx__tl_body)(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod,
+			   void *arg, struct nx_strbuf *out, struct nx_err *err);
+/* Runs body with p's cache (when want_lod, else without). When it fails because the
+ * cache was damaged while served, the cache is removed, the reason logged, and body runs
+ * once more (out as it was) with the cache built again, or without one. */
+int nx__tl_run(struct nx_req *rq, struct nx_profile *p, bool want_lod, nx__tl_body body,
+	       void *arg, struct nx_strbuf *out, struct nx_err *err);
 /* nx__pdb_query on the cache's database, under the server's limits and query slots. */
 int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
 		     struct nx_strbuf *out, struct nx_err *err);

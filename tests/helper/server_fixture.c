@@ -119,6 +119,52 @@ out:
 	return rc;
 }
 
+int nx_sfx_make_timeline_profile(const char *data, const char *name, bool ordered)
+{
+	char *sql = NULL, *cmd = NULL;
+	int rc;
+
+	if (asprintf(&sql,
+		     "CREATE TABLE i AS SELECT i AS id, CASE WHEN i %% 17 = 0 THEN 1 ELSE 0 END::BIGINT"
+		     " AS pcore_idx, (['Tensor','Vector','Sync'])[i %% 3 + 1] AS timeline_track,"
+		     " (['MATMUL','LDWEIGHTS','ACTIVATE','IOTA'])[(i // 3) %% 4 + 1] AS opcode,"
+		     " CASE WHEN i < 30000 THEN i * 13 ELSE 200000 + (i - 30000) // 10 END::BIGINT"
+		     "   AS start_ts,"
+		     " NULL::VARCHAR AS nki_source_location,"
+		     " CASE WHEN i %% 5 = 0 THEN 'k.py:' || (i %% 7) END AS bir_debug_info_source_location"
+		     " FROM range(33000) t(i);"
+		     "ALTER TABLE i ADD COLUMN end_ts BIGINT;"
+		     "UPDATE i SET end_ts = start_ts + CASE WHEN id %% 997 = 0 THEN 20000"
+		     " ELSE 5 + hash(id) %% 200 END;"
+		     "ALTER TABLE i ADD COLUMN duration_ns BIGINT;"
+		     "UPDATE i SET duration_ns = end_ts - start_ts;"
+		     "CREATE TABLE d AS SELECT i AS id, 0::BIGINT AS pcore_idx,"
+		     " 'q' || (i %% 2) AS queue_name, 'copy' AS op, 'in' AS queue_type,"
+		     " (i * 400)::BIGINT AS start_ts, (i * 400 + 300)::BIGINT AS end_ts FROM range(1000) t(i);"
+		     "CREATE TABLE s AS SELECT 0::BIGINT AS pcore_idx, (i * 1000)::BIGINT AS timestamp,"
+		     " (i %% 10) / 10.0 AS avg_util_percent FROM range(400) t(i);"
+		     "COPY (SELECT * FROM i WHERE id < 20000 ORDER BY %s) TO"
+		     " '%s/profiles/global/%s@latest/Instruction_0.parquet' (FORMAT parquet,"
+		     " ROW_GROUP_SIZE 4096);"
+		     "COPY (SELECT * FROM i WHERE id >= 20000 ORDER BY %s) TO"
+		     " '%s/profiles/global/%s@latest/Instruction_1.parquet' (FORMAT parquet,"
+		     " ROW_GROUP_SIZE 4096);"
+		     "COPY d TO '%s/profiles/global/%s@latest/DmaPacketAggregated.parquet' (FORMAT parquet);"
+		     "COPY s TO '%s/profiles/global/%s@latest/SbufUsage.parquet' (FORMAT parquet)",
+		     ordered ? "start_ts, id" : "hash(id)", data, name,
+		     ordered ? "start_ts, id" : "hash(id)", data, name, data, name, data,
+		     name) < 0)
+		return -1;
+	if (asprintf(&cmd, "mkdir -p '%s/profiles/global/%s@latest'", data, name) < 0 ||
+	    system(cmd) != 0)
+		rc = -1;
+	else
+		rc = nx_sfx_sql(sql);
+	free(cmd);
+	free(sql);
+	return rc;
+}
+
 void nx_sfx_opts(struct nx_server_opts *o, const char *data)
 {
 	nx_server_opts_init(o, data);

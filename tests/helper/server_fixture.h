@@ -25,6 +25,14 @@ int nx_sfx_sql(const char *sql);
  * 2^53 + 1 (9007199254740993). Returns 0 or -1. */
 int nx_sfx_make_profile(const char *data, const char *name, unsigned n_instr);
 
+/* Writes <data>/profiles/global/<name>@latest for the timeline: Instruction (parts
+ * _0 and _1) with 3 tracks on core 0 plus one on core 1, events every ~13 ns with
+ * durations 5..204 ns, a few long ones (to overlap windows from before), and a burst of
+ * 3000 events in 300 ns at 200000 (about 0 to 400000 ns in all; rows in start order, or
+ * shuffled when !ordered); DmaPacketAggregated on two queues; SbufUsage. Returns 0 or
+ * -1. */
+int nx_sfx_make_timeline_profile(const char *data, const char *name, bool ordered);
+
 /* The server options of the tests: data path data, a free port, no access log. */
 void nx_sfx_opts(struct nx_server_opts *o, const char *data);
 /* Starts a server with o; *port gets its port. NULL after printing the error. */

@@ -32,56 +32,9 @@ static char *data_dir;
 static struct nx_server *srv;
 static unsigned port;
 
-/* Instruction rows: 3 tracks on core 0 plus one on core 1, events every ~13 ns with
- * durations 5..204 ns, a few long ones (to overlap windows from before), and a burst of
- * 3000 events in 300 ns at 200000; DmaPacketAggregated on two queues; SbufUsage. */
 static int make_profile(const char *name, bool ordered)
 {
-	char *sql = NULL;
-	int rc;
-
-	if (asprintf(&sql,
-		     "CREATE TABLE i AS SELECT i AS id, CASE WHEN i %% 17 = 0 THEN 1 ELSE 0 END::BIGINT"
-		     " AS pcore_idx, (['Tensor','Vector','Sync'])[i %% 3 + 1] AS timeline_track,"
-		     " (['MATMUL','LDWEIGHTS','ACTIVATE','IOTA'])[(i // 3) %% 4 + 1] AS opcode,"
-		     " CASE WHEN i < 30000 THEN i * 13 ELSE 200000 + (i - 30000) // 10 END::BIGINT"
-		     "   AS start_ts,"
-		     " NULL::VARCHAR AS nki_source_location,"
-		     " CASE WHEN i %% 5 = 0 THEN 'k.py:' || (i %% 7) END AS bir_debug_info_source_location"
-		     " FROM range(33000) t(i);"
-		     "ALTER TABLE i ADD COLUMN end_ts BIGINT;"
-		     "UPDATE i SET end_ts = start_ts + CASE WHEN id %% 997 = 0 THEN 20000"
-		     " ELSE 5 + hash(id) %% 200 END;"
-		     "ALTER TABLE i ADD COLUMN duration_ns BIGINT;"
-		     "UPDATE i SET duration_ns = end_ts - start_ts;"
-		     "CREATE TABLE d AS SELECT i AS id, 0::BIGINT AS pcore_idx,"
-		     " 'q' || (i %% 2) AS queue_name, 'copy' AS op, 'in' AS queue_type,"
-		     " (i * 400)::BIGINT AS start_ts, (i * 400 + 300)::BIGINT AS end_ts FROM range(1000) t(i);"
-		     "CREATE TABLE s AS SELECT 0::BIGINT AS pcore_idx, (i * 1000)::BIGINT AS timestamp,"
-		     " (i %% 10) / 10.0 AS avg_util_percent FROM range(400) t(i);"
-		     "COPY (SELECT * FROM i WHERE id < 20000 ORDER BY %s) TO"
-		     " '%s/profiles/global/%s@latest/Instruction_0.parquet' (FORMAT parquet,"
-		     " ROW_GROUP_SIZE 4096);"
-		     "COPY (SELECT * FROM i WHERE id >= 20000 ORDER BY %s) TO"
-		     " '%s/profiles/global/%s@latest/Instruction_1.parquet' (FORMAT parquet,"
-		     " ROW_GROUP_SIZE 4096);"
-		     "COPY d TO '%s/profiles/global/%s@latest/DmaPacketAggregated.parquet' (FORMAT parquet);"
-		     "COPY s TO '%s/profiles/global/%s@latest/SbufUsage.parquet' (FORMAT parquet)",
-		     ordered ? "start_ts, id" : "hash(id)", data_dir, name,
-		     ordered ? "start_ts, id" : "hash(id)", data_dir, name, data_dir, name, data_dir,
-		     name) < 0)
-		return -1;
-	{
-		char *cmd = NULL;
-
-		if (asprintf(&cmd, "mkdir -p '%s/profiles/global/%s@latest'", data_dir, name) < 0 ||
-		    system(cmd) != 0)
-			rc = -1;
-		free(cmd);
-	}
-	rc = nx_sfx_sql(sql);
-	free(sql);
-	return rc;
+	return nx_sfx_make_timeline_profile(data_dir, name, ordered);
 }
 
 static int setup(void **state)
@@ -353,7 +306,7 @@ static void test_tracks_build_the_cache(void **state)
 	assert_string_equal(json_string_value(json_array_get(json_array_get(json_object_get(r, "rows"), 0), 2)),
 			    "Tensor");
 	json_decref(r);
-	snprintf(path, sizeof(path), "ls %s/.cache/timeline/tl@v3-*/timeline.duckdb > /dev/null",
+	snprintf(path, sizeof(path), "ls %s/.cache/timeline/tl@v4-*/timeline.duckdb > /dev/null",
 		 data_dir);
 	assert_int_equal(system(path), 0);
 	snprintf(path, sizeof(path), "%s/profiles/global/tl@latest/timeline.duckdb", data_dir);
@@ -603,10 +556,10 @@ static void test_warm_builds_the_cache(void **state)
 	s2 = start_second();
 	assert_int_equal(nx_server_warm_timeline(s2, "tl-warm", &err), 0);
 	NX_ASSERT_CMP(nx_server_warm_timeline(s2, "tl-warm", &err), <, 0);
-	while (sh("ls %s/.cache/timeline/%s@v3-*/timeline.duckdb > /dev/null 2>&1", data_dir,
+	while (sh("ls %s/.cache/timeline/%s@v4-*/timeline.duckdb > /dev/null 2>&1", data_dir,
 		  "tl-warm") != 0 && tries++ < 1200)
 		usleep(50 * 1000); /* up to a minute for a build of 40k rows */
-	assert_int_equal(sh("ls %s/.cache/timeline/%s@v3-*/timeline.duckdb > /dev/null", data_dir,
+	assert_int_equal(sh("ls %s/.cache/timeline/%s@v4-*/timeline.duckdb > /dev/null", data_dir,
 			    "tl-warm"), 0);
 	snprintf(path, sizeof(path), "/api/v1/profiles/namespace/global/profile_name/tl-warm/"
 		 "timeline/tracks");
@@ -632,8 +585,9 @@ static void test_stop_during_warm_up(void **state)
 	nx_server_stop(s2);
 	assert_int_not_equal(sh("ls -a %s/.cache/timeline | grep -q '^\\.%s@.*tmp-'", data_dir,
 				"tl-stop"), 0);
-	assert_int_equal(sh("for d in %s/.cache/timeline/%s@v3-*; do [ ! -e \"$d\" ] || "
-			    "[ -f \"$d/timeline.duckdb\" ] || exit 1; done", data_dir, "tl-stop"), 0);
+	assert_int_equal(sh("for d in %s/.cache/timeline/%s@v4-*; do [ ! -e \"$d\" ] || "
+			    "{ [ -f \"$d/timeline.duckdb\" ] && [ -f \"$d/timeline.stamp\" ]; } || exit 1; done",
+			    data_dir, "tl-stop"), 0);
 }
 
 /* Without a cache (its directory cannot be made), the profile's own tables serve the
