@@ -311,9 +311,9 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	return ret;
 }
 
-bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v)
+/* s as a decimal integer in [lo, hi] into *v; false when absent or invalid. */
+static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *v)
 {
-	const char *s = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
 	char *end;
 	long long x;
 
@@ -327,29 +327,26 @@ bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi,
 	return true;
 }
 
-bool nx__tl_window_arg(struct nx_req *rq, bool with_px, struct nx__tl_window *w,
-		       enum MHD_Result *ret)
+bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v)
+{
+	return parse_int(MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name), lo, hi,
+			 v);
+}
+
+enum nx__tl_window_error nx__tl_window_parse(const char *t0, const char *t1, const char *px,
+					     bool with_px, struct nx__tl_window *w)
 {
 	int64_t span;
 
 	memset(w, 0, sizeof(*w));
 	w->bucket = 1;
-	if (!nx__tl_int_arg(rq, "t0", -NX_TL_TIME_BOUND, NX_TL_TIME_BOUND, &w->t0) ||
-	    !nx__tl_int_arg(rq, "t1", -NX_TL_TIME_BOUND, NX_TL_TIME_BOUND, &w->t1) ||
-	    w->t1 <= w->t0) {
-		*ret = nx__reply_error(rq, 400, "bad_request",
-				       "t0 and t1 must be integers (profile nanoseconds) between "
-				       NX_TL_TIME_BOUND_TEXT " with t0 < t1");
-		return false;
-	}
+	if (!parse_int(t0, -NX_TL_TIME_BOUND, NX_TL_TIME_BOUND, &w->t0) ||
+	    !parse_int(t1, -NX_TL_TIME_BOUND, NX_TL_TIME_BOUND, &w->t1) || w->t1 <= w->t0)
+		return NX_TL_BAD_TIMES;
 	if (!with_px)
-		return true;
-	if (!nx__tl_int_arg(rq, "px", 1, NX_TL_MAX_PX, &w->px)) {
-		*ret = nx__reply_error(rq, 400, "bad_request",
-				       "px must be the width of the view in pixels, 1 to %d",
-				       NX_TL_MAX_PX);
-		return false;
-	}
+		return NX_TL_WINDOW_OK;
+	if (!parse_int(px, 1, NX_TL_MAX_PX, &w->px))
+		return NX_TL_BAD_PX;
 	/* span <= 2^62, so bucket <= 2^62 and bucket * px < 2 * span stay in range, and
 	 * the snapped bounds within +-(2^61 + 2^62) */
 	span = w->t1 - w->t0;
@@ -360,7 +357,29 @@ bool nx__tl_window_arg(struct nx_req *rq, bool with_px, struct nx__tl_window *w,
 	w->t0 -= ((w->t0 % w->bucket) + w->bucket) % w->bucket;
 	if (w->t1 % w->bucket)
 		w->t1 += w->bucket - ((w->t1 % w->bucket) + w->bucket) % w->bucket;
-	return true;
+	return NX_TL_WINDOW_OK;
+}
+
+bool nx__tl_window_arg(struct nx_req *rq, bool with_px, struct nx__tl_window *w,
+		       enum MHD_Result *ret)
+{
+	switch (nx__tl_window_parse(
+		MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "t0"),
+		MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "t1"),
+		MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "px"), with_px, w)) {
+	case NX_TL_BAD_TIMES:
+		*ret = nx__reply_error(rq, 400, "bad_request",
+				       "t0 and t1 must be integers (profile nanoseconds) between "
+				       NX_TL_TIME_BOUND_TEXT " with t0 < t1");
+		return false;
+	case NX_TL_BAD_PX:
+		*ret = nx__reply_error(rq, 400, "bad_request",
+				       "px must be the width of the view in pixels, 1 to %d",
+				       NX_TL_MAX_PX);
+		return false;
+	default:
+		return true;
+	}
 }
 
 /* A track's event count in a window (count_chunk). */

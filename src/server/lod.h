@@ -66,6 +66,9 @@ struct nx_lod_stamp {
 	uint64_t bytes; /* the size of timeline.duckdb (in the stamp file only) */
 };
 void nx__lod_stamp_release(struct nx_lod_stamp *s);
+/* Why the text of a stamp file does not match want (NULL: it does; then *bytes gets the
+ * size it records). Caller frees. */
+char *nx__lod_stamp_check(const char *text, const struct nx_lod_stamp *want, uint64_t *bytes);
 
 struct nx_lod {
 	char *dir;         /* the cache directory (resolved) */

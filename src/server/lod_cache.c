@@ -101,47 +101,51 @@ static char *stamp_field(const char *text, const char *key)
 	return NULL;
 }
 
-/* Why the stamp file of cache directory dir does not match want (NULL: it does);
- * *bytes gets the size it records. */
-static char *check_stamp_file(const char *dir, const struct nx_lod_stamp *want,
-			      uint64_t *bytes)
+char *nx__lod_stamp_check(const char *text, const struct nx_lod_stamp *want, uint64_t *bytes)
 {
-	char *path = nx_path_join(dir, LOD_STAMP), *text = NULL, *why = NULL;
-	char *format = NULL, *profile = NULL, *version = NULL, *tables = NULL, *size = NULL;
-	struct nx_err err = { 0 };
-	size_t len;
+	char *format = stamp_field(text, "format"), *profile = stamp_field(text, "profile");
+	char *version = stamp_field(text, "version"), *tables = stamp_field(text, "tables");
+	char *size = stamp_field(text, "bytes"), *why = NULL, *end = NULL;
 
-	if (nx_read_file(path, &text, &len, &err)) {
-		why = nx_xasprintf("it has no stamp (%s): its build did not finish", err.msg);
-		goto out;
-	}
-	format = stamp_field(text, "format");
-	profile = stamp_field(text, "profile");
-	version = stamp_field(text, "version");
-	tables = stamp_field(text, "tables");
-	size = stamp_field(text, "bytes");
 	if (strncmp(text, STAMP_MAGIC "\n", sizeof(STAMP_MAGIC)) || !format || !profile ||
 	    !version || !tables || !size)
 		why = nx_xstrdup("its stamp is damaged");
-	else if (atoi(format) != want->format)
-		why = nx_xasprintf("it is in format %s, not %d", format, want->format);
+	else if (strtol(format, &end, 10) != want->format || *end)
+		why = nx_xasprintf("it is in format %.20s, not %d", format, want->format);
 	else if (strcmp(profile, want->profile))
-		why = nx_xasprintf("it was built for profile '%s'", profile);
+		why = nx_xasprintf("it was built for profile '%.200s'", profile);
 	else if (strcmp(version, want->version))
-		why = nx_xasprintf("it was built for another version of the profile (%s, not %s)",
-				   version, want->version);
+		why = nx_xasprintf("it was built for another version of the profile (%.100s, not "
+				   "%s)", version, want->version);
 	else if (strcmp(tables, want->tables))
 		why = nx_xstrdup("the profile's table files changed since it was built");
-	else
-		*bytes = strtoull(size, NULL, 10);
-out:
-	free(path);
-	free(text);
+	else if (!*size || (*bytes = strtoull(size, &end, 10), *end))
+		why = nx_xstrdup("its stamp is damaged");
 	free(format);
 	free(profile);
 	free(version);
 	free(tables);
 	free(size);
+	return why;
+}
+
+/* Why the stamp file of cache directory dir does not match want (NULL: it does);
+ * *bytes gets the size it records. */
+static char *check_stamp_file(const char *dir, const struct nx_lod_stamp *want,
+			      uint64_t *bytes)
+{
+	char *path = nx_path_join(dir, LOD_STAMP), *text = NULL, *why;
+	struct nx_err err = { 0 };
+	size_t len;
+
+	if (nx_read_file(path, &text, &len, &err))
+		why = nx_xasprintf("it has no stamp (%s): its build did not finish", err.msg);
+	else if (strlen(text) != len)
+		why = nx_xstrdup("its stamp is damaged");
+	else
+		why = nx__lod_stamp_check(text, want, bytes);
+	free(path);
+	free(text);
 	return why;
 }
 

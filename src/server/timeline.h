@@ -28,6 +28,10 @@ struct nx__tl_window {
 	int64_t t0, t1, px, bucket;
 	int level;
 };
+/* t0, t1 (and px when with_px) as the query's text (NULL: absent) into *w. */
+enum nx__tl_window_error { NX_TL_WINDOW_OK, NX_TL_BAD_TIMES, NX_TL_BAD_PX };
+enum nx__tl_window_error nx__tl_window_parse(const char *t0, const char *t1, const char *px,
+					     bool with_px, struct nx__tl_window *w);
 /* Reads t0, t1 (and px when with_px) of the request into *w; false after replying 400
  * naming the bound of the parameter that is wrong (*ret is the reply's result). Every
  * endpoint taking a window reads it here. */

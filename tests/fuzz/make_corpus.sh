@@ -13,7 +13,7 @@ c=$here/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$c"
-mkdir -p "$c"/{neff,ntff,listing,jtok,trace_events,search,parquet}
+mkdir -p "$c"/{neff,ntff,listing,jtok,trace_events,search,parquet,tl_window,lod_stamp}
 
 for k in matmul_v0 matmul_v2 softmax layernorm attention dma_tiny serial_sem; do
 	"$bin" kernel gen "$k" --size 512 --listing "$c/listing/$k.lst" -o "$tmp/$k.neff" > /dev/null
@@ -62,3 +62,16 @@ printf '{"type":"databaseExplorerQuery","query":"SELECT \\"name\\" FROM \\u0053u
 printf '{"type":7}' > "$s/bad-type"
 printf '[1,2]' > "$s/array"
 printf '{"type":"tableSchema","tableName":null}' > "$s/null-table"
+
+# The timeline's window parameters, "t0&t1&px": a view, the bounds, beyond them.
+w=$c/tl_window
+printf '1024&17408&1000' > "$w/view"
+printf -- '-2305843009213693952&2305843009213693952&1' > "$w/bounds"
+printf -- '-2305843009213693952&-2305843009213693951&16384' > "$w/narrow"
+printf '0&9223372036854775807&7' > "$w/beyond"
+printf '5&5&0' > "$w/empty"
+
+# Stamps of the timeline cache: a valid one (for the target's expected stamp), others.
+l=$c/lod_stamp
+printf 'neuron-explorer timeline cache\nformat 4\nprofile my-kernel\nversion 65024-10961294-1796431540.568407194\ntables 3f9a0c1e22b7d415\nbytes 1847296\n' > "$l/valid"
+printf 'neuron-explorer timeline cache\nformat 3\nprofile other\nversion 1-2-3.000000000\ntables 0\nbytes x\n' > "$l/other"

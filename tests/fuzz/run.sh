@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# run.sh FUZZ_BUILD_DIR [-t SECONDS | -n RUNS] [-j JOBS] [TARGET...]: runs the libFuzzer
+# run.sh FUZZ_BUILD_DIR [-t SECONDS] [-n RUNS] [TARGET...]: runs the libFuzzer
 # targets of a -DNX_FUZZ=ON build, each from its committed seed corpus
 # (tests/fuzz/corpus/<name>, never written to: new inputs go to a scratch corpus), for
-# a bounded time (-t, default 30 s) or number of executions (-n). Prints one line per
+# a bounded time (-t, default 30 s without -n) or number of executions (-n), or until the
+# first of both is reached when both are given. Prints one line per
 # target: executions, executions/s, new corpus size, and the verdict. A crash, leak,
 # timeout or sanitizer report fails the run; its input is kept in
 # FUZZ_BUILD_DIR/fuzz-artifacts/ and printed, to become a regression test.
 set -euo pipefail
-build=$(cd "${1:?usage: run.sh FUZZ_BUILD_DIR [-t SECONDS | -n RUNS] [TARGET...]}" && pwd)
+build=$(cd "${1:?usage: run.sh FUZZ_BUILD_DIR [-t SECONDS] [-n RUNS] [TARGET...]}" && pwd)
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-secs=30 runs=""
+secs="" runs=""
 while getopts "t:n:" o; do
 	case $o in
 	t) secs=$OPTARG ;;
-	n) runs=$OPTARG secs="" ;;
+	n) runs=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
+[ -n "$secs$runs" ] || secs=30
 shift $((OPTIND - 1))
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
@@ -35,8 +37,9 @@ for t in "${targets[@]}"; do
 		continue
 	fi
 	work=$(mktemp -d)
-	limit=(-max_total_time="$secs")
-	[ -n "$runs" ] && limit=(-runs="$runs")
+	limit=()
+	[ -n "$secs" ] && limit+=(-max_total_time="$secs")
+	[ -n "$runs" ] && limit+=(-runs="$runs")
 	# rss_limit: the trace targets hold a 256 KiB window per file; 2 GB flags real growth.
 	set +e
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
