@@ -292,8 +292,6 @@ static int tracks_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *l
 
 enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 {
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct nx_err err = { 0 };
 	enum MHD_Result ret;
 	struct nx_profile *p;
 	struct view vw;
@@ -302,13 +300,7 @@ enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap)
 	if (!nx__tl_dma_arg(rq, &packets, &ret) || !(p = nx__lookup_profile(rq, cap, true, &ret)))
 		return ret;
 	vw.n = view_sources(p, packets, vw.srcs);
-	if (nx__tl_run(rq, p, true, tracks_body, &vw, &sb, &err))
-		ret = nx__tl_query_failed(rq, &err);
-	else
-		ret = nx__reply_json(rq, 200, &sb);
-	nx_strbuf_release(&sb);
-	nx__reg_put(&rq->s->reg, p);
-	return ret;
+	return nx__tl_serve(rq, p, true, tracks_body, &vw);
 }
 
 /* s as a decimal integer in [lo, hi] into *v; false when absent or invalid. */
@@ -615,8 +607,6 @@ static int window_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *l
 
 enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 {
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct nx_err err = { 0 };
 	struct nx_profile *p;
 	enum MHD_Result ret;
 	struct view vw;
@@ -628,11 +618,5 @@ enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap)
 	if (!p)
 		return ret;
 	vw.n = view_sources(p, packets, vw.srcs);
-	if (nx__tl_run(rq, p, vw.n > 0, window_body, &vw, &sb, &err))
-		ret = nx__tl_query_failed(rq, &err);
-	else
-		ret = nx__reply_json(rq, 200, &sb);
-	nx_strbuf_release(&sb);
-	nx__reg_put(&rq->s->reg, p);
-	return ret;
+	return nx__tl_serve(rq, p, vw.n > 0, window_body, &vw);
 }

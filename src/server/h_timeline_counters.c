@@ -236,8 +236,6 @@ out:
 
 enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
 {
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct nx_err err = { 0 };
 	struct nx__tl_window w;
 	struct nx_profile *p;
 	enum MHD_Result ret;
@@ -247,11 +245,5 @@ enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
-	if (nx__tl_run(rq, p, true, counters_body, &w, &sb, &err))
-		ret = nx__tl_query_failed(rq, &err);
-	else
-		ret = nx__reply_json(rq, 200, &sb);
-	nx_strbuf_release(&sb);
-	nx__reg_put(&rq->s->reg, p);
-	return ret;
+	return nx__tl_serve(rq, p, true, counters_body, &w);
 }

@@ -223,8 +223,6 @@ static int aggregate_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod
 
 enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 {
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct nx_err err = { 0 };
 	struct aggregate a = { .n = 0 };
 	struct nx__tl_window w;
 	struct nx_profile *p;
@@ -248,13 +246,7 @@ enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap)
 			continue;
 		a.srcs[a.n++] = s;
 	}
-	if (nx__tl_run(rq, p, a.n > 0, aggregate_body, &a, &sb, &err))
-		ret = nx__tl_query_failed(rq, &err);
-	else
-		ret = nx__reply_json(rq, 200, &sb);
-	nx_strbuf_release(&sb);
-	nx__reg_put(&rq->s->reg, p);
-	return ret;
+	return nx__tl_serve(rq, p, a.n > 0, aggregate_body, &a);
 }
 
 /* SELECT of the events of table t (Instruction or DmaPacketAggregated) that are an
@@ -358,20 +350,12 @@ static int lines_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lo
 
 enum MHD_Result nx__h_timeline_lines(struct nx_req *rq, char **cap)
 {
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct nx_err err = { 0 };
 	struct nx_profile *p;
 	enum MHD_Result ret;
 
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
-	if (nx__tl_run(rq, p, nx__pfiles_find(&p->files, "Instruction") != NULL, lines_body, NULL,
-		       &sb, &err))
-		ret = nx__tl_query_failed(rq, &err);
-	else
-		ret = nx__reply_json(rq, 200, &sb);
-	nx_strbuf_release(&sb);
-	nx__reg_put(&rq->s->reg, p);
-	return ret;
+	return nx__tl_serve(rq, p, nx__pfiles_find(&p->files, "Instruction") != NULL, lines_body,
+			    NULL);
 }

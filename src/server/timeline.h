@@ -82,6 +82,9 @@ typedef int (*nx__tl_body)(struct nx_req *rq, struct nx_profile *p, struct nx_lo
  * once more (out as it was) with the cache built again, or without one. */
 int nx__tl_run(struct nx_req *rq, struct nx_profile *p, bool want_lod, nx__tl_body body,
 	       void *arg, struct nx_strbuf *out, struct nx_err *err);
+/* nx__tl_run, then its reply (200 with out, or the error), and lets go of p. */
+enum MHD_Result nx__tl_serve(struct nx_req *rq, struct nx_profile *p, bool want_lod,
+			     nx__tl_body body, void *arg);
 /* nx__pdb_query on the cache's database, under the server's limits and query slots. */
 int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
 		     struct nx_strbuf *out, struct nx_err *err);

@@ -149,3 +149,19 @@ int nx__tl_run(struct nx_req *rq, struct nx_profile *p, bool want_lod, nx__tl_bo
 		memset(err, 0, sizeof(*err));
 	}
 }
+
+enum MHD_Result nx__tl_serve(struct nx_req *rq, struct nx_profile *p, bool want_lod,
+			     nx__tl_body body, void *arg)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	enum MHD_Result ret;
+
+	if (nx__tl_run(rq, p, want_lod, body, arg, &sb, &err))
+		ret = nx__tl_query_failed(rq, &err);
+	else
+		ret = nx__reply_json(rq, 200, &sb);
+	nx_strbuf_release(&sb);
+	nx__reg_put(&rq->s->reg, p);
+	return ret;
+}
