@@ -75,6 +75,8 @@ static int check_tree(const char *top, const char *dir, int depth, struct nx_pfi
 	struct dirent *de;
 	int rc = 0;
 
+	if (!dp && depth && errno == ENOENT)
+		return 0; /* a subdirectory removed meanwhile */
 	if (!dp)
 		return nx_errf(err, -errno, "cannot open profile directory '%s': %s", dir,
 			       strerror(errno));
