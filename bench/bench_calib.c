@@ -293,7 +293,7 @@ static char *m5_listing(bool transpose)
 
 	nx_strbuf_addstr(&sb, "kernel m5\ntensor a input bf16 2048x2048\n"
 			 "tensor b input bf16 2048x2048\ntensor c output bf16 2048x2048\n"
-			 "queue qa in Sync sem=1\nqueue qb in Sync sem=2\nqueue qo out Vector sem=5\n");
+			 "queue qa dynamic Sync sem=1\nqueue qb dynamic Sync sem=2\nqueue qo dynamic Vector sem=5\n");
 	if (transpose)
 		nx_strbuf_addf(&sb, "GpSimd iota dst=sbuf[0:128]+%u:bf16[128] sig=S[6]=1\n", ID);
 	for (unsigned m = 0; m < 16; m++) {
@@ -370,9 +370,9 @@ static int micro(void)
 	row("M1 one DMA engine", "32 KiB transfer", 1416, (double)p->pkt_first_ns, "ns", false, &e);
 	errs[n++] = e;
 	/* M2: a 128 x 128 bf16 load, 16 engines x 2 KiB (8 partitions x 256 B) */
-	rc |= run_listing("kernel m2\ntensor A input bf16 128x128\nqueue q in Sync sem=1\n"
+	rc |= run_listing("kernel m2\ntensor A input bf16 128x128\nqueue q dynamic GpSimd sem=1\n"
 			  "block b q\n  desc A[0:128, 0:128] -> sbuf[0:128]+0\n"
-			  "Sync dma_trigger block=b\nSync event_semaphore wait=S[1]>=16\n",
+			  "GpSimd dma_trigger block=b\nGpSimd event_semaphore wait=S[1]>=16\n",
 			  "trn2", p, &err);
 	row("M2 one DMA engine", "2 KiB transfer", 97, (double)p->pkt_first_ns, "ns", false, &e);
 	errs[n++] = e;
@@ -383,7 +383,7 @@ static int micro(void)
 		struct nx_strbuf sb = NX_STRBUF_INIT;
 
 		nx_strbuf_addstr(&sb, "kernel m3\ntensor A input bf16 128x8192\n"
-				 "tensor B output bf16 128x8192\nqueue q in Sync sem=1\n");
+				 "tensor B output bf16 128x8192\nqueue q dynamic Sync sem=1\n");
 		for (unsigned c = 0; c < 8192 / w; c++)
 			nx_strbuf_addf(&sb, "block b%u q\n  desc A[0:128, %u:%u] -> sbuf[0:128]+%u\n"
 				       "Sync dma_trigger block=b%u\n", c, c * w, c * w + w, c * w * 2, c);

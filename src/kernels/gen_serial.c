@@ -32,6 +32,7 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 	nx_kgen_line(&g, "tensor rhs input bf16 %ux%u", s, s);
 	nx_kgen_line(&g, "tensor result output bf16 %ux%u", s, s);
 	nx_kgen_line(&g, "queue qSyncIO0 in Sync sem=1");
+	nx_kgen_line(&g, "queue qSyncIO1 in Sync sem=1");
 	nx_kgen_line(&g, "queue qVectorIO0 out Vector sem=5");
 	for (unsigned m = 0; m < mt; m++) {
 		for (unsigned n = 0; n < nt; n++, t++) {
@@ -49,7 +50,7 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 				snprintf(src, sizeof(src), "rhs[%u:%u, %u:%u]", k * 128, k * 128 + 128,
 					 n * 512, n * 512 + 512);
 				snprintf(dst, sizeof(dst), "sbuf[0:128]+%u", RB + k * 1024);
-				nx_kgen_dma(&g, 28, "Sync", "qSyncIO0", src, dst, "");
+				nx_kgen_dma(&g, 28, "Sync", "qSyncIO1", src, dst, "");
 			}
 			for (unsigned k = 0; k < kt; k++) {
 				extra[0] = '\0';

@@ -49,4 +49,9 @@ void nx_cost_dma_geom(const struct nx_dma_desc *d, struct nx_dma_geom *g);
 uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64_t row_bytes,
 			       bool transpose);
 
+/* Static descriptor rings: the least time between the starts of two descriptors of
+ * one queue on one DMA engine (the time the engine takes to stream
+ * dma_ring_desc_bytes); 0 when the machine has no such limit. */
+uint64_t nx_cost_dma_ring_gap_ps(const struct nx_machine *m);
+
 #endif

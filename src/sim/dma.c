@@ -15,7 +15,15 @@
  * winner tree over the engines tells the driver which completes first. Packets that
  * touch HBM also reserve time on a shared HBM channel, which caps the sum of all
  * engines at the HBM bandwidth. Instruction fetches are transfers without a block:
- * one packet on the DMA engine of the engine's instruction queue. */
+ * one packet on the DMA engine of the engine's instruction queue.
+ *
+ * Static queues (in, out, data) read pre-built descriptors from rings in memory, a
+ * limited number in flight at a time: such a queue of an engine starts its descriptors
+ * (the packet's runs) no faster than one per ring gap, so each packet holds the queue
+ * for max(its streaming time, runs x gap). The engine serves its other queues
+ * meanwhile; the packet's record lasts until its queue may start again, and the queue's
+ * next packet (its semaphore write included) waits until then. Descriptors made at
+ * run time (software or hardware DGE) are not held back. */
 #include "common/compat.h"
 #include "common/xalloc.h"
 #include "sim/cost.h"
@@ -36,6 +44,16 @@ void nx__sim_dma_init(struct sim *s)
 	d->cur = nx_xcalloc(ne, sizeof(*d->cur));
 	d->done_ps = nx_xcalloc(ne + 1, sizeof(*d->done_ps));
 	d->done_seq = nx_xcalloc(ne + 1, sizeof(*d->done_seq));
+	d->wake = nx_xcalloc(ne, sizeof(*d->wake));
+	d->ring = nx_xcalloc(d->nq, sizeof(*d->ring));
+	d->ring_free = nx_xcalloc((size_t)ne * d->nq, sizeof(*d->ring_free));
+	d->ring_gap_ps = nx_cost_dma_ring_gap_ps(s->m);
+	for (unsigned q = 0; q < d->nq && q < s->neff->nqueues; q++) {
+		int qt = s->neff->queues[q].queue_type;
+
+		d->ring[q] = d->ring_gap_ps && (qt == NX_QT_INPUT || qt == NX_QT_OUTPUT ||
+						 qt == NX_QT_DATA);
+	}
 	for (d->win_p = 1; d->win_p < ne; d->win_p *= 2)
 		;
 	d->win = nx_xcalloc(2 * (size_t)d->win_p, sizeof(*d->win));
@@ -65,6 +83,11 @@ void nx__sim_dma_release(struct sim *s)
 	free(d->done_ps);
 	free(d->done_seq);
 	free(d->win);
+	free(d->wake);
+	free(d->ring);
+	free(d->ring_free);
+	d->wake = d->ring = NULL;
+	d->ring_free = NULL;
 	d->done_ps = d->done_seq = NULL;
 	d->win = NULL;
 	free(d->xfer);
@@ -355,21 +378,35 @@ static int start_next(struct sim *s, unsigned e)
 	struct sim_dma *d = &s->dma;
 	struct sim_pkt *p = NULL;
 	struct sim_transfer *t;
-	uint64_t dur, end;
+	uint64_t dur, end, rec_end, held = UINT64_MAX;
 	unsigned q = d->rr[e];
 
+	d->wake[e] = false;
 	for (unsigned k = 1; k <= d->nq; k++) {
 		struct sim_fifo *f;
 
 		q = (d->rr[e] + k) % d->nq;
 		f = &d->fifo[(size_t)e * d->nq + q];
-		if (f->head < f->len) {
-			p = &f->p[f->head++];
-			break;
+		if (f->head >= f->len)
+			continue;
+		/* a ring queue whose window is full holds its next packet back */
+		if (d->ring[q] && d->ring_free[(size_t)e * d->nq + q] > s->now) {
+			if (d->ring_free[(size_t)e * d->nq + q] < held)
+				held = d->ring_free[(size_t)e * d->nq + q];
+			continue;
 		}
+		p = &f->p[f->head++];
+		break;
 	}
 	if (!p) {
-		if (d->done_ps[e] != UINT64_MAX) {  /* the engine goes idle */
+		if (held != UINT64_MAX) {  /* idle until a held-back queue may start */
+			if (d->done_ps[e] != held) {
+				d->done_ps[e] = held;
+				d->done_seq[e] = nx_sim_heap_take_seq(&s->heap);
+				win_update(d, e);
+			}
+			d->wake[e] = true;
+		} else if (d->done_ps[e] != UINT64_MAX) {  /* the engine goes idle */
 			d->done_ps[e] = UINT64_MAX;
 			win_update(d, e);
 		}
@@ -388,6 +425,18 @@ static int start_next(struct sim *s, unsigned e)
 		if (d->hbm_free_ps > end)
 			end = d->hbm_free_ps;
 	}
+	/* a ring packet's descriptors stay in flight, and its record lasts, until the
+	 * queue may start the next ones; the engine itself is free after `end` */
+	rec_end = end;
+	if (d->ring[q] && p->desc != NX_NONE32) {
+		uint64_t rf = s->now + p->rows * d->ring_gap_ps;
+
+		d->ring_free[(size_t)e * d->nq + q] = rf;
+		if (rf > rec_end)
+			rec_end = rf;
+		if (rec_end > s->end_ps)
+			s->end_ps = rec_end;
+	}
 	d->busy[e] = true;
 	s->st->dma_packets++;
 	if (s->opts->dma_packets && s->recording) {
@@ -401,7 +450,7 @@ static int start_next(struct sim *s, unsigned e)
 			.transfer = p->transfer,
 			.trigger = t->trigger,
 			.start = nx__sim_ticks(s->now),
-			.end = nx__sim_ticks(end),
+			.end = nx__sim_ticks(rec_end),
 			.block = t->block,
 			.desc = p->desc,
 			.packet_idx = t->next_pkt,
@@ -426,6 +475,8 @@ int nx__sim_dma_done(struct sim *s, unsigned e)
 	struct sim_pkt p = d->cur[e];
 	int rc;
 
+	if (d->wake[e])  /* no packet ended: a held-back queue may start now */
+		return start_next(s, e);
 	d->busy[e] = false;
 	if (s->now > s->end_ps)
 		s->end_ps = s->now;

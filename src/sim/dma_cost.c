@@ -8,7 +8,10 @@
  * (writing to another SBUF partition costs nothing extra: 8 partitions x 256 B from
  * contiguous HBM took one engine 97 ns, measured on trn2). Each run pays a fixed cost
  * and then streams at the engine's rate, so bandwidth falls for small strided rows and
- * saturates around 4 KiB (docs/simulator.md, "DMA"; fitted to the micro facts M1 and M2). */
+ * saturates around 4 KiB (docs/simulator.md, "DMA"; fitted to the micro facts M1 and M2).
+ * A queue reading static descriptors from a ring in memory starts them no faster than
+ * one per ring gap (fitted to the trn1 tutorial matmuls), which is what makes rows
+ * below ~3 KiB slow on such queues. */
 #include "common/compat.h"
 #include "sim/cost.h"
 
@@ -96,4 +99,9 @@ uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64
 	uint64_t t = rows * per_row;
 
 	return transpose ? t * m->dma_transpose_factor : t;
+}
+
+uint64_t nx_cost_dma_ring_gap_ps(const struct nx_machine *m)
+{
+	return m->dma_ring_desc_bytes * m->dma_engine_fs_per_byte / 1000;
 }

@@ -77,6 +77,14 @@ struct sim_dma {
 	struct sim_fifo *fifo;  /* [engine * nq + queue] */
 	unsigned *rr;           /* last queue served, per engine */
 	bool *busy;
+	/* descriptor rings: ring[q] when queue q is static (in, out, data: its descriptors
+	 * are read from a ring); such a FIFO starts its next packet no earlier than
+	 * ring_free[engine * nq + queue], and a packet of n descriptors moves that on by
+	 * n * ring_gap_ps from its start. wake[e]: engine e is idle, its done_ps is the
+	 * moment its first held-back FIFO may start */
+	bool *ring, *wake;
+	uint64_t *ring_free;
+	uint64_t ring_gap_ps;
 	struct sim_pkt *cur;    /* packet in flight, per engine */
 	uint64_t *done_ps, *done_seq; /* its completion (time, heap seq), UINT64_MAX none */
 	/* winner tree over the engines' completions: node i holds the earlier of nodes 2i

@@ -4,7 +4,7 @@
  * transfer, LDWEIGHTS overlapping the previous MATMUL, throttling after idle and
  * under low PE-array utilisation,
  * notifications, the hardware-DGE trigger cost and its engine-by-engine descriptors,
- * the semaphore latency, the deadlock
+ * static descriptor rings, the semaphore latency, the deadlock
  * and bad-operand errors, and byte-identical captures. */
 #include "common/compat.h"
 #include "common/fsutil.h"
@@ -420,6 +420,78 @@ static void test_dge_and_sem_latency(void **state)
 	free(rs.r);
 }
 
+/* Static descriptor rings (trn1): a queue of an engine starts one descriptor per
+ * 178.001 ns (3026 B at 17 B/ns), so small descriptors on one queue are held back,
+ * and the packet's record lasts until the queue may start again. Another queue of the
+ * same engine proceeds meanwhile; software-DGE queues are not held back. */
+static void test_descriptor_ring(void **state)
+{
+	static const char rings[] =
+		"tensor w input bf16 128x2048\n"
+		"queue qSyncIO1 in Sync sem=2\n"
+		"queue qSw dynamic Sync sem=3\n"
+		"block r0 qSyncIO1\n  desc w[0:128, 0:512] -> sbuf[0:128]+0\n"
+		"block r1 qSyncIO1\n  desc w[0:128, 512:1024] -> sbuf[0:128]+1024\n"
+		"block r2 qSyncIO0\n  desc w[0:128, 1024:1536] -> sbuf[0:128]+2048\n";
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	char *body;
+	uint64_t start[3] = { 0 }, end[3] = { 0 };
+	unsigned n = 0;
+
+	(void)state;
+	/* two transfers on one ring: 8 strided 1 KiB rows per engine. The first reaches
+	 * the queues at 45.714 (trigger) + 1300 ns and streams 8 x (9 + 60.236) ns; its
+	 * descriptors hold the queue until 1345.714 + 8 x 178.001 = 2769.722 ns, then its
+	 * semaphore write (9.235 ns) and the second transfer follow */
+	body = nx_xasprintf("%s@10 Sync dma_trigger block=r0\n@11 Sync dma_trigger block=r1\n"
+			    "@12 Sync event_semaphore wait=S[2]>=32\n", rings);
+	assert_int_equal(run(body, true, "trn1", &rs, &st, &err), 0);
+	free(body);
+	for (size_t i = 0; i < rs.n && n < 3; i++)
+		if (rs.r[i].kind == NX_REC_DMA && rs.r[i].u.dma.dma_engine == 0) {
+			start[n] = rs.r[i].u.dma.start;
+			end[n++] = rs.r[i].u.dma.end;
+		}
+	assert_int_equal(start[0], 1345);
+	assert_int_equal(end[0], 2769);
+	assert_int_equal(start[1], 2769);   /* the first transfer's semaphore write */
+	assert_int_equal(start[2], 2778);   /* 2769.722 + 9.235 */
+	assert_int_equal(end[2], 4202);     /* 2778.957 + 1424.008 */
+	/* + 9.235 ns semaphore write + 64 SyncE cycles at 1.4 GHz */
+	assert_int_equal(st.end_ns, 4257);
+	free(rs.r);
+	/* the same transfers on a software-DGE queue stream back to back: 1345.714 +
+	 * 2 x (553.886 + 9.235) + 45.714 */
+	body = nx_xasprintf("%sblock s0 qSw\n  desc w[0:128, 0:512] -> sbuf[0:128]+0\n"
+			    "block s1 qSw\n  desc w[0:128, 512:1024] -> sbuf[0:128]+1024\n"
+			    "@10 Sync dma_trigger block=s0\n@11 Sync dma_trigger block=s1\n"
+			    "@12 Sync event_semaphore wait=S[3]>=32\n", rings);
+	assert_int_equal(run(body, false, "trn1", &rs, &st, &err), 0);
+	free(body);
+	assert_int_equal(st.end_ns, 2517);
+	free(rs.r);
+	/* on two rings the second transfer starts as soon as the engine has streamed the
+	 * first (1899.600 ns), and each semaphore write waits for its own ring */
+	body = nx_xasprintf("%s@10 Sync dma_trigger block=r0\n@11 Sync dma_trigger block=r2\n"
+			    "@12 Sync event_semaphore wait=S[2]>=16\n"
+			    "@12 Sync event_semaphore wait=S[1]>=16\n", rings);
+	assert_int_equal(run(body, true, "trn1", &rs, &st, &err), 0);
+	free(body);
+	n = 0;
+	for (size_t i = 0; i < rs.n && n < 3; i++)
+		if (rs.r[i].kind == NX_REC_DMA && rs.r[i].u.dma.dma_engine == 0) {
+			start[n] = rs.r[i].u.dma.start;
+			end[n++] = rs.r[i].u.dma.end;
+		}
+	assert_int_equal(start[0], 1345);
+	assert_int_equal(start[1], 1899);   /* r2's data, on qSyncIO0 */
+	assert_int_equal(end[1], 3323);     /* 1899.600 + 1424.008 */
+	assert_int_equal(start[2], 2769);   /* r0's semaphore write */
+	free(rs.r);
+}
+
 /* A program without any DMA block (a Tensor-engine microbenchmark) assembles and runs. */
 static void test_no_dma_blocks(void **state)
 {
@@ -492,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_opcode),
 		cmocka_unit_test(test_instruction_fetch),
 		cmocka_unit_test(test_dge_and_sem_latency),
+		cmocka_unit_test(test_descriptor_ring),
 		cmocka_unit_test(test_no_dma_blocks),
 		cmocka_unit_test(test_deterministic_capture),
 	};
