@@ -17,13 +17,15 @@
  * engines at the HBM bandwidth. Instruction fetches are transfers without a block:
  * one packet on the DMA engine of the engine's instruction queue.
  *
- * Static queues (in, out, data) read pre-built descriptors from rings in memory, a
- * limited number in flight at a time: such a queue of an engine starts its descriptors
- * (the packet's runs) no faster than one per ring gap, so each packet holds the queue
- * for max(its streaming time, runs x gap). The engine serves its other queues
- * meanwhile; the packet's record lasts until its queue may start again, and the queue's
- * next packet (its semaphore write included) waits until then. Descriptors made at
- * run time (software or hardware DGE) are not held back. */
+ * Static queues (in, out, data) read pre-built descriptors from rings in memory. Such
+ * a queue of an engine starts its descriptors (the packet's runs) no faster than one
+ * per queue gap, and the engine takes descriptors of all its static queues together no
+ * faster than one per engine gap: a packet holds its queue for runs x queue gap and the
+ * engine's descriptor intake for runs x engine gap, while its data streams meanwhile.
+ * The engine serves other queues in between; the packet's record lasts until its
+ * queue may start again, and the queue's next packet (its semaphore write included)
+ * waits until both allow it. Descriptors made at run time (software or hardware DGE)
+ * are not held back. */
 #include "common/compat.h"
 #include "common/xalloc.h"
 #include "sim/cost.h"
@@ -47,12 +49,14 @@ void nx__sim_dma_init(struct sim *s)
 	d->wake = nx_xcalloc(ne, sizeof(*d->wake));
 	d->ring = nx_xcalloc(d->nq, sizeof(*d->ring));
 	d->ring_free = nx_xcalloc((size_t)ne * d->nq, sizeof(*d->ring_free));
-	d->ring_gap_ps = nx_cost_dma_ring_gap_ps(s->m);
+	d->ring_gap_ps = nx_cost_dma_ring_gap_ps(s->m, false);
+	d->desc_free = nx_xcalloc(ne, sizeof(*d->desc_free));
+	d->desc_gap_ps = nx_cost_dma_ring_gap_ps(s->m, true);
 	for (unsigned q = 0; q < d->nq && q < s->neff->nqueues; q++) {
 		int qt = s->neff->queues[q].queue_type;
 
-		d->ring[q] = d->ring_gap_ps && (qt == NX_QT_INPUT || qt == NX_QT_OUTPUT ||
-						 qt == NX_QT_DATA);
+		d->ring[q] = (d->ring_gap_ps || d->desc_gap_ps) &&
+			     (qt == NX_QT_INPUT || qt == NX_QT_OUTPUT || qt == NX_QT_DATA);
 	}
 	for (d->win_p = 1; d->win_p < ne; d->win_p *= 2)
 		;
@@ -86,8 +90,9 @@ void nx__sim_dma_release(struct sim *s)
 	free(d->wake);
 	free(d->ring);
 	free(d->ring_free);
+	free(d->desc_free);
 	d->wake = d->ring = NULL;
-	d->ring_free = NULL;
+	d->ring_free = d->desc_free = NULL;
 	d->done_ps = d->done_seq = NULL;
 	d->win = NULL;
 	free(d->xfer);
@@ -389,11 +394,18 @@ static int start_next(struct sim *s, unsigned e)
 		f = &d->fifo[(size_t)e * d->nq + q];
 		if (f->head >= f->len)
 			continue;
-		/* a ring queue whose window is full holds its next packet back */
-		if (d->ring[q] && d->ring_free[(size_t)e * d->nq + q] > s->now) {
-			if (d->ring_free[(size_t)e * d->nq + q] < held)
-				held = d->ring_free[(size_t)e * d->nq + q];
-			continue;
+		/* a ring queue holds its next packet back while its window is full or the
+		 * engine is still taking earlier static descriptors */
+		if (d->ring[q]) {
+			uint64_t from = d->ring_free[(size_t)e * d->nq + q];
+
+			if (d->desc_free[e] > from)
+				from = d->desc_free[e];
+			if (from > s->now) {
+				if (from < held)
+					held = from;
+				continue;
+			}
 		}
 		p = &f->p[f->head++];
 		break;
@@ -432,6 +444,7 @@ static int start_next(struct sim *s, unsigned e)
 		uint64_t rf = s->now + p->rows * d->ring_gap_ps;
 
 		d->ring_free[(size_t)e * d->nq + q] = rf;
+		d->desc_free[e] = s->now + p->rows * d->desc_gap_ps;
 		if (rf > rec_end)
 			rec_end = rf;
 		if (rec_end > s->end_ps)

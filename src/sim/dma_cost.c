@@ -9,9 +9,10 @@
  * contiguous HBM took one engine 97 ns, measured on trn2). Each run pays a fixed cost
  * and then streams at the engine's rate, so bandwidth falls for small strided rows and
  * saturates around 4 KiB (docs/simulator.md, "DMA"; fitted to the micro facts M1 and M2).
- * A queue reading static descriptors from a ring in memory starts them no faster than
- * one per ring gap (fitted to the trn1 tutorial matmuls), which is what makes rows
- * below ~3 KiB slow on such queues. */
+ * Static descriptors, read from rings in memory, are also limited in rate: one per
+ * queue gap on each queue of an engine and one per engine gap over all its static
+ * queues (fitted to the trn1 tutorial matmuls), which is what makes rows below ~3 KiB
+ * slow on such queues. */
 #include "common/compat.h"
 #include "sim/cost.h"
 
@@ -101,7 +102,9 @@ uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64
 	return transpose ? t * m->dma_transpose_factor : t;
 }
 
-uint64_t nx_cost_dma_ring_gap_ps(const struct nx_machine *m)
+uint64_t nx_cost_dma_ring_gap_ps(const struct nx_machine *m, bool per_engine)
 {
-	return m->dma_ring_desc_bytes * m->dma_engine_fs_per_byte / 1000;
+	uint64_t bytes = per_engine ? m->dma_ring_engine_bytes : m->dma_ring_queue_bytes;
+
+	return bytes * m->dma_engine_fs_per_byte / 1000;
 }

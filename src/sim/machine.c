@@ -24,7 +24,8 @@ static const struct nx_machine trn2 = {
 	.dma_engine_fs_per_byte = 42918,        /* 23.3 B/ns per engine (M1/M2 fit) */
 	.dma_desc_overhead_ps = 9000,           /* per HBM-contiguous run (M1/M2 line fit) */
 	.dma_latency_ps = 1300000,              /* semaphore-to-start ~1.3 us per transfer */
-	.dma_ring_desc_bytes = 3026,            /* fitted on trn1 (below); 129.9 ns here */
+	.dma_ring_queue_bytes = 2720,           /* both fitted on trn1 (below), taken as */
+	.dma_ring_engine_bytes = 1650,          /* bytes: the guidance's sizes hold for all */
 	.hw_dge_ps = 600000,                    /* ~600 ns per hardware-DGE instruction */
 	.hbm_fs_per_byte = 1379,                /* 2.9 TB/s / 4 stacks = 725 GB/s */
 	.dma_transpose_factor = 4,              /* ours */
@@ -50,8 +51,8 @@ static const struct nx_machine trn1 = {
 	.dma_engine_fs_per_byte = 58824,        /* 17 B/ns per engine; 16 x = 272 GB/s */
 	.dma_desc_overhead_ps = 9000,           /* as trn2 (no trn1 micro facts) */
 	.dma_latency_ps = 1300000,
-	.dma_ring_desc_bytes = 3026,            /* 178 ns per descriptor: fitted to the
-						 * tutorial's Tiled, Opt 1 and Opt 2 */
+	.dma_ring_queue_bytes = 2720,           /* 160.0 ns: fitted to the tutorial's Opt 1 */
+	.dma_ring_engine_bytes = 1650,          /* 97.1 ns: fitted to its Tiled */
 	.hw_dge_ps = 0,                         /* NeuronCore-v2 has no hardware DGE */
 	.hbm_fs_per_byte = 2439,                /* 820 GB/s / 2 stacks = 410 GB/s */
 	.dma_transpose_factor = 4,

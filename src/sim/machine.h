@@ -31,9 +31,11 @@ struct nx_machine {
 	uint64_t dma_engine_fs_per_byte;    /* one engine's streaming rate */
 	uint64_t dma_desc_overhead_ps;      /* fixed cost of each contiguous descriptor row */
 	uint64_t dma_latency_ps;            /* trigger to first packet */
-	uint64_t dma_ring_desc_bytes;       /* static descriptor rings: a queue of an engine
-					     * starts one descriptor per the time the engine
-					     * streams this many bytes (0: no limit) */
+	/* static descriptor rings, each limit given as the bytes the engine streams in the
+	 * same time (0: no limit): one descriptor of a queue per ring_queue_bytes, and one
+	 * of any static queue of the engine per ring_engine_bytes */
+	uint64_t dma_ring_queue_bytes;
+	uint64_t dma_ring_engine_bytes;
 	uint64_t hw_dge_ps;                 /* a trigger on a hardware-DGE queue (v3), 0 none */
 	uint64_t hbm_fs_per_byte;           /* shared HBM cap (one stack, one active core) */
 	unsigned dma_transpose_factor;      /* DMA transpose slowdown */

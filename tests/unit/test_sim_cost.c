@@ -191,11 +191,14 @@ static void test_dma(void **state)
 	assert_int_equal(nx_cost_dma_packet_ps(m, 1, 256, true), 4 * 19987);
 	/* the bandwidth falls for small descriptors */
 	NX_ASSERT_CMP(64.0 / nx_cost_dma_packet_ps(m, 1, 64, false), <, 2048.0 / nx_cost_dma_packet_ps(m, 1, 2048, false));
-	/* static descriptor rings: one descriptor per 3026 B of streaming, 129.870 ns at
-	 * 23.3 B/ns (trn2) and 178.001 ns at 17 B/ns (trn1); a queue of 1 KiB rows then
-	 * moves 1024 B per 178 ns on trn1, 37% of the engine's rate */
-	assert_int_equal(nx_cost_dma_ring_gap_ps(m), 129869);
-	assert_int_equal(nx_cost_dma_ring_gap_ps(nx_machine_get("trn1")), 178001);
+	/* static descriptor rings: one descriptor of a queue per 2720 B of streaming,
+	 * 116.737 ns at 23.3 B/ns (trn2) and 160.001 ns at 17 B/ns (trn1), and one of the
+	 * engine's static queues per 1650 B (70.815 and 97.060 ns): a single queue of 1 KiB
+	 * rows moves 1024 B per 160 ns on trn1, 38% of the engine's rate */
+	assert_int_equal(nx_cost_dma_ring_gap_ps(m, false), 116736);
+	assert_int_equal(nx_cost_dma_ring_gap_ps(m, true), 70814);
+	assert_int_equal(nx_cost_dma_ring_gap_ps(nx_machine_get("trn1"), false), 160001);
+	assert_int_equal(nx_cost_dma_ring_gap_ps(nx_machine_get("trn1"), true), 97059);
 }
 
 int main(void)

@@ -421,9 +421,9 @@ static void test_dge_and_sem_latency(void **state)
 }
 
 /* Static descriptor rings (trn1): a queue of an engine starts one descriptor per
- * 178.001 ns (3026 B at 17 B/ns), so small descriptors on one queue are held back,
- * and the packet's record lasts until the queue may start again. Another queue of the
- * same engine proceeds meanwhile; software-DGE queues are not held back. */
+ * 160.001 ns (2720 B at 17 B/ns) and the engine one of any static queue per 97.059 ns
+ * (1650 B), so small descriptors are held back, and a packet's record lasts until its
+ * queue may start again. Software-DGE queues are not held back. */
 static void test_descriptor_ring(void **state)
 {
 	static const char rings[] =
@@ -443,7 +443,7 @@ static void test_descriptor_ring(void **state)
 	(void)state;
 	/* two transfers on one ring: 8 strided 1 KiB rows per engine. The first reaches
 	 * the queues at 45.714 (trigger) + 1300 ns and streams 8 x (9 + 60.236) ns; its
-	 * descriptors hold the queue until 1345.714 + 8 x 178.001 = 2769.722 ns, then its
+	 * descriptors hold the queue until 1345.714 + 8 x 160.001 = 2625.722 ns, then its
 	 * semaphore write (9.235 ns) and the second transfer follow */
 	body = nx_xasprintf("%s@10 Sync dma_trigger block=r0\n@11 Sync dma_trigger block=r1\n"
 			    "@12 Sync event_semaphore wait=S[2]>=32\n", rings);
@@ -455,12 +455,12 @@ static void test_descriptor_ring(void **state)
 			end[n++] = rs.r[i].u.dma.end;
 		}
 	assert_int_equal(start[0], 1345);
-	assert_int_equal(end[0], 2769);
-	assert_int_equal(start[1], 2769);   /* the first transfer's semaphore write */
-	assert_int_equal(start[2], 2778);   /* 2769.722 + 9.235 */
-	assert_int_equal(end[2], 4202);     /* 2778.957 + 1424.008 */
+	assert_int_equal(end[0], 2625);
+	assert_int_equal(start[1], 2625);   /* the first transfer's semaphore write */
+	assert_int_equal(start[2], 2634);   /* 2625.722 + 9.235 */
+	assert_int_equal(end[2], 3914);     /* 2634.957 + 1280.008 */
 	/* + 9.235 ns semaphore write + 64 SyncE cycles at 1.4 GHz */
-	assert_int_equal(st.end_ns, 4257);
+	assert_int_equal(st.end_ns, 3969);
 	free(rs.r);
 	/* the same transfers on a software-DGE queue stream back to back: 1345.714 +
 	 * 2 x (553.886 + 9.235) + 45.714 */
@@ -472,8 +472,9 @@ static void test_descriptor_ring(void **state)
 	free(body);
 	assert_int_equal(st.end_ns, 2517);
 	free(rs.r);
-	/* on two rings the second transfer starts as soon as the engine has streamed the
-	 * first (1899.600 ns), and each semaphore write waits for its own ring */
+	/* on two rings the second transfer waits only for the engine to take the first's
+	 * 8 descriptors (1345.714 + 8 x 97.059 = 2122.186 ns), not for the first's ring;
+	 * the first's semaphore write then waits for the engine to take the second's */
 	body = nx_xasprintf("%s@10 Sync dma_trigger block=r0\n@11 Sync dma_trigger block=r2\n"
 			    "@12 Sync event_semaphore wait=S[2]>=16\n"
 			    "@12 Sync event_semaphore wait=S[1]>=16\n", rings);
@@ -486,9 +487,9 @@ static void test_descriptor_ring(void **state)
 			end[n++] = rs.r[i].u.dma.end;
 		}
 	assert_int_equal(start[0], 1345);
-	assert_int_equal(start[1], 1899);   /* r2's data, on qSyncIO0 */
-	assert_int_equal(end[1], 3323);     /* 1899.600 + 1424.008 */
-	assert_int_equal(start[2], 2769);   /* r0's semaphore write */
+	assert_int_equal(start[1], 2122);   /* r2's data, on qSyncIO0 */
+	assert_int_equal(end[1], 3402);     /* 2122.186 + 1280.008 */
+	assert_int_equal(start[2], 2898);   /* r0's semaphore write: 2122.186 + 776.472 */
 	free(rs.r);
 }
 
