@@ -51,8 +51,8 @@ uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64
 
 /* Static descriptor rings: the least time between the starts of two descriptors of
  * one queue on one DMA engine (per_engine false: the time the engine takes to stream
- * dma_ring_queue_bytes) or of any two of its static queues (per_engine true:
- * dma_ring_engine_bytes); 0 when the machine has no such limit. */
+ * dma_ring_queue_bytes), or the least time the engine spends on each such descriptor
+ * (per_engine true: dma_ring_engine_bytes); 0 when the machine has no such limit. */
 uint64_t nx_cost_dma_ring_gap_ps(const struct nx_machine *m, bool per_engine);
 
 #endif

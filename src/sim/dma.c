@@ -17,15 +17,14 @@
  * engines at the HBM bandwidth. Instruction fetches are transfers without a block:
  * one packet on the DMA engine of the engine's instruction queue.
  *
- * Static queues (in, out, data) read pre-built descriptors from rings in memory. Such
- * a queue of an engine starts its descriptors (the packet's runs) no faster than one
- * per queue gap, and the engine takes descriptors of all its static queues together no
- * faster than one per engine gap: a packet holds its queue for runs x queue gap and the
- * engine's descriptor intake for runs x engine gap, while its data streams meanwhile.
- * The engine serves other queues in between; the packet's record lasts until its
- * queue may start again, and the queue's next packet (its semaphore write included)
- * waits until both allow it. Descriptors made at run time (software or hardware DGE)
- * are not held back. */
+ * Static queues (in, out, data) read pre-built descriptors from rings in memory. The
+ * engine takes each such descriptor (each run of a packet) in no less than the engine
+ * gap, streaming meanwhile, and a queue of the engine starts its descriptors no faster
+ * than one per queue gap: a packet occupies its engine for max(streaming time, runs x
+ * engine gap) and holds its queue for runs x queue gap. The engine serves its other
+ * queues in between; the packet's record lasts until its queue may start again, and
+ * the queue's next packet (its semaphore write included) waits until then.
+ * Descriptors made at run time (software or hardware DGE) are not held back. */
 #include "common/compat.h"
 #include "common/xalloc.h"
 #include "sim/cost.h"
@@ -50,7 +49,6 @@ void nx__sim_dma_init(struct sim *s)
 	d->ring = nx_xcalloc(d->nq, sizeof(*d->ring));
 	d->ring_free = nx_xcalloc((size_t)ne * d->nq, sizeof(*d->ring_free));
 	d->ring_gap_ps = nx_cost_dma_ring_gap_ps(s->m, false);
-	d->desc_free = nx_xcalloc(ne, sizeof(*d->desc_free));
 	d->desc_gap_ps = nx_cost_dma_ring_gap_ps(s->m, true);
 	for (unsigned q = 0; q < d->nq && q < s->neff->nqueues; q++) {
 		int qt = s->neff->queues[q].queue_type;
@@ -90,9 +88,8 @@ void nx__sim_dma_release(struct sim *s)
 	free(d->wake);
 	free(d->ring);
 	free(d->ring_free);
-	free(d->desc_free);
 	d->wake = d->ring = NULL;
-	d->ring_free = d->desc_free = NULL;
+	d->ring_free = NULL;
 	d->done_ps = d->done_seq = NULL;
 	d->win = NULL;
 	free(d->xfer);
@@ -383,6 +380,8 @@ static int start_next(struct sim *s, unsigned e)
 	struct sim_dma *d = &s->dma;
 	struct sim_pkt *p = NULL;
 	struct sim_transfer *t;
+	struct sim_fifo *fifos = &d->fifo[(size_t)e * d->nq];
+	uint64_t *ring_free = &d->ring_free[(size_t)e * d->nq];
 	uint64_t dur, end, rec_end, held = UINT64_MAX;
 	unsigned q = d->rr[e];
 
@@ -390,22 +389,16 @@ static int start_next(struct sim *s, unsigned e)
 	for (unsigned k = 1; k <= d->nq; k++) {
 		struct sim_fifo *f;
 
-		q = (d->rr[e] + k) % d->nq;
-		f = &d->fifo[(size_t)e * d->nq + q];
+		if (++q == d->nq)
+			q = 0;
+		f = &fifos[q];
 		if (f->head >= f->len)
 			continue;
-		/* a ring queue holds its next packet back while its window is full or the
-		 * engine is still taking earlier static descriptors */
-		if (d->ring[q]) {
-			uint64_t from = d->ring_free[(size_t)e * d->nq + q];
-
-			if (d->desc_free[e] > from)
-				from = d->desc_free[e];
-			if (from > s->now) {
-				if (from < held)
-					held = from;
-				continue;
-			}
+		/* a ring queue holds its next packet back while its window is full */
+		if (d->ring[q] && ring_free[q] > s->now) {
+			if (ring_free[q] < held)
+				held = ring_free[q];
+			continue;
 		}
 		p = &f->p[f->head++];
 		break;
@@ -437,16 +430,16 @@ static int start_next(struct sim *s, unsigned e)
 		if (d->hbm_free_ps > end)
 			end = d->hbm_free_ps;
 	}
-	/* a ring packet's descriptors stay in flight, and its record lasts, until the
-	 * queue may start the next ones; the engine itself is free after `end` */
+	/* a ring packet occupies its engine for at least its descriptors' intake, and
+	 * they stay in flight (its record lasts) until the queue may start the next */
 	rec_end = end;
 	if (d->ring[q] && p->desc != NX_NONE32) {
-		uint64_t rf = s->now + p->rows * d->ring_gap_ps;
+		uint64_t in = s->now + p->rows * d->desc_gap_ps;
 
-		d->ring_free[(size_t)e * d->nq + q] = rf;
-		d->desc_free[e] = s->now + p->rows * d->desc_gap_ps;
-		if (rf > rec_end)
-			rec_end = rf;
+		if (in > end)
+			end = in;
+		ring_free[q] = s->now + p->rows * d->ring_gap_ps;
+		rec_end = ring_free[q] > end ? ring_free[q] : end;
 		if (rec_end > s->end_ps)
 			s->end_ps = rec_end;
 	}

@@ -10,9 +10,9 @@
  * and then streams at the engine's rate, so bandwidth falls for small strided rows and
  * saturates around 4 KiB (docs/simulator.md, "DMA"; fitted to the micro facts M1 and M2).
  * Static descriptors, read from rings in memory, are also limited in rate: one per
- * queue gap on each queue of an engine and one per engine gap over all its static
- * queues (fitted to the trn1 tutorial matmuls), which is what makes rows below ~3 KiB
- * slow on such queues. */
+ * queue gap on each queue of an engine, and at least an engine gap of the engine's
+ * time each (fitted to the trn1 tutorial matmuls), which is what makes rows below
+ * ~3 KiB slow on such queues. */
 #include "common/compat.h"
 #include "sim/cost.h"
 

@@ -32,8 +32,8 @@ struct nx_machine {
 	uint64_t dma_desc_overhead_ps;      /* fixed cost of each contiguous descriptor row */
 	uint64_t dma_latency_ps;            /* trigger to first packet */
 	/* static descriptor rings, each limit given as the bytes the engine streams in the
-	 * same time (0: no limit): one descriptor of a queue per ring_queue_bytes, and one
-	 * of any static queue of the engine per ring_engine_bytes */
+	 * same time (0: no limit): a queue of an engine starts one descriptor per
+	 * ring_queue_bytes, and the engine spends at least ring_engine_bytes on each */
 	uint64_t dma_ring_queue_bytes;
 	uint64_t dma_ring_engine_bytes;
 	uint64_t hw_dge_ps;                 /* a trigger on a hardware-DGE queue (v3), 0 none */

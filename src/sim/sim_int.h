@@ -79,15 +79,13 @@ struct sim_dma {
 	bool *busy;
 	/* descriptor rings: ring[q] when queue q is static (in, out, data: its descriptors
 	 * are read from a ring); such a FIFO starts its next packet no earlier than
-	 * ring_free[engine * nq + queue] and desc_free[engine], and a packet of n
-	 * descriptors moves them on to n * ring_gap_ps and n * desc_gap_ps from its
-	 * start. wake[e]: engine e is idle, its done_ps is the moment its first held-back
-	 * FIFO may start */
+	 * ring_free[engine * nq + queue], which a packet of n descriptors moves on to
+	 * n * ring_gap_ps from its start, and it occupies its engine for at least
+	 * n * desc_gap_ps. wake[e]: engine e is idle, its done_ps is the moment its first
+	 * held-back FIFO may start */
 	bool *ring, *wake;
 	uint64_t *ring_free;
-	uint64_t ring_gap_ps;
-	uint64_t *desc_free;
-	uint64_t desc_gap_ps;
+	uint64_t ring_gap_ps, desc_gap_ps;
 	struct sim_pkt *cur;    /* packet in flight, per engine */
 	uint64_t *done_ps, *done_seq; /* its completion (time, heap seq), UINT64_MAX none */
 	/* winner tree over the engines' completions: node i holds the earlier of nodes 2i

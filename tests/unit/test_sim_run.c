@@ -421,8 +421,8 @@ static void test_dge_and_sem_latency(void **state)
 }
 
 /* Static descriptor rings (trn1): a queue of an engine starts one descriptor per
- * 160.001 ns (2720 B at 17 B/ns) and the engine one of any static queue per 97.059 ns
- * (1650 B), so small descriptors are held back, and a packet's record lasts until its
+ * 160.001 ns (2720 B at 17 B/ns) and the engine spends at least 97.059 ns (1650 B) on
+ * each, so small descriptors are held back, and a packet's record lasts until its
  * queue may start again. Software-DGE queues are not held back. */
 static void test_descriptor_ring(void **state)
 {
