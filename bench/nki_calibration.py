@@ -9,7 +9,8 @@ For each row of REF/nki-calibration/measured.tsv: numpy seed 42, inputs =
 transform_to_nki_inputs(get_inputs()) of its reference file, then
 nki.baremetal(kernel, save_neff_name=..., save_trace_name=...,
 additional_compile_opt="--disable-dge --logical-nc-config=1")(*inputs) on trn1
-(NEURON_PLATFORM_TARGET_OVERRIDE=trn1), then `BIN view --output-format summary-json`.
+(NEURON_CC_FLAGS=--auto-cast=none; --target trn1 added to the compile options), then
+`BIN view --output-format summary-json`.
 Each kernel runs in its own Python process so that one failure names its kernel and
 stops nothing else. PYTHONPATH must hold the front-end (`BIN nki path`). The kernels
 are read from REF at run time, never copied."""
@@ -33,15 +34,23 @@ def load(path, name):
 
 
 def run_one(folder, kernel_file, reference_file, neff, ntff):
-    """Runs one kernel in this process (the child side)."""
+    """Runs one kernel in this process (the child side). The harness's options, plus
+    --target trn1 (it ran on a trn1; our front-end compiles for trn2 unless told), and
+    numerics off when the front-end takes that policy (the times do not need them)."""
     import numpy as np
     import neuronxcc.nki as nki
     ref = load(os.path.join(folder, reference_file), "nx_calib_reference")
     ker = load(os.path.join(folder, kernel_file), "nx_calib_kernel")
     np.random.seed(42)
     inputs = ref.transform_to_nki_inputs(ref.get_inputs())
-    nki.baremetal(ker.kernel, save_neff_name=neff, save_trace_name=ntff,
-                  additional_compile_opt="--disable-dge --logical-nc-config=1")(*inputs)
+    os.environ["NEURON_CC_FLAGS"] = "--auto-cast=none"
+    kw = dict(save_neff_name=neff, save_trace_name=ntff,
+              additional_compile_opt="--disable-dge --logical-nc-config=1 --target trn1")
+    try:
+        run = nki.baremetal(ker.kernel, nx_policy="numerics=off", **kw)
+    except TypeError:
+        run = nki.baremetal(ker.kernel, **kw)
+    run(*inputs)
 
 
 def first_line(text):

@@ -31,9 +31,9 @@ section() { echo; echo "## $1"; }
 skip() { echo "skipped: needs $*"; }
 section ingest;    if missing time; then skip time; else "$here/ingest.sh" "$build" "$work"; fi
 section sim;       if missing bc; then skip bc; else "$here/sim.sh" "$build" "$work"; fi
-# NX_CALIB_REFERENCE (default ../shared/reference beside the repository, if there): the
+# NX_BENCH_REFERENCE (default ../shared/reference beside the repository, if there): the
 # folder of the NKI calibration kernels, read only by the calibration benchmark
-ref=${NX_CALIB_REFERENCE:-$here/../../shared/reference}
+ref=${NX_BENCH_REFERENCE:-$here/../../shared/reference}
 calib_ref=(); [ -r "$ref/nki-calibration/measured.tsv" ] && calib_ref=(--reference "$ref")
 section calibration; "$here/calibration.sh" "$build" "$work" "${calib_ref[@]}"
 section server;    if missing wrk bc time; then skip wrk bc time; else "$here/server.sh" "$build"; fi
