@@ -9,10 +9,12 @@
  * given (calib/calib_nki.c). The measured values of A-C and the micro facts and their
  * sources are listed in docs/simulator.md ("Calibration").
  *
- * usage: bench_calib [--markdown] [--reference DIR [--nki-results TSV | --nki-skipped WHY]]
+ * usage: bench_calib [--markdown] [--only FAMILIES] [--reference DIR [--nki-results TSV |
+ *                    --nki-skipped WHY]]
  *        bench_calib --library
- * --markdown prints the tables of docs/simulator.md's "Results"; --library its table
- * of the other library kernels. */
+ * --markdown prints the tables of docs/simulator.md's "Results"; --only keeps the
+ * families whose letters it lists (A, B, C, M for the micro facts, D); --library
+ * prints docs/simulator.md's table of the other library kernels. */
 #include "common/compat.h"
 #include "bench/calib/calib.h"
 #include "common/xalloc.h"
@@ -54,7 +56,8 @@ static const char *const fig_name[F_COUNT] = {
 	"DMA active time", "DMA packet time", "VectorE active time",
 };
 
-static int e2e(void)
+/* Families A-C, those whose letter is in `only`. */
+static int e2e(const char *only)
 {
 	static const char *const fams[] = { "A", "B", "C" };
 	static const char *const fam_title[] = {
@@ -66,6 +69,8 @@ static int e2e(void)
 	int rc = 0;
 
 	for (size_t f = 0; f < NX_ARRAY_SIZE(fams); f++) {
+		if (!strchr(only, fams[f][0]))
+			continue;
 		struct calib_errs terr = { .n = 0 }, perr = { .n = 0 }, serr = { .n = 0 };
 		double sim_total[8], meas_total[8];
 		size_t nt = 0;
@@ -176,14 +181,15 @@ static int library(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: bench_calib [--markdown] [--reference DIR [--nki-results TSV | "
-		"--nki-skipped WHY]]\n       bench_calib --library\n");
+	fprintf(stderr, "usage: bench_calib [--markdown] [--only FAMILIES] [--reference DIR "
+		"[--nki-results TSV | --nki-skipped WHY]]\n       bench_calib --library\n"
+		"FAMILIES: letters among A B C M D (default all)\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	const char *ref = NULL, *results = NULL, *why = NULL;
+	const char *ref = NULL, *results = NULL, *why = NULL, *only = "ABCMD";
 	int rc;
 
 	if (argc == 2 && !strcmp(argv[1], "--library"))
@@ -191,6 +197,9 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--markdown"))
 			calib_md = true;
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+			 argv[i + 1][0] && strspn(argv[i + 1], "ABCMD") == strlen(argv[i + 1]))
+			only = argv[++i];
 		else if (!strcmp(argv[i], "--reference") && i + 1 < argc)
 			ref = argv[++i];
 		else if (!strcmp(argv[i], "--nki-results") && i + 1 < argc)
@@ -206,11 +215,12 @@ int main(int argc, char **argv)
 	       "difference in points for percentages. Targets: totals ±15%%, engine-busy "
 	       "percentages ±10 points, HBM bytes and micro facts ±10%%\n",
 	       calib_md ? "Calibration" : "# simulator calibration");
-	rc = e2e();
-	rc |= calib_micro();
-	if (ref)
+	rc = e2e(only);
+	if (strchr(only, 'M'))
+		rc |= calib_micro();
+	if (strchr(only, 'D') && ref)
 		rc |= calib_nki(ref, results, why);
-	else
+	else if (strchr(only, 'D'))
 		printf("\n%sFamily D (NKI calibration kernels, trn1): not run: give the folder "
 		       "that holds nki-calibration/ with --reference\n", calib_md ? "#### " : "# ");
 	calib_overview();
