@@ -175,13 +175,41 @@ bad:
 
 /* ---- the DMA streams of the DMA-bound kernels ---- */
 
-/* One load or store: a block on queue q and its trigger from SyncE. */
-static void xfer(struct nx_strbuf *sb, unsigned *nb, const char *q, const char *src,
-		 const char *dst)
+/* A DMA stream being written: its listing, its blocks so far and the transfers of
+ * each queue: qSyncIO0 and qSyncIO1 loads, qSyncIO2 stores (semaphores S[1..3]). */
+struct stream {
+	struct nx_strbuf sb;
+	unsigned nb, n[3];
+};
+
+/* The stream's kernel, its three tensors (shapes in the listing's syntax), queues. */
+static void stream_head(struct stream *st, const char *name, const char *lhs,
+			const char *rhs, const char *res)
 {
-	nx_strbuf_addf(sb, "block b%u %s\n  desc %s -> %s\nSync dma_trigger block=b%u\n", *nb, q,
-		       src, dst, *nb);
-	(*nb)++;
+	memset(st, 0, sizeof(*st));
+	st->sb = (struct nx_strbuf)NX_STRBUF_INIT;
+	nx_strbuf_addf(&st->sb, "kernel %s\ntensor lhs input fp32 %s\ntensor rhs input fp32 %s\n"
+		       "tensor res output fp32 %s\nqueue qSyncIO0 in Sync sem=1\n"
+		       "queue qSyncIO1 in Sync sem=2\nqueue qSyncIO2 out Sync sem=3\n", name, lhs,
+		       rhs, res);
+}
+
+/* One load or store on queue q (0..2): a block and its trigger from SyncE. */
+static void xfer(struct stream *st, unsigned q, const char *src, const char *dst)
+{
+	nx_strbuf_addf(&st->sb, "block b%u qSyncIO%u\n  desc %s -> %s\nSync dma_trigger "
+		       "block=b%u\n", st->nb, q, src, dst, st->nb);
+	st->nb++;
+	st->n[q]++;
+}
+
+/* Waits for every transfer of each queue; returns the listing. */
+static char *stream_end(struct stream *st)
+{
+	for (unsigned q = 0; q < 3; q++)
+		nx_strbuf_addf(&st->sb, "Sync event_semaphore wait=S[%u]>=%u\n", q + 1,
+			       16 * st->n[q]);
+	return nx_strbuf_detach(&st->sb, NULL);
 }
 
 /* matmul M4096 N12288 K5120, FP32: lhs [32,128,40,128] (here [4096,40,128]), rhs
@@ -190,36 +218,29 @@ static void xfer(struct nx_strbuf *sb, unsigned *nb, const char *q, const char *
  * 8 x 128 columns (4 KiB contiguous per partition), one store [128 x 1024]. */
 static char *matmul_stream(void)
 {
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	unsigned nb = 0, n[3] = { 0 };
+	struct stream st;
 	char src[96], dst[96];
 
-	nx_strbuf_addstr(&sb, "kernel nki_matmul_dma\ntensor lhs input fp32 4096x40x128\n"
-			 "tensor rhs input fp32 5120x12288\ntensor res output fp32 4096x12288\n"
-			 "queue qSyncIO0 in Sync sem=1\nqueue qSyncIO1 in Sync sem=2\n"
-			 "queue qSyncIO2 out Sync sem=3\n");
+	stream_head(&st, "nki_matmul_dma", "4096x40x128", "5120x12288", "4096x12288");
 	for (unsigned i0 = 0; i0 < 12; i0++) {
 		for (unsigned i3 = 0; i3 < 32; i3++) {
-			for (unsigned k = 0; k < 40; k++, n[0]++) {
+			for (unsigned k = 0; k < 40; k++) {
 				snprintf(src, sizeof(src), "rhs[%u:%u, %u:%u]", 128 * k, 128 * k + 128,
 					 1024 * i0, 1024 * i0 + 1024);
-				snprintf(dst, sizeof(dst), "sbuf[0:128]+%u", 4096 * (k % 40));
-				xfer(&sb, &nb, "qSyncIO0", src, dst);
+				snprintf(dst, sizeof(dst), "sbuf[0:128]+%u", 4096 * k);
+				xfer(&st, 0, src, dst);
 			}
-			for (unsigned i4 = 0; i4 < 5; i4++, n[1]++) {
+			for (unsigned i4 = 0; i4 < 5; i4++) {
 				snprintf(src, sizeof(src), "lhs[%u:%u, %u:%u, 0:128]", 128 * i3,
 					 128 * i3 + 128, 8 * i4, 8 * i4 + 8);
-				xfer(&sb, &nb, "qSyncIO1", src, "sbuf[0:128]+163840");
+				xfer(&st, 1, src, "sbuf[0:128]+163840");
 			}
 			snprintf(dst, sizeof(dst), "res[%u:%u, %u:%u]", 128 * i3, 128 * i3 + 128,
 				 1024 * i0, 1024 * i0 + 1024);
-			xfer(&sb, &nb, "qSyncIO2", "sbuf[0:128]+184320", dst);
-			n[2]++;
+			xfer(&st, 2, "sbuf[0:128]+184320", dst);
 		}
 	}
-	for (int q = 0; q < 3; q++)
-		nx_strbuf_addf(&sb, "Sync event_semaphore wait=S[%d]>=%u\n", q + 1, 16 * n[q]);
-	return nx_strbuf_detach(&sb, NULL);
+	return stream_end(&st);
 }
 
 /* bmm B16 M4096 K64 N4096, FP32: lhs [16,4096,64] ([65536,64]), rhs [16,64,4096]
@@ -228,37 +249,30 @@ static char *matmul_stream(void)
  * and 32 stores [128 x 1024]. */
 static char *bmm_stream(void)
 {
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	unsigned nb = 0, n[3] = { 0 };
+	struct stream st;
 	char src[96], dst[96];
 
-	nx_strbuf_addstr(&sb, "kernel nki_bmm_dma\ntensor lhs input fp32 65536x64\n"
-			 "tensor rhs input fp32 1024x4096\ntensor res output fp32 65536x4096\n"
-			 "queue qSyncIO0 in Sync sem=1\nqueue qSyncIO1 in Sync sem=2\n"
-			 "queue qSyncIO2 out Sync sem=3\n");
+	stream_head(&st, "nki_bmm_dma", "65536x64", "1024x4096", "65536x4096");
 	for (unsigned i0 = 0; i0 < 16; i0++) {
-		for (unsigned t = 0; t < 32; t++, n[0]++) {
+		for (unsigned t = 0; t < 32; t++) {
 			snprintf(src, sizeof(src), "lhs[%u:%u, 0:64]", 4096 * i0 + 128 * t,
 				 4096 * i0 + 128 * t + 128);
-			xfer(&sb, &nb, "qSyncIO0", src, "sbuf[0:128]+0");
+			xfer(&st, 0, src, "sbuf[0:128]+0");
 		}
 		for (unsigned i1 = 0; i1 < 4; i1++) {
 			snprintf(src, sizeof(src), "rhs[%u:%u, %u:%u]", 64 * i0, 64 * i0 + 64,
 				 1024 * i1, 1024 * i1 + 1024);
-			xfer(&sb, &nb, "qSyncIO1", src, "sbuf[0:64]+8192");
-			n[1]++;
-			for (unsigned r = 0; r < 32; r++, n[2]++) {
+			xfer(&st, 1, src, "sbuf[0:64]+8192");
+			for (unsigned r = 0; r < 32; r++) {
 				unsigned row = (32 * i0 + r) * 128;
 
 				snprintf(dst, sizeof(dst), "res[%u:%u, %u:%u]", row, row + 128,
 					 1024 * i1, 1024 * i1 + 1024);
-				xfer(&sb, &nb, "qSyncIO2", "sbuf[0:128]+12288", dst);
+				xfer(&st, 2, "sbuf[0:128]+12288", dst);
 			}
 		}
 	}
-	for (int q = 0; q < 3; q++)
-		nx_strbuf_addf(&sb, "Sync event_semaphore wait=S[%d]>=%u\n", q + 1, 16 * n[q]);
-	return nx_strbuf_detach(&sb, NULL);
+	return stream_end(&st);
 }
 
 static int streams(const struct tsv *m, const char *mpath)
