@@ -40,11 +40,13 @@ if [ -n "$ref" ]; then
 	elif [ -z "$py" ]; then
 		nki=(--reference "$ref" --nki-skipped "no python3 with numpy (apt-get install python3-numpy)")
 	else
-		mkdir -p "$work/nki-calibration"
-		res="$work/nki-calibration/results.tsv"
+		# a fresh folder per run (its NEFFs, NTFFs and results stay for inspection)
+		mkdir -p "$work"
+		run=$(mktemp -d "$work/nki-calibration.XXXXXX")
 		PYTHONPATH="$shim${PYTHONPATH:+:$PYTHONPATH}" "$py" "$(dirname "$0")/nki_calibration.py" \
-			"$ref" "$work/nki-calibration" "$res" "$build/neuron-explorer"
-		nki=(--reference "$ref" --nki-results "$res")
+			"$ref" "$run/kernels" "$run/results.tsv" "$build/neuron-explorer"
+		echo "calibration.sh: the NKI kernels' NEFFs, NTFFs and results are in $run" >&2
+		nki=(--reference "$ref" --nki-results "$run/results.tsv")
 	fi
 fi
 "$build/bench/bench_calib" "${md[@]}" "${nki[@]}"

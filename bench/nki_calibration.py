@@ -3,7 +3,8 @@
 """nki_calibration.py REF WORK OUT BIN: runs the NKI calibration kernels of
 REF/nki-calibration through our NKI front-end the way their measurement harness did,
 and writes the simulated Summary of each to OUT (a TSV that bench_calib --nki-results
-reads; bench/calibration.sh calls this).
+reads; bench/calibration.sh calls this). WORK must not exist yet: it is created and
+keeps each kernel's NEFF and NTFF.
 
 For each row of REF/nki-calibration/measured.tsv: numpy seed 42, inputs =
 transform_to_nki_inputs(get_inputs()) of its reference file, then
@@ -68,7 +69,11 @@ def main(argv):
     ref, work, out, binary = argv[1:]
     folder = os.path.join(ref, "nki-calibration")
     measured = os.path.join(folder, "measured.tsv")
-    os.makedirs(work, exist_ok=True)
+    if os.path.lexists(work):  # a fresh folder: nothing of anyone else's is overwritten
+        print("nki_calibration.py: %s exists; give a folder that does not" % work,
+              file=sys.stderr)
+        return 2
+    os.mkdir(work)
     env = dict(os.environ, NEURON_PLATFORM_TARGET_OVERRIDE="trn1")
     env.setdefault("NX_NKI_POLICY", "numerics=off")
     rows = []
@@ -77,9 +82,6 @@ def main(argv):
             name = r["problem"]
             neff = os.path.join(work, name + ".neff")
             ntff = os.path.join(work, name + ".ntff")
-            for p in (neff, ntff):
-                if os.path.exists(p):
-                    os.remove(p)
             print("nki_calibration: %s" % name, file=sys.stderr, flush=True)
             status, summary = "ok", {}
             run = subprocess.run([sys.executable, argv[0], "--one", folder, r["kernel_file"],
