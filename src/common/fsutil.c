@@ -44,34 +44,128 @@ int nx_read_file(const char *path, char **data, size_t *len, struct nx_err *err)
 	return 0;
 }
 
-int nx_write_file_atomic(const char *path, const void *data, size_t len, struct nx_err *err)
+int nx_tmp_create(const char *path, char **tmp, int *fd, struct nx_err *err)
 {
-	char *tmp = nx_xasprintf("%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "wb");
+	char *dir = nx_dir_of(path);
+	const char *base = strrchr(path, '/');
 	int rc = 0;
 
-	if (!f) {
-		rc = nx_errf(err, -errno, "cannot create '%s': %s", tmp, strerror(errno));
-		goto out;
+	base = base ? base + 1 : path;
+	*tmp = NULL;
+	*fd = -1;
+	for (unsigned i = 0; i < 1000; i++) {
+		char *t = nx_xasprintf("%s/.%s.tmp-%d-%u", dir, base, (int)getpid(), i);
+
+		*fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (*fd >= 0) {
+			*tmp = t;
+			break;
+		}
+		int e = errno;
+		free(t);
+		if (e != EEXIST) {
+			rc = nx_errf(err, -e, "cannot create a temporary file beside '%s': %s", path,
+				     strerror(e));
+			break;
+		}
 	}
-	if (len && fwrite(data, 1, len, f) != len) {
-		rc = nx_errf(err, -EIO, "cannot write '%s': %s", tmp, strerror(errno));
-		fclose(f);
+	if (!rc && *fd < 0)
+		rc = nx_errf(err, -EEXIST, "cannot create a temporary file beside '%s': 1000 "
+			     "names taken", path);
+	free(dir);
+	return rc;
+}
+
+int nx_tmp_commit(const char *tmp, const char *path, struct nx_err *err)
+{
+	if (rename(tmp, path) == 0)
+		return 0;
+	int e = errno;
+	unlink(tmp);
+	return nx_errf(err, -e, "cannot replace '%s' (with '%s'): %s", path, tmp, strerror(e));
+}
+
+char *nx_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return nx_xstrdup(".");
+	if (slash == path)
+		return nx_xstrdup("/");
+	return nx_xstrndup(path, (size_t)(slash - path));
+}
+
+int nx_write_file_atomic(const char *path, const void *data, size_t len, struct nx_err *err)
+{
+	const uint8_t *p = data;
+	char *tmp = NULL;
+	int fd, rc;
+
+	if ((rc = nx_tmp_create(path, &tmp, &fd, err)))
+		return rc;
+	for (size_t done = 0; done < len && !rc;) {
+		ssize_t n = write(fd, p + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			rc = nx_errf(err, n < 0 ? -errno : -EIO, "cannot write '%s': %s", tmp,
+				     n < 0 ? strerror(errno) : "nothing written");
+		else
+			done += (size_t)n;
+	}
+	if (close(fd) != 0 && !rc)
+		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
+	if (rc)
 		unlink(tmp);
-		goto out;
-	}
-	if (fclose(f) != 0) {
-		rc = nx_errf(err, -EIO, "cannot write '%s': %s", tmp, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) != 0) {
-		rc = nx_errf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, path,
-			     strerror(errno));
-		unlink(tmp);
-	}
-out:
+	else
+		rc = nx_tmp_commit(tmp, path, err);
 	free(tmp);
+	return rc;
+}
+
+int nx_copy_file(const char *from, const char *to, struct nx_err *err)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
+
+	if (in < 0)
+		return nx_errf(err, -errno, "cannot open '%s': %s", from, strerror(errno));
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (out < 0) {
+		rc = nx_errf(err, -errno, "cannot create '%s': %s", to, strerror(errno));
+		close(in);
+		return rc;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = nx_errf(err, -errno, "cannot read '%s': %s", from, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		for (ssize_t done = 0; done < n && !rc;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				rc = nx_errf(err, w < 0 ? -errno : -EIO, "cannot write '%s': %s", to,
+					     w < 0 ? strerror(errno) : "nothing written");
+			else
+				done += w;
+		}
+		if (rc)
+			break;
+	}
+	close(in);
+	if (close(out) != 0 && !rc)
+		rc = nx_errf(err, -errno, "cannot write '%s': %s", to, strerror(errno));
+	if (rc)
+		unlink(to);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * fsutil.h: the file-system helpers every stage shares: whole-file reads, directory
- * creation and removal, and atomic publication by rename. */
+ * creation and removal, and atomic replacement of a file through a unique temporary
+ * sibling and a rename. */
 #ifndef NX_COMMON_FSUTIL_H
 #define NX_COMMON_FSUTIL_H
 
@@ -11,6 +12,17 @@
 int nx_read_file(const char *path, char **data, size_t *len, struct nx_err *err);
 /* Writes a file through a temporary sibling and rename, so readers never see half of it. */
 int nx_write_file_atomic(const char *path, const void *data, size_t len, struct nx_err *err);
+/* Creates a new temporary file beside path, ".<base>.tmp-<pid>-<n>" in the same
+ * directory, with O_EXCL (so two writers never share one), mode 0666 less the umask.
+ * *tmp receives its name (caller frees), *fd the open descriptor. */
+int nx_tmp_create(const char *path, char **tmp, int *fd, struct nx_err *err);
+/* Renames tmp over path; on failure removes tmp and names both. */
+int nx_tmp_commit(const char *tmp, const char *path, struct nx_err *err);
+/* The directory part of path ("." when it has none, "/" for "/x"), newly allocated. */
+char *nx_dir_of(const char *path);
+/* Copies the file from into a new file to (which must not exist), in 64 KiB steps; a
+ * failed copy leaves no file. */
+int nx_copy_file(const char *from, const char *to, struct nx_err *err);
 /* mkdir -p. */
 int nx_mkdirs(const char *path, struct nx_err *err);
 /* rm -rf; a missing path is not an error. */

@@ -253,23 +253,18 @@ static int run_parts(struct exp *x, const char *dir, bool *any, struct nx_err *e
 	return 0;
 }
 
-int nx_export_perfetto_ex(const char *profile_dir, const char *out_path,
-			  struct nx_export_stats *stats, struct nx_err *err)
+int nx_export_perfetto_stream(const char *profile_dir, FILE *out, struct nx_export_stats *stats,
+			      struct nx_err *err)
 {
 	struct exp x;
-	char *tmp = nx_xasprintf("%s.tmp-%d", out_path, (int)getpid());
 	bool any = false;
 	int rc = 0;
 
 	memset(&x, 0, sizeof(x));
 	x.first = true;
+	x.fp = out;
 	if (!nx_is_dir(profile_dir)) {
 		rc = nx_errf(err, -ENOENT, "profile directory '%s' does not exist", profile_dir);
-		goto out;
-	}
-	x.fp = fopen(tmp, "w");
-	if (!x.fp) {
-		rc = nx_errf(err, -errno, "cannot create '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
 	fputs("{\"traceEvents\":[\n", x.fp);
@@ -282,25 +277,40 @@ int nx_export_perfetto_ex(const char *profile_dir, const char *out_path,
 	}
 	fputs("\n]}\n", x.fp);
 	if (fflush(x.fp) || ferror(x.fp)) {
-		rc = nx_errf(err, -EIO, "cannot write '%s': %s", tmp, strerror(errno));
+		rc = nx_errf(err, -EIO, "cannot write the trace: %s", strerror(errno));
 		goto out;
 	}
-	fclose(x.fp);
-	x.fp = NULL;
-	if (rename(tmp, out_path))
-		rc = nx_errf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, out_path,
-			     strerror(errno));
-	if (!rc && stats)
+	if (stats)
 		*stats = x.st;
 out:
-	if (x.fp)
-		fclose(x.fp);
-	if (rc)
-		remove(tmp);
 	for (size_t i = 0; i < x.ntracks; i++)
 		free(x.tracks[i].name);
 	free(x.tracks);
 	nx_strbuf_release(&x.ev);
+	return rc;
+}
+
+int nx_export_perfetto_ex(const char *profile_dir, const char *out_path,
+			  struct nx_export_stats *stats, struct nx_err *err)
+{
+	char *tmp = NULL;
+	FILE *fp = NULL;
+	int fd, rc;
+
+	if ((rc = nx_tmp_create(out_path, &tmp, &fd, err)))
+		return rc;
+	if (!(fp = fdopen(fd, "w"))) {
+		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
+		close(fd);
+	}
+	if (!rc && (rc = nx_export_perfetto_stream(profile_dir, fp, stats, err)))
+		nx_err_wrap(err, "writing '%s'", out_path);
+	if (fp && fclose(fp) != 0 && !rc)
+		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	else
+		rc = nx_tmp_commit(tmp, out_path, err);
 	free(tmp);
 	return rc;
 }

@@ -11,6 +11,8 @@
 #include "common/compat.h"
 #include "common/err.h"
 
+#include <stdio.h>
+
 struct nx_export_stats {
 	uint64_t events;       /* trace events written in total */
 	uint64_t framework;    /* from SystemProfileEvents rows */
@@ -23,6 +25,10 @@ int nx_export_perfetto(const char *profile_dir, const char *out_path, struct nx_
 /* Same, and fills *stats (may be NULL). */
 int nx_export_perfetto_ex(const char *profile_dir, const char *out_path,
 			  struct nx_export_stats *stats, struct nx_err *err);
+
+/* Same, to an open stream (stdout); a failure may leave part of the document written. */
+int nx_export_perfetto_stream(const char *profile_dir, FILE *out, struct nx_export_stats *stats,
+			      struct nx_err *err);
 
 /* Pid of the device process for physical core pcore in the export. */
 #define NX_EXPORT_DEVICE_PID(pcore) (1000000000 + (int64_t)(pcore))

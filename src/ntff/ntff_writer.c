@@ -4,11 +4,13 @@
  * The header goes out first. Records are then encoded into one buffer per kind; a
  * buffer becomes a chunk when it fills and at close, so each chunk holds one kind and
  * its records are delta coded against the previous record of the same chunk. Close
- * writes the END chunk with the per-kind totals and renames "<path>.tmp" to <path>.
+ * writes the END chunk with the per-kind totals and renames the file, written as a
+ * temporary sibling of a name no other writer shares (nx_tmp_create), to <path>.
  * Output depends only on the header and the record sequence, never on time or memory
  * addresses. Also home of the header and record checks the reader shares (varint.h). */
 #include "common/compat.h"
 #include "common/crc32c.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "neff/isa.h"
 #include "ntff/ntff.h"
@@ -350,16 +352,12 @@ int nx_ntff_writer_open(struct nx_ntff_writer **wp, const char *path,
 
 	w = nx_xcalloc(1, sizeof(*w));
 	w->path = nx_xstrdup(path);
-	w->tmp = nx_xasprintf("%s.tmp", path);
 	w->info = *info;
 	w->info.version = NX_NTFF_VERSION;
 	for (int k = 1; k <= NX_REC_KIND_MAX; k++)
 		w->kinds[k].buf = nx_xmalloc(NX_NTFF_CHUNK_HDR + CHUNK_PAYLOAD);
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		rc = nx_errf(err, -errno, "%s: cannot create: %s", w->tmp, strerror(errno));
-		free(w->tmp);
-		w->tmp = NULL; /* not ours: do not remove whatever is there */
+	if ((rc = nx_tmp_create(path, &w->tmp, &w->fd, err))) {
+		nx_err_wrap(err, "%s", path);
 		goto fail;
 	}
 	nx__ntff_header_encode(&w->info, hdr);
@@ -462,11 +460,9 @@ int nx_ntff_writer_close(struct nx_ntff_writer *w, struct nx_err *err)
 		goto fail;
 	}
 	w->fd = -1;
-	if (rename(w->tmp, w->path) != 0) {
-		rc = nx_errf(err, -errno, "cannot rename '%s' to '%s': %s", w->tmp, w->path,
-			     strerror(errno));
+	rc = nx_tmp_commit(w->tmp, w->path, err);
+	if (rc)
 		goto fail;
-	}
 	free(w->tmp);
 	w->tmp = NULL; /* published: nothing left to remove */
 fail:
