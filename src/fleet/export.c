@@ -4,10 +4,12 @@
  * DuckDB COPY ... (FORMAT parquet, PARTITION_BY (instance, nc)) over all the members'
  * files of that table, with the member's name as a `profile` column; the run's own
  * index tables are copied unpartitioned. Built in a temporary sibling of the output
- * directory and renamed into place. */
+ * directory and renamed into place; the output directory follows the output rule
+ * (common/outpath.h): new, empty, or an earlier export. */
 #include "common/compat.h"
 #include "fleet/fleet.h"
 #include "common/fsutil.h"
+#include "common/outpath.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
@@ -120,10 +122,13 @@ int nx_fleet_export(const char *data_path, const char *run, const char *out, siz
 	struct nx_duck *d = NULL;
 	char *index_dir = nx_profile_dir(data_path, run);
 	char *members = nx_path_join(index_dir, NX_FLEET_MEMBERS);
-	char *tmp = nx_xasprintf("%s.tmp-%d", out, (int)getpid());
+	struct nx_publish_plan pp = { 0 };
 	int rc;
 
 	*ntables = 0;
+	nx_publish_plan(&pp, data_path, NULL, out);
+	if ((rc = nx_out_dir_check(out, data_path, err)))
+		goto out_nop;
 	if ((rc = nx_fleet_manifest_read(data_path, run, &p, err)))
 		goto out_nop;
 	if (!nx_is_file(members)) {
@@ -170,23 +175,23 @@ int nx_fleet_export(const char *data_path, const char *run, const char *out, siz
 		else
 			nx_strbuf_addstr(&sql, ",NULL);");
 	}
-	if ((rc = nx_remove_tree(tmp, err)) || (rc = nx_mkdirs(tmp, err)) ||
-	    (rc = nx_duck_open(&d, 2, "1GB", err)) || (rc = nx_duck_exec(d, sql.buf, err)))
+	if ((rc = nx_publish_prepare(&pp, err)) || (rc = nx_duck_open(&d, 2, "1GB", err)) ||
+	    (rc = nx_duck_exec(d, sql.buf, err)))
 		goto out;
 	for (size_t i = 0; i < nt && !rc; i++)
-		rc = copy_partitioned(d, &tv[i], tmp, err);
+		rc = copy_partitioned(d, &tv[i], pp.tmp, err);
 	if (!rc)
-		rc = copy_index(d, index_dir, tmp, err);
+		rc = copy_index(d, index_dir, pp.tmp, err);
 	nx_duck_close(d);
 	d = NULL;
 	if (!rc)
-		rc = nx_publish_dir(tmp, out, err);
+		rc = nx_publish(&pp, err);
 	if (!rc)
 		*ntables = nt;
 out:
 	if (rc) {
 		struct nx_err ignored = { 0 };
-		nx_remove_tree(tmp, &ignored);
+		nx_remove_tree(pp.tmp, &ignored);
 	}
 	nx_fleet_plan_release(&p);
 out_nop:
@@ -199,6 +204,6 @@ out_nop:
 	nx_strbuf_release(&sql);
 	free(index_dir);
 	free(members);
-	free(tmp);
+	nx_publish_plan_release(&pp);
 	return rc;
 }

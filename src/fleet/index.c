@@ -353,7 +353,7 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 	}
 	nx_duck_close(d);
 	d = NULL;
-	rc = nx_publish_dir(pp.tmp, pp.final, err);
+	rc = nx_publish(&pp, err);
 out:
 	if (rc) {
 		struct nx_err ignored = { 0 };

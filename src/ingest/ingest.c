@@ -253,6 +253,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	if (!o->output_dir && (rc = nx_check_display_name(o->display_name, err)))
 		goto out;
 	nx_publish_plan(&pp, o->data_path, o->display_name, o->output_dir);
+	pp.nested = o->output_nested;
 	rc = open_inputs(&c, o, err);
 	if (rc || (rc = nx_publish_prepare(&pp, err)))
 		goto out;
@@ -333,7 +334,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		goto out;
 	nx_duck_close(d);
 	d = NULL;
-	rc = nx_publish_dir(pp.tmp, pp.final, err);
+	rc = nx_publish(&pp, err);
 	if (rc)
 		goto out;
 	struct nx_progress_event done = { .kind = NX_PROGRESS_DONE, .table = pp.final,

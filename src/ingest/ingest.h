@@ -15,6 +15,7 @@ struct nx_ingest_opts {
 	const char *data_path;    /* root of the workspace (--data-path) */
 	const char *display_name; /* profile name (--display-name) */
 	const char *output_dir;   /* when set: publish exactly this directory instead */
+	bool output_nested;       /* output_dir lies in another ingest's temporary directory */
 	bool quiet;               /* kept for callers; the library never prints */
 	const struct nx_progress *progress; /* per-table and per-batch events, or NULL */
 	bool keep_staging;        /* tests: publish the internal tables under .staging/ */
@@ -37,27 +38,46 @@ int nx_check_display_name(const char *name, struct nx_err *err);
 /* <data-path>/profiles/global/<name>@latest, newly allocated. */
 char *nx_profile_dir(const char *data_path, const char *name);
 
-/* Removes <parent>/.<name>@latest.tmp-<pid> directories whose process is gone (left
- * by ingests that were killed). */
-void nx_remove_stale_tmp(const char *parent, const char *name);
+/* The hidden temporary sibling a profile is built in (or an upload's archive written
+ * to): <data-path>/profiles/global/.<name>@latest.tmp-<pid>@<host>, newly allocated. */
+char *nx_profile_tmp(const char *data_path, const char *name);
+/* Removes the temporaries of <data-path>/profiles/global whose process has ended (an
+ * ingest or upload that was killed): on this host only, never a live one. */
+void nx_remove_stale_tmp(const char *data_path);
+
+/* The lock of a data path's publications (<data-path>/profiles/global/.publish.lock,
+ * flock): held while a profile is swapped in and while `upload` stores an archive. */
+int nx_profiles_lock(const char *data_path, int *fd, struct nx_err *err);
+void nx_profiles_unlock(int fd);
 
 /* Where a profile is built and published: final (<data>/profiles/global/<name>@latest,
  * or output_dir as given), its parent, and the hidden temporary sibling it is built in
- * (.<name>@latest.tmp-<pid>, or <output_dir>.tmp-<pid>). */
+ * (nx_profile_tmp, or <parent>/.<output base>.tmp-<pid>). */
 struct nx_publish_plan {
 	char *final, *parent, *tmp;
-	char *name; /* the display name; NULL with an explicit output_dir */
+	char *name;      /* the display name; NULL with an explicit output_dir */
+	char *data_path; /* the data path (may be NULL with an output_dir): protected */
+	bool nested;     /* output_dir is a fresh directory inside another ingest's
+			  * temporary directory: no output rule, no marker */
 };
 /* Plans the paths only; nothing on disk changes. */
 void nx_publish_plan(struct nx_publish_plan *p, const char *data_path, const char *name,
 		     const char *output_dir);
-/* Creates the parent, removes the temporaries of killed ingests of the same name, and
- * creates an empty tmp. */
+/* Checks an output directory against the output rule (common/outpath.h), creates the
+ * parent, removes the temporaries of killed ingests, and creates an empty tmp. */
 int nx_publish_prepare(const struct nx_publish_plan *p, struct nx_err *err);
+/* Publishes tmp as final: a profile through nx_publish_profile, an output directory
+ * checked again and marked (NX_OUT_MARKER), then swapped in. */
+int nx_publish(const struct nx_publish_plan *p, struct nx_err *err);
 void nx_publish_plan_release(struct nx_publish_plan *p);
 
+/* Publishes tmp_dir as the profile <name> of data_path under the data path's lock,
+ * carrying the previous version's source archive over (unless tmp_dir has its own). */
+int nx_publish_profile(const char *data_path, const char *name, const char *tmp_dir,
+		       struct nx_err *err);
 /* Replaces `final_dir` by `tmp_dir` atomically (rename, or exchange when final_dir
- * exists, then removal of the old contents). */
+ * exists, then removal of the old contents: a previous version that cannot be removed
+ * is an error naming where it stays, though the new one is in place). */
 int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *err);
 
 /* Writes a zero-row <Table>.parquet, with the schema's columns and types, for every

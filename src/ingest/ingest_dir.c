@@ -132,6 +132,7 @@ static int ingest_devices(struct run *r, struct nx_err *err)
 		io.data_path = r->o->data_path;
 		io.display_name = r->o->display_name;
 		io.output_dir = sub;
+		io.output_nested = true;
 		io.quiet = true; /* its DONE line would name the temporary directory */
 		if (!rc && (rc = nx_ingest(&io, NULL, err)))
 			nx_err_wrap(err, "device profile '%s' + '%s'", p->neff, p->ntff);
@@ -165,7 +166,8 @@ static void publish_extra_devices(struct run *r, const char *final)
 		char *to = nx_profile_dir(r->o->data_path, name);
 		struct nx_err e = { 0 };
 
-		if (nx_check_display_name(name, &e) || nx_publish_dir(from, to, &e))
+		if (nx_check_display_name(name, &e) ||
+		    nx_publish_profile(r->o->data_path, name, from, &e))
 			note(r, NX_PROGRESS_WARNING, "device profile '%s' stays under '%s/devices': %s",
 			     p->name, final, e.msg);
 		else
@@ -391,7 +393,7 @@ int nx_trace_ingest_dir(const struct nx_trace_opts *o, char **published, struct 
 		goto out;
 	nx_duck_close(r.d);
 	r.d = NULL;
-	if ((rc = nx_publish_dir(r.tmp, pp.final, err)))
+	if ((rc = nx_publish(&pp, err)))
 		goto out;
 	note(&r, NX_PROGRESS_NOTE, "Wrote %s", pp.final);
 	if (!o->output_dir)

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT
- * publish.c: atomic publication of a profile directory. The profile is built in a
- * hidden temporary sibling; publishing swaps it in with one rename (RENAME_EXCHANGE
- * when a previous version exists), so readers see either the old or the new profile,
- * never a mix, and a failed or killed ingest leaves the old one in place. */
+ * publish.c: atomic publication of a profile directory (or of an output directory).
+ * The profile is built in a hidden temporary sibling; publishing swaps it in with one
+ * rename (RENAME_EXCHANGE when a previous version exists), so readers see either the
+ * old or the new profile, never a mix, and a failed or killed ingest leaves the old one
+ * in place. Publications into a data path and `upload` hold the data path's lock while
+ * they swap, so the source archive attached to the previous version is carried into
+ * the new one and an upload lands in one version or the other, never in a removed one.
+ * Temporaries of ingests that were killed are removed by the next publication. */
 #include "common/compat.h"
 #include "ingest/ingest.h"
 #include "common/fsutil.h"
+#include "common/outpath.h"
+#include "common/source_archive.h"
 #include "common/xalloc.h"
 
 #include <dirent.h>
@@ -14,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The one rule for profile names (NX_NAME_RULE): every command checks it before any
@@ -57,20 +65,63 @@ char *nx_profile_dir(const char *data_path, const char *name)
 	return nx_xasprintf("%s/profiles/global/%s@latest", data_path, name);
 }
 
-/* Removes temporary directories left by ingests that were killed. */
-void nx_remove_stale_tmp(const char *parent, const char *name)
+/* This host's name as it goes into temporary names: [A-Za-z0-9._-] only. */
+static void host_tag(char *buf, size_t n)
 {
+	if (gethostname(buf, n) != 0)
+		snprintf(buf, n, "localhost");
+	buf[n - 1] = '\0';
+	for (char *c = buf; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '_'))
+			*c = '_';
+}
+
+char *nx_profile_tmp(const char *data_path, const char *name)
+{
+	char host[64];
+
+	host_tag(host, sizeof(host));
+	return nx_xasprintf("%s/profiles/global/.%s@latest.tmp-%d@%s", data_path, name,
+			    (int)getpid(), host);
+}
+
+/* Whether a temporary ".<name>@latest.tmp-<pid>[@<host>]..." belongs to a process that
+ * has ended: on this host (or without a host: written before hosts were recorded) and
+ * its process is gone. Another host's temporaries are never judged. */
+static bool tmp_is_stale(const char *entry)
+{
+	const char *at = strstr(entry, "@latest.tmp-"), *s;
+	char host[64];
+	char *end;
+	long pid;
+
+	if (entry[0] != '.' || !at)
+		return false;
+	s = at + strlen("@latest.tmp-");
+	errno = 0;
+	pid = strtol(s, &end, 10);
+	if (end == s || errno || pid <= 0 || pid > INT32_MAX)
+		return false;
+	if (*end == '@') {
+		host_tag(host, sizeof(host));
+		if (strcmp(end + 1, host))
+			return false;
+	} else if (*end) {
+		return false;
+	}
+	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+void nx_remove_stale_tmp(const char *data_path)
+{
+	char *parent = nx_xasprintf("%s/profiles/global", data_path);
 	DIR *dp = opendir(parent);
 	struct dirent *de;
-	char *prefix = nx_xasprintf(".%s@latest.tmp-", name);
-	size_t plen = strlen(prefix);
 
 	while (dp && (de = readdir(dp))) {
-		if (strncmp(de->d_name, prefix, plen))
+		if (!tmp_is_stale(de->d_name))
 			continue;
-		int pid = atoi(de->d_name + plen);
-		if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM))
-			continue; /* another ingest of the same name is running */
 		char *p = nx_path_join(parent, de->d_name);
 		struct nx_err ignored = { 0 };
 		nx_remove_tree(p, &ignored);
@@ -78,34 +129,66 @@ void nx_remove_stale_tmp(const char *parent, const char *name)
 	}
 	if (dp)
 		closedir(dp);
-	free(prefix);
+	free(parent);
+}
+
+int nx_profiles_lock(const char *data_path, int *fd, struct nx_err *err)
+{
+	char *dir = nx_xasprintf("%s/profiles/global", data_path);
+	char *path = nx_path_join(dir, ".publish.lock");
+	int rc = nx_mkdirs(dir, err);
+
+	*fd = -1;
+	if (!rc && (*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
+		rc = nx_errf(err, -errno, "cannot open the lock '%s': %s", path, strerror(errno));
+	while (!rc && flock(*fd, LOCK_EX) != 0) {
+		if (errno == EINTR)
+			continue;
+		rc = nx_errf(err, -errno, "cannot lock '%s': %s", path, strerror(errno));
+		close(*fd);
+		*fd = -1;
+	}
+	free(dir);
+	free(path);
+	return rc;
+}
+
+void nx_profiles_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* releases the flock */
 }
 
 void nx_publish_plan(struct nx_publish_plan *p, const char *data_path, const char *name,
 		     const char *output_dir)
 {
-	p->name = output_dir ? NULL : nx_xstrdup(name);
+	memset(p, 0, sizeof(*p));
+	p->data_path = data_path ? nx_xstrdup(data_path) : NULL;
 	if (output_dir) {
-		const char *slash = strrchr(output_dir, '/');
+		char *dir = nx_dir_of(output_dir);
+		const char *base = strrchr(output_dir, '/');
 
 		p->final = nx_xstrdup(output_dir);
-		p->parent = slash && slash != output_dir
-				    ? nx_xstrndup(output_dir, (size_t)(slash - output_dir))
-				    : nx_xstrdup(slash ? "/" : ".");
-		p->tmp = nx_xasprintf("%s.tmp-%d", output_dir, (int)getpid());
+		p->parent = dir;
+		p->tmp = nx_xasprintf("%s/.%s.tmp-%d", dir, base ? base + 1 : output_dir,
+				      (int)getpid());
 	} else {
+		p->name = nx_xstrdup(name);
 		p->final = nx_profile_dir(data_path, name);
 		p->parent = nx_xasprintf("%s/profiles/global", data_path);
-		p->tmp = nx_xasprintf("%s/.%s@latest.tmp-%d", p->parent, name, (int)getpid());
+		p->tmp = nx_profile_tmp(data_path, name);
 	}
 }
 
 int nx_publish_prepare(const struct nx_publish_plan *p, struct nx_err *err)
 {
-	int rc = nx_mkdirs(p->parent, err);
+	int rc = 0;
 
+	if (!p->name && !p->nested && (rc = nx_out_dir_check(p->final, p->data_path, err)))
+		return rc;
+	rc = nx_mkdirs(p->parent, err);
 	if (!rc && p->name)
-		nx_remove_stale_tmp(p->parent, p->name);
+		nx_remove_stale_tmp(p->data_path);
 	if (!rc)
 		rc = nx_remove_tree(p->tmp, err);
 	if (!rc)
@@ -119,21 +202,94 @@ void nx_publish_plan_release(struct nx_publish_plan *p)
 	free(p->parent);
 	free(p->tmp);
 	free(p->name);
+	free(p->data_path);
 	memset(p, 0, sizeof(*p));
 }
 
-int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *err)
+/* Puts tmp_dir in place of final_dir; the previous version, if any, is swapped to
+ * tmp_dir and returned in *old (true) for the caller to remove. */
+static int swap_in(const char *tmp_dir, const char *final_dir, bool *old, struct nx_err *err)
 {
+	*old = false;
 	if (rename(tmp_dir, final_dir) == 0)
 		return 0;
 	if (errno != EEXIST && errno != ENOTEMPTY)
 		return nx_errf(err, -errno, "cannot publish '%s' as '%s': %s", tmp_dir, final_dir,
 			       strerror(errno));
-	/* A previous version exists: swap the two directories in one step, then delete
-	 * the old one, which now sits at tmp_dir. */
 	if (renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, final_dir, RENAME_EXCHANGE) != 0)
 		return nx_errf(err, -errno, "cannot replace '%s': %s", final_dir, strerror(errno));
-	struct nx_err ignored = { 0 };
-	nx_remove_tree(tmp_dir, &ignored);
+	*old = true;
 	return 0;
+}
+
+/* Removes the previous version (now at tmp_dir) after a swap; one that cannot be
+ * removed is an error, naming where it stays. */
+static int remove_old(const char *tmp_dir, const char *final_dir, struct nx_err *err)
+{
+	struct nx_err e = { 0 };
+
+	if (!nx_remove_tree(tmp_dir, &e))
+		return 0;
+	return nx_errf(err, e.code, "'%s' is published, but its previous version could not be "
+		       "removed and stays in '%s': %s", final_dir, tmp_dir, e.msg);
+}
+
+int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *err)
+{
+	bool old;
+	int rc = swap_in(tmp_dir, final_dir, &old, err);
+
+	return !rc && old ? remove_old(tmp_dir, final_dir, err) : rc;
+}
+
+/* The previous version's source archive, linked (or copied) into the new one unless
+ * that brings its own. */
+static int carry_source(const char *tmp_dir, const char *final_dir, struct nx_err *err)
+{
+	char *from = nx_path_join(final_dir, NX_SOURCE_ARCHIVE);
+	char *to = nx_path_join(tmp_dir, NX_SOURCE_ARCHIVE);
+	struct stat st;
+	int rc = 0;
+
+	if (lstat(from, &st) == 0 && S_ISREG(st.st_mode) && lstat(to, &st) != 0 &&
+	    link(from, to) != 0)
+		rc = nx_copy_file(from, to, err);
+	if (rc)
+		nx_err_wrap(err, "keeping the source attached to '%s'", final_dir);
+	free(from);
+	free(to);
+	return rc;
+}
+
+int nx_publish_profile(const char *data_path, const char *name, const char *tmp_dir,
+		       struct nx_err *err)
+{
+	char *final = nx_profile_dir(data_path, name);
+	bool old = false;
+	int fd, rc = nx_profiles_lock(data_path, &fd, err);
+
+	if (!rc)
+		rc = carry_source(tmp_dir, final, err);
+	if (!rc)
+		rc = swap_in(tmp_dir, final, &old, err);
+	nx_profiles_unlock(fd);
+	if (!rc && old)
+		rc = remove_old(tmp_dir, final, err);
+	free(final);
+	return rc;
+}
+
+int nx_publish(const struct nx_publish_plan *p, struct nx_err *err)
+{
+	int rc;
+
+	if (p->name)
+		return nx_publish_profile(p->data_path, p->name, p->tmp, err);
+	if (p->nested)
+		return nx_publish_dir(p->tmp, p->final, err);
+	/* an output directory: checked again (it may have changed while we worked), marked */
+	if ((rc = nx_out_dir_check(p->final, p->data_path, err)) ||
+	    (rc = nx_out_dir_mark(p->tmp, err)))
+		return rc;
+	return nx_publish_dir(p->tmp, p->final, err);
 }

@@ -10,6 +10,7 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/source_archive.h" /* NX_SOURCE_ARCHIVE */
 
 #include <sys/types.h>
 #include <time.h>
@@ -59,7 +60,5 @@ bool nx__pfiles_dirs_unchanged(const struct nx_pfiles *pf);
 
 /* Case-insensitive lookup, as SQL identifiers are. Returns a borrowed pointer. */
 const struct nx_ptable *nx__pfiles_find(const struct nx_pfiles *pf, const char *name);
-
-#define NX_SOURCE_ARCHIVE "source_folder.tar.gz"
 
 #endif
