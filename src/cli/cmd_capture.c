@@ -6,6 +6,7 @@
  * execution N goes to profile_exec_N.ntff next to the -s path. */
 #include "common/compat.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_output.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
@@ -42,9 +43,11 @@ static void usage(FILE *f)
 		"      --enable-dge-notifs   record DMA packets (same as the environment\n"
 		"                            variable NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1)\n"
 		"  -v, --verbose             report progress on stderr as the run goes\n"
-		"  -q, --quiet               no start line on stderr\n"
+		"  -q, --quiet               no line on stderr saying what was written\n"
 		"\n"
-		"The trace is simulated (docs/simulator.md) and says so in its header.\n");
+		"The trace is simulated (docs/simulator.md) and says so in its header. An existing\n"
+		"file at the output path is replaced only when it is an NTFF; the trace is written\n"
+		"to a temporary file of its own beside it and renamed into place when complete.\n");
 }
 
 static void progress(void *arg, uint64_t done, uint64_t total, uint64_t now_ns)
@@ -71,45 +74,6 @@ static char *nth_path(const char *session, unsigned long n)
 	if (!slash)
 		return nx_xasprintf("profile_exec_%lu.ntff", n);
 	return nx_xasprintf("%.*s/profile_exec_%lu.ntff", (int)(slash - session), session, n);
-}
-
-/* Creates the directory the trace goes to, as the runtime does for its output, and
- * checks that the trace file can be written there, so that a bad -s is reported
- * before the run and by its own name. Prints its error. */
-static int check_output(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	struct nx_err err = { 0 };
-	int fd;
-
-	if (nx_is_dir(path)) {
-		nx_cli_error("capture", "-s '%s' is a directory; give the NTFF file to write "
-			     "(e.g. '%s/profile.ntff')", path, path);
-		return NX_EXIT_USAGE;
-	}
-	if (slash && slash != path) {
-		char *dir = nx_xstrndup(path, (size_t)(slash - path));
-		int rc = nx_mkdirs(dir, &err);
-
-		free(dir);
-		if (rc) {
-			nx_cli_error("capture", "cannot create the directory of the output '%s': %s",
-				     path, err.msg);
-			return NX_EXIT_FAIL;
-		}
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		close(fd);
-		unlink(path);
-		return NX_EXIT_OK;
-	}
-	if (errno == EEXIST && (fd = open(path, O_WRONLY | O_CLOEXEC)) >= 0) {
-		close(fd);
-		return NX_EXIT_OK;
-	}
-	nx_cli_error("capture", "cannot write the output '%s': %s", path, strerror(errno));
-	return NX_EXIT_FAIL;
 }
 
 /* The command line, as parsed. */
@@ -223,7 +187,9 @@ static int prepare(struct capture_args *a, struct nx_neff *neff, char **out)
 	if (!a->nth)
 		return NX_EXIT_OK;
 	*out = a->nth_given ? nth_path(a->session, a->nth) : nx_xstrdup(a->session);
-	return check_output(*out);
+	/* its directory is created as the runtime does for its output; an existing file is
+	 * replaced only when it is an NTFF (cli_output.h) */
+	return nx_cli_out_file("capture", *out, NX_CLI_OUT_NTFF, true);
 }
 
 /* Simulates (and profiles) the executions. */
@@ -235,14 +201,6 @@ static int run(const struct capture_args *a, const struct nx_neff *neff, const c
 	double t0;
 	int rc;
 
-	if (!a->co.quiet) {
-		fprintf(stderr, "capture: simulating %s on %s, %llu execution%s, ", a->neff_path,
-			a->so.target, n, n == 1 ? "" : "s");
-		if (out)
-			fprintf(stderr, "profiling #%llu into %s\n", a->nth, out);
-		else
-			fprintf(stderr, "profiling none\n");
-	}
 	t0 = wall_seconds();
 	if (!a->nth)
 		/* profiling disabled: run for errors only */
@@ -255,11 +213,18 @@ static int run(const struct capture_args *a, const struct nx_neff *neff, const c
 		nx_cli_error("capture", "'%s': %s", a->neff_path, err.msg);
 		return NX_EXIT_FAIL;
 	}
-	printf("captured %s: %llu execution%s, profiled #%llu: %" PRIu64 " instructions, %" PRIu64
-	       " DMA packets%s, %.3f us simulated on %s, %.2f s wall\n",
-	       out ? out : "(profiling disabled)", n, n == 1 ? "" : "s", a->nth, st.insts,
-	       st.dma_packets, a->so.dma_packets ? "" : " (not recorded)", st.end_ns / 1000.0,
-	       a->so.target, wall_seconds() - t0);
+	if (a->co.quiet)
+		return NX_EXIT_OK;
+	/* the one line capture prints (README) */
+	if (out)
+		fprintf(stderr, "capture: wrote %s: %s on %s, %llu execution%s, profiled #%llu: ",
+			out, a->neff_path, a->so.target, n, n == 1 ? "" : "s", a->nth);
+	else
+		fprintf(stderr, "capture: ran %s on %s, %llu execution%s, none profiled: ",
+			a->neff_path, a->so.target, n, n == 1 ? "" : "s");
+	fprintf(stderr, "%" PRIu64 " instructions, %" PRIu64 " DMA packets%s, %.3f us simulated, "
+		"%.2f s wall\n", st.insts, st.dma_packets, a->so.dma_packets ? "" : " (not recorded)",
+		st.end_ns / 1000.0, wall_seconds() - t0);
 	return NX_EXIT_OK;
 }
 

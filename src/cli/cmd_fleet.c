@@ -5,8 +5,10 @@
  * `fleet run-task` is what each local subprocess and each Slurm array task runs. */
 #include "common/compat.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_output.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
+#include "common/outpath.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "fleet/fleet.h"
@@ -54,7 +56,10 @@ static void usage(FILE *out)
 		"      --wait                with --slurm: return when the index job has finished\n"
 		"      --top N               report: at most N members per list (default 20)\n"
 		"      --recommend N         report: also run 'recommend' on the N slowest members\n"
-		"  -o, --output DIR          export: directory to write (replaced atomically)\n"
+		"  -o, --output DIR          export: directory to write: new or empty, or one an\n"
+		"                            earlier export wrote (it holds " NX_OUT_MARKER "),\n"
+		"                            which is then replaced whole, atomically; anything\n"
+		"                            else is refused\n"
 		"  -h, --help                this text\n",
 		NX_CLI_DEFAULT_DATA_PATH);
 }
@@ -538,6 +543,9 @@ static int do_export(struct opts *o)
 		nx_cli_error(CMD, "export needs -o OUT_DIR");
 		return NX_EXIT_USAGE;
 	}
+	int rc = nx_cli_out_dir(CMD, o->out, o->data_path);
+	if (rc)
+		return rc;
 	if (nx_fleet_export(o->data_path, o->co.display_name, o->out, &n, &err))
 		return fail(&err);
 	printf("Exported %zu member tables of run %s to %s\n", n, o->co.display_name, o->out);

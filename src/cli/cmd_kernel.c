@@ -6,6 +6,7 @@
  * The listing format is described in docs/formats/listing.md. */
 #include "common/compat.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_output.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
@@ -98,7 +99,8 @@ static int do_asm(int argc, char **argv)
 		case 'h':
 			printf("usage: neuron-explorer kernel asm LISTING -o K.neff\n\n"
 			       "Assembles a kernel listing (docs/formats/listing.md) into a NEFF with\n"
-			       "kernel debug info, so profiles point at the listing's source lines.\n");
+			       "kernel debug info, so profiles point at the listing's source lines.\n"
+			       "An existing K.neff is replaced only when it is a NEFF.\n");
 			return NX_EXIT_OK;
 		default:
 			return NX_EXIT_USAGE;
@@ -108,6 +110,8 @@ static int do_asm(int argc, char **argv)
 		nx_cli_error("kernel", "asm needs one LISTING and -o K.neff");
 		return NX_EXIT_USAGE;
 	}
+	if ((rc = nx_cli_out_file("kernel asm", out, NX_CLI_OUT_NEFF, false)))
+		return rc;
 	if (nx_listing_assemble_file(argv[optind], &neff, &err)) {
 		nx_cli_error("kernel", "%s", err.msg);
 		return NX_EXIT_FAIL;
@@ -127,7 +131,9 @@ static void gen_usage(void)
 	       "  --listing FILE   also write the generated listing to FILE\n"
 	       "  --instr-fetch    declare instruction queues, so captures include\n"
 	       "                   instruction-fetch DMA traffic\n"
-	       "  -q, --quiet      no line on stderr saying what was written\n");
+	       "  -q, --quiet      no line on stderr saying what was written\n"
+	       "An existing K.neff (or listing FILE) is replaced only when it is a NEFF (a\n"
+	       "listing this command wrote); anything else is refused.\n");
 }
 
 /* The command line of `kernel gen`, as parsed. */
@@ -189,7 +195,14 @@ static int parse_gen(int argc, char **argv, struct gen_args *a)
 			     argv[optind]);
 		return NX_EXIT_USAGE;
 	}
-	return NX_EXIT_OK;
+	if (a->listing && !strcmp(a->listing, a->out)) {
+		nx_cli_error("kernel gen", "--listing and -o are both '%s'", a->out);
+		return NX_EXIT_USAGE;
+	}
+	int rc = nx_cli_out_file("kernel gen", a->out, NX_CLI_OUT_NEFF, false);
+	if (!rc && a->listing)
+		rc = nx_cli_out_file("kernel gen", a->listing, NX_CLI_OUT_LISTING, false);
+	return rc;
 }
 
 /* Generates the listing, writes it when asked, assembles and writes the NEFF. */

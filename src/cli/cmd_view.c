@@ -4,12 +4,14 @@
  * no inputs it serves what the data path already holds. */
 #include "common/compat.h"
 #include "cli/cli_opts.h"
+#include "cli/cli_output.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/view_dir.h"
 #include "cli/view_progress.h"
 #include "cli/view_output.h"
 #include "common/fsutil.h"
+#include "common/outpath.h"
 #include "common/xalloc.h"
 #include "ingest/ingest.h"
 #include "schema/schema.h"
@@ -50,12 +52,17 @@ static void usage(FILE *out)
 		"      --port, --ui-port PORT  web UI port (default 3001; 0 picks a free port)\n"
 		"      --output-format FMT     parquet (default), summary-json, summary-text,\n"
 		"                              perfetto (Chrome trace JSON the Perfetto UI opens);\n"
-		"                              the summaries and the trace are exports: stdout (or\n"
-		"                              the output file) holds only the document, and the\n"
-		"                              profile is published only when --data-path or\n"
-		"                              --display-name is given\n"
-		"      --output-file PATH      with parquet: write the tables into this directory;\n"
-		"                              otherwise: write the summary or trace there\n"
+		"                              the summaries and the trace are exports written to\n"
+		"                              stdout (or the output file), which then holds only\n"
+		"                              the document; the profile is published only when\n"
+		"                              --data-path or --display-name is given\n"
+		"      --output-file PATH      with parquet: write the tables into this directory\n"
+		"                              instead of the data path (nothing is served). It\n"
+		"                              must be new or empty, or one an earlier run wrote\n"
+		"                              (it holds " NX_OUT_MARKER "), which is then\n"
+		"                              replaced whole; anything else is refused.\n"
+		"                              Otherwise: the file for the summary or the trace,\n"
+		"                              new or one of the same kind written before\n"
 		"      --show-profile-schema   print the profile schema (OpenAPI YAML) and exit\n"
 		"  -F ignore-nc-buf-usage=true skip SbufAllocation/SbufUsage/PsumUsage (faster on\n"
 		"                              huge traces)\n"
@@ -258,10 +265,11 @@ static int check_args(const struct view_args *a)
 {
 	const char *msg = NULL;
 
-	if (!!a->neff != !!a->ntff)
-		msg = "a device profile needs both -n NEFF and -s NTFF";
-	else if (a->sdir && a->neff)
-		msg = "give either -n/-s (one device profile) or -d DIR, not both";
+	if (a->sdir && (a->neff || a->ntff))
+		msg = "give either -n NEFF -s NTFF (one device profile) or -d DIR, not both";
+	else if (!!a->neff != !!a->ntff)
+		msg = a->neff ? "a device profile needs both -n NEFF and -s NTFF; -s is missing"
+			      : "a device profile needs both -n NEFF and -s NTFF; -n is missing";
 	if (msg) {
 		nx_cli_error("view", "%s", msg);
 		return NX_EXIT_USAGE;
@@ -271,12 +279,13 @@ static int check_args(const struct view_args *a)
 			     "summary-text, perfetto)", a->format);
 		return NX_EXIT_USAGE;
 	}
-	if (!strcmp(a->format, "perfetto") && !a->output_file)
-		msg = "--output-format perfetto needs --output-file FILE";
-	else if (a->ingest_only && !a->neff && !a->sdir)
-		msg = "--ingest-only needs -n NEFF and -s NTFF, or -d DIR";
-	if (msg) {
-		nx_cli_error("view", "%s", msg);
+	if (a->ingest_only && !a->neff && !a->sdir) {
+		nx_cli_error("view", "--ingest-only needs -n NEFF and -s NTFF, or -d DIR");
+		return NX_EXIT_USAGE;
+	}
+	if (!a->disable_ui && a->port && a->port == a->ui_port) {
+		nx_cli_error("view", "--api-server-port and --port are both %u; the API and the "
+			     "web UI need a port each (or --disable-ui)", a->port);
 		return NX_EXIT_USAGE;
 	}
 	return nx_cli_common_check(&a->co) ? NX_EXIT_USAGE : NX_EXIT_OK;
@@ -311,12 +320,32 @@ static int parse(int argc, char **argv, struct view_args *a)
 	return check_args(a);
 }
 
+/* The output file or directory, against the output rule, before any work. */
+static int check_output(const struct view_args *a)
+{
+	enum nx_cli_out kind = !strcmp(a->format, "summary-json")   ? NX_CLI_OUT_SUMMARY_JSON
+			       : !strcmp(a->format, "summary-text") ? NX_CLI_OUT_SUMMARY_TEXT
+								    : NX_CLI_OUT_PERFETTO;
+	char *data;
+	int rc;
+
+	if (!a->output_file)
+		return NX_EXIT_OK;
+	if (strcmp(a->format, "parquet"))
+		return nx_cli_out_file("view", a->output_file, kind, false);
+	data = nx_cli_common_data_path(&a->co);
+	rc = nx_cli_out_dir("view", a->output_file, data);
+	free(data);
+	return rc;
+}
+
 /* The profile name and the data path of an ingest: the data path asked for, or a
  * temporary one when an export publishes nothing. */
 static int prepare(const struct view_args *a, struct view_run *r)
 {
 	const char *input = a->sdir ? a->sdir : a->ntff;
 	struct nx_err err = { 0 };
+	int rc;
 
 	r->parquet = !strcmp(a->format, "parquet");
 	/* an export publishes nothing unless a data path or name is asked for */
@@ -327,6 +356,8 @@ static int prepare(const struct view_args *a, struct view_run *r)
 			     "--display-name", input, err.msg);
 		return NX_EXIT_USAGE;
 	}
+	if ((rc = check_output(a)))
+		return rc;
 	if (r->publish) {
 		r->data_path = nx_cli_common_data_path(&a->co);
 		return NX_EXIT_OK;
@@ -344,9 +375,12 @@ static int run_ingest(const struct view_args *a, struct view_run *r, bool *serve
 	int rc;
 
 	*serve_after = false;
-	rc = a->sdir ? nx_view_dir(a->sdir, r->data_path, r->name, a->co.quiet, &r->published)
+	const char *out_dir = r->parquet ? a->output_file : NULL;
+
+	rc = a->sdir ? nx_view_dir(a->sdir, r->data_path, r->name, out_dir, a->co.quiet,
+				   &r->published)
 		     : ingest_device(a->neff, a->ntff, r->data_path, r->name,
-				     r->parquet ? a->output_file : NULL, a->co.quiet,
+				     out_dir, a->co.quiet,
 				     a->skip_buf_usage, &r->published);
 	if (rc)
 		return rc;
@@ -359,10 +393,10 @@ static int run_ingest(const struct view_args *a, struct view_run *r, bool *serve
 			"to keep the profile)");
 	}
 	if (!strcmp(a->format, "perfetto"))
-		return nx_view_perfetto(r->published, a->output_file);
+		return nx_view_perfetto(r->published, a->output_file, a->co.quiet);
 	if (!r->parquet)
-		return nx_view_print_summary(r->published, a->format, a->output_file);
-	*serve_after = !a->ingest_only && !(a->neff && a->output_file);
+		return nx_view_print_summary(r->published, r->name, a->format, a->output_file);
+	*serve_after = !a->ingest_only && !a->output_file;
 	return NX_EXIT_OK;
 }
 

@@ -9,9 +9,10 @@
 #include "ingest/ingest_dir.h"
 
 #include <stdio.h>
+#include <string.h>
 
-int nx_view_dir(const char *dir, const char *data_path, const char *name, bool quiet,
-		char **published)
+int nx_view_dir(const char *dir, const char *data_path, const char *name,
+		const char *output_dir, bool quiet, char **published)
 {
 	struct nx_trace_opts o = { 0 };
 	struct nx_err err = { 0 };
@@ -24,31 +25,37 @@ int nx_view_dir(const char *dir, const char *data_path, const char *name, bool q
 	o.input = dir;
 	o.data_path = data_path;
 	o.display_name = name;
+	o.output_dir = output_dir;
 	nx_view_progress_init(&vp, quiet);
 	o.progress = &vp.cb;
 	if (nx_trace_ingest_dir(&o, published, &err)) {
 		nx_view_progress_clear(&vp);
 		nx_cli_error("view", "%s", err.msg);
-		return err.code == NX_EUSAGE || err.code == NX_ENOTFOUND ? NX_EXIT_USAGE
-									 : NX_EXIT_FAIL;
+		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 	}
 	return NX_EXIT_OK;
 }
 
-int nx_view_perfetto(const char *profile_dir, const char *out)
+int nx_view_perfetto(const char *profile_dir, const char *out, bool quiet)
 {
 	struct nx_err err = { 0 };
 	struct nx_export_stats st;
+	int rc;
 
-	if (!out || !out[0]) {
-		nx_cli_error("view", "--output-format perfetto needs --output-file FILE");
-		return NX_EXIT_USAGE;
+	if (out) {
+		rc = nx_export_perfetto_ex(profile_dir, out, &st, &err);
+	} else {
+		rc = nx_export_perfetto_stream(profile_dir, stdout, &st, &err);
+		if (!rc && fflush(stdout) != 0)
+			rc = nx_errf(&err, -errno, "cannot write the trace to stdout: %s",
+				     strerror(errno));
 	}
-	if (nx_export_perfetto_ex(profile_dir, out, &st, &err)) {
+	if (rc) {
 		nx_cli_error("view", "%s", err.msg);
 		return NX_EXIT_FAIL;
 	}
-	fprintf(stderr, "Wrote %" PRIu64 " trace events to %s (Chrome JSON: open it in "
-		"https://ui.perfetto.dev)\n", st.events, out);
+	if (!quiet)
+		fprintf(stderr, "Wrote %" PRIu64 " trace events to %s (Chrome JSON: open it in "
+			"https://ui.perfetto.dev)\n", st.events, out ? out : "stdout");
 	return NX_EXIT_OK;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * view_dir.h: the CLI side of directory mode (`view -d DIR`) and of the Perfetto
- * export (`view --output-format perfetto --output-file F`). Both print their errors
+ * export (`view --output-format perfetto [--output-file F]`). Both print their errors
  * as "neuron-explorer view: ..." and return an exit status (0 ok, 1 failure, 2 usage). */
 #ifndef NX_CLI_VIEW_DIR_H
 #define NX_CLI_VIEW_DIR_H
@@ -8,12 +8,14 @@
 #include "common/compat.h"
 
 /* Ingests every framework trace and NEFF/NTFF pair under dir (or the single trace file
- * dir names) as profile `name` in data_path. On success *published (if non-NULL)
- * receives the profile directory (caller frees). */
-int nx_view_dir(const char *dir, const char *data_path, const char *name, bool quiet,
-		char **published);
+ * dir names) as profile `name` in data_path, or into output_dir when it is not NULL. On
+ * success *published (if non-NULL) receives the profile directory (caller frees). */
+int nx_view_dir(const char *dir, const char *data_path, const char *name,
+		const char *output_dir, bool quiet, char **published);
 
-/* Writes the published profile in profile_dir to out as Chrome trace JSON. */
-int nx_view_perfetto(const char *profile_dir, const char *out);
+/* Writes the published profile in profile_dir as Chrome trace JSON to the file out
+ * (through a temporary sibling), or to stdout when out is NULL; says so on stderr
+ * unless quiet. */
+int nx_view_perfetto(const char *profile_dir, const char *out, bool quiet);
 
 #endif

@@ -7,8 +7,10 @@
 #include "common/compat.h"
 
 bool nx_view_format_known(const char *format);
-/* Prints the profile's summary in `format` to output_file (or stdout); returns an exit
- * status. */
-int nx_view_print_summary(const char *profile_dir, const char *format, const char *output_file);
+/* Prints the summary of the profile `name` (in profile_dir) in `format` to output_file
+ * (or stdout); returns an exit status (1, printing nothing, for a profile without a
+ * device Summary). */
+int nx_view_print_summary(const char *profile_dir, const char *name, const char *format,
+			  const char *output_file);
 
 #endif

@@ -16,6 +16,7 @@ struct printer {
 	struct nx_jw jw;
 	struct nx_strbuf text;
 	bool json;
+	bool any; /* the table has a row */
 };
 
 static void cell(void *arg, size_t row, const char *column, int kind, const char *text)
@@ -24,6 +25,7 @@ static void cell(void *arg, size_t row, const char *column, int kind, const char
 
 	if (row > 0)
 		return;
+	p->any = true;
 	if (!p->json) {
 		nx_strbuf_addf(&p->text, "%-44s %s\n", column, kind == NX_CELL_NULL ? "null" : text);
 		return;
@@ -59,6 +61,13 @@ int nx_summary_print(const char *profile_dir, bool json, FILE *out, struct nx_er
 	rc = nx_duck_query_cells(d, sql.buf, cell, &p, err);
 	if (rc)
 		goto out;
+	if (!p.any) {
+		rc = nx_errf(err, NX_ENOTFOUND, "profile '%s' has no device Summary (its Summary "
+			     "table has no row: the profile holds framework traces only, no "
+			     "NEFF/NTFF pair); the summary formats describe a device profile, and "
+			     "--output-format perfetto exports the trace's events", profile_dir);
+		goto out;
+	}
 	if (json) {
 		nx_jw_object_end(&p.jw);
 		fprintf(out, "%s\n", nx_strbuf_str(&jbuf));

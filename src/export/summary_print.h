@@ -9,6 +9,8 @@
 #include "common/err.h"
 #include <stdio.h>
 
+/* NX_ENOTFOUND, with nothing written, when the profile has no device Summary (that of a
+ * profile of framework traces only has no row). */
 int nx_summary_print(const char *profile_dir, bool json, FILE *out, struct nx_err *err);
 
 #endif

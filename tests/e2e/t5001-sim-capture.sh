@@ -21,17 +21,21 @@ grep -q '^@29 Tensor matmul' v0.txt || fail "listing lacks the matmul line"
 cmp -s v0.neff v0b.neff || fail "asm of the generated listing differs from gen"
 
 NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n v0.neff -s out/profile.ntff \
-	--profile-nth-exec=2 > cap.log || fail "capture"
+	--profile-nth-exec=2 > cap.out 2> cap.log || fail "capture"
 [ -s out/profile_exec_2.ntff ] || fail "no out/profile_exec_2.ntff"
 [ ! -e out/profile.ntff ] || fail "profile.ntff written despite --profile-nth-exec"
-grep -q "instructions" cap.log || fail "no summary line"
+# one line on stderr (README), nothing on stdout
+[ "$(wc -l < cap.log)" = 1 ] || fail "capture printed $(wc -l < cap.log) lines: $(cat cap.log)"
+grep -q "^capture: wrote out/profile_exec_2.ntff: v0.neff on trn2, 2 executions, profiled #2: [0-9]* instructions" \
+	cap.log || fail "no summary line: $(cat cap.log)"
+[ ! -s cap.out ] || fail "capture wrote to stdout"
 NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n v0.neff -s again.ntff \
 	--profile-nth-exec=2 > /dev/null || fail "second capture"
 mv out/profile_exec_2.ntff first.ntff
 NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n v0.neff -s out/x.ntff \
 	--profile-nth-exec=2 > /dev/null || fail "third capture"
 cmp -s first.ntff out/profile_exec_2.ntff || fail "captures of the same NEFF differ"
-"$BIN" capture -n v0.neff -s nodge.ntff > nodge.log || fail "capture without DGE"
+"$BIN" capture -n v0.neff -s nodge.ntff 2> nodge.log || fail "capture without DGE"
 grep -q "(not recorded)" nodge.log || fail "DMA packets recorded without DGE notifications"
 [ "$(stat -c %s nodge.ntff)" -lt "$(stat -c %s first.ntff)" ] || fail "no-DGE trace not smaller"
 "$BIN" capture -n v0.neff -s trn1.ntff --target trn1 > /dev/null || fail "trn1 capture"

@@ -12,10 +12,10 @@ BIN=$1 OUT=$2 NINST=$3 SLOW=${4:-3}
 mkdir -p "$OUT/.kernels"
 K=$OUT/.kernels
 if [ ! -s "$K/fast.ntff" ]; then
-	"$BIN" kernel gen matmul_v2 --size 512 -o "$K/fast.neff"
-	NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n "$K/fast.neff" -s "$K/fast.ntff" > /dev/null
-	"$BIN" kernel gen matmul_v0 --size 512 -o "$K/slow.neff"
-	NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n "$K/slow.neff" -s "$K/slow.ntff" > /dev/null
+	"$BIN" kernel gen matmul_v2 --size 512 -o "$K/fast.neff" -q
+	NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n "$K/fast.neff" -s "$K/fast.ntff" -q
+	"$BIN" kernel gen matmul_v0 --size 512 -o "$K/slow.neff" -q
+	NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n "$K/slow.neff" -s "$K/slow.ntff" -q
 fi
 FAST=a1b2c3d4e5f60001 SLOWH=a1b2c3d4e5f60002
 for ((i = 0; i < NINST; i++)); do

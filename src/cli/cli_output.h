@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT
+ * cli_output.h: the output paths of the commands, checked against the one output rule
+ * (common/outpath.h) before any work: which existing files each kind of output may
+ * replace (recognised by their first bytes), and the message and exit status of a
+ * refusal. */
+#ifndef NX_CLI_OUTPUT_H
+#define NX_CLI_OUTPUT_H
+
+#include "common/compat.h"
+
+enum nx_cli_out {
+	NX_CLI_OUT_NEFF,         /* kernel gen/asm -o */
+	NX_CLI_OUT_NTFF,         /* capture -s */
+	NX_CLI_OUT_LISTING,      /* kernel gen --listing */
+	NX_CLI_OUT_SUMMARY_JSON, /* view --output-format summary-json --output-file */
+	NX_CLI_OUT_SUMMARY_TEXT, /* ... summary-text */
+	NX_CLI_OUT_PERFETTO,     /* ... perfetto */
+};
+
+/* An output file of the given kind (with make_dir its directory is created). Prints the
+ * refusal as "neuron-explorer <cmd>: ..." and returns its exit status (2), or 0. */
+int nx_cli_out_file(const char *cmd, const char *path, enum nx_cli_out kind, bool make_dir);
+
+/* An output directory (view --output-file with parquet, fleet export -o); data_path is
+ * protected. Prints the refusal and returns 2, or 0. */
+int nx_cli_out_dir(const char *cmd, const char *path, const char *data_path);
+
+#endif
