@@ -386,33 +386,39 @@ void nx_tar_release(struct nx_tar *tar)
 	memset(tar, 0, sizeof(*tar));
 }
 
+void nx_tar_header(uint8_t h[NX_TAR_BLOCK], const char *name, uint64_t size, char type)
+{
+	unsigned sum = 0;
+
+	memset(h, 0, NX_TAR_BLOCK);
+	memcpy(h, name, strnlen(name, 99));
+	memcpy(h + 100, "0000644", 8);
+	memcpy(h + 108, "0000000", 8);
+	memcpy(h + 116, "0000000", 8);
+	snprintf((char *)h + 124, 12, "%011llo", (unsigned long long)size);
+	memcpy(h + 136, "00000000000", 12);
+	memset(h + 148, ' ', 8);
+	h[156] = (uint8_t)type;
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	for (size_t i = 0; i < NX_TAR_BLOCK; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+	h[155] = ' ';
+}
+
 int nx_tar_add(struct nx_strbuf *out, const char *name, const void *data, size_t len,
 	       struct nx_err *err)
 {
 	uint8_t h[NX_TAR_BLOCK];
 	size_t nlen = strlen(name);
-	unsigned sum = 0;
 
 	if (nlen == 0 || nlen > 99)
 		return nx_errf(err, NX_EUSAGE, "tar member name '%s' must be 1..99 bytes", name);
-	if ((uint64_t)len > 077777777777ull)
+	if ((uint64_t)len > NX_TAR_MAX_MEMBER)
 		return nx_errf(err, NX_EUSAGE, "tar member '%s' is too large (%zu bytes)", name,
 			       len);
-	memset(h, 0, sizeof(h));
-	memcpy(h, name, nlen);
-	memcpy(h + 100, "0000644", 8);
-	memcpy(h + 108, "0000000", 8);
-	memcpy(h + 116, "0000000", 8);
-	snprintf((char *)h + 124, 12, "%011llo", (unsigned long long)len);
-	memcpy(h + 136, "00000000000", 12);
-	memset(h + 148, ' ', 8);
-	h[156] = '0';
-	memcpy(h + 257, "ustar", 6);
-	memcpy(h + 263, "00", 2);
-	for (size_t i = 0; i < sizeof(h); i++)
-		sum += h[i];
-	snprintf((char *)h + 148, 8, "%06o", sum);
-	h[155] = ' ';
+	nx_tar_header(h, name, len, '0');
 	nx_strbuf_add(out, h, sizeof(h));
 	nx_strbuf_add(out, data, len);
 	size_t pad = (NX_TAR_BLOCK - len % NX_TAR_BLOCK) % NX_TAR_BLOCK;

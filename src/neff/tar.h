@@ -53,11 +53,38 @@ int nx_tar_read_gz(const char *where, const uint8_t *gz, size_t gzlen, struct nx
 const struct nx_tar_entry *nx_tar_find(const struct nx_tar *tar, const char *name);
 void nx_tar_release(struct nx_tar *tar);
 
+/* The largest member the 11 octal digits of a ustar size field hold. */
+#define NX_TAR_MAX_MEMBER 077777777777ull
+
+/* Fills the ustar header block of a member: name (at most 99 bytes are used), size,
+ * type '0' (a regular file) or 'L' (a GNU long name: the data is the name). Mode 0644,
+ * uid/gid 0, mtime 0. */
+void nx_tar_header(uint8_t h[NX_TAR_BLOCK], const char *name, uint64_t size, char type);
+
 /* Appends one regular-file member to an archive being built in `out`. Names longer
  * than 99 bytes fail with NX_EUSAGE. */
 int nx_tar_add(struct nx_strbuf *out, const char *name, const void *data, size_t len,
 	       struct nx_err *err);
 /* Appends the two zero blocks that end an archive. */
 void nx_tar_finish(struct nx_strbuf *out);
+
+/* A tar.gz written as a stream (tar_stream.c): members go through zlib to a file
+ * descriptor as they come, so memory stays at a few buffers whatever their size. Names
+ * longer than 99 bytes get a GNU long-name member first (nx_tar_parse, tar(1) and the
+ * web UI read them). Members are laid out as nx_tar_add lays them out. */
+struct nx_targz;
+/* `where` (the output's name) starts error messages. */
+int nx_targz_open(struct nx_targz **w, int fd, const char *where, struct nx_err *err);
+/* Adds the regular file open as in_fd, reading exactly size bytes from it (a file that
+ * ends early is an error naming in_name). */
+int nx_targz_add_fd(struct nx_targz *w, const char *name, int in_fd, const char *in_name,
+		    uint64_t size, struct nx_err *err);
+/* The tar bytes so far (headers, data, padding). */
+uint64_t nx_targz_tar_bytes(const struct nx_targz *w);
+/* Ends the archive and frees w; *gz_bytes (may be NULL) gets the bytes written to fd. */
+int nx_targz_close(struct nx_targz *w, uint64_t *gz_bytes, struct nx_err *err);
+void nx_targz_abort(struct nx_targz *w);
+/* The tar bytes a member of name_len and size bytes takes, long-name member included. */
+uint64_t nx_targz_member_bytes(size_t name_len, uint64_t size);
 
 #endif
