@@ -6,7 +6,24 @@
  * with them highlighted. Without an archive: the file:line references and how to upload. */
 'use strict';
 
-const SRC_MAX_BYTES = 64 << 20; /* refuse to unpack more than this in the browser */
+/* The archive's unpacked size is capped by the server (artifacts' unpacked_limit, the cap
+ * `upload` enforces): a larger archive, or one that unpacks to more, is not unpacked. */
+async function gunzipCapped(raw, limit) {
+  const reader = new Blob([raw]).stream().pipeThrough(new DecompressionStream('gzip')).getReader();
+  const parts = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > limit) {
+      reader.cancel();
+      throw new Error(`the source archive unpacks to more than ${NX.fmtBytes(limit)}, the most the source view unpacks`);
+    }
+    parts.push(value);
+  }
+  return new Blob(parts).arrayBuffer();
+}
 
 /* The regular files of a tar archive: [{path, bytes}]. ustar, pax ("path=") and GNU long
  * names; everything else (directories, links) is skipped. */
@@ -38,13 +55,14 @@ async function sourceArchive(name) {
   const arts = await NX.get(NX.profileBase(name) + '/artifacts?types=source-code');
   const a = arts.artifacts[0];
   if (!a) return null;
-  if (a.size > SRC_MAX_BYTES) throw new Error(`the source archive is ${NX.fmtBytes(a.size)}, more than the browser view unpacks`);
+  const limit = a.unpacked_limit || 64 << 20;
+  if (a.size > 2 * limit) throw new Error(`the source archive is ${NX.fmtBytes(a.size)}, more than the source view unpacks (${NX.fmtBytes(limit)})`);
   const r = await fetch(a.url);
   if (!r.ok) throw new Error(`source archive: HTTP ${r.status}`);
   const raw = await r.arrayBuffer();
   const gz = new Uint8Array(raw, 0, 2);
-  const tar = gz[0] === 0x1f && gz[1] === 0x8b
-    ? await new Response(new Blob([raw]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer() : raw;
+  if (!(gz[0] === 0x1f && gz[1] === 0x8b) && raw.byteLength > limit) throw new Error(`the source archive is ${NX.fmtBytes(raw.byteLength)}, more than the source view unpacks (${NX.fmtBytes(limit)})`);
+  const tar = gz[0] === 0x1f && gz[1] === 0x8b ? await gunzipCapped(raw, limit) : raw;
   const files = untar(tar).sort((x, y) => x.path.localeCompare(y.path));
   return { name: a.name, size: a.size, files };
 }

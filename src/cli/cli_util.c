@@ -65,11 +65,23 @@ char *nx_cli_default_name(const char *path)
 
 int nx_cli_data_path(const char *cmd, const char *path)
 {
-	if (path && path[0])
-		return 0;
-	nx_cli_error(cmd, "--data-path is empty; give a directory (the default is "
-		     NX_CLI_DEFAULT_DATA_PATH ")");
-	return -1;
+	char *p;
+	struct stat st;
+	int rc = 0;
+
+	if (!path || !path[0]) {
+		nx_cli_error(cmd, "--data-path is empty; give a directory (the default is "
+			     NX_CLI_DEFAULT_DATA_PATH ")");
+		return -1;
+	}
+	p = nx_expand_home(path);
+	if (stat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		nx_cli_error(cmd, "the data path '%s' is not a directory; give the directory that "
+			     "holds (or is to hold) the profiles", path);
+		rc = -1;
+	}
+	free(p);
+	return rc;
 }
 
 /* The temporary directory, owned by the signal thread's view too: guarded by tmp_lock. */

@@ -18,7 +18,8 @@ int nx_cli_name(const char *cmd, const char *name);
  * slashes and extensions (caller frees). */
 char *nx_cli_default_name(const char *path);
 
-/* A --data-path value: not empty (an empty one would put profiles under /profiles). */
+/* A --data-path value: not empty (an empty one would put profiles under /profiles), and
+ * not something other than a directory. */
 int nx_cli_data_path(const char *cmd, const char *path);
 
 

@@ -4,6 +4,7 @@
 #include "common/compat.h"
 #include "server/http.h"
 #include "common/json_writer.h"
+#include "common/source_archive.h"
 #include "common/xalloc.h"
 
 #include <stdlib.h>
@@ -135,6 +136,11 @@ static void artifact(struct nx_jw *jw, const struct nx_profile *p, const char *t
 	nx_jw_uint(jw, size);
 	nx_jw_key(jw, "url");
 	nx_jw_string(jw, url);
+	if (!strcmp(type, "source-code")) {
+		/* the one cap of an attached archive (`upload` refuses more): the UI's limit */
+		nx_jw_key(jw, "unpacked_limit");
+		nx_jw_uint(jw, NX_SOURCE_ARCHIVE_MAX);
+	}
 	nx_jw_object_end(jw);
 	free(url);
 }

@@ -420,6 +420,8 @@ static void test_artifacts(void **state)
 	a = json_array_get(json_object_get(j, "artifacts"), 0);
 	assert_string_equal(json_string_value(json_object_get(a, "type")), "source-code");
 	assert_string_equal(json_string_value(json_object_get(a, "name")), "source_folder.tar.gz");
+	/* the one cap of an attached archive, which `upload` enforces and the UI follows */
+	assert_int_equal(json_integer_value(json_object_get(a, "unpacked_limit")), 64 << 20);
 	assert_int_equal(json_array_size(json_object_get(j, "artifacts")), 1);
 	json_decref(j);
 	j = get_json("/api/v1/profiles/namespace/global/profile_name/my-kernel/artifacts", 200);
