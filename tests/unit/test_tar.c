@@ -4,7 +4,12 @@
  * truncation, oversized members, unterminated names, bad or truncated gzip). */
 #include "common/compat.h"
 #include "neff/tar.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
+#include "helper/fixture.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -282,6 +287,62 @@ static void test_gzip_errors(void **state)
 	nx_strbuf_release(&sb);
 }
 
+/* The streamed writer: members read from files, a name past 99 bytes as a GNU long name,
+ * the archive read back by nx_tar_read_gz; a file shorter than announced is an error
+ * naming it. */
+static void test_stream_writer(void **state)
+{
+	char *dir = nx_test_dir("tar-stream"), *in = nx_path_join(dir, "in.bin");
+	char *out = nx_path_join(dir, "out.tgz"), long_name[160];
+	static const char text[] = "hello, stream";
+	struct nx_err err = { 0 };
+	struct nx_targz *w = NULL;
+	struct nx_tar tar;
+	char *gz = NULL;
+	size_t gzlen = 0;
+	uint64_t gzb = 0;
+	int fd, src;
+
+	(void)state;
+	memset(long_name, 'n', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	assert_int_equal(nx_write_file_atomic(in, text, sizeof(text) - 1, &err), 0);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(nx_targz_open(&w, fd, out, &err), 0);
+	for (int k = 0; k < 2; k++) {
+		src = open(in, O_RDONLY);
+		assert_int_equal(nx_targz_add_fd(w, k ? long_name : "short.txt", src, in,
+						 sizeof(text) - 1, &err), 0);
+		close(src);
+	}
+	assert_int_equal(nx_targz_tar_bytes(w), nx_targz_member_bytes(9, sizeof(text) - 1) +
+						 nx_targz_member_bytes(159, sizeof(text) - 1));
+	assert_int_equal(nx_targz_close(w, &gzb, &err), 0);
+	close(fd);
+	assert_int_equal(nx_read_file(out, &gz, &gzlen, &err), 0);
+	assert_int_equal(gzb, gzlen);
+	assert_int_equal(nx_tar_read_gz("out.tgz", (uint8_t *)gz, gzlen, &tar, &err), 0);
+	assert_int_equal(tar.n, 2);
+	assert_non_null(nx_tar_find(&tar, long_name));
+	assert_memory_equal(nx_tar_find(&tar, "short.txt")->data, text, sizeof(text) - 1);
+	nx_tar_release(&tar);
+	free(gz);
+
+	/* announced longer than the file */
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(nx_targz_open(&w, fd, out, &err), 0);
+	src = open(in, O_RDONLY);
+	assert_int_equal(nx_targz_add_fd(w, "x", src, in, 1000, &err), NX_ETRUNC);
+	assert_non_null(strstr(err.msg, "in.bin' ended at byte 13 of 1000"));
+	close(src);
+	nx_targz_abort(w);
+	close(fd);
+	free(in);
+	free(out);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_bad_fields),
 		cmocka_unit_test(test_name_limits),
 		cmocka_unit_test(test_gzip_errors),
+		cmocka_unit_test(test_stream_writer),
 	};
 	return cmocka_run_group_tests_name("tar", tests, NULL, NULL);
 }
