@@ -13,10 +13,13 @@
 #include "common/xalloc.h"
 #include "fleet/fleet.h"
 
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #define CMD "fleet"
@@ -249,10 +252,13 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* The message of a failure and its exit status: 2 for what the command line asked
+ * wrongly, 1 for everything else, a missing run or directory included (as for every
+ * command's missing input). */
 static int fail(const struct nx_err *err)
 {
 	nx_cli_error(CMD, "%s", err->msg);
-	return err->code == NX_EUSAGE || err->code == NX_ENOTFOUND ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+	return err->code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 }
 
 /* The data path as an absolute path (Slurm jobs do not share our working directory). */
@@ -342,16 +348,25 @@ out:
 	return rc;
 }
 
-/* The tasks in todo as local subprocesses, then the index. */
+/* The tasks in todo as local subprocesses, then the index. A signal that stopped the
+ * tasks ends this process the same way once they are reaped. */
 static int ingest_local(struct opts *o, const char *self, const struct nx_fleet_plan *p,
 			const size_t *todo, size_t ntodo)
 {
 	struct nx_err err = { 0 };
 	size_t failed = 0;
+	int sig = 0;
 
 	if (ntodo && nx_fleet_run_local(self, o->data_path, p->run, todo, ntodo, o->jobs,
-					&failed, &err))
-		return fail(&err);
+					&failed, &sig, &err)) {
+		int rc = fail(&err);
+		if (sig) {
+			fflush(stdout);
+			signal(sig, SIG_DFL);
+			raise(sig);
+		}
+		return rc;
+	}
 	if (nx_fleet_index(o->data_path, p->run, o->threshold, &err))
 		return fail(&err);
 	return -1;
@@ -374,6 +389,38 @@ static int ingest_result(struct opts *o, const struct nx_fleet_plan *p)
 	return NX_EXIT_OK;
 }
 
+/* <data>/fleet/<run>/.lock, held by one `fleet ingest` of the run at a time (it holds
+ * that process's pid for the message of the next one). */
+static int lock_run(const char *data_path, const char *run, int *fd, struct nx_err *err)
+{
+	char *dir = nx_fleet_dir(data_path, run), *path = nx_path_join(dir, ".lock");
+	char pid[32] = "";
+	int rc = nx_mkdirs(dir, err);
+
+	*fd = -1;
+	if (!rc && (*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
+		rc = nx_errf(err, -errno, "cannot open '%s': %s", path, strerror(errno));
+	if (!rc && flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+		ssize_t n = pread(*fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		rc = nx_errf(err, -EBUSY, "run '%s' is being ingested by another 'fleet ingest'%s%s%s "
+			     "(%s is locked); wait for it to end", run, pid[0] ? " (process " : "",
+			     pid, pid[0] ? ")" : "", path);
+	} else if (!rc) {
+		int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		if (ftruncate(*fd, 0) != 0 || pwrite(*fd, pid, (size_t)n, 0) != n)
+			rc = nx_errf(err, -errno, "cannot write '%s': %s", path, strerror(errno));
+	}
+	if (rc && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	free(dir);
+	free(path);
+	return rc;
+}
+
 static int do_ingest(struct opts *o)
 {
 	struct nx_fleet_plan p = { 0 };
@@ -381,7 +428,7 @@ static int do_ingest(struct opts *o)
 	struct counts c;
 	size_t *todo = NULL, ntodo = 0;
 	char *self = NULL;
-	int rc;
+	int lock = -1, rc;
 
 	if (!o->input) {
 		nx_cli_error(CMD, "ingest needs the run directory");
@@ -393,7 +440,9 @@ static int do_ingest(struct opts *o)
 			     "--sbatch-arg and --wait go with --slurm");
 		return NX_EXIT_USAGE;
 	}
-	if (!(self = self_path(&err)) || nx_fleet_plan(o->input, o->co.display_name, &p, &err) ||
+	if (nx_fleet_check_run(o->data_path, o->co.display_name, &err) ||
+	    lock_run(o->data_path, o->co.display_name, &lock, &err) || !(self = self_path(&err)) ||
+	    nx_fleet_plan(o->input, o->co.display_name, &p, &err) ||
 	    nx_fleet_manifest_write(o->data_path, &p, &err)) {
 		rc = fail(&err);
 		goto out;
@@ -408,6 +457,8 @@ static int do_ingest(struct opts *o)
 	if (rc < 0)
 		rc = ingest_result(o, &p);
 out:
+	if (lock >= 0)
+		close(lock);
 	free(todo);
 	free(self);
 	nx_fleet_plan_release(&p);
@@ -523,9 +574,14 @@ static int do_index(struct opts *o)
 static int do_report(struct opts *o)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_fleet_plan p = { 0 };
 	struct nx_err err = { 0 };
 	int rc = NX_EXIT_OK;
 
+	/* a run that was never ingested is said so, as by the other verbs */
+	if (nx_fleet_manifest_read(o->data_path, o->co.display_name, &p, &err))
+		return fail(&err);
+	nx_fleet_plan_release(&p);
 	if (nx_fleet_report(o->data_path, o->co.display_name, o->top, o->recommend, &sb, &err))
 		rc = fail(&err);
 	else
@@ -564,14 +620,26 @@ static const struct {
  * go on, or the exit status. */
 static int check(const struct opts *o)
 {
+	bool known = false;
+
 	if (o->co.help || !o->sub) {
 		usage(o->co.help ? stdout : stderr);
 		return o->co.help ? NX_EXIT_OK : NX_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < NX_ARRAY_SIZE(subs); i++)
+		known = known || !strcmp(o->sub, subs[i].name);
+	if (!known) {
+		nx_cli_error(CMD, "'%s' is not a fleet subcommand (ingest, status, index, report, "
+			     "export)", o->sub);
+		return NX_EXIT_USAGE;
 	}
 	if (!o->co.display_name) {
 		nx_cli_error(CMD, "%s needs --display-name RUN", o->sub);
 		return NX_EXIT_USAGE;
 	}
+	/* the run's name goes into paths: checked for every verb */
+	if (nx_cli_common_check(&o->co))
+		return NX_EXIT_USAGE;
 	if (strcmp(o->sub, "ingest") && o->input) {
 		nx_cli_error(CMD, "unexpected argument '%s'", o->input);
 		return NX_EXIT_USAGE;
@@ -593,15 +661,9 @@ int cmd_fleet(int argc, char **argv)
 		free(o.extra);
 		return fail(&err);
 	}
-	rc = -1;
-	for (size_t i = 0; i < NX_ARRAY_SIZE(subs) && rc < 0; i++)
+	for (size_t i = 0; i < NX_ARRAY_SIZE(subs); i++)
 		if (!strcmp(o.sub, subs[i].name))
 			rc = subs[i].fn(&o);
-	if (rc < 0) {
-		nx_cli_error(CMD, "'%s' is not a fleet subcommand (ingest, status, index, report, "
-			     "export)", o.sub);
-		rc = NX_EXIT_USAGE;
-	}
 	free(o.data_path);
 	free(o.extra);
 	return rc;

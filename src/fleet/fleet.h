@@ -34,12 +34,23 @@ struct nx_fleet_plan {
 };
 
 /* Walks run_dir (as `view -d` does) and plans one task per NEFF/NTFF pair and one per
- * framework trace file. Member profile names are <run>-<instance>_pid_<pid>-<ntff name>
- * for pairs and <run>-trace-<instance> for traces, made unique with -2, -3, ...
- * Errors: NX_ENOTFOUND when the tree holds nothing to ingest. */
+ * framework trace file. Member profile names are <run>-<label>-<id>: the label
+ * <instance>_pid_<pid>-<ntff name> for pairs, trace-<instance>[-rank<N>] for traces
+ * (other characters than a name's become '_'; cut to fit NX_NAME_MAX), and <id> 8 hex
+ * digits of SHA-256 over the input's path relative to run_dir (with the NEFF's) and
+ * its size, first and last 64 KiB: the same member in every re-plan, a new one when the
+ * file changes. Errors: NX_ENOTFOUND when the tree is missing or holds nothing to
+ * ingest. */
 int nx_fleet_plan(const char *run_dir, const char *run, struct nx_fleet_plan *p,
 		  struct nx_err *err);
 void nx_fleet_plan_release(struct nx_fleet_plan *p);
+
+/* The longest run name: its members' names (<run>-<label>-<8 digits>) must fit. */
+#define NX_FLEET_RUN_MAX 190
+/* A run name that can be used on data_path: a valid name of at most NX_FLEET_RUN_MAX
+ * characters, and not the name of an ordinary profile there (which the run's index would
+ * replace). NX_EUSAGE with the reason otherwise. */
+int nx_fleet_check_run(const char *data_path, const char *run, struct nx_err *err);
 
 /* <data>/fleet/<run>, newly allocated. */
 char *nx_fleet_dir(const char *data_path, const char *run);
@@ -47,7 +58,8 @@ char *nx_fleet_dir(const char *data_path, const char *run);
 /* Writes <data>/fleet/<run>/manifest.tsv (atomically) and creates status/ and logs/. */
 int nx_fleet_manifest_write(const char *data_path, const struct nx_fleet_plan *p,
 			    struct nx_err *err);
-/* Reads it back; errors name the file and line. */
+/* Reads it back; errors name the file and line. Every member name must be a valid name
+ * starting with "<run>-" (names go into paths). */
 int nx_fleet_manifest_read(const char *data_path, const char *run, struct nx_fleet_plan *p,
 			   struct nx_err *err);
 
@@ -76,9 +88,11 @@ int nx_fleet_run_task(const char *data_path, const struct nx_fleet_plan *p, size
 
 /* Runs tasks idx[0..n) as `self fleet run-task ...` subprocesses, at most jobs at a
  * time, each logging to <fleet dir>/logs/<profile>.log. *failed gets the number that
- * did not succeed. */
+ * did not succeed. SIGINT, SIGTERM or SIGHUP meanwhile is forwarded to every task
+ * process; no more start, all are reaped, and the call fails with -EINTR and the signal
+ * in *stopped_by (else 0). */
 int nx_fleet_run_local(const char *self, const char *data_path, const char *run,
-		       const size_t *idx, size_t n, unsigned jobs, size_t *failed,
+		       const size_t *idx, size_t n, unsigned jobs, size_t *failed, int *stopped_by,
 		       struct nx_err *err);
 
 struct nx_fleet_slurm {

@@ -312,7 +312,8 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 	struct nx_duck *d = NULL;
 	int rc;
 
-	if ((rc = nx_fleet_manifest_read(data_path, run, &p, err)))
+	if ((rc = nx_fleet_check_run(data_path, run, err)) ||
+	    (rc = nx_fleet_manifest_read(data_path, run, &p, err)))
 		return rc;
 	state = nx_xcalloc(p.n, sizeof(*state));
 	msg = nx_xcalloc(p.n, sizeof(*msg));

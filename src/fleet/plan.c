@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: MIT
  * plan.c: the fleet planner (run tree -> tasks and member profile names) and the
- * manifest <data>/fleet/<run>/manifest.tsv that writes the plan down (see fleet.h). */
+ * manifest <data>/fleet/<run>/manifest.tsv that writes the plan down (see fleet.h). A
+ * member's name comes from its input alone (its path in the run and a fingerprint of its
+ * content), so it is the same in every re-plan, whatever else the tree holds. */
 #include "common/compat.h"
 #include "fleet/fleet.h"
 #include "common/fsutil.h"
+#include "common/le.h"
+#include "common/sha256.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "ingest/ingest.h"
 #include "trace/walk.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MANIFEST_HEADER "task\tkind\tprofile\tinstance\tpid\tnc\tmodel_id\trank\tneff\tinput"
 #define NCOLS 10
@@ -34,12 +41,76 @@ void nx_fleet_plan_release(struct nx_fleet_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Characters a display name may not hold become '_'. */
+/* Characters a display name may not hold become '_', and so does the '.' of ".tmp". */
 static void sanitize(char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || strchr("/\\@?#%\t\x7f", *s))
-			*s = '_';
+	for (char *c = s; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
+			*c = '_';
+	for (char *t = strstr(s, ".tmp"); t; t = strstr(t, ".tmp"))
+		*t = '_';
+}
+
+/* The content fingerprint of an input: its size and its first and last 64 KiB, which
+ * for an NTFF hold the header (with the NEFF's uuid) and the END chunk's totals. */
+static int fingerprint(const char *path, struct nx_sha256 *h, struct nx_err *err)
+{
+	static const size_t part = 65536;
+	uint8_t *buf = nx_xmalloc(part), size_le[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		rc = nx_errf(err, NX_ENOTFOUND, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	nx_put_le64(size_le, (uint64_t)st.st_size);
+	nx_sha256_update(h, size_le, sizeof(size_le));
+	for (int k = 0; k < 2; k++) {
+		off_t at = k == 0 || st.st_size <= (off_t)part ? 0 : st.st_size - (off_t)part;
+		ssize_t n = pread(fd, buf, part, at);
+
+		if (n < 0) {
+			rc = nx_errf(err, -errno, "cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		nx_sha256_update(h, buf, (size_t)n);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return rc;
+}
+
+/* A member's name: <run>-<label>-<id>, where <id> is 8 hex digits of SHA-256 over the
+ * task's kind, its input's path relative to the run directory (and its NEFF's), and the
+ * input's content fingerprint. The label is cut to keep the name within NX_NAME_MAX. */
+static int member_name(const char *run, const char *root, char kind, const char *input,
+		       const char *neff, char *label, char **name, struct nx_err *err)
+{
+	struct nx_sha256 h;
+	uint8_t d[NX_SHA256_SIZE];
+	size_t rl = strlen(root), room;
+	const char *in_rel = strncmp(input, root, rl) ? input : input + rl;
+	const char *neff_rel = strncmp(neff, root, rl) ? neff : neff + rl;
+	int rc;
+
+	nx_sha256_init(&h);
+	nx_sha256_update(&h, &kind, 1);
+	nx_sha256_update(&h, in_rel, strlen(in_rel) + 1);
+	nx_sha256_update(&h, neff_rel, strlen(neff_rel) + 1);
+	if ((rc = fingerprint(input, &h, err)))
+		return rc;
+	nx_sha256_final(&h, d);
+	sanitize(label);
+	room = NX_NAME_MAX - strlen(run) - 10; /* "-", "-" and 8 digits */
+	if (strlen(label) > room)
+		label[room] = '\0';
+	*name = label[0] ? nx_xasprintf("%s-%s-%02x%02x%02x%02x", run, label, d[0], d[1], d[2], d[3])
+			 : nx_xasprintf("%s-%02x%02x%02x%02x", run, d[0], d[1], d[2], d[3]);
+	return 0;
 }
 
 static bool name_taken(const struct nx_fleet_plan *p, const char *name)
@@ -48,25 +119,6 @@ static bool name_taken(const struct nx_fleet_plan *p, const char *name)
 		if (!strcmp(p->t[i].profile, name))
 			return true;
 	return false;
-}
-
-/* base, or base-2, base-3 ... whichever is free; too long names become <run>-t<i>. */
-static char *unique_name(const struct nx_fleet_plan *p, char *base)
-{
-	char *name;
-
-	sanitize(base);
-	if (strlen(base) > 190) {
-		free(base);
-		base = nx_xasprintf("%s-t%zu", p->run, p->n);
-	}
-	name = nx_xstrdup(base);
-	for (unsigned k = 2; name_taken(p, name); k++) {
-		free(name);
-		name = nx_xasprintf("%s-%u", base, k);
-	}
-	free(base);
-	return name;
 }
 
 static char *absolute(const char *path)
@@ -120,18 +172,108 @@ static int check_field(const char *s, const char *what, struct nx_err *err)
 	return 0;
 }
 
+int nx_fleet_check_run(const char *data_path, const char *run, struct nx_err *err)
+{
+	char *dir = nx_profile_dir(data_path, run);
+	char *members = nx_path_join(dir, NX_FLEET_MEMBERS);
+	int rc = nx_check_display_name(run, err);
+
+	if (!rc && strlen(run) > NX_FLEET_RUN_MAX)
+		rc = nx_errf(err, NX_EUSAGE, "the run name is %zu characters long; a fleet run's "
+			     "name has at most %d, so that its members' names fit", strlen(run),
+			     NX_FLEET_RUN_MAX);
+	else if (!rc && nx_is_dir(dir) && !nx_is_file(members))
+		rc = nx_errf(err, NX_EUSAGE, "profile '%s' already exists and is not a fleet run "
+			     "(it has no %s); choose another --display-name (nothing was "
+			     "changed)", run, NX_FLEET_MEMBERS);
+	free(dir);
+	free(members);
+	return rc;
+}
+
+/* One task per NEFF/NTFF pair found. */
+static int plan_pairs(struct nx_fleet_plan *p, const struct nx_found *f, const char *root,
+		      size_t *cap, struct nx_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < f->npairs && !rc; i++) {
+		const struct nx_dev_pair *d = &f->pairs[i];
+		struct nx_fleet_task t = { .kind = NX_FLEET_DEVICE, .rank = -1 };
+		char *label = d->instance[0] ? nx_xasprintf("%s_pid_%" PRId64 "-%s", d->instance,
+							    d->pid, d->name)
+					     : nx_xstrdup(d->name);
+
+		t.instance = nx_xstrdup(d->instance);
+		t.pid = d->instance[0] ? d->pid : -1;
+		t.nc = d->vnc;
+		t.model = d->instid;
+		t.neff = absolute(d->neff);
+		t.input = absolute(d->ntff);
+		rc = member_name(p->run, root, 'd', t.input, t.neff, label, &t.profile, err);
+		free(label);
+		if (!rc && name_taken(p, t.profile))
+			rc = nx_errf(err, NX_ECORRUPT, "'%s' and another input of the run have the "
+				     "same identity %s", t.input, t.profile);
+		NX_GROW(p->t, p->n + 1, *cap);
+		p->t[p->n++] = t;
+		if (!rc)
+			rc = check_field(t.input, "NTFF path", err);
+		if (!rc)
+			rc = check_field(t.neff, "NEFF path", err);
+		if (!rc)
+			rc = check_field(t.instance, "instance", err);
+	}
+	return rc;
+}
+
+/* One task per framework trace file found. */
+static int plan_traces(struct nx_fleet_plan *p, const struct nx_found *f, const char *root,
+		       size_t *cap, struct nx_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < f->ntraces && !rc; i++) {
+		struct nx_fleet_task t = { .kind = NX_FLEET_TRACE, .nc = -1, .model = -1 };
+		char *label;
+
+		t.instance = nx_xstrdup(f->instances[i]);
+		t.pid = pid_of(f->traces[i]);
+		t.rank = rank_of(f->traces[i]);
+		t.neff = nx_xstrdup("");
+		t.input = absolute(f->traces[i]);
+		label = t.rank >= 0 ? nx_xasprintf("trace-%s-rank%" PRId64, t.instance, t.rank)
+				    : nx_xasprintf("trace-%s", t.instance);
+		rc = member_name(p->run, root, 't', t.input, "", label, &t.profile, err);
+		free(label);
+		if (!rc && name_taken(p, t.profile))
+			rc = nx_errf(err, NX_ECORRUPT, "'%s' and another input of the run have the "
+				     "same identity %s", t.input, t.profile);
+		NX_GROW(p->t, p->n + 1, *cap);
+		p->t[p->n++] = t;
+		if (!rc)
+			rc = check_field(t.input, "trace path", err);
+		if (!rc)
+			rc = check_field(t.instance, "instance", err);
+	}
+	return rc;
+}
+
 int nx_fleet_plan(const char *run_dir, const char *run, struct nx_fleet_plan *p,
 		  struct nx_err *err)
 {
 	struct nx_found f;
 	size_t cap = 0;
+	char *root = NULL;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
 	if ((rc = nx_check_display_name(run, err)))
 		return rc;
 	if (!nx_is_dir(run_dir))
-		return nx_errf(err, NX_ENOTFOUND, "run directory '%s' is not a directory", run_dir);
+		return nx_errf(err, NX_ENOTFOUND, "run directory '%s': %s", run_dir,
+			       access(run_dir, F_OK) ? "no such file or directory"
+						     : "not a directory");
 	if ((rc = nx_trace_walk(run_dir, &f, err)))
 		return rc;
 	p->run = nx_xstrdup(run);
@@ -140,47 +282,16 @@ int nx_fleet_plan(const char *run_dir, const char *run, struct nx_fleet_plan *p,
 			     run_dir);
 		goto out;
 	}
-	for (size_t i = 0; i < f.npairs && !rc; i++) {
-		const struct nx_dev_pair *d = &f.pairs[i];
-		struct nx_fleet_task t = { .kind = NX_FLEET_DEVICE, .rank = -1 };
-
-		t.instance = nx_xstrdup(d->instance);
-		t.pid = d->instance[0] ? d->pid : -1;
-		t.nc = d->vnc;
-		t.model = d->instid;
-		t.neff = absolute(d->neff);
-		t.input = absolute(d->ntff);
-		t.profile = unique_name(p, d->instance[0]
-					     ? nx_xasprintf("%s-%s_pid_%" PRId64 "-%s", run,
-							    d->instance, d->pid, d->name)
-					     : nx_xasprintf("%s-%s", run, d->name));
-		NX_GROW(p->t, p->n + 1, cap);
-		p->t[p->n++] = t;
-		rc = check_field(t.input, "NTFF path", err);
-		if (!rc)
-			rc = check_field(t.neff, "NEFF path", err);
-		if (!rc)
-			rc = check_field(t.instance, "instance", err);
-	}
-	for (size_t i = 0; i < f.ntraces && !rc; i++) {
-		struct nx_fleet_task t = { .kind = NX_FLEET_TRACE, .nc = -1, .model = -1 };
-
-		t.instance = nx_xstrdup(f.instances[i]);
-		t.pid = pid_of(f.traces[i]);
-		t.rank = rank_of(f.traces[i]);
-		t.neff = nx_xstrdup("");
-		t.input = absolute(f.traces[i]);
-		t.profile = unique_name(p, t.rank >= 0
-					     ? nx_xasprintf("%s-trace-%s-rank%" PRId64, run,
-							    t.instance, t.rank)
-					     : nx_xasprintf("%s-trace-%s", run, t.instance));
-		NX_GROW(p->t, p->n + 1, cap);
-		p->t[p->n++] = t;
-		rc = check_field(t.input, "trace path", err);
-		if (!rc)
-			rc = check_field(t.instance, "instance", err);
-	}
+	root = realpath(run_dir, NULL);
+	if (!root)
+		root = nx_xstrdup(run_dir);
+	root = nx_xrealloc(root, strlen(root) + 2);
+	strcat(root, "/");
+	rc = plan_pairs(p, &f, root, &cap, err);
+	if (!rc)
+		rc = plan_traces(p, &f, root, &cap, err);
 out:
+	free(root);
 	nx_found_release(&f);
 	if (rc)
 		nx_fleet_plan_release(p);
@@ -265,6 +376,7 @@ int nx_fleet_manifest_read(const char *data_path, const char *run, struct nx_fle
 		size_t nc = 0;
 		int64_t task, v[4];
 		struct nx_fleet_task t = { 0 };
+		struct nx_err e = { 0 };
 
 		next = strchr(line, '\n');
 		if (!next) {
@@ -299,6 +411,13 @@ int nx_fleet_manifest_read(const char *data_path, const char *run, struct nx_fle
 		    !col[9][0]) {
 			rc = nx_errf(err, NX_ECORRUPT, "'%s': line %zu: malformed task row", path,
 				     lineno);
+			break;
+		}
+		/* every name read back goes into paths: it must be one of this run's members */
+		if (nx_check_display_name(col[2], &e) || strncmp(col[2], run, strlen(run)) ||
+		    col[2][strlen(run)] != '-') {
+			rc = nx_errf(err, NX_ECORRUPT, "'%s': line %zu: '%.200s' is not a member name "
+				     "of run '%s'", path, lineno, col[2], run);
 			break;
 		}
 		t.kind = strcmp(col[1], "device") ? NX_FLEET_TRACE : NX_FLEET_DEVICE;

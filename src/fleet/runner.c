@@ -10,6 +10,7 @@
 #include "common/xalloc.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #include <unistd.h>
 
 static pid_t spawn(const char *self, const char *data_path, const char *run, size_t task,
-		   const char *log, struct nx_err *err)
+		   const char *log, const sigset_t *mask, struct nx_err *err)
 {
 	char num[32];
 	char *argv[] = { (char *)self, (char *)"fleet", (char *)"run-task", (char *)"--data-path",
@@ -36,65 +37,106 @@ static pid_t spawn(const char *self, const char *data_path, const char *run, siz
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		sigprocmask(SIG_SETMASK, mask, NULL); /* the mask survives exec */
 		execv(self, argv);
 		_exit(127);
 	}
 	return pid;
 }
 
+/* The local runner's processes: at most `jobs`, each a pid or 0 for a free slot. */
+struct slots {
+	pid_t *pid;
+	unsigned jobs, active;
+};
+
+/* Reaps the task processes that have ended (all of them, waiting, when `all`). */
+static void reap(struct slots *s, bool all, size_t *failed)
+{
+	int status;
+	pid_t done;
+
+	while (s->active && (done = waitpid(-1, &status, all ? 0 : WNOHANG)) != 0) {
+		if (done < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (unsigned k = 0; k < s->jobs; k++)
+			if (s->pid[k] == done) {
+				s->pid[k] = 0;
+				s->active--;
+				if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+					(*failed)++;
+			}
+	}
+}
+
 int nx_fleet_run_local(const char *self, const char *data_path, const char *run,
-		       const size_t *idx, size_t n, unsigned jobs, size_t *failed,
+		       const size_t *idx, size_t n, unsigned jobs, size_t *failed, int *stopped_by,
 		       struct nx_err *err)
 {
 	struct nx_fleet_plan p;
-	pid_t *pids;
-	size_t next = 0, active = 0;
-	int rc;
+	struct slots s = { 0 };
+	sigset_t wait_for, old;
+	size_t next = 0;
+	int sig = 0, rc;
 
 	*failed = 0;
+	*stopped_by = 0;
 	if ((rc = nx_fleet_manifest_read(data_path, run, &p, err)))
 		return rc;
-	if (jobs == 0)
-		jobs = 1;
-	pids = nx_xcalloc(jobs, sizeof(*pids));
-	while (next < n || active) {
-		while (next < n && active < jobs && !rc) {
+	s.jobs = jobs ? jobs : 1;
+	s.pid = nx_xcalloc(s.jobs, sizeof(*s.pid));
+	/* SIGCHLD and the signals that stop the run are taken with sigwaitinfo: a stop is
+	 * forwarded to every task process, which are all reaped before returning */
+	sigemptyset(&wait_for);
+	sigaddset(&wait_for, SIGCHLD);
+	sigaddset(&wait_for, SIGINT);
+	sigaddset(&wait_for, SIGTERM);
+	sigaddset(&wait_for, SIGHUP);
+	sigprocmask(SIG_BLOCK, &wait_for, &old);
+	for (;;) {
+		reap(&s, false, failed);
+		while (!sig && !rc && next < n && s.active < s.jobs) {
 			char *log = nx_xasprintf("%s/fleet/%s/logs/%s.log", data_path, run,
 						 p.t[idx[next]].profile);
-			pid_t pid = spawn(self, data_path, run, idx[next], log, err);
+			pid_t pid = spawn(self, data_path, run, idx[next], log, &old, err);
+
 			free(log);
 			if (pid < 0) {
 				rc = pid;
 				break;
 			}
-			for (unsigned k = 0; k < jobs; k++)
-				if (!pids[k]) {
-					pids[k] = pid;
+			for (unsigned k = 0; k < s.jobs; k++)
+				if (!s.pid[k]) {
+					s.pid[k] = pid;
 					break;
 				}
-			active++;
+			s.active++;
 			next++;
 		}
-		if (!active)
+		if (!s.active)
 			break;
-		int status;
-		pid_t done = waitpid(-1, &status, 0);
-		if (done < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = nx_errf(err, -errno, "waiting for task processes: %s", strerror(errno));
-			break;
+		siginfo_t si;
+		int got = sigwaitinfo(&wait_for, &si);
+		if (got > 0 && got != SIGCHLD && !sig) {
+			sig = got;
+			for (unsigned k = 0; k < s.jobs; k++)
+				if (s.pid[k])
+					kill(s.pid[k], sig);
 		}
-		for (unsigned k = 0; k < jobs; k++)
-			if (pids[k] == done) {
-				pids[k] = 0;
-				active--;
-				if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-					(*failed)++;
-			}
 	}
-	*failed += n - next; /* not started after a spawn error */
-	free(pids);
+	reap(&s, true, failed);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	*failed += n - next; /* not started after a spawn error or a stop */
+	if (!rc && sig) {
+		*stopped_by = sig;
+		rc = nx_errf(err, -EINTR, "stopped by signal %d (%s) after %zu of %zu task(s) "
+			     "started; their processes were stopped and reaped, and running the "
+			     "command again runs what did not finish", sig, strsignal(sig), next, n);
+	}
+	free(s.pid);
 	nx_fleet_plan_release(&p);
 	return rc;
 }

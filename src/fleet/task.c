@@ -13,7 +13,9 @@
 #include "ingest/ingest.h"
 #include "ingest/ingest_dir.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +170,37 @@ void nx_fleet_task_status(const char *data_path, const char *run, const struct n
 	st->message = nx_xstrdup("");
 }
 
+/* An old status file that cannot be removed would give the task a wrong state. */
+static int remove_status(const char *path, struct nx_err *err)
+{
+	if (unlink(path) == 0 || errno == ENOENT)
+		return 0;
+	return nx_errf(err, -errno, "cannot remove the status file '%s': %s", path,
+		       strerror(errno));
+}
+
+/* status/<member>.lock, held while the task runs: a second process given the same task
+ * (a re-run while it runs, a Slurm array element started twice) leaves it alone. */
+static int lock_task(const char *data_path, const char *run, const char *profile, int *fd,
+		     struct nx_err *err)
+{
+	char *path = status_path(data_path, run, profile, "lock");
+	int rc = 0;
+
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (*fd < 0)
+		rc = nx_errf(err, -errno, "cannot open '%s': %s", path, strerror(errno));
+	else if (flock(*fd, LOCK_EX | LOCK_NB) != 0)
+		rc = nx_errf(err, errno == EWOULDBLOCK ? -EBUSY : -errno, "member '%s' is being "
+			     "ingested by another process (%s is locked)", profile, path);
+	if (rc && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	free(path);
+	return rc;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -181,7 +214,7 @@ int nx_fleet_run_task(const char *data_path, const struct nx_fleet_plan *p, size
 	const struct nx_fleet_task *t;
 	char *running, *done, *failed;
 	double t0 = now_s();
-	int rc;
+	int lock = -1, rc;
 
 	if (i >= p->n)
 		return nx_errf(err, NX_EUSAGE, "run '%s' has %zu tasks; there is no task %zu",
@@ -190,10 +223,13 @@ int nx_fleet_run_task(const char *data_path, const struct nx_fleet_plan *p, size
 	running = status_path(data_path, p->run, t->profile, "running");
 	done = status_path(data_path, p->run, t->profile, "done");
 	failed = status_path(data_path, p->run, t->profile, "failed");
-	if ((rc = write_status(running, 0, "", err)))
+	if ((rc = lock_task(data_path, p->run, t->profile, &lock, err)))
 		goto out;
-	remove(done);
-	remove(failed);
+	if ((rc = write_status(running, 0, "", err)) || (rc = remove_status(done, err)) ||
+	    (rc = remove_status(failed, err))) {
+		nx_err_wrap(err, "task %zu (%s)", i, t->profile);
+		goto out;
+	}
 	if (t->kind == NX_FLEET_DEVICE) {
 		struct nx_ingest_opts io = { 0 };
 
@@ -219,8 +255,13 @@ int nx_fleet_run_task(const char *data_path, const struct nx_fleet_plan *p, size
 	} else {
 		rc = write_status(done, now_s() - t0, "", err);
 	}
-	remove(running);
+	if (!rc)
+		rc = remove_status(running, err);
+	else
+		remove(running);
 out:
+	if (lock >= 0)
+		close(lock);
 	free(running);
 	free(done);
 	free(failed);

@@ -59,7 +59,7 @@ done || fail "a member profile is missing"
 [ "$(q "SELECT done_count, failed_count, straggler_count FROM '$IDX/FleetRun.parquet'")" = \
 	"$(printf '24\t0\t2')" ] || fail "FleetRun"
 "$BIN" fleet report --data-path dpS --display-name $R > rep.txt || fail "report"
-sed -n '/^Device profiles/,/^$/p' rep.txt | sed -n 2p | grep -q "vnc_1 .*instance ip-10-0-0-3 .*STRAGGLER" ||
+sed -n '/^Device profiles/,/^$/p' rep.txt | sed -n 2p | grep -q "vnc_1-[0-9a-f]\{8\} .*instance ip-10-0-0-3 .*STRAGGLER" ||
 	fail "report does not list the straggler first: $(cat rep.txt)"
 
 # a task killed mid-way: no half profile, status "killed", the re-run redoes only it

@@ -28,15 +28,35 @@ IDX=dp/profiles/global/$R@latest
 "$BIN" fleet ingest run --data-path dp --display-name $R --partition p 2> err.txt; [ $? -eq 2 ] ||
 	fail "--partition without --slurm not 2"
 "$BIN" fleet ingest run --data-path dp --display-name $R -j 0 2> /dev/null; [ $? -eq 2 ] || fail "-j 0"
-"$BIN" fleet ingest nosuch --data-path dp --display-name $R 2> err.txt; [ $? -eq 2 ] || fail "missing dir"
-grep -q "'nosuch' is not a directory" err.txt || fail "missing dir message: $(cat err.txt)"
+# a missing input is a failure (1), as for every command; the same for every verb
+"$BIN" fleet ingest nosuch --data-path dp --display-name $R 2> err.txt; [ $? -eq 1 ] || fail "missing dir"
+grep -qF "neuron-explorer fleet: run directory 'nosuch': no such file or directory" err.txt ||
+	fail "missing dir message: $(cat err.txt)"
 mkdir empty
-"$BIN" fleet ingest empty --data-path dp --display-name $R 2> err.txt; [ $? -eq 2 ] || fail "empty dir"
+"$BIN" fleet ingest empty --data-path dp --display-name $R 2> err.txt; [ $? -eq 1 ] || fail "empty dir"
 grep -q "no NEFF/NTFF pair and no framework trace under 'empty'" err.txt || fail "empty message"
 "$BIN" fleet ingest run --data-path dp --display-name 'a/b' 2> /dev/null; [ $? -eq 2 ] || fail "bad name"
-"$BIN" fleet status --data-path dp --display-name nosuch 2> err.txt; [ $? -eq 2 ] || fail "unknown run"
-grep -q "no fleet run 'nosuch'" err.txt || fail "unknown run message"
-"$BIN" fleet frob --data-path dp --display-name $R 2> /dev/null; [ $? -eq 2 ] || fail "bad subcommand"
+for v in status index report export run-task; do
+	"$BIN" fleet $v --data-path dp --display-name nosuch -o ex --task 0 2> err.txt
+	[ $? -eq 1 ] || fail "unknown run: fleet $v not 1"
+	grep -qF "neuron-explorer fleet: no fleet run 'nosuch' in '$T/dp' (no $T/dp/fleet/nosuch/manifest.tsv); run 'neuron-explorer fleet ingest' first" \
+		err.txt || fail "fleet $v: unknown run message: $(cat err.txt)"
+done
+# a run name read into a path is checked by every verb
+"$BIN" fleet status --data-path dp --display-name ../../etc 2> err.txt; [ $? -eq 2 ] || fail "../../etc"
+grep -q "the display name contains '/'" err.txt || fail "../../etc message: $(cat err.txt)"
+"$BIN" fleet frob --data-path dp 2> err.txt; [ $? -eq 2 ] || fail "bad subcommand"
+grep -qF "neuron-explorer fleet: 'frob' is not a fleet subcommand (ingest, status, index, report, export)" \
+	err.txt || fail "bad subcommand message: $(cat err.txt)"
+# an ordinary profile of the run's name is not replaced by the run's index
+"$BIN" kernel gen matmul_v0 --size 512 -o k.neff -q && "$BIN" capture -n k.neff -s k.ntff -q &&
+	"$BIN" view -n k.neff -s k.ntff -q --data-path dp --display-name plain --ingest-only > /dev/null ||
+	fail "an ordinary profile"
+"$BIN" fleet ingest run --data-path dp --display-name plain 2> err.txt; [ $? -eq 2 ] || fail "plain not 2"
+grep -qF "profile 'plain' already exists and is not a fleet run (it has no fleet-members.txt); choose another --display-name (nothing was changed)" \
+	err.txt || fail "plain message: $(cat err.txt)"
+[ -f dp/profiles/global/plain@latest/Instruction.parquet ] && [ ! -e dp/fleet/plain/manifest.tsv ] ||
+	fail "the ordinary profile was touched"
 "$BIN" fleet --help | grep -q -- "--array-throttle" || fail "help"
 
 # a corrupt NTFF: its task fails with the file named, the others are published
@@ -48,7 +68,7 @@ head -c 200 good.ntff > "$bad"
 grep -q "^12 tasks: 11 done, 0 running, 1 failed, 0 pending" out.txt || fail "counts: $(cat out.txt)"
 grep -q "1 task(s) did not finish" err.txt || fail "failure summary: $(cat err.txt)"
 "$BIN" fleet status --data-path dp --display-name $R > st.txt || fail "status"
-grep -q "failed .*ip-10-0-0-2_pid_4002.*vnc_0 .*task 4 .*$(basename "$bad")" st.txt ||
+grep -q "failed .*ip-10-0-0-2_pid_4002.*vnc_0-[0-9a-f]\{8\} .*task 4 .*$(basename "$bad")" st.txt ||
 	fail "status does not show the failure: $(cat st.txt)"
 [ "$(q "SELECT status, message LIKE '%$(basename "$bad")%' FROM '$IDX/FleetTask.parquet' WHERE task = 4")" = \
 	"$(printf 'failed\ttrue')" ] || fail "FleetTask failure row"
@@ -71,7 +91,7 @@ grep -q "(12 already done, 0 running elsewhere, 0 to run)" out.txt || fail "thir
 grep -q "^  device .*ip-10-0-0-1.*most of the difference: dma" rep.txt || fail "report: $(cat rep.txt)"
 [ "$(grep -c '^  [0-9]\. ' rep.txt)" = 2 ] || fail "--top 2"
 "$BIN" fleet report --data-path dp --display-name $R --top 1 --recommend 1 > rep.txt || fail "report --recommend"
-grep -q "^=== recommend $R-ip-10-0-0-1_pid_4001-a1b2c3d4e5f60002_instid_0_vnc_1 ===" rep.txt ||
+grep -q "^=== recommend $R-ip-10-0-0-1_pid_4001-a1b2c3d4e5f60002_instid_0_vnc_1-[0-9a-f]\{8\} ===" rep.txt ||
 	fail "recommend of the slowest member: $(cat rep.txt)"
 grep -q "It is bound by \*\*DMA\*\*" rep.txt || fail "recommend bound line"
 
