@@ -4,6 +4,7 @@
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/duck_conn.h"
+#include "db/duck_error.h"
 #include "db/parquet_write.h"
 #include "db/rowbuf.h"
 #include "common/fsutil.h"
@@ -646,8 +647,7 @@ static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx
 			const char *m = duckdb_pending_error(pending);
 			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
 		} else if (nx_duck_execute_pending(pending, res) != DuckDBSuccess) {
-			const char *m = duckdb_result_error(res);
-			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+			rc = nx_errf(err, NX_EDB, "%s", nx_duck_exec_error(pending, res));
 			duckdb_destroy_result(res);
 		} else if (i + 1 < n) {
 			duckdb_destroy_result(res);

@@ -3,6 +3,7 @@
 #include "common/compat.h"
 #include "db/duck_stream.h"
 #include "db/duck_conn.h"
+#include "db/duck_error.h"
 #include "common/xalloc.h"
 
 #include <stdlib.h>
@@ -107,7 +108,7 @@ int nx_duck_stream(const char *sql, nx_dstream_fn fn, void *arg, struct nx_err *
 	}
 	have_res = true;
 	if (duckdb_execute_pending(pending, &res) != DuckDBSuccess) {
-		rc = nx_errf(err, NX_EDB, "%s", duckdb_result_error(&res));
+		rc = nx_errf(err, NX_EDB, "%s", nx_duck_exec_error(pending, &res));
 		goto out;
 	}
 	rc = pump(&res, fn, arg, err);
