@@ -64,11 +64,21 @@ static bool extend(struct nx_run *r, int64_t s, int64_t e, struct nx_run *done)
 	return closed;
 }
 
+/* Keeps the first write failure: the reason (ENOSPC, EFBIG, EIO ...) and the file. */
+static void spill_failed(struct nx_active *a, const char *path)
+{
+	if (a->err)
+		return;
+	a->err = errno ? -errno : -EIO;
+	a->err_path = path;
+}
+
 static void spill(struct nx_active *a, int engine, const struct nx_run *r)
 {
 	struct spill_rec rec = { .s = r->s, .e = r->e, .engine = engine };
+	errno = 0;
 	if (fwrite(&rec, sizeof(rec), 1, a->spill) != 1)
-		a->err = -EIO;
+		spill_failed(a, a->spill_path);
 	a->nruns++;
 }
 
@@ -76,8 +86,9 @@ struct span {
 	int64_t s, e;
 };
 
-/* Adds [s, e) to a union, writing the run it closes (if any) to its spill. */
-static void union_add(struct nx_union *u, int64_t s, int64_t e, int *err)
+/* Adds [s, e) to a union, writing the run it closes (if any) to its spill at path. */
+static void union_add(struct nx_active *a, struct nx_union *u, const char *path, int64_t s,
+		      int64_t e)
 {
 	struct nx_run done;
 
@@ -88,33 +99,35 @@ static void union_add(struct nx_union *u, int64_t s, int64_t e, int *err)
 	u->total += done.e - done.s;
 	if (u->spill) {
 		struct span sp = { done.s, done.e };
+		errno = 0;
 		if (fwrite(&sp, sizeof(sp), 1, u->spill) != 1)
-			*err = -EIO;
+			spill_failed(a, path);
 	}
 }
 
-static void union_close(struct nx_union *u, int *err)
+static void union_close(struct nx_active *a, struct nx_union *u, const char *path)
 {
 	if (!u->run.open)
 		return;
 	u->total += u->run.e - u->run.s;
 	if (u->spill) {
 		struct span sp = { u->run.s, u->run.e };
+		errno = 0;
 		if (fwrite(&sp, sizeof(sp), 1, u->spill) != 1 || fflush(u->spill) != 0)
-			*err = -EIO;
+			spill_failed(a, path);
 	}
 	u->run.open = false;
 }
 
 void nx_active_add_dma(struct nx_active *a, int qt, int64_t start, int64_t end)
 {
-	union_add(&a->dma[NX_DMA_ALL], start, end, &a->err);
+	union_add(a, &a->dma[NX_DMA_ALL], a->dma_path, start, end);
 	if (qt == NX_QT_SOFTWARE_DYNAMIC || qt == NX_QT_HARDWARE_DYNAMIC) {
-		union_add(&a->dma[NX_DMA_DYNAMIC], start, end, &a->err);
-		union_add(&a->dma[qt == NX_QT_SOFTWARE_DYNAMIC ? NX_DMA_SOFTWARE : NX_DMA_HARDWARE],
-			  start, end, &a->err);
+		union_add(a, &a->dma[NX_DMA_DYNAMIC], NULL, start, end);
+		union_add(a, &a->dma[qt == NX_QT_SOFTWARE_DYNAMIC ? NX_DMA_SOFTWARE : NX_DMA_HARDWARE],
+			  NULL, start, end);
 	} else {
-		union_add(&a->dma[NX_DMA_STATIC], start, end, &a->err);
+		union_add(a, &a->dma[NX_DMA_STATIC], NULL, start, end);
 	}
 }
 
@@ -130,9 +143,10 @@ int nx_active_finish_all(struct nx_active *a, struct nx_err *err)
 	bool hx, hy, open = false;
 
 	for (int k = 0; k < NX_DMA_CLASSES; k++)
-		union_close(&a->dma[k], &a->err);
+		union_close(a, &a->dma[k], a->dma_path);
 	if (a->err)
-		return nx_errf(err, a->err, "cannot write the interval spill files");
+		return nx_errf(err, a->err, "cannot write the interval spill file '%s': %s",
+			       a->err_path, strerror(-a->err));
 	rewind(a->any_inst.spill);
 	rewind(a->dma[NX_DMA_ALL].spill);
 	hx = next_span(a->any_inst.spill, &x);
@@ -176,7 +190,7 @@ void nx_active_add(struct nx_active *a, int engine, int opcode, int64_t start, i
 	op->time += end - start;
 	if (end <= start)
 		return; /* zero-length instructions add no busy time */
-	union_add(&a->any_inst, start, end, &a->err);
+	union_add(a, &a->any_inst, a->inst_path, start, end);
 	if (extend(&op->run, start, end, &done))
 		op->active += done.e - done.s;
 	if (extend(&a->engine[engine], start, end, &done))
@@ -185,7 +199,7 @@ void nx_active_add(struct nx_active *a, int engine, int opcode, int64_t start, i
 
 int nx_active_finish(struct nx_active *a, struct nx_err *err)
 {
-	union_close(&a->any_inst, &a->err);
+	union_close(a, &a->any_inst, a->inst_path);
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		if (a->engine[e].open)
 			spill(a, e, &a->engine[e]);
@@ -197,10 +211,12 @@ int nx_active_finish(struct nx_active *a, struct nx_err *err)
 			op->run.open = false;
 		}
 	}
+	errno = 0;
 	if (!a->err && fflush(a->spill) != 0)
-		a->err = -EIO;
+		spill_failed(a, a->spill_path);
 	if (a->err)
-		return nx_errf(err, a->err, "cannot write '%s'", a->spill_path);
+		return nx_errf(err, a->err, "cannot write the interval spill file '%s': %s",
+			       a->err_path, strerror(-a->err));
 	return 0;
 }
 

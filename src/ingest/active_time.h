@@ -48,7 +48,8 @@ struct nx_active {
 		int64_t active, time;
 		uint64_t count;
 	} op[NX_ENGINE_COUNT][NX_OP_COUNT + 1]; /* last slot: opcodes not in the NEFF */
-	int err;
+	int err;                     /* the first spill write failure (-errno) */
+	const char *err_path;        /* ... and its file */
 };
 
 int nx_active_init(struct nx_active *a, const char *spill_path, int pcore, struct nx_err *err);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * test_active_time.c: the streaming interval merge behind ActiveTime, OpcodeSummary and
  * the Summary unions, on hand-made interval sets: overlapping, nested, touching,
- * zero-length, engines with nothing, and the instruction/DMA union. */
+ * zero-length, engines with nothing, and the instruction/DMA union; a spill that cannot
+ * be written names its file and the reason. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,8 +16,11 @@
 #include "ingest/active_time.h"
 #include "neff/neff.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static char *dir;
 
@@ -90,11 +94,41 @@ static void test_bad_spill_path(void **state)
 	nx_active_release(&a);
 }
 
+/* A spill that cannot be written (here: past a file size limit, as a full disk would
+ * stop it) is an error with the reason and the file, not a bare "cannot write". */
+static void test_spill_write_fails(void **state)
+{
+	struct nx_active a;
+	struct nx_err err = { 0 };
+	char *spill = nx_path_join(dir, "full.bin");
+	struct rlimit old, small = { 4096, 4096 };
+	void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+	(void)state;
+
+	assert_int_equal(nx_active_init(&a, spill, 0, &err), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small.rlim_max = old.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	/* disjoint instructions: every one closes a run of each spill */
+	for (int64_t i = 0; i < 100000; i++)
+		nx_active_add(&a, NX_ENGINE_TENSOR, NX_OP_MATMUL, 10 * i, 10 * i + 5);
+	int rc = nx_active_finish(&a, &err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, was);
+	assert_int_equal(rc, -EFBIG);
+	assert_non_null(strstr(err.msg, "cannot write the interval spill file '"));
+	assert_non_null(strstr(err.msg, "full.bin"));
+	assert_non_null(strstr(err.msg, strerror(EFBIG)));
+	nx_active_release(&a);
+	free(spill);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unions),
 		cmocka_unit_test(test_bad_spill_path),
+		cmocka_unit_test(test_spill_write_fails),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
