@@ -147,10 +147,16 @@ static int ingest_devices(struct run *r, struct nx_err *err)
 		if (rc)
 			return rc;
 	}
-	for (size_t i = 0; i < r->found.nlone; i++)
+	for (size_t i = 0; i < r->found.nlone; i++) {
+		char *names = nx_trace_neff_names(r->found.lone[i]);
+
 		nx_ctx_warn(&r->ctx, "Missing Data",
-			    "'%s' has no NEFF with the same hash in the tree; it was not ingested",
-			    r->found.lone[i]);
+			    "'%s' has no NEFF with the same hash in the tree (%s); it was not "
+			    "ingested", r->found.lone[i], names);
+		note(r, NX_PROGRESS_WARNING, "warning: '%s' has no NEFF of its hash in the tree "
+		     "(%s); it was not ingested", r->found.lone[i], names);
+		free(names);
+	}
 	return 0;
 }
 
@@ -379,6 +385,15 @@ int nx_trace_ingest_dir(const struct nx_trace_opts *o, char **published, struct 
 			     "no framework trace (trace.json[.gz], *.trace.json[.gz], "
 			     "neuron_framework_trace_rank_<N>.json) and no NEFF/NTFF pair under '%s'",
 			     o->input);
+		if (r.found.nlone) {
+			char *names = nx_trace_neff_names(r.found.lone[0]);
+
+			nx_errf(err, NX_ENOTFOUND, "no NEFF/NTFF pair under '%s': the NTFF '%s' has "
+				"no NEFF of its hash beside it or elsewhere in the tree (%s)%s",
+				o->input, r.found.lone[0], names,
+				r.found.nlone > 1 ? ", nor have the other NTFFs" : "");
+			free(names);
+		}
 		goto out;
 	}
 	nx_publish_plan(&pp, o->data_path, o->display_name, o->output_dir);

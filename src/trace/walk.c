@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #define MAX_DEPTH 32
@@ -92,6 +93,21 @@ static bool ntff_parts(const char *b, char **hash, int64_t *instid, int64_t *vnc
 	return true;
 }
 
+char *nx_trace_neff_names(const char *ntff)
+{
+	const char *base = strrchr(ntff, '/');
+	char *hash = NULL, *names;
+	int64_t instid, vnc;
+
+	base = base ? base + 1 : ntff;
+	if (!ntff_parts(base, &hash, &instid, &vnc))
+		return nx_xstrdup("a NEFF named after the NTFF's hash");
+	names = nx_xasprintf("neff_%s.neff, neff_%s_vnc_%" PRId64 ".neff or graph_%s.neff", hash,
+			     hash, vnc, hash);
+	free(hash);
+	return names;
+}
+
 static char *dir_of(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -163,7 +179,9 @@ static int walk_dir(struct walk *w, const char *dir, int depth, struct nx_err *e
 	int rc = 0;
 
 	if (depth > MAX_DEPTH)
-		return 0;
+		return nx_errf(err, NX_EUSAGE, "'%s' lies more than %d directories deep, deeper "
+			       "than the walk goes; give a directory nearer to the traces", dir,
+			       MAX_DEPTH);
 	dp = opendir(dir);
 	if (!dp)
 		return nx_errf(err, -errno, "cannot read directory '%s': %s", dir, strerror(errno));
@@ -242,8 +260,11 @@ int nx_trace_walk(const char *root, struct nx_found *f, struct nx_err *err)
 			qsort(w.ntffs, w.nntff, sizeof(char *), cmp_str);
 		if (!rc)
 			pair_ntffs(&w);
+	} else if (access(root, F_OK) != 0) {
+		rc = nx_errf(err, NX_ENOTFOUND, "'%s': %s", root,
+			     errno == ENOENT ? "no such file or directory" : strerror(errno));
 	} else {
-		rc = nx_errf(err, -ENOENT, "'%s' is neither a directory nor a file", root);
+		rc = nx_errf(err, NX_EUSAGE, "'%s' is neither a directory nor a regular file", root);
 	}
 	if (f->ntraces) {
 		f->instances = nx_xcalloc(f->ntraces, sizeof(char *));

@@ -30,9 +30,15 @@ struct nx_found {
 };
 
 /* Walks root (not following symbolic links to directories, skipping hidden entries).
- * A root that is a file is taken as a single trace. */
+ * A root that is a file is taken as a single trace. Errors: NX_ENOTFOUND for a missing
+ * root, NX_EUSAGE for a directory more than 32 levels below it (the walk's depth limit,
+ * named) or a root that is neither a directory nor a regular file. */
 int nx_trace_walk(const char *root, struct nx_found *f, struct nx_err *err);
 void nx_found_release(struct nx_found *f);
+
+/* The names a NEFF beside an NTFF <hash>_instid_<i>_vnc_<k>.ntff may have, for messages
+ * (caller frees). */
+char *nx_trace_neff_names(const char *ntff);
 
 /* instance_id for a trace path: the <instance> of an enclosing <instance>_pid_<pid>
  * directory, else the file name without its trace suffixes. Newly allocated. */
