@@ -50,8 +50,13 @@ void nx__rec_compare_md(const struct rx_result *a, const struct rx_result *b,
 	else
 		nx_strbuf_addf(out, "Bottleneck: %s (unchanged)\n", bn_name(a));
 	nx_strbuf_addstr(out, "\nTotal time: ");
+	nx__rec_fmt_us(out, a->bound[RX_B_TOTAL]);
+	nx_strbuf_addstr(out, " \xe2\x86\x92 ");
+	nx__rec_fmt_us(out, b->bound[RX_B_TOTAL]);
+	nx_strbuf_addstr(out, ", ");
 	nx__rec_fmt_delta(out, a->bound[RX_B_TOTAL], b->bound[RX_B_TOTAL]);
-	nx_strbuf_addstr(out, ". Deltas are new - previous; the ratio is previous / new.\n");
+	nx_strbuf_addstr(out, ". Deltas are new - previous (\xe2\x80\x94: unchanged); the ratio is "
+			      "previous / new.\n");
 
 	header(out, "Bounds", "bound", a, b);
 	for (int k = 0; k < RX_NBOUNDS; k++) {

@@ -184,6 +184,21 @@ static int parse(int argc, char **argv, struct rec_args *a)
 	return check_args(a);
 }
 
+/* --compare with one profile twice (by name or directory): a follow-up report of a
+ * profile against itself says nothing. Prints the refusal. */
+static bool same_profile(const struct rec_args *a, const struct rec_run *r)
+{
+	char *ra = realpath(r->dir_a, NULL), *rb = realpath(r->dir_b, NULL);
+	bool same = ra && rb && !strcmp(ra, rb);
+
+	if (same)
+		nx_cli_error("recommend", "--compare needs two different profiles; '%s' and '%s' "
+			     "are the same profile (%s)", a->cmp_a, a->cmp_b, ra);
+	free(ra);
+	free(rb);
+	return same;
+}
+
 /* The profile directories to analyse: -n/-s ingested first (into a temporary data
  * path unless --data-path is given), or the ones named. */
 static int prepare(const struct rec_args *a, struct rec_run *r)
@@ -210,7 +225,7 @@ static int prepare(const struct rec_args *a, struct rec_run *r)
 	if (a->cmp_a) {
 		r->dir_a = resolve(r->data_path, a->cmp_a);
 		r->dir_b = resolve(r->data_path, a->cmp_b);
-		return NX_EXIT_OK;
+		return same_profile(a, r) ? NX_EXIT_USAGE : NX_EXIT_OK;
 	}
 	if (!a->neff) {
 		r->dir_a = nx_profile_dir(r->data_path, a->co.display_name);
