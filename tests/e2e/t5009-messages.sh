@@ -1,0 +1,86 @@
+#!/bin/bash
+# t5009-messages.sh: the messages and exit codes users hit (issue 37), each checked word
+# for word: outputs checked before any work, a missing path, -s with -d, equal ports, a
+# data path that is a file, an NTFF without its NEFF, a profile compared with itself,
+# a framework-only trace's summaries, the directory-depth limit, capture's one line.
+# (Fleet verbs: t6002; upload: t5007; a full disk: t5010.)
+set -u
+BIN=${NX_BIN:?NX_BIN not set}
+T=${NX_TEST_TMP:-/tmp}/t5009.$$
+rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+trap 'cd /; rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect CODE MESSAGE CMD...: exit CODE, stderr exactly "neuron-explorer <...>: MESSAGE"
+# (one line), nothing on stdout
+expect() {
+	local code=$1 want=$2
+	shift 2
+	"$@" > out.txt 2> err.txt
+	local rc=$?
+	[ $rc -eq "$code" ] || fail "'$*': exit $rc, not $code: $(cat err.txt)"
+	[ "$(cat err.txt)" = "$want" ] || fail "'$*': message
+  got:  $(cat err.txt)
+  want: $want"
+	[ ! -s out.txt ] || fail "'$*' printed on stdout: $(head -c 300 out.txt)"
+}
+
+"$BIN" kernel gen matmul_v0 --size 512 -o k.neff -q || fail "kernel gen"
+NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n k.neff -s k.ntff -q || fail "capture"
+"$BIN" view -n k.neff -s k.ntff -q --data-path dp --display-name a --ingest-only > /dev/null || fail "a"
+mkdir adir && echo x > afile
+
+expect 2 "neuron-explorer view: the output 'adir' is a directory; give the file to write (e.g. 'adir/out')" \
+	"$BIN" view -n k.neff -s k.ntff --data-path dp --display-name sj --output-format summary-json --output-file adir
+[ ! -e dp/profiles/global/sj@latest ] || fail "summary-json ingested before refusing its output"
+expect 1 "neuron-explorer view: 'nosuch': no such file or directory" \
+	"$BIN" view -d nosuch --data-path dp --ingest-only -q
+expect 2 "neuron-explorer view: give either -n NEFF -s NTFF (one device profile) or -d DIR, not both" \
+	"$BIN" view -s k.ntff -d adir
+expect 2 "neuron-explorer view: a device profile needs both -n NEFF and -s NTFF; -n is missing" \
+	"$BIN" view -s k.ntff
+expect 2 "neuron-explorer view: --api-server-port and --port are both 3555; the API and the web UI need a port each (or --disable-ui)" \
+	"$BIN" view --data-path dp --api-server-port 3555 --port 3555
+expect 2 "neuron-explorer view: the data path 'afile' is not a directory; give the directory that holds (or is to hold) the profiles" \
+	"$BIN" view --data-path afile
+expect 2 "neuron-explorer recommend: the data path 'afile' is not a directory; give the directory that holds (or is to hold) the profiles" \
+	"$BIN" recommend --data-path afile --display-name a
+
+mkdir -p lone/sub && cp k.ntff lone/sub/123_instid_0_vnc_0.ntff
+expect 1 "neuron-explorer view: no NEFF/NTFF pair under 'lone': the NTFF 'lone/sub/123_instid_0_vnc_0.ntff' has no NEFF of its hash beside it or elsewhere in the tree (neff_123.neff, neff_123_vnc_0.neff or graph_123.neff)" \
+	"$BIN" view -d lone --data-path dp --ingest-only -q
+# beside a trace, the lone NTFF is a warning on stderr (and in the Warning table)
+mkdir -p lone/plugins/profile && printf '{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]}' \
+	> lone/plugins/profile/trace.json
+"$BIN" view -d lone --data-path dp --ingest-only -q > /dev/null 2> err.txt || fail "lone with a trace"
+grep -qxF "neuron-explorer view: warning: 'lone/sub/123_instid_0_vnc_0.ntff' has no NEFF of its hash in the tree (neff_123.neff, neff_123_vnc_0.neff or graph_123.neff); it was not ingested" \
+	err.txt || fail "lone warning: $(cat err.txt)"
+
+expect 2 "neuron-explorer recommend: --compare needs two different profiles; 'a' and 'a' are the same profile ($T/dp/profiles/global/a@latest)" \
+	"$BIN" recommend --data-path dp --compare a a
+"$BIN" view -n k.neff -s k.ntff -q --data-path dp --display-name b --ingest-only > /dev/null || fail "b"
+"$BIN" recommend --data-path dp --compare a b > out.txt || fail "compare a b"
+grep -q "^Total time: [0-9.,]* us → [0-9.,]* us, —\. Deltas are new - previous" out.txt ||
+	fail "compare total line: $(grep 'Total time' out.txt)"
+
+mkdir -p fw/plugins/profile && cp lone/plugins/profile/trace.json fw/plugins/profile/
+for f in summary-json summary-text; do
+	expect 1 "neuron-explorer view: profile 'fw' has no device Summary: it holds framework traces only, no NEFF/NTFF pair; $f describes a device profile (--output-format perfetto exports the trace's events)" \
+		"$BIN" view -d fw -q --output-format $f
+done
+"$BIN" view -d fw -q --output-format perfetto > out.txt || fail "fw perfetto"
+/usr/bin/python3 -c "import json; assert json.load(open('out.txt'))['traceEvents']" || fail "fw perfetto JSON"
+
+d=deep
+for _ in $(seq 34); do d=$d/x; done
+mkdir -p $d && cp fw/plugins/profile/trace.json $d/
+expect 2 "neuron-explorer view: '$(echo deep/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x)' lies more than 32 directories deep, deeper than the walk goes; give a directory nearer to the traces" \
+	"$BIN" view -d deep --data-path dp --ingest-only -q
+
+# capture: one line on stderr, as the README says; none with -q
+"$BIN" capture -n k.neff -s c.ntff > out.txt 2> err.txt || fail "capture"
+[ ! -s out.txt ] && [ "$(wc -l < err.txt)" = 1 ] || fail "capture lines: $(cat out.txt err.txt)"
+grep -q "^capture: wrote c.ntff: k.neff on trn2, 1 execution, profiled #1: [0-9]* instructions, [0-9]* DMA packets (not recorded), [0-9.]* us simulated, [0-9.]* s wall$" \
+	err.txt || fail "capture line: $(cat err.txt)"
+"$BIN" capture -n k.neff -s c.ntff -q > out.txt 2> err.txt || fail "capture -q"
+[ ! -s out.txt ] && [ ! -s err.txt ] || fail "capture -q printed: $(cat out.txt err.txt)"
+exit 0
