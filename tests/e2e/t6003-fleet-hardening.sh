@@ -4,7 +4,8 @@
 # walk-order suffixes), a changed file is a new member, a long run name keeps the
 # documented form; one `fleet ingest` of a run at a time (a lock); SIGTERM to
 # `fleet ingest` stops and reaps its task processes, and the re-run finishes; a
-# manifest naming '../../esc' is refused before anything is written.
+# manifest naming '../../esc' is refused before anything is written; `fleet report`'s
+# suggestion for a run without its index works.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
@@ -71,6 +72,13 @@ msg "manifest.tsv': line 2: '../../../esc' is not a member name of run '$R'"
 "$BIN" fleet run-task --data-path dp --run $R --task 0 2> err.txt; [ $? -eq 1 ] || fail "tampered run-task"
 [ -z "$(find . -name 'esc*')" ] || fail "written outside: $(find . -name 'esc*')"
 cp m.good $M
+
+# a run whose index is gone: report says to build it, and that works
+rm -rf dp/profiles/global/$R@latest
+"$BIN" fleet report --data-path dp --display-name $R 2> err.txt; [ $? -eq 1 ] || fail "report without index"
+msg "is not a fleet index (no fleet-members.txt); run 'neuron-explorer fleet index' first"
+"$BIN" fleet index --data-path dp --display-name $R > /dev/null 2> err.txt || fail "the suggested index: $(cat err.txt)"
+"$BIN" fleet report --data-path dp --display-name $R > /dev/null || fail "report after the index"
 
 # one ingest of a run at a time; SIGTERM stops and reaps the task processes
 bash "$SRC/tests/tools/slurm_fleet_run.sh" "$BIN" run2 4 1 > /dev/null || fail "making run2"
