@@ -10,9 +10,7 @@
 #include "export/summary_print.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 bool nx_view_format_known(const char *format)
 {
@@ -20,30 +18,16 @@ bool nx_view_format_known(const char *format)
 	       !strcmp(format, "summary-text") || !strcmp(format, "perfetto");
 }
 
-/* The summary into output_file, through a temporary sibling. */
-static int write_file(const char *profile_dir, bool json, const char *output_file,
-		      struct nx_err *err)
-{
-	char *tmp = NULL;
-	FILE *out = NULL;
-	int fd, rc = nx_tmp_create(output_file, &tmp, &fd, err);
+struct summary_job {
+	const char *profile_dir;
+	bool json;
+};
 
-	if (rc)
-		return rc;
-	if (!(out = fdopen(fd, "w"))) {
-		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
-		close(fd);
-	}
-	if (!rc)
-		rc = nx_summary_print(profile_dir, json, out, err);
-	if (out && fclose(out) != 0 && !rc)
-		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	else
-		rc = nx_tmp_commit(tmp, output_file, err);
-	free(tmp);
-	return rc;
+static int summary_job(void *arg, FILE *out, struct nx_err *err)
+{
+	struct summary_job *j = arg;
+
+	return nx_summary_print(j->profile_dir, j->json, out, err);
 }
 
 int nx_view_print_summary(const char *profile_dir, const char *name, const char *format,
@@ -54,7 +38,8 @@ int nx_view_print_summary(const char *profile_dir, const char *name, const char 
 	int rc;
 
 	if (output_file) {
-		rc = write_file(profile_dir, json, output_file, &err);
+		struct summary_job j = { profile_dir, json };
+		rc = nx_write_stream_atomic(output_file, summary_job, &j, &err);
 	} else {
 		rc = nx_summary_print(profile_dir, json, stdout, &err);
 		if (!rc && fflush(stdout) != 0)

@@ -96,25 +96,57 @@ char *nx_dir_of(const char *path)
 	return nx_xstrndup(path, (size_t)(slash - path));
 }
 
-int nx_write_file_atomic(const char *path, const void *data, size_t len, struct nx_err *err)
+int nx_write_all(int fd, const void *data, size_t len, const char *name, struct nx_err *err)
 {
 	const uint8_t *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return nx_errf(err, n < 0 ? -errno : -EIO, "cannot write '%s': %s", name,
+				       n < 0 ? strerror(errno) : "nothing written");
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int nx_write_file_atomic(const char *path, const void *data, size_t len, struct nx_err *err)
+{
 	char *tmp = NULL;
 	int fd, rc;
 
 	if ((rc = nx_tmp_create(path, &tmp, &fd, err)))
 		return rc;
-	for (size_t done = 0; done < len && !rc;) {
-		ssize_t n = write(fd, p + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			rc = nx_errf(err, n < 0 ? -errno : -EIO, "cannot write '%s': %s", tmp,
-				     n < 0 ? strerror(errno) : "nothing written");
-		else
-			done += (size_t)n;
-	}
+	rc = nx_write_all(fd, data, len, tmp, err);
 	if (close(fd) != 0 && !rc)
+		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	else
+		rc = nx_tmp_commit(tmp, path, err);
+	free(tmp);
+	return rc;
+}
+
+int nx_write_stream_atomic(const char *path, nx_stream_fn fn, void *arg, struct nx_err *err)
+{
+	char *tmp = NULL;
+	FILE *out = NULL;
+	int fd, rc = nx_tmp_create(path, &tmp, &fd, err);
+
+	if (rc)
+		return rc;
+	if (!(out = fdopen(fd, "w"))) {
+		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
+		close(fd);
+	}
+	if (!rc)
+		rc = fn(arg, out, err);
+	if (out && fclose(out) != 0 && !rc)
 		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
 	if (rc)
 		unlink(tmp);
@@ -137,29 +169,17 @@ int nx_copy_file(const char *from, const char *to, struct nx_err *err)
 		close(in);
 		return rc;
 	}
-	for (;;) {
+	while (!rc) {
 		ssize_t n = read(in, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
+		if (n < 0)
 			rc = nx_errf(err, -errno, "cannot read '%s': %s", from, strerror(errno));
+		else if (n == 0)
 			break;
-		}
-		if (n == 0)
-			break;
-		for (ssize_t done = 0; done < n && !rc;) {
-			ssize_t w = write(out, buf + done, (size_t)(n - done));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				rc = nx_errf(err, w < 0 ? -errno : -EIO, "cannot write '%s': %s", to,
-					     w < 0 ? strerror(errno) : "nothing written");
-			else
-				done += w;
-		}
-		if (rc)
-			break;
+		else
+			rc = nx_write_all(out, buf, (size_t)n, to, err);
 	}
 	close(in);
 	if (close(out) != 0 && !rc)

@@ -8,10 +8,18 @@
 #include "common/compat.h"
 #include "common/err.h"
 
+#include <stdio.h>
+
 /* Reads a whole file into a malloc'd, NUL-terminated buffer. */
 int nx_read_file(const char *path, char **data, size_t *len, struct nx_err *err);
 /* Writes a file through a temporary sibling and rename, so readers never see half of it. */
 int nx_write_file_atomic(const char *path, const void *data, size_t len, struct nx_err *err);
+/* Writes what fn writes to its stream the same way; fn returns 0 or an error (then the
+ * file is left as it was). */
+typedef int (*nx_stream_fn)(void *arg, FILE *out, struct nx_err *err);
+int nx_write_stream_atomic(const char *path, nx_stream_fn fn, void *arg, struct nx_err *err);
+/* Writes len bytes to fd (retrying short writes); errors name `name`. */
+int nx_write_all(int fd, const void *data, size_t len, const char *name, struct nx_err *err);
 /* Creates a new temporary file beside path, ".<base>.tmp-<pid>-<n>" in the same
  * directory, with O_EXCL (so two writers never share one), mode 0666 less the umask.
  * *tmp receives its name (caller frees), *fd the open descriptor. */

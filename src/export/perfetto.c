@@ -290,28 +290,26 @@ out:
 	return rc;
 }
 
+struct stream_job {
+	const char *profile_dir;
+	struct nx_export_stats *stats;
+};
+
+static int stream_job(void *arg, FILE *out, struct nx_err *err)
+{
+	struct stream_job *j = arg;
+
+	return nx_export_perfetto_stream(j->profile_dir, out, j->stats, err);
+}
+
 int nx_export_perfetto_ex(const char *profile_dir, const char *out_path,
 			  struct nx_export_stats *stats, struct nx_err *err)
 {
-	char *tmp = NULL;
-	FILE *fp = NULL;
-	int fd, rc;
+	struct stream_job j = { profile_dir, stats };
+	int rc = nx_write_stream_atomic(out_path, stream_job, &j, err);
 
-	if ((rc = nx_tmp_create(out_path, &tmp, &fd, err)))
-		return rc;
-	if (!(fp = fdopen(fd, "w"))) {
-		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
-		close(fd);
-	}
-	if (!rc && (rc = nx_export_perfetto_stream(profile_dir, fp, stats, err)))
-		nx_err_wrap(err, "writing '%s'", out_path);
-	if (fp && fclose(fp) != 0 && !rc)
-		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
 	if (rc)
-		unlink(tmp);
-	else
-		rc = nx_tmp_commit(tmp, out_path, err);
-	free(tmp);
+		nx_err_wrap(err, "writing '%s'", out_path);
 	return rc;
 }
 

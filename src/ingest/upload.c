@@ -149,22 +149,6 @@ static int pack(const struct listing *l, int fd, const char *where, uint64_t *gz
 	return nx_targz_close(w, gz, err);
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n, const char *where, struct nx_err *err)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return nx_errf(err, k < 0 ? -errno : -EIO, "cannot write '%s': %s", where,
-				       k < 0 ? strerror(errno) : "nothing written");
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Copies the gzip file src (size bytes) to fd as it is, inflating it on the way to check
  * that it is one whole gzip stream unpacking to at most the cap. */
 static int copy_archive(const char *src, uint64_t size, int fd, const char *where,
@@ -220,7 +204,7 @@ static int copy_archive(const char *src, uint64_t size, int fd, const char *wher
 			rc = nx_errf(err, NX_ECORRUPT, "'%s': bytes follow the end of the gzip stream "
 				     "(at byte %llu)", src, (unsigned long long)(done - zs.avail_in));
 		if (!rc)
-			rc = write_all(fd, in, (size_t)k, where, err);
+			rc = nx_write_all(fd, in, (size_t)k, where, err);
 	}
 	if (!rc && zrc != Z_STREAM_END)
 		rc = nx_errf(err, NX_ETRUNC, "'%s': the gzip stream is cut short", src);

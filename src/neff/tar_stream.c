@@ -5,6 +5,7 @@
  * "unknown", as nx_gzip's. */
 #include "common/compat.h"
 #include "neff/tar.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -24,23 +25,6 @@ struct nx_targz {
 	uint8_t out[PIECE];
 };
 
-static int write_all(struct nx_targz *w, const uint8_t *p, size_t n, struct nx_err *err)
-{
-	while (n) {
-		ssize_t k = write(w->fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return nx_errf(err, k < 0 ? -errno : -EIO, "cannot write '%s': %s", w->where,
-				       k < 0 ? strerror(errno) : "nothing written");
-		p += k;
-		n -= (size_t)k;
-		w->gz_bytes += (uint64_t)k;
-	}
-	return 0;
-}
-
 /* Deflates n bytes (flush: Z_NO_FLUSH or Z_FINISH) and writes what comes out. */
 static int deflate_out(struct nx_targz *w, const void *data, size_t n, int flush,
 		       struct nx_err *err)
@@ -57,7 +41,9 @@ static int deflate_out(struct nx_targz *w, const void *data, size_t n, int flush
 		if (zrc == Z_STREAM_ERROR)
 			return nx_errf(err, -EIO, "'%s': gzip compression failed: %s", w->where,
 				       w->zs.msg ? w->zs.msg : "zlib error");
-		rc = write_all(w, w->out, PIECE - w->zs.avail_out, err);
+		rc = nx_write_all(w->fd, w->out, PIECE - w->zs.avail_out, w->where, err);
+		if (!rc)
+			w->gz_bytes += PIECE - w->zs.avail_out;
 	} while (!rc && (w->zs.avail_out == 0 || (flush == Z_FINISH && zrc != Z_STREAM_END)));
 	return rc;
 }
