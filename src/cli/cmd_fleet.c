@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #define CMD "fleet"
@@ -398,10 +397,12 @@ static int lock_run(const char *data_path, const char *run, int *fd, struct nx_e
 	int rc = nx_mkdirs(dir, err);
 
 	*fd = -1;
-	if (!rc && (*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
-		rc = nx_errf(err, -errno, "cannot open '%s': %s", path, strerror(errno));
-	if (!rc && flock(*fd, LOCK_EX | LOCK_NB) != 0) {
-		ssize_t n = pread(*fd, pid, sizeof(pid) - 1, 0);
+	if (!rc && (rc = nx_lock_file(path, false, fd, err)) == -EBUSY) {
+		int rfd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = rfd >= 0 ? pread(rfd, pid, sizeof(pid) - 1, 0) : 0;
+
+		if (rfd >= 0)
+			close(rfd);
 		pid[n > 0 ? n : 0] = '\0';
 		pid[strcspn(pid, "\n")] = '\0';
 		rc = nx_errf(err, -EBUSY, "run '%s' is being ingested by another 'fleet ingest'%s%s%s "

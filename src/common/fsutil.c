@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -186,6 +187,29 @@ int nx_copy_file(const char *from, const char *to, struct nx_err *err)
 		rc = nx_errf(err, -errno, "cannot write '%s': %s", to, strerror(errno));
 	if (rc)
 		unlink(to);
+	return rc;
+}
+
+int nx_lock_file(const char *path, bool wait, int *fd, struct nx_err *err)
+{
+	int rc = 0;
+
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (*fd < 0)
+		return nx_errf(err, -errno, "cannot open the lock '%s': %s", path, strerror(errno));
+	while (flock(*fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
+		if (errno == EINTR)
+			continue;
+		/* a file system without locks (NFS without lockd) runs unlocked, as before */
+		if (errno == ENOLCK || errno == EOPNOTSUPP)
+			break;
+		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		rc = nx_errf(err, rc, "cannot lock '%s': %s", path,
+			     rc == -EBUSY ? "another process holds it" : strerror(-rc));
+		close(*fd);
+		*fd = -1;
+		break;
+	}
 	return rc;
 }
 

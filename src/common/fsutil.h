@@ -31,6 +31,10 @@ char *nx_dir_of(const char *path);
 /* Copies the file from into a new file to (which must not exist), in 64 KiB steps; a
  * failed copy leaves no file. */
 int nx_copy_file(const char *from, const char *to, struct nx_err *err);
+/* Opens (creating) path and takes an exclusive flock on it, waiting for it or not;
+ * -EBUSY when another process holds it and !wait. *fd keeps the lock until it is
+ * closed. On a file system without locks (ENOLCK, EOPNOTSUPP) *fd is open, unlocked. */
+int nx_lock_file(const char *path, bool wait, int *fd, struct nx_err *err);
 /* mkdir -p. */
 int nx_mkdirs(const char *path, struct nx_err *err);
 /* rm -rf; a missing path is not an error. */

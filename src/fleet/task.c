@@ -13,9 +13,7 @@
 #include "ingest/ingest.h"
 #include "ingest/ingest_dir.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,18 +183,11 @@ static int lock_task(const char *data_path, const char *run, const char *profile
 		     struct nx_err *err)
 {
 	char *path = status_path(data_path, run, profile, "lock");
-	int rc = 0;
+	int rc = nx_lock_file(path, false, fd, err);
 
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (*fd < 0)
-		rc = nx_errf(err, -errno, "cannot open '%s': %s", path, strerror(errno));
-	else if (flock(*fd, LOCK_EX | LOCK_NB) != 0)
-		rc = nx_errf(err, errno == EWOULDBLOCK ? -EBUSY : -errno, "member '%s' is being "
-			     "ingested by another process (%s is locked)", profile, path);
-	if (rc && *fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
+	if (rc == -EBUSY)
+		rc = nx_errf(err, -EBUSY, "member '%s' is being ingested by another process (%s "
+			     "is locked)", profile, path);
 	free(path);
 	return rc;
 }

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -139,15 +138,8 @@ int nx_profiles_lock(const char *data_path, int *fd, struct nx_err *err)
 	int rc = nx_mkdirs(dir, err);
 
 	*fd = -1;
-	if (!rc && (*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
-		rc = nx_errf(err, -errno, "cannot open the lock '%s': %s", path, strerror(errno));
-	while (!rc && flock(*fd, LOCK_EX) != 0) {
-		if (errno == EINTR)
-			continue;
-		rc = nx_errf(err, -errno, "cannot lock '%s': %s", path, strerror(errno));
-		close(*fd);
-		*fd = -1;
-	}
+	if (!rc)
+		rc = nx_lock_file(path, true, fd, err);
 	free(dir);
 	free(path);
 	return rc;
