@@ -4,7 +4,6 @@
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/duck_conn.h"
-#include "db/duck_error.h"
 #include "db/parquet_write.h"
 #include "db/rowbuf.h"
 #include "common/fsutil.h"

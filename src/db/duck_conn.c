@@ -68,6 +68,15 @@ const char *nx_duck_error_cause(const char *msg)
 	return at && at[sizeof(wrap) - 1] ? at + sizeof(wrap) - 1 : msg;
 }
 
+const char *nx_duck_exec_error(duckdb_pending_result pending, duckdb_result *res)
+{
+	const char *m = pending ? duckdb_pending_error(pending) : NULL;
+
+	if (!m || !*m)
+		m = duckdb_result_error(res);
+	return m ? nx_duck_error_cause(m) : "query failed";
+}
+
 int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err)
 {
 	duckdb_result res;

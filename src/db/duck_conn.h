@@ -41,6 +41,11 @@ duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_resul
  * closed pending query result\nError: <the cause>"): the cause. */
 const char *nx_duck_error_cause(const char *msg);
 
+/* The cause of a failed execution of `pending` into `res` (an I/O error such as a full
+ * disk, ...): the pending result's error, else the result's, through
+ * nx_duck_error_cause. A pointer into DuckDB's message, or a fixed text. */
+const char *nx_duck_exec_error(duckdb_pending_result pending, duckdb_result *res);
+
 /* Locks the database of c down before anything reads a file: files can be read only
  * below dirs[0..n) (allowed_directories), all other external access is off and the
  * configuration is locked so no later statement can undo this. DuckDB spills into

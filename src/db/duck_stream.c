@@ -3,7 +3,6 @@
 #include "common/compat.h"
 #include "db/duck_stream.h"
 #include "db/duck_conn.h"
-#include "db/duck_error.h"
 #include "common/xalloc.h"
 
 #include <stdlib.h>

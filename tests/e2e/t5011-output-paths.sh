@@ -1,5 +1,5 @@
 #!/bin/bash
-# t5005-output-paths.sh: the one rule for output paths (src/common/outpath.h) through every
+# t5011-output-paths.sh: the one rule for output paths (src/common/outpath.h) through every
 # command that writes one: a directory output goes to a new or empty directory or to one
 # neuron-explorer wrote before (it holds .neuron-explorer-output), a file output replaces
 # only a file of its own kind; everything else (a user's directory or file, a symbolic
@@ -8,7 +8,7 @@
 # Two captures to one -s path at once each write a temporary file of their own.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
-T=${NX_TEST_TMP:-/tmp}/t5005.$$
+T=${NX_TEST_TMP:-/tmp}/t5011.$$
 rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
 trap 'cd /; rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
