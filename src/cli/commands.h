@@ -11,6 +11,7 @@ int cmd_recommend(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
+int cmd_nki(int argc, char **argv);
 
 /* Shared by the commands: print "neuron-explorer <cmd>: <msg>" to stderr. */
 void nx_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -22,6 +22,7 @@ static const struct nx_cmd cmds[] = {
 	{ "upload", cmd_upload, "attach a source archive to an ingested profile" },
 	{ "kernel", cmd_kernel, "pack kernel listings into NEFFs and generate library kernels" },
 	{ "fleet", cmd_fleet, "ingest a whole run locally or on Slurm; index, stragglers, export" },
+	{ "nki", cmd_nki, "run NKI kernels (Python) on the simulator: the shim's path, nki run" },
 };
 
 void nx_cli_error(const char *cmd, const char *fmt, ...)

@@ -1,0 +1,459 @@
+"""api.py: the user-facing calls: nki.jit, nki.baremetal, nki.benchmark, nki.profile,
+nki.simulate_kernel and SPMD grids (`kernel[2, 2](...)`).
+
+A call runs the kernel function once per grid point against the recorder, with numpy
+inputs as HBM tensors (numerics on) or shape-only placeholders (nt.tensor[...]: numerics
+off), then compiles the recording (compiler.py), writes the listing (emit.py) and, as the
+call asks, assembles the NEFF and simulates the NTFF (driver.py). Outputs come back as
+numpy arrays in the kernel's output dtypes (bf16 as float32 arrays tagged .nki_dtype).
+"""
+import functools
+import inspect
+import itertools
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from . import compiler
+from . import driver
+from . import dtypes as D
+from . import emit
+from . import errors
+from . import policy as P
+from . import record
+from .tensor import Buf, Tensor, whole
+
+
+class Placeholder:
+    """nt.tensor[shape, dtype]: an input known by shape and dtype only (no numerics)."""
+    __slots__ = ('shape', 'dtype')
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = D.as_dtype(dtype)
+
+    def __repr__(self):
+        return 'tensor[%s, %s]' % (list(self.shape), self.dtype.name)
+
+
+class Result:
+    """What one kernel run produced: outputs, the program, artifacts and timing."""
+
+    def __init__(self):
+        self.outputs = None
+        self.prog = None
+        self.listing = None
+        self.neff = None
+        self.ntff = None
+        self.sim_us = None
+        self.record_s = 0.0
+        self.compile_s = 0.0
+        self.ninstr = 0
+
+
+def _def_line(fn):
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return getattr(getattr(fn, '__code__', None), 'co_firstlineno', 1)
+    for k, l in enumerate(lines):
+        if l.lstrip().startswith(('def ', 'async def ')):
+            return first + k
+    return first
+
+
+def _source(fn):
+    try:
+        return os.path.abspath(inspect.getsourcefile(fn) or fn.__code__.co_filename)
+    except TypeError:
+        return fn.__code__.co_filename
+
+
+def _input_bufs(tr, fn, args, kwargs):
+    """Numpy arrays and placeholders become HBM input tensors named after the parameters."""
+    try:
+        sig = inspect.signature(fn)
+        bound = sig.bind_partial(*args, **kwargs)
+        names = {id(v): k for k, v in bound.arguments.items()}
+    except (TypeError, ValueError):
+        names = {}
+    loc = (tr.source, tr.func_line)
+    numerics = tr.numerics
+
+    def conv(v, i):
+        if isinstance(v, Placeholder):
+            b = Buf(v.shape, v.dtype, 'hbm', loc, names.get(id(v), 'in%d' % i), 'input')
+            b.id = len(tr.bufs)
+            tr.bufs.append(b)
+            return whole(b), False
+        if isinstance(v, np.ndarray) and v.dtype != object:
+            d = D.of_array(v)
+            b = Buf(v.shape if v.ndim else (1,), d, 'hbm', loc, names.get(id(v), 'in%d' % i),
+                    'input')
+            b.id = len(tr.bufs)
+            tr.bufs.append(b)
+            if numerics:
+                b.data = D.cast(np.asarray(v, dtype=np.float32 if d.kind == 'f' else None)
+                                .reshape(1, -1), d).astype(D.storage(d))
+            return whole(b), True
+        return v, True
+
+    real = True
+    out_a = []
+    for i, v in enumerate(args):
+        t, ok = conv(v, i)
+        real &= ok
+        out_a.append(t)
+    out_k = {}
+    for k, v in kwargs.items():
+        t, ok = conv(v, k)
+        real &= ok
+        out_k[k] = t
+    return out_a, out_k, real
+
+
+def _outputs(ret, tr):
+    """The kernel's return value: HBM tensors become outputs."""
+    outs = []
+
+    def walk(v):
+        if isinstance(v, Tensor):
+            if v.buf.kind != 'hbm':
+                raise errors.NkiError('the kernel returns an on-chip tile (%s): return HBM '
+                                      'tensors (nl.shared_hbm)' % v.buf.describe(),
+                                      where='%s:%d' % (tr.source, tr.func_line))
+            if v.buf.role != 'input':
+                v.buf.role = 'output'
+            outs.append(v.buf)
+            return v.buf
+        if isinstance(v, (tuple, list)):
+            return type(v)(walk(x) for x in v)
+        return v
+    return walk(ret), outs
+
+
+def _to_user(struct, numerics):
+    def walk(v):
+        if isinstance(v, Buf):
+            if not numerics or v.data is None:
+                return None
+            return D.to_user(v.data.reshape(v.shape), v.dtype)
+        if isinstance(v, (tuple, list)):
+            return type(v)(walk(x) for x in v)
+        return v
+    return walk(struct)
+
+
+def _internal(e):
+    """Whether exception e was raised inside the shim (not by the user's own code)."""
+    tb = e.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    return last is not None and errors.is_shim_file(last.tb_frame.f_code.co_filename)
+
+
+def _user_where(e):
+    tb = e.__traceback__
+    where = None
+    while tb is not None:
+        fn = tb.tb_frame.f_code.co_filename
+        if not errors.is_shim_file(fn):
+            where = '%s:%d' % (fn, tb.tb_lineno)
+        tb = tb.tb_next
+    return where
+
+
+def trace_kernel(fn, args, kwargs, grid, pol, numerics, name=None):
+    """Runs fn under the recorder; returns (trace, output structure)."""
+    if record.CUR is not None:
+        raise errors.located('a kernel launch inside another kernel', 'nki.jit', 2)
+    tr = record.Trace(name or fn.__name__, numerics, pol.target)
+    tr.busy = [0.0] * 5
+    tr.source = _source(fn)
+    tr.func_line = _def_line(fn)
+    a, k, real = _input_bufs(tr, fn, args, kwargs)
+    if not real:
+        tr.numerics = False
+    points = list(itertools.product(*[range(int(g)) for g in grid])) if grid else [()]
+    ret = None
+    record.CUR = tr
+    try:
+        tr.grid = tuple(int(g) for g in grid)
+        for rank, pid in enumerate(points):
+            tr.program_id = pid
+            tr.spmd_rank = rank
+            r = fn(*a, **k)
+            if rank == 0:
+                ret = r
+    except errors.NkiError as e:
+        raise errors.cut_traceback(e) from None
+    except RecursionError:
+        raise
+    except Exception as e:
+        if _internal(e):
+            raise errors.NkiError('internal error of the NKI shim: %s: %s'
+                                  % (type(e).__name__, e), where=_user_where(e)) from None
+        raise
+    finally:
+        record.CUR = None
+        tr.loops = []
+    struct, outs = _outputs(ret, tr)
+    return tr, struct
+
+
+def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=None,
+        artifacts_dir=None, name=None):
+    """The whole pipeline for one launch. mode: 'simulate' (numerics only), 'compile' (also
+    listing + NEFF), 'capture' (also the simulated NTFF)."""
+    pol = pol or P.make()
+    res = Result()
+    t0 = time.perf_counter()
+    tr, struct = trace_kernel(fn, args, kwargs, grid, pol, pol.numerics, name)
+    res.record_s = time.perf_counter() - t0
+    res.ninstr = len(tr.ins)
+    res.outputs = _to_user(struct, tr.numerics)
+    for n in pol.notes:
+        tr.note(None, n)
+    if mode == 'simulate':
+        return res
+    t1 = time.perf_counter()
+    try:
+        prog = compiler.compile_trace(tr, pol)
+        level = driver.level()
+        text = emit.listing(prog, level)
+    except errors.NkiError as e:
+        raise errors.cut_traceback(e) from None
+    res.compile_s = time.perf_counter() - t1
+    res.prog = prog
+    res.listing = text
+    own_dir = artifacts_dir is None
+    work = tempfile.mkdtemp(prefix='nx-nki-') if own_dir else artifacts_dir
+    try:
+        if not own_dir:
+            os.makedirs(work, exist_ok=True)
+        lst = _write_new(work, '%s.listing' % emit._ident(tr.name), text)
+        neff_path = neff or os.path.join(work, '%s.neff' % emit._ident(tr.name))
+        driver.assemble(lst, neff_path, text.split('\n'))
+        res.neff = neff_path
+        if mode == 'capture':
+            ntff_path = ntff or os.path.join(work, '%s.ntff' % emit._ident(tr.name))
+            res.sim_us = driver.capture(neff_path, ntff_path, pol.target)
+            res.ntff = ntff_path
+    except errors.NkiError as e:
+        raise errors.cut_traceback(e) from None
+    finally:
+        if own_dir:
+            shutil.rmtree(work, ignore_errors=True)
+            if res.neff and res.neff.startswith(work):
+                res.neff = None
+            if res.ntff and res.ntff.startswith(work):
+                res.ntff = None
+    return res
+
+
+def _write_new(d, name, text):
+    """Writes text to a new file in d (a unique name: never over another file)."""
+    base, ext = os.path.splitext(name)
+    for k in range(1000):
+        p = os.path.join(d, name if k == 0 else '%s.%d%s' % (base, k, ext))
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        return p
+    raise errors.NkiError('cannot create a listing file in %s' % d)
+
+
+# --- the decorators -----------------------------------------------------------------------
+
+class Kernel:
+    """An NKI kernel (@nki.jit). Calling it with numpy arrays runs it like nki.baremetal;
+    called from inside another kernel it is inlined; `kernel[grid]` launches a grid."""
+
+    def __init__(self, fn, mode=None, opts=None, grid=()):
+        self.fn = fn.fn if isinstance(fn, Kernel) else fn
+        self.mode = mode
+        self.opts = dict(opts or {})
+        self.grid = grid
+        functools.update_wrapper(self, self.fn)
+
+    def __getitem__(self, grid):
+        if not isinstance(grid, tuple):
+            grid = (grid,)
+        return Kernel(self.fn, self.mode, self.opts, grid)
+
+    def __call__(self, *args, **kwargs):
+        if record.CUR is not None:
+            return self.fn(*args, **kwargs)
+        return self._launch(args, kwargs)
+
+    def _launch(self, args, kwargs):
+        o = self.opts
+        try:
+            pol = P.make(o.get('additional_compile_opt'), o.get('nx_policy'))
+        except ValueError as e:
+            raise errors.located(str(e), 'nki.jit', 3) from None
+        want = o.get('_mode', 'compile')
+        neff = o.get('save_neff_name')
+        ntff = o.get('save_trace_name')
+        if ntff and want == 'compile':
+            want = 'capture'
+        res = run(self.fn, args, kwargs, self.grid, pol, want, neff, ntff,
+                  o.get('artifacts_dir'))
+        self.last = res
+        return res.outputs
+
+
+def jit(kernel=None, mode=None, **kw):
+    """@nki.jit, @nki.jit(...), nki.jit(f)."""
+    if kernel is None:
+        return lambda f: Kernel(f, mode, kw)
+    return Kernel(kernel, mode, kw)
+
+
+def _wrap(kernel, mode, kw):
+    if kernel is None:
+        return lambda f: _wrap(f, mode, kw)
+    opts = dict(kernel.opts) if isinstance(kernel, Kernel) else {}
+    opts.update({k: v for k, v in kw.items() if v is not None})
+    opts['_mode'] = mode
+    grid = kernel.grid if isinstance(kernel, Kernel) else ()
+    return Kernel(kernel, None, opts, grid)
+
+
+def baremetal(kernel=None, save_neff_name=None, save_trace_name=None,
+              additional_compile_opt=None, artifacts_dir=None, nx_policy=None, **kw):
+    """Runs the kernel on numpy inputs: numerics, a NEFF (kept at save_neff_name) and, with
+    save_trace_name, the simulated NTFF."""
+    return _wrap(kernel, 'compile', dict(save_neff_name=save_neff_name,
+                                         save_trace_name=save_trace_name,
+                                         additional_compile_opt=additional_compile_opt,
+                                         artifacts_dir=artifacts_dir, nx_policy=nx_policy))
+
+
+def simulate_kernel(kernel, *args, **kwargs):
+    """Numerics only: runs the kernel on numpy inputs and returns its outputs."""
+    k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
+    pol = P.make()
+    pol.numerics = True
+    res = run(k.fn, args, kwargs, k.grid, pol, 'simulate')
+    return res.outputs
+
+
+simulate = simulate_kernel
+
+
+class _Latency:
+    def __init__(self, us, iters):
+        self.us = us
+        self.iters = iters
+
+    def get_latency_percentile(self, p):
+        """Latency in microseconds at percentile p: the simulator is deterministic, so
+        every percentile is the simulated time of one execution."""
+        return self.us
+
+    @property
+    def latency(self):
+        return self.us
+
+
+class _BenchResult:
+    def __init__(self, us, iters):
+        self.nc_latency = _Latency(us, iters)
+
+
+class Benchmark(Kernel):
+    """nki.benchmark(...)(kernel): simulated latency in .benchmark_result.nc_latency."""
+
+    def _launch(self, args, kwargs):
+        o = self.opts
+        try:
+            pol = P.make(o.get('additional_compile_opt'), o.get('nx_policy'))
+        except ValueError as e:
+            raise errors.located(str(e), 'nki.benchmark', 3) from None
+        if o.get('numerics') is False:
+            pol.numerics = False
+        res = run(self.fn, args, kwargs, self.grid, pol, 'capture', o.get('save_neff_name'),
+                  o.get('save_trace_name'), o.get('artifacts_dir'))
+        self.last = res
+        self.benchmark_result = _BenchResult(res.sim_us, o.get('iters', 1))
+        sys.stderr.write('nki.benchmark: %s: %.3f us simulated (%d instructions recorded)\n'
+                         % (self.fn.__name__, res.sim_us or 0.0, res.ninstr))
+        return res.outputs
+
+
+def benchmark(kernel=None, warmup=None, iters=None, save_neff_name=None, save_trace_name=None,
+              additional_compile_opt=None, artifacts_dir=None, nx_policy=None, numerics=None,
+              **kw):
+    opts = dict(save_neff_name=save_neff_name, save_trace_name=save_trace_name,
+                additional_compile_opt=additional_compile_opt, artifacts_dir=artifacts_dir,
+                nx_policy=nx_policy, iters=iters, numerics=numerics)
+    if kernel is None:
+        return lambda f: _bench(f, opts)
+    return _bench(kernel, opts)
+
+
+def _bench(kernel, opts):
+    base = dict(kernel.opts) if isinstance(kernel, Kernel) else {}
+    base.update({k: v for k, v in opts.items() if v is not None})
+    grid = kernel.grid if isinstance(kernel, Kernel) else ()
+    b = Benchmark(kernel, None, base, grid)
+    b.benchmark_result = None
+    return b
+
+
+class Profile(Kernel):
+    """nki.profile(...)(kernel): writes the NEFF, the NTFF and the profile's summary JSON."""
+
+    def _launch(self, args, kwargs):
+        o = self.opts
+        wd = o.get('working_directory') or '.'
+        os.makedirs(wd, exist_ok=True)
+        neff = o.get('save_neff_name') or 'profile.neff'
+        ntff = o.get('save_trace_name') or 'profile.ntff'
+        neff = neff if os.path.isabs(neff) else os.path.join(wd, neff)
+        ntff = ntff if os.path.isabs(ntff) else os.path.join(wd, ntff)
+        try:
+            pol = P.make(o.get('additional_compile_opt'), o.get('nx_policy'))
+        except ValueError as e:
+            raise errors.located(str(e), 'nki.profile', 3) from None
+        res = run(self.fn, args, kwargs, self.grid, pol, 'capture', neff, ntff,
+                  o.get('artifacts_dir'))
+        js = driver.summary_json(neff, ntff)
+        base = os.path.splitext(ntff)[0]
+        with open(base + '.json', 'w') as f:
+            f.write(js)
+        self.last = res
+        return res.outputs
+
+
+def profile(func=None, working_directory=None, save_neff_name=None, save_trace_name=None,
+            overwrite=False, profile_nth=1, additional_compile_opt=None, nx_policy=None, **kw):
+    opts = dict(working_directory=working_directory, save_neff_name=save_neff_name,
+                save_trace_name=save_trace_name, additional_compile_opt=additional_compile_opt,
+                nx_policy=nx_policy)
+
+    def make(k):
+        base = dict(k.opts) if isinstance(k, Kernel) else {}
+        base.update({a: v for a, v in opts.items() if v is not None})
+        return Profile(k, None, base, k.grid if isinstance(k, Kernel) else ())
+    if func is None:
+        return make
+    return make(func)
+
+
+def trace(func=None, **kw):
+    """neuronxcc.nki.trace: tracing is what every launch does; a plain pass-through."""
+    if func is None:
+        return lambda f: Kernel(f)
+    return Kernel(func)

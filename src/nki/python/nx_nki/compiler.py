@@ -1,0 +1,570 @@
+"""compiler.py: the decisions the real NKI compiler makes, as deterministic passes over a
+recorded trace (docs/nki.md, "Compiler decisions").
+
+1. picks: an engine for every `unknown_engine` op (the least busy capable engine so far);
+   a trigger engine and a queue for every DMA (loads from Sync, stores from the engine that
+   wrote the data, one queue per source line and trigger engine, hardware DGE for
+   nisa.dma_copy on trn2).
+2. allocate: every on-chip tile gets SBUF/PSUM space. Tiles are grouped by allocation site
+   (the source line that declared them); a site gets as many buffers as it has tiles live at
+   once, more (multi-buffering: `bufs`, default 3, all 8 PSUM banks shared out) where
+   there is room, and fewer only when the live tiles exceed the target's SBUF: then tiles
+   are spilled to HBM (Belady: the one used furthest ahead) and reloaded before their next
+   use.
+3. sync: a dependency (RAW, WAR, WAW on overlapping bytes) between two instructions of
+   different engines or DMA queues becomes a semaphore wait; waits already implied by
+   earlier ones (same engine order, transitively through what each producer had waited
+   for) are left out.
+Instructions keep program order on every engine (no reordering).
+"""
+import bisect
+from collections import deque
+
+from . import errors
+from .ops import PE, DVE, ACT, POOL, SP, ENGINE_NAMES
+from .policy import PSUM_BANKS, PSUM_BANK_BYTES
+from .tensor import Buf
+
+_CLK = {'trn2': (2.4, 0.96, 1.2, 1.2, 1.2), 'trn1': (2.8, 1.12, 1.4, 1.4, 1.4)}
+
+
+class CompileError(errors.NkiError):
+    pass
+
+
+def _where(loc):
+    return '%s:%d' % loc if loc else None
+
+
+class Queue:
+    __slots__ = ('name', 'type', 'owner', 'stream', 'sem', 'ntransfers', 'key')
+
+    def __init__(self, name, qtype, owner, stream, key):
+        self.name = name
+        self.type = qtype
+        self.owner = owner
+        self.stream = stream
+        self.sem = 0
+        self.ntransfers = 0
+        self.key = key
+
+
+class Program:
+    """A compiled kernel: instructions with addresses, waits and signals, and decisions."""
+
+    def __init__(self, trace, pol):
+        self.trace = trace
+        self.pol = pol
+        self.ins = []
+        self.queues = []
+        self.decisions = []       # (kind, loc or None, {key: value})
+        self.spill = None         # the HBM spill buffer, when tiles spilled
+        self.spill_save = 0
+        self.spill_reload = 0
+        self.sem_of_engine = {}
+
+
+# --- 1. engine and queue picks ---------------------------------------------------------------
+
+def _free(v):
+    n = 1
+    for _, c in v[3][1:]:
+        n *= c
+    return n
+
+
+def _cost(ins, clk):
+    """Estimated ns of an engine instruction (the simulator's streaming rule, roughly)."""
+    op = ins.op
+    if op == 'dma' or ins.eng is None:
+        return 64 / clk[SP]
+    v = ins.dst if ins.dst is not None else (ins.srcs[0] if ins.srcs else None)
+    n = _free(v) if v is not None else 1
+    e = ins.eng
+    if op == 'mm':
+        return max(n, 64) / clk[PE]
+    f = 1.0
+    if op == 'tt':
+        f = 2.0
+    if (ins.a.get('alu') == 'divide' or ins.a.get('op0') == 'divide' or op == 'recip') \
+            and e == DVE:
+        f = 8.0
+    if op == 'tr' and ins.srcs:
+        n = _free(ins.srcs[0])
+    return (max(n * f, 64) + 60) / clk[e]
+
+
+def pick(prog, ins_list):
+    pol = prog.pol
+    tr = prog.trace
+    clk = _CLK[pol.target]
+    busy = [0.0] * 5
+    writer = {}                   # (buf id, blk) -> engine of its last writer
+    queues = {}
+    qsites = {}
+    picks = {}
+    for ins in ins_list:
+        op = ins.op
+        if op == 'dma':
+            a = ins.a
+            kind = a.get('kind')
+            src = ins.srcs[0]
+            trig = ins.eng
+            if trig is None:
+                if kind in ('store', 'chip'):
+                    trig = writer.get((src[0].id, src[1]), SP) if src[0].onchip else SP
+                else:
+                    trig = SP
+                ins.eng = trig
+            dge = bool(a.get('dge') is not False and a.get('api') == 'nisa.dma_copy'
+                       and pol.dge and pol.target == 'trn2' and kind in ('load', 'store'))
+            if kind in ('spill_save', 'spill_reload'):
+                dge = False
+            qtype = ('dynamic_hw' if dge else
+                     {'load': 'in', 'store': 'out', 'spill_reload': 'in',
+                      'spill_save': 'out'}.get(kind, 'data'))
+            sk = (trig, qtype, ins.loc)
+            k = qsites.get(sk)
+            if k is None:
+                n = sum(1 for key in qsites if key[0] == trig and key[1] == qtype)
+                k = qsites[sk] = n % pol.queues
+            qk = (trig, qtype, k)
+            q = queues.get(qk)
+            if q is None:
+                stem = {'in': 'IO', 'out': 'IO', 'data': 'Data', 'dynamic_hw': 'DGE'}[qtype]
+                name = 'q%s%s%d' % (ENGINE_NAMES[trig], stem, len([1 for x in queues if
+                                                                  x[0] == trig and
+                                                                  (x[1] in ('in', 'out')) ==
+                                                                  (qtype in ('in', 'out')) and
+                                                                  (x[1] == 'dynamic_hw') ==
+                                                                  (qtype == 'dynamic_hw')]))
+                q = queues[qk] = Queue(name, qtype, trig, 5 + len(prog.queues), qk)
+                prog.queues.append(q)
+            a['q'] = q
+            busy[trig] += (600.0 if qtype == 'dynamic_hw' else 64 / clk[trig])
+            if ins.dst[0].onchip:
+                writer[(ins.dst[0].id, ins.dst[1])] = None
+            continue
+        if ins.eng is None:
+            anyps = (ins.dst is not None and ins.dst[0].kind == 'psum') or \
+                any(s is not None and s[0].kind == 'psum' for s in ins.srcs)
+            if op == 'memset':
+                cands = (DVE, POOL)
+            elif anyps:
+                cands = (DVE, ACT)
+            else:
+                cands = (DVE, POOL, ACT)
+            if pol.engines == 'vector':
+                e = DVE
+            else:
+                e = cands[0]
+                for c in cands[1:]:
+                    if busy[c] < busy[e]:
+                        e = c
+            ins.eng = e
+            key = (ins.loc, op)
+            d = picks.get(key)
+            if d is None:
+                d = picks[key] = [0] * 5
+            d[e] += 1
+        busy[ins.eng] += _cost(ins, clk)
+        if ins.dst is not None and ins.dst[0].onchip:
+            writer[(ins.dst[0].id, ins.dst[1])] = ins.eng
+    for (loc, op), counts in picks.items():
+        prog.decisions.append(('engine', loc, {'op': op, 'engines': ','.join(
+            '%s:%d' % (ENGINE_NAMES[e], c) for e, c in enumerate(counts) if c)}))
+    for q in prog.queues:
+        prog.decisions.append(('queue', None, {'queue': q.name, 'type': q.type,
+                                               'trigger': ENGINE_NAMES[q.owner]}))
+    return busy
+
+
+# --- 2. allocation -------------------------------------------------------------------------
+
+class Site:
+    __slots__ = ('key', 'kind', 'loc', 'tiles', 'size', 'live', 'want', 'slots', 'free',
+                 'order', 'spills', 'name', 'addr0', 'resident')
+
+    def __init__(self, key, kind, loc, order):
+        self.key = key
+        self.kind = kind
+        self.loc = loc
+        self.tiles = 0
+        self.size = 0
+        self.live = 0
+        self.want = 0
+        self.order = order
+        self.spills = 0
+        self.name = ''
+        self.resident = {}
+
+
+def _tile_bytes(buf):
+    return buf.F * buf.dtype.size
+
+
+def allocate(prog, ins_list):
+    pol = prog.pol
+    tiles = {}                    # (buf, blk) -> [first, last, site, uses]
+    sites = {}
+    order = 0
+    for k, ins in enumerate(ins_list):
+        views = (ins.dst,) + ins.srcs if ins.dst is not None else ins.srcs
+        for v in views:
+            if v is None:
+                continue
+            b = v[0]
+            if b.kind == 'hbm':
+                continue
+            key = (b, v[1])
+            t = tiles.get(key)
+            if t is None:
+                sk = (b.kind, b.site, b.name if not b.temp else '')
+                s = sites.get(sk)
+                if s is None:
+                    s = sites[sk] = Site(sk, b.kind, b.site, order)
+                    s.name = b.name
+                    order += 1
+                s.tiles += 1
+                sz = _tile_bytes(b)
+                if b.kind == 'psum':
+                    sz = -(-sz // PSUM_BANK_BYTES) * PSUM_BANK_BYTES
+                    if sz > PSUM_BANKS * PSUM_BANK_BYTES:
+                        raise CompileError('a PSUM tile of %d bytes per partition (PSUM holds '
+                                           '%d)' % (sz, PSUM_BANKS * PSUM_BANK_BYTES),
+                                           where=_where(b.site))
+                else:
+                    sz = -(-sz // pol.align) * pol.align
+                if sz > s.size:
+                    s.size = sz
+                tiles[key] = [k, k, s, [k]]
+            else:
+                if t[1] != k:
+                    t[3].append(k)
+                t[1] = k
+    # tiles live at once, per site
+    ev = []
+    for t in tiles.values():
+        ev.append((t[0], 1, t[2].order))
+        ev.append((t[1] + 1, -1, t[2].order))
+    ev.sort()
+    byorder = sorted(sites.values(), key=lambda s: s.order)
+    cnt = [0] * len(byorder)
+    for _, d, o in ev:
+        cnt[o] += d
+        if cnt[o] > byorder[o].live:
+            byorder[o].live = cnt[o]
+    _choose_buffers(prog, byorder, pol)
+    # lay out the buffers: SBUF from 0 in site order, PSUM by banks
+    sb = 0
+    bank = 0
+    slot_id = 0
+    for s in byorder:
+        s.slots = []
+        if s.kind == 'psum':
+            nb = s.size // PSUM_BANK_BYTES
+            for j in range(s.want):
+                s.slots.append((slot_id, bank * PSUM_BANK_BYTES))
+                slot_id += 1
+                bank += nb
+            s.addr0 = s.slots[0][1] if s.slots else 0
+        else:
+            s.addr0 = sb
+            for j in range(s.want):
+                s.slots.append((slot_id, sb))
+                slot_id += 1
+                sb += s.size
+        s.free = deque(s.slots)
+    prog.sbuf_used = sb
+    prog.psum_banks = bank
+    return _assign(prog, ins_list, tiles, byorder)
+
+
+def _choose_buffers(prog, sites, pol):
+    cap = pol.capacity()
+    sb = [s for s in sites if s.kind == 'sbuf']
+    ps = [s for s in sites if s.kind == 'psum']
+    for s in sb:
+        n = pol.site_bufs.get(s.loc[1] if s.loc else -1, pol.bufs)
+        s.want = s.live if s.tiles == s.live else max(s.live, min(n, s.tiles))
+    total = sum(s.want * s.size for s in sb)
+    # too much: take extra buffers back, largest first
+    while total > cap:
+        cand = [s for s in sb if s.want > s.live]
+        if not cand:
+            break
+        s = max(cand, key=lambda x: (x.size, -x.order))
+        s.want -= 1
+        total -= s.size
+    # still too much: the live tiles do not fit; spill the largest sites
+    while total > cap:
+        cand = [s for s in sb if s.want > 1]
+        if not cand:
+            raise CompileError('SBUF: a single tile of each allocation site needs %d bytes per '
+                               'partition, more than the %d of %s'
+                               % (total, cap, pol.target), where=None)
+        s = max(cand, key=lambda x: (x.want * x.size, -x.order))
+        s.want -= 1
+        s.spills = 1
+        total -= s.size
+    # PSUM: live banks, then share the rest among sites with more tiles
+    used = sum(s.live * (s.size // PSUM_BANK_BYTES) for s in ps)
+    if used > PSUM_BANKS:
+        worst = max(ps, key=lambda x: x.live * x.size)
+        raise CompileError('PSUM: %d banks of 2 KiB are live at once (there are %d); the '
+                           'largest user is the tile declared here (%d live)'
+                           % (used, PSUM_BANKS, worst.live), where=_where(worst.loc))
+    for s in ps:
+        s.want = s.live
+    changed = True
+    while changed:
+        changed = False
+        for s in ps:
+            nb = s.size // PSUM_BANK_BYTES
+            if s.want < s.tiles and used + nb <= PSUM_BANKS:
+                s.want += 1
+                used += nb
+                changed = True
+
+
+class _SpillState:
+    __slots__ = ('hbm_off', 'saved')
+
+
+def _assign(prog, ins_list, tiles, sites):
+    """Slots in program order; spills where a site has fewer buffers than live tiles."""
+    out = []
+    where = {}                    # (buf, blk) -> (slot_id, addr)
+    spilled = {}                  # (buf, blk) -> hbm offset (elements of the spill buffer row)
+    spill_row = 0
+    last_of = {}
+    for key, t in tiles.items():
+        last_of.setdefault(t[1], []).append(key)
+    spill_buf = None
+    for k, ins in enumerate(ins_list):
+        views = (ins.dst,) + ins.srcs
+        addr = []
+        for v in views:
+            if v is None or v[0].kind == 'hbm':
+                addr.append(None)
+                continue
+            key = (v[0], v[1])
+            a = where.get(key)
+            if a is None:
+                t = tiles[key]
+                s = t[2]
+                if not s.free:
+                    if not s.spills:
+                        raise CompileError('internal: no free buffer at site %s'
+                                           % (_where(s.loc),), where=_where(ins.loc))
+                    victim = _victim(s, k, tiles, views)
+                    vslot = where.pop(victim)
+                    del s.resident[victim]
+                    if spill_buf is None:
+                        spill_buf = Buf((128, 1), _u8(), 'hbm', ('<spill>', 0), 'spill')
+                        spill_buf.role = 'spill'
+                        prog.spill = spill_buf
+                    off = spilled.get(victim)
+                    if off is None:
+                        vb = victim[0]
+                        off = spilled[victim] = spill_row
+                        spill_row += _tile_bytes(vb)
+                    out.append(_spill_dma(prog, ins, victim, vslot, spill_buf, off, True))
+                    s.free.append(vslot)
+                a = s.free.popleft()
+                where[key] = a
+                s.resident[key] = a
+                if key in spilled:
+                    out.append(_spill_dma(prog, ins, key, a, spill_buf, spilled[key], False))
+            addr.append(a)
+        ins.addr = addr
+        out.append(ins)
+        for key in last_of.get(k, ()):
+            a = where.pop(key, None)
+            if a is not None:
+                s = tiles[key][2]
+                del s.resident[key]
+                s.free.append(a)
+    if spill_buf is not None:
+        spill_buf.shape = (128, max(spill_row, 1))
+        spill_buf.F = 128 * max(spill_row, 1)
+    for s in sites:
+        d = {'buffer': s.name or '-', 'mem': s.kind, 'tiles': s.tiles, 'live': s.live,
+             'bufs': s.want, 'bytes': s.size, 'addr': s.addr0}
+        prog.decisions.append(('alloc', s.loc, d))
+    if prog.spill is not None:
+        prog.decisions.append(('spill', None, {'save_bytes': prog.spill_save,
+                                               'reload_bytes': prog.spill_reload}))
+    return out
+
+
+def _u8():
+    from . import dtypes
+    return dtypes.uint8
+
+
+def _victim(s, k, tiles, views):
+    """The resident tile of site s used furthest ahead (not by instruction k)."""
+    using = set((v[0], v[1]) for v in views if v is not None)
+    best, bnext = None, -1
+    for key in s.resident:
+        if key in using:
+            continue
+        uses = tiles[key][3]
+        j = bisect.bisect_right(uses, k)
+        nxt = uses[j] if j < len(uses) else 1 << 60
+        if nxt > bnext:
+            best, bnext = key, nxt
+    if best is None:
+        raise CompileError('SBUF: one instruction needs more tiles of one allocation site '
+                           'than fit', where=None)
+    return best
+
+
+def _spill_dma(prog, ins, key, slot, spill_buf, off, save):
+    from .record import Ins
+    b, blk = key
+    nbytes = _tile_bytes(b)
+    chip = (b, blk, 0, b.tile_axes())
+    hbm = (spill_buf, 0, off, ((0, b.P), (1, nbytes)))    # bytes of the spill row
+    a = {'kind': 'spill_save' if save else 'spill_reload', 'api': 'spill',
+         'spill_off': off, 'spill_bytes': nbytes}
+    if save:
+        i = Ins('dma', SP, ins.loc, hbm, (chip,), a)
+        i.addr = [None, slot]
+        prog.spill_save += nbytes * b.P
+    else:
+        i = Ins('dma', SP, ins.loc, chip, (hbm,), a)
+        i.addr = [slot, None]
+        prog.spill_reload += nbytes * b.P
+    i.nest = ins.nest
+    return i
+
+
+# --- 3. dependencies and semaphores ----------------------------------------------------------
+
+def _region(v, a):
+    """(key, lo, hi, p0, p1) of a view: bytes inside its SBUF/PSUM buffer or HBM tensor."""
+    b = v[0]
+    ds = b.dtype.size
+    if a is not None:
+        F = b.F
+        row, col = divmod(v[2], F)
+        ext = 1
+        axes = v[3]
+        for s, n in axes[1:]:
+            ext += s * (n - 1)
+        n0 = axes[0][1] if axes else 1
+        base = a[1]
+        return (a[0], base + col * ds, base + (col + ext) * ds, row, row + n0)
+    ext = 1
+    for s, n in v[3]:
+        ext += s * (n - 1)
+    return (('h', id(b)), v[2] * ds, (v[2] + ext) * ds, 0, 1)
+
+
+def sync(prog, ins_list):
+    """Fills each instruction's waits [(stream, count)] and whether it signals."""
+    regs = {}
+    deps_of = []
+    nstreams = 5 + len(prog.queues)
+    for k, ins in enumerate(ins_list):
+        if ins.op == 'dma':
+            stream = ins.a['q'].stream
+        else:
+            stream = ins.eng
+        eng = ins.eng
+        need = {}
+        acc = []
+        dst = ins.dst
+        if dst is not None:
+            acc.append((_region(dst, ins.addr[0]), True))
+        for j, s in enumerate(ins.srcs):
+            if s is not None:
+                acc.append((_region(s, ins.addr[j + 1]), False))
+        for (key, lo, hi, p0, p1), w in acc:
+            st = regs.get(key)
+            if st is None:
+                st = regs[key] = ({}, {})
+            W, R = st
+            for S, e in W.items():
+                if S != stream and S != eng and e[0] < hi and lo < e[1] and e[2] < p1 and \
+                        p0 < e[3]:
+                    if need.get(S, -1) < e[4]:
+                        need[S] = e[4]
+            if w:
+                for S, e in R.items():
+                    if S != stream and S != eng and e[0] < hi and lo < e[1] and e[2] < p1 and \
+                            p0 < e[3]:
+                        if need.get(S, -1) < e[4]:
+                            need[S] = e[4]
+        for (key, lo, hi, p0, p1), w in acc:
+            W, R = regs[key]
+            if w:
+                for D in (W, R):
+                    dead = [S for S, e in D.items() if lo <= e[0] and e[1] <= hi and
+                            p0 <= e[2] and e[3] <= p1]
+                    for S in dead:
+                        del D[S]
+                D = W
+            else:
+                D = R
+            e = D.get(stream)
+            if e is None:
+                D[stream] = [lo, hi, p0, p1, k]
+            else:
+                if lo < e[0]:
+                    e[0] = lo
+                if hi > e[1]:
+                    e[1] = hi
+                if p0 < e[2]:
+                    e[2] = p0
+                if p1 > e[3]:
+                    e[3] = p1
+                e[4] = k
+        deps_of.append(need)
+        ins.sig = False
+        for S, idx in need.items():
+            ins_list[idx].sig = True
+    # semaphore counts with what each engine already knows (vector clocks)
+    zero = (0,) * nstreams
+    known = [zero] * 5
+    count = [0] * nstreams
+    snap = [dict() for _ in range(nstreams)]
+    num = [0] * len(ins_list)
+    for k, ins in enumerate(ins_list):
+        eng = ins.eng
+        kn = known[eng]
+        waits = []
+        for S, idx in sorted(deps_of[k].items()):
+            c = num[idx]
+            if kn[S] >= c:
+                continue
+            waits.append((S, c))
+            other = snap[S].get(c)
+            if other is not None and other is not kn:
+                kn = tuple(map(max, kn, other))
+            if kn[S] < c:
+                kn = kn[:S] + (c,) + kn[S + 1:]
+        known[eng] = kn
+        ins.waits = waits
+        if ins.op == 'dma':
+            S = ins.a['q'].stream
+            count[S] += 1
+            num[k] = count[S]
+            snap[S][count[S]] = kn
+        elif ins.sig:
+            count[eng] += 1
+            num[k] = count[eng]
+            snap[eng][count[eng]] = kn
+    prog.sig_counts = count
+    return ins_list
+
+
+def compile_trace(trace, pol):
+    prog = Program(trace, pol)
+    ins = [i for i in trace.ins if i.op != 'dead']
+    pick(prog, ins)
+    ins = allocate(prog, ins)
+    prog.ins = sync(prog, ins)
+    return prog

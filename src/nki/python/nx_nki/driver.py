@@ -1,0 +1,115 @@
+"""driver.py: runs the neuron-explorer binary for the shim: `kernel asm` (listing -> NEFF),
+`capture` (NEFF -> simulated NTFF) and `view` (summary JSON, ingest).
+
+The binary is the one whose `nki path` the user put on PYTHONPATH: NX_NKI_BIN when set (the
+`nki run` command sets it), else the binary beside these packages (the build tree's
+build/neuron-explorer, or PREFIX/bin/neuron-explorer when installed). Errors of a step are
+NkiErrors that name the user's file:line when the listing points there.
+"""
+import os
+import re
+import subprocess
+import tempfile
+
+from . import errors
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_level_cache = {}
+
+
+def binary():
+    b = os.environ.get('NX_NKI_BIN')
+    if b:
+        return b
+    for rel in (('..', '..', 'neuron-explorer'), ('..', '..', '..', '..', 'bin', 'neuron-explorer')):
+        p = os.path.normpath(os.path.join(_HERE, *rel))
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    raise errors.NkiError('cannot find the neuron-explorer binary next to the NKI shim (%s); set '
+                          'NX_NKI_BIN' % _HERE)
+
+
+def _run(args, what, listing_lines=None):
+    try:
+        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        raise errors.NkiError('%s: cannot run %s: %s' % (what, args[0], e)) from None
+    if p.returncode != 0:
+        msg = (p.stderr.strip() or p.stdout.strip() or 'exit status %d' % p.returncode)
+        raise errors.NkiError('%s failed: %s' % (what, _locate(msg, listing_lines)),
+                              where=_where_of(msg, listing_lines))
+    return p
+
+
+def _where_of(msg, lines):
+    m = re.search(r' at (\S+:\d+)', msg)
+    if m:
+        return m.group(1)
+    if lines:
+        m = re.search(r'\.listing:(\d+):', msg)
+        if m:
+            n = int(m.group(1))
+            if 0 < n <= len(lines):
+                m2 = re.match(r'@(\S+?:)?(\d+) ', lines[n - 1])
+                if m2 and m2.group(1):
+                    return '%s%s' % (m2.group(1), m2.group(2))
+    return None
+
+
+def _locate(msg, lines):
+    return msg.splitlines()[-1] if msg else msg
+
+
+def level():
+    """'full' when the binary's listing knows every NKI operation (decision lines,
+    two-op tensor_scalar ...), else 'basic'."""
+    b = binary()
+    lv = _level_cache.get(b)
+    if lv is not None:
+        return lv
+    forced = os.environ.get('NX_NKI_LISTING')
+    if forced in ('basic', 'full'):
+        _level_cache[b] = forced
+        return forced
+    d = tempfile.mkdtemp(prefix='nx-nki-probe-')
+    try:
+        lst = os.path.join(d, 'probe.listing')
+        with open(lst, 'w') as f:
+            f.write('kernel probe\ndecision probe k=v\n'
+                    'Vector tensor_scalar src=sbuf[0:1]+0:fp32[1] dst=sbuf[0:1]+4:fp32[1] '
+                    'op0=add operand0=1 op1=mul operand1=2\n')
+        p = subprocess.run([b, 'kernel', 'asm', lst, '-o', os.path.join(d, 'p.neff')],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        lv = 'full' if p.returncode == 0 else 'basic'
+    finally:
+        for fn in os.listdir(d):
+            os.unlink(os.path.join(d, fn))
+        os.rmdir(d)
+    _level_cache[b] = lv
+    return lv
+
+
+def assemble(listing_path, neff_path, lines):
+    _run([binary(), 'kernel', 'asm', listing_path, '-o', neff_path], 'kernel asm', lines)
+
+
+def capture(neff_path, ntff_path, target):
+    """Simulates the NEFF; returns the simulated time in microseconds."""
+    p = _run([binary(), 'capture', '-q', '-n', neff_path, '-s', ntff_path, '--target', target,
+              '--enable-dge-notifs'], 'capture')
+    m = re.search(r'([0-9.]+) us simulated', p.stdout)
+    return float(m.group(1)) if m else None
+
+
+def summary_json(neff_path, ntff_path):
+    p = _run([binary(), 'view', '-n', neff_path, '-s', ntff_path, '--output-format',
+              'summary-json'], 'view --output-format summary-json')
+    return p.stdout
+
+
+def ingest(neff_path, ntff_path, data_path, display_name):
+    args = [binary(), 'view', '-n', neff_path, '-s', ntff_path, '--ingest-only',
+            '--display-name', display_name]
+    if data_path:
+        args += ['--data-path', data_path]
+    return _run(args, 'view --ingest-only').stdout

@@ -1,0 +1,122 @@
+"""policy.py: the compiler decisions the shim makes, as one options object.
+
+Each field is a documented, deterministic policy (docs/nki.md, "Compiler decisions") that a
+user may override: from `additional_compile_opt` / NEURON_CC_FLAGS (the real compiler's
+--target and --disable-dge), and from NX_NKI_POLICY="key=value,..." or the `nx_policy=`
+keyword of nki.baremetal/benchmark/profile for the shim's own knobs.
+"""
+import os
+import shlex
+
+SBUF_BYTES = {'trn2': 224 * 1024, 'trn1': 192 * 1024}
+PSUM_BANKS = 8
+PSUM_BANK_BYTES = 2048
+
+
+class Policy:
+    def __init__(self):
+        self.target = 'trn2'
+        self.dge = True           # hardware DGE for nisa.dma_copy on trn2
+        self.bufs = 3             # buffers per SBUF allocation site that has several tiles
+        self.site_bufs = {}       # {line: n} per-site overrides (bufs@LINE=n)
+        self.sbuf_bytes = None    # per-partition SBUF the allocator may use (None: target's)
+        self.align = 64           # SBUF tile alignment in bytes
+        self.engines = 'balance'  # engine picks for unknown_engine: balance | vector
+        self.queues = 4           # DMA queues per trigger engine
+        self.stationary_reuse = True
+        self.numerics = True
+        self.notes = []           # options accepted and ignored
+
+    def capacity(self):
+        return self.sbuf_bytes or SBUF_BYTES[self.target]
+
+    def describe(self):
+        return ('target=%s dge=%s bufs=%d engines=%s queues=%d sbuf=%d'
+                % (self.target, 'on' if self.dge and self.target == 'trn2' else 'off', self.bufs,
+                   self.engines, self.queues, self.capacity()))
+
+
+_MODELLED = {'--target', '--disable-dge', '--enable-dge'}
+
+
+def parse_cc_flags(pol, text, source):
+    """Applies the real compiler's flags we model (--target, --disable-dge); others are
+    accepted and noted as ignored."""
+    if not text:
+        return
+    args = shlex.split(text) if isinstance(text, str) else list(text)
+    i = 0
+    while i < len(args):
+        a = args[i]
+        val = None
+        if '=' in a and a.startswith('--'):
+            a, val = a.split('=', 1)
+        if a == '--target':
+            if val is None and i + 1 < len(args):
+                i += 1
+                val = args[i]
+            if val not in ('trn1', 'trn2'):
+                raise ValueError('%s: --target %s: expected trn1 or trn2' % (source, val))
+            pol.target = val
+        elif a == '--disable-dge':
+            pol.dge = False
+        elif a == '--enable-dge':
+            pol.dge = True
+        elif a.startswith('-'):
+            pol.notes.append('%s: %s ignored (not modelled)' % (source, args[i]))
+        i += 1
+
+
+def parse_policy(pol, text, source='NX_NKI_POLICY'):
+    if not text:
+        return
+    for item in text.replace(';', ',').split(','):
+        item = item.strip()
+        if not item:
+            continue
+        if '=' not in item:
+            raise ValueError("%s: '%s': expected key=value" % (source, item))
+        k, v = item.split('=', 1)
+        k = k.strip()
+        v = v.strip()
+        try:
+            if k == 'bufs':
+                pol.bufs = max(1, int(v))
+            elif k.startswith('bufs@'):
+                pol.site_bufs[int(k[5:])] = max(1, int(v))
+            elif k == 'sbuf':
+                pol.sbuf_bytes = int(v)
+            elif k == 'engines':
+                if v not in ('balance', 'vector'):
+                    raise ValueError
+                pol.engines = v
+            elif k == 'queues':
+                pol.queues = max(1, int(v))
+            elif k == 'dge':
+                pol.dge = v in ('1', 'on', 'true', 'yes')
+            elif k == 'target':
+                if v not in ('trn1', 'trn2'):
+                    raise ValueError
+                pol.target = v
+            elif k == 'numerics':
+                pol.numerics = v in ('1', 'on', 'true', 'yes')
+            elif k == 'stationary_reuse':
+                pol.stationary_reuse = v in ('1', 'on', 'true', 'yes')
+            else:
+                raise KeyError
+        except KeyError:
+            raise ValueError("%s: unknown policy '%s' (known: bufs, bufs@LINE, sbuf, engines, "
+                             "queues, dge, target, numerics, stationary_reuse)" % (source, k))
+        except ValueError:
+            raise ValueError("%s: bad value '%s' for %s" % (source, v, k)) from None
+
+
+def make(additional_compile_opt=None, nx_policy=None, target=None):
+    pol = Policy()
+    parse_cc_flags(pol, os.environ.get('NEURON_CC_FLAGS', ''), 'NEURON_CC_FLAGS')
+    parse_cc_flags(pol, additional_compile_opt, 'additional_compile_opt')
+    parse_policy(pol, os.environ.get('NX_NKI_POLICY', ''))
+    parse_policy(pol, nx_policy, 'nx_policy')
+    if target:
+        pol.target = target
+    return pol

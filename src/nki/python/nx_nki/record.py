@@ -1,0 +1,154 @@
+"""record.py: the recording of one kernel run.
+
+While a kernel runs, every NKI call appends one compact instruction record (Ins) to the
+current Trace: the operation, its engine (or None: the compiler picks one), the user's
+source location, the loop nest in force, the destination and source views, and the
+operation's attributes. Views are tuples (buf, blk, off, axes): the buffer, the tile
+(block index), the element offset inside the tile and ((stride, size), ...) per axis, axis
+0 being the partition axis of on-chip views. Nothing is allocated or synchronised while
+recording: the compiler passes (alloc.py, sync.py, emit.py) run once the kernel returns.
+"""
+import sys
+
+from . import errors
+
+# The trace being recorded; None outside a kernel run.
+CUR = None
+
+
+class Ins:
+    __slots__ = ('op', 'eng', 'loc', 'nest', 'dst', 'srcs', 'a', 'addr', 'waits', 'sig',
+                 'idx', 'cost')
+
+    def __init__(self, op, eng, loc, nest, dst, srcs, a):
+        self.op = op
+        self.eng = eng
+        self.loc = loc
+        self.nest = nest
+        self.dst = dst
+        self.srcs = srcs
+        self.a = a
+
+    def __repr__(self):
+        return 'Ins(%s %s %s:%s)' % (self.op, self.eng, self.loc[0], self.loc[1])
+
+
+class Trace:
+    """One kernel run being recorded."""
+
+    def __init__(self, name, numerics, target):
+        self.name = name
+        self.numerics = numerics
+        self.target = target
+        self.ins = []
+        self.bufs = []
+        self.nest = ()             # ((var, value, line, file), ...) outermost first
+        self.loops = []            # the live loop iterators, outermost first
+        self.notes = []            # (loc, text): things the user should know
+        self.program_id = ()
+        self.grid = ()
+        self.source = None         # the kernel's file
+        self.func_line = 0
+        self.spmd_rank = 0
+        self.consts = {}
+
+    def add(self, op, eng, loc, dst, srcs, a):
+        i = Ins(op, eng, loc, self.nest, dst, srcs, a)
+        self.ins.append(i)
+        return i
+
+    def note(self, loc, text):
+        if (loc, text) not in self.notes:
+            self.notes.append((loc, text))
+
+
+def here(depth=2):
+    """(file, line) of the user's call site."""
+    f = sys._getframe(depth)
+    is_shim = errors.is_shim_file
+    while is_shim(f.f_code.co_filename):
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno)
+
+
+def cur(api):
+    """The trace in force; an error when an NKI call is made outside a kernel."""
+    if CUR is None:
+        raise errors.located('called outside a kernel (run the kernel through nki.jit, '
+                             'nki.baremetal, nki.benchmark or nki.simulate_kernel)', api, 2)
+    return CUR
+
+
+class _Loop:
+    """The iterator behind nl.affine_range and friends: runs the loop concretely and keeps
+    the trace's loop nest (variable, value, line of the `for`) for the `iter` lines."""
+    __slots__ = ('it', 'var', 'line', 'file', 'kind', 'depth', 'trace')
+
+    def __init__(self, it, kind):
+        self.it = iter(it)
+        self.kind = kind
+        self.trace = CUR
+        f = sys._getframe(2)
+        while errors.is_shim_file(f.f_code.co_filename):
+            f = f.f_back
+        self.line = f.f_lineno
+        self.file = f.f_code.co_filename
+        self.var = _loop_var(f)
+        self.depth = -1
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        t = self.trace
+        try:
+            v = next(self.it)
+        except StopIteration:
+            if t is not None and self.depth >= 0:
+                _pop(t, self.depth)
+                self.depth = -1
+            raise
+        if t is not None:
+            if self.depth < 0 or self.depth >= len(t.loops) or t.loops[self.depth] is not self:
+                self.depth = len(t.loops)
+                t.loops.append(self)
+                t.nest = t.nest + ((self.var, v, self.line, self.file),)
+            else:
+                _pop(t, self.depth + 1)
+                t.nest = t.nest[:self.depth] + ((self.var, v, self.line, self.file),)
+        return v
+
+    def __del__(self):
+        t = self.trace
+        if t is not None and self.depth >= 0 and self.depth < len(t.loops) and \
+                t.loops[self.depth] is self:
+            _pop(t, self.depth)
+
+    def __len__(self):
+        return len(self.it) if hasattr(self.it, '__len__') else 0
+
+
+def _pop(t, depth):
+    del t.loops[depth:]
+    t.nest = t.nest[:depth]
+
+
+_var_cache = {}
+
+
+def _loop_var(f):
+    """The loop variable of the `for` at frame f's current line ('i' in `for i in ...`)."""
+    key = (f.f_code.co_filename, f.f_lineno)
+    v = _var_cache.get(key)
+    if v is None:
+        import linecache
+        import re
+        src = linecache.getline(key[0], key[1])
+        m = re.search(r'\bfor\s+([A-Za-z_][A-Za-z_0-9]*)\s+in\b', src)
+        v = m.group(1) if m else 'i'
+        _var_cache[key] = v
+    return v
+
+
+def loop(it, kind):
+    return _Loop(it, kind)
