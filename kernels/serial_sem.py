@@ -24,8 +24,8 @@ def serial_sem(lhsT, rhs):
 
     for m in nl.sequential_range(M // TILE_M):
         for n in nl.sequential_range(N // TILE_N):
-            lhsT_buf[...] = nl.load(lhsT[:, m * TILE_M:(m + 1) * TILE_M])   # single buffer
-            rhs_buf[...] = nl.load(rhs[:, n * TILE_N:(n + 1) * TILE_N])      # single buffer
+            for k in nl.sequential_range(K // TILE_K): lhsT_buf[:, k, :] = nl.load(lhsT[k * TILE_K:(k + 1) * TILE_K, m * TILE_M:(m + 1) * TILE_M])  # noqa: E501,E701 single buffer
+            for k in nl.sequential_range(K // TILE_K): rhs_buf[:, k, :] = nl.load(rhs[k * TILE_K:(k + 1) * TILE_K, n * TILE_N:(n + 1) * TILE_N])  # noqa: E501,E701 single buffer
             acc = nl.zeros((TILE_M, TILE_N), nl.float32, buffer=nl.psum)
             for k in nl.sequential_range(K // TILE_K):
                 acc += nisa.nc_matmul(lhsT_buf[:, k, :], rhs_buf[:, k, :])

@@ -15,7 +15,9 @@ recorded trace (docs/nki.md, "Compiler decisions").
    different engines or DMA queues becomes a semaphore wait; waits already implied by
    earlier ones (same engine order, transitively through what each producer had waited
    for) are left out.
-Instructions keep program order on every engine (no reordering).
+4. schedule: each engine's stream is reordered by estimated input readiness within a
+   window, never past an instruction that touches the same buffers (`window`, default 8;
+   1 keeps program order).
 """
 import bisect
 from collections import deque
@@ -286,14 +288,15 @@ def _choose_buffers(prog, sites, pol):
     ps = [s for s in sites if s.kind == 'psum']
     for s in sb:
         n = pol.site_bufs.get(s.loc[1] if s.loc else -1, pol.bufs)
-        s.want = s.live if s.tiles == s.live else max(s.live, min(n, s.tiles))
+        s.want = min(s.tiles, s.live * n)
     total = sum(s.want * s.size for s in sb)
-    # too much: take extra buffers back, largest first
+    # too much: take extra buffers back, first from the sites that cycle least often
+    # (fewest generations of tiles: tiles / live), then the largest tiles
     while total > cap:
         cand = [s for s in sb if s.want > s.live]
         if not cand:
             break
-        s = max(cand, key=lambda x: (x.size, -x.order))
+        s = min(cand, key=lambda x: (x.tiles / x.live, -x.size, x.order))
         s.want -= 1
         total -= s.size
     # still too much: the live tiles do not fit; spill the largest sites
@@ -463,11 +466,14 @@ def _region(v, a):
     return (('h', id(b)), v[2] * ds, (v[2] + ext) * ds, 0, 1)
 
 
-def sync(prog, ins_list):
-    """Fills each instruction's waits [(stream, count)] and whether it signals."""
+def _deps(ins_list, full=False):
+    """Dependencies in list order: per instruction the latest conflicting instruction of
+    each other stream (split for a matmul: the stationary's, then the rest); with full, also
+    every (region, stream) producer and the regions touched (for the scheduler)."""
     regs = {}
     deps_of = []
-    nstreams = 5 + len(prog.queues)
+    alld = [] if full else None
+    touched = [] if full else None
     for k, ins in enumerate(ins_list):
         if ins.op == 'dma':
             stream = ins.a['q'].stream
@@ -479,10 +485,22 @@ def sync(prog, ins_list):
         dst = ins.dst
         if dst is not None:
             acc.append((_region(dst, ins.addr[0]), True))
+        wsrc = ins.a.get('wsrc', ()) if ins.a else ()
         for j, s in enumerate(ins.srcs):
             if s is not None:
-                acc.append((_region(s, ins.addr[j + 1]), False))
-        for (key, lo, hi, p0, p1), w in acc:
+                acc.append((_region(s, ins.addr[j + 1]), j in wsrc))
+        stat_j = -1
+        if ins.op == 'mm':
+            # the stationary's producers are waited for by the LDWEIGHTS, the rest by the
+            # MATMUL (the pair is one instruction in NKI, two on the engine)
+            stat_j = 2 if ins.a.get('ident') else 1
+            if ins.srcs[stat_j - 1] is None:
+                stat_j = -1
+        need_stat = None
+        mine = [] if full else None
+        for j, ((key, lo, hi, p0, p1), w) in enumerate(acc):
+            if j == stat_j:
+                saved, need = need, {}
             st = regs.get(key)
             if st is None:
                 st = regs[key] = ({}, {})
@@ -492,12 +510,18 @@ def sync(prog, ins_list):
                         p0 < e[3]:
                     if need.get(S, -1) < e[4]:
                         need[S] = e[4]
+                    if full:
+                        mine.append(e[4])
             if w:
                 for S, e in R.items():
                     if S != stream and S != eng and e[0] < hi and lo < e[1] and e[2] < p1 and \
                             p0 < e[3]:
                         if need.get(S, -1) < e[4]:
                             need[S] = e[4]
+                        if full:
+                            mine.append(e[4])
+            if j == stat_j:
+                need_stat, need = need, saved
         for (key, lo, hi, p0, p1), w in acc:
             W, R = regs[key]
             if w:
@@ -522,8 +546,123 @@ def sync(prog, ins_list):
                 if p1 > e[3]:
                     e[3] = p1
                 e[4] = k
-        deps_of.append(need)
+        deps_of.append((need_stat, need) if need_stat else need)
+        if full:
+            alld.append(mine)
+            touched.append(frozenset(r[0][0] for r in acc))
+    return deps_of, alld, touched
+
+
+def schedule(prog, ins_list):
+    """The reordering policy: each engine's instructions are reordered by when their
+    inputs are estimated to be ready (a program-order estimate of every instruction's
+    finish), an instruction moving ahead of at most `window - 1` earlier ones of its engine
+    and only past instructions that touch none of its buffers. Returns the new global order
+    (by estimated start), which keeps every dependency."""
+    pol = prog.pol
+    W = pol.window
+    n = len(ins_list)
+    _, alld, touched = _deps(ins_list, True)
+    clk = _CLK[pol.target]
+    cost = [0.0] * n
+    dma_done = [0.0] * n
+    for k, ins in enumerate(ins_list):
+        if ins.op == 'dma':
+            q = ins.a['q']
+            cost[k] = 600.0 if q.type == 'dynamic_hw' else 64 / clk[ins.eng]
+            v = ins.srcs[0]
+            nb = _free(v) * (v[3][0][1] if v[3] else 1) * v[0].dtype.size
+            dma_done[k] = 1300.0 + nb / 373.0
+        else:
+            cost[k] = _cost(ins, clk)
+    # program-order estimate of when each instruction's inputs are ready
+    ready = [0.0] * n
+    fin = [0.0] * n
+    efree = [0.0] * 5
+    for k, ins in enumerate(ins_list):
+        r = 0.0
+        for d in alld[k]:
+            if fin[d] > r:
+                r = fin[d]
+        ready[k] = r
+        e = ins.eng
+        st = efree[e] if efree[e] > r else r
+        efree[e] = st + cost[k]
+        fin[k] = efree[e] + dma_done[k]
+    # per engine: move instructions whose inputs come earlier ahead, within the window
+    streams = [[] for _ in range(5)]
+    for k, ins in enumerate(ins_list):
+        streams[ins.eng].append(k)
+    moved = 0
+    orders = []
+    for e in range(5):
+        pend = streams[e]
+        out = []
+        i = 0
+        pend = list(pend)
+        while pend:
+            best = 0
+            if W > 1 and len(pend) > 1:
+                seen = set(touched[pend[0]])
+                br = ready[pend[0]]
+                for j in range(1, min(W, len(pend))):
+                    c = pend[j]
+                    tc = touched[c]
+                    if seen.isdisjoint(tc):
+                        if ready[c] < br:
+                            best, br = j, ready[c]
+                    seen |= tc
+            if best:
+                moved += 1
+            out.append(pend.pop(best))
+        orders.append(out)
+    # merge the engines' orders into one list by estimated start
+    placed = [False] * n
+    efree = [0.0] * 5
+    head = [0] * 5
+    fin = [0.0] * n
+    order = []
+    for _ in range(n):
+        be, bs = -1, 0.0
+        for e in range(5):
+            h = head[e]
+            if h >= len(orders[e]):
+                continue
+            k = orders[e][h]
+            st = efree[e]
+            ok = True
+            for d in alld[k]:
+                if not placed[d]:
+                    ok = False
+                    break
+                if fin[d] > st:
+                    st = fin[d]
+            if ok and (be < 0 or st < bs):
+                be, bs = e, st
+        if be < 0:
+            return ins_list          # cannot happen with consistent estimates; keep program order
+        k = orders[be][head[be]]
+        head[be] += 1
+        placed[k] = True
+        efree[be] = bs + cost[k]
+        fin[k] = efree[be] + dma_done[k]
+        order.append(ins_list[k])
+    prog.decisions.append(('reorder', None, {'policy': 'ready-time', 'window': W,
+                                             'moved': moved}))
+    return order
+
+
+def sync(prog, ins_list):
+    """Fills each instruction's waits [(stream, count)] and whether it signals."""
+    nstreams = 5 + len(prog.queues)
+    deps_of, _, _ = _deps(ins_list)
+    for ins in ins_list:
         ins.sig = False
+    for need in deps_of:
+        if need.__class__ is tuple:
+            for S, idx in need[0].items():
+                ins_list[idx].sig = True
+            need = need[1]
         for S, idx in need.items():
             ins_list[idx].sig = True
     # semaphore counts with what each engine already knows (vector clocks)
@@ -535,17 +674,12 @@ def sync(prog, ins_list):
     for k, ins in enumerate(ins_list):
         eng = ins.eng
         kn = known[eng]
-        waits = []
-        for S, idx in sorted(deps_of[k].items()):
-            c = num[idx]
-            if kn[S] >= c:
-                continue
-            waits.append((S, c))
-            other = snap[S].get(c)
-            if other is not None and other is not kn:
-                kn = tuple(map(max, kn, other))
-            if kn[S] < c:
-                kn = kn[:S] + (c,) + kn[S + 1:]
+        deps = deps_of[k]
+        if deps.__class__ is tuple:
+            kn, ins.swaits = _waits(deps[0], kn, num, snap)
+            kn, waits = _waits(deps[1], kn, num, snap)
+        else:
+            kn, waits = _waits(deps, kn, num, snap)
         known[eng] = kn
         ins.waits = waits
         if ins.op == 'dma':
@@ -561,10 +695,30 @@ def sync(prog, ins_list):
     return ins_list
 
 
+def _waits(deps, kn, num, snap):
+    """The waits deps still need given what the engine knows (kn); the new knowledge."""
+    waits = []
+    for S, idx in sorted(deps.items()):
+        c = num[idx]
+        if kn[S] >= c:
+            continue
+        waits.append((S, c))
+        other = snap[S].get(c)
+        if other is not None and other is not kn:
+            kn = tuple(map(max, kn, other))
+        if kn[S] < c:
+            kn = kn[:S] + (c,) + kn[S + 1:]
+    return kn, waits
+
+
 def compile_trace(trace, pol):
     prog = Program(trace, pol)
     ins = [i for i in trace.ins if i.op != 'dead']
     pick(prog, ins)
     ins = allocate(prog, ins)
+    if prog.pol.window > 1:
+        ins = schedule(prog, ins)
+    else:
+        prog.decisions.append(('reorder', None, {'policy': 'program-order'}))
     prog.ins = sync(prog, ins)
     return prog

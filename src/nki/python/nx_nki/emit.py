@@ -384,11 +384,14 @@ class Emitter:
             sa, ma = ins.addr[2], ins.addr[1]
         st = self.ap(stat, sa)
         key = (st, ins.a.get('gen'))
-        if last_stat == key and self.prog.pol.stationary_reuse and not flags:
+        sw = ['wait=S[%d]>=%d' % (S + 1, c * 16 if S >= 5 else c) for S, c in ins.swaits]
+        if last_stat == key and self.prog.pol.stationary_reuse and not flags and not sw:
             pass
         else:
-            o.append('%sTensor ldweights src=%s%s%s' % (L, st, flags, w))
-            w = ''
+            for x in sw[:-1]:
+                o.append('%sTensor event_semaphore %s' % (L, x))
+            o.append('%sTensor ldweights src=%s%s%s' % (L, st, flags, (' ' + sw[-1]) if sw
+                                                        else ''))
         o.append('%sTensor matmul src=%s dst=%s%s%s%s%s' % (
             L, self.ap(mov, ma), self.ap(ins.dst, ins.addr[0]), ' acc' if a.get('acc') else '',
             flags, w, sig))

@@ -280,7 +280,7 @@ def load(src, mask=None, dtype=None, api='nl.load', transpose=False, kind='load'
                              'the view is the partition dim)' % (shape[0], NUM_PARTITIONS), api, 2)
     odt = D.as_dtype(dtype) or src.buf.dtype
     b, out = result(tr, loc, shape, odt)
-    dv = operand(out, api)
+    dv = (b, 0, 0, out.axes)
     clips = _clips(mask, api)
     vs = _prep((out, src), (dv, sv), clips, space_of(dv) if not transpose else shape, api)
     if vs is None:
@@ -746,7 +746,7 @@ def _foldable(tr, z, buf, blk):
         if d is not None and d[0] is buf and d[1] == blk:
             return False
         for s in i.srcs:
-            if s[0] is buf and s[1] == blk:
+            if s is not None and s[0] is buf and s[1] == blk:
                 return False
     return False
 
@@ -767,9 +767,10 @@ def nc_transpose(data, engine=None, mask=None, api='nisa.nc_transpose'):
     else:
         if P > 128 or F > 128:
             raise errors.located('a Tensor-engine transpose takes at most 128x128', api, 2)
+        iv = identity(tr, data.dtype, P, loc)
         b, out, dv = _new(tr, api, loc, (F, P), D.float32, 'psum')
-        ins = tr.add('mm', PE, loc, dv, (xv, None), {'acc': False, 'tr': True, 'ident': True,
-                                                     'api': api})
+        ins = tr.add('mm', PE, loc, dv, (xv, iv), {'acc': False, 'tr': True, 'ident': True,
+                                                   'api': api})
         tr.busy[PE] += max(P, 64) / _CLK.get(tr.target, _CLK['trn2'])[PE]
     _producer(b, ins)
     if tr.numerics:
@@ -778,6 +779,27 @@ def nc_transpose(data, engine=None, mask=None, api='nisa.nc_transpose'):
 
 
 # --- assignment and accumulation --------------------------------------------------------
+
+def identity(tr, dtype, P, loc):
+    """The identity a Tensor-engine transpose multiplies with: a constant the compiler
+    adds to HBM, loaded to SBUF once (2-byte types share a bf16 one)."""
+    dt = D.float32 if dtype.size == 4 else D.bfloat16
+    key = ('identity', dt.name)
+    sb = tr.consts.get(key)
+    if sb is None:
+        hb = Buf((128, 128), dt, 'hbm', ('<identity>', 0), 'identity', 'const')
+        hb.id = len(tr.bufs)
+        tr.bufs.append(hb)
+        hb.data = np.eye(128, dtype=np.float32).reshape(1, -1)
+        sb = new_temp((128, 128), dt, 'sbuf', loc, 'identity')
+        v = (sb, 0, 0, sb.tile_axes())
+        tr.add('dma', None, loc, v, ((hb, 0, 0, hb.tile_axes()),), {'kind': 'load',
+                                                                  'api': 'nc_transpose'})
+        if tr.numerics:
+            store_values(v, np.eye(128, dtype=np.float32))
+        tr.consts[key] = sb
+    return (sb, 0, 0, ((128, P), (1, P)))
+
 
 def _is_whole_temp(t):
     b = t.buf
@@ -814,9 +836,11 @@ def assign(w, value):
         clips = prod.a.get('clips') if prod.a else None
         nv = clip(wv, clips, space_of(wv)) if clips else wv
         old = prod.dst
+        if prod.op == 'mm':
+            prod.dst = None
+            prod.a['acc'] = _acc_flag(tr, nv, None)
         prod.dst = nv
         if prod.op == 'mm':
-            prod.a['acc'] = _acc_flag(tr, nv, None)
             if prod.a['acc'] and tr.numerics:
                 store_values(nv, npview(nv) + npview(old).reshape(npview(nv).shape))
             elif tr.numerics:
@@ -856,8 +880,9 @@ def accumulate(t, o, alu, api):
                 raise errors.located('accumulating a %s matmul result into a %s view'
                                      % (space_of(prod.dst), space_of(tv)), api, 2)
             old = prod.dst
-            prod.dst = tv
+            prod.dst = None
             prod.a['acc'] = _acc_flag(tr, tv, None)
+            prod.dst = tv
             if tr.numerics:
                 add = npview(old).reshape(npview(tv).shape)
                 store_values(tv, (npview(tv) + add) if prod.a['acc'] else add)

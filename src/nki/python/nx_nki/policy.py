@@ -17,13 +17,14 @@ class Policy:
     def __init__(self):
         self.target = 'trn2'
         self.dge = True           # hardware DGE for nisa.dma_copy on trn2
-        self.bufs = 3             # buffers per SBUF allocation site that has several tiles
+        self.bufs = 4             # buffers per SBUF allocation site that has several tiles
         self.site_bufs = {}       # {line: n} per-site overrides (bufs@LINE=n)
         self.sbuf_bytes = None    # per-partition SBUF the allocator may use (None: target's)
         self.align = 64           # SBUF tile alignment in bytes
         self.engines = 'balance'  # engine picks for unknown_engine: balance | vector
         self.queues = 4           # DMA queues per trigger engine
         self.stationary_reuse = True
+        self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
         self.notes = []           # options accepted and ignored
 
@@ -31,9 +32,9 @@ class Policy:
         return self.sbuf_bytes or SBUF_BYTES[self.target]
 
     def describe(self):
-        return ('target=%s dge=%s bufs=%d engines=%s queues=%d sbuf=%d'
+        return ('target=%s dge=%s bufs=%d engines=%s queues=%d sbuf=%d window=%d'
                 % (self.target, 'on' if self.dge and self.target == 'trn2' else 'off', self.bufs,
-                   self.engines, self.queues, self.capacity()))
+                   self.engines, self.queues, self.capacity(), self.window))
 
 
 _MODELLED = {'--target', '--disable-dge', '--enable-dge'}
@@ -100,13 +101,15 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
                 pol.target = v
             elif k == 'numerics':
                 pol.numerics = v in ('1', 'on', 'true', 'yes')
+            elif k == 'window':
+                pol.window = max(1, int(v))
             elif k == 'stationary_reuse':
                 pol.stationary_reuse = v in ('1', 'on', 'true', 'yes')
             else:
                 raise KeyError
         except KeyError:
             raise ValueError("%s: unknown policy '%s' (known: bufs, bufs@LINE, sbuf, engines, "
-                             "queues, dge, target, numerics, stationary_reuse)" % (source, k))
+                             "queues, dge, target, numerics, stationary_reuse, window)" % (source, k))
         except ValueError:
             raise ValueError("%s: bad value '%s' for %s" % (source, v, k)) from None
 

@@ -18,7 +18,7 @@ CUR = None
 
 class Ins:
     __slots__ = ('op', 'eng', 'loc', 'nest', 'dst', 'srcs', 'a', 'addr', 'waits', 'sig',
-                 'idx', 'cost')
+                 'swaits', 'cost')
 
     def __init__(self, op, eng, loc, nest, dst, srcs, a):
         self.op = op
@@ -28,6 +28,7 @@ class Ins:
         self.dst = dst
         self.srcs = srcs
         self.a = a
+        self.swaits = ()
 
     def __repr__(self):
         return 'Ins(%s %s %s:%s)' % (self.op, self.eng, self.loc[0], self.loc[1])
