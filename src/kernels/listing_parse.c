@@ -255,7 +255,7 @@ static int hbm_side(struct asm_state *st, struct cur *c, struct side *sd)
 {
 	char name[128];
 	const struct nx_tensor *t;
-	uint64_t stride[8], total = 1;
+	uint64_t stride[8], total = 1, n;
 	unsigned d = 0;
 
 	ident(c, name, sizeof(name));
@@ -263,9 +263,6 @@ static int hbm_side(struct asm_state *st, struct cur *c, struct side *sd)
 	if (sd->var < 0)
 		return nx__asm_fail(st, "descriptor names unknown tensor '%s'", name);
 	t = &st->neff->tensors[sd->var];
-	if (t->rank > 4)
-		return nx__asm_fail(st, "tensor '%s' has rank %u; descriptors take up to 4", name,
-				    t->rank);
 	stride[t->rank ? t->rank - 1 : 0] = 1;
 	for (int k = (int)t->rank - 2; k >= 0; k--)
 		stride[k] = stride[k + 1] * t->shape[k + 1];
@@ -285,16 +282,24 @@ static int hbm_side(struct asm_state *st, struct cur *c, struct side *sd)
 			return nx__asm_fail(st, "descriptor slice %u of '%s' (%" PRIu64 ":%" PRIu64
 					    ") is outside 0:%" PRIu64, d, name, a, b, t->shape[d]);
 		sd->off += a * stride[d];
-		sd->sizes[d] = (b - a + step - 1) / step;
-		sd->steps[d] = (int64_t)(stride[d] * step);
-		total *= sd->sizes[d];
+		n = (b - a + step - 1) / step;
+		total *= n;
+		/* a dim of one element only moves the offset: the first dim of more than one
+		 * element maps to the partitions, and up to 4 such dims are taken */
+		if (n > 1 || (d + 1 == t->rank && !sd->ndim)) {
+			if (sd->ndim == 4)
+				return nx__asm_fail(st, "descriptor side '%s' slices more than 4 dims of "
+						    "'%s'", c->tok, name);
+			sd->sizes[sd->ndim] = n;
+			sd->steps[sd->ndim] = (int64_t)(stride[d] * step);
+			sd->ndim++;
+		}
 		if (d + 1 < t->rank && !lit(c, ','))
 			return nx__asm_fail(st, "descriptor side '%s' needs %u slices", c->tok, t->rank);
 	}
 	if (!lit(c, ']') || *c->p)
 		return nx__asm_fail(st, "bad descriptor side '%s': expected ']' after %u slices",
 				    c->tok, t->rank);
-	sd->ndim = t->rank;
 	sd->elems = total;
 	return 0;
 }

@@ -8,6 +8,7 @@ call asks, assembles the NEFF and simulates the NTFF (driver.py). Outputs come b
 numpy arrays in the kernel's output dtypes (bf16 as float32 arrays tagged .nki_dtype).
 """
 import functools
+import gc
 import inspect
 import itertools
 import json
@@ -184,6 +185,8 @@ def trace_kernel(fn, args, kwargs, grid, pol, numerics, name=None):
     points = list(itertools.product(*[range(int(g)) for g in grid])) if grid else [()]
     ret = None
     record.CUR = tr
+    gc_was = gc.isenabled()
+    gc.disable()                 # the recording makes many small objects and frees none
     try:
         tr.grid = tuple(int(g) for g in grid)
         for rank, pid in enumerate(points):
@@ -204,6 +207,8 @@ def trace_kernel(fn, args, kwargs, grid, pol, numerics, name=None):
     finally:
         record.CUR = None
         tr.loops = []
+        if gc_was:
+            gc.enable()
     struct, outs = _outputs(ret, tr)
     return tr, struct
 
@@ -224,12 +229,21 @@ def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=N
     if mode == 'simulate':
         return res
     t1 = time.perf_counter()
+    gc_was = gc.isenabled()
+    gc.disable()
     try:
         prog = compiler.compile_trace(tr, pol)
         level = driver.level()
         text = emit.listing(prog, level)
     except errors.NkiError as e:
         raise errors.cut_traceback(e) from None
+    except Exception as e:
+        raise errors.NkiError('internal error of the NKI shim while compiling: %s: %s'
+                              % (type(e).__name__, e),
+                              where='%s:%d' % (tr.source, tr.func_line)) from None
+    finally:
+        if gc_was:
+            gc.enable()
     res.compile_s = time.perf_counter() - t1
     res.prog = prog
     res.listing = text

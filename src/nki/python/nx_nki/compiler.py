@@ -114,7 +114,9 @@ def pick(prog, ins_list):
             trig = ins.eng
             if trig is None:
                 if kind in ('store', 'chip'):
-                    trig = writer.get((src[0].id, src[1]), SP) if src[0].onchip else SP
+                    trig = writer.get((src[0].id, src[1])) if src[0].onchip else None
+                    if trig is None or trig == PE:
+                        trig = SP
                 else:
                     trig = SP
                 ins.eng = trig

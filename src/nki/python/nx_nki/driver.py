@@ -21,7 +21,8 @@ def binary():
     b = os.environ.get('NX_NKI_BIN')
     if b:
         return b
-    for rel in (('..', '..', 'neuron-explorer'), ('..', '..', '..', '..', 'bin', 'neuron-explorer')):
+    for rel in (('..', '..', '..', 'neuron-explorer'),
+                ('..', '..', '..', '..', '..', 'bin', 'neuron-explorer')):
         p = os.path.normpath(os.path.join(_HERE, *rel))
         if os.path.isfile(p) and os.access(p, os.X_OK):
             return p

@@ -292,12 +292,14 @@ class Emitter:
         chip_d = d[0].kind != 'hbm'
         chip_s = s[0].kind != 'hbm'
         tr = ' transpose' if ins.a.get('tr') else ''
+        if tr:
+            self.need_full('a DMA transpose')
         cast = ''
+        if d[0].dtype is not s[0].dtype:
+            self.need_full('a DMA with a dtype cast (%s to %s)' % (s[0].dtype.name,
+                                                                   d[0].dtype.name))
         if chip_d and not chip_s and d[0].dtype is not s[0].dtype:
-            if not self.full:
-                self.cur_ins.a.setdefault('note', 'cast')
-            else:
-                cast = ':' + self.dt(d[0].dtype)
+            cast = ':' + self.dt(d[0].dtype)
         if chip_s and not chip_d and d[0].dtype is not s[0].dtype and self.full:
             cast = ''
         pieces = self._pieces(d if chip_d else s, s if chip_d else d) \

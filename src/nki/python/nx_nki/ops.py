@@ -207,16 +207,13 @@ def same_shape(a, b):
 
 
 def result(tr, loc, shape, dtype, kind='sbuf'):
-    if not shape:
-        shape = (1, 1)
-    if len(shape) == 1:
-        shape = (shape[0], 1)
+    if len(shape) < 2:
+        shape = (shape[0], 1) if shape else (1, 1)
     if shape[0] > NUM_PARTITIONS:
         raise errors.located('a tile of %d partitions: at most %d' % (shape[0], NUM_PARTITIONS),
                              None, 3)
     b = new_temp(shape, dtype, kind, loc)
-    t = Tensor(b, 0, 0, b.tile_axes())
-    return b, t
+    return b, Tensor(b, 0, 0, b.taxes)
 
 
 def _est(tr, eng, v, factor=1.0):
@@ -278,14 +275,15 @@ def load(src, mask=None, dtype=None, api='nl.load', transpose=False, kind='load'
     if shape and shape[0] > NUM_PARTITIONS:
         raise errors.located('loading %d partitions: a tile has at most %d (the first dim of '
                              'the view is the partition dim)' % (shape[0], NUM_PARTITIONS), api, 2)
-    odt = D.as_dtype(dtype) or src.buf.dtype
+    odt = (D.as_dtype(dtype) if dtype is not None else None) or src.buf.dtype
     b, out = result(tr, loc, shape, odt)
     dv = (b, 0, 0, out.axes)
-    clips = _clips(mask, api)
-    vs = _prep((out, src), (dv, sv), clips, space_of(dv) if not transpose else shape, api)
-    if vs is None:
-        return out
-    dv, sv = vs
+    if mask is not None or src.oob is not None:
+        clips = _clips(mask, api)
+        vs = _prep((out, src), (dv, sv), clips, space_of(dv) if not transpose else shape, api)
+        if vs is None:
+            return out
+        dv, sv = vs
     ins = tr.add('dma', None, loc, dv, (sv,), {'kind': kind, 'tr': transpose, 'api': api})
     b.prod = ins             # the producer (see assign)
     if tr.numerics:
@@ -354,6 +352,12 @@ def dma_copy(dst, src, api='nisa.dma_copy', mask=None, dge=None, engine=None):
 # --- compute ops ---------------------------------------------------------------------------
 
 def _finish(tr, api, loc, op, eng, dst_t, dst_v, srcs_t, srcs_v, a, mask):
+    if mask is None:
+        for t in srcs_t:
+            if t.oob is not None:
+                break
+        else:
+            return tr.add(op, eng, loc, dst_v, tuple(srcs_v), a)
     clips = _clips(mask, api)
     vs = _prep((dst_t,) + tuple(srcs_t), (dst_v,) + tuple(srcs_v), clips, space_of(dst_v), api)
     if vs is None:

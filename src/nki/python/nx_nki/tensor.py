@@ -28,58 +28,78 @@ class ParDim(int):
 
 
 class Buf:
-    __slots__ = ('id', 'name', 'kind', 'dtype', 'shape', 'site', 'role', 'bshape', 'nblk',
-                 'P', 'fshape', 'F', 'data', 'temp', 'zeros', 'mm_written', 'hbm_name',
-                 'const', 'address', 'pdim', 'prod', 'nread')
+    """One declared tensor (fields that rarely differ from the class defaults are set only
+    when they do: thousands of these are made per second while recording)."""
+    id = 0
+    name = ''
+    role = 'internal'
+    data = None
+    temp = False
+    zeros = None          # psum: {blk: Ins or 'lazy'/'folded'} of nl.zeros
+    mm_written = None     # psum: {(blk, off)} written by a matmul
+    prod = None           # a temp's producing instruction (see ops.assign)
+    nread = 0             # a temp's reads so far
+    pdim = 0
+    bshape = ()
+    nblk = 1
 
     def __init__(self, shape, dtype, kind, site, name='', role='internal'):
-        self.id = 0
-        self.name = name or ''
         self.kind = kind
         self.dtype = dtype
-        self.shape = tuple(int(s) for s in shape)
+        pd = 0
+        for i, x in enumerate(shape):
+            if isinstance(x, ParDim):
+                pd = i
+                break
+        self.shape = shape = tuple(int(s) for s in shape)
         self.site = site
-        self.role = role
-        self.data = None
-        self.temp = False
-        self.zeros = None          # psum: {blk: Ins} of a pending nl.zeros memset
-        self.mm_written = None     # psum: {(blk, off)} written by a matmul
-        self.hbm_name = None
-        self.const = None
-        self.address = None
-        self.prod = None
-        self.nread = 0
+        if name:
+            self.name = name
+        if role != 'internal':
+            self.role = role
         if kind == 'hbm':
-            self.bshape = ()
-            self.nblk = 1
-            self.P = self.shape[0] if self.shape else 1
-            self.fshape = self.shape[1:]
+            self.P = shape[0] if shape else 1
+            self.fshape = shape[1:]
             n = 1
-            for s in self.shape:
-                n *= s
+            for x in shape:
+                n *= x
             self.F = n
-            self.pdim = 0
-        else:
-            pd = 0
-            for i, s in enumerate(shape):
-                if isinstance(s, ParDim):
-                    pd = i
-                    break
+            self.taxes = _rowmajor(shape)
+            return
+        if pd:
             self.pdim = pd
-            self.bshape = self.shape[:pd]
+            self.bshape = shape[:pd]
             nb = 1
-            for s in self.bshape:
-                nb *= s
+            for x in self.bshape:
+                nb *= x
             self.nblk = nb
-            self.P = self.shape[pd] if len(self.shape) > pd else 1
-            self.fshape = self.shape[pd + 1:]
-            f = 1
-            for s in self.fshape:
-                f *= s
-            self.F = f
-            if kind == 'psum':
-                self.zeros = {}
-                self.mm_written = set()
+        self.P = shape[pd] if len(shape) > pd else 1
+        self.fshape = fs = shape[pd + 1:]
+        f = 1
+        for x in fs:
+            f *= x
+        self.F = f
+        self.taxes = ((f, self.P),) + _rowmajor(fs)
+        if kind == 'psum':
+            self.zeros = {}
+            self.mm_written = set()
+
+    @classmethod
+    def tile(cls, P, fshape, F, dtype, kind, site):
+        """A one-tile on-chip buffer of P partitions (the fast path for op results)."""
+        b = cls.__new__(cls)
+        b.kind = kind
+        b.dtype = dtype
+        b.shape = (P,) + fshape
+        b.site = site
+        b.P = P
+        b.fshape = fshape
+        b.F = F
+        b.taxes = ((F, P),) + _rowmajor(fshape)
+        if kind == 'psum':
+            b.zeros = {}
+            b.mm_written = set()
+        return b
 
     @property
     def onchip(self):
@@ -87,16 +107,14 @@ class Buf:
 
     def tile_axes(self):
         """Axes of one whole tile (or of the whole HBM tensor)."""
-        if self.kind == 'hbm':
-            return _rowmajor(self.shape)
-        return ((self.F, self.P),) + _rowmajor(self.fshape)
+        return self.taxes
 
     def row(self, blk):
         """The numerics storage of tile blk (flat), created on first use."""
         d = self.data
         if d is None:
-            d = self.data = np.zeros((self.nblk, self.P * self.F if self.onchip else self.F),
-                                     dtype=D.storage(self.dtype))
+            d = self.data = np.zeros((self.nblk, self.P * self.F if self.kind != 'hbm' else
+                                      self.F), dtype=D.storage(self.dtype))
         return d[blk]
 
     def describe(self):
@@ -104,7 +122,18 @@ class Buf:
                                          'x'.join(map(str, self.shape)), self.dtype.name)
 
 
+_RM = {}
+
+
 def _rowmajor(shape):
+    r = _RM.get(shape)
+    if r is not None:
+        return r
+    r = _RM[shape] = _rowmajor1(shape)
+    return r
+
+
+def _rowmajor1(shape):
     out = []
     s = 1
     for n in reversed(shape):
@@ -172,11 +201,11 @@ class Tensor:
 
     # --- indexing -----------------------------------------------------------------
     def __getitem__(self, key):
-        return index(self, key, 'indexing')
+        return index(self, key, "indexing '%s'" % (self.buf.name or '?'))
 
     def __setitem__(self, key, value):
         from . import ops
-        ops.assign(index(self, key, 'assignment'), value)
+        ops.assign(index(self, key, "assignment to '%s'" % (self.buf.name or '?')), value)
 
     def reshape(self, shape, *more):
         if more:
@@ -313,9 +342,17 @@ def _as_int(x):
     return None
 
 
+_FULL = slice(None)
+
+
 def index(t, key, api):
     buf = t.buf
-    if not isinstance(key, tuple):
+    if key is Ellipsis or key == _FULL:
+        if t.blk is not None:
+            return Tensor(buf, t.blk, t.off, t.axes)
+        if buf.nblk == 1 and not t.bpre:
+            return Tensor(buf, 0, 0, buf.taxes)
+    if key.__class__ is not tuple:
         key = (key,)
     if t.blk is None:
         # consume block indices first
@@ -380,10 +417,13 @@ def _expand(key, ndims, api):
 
 
 def _index_dims(t, buf, blk, off, dims, key, api):
-    items = _expand(key, len(dims), api)
+    if len(key) == len(dims) and Ellipsis not in key:
+        items = key
+    else:
+        items = _expand(key, len(dims), api)
     grid = False
     for k in items:
-        if isinstance(k, IndexExpr) and k.terms:
+        if k.__class__ is IndexExpr and k.terms:
             grid = True
             break
     onchip = buf.onchip
@@ -586,11 +626,17 @@ def npview(v):
 
 def new_temp(shape, dtype, kind, loc, name=''):
     """A buffer for an op's result (a tile the compiler allocates)."""
-    shape = tuple(int(s) for s in shape)
-    if kind != 'hbm' and shape and shape[0] > NUM_PARTITIONS:
-        raise errors.located('a tile of %d partitions (at most %d)' % (shape[0], NUM_PARTITIONS),
+    P = int(shape[0])
+    if kind != 'hbm' and P > NUM_PARTITIONS:
+        raise errors.located('a tile of %d partitions (at most %d)' % (P, NUM_PARTITIONS),
                              None, 3)
-    b = Buf(shape, dtype, kind, loc, name)
+    fs = tuple(shape[1:])
+    F = 1
+    for x in fs:
+        F *= x
+    b = Buf.tile(P, fs, F, dtype, kind, loc)
+    if name:
+        b.name = name
     b.temp = True
     tr = record.CUR
     if tr is not None:

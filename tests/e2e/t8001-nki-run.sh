@@ -1,0 +1,109 @@
+#!/bin/bash
+# t8001-nki-run.sh: the NKI front-end end to end: `nki path` on PYTHONPATH and a user-style
+# script (nki.baremetal with save_neff_name/save_trace_name, then view summary-json),
+# `nki run` with an ingest whose instructions point at the user's file, and bad kernels
+# (unsupported call, out-of-bounds slice, >128 partitions, syntax error) giving the
+# documented one-line error and exit status.
+set -u
+BIN=${NX_BIN:?NX_BIN not set}
+SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
+PY=${NX_PYTHON:-/usr/bin/python3}
+T=${NX_TEST_TMP:-/tmp}/t8001.$$
+rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+"$PY" -c 'import numpy' 2>/dev/null || { echo "skip: no python3 with numpy"; exit 0; }
+
+dir=$("$BIN" nki path) || fail "nki path"
+[ -f "$dir/neuronxcc/nki/language.py" ] && [ -f "$dir/nki/isa.py" ] || fail "nki path: $dir"
+"$BIN" nki path extra 2>/dev/null; [ $? = 2 ] || fail "nki path with an argument is not a usage error"
+"$BIN" nki run --help | grep -q -- '--input NAME=SHAPE' || fail "nki run --help"
+
+cat > kern.py <<'EOF'
+import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def scale_add(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(a.shape[0] // 128):
+        x = nl.load(a[i * 128:(i + 1) * 128, :])
+        y = nl.load(b[i * 128:(i + 1) * 128, :])
+        s = nisa.tensor_scalar(x, nl.multiply, 2.0)
+        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(s, y))
+    return out
+
+
+if __name__ == '__main__':
+    a = np.random.rand(512, 256).astype(np.float32)
+    b = np.random.rand(512, 256).astype(np.float32)
+    out = nki.baremetal(scale_add, save_neff_name='user.neff', save_trace_name='user.ntff')(a, b)
+    assert np.allclose(out, 2 * a + b), 'numerics differ'
+    print('NKI and NumPy match')
+EOF
+
+# a user's script, unchanged, with the shim on PYTHONPATH
+PYTHONPATH="$dir" "$PY" kern.py > user.log 2>&1 || { cat user.log; fail "user script"; }
+grep -q 'NKI and NumPy match' user.log || fail "user script output"
+[ -s user.neff ] && [ -s user.ntff ] || fail "baremetal did not write user.neff/user.ntff"
+"$BIN" view -n user.neff -s user.ntff --output-format summary-json > sum.json 2>/dev/null ||
+	fail "view summary-json"
+"$PY" -c 'import json,sys; d=json.load(open("sum.json")); d=d[0] if isinstance(d,list) else d; assert d["total_time"] > 0, d' ||
+	fail "summary total_time"
+
+# nki run: random inputs, NEFF + NTFF, ingest under a display name
+"$BIN" nki run kern.py --entry scale_add --input a=512x256:bfloat16 --input b=512x256:bfloat16 \
+	-n run.neff -s run.ntff --data-path dp --display-name nkirun > run.log 2>&1 ||
+	{ cat run.log; fail "nki run"; }
+grep -q 'instructions recorded' run.log || fail "nki run summary line"
+if [ -x "$SQL" ]; then
+	q() { "$SQL" -C "dp/profiles/global/nkirun@latest" "$1"; }
+	[ "$(q "SELECT COUNT(*) FROM Instruction WHERE opcode = 'TENSOR_SCALAR'")" = 4 ] ||
+		fail "tensor_scalar count"
+	loc=$(q "SELECT DISTINCT bir_debug_info_source_location FROM Instruction WHERE opcode = 'TENSOR_SCALAR'")
+	[ "$loc" = "$T/kern.py:13" ] || fail "source location '$loc'"
+	[ "$(q "SELECT COUNT(*) FROM KernelIterationVariables WHERE variable_name = 'i'")" = 4 ] ||
+		fail "iteration variables"
+fi
+
+# usage errors exit 2; kernel errors exit 1 with FILE:LINE: API: problem
+"$BIN" nki run kern.py --entry scale_add --input a=512xq > u.log 2>&1; [ $? = 2 ] ||
+	fail "bad --input is not a usage error"
+"$BIN" nki run kern.py --entry scale_add --input a=512x256 > u.log 2>&1; [ $? = 2 ] ||
+	fail "missing --input is not a usage error"
+
+bad() { # name expected-needle expected-line: runs bad.py's kernel k and checks the error
+	"$BIN" nki run bad.py --entry k --input a=256x64 > bad.log 2>&1
+	rc=$?
+	[ $rc = 1 ] || { cat bad.log; fail "$1: exit status $rc, expected 1"; }
+	grep -q "^error: $T/bad.py:$3: .*$2" bad.log || { cat bad.log; fail "$1: message"; }
+	! grep -q 'Traceback' bad.log || { cat bad.log; fail "$1: a traceback"; }
+}
+head='import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+
+
+def k(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)'
+printf '%s\n    x = nl.load(a[0:128, :])\n    nisa.max8(x)\n    return out\n' "$head" > bad.py
+bad unsupported 'nisa.max8: is not supported' 9
+printf '%s\n    x = nl.load(a[0:128, 0:96])\n    return out\n' "$head" > bad.py
+bad oob "indexing 'a': index 0:96 is out of bounds for dim 1 of size 64" 8
+printf '%s\n    x = nl.load(a)\n    return out\n' "$head" > bad.py
+bad partitions 'nl.load: loading 256 partitions' 8
+printf '%s\n    t = nl.ndarray((256, 64), dtype=a.dtype, buffer=nl.sbuf)\n    return out\n' "$head" > bad.py
+bad partitions-declared 'nl.ndarray: 256 partitions' 8
+printf '%s\n    x = nl.load(a[0:128, :]\n    return out\n' "$head" > bad.py
+bad syntax 'syntax error' 8
+
+# the same errors from a user's own script: one line on stderr, status 1, no traceback
+printf '%s\n    x = nl.load(a[0:128, 0:96])\n    return out\n\n\nimport numpy as np\nnki.baremetal(k)(np.zeros((256, 64), np.float32))\n' "$head" > script.py
+PYTHONPATH="$dir" "$PY" script.py > s.log 2>&1; rc=$?
+[ $rc = 1 ] || fail "script with a bad kernel: status $rc"
+grep -q "^error: $T/script.py:8: indexing .a.: index 0:96 is out of bounds" s.log || { cat s.log; fail "script message"; }
+! grep -q 'Traceback' s.log || { cat s.log; fail "script traceback"; }
+exit 0

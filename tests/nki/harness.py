@@ -1,0 +1,62 @@
+"""harness.py: the small test runner of the NKI shim's tests (no pytest on the machines).
+
+Each test is a function named test_*; a test passes when it returns without raising. The
+run prints one line per test and closes with 'N passed, M failed'; the exit status is 1
+when any failed. Kernels compile through the real neuron-explorer binary (NX_NKI_BIN) and
+check their numerics against numpy.
+"""
+import os
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+
+
+def tmpdir():
+    base = os.environ.get('NX_TEST_TMP') or tempfile.gettempdir()
+    os.makedirs(base, exist_ok=True)
+    return tempfile.mkdtemp(prefix='nki-', dir=base)
+
+
+def close(got, want, atol=1e-3, rtol=1e-3, what=''):
+    got = np.asarray(got, dtype=np.float64)
+    want = np.asarray(want, dtype=np.float64)
+    if got.shape != want.shape:
+        raise AssertionError('%s: shape %s, expected %s' % (what, got.shape, want.shape))
+    if not np.allclose(got, want, atol=atol, rtol=rtol):
+        err = np.max(np.abs(got - want))
+        raise AssertionError('%s: max abs error %g (atol %g, rtol %g)' % (what, err, atol, rtol))
+
+
+def raises(fn, needle, exc=None):
+    """fn() must raise an NkiError whose message contains needle; returns the error."""
+    from nx_nki.errors import NkiError
+    try:
+        fn()
+    except NkiError as e:
+        if needle not in str(e):
+            raise AssertionError('error %r does not mention %r' % (str(e), needle))
+        return e
+    raise AssertionError('no error (expected one mentioning %r)' % needle)
+
+
+def run(mod):
+    names = sorted(n for n in dir(mod) if n.startswith('test_'))
+    only = os.environ.get('NX_NKI_TEST')
+    passed = failed = 0
+    for n in names:
+        if only and only not in n:
+            continue
+        try:
+            getattr(mod, n)()
+        except Exception:
+            failed += 1
+            print('FAIL %s' % n)
+            traceback.print_exc(file=sys.stdout)
+        else:
+            passed += 1
+            print('ok   %s' % n)
+        sys.stdout.flush()
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0

