@@ -258,7 +258,7 @@ def allocate(prog, ins_list):
         cnt[o] += d
         if cnt[o] > byorder[o].live:
             byorder[o].live = cnt[o]
-    _choose_buffers(prog, byorder, pol)
+    prog.pooled = _choose_buffers(prog, byorder, pol)
     # lay out the buffers: SBUF from 0 in site order, PSUM by banks
     sb = 0
     bank = 0
@@ -301,17 +301,13 @@ def _choose_buffers(prog, sites, pol):
         s = min(cand, key=lambda x: (x.tiles / x.live, -x.size, x.order))
         s.want -= 1
         total -= s.size
-    # still too much: the live tiles do not fit; spill the largest sites
-    while total > cap:
-        cand = [s for s in sb if s.want > 1]
-        if not cand:
-            raise CompileError('SBUF: a single tile of each allocation site needs %d bytes per '
-                               'partition, more than the %d of %s'
-                               % (total, cap, pol.target), where=None)
-        s = max(cand, key=lambda x: (x.want * x.size, -x.order))
-        s.want -= 1
-        s.spills = 1
-        total -= s.size
+    pooled = total > cap
+    if pooled:
+        # the live tiles of every site do not fit side by side: SBUF becomes one pool in
+        # which tiles of different sites share space when their lifetimes allow (and the
+        # ones that still do not fit are spilled)
+        for s in sb:
+            s.want = 0
     # PSUM: live banks, then share the rest among sites with more tiles
     used = sum(s.live * (s.size // PSUM_BANK_BYTES) for s in ps)
     if used > PSUM_BANKS:
@@ -330,6 +326,7 @@ def _choose_buffers(prog, sites, pol):
                 s.want += 1
                 used += nb
                 changed = True
+    return pooled
 
 
 class _SpillState:
@@ -346,6 +343,8 @@ def _assign(prog, ins_list, tiles, sites):
     for key, t in tiles.items():
         last_of.setdefault(t[1], []).append(key)
     spill_buf = None
+    pool = _Pool(prog.pol.capacity(), prog.pol.align) if prog.pooled else None
+    resident = {}                 # pooled: (buf, blk) -> size
     for k, ins in enumerate(ins_list):
         views = (ins.dst,) + ins.srcs
         addr = []
@@ -355,7 +354,32 @@ def _assign(prog, ins_list, tiles, sites):
                 continue
             key = (v[0], v[1])
             a = where.get(key)
-            if a is None:
+            if a is None and pool is not None and v[0].kind == 'sbuf':
+                t = tiles[key]
+                size = t[2].size
+                a0 = pool.alloc(size)
+                while a0 is None:
+                    victim = _victim_any(resident, k, tiles, views)
+                    vslot = where.pop(victim)
+                    vsize = resident.pop(victim)
+                    if spill_buf is None:
+                        spill_buf = Buf((128, 1), _u8(), 'hbm', ('<spill>', 0), 'spill')
+                        spill_buf.role = 'spill'
+                        prog.spill = spill_buf
+                    off = spilled.get(victim)
+                    if off is None:
+                        off = spilled[victim] = spill_row
+                        spill_row += _tile_bytes(victim[0])
+                    out.append(_spill_dma(prog, ins, victim, vslot, spill_buf, off, True))
+                    tiles[victim][2].spills += 1
+                    pool.release(vslot[1], vsize, k)
+                    a0 = pool.alloc(size)
+                a = (None, a0)
+                where[key] = a
+                resident[key] = size
+                if key in spilled:
+                    out.append(_spill_dma(prog, ins, key, a, spill_buf, spilled[key], False))
+            elif a is None:
                 t = tiles[key]
                 s = t[2]
                 if not s.free:
@@ -387,6 +411,9 @@ def _assign(prog, ins_list, tiles, sites):
         for key in last_of.get(k, ()):
             a = where.pop(key, None)
             if a is not None:
+                if a[0] is None:
+                    pool.release(a[1], resident.pop(key), k)
+                    continue
                 s = tiles[key][2]
                 del s.resident[key]
                 s.free.append(a)
@@ -395,12 +422,78 @@ def _assign(prog, ins_list, tiles, sites):
         spill_buf.F = 128 * max(spill_row, 1)
     for s in sites:
         d = {'buffer': s.name or '-', 'mem': s.kind, 'tiles': s.tiles, 'live': s.live,
-             'bufs': s.want, 'bytes': s.size, 'addr': s.addr0}
+             'bufs': s.want if s.want else 'pool', 'bytes': s.size}
+        if s.want:
+            d['addr'] = s.addr0
+        if s.spills and s.kind == 'sbuf':
+            d['spilled'] = s.spills
         prog.decisions.append(('alloc', s.loc, d))
+    if pool is not None:
+        prog.decisions.append(('pool', None, {'mem': 'sbuf', 'reason': 'sites_do_not_fit',
+                                              'peak_bytes': pool.peak}))
     if prog.spill is not None:
         prog.decisions.append(('spill', None, {'save_bytes': prog.spill_save,
                                                'reload_bytes': prog.spill_reload}))
     return out
+
+
+class _Pool:
+    """SBUF as one pool: first fit among free extents, preferring the one freed longest ago
+    (the longest distance between a tile's last use and the next write of its bytes)."""
+
+    def __init__(self, cap, align):
+        self.free = [[0, cap, -1]]      # [addr, end, freed at], sorted by addr
+        self.align = align
+        self.used = 0
+        self.peak = 0
+
+    def alloc(self, size):
+        best = -1
+        for i, (a, e, st) in enumerate(self.free):
+            if e - a >= size and (best < 0 or st < self.free[best][2]):
+                best = i
+        if best < 0:
+            return None
+        a, e, st = self.free[best]
+        if e - a == size:
+            del self.free[best]
+        else:
+            self.free[best][0] = a + size
+        self.used += size
+        if self.used > self.peak:
+            self.peak = self.used
+        return a
+
+    def release(self, addr, size, stamp):
+        self.used -= size
+        fr = self.free
+        i = bisect.bisect_left(fr, [addr])
+        fr.insert(i, [addr, addr + size, stamp])
+        if i + 1 < len(fr) and fr[i][1] == fr[i + 1][0]:
+            fr[i][1] = fr[i + 1][1]
+            fr[i][2] = max(fr[i][2], fr[i + 1][2])
+            del fr[i + 1]
+        if i > 0 and fr[i - 1][1] == fr[i][0]:
+            fr[i - 1][1] = fr[i][1]
+            fr[i - 1][2] = max(fr[i - 1][2], fr[i][2])
+            del fr[i]
+
+
+def _victim_any(resident, k, tiles, views):
+    """Pooled SBUF: the resident tile used furthest ahead (not by instruction k)."""
+    using = set((v[0], v[1]) for v in views if v is not None)
+    best, bnext = None, -1
+    for key in resident:
+        if key in using:
+            continue
+        uses = tiles[key][3]
+        j = bisect.bisect_right(uses, k)
+        nxt = uses[j] if j < len(uses) else 1 << 60
+        if nxt > bnext:
+            best, bnext = key, nxt
+    if best is None:
+        raise CompileError('SBUF: the tiles of one instruction do not fit in SBUF', where=None)
+    return best
 
 
 def _u8():
@@ -448,8 +541,12 @@ def _spill_dma(prog, ins, key, slot, spill_buf, off, save):
 
 # --- 3. dependencies and semaphores ----------------------------------------------------------
 
+_CHUNK = 2048
+
+
 def _region(v, a):
-    """(key, lo, hi, p0, p1) of a view: bytes inside its SBUF/PSUM buffer or HBM tensor."""
+    """(key, lo, hi, p0, p1) of a view: bytes inside its SBUF/PSUM buffer or HBM tensor;
+    in pooled SBUF a list of such regions, one per 2 KiB chunk the view touches."""
     b = v[0]
     ds = b.dtype.size
     if a is not None:
@@ -461,7 +558,11 @@ def _region(v, a):
             ext += s * (n - 1)
         n0 = axes[0][1] if axes else 1
         base = a[1]
-        return (a[0], base + col * ds, base + (col + ext) * ds, row, row + n0)
+        lo, hi = base + col * ds, base + (col + ext) * ds
+        if a[0] is None:
+            return [(('c', c), max(lo, c * _CHUNK), min(hi, (c + 1) * _CHUNK), row, row + n0)
+                    for c in range(lo // _CHUNK, (hi - 1) // _CHUNK + 1)]
+        return (a[0], lo, hi, row, row + n0)
     ext = 1
     for s, n in v[3]:
         ext += s * (n - 1)
@@ -485,12 +586,18 @@ def _deps(ins_list, full=False):
         need = {}
         acc = []
         dst = ins.dst
-        if dst is not None:
-            acc.append((_region(dst, ins.addr[0]), True))
         wsrc = ins.a.get('wsrc', ()) if ins.a else ()
-        for j, s in enumerate(ins.srcs):
-            if s is not None:
-                acc.append((_region(s, ins.addr[j + 1]), j in wsrc))
+        views = (dst,) + ins.srcs
+        for j, v in enumerate(views):
+            if v is None:
+                continue
+            r = _region(v, ins.addr[j])
+            w = j == 0 or (j - 1) in wsrc
+            if r.__class__ is list:
+                for x in r:
+                    acc.append((x, w, j))
+            else:
+                acc.append((r, w, j))
         stat_j = -1
         if ins.op == 'mm':
             # the stationary's producers are waited for by the LDWEIGHTS, the rest by the
@@ -500,9 +607,13 @@ def _deps(ins_list, full=False):
                 stat_j = -1
         need_stat = None
         mine = [] if full else None
-        for j, ((key, lo, hi, p0, p1), w) in enumerate(acc):
-            if j == stat_j:
-                saved, need = need, {}
+        if stat_j >= 0:
+            acc.sort(key=lambda x: x[2] != stat_j)
+        first_other = True
+        for (key, lo, hi, p0, p1), w, vj in acc:
+            if stat_j >= 0 and vj != stat_j and first_other:
+                first_other = False
+                need_stat, need = need, {}
             st = regs.get(key)
             if st is None:
                 st = regs[key] = ({}, {})
@@ -522,9 +633,9 @@ def _deps(ins_list, full=False):
                             need[S] = e[4]
                         if full:
                             mine.append(e[4])
-            if j == stat_j:
-                need_stat, need = need, saved
-        for (key, lo, hi, p0, p1), w in acc:
+        if stat_j >= 0 and first_other:
+            need_stat, need = need, {}
+        for (key, lo, hi, p0, p1), w, vj in acc:
             W, R = regs[key]
             if w:
                 for D in (W, R):

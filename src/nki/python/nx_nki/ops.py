@@ -490,10 +490,16 @@ def _norm_axes(axis, nd, api):
     if 0 in ax:
         raise errors.located('reductions run along free dims (axis 0 is the partition dim)',
                              api, 3)
-    if ax != tuple(range(nd - len(ax), nd)):
-        raise errors.located('reductions run along the trailing free dims (got axis=%s of a '
-                             '%d-D tile)' % (list(ax), nd), api, 3)
     return ax
+
+
+def _reduced_last(v, ax):
+    """View v with the reduced axes moved innermost (an access pattern may walk its free
+    axes in any order), so the engine reduces its trailing axes."""
+    axes = v[3]
+    keep = [axes[i] for i in range(len(axes)) if i not in ax]
+    red = [axes[i] for i in ax]
+    return (v[0], v[1], v[2], tuple(keep + red))
 
 
 def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask=None,
@@ -521,7 +527,7 @@ def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask
     xv = vs[0]
     if clips and 0 in clips:
         dv = clip(dv, {0: clips[0]}, space_of(dv))
-    ins = tr.add('tr', eng, loc, dv, (xv,), a)
+    ins = tr.add('tr', eng, loc, dv, (_reduced_last(xv, ax),), a)
     _producer(b, ins)
     _est(tr, eng, xv, 1.0)
     if tr.numerics:
@@ -936,22 +942,27 @@ def broadcast_to(t, shape):
         return Tensor(v[0], v[1], v[2], tuple(axes))
     if sh[0] != 1:
         raise errors.located('cannot broadcast %d partitions to %d' % (sh[0], shape[0]), api, 2)
+    if any(s == 0 for s, _ in axes[1:]):
+        raise errors.located('broadcasting a view across partitions and free dims at once is '
+                             'not supported: broadcast the partitions first', api, 2)
     F = free_elems(v)
-    if any(s == 0 for s, _ in axes[1:]) or F * 4 > 2048 * 8:
-        raise errors.located('partition broadcast of a free-broadcast view', api, 2)
     P = shape[0]
+    # a matmul against a ones vector per 512 elements into PSUM, each copied to SBUF
     ones_b, ones, ov = _new(tr, api, loc, (1, P), D.bfloat16)
-    ones_b.site = ('<ones>', 0)
     memset_view(ov, 1.0, loc, tr, api, DVE)
-    b, out, dv = _new(tr, api, loc, (P,) + tuple(shape[1:]), D.float32, 'psum')
+    b, out, dv = _new(tr, api, loc, (P,) + tuple(shape[1:]), t.dtype)
     done = 0
+    flat = v[3][-1][0] == 1 and all(a[0] == a2[0] * a2[1] for a, a2 in zip(v[3][1:-1], v[3][2:]))
+    if not flat:
+        raise errors.located('partition broadcast of a non-contiguous view', api, 2)
     while done < F:
         n = min(512, F - done)
+        pb = new_temp((P, n), D.float32, 'psum', loc)
+        pv = (pb, 0, 0, pb.taxes)
         mv = (v[0], v[1], v[2] + done, ((v[3][0][0], 1), (1, n)))
-        dvc = (b, 0, done, ((b.F, P), (1, n)))
-        ins = tr.add('mm', PE, loc, dvc, (ov, mv), {'acc': False, 'tr': False, 'api': api})
+        tr.add('mm', PE, loc, pv, (ov, mv), {'acc': False, 'tr': False, 'api': api})
+        tr.add('copy', None, loc, (b, 0, done, ((b.F, P), (1, n))), (pv,), {'api': api})
         done += n
-    _producer(b, ins)
     if tr.numerics:
         store_values(dv, np.broadcast_to(npview(v).reshape(1, F), (P, F)))
     return out
