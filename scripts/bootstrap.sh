@@ -6,7 +6,7 @@
 # when something is missing.
 set -euo pipefail
 
-pkgs=(build-essential cmake ninja-build pkg-config git curl ca-certificates python3
+pkgs=(build-essential cmake ninja-build pkg-config git curl ca-certificates python3 python3-numpy
       libcmocka-dev libmicrohttpd-dev libjansson-dev zlib1g-dev libzstd-dev nodejs npm
       clang libclang-rt-dev)
 # installed as the tests' own scripts would (with recommends: Chromium's fonts)

@@ -33,4 +33,15 @@ env -u LD_LIBRARY_PATH "$BIN" capture -n k.neff -s k.ntff > /dev/null || fail "c
 env -u LD_LIBRARY_PATH "$BIN" view -n k.neff -s k.ntff --data-path "$T/data" --display-name inst \
 	--ingest-only > view.log 2>&1 || { cat view.log; fail "view --ingest-only"; }
 [ -s "$T/data/profiles/global/inst@latest/Instruction.parquet" ] || fail "no Instruction.parquet"
+
+# the NKI shim is installed beside the binary, finds it, and runs a library kernel's source
+shim=$(env -u LD_LIBRARY_PATH "$BIN" nki path) || fail "nki path"
+[ "$shim" = "$(cd "$P/share/neuron-explorer/nki/python" && pwd -P)" ] || fail "nki path is $shim"
+if ${NX_PYTHON:-/usr/bin/python3} -c 'import numpy' 2>/dev/null; then
+	env -u LD_LIBRARY_PATH -u NX_NKI_BIN -u PYTHONPATH "$BIN" nki run \
+		"$P/share/neuron-explorer/kernels/softmax.py" --entry softmax \
+		--input x=256x128:bfloat16 -n s.neff -s s.ntff -q > nki.log 2>&1 ||
+		{ cat nki.log; fail "installed nki run"; }
+	[ -s s.ntff ] || fail "installed nki run wrote no NTFF"
+fi
 echo "PASS"

@@ -6,6 +6,7 @@ compiler would (compiler.py, policy.py), the listing is written (emit.py) and th
 neuron-explorer binary assembles, simulates and ingests it (driver.py). docs/nki.md.
 """
 from . import errors
+from .dtypes import tagged  # noqa: F401  (bf16/fp8 inputs without ml_dtypes: docs/nki.md)
 
 errors.install_hook()
 __version__ = '0.1'
