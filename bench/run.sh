@@ -32,10 +32,13 @@ skip() { echo "skipped: needs $*"; }
 section ingest;    if missing time; then skip time; else "$here/ingest.sh" "$build" "$work"; fi
 section sim;       if missing bc; then skip bc; else "$here/sim.sh" "$build" "$work"; fi
 # NX_BENCH_REFERENCE (default ../shared/reference beside the repository, if there): the
-# folder of the NKI calibration kernels, read only by the calibration benchmark
+# folder of the NKI calibration kernels and tutorials, read only by the calibration and
+# NKI benchmarks
 ref=${NX_BENCH_REFERENCE:-$here/../../shared/reference}
 calib_ref=(); [ -r "$ref/nki-calibration/measured.tsv" ] && calib_ref=(--reference "$ref")
 section calibration; "$here/calibration.sh" "$build" "$work" "${calib_ref[@]}"
+nki_ref=(); [ -d "$ref/nki-samples" ] && nki_ref=("$ref")
+section nki;       if missing bc; then skip bc; else "$here/nki.sh" "$build" "$work" "${nki_ref[@]}"; fi
 section server;    if missing wrk bc time; then skip wrk bc time; else "$here/server.sh" "$build"; fi
 section soak;      if missing wrk; then skip wrk; else DURATION=${SOAK_DURATION:-5m} "$here/soak.sh" "$build"; fi
 section trace;     if missing time; then skip time; else "$here/trace.sh" "$build"; fi
