@@ -485,5 +485,30 @@ def test_benchmark_latency():
     assert p99 > 0 and p99 == b.benchmark_result.nc_latency.get_latency_percentile(50)
 
 
+def test_profile_writes_neff_ntff_summary():
+    import json
+    import os
+    d = H.tmpdir()
+    nki.profile(working_directory=d, save_neff_name='k.neff', save_trace_name='k.ntff')(
+        k_add)(rnd(256, 64), rnd(256, 64))
+    for f in ('k.neff', 'k.ntff', 'k.json'):
+        assert os.path.getsize(os.path.join(d, f)) > 0, f
+    with open(os.path.join(d, 'k.json')) as f:
+        js = json.load(f)
+    js = js[0] if isinstance(js, list) else js
+    assert js['total_time'] > 0, js
+
+
+def test_compile_options():
+    lst = None
+    k = nki.baremetal(k_add, additional_compile_opt='--target trn1 --disable-dge -O3')
+    k(rnd(128, 64), rnd(128, 64))
+    lst = k.last.listing
+    assert 'target=trn1' in lst and 'dge=off' in lst, lst[:300]
+    assert '-O3 ignored' in lst, 'the ignored option is not noted'
+    H.raises(lambda: nki.baremetal(k_add, additional_compile_opt='--target trn9')(
+        rnd(128, 64), rnd(128, 64)), 'expected trn1 or trn2')
+
+
 if __name__ == '__main__':
     sys.exit(H.run(sys.modules[__name__]))

@@ -217,7 +217,12 @@ class Emitter:
             kind = {'input': 'input', 'output': 'output', 'const': 'weight'}.get(b.role,
                                                                                  'internal')
             self.cur_ins = None
-            o.append('tensor %s %s %s %s' % (n, kind, self.dt(b.dtype),
+            dt = _BASIC_DT.get(b.dtype.name) if not self.full else _FULL_DT.get(b.dtype.name)
+            if dt is None:
+                raise EmitError('%s: dtype %s is not supported yet by this neuron-explorer\'s '
+                                'kernel listing' % (b.describe(), b.dtype.name),
+                                where='%s:%d' % (tr.source, tr.func_line))
+            o.append('tensor %s %s %s %s' % (n, kind, dt,
                                              'x'.join(str(s) for s in b.shape) or '1'))
         for q in self.prog.queues:
             o.append('queue %s %s %s sem=%d' % (q.name, q.type, ENGINE_NAMES[q.owner],
