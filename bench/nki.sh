@@ -59,8 +59,14 @@ for f in "$ref"/nki-samples/*/*.py; do
 	name=$(basename "$(dirname "$f")")/$(basename "$f")
 	d=$work/samples/$(basename "$f" .py)
 	mkdir -p "$d"
+	# the reference folder names files TUTORIAL__FILE.py: link the tutorial's files under
+	# their own names beside a link to this one, so sibling imports resolve as in the
+	# tutorial's directory (the files themselves are run unmodified)
+	tut=$(basename "$f"); tut=${tut%%__*}
+	for s in "$(dirname "$f")/${tut}__"*.py; do ln -sf "$s" "$d/$(basename "${s#*__}")"; done
+	run=$d/$(basename "${f#*__}")
 	t0=$(now)
-	(cd "$d" && timeout "${NX_BENCH_NKI_TIMEOUT:-1800}" "$py" "$f" > run.log 2>&1)
+	(cd "$d" && timeout "${NX_BENCH_NKI_TIMEOUT:-1800}" "$py" "$run" > run.log 2>&1)
 	rc=$?
 	t1=$(now)
 	why=$(grep -m1 -E "^error: |ModuleNotFoundError|Error:" "$d/run.log" | cut -c1-160)

@@ -387,6 +387,27 @@ def k_mask(a):
     return out
 
 
+@nki.jit
+def k_mask_into(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    buf = nl.ndarray((2, nl.par_dim(128), a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
+    res = nl.ndarray((2, nl.par_dim(128), a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
+    ix = nl.arange(128)[:, None]
+    iy = nl.arange(a.shape[1])[None, :]
+    n = a.shape[0]
+    for i in nl.affine_range(2):
+        buf[i, ix, iy] = nl.load(a[128 * i + ix, iy], mask=-128 * i + -1 * ix + (n - 1) >= 0)
+        res[i, ix, iy] = nisa.tensor_scalar(data=buf[i, ix, iy], op0=nl.multiply, operand0=3.0,
+                                            mask=-128 * i + -1 * ix + (n - 1) >= 0)
+        nl.store(out[128 * i + ix, iy], value=res[i, ix, iy], mask=(128 * i + ix < n))
+    return out
+
+
+def test_masked_results_assigned_into_tiles():
+    a = rnd(200, 16)
+    check(k_mask_into, (a,), 3 * a)
+
+
 def test_masks_and_grids():
     a = rnd(200, 32)
     check(k_mask, (a,), np.exp(a), atol=1e-5)

@@ -284,7 +284,10 @@ def load(src, mask=None, dtype=None, api='nl.load', transpose=False, kind='load'
         if vs is None:
             return out
         dv, sv = vs
-    ins = tr.add('dma', None, loc, dv, (sv,), {'kind': kind, 'tr': transpose, 'api': api})
+    a = {'kind': kind, 'tr': transpose, 'api': api}
+    if mask is not None:
+        a['clips'] = _clips(mask, api)
+    ins = tr.add('dma', None, loc, dv, (sv,), a)
     b.prod = ins             # the producer (see assign)
     if tr.numerics:
         vals = npview(sv)
@@ -527,6 +530,7 @@ def tensor_reduce(op, data, axis, negate=False, keepdims=False, dtype=None, mask
     xv = vs[0]
     if clips and 0 in clips:
         dv = clip(dv, {0: clips[0]}, space_of(dv))
+        a['clips'] = {0: clips[0]}
     ins = tr.add('tr', eng, loc, dv, (_reduced_last(xv, ax),), a)
     _producer(b, ins)
     _est(tr, eng, xv, 1.0)
