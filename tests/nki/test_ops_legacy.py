@@ -520,6 +520,34 @@ def test_profile_writes_neff_ntff_summary():
     assert js['total_time'] > 0, js
 
 
+@nki.jit
+def k_keep(a):
+    # eight 8 KiB tiles all live until the end: 64 KiB per partition
+    out = nl.ndarray((128, 2048), dtype=nl.float32, buffer=nl.shared_hbm)
+    ts = [nl.load(a[:, j * 2048:(j + 1) * 2048]) for j in range(8)]
+    acc = ts[0]
+    for t in ts[1:]:
+        acc = nl.add(acc, t)
+    for t in ts:
+        acc = nl.add(acc, t)
+    nl.store(out, value=acc)
+    return out
+
+
+def test_spill_when_sbuf_is_too_small():
+    a = rnd(128, 8 * 2048)
+    want = 2 * a.reshape(128, 8, 2048).sum(1)
+    k = nki.baremetal(k_keep, nx_policy='sbuf=40960', save_trace_name=H.tmpdir() + '/k.ntff')
+    H.close(k(a), want, 1e-3, 1e-3, 'spilled kernel')
+    prog = k.last.prog
+    assert prog.spill_save > 0 and prog.spill_reload > 0, (prog.spill_save, prog.spill_reload)
+    assert 'spill' in k.last.listing and k.last.sim_us > 0
+    # with the target's SBUF nothing spills
+    k2 = nki.baremetal(k_keep)
+    k2(a)
+    assert k2.last.prog.spill_save == 0
+
+
 def test_compile_options():
     lst = None
     k = nki.baremetal(k_add, additional_compile_opt='--target trn1 --disable-dge -O3')

@@ -63,6 +63,7 @@ class Program:
         self.spill = None         # the HBM spill buffer, when tiles spilled
         self.spill_save = 0
         self.spill_reload = 0
+        self.spill_q = {}
         self.sem_of_engine = {}
 
 
@@ -345,6 +346,7 @@ def _assign(prog, ins_list, tiles, sites):
     spill_buf = None
     pool = _Pool(prog.pol.capacity(), prog.pol.align) if prog.pooled else None
     resident = {}                 # pooled: (buf, blk) -> size
+    dirty = set()                 # tiles written since they were last saved to HBM
     for k, ins in enumerate(ins_list):
         views = (ins.dst,) + ins.srcs
         addr = []
@@ -370,8 +372,11 @@ def _assign(prog, ins_list, tiles, sites):
                     if off is None:
                         off = spilled[victim] = spill_row
                         spill_row += _tile_bytes(victim[0])
-                    out.append(_spill_dma(prog, ins, victim, vslot, spill_buf, off, True))
-                    tiles[victim][2].spills += 1
+                    if victim in dirty:
+                        # saved only when written since its last save (else HBM has it)
+                        out.append(_spill_dma(prog, ins, victim, vslot, spill_buf, off, True))
+                        dirty.discard(victim)
+                        tiles[victim][2].spills += 1
                     pool.release(vslot[1], vsize, k)
                     a0 = pool.alloc(size)
                 a = (None, a0)
@@ -398,7 +403,9 @@ def _assign(prog, ins_list, tiles, sites):
                         vb = victim[0]
                         off = spilled[victim] = spill_row
                         spill_row += _tile_bytes(vb)
-                    out.append(_spill_dma(prog, ins, victim, vslot, spill_buf, off, True))
+                    if victim in dirty:
+                        out.append(_spill_dma(prog, ins, victim, vslot, spill_buf, off, True))
+                        dirty.discard(victim)
                     s.free.append(vslot)
                 a = s.free.popleft()
                 where[key] = a
@@ -408,6 +415,13 @@ def _assign(prog, ins_list, tiles, sites):
             addr.append(a)
         ins.addr = addr
         out.append(ins)
+        d = ins.dst
+        if d is not None and d[0].kind == 'sbuf':
+            dirty.add((d[0], d[1]))
+        for j in (ins.a.get('wsrc', ()) if ins.a else ()):
+            v = ins.srcs[j]
+            if v is not None and v[0].kind == 'sbuf':
+                dirty.add((v[0], v[1]))
         for key in last_of.get(k, ()):
             a = where.pop(key, None)
             if a is not None:
@@ -525,17 +539,23 @@ def _spill_dma(prog, ins, key, slot, spill_buf, off, save):
     nbytes = _tile_bytes(b)
     chip = (b, blk, 0, b.tile_axes())
     hbm = (spill_buf, 0, off, ((0, b.P), (1, nbytes)))    # bytes of the spill row
+    q = prog.spill_q.get(save)
+    if q is None:
+        # spills have their own queues, triggered by Sync: out to HBM, back in
+        q = Queue('qSpillSave' if save else 'qSpillLoad', 'out' if save else 'in', SP,
+                  5 + len(prog.queues), ('spill', save))
+        prog.queues.append(q)
+        prog.spill_q[save] = q
     a = {'kind': 'spill_save' if save else 'spill_reload', 'api': 'spill',
-         'spill_off': off, 'spill_bytes': nbytes}
+         'spill_off': off, 'spill_bytes': nbytes, 'q': q}
     if save:
-        i = Ins('dma', SP, ins.loc, hbm, (chip,), a)
+        i = Ins('dma', SP, ins.loc, ins.nest, hbm, (chip,), a)
         i.addr = [None, slot]
         prog.spill_save += nbytes * b.P
     else:
-        i = Ins('dma', SP, ins.loc, chip, (hbm,), a)
+        i = Ins('dma', SP, ins.loc, ins.nest, chip, (hbm,), a)
         i.addr = [slot, None]
         prog.spill_reload += nbytes * b.P
-    i.nest = ins.nest
     return i
 
 
