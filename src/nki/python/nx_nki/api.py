@@ -150,14 +150,22 @@ def _to_user(struct, numerics):
     return walk(struct)
 
 
+_LIBS = tuple(p for p in {os.path.dirname(os.__file__), os.path.dirname(np.__file__)})
+
+
 def _internal(e):
-    """Whether exception e was raised inside the shim (not by the user's own code)."""
+    """Whether exception e was raised inside the shim (or a library the shim called), not
+    by the user's own code: the last frame that is not a library's is the shim's."""
     tb = e.__traceback__
-    last = None
+    shim = False
     while tb is not None:
-        last = tb
+        fn = tb.tb_frame.f_code.co_filename
+        if errors.is_shim_file(fn):
+            shim = True
+        elif not fn.startswith(_LIBS) and not fn.startswith('<'):
+            shim = False
         tb = tb.tb_next
-    return last is not None and errors.is_shim_file(last.tb_frame.f_code.co_filename)
+    return shim
 
 
 def _user_where(e):

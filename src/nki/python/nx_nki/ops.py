@@ -184,7 +184,7 @@ def _prep(tensors, views, clips, space, api):
 
 
 def space_of(v):
-    return tuple(n for _, n in v[3])
+    return tuple([n for _, n in v[3]])
 
 
 def npart(v):

@@ -63,13 +63,20 @@ class Trace:
             self.notes.append((loc, text))
 
 
+_codes = errors._shim_codes
+
+
 def here(depth=2):
     """(file, line) of the user's call site."""
     f = sys._getframe(depth)
-    is_shim = errors.is_shim_file
-    while is_shim(f.f_code.co_filename):
+    while True:
+        fn = f.f_code.co_filename
+        r = _codes.get(fn)
+        if r is None:
+            r = errors.is_shim_file(fn)
+        if not r:
+            return (fn, f.f_lineno)
         f = f.f_back
-    return (f.f_code.co_filename, f.f_lineno)
 
 
 def cur(api):
