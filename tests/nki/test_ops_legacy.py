@@ -158,6 +158,38 @@ def k_act_fns(a):
     return out
 
 
+@nki.jit
+def k_act_reduce(a):
+    out = nl.ndarray((2, 128, 32), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    s = nl.ndarray((nl.par_dim(128), 1), dtype=nl.float32, buffer=nl.sbuf)
+    e = nisa.activation_reduce(nl.exp, x, reduce_op=nl.add, reduce_res=s)
+    nl.store(out[0], value=e)
+    nl.store(out[1], value=nisa.tensor_scalar(e, nl.multiply, s))
+    return out
+
+
+def test_activation_with_reduction():
+    a = rnd(128, 32)
+    e = np.exp(a)
+    check(k_act_reduce, (a,), np.stack([e, e * e.sum(1, keepdims=True)]), full_only=True,
+          atol=1e-3, rtol=1e-4)
+
+
+@nki.jit
+def k_reduce_mid(a):
+    out = nl.ndarray((128, 4), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)                   # 128 x 64, seen as 128 x 4 x 16
+    v = x.reshape((128, 4, 16))
+    nl.store(out, value=nl.sum(v, axis=2))
+    return out
+
+
+def test_reduce_keeps_outer_free_axes():
+    a = rnd(128, 64)
+    check(k_reduce_mid, (a,), a.reshape(128, 4, 16).sum(2), full_only=True, atol=1e-4)
+
+
 def test_activation_functions():
     a = rnd(128, 32)
     check(k_act_fns, (a,), np.stack([np.tanh(a), a * a, 1 / (1 + np.exp(-a))]), atol=1e-5)

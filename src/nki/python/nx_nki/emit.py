@@ -60,23 +60,27 @@ class Emitter:
         return '@%s:%d ' % (f, l)
 
     # --- access patterns -----------------------------------------------------------------
-    def _free(self, axes):
-        free = [(s, n) for s, n in axes[1:] if n != 1]
+    def _free(self, axes, merge=True, split=0):
+        """The free axes, innermost first, with contiguous neighbours merged (never across
+        the boundary after the `split` innermost axes; not at all without merge)."""
         merged = []
-        for s, n in reversed(free):
-            if merged and merged[-1][0] * merged[-1][1] == s:
-                merged[-1] = (merged[-1][0], merged[-1][1] * n)
+        for i, (s, n) in enumerate(reversed(axes[1:])):
+            if n == 1:
+                continue
+            g = i < split
+            if merge and merged and merged[-1][2] == g and merged[-1][0] * merged[-1][1] == s:
+                merged[-1] = (merged[-1][0], merged[-1][1] * n, g)
             else:
-                merged.append((s, n))
-        return merged                  # innermost first
+                merged.append((s, n, g))
+        return [(s, n) for s, n, _ in merged]
 
-    def ap(self, v, a):
+    def ap(self, v, a, merge=True, split=0):
         b = v[0]
         F = b.F
         ds = b.dtype.size
         row, col = divmod(v[2], F)
         n0 = v[3][0][1] if v[3] else 1
-        merged = self._free(v[3])
+        merged = self._free(v[3], merge, split)
         if not merged:
             merged = [(1, 1)]
         lim = 4 if self.full else 2
@@ -319,7 +323,7 @@ class Emitter:
                 ss = self.chip_side(sv, asrc) if chip_s else self.hbm_side(sv)
                 ds = self.chip_side(dv, ad) + cast if chip_d else self.hbm_side(dv)
                 if chip_s and not chip_d and sv[0].dtype is not dv[0].dtype and self.full:
-                    ss += ':' + self.dt(sv[0].dtype)
+                    ss += ':%s[%d]' % (self.dt(sv[0].dtype), _free_n(sv))
             out.append('  desc %s -> %s%s' % (ss, ds, tr))
         return out
 
@@ -429,7 +433,7 @@ class Emitter:
         if op == 'iota':
             if not self.full:
                 return 'iota %s' % d
-            return 'iota %s%s' % (d, self._pattern(ins, a))
+            return 'iota dst=%s%s' % (self.ap(ins.dst, A[0], merge=False), self._pattern(ins, a))
         if op == 'dve_t':
             self.need_full('a Vector-engine transpose')
             return 'transpose src=%s %s' % (self.ap(ins.srcs[0], A[1]), d)
@@ -449,9 +453,9 @@ class Emitter:
             return '%s src=%s %s' % (op, self.ap(ins.srcs[0], A[1]), d)
         if op == 'select':
             self.need_full('affine_select')
-            return 'affine_select src=%s %s cmp_op=%s on_false_value=%s%s' % (
-                self.ap(ins.srcs[0], A[1]), d, self.alu(a['cmp']), _num(a['false']),
-                self._pattern(ins, a))
+            return 'affine_select src=%s dst=%s cmp_op=%s on_false_value=%s%s' % (
+                self.ap(ins.srcs[0], A[1], merge=False), self.ap(ins.dst, A[0], merge=False),
+                self.alu(a['cmp']), _num(a['false']), self._pattern(ins, a))
         if op == 'stt':
             self.need_full('scalar_tensor_tensor')
             o0 = _num(a['imm0']) if a['imm0'] is not None else self.ap(ins.srcs[2], A[3])
@@ -461,9 +465,10 @@ class Emitter:
         if op == 'tsr':
             self.need_full('tensor_scalar_reduce')
             o0 = _num(a['imm0']) if a['imm0'] is not None else self.ap(ins.srcs[1], A[2])
+            r = a['res_idx']
             return ('tensor_scalar_reduce src=%s %s op0=%s operand0=%s reduce_op=%s '
                     'reduce_res=%s%s') % (self.ap(ins.srcs[0], A[1]), d, self.alu(a['op0']), o0,
-                                         self.alu(a['rop']), self.ap(a['res'], a['res_addr']),
+                                         self.alu(a['rop']), self.ap(ins.srcs[r], A[r + 1]),
                                          ' reverse0' if a.get('rev0') else '')
         _fail(ins, 'internal: no listing form for %s' % op)
 
@@ -524,16 +529,20 @@ class Emitter:
 
     def reduce(self, ins, d):
         a = ins.a
-        src = self.ap(ins.srcs[0], ins.addr[1])
+        sv = ins.srcs[0]
+        nred = a['naxes']
+        kept = [n for _, n in sv[3][1:len(sv[3]) - nred] if n != 1]
+        src = self.ap(sv, ins.addr[1], split=nred)
         if self.full:
+            # the reduced axes are the innermost ones of src's pattern
+            nr_axes = len(self._free(((1, 1),) + tuple(sv[3][len(sv[3]) - nred:]), True, 0))
             s = 'tensor_reduce alu=%s src=%s %s axes=%d' % (self.alu(a['alu']), src, d,
-                                                          max(1, len(self._free(ins.srcs[0][3]))
-                                                              if a['naxes'] > 1 else 1))
-            if a['naxes'] > 1:
-                s = 'tensor_reduce alu=%s src=%s %s' % (self.alu(a['alu']), src, d)
+                                                          max(1, nr_axes))
             if a['negate']:
                 s += ' negate'
             return s
+        if kept:
+            self.need_full('a reduction that keeps some free axes')
         s = 'tensor_reduce alu=%s src=%s %s' % (self.alu(a['alu']), src, d)
         if a['negate']:
             # the original listing has no negate flag: the project's own generators write
@@ -568,8 +577,9 @@ class Emitter:
             s += (' scale=%s' if self.full else ' imm=%s') % _num(a['scale'])
         if a.get('reduce'):
             self.need_full('activation with a reduction')
+            r = a['res_idx']
             s += ' reduce_op=%s reduce_res=%s' % (self.alu(a['reduce']),
-                                                  self.ap(a['res'], a['res_addr']))
+                                                  self.ap(ins.srcs[r], A[r + 1]))
         return s
 
     def text(self):

@@ -274,9 +274,9 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
                       a, mask)
     if ins is None:
         return out
-    # reduce_res is written too: keep it as the last source (the emitter names it)
-    a['res'] = ins.srcs[-1]
+    # reduce_res is written too: the last source, marked written (the emitter names it)
     ins.a['res_idx'] = len(ins.srcs) - 1
+    ins.a['wsrc'] = (len(ins.srcs) - 1,)
     ops._producer(b, ins)
     ops._est(tr, DVE, xv)
     if tr.numerics:

@@ -575,6 +575,13 @@ def activation(op, data, bias=None, scale=1.0, dtype=None, mask=None, reduce_op=
          'bias_ap': bv is not None, 'scale_ap': sv is not None, 'api': api}
     if reduce_op is not None:
         a['reduce'] = alu_name(reduce_op, api)
+        if not isinstance(reduce_res, Tensor):
+            raise errors.located('reduce_op= needs reduce_res= (a (P, 1) tile)', api, 2)
+        rv = operand(reduce_res, api)
+        srcs_t.append(reduce_res)
+        srcs_v.append(rv)
+        a['res_idx'] = len(srcs_v) - 1
+        a['wsrc'] = (len(srcs_v) - 1,)
     ins = _finish(tr, api, loc, 'act', ACT, out, dv, srcs_t, srcs_v, a, mask)
     if ins is None:
         return out
@@ -592,9 +599,9 @@ def activation(op, data, bias=None, scale=1.0, dtype=None, mask=None, reduce_op=
         ss = _numvals(ins.srcs[k]).reshape(col) if a['scale_ap'] else np.float32(simm)
         r = N.ACT[fn][0]((x * ss + bb).astype(np.float32))
         store_values(ins.dst, r)
-        if reduce_res is not None:
-            rv = operand(reduce_res, api)
-            store_values(rv, N.reduce(a['reduce'], r, tuple(range(1, r.ndim))))
+        if reduce_op is not None:
+            store_values(ins.srcs[a['res_idx']], N.reduce(a['reduce'], r,
+                                                          tuple(range(1, r.ndim))))
     return out
 
 
