@@ -14,7 +14,7 @@ from . import numerics as N
 from . import record
 from .index import Mask
 from .record import here
-from .tensor import Tensor, Buf, npview, new_temp, recheck, NUM_PARTITIONS
+from .tensor import Tensor, Buf, npview, new_temp, recheck, NUM_PARTITIONS, _rowmajor
 
 PE, DVE, ACT, POOL, SP = 0, 1, 2, 3, 4
 ENGINE_NAMES = ('Tensor', 'Vector', 'Scalar', 'GpSimd', 'Sync')
@@ -206,13 +206,43 @@ def same_shape(a, b):
     return a == b or (a[0] == b[0] and _sq(a[1:]) == _sq(b[1:]))
 
 
+_B_new = Buf.__new__
+
+
 def result(tr, loc, shape, dtype, kind='sbuf'):
-    if len(shape) < 2:
+    """A one-tile temp buffer for an op's result and the kernel's handle on it."""
+    n = len(shape)
+    if n < 2:
         shape = (shape[0], 1) if shape else (1, 1)
-    if shape[0] > NUM_PARTITIONS:
-        raise errors.located('a tile of %d partitions: at most %d' % (shape[0], NUM_PARTITIONS),
+    P = shape[0]
+    if P > NUM_PARTITIONS:
+        raise errors.located('a tile of %d partitions: at most %d' % (P, NUM_PARTITIONS),
                              None, 3)
-    b = new_temp(shape, dtype, kind, loc)
+    b = _B_new(Buf)
+    b.kind = kind
+    b.dtype = dtype
+    b.shape = shape
+    b.site = loc
+    b.P = P
+    if len(shape) == 2:
+        F = shape[1]
+        b.fshape = (F,)
+        b.taxes = ((F, P), (1, F))
+    else:
+        fs = tuple(shape[1:])
+        F = 1
+        for x in fs:
+            F *= x
+        b.fshape = fs
+        b.taxes = ((F, P),) + _rowmajor(fs)
+    b.F = F
+    if kind == 'psum':
+        b.zeros = {}
+        b.mm_written = set()
+    b.temp = True
+    bufs = tr.bufs
+    b.id = len(bufs)
+    bufs.append(b)
     return b, Tensor(b, 0, 0, b.taxes)
 
 
@@ -259,15 +289,19 @@ def _numvals(x, space=None):
 # --- DMA ---------------------------------------------------------------------------------
 
 def load(src, mask=None, dtype=None, api='nl.load', transpose=False, kind='load'):
-    tr = record.cur(api)
+    tr = record.CUR or record.cur(api)
     loc = here()
-    if not isinstance(src, Tensor):
+    if src.__class__ is not Tensor:
         raise errors.located('expected an HBM tensor, got %s' % type(src).__name__, api, 2)
-    if src.buf.kind != 'hbm':
-        raise errors.located('%s reads HBM; %s is on chip (use nl.copy)' % (api, src.buf.describe()),
+    sb = src.buf
+    if sb.kind != 'hbm':
+        raise errors.located('%s reads HBM; %s is on chip (use nl.copy)' % (api, sb.describe()),
                              api, 2)
-    sv = operand(src, api, onchip=False)
-    shape = space_of(sv)
+    if src.blk is None:
+        sv = operand(src, api, onchip=False)
+    else:
+        sv = (sb, src.blk, src.off, src.axes)
+    shape = tuple([n for _, n in sv[3]])
     if transpose:
         if len(shape) != 2:
             raise errors.located('load_transpose2d takes a 2-D view', api, 2)
@@ -275,7 +309,7 @@ def load(src, mask=None, dtype=None, api='nl.load', transpose=False, kind='load'
     if shape and shape[0] > NUM_PARTITIONS:
         raise errors.located('loading %d partitions: a tile has at most %d (the first dim of '
                              'the view is the partition dim)' % (shape[0], NUM_PARTITIONS), api, 2)
-    odt = (D.as_dtype(dtype) if dtype is not None else None) or src.buf.dtype
+    odt = (D.as_dtype(dtype) if dtype is not None else None) or sb.dtype
     b, out = result(tr, loc, shape, odt)
     dv = (b, 0, 0, out.axes)
     if mask is not None or src.oob is not None:
@@ -683,15 +717,14 @@ def iota(expr, dtype, mask=None, api='nisa.iota'):
 
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
               is_transpose=False, mask=None, api='nisa.nc_matmul', dst=None, accumulate=None):
-    tr = record.cur(api)
+    tr = record.CUR or record.cur(api)
     loc = here()
     sv = operand(stationary, api)
     mv = operand(moving, api)
     if sv[0].kind != 'sbuf' or mv[0].kind != 'sbuf':
         raise errors.located('matmul operands must be in SBUF', api, 2)
-    ss, ms = space_of(sv), space_of(mv)
-    K, M = ss[0], free_elems(sv)
-    K2, Nn = ms[0], free_elems(mv)
+    K, M = sv[3][0][1], free_elems(sv)
+    K2, Nn = mv[3][0][1], free_elems(mv)
     if K != K2:
         raise errors.located('contraction (partition) sizes differ: stationary %d, moving %d'
                              % (K, K2), api, 2)
@@ -699,8 +732,7 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
         raise errors.located('stationary free size %d > 128' % M, api, 2)
     if Nn > 512:
         raise errors.located('moving free size %d > 512' % Nn, api, 2)
-    clips = _clips(mask, api)
-    if clips:
+    if mask is not None:
         raise errors.located('masks on nc_matmul are not supported', api, 2)
     a = {'acc': False, 'tr': bool(is_transpose), 'api': api}
     if dst is None:
@@ -717,7 +749,7 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     ins = tr.add('mm', PE, loc, dv, (sv, mv), a)
     if dst is None:
         _producer(b, ins)
-    tr.busy[PE] += max(Nn, 64) / _CLK.get(tr.target, _CLK['trn2'])[PE]
+    tr.busy[PE] += (Nn if Nn > 64 else 64) / 2.4
     if tr.numerics:
         s = npview(sv).reshape(K, M).astype(np.float32)
         m = npview(mv).reshape(K, Nn).astype(np.float32)
@@ -892,8 +924,8 @@ def _retarget_ok(prod, wbuf):
 
 def accumulate(t, o, alu, api):
     """t += o: PSUM += matmul folds into the matmul; otherwise t = t (alu) o in place."""
-    tr = record.cur(api)
-    if alu == 'add' and isinstance(o, Tensor) and t.buf.kind == 'psum' and o.buf.temp:
+    tr = record.CUR or record.cur(api)
+    if alu == 'add' and o.__class__ is Tensor and t.buf.kind == 'psum' and o.buf.temp:
         prod = o.buf.prod
         if (prod is not None and prod.op == 'mm' and not o.buf.nread and _is_whole_temp(o) and not prod.a.get('ident')):
             tv = operand(t, api)

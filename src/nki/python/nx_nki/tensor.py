@@ -426,7 +426,7 @@ def _index_dims(t, buf, blk, off, dims, key, api):
         if k.__class__ is IndexExpr and k.terms:
             grid = True
             break
-    onchip = buf.onchip
+    onchip = buf.kind != 'hbm'
     if not grid:
         axes = []
         oob = None
