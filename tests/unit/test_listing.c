@@ -2,7 +2,8 @@
  * test_listing.c: the kernel listing assembler. A listing with every kind of line is
  * assembled and checked field by field (and survives a NEFF write and read); then
  * bad listings must fail with "name:LINE: problem" messages: unknown opcode, bad
- * operand, missing block, unknown tensor, bad slices and misplaced lines. */
+ * operand, missing block, unknown tensor, bad slices and misplaced lines; HBM descriptor
+ * sides skip dims sliced to one element. */
 #include "common/compat.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -181,6 +182,43 @@ static void test_roundtrip(void **state)
 	nx_neff_release(&b);
 }
 
+/* HBM descriptor sides: dims sliced to one element only move the offset, so the first
+ * dim of more than one element maps to the partitions, and a tensor of rank 6 takes
+ * descriptors that slice at most 4 of its dims. */
+static void test_one_element_dims(void **state)
+{
+	static const char text[] =
+		"kernel k\n"
+		"tensor t3 input fp32 4x128x64\n"
+		"tensor t6 input bf16 2x2x2x128x4x8\n"
+		"queue q0 in Sync sem=1\n"
+		"block b0 q0\n"
+		"  desc t3[2, 0:128, 0:64] -> sbuf[0:128]+0\n"
+		"block b1 q0\n"
+		"  desc t6[1, 0, 1, 0:128, 0:4, 0:8] -> sbuf[0:128]+0\n"
+		"Sync dma_trigger block=b0\n"
+		"Sync dma_trigger block=b1\n";
+	struct nx_neff n;
+	struct nx_err err = { 0 };
+	const struct nx_dma_desc *d;
+
+	(void)state;
+	assert_int_equal(nx_listing_assemble("dims.txt", text, strlen(text), &n, &err), 0);
+	d = &n.blocks[0].desc[0];
+	assert_int_equal(d->from_ndim, 2);
+	assert_int_equal(d->from_off, 2 * 128 * 64);
+	assert_int_equal(d->from_sizes[0], 128);
+	assert_int_equal(d->from_sizes[1], 64);
+	assert_int_equal(d->from_steps[0], 64);
+	assert_int_equal(d->bytes, 128 * 64 * 4);
+	d = &n.blocks[1].desc[0];
+	assert_int_equal(d->from_ndim, 3);
+	assert_int_equal(d->from_off, (4 + 1) * 128 * 32);
+	assert_int_equal(d->from_sizes[0], 128);
+	assert_int_equal(d->from_sizes[2], 8);
+	nx_neff_release(&n);
+}
+
 /* Assembles head + one line and expects the error text. */
 static void bad(const char *body, const char *expect)
 {
@@ -221,6 +259,10 @@ static void test_bad_input(void **state)
 	bad("block b1 q0\n  desc a[0:128, 0:4] -> sbuf[0:2]+0\n",
 	    "the outer HBM dimension (128) must match the 2 partitions");
 	bad("block b1 q0\n  desc sbuf[0:3]+0:bf16[1] -> sbuf[0:2]+64\n", "do not split evenly");
+	bad("tensor t5 input bf16 2x2x2x2x32\nblock b1 q0\n"
+	    "  desc t5[0:2, 0:2, 0:2, 0:2, 0:8] -> sbuf[0:2]+0\n", "slices more than 4 dims of 't5'");
+	bad("tensor t3 input bf16 4x128x8\nblock b1 q0\n  desc t3[1, 0:128, 0:8] -> sbuf[0:64]+0\n",
+	    "the outer HBM dimension (128) must match the 64 partitions");
 	bad("block b1 q0\n  desc sbuf[0:3]+0 -> sbuf[0:2]+64\n", "needs ':dtype[N]'");
 	bad("block b1 nosuchq\n", "unknown queue 'nosuchq'");
 	bad("block b0 q0\n", "block 'b0' is declared twice");
@@ -237,6 +279,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_one_element_dims),
 		cmocka_unit_test(test_bad_input),
 	};
 
