@@ -629,9 +629,9 @@ def _deps(ins_list, full=False):
         mine = [] if full else None
         if stat_j >= 0:
             acc.sort(key=lambda x: x[2] != stat_j)
-        first_other = True
+        first_other = stat_j >= 0      # True while the stationary's regions are handled
         for (key, lo, hi, p0, p1), w, vj in acc:
-            if stat_j >= 0 and vj != stat_j and first_other:
+            if first_other and vj != stat_j:
                 first_other = False
                 need_stat, need = need, {}
             st = regs.get(key)
@@ -644,7 +644,7 @@ def _deps(ins_list, full=False):
                     if need.get(S, -1) < e[4]:
                         need[S] = e[4]
                     if full:
-                        mine.append(e[4])
+                        mine.append((e[4], S, first_other))
             if w:
                 for S, e in R.items():
                     if S != stream and S != eng and e[0] < hi and lo < e[1] and e[2] < p1 and \
@@ -652,8 +652,8 @@ def _deps(ins_list, full=False):
                         if need.get(S, -1) < e[4]:
                             need[S] = e[4]
                         if full:
-                            mine.append(e[4])
-        if stat_j >= 0 and first_other:
+                            mine.append((e[4], S, first_other))
+        if first_other:
             need_stat, need = need, {}
         for (key, lo, hi, p0, p1), w, vj in acc:
             W, R = regs[key]
@@ -695,7 +695,8 @@ def schedule(prog, ins_list):
     pol = prog.pol
     W = pol.window
     n = len(ins_list)
-    _, alld, touched = _deps(ins_list, True)
+    _, alld_f, touched = _deps(ins_list, True)
+    alld = [[d for d, _, _ in m] for m in alld_f]
     clk = _CLK[pol.target]
     cost = [0.0] * n
     dma_done = [0.0] * n
@@ -729,17 +730,17 @@ def schedule(prog, ins_list):
     moved = 0
     orders = []
     for e in range(5):
-        pend = streams[e]
+        stream = streams[e]
         out = []
-        i = 0
-        pend = list(pend)
-        while pend:
+        win = stream[:W]
+        nxt = len(win)
+        while win:
             best = 0
-            if W > 1 and len(pend) > 1:
-                seen = set(touched[pend[0]])
-                br = ready[pend[0]]
-                for j in range(1, min(W, len(pend))):
-                    c = pend[j]
+            if len(win) > 1:
+                seen = set(touched[win[0]])
+                br = ready[win[0]]
+                for j in range(1, len(win)):
+                    c = win[j]
                     tc = touched[c]
                     if seen.isdisjoint(tc):
                         if ready[c] < br:
@@ -747,7 +748,10 @@ def schedule(prog, ins_list):
                     seen |= tc
             if best:
                 moved += 1
-            out.append(pend.pop(best))
+            out.append(win.pop(best))
+            if nxt < len(stream):
+                win.append(stream[nxt])
+                nxt += 1
         orders.append(out)
     # merge the engines' orders into one list by estimated start
     placed = [False] * n
@@ -773,22 +777,46 @@ def schedule(prog, ins_list):
             if ok and (be < 0 or st < bs):
                 be, bs = e, st
         if be < 0:
-            return ins_list          # cannot happen with consistent estimates; keep program order
+            # cannot happen with consistent estimates; keep program order
+            return ins_list, None
         k = orders[be][head[be]]
         head[be] += 1
         placed[k] = True
         efree[be] = bs + cost[k]
         fin[k] = efree[be] + dma_done[k]
-        order.append(ins_list[k])
+        order.append(k)
     prog.decisions.append(('reorder', None, {'policy': 'ready-time', 'window': W,
                                              'moved': moved}))
-    return order
+    # the dependencies in the new order: per stream the producer placed last (the
+    # producers of one stream on one region keep their order, so this is the latest)
+    pos = [0] * n
+    for p, k in enumerate(order):
+        pos[k] = p
+    deps_of = []
+    for k in order:
+        need = {}
+        stat = {}
+        anystat = False
+        for d, S, st in alld_f[k]:
+            D = stat if st else need
+            if st:
+                anystat = True
+            p = pos[d]
+            if D.get(S, -1) < p:
+                D[S] = p
+        ins = ins_list[k]
+        if ins.op == 'mm' and (anystat or stat):
+            deps_of.append((stat, need))
+        else:
+            deps_of.append(need)
+    return [ins_list[k] for k in order], deps_of
 
 
-def sync(prog, ins_list):
+def sync(prog, ins_list, deps_of=None):
     """Fills each instruction's waits [(stream, count)] and whether it signals."""
     nstreams = 5 + len(prog.queues)
-    deps_of, _, _ = _deps(ins_list)
+    if deps_of is None:
+        deps_of, _, _ = _deps(ins_list)
     for ins in ins_list:
         ins.sig = False
     for need in deps_of:
@@ -849,9 +877,10 @@ def compile_trace(trace, pol):
     ins = [i for i in trace.ins if i.op != 'dead']
     pick(prog, ins)
     ins = allocate(prog, ins)
+    deps = None
     if prog.pol.window > 1:
-        ins = schedule(prog, ins)
+        ins, deps = schedule(prog, ins)
     else:
         prog.decisions.append(('reorder', None, {'policy': 'program-order'}))
-    prog.ins = sync(prog, ins)
+    prog.ins = sync(prog, ins, deps)
     return prog

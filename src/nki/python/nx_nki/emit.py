@@ -607,10 +607,17 @@ def _num(x):
     return repr(x)
 
 
+_IDENTS = {}
+
+
 def _ident(s):
+    out = _IDENTS.get(s)
+    if out is not None:
+        return out
     out = ''.join(c if c.isalnum() or c == '_' else '_' for c in str(s))
     if not out or out[0].isdigit():
         out = 't' + out
+    _IDENTS[s] = out
     return out
 
 
