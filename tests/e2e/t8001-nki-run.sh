@@ -67,6 +67,12 @@ if [ -x "$SQL" ]; then
 	[ "$loc" = "$T/kern.py:13" ] || fail "source location '$loc'"
 	[ "$(q "SELECT COUNT(*) FROM KernelIterationVariables WHERE variable_name = 'i'")" = 4 ] ||
 		fail "iteration variables"
+	# with the full listing the compiler's decisions are Warning rows
+	level=$(PYTHONPATH="$dir" NX_NKI_BIN="$BIN" "$PY" -c 'from nx_nki import driver; print(driver.level())')
+	if [ "$level" = full ]; then
+		[ "$(q "SELECT COUNT(*) FROM Warning WHERE category = 'Compiler Decision' AND message LIKE 'alloc %'")" -ge 3 ] ||
+			fail "no Compiler Decision rows for the allocation"
+	fi
 fi
 
 # usage errors exit 2; kernel errors exit 1 with FILE:LINE: API: problem
