@@ -66,7 +66,9 @@ for f in "$ref"/nki-samples/*/*.py; do
 	for s in "$(dirname "$f")/${tut}__"*.py; do ln -sf "$s" "$d/$(basename "${s#*__}")"; done
 	run=$d/$(basename "${f#*__}")
 	t0=$(now)
-	(cd "$d" && timeout "${NX_BENCH_NKI_TIMEOUT:-1800}" "$py" "$run" > run.log 2>&1)
+	# (python3 puts the resolved directory of a linked script on sys.path, hence PYTHONPATH)
+	(cd "$d" && PYTHONPATH="$shim:$d" timeout "${NX_BENCH_NKI_TIMEOUT:-1800}" "$py" "$run" \
+		> run.log 2>&1)
 	rc=$?
 	t1=$(now)
 	why=$(grep -m1 -E "^error: |ModuleNotFoundError|Error:" "$d/run.log" | cut -c1-160)
