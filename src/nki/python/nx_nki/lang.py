@@ -225,9 +225,13 @@ def program_ndim():
     return len(record.cur('nl.program_ndim').grid)
 
 
-class spmd_dim:
-    def __init__(self, *a, **k):
-        self.a = a
+def spmd_dim(*dims):
+    """nl.spmd_dim(n, nl.nc(k)): a grid dim of n x k instances spread over k cores; here
+    the instances run one after the other on the one simulated core."""
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
 
 
 def nc(n):
