@@ -58,7 +58,10 @@ class NkiError(Exception):
 
 
 def located(msg, api=None, depth=2):
-    """An NkiError at the current user call site."""
+    """An NkiError at the current user call site (api: a name, or the Tensor being
+    indexed)."""
+    if api is not None and not isinstance(api, str):
+        api = "indexing '%s'" % (api.buf.name or '?')
     f = user_frame(depth + 1)
     where = '%s:%d' % (f.f_code.co_filename, f.f_lineno) if f is not None else None
     return NkiError(msg, api, where)

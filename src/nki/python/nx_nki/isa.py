@@ -47,11 +47,7 @@ class reduce_cmd:
     reset_reduce = 3
 
 
-def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
-              is_transpose=False, mask=None, tile_position=None, tile_size=None, perf_mode=None,
-              **kw):
-    return ops.nc_matmul(stationary, moving, is_stationary_onezero, is_moving_onezero,
-                         is_transpose, mask)
+nc_matmul = ops.nc_matmul
 
 
 def nc_transpose(data, engine=None, mask=None, dtype=None, **kw):

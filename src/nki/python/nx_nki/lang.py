@@ -245,8 +245,7 @@ def device_print(prefix, x, **kw):
 
 # --- data movement -------------------------------------------------------------------
 
-def load(src, mask=None, dtype=None, **kw):
-    return ops.load(src, mask=mask, dtype=dtype, api='nl.load')
+load = ops.load          # nl.load(src, mask=None, dtype=None): one call, it is the hottest
 
 
 def store(dst, value, mask=None, **kw):

@@ -288,7 +288,7 @@ def _numvals(x, space=None):
 
 # --- DMA ---------------------------------------------------------------------------------
 
-def load(src, mask=None, dtype=None, api='nl.load', transpose=False, kind='load'):
+def load(src, mask=None, dtype=None, api='nl.load', transpose=False, kind='load', **kw):
     tr = record.CUR or record.cur(api)
     loc = here()
     if src.__class__ is not Tensor:
@@ -716,7 +716,8 @@ def iota(expr, dtype, mask=None, api='nisa.iota'):
 # --- Tensor engine -------------------------------------------------------------------------
 
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
-              is_transpose=False, mask=None, api='nisa.nc_matmul', dst=None, accumulate=None):
+              is_transpose=False, mask=None, api='nisa.nc_matmul', dst=None, accumulate=None,
+              tile_position=None, tile_size=None, perf_mode=None, **kw):
     tr = record.CUR or record.cur(api)
     loc = here()
     sv = operand(stationary, api)

@@ -201,7 +201,7 @@ class Tensor:
 
     # --- indexing -----------------------------------------------------------------
     def __getitem__(self, key):
-        return index(self, key, "indexing '%s'" % (self.buf.name or '?'))
+        return index(self, key, self)
 
     def __setitem__(self, key, value):
         from . import ops
