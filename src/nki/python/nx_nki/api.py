@@ -297,6 +297,14 @@ def _write_new(d, name, text):
 
 # --- the decorators -----------------------------------------------------------------------
 
+def _policy(o, api):
+    """The policy of a launch from its options (compiler flags, nx_policy)."""
+    try:
+        return P.make(o.get('additional_compile_opt'), o.get('nx_policy'))
+    except ValueError as e:
+        raise errors.located(str(e), api, 4) from None
+
+
 class Kernel:
     """An NKI kernel (@nki.jit). Calling it with numpy arrays runs it like nki.baremetal;
     called from inside another kernel it is inlined; `kernel[grid]` launches a grid."""
@@ -320,10 +328,7 @@ class Kernel:
 
     def _launch(self, args, kwargs):
         o = self.opts
-        try:
-            pol = P.make(o.get('additional_compile_opt'), o.get('nx_policy'))
-        except ValueError as e:
-            raise errors.located(str(e), 'nki.jit', 3) from None
+        pol = _policy(o, 'nki.jit')
         want = o.get('_mode', 'compile')
         neff = o.get('save_neff_name')
         ntff = o.get('save_trace_name')
@@ -399,10 +404,7 @@ class Benchmark(Kernel):
 
     def _launch(self, args, kwargs):
         o = self.opts
-        try:
-            pol = P.make(o.get('additional_compile_opt'), o.get('nx_policy'))
-        except ValueError as e:
-            raise errors.located(str(e), 'nki.benchmark', 3) from None
+        pol = _policy(o, 'nki.benchmark')
         if o.get('numerics') is False:
             pol.numerics = False
         res = run(self.fn, args, kwargs, self.grid, pol, 'capture', o.get('save_neff_name'),
@@ -445,10 +447,7 @@ class Profile(Kernel):
         ntff = o.get('save_trace_name') or 'profile.ntff'
         neff = neff if os.path.isabs(neff) else os.path.join(wd, neff)
         ntff = ntff if os.path.isabs(ntff) else os.path.join(wd, ntff)
-        try:
-            pol = P.make(o.get('additional_compile_opt'), o.get('nx_policy'))
-        except ValueError as e:
-            raise errors.located(str(e), 'nki.profile', 3) from None
+        pol = _policy(o, 'nki.profile')
         res = run(self.fn, args, kwargs, self.grid, pol, 'capture', neff, ntff,
                   o.get('artifacts_dir'))
         js = driver.summary_json(neff, ntff)

@@ -361,7 +361,7 @@ def _assign(prog, ins_list, tiles, sites):
                 size = t[2].size
                 a0 = pool.alloc(size)
                 while a0 is None:
-                    victim = _victim_any(resident, k, tiles, views)
+                    victim = _victim(resident, k, tiles, views)
                     vslot = where.pop(victim)
                     vsize = resident.pop(victim)
                     if spill_buf is None:
@@ -388,30 +388,12 @@ def _assign(prog, ins_list, tiles, sites):
                 t = tiles[key]
                 s = t[2]
                 if not s.free:
-                    if not s.spills:
-                        raise CompileError('internal: no free buffer at site %s'
-                                           % (_where(s.loc),), where=_where(ins.loc))
-                    victim = _victim(s, k, tiles, views)
-                    vslot = where.pop(victim)
-                    del s.resident[victim]
-                    if spill_buf is None:
-                        spill_buf = Buf((128, 1), _u8(), 'hbm', ('<spill>', 0), 'spill')
-                        spill_buf.role = 'spill'
-                        prog.spill = spill_buf
-                    off = spilled.get(victim)
-                    if off is None:
-                        vb = victim[0]
-                        off = spilled[victim] = spill_row
-                        spill_row += _tile_bytes(vb)
-                    if victim in dirty:
-                        out.append(_spill_dma(prog, ins, victim, vslot, spill_buf, off, True))
-                        dirty.discard(victim)
-                    s.free.append(vslot)
+                    # a site has at least as many buffers as tiles live at once
+                    raise CompileError('internal: no free buffer at site %s' % (_where(s.loc),),
+                                       where=_where(ins.loc))
                 a = s.free.popleft()
                 where[key] = a
                 s.resident[key] = a
-                if key in spilled:
-                    out.append(_spill_dma(prog, ins, key, a, spill_buf, spilled[key], False))
             addr.append(a)
         ins.addr = addr
         out.append(ins)
@@ -493,8 +475,8 @@ class _Pool:
             del fr[i]
 
 
-def _victim_any(resident, k, tiles, views):
-    """Pooled SBUF: the resident tile used furthest ahead (not by instruction k)."""
+def _victim(resident, k, tiles, views):
+    """Belady: the tile of `resident` used furthest ahead (not by instruction k)."""
     using = set((v[0], v[1]) for v in views if v is not None)
     best, bnext = None, -1
     for key in resident:
@@ -506,31 +488,13 @@ def _victim_any(resident, k, tiles, views):
         if nxt > bnext:
             best, bnext = key, nxt
     if best is None:
-        raise CompileError('SBUF: the tiles of one instruction do not fit in SBUF', where=None)
+        raise CompileError('SBUF: the tiles of one instruction do not fit', where=None)
     return best
 
 
 def _u8():
     from . import dtypes
     return dtypes.uint8
-
-
-def _victim(s, k, tiles, views):
-    """The resident tile of site s used furthest ahead (not by instruction k)."""
-    using = set((v[0], v[1]) for v in views if v is not None)
-    best, bnext = None, -1
-    for key in s.resident:
-        if key in using:
-            continue
-        uses = tiles[key][3]
-        j = bisect.bisect_right(uses, k)
-        nxt = uses[j] if j < len(uses) else 1 << 60
-        if nxt > bnext:
-            best, bnext = key, nxt
-    if best is None:
-        raise CompileError('SBUF: one instruction needs more tiles of one allocation site '
-                           'than fit', where=None)
-    return best
 
 
 def _spill_dma(prog, ins, key, slot, spill_buf, off, save):

@@ -8,7 +8,7 @@ written as another operation; decisions become comments). The driver probes whic
 binary accepts.
 """
 from . import errors
-from .ops import ENGINE_NAMES, PE
+from .ops import ENGINE_NAMES, PE, free_elems
 from .numerics import ACT, ALU
 
 _BASIC_DT = {'bfloat16': 'bf16', 'float16': 'fp16', 'float32': 'fp32', 'float8_e4m3': 'fp8',
@@ -316,14 +316,14 @@ class Emitter:
         for dv, sv in pieces:
             if chip_d and chip_s:
                 ds = self.chip_side(dv, ad)
-                ss = self.chip_side(sv, asrc) + ':%s[%d]' % (self.dt(sv[0].dtype), _free_n(sv))
+                ss = self.chip_side(sv, asrc) + ':%s[%d]' % (self.dt(sv[0].dtype), free_elems(sv))
                 if dv[0].dtype is not sv[0].dtype and self.full:
                     ds += ':' + self.dt(dv[0].dtype)
             else:
                 ss = self.chip_side(sv, asrc) if chip_s else self.hbm_side(sv)
                 ds = self.chip_side(dv, ad) + cast if chip_d else self.hbm_side(dv)
                 if chip_s and not chip_d and sv[0].dtype is not dv[0].dtype and self.full:
-                    ss += ':%s[%d]' % (self.dt(sv[0].dtype), _free_n(sv))
+                    ss += ':%s[%d]' % (self.dt(sv[0].dtype), free_elems(sv))
             out.append('  desc %s -> %s%s' % (ss, ds, tr))
         return out
 
@@ -591,13 +591,6 @@ class Emitter:
 
 def _elems_axes(axes):
     return [(s, n) for s, n in axes if n != 1] or [(1, 1)]
-
-
-def _free_n(v):
-    n = 1
-    for _, c in v[3][1:]:
-        n *= c
-    return n
 
 
 def _num(x):

@@ -242,9 +242,7 @@ def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, dty
     ops._est(tr, eng, xv, 2.0)
     if tr.numerics:
         x = npview(ins.srcs[0]).astype(np.float32)
-        o0 = (npview(ins.srcs[2]).astype(np.float32).reshape((x.shape[0],) + (1,) * (x.ndim - 1))
-              if v0 is not None else np.float32(i0))
-        t = N.alu(n0, o0, x) if reverse0 else N.alu(n0, x, o0)
+        t = ops.scalar_op(n0, x, i0, ins.srcs[2] if v0 is not None else None, reverse0)
         ops.store_values(ins.dst, N.alu(n1, t, npview(ins.srcs[1]).astype(np.float32)
                                         .reshape(x.shape)))
     return out
@@ -277,9 +275,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
     ops._est(tr, DVE, xv)
     if tr.numerics:
         x = npview(ins.srcs[0]).astype(np.float32)
-        o0 = (npview(ins.srcs[1]).astype(np.float32).reshape((x.shape[0],) + (1,) * (x.ndim - 1))
-              if v0 is not None else np.float32(i0))
-        r = N.alu(n0, o0, x) if reverse0 else N.alu(n0, x, o0)
+        r = ops.scalar_op(n0, x, i0, ins.srcs[1] if v0 is not None else None, reverse0)
         ops.store_values(ins.dst, r)
         ops.store_values(ins.srcs[-1], N.reduce(rn, r, tuple(range(1, r.ndim))))
     return out

@@ -92,30 +92,24 @@ _UFUNC = {'add': 'add', 'subtract': 'subtract', 'multiply': 'multiply', 'divide'
           'amax': 'max', 'amin': 'min', 'max': 'max', 'min': 'min', 'sum': 'add'}
 
 
-def alu_name(op, api):
-    if isinstance(op, OpFn) and op.kind == 'alu':
-        return op.opname
-    if isinstance(op, np.ufunc) or callable(op):
-        n = _UFUNC.get(getattr(op, '__name__', ''))
-        if n and n in N.ALU:
-            return n
-    if isinstance(op, str) and op in N.ALU:
-        return op
-    raise errors.located('%r is not an ALU operator' % (op,), api, 3)
-
-
-def act_name(op, api):
-    if isinstance(op, OpFn) and op.kind == 'act':
-        return op.opname
-    if isinstance(op, OpFn) and op.opname in N.ACT:
+def _op_name(op, table, kind, api, what):
+    if isinstance(op, OpFn) and (op.kind == kind or op.opname in table):
         return op.opname
     if callable(op):
         n = _UFUNC.get(getattr(op, '__name__', ''))
-        if n and n in N.ACT:
+        if n and n in table:
             return n
-    if isinstance(op, str) and op in N.ACT:
+    if isinstance(op, str) and op in table:
         return op
-    raise errors.located('%r is not an activation function' % (op,), api, 3)
+    raise errors.located('%r is not %s' % (op, what), api, 4)
+
+
+def alu_name(op, api):
+    return _op_name(op, N.ALU, 'alu', api, 'an ALU operator')
+
+
+def act_name(op, api):
+    return _op_name(op, N.ACT, 'act', api, 'an activation function')
 
 
 # --- operands -----------------------------------------------------------------------------
@@ -500,22 +494,22 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     _producer(b, ins)
     _est(tr, eng, ins.dst, 8.0 if 'divide' in (n0, n1) else 1.0)
     if tr.numerics:
-        k = 1
         x = _numvals(ins.srcs[0])
-        if a['ap0']:
-            o0 = _numvals(ins.srcs[k]).reshape((x.shape[0],) + (1,) * (x.ndim - 1))
-            k += 1
-        else:
-            o0 = np.float32(i0)
-        r = N.alu(n0, o0, x) if reverse0 else N.alu(n0, x, o0)
+        k = 2 if a['ap0'] else 1
+        r = scalar_op(n0, x, i0, ins.srcs[1] if a['ap0'] else None, reverse0)
         if n1 is not None:
-            if a['ap1']:
-                o1 = _numvals(ins.srcs[k]).reshape((x.shape[0],) + (1,) * (x.ndim - 1))
-            else:
-                o1 = np.float32(i1)
-            r = N.alu(n1, o1, r) if reverse1 else N.alu(n1, r, o1)
+            r = scalar_op(n1, r, i1, ins.srcs[k] if a['ap1'] else None, reverse1)
         store_values(ins.dst, r)
     return out
+
+
+def scalar_op(name, x, imm, col, reverse):
+    """x (name) operand, the operand a number or a per-partition column view."""
+    if col is not None:
+        o = _numvals(col).reshape((x.shape[0],) + (1,) * (x.ndim - 1))
+    else:
+        o = np.float32(imm)
+    return N.alu(name, o, x) if reverse else N.alu(name, x, o)
 
 
 def _norm_axes(axis, nd, api):
