@@ -43,6 +43,9 @@ def _run(args, what, listing_lines=None):
 
 
 def _where_of(msg, lines):
+    """The user's FILE:LINE of a failing step: the simulator names it (' at FILE:LINE'); an
+    assembler error names a listing line, whose @FILE:LINE or @LINE (of the `source`
+    file) points at the user's code."""
     m = re.search(r' at (\S+:\d+)', msg)
     if m:
         return m.group(1)
@@ -54,6 +57,10 @@ def _where_of(msg, lines):
                 m2 = re.match(r'@(\S+?:)?(\d+) ', lines[n - 1])
                 if m2 and m2.group(1):
                     return '%s%s' % (m2.group(1), m2.group(2))
+                if m2:
+                    src = next((l[7:] for l in lines if l.startswith('source ')), None)
+                    if src:
+                        return '%s:%s' % (src, m2.group(2))
     return None
 
 
