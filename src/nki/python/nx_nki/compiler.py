@@ -601,16 +601,9 @@ def _deps(ins_list, full=False):
             st = regs.get(key)
             if st is None:
                 st = regs[key] = ({}, {})
-            W, R = st
-            for S, e in W.items():
-                if S != stream and S != eng and e[0] < hi and lo < e[1] and e[2] < p1 and \
-                        p0 < e[3]:
-                    if need.get(S, -1) < e[4]:
-                        need[S] = e[4]
-                    if full:
-                        mine.append((e[4], S, first_other))
-            if w:
-                for S, e in R.items():
+            # a read conflicts with earlier writes, a write with earlier reads and writes
+            for D in (st if w else st[:1]):
+                for S, e in D.items():
                     if S != stream and S != eng and e[0] < hi and lo < e[1] and e[2] < p1 and \
                             p0 < e[3]:
                         if need.get(S, -1) < e[4]:
