@@ -103,10 +103,13 @@ def assemble(listing_path, neff_path, lines):
 
 def capture(neff_path, ntff_path, target):
     """Simulates the NEFF; returns the simulated time in microseconds."""
-    p = _run([binary(), 'capture', '-q', '-n', neff_path, '-s', ntff_path, '--target', target,
+    p = _run([binary(), 'capture', '-n', neff_path, '-s', ntff_path, '--target', target,
               '--enable-dge-notifs'], 'capture')
-    m = re.search(r'([0-9.]+) us simulated', p.stdout)
-    return float(m.group(1)) if m else None
+    # capture's one line on stderr: "capture: wrote F: ..., 21.492 us simulated, ..."
+    m = re.search(r'([0-9.]+) us simulated', p.stderr)
+    if not m:
+        raise errors.NkiError('capture: no simulated time in its report: %s' % p.stderr.strip())
+    return float(m.group(1))
 
 
 def summary_json(neff_path, ntff_path):
