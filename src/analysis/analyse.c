@@ -85,6 +85,7 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct r
 	r->dir = nx_xstrdup(dir);
 	r->name = profile_name(dir);
 	r->bottleneck = -1;
+	r->bounds_only = o->bounds_only;
 	if (!nx_is_dir(dir))
 		return nx_errf(err, NX_ENOTFOUND, "no profile directory '%s'", dir);
 	rc = nx_duck_open(&d, o->threads, o->memory_limit, err);
@@ -98,7 +99,7 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct r
 		rc = nx__rec_window(d, r, o, err);
 	if (!rc)
 		rc = nx__rec_bounds(d, r, err);
-	if (!rc)
+	if (!rc && !r->bounds_only)
 		rc = nx__rec_investigate(d, r, err);
 	if (!rc)
 		rank(r);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * inv_dma.c: DMA efficiency (gap 1b, docs/recommend.md, "DMA efficiency"). Step 1 sizes the gap
  * between the real DMA time and the same bytes at peak bandwidth; Step 2 groups the transfers by
- * the source line of the instruction that triggered them (Flow DGE_TRIGGER edges) and reports each
+ * the source line of the instruction that triggered them (rx_DmaLine, attribution.h) and reports each
  * line's descriptor geometry and its share of the gap. */
 #include "common/compat.h"
 #include "analysis/rec.h"
@@ -14,18 +14,14 @@
  * durations, the 16 engines counted separately) minus the time its bytes need at one
  * engine's share of the peak, floored at 0, over the same figure of all lines. */
 static const char LINES_SQL[] =
-	", ins AS (\n"
-	"    SELECT id, src FROM rx_Inst\n"
-	"    WHERE (hbm_read_bytes > 0 OR hbm_write_bytes > 0) AND src IS NOT NULL\n"
-	"),\n"
-	"dpa AS (\n"
+	", dpa AS (\n"
 	"    SELECT * FROM rx_DmaPacketAggregated\n"
 	"    WHERE start_ts >= {T0} AND start_ts < {T1} AND is_transpose_mode IS DISTINCT FROM true\n"
 	"),\n"
 	"x AS (\n"
-	"    SELECT i.src, a.* FROM rx_Flow f\n"
-	"    JOIN ins i ON i.id = f.in_id JOIN dpa a ON a.id = f.out_id\n"
-	"    WHERE f.in_table = 'Instruction' AND f.out_table = 'DmaPacketAggregated'\n"
+	"    SELECT l.src, a.* FROM rx_DmaLine l\n"
+	"    JOIN rx_Inst i ON i.id = l.inst_id JOIN dpa a ON a.id = l.dma_id\n"
+	"    WHERE (i.hbm_read_bytes > 0 OR i.hbm_write_bytes > 0) AND l.src IS NOT NULL\n"
 	"),\n"
 	"pk AS (\n"
 	"    SELECT packet_aggregation_id AS id, sum(duration_ns) AS busy FROM rx_DmaPacket\n"

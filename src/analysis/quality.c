@@ -6,6 +6,7 @@
  * computed and why. Works on any profile directory, ours or AWS's. */
 #include "common/compat.h"
 #include "analysis/rec.h"
+#include "analysis/attribution.h"
 #include "db/profile_views.h"
 #include "common/xalloc.h"
 
@@ -158,10 +159,20 @@ int nx__rec_views(struct nx_duck *d, const char *dir, struct nx_err *err)
 		rc = create_view(d, &views[i], err);
 	if (rc)
 		return nx_err_wrap(err, "reading the profile tables of '%s'", dir);
-	/* the source line is kept under a short name */
-	return nx_duck_exec(d,
+	/* the source line is kept under a short name; each DMA transfer with the line of its
+	 * triggering instruction (attribution.h) */
+	rc = nx_duck_exec(d,
 		"CREATE OR REPLACE VIEW rx_Inst AS "
 		"SELECT *, bir_debug_info_source_location AS src FROM rx_Instruction", err);
+	if (!rc) {
+		struct nx_strbuf sql = NX_STRBUF_INIT;
+
+		nx_strbuf_addstr(&sql, "CREATE OR REPLACE VIEW rx_DmaLine AS ");
+		nx_dma_line_sql(&sql, "rx_Flow", "rx_Instruction", "bir_debug_info_source_location");
+		rc = nx_duck_exec(d, sql.buf, err);
+		nx_strbuf_release(&sql);
+	}
+	return rc;
 }
 
 static const char QUALITY_SQL[] =
@@ -189,7 +200,32 @@ int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 	};
 	double v[12];
 	struct rx_quality *q = &r->q;
-	int rc = nx__rec_query_row(d, QUALITY_SQL, names, v, 12, err);
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int rc;
+
+	/* bounds only: no scan of Instruction's columns (those counts serve the findings) */
+	nx_strbuf_addstr(&sql, QUALITY_SQL);
+	if (r->bounds_only) {
+		static const char *const scans[] = {
+			" WHERE bir_debug_info_source_location IS NOT NULL",
+			" WHERE evt_wait_time_ns IS NOT NULL",
+		};
+
+		nx_strbuf_reset(&sql);
+		for (const char *p = QUALITY_SQL; *p; p++) {
+			size_t skip = 0;
+
+			for (size_t k = 0; k < NX_ARRAY_SIZE(scans) && !skip; k++)
+				if (!strncmp(p, scans[k], strlen(scans[k])))
+					skip = strlen(scans[k]);
+			if (skip)
+				p += skip - 1;
+			else
+				nx_strbuf_addch(&sql, *p);
+		}
+	}
+	rc = nx__rec_query_row(d, sql.buf, names, v, 12, err);
+	nx_strbuf_release(&sql);
 
 	if (rc)
 		return nx_err_wrap(err, "data-quality step");

@@ -101,6 +101,7 @@ struct rx_result {
 	char *name;
 	const char *source_root; /* --nki-source-root, borrowed; NULL = do not quote code */
 	bool details;            /* --details: choices and Step 1 appendix in Markdown */
+	bool bounds_only;        /* nx_recommend_opts.bounds_only */
 	int window;             /* enum nx_recommend_window */
 	int64_t t0, t1;         /* investigation window [t0, t1) */
 	int64_t req_t0, req_t1; /* NX_REC_WIN_RANGE: the window asked for, before clipping */

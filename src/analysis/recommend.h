@@ -30,6 +30,9 @@ struct nx_recommend_opts {
 	const char *memory_limit; /* DuckDB memory limit (e.g. "2GB"), NULL = default */
 	const char *source_root;  /* kernel sources: Markdown findings quote their lines */
 	bool details;             /* Markdown: add the method's choices and Step 1 tables */
+	bool bounds_only;         /* JSON only: the bounds, gaps, engines and bottleneck, without
+				   * the investigations and the data-quality counts that read
+				   * whole columns (what the web UI's lists show) */
 };
 
 void nx_recommend_opts_init(struct nx_recommend_opts *o);

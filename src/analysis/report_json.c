@@ -286,6 +286,12 @@ void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
 	}
 	nx_jw_array_end(jw);
 
+	if (r->bounds_only) { /* no investigations ran: what follows is theirs */
+		nx_jw_key(jw, "part");
+		nx_jw_string(jw, "bounds");
+		nx_jw_object_end(jw);
+		return;
+	}
 	nx_jw_key(jw, "findings");
 	nx_jw_array_begin(jw);
 	for (int i = 0; i < RX_NINV; i++)

@@ -38,9 +38,11 @@ static void profile_free(struct nx_profile *p)
 	nx__pdb_free(&p->db);
 	nx__lod_free(p->lod); /* no request holds it any more: the profile is unused */
 	free(p->lod_error);
+	free(p->bounds_json);
 	nx__pfiles_release(&p->files);
 	pthread_mutex_destroy(&p->open_lock);
 	pthread_mutex_destroy(&p->lod_lock);
+	pthread_mutex_destroy(&p->bounds_lock);
 	free(p->name);
 	free(p->dir);
 	free(p);
@@ -99,6 +101,7 @@ static int build(struct nx_registry *r, const char *name, const char *path, stru
 	p->mtime = st.st_mtim;
 	pthread_mutex_init(&p->open_lock, NULL);
 	pthread_mutex_init(&p->lod_lock, NULL);
+	pthread_mutex_init(&p->bounds_lock, NULL);
 	rc = nx__pfiles_scan(real, &p->files, err);
 	if (rc) {
 		profile_free(p);

@@ -33,6 +33,9 @@ struct nx_profile {
 	struct nx_lod *lod;        /* NULL until the first timeline request (holds a ref) */
 	char *lod_error;           /* why there is no pyramid (timeline_cache.c) */
 	double lod_failed_at;      /* when that build failed (monotonic s): retried later */
+	pthread_mutex_t bounds_lock; /* guards bounds_json */
+	char *bounds_json;         /* the reply of .../analysis?part=bounds, once made: the
+				    * profile version never changes (the web UI's lists ask it) */
 	unsigned refs;             /* guarded by the registry lock */
 	bool stale;                /* replaced or gone: freed at refs == 0 */
 };

@@ -478,6 +478,48 @@ static void test_analysis_sandboxed(void **state)
 	free(global);
 }
 
+static json_t *get_report(const char *args, int want)
+{
+	struct nx_http_resp r;
+	char path[256];
+	json_t *j;
+
+	snprintf(path, sizeof(path), "/api/v1/profiles/namespace/global/profile_name/k/analysis%s",
+		 args);
+	assert_int_equal(nx_http_get(port, path, &r), 0);
+	if (r.status != want)
+		fail_msg("%s answered %d: %.300s", path, r.status, r.body);
+	j = json_loads(r.body, 0, NULL);
+	assert_non_null(j);
+	nx_http_resp_free(&r);
+	return j;
+}
+
+/* part=bounds: the same bounds and bottleneck as the whole analysis, no findings, the same
+ * reply again (kept); other
+ * parts and part=bounds with Markdown or a comparison are refused. */
+static void test_analysis_bounds_part(void **state)
+{
+	json_t *all = get_report("", 200), *b = get_report("?part=bounds", 200);
+	json_t *ra = json_object_get(all, "report"), *rb = json_object_get(b, "report");
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(rb, "part")), "bounds");
+	assert_null(json_object_get(rb, "findings"));
+	assert_non_null(json_object_get(ra, "findings"));
+	assert_true(json_equal(json_object_get(ra, "bottleneck"), json_object_get(rb, "bottleneck")));
+	assert_true(json_equal(json_object_get(ra, "bounds"), json_object_get(rb, "bounds")));
+	assert_true(json_equal(json_object_get(ra, "engines"), json_object_get(rb, "engines")));
+	json_decref(all);
+	all = get_report("?part=bounds", 200); /* kept with the profile version */
+	assert_true(json_equal(all, b));
+	json_decref(all);
+	json_decref(b);
+	json_decref(get_report("?part=findings", 400));
+	json_decref(get_report("?part=bounds&format=markdown", 400));
+	json_decref(get_report("?part=bounds&compare=other", 400));
+}
+
 static void test_caps(void **state)
 {
 	int status;
@@ -513,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_analysis_sandboxed),
+		cmocka_unit_test(test_analysis_bounds_part),
 	};
 
 	return cmocka_run_group_tests_name("server_sandbox", tests, setup, teardown);
