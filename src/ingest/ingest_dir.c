@@ -3,7 +3,10 @@
  *   1. find the traces and NEFF/NTFF pairs (walk.c),
  *   2. ingest each device pair with the device ingest into the temporary profile
  *      directory (the first one at its top level, further ones under devices/<name>/),
- *   3. stream every trace into SystemProfileEvents in one pass (db/parquet_write.h),
+ *   3. stream every trace into SystemProfileEvents in one pass (db/parquet_write.h); when
+ *      the traces turn out to mix clocks (Unix-epoch and boot or program time), move
+ *      those on a clock of their own onto the epoch, say so in Warning rows, and read
+ *      the traces again with those shifts (align_clocks),
  *   4. write SystemProfileMetadata, DeviceProfileList, Metadata, Warning, SchemaFields
  *      (DuckDB only opens to merge a device profile's warnings with ours),
  *      and a zero-row file for every other stored schema table,
@@ -20,11 +23,16 @@
 #include "trace/walk.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A trace whose first timed event comes after this (1973-03-03) is taken to be on the
+ * Unix epoch; one before it on a clock of its own (boot time, program start). */
+#define EPOCH_MIN_NS 100000000000000000LL
 
 struct run {
 	const struct nx_trace_opts *o;
@@ -34,6 +42,9 @@ struct run {
 	struct nx_found found;
 	struct nx_small_facts facts;
 	bool device_warnings;     /* tmp/.device-Warning.parquet exists */
+	size_t warn0;             /* warnings before the traces were read */
+	int64_t *shifts;          /* per trace, after align_clocks: its shift (NULL: none) */
+	int64_t dev_first, dev_last; /* the first device profile's time bounds (its clock) */
 	/* SystemProfileEvents' source: read on a thread of its own while this thread
 	 * writes what it has read (and, with device profiles, opens DuckDB meanwhile). */
 	struct events {
@@ -198,7 +209,9 @@ static int events_start(struct run *r, struct nx_err *err)
 	for (size_t i = 0; i < r->found.ntraces; i++) {
 		ev->files[i].path = r->found.traces[i];
 		ev->files[i].instance = r->found.instances[i];
+		ev->files[i].shift_ns = r->shifts ? r->shifts[i] : 0;
 	}
+	r->warn0 = r->ctx.nwarn;
 	rc = nx_tev_init(&ev->s, ev->files, r->found.ntraces, nx_ctx_warning, &r->ctx, &ev->src,
 			 err);
 	ev->init = true;
@@ -214,6 +227,54 @@ static void events_release(struct events *ev)
 	memset(ev, 0, sizeof(*ev));
 }
 
+/* After a first read of the traces: when some are on the Unix epoch and others on a
+ * clock of their own, the latter are moved onto the epoch (by their
+ * baseTimeNanoseconds when it puts them there, else so that they start with the
+ * earliest epoch trace) and r->shifts says by how much; one Warning row per moved
+ * trace. False when the clocks agree. */
+static bool align_clocks(struct run *r)
+{
+	const struct events *ev = &r->ev;
+	const struct nx_tev_file *ref = NULL;
+	bool other = false;
+
+	for (size_t i = 0; i < r->found.ntraces; i++) {
+		const struct nx_tev_file *f = &ev->files[i];
+
+		if (f->first_ns > f->last_ns)
+			continue;
+		if (f->first_ns < EPOCH_MIN_NS)
+			other = true;
+		else if (!ref || f->first_ns < ref->first_ns)
+			ref = f;
+	}
+	if (!ref || !other)
+		return false;
+	r->shifts = nx_xcalloc(r->found.ntraces, sizeof(*r->shifts));
+	for (size_t i = 0; i < r->found.ntraces; i++) {
+		const struct nx_tev_file *f = &ev->files[i];
+		bool base = f->has_base && f->first_ns + f->base_ns >= EPOCH_MIN_NS;
+
+		if (f->first_ns > f->last_ns || f->first_ns >= EPOCH_MIN_NS)
+			continue;
+		r->shifts[i] = base ? f->base_ns : ref->first_ns - f->first_ns;
+		if (base)
+			nx_ctx_warn(&r->ctx, "Invalid Data",
+				    "'%s': its timestamps are not on the Unix epoch (its first event at "
+				    "%.6f s) unlike those of '%s'; its events were moved by %" PRId64
+				    " ns, its baseTimeNanoseconds, onto the epoch", f->path,
+				    (double)f->first_ns / 1e9, ref->path, r->shifts[i]);
+		else
+			nx_ctx_warn(&r->ctx, "Invalid Data",
+				    "'%s': its timestamps are not on the Unix epoch (its first event at "
+				    "%.6f s) unlike those of '%s', and it states no baseTimeNanoseconds; "
+				    "its events were moved by %" PRId64 " ns so that both start "
+				    "together: times across the two files are not comparable",
+				    f->path, (double)f->first_ns / 1e9, ref->path, r->shifts[i]);
+	}
+	return true;
+}
+
 static int write_events(struct run *r, struct nx_err *err)
 {
 	struct events *ev = &r->ev;
@@ -227,6 +288,29 @@ static int write_events(struct run *r, struct nx_err *err)
 	r->facts.first_ns = ev->s.first_ns;
 	r->facts.last_ns = ev->s.last_ns;
 	r->facts.hbm_capacity = ev->s.hbm_capacity;
+	if (!rc && !r->shifts && rows && r->found.ntraces > 1) {
+		struct nx_ingest_ctx *c = &r->ctx;
+		size_t first = c->nwarn;
+
+		if (align_clocks(r)) {
+			/* the first read's own warnings come again with the second: keep those
+			 * from before it and the clock warnings */
+			size_t mine = c->nwarn - first;
+
+			for (size_t i = r->warn0; i < first; i++) {
+				free(c->warn[i].category);
+				free(c->warn[i].message);
+			}
+			memmove(&c->warn[r->warn0], &c->warn[first], mine * sizeof(*c->warn));
+			c->nwarn = r->warn0 + mine;
+			events_release(ev);
+			remove(final); /* ours: written by the first read */
+			free(final);
+			note(r, NX_PROGRESS_NOTE, "The traces mix clocks: reading them again, aligned");
+			rc = events_start(r, err);
+			return rc ? rc : write_events(r, err);
+		}
+	}
 	if (!rc && rows)
 		progress(r, "SystemProfileEvents", rows, ev->t0);
 	events_release(ev);
@@ -298,12 +382,36 @@ static int write_warnings(struct run *r, struct nx_err *err)
 	return rc;
 }
 
+/* A device profile's clock (its ticks) and the traces' (the epoch, or boot time) need
+ * not meet: when their spans lie apart by more than a hundred times the longer one,
+ * a Warning says so (the web UI then shows them one at a time). */
+static void device_clock(struct run *r)
+{
+	int64_t f0 = r->facts.first_ns, f1 = r->facts.last_ns;
+	int64_t d0 = r->dev_first, d1 = r->dev_last;
+	double gap, span;
+
+	if (f0 > f1 || d0 > d1)
+		return;
+	gap = f0 > d1 ? (double)f0 - (double)d1 : d0 > f1 ? (double)d0 - (double)f1 : 0;
+	span = fmax((double)f1 - (double)f0, (double)d1 - (double)d0);
+	if (gap > 100 * fmax(span, 1))
+		nx_ctx_warn(&r->ctx, "Invalid Data",
+			    "the device profile '%s' (events from %" PRId64 " to %" PRId64 " ns on "
+			    "its own clock) and the framework traces (from %" PRId64 " to %" PRId64
+			    " ns%s) are on clocks that do not meet; their times cannot be compared",
+			    r->found.pairs[0].name, d0, d1, f0, f1,
+			    f0 >= EPOCH_MIN_NS ? ", Unix epoch" : "");
+}
+
 static int write_rest(struct run *r, bool device, struct nx_err *err)
 {
 	int rc;
 
 	if (r->found.ntraces && (rc = write_events(r, err)))
 		return rc;
+	if (device && r->found.ntraces)
+		device_clock(r);
 	if (r->found.ntraces && (rc = write_small(r, "SystemProfileMetadata", err)))
 		return rc;
 	if (device && (rc = write_small(r, "DeviceProfileList", err)))
@@ -343,6 +451,14 @@ static int write_tables(struct run *r, struct nx_err *err)
 		nx_sql_quote(&sql, meta);
 		nx_strbuf_addch(&sql, ')');
 		rc = nx_duck_query_i64(r->d, sql.buf, &r->facts.ntff_version, err);
+		for (int k = 0; k < 2 && !rc; k++) {
+			nx_strbuf_reset(&sql);
+			nx_strbuf_addf(&sql, "SELECT coalesce(%s, %d) FROM read_parquet(",
+				       k ? "last_hw_timestamp" : "first_hw_timestamp", k ? 0 : 1);
+			nx_sql_quote(&sql, meta);
+			nx_strbuf_addch(&sql, ')');
+			rc = nx_duck_query_i64(r->d, sql.buf, k ? &r->dev_last : &r->dev_first, err);
+		}
 		nx_strbuf_release(&sql);
 		free(meta);
 		if (rc)
@@ -423,6 +539,7 @@ out:
 		nx_remove_tree(r.tmp, &ignored);
 	}
 	events_release(&r.ev);
+	free(r.shifts);
 	nx_duck_close(r.d);
 	release_warnings(&r.ctx);
 	nx_found_release(&r.found);

@@ -86,6 +86,8 @@ static void put(struct nx_tev_src *s, struct nx_rowbuf *b, size_t row, struct ce
 {
 	const int *c = s->map.idx;
 
+	start += s->files[s->cur].shift_ns;
+	end += s->files[s->cur].shift_ns;
 	nx_rowbuf_i64(b, (size_t)c[C_ID], row, s->next_id++);
 	nx_rowbuf_strn(b, (size_t)c[C_NAME], row, name.s, name.n);
 	nx_rowbuf_i64(b, (size_t)c[C_START], row, start);
@@ -511,6 +513,25 @@ static void note_capacity(struct nx_tev_src *s, const char *meta, size_t len)
 	json_decref(root);
 }
 
+/* Notes the file's baseTimeNanoseconds (an integer, or a string holding one) from its
+ * top-level members. */
+static void note_base(struct nx_tev_file *f, const char *meta, size_t len)
+{
+	json_t *root = json_loadb(meta, len, 0, NULL);
+	json_t *v = json_object_get(root, "baseTimeNanoseconds");
+	char *end;
+
+	if (json_is_integer(v)) {
+		f->base_ns = json_integer_value(v);
+		f->has_base = true;
+	} else if (json_is_string(v)) {
+		errno = 0;
+		f->base_ns = strtoll(json_string_value(v), &end, 10);
+		f->has_base = end != json_string_value(v) && !*end && !errno;
+	}
+	json_decref(root);
+}
+
 /* End of one file: open begins and the metadata row become pending rows. */
 static void finish_file(struct nx_tev_src *s)
 {
@@ -522,6 +543,7 @@ static void finish_file(struct nx_tev_src *s)
 		char stream[256];
 
 		note_capacity(s, s->rd.meta.buf, s->rd.meta.len);
+		note_base(&s->files[s->cur], s->rd.meta.buf, s->rd.meta.len);
 		nx_strbuf_addstr(&x, "{\"ph\":\"M\",\"args\":");
 		nx_strbuf_add(&x, s->rd.meta.buf, s->rd.meta.len);
 		nx_strbuf_addch(&x, '}');
@@ -532,11 +554,15 @@ static void finish_file(struct nx_tev_src *s)
 	}
 	file_warnings(s);
 	s->files[s->cur].events = s->rd.events;
+	s->files[s->cur].first_ns = s->file_first;
+	s->files[s->cur].last_ns = s->file_last;
 	if (s->file_first <= s->file_last) {
-		if (s->first_ns > s->last_ns || s->file_first < s->first_ns)
-			s->first_ns = s->file_first;
-		if (s->first_ns > s->last_ns || s->file_last > s->last_ns)
-			s->last_ns = s->file_last;
+		int64_t sh = s->files[s->cur].shift_ns;
+
+		if (s->first_ns > s->last_ns || s->file_first + sh < s->first_ns)
+			s->first_ns = s->file_first + sh;
+		if (s->first_ns > s->last_ns || s->file_last + sh > s->last_ns)
+			s->last_ns = s->file_last + sh;
 	}
 	nx_tstates_clear(&s->threads);
 	nx_tstates_clear(&s->async);

@@ -28,7 +28,14 @@ typedef void (*nx_tev_warn_fn)(void *arg, const char *category, const char *msg)
 struct nx_tev_file {
 	const char *path;
 	const char *instance; /* instance_id of its rows */
+	int64_t shift_ns;      /* added to the times of every row of the file (clock alignment) */
 	uint64_t events, rows; /* counted while reading */
+	/* Learned while reading: the file's timed bounds in its own clock (first > last: no
+	 * timed event), and its top-level baseTimeNanoseconds (Kineto: its ts plus that is
+	 * the Unix-epoch time), when it has one. */
+	int64_t first_ns, last_ns;
+	bool has_base;
+	int64_t base_ns;
 };
 
 struct nx_tev_src {
@@ -54,8 +61,9 @@ struct nx_tev_src {
 			no_dur, ae_no_b, ab_no_e, unknown;
 		char unknown_ph[64];
 	} k;
-	int64_t file_first, file_last;
-	/* Bounds over the profile's timed rows (M rows excluded); first > last: none. */
+	int64_t file_first, file_last; /* in the file's own clock, before shift_ns */
+	/* Bounds over the profile's timed rows (M rows excluded, shifts applied); first >
+	 * last: none. */
 	int64_t first_ns, last_ns;
 	/* The largest device memory the files' deviceProperties[0].totalGlobalMem states (an
 	 * integer, a number or a string holding an integer); 0 when none does. */

@@ -4,8 +4,9 @@
  * (nx_trace_ingest_dir) and read back from its parquet files with DuckDB: tolerated
  * grammar slips (trailing commas, raw control characters in strings) with their
  * Warning rows, the grammar errors that stay fatal, no event invented at time zero
- * (empty objects, unreadable ts) and the time range that follows, and flow version 2
- * (bind_id, flow_in, flow_out) next to version 1 (s/t/f). */
+ * (empty objects, unreadable ts) and the time range that follows, flow version 2
+ * (bind_id, flow_in, flow_out) next to version 1 (s/t/f), and traces of one directory
+ * on different clocks aligned onto the Unix epoch. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -567,6 +568,85 @@ static void test_stream_keys(void **state)
 	free(out);
 }
 
+/* Ingests the traces docs[] (file names names[]) of one directory `tag`; r gets it. */
+static void ingest_dir_of(struct ctx *c, const char *tag, const char *const *names,
+			  const char *const *docs, size_t n, struct run *r)
+{
+	struct nx_trace_opts o = { 0 };
+	struct nx_err err = { 0 };
+	char *dir = nx_path_join(c->dir, tag), *out = nx_xasprintf("%s.out", dir);
+
+	assert_int_equal(nx_mkdirs(dir, &err), 0);
+	for (size_t i = 0; i < n; i++) {
+		char *f = nx_path_join(dir, names[i]);
+
+		assert_int_equal(nx_write_file_atomic(f, docs[i], strlen(docs[i]), &err), 0);
+		free(f);
+	}
+	o.input = dir;
+	o.output_dir = out;
+	if (nx_trace_ingest_dir(&o, NULL, &err))
+		fail_msg("%s: %s", tag, err.msg);
+	r->in = dir;
+	r->out = out;
+}
+
+/* Rule: traces on the Unix epoch and traces on a clock of their own in one directory
+ * are aligned: the latter are moved onto the epoch by their baseTimeNanoseconds, else
+ * so that they start with the earliest epoch trace, one Warning each; traces that
+ * agree are left as they are. */
+static void test_mixed_clocks(void **state)
+{
+	struct ctx *c = *state;
+	/* epoch: 2023-11-14 22:13:20 UTC and 1 ms later */
+	static const char epoch[] =
+		"[{\"ph\":\"X\",\"name\":\"e1\",\"ts\":1700000000000000,\"dur\":5,\"pid\":1,\"tid\":1},"
+		"{\"ph\":\"X\",\"name\":\"e2\",\"ts\":1700000000001000,\"dur\":5,\"pid\":1,\"tid\":1}]";
+	/* boot time, with the offset to the epoch (Kineto's baseTimeNanoseconds) */
+	static const char based[] =
+		"{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"b1\",\"ts\":5000.5,\"dur\":2,\"pid\":2,"
+		"\"tid\":1}],\"baseTimeNanoseconds\":1699999999000000000}";
+	/* boot time, no offset */
+	static const char bare[] =
+		"[{\"ph\":\"X\",\"name\":\"r1\",\"ts\":300,\"dur\":2,\"pid\":3,\"tid\":1},"
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":3,\"args\":{\"name\":\"x\"}}]";
+	const char *names[] = { "a.trace.json", "b.trace.json", "c.trace.json" };
+	const char *docs[] = { epoch, based, bare };
+	struct nx_strbuf t = NX_STRBUF_INIT;
+	struct run r = { 0 };
+
+	ingest_dir_of(c, "clocks", names, docs, 3, &r);
+	rows(c, &r, &t);
+	/* b: 5000.5 us + base = 1699999999000000000 + 5000500; c: starts with a */
+	expect_text(&t, "e1|1700000000000000000|1700000000000005000|-\n"
+			"e2|1700000000001000000|1700000000001005000|-\n"
+			"b1|1699999999005000500|1699999999005002500|-\n"
+			"trace_metadata|1699999999005000500|1699999999005000500|-\n"
+			"r1|1700000000000000000|1700000000000002000|-\n"
+			"process_name|1699999999999700000|1699999999999700000|-");
+	warnings(c, &r, &t);
+	assert_non_null(strstr(t.buf, "b.trace.json': its timestamps are not on the Unix epoch "
+				      "(its first event at 0.00500"));
+	assert_non_null(strstr(t.buf, "moved by 1699999999000000000 ns, its baseTimeNanoseconds"));
+	assert_non_null(strstr(t.buf, "c.trace.json': its timestamps are not on the Unix epoch "
+				      "(its first event at 0.000300 s)"));
+	assert_non_null(strstr(t.buf, "moved by 1699999999999700000 ns so that both start together"));
+	assert_int_equal(q64(c, "SELECT count(*) FROM '%s/Warning.parquet'", r.out), 2);
+	assert_range(c, &r, 1699999999005000500LL, 1700000000001005000LL);
+	run_free(&r);
+
+	/* two traces on boot clocks: nothing moves */
+	const char *same[] = { bare, based };
+	ingest_dir_of(c, "sameclock", names, same, 2, &r);
+	rows(c, &r, &t);
+	expect_text(&t, "r1|300000|302000|-\nprocess_name|0|0|-\nb1|5000500|5002500|-\n"
+			"trace_metadata|5000500|5000500|-");
+	warnings(c, &r, &t);
+	expect_text(&t, "");
+	run_free(&r);
+	nx_strbuf_release(&t);
+}
+
 static int setup(void **state)
 {
 	struct ctx *c = nx_xcalloc(1, sizeof(*c));
@@ -603,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_no_readable_ts_at_all),
 		cmocka_unit_test(test_flow_v2),
 		cmocka_unit_test(test_stream_keys),
+		cmocka_unit_test(test_mixed_clocks),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
