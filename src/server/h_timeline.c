@@ -27,6 +27,7 @@
 #include "server/registry.h"
 #include "server/timeline.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,7 +136,39 @@ static int kind_rank(const char *k)
 	return 4;
 }
 
-/* core, kind (instructions, framework streams, DMA, counters), engine order, name */
+/* strcmp with runs of digits compared as numbers ("sem 2" before "sem 10"). */
+static int natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			const char *x = a, *y = b;
+
+			while (*x == '0')
+				x++;
+			while (*y == '0')
+				y++;
+			a = x;
+			b = y;
+			while (isdigit((unsigned char)*a))
+				a++;
+			while (isdigit((unsigned char)*b))
+				b++;
+			if (a - x != b - y)
+				return (a - x) < (b - y) ? -1 : 1;
+			if (strncmp(x, y, (size_t)(a - x)))
+				return strncmp(x, y, (size_t)(a - x));
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+/* core, kind (instructions, framework streams, DMA, counters), engine order, stream name
+ * (numbers in names by value), depth lane */
 static int track_cmp(const void *a, const void *b)
 {
 	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
@@ -150,9 +183,19 @@ static int track_cmp(const void *a, const void *b)
 		return cx < cy ? -1 : 1;
 	if (kind_rank(kx) != kind_rank(ky))
 		return kind_rank(kx) - kind_rank(ky);
+	const char *sx = json_string_value(json_array_get(x, 6));
+	const char *sy = json_string_value(json_array_get(y, 6));
+	json_int_t lx = json_integer_value(json_array_get(x, 7));
+	json_int_t ly = json_integer_value(json_array_get(y, 7));
+	int c;
+
 	if (track_rank(tx) != track_rank(ty))
 		return track_rank(tx) - track_rank(ty);
-	return strcmp(tx ? tx : "", ty ? ty : "");
+	if ((c = natural_cmp(sx ? sx : "", sy ? sy : "")))
+		return c;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return natural_cmp(tx ? tx : "", ty ? ty : "");
 }
 
 /* Appends the rows of a {"columns","rows"} reply to rows. */
@@ -182,9 +225,11 @@ static int table_tracks(struct nx_req *rq, struct nx_profile *p, const int *srcs
 
 		nx_strbuf_reset(&sql);
 		nx_strbuf_reset(&out);
-		nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR, count(*)::BIGINT, "
-				     "min(start_ts), max(end_ts) FROM \"%s\" GROUP BY ALL",
-			       s->kind, s->track, s->table);
+		nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR AS t, "
+				     "count(*)::BIGINT, min(start_ts), max(end_ts), t, 0 FROM \"%s\"%s "
+				     "GROUP BY ALL",
+			       s->kind, s->track, s->table,
+			       srcs[i] == NX_LOD_SRC_FW ? " WHERE " NX_LOD_FW_DRAWN : "");
 		rc = nx__query_limited(rq, p, sql.buf, &out, err);
 		if (!rc)
 			rc = append_rows(&out, rows, err);
@@ -210,8 +255,8 @@ static int cache_tracks(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 	size_t nm = 0;
 	int rc;
 
-	nx_strbuf_addstr(&sql, "SELECT kind, core, track, count, \"start\", \"end\" FROM tl.tracks "
-			       "WHERE kind = 'counter'");
+	nx_strbuf_addstr(&sql, "SELECT kind, core, track, count, \"start\", \"end\", stream, lane "
+			       "FROM tl.tracks WHERE kind = 'counter'");
 	for (size_t i = 0; i < n; i++) {
 		if (cached(lod, srcs[i]))
 			nx_strbuf_addf(&sql, " OR src = %d", srcs[i]);
@@ -228,10 +273,11 @@ static int cache_tracks(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 
 			nx_strbuf_reset(&sql);
 			nx_strbuf_reset(&out);
-			nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR, "
-					     "count(*)::BIGINT, min(start_ts), max(end_ts) FROM \"%s\" "
-					     "GROUP BY ALL",
-				       s->kind, s->track, s->table);
+			nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR AS t, "
+					     "count(*)::BIGINT, min(start_ts), max(end_ts), t, 0 "
+					     "FROM \"%s\"%s GROUP BY ALL",
+				       s->kind, s->track, s->table,
+				       missing[i] == NX_LOD_SRC_FW ? " WHERE " NX_LOD_FW_DRAWN : "");
 			rc = nx__query_limited(rq, p, sql.buf, &out, err);
 			if (!rc)
 				rc = append_rows(&out, rows, err);
@@ -253,9 +299,10 @@ struct view {
 static int tracks_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, void *arg,
 		       struct nx_strbuf *out, struct nx_err *err)
 {
-	static const char *const names[] = { "kind", "core", "track", "count", "start", "end" };
-	static const char *const types[] = { "VARCHAR", "BIGINT", "VARCHAR", "BIGINT", "BIGINT",
-					     "BIGINT" };
+	static const char *const names[] = { "kind",  "core", "track",	 "count",
+					     "start", "end",  "stream", "lane" };
+	static const char *const types[] = { "VARCHAR", "BIGINT", "VARCHAR", "BIGINT",
+					     "BIGINT",	"BIGINT", "VARCHAR", "INTEGER" };
 	const struct view *vw = arg;
 	json_t *rows = json_array(), *cols, *reply;
 	json_t **v;
@@ -589,9 +636,9 @@ static int window_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *l
 	int rc = 0;
 
 	nx__tl_reply_init(&rep, out, rq->s->o.max_result_bytes, w->t0);
-	nx_strbuf_addf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"px\":%" PRId64
-			    ",\"bucket\":%" PRId64 ",\"raw_limit\":%" PRId64 ",",
-		       w->t0, w->t1, w->px, w->bucket, raw_limit);
+	nx__tl_put_window(out, w->t0, w->t1); /* beyond 2^53 as strings */
+	nx_strbuf_addf(out, ",\"px\":%" PRId64 ",\"bucket\":%" PRId64 ",\"raw_limit\":%" PRId64 ",",
+		       w->px, w->bucket, raw_limit);
 	for (size_t i = 0; i < vw->n && !rc; i++) {
 		rc = source_reply(rq, p, lod, vw->srcs[i], w->level, w->t0, w->t1, w->px, w->bucket,
 				  &rep, err);

@@ -49,8 +49,8 @@ char *nx__counter_tracks_sql(const struct nx_profile *p)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 
-	nx_strbuf_addstr(&sql, "SELECT 'counter', core, track, count(*)::BIGINT, min(ts), max(ts) "
-			       "FROM (");
+	nx_strbuf_addstr(&sql, "SELECT 'counter', core, track, count(*)::BIGINT, min(ts), max(ts), "
+			       "track, 0 FROM (");
 	if (!union_sql(&sql, p, "%" PRId64 " = %" PRId64, 0, 0)) {
 		nx_strbuf_release(&sql);
 		return NULL;
@@ -166,8 +166,7 @@ static int series_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 		for (size_t i = 0; i < 4; i++)
 			if (s->n)
 				nx_strbuf_addch(&s->arr[i], ',');
-		nx_strbuf_addf(&s->arr[0], "%" PRId64,
-			       ((int64_t *)duckdb_vector_get_data(v[3]))[row] * s->bucket);
+		nx__tl_put_time(&s->arr[0], ((int64_t *)duckdb_vector_get_data(v[3]))[row] * s->bucket);
 		put_num(&s->arr[1], v[4], row);
 		put_num(&s->arr[2], v[5], row);
 		put_num(&s->arr[3], v[6], row);
@@ -195,8 +194,8 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 	int64_t back = nx__tl_sub(w->t0, nx__tl_sub(w->t1, w->t0));
 	int rc = 0;
 
-	nx_strbuf_addf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"bucket\":%" PRId64
-			    ",\"series\":", w->t0, w->t1, w->bucket);
+	nx__tl_put_window(out, w->t0, w->t1);
+	nx_strbuf_addf(out, ",\"bucket\":%" PRId64 ",\"series\":", w->bucket);
 	nx_strbuf_addstr(&sql, "WITH u AS MATERIALIZED (");
 	if (lod ? !lod->counters
 		: !union_sql(&sql, p, "timestamp >= %" PRId64 " AND timestamp < %" PRId64, back,

@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: MIT
  * h_timeline_query.c: the timeline's questions about events beyond the view
  * (docs/api.md).
- *   .../timeline/search?table=&field=&value=   every event of the profile whose field
- *        equals value: the count and the first SEARCH_LIMIT matches by start time.
- *        On Instruction, field source_location is the instruction's source line as
- *        the UI's pages name it: coalesce(bir_debug_info_source_location,
- *        nki_source_location), equal to value or ending in '/' value.
+ *   .../timeline/search?table=&field=&value=[&op=]   every event of the profile whose
+ *        field compares with value (op: eq, ne, lt, le, gt, ge, or contains, a
+ *        case-insensitive substring): the count and the first SEARCH_LIMIT matches by
+ *        start time. Numeric fields compare as numbers. Field source_location is, on
+ *        Instruction, the instruction's source line as the UI's pages name it
+ *        (NX_LINE_SQL), and on DmaPacketAggregated the line of the instruction that
+ *        triggered the transfer (attribution.h); it equals value or ends in '/' value.
  *   .../timeline/aggregate?t0=&t1=   the events overlapping [t0, t1) per kind, core,
- *        track and label: count, summed duration, first start, last end (the box
- *        selection's aggregate).
+ *        track and label: count, summed duration within the window, first start, last
+ *        end (the box selection's aggregate).
  *   .../timeline/flows?table=&id=   the Flow edges of one event (instruction -> the DMA
  *        transfer it triggered, semaphore producer -> waiter), both ends with times.
- *   .../timeline/lines   per source line of the instructions (the source view): count,
- *        summed duration, first start, last end; from the timeline cache's tl.lines.
+ *   .../timeline/lines[?t0=&t1=]   per source line of the instructions (the source view; in
+ *        a window, the timeline's operator table, durations clipped to it): count,
+ *        summed duration, first start, last end, and the DMA transfers the line's
+ *        instructions triggered (count, bytes, summed duration, first start, last end);
+ *        from the timeline cache's tl.lines.
  * Only tables and fields the profile has are accepted; values reach SQL as quoted
  * literals or integers, bounds as integer literals. */
 #include "common/compat.h"
@@ -23,6 +28,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "analysis/attribution.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +71,11 @@ static bool is_integer_type(const char *t)
 	return false;
 }
 
+static bool is_float_type(const char *t)
+{
+	return !strcmp(t, "DOUBLE") || !strcmp(t, "FLOAT") || !strncmp(t, "DECIMAL", 7);
+}
+
 static bool is_integer_text(const char *v)
 {
 	char *end;
@@ -76,13 +87,97 @@ static bool is_integer_text(const char *v)
 	return !*end && !errno;
 }
 
+/* A finite decimal number written plainly (no hex, inf or nan): safe to paste into SQL. */
+static bool is_number_text(const char *v)
+{
+	char *end;
+	double d;
+
+	if (!*v || strspn(v, "+-0123456789.eE") != strlen(v))
+		return false;
+	errno = 0;
+	d = strtod(v, &end);
+	return !*end && !errno && d == d;
+}
+
+/* The comparisons of .../timeline/search (op=), with their SQL. */
+static const struct search_op {
+	const char *name, *sql;
+} search_ops[] = {
+	{ "eq", "=" }, { "ne", "<>" }, { "lt", "<" }, { "le", "<=" }, { "gt", ">" }, { "ge", ">=" },
+	{ "contains", NULL },
+};
+
+static const struct search_op *search_op(const char *name)
+{
+	for (size_t i = 0; i < NX_ARRAY_SIZE(search_ops); i++)
+		if (!strcmp(name, search_ops[i].name))
+			return &search_ops[i];
+	return NULL;
+}
+
+/* "<expr> <op> <value>" for a column of SQL type `type` (NULL: text), or the error of
+ * a value that does not fit the comparison. */
+static const char *compare_sql(struct nx_strbuf *sql, const char *expr, const char *type,
+			       const struct search_op *op, const char *value)
+{
+	if (!op->sql) { /* substring, case-insensitive */
+		nx_strbuf_addf(sql, "contains(lower((%s)::VARCHAR), lower(", expr);
+		nx_sql_quote(sql, value);
+		nx_strbuf_addstr(sql, "))");
+		return NULL;
+	}
+	if (type && is_integer_type(type) && is_integer_text(value)) {
+		nx_strbuf_addf(sql, "%s %s %lld", expr, op->sql, strtoll(value, NULL, 10));
+		return NULL;
+	}
+	if (type && (is_integer_type(type) || is_float_type(type))) {
+		if (is_number_text(value)) {
+			nx_strbuf_addf(sql, "%s %s %s::DOUBLE", expr, op->sql, value);
+			return NULL;
+		}
+		if (strcmp(op->name, "eq") && strcmp(op->name, "ne"))
+			return "a number to compare with";
+	}
+	nx_strbuf_addf(sql, "(%s)::VARCHAR %s ", expr, op->sql);
+	nx_sql_quote(sql, value);
+	return NULL;
+}
+
+/* A source line as the pages name it: equal to value, or a path ending in "/" value. */
+static void line_match_sql(struct nx_strbuf *sql, const char *expr, const char *value,
+			   bool contains)
+{
+	if (contains) {
+		nx_strbuf_addf(sql, "contains(lower(%s), lower(", expr);
+		nx_sql_quote(sql, value);
+		nx_strbuf_addstr(sql, "))");
+		return;
+	}
+	nx_strbuf_addf(sql, "(%s = ", expr);
+	nx_sql_quote(sql, value);
+	nx_strbuf_addf(sql, " OR ends_with(%s, '/' || ", expr);
+	nx_sql_quote(sql, value);
+	nx_strbuf_addstr(sql, "))");
+}
+
+static bool has_column(const struct nx_pdb_column *cols, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcasecmp(cols[i].name, name))
+			return true;
+	return false;
+}
+
 enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 {
 	const char *table = arg(rq, "table"), *field = arg(rq, "field"), *value = arg(rq, "value");
+	const char *opname = arg(rq, "op");
 	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
 	struct nx_pdb_column *cols = NULL;
+	const struct search_op *op;
 	struct nx_err err = { 0 };
-	const char *type = NULL;
+	const char *type = NULL, *bad;
 	struct nx_profile *p;
 	enum MHD_Result ret;
 	size_t ncols = 0;
@@ -97,6 +192,10 @@ enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 				       "DmaPacketAggregated, DmaPacket, SystemProfileEvents");
 	if (!field || !*field || !value)
 		return nx__reply_error(rq, 400, "bad_request", "field and value are required");
+	op = search_op(opname && *opname ? opname : "eq");
+	if (!op)
+		return nx__reply_error(rq, 400, "bad_request", "op must be one of eq, ne, lt, le, gt, "
+				       "ge, contains, not '%.20s'", opname);
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
@@ -112,17 +211,25 @@ enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 	for (size_t i = 0; i < ncols; i++)
 		if (!strcasecmp(cols[i].name, field))
 			type = cols[i].type;
-	if (!type && s == 0 && !strcasecmp(field, "source_location")) {
-		bool bir = false, nki = false;
+	if (!type && !strcasecmp(field, "source_location") &&
+	    (s == 0 || (s == 1 && nx__pfiles_find(&p->files, "Flow") &&
+			nx__pfiles_find(&p->files, "Instruction")))) {
+		/* Instruction: its line; DmaPacketAggregated: its triggering instruction's */
+		struct nx_pdb_column *ic = NULL;
+		size_t nic = 0;
 
-		for (size_t i = 0; i < ncols; i++) {
-			bir = bir || !strcasecmp(cols[i].name, "bir_debug_info_source_location");
-			nki = nki || !strcasecmp(cols[i].name, "nki_source_location");
+		if (s == 0 || !nx__pdb_describe(p->db, "Instruction", &ic, &nic, &err))
+			loc = has_column(s == 0 ? cols : ic, s == 0 ? ncols : nic,
+					 "bir_debug_info_source_location") &&
+			      has_column(s == 0 ? cols : ic, s == 0 ? ncols : nic,
+					 "nki_source_location");
+		nx__pdb_columns_free(ic, nic);
+		if (loc && strcmp(op->name, "eq") && strcmp(op->name, "contains")) {
+			ret = nx__reply_error(rq, 400, "bad_request", "source_location compares "
+					      "with = or contains only");
+			goto out;
 		}
-		if (bir && nki) {
-			type = "VARCHAR";
-			loc = true;
-		}
+		type = loc ? "VARCHAR" : NULL;
 	}
 	if (!type) {
 		ret = nx__reply_error(rq, 400, "bad_request", "table %s has no field '%.80s'", table,
@@ -133,32 +240,34 @@ enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 			     "start_ts AS start, end_ts AS \"end\", (%s)::VARCHAR AS label, "
 			     "count(*) OVER () AS total FROM \"%s\" WHERE ",
 		       nx__lod_sources[s].track, nx__lod_sources[s].label, table);
-	if (loc) {
+	if (loc && s == 0) {
 		/* as the profile spells it, or a path suffix of it ("mm.py:28" finds
 		 * "kernels/mm.py:28", as a finding names its lines) */
-		static const char expr[] = "coalesce(bir_debug_info_source_location, "
-					   "nki_source_location)";
+		line_match_sql(&sql, NX_LINE_SQL, value, !strcmp(op->name, "contains"));
+	} else if (loc) {
+		nx_strbuf_addstr(&sql, "id IN (SELECT dma_id FROM (");
+		nx_dma_line_sql(&sql, "Flow", "Instruction", NX_LINE_SQL);
+		nx_strbuf_addstr(&sql, ") WHERE ");
+		line_match_sql(&sql, "src", value, !strcmp(op->name, "contains"));
+		nx_strbuf_addch(&sql, ')');
+	} else {
+		struct nx_strbuf col = NX_STRBUF_INIT;
 
-		nx_strbuf_addf(&sql, "(%s = ", expr);
-		nx_sql_quote(&sql, value);
-		nx_strbuf_addf(&sql, " OR ends_with(%s, '/' || ", expr);
-		nx_sql_quote(&sql, value);
-		nx_strbuf_addstr(&sql, "))");
-	} else {
-		nx_sql_quote_ident(&sql, field);
+		nx_sql_quote_ident(&col, field);
+		bad = compare_sql(&sql, col.buf, type, op, value);
+		nx_strbuf_release(&col);
+		if (bad) {
+			ret = nx__reply_error(rq, 400, "bad_request", "%s.%s is a number: '%.40s' is "
+					      "not %s", table, field, value, bad);
+			goto out;
+		}
 	}
-	if (loc) {
-		/* the condition is complete */
-	} else if (is_integer_type(type) && is_integer_text(value)) {
-		nx_strbuf_addf(&sql, " = %lld", strtoll(value, NULL, 10));
-	} else {
-		nx_strbuf_addstr(&sql, "::VARCHAR = ");
-		nx_sql_quote(&sql, value);
-	}
+	if (s == NX_LOD_SRC_FW)
+		nx_strbuf_addstr(&sql, " AND " NX_LOD_FW_DRAWN);
 	nx_strbuf_addf(&sql, " ORDER BY start_ts, id LIMIT %d", SEARCH_LIMIT);
 	nx_strbuf_addstr(&sb, "{\"table\":");
 	nx_strbuf_addf(&sb, "\"%s\",\"kind\":\"%s\",\"limit\":%d,\"result\":", table,
-		       s == 0 ? "instruction" : s == 3 ? "framework" : "dma", SEARCH_LIMIT);
+		       nx__lod_sources[s].kind, SEARCH_LIMIT);
 	ret = run(rq, p, sql.buf, &sb);
 out:
 	nx__pdb_columns_free(cols, ncols);
@@ -191,26 +300,30 @@ static int aggregate_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod
 		const struct nx_lod_source *src = &nx__lod_sources[a->srcs[i]];
 
 		nx_strbuf_addf(&sql, "%sSELECT '%s' AS kind, ", i ? " UNION ALL " : "", src->kind);
+		/* busy: the durations clipped to the window */
 		if (use_cache)
 			nx_strbuf_addf(&sql, "core, track, label, count(*)::BIGINT AS count, "
-					     "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS "
-					     "first, max(end_ts) AS last FROM tl.ev%d", a->srcs[i]);
+					     "sum(least(end_ts, %" PRId64 ") - greatest(start_ts, %"
+					     PRId64 "))::BIGINT AS busy, min(start_ts) AS first, "
+					     "max(end_ts) AS last FROM tl.ev%d", a->t1, a->t0, a->srcs[i]);
 		else
 			nx_strbuf_addf(&sql, "pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
 					     "(%s)::VARCHAR AS label, count(*)::BIGINT AS count, "
-					     "sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS "
-					     "first, max(end_ts) AS last FROM \"%s\"",
-				       src->track, src->label, src->table);
+					     "sum(least(end_ts, %" PRId64 ") - greatest(start_ts, %" PRId64
+					     "))::BIGINT AS busy, min(start_ts) AS first, max(end_ts) AS "
+					     "last FROM \"%s\"",
+				       src->track, src->label, a->t1, a->t0, src->table);
 		nx_strbuf_addf(&sql, " WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64 "%s"
 				     " GROUP BY ALL", a->t1, a->t0,
-			       use_cache ? "" : " AND " NX_TL_IN_BOUNDS_SQL);
+			       use_cache ? "" : a->srcs[i] == NX_LOD_SRC_FW ? " AND " NX_LOD_FW_DRAWN
+			       : " AND " NX_TL_IN_BOUNDS_SQL);
 	}
 	if (!a->n)
 		nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS kind WHERE false");
 	else
 		nx_strbuf_addstr(&sql, " ORDER BY busy DESC");
-	nx_strbuf_addf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"result\":", a->t0,
-		       a->t1);
+	nx__tl_put_window(out, a->t0, a->t1);
+	nx_strbuf_addstr(out, ",\"result\":");
 	if (use_cache)
 		rc = nx__tl_lod_query(rq, lod, sql.buf, out, err);
 	else
@@ -314,32 +427,34 @@ out:
 /* LINES_LIMIT source locations at most, the busiest first. */
 #define LINES_LIMIT 20000
 
-/* Without a cache: the aggregate over Instruction that tl.lines holds (lod_build.c). */
-static const char lines_sql[] =
-	"SELECT loc, count(*)::BIGINT AS n, sum(duration_ns)::BIGINT AS dur, min(start_ts) AS t0, "
-	"max(end_ts) AS t1 FROM (SELECT coalesce(bir_debug_info_source_location, "
-	"nki_source_location) AS loc, duration_ns, start_ts, end_ts FROM Instruction) "
-	"WHERE loc IS NOT NULL GROUP BY loc ORDER BY dur DESC, loc LIMIT %d";
-
-/* The reply of .../timeline/lines (nx__tl_body). */
+/* The reply of .../timeline/lines (nx__tl_body); arg: the window (NULL: the profile). */
 static int lines_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, void *arg,
 		      struct nx_strbuf *out, struct nx_err *err)
 {
+	const struct nx__tl_window *w = arg;
 	char *sql;
 	int rc;
 
-	(void)arg;
 	nx_strbuf_addf(out, "{\"limit\":%d,\"result\":", LINES_LIMIT);
 	if (!nx__pfiles_find(&p->files, "Instruction")) {
 		nx_strbuf_addstr(out, "null}");
 		return 0;
 	}
-	if (lod && lod->lines) {
-		sql = nx_xasprintf("SELECT loc, n, dur, t0, t1 FROM tl.lines ORDER BY dur DESC, loc "
-				   "LIMIT %d", LINES_LIMIT);
+	if (!w && lod && lod->lines) {
+		sql = nx_xasprintf("SELECT loc, n, dur, t0, t1, dma_n, dma_bytes, dma_ns, dma_t0, "
+				   "dma_t1 FROM tl.lines ORDER BY dur + dma_ns DESC, loc LIMIT %d",
+				   LINES_LIMIT);
 		rc = nx__tl_lod_query(rq, lod, sql, out, err);
 	} else {
-		sql = nx_xasprintf(lines_sql, LINES_LIMIT);
+		/* a window, or no cache: the summary from the profile's tables */
+		struct nx_strbuf q = NX_STRBUF_INIT;
+		int64_t win[2] = { w ? w->t0 : 0, w ? w->t1 : 0 };
+
+		nx__lines_sql(&q, nx__pfiles_find(&p->files, "Flow") &&
+					  nx__pfiles_find(&p->files, "DmaPacketAggregated"),
+			      w ? win : NULL);
+		nx_strbuf_addf(&q, " ORDER BY dur + dma_ns DESC, loc LIMIT %d", LINES_LIMIT);
+		sql = nx_strbuf_detach(&q, NULL);
 		rc = nx__query_limited(rq, p, sql, out, err);
 	}
 	if (!rc)
@@ -350,12 +465,16 @@ static int lines_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lo
 
 enum MHD_Result nx__h_timeline_lines(struct nx_req *rq, char **cap)
 {
+	bool windowed = arg(rq, "t0") || arg(rq, "t1");
+	struct nx__tl_window w;
 	struct nx_profile *p;
 	enum MHD_Result ret;
 
+	if (windowed && !nx__tl_window_arg(rq, false, &w, &ret))
+		return ret;
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
-	return nx__tl_serve(rq, p, nx__pfiles_find(&p->files, "Instruction") != NULL, lines_body,
-			    NULL);
+	return nx__tl_serve(rq, p, !windowed && nx__pfiles_find(&p->files, "Instruction") != NULL,
+			    lines_body, windowed ? &w : NULL);
 }

@@ -160,6 +160,7 @@ enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_timeline_flows(struct nx_req *rq, char **cap);
 enum MHD_Result nx__h_timeline_lines(struct nx_req *rq, char **cap);
+enum MHD_Result nx__h_timeline_small_dma(struct nx_req *rq, char **cap);
 
 /* The UI's pages and assets (src/ui/ui_assets.c), for paths outside /api/ on the UI port. */
 enum MHD_Result nx__h_ui(struct nx_req *rq, const char *path);

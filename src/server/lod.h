@@ -6,12 +6,16 @@
  * per event source (Instruction, DmaPacketAggregated, DmaPacket, SystemProfileEvents):
  *   tl.ev<s>   the events reduced to what the timeline draws (core, track, id, start_ts,
  *              end_ts, label), in start order, so a window reads one or two row groups;
+ *              framework events (not their metadata rows) on depth lanes: a nested or
+ *              overlapping event's track is its stream's name plus " / depth N"
+ *              (lod_lanes.c), and tl.ev3 also keeps the stream and the lane;
  *   tl.lod     the pyramid: per track, power-of-two time bucket and level, the event
  *              count, busy time, first start, last end and the longest event;
  * and tl.ctr (the counter and semaphore values, by time), tl.tracks (the rows of the
  * timeline with their counts and spans), tl.meta (per source: rows, span, levels) and,
  * when Instruction has source locations, tl.lines (per source line: instruction count,
- * summed duration, first start, last end). */
+ * summed duration, first start, last end, and the DMA transfers the line triggered:
+ * count, bytes, summed duration, first start, last end; lines_sql.c). */
 #ifndef NX_SERVER_LOD_H
 #define NX_SERVER_LOD_H
 
@@ -37,6 +41,15 @@
 
 #define NX_LOD_FILE "timeline.duckdb"
 #define NX_LOD_NSRC 4
+#define NX_LOD_SRC_FW 3 /* SystemProfileEvents in nx__lod_sources */
+/* The deepest lane of a framework stream: deeper events share it. */
+#define NX_LOD_MAX_LANE 63
+/* The framework rows the timeline draws: timed, and not metadata (ph M, the events the
+ * ingest writes with extra_attributes_json starting {"ph":"M"; they sit at time 0 or at
+ * their file's start and are no events). */
+#define NX_LOD_FW_DRAWN                                                                    \
+	NX_TL_IN_BOUNDS_SQL " AND NOT starts_with(coalesce(extra_attributes_json, ''), "    \
+	"'{\"ph\":\"M\"')"
 
 /* The event sources, in the order of nx_lod.src[] (the `src` column of tl.lod). */
 struct nx_lod_source {
@@ -57,7 +70,7 @@ extern const struct nx_lod_counter nx__lod_counters[];
 extern const size_t nx__lod_ncounters;
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
-#define NX_LOD_FORMAT 4
+#define NX_LOD_FORMAT 5 /* 5: framework lanes, tracks with stream and lane, lines with DMA */
 struct nx_lod_stamp {
 	int format;     /* NX_LOD_FORMAT */
 	char *profile;  /* the profile's name */
@@ -104,6 +117,20 @@ void nx__lod_builds_init(struct nx_lod_builds *b);
 /* Interrupts the running builds and refuses new ones. */
 void nx__lod_builds_stop(struct nx_lod_builds *b);
 void nx__lod_builds_release(struct nx_lod_builds *b);
+
+/* Appends the files of t (in dir) as a SQL list literal. */
+struct nx_strbuf;
+void nx__lod_file_list(struct nx_strbuf *sql, const char *dir, const struct nx_ptable *t);
+/* Writes the depth lanes of the framework events of t (SystemProfileEvents in dir) to
+ * csv_path as id,start_ts,lane lines, for the events off lane 0 (*laned of them). */
+int nx__lod_lanes(const char *dir, const struct nx_ptable *t, const char *csv_path,
+		  uint64_t *laned, struct nx_err *err);
+
+/* Appends the SELECT of the per-line summary (lines_sql.c): loc, n, dur, t0, t1, dma_n,
+ * dma_bytes, dma_ns, dma_t0, dma_t1, over the tables Instruction and, with dma, Flow and
+ * DmaPacketAggregated (the DMA columns are 0 and NULL without); with win ({t0, t1}) over
+ * the events overlapping that window, durations clipped to it. */
+void nx__lines_sql(struct nx_strbuf *sql, bool dma, const int64_t *win);
 
 /* Builds the cache of the profile in dir (tables files) as out_dir/timeline.duckdb,
  * holding stamp as tl.stamp, with a private scratch folder in out_dir for DuckDB's

@@ -3,7 +3,9 @@
  * docs/ui.md "Level of detail"). Per event source:
  *   1. tl.ev<s>: the events as the timeline draws them, copied from the profile's
  *      parquet in file order when the row groups' start_ts statistics say the file is
- *      in start order (as ingest writes it), sorted otherwise. DuckDB's zone maps then
+ *      in start order (as ingest writes it), sorted otherwise. Framework events leave
+ *      out their metadata rows and go on depth lanes (lod_lanes.c), each lane a track
+ *      of its own, so its pyramid keeps nested slices apart. DuckDB's zone maps then
  *      skip every row group outside a window: the integer bounds start_ts < t1 AND
  *      end_ts > t0 prune by both columns.
  *   2. the pyramid in tl.lod: level L0 grouped from tl.ev<s> by (core, track,
@@ -54,8 +56,7 @@ const struct nx_lod_counter nx__lod_counters[] = {
 };
 const size_t nx__lod_ncounters = NX_ARRAY_SIZE(nx__lod_counters);
 
-/* The files of t as a SQL list literal. */
-static void file_list(struct nx_strbuf *sql, const char *dir, const struct nx_ptable *t)
+void nx__lod_file_list(struct nx_strbuf *sql, const char *dir, const struct nx_ptable *t)
 {
 	nx_strbuf_addch(sql, '[');
 	for (size_t i = 0; i < t->nfiles; i++) {
@@ -78,7 +79,7 @@ static int create_view(struct nx_duck *d, const char *dir, const struct nx_ptabl
 	nx_strbuf_addstr(&sql, "CREATE VIEW ");
 	nx_sql_quote_ident(&sql, t->name);
 	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet(");
-	file_list(&sql, dir, t);
+	nx__lod_file_list(&sql, dir, t);
 	nx_strbuf_addch(&sql, ')');
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
@@ -109,7 +110,7 @@ static int in_start_order(struct nx_duck *d, const char *dir, const struct nx_pt
 	int64_t v = 0;
 	int rc;
 
-	file_list(&files, dir, t);
+	nx__lod_file_list(&files, dir, t);
 	nx_strbuf_addf(&sql,
 		"SELECT CASE WHEN count(*) FILTER (lo IS NULL OR hi IS NULL) > 0 THEN 0 "
 		"WHEN coalesce(sum(greatest(0, prev - lo)), 0) * 100 <= coalesce(max(hi) - min(lo), 0) "
@@ -202,9 +203,62 @@ static int build_level(struct nx_duck *d, int s, int level, int lo, int64_t firs
 	return rc;
 }
 
+/* The SELECT of tl.ev<s> from the profile's table, in start order when it is not
+ * (ordered) already. Framework events get their depth lanes (lod_lanes.c): their lane
+ * and stream are kept, and an event off lane 0 has the track "<stream> / depth <lane>". */
+static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, int s,
+		      const struct nx_ptable *t, bool ordered, struct nx_strbuf *sql,
+		      struct nx_err *err)
+{
+	const struct nx_lod_source *src = &nx__lod_sources[s];
+	char *csv = NULL;
+	uint64_t laned = 0;
+	int rc = 0;
+
+	if (s != NX_LOD_SRC_FW) {
+		nx_strbuf_addf(sql, "CREATE TABLE tl.ev%d AS SELECT pcore_idx::BIGINT AS core, "
+				    "(%s)::VARCHAR AS track, id::BIGINT AS id, start_ts::BIGINT AS "
+				    "start_ts, end_ts::BIGINT AS end_ts, (%s)::VARCHAR AS label FROM ",
+			       s, src->track, src->label);
+		nx_sql_quote_ident(sql, src->table);
+		nx_strbuf_addstr(sql, " WHERE " NX_TL_IN_BOUNDS_SQL);
+		if (!ordered)
+			nx_strbuf_addstr(sql, " ORDER BY start_ts, id");
+		return 0;
+	}
+	csv = nx_path_join(scratch, "lanes.csv");
+	rc = nx__lod_lanes(dir, t, csv, &laned, err);
+	if (!rc && laned) {
+		struct nx_strbuf q = NX_STRBUF_INIT;
+
+		nx_strbuf_addstr(&q, "CREATE TEMP TABLE nx_lanes AS SELECT * FROM read_csv(");
+		nx_sql_quote(&q, csv);
+		nx_strbuf_addstr(&q, ", header = false, columns = {'id': 'BIGINT', 'start_ts': "
+				     "'BIGINT', 'lane': 'INTEGER'})");
+		rc = nx_duck_exec(d, q.buf, err);
+		nx_strbuf_release(&q);
+	}
+	remove(csv);
+	free(csv);
+	if (rc)
+		return rc;
+	nx_strbuf_addf(sql, "CREATE TABLE tl.ev%d AS SELECT core, CASE WHEN lane > 0 THEN stream || "
+			    "' / depth ' || lane ELSE stream END AS track, id, start_ts, end_ts, label, "
+			    "stream, lane FROM (SELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS "
+			    "stream, id::BIGINT AS id, start_ts::BIGINT AS start_ts, end_ts::BIGINT AS "
+			    "end_ts, (%s)::VARCHAR AS label, %s AS lane FROM ",
+		       s, src->track, src->label, laned ? "coalesce(l.lane, 0)" : "0");
+	nx_sql_quote_ident(sql, src->table);
+	nx_strbuf_addstr(sql, laned ? " LEFT JOIN nx_lanes l USING (id, start_ts)" : "");
+	nx_strbuf_addstr(sql, " WHERE " NX_LOD_FW_DRAWN ")");
+	if (!ordered || laned)
+		nx_strbuf_addstr(sql, " ORDER BY start_ts, id");
+	return 0;
+}
+
 /* tl.ev<s>, its pyramid, its rows of tl.tracks and tl.meta. */
-static int build_source(struct nx_duck *d, const char *dir, int s, const struct nx_ptable *t,
-			struct nx_err *err)
+static int build_source(struct nx_duck *d, const char *dir, const char *scratch, int s,
+			const struct nx_ptable *t, struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT;
@@ -215,16 +269,12 @@ static int build_source(struct nx_duck *d, const char *dir, int s, const struct 
 	rc = create_view(d, dir, t, err);
 	if (!rc)
 		rc = in_start_order(d, dir, t, &ordered, err);
-	if (rc)
+	if (!rc)
+		rc = events_sql(d, dir, scratch, s, t, ordered, &sql, err);
+	if (rc) {
+		nx_strbuf_release(&sql);
 		return rc;
-	nx_strbuf_addf(&sql, "CREATE TABLE tl.ev%d AS SELECT pcore_idx::BIGINT AS core, "
-			     "(%s)::VARCHAR AS track, id::BIGINT AS id, start_ts::BIGINT AS start_ts, "
-			     "end_ts::BIGINT AS end_ts, (%s)::VARCHAR AS label FROM ",
-		       s, src->track, src->label);
-	nx_sql_quote_ident(&sql, src->table);
-	nx_strbuf_addstr(&sql, " WHERE " NX_TL_IN_BOUNDS_SQL);
-	if (!ordered)
-		nx_strbuf_addstr(&sql, " ORDER BY start_ts, id");
+	}
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
 	if (!rc)
@@ -239,15 +289,20 @@ static int build_source(struct nx_duck *d, const char *dir, int s, const struct 
 		rc = build_level(d, s, l, lo, v[1], v[2], rows, &rows, err);
 	if (rc)
 		return rc;
-	if (lo <= hi)
+	if (s == NX_LOD_SRC_FW)
 		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
-				     "sum(count)::BIGINT, min(first_ts), max(last_ts) FROM tl.lod "
-				     "WHERE src = %d AND level = %d GROUP BY ALL",
+				     "count(*)::BIGINT, min(start_ts), max(end_ts), stream, lane "
+				     "FROM tl.ev%d GROUP BY ALL",
+			       src->kind, s, s);
+	else if (lo <= hi)
+		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
+				     "sum(count)::BIGINT, min(first_ts), max(last_ts), track, 0 "
+				     "FROM tl.lod WHERE src = %d AND level = %d GROUP BY ALL",
 			       src->kind, s, s, lo);
 	else
 		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
-				     "count(*)::BIGINT, min(start_ts), max(end_ts) FROM tl.ev%d "
-				     "GROUP BY ALL",
+				     "count(*)::BIGINT, min(start_ts), max(end_ts), track, 0 "
+				     "FROM tl.ev%d GROUP BY ALL",
 			       src->kind, s, s);
 	nx_strbuf_addf(&sql, "; INSERT INTO tl.meta VALUES (%d, %" PRId64 ", %d, %d, %s)", s, v[0],
 		       lo, hi, ordered ? "true" : "false");
@@ -279,21 +334,26 @@ static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pf
 		nx_strbuf_addstr(&sql, " WHERE timestamp IS NOT NULL");
 	}
 	nx_strbuf_addstr(&sql, ") ORDER BY ts, core, track; INSERT INTO tl.tracks SELECT "
-			       "'counter', NULL, core, track, count(*)::BIGINT, min(ts), max(ts) "
-			       "FROM tl.ctr GROUP BY ALL");
+			       "'counter', NULL, core, track, count(*)::BIGINT, min(ts), max(ts), "
+			       "track, 0 FROM tl.ctr GROUP BY ALL");
 	if (!rc && n)
 		rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
 	return rc;
 }
 
-/* tl.lines: per source location of Instruction (as the UI's pages name it,
- * coalesce(bir_debug_info_source_location, nki_source_location)) the instruction count,
- * summed duration, first start and last end; only when the table has those columns. */
-static int build_lines(struct nx_duck *d, struct nx_err *err)
+/* tl.lines (lines_sql.c): per source location of Instruction the instruction count,
+ * summed duration, first start and last end, and its DMA transfers when the profile has
+ * Flow and DmaPacketAggregated; only when Instruction has the location columns. */
+static int build_lines(struct nx_duck *d, const char *dir, const struct nx_pfiles *files,
+		       struct nx_err *err)
 {
 	static const char *const need[] = { "bir_debug_info_source_location",
 					     "nki_source_location", "duration_ns" };
+	const struct nx_ptable *flow = nx__pfiles_find(files, "Flow");
+	const struct nx_ptable *dpa = nx__pfiles_find(files, "DmaPacketAggregated");
+	bool dma = flow && !flow->members && flow->nfiles && dpa && !dpa->members && dpa->nfiles;
+	struct nx_strbuf sql = NX_STRBUF_INIT;
 	char **names = NULL;
 	size_t n = 0, found = 0;
 	int rc;
@@ -307,13 +367,22 @@ static int build_lines(struct nx_duck *d, struct nx_err *err)
 	free(names);
 	if (rc || found < NX_ARRAY_SIZE(need))
 		return rc;
-	return nx_duck_exec(d, "CREATE TABLE tl.lines AS SELECT loc, count(*)::BIGINT AS n, "
-			       "sum(duration_ns)::BIGINT AS dur, min(start_ts) AS t0, "
-			       "max(end_ts) AS t1 FROM (SELECT coalesce("
-			       "bir_debug_info_source_location, nki_source_location) AS loc, "
-			       "duration_ns, start_ts, end_ts FROM \"Instruction\") "
-			       "WHERE loc IS NOT NULL GROUP BY loc ORDER BY dur DESC",
-			    err);
+	if (dma)
+		rc = create_view(d, dir, flow, err);
+	nx_strbuf_addstr(&sql, "CREATE TABLE tl.lines AS ");
+	nx__lines_sql(&sql, dma, NULL);
+	nx_strbuf_addstr(&sql, " ORDER BY dur + dma_ns DESC");
+	if (!rc)
+		rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
+static bool cached_source(const struct nx_pfiles *files, int s)
+{
+	const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
+
+	return t && !t->members && t->nfiles;
 }
 
 static const char schema_sql[] =
@@ -322,7 +391,7 @@ static const char schema_sql[] =
 	"start_ts BIGINT, end_ts BIGINT, label VARCHAR); "
 	"CREATE TABLE tl.ctr (core BIGINT, track VARCHAR, ts BIGINT, v DOUBLE); "
 	"CREATE TABLE tl.tracks (kind VARCHAR, src INTEGER, core BIGINT, track VARCHAR, "
-	"count BIGINT, \"start\" BIGINT, \"end\" BIGINT); "
+	"count BIGINT, \"start\" BIGINT, \"end\" BIGINT, stream VARCHAR, lane INTEGER); "
 	"CREATE TABLE tl.meta (src INTEGER, n BIGINT, lo INTEGER, hi INTEGER, ordered BOOLEAN)";
 
 void nx__lod_builds_init(struct nx_lod_builds *b)
@@ -425,11 +494,11 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles) {
-			rc = build_source(d, dir, s, t, err);
-			if (!rc && s == 0)
-				rc = build_lines(d, err);
+			rc = build_source(d, dir, scratch, s, t, err);
 		}
 	}
+	if (!rc && cached_source(files, 0))
+		rc = build_lines(d, dir, files, err);
 	if (!rc)
 		rc = build_counters(d, dir, files, err);
 	if (!rc)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * lod_cache.c: where the timeline cache of a profile lives, and whether it can be
- * trusted (lod.h). It is <data>/.cache/timeline/<name>@v4-<dev>-<ino>-<mtime>/, keyed by
+ * trusted (lod.h). It is <data>/.cache/timeline/<name>@v5-<dev>-<ino>-<mtime>/, keyed by
  * the identity of the profile directory the registry saw, so a re-ingested profile gets
  * a new pyramid and the profile directory itself is never written. The directory holds
  * timeline.duckdb and timeline.stamp, the stamp, written last: the format, the profile's

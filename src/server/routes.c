@@ -32,6 +32,9 @@ const struct nx_route nx__routes[] = {
 	  .fn = nx__h_timeline_flows },
 	{ .method = "GET", .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/lines",
 	  .fn = nx__h_timeline_lines },
+	{ .method = "GET",
+	  .pattern = "/api/v1/profiles/namespace/*/profile_name/*/timeline/small-dma",
+	  .fn = nx__h_timeline_small_dma },
 };
 
 const size_t nx__route_count = NX_ARRAY_SIZE(nx__routes);

@@ -14,6 +14,11 @@
 struct nx_profile;
 struct nx_lod;
 
+/* Appends a time (profile ns) as JSON the way the API sends every integer: a number
+ * within +-2^53, beyond that a string, so JavaScript keeps every digit (epoch times). */
+void nx__tl_put_time(struct nx_strbuf *sb, int64_t v);
+/* Opens a reply object with its window: {"t0":..,"t1":.. (times as nx__tl_put_time). */
+void nx__tl_put_window(struct nx_strbuf *sb, int64_t t0, int64_t t1);
 /* Query argument `name` as an integer in [lo, hi]; false when absent or invalid. */
 bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v);
 

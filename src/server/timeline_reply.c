@@ -81,6 +81,27 @@ static void put_i64(struct nx_strbuf *sb, int64_t v)
 		nx_strbuf_addi64(sb, v);
 }
 
+void nx__tl_put_time(struct nx_strbuf *sb, int64_t v)
+{
+	const int64_t safe = (int64_t)1 << 53;
+
+	if (v >= -safe && v <= safe) {
+		nx_strbuf_addi64(sb, v);
+		return;
+	}
+	nx_strbuf_addch(sb, '"');
+	nx_strbuf_addi64(sb, v);
+	nx_strbuf_addch(sb, '"');
+}
+
+void nx__tl_put_window(struct nx_strbuf *sb, int64_t t0, int64_t t1)
+{
+	nx_strbuf_addstr(sb, "{\"t0\":");
+	nx__tl_put_time(sb, t0);
+	nx_strbuf_addstr(sb, ",\"t1\":");
+	nx__tl_put_time(sb, t1);
+}
+
 /* The label's index in the reply's dictionary, added when new; NONE for NULL. */
 static int64_t label_index(struct nx__tl_reply *r, duckdb_vector v, idx_t row)
 {

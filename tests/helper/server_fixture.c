@@ -205,3 +205,19 @@ json_t *nx_sfx_query(unsigned port, const char *profile, const char *sql, int *s
 	json_decref(req);
 	return j;
 }
+
+json_t *nx_sfx_get(unsigned port, const char *path, int *status)
+{
+	struct nx_http_resp r;
+	json_t *j = NULL;
+
+	if (nx_http_get(port, path, &r) != 0) {
+		fprintf(stderr, "no reply from port %u to %s\n", port, path);
+		return NULL;
+	}
+	*status = r.status;
+	if (!(j = json_loads(r.body, 0, NULL)))
+		fprintf(stderr, "GET %s: not JSON: %.300s\n", path, r.body);
+	nx_http_resp_free(&r);
+	return j;
+}

@@ -43,4 +43,8 @@ struct nx_server *nx_sfx_start(const struct nx_server_opts *o, unsigned *port);
  * (no reply, or a body that is not JSON). */
 json_t *nx_sfx_query(unsigned port, const char *profile, const char *sql, int *status);
 
+/* GETs path on port; *status gets the HTTP status. Returns the parsed reply (caller
+ * decrefs), or NULL after printing why. */
+json_t *nx_sfx_get(unsigned port, const char *path, int *status);
+
 #endif
