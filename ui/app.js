@@ -1,7 +1,9 @@
 /* app.js: routing of the web UI (docs/ui.md) and the profile page with its timeline.
  *   /                          profiles list (profiles.js)
- *   /profile/<name>            overview cards (overview.js), timeline, details panel;
- *                              the timeline viewport lives in the hash (#t0=..&t1=..)
+ *   /profile/<name>            headline, timeline (first, full width), details drawer
+ *                              (details.js), Summary and engine cards (overview.js); the
+ *                              timeline viewport lives in the hash (#t0=..&t1=..)
+ *   /profile/<name>/analysis   the recommend analysis (overview.js)
  *   /profile/<name>/source     source view (source.js)
  *   /profile/<name>/sql        SELECT through _search, paged (sql.js)
  *   /compare/<a>/<b>           two profiles side by side (compare.js) */
@@ -19,13 +21,16 @@ function errorBox(e) { return el('div', { class: 'error', 'data-testid': 'error'
 
 function route() {
   const path = decodeURIComponent(location.pathname);
-  const m = /^\/profile\/([^/]+)(\/sql|\/source)?\/?$/.exec(location.pathname);
+  const m = /^\/profile\/([^/]+)(\/sql|\/source|\/analysis)?\/?$/.exec(location.pathname);
   const c = /^\/compare\/([^/]+)\/([^/]+)\/?$/.exec(location.pathname);
   document.getElementById('tooltip').hidden = true;
+  window.nx = undefined; /* the profile page sets it again */
+  document.body.classList.remove('drawer-open');
   window.scrollTo(0, 0);
   if (m) {
     const name = decodeURIComponent(m[1]);
-    return m[2] === '/sql' ? sqlPage(name) : m[2] === '/source' ? sourcePage(name) : profilePage(name);
+    return m[2] === '/sql' ? sqlPage(name) : m[2] === '/source' ? sourcePage(name)
+      : m[2] === '/analysis' ? analysisPage(name) : profilePage(name);
   }
   if (c) return comparePage(decodeURIComponent(c[1]), decodeURIComponent(c[2]));
   if (path === '/' || path === '') return profilesPage();
@@ -46,59 +51,54 @@ window.addEventListener('popstate', route);
 function profileChrome(name, tab) {
   const base = '/profile/' + NX.enc(name);
   setChrome([el('a', { href: '/', 'data-nav': true }, 'Profiles'), ' / ', el('span', {}, name)],
-    [['overview', base, 'Overview'], ['source', base + '/source', 'Source'], ['sql', base + '/sql', 'SQL']].map(([k, href, text]) =>
-      el('a', { href, 'data-nav': true, class: tab === k ? 'active' : '' }, text)));
+    [['overview', base, 'Timeline'], ['analysis', base + '/analysis', 'Analysis'], ['source', base + '/source', 'Source'],
+      ['sql', base + '/sql', 'SQL']].map(([k, href, text]) =>
+      el('a', { href, 'data-nav': true, class: tab === k ? 'active' : '', 'data-testid': 'tab-' + k }, text)));
 }
 
+/* The timeline view of the URL's hash, as text (absolute profile nanoseconds); the
+ * timeline checks it against the profile (timeline.js, linkView). */
 function readHash() {
   const h = new URLSearchParams(location.hash.slice(1));
-  const t0 = Number(h.get('t0')), t1 = Number(h.get('t1'));
-  return h.has('t0') && h.has('t1') && t1 > t0 ? { t0, t1 } : null;
+  return h.has('t0') || h.has('t1') ? { t0: h.get('t0') || '', t1: h.get('t1') || '' } : null;
 }
 
-async function showDetails(name, panel, h) {
-  panel.replaceChildren(el('h2', {}, 'Details'), el('p', { class: 'muted' }, 'Loading…'));
-  try {
-    const sql = `SELECT * FROM "${h.table}" WHERE id = ${Number(h.id)} AND pcore_idx = ${Number(h.core)} LIMIT 1`;
-    const [res, schema] = await Promise.all([NX.query(name, sql), NX.schema(name, h.table)]);
-    const row = NX.objects(res)[0];
-    if (!row) throw new Error(`no ${h.table} row with id ${h.id}`);
-    const desc = new Map(schema.fields.map((f) => [f.name, f]));
-    panel.replaceChildren(el('h2', {}, `${h.table} ${h.id}`),
-      el('p', { style: 'margin:0 0 8px' }, el('span', { class: 'badge', 'data-testid': 'detail-label' }, h.label), ' ',
-        el('span', { class: 'muted' }, `${h.track.track} · ${NX.fmtNs(h.end - h.start)}`),
-        h.bins ? el('span', { class: 'muted' }, ` · longest of ${h.count} events in its bucket`) : null),
-      el('table', { class: 'grid', 'data-testid': 'details' }, el('tbody', {}, res.columns.map((c) => {
-        const f = desc.get(c.name) || {};
-        let v = row[c.name];
-        v = v === null ? '–' : typeof v === 'object' ? JSON.stringify(v) : f.unit ? NX.fmtUnit(v, f.unit) + (f.unit === 'nanoseconds' ? ` (${v})` : '') : String(v);
-        return el('tr', { 'data-field': c.name }, el('td', {}, c.name),
-          el('td', {}, el('div', { class: 'mono' }, v), f.description ? el('div', { class: 'desc' }, f.description) : null));
-      }))));
-  } catch (e) { panel.replaceChildren(el('h2', {}, 'Details'), errorBox(e)); }
+/* Whether the data path has a profile of that name; one clear error when not. */
+async function profileExists(name, box) {
+  const list = (await NX.get('/api/v1/profiles')).profiles;
+  if (list.some((p) => p.name === name)) return true;
+  box.replaceChildren(el('h1', {}, name), el('div', { class: 'error', 'data-testid': 'error' },
+    `There is no profile named '${name}' on this server's data path. `,
+    el('a', { href: '/', 'data-nav': true }, 'See the profiles')));
+  return false;
 }
 
 async function profilePage(name) {
   document.title = `${name} · Neuron Explorer`;
   profileChrome(name, 'overview');
+  main.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+  try { if (!(await profileExists(name, main))) return; } catch (e) { main.replaceChildren(errorBox(e)); return; }
+  const head = el('div', { class: 'headline', 'data-testid': 'headline' });
   const summary = el('div', { class: 'card' }, el('h2', {}, 'Summary'), el('p', { class: 'muted' }, 'Loading…'));
-  const engines = el('div', { class: 'card', style: 'max-width:560px' }, el('h2', {}, 'Engine active time'));
+  const engines = el('div', { class: 'card engines-card' }, el('h2', {}, 'Engine active time'));
   const tlMain = el('div', { class: 'tl-main' });
-  const details = el('div', { class: 'card details', 'data-testid': 'details-panel' }, el('h2', {}, 'Details'),
-    el('p', { class: 'muted' }, 'Click an event on the timeline to see every field of its row.'));
-  const tlCard = el('div', { class: 'card' },
+  let tl = null;
+  const drawer = detailsDrawer(() => tl && tl.select(null));
+  const tlCard = el('div', { class: 'card tl-card' },
     el('div', { class: 'toolbar' }, el('h2', { style: 'margin:0' }, 'Timeline'), el('span', { class: 'spacer', style: 'flex:1' }),
       el('label', { class: 'muted', title: 'DMA rows show single packets (DmaPacket) instead of transfers (DmaPacketAggregated)' },
         el('input', { type: 'checkbox', 'data-testid': 'dma-packets', onchange: (ev) => tl.setDma(ev.target.checked ? 'packets' : 'transfers').catch((e) => tlMain.append(errorBox(e))) }), ' DMA packets'),
+      el('button', { class: 'secondary', 'data-testid': 'tl-ops-toggle', title: 'Per opcode and source line: events and busy time in the view or the box, as CSV too',
+        onclick: () => tl.toggleOps() }, 'Operators'),
       el('button', { class: 'secondary', 'data-testid': 'zoom-in', onclick: () => tl.zoom(0.5) }, 'Zoom in'),
       el('button', { class: 'secondary', 'data-testid': 'zoom-out', onclick: () => tl.zoom(2) }, 'Zoom out'),
       el('button', { class: 'secondary', 'data-testid': 'reset', onclick: () => tl.reset() }, 'Reset')),
-    el('div', { class: 'tl-wrap' }, tlMain, details));
-  const analysis = el('div', { class: 'card', 'data-testid': 'analysis' }, el('h2', {}, 'Analysis'), el('p', { class: 'muted' }, 'Loading…'));
-  main.replaceChildren(el('h1', {}, name), el('div', { class: 'row' }, summary, engines), tlCard, analysis);
+    tlMain);
+  main.replaceChildren(el('div', { class: 'page-head' }, el('h1', {}, name), head, el('span', { class: 'spacer' }), compareControl(name)),
+    tlCard, el('div', { class: 'row' }, summary, engines), drawer);
   let hashTimer = 0;
-  const tl = new Timeline(tlMain, name, {
-    onSelect: (h) => showDetails(name, details, h),
+  tl = new Timeline(tlMain, name, {
+    onSelect: (h) => showDetails(name, drawer, h, tl),
     onView: (v) => { /* the viewport in the hash; other parameters (highlight) stay */
       clearTimeout(hashTimer);
       hashTimer = setTimeout(() => {
@@ -109,11 +109,13 @@ async function profilePage(name) {
     },
   });
   window.nx = { timeline: tl }; /* for the browser console and the UI tests */
+  const loaded = tl.load(readHash()).catch((e) => tlMain.replaceChildren(errorBox(e)));
   let row = {};
   try { row = await summaryCard(name, summary); } catch (e) { summary.replaceChildren(el('h2', {}, 'Summary'), errorBox(e)); }
-  enginesCard(name, engines, row).catch((e) => engines.append(errorBox(e)));
-  try { await tl.load(readHash()); } catch (e) { tlMain.replaceChildren(errorBox(e)); }
-  analysisCard(name, analysis).catch((e) => analysis.replaceChildren(el('h2', {}, 'Analysis'), errorBox(e)));
+  const bounds = row.total_time !== undefined ? NX.get(NX.profileBase(name) + '/analysis?part=bounds').then((r) => r.report).catch(() => null) : null;
+  headline(name, head, row, bounds).catch(() => {});
+  enginesCard(name, engines, row, bounds).catch((e) => engines.append(errorBox(e)));
+  await loaded;
 }
 
 route();

@@ -4,7 +4,8 @@
  * change and the after profile's findings. */
 'use strict';
 
-const CMP_COLORS = ['#4e79a7', '#f28e2b'];
+/* before and after: two colours no event or engine uses */
+const CMP_COLORS = ['#64748b', '#d97706'];
 
 /* "+1.2 µs" / "−3.4 %" style delta of b against a in the metric's unit, and the change. */
 function deltaCells(a, b, unit) {
@@ -70,11 +71,11 @@ function compareReport(a, b, card, cmp) {
     el('table', { class: 'grid' }, el('thead', {}, el('tr', {}, el('th', {}, ''), el('th', { class: 'num' }, a), el('th', { class: 'num' }, b), el('th', { class: 'num' }, 'Δ (ratio)'))),
       el('tbody', {}, rows.map((x) => el('tr', { 'data-name': x.name }, el('td', {}, label(x)), el('td', { class: 'num' }, NX.fmtNs(x.before_ns)),
         el('td', { class: 'num' }, NX.fmtNs(x.after_ns)),
-        el('td', { class: 'num ' + (x.delta_ns < 0 && x.text !== '—' ? 'down' : x.delta_ns > 0 && x.text !== '—' ? 'up' : 'muted') }, x.text))))));
+        el('td', { class: 'num ' + (x.delta_ns < 0 && x.text !== '—' ? 'down' : x.delta_ns > 0 && x.text !== '—' ? 'up' : 'muted') }, NX.usToMicro(x.text)))))));
   const status = new Map(cmp.before.findings.map((f) => [f.id, f.status]));
   card.replaceChildren(el('h2', {}, 'recommend --compare'),
     el('p', { 'data-testid': 'compare-headline' }, 'Total time ', el('b', {}, NX.fmtNs(t.before_ns)), ' → ', el('b', {}, NX.fmtNs(t.after_ns)),
-      ` (${t.text}). Bottleneck: `, el('b', {}, cmp.bottleneck.before), cmp.bottleneck.changed ? [' → ', el('b', {}, cmp.bottleneck.after)] : ' (unchanged)', '.',
+      ` (${NX.usToMicro(t.text)}). Bottleneck: `, el('b', {}, cmp.bottleneck.before), cmp.bottleneck.changed ? [' → ', el('b', {}, cmp.bottleneck.after)] : ' (unchanged)', '.',
       el('span', { class: 'muted' }, ' Deltas are after − before; the ratio is before / after.')),
     el('div', { class: 'row' },
       table('Bounds', cmp.deltas.bounds, (x) => x.name.replace(/_/g, ' ')),
@@ -86,7 +87,7 @@ function compareReport(a, b, card, cmp) {
         el('td', {}, el('span', { class: 'badge' + (status.get(f.id) === 'found' ? ' found' : ' quiet') }, (status.get(f.id) || '–').replace(/_/g, ' '))),
         el('td', {}, el('span', { class: 'badge' + (f.status === 'found' ? ' found' : ' quiet') }, f.status.replace(/_/g, ' '))),
         el('td', { class: 'num' }, f.gap_ns === null || f.gap_ns === undefined ? '–' : NX.fmtNs(f.gap_ns)),
-        el('td', {}, f.summary || ''))))));
+        el('td', {}, NX.usToMicro(f.summary || '')))))));
 }
 
 async function comparePage(a, b) {
@@ -100,6 +101,15 @@ async function comparePage(a, b) {
       el('a', { href: NX.profileUrl(b), 'data-nav': true }, b)), el('span', { class: 'spacer' }),
     el('a', { href: NX.compareUrl(b, a), 'data-nav': true, class: 'button secondary', 'data-testid': 'swap' }, 'Swap')),
   el('div', { class: 'row', style: 'margin-top:12px' }, sum, eng), rep);
+  let names;
+  try { names = new Set((await NX.get('/api/v1/profiles')).profiles.map((p) => p.name)); } catch (e) { main.replaceChildren(errorBox(e)); return; }
+  const missing = [a, b].filter((n) => !names.has(n));
+  if (missing.length) { /* one error, not a table of dashes */
+    main.replaceChildren(el('h1', {}, `${a} → ${b}`), el('div', { class: 'error', 'data-testid': 'error' },
+      `There is no profile named ${missing.map((n) => `'${n}'`).join(' or ')} on this server's data path. `,
+      el('a', { href: '/', 'data-nav': true }, 'See the profiles')));
+    return;
+  }
   const both = (await Promise.all([hasInstructions(a), hasInstructions(b)])).every(Boolean);
   if (!both)
     rep.replaceChildren(el('h2', {}, 'recommend --compare'), el('p', { class: 'muted' }, 'The comparison of the analyses needs two device profiles.'));

@@ -22,11 +22,15 @@ NX.sourceUrl = function (name, loc) {
   return base + '?' + q.toString();
 };
 
-/* The timeline, showing [t0, t1) (profile nanoseconds) with the instructions of one source
- * location highlighted: highlight is a value of NX.LOC_SQL, exactly as in the table. */
+/* The timeline, showing [t0, t1) (profile nanoseconds: numbers, or exact integer text for
+ * times beyond 2^53) with the instructions of one source location and the DMA transfers
+ * they triggered highlighted: highlight is a value of NX.LOC_SQL, exactly as in the table. */
 NX.timelineUrl = function (name, v) {
   const h = new URLSearchParams();
-  if (v && v.t1 > v.t0) { h.set('t0', Math.floor(v.t0)); h.set('t1', Math.ceil(v.t1)); }
+  const t = (x, round) => (typeof x === 'number' ? String(round(x)) : String(x)); /* exact text kept */
+  if (v && v.t0 !== undefined && v.t1 !== undefined && NX.big(t(v.t1, Math.ceil)) > NX.big(t(v.t0, Math.floor))) {
+    h.set('t0', t(v.t0, Math.floor)); h.set('t1', t(v.t1, Math.ceil));
+  }
   if (v && v.highlight) h.set('highlight', v.highlight);
   const s = h.toString();
   return NX.profileUrl(name) + (s ? '#' + s : '');

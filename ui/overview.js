@@ -1,24 +1,29 @@
-/* overview.js: the cards of a profile's overview (/profile/<name>): Summary metrics with
- * their SchemaFields units and descriptions, engine active time, and the `recommend`
- * analysis (bounds and gaps as one chart, ranked findings with their source lines, each
- * a link to the source view). A framework-only profile gets its event streams instead. */
+/* overview.js: the cards of a profile's page (/profile/<name>): the headline line above
+ * the timeline (total time and the bottleneck as recommend names it, from
+ * .../analysis?part=bounds), Summary metrics with their SchemaFields units and
+ * descriptions, engine active time (recommend's engines, DMA included); and the Analysis
+ * page (/profile/<name>/analysis): the `recommend` analysis (bounds and gaps as one
+ * chart, ranked findings with their source lines, each a link to the source view and to
+ * the timeline). A framework-only profile gets its event streams instead. */
 'use strict';
 
-const ENGINE_COLORS = { tensor: '#4e79a7', tensormatrix: '#76b7b2', vector: '#59a14f', scalar: '#f28e2b',
-  gpsimd: '#b07aa1', sync: '#9c755f', dma: '#e15759' };
+/* One colour per engine, the same on every page. */
+const ENGINE_COLORS = { tensor: '#2f6db3', tensormatrix: '#89b4e3', vector: '#2e8b57', scalar: '#e07b39',
+  gpsimd: '#8c6bb1', sync: '#9c755f', dma: '#1b9aaa' };
 const engineColor = (e) => ENGINE_COLORS[String(e).toLowerCase()] || '#4e79a7';
-const capital = (s) => String(s).charAt(0).toUpperCase() + String(s).slice(1);
+const capital = (s) => NX.engineName(s);
 
 const KEY_METRICS = ['total_time', 'event_count', 'hardware_flops', 'mfu_estimated_percent',
   'mm_arithmetic_intensity', 'tensor_engine_active_time_percent', 'vector_engine_active_time_percent',
   'dma_active_time_percent', 'dma_transfer_total_bytes', 'mbu_estimated_percent', 'hbm_read_bytes', 'hbm_write_bytes'];
 
-const UNIT_LABEL = { seconds: 's', nanoseconds: 'ns', bytes: 'bytes', percent: '%', count: 'count' };
-
+/* A tile: the value formatted in its unit (the formatted value carries that unit; the
+ * stored unit is in the tooltip), the field's name and description. */
 function metricTile(k, v, f) {
-  return el('div', { class: 'metric', title: f.description || '', 'data-field': k },
+  const stored = f.unit && f.unit !== 'count' ? ` (stored in ${f.unit})` : '';
+  return el('div', { class: 'metric', title: (f.description || '') + stored, 'data-field': k },
     el('div', { class: 'v' }, NX.fmtUnit(v, f.unit)),
-    el('div', { class: 'k' }, k.replace(/_/g, ' '), f.unit ? el('span', { class: 'unit' }, UNIT_LABEL[f.unit] || f.unit) : null),
+    el('div', { class: 'k' }, k.replace(/_/g, ' ')),
     f.description ? el('div', { class: 'd' }, f.description) : null);
 }
 
@@ -32,14 +37,11 @@ function compareControl(name) {
   return sel;
 }
 
-const cardHead = (name, title) => el('div', { class: 'toolbar' }, el('h2', { style: 'margin:0' }, title),
-  el('span', { class: 'spacer' }), compareControl(name));
-
 /* Summary: headline tiles and every column in a table. Returns the Summary row. */
 async function summaryCard(name, card) {
   const [res, schema] = await Promise.all([NX.query(name, 'SELECT * FROM Summary LIMIT 1'), NX.schema(name, 'Summary')]);
   const row = NX.objects(res)[0];
-  if (!row) { await frameworkCard(name, card); return {}; }
+  if (!row) return frameworkCard(name, card);
   const fields = new Map(schema.fields.map((f) => [f.name, f]));
   const keys = KEY_METRICS.filter((k) => row[k] !== null && row[k] !== undefined);
   const all = el('table', { class: 'grid' },
@@ -49,7 +51,7 @@ async function summaryCard(name, card) {
       return el('tr', {}, el('td', { class: 'mono' }, c.name), el('td', { class: 'num' }, NX.fmtUnit(row[c.name], f.unit)),
         el('td', { class: 'muted' }, f.unit || ''), el('td', { class: 'muted' }, f.description || ''));
     })));
-  card.replaceChildren(cardHead(name, 'Summary'),
+  card.replaceChildren(el('h2', {}, 'Summary'),
     el('div', { class: 'metrics', 'data-testid': 'summary' }, keys.map((k) => metricTile(k, row[k], fields.get(k) || {}))),
     el('details', {}, el('summary', {}, `All ${res.columns.length} metrics with units and descriptions`), all));
   return row;
@@ -66,7 +68,7 @@ async function frameworkCard(name, card) {
     q('SELECT name, count(*) AS n, sum(duration_ns) AS total_ns FROM SystemProfileEvents ' +
       'WHERE duration_ns > 0 GROUP BY name ORDER BY total_ns DESC LIMIT 10')]);
   const max = Math.max(1, ...top.map((r) => r.total_ns));
-  card.replaceChildren(cardHead(name, 'Framework trace'),
+  card.replaceChildren(el('h2', {}, 'Framework trace'),
     el('div', { class: 'metrics', 'data-testid': 'summary' },
       metricTile('span', tot.span_ns, { unit: 'nanoseconds', description: 'From the first event start to the last event end.' }),
       metricTile('events', tot.events, { unit: 'count', description: 'SystemProfileEvents rows (metadata events included).' }),
@@ -78,11 +80,13 @@ async function frameworkCard(name, card) {
     el('table', { class: 'grid', style: 'margin-top:12px' }, el('thead', {}, el('tr', {}, ['Source', 'Instance', 'Streams', 'Events'].map((h, i) => el('th', { class: i > 1 ? 'num' : '' }, h)))),
       el('tbody', {}, streams.map((r) => el('tr', {}, el('td', {}, r.source), el('td', { class: 'mono' }, r.instance_id),
         el('td', { class: 'num' }, r.streams), el('td', { class: 'num' }, NX.fmtNum(r.events)))))));
+  return tot;
 }
 
 /* Per engine its ActiveTime total in ns: from the Summary row, which holds those sums
  * (<engine>_engine_active_time, seconds: docs/derived-tables.md), else from ActiveTime
- * itself (one aggregate over a table of about 1.5 rows per 100 events). */
+ * itself (one aggregate over a table of about 1.5 rows per 100 events). The compare
+ * page's pairs. */
 const SUMMARY_ENGINES = ['tensor', 'vector', 'scalar', 'gpsimd', 'sync'];
 async function engineTimes(name, row) {
   if (row && SUMMARY_ENGINES.every((e) => typeof row[`${e}_engine_active_time`] === 'number'))
@@ -91,17 +95,38 @@ async function engineTimes(name, row) {
   return NX.objects(await NX.query(name, 'SELECT engine, SUM(duration_ns) AS busy_ns FROM ActiveTime GROUP BY engine ORDER BY busy_ns DESC'));
 }
 
-async function enginesCard(name, card, row) {
-  const totalNs = row && row.total_time ? row.total_time * 1e9 : 0;
-  const rows = await engineTimes(name, row);
-  if (!rows.length) { card.hidden = true; return; } /* a framework trace: no engines */
-  const max = totalNs || Math.max(1, ...rows.map((r) => r.busy_ns));
+/* The engines as recommend weighs them (Tensor, Vector, Scalar, GpSimd and the DMA, from
+ * .../analysis?part=bounds), the bottleneck marked; bounds is that report's promise. */
+async function enginesCard(name, card, row, bounds) {
+  const r = bounds && await bounds;
+  if (!r || !r.engines) { card.hidden = true; return; } /* a framework trace: no engines */
+  const total = r.inputs && r.inputs.total_ns;
+  const rows = r.engines.filter((e) => e.active_ns > 0 || e.engine === r.bottleneck).sort((a, b) => b.active_ns - a.active_ns);
+  const max = total || Math.max(1, ...rows.map((e) => e.active_ns));
   card.replaceChildren(el('h2', {}, 'Engine active time'),
-    el('div', { class: 'bars', 'data-testid': 'engines' }, rows.map((r) => el('div', { class: 'bar', 'data-engine': r.engine },
-      el('span', {}, capital(r.engine)),
-      el('div', { class: 'track' }, el('div', { class: 'fill', style: `width:${(100 * r.busy_ns / max).toFixed(1)}%;background:${engineColor(r.engine)}` })),
-      el('span', { class: 'val' }, `${NX.fmtNs(r.busy_ns)} · ${(100 * r.busy_ns / max).toFixed(1)}%`)))),
-    el('p', { class: 'muted', style: 'margin:8px 0 0;font-size:12px' }, 'Share of the total time each engine was busy (ActiveTime, semaphore waits excluded).'));
+    el('div', { class: 'bars', 'data-testid': 'engines' }, rows.map((e) => el('div', { class: 'bar', 'data-engine': e.engine },
+      el('span', {}, NX.engineName(e.engine), e.engine === r.bottleneck ? el('span', { class: 'badge found', style: 'margin-left:6px' }, 'bottleneck') : null),
+      el('div', { class: 'track' }, el('div', { class: 'fill', style: `width:${(100 * e.active_ns / max).toFixed(1)}%;background:${engineColor(e.engine)}` })),
+      el('span', { class: 'val' }, `${NX.fmtNs(e.active_ns)} · ${(100 * e.active_ns / max).toFixed(1)} %`)))),
+    el('p', { class: 'muted', style: 'margin:8px 0 0;font-size:12px' },
+      'Share of the total time each engine was busy, as recommend counts it (ActiveTime; DMA: the packets\' merged time).'));
+}
+
+/* The line beside the profile's name: its kind and, for a device profile, the total
+ * time and the bottleneck as recommend names it; for a framework trace its span. */
+async function headline(name, box, row, bounds) {
+  const item = (k, v, testid) => el('span', { class: 'hl-item', 'data-testid': testid }, el('span', { class: 'muted' }, k + ' '), el('b', {}, v));
+  if (row.total_time !== undefined) {
+    box.replaceChildren(el('span', { class: 'badge' }, 'device'), item('total', NX.fmtUnit(row.total_time, 'seconds'), 'hl-total'));
+    const r = bounds && await bounds;
+    if (r && r.bottleneck) box.append(item('bottleneck', NX.engineName(r.bottleneck), 'hl-bottleneck'));
+    if (row.mfu_estimated_percent !== undefined && row.mfu_estimated_percent !== null)
+      box.append(item('MFU', NX.fmtUnit(row.mfu_estimated_percent, 'percent'), 'hl-mfu'));
+    box.append(el('a', { href: NX.profileUrl(name) + '/analysis', 'data-nav': true, 'data-testid': 'hl-analysis' }, 'Analysis →'));
+  } else if (row.span_ns !== undefined) {
+    box.replaceChildren(el('span', { class: 'badge framework' }, 'framework'), item('span', NX.fmtNs(row.span_ns), 'hl-total'),
+      item('events', NX.fmtNum(row.events), 'hl-events'), item('streams', NX.fmtNum(row.streams), 'hl-streams'));
+  }
 }
 
 const GAP_COLORS = { memory: '#4e79a7', compute: '#59a14f', pipeline: '#f28e2b' };
@@ -173,19 +198,18 @@ const hasInstructions = (name) => instructionCount(name).then((n) => n > 0);
  * the whole profile (seconds per ten million instructions, gigabytes at 100M). */
 const ANALYSIS_AUTO_MAX = 5e6;
 
-/* A finding's source line on the timeline of this page: its instructions marked, the
- * view on the first of them, the hash saying so. */
-function showOnTimeline(loc) {
-  const tl = window.nx && window.nx.timeline;
-  if (!tl) return;
-  const h = new URLSearchParams(location.hash.slice(1));
-  h.set('highlight', loc);
-  history.replaceState(null, '', '#' + h.toString());
-  tl.search(`source_location = ${loc}`).catch((e) => tl.fail(e));
-  tl.canvas.scrollIntoView({ block: 'center' });
+/* The Analysis page: the `recommend` analysis (GET .../analysis): bounds and gaps chart,
+ * ranked findings with their source lines (links to the source view and the timeline). */
+async function analysisPage(name) {
+  document.title = `Analysis · ${name} · Neuron Explorer`;
+  profileChrome(name, 'analysis');
+  const card = el('div', { class: 'card', 'data-testid': 'analysis' }, el('h2', {}, 'Analysis'), el('p', { class: 'muted' }, 'Loading…'));
+  main.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+  try { if (!(await profileExists(name, main))) return; } catch (e) { main.replaceChildren(errorBox(e)); return; }
+  main.replaceChildren(el('div', { class: 'page-head' }, el('h1', {}, name), el('span', { class: 'spacer' }), compareControl(name)), card);
+  await analysisCard(name, card).catch((e) => card.replaceChildren(el('h2', {}, 'Analysis'), errorBox(e)));
 }
 
-/* The `recommend` analysis (GET .../analysis): bounds and gaps chart, ranked findings. */
 async function analysisCard(name, card) {
   const n = await instructionCount(name);
   if (!n) {
@@ -206,7 +230,7 @@ async function analysisCard(name, card) {
   const dq = r.data_quality && r.data_quality.counts;
   const noSrc = dq && dq.instructions > 0 && !dq.instructions_with_source;
   card.replaceChildren(...[el('h2', {}, 'Analysis ', el('span', { class: 'muted', style: 'font-weight:400' },
-    `bottleneck: ${r.bottleneck || '–'} · the method is recommend's (docs/recommend.md)`)),
+    `bottleneck: ${r.bottleneck ? NX.engineName(r.bottleneck) : '–'} · the method is recommend's (docs/recommend.md)`)),
   boundsChart(r),
   noSrc ? el('p', { class: 'muted' }, 'The instructions carry no source locations: compile with debug info to get source lines.') : null,
   el('table', { class: 'grid', 'data-testid': 'findings', style: 'margin-top:12px' },
@@ -217,7 +241,7 @@ async function analysisCard(name, card) {
       el('td', { class: 'srclinks' }, findingSources(f).slice(0, 4).map((s) => el('div', {},
         el('a', { href: NX.sourceUrl(name, s), 'data-nav': true, class: 'mono', 'data-testid': 'finding-source',
           title: 'Open in the source view' }, s), ' ',
-        el('a', { href: NX.timelineUrl(name, { highlight: s }), 'data-testid': 'finding-timeline', class: 'tl-link',
-          title: 'Mark its instructions on the timeline', onclick: (ev) => { ev.preventDefault(); showOnTimeline(s); } }, '▸ timeline')))),
-      el('td', {}, f.summary || '')))))].filter(Boolean));
+        el('a', { href: NX.timelineUrl(name, { highlight: s }), 'data-nav': true, 'data-testid': 'finding-timeline', class: 'tl-link',
+          title: 'Mark its instructions and their DMA transfers on the timeline' }, '▸ timeline')))),
+      el('td', {}, NX.usToMicro(f.summary || ''))))))].filter(Boolean));
 }

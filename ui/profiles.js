@@ -1,10 +1,11 @@
 /* profiles.js: the profiles page (/): every finished profile of the data path with its
  * kind, kernel, total time, bottleneck engine and ingest time; a name filter; two ticked
- * rows open the compare page. Each row's facts are one aggregate query (docs/ui.md). */
+ * rows open the compare page. Each row's facts are one aggregate query, its bottleneck
+ * recommend's own (.../analysis?part=bounds) (docs/ui.md). */
 'use strict';
 
-/* Kind, kernel, total time and bottleneck of one profile, from one SELECT of scalar
- * subqueries over the tables the profile has. */
+/* Kind, kernel and total time of one profile, from one SELECT of scalar subqueries over
+ * the tables the profile has, and its bottleneck from recommend's bounds. */
 async function profileFacts(name) {
   const files = await NX.search(name, { type: 'listDbFiles' });
   const has = new Set(files.tables.map((t) => t.name));
@@ -16,18 +17,10 @@ async function profileFacts(name) {
       '(SELECT min(instance_id) FROM SystemProfileEvents) AS fw_instance');
   if (has.has('Summary')) parts.push('(SELECT total_time FROM Summary LIMIT 1) AS total_time');
   if (has.has('ExecutionInfo')) parts.push('(SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel');
-  /* the bottleneck as recommend names it: the busiest of the engines and the DMA, from
-   * Summary's totals (no scan of ActiveTime); from ActiveTime itself when Summary lacks them */
-  const busy = SUMMARY_ENGINES.map((e) => `${e}: ${e}_engine_active_time`).concat(['dma: dma_active_time']);
-  const engines = `(SELECT {${busy.join(', ')}} FROM Summary LIMIT 1) AS engines`;
-  const scan = '(SELECT engine FROM ActiveTime GROUP BY engine ORDER BY SUM(duration_ns) DESC LIMIT 1) AS bottleneck';
-  const run = (extra) => NX.query(name, 'SELECT ' + parts.concat(extra).join(', ')).then((r) => NX.objects(r)[0]);
-  const f = await (has.has('Summary') ? run([engines]).catch(() => run(has.has('ActiveTime') ? [scan] : []))
-    : run(has.has('ActiveTime') ? [scan] : []));
-  if (f.engines) {
-    const [top] = Object.entries(f.engines).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
-    f.bottleneck = top ? top[0] : null;
-  }
+  const f = await NX.query(name, 'SELECT ' + parts.join(', ')).then((r) => NX.objects(r)[0]);
+  /* the bottleneck as recommend names it, from recommend itself (one definition) */
+  f.bottleneck = f.instructions > 0 ? await NX.get(NX.profileBase(name) + '/analysis?part=bounds')
+    .then((r) => r.report.bottleneck).catch(() => null) : null;
   const device = f.instructions > 0, fw = f.fw_events > 0;
   f.kind = device && fw ? 'device + framework' : fw ? 'framework' : 'device';
   f.total_ns = f.total_time !== null && f.total_time !== undefined ? f.total_time * 1e9 : fw ? f.fw_span_ns : null;
@@ -87,7 +80,7 @@ async function profilesPage() {
       cells.kind.replaceChildren(el('span', { class: 'badge ' + (f.kind === 'framework' ? 'framework' : '') }, f.kind));
       cells.kernel.textContent = f.kernel || '–';
       cells.total.textContent = f.total_ns !== null ? NX.fmtNs(f.total_ns) : '–';
-      cells.bottleneck.textContent = f.bottleneck || '–';
+      cells.bottleneck.textContent = f.bottleneck ? NX.engineName(f.bottleneck) : '–';
     }).catch((e) => { cells.kind.replaceChildren(el('span', { class: 'muted', title: e.message }, 'unreadable')); });
     return tr;
   });

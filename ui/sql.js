@@ -7,8 +7,16 @@
 
 const SQL_PAGE = 100;
 
+/* A cell as the server sent it, every digit kept (the CSV has the same values): numbers
+ * in their shortest exact form with the integer part grouped by thousands. */
 function cellText(v) {
-  return v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : typeof v === 'number' ? NX.fmtNum(v) : String(v);
+  if (v === null) return 'NULL';
+  if (typeof v === 'object') return JSON.stringify(v);
+  if (typeof v !== 'number') return String(v);
+  const t = String(v);
+  if (/e/i.test(t) || !isFinite(v)) return t;
+  const [i, f] = t.split('.');
+  return i.replace(/\B(?=(\d{3})+(?!\d))/g, ',') + (f !== undefined ? '.' + f : '');
 }
 
 function resultTable(res, rows) {

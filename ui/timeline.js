@@ -1,17 +1,23 @@
-/* timeline.js: the canvas timeline (docs/ui.md "Timeline"). Rows: engines, framework
- * streams, DMA queues, then value tracks (counters, semaphores). The server does the level
- * of detail (GET .../timeline?t0&t1&px and .../timeline/counters, docs/api.md): each reply
- * holds, per track, raw rows or per-bucket summaries, so the browser never draws more than
- * a few thousand rectangles per row. Each fetch covers the view and a quarter of its width
- * on either side (at the view's bucket width), so a small pan is drawn from data at hand
- * while the next fetch runs; fetches are throttled while the view moves and drawing
- * happens once per animation frame. Wheel/W/S zoom, drag/A/D pan, hover shows a tooltip,
- * a click selects an event (details panel, flow arrows), shift+drag selects a box
- * (aggregate), the search box finds "field = value" over the whole profile. */
+/* timeline.js: the canvas timeline (docs/ui.md "Timeline"): its view, data and drawing;
+ * timeline-input.js adds the mouse, keys and tooltip, timeline-query.js selection,
+ * search, box selection and flows. Rows: engines, framework streams (one row per depth
+ * lane of nested or overlapping events), DMA queues, then value tracks (counters,
+ * semaphores). The server does the level of detail (GET .../timeline?t0&t1&px and
+ * .../timeline/counters, docs/api.md): each reply holds, per track, raw rows or
+ * per-bucket summaries, so the browser never draws more than a few thousand rectangles
+ * per row. Each fetch covers the view and a quarter of its width on either side (at the
+ * view's bucket width), so a small pan is drawn from data at hand while the next fetch
+ * runs; fetches are throttled while the view moves and drawing happens once per
+ * animation frame.
+ * Times: the API's times are absolute profile nanoseconds, beyond 2^53 for epoch traces
+ * (then sent as strings). The timeline keeps `origin`, the profile's first start, as a
+ * BigInt, and every time as a number relative to it (exact up to 2^53 ns, 104 days);
+ * requests and links carry absolute times made with BigInt (abs, rel). */
 'use strict';
 
 const TL_KINDS = ['instruction', 'framework', 'dma'];
 const TL_MARGIN = 0.25; /* share of the view fetched beyond each side */
+const TL_MIN_SPAN = 10; /* ns: the narrowest view */
 
 /* 1.31T, 45.2k, 0.125: a value track's scale in a few characters. */
 function compact(v) {
@@ -29,37 +35,73 @@ function counterValue(track, v) {
   return compact(v);
 }
 
+/* The canvas's colours, from the page's theme (app.css), so dark mode reaches it. */
+function tlTheme() {
+  const cs = getComputedStyle(document.documentElement);
+  const v = (n, d) => cs.getPropertyValue(n).trim() || d;
+  return {
+    bg: v('--tl-bg', '#fff'), axisBg: v('--tl-axis', '#f7f8fa'), grid: v('--tl-grid', '#eef0f3'),
+    alt: v('--tl-alt', '#fafbfc'), line: v('--line', '#e2e5ea'), text: v('--text', '#1d2430'),
+    muted: v('--muted', '#6b7483'), sel: v('--tl-sel', '#111827'), counter: v('--tl-counter', '#7c4a03'),
+  };
+}
+
+/* Black or white text over a colour, whichever reads better. */
+const inkCache = new Map();
+function inkOn(col) {
+  let ink = inkCache.get(col);
+  if (!ink) {
+    const n = parseInt(col.slice(1), 16);
+    const lum = 0.299 * (n >> 16) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255);
+    ink = lum > 160 ? '#111827' : '#ffffff';
+    inkCache.set(col, ink);
+  }
+  return ink;
+}
+
 class Timeline {
   constructor(root, profile, opts) {
     this.profile = profile;
     this.onSelect = opts.onSelect || (() => {});
     this.onView = opts.onView || (() => {});
-    this.rowH = 26; this.axisH = 26; this.labelW = 170;
+    this.rowH = 22; this.laneH = 15; this.axisH = 26; this.labelW = 200;
     this.tracks = []; this.data = null; this.counters = null; this.selected = null; this.hover = null;
-    this.flows = []; this.matches = null; this.box = null; this.mouseT = undefined;
+    this.flows = []; this.matches = null; this.box = null; this.mouse = null;
+    this.origin = 0n; this.full = null; this.widths = new Map(); this.cuts = new Map();
     this.canvas = NX.el('canvas', { class: 'tl-canvas', tabindex: '0', 'data-testid': 'timeline' });
     this.status = NX.el('div', { class: 'tl-status' });
     this.legend = NX.el('div', { class: 'legend', 'data-testid': 'legend' });
-    this.searchInput = NX.el('input', { type: 'search', class: 'tl-search', 'data-testid': 'tl-search',
-      placeholder: 'Search the whole profile: field = value (opcode = MATMUL, DmaPacketAggregated.queue_name = qSyncIO0)' });
-    this.searchInfo = NX.el('span', { class: 'muted', 'data-testid': 'tl-search-info' });
-    const bar = NX.el('form', { class: 'tl-bar', onsubmit: (ev) => { ev.preventDefault(); this.search(this.searchInput.value).catch((e) => this.fail(e)); } },
-      this.searchInput,
-      NX.el('button', { type: 'button', class: 'secondary', title: 'previous match (shift+N)', onclick: () => this.nextMatch(-1) }, '‹'),
-      NX.el('button', { type: 'button', class: 'secondary', 'data-testid': 'tl-search-next', title: 'next match (N)', onclick: () => this.nextMatch(1) }, '›'),
-      this.searchInfo);
+    this.notice = NX.el('div', { class: 'tl-notice', 'data-testid': 'tl-notice', hidden: true });
     this.panel = NX.el('div', { class: 'tl-panel', 'data-testid': 'tl-selection' });
-    root.append(bar, this.canvas, this.status, this.legend, this.panel);
+    root.append(this.searchBar(), this.notice, this.canvas, this.status, this.legend, this.panel);
     this.ctx = this.canvas.getContext('2d');
     this.pending = null; this.timer = 0; this.requests = 0;
     this.dma = 'transfers'; /* or 'packets': which DMA table the queue rows show */
+    this.theme = tlTheme();
+    const dark = matchMedia('(prefers-color-scheme: dark)');
+    dark.addEventListener('change', () => { this.theme = tlTheme(); this.draw(); });
     this.bindEvents();
     new ResizeObserver(() => this.resize()).observe(this.canvas);
   }
 
   fail(e) { this.status.textContent = 'timeline: ' + (e.message || e); }
+  /* A message above the canvas, once (the same text is not repeated). */
+  say(msg) {
+    if (this.notice.textContent.includes(msg)) return;
+    this.notice.hidden = false;
+    this.notice.append(NX.el('div', {}, msg));
+  }
   base() { return NX.profileBase(this.profile); }
 
+  /* Relative time of an absolute one (a number, a string beyond 2^53, a BigInt). */
+  rel(v) {
+    if (typeof v === 'number' && this.originNum !== null) return v - this.originNum;
+    return Number(NX.big(v) - this.origin);
+  }
+  /* Absolute profile nanoseconds of a relative time, as exact text. */
+  abs(t) { return (this.origin + BigInt(Math.round(t))).toString(); }
+
+  /* Opens the profile's rows; view is a link's {t0, t1} (absolute, as text) or null. */
   async load(view) {
     /* the first open of a profile version builds its timeline cache on the server: about
      * 1 to 2 s per million events (docs/ui.md) */
@@ -67,27 +109,86 @@ class Timeline {
       '(once per profile version, about 1–2 s per million events)…'; }, 1000);
     const res = await NX.get(`${this.base()}/timeline/tracks?dma=${this.dma}`).finally(() => clearTimeout(slow));
     this.statusText = null;
-    this.tracks = NX.objects(res);
-    let lo = Infinity, hi = -Infinity;
-    for (const t of this.tracks) {
-      if (t.kind === 'counter') continue;
-      lo = Math.min(lo, t.start); hi = Math.max(hi, t.end);
+    const rows = this.oneClock(NX.objects(res));
+    let o = null;
+    for (const pass of [false, true]) {
+      for (const t of rows) if (pass || t.kind !== 'counter') { const s = NX.big(t.start); if (o === null || s < o) o = s; }
+      if (o !== null) break;
     }
-    if (!isFinite(lo)) for (const t of this.tracks) { lo = Math.min(lo, t.start); hi = Math.max(hi, t.end); }
-    if (!isFinite(lo)) { lo = 0; hi = 1000; }
-    this.full = [lo, hi];
-    this.t0 = lo; this.t1 = hi;
-    if (view && view.t1 > view.t0) { this.t0 = view.t0; this.t1 = view.t1; }
+    this.origin = o === null ? 0n : o;
+    this.originNum = Number.isSafeInteger(Number(this.origin)) ? Number(this.origin) : null;
+    this.tracks = rows.map((t) => Object.assign(t, { start: this.rel(t.start), end: this.rel(t.end),
+      stream: t.stream === undefined || t.stream === null ? t.track : t.stream, lane: t.lane || 0 }));
+    let hi = -Infinity;
+    for (const t of this.tracks) if (t.kind !== 'counter') hi = Math.max(hi, t.end);
+    if (!isFinite(hi)) for (const t of this.tracks) hi = Math.max(hi, t.end);
+    this.full = [0, isFinite(hi) && hi > 0 ? hi : 1000];
+    this.layout();
+    this.data = null; this.counters = null;
+    if (!view || !this.linkView(view)) { this.t0 = this.full[0]; this.t1 = this.full[1]; }
     this.resize();
     const hl = new URLSearchParams(location.hash.slice(1)).get('highlight');
-    if (hl) this.search(`source_location = ${hl}`, { keepView: !!view }).catch((e) => this.fail(e));
+    if (hl && !this.highlighted) { this.highlighted = true; this.highlight(hl, { keepView: !!view }).catch((e) => this.fail(e)); }
     return this.tracks;
+  }
+
+  /* A profile's device events and framework events can be on clocks that do not meet
+   * (the device's ticks, the epoch: ingest says so in Warning): then the timeline shows
+   * one clock at a time, chosen above the canvas (and kept in the hash as clock=), never
+   * an axis across both. Returns the rows of the clock shown. */
+  oneClock(rows) {
+    const dev = rows.filter((t) => t.kind !== 'framework'), fw = rows.filter((t) => t.kind === 'framework');
+    if (!dev.length || !fw.length) return rows;
+    const bounds = (rs) => rs.reduce(([a, b], t) => {
+      const s = NX.big(t.start), e = NX.big(t.end);
+      return [a === null || s < a ? s : a, b === null || e > b ? e : b];
+    }, [null, null]);
+    const [d0, d1] = bounds(dev), [f0, f1] = bounds(fw);
+    const gap = f0 > d1 ? f0 - d1 : d0 > f1 ? d0 - f1 : 0n, span = d1 - d0 > f1 - f0 ? d1 - d0 : f1 - f0;
+    if (gap <= 100n * (span > 0n ? span : 1n)) return rows;
+    if (!this.clock) this.clock = new URLSearchParams(location.hash.slice(1)).get('clock') === 'framework' ? 'framework' : 'device';
+    if (!this.clockBox) {
+      const pick = NX.el('select', { 'data-testid': 'tl-clock', onchange: () => {
+        this.clock = pick.value;
+        const h = new URLSearchParams(location.hash.slice(1));
+        h.delete('t0'); h.delete('t1'); h.set('clock', this.clock);
+        history.replaceState(null, '', '#' + h.toString());
+        this.data = null;
+        this.load(null).catch((e) => this.fail(e));
+      } }, NX.el('option', { value: 'device' }, 'device events'), NX.el('option', { value: 'framework' }, 'framework events'));
+      this.clockBox = NX.el('div', {}, 'The device\'s events and the framework events are on clocks that do not meet ' +
+        `(${NX.fmtNs(Number(gap))} apart; the Warning table says more): the timeline shows one clock at a time. Showing `, pick, '.');
+      this.notice.hidden = false;
+      this.notice.append(this.clockBox);
+    }
+    this.clockBox.querySelector('select').value = this.clock;
+    return this.clock === 'framework' ? fw : dev;
+  }
+
+  /* Row geometry: a stream with depth lanes gets thinner rows, one per lane; a gap
+   * separates kinds and cores. */
+  layout() {
+    const deep = new Set(this.tracks.filter((t) => t.lane > 0).map((t) => `${t.kind}|${t.core}|${t.stream}`));
+    let y = this.axisH, prev = null, prevKind = null;
+    for (const t of this.tracks) {
+      const g = `${t.kind}|${t.core}|${t.stream}`;
+      t.key = `${t.kind}|${t.core}|${t.track}`;
+      t.group = g;
+      if (prevKind !== null && prevKind !== `${t.kind}|${t.core}`) y += 4;
+      t.h = deep.has(g) ? this.laneH : this.rowH;
+      t.first = g !== prev;
+      t.y = y;
+      y += t.h;
+      prev = g; prevKind = `${t.kind}|${t.core}`;
+    }
+    this.rowsH = y;
+    this.ncores = new Set(this.tracks.map((t) => t.core)).size;
   }
 
   resize() {
     const dpr = window.devicePixelRatio || 1;
     const w = this.canvas.clientWidth || 800;
-    const h = this.axisH + Math.max(1, this.tracks.length) * this.rowH + 1;
+    const h = (this.tracks.length ? this.rowsH : this.axisH + this.rowH) + 1;
     this.canvas.style.height = h + 'px';
     this.canvas.width = Math.round(w * dpr); this.canvas.height = Math.round(h * dpr);
     this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -98,22 +199,49 @@ class Timeline {
   /* Switches the DMA rows between transfers and packets, keeping the viewport. */
   async setDma(mode) {
     this.dma = mode;
+    const v = this.view();
     this.data = null;
-    await this.load(this.view());
+    await this.load(v);
   }
 
   plotW() { return Math.max(10, this.W - this.labelW); }
   x(t) { return this.labelW + (t - this.t0) / (this.t1 - this.t0) * this.plotW(); }
   t(x) { return this.t0 + (x - this.labelW) / this.plotW() * (this.t1 - this.t0); }
 
-  setView(t0, t1) {
-    const minSpan = 10, full = this.full[1] - this.full[0];
-    if (t1 - t0 < minSpan) { const c = (t0 + t1) / 2; t0 = c - minSpan / 2; t1 = c + minSpan / 2; }
-    if (t1 - t0 > full * 1.5) { const c = (t0 + t1) / 2; t0 = c - full * 0.75; t1 = c + full * 0.75; }
-    this.t0 = t0; this.t1 = t1;
-    this.redraw(); this.fetchSoon(); this.onView(this.view());
+  /* [t0, t1] kept on the profile: at least TL_MIN_SPAN wide, at most a fifth wider than
+   * the profile, and never panned more than a tenth of the view past either end. */
+  clampView(t0, t1) {
+    const [f0, f1] = this.full, fs = f1 - f0;
+    let span = t1 - t0;
+    if (!(span >= TL_MIN_SPAN)) { const c = (t0 + t1) / 2; span = TL_MIN_SPAN; t0 = c - span / 2; t1 = c + span / 2; }
+    if (span > fs * 1.2) return [f0 - fs * 0.1, f1 + fs * 0.1];
+    const lo = f0 - span * 0.1, hi = f1 + span * 0.1;
+    if (t0 < lo) { t0 = lo; t1 = lo + span; }
+    if (t1 > hi) { t1 = hi; t0 = hi - span; }
+    return [t0, t1];
   }
-  view() { return { t0: Math.floor(this.t0), t1: Math.ceil(this.t1) }; }
+
+  /* Takes a link's view (absolute ns as text) when it is valid, clamped to the profile;
+   * says once, above the canvas, what it ignored or changed. */
+  linkView(v) {
+    const what = `The link's view (t0=${String(v.t0).slice(0, 24)}, t1=${String(v.t1).slice(0, 24)})`;
+    if (!NX.isIntText(v.t0) || !NX.isIntText(v.t1)) { this.say(`${what} is ignored: t0 and t1 must be integer nanoseconds.`); return false; }
+    const t0 = this.rel(v.t0), t1 = this.rel(v.t1);
+    if (!(t1 > t0)) { this.say(`${what} is ignored: t1 must be above t0.`); return false; }
+    if (t1 <= this.full[0] || t0 >= this.full[1]) { this.say(`${what} is ignored: it lies outside the profile.`); return false; }
+    const [c0, c1] = this.clampView(t0, t1);
+    if (c0 !== t0 || c1 !== t1) this.say(`${what} was narrowed to the profile.`);
+    this.t0 = c0; this.t1 = c1;
+    return true;
+  }
+
+  setView(t0, t1) {
+    [this.t0, this.t1] = this.clampView(t0, t1);
+    this.redraw(); this.fetchSoon(); this.onView(this.view());
+    if (this.ops) this.opsSoon();
+  }
+  /* The view as absolute profile nanoseconds (exact text), as links carry it. */
+  view() { return { t0: this.abs(Math.floor(this.t0)), t1: this.abs(Math.ceil(this.t1)) }; }
   zoom(factor, at) {
     const c = at === undefined ? (this.t0 + this.t1) / 2 : at;
     this.setView(c - (c - this.t0) * factor, c + (this.t1 - c) * factor);
@@ -163,24 +291,46 @@ class Timeline {
     const f1 = Math.min(Math.ceil(this.t1 + span * TL_MARGIN), Math.ceil(Math.max(this.t1, this.full[1])));
     /* px such that the server's bucket is the view's: ceil(width / bucket) */
     const fpx = Math.min(16384, Math.max(1, Math.ceil((f1 - f0) / bucket)));
-    const q = `t0=${f0}&t1=${f1}&px=${fpx}`;
+    const q = `t0=${this.abs(f0)}&t1=${this.abs(f1)}&px=${fpx}`;
     const t = performance.now();
     try {
       const hasCounters = this.tracks.some((tr) => tr.kind === 'counter');
       const [r, c] = await Promise.all([NX.get(`${this.base()}/timeline?${q}&dma=${this.dma}`, ac.signal),
         hasCounters ? NX.get(`${this.base()}/timeline/counters?${q}`, ac.signal) : null]);
       this.data = this.index(r);
-      this.counters = c && c.series ? { bucket: c.bucket, rows: new Map(c.series.map((x) => [`counter|${x.core}|${x.track}`, x])) } : null;
+      this.counters = c && c.series ? { bucket: c.bucket, rows: new Map(c.series.map((x) => {
+        x.ts = (x.ts || []).map((v) => this.rel(v));
+        return [`counter|${x.core}|${x.track}`, x];
+      })) } : null;
       this.lastMs = performance.now() - t;
       this.requests++;
       this.canvas.dataset.requests = this.requests;
       this.redraw();
+      if (this.dma === 'transfers' && this.tracks.some((tr) => tr.kind === 'dma')) this.fetchSmallDma(q, r.bucket);
     } catch (e) {
       if (e.name !== 'AbortError') this.fail(e);
     } finally {
       if (this.pending === ac) this.pending = null;
     }
     if (!this.pending && this.again) { this.again = false; if (!this.covered()) this.fetch(); }
+  }
+
+  /* The small-DMA warning band of the fetched window (GET .../timeline/small-dma): after
+   * the window's data, so it never delays a view. */
+  async fetchSmallDma(q, bucket) {
+    const mine = this.smallToken = (this.smallToken || 0) + 1;
+    try {
+      const r = await NX.get(`${this.base()}/timeline/small-dma?${q}`);
+      if (mine !== this.smallToken || !r.result) return;
+      const rows = new Map();
+      for (const x of NX.objects(r.result)) {
+        const k = `dma|${x.core}|${x.track}`, a = rows.get(k) || [];
+        a.push({ start: this.rel(x.start), small: Number(x.small), n: Number(x.n) });
+        rows.set(k, a);
+      }
+      this.smallDma = { bucket: r.bucket, limit: r.bytes_per_partition_below, rows };
+      this.redraw();
+    } catch (e) { if (e.name !== 'AbortError') this.fail(e); }
   }
 
   /* Draws at the next animation frame (once, however many changes come before it). */
@@ -192,7 +342,7 @@ class Timeline {
   /* Maps "kind|core|track" to its columnar rows; labels from the reply's dictionary,
    * and per label the indices of its rectangles (drawn with one fill style each). */
   index(r) {
-    const m = new Map(), labels = r.labels || [];
+    const m = new Map(), labels = r.labels || [], rt0 = this.rel(r.t0);
     let lod = false;
     for (const kind of TL_KINDS) {
       if (!r[kind]) continue;
@@ -200,53 +350,110 @@ class Timeline {
       for (const row of r[kind].tracks) {
         row.label = row.label.map((i) => (i === null ? null : labels[i]));
         /* start and last come as offsets from the reply's t0, ends as durations */
-        row.start = row.start.map((x) => x + r.t0);
+        row.start = row.start.map((x) => x + rt0);
         row.end = row.dur.map((x, j) => row.start[j] + x);
-        if (row.last) row.last = row.last.map((x) => x + r.t0);
+        if (row.last) row.last = row.last.map((x) => x + rt0);
         const groups = new Map();
         row.label.forEach((l, j) => { const g = groups.get(l); if (g) g.push(j); else groups.set(l, [j]); });
         m.set(`${kind}|${row.core}|${row.track}`, Object.assign(row, { table: r[kind].table, kind, groups }));
       }
     }
-    return { bucket: r.bucket, rows: m, t0: r.t0, t1: r.t1, lod };
+    return { bucket: r.bucket, rows: m, t0: rt0, t1: this.rel(r.t1), lod };
   }
 
-  key(tr) { return `${tr.kind}|${tr.core}|${tr.track}`; }
-  rowOf(y) { const i = Math.floor((y - this.axisH) / this.rowH); return i >= 0 && i < this.tracks.length ? i : -1; }
-  rowY(i) { return this.axisH + i * this.rowH; }
-  series(i) { return this.data && this.data.rows.get(this.key(this.tracks[i])); }
+  /* The row under y (canvas pixels), or -1. */
+  rowOf(y) {
+    let lo = 0, hi = this.tracks.length - 1;
+    while (lo <= hi) {
+      const m = (lo + hi) >> 1, t = this.tracks[m];
+      if (y < t.y) hi = m - 1; else if (y >= t.y + t.h) lo = m + 1; else return m;
+    }
+    return -1;
+  }
+  series(i) { return this.data && this.data.rows.get(this.tracks[i].key); }
   /* The row index of an event of table t (Flow's table names) on core/track, or -1. */
   rowIndex(table, core, track) {
     const kind = table === 'Instruction' ? 'instruction' : table === 'SystemProfileEvents' ? 'framework' : 'dma';
-    return this.tracks.findIndex((tr) => tr.kind === kind && tr.core === core && tr.track === track);
+    return this.tracks.findIndex((tr) => tr.kind === kind && tr.core === core && (tr.track === track || (tr.stream === track && !tr.lane)));
+  }
+
+  /* text cut to maxW pixels with an ellipsis (at its start with fromStart), never
+   * squeezed; widths of whole texts are remembered. */
+  fit(text, maxW, fromStart) {
+    const c = this.ctx;
+    let w = this.widths.get(text);
+    if (w === undefined) { w = c.measureText(text).width; if (this.widths.size > 5000) this.widths.clear(); this.widths.set(text, w); }
+    if (w <= maxW) return text;
+    if (maxW < 12) return '';
+    /* cut texts are remembered per whole pixel of room: a pan redraws them unchanged */
+    const key = `${fromStart ? 1 : 0}${Math.floor(maxW)}\u0000${text}`;
+    let out = this.cuts.get(key);
+    if (out === undefined) {
+      out = this.cut(text, Math.floor(maxW), fromStart);
+      if (this.cuts.size > 5000) this.cuts.clear();
+      this.cuts.set(key, out);
+    }
+    return out;
+  }
+
+  cut(text, maxW, fromStart) {
+    const c = this.ctx;
+    let lo = 0, hi = text.length;
+    while (lo < hi) {
+      const m = (lo + hi + 1) >> 1;
+      const s = fromStart ? '…' + text.slice(text.length - m) : text.slice(0, m) + '…';
+      if (c.measureText(s).width <= maxW) lo = m; else hi = m - 1;
+    }
+    return lo ? (fromStart ? '…' + text.slice(text.length - lo) : text.slice(0, lo) + '…') : '';
+  }
+
+  /* Tick step of the axis: 1, 2 or 5 times a power of ten, ticks ~110 px apart, >= 1 ns. */
+  tickStep() {
+    const raw = (this.t1 - this.t0) / (this.plotW() / 110);
+    const p10 = Math.pow(10, Math.floor(Math.log10(Math.max(1, raw))));
+    return Math.max(1, [1, 2, 5, 10].map((m) => m * p10).find((s) => s >= raw) || 10 * p10);
+  }
+
+  /* The axis's ticks of the view: [{t, x, text}] at multiples of the step from the
+   * profile's start, labelled with the digits the step needs. */
+  tickLabels() {
+    const step = this.tickStep(), unit = NX.timeUnit(Math.max(Math.abs(this.t0), Math.abs(this.t1))), out = [];
+    for (let k = Math.ceil(this.t0 / step); k * step <= this.t1; k++)
+      out.push({ t: k * step, x: Math.round(this.x(k * step)) + 0.5, text: NX.fmtTick(k * step, step, unit), step });
+    return out;
+  }
+
+  /* A row's label: core, kind, stream, and a value track's scale. */
+  rowLabel(tr) {
+    const prefix = { dma: 'DMA ', counter: '', framework: '', instruction: '' };
+    let label = (this.ncores > 1 && tr.core !== null ? `NC${tr.core} ` : '') + prefix[tr.kind] + tr.stream;
+    if (tr.kind === 'counter' && tr.max !== undefined) label += tr.max > 0 ? ` ≤ ${counterValue(tr.track, tr.max)}` : ' (0)';
+    return label;
   }
 
   draw() {
-    const c = this.ctx, W = this.W, H = this.H, pw = this.plotW();
+    const c = this.ctx, W = this.W, H = this.H, pw = this.plotW(), th = this.theme;
     if (!W || !this.full) return;
     c.clearRect(0, 0, W, H);
+    c.fillStyle = th.bg; c.fillRect(0, 0, W, H);
     c.font = '12px system-ui, sans-serif'; c.textBaseline = 'middle';
-    // axis
-    const span = this.t1 - this.t0, raw = span / (pw / 110);
-    const p10 = Math.pow(10, Math.floor(Math.log10(raw)));
-    const step = [1, 2, 5, 10].map((m) => m * p10).find((s) => s >= raw);
-    c.fillStyle = '#f7f8fa'; c.fillRect(0, 0, W, this.axisH);
-    c.strokeStyle = '#e2e5ea'; c.beginPath(); c.moveTo(0, this.axisH + 0.5); c.lineTo(W, this.axisH + 0.5); c.stroke();
-    c.fillStyle = '#6b7483';
-    for (let t = Math.ceil(this.t0 / step) * step; t <= this.t1; t += step) {
-      const x = Math.round(this.x(t)) + 0.5;
-      c.strokeStyle = '#eef0f3'; c.beginPath(); c.moveTo(x, this.axisH); c.lineTo(x, H); c.stroke();
-      c.fillText(NX.fmtNs(t - this.full[0]), x + 4, this.axisH / 2);
+    // axis: ticks at multiples of the step from the profile's start, labelled with the
+    // digits the step needs
+    const span = this.t1 - this.t0;
+    c.fillStyle = th.axisBg; c.fillRect(0, 0, W, this.axisH);
+    c.strokeStyle = th.line; c.beginPath(); c.moveTo(0, this.axisH + 0.5); c.lineTo(W, this.axisH + 0.5); c.stroke();
+    for (const { x, text } of this.tickLabels()) {
+      c.strokeStyle = th.grid; c.beginPath(); c.moveTo(x, this.axisH); c.lineTo(x, H); c.stroke();
+      if (x + 4 + c.measureText(text).width <= W - 2) { c.fillStyle = th.muted; c.fillText(text, x + 4, this.axisH / 2); }
     }
     const seen = new Map();
-    const hits = this.matches ? this.matches.ids : null;
     this.tracks.forEach((tr, i) => {
-      const y = this.rowY(i);
-      if (i % 2) { c.fillStyle = '#fafbfc'; c.fillRect(this.labelW, y, pw, this.rowH); }
-      c.strokeStyle = '#f0f2f5'; c.beginPath(); c.moveTo(0, y + this.rowH + 0.5); c.lineTo(W, y + this.rowH + 0.5); c.stroke();
-      c.save(); c.beginPath(); c.rect(this.labelW, y, pw, this.rowH); c.clip();
+      const y = tr.y;
+      if (i % 2) { c.fillStyle = th.alt; c.fillRect(this.labelW, y, pw, tr.h); }
+      if (tr.first) { c.strokeStyle = th.grid; c.beginPath(); c.moveTo(0, y + 0.5); c.lineTo(W, y + 0.5); c.stroke(); }
+      c.save(); c.beginPath(); c.rect(this.labelW, y, pw, tr.h); c.clip();
       if (tr.kind === 'counter') this.drawCounter(tr, y);
-      else this.drawEvents(tr, i, y, seen, hits && this.matches.kind === tr.kind ? hits : null);
+      else this.drawEvents(tr, i, y, seen);
       c.restore();
     });
     this.drawMatchTicks();
@@ -257,47 +464,61 @@ class Timeline {
       c.fillRect(x0, y0, Math.abs(b.x1 - b.x0), Math.abs(b.y1 - b.y0));
       c.strokeRect(x0 + 0.5, y0 + 0.5, Math.abs(b.x1 - b.x0), Math.abs(b.y1 - b.y0));
     }
-    // labels
-    c.fillStyle = '#fff'; c.fillRect(0, this.axisH + 1, this.labelW, H);
-    c.strokeStyle = '#e2e5ea'; c.beginPath(); c.moveTo(this.labelW + 0.5, 0); c.lineTo(this.labelW + 0.5, H); c.stroke();
-    const cores = new Set(this.tracks.map((t) => t.core)).size;
-    const prefix = { dma: 'DMA ', counter: '', framework: '', instruction: '' };
+    this.drawLabels();
+    this.drawStatus(span, seen);
+    this.afterDraw();
+  }
+
+  /* The row labels: a stream's name on its first lane, ellipsized, never squeezed. */
+  drawLabels() {
+    const c = this.ctx, th = this.theme, H = this.H;
+    c.fillStyle = th.bg; c.fillRect(0, this.axisH + 1, this.labelW, H);
+    c.strokeStyle = th.line; c.beginPath(); c.moveTo(this.labelW + 0.5, 0); c.lineTo(this.labelW + 0.5, H); c.stroke();
+    let groupTop = 0;
     this.tracks.forEach((tr, i) => {
-      const y = this.rowY(i) + this.rowH / 2;
-      c.fillStyle = tr.kind === 'instruction' ? '#1d2430' : tr.kind === 'counter' ? '#7c4a03' : '#6b7483';
-      let label = (cores > 1 && tr.core !== null ? `NC${tr.core} ` : '') + prefix[tr.kind] + tr.track;
-      if (tr.kind === 'counter' && tr.max !== undefined) label += ` ≤ ${counterValue(tr.track, tr.max)}`;
-      c.fillText(label, 12, y, this.labelW - 16);
+      if (tr.first) groupTop = tr.y;
+      const next = this.tracks[i + 1];
+      if (tr.lane && (!next || next.group !== tr.group)) { /* a bracket along a stream's lanes */
+        c.strokeStyle = th.line; c.beginPath(); c.moveTo(6.5, groupTop + 3); c.lineTo(6.5, tr.y + tr.h - 3); c.stroke();
+      }
+      if (!tr.first) return;
+      c.fillStyle = tr.kind === 'instruction' ? th.text : tr.kind === 'counter' ? th.counter : th.muted;
+      c.fillText(this.fit(this.rowLabel(tr), this.labelW - 18, tr.kind === 'framework'), 12, tr.y + Math.min(tr.h, this.rowH) / 2);
     });
-    c.fillStyle = '#6b7483'; c.fillText('time', 12, this.axisH / 2);
-    // status and legend
+    c.fillStyle = th.muted; c.fillText('time', 12, this.axisH / 2);
+  }
+
+  /* Status line (exact nanoseconds from the profile's start) and legend; the DOM only
+   * when their text changes: a pan redraws 60 times a second. */
+  drawStatus(span, seen) {
     const d = this.data;
     let mode = '';
     if (d) {
       const modes = [...d.rows.values()].map((r) => r.mode);
-      mode = modes.includes('bins') ? `buckets of ${NX.fmtNs(d.bucket)}${d.lod ? ' (summary)' : ''}` : 'raw events';
+      mode = modes.includes('bins') ? `buckets of ${NX.fmtNsExact(d.bucket)}${d.lod ? ' (summary)' : ''}` : 'raw events';
     }
-    /* the DOM only when its text changes: a pan redraws 60 times a second */
-    const status = [`window ${NX.fmtNs(this.t0 - this.full[0])} – ${NX.fmtNs(this.t1 - this.full[0])} (${NX.fmtNs(span)})`,
+    const x0 = NX.fmtNsExact(Math.floor(this.t0)).replace(/ ns$/, ''), x1 = NX.fmtNsExact(Math.ceil(this.t1));
+    const status = [`window ${x0} – ${x1} (${NX.fmtNs(span)})`,
       mode, this.lastMs ? `last fetch ${this.lastMs.toFixed(0)} ms` : '',
-      'wheel/W/S zoom · drag/A/D pan · shift+drag select · F focus · 0 reset'];
+      'wheel/W/S zoom · drag/A/D pan · shift+drag select · F focus · 0 reset · / search'];
     if (status.join('\n') !== this.statusText) {
       this.statusText = status.join('\n');
-      this.status.replaceChildren(...status.map((t, i) => NX.el('span', i === 1 ? { 'data-testid': 'lod' } : {}, t)));
+      this.status.replaceChildren(...status.map((t, i) => NX.el('span', i === 1 ? { 'data-testid': 'lod' } : i === 0 ? { 'data-testid': 'tl-window' } : {}, t)));
     }
     const lg = [...seen.entries()].sort((a, b) => String(a[0]).localeCompare(String(b[0]))).slice(0, 40);
     const legend = lg.map(([k, v]) => k + '=' + v).join('\n');
     if (legend !== this.legendText) {
       this.legendText = legend;
-      this.legend.replaceChildren(...lg.map(([k, v]) => NX.el('span', { style: `--c:${v}` }, k)));
+      this.legend.replaceChildren(...lg.map(([k, v]) => NX.el('span', { style: `--c:${v}`, title: k, 'data-label': k }, k)));
     }
   }
 
-  drawEvents(tr, i, y, seen, hits) {
+  drawEvents(tr, i, y, seen) {
     const c = this.ctx, s = this.series(i);
     if (!s) return;
     const sel = this.selected, bk = this.data.bucket, bins = s.mode === 'bins';
-    const lo = this.labelW - 2, hi = this.W + 2, top = y + 4, h = this.rowH - 8;
+    const keys = this.matches ? this.matches.keys : null;
+    const lo = this.labelW - 2, hi = this.W + 2, pad = tr.h > 18 ? 3 : 2, top = y + pad, h = tr.h - 2 * pad;
     for (const [label, idx] of s.groups) {
       const col = NX.color(label);
       seen.set(label, col);
@@ -305,23 +526,45 @@ class Timeline {
       for (const j of idx) {
         const [x0, x1] = this.extent(s, j);
         if (x1 < lo || x0 > hi) continue;
+        const w = Math.max(1, x1 - x0);
         /* a bucket: its longest event's colour, as opaque as the bucket is busy */
-        if (bins && s.count[j] > 1) c.globalAlpha = 0.15 + 0.85 * Math.min(1, s.busy[j] / bk);
-        c.fillRect(x0, top, Math.max(1, x1 - x0), h);
-        if (bins) c.globalAlpha = 1;
+        if (bins && s.count[j] > 1) {
+          c.globalAlpha = 0.15 + 0.85 * Math.min(1, s.busy[j] / bk);
+          c.fillRect(x0, top, w, h);
+          c.globalAlpha = 1;
+        } else {
+          /* a pixel's gap at the right end: adjacent events of one colour stay apart */
+          c.fillRect(x0, top, w >= 3 ? w - 1 : w, h);
+        }
       }
     }
-    const n = s.start.length;
-    c.fillStyle = '#fff';
+    const band = this.dma === 'transfers' && tr.kind === 'dma' && this.smallDma && this.smallDma.rows.get(tr.key);
+    if (band) { /* small transfers: a band along the row's top, as strong as they are many */
+      const col = '#e8590c', bk2 = this.smallDma.bucket;
+      c.fillStyle = col;
+      for (const b of band) {
+        const x0 = this.x(b.start), x1 = this.x(b.start + bk2);
+        if (x1 < lo || x0 > hi) continue;
+        c.globalAlpha = 0.45 + 0.55 * b.small / b.n;
+        c.fillRect(x0, y, Math.max(2, x1 - x0), 3);
+      }
+      c.globalAlpha = 1;
+      seen.set(`small DMA (< ${this.smallDma.limit} B per partition)`, col);
+    }
+    const n = s.start.length, small = h < 12;
     for (let j = 0; j < n; j++) {
       const [x0, x1] = this.extent(s, j), w = Math.max(1, x1 - x0);
       if (x1 < lo || x0 > hi) continue;
-      if (w > 48 && (!bins || s.count[j] === 1)) c.fillText(s.label[j], Math.max(x0, this.labelW) + 4, y + this.rowH / 2, w - 8);
-      if (hits && hits.has(s.id[j])) {
-        c.strokeStyle = '#f59e0b'; c.lineWidth = 2; c.strokeRect(x0 - 1, y + 2, w + 2, this.rowH - 4); c.lineWidth = 1;
+      if (!small && w > 40 && (!bins || s.count[j] === 1) && s.label[j] !== null) {
+        const x = Math.max(x0, this.labelW), room = Math.min(x1, this.W) - x - 8;
+        const txt = this.fit(String(s.label[j]), room);
+        if (txt) { c.fillStyle = inkOn(NX.color(s.label[j])); c.fillText(txt, x + 4, y + tr.h / 2); }
       }
-      if (sel && sel.key === this.key(tr) && sel.id === s.id[j]) {
-        c.strokeStyle = '#111827'; c.lineWidth = 2; c.strokeRect(x0 - 1, y + 3, w + 2, this.rowH - 6); c.lineWidth = 1;
+      if (keys && keys.has(s.table + '|' + s.id[j])) {
+        c.strokeStyle = '#f59e0b'; c.lineWidth = 2; c.strokeRect(x0 - 1, y + 1, w + 2, tr.h - 2); c.lineWidth = 1;
+      }
+      if (sel && sel.table === s.table && sel.id === s.id[j] && sel.core === tr.core) {
+        c.strokeStyle = this.theme.sel; c.lineWidth = 2; c.strokeRect(x0 - 1, y + 1.5, w + 2, tr.h - 3); c.lineWidth = 1;
       }
     }
   }
@@ -329,12 +572,13 @@ class Timeline {
   /* A value track: per bucket the maximum as a filled step, the last value carried over
    * gaps, scaled to the largest value in view. */
   drawCounter(tr, y) {
-    const s = this.counters && this.counters.rows.get(this.key(tr));
+    const s = this.counters && this.counters.rows.get(tr.key);
     if (!s) return;
-    const c = this.ctx, bk = this.counters.bucket, top = y + 3, h = this.rowH - 6;
+    const c = this.ctx, bk = this.counters.bucket, top = y + 3, h = tr.h - 6;
     const ts = s.ts || [], hi = s.hi || [], last = s.last || [];
-    const max = Math.max(1e-12, s.before || 0, ...hi);
+    const max = Math.max(0, s.before || 0, ...hi);
     tr.max = max;
+    if (!(max > 0)) return;
     const col = tr.track.startsWith('sem ') ? '#b07aa1' : '#e0a800';
     c.fillStyle = col; c.globalAlpha = 0.55;
     const bar = (x0, x1, v) => { if (v > 0 && x1 > x0) { const hh = Math.max(1, v / max * h); c.fillRect(x0, top + h - hh, Math.max(1, x1 - x0), hh); } };
@@ -366,7 +610,8 @@ class Timeline {
     for (const f of this.flows) {
       const a = this.rowIndex(f.from_table, f.from_core, f.from_track), b = this.rowIndex(f.to_table, f.to_core, f.to_track);
       if (a < 0 || b < 0) continue;
-      const x0 = this.x(f.from_end), y0 = this.rowY(a) + this.rowH / 2, x1 = this.x(f.to_start), y1 = this.rowY(b) + this.rowH / 2;
+      const ra = this.tracks[a], rb = this.tracks[b];
+      const x0 = this.x(f.from_end), y0 = ra.y + ra.h / 2, x1 = this.x(f.to_start), y1 = rb.y + rb.h / 2;
       const col = f.type === 'SEMAPHORE' ? '#d9480f' : '#1c7ed6';
       c.strokeStyle = col; c.fillStyle = col; c.lineWidth = 1.5;
       c.beginPath(); c.moveTo(x0, y0);
@@ -385,217 +630,9 @@ class Timeline {
    * bucket's span (a lone event in a bucket is drawn as itself). */
   extent(s, j) {
     if (s.mode === 'bins' && s.count[j] > 1) {
-      const bk = this.data.bucket, k = Math.floor(s.start[j] / bk) * bk;
+      const bk = this.data.bucket, k = this.data.t0 + Math.floor((s.start[j] - this.data.t0) / bk) * bk;
       return [this.x(k), this.x(Math.max(k + bk, Math.min(s.last ? s.last[j] : 0, k + 2 * bk)))];
     }
     return [this.x(s.start[j]), this.x(s.end[j])];
-  }
-
-  /* The event under (x, y): the drawn rectangle, or the nearest within 3 px. */
-  hit(x, y) {
-    const i = this.rowOf(y);
-    if (i < 0 || x < this.labelW) return null;
-    const tr = this.tracks[i];
-    if (tr.kind === 'counter') return this.counterAt(tr, x);
-    const s = this.series(i);
-    if (!s) return null;
-    let best = -1, bestD = 4;
-    for (let j = 0; j < s.start.length; j++) {
-      const [x0, e1] = this.extent(s, j), x1 = Math.max(x0 + 1, e1);
-      const d = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
-      if (d < bestD || (d === 0 && bestD === 0 && s.end[j] - s.start[j] < s.end[best] - s.start[best])) { best = j; bestD = d; }
-    }
-    if (best < 0) return null;
-    return { key: this.key(tr), track: tr, table: s.table, core: tr.core,
-      id: s.id[best], start: s.start[best], end: s.end[best], label: s.label[best],
-      count: s.count ? s.count[best] : 1, busy: s.busy ? s.busy[best] : null, bins: s.mode === 'bins' && s.count[best] > 1 };
-  }
-
-  counterAt(tr, x) {
-    const s = this.counters && this.counters.rows.get(this.key(tr));
-    if (!s || !s.ts) return null;
-    const t = this.t(x), bk = this.counters.bucket;
-    let v = s.before, lo = null, hi = null, at = null;
-    for (let j = 0; j < s.ts.length && s.ts[j] <= t; j++) {
-      if (t < s.ts[j] + bk) { lo = s.lo[j]; hi = s.hi[j]; }
-      v = s.last[j]; at = s.ts[j];
-    }
-    return { counter: true, track: tr, value: v, lo, hi, at };
-  }
-
-  showTip(ev, h) {
-    const tip = document.getElementById('tooltip');
-    if (!h) { tip.hidden = true; return; }
-    let kids;
-    if (h.counter) {
-      const f = (v) => (v === null || v === undefined ? '–' : counterValue(h.track.track, v));
-      kids = [NX.el('b', {}, h.track.track), NX.el('br'), `value ${f(h.value)}`,
-        h.hi !== null ? NX.el('span', {}, NX.el('br'), `in this bucket: ${f(h.lo)} – ${f(h.hi)}`) : null];
-    } else {
-      kids = [NX.el('b', {}, h.label), NX.el('br'),
-        `${h.track.kind === 'dma' ? 'DMA queue' : h.track.kind === 'framework' ? 'stream' : 'engine'} ${h.track.track} · id ${h.id}`, NX.el('br'),
-        `start ${NX.fmtNs(h.start - this.full[0])} · duration ${NX.fmtNs(h.end - h.start)}`,
-        h.bins ? NX.el('span', {}, NX.el('br'), `bucket: ${h.count} events, busy ${NX.fmtNs(h.busy)} (longest shown)`) : null];
-    }
-    tip.replaceChildren(...kids.filter(Boolean));
-    tip.hidden = false;
-    tip.style.left = Math.min(ev.clientX + 14, window.innerWidth - 300) + 'px';
-    tip.style.top = ev.clientY + 16 + 'px';
-  }
-
-  /* Selects an event (from a click or a search): outline, flows, details panel. */
-  select(h) {
-    this.selected = h;
-    this.flows = [];
-    this.draw();
-    if (!h) return;
-    this.onSelect(h);
-    if (h.table === 'Instruction' || h.table === 'DmaPacketAggregated') {
-      NX.get(`${this.base()}/timeline/flows?table=${h.table}&id=${h.id}`).then((r) => {
-        if (this.selected !== h) return;
-        this.flows = r.result ? NX.objects(r.result) : [];
-        this.canvas.dataset.flows = this.flows.length;
-        this.draw();
-      }).catch((e) => this.fail(e));
-    }
-  }
-
-  /* "field = value" or "Table.field = value" over the whole profile (server side). */
-  async search(text, opts) {
-    const m = /^\s*(?:([A-Za-z]\w*)\.)?([A-Za-z_]\w*)\s*==?\s*(.*?)\s*$/.exec(text || '');
-    if (!m) {
-      this.matches = null; this.searchInfo.textContent = text && text.trim() ? 'write field = value' : '';
-      this.draw(); return null;
-    }
-    const table = m[1] || 'Instruction', field = m[2], value = m[3].replace(/^(['"])(.*)\1$/, '$2');
-    this.searchInput.value = `${m[1] ? table + '.' : ''}${field} = ${value}`;
-    this.searchInfo.textContent = 'searching…';
-    const r = await NX.get(`${this.base()}/timeline/search?table=${NX.enc(table)}&field=${NX.enc(field)}&value=${NX.enc(value)}`);
-    const rows = NX.objects(r.result);
-    const total = rows.length ? rows[0].total : 0;
-    this.matches = { table, kind: r.kind, rows, total, ids: new Set(rows.map((x) => x.id)), i: -1 };
-    this.searchInfo.textContent = `${NX.fmtNum(total)} match${total === 1 ? '' : 'es'}` +
-      (total > rows.length ? ` (first ${rows.length} marked)` : '');
-    if (rows.length && !(opts && opts.keepView)) this.nextMatch(1);
-    else this.draw();
-    return this.matches;
-  }
-
-  nextMatch(dir) {
-    const m = this.matches;
-    if (!m || !m.rows.length) return;
-    m.i = (m.i + dir + m.rows.length) % m.rows.length;
-    const r = m.rows[m.i];
-    this.searchInfo.textContent = `${m.i + 1} of ${NX.fmtNum(m.total)}`;
-    this.focus(r.start, r.end);
-    const tr = this.tracks.find((t) => t.kind === m.kind && t.core === r.core && t.track === r.track);
-    if (tr) this.select({ key: this.key(tr), track: tr, table: m.table, core: r.core, id: r.id, start: r.start,
-      end: r.end, label: r.label, count: 1, busy: null, bins: false });
-  }
-
-  /* The box selection's aggregate: events overlapping [t0, t1) on the rows the box
-   * spans, from the server (GET .../timeline/aggregate). */
-  async aggregate(t0, t1, rows) {
-    t0 = Math.floor(t0); t1 = Math.ceil(t1);
-    const keys = new Set(rows.map((i) => this.key(this.tracks[i])));
-    this.panel.replaceChildren(NX.el('p', { class: 'muted' }, 'Aggregating…'));
-    const r = await NX.get(`${this.base()}/timeline/aggregate?t0=${t0}&t1=${t1}&dma=${this.dma}`);
-    const all = NX.objects(r.result).filter((x) => keys.has(`${x.kind}|${x.core}|${x.track}`));
-    const byTrack = new Map();
-    for (const x of all) {
-      const k = `${x.kind}|${x.core}|${x.track}`;
-      const e = byTrack.get(k) || { kind: x.kind, track: x.track, count: 0, busy: 0 };
-      e.count += x.count; e.busy += x.busy; byTrack.set(k, e);
-    }
-    const n = all.reduce((a, x) => a + x.count, 0), busy = all.reduce((a, x) => a + x.busy, 0);
-    const tbl = (head, list, cells) => NX.el('table', { class: 'grid' },
-      NX.el('thead', {}, NX.el('tr', {}, head.map((h, i) => NX.el('th', { class: i > 1 ? 'num' : '' }, h)))),
-      NX.el('tbody', {}, list.map((x) => NX.el('tr', {}, cells(x).map((v, i) => NX.el('td', { class: i > 1 ? 'num' : '' }, v))))));
-    this.panel.replaceChildren(
-      NX.el('div', { class: 'toolbar' }, NX.el('h2', { style: 'margin:0' }, 'Selection'),
-        NX.el('span', { class: 'muted', 'data-testid': 'tl-aggregate-summary' },
-          `${NX.fmtNs(t0 - this.full[0])} – ${NX.fmtNs(t1 - this.full[0])} (${NX.fmtNs(t1 - t0)}) · ${rows.length} rows · ${NX.fmtNum(n)} events · busy ${NX.fmtNs(busy)}`),
-        NX.el('span', { style: 'flex:1' }),
-        NX.el('button', { class: 'secondary', onclick: () => { this.panel.replaceChildren(); this.box = null; this.draw(); } }, 'Clear')),
-      NX.el('div', { class: 'row', 'data-testid': 'tl-aggregate' },
-        NX.el('div', { style: 'flex:1' }, tbl(['Row', 'Kind', 'Events', 'Busy'], [...byTrack.values()].sort((a, b) => b.busy - a.busy),
-          (x) => [x.track, x.kind, NX.fmtNum(x.count), NX.fmtNs(x.busy)])),
-        NX.el('div', { style: 'flex:1.4' }, tbl(['Row', 'Opcode / op', 'Events', 'Busy', 'Mean'], all.slice(0, 60),
-          (x) => [x.track, x.label, NX.fmtNum(x.count), NX.fmtNs(x.busy), NX.fmtNs(x.busy / x.count)]))));
-    return all;
-  }
-
-  bindEvents() {
-    const cv = this.canvas;
-    let drag = null;
-    const pos = (ev) => { const r = cv.getBoundingClientRect(); return [ev.clientX - r.left, ev.clientY - r.top]; };
-    cv.addEventListener('wheel', (ev) => {
-      ev.preventDefault();
-      const [x] = pos(ev);
-      if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
-        this.pan((ev.deltaX || ev.deltaY) / this.plotW());
-      } else {
-        this.zoom(Math.pow(1.0015, ev.deltaY), x > this.labelW ? this.t(x) : undefined);
-      }
-    }, { passive: false });
-    cv.addEventListener('mousedown', (ev) => {
-      const [x, y] = pos(ev);
-      drag = { x, y, t0: this.t0, t1: this.t1, moved: false, box: ev.shiftKey && x > this.labelW };
-      if (drag.box) this.box = { x0: x, y0: y, x1: x, y1: y };
-      cv.focus();
-      ev.preventDefault();
-    });
-    window.addEventListener('mousemove', (ev) => {
-      const [x, y] = pos(ev);
-      if (ev.target === cv && x > this.labelW) this.mouseT = this.t(x);
-      if (drag) {
-        if (Math.abs(x - drag.x) > 3 || Math.abs(y - drag.y) > 3) { drag.moved = true; if (!drag.box) cv.classList.add('dragging'); }
-        if (drag.box) {
-          this.box.x1 = Math.max(this.labelW, Math.min(this.W, x)); this.box.y1 = Math.max(this.axisH, Math.min(this.H, y));
-          this.redraw();
-        } else if (drag.moved) {
-          const dt = (x - drag.x) / this.plotW() * (drag.t1 - drag.t0);
-          this.setView(drag.t0 - dt, drag.t1 - dt);
-        }
-        return;
-      }
-      if (ev.target !== cv) { this.mouseT = undefined; return; }
-      this.hover = this.hit(x, y);
-      this.showTip(ev, this.hover);
-    });
-    window.addEventListener('mouseup', (ev) => {
-      if (!drag) return;
-      const d = drag;
-      drag = null; cv.classList.remove('dragging');
-      if (d.box) {
-        const b = this.box;
-        if (!d.moved) { this.box = null; this.draw(); return; }
-        const r0 = this.rowOf(Math.min(b.y0, b.y1) + 1), r1 = this.rowOf(Math.max(b.y0, b.y1) - 1);
-        const rows = [];
-        for (let i = Math.max(0, r0); i <= (r1 < 0 ? this.tracks.length - 1 : r1); i++) rows.push(i);
-        this.aggregate(this.t(Math.min(b.x0, b.x1)), this.t(Math.max(b.x0, b.x1)), rows).catch((e) => this.fail(e));
-        return;
-      }
-      if (d.moved || ev.target !== cv) return;
-      const [x, y] = pos(ev);
-      const h = this.hit(x, y);
-      this.select(h && !h.counter ? h : null);
-    });
-    cv.addEventListener('mouseleave', () => { this.showTip(null, null); this.mouseT = undefined; });
-    cv.addEventListener('keydown', (ev) => {
-      const k = ev.key.toLowerCase();
-      const at = this.mouseT;
-      if (k === 'w') this.zoom(0.8, at);
-      else if (k === 's') this.zoom(1.25, at);
-      else if (k === 'a' || ev.key === 'ArrowLeft') this.pan(-0.15);
-      else if (k === 'd' || ev.key === 'ArrowRight') this.pan(0.15);
-      else if (k === '0') this.reset();
-      else if (k === 'f' && this.selected) this.focus(this.selected.start, this.selected.end);
-      else if (k === 'n') this.nextMatch(ev.shiftKey ? -1 : 1);
-      else if (ev.key === 'Escape') { this.box = null; this.select(null); this.panel.replaceChildren(); }
-      else if (ev.key === '/') this.searchInput.focus();
-      else return;
-      ev.preventDefault();
-    });
   }
 }
