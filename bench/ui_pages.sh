@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: MIT
 # ui_pages.sh: latency of the requests the web UI's pages send (not a ctest test). Times
 # each request with curl (N runs, p50 and max): the profiles page (list, tables, facts of
-# one profile), the overview (Summary row, which also gives the engine bars, and its
-# schema, the profiles for "Compare with…", the instruction count, the timeline's tracks
-# and first whole-profile view with its counters, then the `recommend`
-# analysis, which the page loads last), the source view's per-line summary (and, for
-# comparison, the aggregate over Instruction it replaces) and one line's opcodes, and
-# the SQL page's first page, page 1000 and count of
-# SELECT * FROM Instruction. "overview data" adds up the p50s of the overview's requests
-# before the analysis (the page sends some of them at once, so this is an upper bound).
+# one profile, its bottleneck from recommend's bounds), the profile page (Summary row and
+# its schema, the profiles for "Compare with…", recommend's bounds for the headline and
+# the engine bars, the timeline's tracks and first whole-profile view with its counters,
+# then the small-DMA band, which follows the view), the timeline's operator table of a
+# tenth of the profile, the Analysis page (the instruction count, then the `recommend`
+# analysis), the source view's per-line summary (and, for comparison, the aggregate over
+# Instruction it replaces) and one line's opcodes, and the SQL page's first page, page
+# 1000 and count of SELECT * FROM Instruction. "overview data" adds up the p50s of the
+# profile page's requests before the band (the page sends some of them at once, so this
+# is an upper bound).
 #
 # Against a running server when API (http://127.0.0.1:PORT) and PROFILE are set (as
 # bench/ui_timeline.sh does); else on a synthetic profile of ROWS Instruction rows with
@@ -84,20 +86,22 @@ bench() { # label (kind: post|get) body-or-url [overview]
 }
 bench "profiles: list" get "$api/api/v1/profiles"
 bench "profiles: listDbFiles" post '{"type":"listDbFiles"}'
-if [[ -z ${API:-} ]]; then # the synthetic Summary has no per-engine times
-	bench "profiles: facts" post "$(q "SELECT (SELECT count(*) FROM Instruction) AS instructions, (SELECT total_time FROM Summary LIMIT 1) AS total_time, (SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel")"
-else
-	bench "profiles: facts" post "$(q "SELECT (SELECT count(*) FROM Instruction) AS instructions, (SELECT total_time FROM Summary LIMIT 1) AS total_time, (SELECT {tensor: tensor_engine_active_time, vector: vector_engine_active_time, scalar: scalar_engine_active_time, gpsimd: gpsimd_engine_active_time, sync: sync_engine_active_time} FROM Summary LIMIT 1) AS engines, (SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel")"
-fi
+bench "profiles: facts" post "$(q "SELECT (SELECT count(*) FROM Instruction) AS instructions, (SELECT total_time FROM Summary LIMIT 1) AS total_time, (SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel")"
+bench "profiles: bottleneck (bounds)" get "$base/analysis?part=bounds"
 bench "overview: Summary" post "$(q 'SELECT * FROM Summary LIMIT 1')" o
 bench "overview: tableSchema" post '{"type":"tableSchema","tableName":"Summary"}' o
 bench "overview: compare-with list" get "$api/api/v1/profiles" o
+bench "overview: bounds (headline)" get "$base/analysis?part=bounds" o
 bench "overview: timeline tracks" get "$base/timeline/tracks" o
 bench "overview: timeline, whole view" get "$base/timeline?t0=$t0&t1=$t1&px=1200&dma=transfers" o
 bench "overview: counters, whole view" get "$base/timeline/counters?t0=$t0&t1=$t1&px=1200" o
-bench "overview: has instructions" post "$(q 'SELECT count(*) FROM Instruction')" o
-awk '{ s += $1 } END { printf "%-34s %8.1f   (sum of the p50s above, before the analysis)\n", "overview data", s }' "$work/overview"
-n=1 bench "overview: analysis (recommend)" get "$base/analysis"
+awk '{ s += $1 } END { printf "%-34s %8.1f   (sum of the p50s above)\n", "overview data", s }' "$work/overview"
+bench "overview: small-DMA band" get "$base/timeline/small-dma?t0=$t0&t1=$t1&px=1200"
+tenth=$((t0 + (t1 - t0) / 10))
+bench "operators: per label, a tenth" get "$base/timeline/aggregate?t0=$t0&t1=$tenth"
+bench "operators: per line, a tenth" get "$base/timeline/lines?t0=$t0&t1=$tenth"
+bench "analysis: has instructions" post "$(q 'SELECT count(*) FROM Instruction')"
+n=1 bench "analysis: recommend" get "$base/analysis"
 bench "source: per-line summary" get "$base/timeline/lines"
 bench "source: per-line aggregate (scan)" post "$(q "SELECT loc, count(*) AS n, sum(duration_ns)::BIGINT AS dur, min(start_ts) AS t0, max(end_ts) AS t1 FROM (SELECT $loc AS loc, duration_ns, start_ts, end_ts FROM Instruction) WHERE loc IS NOT NULL GROUP BY loc ORDER BY dur DESC LIMIT 20000")"
 # one line's opcodes, bounded by the line's time span as the page does (here a tenth of the profile)

@@ -1,6 +1,7 @@
 // browse.mjs: drives the real web UI in headless Debian Chromium through playwright-core:
-// profiles page (list, filter, open), profile page (summary, engine bars, timeline zoom in
-// and out, click an instruction -> details panel with its opcode), SQL page (run a query).
+// profiles page (list, filter, open), profile page (headline, summary, engine bars, timeline
+// zoom in and out, click an instruction -> details drawer with its opcode), analysis page,
+// SQL page (run a query).
 // Environment: NX_UI_URL (the UI's root URL), NX_PROFILE (a device profile's name),
 // NX_SHOTS (screenshot directory), NX_TOOLS (tests/tools, where playwright-core is),
 // NX_CHROMIUM (browser binary). Exits non-zero with a message on the first failure.
@@ -45,7 +46,7 @@ try {
   await row.locator('.badge').waitFor();
   check((await row.locator('.badge').textContent()) === 'device', 'kind is not device');
   check(/\d/.test(await row.locator('td').nth(4).textContent()), 'no total time');
-  check((await row.locator('td').nth(5).textContent()) === 'dma', 'the bottleneck is not the DMA that recommend names');
+  check((await row.locator('td').nth(5).textContent()) === 'DMA', 'the bottleneck is not the DMA that recommend names');
   await page.screenshot({ path: path.join(shots, '1-profiles.png'), fullPage: true });
   await page.fill('[data-testid=filter]', 'no-such-profile-xyz');
   check(await row.isHidden(), 'filter does not hide the profile');
@@ -57,8 +58,8 @@ try {
   await page.locator('[data-testid=summary] .metric').first().waitFor();
   await page.locator('[data-testid=engines] .bar').first().waitFor();
   await page.waitForFunction(() => window.nx && window.nx.timeline.requests >= 1);
-  await page.locator('[data-testid=findings] tbody tr').first().waitFor();
-  check((await page.textContent('[data-testid=analysis]')).includes('DMA'), 'analysis lacks the DMA bottleneck');
+  await page.locator('[data-testid=hl-bottleneck]').waitFor();
+  check((await page.textContent('[data-testid=hl-bottleneck]')).includes('DMA'), 'the headline lacks the DMA bottleneck');
   const full = await view();
   await page.screenshot({ path: path.join(shots, '2-profile.png'), fullPage: true });
 
@@ -114,7 +115,7 @@ try {
       let j = 0;
       for (let k = 1; k < s.start.length; k++) if (s.end[k] - s.start[k] > s.end[j] - s.start[j]) j = k;
       const [x0, x1] = tl.extent(s, j);
-      return { x: (x0 + x1) / 2, y: tl.axisH + i * tl.rowH + tl.rowH / 2,
+      return { x: (x0 + x1) / 2, y: tl.tracks[i].y + tl.tracks[i].h / 2,
         label: s.label[j], id: s.id[j] };
     }
     return null;
@@ -145,18 +146,27 @@ try {
   check(matches.n > 0 && matches.sel === 'MATMUL', `search: ${JSON.stringify(matches)}`);
 
   step = 'box selection';
+  await page.keyboard.press('Escape'); /* leaves the search box */
+  await page.keyboard.press('Escape'); /* closes the details drawer */
+  await page.waitForFunction(() => !document.querySelector('.drawer.open'));
   await page.click('[data-testid=reset]');
   await settled();
   await page.keyboard.down('Shift');
-  await page.mouse.move(box.x + 200, box.y + 30);
+  await page.mouse.move(box.x + 230, box.y + 30);
   await page.mouse.down();
-  await page.mouse.move(box.x + box.width - 20, box.y + 30 + 3 * 26, { steps: 5 });
+  await page.mouse.move(box.x + box.width - 20, box.y + 30 + 3 * 22, { steps: 5 });
   await page.mouse.up();
   await page.keyboard.up('Shift');
   await page.locator('[data-testid=tl-aggregate] tbody tr').first().waitFor();
   const agg = await page.textContent('[data-testid=tl-aggregate-summary]');
-  check(/\d+ rows · [\d,]+ events · busy/.test(agg), `aggregate: ${agg}`);
+  check(/\d+ rows · [\d,]+ events/.test(agg), `aggregate: ${agg}`);
   await page.screenshot({ path: path.join(shots, '4-selection.png'), fullPage: true });
+
+  step = 'analysis page';
+  await page.click('[data-testid=tab-analysis]');
+  await page.waitForURL('**/analysis');
+  await page.locator('[data-testid=findings] tbody tr').first().waitFor();
+  check((await page.textContent('[data-testid=analysis]')).includes('DMA'), 'analysis lacks the DMA bottleneck');
 
   step = 'SQL page';
   await page.click('#tabs a:has-text("SQL")');
