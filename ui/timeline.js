@@ -328,7 +328,7 @@ class Timeline {
         a.push({ start: this.rel(x.start), small: Number(x.small), n: Number(x.n) });
         rows.set(k, a);
       }
-      this.smallDma = { bucket: r.bucket, limit: r.bytes_per_partition_below, rows };
+      this.smallDma = { bucket: r.bucket, limit: r.bytes_per_partition_below, rows, t0: this.rel(r.t0), t1: this.rel(r.t1) };
       this.redraw();
     } catch (e) { if (e.name !== 'AbortError') this.fail(e); }
   }

@@ -30,34 +30,25 @@ static const char *column_or_null(const struct nx_pdb_column *cols, size_t n, co
 	return "NULL";
 }
 
-enum MHD_Result nx__h_timeline_small_dma(struct nx_req *rq, char **cap)
+/* The reply of .../timeline/small-dma for window w (nx__tl_body). */
+static int small_dma_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, void *arg,
+			  struct nx_strbuf *out, struct nx_err *err)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
+	const struct nx__tl_window *w = arg;
+	struct nx_strbuf sql = NX_STRBUF_INIT;
 	struct nx_pdb_column *cols = NULL;
-	struct nx_err err = { 0 };
-	struct nx__tl_window w;
-	struct nx_profile *p;
-	enum MHD_Result ret;
 	size_t ncols = 0;
+	int rc;
 
-	/* the bucket as .../timeline picks it; the window as asked (not snapped) */
-	if (!nx__tl_window_arg(rq, true, &w, &ret))
-		return ret;
-	p = nx__lookup_profile(rq, cap, true, &ret);
-	if (!p)
-		return ret;
-	nx__tl_put_window(&sb, w.t0, w.t1);
-	nx_strbuf_addf(&sb, ",\"bucket\":%" PRId64 ",\"bytes_per_partition_below\":%d,\"result\":",
-		       w.bucket, SMALL_BYTES);
+	(void)lod;
+	nx__tl_put_window(out, w->t0, w->t1);
+	nx_strbuf_addf(out, ",\"bucket\":%" PRId64 ",\"bytes_per_partition_below\":%d,\"result\":",
+		       w->bucket, SMALL_BYTES);
 	if (!nx__pfiles_find(&p->files, "DmaPacketAggregated")) {
-		nx_strbuf_addstr(&sb, "null}");
-		ret = nx__reply_json(rq, 200, &sb);
-		goto out;
+		nx_strbuf_addstr(out, "null}");
+		return 0;
 	}
-	if (nx__pdb_describe(p->db, "DmaPacketAggregated", &cols, &ncols, &err)) {
-		ret = nx__tl_query_failed(rq, &err);
-		goto out;
-	}
+	rc = nx__pdb_describe(p->db, "DmaPacketAggregated", &cols, &ncols, err);
 	/* a partition count the table lacks counts as none */
 	nx_strbuf_addf(&sql,
 		"SELECT core, track, k * %" PRId64 " AS start, small, n FROM (SELECT "
@@ -66,19 +57,29 @@ enum MHD_Result nx__h_timeline_small_dma(struct nx_req *rq, char **cap)
 		"coalesce(%s, 0)))::BIGINT AS small, count(*)::BIGINT AS n FROM "
 		"\"DmaPacketAggregated\" WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64
 		" AND " NX_TL_IN_BOUNDS_SQL " GROUP BY ALL) WHERE small > 0 ORDER BY core, track, k",
-		w.bucket, w.bucket, column_or_null(cols, ncols, "transfer_bytes"), SMALL_BYTES,
+		w->bucket, w->bucket, column_or_null(cols, ncols, "transfer_bytes"), SMALL_BYTES,
 		column_or_null(cols, ncols, "read_num_sbuf_partitions"),
-		column_or_null(cols, ncols, "write_num_sbuf_partitions"), w.t1, w.t0);
-	if (nx__query_limited(rq, p, sql.buf, &sb, &err)) {
-		ret = nx__tl_query_failed(rq, &err);
-		goto out;
-	}
-	nx_strbuf_addch(&sb, '}');
-	ret = nx__reply_json(rq, 200, &sb);
-out:
+		column_or_null(cols, ncols, "write_num_sbuf_partitions"), w->t1, w->t0);
+	if (!rc)
+		rc = nx__query_limited(rq, p, sql.buf, out, err);
+	if (!rc)
+		nx_strbuf_addch(out, '}');
 	nx__pdb_columns_free(cols, ncols);
 	nx_strbuf_release(&sql);
-	nx_strbuf_release(&sb);
-	nx__reg_put(&rq->s->reg, p);
-	return ret;
+	return rc;
+}
+
+enum MHD_Result nx__h_timeline_small_dma(struct nx_req *rq, char **cap)
+{
+	struct nx__tl_window w;
+	struct nx_profile *p;
+	enum MHD_Result ret;
+
+	/* the bucket as .../timeline picks it; the window as asked (not snapped) */
+	if (!nx__tl_window_arg(rq, true, &w, &ret))
+		return ret;
+	p = nx__lookup_profile(rq, cap, true, &ret);
+	if (!p)
+		return ret;
+	return nx__tl_serve(rq, p, false, small_dma_body, &w);
 }

@@ -452,7 +452,8 @@ try {
   step = 'small-DMA band';
   await tl(() => window.nx.timeline.reset());
   await settled();
-  await page.waitForFunction(() => window.nx.timeline.smallDma);
+  /* the band of the whole view (not one of an earlier view) */
+  await page.waitForFunction(() => { const t = window.nx.timeline, b = t.smallDma; return b && b.t0 <= t.full[0] && b.t1 >= t.full[1]; });
   const band = await tl(() => { let n = 0; for (const a of window.nx.timeline.smallDma.rows.values()) for (const b of a) n += b.small; return n; });
   const [[smallN]] = await sql(DEV, 'SELECT count(*) FROM DmaPacketAggregated WHERE transfer_bytes < 512 * ' +
     'greatest(1, coalesce(read_num_sbuf_partitions, 0), coalesce(write_num_sbuf_partitions, 0))');
