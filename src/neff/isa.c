@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * isa.c: names of the instruction-set enums, the 128-byte instruction record codec,
- * the profiler-style operand text, and the work (elements, bytes, FLOPs) of one
- * instruction. The record layout is ours (docs/formats/neff.md, "Instruction
- * streams"); the offsets below are the normative copy. */
+ * isa.c: the instruction record codec. A record is the 128-byte base record, followed
+ * by a 256-byte extension when the instruction uses a field the base lacks (NEFF major
+ * version 3). The layout is ours (docs/formats/neff.md, "Instruction streams"); the
+ * offsets below are the normative copy. */
 #include "common/compat.h"
 #include "neff/isa.h"
 #include "neff/neff.h"
@@ -10,13 +10,12 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
-/* Record layout. All multi-byte fields are little-endian. */
+/* Base record. All multi-byte fields are little-endian. */
 enum {
 	OFF_OPCODE = 0,     /* u16 */
 	OFF_ENGINE = 2,     /* u8 */
-	OFF_FLAGS = 3,      /* u8, bits 0..1 defined */
+	OFF_FLAGS = 3,      /* u8, bits 0..1 defined, bit 7 = an extension follows */
 	OFF_ACT_FN = 4,     /* u8 */
 	OFF_PERF_MODE = 5,  /* u8, 0..2 */
 	OFF_ALU = 6,        /* u8 */
@@ -40,139 +39,67 @@ enum {
 	/* Inside an access pattern. */
 	AP_MEM = 0, AP_DTYPE = 1, AP_START = 2, AP_NPART = 3, AP_OFFSET = 4, AP_SIZE0 = 8,
 	AP_SIZE1 = 12, AP_STEP0 = 16, AP_STEP1 = 20,
+	/* Extension, from byte 128 of the record. */
+	OFF_FLAGS2 = 128,   /* u8, bits 0..6 */
+	OFF_ALU1 = 129,     /* u8 */
+	OFF_REDUCE_OP = 130,/* u8 */
+	OFF_REDUCE_CMD = 131,/* u8 */
+	OFF_AXES = 132,     /* u8, 0..4 */
+	OFF_RSVD3 = 133,    /* 3 bytes, zero */
+	OFF_TILE = 136,     /* 4 x u8, 0..128 */
+	OFF_IMM1 = 140,     /* binary32 */
+	OFF_PARAM = 144,    /* 2 x i32 */
+	OFF_PATTERN = 152,  /* 4 x i32 */
+	OFF_SRC2 = 168,     /* access pattern */
+	OFF_DST2 = 192,     /* access pattern */
+	OFF_DIMS = 216,     /* per pattern (dst, src0, src1, src2, dst2) 16 bytes: */
+	DIM_SIZE2 = 0, DIM_SIZE3 = 4, DIM_STEP2 = 8, DIM_STEP3 = 12, DIM_SIZE = 16,
+	OFF_RSVD4 = 296,    /* 88 bytes, zero */
 };
 #define FLAGS_DEFINED (NX_INST_TRANSPOSE | NX_INST_ACCUMULATE)
+#define FLAG_EXTENDED 0x80u
+#define FLAGS2_DEFINED 0x7fu
 
-static const char *const engine_names[NX_ENGINE_COUNT] = {
-	"Tensor", "Vector", "Scalar", "GpSimd", "Sync",
-};
-static const char *const engine_lower[NX_ENGINE_COUNT] = {
-	"tensor", "vector", "scalar", "gpsimd", "sync",
-};
-static const char *const engine_short[NX_ENGINE_COUNT] = { "PE", "DVE", "ACT", "POOL", "SP" };
-
-static const char *const dtype_names[NX_DT_COUNT] = {
-	"bf16", "fp16", "fp32", "fp8", "tf32", "int32", "uint8",
-};
-static const unsigned dtype_sizes[NX_DT_COUNT] = { 2, 2, 4, 1, 4, 4, 1 };
-/* Longer spellings (numpy, NKI, XLA) accepted by nx_dtype_parse. */
-static const struct {
+/* The five patterns in record order, with their base and extension offsets. */
+struct ap_slot {
 	const char *name;
-	int dtype;
-} dtype_alias[] = {
-	{ "bfloat16", NX_DT_BF16 }, { "float16", NX_DT_FP16 }, { "half", NX_DT_FP16 },
-	{ "float32", NX_DT_FP32 }, { "float", NX_DT_FP32 }, { "fp8_e4m3", NX_DT_FP8 },
-	{ "float8_e4m3", NX_DT_FP8 }, { "float8e4", NX_DT_FP8 }, { "tfloat32", NX_DT_TF32 },
-	{ "int", NX_DT_INT32 }, { "u8", NX_DT_UINT8 },
+	size_t member;
+	unsigned base, dims;
+};
+static const struct ap_slot ap_slots[] = {
+	{ "dst", offsetof(struct nx_inst, dst), OFF_DST, OFF_DIMS },
+	{ "src0", offsetof(struct nx_inst, src0), OFF_SRC0, OFF_DIMS + DIM_SIZE },
+	{ "src1", offsetof(struct nx_inst, src1), OFF_SRC1, OFF_DIMS + 2 * DIM_SIZE },
+	{ "src2", offsetof(struct nx_inst, src2), OFF_SRC2, OFF_DIMS + 3 * DIM_SIZE },
+	{ "dst2", offsetof(struct nx_inst, dst2), OFF_DST2, OFF_DIMS + 4 * DIM_SIZE },
 };
 
-static const char *const op_names[NX_OP_COUNT] = {
-	"NOP", "LDWEIGHTS", "MATMUL", "TENSOR_TENSOR", "TENSOR_SCALAR", "TENSOR_REDUCE",
-	"ACTIVATE", "TENSOR_COPY", "MEMSET", "IOTA", "EVENT_SEMAPHORE", "DMA_DIRECT2D", "NOTIFY",
-};
-/* Listing mnemonics: the enum names. */
-static const char *const op_mnemonics[NX_OP_COUNT] = {
-	"nop", "ldweights", "matmul", "tensor_tensor", "tensor_scalar", "tensor_reduce",
-	"activate", "tensor_copy", "memset", "iota", "event_semaphore", "dma_trigger", "notify",
-};
-
-static const char *const act_names[NX_ACT_COUNT] = {
-	"NONE", "IDENTITY", "EXP", "RELU", "GELU", "TANH", "SIGMOID", "RSQRT", "SQUARE", "COPY",
-};
-static const char *const alu_names[NX_ALU_COUNT] = { "add", "sub", "mul", "max", "min", "div" };
-static const char *const tensor_kind_names[] = { "IN", "OUT", "WEIGHT", "OTHER" };
-static const char *const queue_type_names[NX_QT_COUNT] = {
-	"instruction", "input", "output", "data", "software_dynamic", "hardware_dynamic", "unknown",
-};
-
-static const char *name_of(const char *const *tab, int n, int v)
+static struct nx_ap *slot_ap(struct nx_inst *in, const struct ap_slot *s)
 {
-	return v >= 0 && v < n ? tab[v] : "unknown";
+	return (struct nx_ap *)((char *)in + s->member);
 }
 
-static int parse_in(const char *const *tab, int n, const char *s)
+static const struct nx_ap *slot_cap(const struct nx_inst *in, const struct ap_slot *s)
 {
-	for (int i = 0; s && i < n; i++)
-		if (!strcasecmp(tab[i], s))
-			return i;
-	return -1;
+	return (const struct nx_ap *)((const char *)in + s->member);
 }
 
-const char *nx_engine_name(int engine)
+bool nx_inst_extended(const struct nx_inst *in)
 {
-	return name_of(engine_names, NX_ENGINE_COUNT, engine);
-}
+	static const struct nx_inst zero;
+	const struct nx_ap *aps[] = { &in->dst, &in->src0, &in->src1 };
 
-const char *nx_engine_lower(int engine)
-{
-	return name_of(engine_lower, NX_ENGINE_COUNT, engine);
-}
-
-int nx_engine_parse(const char *s)
-{
-	int e = parse_in(engine_names, NX_ENGINE_COUNT, s);
-	return e >= 0 ? e : parse_in(engine_short, NX_ENGINE_COUNT, s);
-}
-
-const char *nx_dtype_name(int dtype)
-{
-	return name_of(dtype_names, NX_DT_COUNT, dtype);
-}
-
-unsigned nx_dtype_size(int dtype)
-{
-	return dtype >= 0 && dtype < NX_DT_COUNT ? dtype_sizes[dtype] : 0;
-}
-
-int nx_dtype_parse(const char *s)
-{
-	int d = parse_in(dtype_names, NX_DT_COUNT, s);
-
-	for (size_t i = 0; d < 0 && s && i < NX_ARRAY_SIZE(dtype_alias); i++)
-		if (!strcasecmp(dtype_alias[i].name, s))
-			d = dtype_alias[i].dtype;
-	return d;
-}
-
-const char *nx_opcode_name(int opcode)
-{
-	return name_of(op_names, NX_OP_COUNT, opcode);
-}
-
-int nx_opcode_parse(const char *s)
-{
-	int op = parse_in(op_names, NX_OP_COUNT, s);
-	return op >= 0 ? op : parse_in(op_mnemonics, NX_OP_COUNT, s);
-}
-
-const char *nx_act_fn_name(int fn)
-{
-	return name_of(act_names, NX_ACT_COUNT, fn);
-}
-
-int nx_act_fn_parse(const char *s)
-{
-	return parse_in(act_names, NX_ACT_COUNT, s);
-}
-
-const char *nx_alu_name(int alu)
-{
-	return name_of(alu_names, NX_ALU_COUNT, alu);
-}
-
-int nx_alu_parse(const char *s)
-{
-	return parse_in(alu_names, NX_ALU_COUNT, s);
-}
-
-const char *nx_tensor_kind_name(int kind)
-{
-	return name_of(tensor_kind_names, (int)NX_ARRAY_SIZE(tensor_kind_names), kind);
-}
-
-const char *nx_queue_type_name(int qt)
-{
-	return name_of(queue_type_names, NX_QT_COUNT, qt);
+	for (size_t i = 0; i < NX_ARRAY_SIZE(aps); i++)
+		if (aps[i]->size[2] || aps[i]->size[3] || aps[i]->step[2] || aps[i]->step[3])
+			return true;
+	return in->flags2 || in->alu1 || in->reduce_op || in->reduce_cmd || in->axes ||
+	       memcmp(in->tile, zero.tile, sizeof(in->tile)) ||
+	       memcmp(&in->imm1, &zero.imm1, sizeof(in->imm1)) ||
+	       in->param[0] || in->param[1] ||
+	       memcmp(in->pattern, zero.pattern, sizeof(in->pattern)) ||
+	       in->src2.mem != NX_MEM_NONE || in->dst2.mem != NX_MEM_NONE ||
+	       memcmp(&in->src2, &zero.src2, sizeof(in->src2)) ||
+	       memcmp(&in->dst2, &zero.dst2, sizeof(in->dst2));
 }
 
 static void encode_ap(const struct nx_ap *ap, uint8_t *p)
@@ -188,14 +115,31 @@ static void encode_ap(const struct nx_ap *ap, uint8_t *p)
 	nx_put_le32(p + AP_STEP1, (uint32_t)ap->step[1]);
 }
 
-void nx_inst_encode(const struct nx_inst *in, uint8_t out[NX_INST_SIZE])
+static void put_f32(uint8_t *p, float f)
 {
-	uint32_t imm;
+	uint32_t v;
 
-	memset(out, 0, NX_INST_SIZE);
+	memcpy(&v, &f, sizeof(v));
+	nx_put_le32(p, v);
+}
+
+static float get_f32(const uint8_t *p)
+{
+	uint32_t v = nx_get_le32(p);
+	float f;
+
+	memcpy(&f, &v, sizeof(f));
+	return f;
+}
+
+size_t nx_inst_encode(const struct nx_inst *in, uint8_t *out)
+{
+	bool ext = nx_inst_extended(in);
+
+	memset(out, 0, ext ? NX_INST_EXT_SIZE : NX_INST_SIZE);
 	nx_put_le16(out + OFF_OPCODE, in->opcode);
 	out[OFF_ENGINE] = in->engine;
-	out[OFF_FLAGS] = in->flags;
+	out[OFF_FLAGS] = (uint8_t)(in->flags | (ext ? FLAG_EXTENDED : 0));
 	out[OFF_ACT_FN] = in->act_fn;
 	out[OFF_PERF_MODE] = in->perf_mode;
 	out[OFF_ALU] = in->alu;
@@ -208,18 +152,42 @@ void nx_inst_encode(const struct nx_inst *in, uint8_t out[NX_INST_SIZE])
 	nx_put_le32(out + OFF_DMA_BLOCK, in->dma_block);
 	nx_put_le32(out + OFF_DEBUG_ID, in->debug_id);
 	nx_put_le32(out + OFF_BIR_ID, in->bir_id);
-	memcpy(&imm, &in->imm, sizeof(imm));
-	nx_put_le32(out + OFF_IMM, imm);
-	encode_ap(&in->dst, out + OFF_DST);
-	encode_ap(&in->src0, out + OFF_SRC0);
-	encode_ap(&in->src1, out + OFF_SRC1);
+	put_f32(out + OFF_IMM, in->imm);
+	for (size_t s = 0; s < (ext ? NX_ARRAY_SIZE(ap_slots) : 3u); s++) {
+		const struct nx_ap *ap = slot_cap(in, &ap_slots[s]);
+		uint8_t *d = out + ap_slots[s].dims;
+
+		encode_ap(ap, out + ap_slots[s].base);
+		if (!ext)
+			continue;
+		nx_put_le32(d + DIM_SIZE2, ap->size[2]);
+		nx_put_le32(d + DIM_SIZE3, ap->size[3]);
+		nx_put_le32(d + DIM_STEP2, (uint32_t)ap->step[2]);
+		nx_put_le32(d + DIM_STEP3, (uint32_t)ap->step[3]);
+	}
+	if (!ext)
+		return NX_INST_SIZE;
+	out[OFF_FLAGS2] = in->flags2;
+	out[OFF_ALU1] = in->alu1;
+	out[OFF_REDUCE_OP] = in->reduce_op;
+	out[OFF_REDUCE_CMD] = in->reduce_cmd;
+	out[OFF_AXES] = in->axes;
+	memcpy(out + OFF_TILE, in->tile, sizeof(in->tile));
+	put_f32(out + OFF_IMM1, in->imm1);
+	for (int k = 0; k < 2; k++)
+		nx_put_le32(out + OFF_PARAM + 4 * k, (uint32_t)in->param[k]);
+	for (unsigned k = 0; k < NX_AP_DIMS; k++)
+		nx_put_le32(out + OFF_PATTERN + 4 * k, (uint32_t)in->pattern[k]);
+	return NX_INST_EXT_SIZE;
 }
 
-/* Decodes and checks one access pattern at record offset `base`. */
-static int decode_ap(const uint8_t *rec, unsigned base, const char *what, struct nx_ap *ap,
-		     const char *where, struct nx_err *err)
+/* Decodes and checks one access pattern (and, in an extended record, its outer dims). */
+static int decode_ap(const uint8_t *rec, const struct ap_slot *slot, bool ext, unsigned ndt,
+		     struct nx_ap *ap, const char *where, struct nx_err *err)
 {
-	const uint8_t *p = rec + base;
+	const uint8_t *p = rec + slot->base;
+	const char *what = slot->name;
+	unsigned base = slot->base;
 
 	ap->mem = p[AP_MEM];
 	ap->dtype = p[AP_DTYPE];
@@ -230,6 +198,14 @@ static int decode_ap(const uint8_t *rec, unsigned base, const char *what, struct
 	ap->size[1] = nx_get_le32(p + AP_SIZE1);
 	ap->step[0] = (int32_t)nx_get_le32(p + AP_STEP0);
 	ap->step[1] = (int32_t)nx_get_le32(p + AP_STEP1);
+	if (ext) {
+		const uint8_t *d = rec + slot->dims;
+
+		ap->size[2] = nx_get_le32(d + DIM_SIZE2);
+		ap->size[3] = nx_get_le32(d + DIM_SIZE3);
+		ap->step[2] = (int32_t)nx_get_le32(d + DIM_STEP2);
+		ap->step[3] = (int32_t)nx_get_le32(d + DIM_STEP3);
+	}
 	if (ap->mem > NX_MEM_PSUM)
 		return nx_errf(err, NX_ECORRUPT,
 			       "%s: byte %u: %s memory %u is not defined (0 none, 1 sbuf, 2 psum)",
@@ -237,6 +213,9 @@ static int decode_ap(const uint8_t *rec, unsigned base, const char *what, struct
 	if (ap->dtype >= NX_DT_COUNT)
 		return nx_errf(err, NX_ECORRUPT, "%s: byte %u: %s dtype %u is not defined (0..%d)",
 			       where, base + AP_DTYPE, what, ap->dtype, NX_DT_COUNT - 1);
+	if (ap->dtype >= ndt)
+		return nx_errf(err, NX_EVERSION, "%s: byte %u: %s dtype %s needs NEFF major "
+			       "version 3", where, base + AP_DTYPE, what, nx_dtype_name(ap->dtype));
 	if ((unsigned)ap->start_partition + ap->num_partitions + 1u > NX_NUM_PARTITIONS)
 		return nx_errf(err, NX_ECORRUPT,
 			       "%s: byte %u: %s partitions %u..%u exceed the %u partitions "
@@ -246,25 +225,98 @@ static int decode_ap(const uint8_t *rec, unsigned base, const char *what, struct
 	return 0;
 }
 
-/* One "byte N: field V is not defined (0..max)" check. */
-#define CHECK_MAX(field, off, max)                                                          \
+/* One "byte N: field V is not defined (0..max)" check, and the version-2 limit. */
+#define CHECK_MAX(field, off, max, v2max)                                                   \
 	do {                                                                                \
 		if ((unsigned)out->field > (unsigned)(max))                                 \
 			return nx_errf(err, NX_ECORRUPT,                                    \
 				       "%s: byte %d: " #field " %u is not defined (0..%u)", where, \
 				       (off), (unsigned)out->field, (unsigned)(max));       \
+		if (major < 3 && (unsigned)out->field > (unsigned)(v2max))                  \
+			return nx_errf(err, NX_EVERSION,                                    \
+				       "%s: byte %d: " #field " %u needs NEFF major version 3 " \
+				       "(this file is version %u)", where, (off),           \
+				       (unsigned)out->field, major);                        \
 	} while (0)
 
-int nx_inst_decode(const uint8_t in[NX_INST_SIZE], struct nx_inst *out, const char *where,
-		   struct nx_err *err)
+static int check_reserved(const uint8_t *in, int off, int len, const char *where,
+			  struct nx_err *err)
 {
-	uint32_t imm;
+	for (int i = off; i < off + len; i++)
+		if (in[i])
+			return nx_errf(err, NX_ECORRUPT,
+				       "%s: byte %d: reserved byte is 0x%02x, must be zero", where, i,
+				       in[i]);
+	return 0;
+}
+
+static void decode_ext(const uint8_t *in, struct nx_inst *out)
+{
+	out->flags2 = in[OFF_FLAGS2];
+	out->alu1 = in[OFF_ALU1];
+	out->reduce_op = in[OFF_REDUCE_OP];
+	out->reduce_cmd = in[OFF_REDUCE_CMD];
+	out->axes = in[OFF_AXES];
+	memcpy(out->tile, in + OFF_TILE, sizeof(out->tile));
+	out->imm1 = get_f32(in + OFF_IMM1);
+	for (int k = 0; k < 2; k++)
+		out->param[k] = (int32_t)nx_get_le32(in + OFF_PARAM + 4 * k);
+	for (unsigned k = 0; k < NX_AP_DIMS; k++)
+		out->pattern[k] = (int32_t)nx_get_le32(in + OFF_PATTERN + 4 * k);
+}
+
+static int check_ext(const uint8_t *in, const struct nx_inst *out, const char *where,
+		     struct nx_err *err)
+{
+	int rc;
+
+	if (out->flags2 & ~FLAGS2_DEFINED)
+		return nx_errf(err, NX_ECORRUPT, "%s: byte %d: flags2 0x%02x set undefined bits "
+			       "0x%02x", where, OFF_FLAGS2, out->flags2,
+			       out->flags2 & ~FLAGS2_DEFINED);
+	if (out->alu1 >= NX_ALU_COUNT || out->reduce_op >= NX_ALU_COUNT)
+		return nx_errf(err, NX_ECORRUPT, "%s: byte %d: %s %u is not defined (0..%d)", where,
+			       out->alu1 >= NX_ALU_COUNT ? OFF_ALU1 : OFF_REDUCE_OP,
+			       out->alu1 >= NX_ALU_COUNT ? "alu1" : "reduce_op",
+			       out->alu1 >= NX_ALU_COUNT ? out->alu1 : out->reduce_op,
+			       NX_ALU_COUNT - 1);
+	if (out->reduce_cmd >= NX_RCMD_COUNT)
+		return nx_errf(err, NX_ECORRUPT, "%s: byte %d: reduce_cmd %u is not defined (0..%d)",
+			       where, OFF_REDUCE_CMD, out->reduce_cmd, NX_RCMD_COUNT - 1);
+	if (out->axes > NX_AP_DIMS)
+		return nx_errf(err, NX_ECORRUPT, "%s: byte %d: axes %u is not defined (0..%u)",
+			       where, OFF_AXES, out->axes, NX_AP_DIMS);
+	for (int k = 0; k < 4; k++)
+		if (out->tile[k] > NX_NUM_PARTITIONS)
+			return nx_errf(err, NX_ECORRUPT, "%s: byte %d: tile %u is more than %u",
+				       where, OFF_TILE + k, out->tile[k], NX_NUM_PARTITIONS);
+	if ((rc = check_reserved(in, OFF_RSVD3, 3, where, err)))
+		return rc;
+	return check_reserved(in, OFF_RSVD4, (int)NX_INST_EXT_SIZE - OFF_RSVD4, where, err);
+}
+
+int nx_inst_decode(const uint8_t *in, size_t avail, unsigned major, struct nx_inst *out,
+		   size_t *used, const char *where, struct nx_err *err)
+{
+	bool ext;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	*used = 0;
+	if (avail < NX_INST_SIZE)
+		return nx_errf(err, NX_ECORRUPT, "%s: the record is partial (%zu of %u bytes)",
+			       where, avail, NX_INST_SIZE);
+	ext = in[OFF_FLAGS] & FLAG_EXTENDED;
+	if (ext && major < 3)
+		return nx_errf(err, NX_EVERSION, "%s: byte %d: flags bit 7 (record extension) needs "
+			       "NEFF major version 3 (this file is version %u)", where, OFF_FLAGS,
+			       major);
+	if (ext && avail < NX_INST_EXT_SIZE)
+		return nx_errf(err, NX_ECORRUPT, "%s: the extended record is partial (%zu of %u "
+			       "bytes)", where, avail, NX_INST_EXT_SIZE);
 	out->opcode = nx_get_le16(in + OFF_OPCODE);
 	out->engine = in[OFF_ENGINE];
-	out->flags = in[OFF_FLAGS];
+	out->flags = in[OFF_FLAGS] & (uint8_t)~FLAG_EXTENDED;
 	out->act_fn = in[OFF_ACT_FN];
 	out->perf_mode = in[OFF_PERF_MODE];
 	out->alu = in[OFF_ALU];
@@ -277,197 +329,34 @@ int nx_inst_decode(const uint8_t in[NX_INST_SIZE], struct nx_inst *out, const ch
 	out->dma_block = nx_get_le32(in + OFF_DMA_BLOCK);
 	out->debug_id = nx_get_le32(in + OFF_DEBUG_ID);
 	out->bir_id = nx_get_le32(in + OFF_BIR_ID);
-	imm = nx_get_le32(in + OFF_IMM);
-	memcpy(&out->imm, &imm, sizeof(imm));
+	out->imm = get_f32(in + OFF_IMM);
 
-	CHECK_MAX(opcode, OFF_OPCODE, NX_OP_COUNT - 1);
-	CHECK_MAX(engine, OFF_ENGINE, NX_ENGINE_COUNT - 1);
+	CHECK_MAX(opcode, OFF_OPCODE, NX_OP_COUNT - 1, NX_OP_COUNT_V2 - 1);
+	CHECK_MAX(engine, OFF_ENGINE, NX_ENGINE_COUNT - 1, NX_ENGINE_COUNT - 1);
 	if (out->flags & ~FLAGS_DEFINED)
 		return nx_errf(err, NX_ECORRUPT,
 			       "%s: byte %d: flags 0x%02x set undefined bits 0x%02x", where,
-			       OFF_FLAGS, out->flags, out->flags & ~FLAGS_DEFINED);
-	CHECK_MAX(act_fn, OFF_ACT_FN, NX_ACT_COUNT - 1);
-	CHECK_MAX(perf_mode, OFF_PERF_MODE, 2);
-	CHECK_MAX(alu, OFF_ALU, NX_ALU_COUNT - 1);
-	CHECK_MAX(wait_cond, OFF_WAIT_COND, NX_WAIT_EQ);
-	CHECK_MAX(sig_op, OFF_SIG_OP, NX_SEM_SET);
-	CHECK_MAX(wait_sem, OFF_WAIT_SEM, NX_NUM_SEMAPHORES - 1);
-	CHECK_MAX(sig_sem, OFF_SIG_SEM, NX_NUM_SEMAPHORES - 1);
-	static const struct {
-		int off, len;
-	} reserved[] = { { OFF_RSVD0, 1 }, { OFF_RSVD1, 2 }, { OFF_RSVD2, 16 } };
-	for (size_t r = 0; r < NX_ARRAY_SIZE(reserved); r++)
-		for (int i = reserved[r].off; i < reserved[r].off + reserved[r].len; i++)
-			if (in[i])
-				return nx_errf(err, NX_ECORRUPT,
-					       "%s: byte %d: reserved byte is 0x%02x, must be zero",
-					       where, i, in[i]);
-	rc = decode_ap(in, OFF_DST, "dst", &out->dst, where, err);
-	if (!rc)
-		rc = decode_ap(in, OFF_SRC0, "src0", &out->src0, where, err);
-	if (!rc)
-		rc = decode_ap(in, OFF_SRC1, "src1", &out->src1, where, err);
-	return rc;
-}
-
-/* "S[5]++@complete", "S[5]+=16@complete", ... for the completion update. */
-static void format_signal(const struct nx_inst *in, struct nx_strbuf *out)
-{
-	static const char *const ops[] = { "", "++", "--", "+=", "-=", "=" };
-
-	nx_strbuf_addf(out, "S[%u]%s", in->sig_sem, ops[in->sig_op]);
-	if (in->sig_op >= NX_SEM_ADD)
-		nx_strbuf_addf(out, "%" PRIu32, in->sig_value);
-	nx_strbuf_addstr(out, "@complete");
-}
-
-/* name=dtype@[psum:][p<start>:]0x<offset>[pstep,step0,step1][size0,size1,partitions] */
-static void format_ap(const char *name, const struct nx_ap *ap, struct nx_strbuf *out)
-{
-	if (ap->mem == NX_MEM_NONE)
-		return;
-	if (out->len)
-		nx_strbuf_addch(out, ' ');
-	nx_strbuf_addf(out, "%s=%s@%s", name, nx_dtype_name(ap->dtype),
-		       ap->mem == NX_MEM_PSUM ? "psum:" : "");
-	if (ap->start_partition)
-		nx_strbuf_addf(out, "p%u:", ap->start_partition);
-	nx_strbuf_addf(out, "0x%" PRIx32 "[1,%" PRId32 ",%" PRId32 "][%" PRIu32 ",%" PRIu32 ",%u]",
-		       ap->offset, ap->step[0], ap->step[1], ap->size[0], ap->size[1],
-		       nx_ap_partitions(ap));
-}
-
-static void add_word(struct nx_strbuf *out, const char *s)
-{
-	if (out->len)
-		nx_strbuf_addch(out, ' ');
-	nx_strbuf_addstr(out, s);
-}
-
-void nx_inst_format_operands(const struct nx_inst *in, struct nx_strbuf *out)
-{
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	char tmp[64];
-
-	if (in->wait_cond != NX_WAIT_NONE)
-		nx_strbuf_addf(&sb, "S[%u]%s%" PRIu32, in->wait_sem,
-			       in->wait_cond == NX_WAIT_EQ ? "==" : ">=", in->wait_value);
-	if (in->sig_op != NX_SEM_NONE && in->sig_op <= NX_SEM_SET) {
-		if (sb.len)
-			nx_strbuf_addch(&sb, ' ');
-		format_signal(in, &sb);
+			       OFF_FLAGS, in[OFF_FLAGS], out->flags & ~FLAGS_DEFINED);
+	CHECK_MAX(act_fn, OFF_ACT_FN, NX_ACT_COUNT - 1, NX_ACT_COUNT_V2 - 1);
+	CHECK_MAX(perf_mode, OFF_PERF_MODE, 2, 2);
+	CHECK_MAX(alu, OFF_ALU, NX_ALU_COUNT - 1, NX_ALU_COUNT_V2 - 1);
+	CHECK_MAX(wait_cond, OFF_WAIT_COND, NX_WAIT_EQ, NX_WAIT_EQ);
+	CHECK_MAX(sig_op, OFF_SIG_OP, NX_SEM_SET, NX_SEM_SET);
+	CHECK_MAX(wait_sem, OFF_WAIT_SEM, NX_NUM_SEMAPHORES - 1, NX_NUM_SEMAPHORES - 1);
+	CHECK_MAX(sig_sem, OFF_SIG_SEM, NX_NUM_SEMAPHORES - 1, NX_NUM_SEMAPHORES - 1);
+	if ((rc = check_reserved(in, OFF_RSVD0, 1, where, err)) ||
+	    (rc = check_reserved(in, OFF_RSVD1, 2, where, err)) ||
+	    (rc = check_reserved(in, OFF_RSVD2, 16, where, err)))
+		return rc;
+	if (ext) {
+		decode_ext(in, out);
+		if ((rc = check_ext(in, out, where, err)))
+			return rc;
 	}
-	if (in->opcode == NX_OP_DMA_TRIGGER) {
-		snprintf(tmp, sizeof(tmp), "dma_block=%" PRIu32, in->dma_block);
-		add_word(&sb, tmp);
-	}
-	format_ap("src", &in->src0, &sb);
-	format_ap("src1", &in->src1, &sb);
-	format_ap("dst", &in->dst, &sb);
-	switch (in->opcode) {
-	case NX_OP_TENSOR_TENSOR:
-	case NX_OP_TENSOR_REDUCE:
-		snprintf(tmp, sizeof(tmp), "op=%s", nx_alu_name(in->alu));
-		add_word(&sb, tmp);
-		break;
-	case NX_OP_TENSOR_SCALAR:
-		snprintf(tmp, sizeof(tmp), "op=%s imm=%g", nx_alu_name(in->alu), (double)in->imm);
-		add_word(&sb, tmp);
-		break;
-	case NX_OP_ACTIVATE:
-		snprintf(tmp, sizeof(tmp), "fn=%s scale=%g", nx_act_fn_name(in->act_fn),
-			 (double)in->imm);
-		add_word(&sb, tmp);
-		break;
-	case NX_OP_MEMSET:
-		snprintf(tmp, sizeof(tmp), "value=%g", (double)in->imm);
-		add_word(&sb, tmp);
-		break;
-	case NX_OP_MATMUL:
-		if (in->flags & NX_INST_TRANSPOSE)
-			add_word(&sb, "transpose");
-		if (in->flags & NX_INST_ACCUMULATE)
-			add_word(&sb, "acc");
-		/* Last, so that `(\d+)\*(\d+)\s*$` finds K*M. */
-		snprintf(tmp, sizeof(tmp), "%u*%u", nx_ap_partitions(&in->src0),
-			 nx_ap_partitions(&in->dst));
-		add_word(&sb, tmp);
-		break;
-	default:
-		break;
-	}
-	nx_strbuf_add(out, sb.buf ? sb.buf : "", sb.len);
-	nx_strbuf_release(&sb);
-}
-
-/* a * b, saturating at UINT64_MAX (crafted sizes must not wrap around). */
-static uint64_t mul_sat(uint64_t a, uint64_t b)
-{
-	if (a && b > UINT64_MAX / a)
-		return UINT64_MAX;
-	return a * b;
-}
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* Bytes an access pattern covers: partitions x free elements x element size. */
-static uint64_t ap_bytes(const struct nx_ap *ap)
-{
-	return mul_sat(mul_sat(nx_ap_partitions(ap), nx_ap_free_elems(ap)),
-		       nx_dtype_size(ap->dtype));
-}
-
-/* Adds an operand's bytes to the read or write counter of its memory. */
-static void count_ap(const struct nx_ap *ap, bool write, struct nx_inst_work *w)
-{
-	uint64_t b = ap_bytes(ap);
-
-	if (ap->mem == NX_MEM_SBUF) {
-		uint64_t *c = write ? &w->sbuf_write_bytes : &w->sbuf_read_bytes;
-		*c = add_sat(*c, b);
-	} else if (ap->mem == NX_MEM_PSUM) {
-		uint64_t *c = write ? &w->psum_write_bytes : &w->psum_read_bytes;
-		*c = add_sat(*c, b);
-	}
-}
-
-/* BF16-equivalent FLOPs: FP32 costs four passes, FP8 on v3 and UINT8 run at double rate. */
-static uint64_t adjust_flops(uint64_t raw, int dtype, bool v3)
-{
-	switch (dtype) {
-	case NX_DT_FP32:
-		return mul_sat(raw, 4);
-	case NX_DT_FP8:
-		return v3 ? raw / 2 : raw;
-	case NX_DT_UINT8:
-		return raw / 2;
-	default:
-		return raw; /* BF16, FP16, TF32 (and INT32) count as is */
-	}
-}
-
-void nx_inst_work(const struct nx_inst *in, bool target_v3, struct nx_inst_work *w)
-{
-	const struct nx_ap *main_ap = in->src0.mem != NX_MEM_NONE ? &in->src0 : &in->dst;
-
-	memset(w, 0, sizeof(*w));
-	w->elements = nx_ap_free_elems(main_ap);
-	w->partitions = nx_ap_partitions(main_ap);
-	count_ap(&in->src0, false, w);
-	count_ap(&in->src1, false, w);
-	count_ap(&in->dst, true, w);
-	if (in->opcode == NX_OP_MATMUL) {
-		uint64_t k = nx_ap_partitions(&in->src0), m = nx_ap_partitions(&in->dst);
-		uint64_t n = nx_ap_free_elems(&in->src0);
-
-		w->tensor_elements = mul_sat(mul_sat(k, m), n);
-		w->raw_flops = mul_sat(w->tensor_elements, 2);
-		w->adjusted_flops = adjust_flops(w->raw_flops, in->src0.dtype, target_v3);
-	}
-	/* Evicting PSUM into SBUF (TENSOR_COPY, ACTIVATE, ... with a PSUM source). */
-	if (in->src0.mem == NX_MEM_PSUM && in->dst.mem == NX_MEM_SBUF)
-		w->psum_read_sbuf_write_bytes = ap_bytes(&in->dst);
+	for (size_t s = 0; s < (ext ? NX_ARRAY_SIZE(ap_slots) : 3u); s++)
+		if ((rc = decode_ap(in, &ap_slots[s], ext, major < 3 ? NX_DT_COUNT_V2 : NX_DT_COUNT,
+				    slot_ap(out, &ap_slots[s]), where, err)))
+			return rc;
+	*used = ext ? NX_INST_EXT_SIZE : NX_INST_SIZE;
+	return 0;
 }

@@ -17,6 +17,10 @@
 #include "neff/isa.h"
 
 #define NX_NEFF_HEADER_SIZE 1024u
+/* NEFF major versions: 2 is written unless the NEFF needs 3 (extended instruction
+ * records, DMA casts); the reader takes 1 to NX_NEFF_MAJOR_MAX. */
+#define NX_NEFF_MAJOR_DEFAULT 2u
+#define NX_NEFF_MAJOR_MAX 3u
 
 /* The 1024-byte header, field by field (offsets in neff.md). */
 struct nx_neff_header {
@@ -89,8 +93,10 @@ struct nx_dma_desc {
 	uint64_t from_sizes[4], to_sizes[4];
 	int64_t from_steps[4], to_steps[4];
 	unsigned from_start_partition, to_start_partition;
-	int dtype;                     /* enum nx_dtype */
+	int dtype;                     /* enum nx_dtype (of the source with a cast) */
 	bool transpose;                /* DMA transpose (2-byte elements only) */
+	bool cast;                     /* the destination holds to_dtype elements (major 3) */
+	int to_dtype;                  /* enum nx_dtype written when cast */
 	uint64_t bytes;                /* total bytes moved (computed on read) */
 };
 
@@ -129,13 +135,25 @@ struct nx_dbg_bir {
 	int64_t bir_id;
 	char *name;
 };
+/* A choice the front end made for the kernel (listing `decision` line): allocation,
+ * spill, engine or queue pick ... shown as a "Compiler Decision" Warning row. */
+struct nx_dbg_decision {
+	char *kind;          /* e.g. "alloc" */
+	char *file;          /* source location, NULL when absent */
+	int64_t line;        /* -1 when absent */
+	size_t nargs;
+	char **keys, **values; /* nargs each, in listing order */
+};
 struct nx_debug_info {
-	size_t ninsts, nframes, nitervars, nbirs;
+	size_t ninsts, nframes, nitervars, nbirs, ndecisions;
 	struct nx_dbg_inst *insts;
 	struct nx_dbg_frame *frames;
 	struct nx_dbg_itervar *itervars;
 	struct nx_dbg_bir *birs;
+	struct nx_dbg_decision *decisions;
 };
+/* Frees one decision's strings (not the struct). */
+void nx_dbg_decision_release(struct nx_dbg_decision *d);
 
 struct nx_neff {
 	struct nx_neff_header hdr;
@@ -157,7 +175,8 @@ int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct n
 		     struct nx_err *err);
 /* Writes neff to path atomically. header_size, data_size and hash are computed; the
  * other header fields are taken from neff->hdr (zeroed uuid is kept as is), except
- * that pkg_version 0 is written as 1 (SHA-256) and major_version 0 as 2, so a zeroed
+ * that pkg_version 0 is written as 1 (SHA-256) and major_version 0 as 2 (3 when the NEFF
+ * uses extended instruction records or DMA casts, whatever the header says), so a zeroed
  * header yields a readable file. Fails with NX_EUSAGE on structures that could not be
  * read back (dangling indices, bad instructions, unsupported versions). */
 int nx_neff_write(const char *path, const struct nx_neff *neff, struct nx_err *err);

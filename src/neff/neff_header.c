@@ -104,10 +104,10 @@ int nx_neff_header_decode(const char *name, const uint8_t *file, size_t file_len
 			       "%s: header: pkg_version (byte %d) is %" PRIu64 "; supported are 1 "
 			       "(tar.gz + SHA-256) and 2 (tar.gz + MD5)", name, H_PKG_VERSION,
 			       h->pkg_version);
-	if (h->major_version != 1 && h->major_version != 2)
+	if (h->major_version < 1 || h->major_version > NX_NEFF_MAJOR_MAX)
 		return nx_errf(err, NX_EVERSION,
 			       "%s: header: NEFF major version (byte %d) is %" PRIu64 "; this "
-			       "build reads major versions 1 and 2", name, H_MAJOR,
+			       "build reads major versions 1 to 3", name, H_MAJOR,
 			       h->major_version);
 	size_t follow = file_len - NX_NEFF_HEADER_SIZE;
 	if (h->data_size != follow)

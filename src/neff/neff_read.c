@@ -533,6 +533,19 @@ static int parse_desc(struct rd *r, json_t *d, const char *path, struct nx_dma_d
 	if ((dd->dtype = nx_dtype_parse(s)) < 0)
 		return fail(r, NX_ECORRUPT, keypath(kp, path, "dtype"), "unknown data type \"%s\"",
 			    s);
+	if ((rc = get_str(r, d, path, "to_dtype", false, &s)))
+		return rc;
+	dd->to_dtype = dd->dtype;
+	if (s) {
+		if ((dd->to_dtype = nx_dtype_parse(s)) < 0)
+			return fail(r, NX_ECORRUPT, keypath(kp, path, "to_dtype"),
+				    "unknown data type \"%s\"", s);
+		if (r->neff->hdr.major_version < 3)
+			return fail(r, NX_EVERSION, keypath(kp, path, "to_dtype"),
+				    "a DMA cast needs NEFF major version 3 (this file is "
+				    "version %" PRIu64 ")", r->neff->hdr.major_version);
+		dd->cast = true;
+	}
 	if ((rc = get_bool(r, d, path, "transpose", &dd->transpose)) ||
 	    (rc = parse_side(r, d, path, "from", &from, &fe)) ||
 	    (rc = parse_side(r, d, path, "to", &to, &te)))
@@ -541,7 +554,7 @@ static int parse_desc(struct rd *r, json_t *d, const char *path, struct nx_dma_d
 		return fail(r, NX_ECORRUPT, keypath(kp, path, "to_sizes"), "cover %" PRIu64
 			    " elements but from_sizes cover %" PRIu64, te, fe);
 	if ((rc = check_hbm_range(r, path, "from", &from, fe, dd->dtype)) ||
-	    (rc = check_hbm_range(r, path, "to", &to, te, dd->dtype)))
+	    (rc = check_hbm_range(r, path, "to", &to, te, dd->to_dtype)))
 		return rc;
 	dd->bytes = fe * nx_dtype_size(dd->dtype);
 	return 0;
@@ -798,6 +811,47 @@ static int parse_dbg_bir(struct rd *r, json_t *f, const char *p, void *out)
 	return 0;
 }
 
+/* {"kind": K, "file": F, "line": L, "args": [[KEY, VALUE], ...]}: KIND and every KEY
+ * non-empty, every VALUE a string. */
+static int parse_dbg_decision(struct rd *r, json_t *f, const char *p, void *out)
+{
+	struct nx_dbg_decision *d = out;
+	const char *kind, *file;
+	json_t *args;
+	char kp[96];
+	int rc;
+
+	d->line = -1;
+	if (!json_is_object(f))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if ((rc = get_str(r, f, p, "kind", true, &kind)) ||
+	    (rc = get_str(r, f, p, "file", false, &file)) ||
+	    (rc = get_int(r, f, p, "line", false, -1, -1, INT32_MAX, &d->line)) ||
+	    (rc = get_typed(r, f, p, "args", false, JSON_ARRAY, &args)))
+		return rc;
+	if (!kind[0])
+		return fail(r, NX_ECORRUPT, p, "the decision kind is empty");
+	d->kind = nx_xstrdup(kind);
+	d->file = dup_or_null(file);
+	if (!args)
+		return 0;
+	d->keys = nx_xcalloc(json_array_size(args) + 1, sizeof(char *));
+	d->values = nx_xcalloc(json_array_size(args) + 1, sizeof(char *));
+	for (size_t k = 0; k < json_array_size(args); k++) {
+		json_t *a = json_array_get(args, k);
+		const char *key = json_string_value(json_array_get(a, 0));
+		const char *val = json_string_value(json_array_get(a, 1));
+
+		snprintf(kp, sizeof(kp), "%s.args[%zu]", p, k);
+		if (!json_is_array(a) || json_array_size(a) != 2 || !key || !val || !key[0])
+			return fail(r, NX_ECORRUPT, kp, "expected [KEY, VALUE] (two strings, the key "
+				    "not empty)");
+		d->keys[d->nargs] = nx_xstrdup(key);
+		d->values[d->nargs++] = nx_xstrdup(val);
+	}
+	return 0;
+}
+
 /* Parses the optional array root[key] into a calloc'd array of `size`-byte items. The
  * count grows item by item so that a failure leaves only parsed items to release. */
 static int parse_array(struct rd *r, json_t *root, const char *key, size_t size, void **arr,
@@ -848,6 +902,12 @@ static int parse_debug(struct rd *r, json_t *root)
 				 parse_dbg_bir);
 		d->birs = birs;
 	}
+	if (!rc) {
+		void *dec = NULL;
+		rc = parse_array(r, root, "compiler_decisions", sizeof(*d->decisions), &dec,
+				 &d->ndecisions, parse_dbg_decision);
+		d->decisions = dec;
+	}
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < d->nbirs; i++)
@@ -884,23 +944,28 @@ static int parse_debug(struct rd *r, json_t *root)
 	return rc;
 }
 
-/* sg00/<Engine>.bin: fixed-size records, each decoded and cross-checked. */
+/* sg00/<Engine>.bin: records of 128 bytes, or 384 with the extension (major version
+ * 3), each decoded and cross-checked. */
 static int parse_bin(struct rd *r, const struct nx_tar_entry *e, int engine)
 {
 	struct nx_neff *n = r->neff;
+	unsigned major = (unsigned)n->hdr.major_version;
 	char where[256];
+	size_t pos = 0, used;
 	int rc;
 
-	if (e->size % NX_INST_SIZE)
-		return fail(r, NX_ECORRUPT, NULL, "size %zu is not a multiple of %u: the record at "
-			    "byte %zu is partial (%zu bytes)", e->size, NX_INST_SIZE,
-			    e->size - e->size % NX_INST_SIZE, e->size % NX_INST_SIZE);
 	n->inst[engine] = nx_xcalloc(e->size / NX_INST_SIZE + 1, sizeof(struct nx_inst));
-	for (size_t i = 0; i < e->size / NX_INST_SIZE; i++) {
+	for (size_t i = 0; pos < e->size; i++, pos += used) {
 		struct nx_inst *in = &n->inst[engine][i];
 
+		size_t need = e->size - pos >= NX_INST_SIZE &&
+			      (e->data[pos + 3] & 0x80) ? NX_INST_EXT_SIZE : NX_INST_SIZE;
+
 		snprintf(where, sizeof(where), "%s: %s: instruction %zu", r->file, r->member, i);
-		rc = nx_inst_decode(e->data + i * NX_INST_SIZE, in, where, r->err);
+		if (e->size - pos < need && (major >= 3 || need == NX_INST_SIZE))
+			return nx_errf(r->err, NX_ECORRUPT, "%s: the record at byte %zu is partial "
+				       "(%zu of %zu bytes)", where, pos, e->size - pos, need);
+		rc = nx_inst_decode(e->data + pos, e->size - pos, major, in, &used, where, r->err);
 		if (rc)
 			return rc;
 		n->ninst[engine]++;
@@ -1062,7 +1127,23 @@ void nx_neff_release(struct nx_neff *neff)
 		free(neff->dbg.itervars[i].file);
 	}
 	free(neff->dbg.itervars);
+	for (size_t i = 0; i < neff->dbg.ndecisions; i++)
+		nx_dbg_decision_release(&neff->dbg.decisions[i]);
+	free(neff->dbg.decisions);
 	memset(neff, 0, sizeof(*neff));
+}
+
+void nx_dbg_decision_release(struct nx_dbg_decision *d)
+{
+	for (size_t k = 0; k < d->nargs; k++) {
+		free(d->keys[k]);
+		free(d->values[k]);
+	}
+	free(d->keys);
+	free(d->values);
+	free(d->kind);
+	free(d->file);
+	memset(d, 0, sizeof(*d));
 }
 
 int nx_neff_find_tensor(const struct nx_neff *neff, const char *name)

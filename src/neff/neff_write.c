@@ -237,6 +237,13 @@ static int block_json(struct wr *w, const struct nx_dma_block *b, json_t *o)
 		set_str(w, dj, "dtype", nx_dtype_name(d->dtype), "dtype");
 		if (d->transpose)
 			json_object_set_new(dj, "transpose", json_true());
+		if (d->cast && (d->to_dtype < 0 || d->to_dtype >= NX_DT_COUNT)) {
+			rc = nx_errf(w->err, NX_EUSAGE, "desc[%zu]: to_dtype %d is not defined", i,
+				     d->to_dtype);
+			break;
+		}
+		if (d->cast)
+			set_str(w, dj, "to_dtype", nx_dtype_name(d->to_dtype), "to_dtype");
 		rc = side_json(w, dj, "from", d->from_loc, d->from_var, d->from_off, d->from_ndim,
 			       d->from_sizes, d->from_steps, d->from_start_partition);
 		if (!rc)
@@ -275,14 +282,15 @@ static int write_bin(struct wr *w, int engine)
 {
 	const struct nx_neff *n = w->neff;
 	size_t count = n->ninst[engine];
-	uint8_t *buf = nx_xcalloc(count + 1, NX_INST_SIZE);
+	uint8_t *buf = nx_xcalloc(count + 1, NX_INST_EXT_SIZE);
+	size_t len = 0;
 	char member[64];
 	int rc;
 
 	for (size_t i = 0; i < count; i++)
-		nx_inst_encode(&n->inst[engine][i], buf + i * NX_INST_SIZE);
+		len += nx_inst_encode(&n->inst[engine][i], buf + len);
 	snprintf(member, sizeof(member), "sg00/%s.bin", nx_engine_name(engine));
-	rc = nx_tar_add(&w->tar, member, buf, count * NX_INST_SIZE, w->err);
+	rc = nx_tar_add(&w->tar, member, buf, len, w->err);
 	free(buf);
 	return rc;
 }
@@ -290,6 +298,33 @@ static int write_bin(struct wr *w, int engine)
 static int dbg_str(struct wr *w, json_t *o, const char *key, const char *s)
 {
 	return s ? set_str(w, o, key, s, "kernel_debug_info.json") : 0;
+}
+
+static int decision_json(struct wr *w, const struct nx_dbg_decision *dc, json_t *decs)
+{
+	json_t *o = json_object(), *args = json_array();
+	int rc;
+
+	json_array_append_new(decs, o);
+	json_object_set_new(o, "args", args);
+	rc = dbg_str(w, o, "kind", dc->kind ? dc->kind : "");
+	if (!rc)
+		rc = dbg_str(w, o, "file", dc->file);
+	if (dc->line >= 0)
+		set_int(o, "line", dc->line);
+	for (size_t k = 0; !rc && k < dc->nargs; k++) {
+		json_t *kv = json_array();
+
+		json_array_append_new(args, kv);
+		json_array_append_new(kv, json_string(""));
+		json_array_append_new(kv, json_string(""));
+		if (!json_string_set(json_array_get(kv, 0), dc->keys[k] ? dc->keys[k] : "") &&
+		    !json_string_set(json_array_get(kv, 1), dc->values[k] ? dc->values[k] : ""))
+			continue;
+		rc = nx_errf(w->err, NX_EUSAGE, "kernel_debug_info.json: a decision argument is not "
+			     "valid UTF-8");
+	}
+	return rc;
 }
 
 static int write_debug(struct wr *w)
@@ -359,6 +394,12 @@ static int write_debug(struct wr *w)
 			rc = dbg_str(w, o, "name", d->birs[i].name ? d->birs[i].name : "");
 		}
 	}
+	if (d->ndecisions) {
+		json_t *decs = json_array();
+		json_object_set_new(root, "compiler_decisions", decs);
+		for (size_t i = 0; !rc && i < d->ndecisions; i++)
+			rc = decision_json(w, &d->decisions[i], decs);
+	}
 	if (!rc)
 		rc = add_json(w, "kernel_debug_info.json", root);
 	json_decref(root);
@@ -388,9 +429,24 @@ static int write_members(struct wr *w)
 		rc = nx_errf(w->err, NX_EUSAGE, "block %zu (engine %d) is out of engine order: "
 			     "blocks must be grouped by engine, Tensor first", next,
 			     n->blocks[next].engine);
-	if (!rc && (n->dbg.ninsts || n->dbg.nframes || n->dbg.nitervars || n->dbg.nbirs))
+	if (!rc && (n->dbg.ninsts || n->dbg.nframes || n->dbg.nitervars || n->dbg.nbirs ||
+		    n->dbg.ndecisions))
 		rc = write_debug(w);
 	return rc;
+}
+
+/* Extended instruction records and DMA casts exist from NEFF major version 3 on. */
+static bool needs_v3(const struct nx_neff *n)
+{
+	for (int e = 0; e < NX_ENGINE_COUNT; e++)
+		for (size_t i = 0; i < n->ninst[e]; i++)
+			if (nx_inst_extended(&n->inst[e][i]))
+				return true;
+	for (size_t b = 0; b < n->nblocks; b++)
+		for (size_t d = 0; d < n->blocks[b].ndesc; d++)
+			if (n->blocks[b].desc[d].cast)
+				return true;
+	return false;
 }
 
 int nx_neff_write_mem(const struct nx_neff *neff, uint8_t **out, size_t *out_len,
@@ -415,7 +471,9 @@ int nx_neff_write_mem(const struct nx_neff *neff, uint8_t **out, size_t *out_len
 	if (!h.pkg_version)
 		h.pkg_version = 1;
 	if (!h.major_version)
-		h.major_version = 2;
+		h.major_version = NX_NEFF_MAJOR_DEFAULT;
+	if (needs_v3(neff) && h.major_version < 3)
+		h.major_version = 3;
 	h.header_size = NX_NEFF_HEADER_SIZE;
 	h.data_size = gzlen;
 	nx_neff_payload_hash(h.pkg_version, gz, gzlen, h.hash);

@@ -806,7 +806,7 @@ static void test_header_errors(void **state)
 	copy[24] = 7;
 	assert_int_equal(nx_neff_read_mem("x.neff", copy, len, &r, &err), NX_EVERSION);
 	assert_contains(err.msg, "major version (byte 24) is 7; this build reads major "
-				 "versions 1 and 2");
+				 "versions 1 to 3");
 
 	/* A flipped payload byte. */
 	memcpy(copy, data, len);
@@ -1040,22 +1040,22 @@ static void test_debug_values(void **state)
 			 "stack_frames[0]: expected object, found string");
 }
 
-/* Sets one record of an engine stream (appending when index == count). */
+/* Sets one record of an engine stream of base records (appending when index == count). */
 static void set_record(struct pack *p, const char *member, size_t index, const struct nx_inst *in)
 {
-	size_t len = 0;
+	size_t len = 0, n;
 	const char *old = NULL;
 	uint8_t *buf;
 
 	for (size_t i = 0; i < p->n; i++)
 		if (!strcmp(p->name[i], member))
 			old = p->data[i], len = p->len[i];
-	buf = nx_xcalloc(len + NX_INST_SIZE, 1);
+	buf = nx_xcalloc(len + NX_INST_EXT_SIZE, 1);
 	if (old)
 		memcpy(buf, old, len);
-	nx_inst_encode(in, buf + index * NX_INST_SIZE);
-	if ((index + 1) * NX_INST_SIZE > len)
-		len = (index + 1) * NX_INST_SIZE;
+	n = nx_inst_encode(in, buf + index * NX_INST_SIZE);
+	if (index * NX_INST_SIZE + n > len)
+		len = index * NX_INST_SIZE + n;
 	pack_set(p, member, buf, len);
 	free(buf);
 }
@@ -1087,14 +1087,14 @@ static void test_bin_errors(void **state)
 	pack_from_sample(&p);
 	pack_set(&p, "sg00/Tensor.bin", pack_get(&p, "sg00/Tensor.bin"), 200);
 	assert_int_equal(pack_read(&p, &err), NX_ECORRUPT);
-	assert_contains(err.msg, "x.neff: sg00/Tensor.bin: size 200 is not a multiple of 128: "
-				 "the record at byte 128 is partial (72 bytes)");
+	assert_contains(err.msg, "x.neff: sg00/Tensor.bin: instruction 1: the record at byte 128 "
+				 "is partial (72 of 128 bytes)");
 	pack_release(&p);
 
 	in = inst(NX_ENGINE_VECTOR, NX_OP_NOP);
 	expect_bin_error("sg00/Vector.bin", 0, &in, 0, 77,
 			 "x.neff: sg00/Vector.bin: instruction 0: byte 0: opcode 77 is not "
-			 "defined (0..12)");
+			 "defined (0..27)");
 	in.src0 = ap(NX_MEM_SBUF, NX_DT_BF16, 100, 64, 0, 1, 1);
 	expect_bin_error("sg00/Vector.bin", 1, &in, -1, 0,
 			 "sg00/Vector.bin: instruction 1: byte 66: src0 partitions 100..163 exceed "
