@@ -312,105 +312,52 @@ static int d_iter(struct asm_state *st, char **tok, int n)
 	return rc;
 }
 
-static int location(struct asm_state *st, const char *s, uint32_t *debug_id)
+/* "@LINE" (of the source file) or "@FILE:LINE" into a new *file and *line. */
+static int where(struct asm_state *st, const char *s, char **file, int64_t *line)
 {
 	const char *colon = strrchr(s, ':');
-	uint64_t line;
-	char *file;
+	uint64_t l;
 	int rc;
 
-	if (!colon) {
-		if (!st->source)
-			return nx__asm_fail(st, "'@%s' needs a 'source FILE' line first (or @FILE:LINE)",
-					    s);
-		if ((rc = nx__asm_u64(st, s, &line, "source line")))
-			return rc;
-		*debug_id = dbg_entry(st, st->source, (int64_t)line);
-		return 0;
-	}
-	if ((rc = nx__asm_u64(st, colon + 1, &line, "source line")))
+	if (!colon && !st->source)
+		return nx__asm_fail(st, "'@%s' needs a 'source FILE' line first (or @FILE:LINE)", s);
+	if ((rc = nx__asm_u64(st, colon ? colon + 1 : s, &l, "source line")))
 		return rc;
-	file = nx_xstrndup(s, (size_t)(colon - s));
-	*debug_id = dbg_entry(st, file, (int64_t)line);
+	if (l > INT32_MAX)
+		return nx__asm_fail(st, "bad source line '%s'", colon ? colon + 1 : s);
+	*file = colon ? nx_xstrndup(s, (size_t)(colon - s)) : nx_xstrdup(st->source);
+	*line = (int64_t)l;
+	return 0;
+}
+
+static int location(struct asm_state *st, const char *s, uint32_t *debug_id)
+{
+	char *file;
+	int64_t line;
+	int rc = where(st, s, &file, &line);
+
+	if (rc)
+		return rc;
+	*debug_id = dbg_entry(st, file, line);
 	free(file);
 	return 0;
 }
 
-static int operand(struct asm_state *st, struct nx_inst *in, const char *t, char **block,
-		   char **bname)
+/* "[@LOC] decision KIND KEY=VALUE ..." */
+static int decision(struct asm_state *st, char **tok, int n)
 {
-	const char *v;
-	uint64_t x;
-	int rc, k;
+	char *file = NULL;
+	int64_t line = -1;
+	int i = 0, rc = 0;
 
-	if (kv(t, "dst", &v))
-		return nx__asm_ap(st, v, &in->dst);
-	if (kv(t, "src", &v) || kv(t, "src0", &v))
-		return nx__asm_ap(st, v, &in->src0);
-	if (kv(t, "src1", &v))
-		return nx__asm_ap(st, v, &in->src1);
-	if (kv(t, "wait", &v))
-		return nx__asm_wait(st, v, in);
-	if (kv(t, "sig", &v))
-		return nx__asm_sig(st, v, in);
-	if (kv(t, "block", &v)) {
-		free(*block);
-		*block = nx_xstrdup(v);
-		return 0;
-	}
-	if (kv(t, "act", &v)) {
-		if ((k = nx_act_fn_parse(v)) < 0)
-			return nx__asm_fail(st, "unknown activation function '%s'", v);
-		in->act_fn = (uint8_t)k;
-		return 0;
-	}
-	if (kv(t, "alu", &v)) {
-		if ((k = nx_alu_parse(v)) < 0)
-			return nx__asm_fail(st, "unknown ALU operation '%s'", v);
-		in->alu = (uint8_t)k;
-		return 0;
-	}
-	if (kv(t, "imm", &v)) {
-		char *end;
-
-		in->imm = strtof(v, &end);
-		if (end == v || *end)
-			return nx__asm_fail(st, "bad immediate '%s'", v);
-		return 0;
-	}
-	if (kv(t, "perf", &v)) {
-		if (!strcmp(v, "1x"))
-			in->perf_mode = 0;
-		else if (!strcmp(v, "2x"))
-			in->perf_mode = 1;
-		else if (!strcmp(v, "4x"))
-			in->perf_mode = 2;
-		else
-			return nx__asm_fail(st, "bad performance mode '%s' (1x, 2x, 4x)", v);
-		return 0;
-	}
-	if (kv(t, "name", &v)) {
-		if (!v[0])
-			return nx__asm_fail(st, "empty instruction name");
-		free(*bname);
-		*bname = nx_xstrdup(v);
-		return 0;
-	}
-	if (kv(t, "bir", &v)) {
-		if ((rc = nx__asm_u64(st, v, &x, "bir id")))
+	if (tok[0][0] == '@') {
+		if ((rc = where(st, tok[0] + 1, &file, &line)))
 			return rc;
-		in->bir_id = (uint32_t)x;
-		return 0;
+		i = 1;
 	}
-	if (!strcmp(t, "transpose")) {
-		in->flags |= NX_INST_TRANSPOSE;
-		return 0;
-	}
-	if (!strcmp(t, "acc")) {
-		in->flags |= NX_INST_ACCUMULATE;
-		return 0;
-	}
-	return nx__asm_fail(st, "unknown operand '%s'", t);
+	rc = nx__asm_decision(st, file, line, tok + i + 1, n - i - 1);
+	free(file);
+	return rc;
 }
 
 /* Names BIR instruction bir_id (the NEFF's debug info carries it); takes name. Two
@@ -458,12 +405,7 @@ static int instruction(struct asm_state *st, char **tok, int n)
 	in.dma_block = NX_NONE32;
 	in.debug_id = dbg;
 	in.bir_id = NX_NONE32;
-	for (i += 2; i < n && !rc; i++)
-		rc = operand(st, &in, tok[i], &block, &bname);
-	if (!rc && op == NX_OP_DMA_TRIGGER && !block)
-		rc = nx__asm_fail(st, "DMA trigger without block=NAME");
-	if (!rc && op != NX_OP_DMA_TRIGGER && block)
-		rc = nx__asm_fail(st, "block= is only valid on a DMA trigger");
+	rc = nx__asm_operands(st, &in, tok + i + 2, n - i - 2, &block, &bname);
 	if (rc) {
 		free(block);
 		free(bname);
@@ -536,6 +478,9 @@ static int line(struct asm_state *st, char *text)
 	}
 	if (!strcmp(tok[0], "iter"))
 		return d_iter(st, tok, n);
+	if (!strcmp(tok[0], "decision") || (n > 1 && tok[0][0] == '@' &&
+					     !strcmp(tok[1], "decision")))
+		return decision(st, tok, n);
 	if (!strcmp(tok[0], "tensor"))
 		return d_tensor(st, tok, n);
 	if (!strcmp(tok[0], "queue"))

@@ -46,7 +46,7 @@ struct asm_state {
 	struct nx_neff *neff;
 	size_t cap_tensors, cap_queues, cap_blocks, cap_inst[NX_ENGINE_COUNT], cap_dbg, cap_desc;
 	struct nx_strmap tensors, queues, blocks, dbg, iters; /* name -> int index */
-	size_t cap_iters;
+	size_t cap_iters, cap_decisions;
 	int64_t cur_iter;        /* innermost iteration variable in force, -1 none */
 	char *source;            /* default file of "@LINE" */
 	char *kernel;
@@ -65,7 +65,8 @@ int nx__asm_fail(struct asm_state *st, const char *fmt, ...) NX_PRINTF(2, 3);
 /* Numbers: accept decimal and 0x hex; fail on trailing garbage. */
 int nx__asm_u64(struct asm_state *st, const char *s, uint64_t *v, const char *what);
 
-/* "sbuf[0:128]+0x400:bf16[512]" (optional ",S1" in the size and "{ST0,ST1}" steps). */
+/* "sbuf[0:128]+0x400:bf16[512]": 1 to 4 sizes, innermost first, and optional
+ * "{ST0,...}" steps (one per size). */
 int nx__asm_ap(struct asm_state *st, const char *s, struct nx_ap *ap);
 /* "S[3]>=16" / "S[3]==2" into wait fields. */
 int nx__asm_wait(struct asm_state *st, const char *s, struct nx_inst *in);
@@ -74,5 +75,13 @@ int nx__asm_sig(struct asm_state *st, const char *s, struct nx_inst *in);
 /* One side of a descriptor: "tensor[a:b, c:d]" (HBM) or "sbuf[p0:p1]+off[:dtype[n]]". */
 int nx__asm_desc(struct asm_state *st, const char *src, const char *dst, bool transpose,
 		 struct nx_dma_desc *d);
+
+/* The operand words tok[0..n-1] of an instruction whose opcode and engine are set:
+ * fills *in and the block and BIR names it gives (listing_ops.c). */
+int nx__asm_operands(struct asm_state *st, struct nx_inst *in, char **tok, int n, char **block,
+		     char **bname);
+/* "decision KIND KEY=VALUE ...": tok[0..n-1] are the words after "decision"; file is
+ * NULL without a source location. */
+int nx__asm_decision(struct asm_state *st, const char *file, int64_t line, char **tok, int n);
 
 #endif

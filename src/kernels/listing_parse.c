@@ -132,11 +132,32 @@ static int dtype_of(struct asm_state *st, struct cur *c, int *dt)
 	return 0;
 }
 
+/* "[N0,N1,...]" or "{S0,S1,...}": 1 to NX_AP_DIMS numbers (signed when `sign`). */
+static int num_list(struct cur *c, char open, char close, bool sign, int64_t *v, unsigned *n)
+{
+	*n = 0;
+	if (!lit(c, open))
+		return -1;
+	do {
+		uint64_t u;
+
+		if (*n == NX_AP_DIMS)
+			return -1;
+		if (sign ? !snum(c, &v[*n]) : !num(c, &u))
+			return -1;
+		if (!sign)
+			v[*n] = u > INT64_MAX ? INT64_MAX : (int64_t)u;
+		(*n)++;
+	} while (lit(c, ','));
+	return lit(c, close) ? 0 : -1;
+}
+
 int nx__asm_ap(struct asm_state *st, const char *s, struct nx_ap *ap)
 {
 	struct cur c = { s, s };
-	uint64_t off, s0, s1 = 1;
-	unsigned p0, np;
+	int64_t size[NX_AP_DIMS], step[NX_AP_DIMS];
+	uint64_t off, dense = 1;
+	unsigned p0, np, nd, ns;
 	int mem, dt, rc;
 
 	memset(ap, 0, sizeof(*ap));
@@ -146,26 +167,41 @@ int nx__asm_ap(struct asm_state *st, const char *s, struct nx_ap *ap)
 		return nx__asm_fail(st, "bad operand '%s': expected ':dtype[size]'", s);
 	if ((rc = dtype_of(st, &c, &dt)))
 		return rc;
-	if (!lit(&c, '[') || !num(&c, &s0) || (lit(&c, ',') && !num(&c, &s1)) || !lit(&c, ']'))
-		return nx__asm_fail(st, "bad operand '%s': expected [size] or [size0,size1]", s);
-	if (!s0 || !s1 || s0 > UINT32_MAX || s1 > UINT32_MAX || off > UINT32_MAX)
-		return nx__asm_fail(st, "bad operand '%s': sizes must be 1..2^32-1", s);
+	if (num_list(&c, '[', ']', false, size, &nd))
+		return nx__asm_fail(st, "bad operand '%s': expected [size0,...] (1 to %u sizes, "
+				    "innermost first)", s, NX_AP_DIMS);
+	for (unsigned k = 0; k < nd; k++)
+		if (size[k] < 1 || size[k] > UINT32_MAX)
+			return nx__asm_fail(st, "bad operand '%s': sizes must be 1..2^32-1", s);
+	if (off > UINT32_MAX)
+		return nx__asm_fail(st, "bad operand '%s': offset must be below 2^32", s);
 	ap->mem = (uint8_t)mem;
 	ap->dtype = (uint8_t)dt;
 	ap->start_partition = (uint8_t)p0;
 	ap->num_partitions = (uint8_t)(np - 1);
 	ap->offset = (uint32_t)off;
-	ap->size[0] = (uint32_t)s0;
-	ap->size[1] = (uint32_t)s1;
-	ap->step[0] = 1;
-	ap->step[1] = (int32_t)s0;
-	if (lit(&c, '{')) {
-		int64_t a, b;
-
-		if (!snum(&c, &a) || !lit(&c, ',') || !snum(&c, &b) || !lit(&c, '}'))
-			return nx__asm_fail(st, "bad operand '%s': expected {step0,step1}", s);
-		ap->step[0] = (int32_t)a;
-		ap->step[1] = (int32_t)b;
+	/* dense row-major steps by default; a 1-D pattern keeps size[1] = 1, step[1] = size0 */
+	ap->size[1] = 1;
+	for (unsigned k = 0; k < (nd > 2 ? nd : 2); k++) {
+		if (k < nd)
+			ap->size[k] = (uint32_t)size[k];
+		ap->step[k] = dense > INT32_MAX ? INT32_MAX : (int32_t)dense;
+		if (k < nd)
+			dense *= (uint64_t)size[k];
+	}
+	if (nd == 1)
+		ap->step[1] = (int32_t)(size[0] > INT32_MAX ? INT32_MAX : size[0]);
+	if (*c.p == '{') {
+		/* one step per size; a 1-D pattern may also give the old two steps */
+		if (num_list(&c, '{', '}', true, step, &ns) || (ns != nd && !(nd == 1 && ns == 2)))
+			return nx__asm_fail(st, "bad operand '%s': expected {step0,...} with one step "
+					    "per size (%u)", s, nd);
+		for (unsigned k = 0; k < ns; k++) {
+			if (step[k] < INT32_MIN || step[k] > INT32_MAX)
+				return nx__asm_fail(st, "bad operand '%s': step %" PRId64 " is out of "
+						    "range", s, step[k]);
+			ap->step[k] = (int32_t)step[k];
+		}
 	}
 	if (*c.p)
 		return nx__asm_fail(st, "bad operand '%s': unexpected '%s'", s, c.p);
@@ -322,9 +358,12 @@ static int parse_side(struct asm_state *st, const char *s, struct side *sd)
 
 		if ((rc = dtype_of(st, &c, &sd->dtype)))
 			return rc;
-		if (!lit(&c, '[') || !num(&c, &n) || !lit(&c, ']') || !n)
-			return nx__asm_fail(st, "bad descriptor side '%s': expected :dtype[N]", s);
-		sd->elems = n * sd->np;
+		/* the count may be left out (a cast destination takes its source's) */
+		if (*c.p && (!lit(&c, '[') || !num(&c, &n) || !lit(&c, ']') || !n))
+			return nx__asm_fail(st, "bad descriptor side '%s': expected :dtype[N] or "
+					    ":dtype", s);
+		if (c.p[-1] == ']')
+			sd->elems = n * sd->np;
 	}
 	if (*c.p)
 		return nx__asm_fail(st, "bad descriptor side '%s': unexpected '%s'", s, c.p);
@@ -355,36 +394,51 @@ static void store(const struct side *sd, uint64_t elems, int *loc, int *var, uin
 	*sp = sd->p0;
 }
 
+/* The HBM side's dimension that maps to the on-chip side's partitions: the first, or
+ * the last for a DMA transpose. */
+static uint64_t part_dim(const struct side *hbm, bool transpose)
+{
+	return hbm->sizes[transpose ? hbm->ndim - 1 : 0];
+}
+
 int nx__asm_desc(struct asm_state *st, const char *src, const char *dst, bool transpose,
 		 struct nx_dma_desc *d)
 {
 	struct side a, b;
 	uint64_t elems;
-	int dt, rc;
+	int dt, to, rc;
 
 	if ((rc = parse_side(st, src, &a)) || (rc = parse_side(st, dst, &b)))
 		return rc;
 	elems = a.elems ? a.elems : b.elems;
 	dt = a.dtype >= 0 ? a.dtype : b.dtype;
+	to = b.dtype >= 0 ? b.dtype : dt;
 	if (!elems || dt < 0)
 		return nx__asm_fail(st, "descriptor between two on-chip sides needs ':dtype[N]' on "
 				    "its source");
 	if (a.elems && b.elems && a.elems != b.elems)
 		return nx__asm_fail(st, "descriptor sides differ in size (%" PRIu64 " vs %" PRIu64
 				    " elements)", a.elems, b.elems);
-	if ((a.chip && !b.chip && b.sizes[0] != a.np && a.np != 1) ||
-	    (b.chip && !a.chip && a.sizes[0] != b.np && b.np != 1))
-		return nx__asm_fail(st, "the outer HBM dimension (%" PRIu64 ") must match the %u "
-				    "partitions", a.chip ? b.sizes[0] : a.sizes[0], a.chip ? a.np : b.np);
+	if ((a.chip && !b.chip && part_dim(&b, transpose) != a.np && a.np != 1) ||
+	    (b.chip && !a.chip && part_dim(&a, transpose) != b.np && b.np != 1))
+		return nx__asm_fail(st, "the %s HBM dimension (%" PRIu64 ") must match the %u "
+				    "partitions", transpose ? "last" : "outer",
+				    a.chip ? part_dim(&b, transpose) : part_dim(&a, transpose),
+				    a.chip ? a.np : b.np);
 	if ((a.chip && elems % a.np) || (b.chip && elems % b.np))
 		return nx__asm_fail(st, "%" PRIu64 " elements do not split evenly over the "
 				    "partitions", elems);
+	if (transpose && (nx_dtype_size(dt) != 2 || to != dt))
+		return nx__asm_fail(st, "a DMA transpose moves 2-byte elements without a cast "
+				    "(here %s to %s)", nx_dtype_name(dt), nx_dtype_name(to));
 	memset(d, 0, sizeof(*d));
 	store(&a, elems, &d->from_loc, &d->from_var, &d->from_off, &d->from_ndim, d->from_sizes,
 	      d->from_steps, &d->from_start_partition);
 	store(&b, elems, &d->to_loc, &d->to_var, &d->to_off, &d->to_ndim, d->to_sizes, d->to_steps,
 	      &d->to_start_partition);
 	d->dtype = dt;
+	d->to_dtype = to;
+	d->cast = to != dt;
 	d->transpose = transpose;
 	d->bytes = elems * nx_dtype_size(dt);
 	return 0;

@@ -252,7 +252,7 @@ static void test_bad_input(void **state)
 	bad("@3 Vector tensor_copy colour=red\n", "unknown operand 'colour=red'");
 	bad("@3 Sync dma_trigger block=nope\n", "bad.txt:7: DMA trigger names missing block 'nope'");
 	bad("@3 Sync dma_trigger\n", "DMA trigger without block=NAME");
-	bad("@3 Vector nop block=b0\n", "block= is only valid on a DMA trigger");
+	bad("@3 Vector nop block=b0\n", "bad.txt:7: NOP takes no 'block='");
 	bad("block b1 q0\n  desc zz[0:1, 0:1] -> sbuf[0:1]+0\n", "bad.txt:8: descriptor names unknown tensor 'zz'");
 	bad("block b1 q0\n  desc a[0:1] -> sbuf[0:1]+0\n", "needs 2 slices");
 	bad("block b1 q0\n  desc a[0:200, 0:1] -> sbuf[0:128]+0\n", "is outside 0:128");
