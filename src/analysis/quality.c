@@ -187,7 +187,8 @@ static const char QUALITY_SQL[] =
 	"  (SELECT count(*) FROM rx_Flow WHERE dependency_type = 'DGE_TRIGGER') AS flow_dge,\n"
 	"  (SELECT count(*) FROM rx_Flow WHERE dependency_type = 'SEMAPHORE') AS flow_sem,\n"
 	"  (SELECT count(*) FROM rx_TensorInfo WHERE type IN ('IN', 'OUT')) AS tensors,\n"
-	"  (SELECT count(*) FROM rx_Warning) AS warnings,\n"
+	"  (SELECT count(*) FROM rx_Warning\n"
+	"      WHERE category IS DISTINCT FROM 'Compiler Decision') AS warnings,\n"
 	"  (SELECT count(*) FROM rx_Summary) AS summary,\n"
 	"  (SELECT count(*) FROM rx_Metadata WHERE dma_ddr_bandwidth > 0\n"
 	"      AND tensor_engine_clock_freq > 0) AS metadata";
@@ -281,7 +282,8 @@ int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 		struct rx_table t = { 0 };
 		rc = nx__rec_query_table(d, "SELECT string_agg(coalesce(category, '') || ': ' || "
 					 "coalesce(message, ''), '; ') AS m FROM "
-					 "(SELECT * FROM rx_Warning LIMIT 3)", &t, err);
+					 "(SELECT * FROM rx_Warning WHERE category IS DISTINCT FROM "
+					 "'Compiler Decision' LIMIT 3)", &t, err);
 		if (rc)
 			return nx_err_wrap(err, "reading Warning");
 		nx__rec_note(q, "ingestion warnings",

@@ -100,9 +100,32 @@ static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const 
 	return nx_read_exec_records(c, err);
 }
 
+/* The front end's compiler decisions (NEFF debug info), one "Compiler Decision" Warning
+ * row each in NEFF order: "KIND KEY=VALUE ... (FILE:LINE)". */
+static void decision_warnings(struct nx_ingest_ctx *c)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+
+	for (size_t i = 0; i < c->neff.dbg.ndecisions; i++) {
+		const struct nx_dbg_decision *d = &c->neff.dbg.decisions[i];
+
+		nx_strbuf_reset(&sb);
+		nx_strbuf_addstr(&sb, d->kind ? d->kind : "");
+		for (size_t k = 0; k < d->nargs; k++)
+			nx_strbuf_addf(&sb, " %s=%s", d->keys[k], d->values[k]);
+		if (d->file && d->line >= 0)
+			nx_strbuf_addf(&sb, " (%s:%" PRId64 ")", d->file, d->line);
+		else if (d->file)
+			nx_strbuf_addf(&sb, " (%s)", d->file);
+		nx_ctx_warn(c, "Compiler Decision", "%s", nx_strbuf_str(&sb));
+	}
+	nx_strbuf_release(&sb);
+}
+
 /* Data anomalies that do not stop ingest become Warning rows. */
 static void collect_warnings(struct nx_ingest_ctx *c, uint64_t dma_rows)
 {
+	decision_warnings(c);
 	if (dma_rows == 0) {
 		if (!(c->info->flags & NX_NTFF_DGE_NOTIFICATIONS))
 			nx_ctx_warn(c, "Missing Data",

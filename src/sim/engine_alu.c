@@ -10,7 +10,10 @@
  * instruction that waits on another engine does not pay the 100 (trn2 v5's VectorE
  * adds each wait on a matmul). A free-dimension stride above 16 bytes halves the
  * bandwidth. The v3 2x/4x performance modes divide the streaming part for 2-byte
- * types. */
+ * types. The NKI operations beyond these follow the ISA reference's cost rules where it
+ * gives one (bn_aggr 13N/3; activation and tensor_scalar with a reduction + MIN_II) and
+ * otherwise the rule of the nearest documented operation (docs/simulator.md, table
+ * "Cost per operation"). */
 #include "common/compat.h"
 #include "sim/cost.h"
 
@@ -42,8 +45,9 @@ static bool sixteen(int dtype)
 
 /* VectorE reads two tensors in one pass (N cycles, not 2N) when one is in PSUM and the
  * other in SBUF, or for a contiguous all-BF16 SBUF add, multiply or subtract (the
- * tensor_tensor cost rule of the NKI ISA reference). */
-static bool tt_single_pass(const struct nx_inst *in)
+ * tensor_tensor cost rule of the NKI ISA reference). `op` is the operation between the
+ * two tensors. */
+static bool tt_single_pass(const struct nx_inst *in, int op)
 {
 	const struct nx_ap *a = &in->src0, *b = &in->src1, *d = &in->dst;
 
@@ -52,7 +56,54 @@ static bool tt_single_pass(const struct nx_inst *in)
 	return a->mem == NX_MEM_SBUF && b->mem == NX_MEM_SBUF && d->mem == NX_MEM_SBUF &&
 	       a->dtype == NX_DT_BF16 && b->dtype == NX_DT_BF16 && d->dtype == NX_DT_BF16 &&
 	       a->step[0] == 1 && b->step[0] == 1 && d->step[0] == 1 &&
-	       (in->alu == NX_ALU_ADD || in->alu == NX_ALU_MUL || in->alu == NX_ALU_SUB);
+	       (op == NX_ALU_ADD || op == NX_ALU_MUL || op == NX_ALU_SUB);
+}
+
+/* The streaming cycles of a Vector/Scalar/GpSimd instruction over n elements per
+ * partition, before the floor, the stride and perf-mode rules. */
+static uint64_t streaming(const struct nx_machine *m, const struct nx_inst *in, uint64_t n)
+{
+	bool vec = in->engine == NX_ENGINE_VECTOR;
+
+	switch (in->opcode) {
+	case NX_OP_TENSOR_TENSOR:
+		n = vec && !tt_single_pass(in, in->alu) ? 2 * n : n;
+		return vec && in->alu == NX_ALU_DIV ? n * m->recip_factor : n;
+	case NX_OP_SCALAR_TENSOR_TENSOR:
+		return vec && !tt_single_pass(in, in->alu1) ? 2 * n : n;
+	case NX_OP_TENSOR_TENSOR_SCAN:
+	case NX_OP_TENSOR_COPY_PREDICATED:
+	case NX_OP_SELECT:
+		return vec ? 2 * n : n; /* two tensor inputs, never one pass (ours) */
+	case NX_OP_MEMSET:
+		/* a bf16/fp16 zero fill streams two elements a cycle */
+		return vec && in->imm == 0 && sixteen(in->dst.dtype) ? (n + 1) / 2 : n;
+	case NX_OP_TENSOR_REDUCE:
+		/* so does a 16-bit add/max reduction */
+		return vec && sixteen(in->src0.dtype) &&
+		       (in->alu == NX_ALU_ADD || in->alu == NX_ALU_MAX) ? (n + 1) / 2 : n;
+	case NX_OP_TENSOR_SCALAR:
+		return vec && (in->alu == NX_ALU_DIV ||
+			       ((in->flags2 & NX_INST2_OP1) && in->alu1 == NX_ALU_DIV))
+		       ? n * m->recip_factor : n;
+	case NX_OP_RECIPROCAL:
+		return vec ? n * m->recip_factor : n;
+	case NX_OP_BN_AGGR:
+		return 13 * (n / 3);
+	case NX_OP_LOCAL_GATHER:
+		return nx_ap_free_elems(&in->dst);
+	default:
+		return n;
+	}
+}
+
+/* The reductions into a second output cost one MIN_II more (activation_reduce,
+ * tensor_scalar_reduce in the ISA reference; range_select ours). */
+static bool reduces(const struct nx_inst *in)
+{
+	return in->opcode == NX_OP_TENSOR_SCALAR_REDUCE ||
+	       ((in->opcode == NX_OP_ACTIVATE || in->opcode == NX_OP_RANGE_SELECT) &&
+		in->dst2.mem != NX_MEM_NONE);
 }
 
 uint64_t nx_cost_alu_cycles(const struct nx_machine *m, const struct nx_inst *in, bool dependent)
@@ -68,19 +119,7 @@ uint64_t nx_cost_alu_cycles(const struct nx_machine *m, const struct nx_inst *in
 	default:
 		break;
 	}
-	work = elems(in);
-	if (in->engine == NX_ENGINE_VECTOR && in->opcode == NX_OP_TENSOR_TENSOR &&
-	    !tt_single_pass(in))
-		work *= 2;
-	/* a bf16/fp16 zero fill and a 16-bit add/max reduction stream two elements a cycle */
-	if (in->engine == NX_ENGINE_VECTOR &&
-	    ((in->opcode == NX_OP_MEMSET && in->imm == 0 && sixteen(in->dst.dtype)) ||
-	     (in->opcode == NX_OP_TENSOR_REDUCE && sixteen(in->src0.dtype) &&
-	      (in->alu == NX_ALU_ADD || in->alu == NX_ALU_MAX))))
-		work = (work + 1) / 2;
-	if (in->engine == NX_ENGINE_VECTOR && in->alu == NX_ALU_DIV &&
-	    (in->opcode == NX_OP_TENSOR_TENSOR || in->opcode == NX_OP_TENSOR_SCALAR))
-		work *= m->recip_factor;
+	work = streaming(m, in, elems(in));
 	if (wide_stride(&in->src0) || wide_stride(&in->src1) || wide_stride(&in->dst))
 		work *= 2;
 	if (m->hw->v3 && in->perf_mode && (in->engine == NX_ENGINE_VECTOR ||
@@ -89,6 +128,8 @@ uint64_t nx_cost_alu_cycles(const struct nx_machine *m, const struct nx_inst *in
 		work = (work + (1u << in->perf_mode) - 1) >> in->perf_mode;
 	if (work < m->alu_min_ii)
 		work = m->alu_min_ii;
+	if (reduces(in))
+		work += m->alu_min_ii;
 	return work + stat;
 }
 

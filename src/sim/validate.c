@@ -9,6 +9,7 @@
 #include "sim/machine.h"
 #include "sim/sim.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -67,8 +68,64 @@ static bool allowed(int engine, int op)
 	case NX_OP_MEMSET:
 		return engine == NX_ENGINE_VECTOR || engine == NX_ENGINE_SCALAR ||
 		       engine == NX_ENGINE_GPSIMD;
+	case NX_OP_TENSOR_TENSOR_SCAN:
+	case NX_OP_RECIPROCAL:
+	case NX_OP_SCALAR_TENSOR_TENSOR:
+	case NX_OP_TENSOR_COPY_PREDICATED:
+	case NX_OP_SELECT:
+		return engine == NX_ENGINE_VECTOR || engine == NX_ENGINE_GPSIMD;
+	case NX_OP_BN_STATS:
+	case NX_OP_BN_AGGR:
+	case NX_OP_TENSOR_SCALAR_REDUCE:
+	case NX_OP_TRANSPOSE:
+	case NX_OP_RANGE_SELECT:
+	case NX_OP_MAX8:
+	case NX_OP_FIND_INDEX8:
+	case NX_OP_MATCH_REPLACE8:
+		return engine == NX_ENGINE_VECTOR;
+	case NX_OP_AFFINE_SELECT:
+	case NX_OP_LOCAL_GATHER:
+		return engine == NX_ENGINE_GPSIMD;
 	default:
 		return false;
+	}
+}
+
+/* The operand slots each opcode needs (the listing enforces the same). */
+enum { N_DST = 1, N_SRC0 = 2, N_SRC1 = 4, N_SRC2 = 8, N_DST2 = 16 };
+static unsigned needs(int op)
+{
+	switch (op) {
+	case NX_OP_MEMSET:
+	case NX_OP_IOTA:
+		return N_DST;
+	case NX_OP_TENSOR_TENSOR:
+	case NX_OP_TENSOR_TENSOR_SCAN:
+	case NX_OP_SCALAR_TENSOR_TENSOR:
+	case NX_OP_FIND_INDEX8:
+	case NX_OP_MATCH_REPLACE8:
+	case NX_OP_LOCAL_GATHER:
+		return N_DST | N_SRC0 | N_SRC1;
+	case NX_OP_TENSOR_SCALAR_REDUCE:
+		return N_DST | N_SRC0 | N_DST2;
+	case NX_OP_TENSOR_COPY_PREDICATED:
+		return N_DST | N_SRC0 | N_SRC2;
+	case NX_OP_SELECT:
+	case NX_OP_RANGE_SELECT:
+		return N_DST | N_SRC0 | N_SRC1 | N_SRC2;
+	case NX_OP_TENSOR_SCALAR:
+	case NX_OP_TENSOR_REDUCE:
+	case NX_OP_ACTIVATE:
+	case NX_OP_TENSOR_COPY:
+	case NX_OP_BN_STATS:
+	case NX_OP_BN_AGGR:
+	case NX_OP_RECIPROCAL:
+	case NX_OP_AFFINE_SELECT:
+	case NX_OP_TRANSPOSE:
+	case NX_OP_MAX8:
+		return N_DST | N_SRC0;
+	default:
+		return 0;
 	}
 }
 
@@ -76,14 +133,14 @@ static bool allowed(int engine, int op)
 static void ap_range(const struct nx_ap *ap, int64_t *lo, int64_t *hi)
 {
 	int64_t es = nx_dtype_size(ap->dtype), a = 0, b = 0;
-	uint32_t s1 = ap->size[1] ? ap->size[1] : 1;
-	int64_t d0 = (int64_t)(ap->size[0] ? ap->size[0] - 1 : 0) * ap->step[0];
-	int64_t d1 = (int64_t)(s1 - 1) * ap->step[1];
 
-	a += d0 < 0 ? d0 : 0;
-	b += d0 > 0 ? d0 : 0;
-	a += d1 < 0 ? d1 : 0;
-	b += d1 > 0 ? d1 : 0;
+	for (unsigned k = 0; k < NX_AP_DIMS; k++) {
+		uint32_t n = ap->size[k] ? ap->size[k] : 1;
+		int64_t d = (int64_t)(k == 0 && !ap->size[0] ? 0 : n - 1) * ap->step[k];
+
+		a += d < 0 ? d : 0;
+		b += d > 0 ? d : 0;
+	}
 	*lo = (int64_t)ap->offset + a * es;
 	*hi = (int64_t)ap->offset + (b + 1) * es;
 }
@@ -161,8 +218,17 @@ static int check_block(const struct nx_neff *neff, const struct nx_machine *m, i
 		for (int s = 0; s < 2; s++) {
 			const char *side = s ? "destination" : "source";
 
+			int dt = s && d->cast ? d->to_dtype : d->dtype;
+			uint64_t bytes = d->bytes / (nx_dtype_size(d->dtype) ? nx_dtype_size(d->dtype)
+									   : 1) * nx_dtype_size(dt);
+
+			if (dt < 0 || dt >= NX_DT_COUNT) {
+				snprintf(what, sizeof(what), "DMA block %u descriptor %zu: %s dtype %d "
+					 "is not defined", b->id, k, side, dt);
+				return inst_err(neff, e, i, err, what);
+			}
 			if (locs[s] == NX_LOC_HBM) {
-				uint64_t es = nx_dtype_size(d->dtype), hi = off[s];
+				uint64_t es = nx_dtype_size(dt), hi = off[s];
 				const struct nx_tensor *t;
 
 				if (vars[s] < 0 || (size_t)vars[s] >= neff->ntensors) {
@@ -187,7 +253,7 @@ static int check_block(const struct nx_neff *neff, const struct nx_machine *m, i
 					       ? m->hw->sbuf_partition_bytes
 					       : m->hw->psum_partition_bytes;
 				uint64_t parts = ndim[s] ? sizes[s][0] : 0;
-				uint64_t per = parts ? d->bytes / parts : 0;
+				uint64_t per = parts ? bytes / parts : 0;
 
 				if (sp[s] + parts > NX_NUM_PARTITIONS || off[s] + per > cap) {
 					snprintf(what, sizeof(what),
@@ -201,6 +267,167 @@ static int check_block(const struct nx_neff *neff, const struct nx_machine *m, i
 			}
 		}
 	}
+	return 0;
+}
+
+/* "what" for the failed shape rule, or NULL. */
+static int shape_err(const struct nx_neff *neff, int e, size_t i, struct nx_err *err,
+		     const char *fmt, ...) NX_PRINTF(5, 6);
+static int shape_err(const struct nx_neff *neff, int e, size_t i, struct nx_err *err,
+		     const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return inst_err(neff, e, i, err, what);
+}
+
+/* A per-partition column operand (operand0, bias, bound0 ...): the partitions of src0
+ * and one element each. */
+static int column(const struct nx_neff *neff, int e, size_t i, const char *role,
+		  const struct nx_ap *ap, struct nx_err *err)
+{
+	const struct nx_ap *src = &neff->inst[e][i].src0;
+
+	if (ap->mem == NX_MEM_NONE)
+		return 0;
+	if (nx_ap_partitions(ap) != nx_ap_partitions(src) || nx_ap_free_elems(ap) != 1)
+		return shape_err(neff, e, i, err, "%s must be %u partitions x 1 element (it is %u "
+				 "x %" PRIu64 ")", role, nx_ap_partitions(src),
+				 nx_ap_partitions(ap), nx_ap_free_elems(ap));
+	return 0;
+}
+
+/* Operand presence and the shape rules of the NKI operations (new in NEFF version 3; the
+ * version-2 opcodes keep their old, looser checks). */
+static int check_shapes(const struct nx_neff *neff, const struct nx_machine *m, int e, size_t i,
+			struct nx_err *err)
+{
+	const struct nx_inst *in = &neff->inst[e][i];
+	const struct nx_op_roles *r = nx_op_roles(in->opcode);
+	unsigned need = needs(in->opcode);
+	uint64_t ns = nx_ap_free_elems(&in->src0), nd = nx_ap_free_elems(&in->dst);
+	unsigned ps = nx_ap_partitions(&in->src0), pd = nx_ap_partitions(&in->dst);
+	const char *op = nx_opcode_name(in->opcode);
+	int rc;
+
+	if (((need & N_DST) && !nx_ap_used(&in->dst)) || ((need & N_SRC0) && !nx_ap_used(&in->src0)))
+		return inst_err(neff, e, i, err, need & N_SRC0 ? "missing dst or src0 operand"
+							       : "missing dst operand");
+	if (((need & N_SRC1) && !nx_ap_used(&in->src1)) ||
+	    ((need & N_SRC2) && !nx_ap_used(&in->src2)) ||
+	    ((need & N_DST2) && !nx_ap_used(&in->dst2)))
+		return shape_err(neff, e, i, err, "missing %s operand",
+				 (need & N_SRC1) && !nx_ap_used(&in->src1) ? r->src1
+				 : (need & N_SRC2) && !nx_ap_used(&in->src2) ? r->src2 : r->dst2);
+	if (in->opcode < NX_OP_COUNT_V2 && !nx_inst_extended(in))
+		return 0;
+	if (in->axes > NX_AP_DIMS || in->alu >= NX_ALU_COUNT || in->alu1 >= NX_ALU_COUNT)
+		return shape_err(neff, e, i, err, "bad axes or ALU operation");
+	if (in->opcode != NX_OP_TRANSPOSE && in->opcode != NX_OP_LOCAL_GATHER && need & N_SRC0 &&
+	    ps != pd)
+		return shape_err(neff, e, i, err, "%s reads %u partitions but writes %u", op, ps, pd);
+	switch (in->opcode) {
+	case NX_OP_TENSOR_SCALAR:
+		if ((rc = column(neff, e, i, "operand0", &in->src1, err)) ||
+		    (rc = column(neff, e, i, "operand1", &in->src2, err)))
+			return rc;
+		break;
+	case NX_OP_ACTIVATE:
+		if ((rc = column(neff, e, i, "bias", &in->src1, err)) ||
+		    (rc = column(neff, e, i, "scale", &in->src2, err)))
+			return rc;
+		break;
+	case NX_OP_TENSOR_TENSOR_SCAN:
+		if ((rc = column(neff, e, i, "initial", &in->src2, err)))
+			return rc;
+		break;
+	case NX_OP_SCALAR_TENSOR_TENSOR:
+		if ((rc = column(neff, e, i, "operand0", &in->src2, err)))
+			return rc;
+		break;
+	case NX_OP_TENSOR_SCALAR_REDUCE:
+		if ((rc = column(neff, e, i, "operand0", &in->src1, err)))
+			return rc;
+		break;
+	case NX_OP_RANGE_SELECT:
+		if ((rc = column(neff, e, i, "bound0", &in->src1, err)) ||
+		    (rc = column(neff, e, i, "bound1", &in->src2, err)))
+			return rc;
+		if (!nx_alu_is_compare(in->alu) || !nx_alu_is_compare(in->alu1))
+			return shape_err(neff, e, i, err, "comp_op0 and comp_op1 must be comparisons");
+		break;
+	case NX_OP_AFFINE_SELECT:
+		if (!nx_alu_is_compare(in->alu))
+			return shape_err(neff, e, i, err, "cmp_op %s is not a comparison",
+					 nx_alu_name(in->alu));
+		break;
+	case NX_OP_TENSOR_REDUCE:
+		if (in->axes > nx_ap_ndim(&in->src0))
+			return shape_err(neff, e, i, err, "axes %u exceeds the %u free dimensions of "
+					 "src0", in->axes, nx_ap_ndim(&in->src0));
+		return 0;
+	case NX_OP_BN_STATS:
+		if (ns > 512 || nd != 6)
+			return shape_err(neff, e, i, err, "BN_STATS takes at most 512 elements per "
+					 "partition (%" PRIu64 ") and writes 6 (%" PRIu64 ")", ns, nd);
+		return 0;
+	case NX_OP_BN_AGGR:
+		if (ns % 3 || nd != 2)
+			return shape_err(neff, e, i, err, "BN_AGGR reads a multiple of 3 elements per "
+					 "partition (%" PRIu64 ") and writes 2 (%" PRIu64 ")", ns, nd);
+		return 0;
+	case NX_OP_TRANSPOSE:
+		if (ps > 32 || ns > 32 || pd != ns || nd != ps)
+			return shape_err(neff, e, i, err, "a Vector TRANSPOSE maps P x F to F x P with "
+					 "P, F <= 32 (here %u x %" PRIu64 " to %u x %" PRIu64 ")", ps,
+					 ns, pd, nd);
+		return 0;
+	case NX_OP_MAX8:
+		if (nd != 8 || ns < 8)
+			return shape_err(neff, e, i, err, "MAX8 writes 8 elements per partition from "
+					 "at least 8 (here %" PRIu64 " from %" PRIu64 ")", nd, ns);
+		return 0;
+	case NX_OP_FIND_INDEX8:
+	case NX_OP_MATCH_REPLACE8:
+		if (nx_ap_free_elems(&in->src1) != 8 ||
+		    nx_ap_partitions(&in->src1) != ps ||
+		    nd != (in->opcode == NX_OP_FIND_INDEX8 ? 8 : ns))
+			return shape_err(neff, e, i, err, "%s takes vals of %u partitions x 8 and "
+					 "writes %s per partition", op, ps,
+					 in->opcode == NX_OP_FIND_INDEX8 ? "8" : "as many as src0");
+		return 0;
+	case NX_OP_LOCAL_GATHER:
+		return 0;
+	case NX_OP_MATMUL:
+	case NX_OP_LDWEIGHTS:
+		if (in->tile[0] + in->tile[2] > (int)m->hw->te_cols ||
+		    in->tile[1] + in->tile[3] > (int)m->hw->te_cols)
+			return shape_err(neff, e, i, err, "PE tile at %u,%u of size %u,%u leaves the "
+					 "%ux%u array", in->tile[0], in->tile[1], in->tile[2],
+					 in->tile[3], m->hw->te_cols, m->hw->te_cols);
+		return 0;
+	default:
+		break;
+	}
+	if (nx_ap_used(&in->dst2) && nx_ap_partitions(&in->dst2) != ps)
+		return shape_err(neff, e, i, err, "%s has %u partitions, src0 %u", r->dst2 ? r->dst2
+								 : "dst2",
+				 nx_ap_partitions(&in->dst2), ps);
+	if (need & N_SRC0 && in->opcode != NX_OP_TENSOR_COPY && ns != nd)
+		return shape_err(neff, e, i, err, "%s reads %" PRIu64 " elements per partition but "
+				 "writes %" PRIu64, op, ns, nd);
+	if (need & N_SRC1 && in->opcode != NX_OP_RANGE_SELECT &&
+	    nx_ap_free_elems(&in->src1) != ns)
+		return shape_err(neff, e, i, err, "%s is %" PRIu64 " elements per partition, src0 %"
+				 PRIu64, r->src1, nx_ap_free_elems(&in->src1), ns);
+	if ((in->opcode == NX_OP_SELECT || in->opcode == NX_OP_TENSOR_COPY_PREDICATED) &&
+	    nx_ap_free_elems(&in->src2) != ns)
+		return shape_err(neff, e, i, err, "predicate is %" PRIu64 " elements per partition, "
+				 "src0 %" PRIu64, nx_ap_free_elems(&in->src2), ns);
 	return 0;
 }
 
@@ -231,7 +458,9 @@ static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, in
 		return inst_err(neff, e, i, err, "unknown semaphore condition or operation");
 	if ((rc = check_ap(neff, m, e, i, "dst", &in->dst, err)) ||
 	    (rc = check_ap(neff, m, e, i, "src0", &in->src0, err)) ||
-	    (rc = check_ap(neff, m, e, i, "src1", &in->src1, err)))
+	    (rc = check_ap(neff, m, e, i, "src1", &in->src1, err)) ||
+	    (rc = check_ap(neff, m, e, i, "src2", &in->src2, err)) ||
+	    (rc = check_ap(neff, m, e, i, "dst2", &in->dst2, err)))
 		return rc;
 	switch (in->opcode) {
 	case NX_OP_MATMUL:
@@ -274,23 +503,10 @@ static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, in
 			return check_block(neff, m, e, i, &neff->blocks[in->dma_block], err);
 		}
 		break;
-	case NX_OP_TENSOR_TENSOR:
-	case NX_OP_TENSOR_SCALAR:
-	case NX_OP_TENSOR_REDUCE:
-	case NX_OP_ACTIVATE:
-	case NX_OP_TENSOR_COPY:
-		if (in->dst.mem == NX_MEM_NONE || in->src0.mem == NX_MEM_NONE)
-			return inst_err(neff, e, i, err, "missing dst or src0 operand");
-		break;
-	case NX_OP_MEMSET:
-	case NX_OP_IOTA:
-		if (in->dst.mem == NX_MEM_NONE)
-			return inst_err(neff, e, i, err, "missing dst operand");
-		break;
 	default:
 		break;
 	}
-	return 0;
+	return check_shapes(neff, m, e, i, err);
 }
 
 int nx_sim_validate(const struct nx_neff *neff, const char *target, struct nx_err *err)
