@@ -301,8 +301,9 @@ static int column(const struct nx_neff *neff, int e, size_t i, const char *role,
 	return 0;
 }
 
-/* Operand presence and the shape rules of the NKI operations (new in NEFF version 3; the
- * version-2 opcodes keep their old, looser checks). */
+/* Operand presence and the shape rules of the operations (docs/simulator.md, "Checks
+ * and errors"): all of them for the NKI operations of NEFF version 3, the per-partition
+ * operands and reductions for the older ones. */
 static int check_shapes(const struct nx_neff *neff, const struct nx_machine *m, int e, size_t i,
 			struct nx_err *err)
 {
@@ -323,12 +324,10 @@ static int check_shapes(const struct nx_neff *neff, const struct nx_machine *m, 
 		return shape_err(neff, e, i, err, "missing %s operand",
 				 (need & N_SRC1) && !nx_ap_used(&in->src1) ? r->src1
 				 : (need & N_SRC2) && !nx_ap_used(&in->src2) ? r->src2 : r->dst2);
-	if (in->opcode < NX_OP_COUNT_V2 && !nx_inst_extended(in))
-		return 0;
 	if (in->axes > NX_AP_DIMS || in->alu >= NX_ALU_COUNT || in->alu1 >= NX_ALU_COUNT)
 		return shape_err(neff, e, i, err, "bad axes or ALU operation");
-	if (in->opcode != NX_OP_TRANSPOSE && in->opcode != NX_OP_LOCAL_GATHER && need & N_SRC0 &&
-	    ps != pd)
+	if (in->opcode >= NX_OP_COUNT_V2 && in->opcode != NX_OP_TRANSPOSE &&
+	    in->opcode != NX_OP_LOCAL_GATHER && need & N_SRC0 && ps != pd)
 		return shape_err(neff, e, i, err, "%s reads %u partitions but writes %u", op, ps, pd);
 	switch (in->opcode) {
 	case NX_OP_TENSOR_SCALAR:
@@ -417,7 +416,11 @@ static int check_shapes(const struct nx_neff *neff, const struct nx_machine *m, 
 		return shape_err(neff, e, i, err, "%s has %u partitions, src0 %u", r->dst2 ? r->dst2
 								 : "dst2",
 				 nx_ap_partitions(&in->dst2), ps);
-	if (need & N_SRC0 && in->opcode != NX_OP_TENSOR_COPY && ns != nd)
+	/* the version-2 operations keep their looser rules: the library kernels use a
+	 * TENSOR_REDUCE for bn_stats and an ACTIVATE into one element for a mean */
+	if (in->opcode < NX_OP_COUNT_V2)
+		return 0;
+	if (need & N_SRC0 && ns != nd)
 		return shape_err(neff, e, i, err, "%s reads %" PRIu64 " elements per partition but "
 				 "writes %" PRIu64, op, ns, nd);
 	if (need & N_SRC1 && in->opcode != NX_OP_RANGE_SELECT &&

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * test_isa.c: instruction-set names, the 128-byte record codec (layout, round trip,
- * every validation error), the operand text the analyses parse, and the work and
- * FLOP figures of instructions (hand-computed). */
+ * test_isa.c: instruction-set names, the record codec (128-byte layout and the 256-byte
+ * extension, version limits, round trip, every validation error), the operand text the
+ * analyses parse, and the work and FLOP figures of instructions (hand-computed). */
 #include "common/compat.h"
 #include "neff/isa.h"
 #include "neff/neff.h"
@@ -433,6 +433,233 @@ static void test_work_other(void **state)
 	assert_int_equal(w.elements + w.partitions + w.sbuf_read_bytes + w.sbuf_write_bytes, 0);
 }
 
+
+/* Every extension field set: the record is 384 bytes with flags bit 7, and decodes to
+ * the same struct. */
+static struct nx_inst extended(void)
+{
+	struct nx_inst in = matmul();
+
+	in.opcode = NX_OP_RANGE_SELECT;
+	in.engine = NX_ENGINE_VECTOR;
+	in.alu = NX_ALU_IS_GE;
+	in.flags2 = 0x7f;
+	in.alu1 = NX_ALU_LOGICAL_SHIFT_RIGHT;
+	in.reduce_op = NX_ALU_MAX;
+	in.reduce_cmd = NX_RCMD_RESET_REDUCE;
+	in.axes = 4;
+	memcpy(in.tile, "\x40\x20\x40\x60", 4);
+	in.imm1 = -9984.0f;
+	in.param[0] = -7;
+	in.param[1] = INT32_MAX;
+	in.pattern[0] = 1;
+	in.pattern[3] = INT32_MIN;
+	in.src0 = ap(NX_MEM_SBUF, NX_DT_FP8_E3M4, 0, 64, 0, 2, 2, 1, 32);
+	in.src0.size[2] = 16;
+	in.src0.size[3] = 16;
+	in.src0.step[2] = 2;
+	in.src0.step[3] = -64;
+	in.src2 = ap(NX_MEM_PSUM, NX_DT_UINT32, 3, 5, 12, 1, 1, 1, 1);
+	in.dst2 = ap(NX_MEM_SBUF, NX_DT_INT8, 127, 1, 0xabc, 9, 0, 1, 9);
+	return in;
+}
+
+static void test_extension(void **state)
+{
+	struct nx_inst in = extended(), out;
+	uint8_t rec[NX_INST_EXT_SIZE + 8];
+	struct nx_err err = { 0 };
+	size_t used;
+
+	(void)state;
+	assert_true(nx_inst_extended(&in));
+	assert_int_equal(nx_inst_encode(&in, rec), NX_INST_EXT_SIZE);
+	assert_int_equal(rec[3] & 0x80, 0x80);
+	assert_int_equal(rec[128], 0x7f);
+	assert_int_equal(rec[129], NX_ALU_LOGICAL_SHIFT_RIGHT);
+	assert_int_equal(rec[132], 4);
+	assert_memory_equal(rec + 136, "\x40\x20\x40\x60", 4);
+	assert_memory_equal(rec + 140, "\x00\x00\x1c\xc6", 4); /* -9984.0f */
+	assert_memory_equal(rec + 144, "\xf9\xff\xff\xff", 4); /* -7 */
+	assert_int_equal(rec[168], NX_MEM_PSUM);        /* src2 */
+	assert_int_equal(rec[192 + 2], 127);            /* dst2 start partition */
+	assert_int_equal(rec[216 + 16], 16);            /* src0 size[2] */
+	assert_memory_equal(rec + 216 + 16 + 12, "\xc0\xff\xff\xff", 4); /* step[3] -64 */
+	for (int i = 296; i < (int)NX_INST_EXT_SIZE; i++)
+		assert_int_equal(rec[i], 0);
+	assert_int_equal(nx_inst_decode(rec, sizeof(rec), 3, &out, &used, "r", &err), 0);
+	assert_int_equal(used, NX_INST_EXT_SIZE);
+	assert_memory_equal(&in, &out, sizeof(in));
+
+	/* partial, wrong version, bad extension fields */
+	assert_int_equal(nx_inst_decode(rec, NX_INST_EXT_SIZE - 1, 3, &out, &used, "r", &err),
+			 NX_ECORRUPT);
+	assert_contains(err.msg, "r: the extended record is partial (383 of 384 bytes)");
+	assert_int_equal(nx_inst_decode(rec, sizeof(rec), 2, &out, &used, "r", &err),
+			 NX_EVERSION);
+	assert_contains(err.msg, "r: byte 3: flags bit 7 (record extension) needs NEFF major "
+				 "version 3 (this file is version 2)");
+	static const struct {
+		int off;
+		uint8_t val;
+		const char *text;
+	} bad[] = {
+		{ 128, 0xff, "byte 128: flags2 0xff set undefined bits 0x80" },
+		{ 129, NX_ALU_COUNT, "byte 129: alu1 28 is not defined (0..27)" },
+		{ 130, NX_ALU_COUNT, "byte 130: reduce_op 28 is not defined" },
+		{ 131, NX_RCMD_COUNT, "byte 131: reduce_cmd 4 is not defined (0..3)" },
+		{ 132, 5, "byte 132: axes 5 is not defined (0..4)" },
+		{ 134, 1, "byte 134: reserved byte is 0x01" },
+		{ 137, 129, "byte 137: tile 129 is more than 128" },
+		{ 168, 3, "byte 168: src2 memory 3 is not defined" },
+		{ 193, NX_DT_COUNT, "byte 193: dst2 dtype 13 is not defined" },
+		{ 383, 1, "byte 383: reserved byte is 0x01" },
+	};
+	for (size_t i = 0; i < NX_ARRAY_SIZE(bad); i++) {
+		uint8_t copy[NX_INST_EXT_SIZE];
+
+		memcpy(copy, rec, sizeof(copy));
+		copy[bad[i].off] = bad[i].val;
+		assert_int_equal(nx_inst_decode(copy, sizeof(copy), 3, &out, &used, "r", &err),
+				 NX_ECORRUPT);
+		assert_contains(err.msg, bad[i].text);
+	}
+}
+
+/* A version-2 file may not use the values version 3 added. */
+static void test_v2_limits(void **state)
+{
+	static const struct {
+		int off;
+		uint8_t val;
+		const char *text;
+	} v3[] = {
+		{ 0, NX_OP_BN_STATS, "byte 0: opcode 14 needs NEFF major version 3" },
+		{ 4, NX_ACT_LOG, "byte 4: act_fn 10 needs NEFF major version 3" },
+		{ 6, NX_ALU_POW, "byte 6: alu 10 needs NEFF major version 3" },
+		{ 41, NX_DT_INT8, "byte 41: dst dtype int8 needs NEFF major version 3" },
+	};
+	struct nx_inst in = matmul(), out;
+	uint8_t rec[NX_INST_EXT_SIZE];
+	struct nx_err err = { 0 };
+	size_t used;
+
+	(void)state;
+	nx_inst_encode(&in, rec);
+	for (size_t i = 0; i < NX_ARRAY_SIZE(v3); i++) {
+		uint8_t copy[NX_INST_SIZE];
+
+		memcpy(copy, rec, sizeof(copy));
+		copy[v3[i].off] = v3[i].val;
+		assert_int_equal(nx_inst_decode(copy, sizeof(copy), 2, &out, &used, "r", &err),
+				 NX_EVERSION);
+		assert_contains(err.msg, v3[i].text);
+		assert_int_equal(nx_inst_decode(copy, sizeof(copy), 3, &out, &used, "r", &err), 0);
+	}
+}
+
+static void fmt(const struct nx_inst *in, const char *want)
+{
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+
+	nx_inst_format_operands(in, &sb);
+	assert_string_equal(nx_strbuf_str(&sb), want);
+	nx_strbuf_release(&sb);
+}
+
+/* The operand text of the NKI operations: slots by role, 4-D patterns, new fields. */
+static void test_operands_nki(void **state)
+{
+	struct nx_inst in;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.opcode = NX_OP_TENSOR_SCALAR;
+	in.engine = NX_ENGINE_VECTOR;
+	in.src0 = ap(NX_MEM_SBUF, NX_DT_FP32, 0, 4, 0, 8, 1, 1, 8);
+	in.dst = ap(NX_MEM_SBUF, NX_DT_FP32, 0, 4, 32, 8, 1, 1, 8);
+	in.alu = NX_ALU_MUL;
+	in.imm = 2.0f;
+	fmt(&in, "src=fp32@0x0[1,1,8][8,1,4] dst=fp32@0x20[1,1,8][8,1,4] op=mul imm=2");
+	in.flags2 = NX_INST2_OP1 | NX_INST2_REVERSE1;
+	in.alu1 = NX_ALU_IS_GE;
+	in.src2 = ap(NX_MEM_SBUF, NX_DT_FP32, 0, 4, 64, 1, 1, 1, 1);
+	fmt(&in, "src=fp32@0x0[1,1,8][8,1,4] operand1=fp32@0x40[1,1,1][1,1,4] "
+		 "dst=fp32@0x20[1,1,8][8,1,4] op0=mul operand0=2 op1=is_ge reverse1");
+
+	memset(&in, 0, sizeof(in));
+	in.opcode = NX_OP_TENSOR_REDUCE;
+	in.src0 = ap(NX_MEM_SBUF, NX_DT_BF16, 0, 2, 0, 2, 3, 1, 2);
+	in.src0.size[2] = 4;
+	in.src0.step[2] = 6;
+	in.dst = ap(NX_MEM_PSUM, NX_DT_FP32, 0, 2, 0, 4, 1, 1, 4);
+	in.axes = 2;
+	in.flags2 = NX_INST2_NEGATE;
+	fmt(&in, "src=bf16@0x0[1,1,2,6][2,3,4,2] dst=fp32@psum:0x0[1,1,4][4,1,2] op=add axes=2 "
+		 "negate");
+
+	memset(&in, 0, sizeof(in));
+	in.opcode = NX_OP_IOTA;
+	in.dst = ap(NX_MEM_SBUF, NX_DT_INT32, 0, 128, 0, 8, 1, 1, 8);
+	fmt(&in, "dst=int32@0x0[1,1,8][8,1,128]");
+	in.pattern[0] = 1;
+	in.param[0] = 5;
+	in.param[1] = -8;
+	fmt(&in, "dst=int32@0x0[1,1,8][8,1,128] pattern=[1,0] offset=5 channel_multiplier=-8");
+
+	memset(&in, 0, sizeof(in));
+	in.opcode = NX_OP_ACTIVATE;
+	in.act_fn = NX_ACT_SILU;
+	in.imm = 1.0f;
+	in.imm1 = 0.5f;
+	in.src0 = ap(NX_MEM_PSUM, NX_DT_FP32, 0, 1, 0, 4, 1, 1, 4);
+	in.dst = ap(NX_MEM_SBUF, NX_DT_BF16, 0, 1, 0, 4, 1, 1, 4);
+	in.dst2 = ap(NX_MEM_SBUF, NX_DT_FP32, 0, 1, 16, 1, 1, 1, 1);
+	in.reduce_cmd = NX_RCMD_REDUCE;
+	fmt(&in, "src=fp32@psum:0x0[1,1,4][4,1,1] dst=bf16@0x0[1,1,4][4,1,1] "
+		 "reduce_res=fp32@0x10[1,1,1][1,1,1] fn=SILU scale=1 bias=0.5 reduce_op=add "
+		 "reduce_cmd=reduce");
+
+	memset(&in, 0, sizeof(in));
+	in.opcode = NX_OP_MATMUL;
+	in.src0 = ap(NX_MEM_SBUF, NX_DT_FP8, 0, 64, 0, 512, 1, 1, 512);
+	in.dst = ap(NX_MEM_PSUM, NX_DT_FP32, 0, 64, 0, 512, 1, 1, 512);
+	in.perf_mode = 1;
+	in.flags2 = NX_INST2_MOV_ONEZERO;
+	memcpy(in.tile, "\x00\x40\x40\x40", 4);
+	fmt(&in, "src=fp8@0x0[1,1,512][512,1,64] dst=fp32@psum:0x0[1,1,512][512,1,64] "
+		 "moving_onezero perf=2x tile_position=0,64 tile_size=64,64 64*64");
+}
+
+/* Work of the NKI operations: every source and both outputs count. */
+static void test_work_nki(void **state)
+{
+	struct nx_inst in = extended();
+	struct nx_inst_work w;
+
+	(void)state;
+	in.src1 = ap(NX_MEM_SBUF, NX_DT_FP32, 0, 64, 0, 1, 1, 1, 1);
+	in.dst = ap(NX_MEM_SBUF, NX_DT_BF16, 0, 64, 0, 1024, 1, 1, 1024);
+	nx_inst_work(&in, true, &w);
+	assert_int_equal(w.elements, 2 * 2 * 16 * 16);
+	assert_int_equal(w.partitions, 64);
+	assert_int_equal(w.sbuf_read_bytes, 64 * 1024 * 1 + 64 * 4);
+	assert_int_equal(w.psum_read_bytes, 5 * 4); /* src2 */
+	assert_int_equal(w.sbuf_write_bytes, 64 * 1024 * 2 + 9);
+	assert_int_equal(w.raw_flops, 0);
+
+	/* INT8 and the FP8 formats scale like UINT8 and FP8 */
+	in = matmul();
+	in.src0.dtype = NX_DT_INT8;
+	nx_inst_work(&in, false, &w);
+	assert_int_equal(w.adjusted_flops, w.raw_flops / 2);
+	in.src0.dtype = NX_DT_FP8_E5M2;
+	nx_inst_work(&in, true, &w);
+	assert_int_equal(w.adjusted_flops, w.raw_flops / 2);
+	nx_inst_work(&in, false, &w);
+	assert_int_equal(w.adjusted_flops, w.raw_flops);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +672,10 @@ int main(void)
 		cmocka_unit_test(test_operands_other),
 		cmocka_unit_test(test_work_matmul),
 		cmocka_unit_test(test_work_other),
+		cmocka_unit_test(test_extension),
+		cmocka_unit_test(test_v2_limits),
+		cmocka_unit_test(test_operands_nki),
+		cmocka_unit_test(test_work_nki),
 	};
 	return cmocka_run_group_tests_name("isa", tests, NULL, NULL);
 }
