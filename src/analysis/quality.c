@@ -282,8 +282,8 @@ int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 		struct rx_table t = { 0 };
 		rc = nx__rec_query_table(d, "SELECT string_agg(coalesce(category, '') || ': ' || "
 					 "coalesce(message, ''), '; ') AS m FROM "
-					 "(SELECT * FROM rx_Warning WHERE category IS DISTINCT FROM "
-					 "'Compiler Decision' LIMIT 3)", &t, err);
+					 "(SELECT * FROM rx_Warning WHERE category IS "
+					 "DISTINCT FROM 'Compiler Decision' LIMIT 3)", &t, err);
 		if (rc)
 			return nx_err_wrap(err, "reading Warning");
 		nx__rec_note(q, "ingestion warnings",

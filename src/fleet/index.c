@@ -217,8 +217,9 @@ static int build_tables(struct nx_duck *d, const struct member_files *m, double 
 	if (m->nwarn)
 		nx_strbuf_addf(&sql, "CREATE TABLE warn AS SELECT " PROFILE_OF " AS profile, "
 				     "count(*) FILTER (WHERE category IS DISTINCT FROM "
-				     "'Compiler Decision') AS n FROM read_parquet(%s, filename=true, "
-				     "union_by_name=true) GROUP BY ALL;", m->warn.buf);
+				     "'Compiler Decision') AS n FROM read_parquet(%s, "
+				     "filename=true, union_by_name=true) GROUP BY ALL;",
+			       m->warn.buf);
 	else
 		nx_strbuf_addstr(&sql, "CREATE TABLE warn (profile VARCHAR, n BIGINT);");
 	if (m->nev)

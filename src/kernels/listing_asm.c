@@ -320,7 +320,8 @@ static int where(struct asm_state *st, const char *s, char **file, int64_t *line
 	int rc;
 
 	if (!colon && !st->source)
-		return nx__asm_fail(st, "'@%s' needs a 'source FILE' line first (or @FILE:LINE)", s);
+		return nx__asm_fail(st, "'@%s' needs a 'source FILE' line first (or @FILE:LINE)",
+				    s);
 	if ((rc = nx__asm_u64(st, colon ? colon + 1 : s, &l, "source line")))
 		return rc;
 	if (l > INT32_MAX)

@@ -327,7 +327,8 @@ static int semantics(struct ops *o, int kw, const char *key, const char *v)
 		return ap_role(o, key, v);
 	case K_REDUCE_CMD:
 		if ((k = nx_reduce_cmd_parse(v)) < 0)
-			return fail(o, "bad reduce_cmd '%s' (idle, reset, reduce, reset_reduce)", v);
+			return fail(o, "bad reduce_cmd '%s' (idle, reset, reduce, reset_reduce)",
+				    v);
 		in->reduce_cmd = (uint8_t)k;
 		return 0;
 	case K_AXES:
@@ -415,8 +416,8 @@ static int finish(struct ops *o)
 		return fail(o, "%s needs %s=", o->opname, kw_name(kw));
 	}
 	if ((o->seen & B(K_IMM)) && (o->seen & (B(K_OPERAND0) | B(K_SCALE))))
-		return fail(o, "imm= and %s= give the same value", o->seen & B(K_SCALE) ? "scale"
-											 : "operand0");
+		return fail(o, "imm= and %s= give the same value",
+			    o->seen & B(K_SCALE) ? "scale" : "operand0");
 	if (in->opcode == NX_OP_TENSOR_SCALAR &&
 	    !(o->seen & B(K_OP1)) != !(o->seen & B(K_OPERAND1)))
 		return fail(o, "op1= and operand1= go together");

@@ -194,12 +194,12 @@ int nx__asm_ap(struct asm_state *st, const char *s, struct nx_ap *ap)
 	if (*c.p == '{') {
 		/* one step per size; a 1-D pattern may also give the old two steps */
 		if (num_list(&c, '{', '}', true, step, &ns) || (ns != nd && !(nd == 1 && ns == 2)))
-			return nx__asm_fail(st, "bad operand '%s': expected {step0,...} with one step "
-					    "per size (%u)", s, nd);
+			return nx__asm_fail(st, "bad operand '%s': expected {step0,...} with one "
+					    "step per size (%u)", s, nd);
 		for (unsigned k = 0; k < ns; k++) {
 			if (step[k] < INT32_MIN || step[k] > INT32_MAX)
-				return nx__asm_fail(st, "bad operand '%s': step %" PRId64 " is out of "
-						    "range", s, step[k]);
+				return nx__asm_fail(st, "bad operand '%s': step %" PRId64
+						    " is out of range", s, step[k]);
 			ap->step[k] = (int32_t)step[k];
 		}
 	}

@@ -244,9 +244,8 @@ static int check_reserved(const uint8_t *in, int off, int len, const char *where
 {
 	for (int i = off; i < off + len; i++)
 		if (in[i])
-			return nx_errf(err, NX_ECORRUPT,
-				       "%s: byte %d: reserved byte is 0x%02x, must be zero", where, i,
-				       in[i]);
+			return nx_errf(err, NX_ECORRUPT, "%s: byte %d: reserved byte is 0x%02x, "
+				       "must be zero", where, i, in[i]);
 	return 0;
 }
 
@@ -281,8 +280,9 @@ static int check_ext(const uint8_t *in, const struct nx_inst *out, const char *w
 			       out->alu1 >= NX_ALU_COUNT ? out->alu1 : out->reduce_op,
 			       NX_ALU_COUNT - 1);
 	if (out->reduce_cmd >= NX_RCMD_COUNT)
-		return nx_errf(err, NX_ECORRUPT, "%s: byte %d: reduce_cmd %u is not defined (0..%d)",
-			       where, OFF_REDUCE_CMD, out->reduce_cmd, NX_RCMD_COUNT - 1);
+		return nx_errf(err, NX_ECORRUPT, "%s: byte %d: reduce_cmd %u is not defined "
+			       "(0..%d)", where, OFF_REDUCE_CMD, out->reduce_cmd,
+			       NX_RCMD_COUNT - 1);
 	if (out->axes > NX_AP_DIMS)
 		return nx_errf(err, NX_ECORRUPT, "%s: byte %d: axes %u is not defined (0..%u)",
 			       where, OFF_AXES, out->axes, NX_AP_DIMS);
@@ -308,9 +308,9 @@ int nx_inst_decode(const uint8_t *in, size_t avail, unsigned major, struct nx_in
 			       where, avail, NX_INST_SIZE);
 	ext = in[OFF_FLAGS] & FLAG_EXTENDED;
 	if (ext && major < 3)
-		return nx_errf(err, NX_EVERSION, "%s: byte %d: flags bit 7 (record extension) needs "
-			       "NEFF major version 3 (this file is version %u)", where, OFF_FLAGS,
-			       major);
+		return nx_errf(err, NX_EVERSION, "%s: byte %d: flags bit 7 (record extension) "
+			       "needs NEFF major version 3 (this file is version %u)", where,
+			       OFF_FLAGS, major);
 	if (ext && avail < NX_INST_EXT_SIZE)
 		return nx_errf(err, NX_ECORRUPT, "%s: the extended record is partial (%zu of %u "
 			       "bytes)", where, avail, NX_INST_EXT_SIZE);

@@ -844,8 +844,8 @@ static int parse_dbg_decision(struct rd *r, json_t *f, const char *p, void *out)
 
 		snprintf(kp, sizeof(kp), "%s.args[%zu]", p, k);
 		if (!json_is_array(a) || json_array_size(a) != 2 || !key || !val || !key[0])
-			return fail(r, NX_ECORRUPT, kp, "expected [KEY, VALUE] (two strings, the key "
-				    "not empty)");
+			return fail(r, NX_ECORRUPT, kp, "expected [KEY, VALUE] (two strings, the "
+				    "key not empty)");
 		d->keys[d->nargs] = nx_xstrdup(key);
 		d->values[d->nargs++] = nx_xstrdup(val);
 	}

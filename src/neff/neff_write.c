@@ -321,8 +321,8 @@ static int decision_json(struct wr *w, const struct nx_dbg_decision *dc, json_t 
 		if (!json_string_set(json_array_get(kv, 0), dc->keys[k] ? dc->keys[k] : "") &&
 		    !json_string_set(json_array_get(kv, 1), dc->values[k] ? dc->values[k] : ""))
 			continue;
-		rc = nx_errf(w->err, NX_EUSAGE, "kernel_debug_info.json: a decision argument is not "
-			     "valid UTF-8");
+		rc = nx_errf(w->err, NX_EUSAGE, "kernel_debug_info.json: a decision argument is "
+			     "not valid UTF-8");
 	}
 	return rc;
 }

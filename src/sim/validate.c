@@ -219,12 +219,12 @@ static int check_block(const struct nx_neff *neff, const struct nx_machine *m, i
 			const char *side = s ? "destination" : "source";
 
 			int dt = s && d->cast ? d->to_dtype : d->dtype;
-			uint64_t bytes = d->bytes / (nx_dtype_size(d->dtype) ? nx_dtype_size(d->dtype)
-									   : 1) * nx_dtype_size(dt);
+			unsigned es0 = nx_dtype_size(d->dtype) ? nx_dtype_size(d->dtype) : 1;
+			uint64_t bytes = d->bytes / es0 * nx_dtype_size(dt);
 
 			if (dt < 0 || dt >= NX_DT_COUNT) {
-				snprintf(what, sizeof(what), "DMA block %u descriptor %zu: %s dtype %d "
-					 "is not defined", b->id, k, side, dt);
+				snprintf(what, sizeof(what), "DMA block %u descriptor %zu: %s "
+					 "dtype %d is not defined", b->id, k, side, dt);
 				return inst_err(neff, e, i, err, what);
 			}
 			if (locs[s] == NX_LOC_HBM) {
@@ -315,20 +315,22 @@ static int check_shapes(const struct nx_neff *neff, const struct nx_machine *m, 
 	const char *op = nx_opcode_name(in->opcode);
 	int rc;
 
-	if (((need & N_DST) && !nx_ap_used(&in->dst)) || ((need & N_SRC0) && !nx_ap_used(&in->src0)))
+#define BAD(...) shape_err(neff, e, i, err, __VA_ARGS__)
+	if (((need & N_DST) && !nx_ap_used(&in->dst)) ||
+	    ((need & N_SRC0) && !nx_ap_used(&in->src0)))
 		return inst_err(neff, e, i, err, need & N_SRC0 ? "missing dst or src0 operand"
 							       : "missing dst operand");
 	if (((need & N_SRC1) && !nx_ap_used(&in->src1)) ||
 	    ((need & N_SRC2) && !nx_ap_used(&in->src2)) ||
 	    ((need & N_DST2) && !nx_ap_used(&in->dst2)))
-		return shape_err(neff, e, i, err, "missing %s operand",
-				 (need & N_SRC1) && !nx_ap_used(&in->src1) ? r->src1
-				 : (need & N_SRC2) && !nx_ap_used(&in->src2) ? r->src2 : r->dst2);
+		return BAD("missing %s operand",
+			   (need & N_SRC1) && !nx_ap_used(&in->src1) ? r->src1
+			   : (need & N_SRC2) && !nx_ap_used(&in->src2) ? r->src2 : r->dst2);
 	if (in->axes > NX_AP_DIMS || in->alu >= NX_ALU_COUNT || in->alu1 >= NX_ALU_COUNT)
-		return shape_err(neff, e, i, err, "bad axes or ALU operation");
+		return BAD("bad axes or ALU operation");
 	if (in->opcode >= NX_OP_COUNT_V2 && in->opcode != NX_OP_TRANSPOSE &&
 	    in->opcode != NX_OP_LOCAL_GATHER && need & N_SRC0 && ps != pd)
-		return shape_err(neff, e, i, err, "%s reads %u partitions but writes %u", op, ps, pd);
+		return BAD("%s reads %u partitions but writes %u", op, ps, pd);
 	switch (in->opcode) {
 	case NX_OP_TENSOR_SCALAR:
 		if ((rc = column(neff, e, i, "operand0", &in->src1, err)) ||
@@ -357,47 +359,47 @@ static int check_shapes(const struct nx_neff *neff, const struct nx_machine *m, 
 		    (rc = column(neff, e, i, "bound1", &in->src2, err)))
 			return rc;
 		if (!nx_alu_is_compare(in->alu) || !nx_alu_is_compare(in->alu1))
-			return shape_err(neff, e, i, err, "comp_op0 and comp_op1 must be comparisons");
+			return BAD("comp_op0 and comp_op1 must be comparisons");
 		break;
 	case NX_OP_AFFINE_SELECT:
 		if (!nx_alu_is_compare(in->alu))
-			return shape_err(neff, e, i, err, "cmp_op %s is not a comparison",
-					 nx_alu_name(in->alu));
+			return BAD("cmp_op %s is not a comparison",
+				   nx_alu_name(in->alu));
 		break;
 	case NX_OP_TENSOR_REDUCE:
 		if (in->axes > nx_ap_ndim(&in->src0))
-			return shape_err(neff, e, i, err, "axes %u exceeds the %u free dimensions of "
-					 "src0", in->axes, nx_ap_ndim(&in->src0));
+			return BAD("axes %u exceeds the %u free dimensions of "
+				   "src0", in->axes, nx_ap_ndim(&in->src0));
 		return 0;
 	case NX_OP_BN_STATS:
 		if (ns > 512 || nd != 6)
-			return shape_err(neff, e, i, err, "BN_STATS takes at most 512 elements per "
-					 "partition (%" PRIu64 ") and writes 6 (%" PRIu64 ")", ns, nd);
+			return BAD("BN_STATS takes at most 512 elements per "
+				   "partition (%" PRIu64 ") and writes 6 (%" PRIu64 ")", ns, nd);
 		return 0;
 	case NX_OP_BN_AGGR:
 		if (ns % 3 || nd != 2)
-			return shape_err(neff, e, i, err, "BN_AGGR reads a multiple of 3 elements per "
-					 "partition (%" PRIu64 ") and writes 2 (%" PRIu64 ")", ns, nd);
+			return BAD("BN_AGGR reads a multiple of 3 elements per "
+				   "partition (%" PRIu64 ") and writes 2 (%" PRIu64 ")", ns, nd);
 		return 0;
 	case NX_OP_TRANSPOSE:
 		if (ps > 32 || ns > 32 || pd != ns || nd != ps)
-			return shape_err(neff, e, i, err, "a Vector TRANSPOSE maps P x F to F x P with "
-					 "P, F <= 32 (here %u x %" PRIu64 " to %u x %" PRIu64 ")", ps,
-					 ns, pd, nd);
+			return BAD("a Vector TRANSPOSE maps P x F to F x P with "
+				   "P, F <= 32 (here %u x %" PRIu64 " to %u x %" PRIu64 ")", ps,
+				   ns, pd, nd);
 		return 0;
 	case NX_OP_MAX8:
 		if (nd != 8 || ns < 8)
-			return shape_err(neff, e, i, err, "MAX8 writes 8 elements per partition from "
-					 "at least 8 (here %" PRIu64 " from %" PRIu64 ")", nd, ns);
+			return BAD("MAX8 writes 8 elements per partition from "
+				   "at least 8 (here %" PRIu64 " from %" PRIu64 ")", nd, ns);
 		return 0;
 	case NX_OP_FIND_INDEX8:
 	case NX_OP_MATCH_REPLACE8:
 		if (nx_ap_free_elems(&in->src1) != 8 ||
 		    nx_ap_partitions(&in->src1) != ps ||
 		    nd != (in->opcode == NX_OP_FIND_INDEX8 ? 8 : ns))
-			return shape_err(neff, e, i, err, "%s takes vals of %u partitions x 8 and "
-					 "writes %s per partition", op, ps,
-					 in->opcode == NX_OP_FIND_INDEX8 ? "8" : "as many as src0");
+			return BAD("%s takes vals of %u partitions x 8 and "
+				   "writes %s per partition", op, ps,
+				   in->opcode == NX_OP_FIND_INDEX8 ? "8" : "as many as src0");
 		return 0;
 	case NX_OP_LOCAL_GATHER:
 		return 0;
@@ -405,33 +407,33 @@ static int check_shapes(const struct nx_neff *neff, const struct nx_machine *m, 
 	case NX_OP_LDWEIGHTS:
 		if (in->tile[0] + in->tile[2] > (int)m->hw->te_cols ||
 		    in->tile[1] + in->tile[3] > (int)m->hw->te_cols)
-			return shape_err(neff, e, i, err, "PE tile at %u,%u of size %u,%u leaves the "
-					 "%ux%u array", in->tile[0], in->tile[1], in->tile[2],
-					 in->tile[3], m->hw->te_cols, m->hw->te_cols);
+			return BAD("PE tile at %u,%u of size %u,%u leaves the "
+				   "%ux%u array", in->tile[0], in->tile[1], in->tile[2],
+				   in->tile[3], m->hw->te_cols, m->hw->te_cols);
 		return 0;
 	default:
 		break;
 	}
 	if (nx_ap_used(&in->dst2) && nx_ap_partitions(&in->dst2) != ps)
-		return shape_err(neff, e, i, err, "%s has %u partitions, src0 %u", r->dst2 ? r->dst2
-								 : "dst2",
-				 nx_ap_partitions(&in->dst2), ps);
+		return BAD("%s has %u partitions, src0 %u", r->dst2 ? r->dst2 : "dst2",
+			   nx_ap_partitions(&in->dst2), ps);
 	/* the version-2 operations keep their looser rules: the library kernels use a
 	 * TENSOR_REDUCE for bn_stats and an ACTIVATE into one element for a mean */
 	if (in->opcode < NX_OP_COUNT_V2)
 		return 0;
 	if (need & N_SRC0 && ns != nd)
-		return shape_err(neff, e, i, err, "%s reads %" PRIu64 " elements per partition but "
-				 "writes %" PRIu64, op, ns, nd);
+		return BAD("%s reads %" PRIu64 " elements per partition but "
+			   "writes %" PRIu64, op, ns, nd);
 	if (need & N_SRC1 && in->opcode != NX_OP_RANGE_SELECT &&
 	    nx_ap_free_elems(&in->src1) != ns)
-		return shape_err(neff, e, i, err, "%s is %" PRIu64 " elements per partition, src0 %"
-				 PRIu64, r->src1, nx_ap_free_elems(&in->src1), ns);
+		return BAD("%s is %" PRIu64 " elements per partition, src0 %"
+			   PRIu64, r->src1, nx_ap_free_elems(&in->src1), ns);
 	if ((in->opcode == NX_OP_SELECT || in->opcode == NX_OP_TENSOR_COPY_PREDICATED) &&
 	    nx_ap_free_elems(&in->src2) != ns)
-		return shape_err(neff, e, i, err, "predicate is %" PRIu64 " elements per partition, "
-				 "src0 %" PRIu64, nx_ap_free_elems(&in->src2), ns);
+		return BAD("predicate is %" PRIu64 " elements per partition, "
+			   "src0 %" PRIu64, nx_ap_free_elems(&in->src2), ns);
 	return 0;
+#undef BAD
 }
 
 static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, int e, size_t i,

@@ -104,7 +104,8 @@ static void test_opcodes(void **state)
 		{ "Vector transpose src=sbuf[0:32]+0:bf16[16] dst=sbuf[0:16]+64:bf16[32]",
 		  NX_ENGINE_VECTOR, NX_OP_TRANSPOSE },
 		{ "Vector tensor_copy_predicated src=sbuf[0:2]+0:fp32[4] dst=sbuf[0:2]+16:fp32[4] "
-		  "predicate=sbuf[0:2]+32:uint8[4]", NX_ENGINE_VECTOR, NX_OP_TENSOR_COPY_PREDICATED },
+		  "predicate=sbuf[0:2]+32:uint8[4]", NX_ENGINE_VECTOR,
+		  NX_OP_TENSOR_COPY_PREDICATED },
 		{ "GpSimd select src=sbuf[0:2]+0:fp32[4] src1=sbuf[0:2]+16:fp32[4] "
 		  "dst=sbuf[0:2]+32:fp32[4] predicate=sbuf[0:2]+48:uint8[4]", NX_ENGINE_GPSIMD,
 		  NX_OP_SELECT },
@@ -388,13 +389,15 @@ static void test_roundtrip(void **state)
 	assemble("block b q0\n  desc x[0:128, 0:512] -> sbuf[0:128]+0:fp32\n"
 		 "@5 decision alloc buffer=q bytes=1024\n"
 		 "@9 Sync dma_trigger block=b\n"
-		 "@10 Vector tensor_scalar src=sbuf[0:128]+0:fp32[512] dst=sbuf[0:128]+2048:fp32[512] "
-		 "op0=sub operand0=sbuf[0:128]+8192:fp32[1] op1=mul operand1=0.125\n"
+		 "@10 Vector tensor_scalar src=sbuf[0:128]+0:fp32[512] "
+		 "dst=sbuf[0:128]+2048:fp32[512] op0=sub operand0=sbuf[0:128]+8192:fp32[1] "
+		 "op1=mul operand1=0.125\n"
 		 "@11 Scalar activate act=erf src=sbuf[0:4]+0:fp32[8] dst=sbuf[0:4]+32:bf16[8] "
 		 "bias=sbuf[0:4]+64:fp32[1] scale=2 reduce_op=add reduce_res=sbuf[0:4]+68:fp32[1]\n"
 		 "@12 GpSimd iota dst=sbuf[0:128]+0:int32[2,2,2,2]{8,4,2,1} pattern={1,2,3,4} "
 		 "offset=-7 channel_multiplier=16\n"
-		 "@13 Vector tensor_copy src=sbuf[0:128]+0:fp32[512] dst=sbuf[0:128]+2048:fp32[512]\n",
+		 "@13 Vector tensor_copy src=sbuf[0:128]+0:fp32[512] "
+		 "dst=sbuf[0:128]+2048:fp32[512]\n",
 		 &a);
 	if (nx_neff_write_mem(&a, &data, &len, &err) ||
 	    nx_neff_read_mem("rt.neff", data, len, &b, &err))
@@ -415,8 +418,8 @@ static void test_roundtrip(void **state)
 	nx_neff_release(&b);
 
 	/* without the newer features the NEFF stays major version 2, 128-byte records */
-	assemble("@9 Vector tensor_copy src=sbuf[0:128]+0:fp32[512] dst=sbuf[0:128]+2048:fp32[512]\n",
-		 &a);
+	assemble("@9 Vector tensor_copy src=sbuf[0:128]+0:fp32[512] "
+		 "dst=sbuf[0:128]+2048:fp32[512]\n", &a);
 	if (nx_neff_write_mem(&a, &data, &len, &err) ||
 	    nx_neff_read_mem("rt.neff", data, len, &b, &err))
 		fail_msg("%s", err.msg);

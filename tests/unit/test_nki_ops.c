@@ -148,7 +148,8 @@ static const struct op_case cases[] = {
 	  "TENSOR_SCALAR_REDUCE", "Vector",
 	  "reduce_res=fp32@0x2000[1,1,1][1,1,128] op0=mul operand0=1 reduce_op=add", 262144,
 	  262144 + 512 },
-	{ "transpose", "@10 Vector transpose src=sbuf[0:32]+0:bf16[32] dst=sbuf[0:32]+64:bf16[32]\n",
+	{ "transpose", "@10 Vector transpose src=sbuf[0:32]+0:bf16[32] "
+		       "dst=sbuf[0:32]+64:bf16[32]\n",
 	  "TRANSPOSE", "Vector", "src=bf16@0x0[1,1,32][32,1,32]", 2048, 2048 },
 	{ "copy_pred", "@10 Vector tensor_copy_predicated src=sbuf[0:128]+0:fp32[512] "
 		       "predicate=sbuf[0:128]+4096:uint8[512] dst=sbuf[0:128]+8192:fp32[512] "
@@ -389,7 +390,8 @@ static void test_validate(void **state)
 		{ "@9 Vector bn_aggr src=sbuf[0:128]+0:fp32[7] dst=sbuf[0:128]+4096:fp32[2]",
 		  "BN_AGGR reads a multiple of 3 elements per partition (7) and writes 2 (2)" },
 		{ "@9 Vector transpose src=sbuf[0:64]+0:bf16[32] dst=sbuf[0:32]+128:bf16[64]",
-		  "a Vector TRANSPOSE maps P x F to F x P with P, F <= 32 (here 64 x 32 to 32 x 64)" },
+		  "a Vector TRANSPOSE maps P x F to F x P with P, F <= 32 "
+		  "(here 64 x 32 to 32 x 64)" },
 		{ "@9 Vector reciprocal src=sbuf[0:128]+0:fp32[8] dst=sbuf[0:64]+64:fp32[8]",
 		  "RECIPROCAL reads 128 partitions but writes 64" },
 		{ "@9 Vector reciprocal src=sbuf[0:128]+0:fp32[8] dst=sbuf[0:128]+64:fp32[4]",
@@ -398,9 +400,11 @@ static void test_validate(void **state)
 		  "op0=add operand0=sbuf[0:128]+96:fp32[2] op1=mul operand1=2",
 		  "operand0 must be 128 partitions x 1 element (it is 128 x 2)" },
 		{ "@9 Scalar activate src=sbuf[0:128]+0:fp32[8] dst=sbuf[0:128]+64:fp32[8] "
-		  "bias=sbuf[0:64]+96:fp32[1]", "bias must be 128 partitions x 1 element (it is 64 x 1)" },
-		{ "@9 Vector tensor_scalar_reduce src=sbuf[0:128]+0:fp32[8] dst=sbuf[0:128]+64:fp32[8] "
-		  "op0=add operand0=1 reduce_op=add reduce_res=sbuf[0:64]+96:fp32[1]",
+		  "bias=sbuf[0:64]+96:fp32[1]",
+		  "bias must be 128 partitions x 1 element (it is 64 x 1)" },
+		{ "@9 Vector tensor_scalar_reduce src=sbuf[0:128]+0:fp32[8] "
+		  "dst=sbuf[0:128]+64:fp32[8] op0=add operand0=1 reduce_op=add "
+		  "reduce_res=sbuf[0:64]+96:fp32[1]",
 		  "reduce_res has 64 partitions, src0 128" },
 		{ "@9 Vector max8 src=sbuf[0:128]+0:fp32[16] dst=sbuf[0:128]+64:fp32[4]",
 		  "MAX8 writes 8 elements per partition from at least 8 (here 4 from 16)" },
@@ -410,8 +414,8 @@ static void test_validate(void **state)
 		{ "@9 GpSimd select src=sbuf[0:128]+0:fp32[16] src1=sbuf[0:128]+64:fp32[16] "
 		  "predicate=sbuf[0:128]+128:uint8[8] dst=sbuf[0:128]+256:fp32[16]",
 		  "predicate is 8 elements per partition, src0 16" },
-		{ "@9 Vector tensor_tensor_scan src=sbuf[0:128]+0:fp32[16] src1=sbuf[0:128]+64:fp32[8] "
-		  "dst=sbuf[0:128]+256:fp32[16] op0=mul op1=add",
+		{ "@9 Vector tensor_tensor_scan src=sbuf[0:128]+0:fp32[16] "
+		  "src1=sbuf[0:128]+64:fp32[8] dst=sbuf[0:128]+256:fp32[16] op0=mul op1=add",
 		  "src1 is 8 elements per partition, src0 16" },
 		{ "@9 Vector tensor_reduce src=sbuf[0:128]+229000:fp32[2,2,16,16]{1,32,2,64} "
 		  "dst=sbuf[0:128]+0:fp32[16,16] alu=add axes=2",
