@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * listing_int.h: the assembler's state and the operand parsers shared by
- * listing_parse.c and listing_asm.c. Not a public interface. */
+ * listing_parse.c, listing_ops.c and listing_asm.c. Not a public interface. */
 #ifndef NX_KERNELS_LISTING_INT_H
 #define NX_KERNELS_LISTING_INT_H
 

@@ -3,8 +3,9 @@
  *
  * The real engine instruction binaries are not public, so the project defines its own
  * encoding (docs/formats/neff.md, "Instruction streams"). Each engine's program is a
- * file sg00/<Engine>.bin of fixed 128-byte records; an instruction's pc is its index
- * in that file (Instruction.pc is the per-engine index). The same decoded struct feeds the
+ * file sg00/<Engine>.bin of 128-byte records, each followed by a 256-byte extension
+ * when it needs one (NEFF major version 3); an instruction's pc is its index in that
+ * file (Instruction.pc is the per-engine index). The same decoded struct feeds the
  * simulator (what to execute) and the ingester (opcode, operands and source location
  * of every executed instruction). */
 #ifndef NX_NEFF_ISA_H
