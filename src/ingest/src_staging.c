@@ -330,12 +330,16 @@ static bool ap_range(const struct onchip_src *s, const struct nx_ap *ap, struct 
 {
 	if (ap->mem != NX_MEM_SBUF && ap->mem != NX_MEM_PSUM)
 		return false;
-	uint64_t size[2] = { ap->size[0], ap->size[1] };
-	int64_t step[2] = { ap->step[0], ap->step[1] };
+	uint64_t size[NX_AP_DIMS];
+	int64_t step[NX_AP_DIMS];
+	for (unsigned k = 0; k < NX_AP_DIMS; k++) {
+		size[k] = ap->size[k];
+		step[k] = ap->step[k];
+	}
 	r->mem = ap->mem == NX_MEM_SBUF ? OC_SBUF : OC_PSUM;
 	r->p0 = ap->start_partition;
 	r->p1 = r->p0 + nx_ap_partitions(ap) - 1;
-	extent(ap->offset, 2, size, step, nx_dtype_size(ap->dtype), &r->lo, &r->hi);
+	extent(ap->offset, NX_AP_DIMS, size, step, nx_dtype_size(ap->dtype), &r->lo, &r->hi);
 	return clip_range(s, r);
 }
 
@@ -353,7 +357,8 @@ static bool desc_range(const struct onchip_src *s, const struct nx_dma_desc *d, 
 	r->p0 = to ? d->to_start_partition : d->from_start_partition;
 	r->p1 = r->p0 + (unsigned)(size[0] ? size[0] : 1) - 1;
 	extent(to ? d->to_off : d->from_off, nd > 1 ? nd - 1 : 0, size + 1,
-	       (to ? d->to_steps : d->from_steps) + 1, nx_dtype_size(d->dtype), &r->lo, &r->hi);
+	       (to ? d->to_steps : d->from_steps) + 1,
+	       nx_dtype_size(to && d->cast ? d->to_dtype : d->dtype), &r->lo, &r->hi);
 	return clip_range(s, r);
 }
 
@@ -522,22 +527,28 @@ static void onchip_inst(struct onchip_src *s, const struct nx_rec_inst *r)
 	if (r->engine >= NX_ENGINE_COUNT || r->index >= n->ninst[r->engine])
 		return;
 	const struct nx_inst *in = &n->inst[r->engine][r->index];
-	struct oc_range src[2], dst;
-	bool has_src[2] = { ap_range(s, &in->src0, &src[0]), ap_range(s, &in->src1, &src[1]) };
+	const struct nx_ap *outs[2] = { &in->dst, &in->dst2 };
+	struct oc_range src[3], dst;
+	bool has_src[3] = { ap_range(s, &in->src0, &src[0]), ap_range(s, &in->src1, &src[1]),
+			    ap_range(s, &in->src2, &src[2]) };
 	int64_t start = nx_ticks_to_ns(s->ctx, r->start), end = nx_ticks_to_ns(s->ctx, r->end);
 
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		if (has_src[k])
 			read_range(s, &src[k], end);
-	if (!ap_range(s, &in->dst, &dst))
-		return;
-	bool acc = in->opcode == NX_OP_MATMUL && (in->flags & NX_INST_ACCUMULATE);
-	if (acc)
-		read_range(s, &dst, end);
-	struct oc_writer w = { .start = start, .end = end, .engine = r->engine, .pc = r->index,
-		.in_place = acc || (has_src[0] && range_eq(&dst, &src[0])) ||
-			    (has_src[1] && range_eq(&dst, &src[1])) };
-	write_range(s, &dst, &w);
+	/* dst, then the second output (reduce_res) of the NKI operations */
+	for (int o = 0; o < 2; o++) {
+		if (!ap_range(s, outs[o], &dst))
+			continue;
+		bool acc = !o && in->opcode == NX_OP_MATMUL && (in->flags & NX_INST_ACCUMULATE);
+		if (acc)
+			read_range(s, &dst, end);
+		struct oc_writer w = { .start = start, .end = end, .engine = r->engine,
+			.pc = r->index, .in_place = acc };
+		for (int k = 0; k < 3; k++)
+			w.in_place = w.in_place || (has_src[k] && range_eq(&dst, &src[k]));
+		write_range(s, &dst, &w);
+	}
 }
 
 static void onchip_dma(struct onchip_src *s, const struct nx_rec_dma *r)

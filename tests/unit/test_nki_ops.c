@@ -268,8 +268,8 @@ static void test_each_op(void **state)
 	free(dir);
 }
 
-/* The activation function shows in scalar_activation_fn; OpcodeSummary has the new
- * opcode. */
+/* The activation function shows in scalar_activation_fn, OpcodeSummary counts the
+ * instruction, and both outputs (dst, reduce_res) show in SbufAllocation. */
 static void test_activation_fn(void **state)
 {
 	char *dir = nx_test_dir("nki_act"), *data = nx_path_join(dir, "data");
@@ -281,6 +281,11 @@ static void test_activation_fn(void **state)
 	NX_EQ(d, "SELECT count(*) FROM Instruction WHERE scalar_activation_fn = 'GELU_APPRX_TANH'",
 	      1);
 	NX_EQ(d, "SELECT instruction_count FROM OpcodeSummary WHERE opcode = 'ACTIVATE'", 1);
+	/* the second output occupies SBUF like dst does */
+	NX_EQ(d, "SELECT count(*) > 0 FROM SbufAllocation WHERE start_address <= 8200 AND "
+		 "end_address >= 8203", 1);
+	NX_EQ(d, "SELECT count(*) > 0 FROM SbufAllocation WHERE start_address <= 2048 AND "
+		 "end_address >= 3071", 1);
 	nx_duck_close(d);
 	free(prof);
 	free(data);
