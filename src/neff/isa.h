@@ -205,6 +205,8 @@ static inline bool nx_ap_used(const struct nx_ap *ap)
 {
 	return ap->mem != NX_MEM_NONE;
 }
+/* n times the outer two sizes, saturating at UINT64_MAX (isa_work.c). */
+uint64_t nx__ap_outer_elems(const struct nx_ap *ap, uint64_t n);
 /* Elements per partition (saturating at UINT64_MAX). */
 static inline uint64_t nx_ap_free_elems(const struct nx_ap *ap)
 {
@@ -212,13 +214,8 @@ static inline uint64_t nx_ap_free_elems(const struct nx_ap *ap)
 
 	if (ap->mem == NX_MEM_NONE)
 		return 0;
-	n = ap->size[0];
-	for (unsigned k = 1; k < NX_AP_DIMS; k++) {
-		uint64_t s = ap->size[k] ? ap->size[k] : 1;
-
-		n = n && s > UINT64_MAX / n ? UINT64_MAX : n * s;
-	}
-	return n;
+	n = (uint64_t)ap->size[0] * (ap->size[1] ? ap->size[1] : 1);
+	return ap->size[2] > 1 || ap->size[3] > 1 ? nx__ap_outer_elems(ap, n) : n;
 }
 /* Free dimensions in use: 2 unless size[2], size[3], step[2] or step[3] is set. */
 static inline unsigned nx_ap_ndim(const struct nx_ap *ap)

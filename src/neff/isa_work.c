@@ -20,6 +20,13 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+uint64_t nx__ap_outer_elems(const struct nx_ap *ap, uint64_t n)
+{
+	for (unsigned k = 2; k < NX_AP_DIMS; k++)
+		n = mul_sat(n, ap->size[k] ? ap->size[k] : 1);
+	return n;
+}
+
 /* Bytes an access pattern covers: partitions x free elements x element size. */
 static uint64_t ap_bytes(const struct nx_ap *ap)
 {

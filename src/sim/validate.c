@@ -133,16 +133,37 @@ static unsigned needs(int op)
 static void ap_range(const struct nx_ap *ap, int64_t *lo, int64_t *hi)
 {
 	int64_t es = nx_dtype_size(ap->dtype), a = 0, b = 0;
+	/* the outer two axes only when the pattern has them */
+	unsigned nd = ap->size[2] > 1 || ap->size[3] > 1 ? NX_AP_DIMS : 2;
 
-	for (unsigned k = 0; k < NX_AP_DIMS; k++) {
-		uint32_t n = ap->size[k] ? ap->size[k] : 1;
-		int64_t d = (int64_t)(k == 0 && !ap->size[0] ? 0 : n - 1) * ap->step[k];
+	for (unsigned k = 0; k < nd; k++) {
+		int64_t d;
 
+		if (ap->size[k] <= 1) /* an axis of one element (or none) spans nothing */
+			continue;
+		d = (int64_t)(ap->size[k] - 1) * ap->step[k];
 		a += d < 0 ? d : 0;
 		b += d > 0 ? d : 0;
 	}
 	*lo = (int64_t)ap->offset + a * es;
 	*hi = (int64_t)ap->offset + (b + 1) * es;
+}
+
+/* True when a used pattern is in SBUF or PSUM, of a known dtype and inside the memory
+ * (the common case, without building a message); check_ap says what is wrong. */
+static inline bool ap_ok(const struct nx_machine *m, const struct nx_ap *ap)
+{
+	int64_t lo, hi, cap;
+
+	if (ap->mem == NX_MEM_NONE)
+		return true;
+	if ((ap->mem != NX_MEM_SBUF && ap->mem != NX_MEM_PSUM) || ap->dtype >= NX_DT_COUNT ||
+	    (unsigned)ap->start_partition + nx_ap_partitions(ap) > NX_NUM_PARTITIONS)
+		return false;
+	cap = (int64_t)(ap->mem == NX_MEM_SBUF ? m->hw->sbuf_partition_bytes
+					       : m->hw->psum_partition_bytes);
+	ap_range(ap, &lo, &hi);
+	return lo >= 0 && hi <= cap;
 }
 
 static int check_ap(const struct nx_neff *neff, const struct nx_machine *m, int e, size_t i,
@@ -301,6 +322,21 @@ static int column(const struct nx_neff *neff, int e, size_t i, const char *role,
 	return 0;
 }
 
+/* A version-2 instruction without any of the newer operands: only the checks of
+ * check_inst apply (the fast path of the library kernels' programs). */
+static inline bool plain_v2(const struct nx_inst *in, unsigned need)
+{
+	bool columns = (in->opcode == NX_OP_TENSOR_SCALAR || in->opcode == NX_OP_ACTIVATE) &&
+		       in->src1.mem != NX_MEM_NONE;
+
+	return in->opcode < NX_OP_COUNT_V2 && !columns && in->src2.mem == NX_MEM_NONE &&
+	       in->dst2.mem == NX_MEM_NONE && !(in->tile[0] | in->tile[1] | in->tile[2] |
+						 in->tile[3]) &&
+	       (!(need & N_DST) || in->dst.mem != NX_MEM_NONE) &&
+	       (!(need & N_SRC0) || in->src0.mem != NX_MEM_NONE) &&
+	       (!(need & N_SRC1) || in->src1.mem != NX_MEM_NONE) && !in->axes;
+}
+
 /* Operand presence and the shape rules of the operations (docs/simulator.md, "Checks
  * and errors"): all of them for the NKI operations of NEFF version 3, the per-partition
  * operands and reductions for the older ones. */
@@ -308,8 +344,12 @@ static int check_shapes(const struct nx_neff *neff, const struct nx_machine *m, 
 			struct nx_err *err)
 {
 	const struct nx_inst *in = &neff->inst[e][i];
-	const struct nx_op_roles *r = nx_op_roles(in->opcode);
 	unsigned need = needs(in->opcode);
+
+	if (plain_v2(in, need))
+		return 0;
+
+	const struct nx_op_roles *r = nx_op_roles(in->opcode);
 	uint64_t ns = nx_ap_free_elems(&in->src0), nd = nx_ap_free_elems(&in->dst);
 	unsigned ps = nx_ap_partitions(&in->src0), pd = nx_ap_partitions(&in->dst);
 	const char *op = nx_opcode_name(in->opcode);
@@ -461,11 +501,13 @@ static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, in
 		return inst_err(neff, e, i, err, "semaphore index out of range (0..255)");
 	if (in->wait_cond > NX_WAIT_EQ || in->sig_op > NX_SEM_SET)
 		return inst_err(neff, e, i, err, "unknown semaphore condition or operation");
-	if ((rc = check_ap(neff, m, e, i, "dst", &in->dst, err)) ||
-	    (rc = check_ap(neff, m, e, i, "src0", &in->src0, err)) ||
-	    (rc = check_ap(neff, m, e, i, "src1", &in->src1, err)) ||
-	    (rc = check_ap(neff, m, e, i, "src2", &in->src2, err)) ||
-	    (rc = check_ap(neff, m, e, i, "dst2", &in->dst2, err)))
+	if ((!ap_ok(m, &in->dst) || !ap_ok(m, &in->src0) || !ap_ok(m, &in->src1) ||
+	     !ap_ok(m, &in->src2) || !ap_ok(m, &in->dst2)) &&
+	    ((rc = check_ap(neff, m, e, i, "dst", &in->dst, err)) ||
+	     (rc = check_ap(neff, m, e, i, "src0", &in->src0, err)) ||
+	     (rc = check_ap(neff, m, e, i, "src1", &in->src1, err)) ||
+	     (rc = check_ap(neff, m, e, i, "src2", &in->src2, err)) ||
+	     (rc = check_ap(neff, m, e, i, "dst2", &in->dst2, err))))
 		return rc;
 	switch (in->opcode) {
 	case NX_OP_MATMUL:
