@@ -14,24 +14,33 @@
 #include <math.h>
 #include <stdlib.h>
 
-char *nx_test_ingest_fixture(const char *dir, const char *data, const struct nx_fixture_opts *fo,
-			     const char *name)
+char *nx_test_ingest(const char *neff, const char *ntff, const char *data, const char *name)
 {
 	struct nx_ingest_opts io = { 0 };
 	struct nx_err err = { 0 };
-	char *sub = nx_path_join(dir, name);
-	char *neff = nx_path_join(sub, "fixture.neff"), *ntff = nx_path_join(sub, "fixture.ntff");
 	char *out = NULL;
 
-	if (nx_mkdirs(sub, &err) || nx_fixture_write(sub, fo, &err))
-		fail_msg("%s", err.msg);
 	io.neff_path = neff;
 	io.ntff_path = ntff;
 	io.data_path = data;
 	io.display_name = name;
 	io.quiet = true;
 	if (nx_ingest(&io, &out, &err))
+		fail_msg("%s: %s", name, err.msg);
+	return out;
+}
+
+char *nx_test_ingest_fixture(const char *dir, const char *data, const struct nx_fixture_opts *fo,
+			     const char *name)
+{
+	struct nx_err err = { 0 };
+	char *sub = nx_path_join(dir, name);
+	char *neff = nx_path_join(sub, "fixture.neff"), *ntff = nx_path_join(sub, "fixture.ntff");
+	char *out;
+
+	if (nx_mkdirs(sub, &err) || nx_fixture_write(sub, fo, &err))
 		fail_msg("%s", err.msg);
+	out = nx_test_ingest(neff, ntff, data, name);
 	free(sub);
 	free(neff);
 	free(ntff);

@@ -8,6 +8,9 @@
 #include "db/duck.h"
 #include "helper/fixture.h"
 
+/* Ingests neff + ntff into data as <name>; returns the published profile directory
+ * (caller frees). */
+char *nx_test_ingest(const char *neff, const char *ntff, const char *data, const char *name);
 /* Writes the fixture pair into dir/<name>/ and ingests it into data as <name>;
  * returns the published profile directory (caller frees). */
 char *nx_test_ingest_fixture(const char *dir, const char *data, const struct nx_fixture_opts *fo,

@@ -69,7 +69,6 @@ static char *run(const char *dir, const char *data, const char *name, const char
 	char *neff = nx_xasprintf("%s/%s.neff", dir, name), *ntff = nx_xasprintf("%s/%s.ntff", dir,
 										  name);
 	struct nx_sim_opts so = { .target = "trn2", .dma_packets = true, .exec_index = 1 };
-	struct nx_ingest_opts io = { 0 };
 	struct nx_neff a, b;
 	struct nx_err err = { 0 };
 	char *out = NULL;
@@ -85,19 +84,36 @@ static char *run(const char *dir, const char *data, const char *name, const char
 	}
 	if (nx_sim_capture(&b, &so, ntff, NULL, &err))
 		fail_msg("%s: %s", name, err.msg);
-	io.neff_path = neff;
-	io.ntff_path = ntff;
-	io.data_path = data;
-	io.display_name = name;
-	io.quiet = true;
-	if (nx_ingest(&io, &out, &err))
-		fail_msg("%s: %s", name, err.msg);
+	out = nx_test_ingest(neff, ntff, data, name);
 	nx_neff_release(&a);
 	nx_neff_release(&b);
 	free(text);
 	free(neff);
 	free(ntff);
 	return out;
+}
+
+/* One listing run in a directory of its own, its profile open in d. */
+struct one_run {
+	char *dir, *data, *prof;
+	struct nx_duck *d;
+};
+
+static void open_run(struct one_run *r, const char *tag, const char *name, const char *body)
+{
+	r->dir = nx_test_dir(tag);
+	r->data = nx_path_join(r->dir, "data");
+	r->prof = run(r->dir, r->data, name, body);
+	r->d = NULL;
+	nx_test_use_profile(&r->d, r->prof);
+}
+
+static void close_run(struct one_run *r)
+{
+	nx_duck_close(r->d);
+	free(r->prof);
+	free(r->data);
+	free(r->dir);
 }
 
 static double q(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
@@ -272,24 +288,19 @@ static void test_each_op(void **state)
  * instruction, and both outputs (dst, reduce_res) show in SbufAllocation. */
 static void test_activation_fn(void **state)
 {
-	char *dir = nx_test_dir("nki_act"), *data = nx_path_join(dir, "data");
-	char *prof = run(dir, data, "act", cases[17].line);
-	struct nx_duck *d = NULL;
+	struct one_run r;
 
 	(void)state;
-	nx_test_use_profile(&d, prof);
-	NX_EQ(d, "SELECT count(*) FROM Instruction WHERE scalar_activation_fn = 'GELU_APPRX_TANH'",
+	open_run(&r, "nki_act", "act", cases[17].line);
+	NX_EQ(r.d, "SELECT count(*) FROM Instruction WHERE scalar_activation_fn = 'GELU_APPRX_TANH'",
 	      1);
-	NX_EQ(d, "SELECT instruction_count FROM OpcodeSummary WHERE opcode = 'ACTIVATE'", 1);
+	NX_EQ(r.d, "SELECT instruction_count FROM OpcodeSummary WHERE opcode = 'ACTIVATE'", 1);
 	/* the second output occupies SBUF like dst does */
-	NX_EQ(d, "SELECT count(*) > 0 FROM SbufAllocation WHERE start_address <= 8200 AND "
+	NX_EQ(r.d, "SELECT count(*) > 0 FROM SbufAllocation WHERE start_address <= 8200 AND "
 		 "end_address >= 8203", 1);
-	NX_EQ(d, "SELECT count(*) > 0 FROM SbufAllocation WHERE start_address <= 2048 AND "
+	NX_EQ(r.d, "SELECT count(*) > 0 FROM SbufAllocation WHERE start_address <= 2048 AND "
 		 "end_address >= 3071", 1);
-	nx_duck_close(d);
-	free(prof);
-	free(data);
-	free(dir);
+	close_run(&r);
 }
 
 /* A cast load, a transposing load and a store: the trigger instructions carry the
@@ -303,23 +314,18 @@ static void test_dma_cast_transpose(void **state)
 		"wait=S[1]>=32 sig=S[3]++\n"
 		"@13 Sync dma_trigger block=store wait=S[3]>=1\n"
 		"@14 Sync event_semaphore wait=S[2]>=16\n";
-	char *dir = nx_test_dir("nki_dma"), *data = nx_path_join(dir, "data");
-	char *prof = run(dir, data, "dma", body);
-	struct nx_duck *d = NULL;
+	struct one_run r;
 
 	(void)state;
-	nx_test_use_profile(&d, prof);
-	NX_EQ(d, "SELECT hbm_read_bytes FROM Instruction WHERE nki_source_location = 'k.py:10'",
+	open_run(&r, "nki_dma", "dma", body);
+	NX_EQ(r.d, "SELECT hbm_read_bytes FROM Instruction WHERE nki_source_location = 'k.py:10'",
 	      128 * 512 * 2);
-	NX_EQ(d, "SELECT hbm_read_bytes FROM Instruction WHERE nki_source_location = 'k.py:11'",
+	NX_EQ(r.d, "SELECT hbm_read_bytes FROM Instruction WHERE nki_source_location = 'k.py:11'",
 	      64 * 128 * 2);
-	NX_EQ(d, "SELECT hbm_write_bytes FROM Instruction WHERE nki_source_location = 'k.py:13'",
+	NX_EQ(r.d, "SELECT hbm_write_bytes FROM Instruction WHERE nki_source_location = 'k.py:13'",
 	      128 * 512 * 4);
-	NX_EQ(d, "SELECT count(*) FROM DmaPacketAggregated WHERE is_transpose_mode", 1);
-	nx_duck_close(d);
-	free(prof);
-	free(data);
-	free(dir);
+	NX_EQ(r.d, "SELECT count(*) FROM DmaPacketAggregated WHERE is_transpose_mode", 1);
+	close_run(&r);
 }
 
 /* Matmul flags show in the operands, K*M stays last; FP8 double-row halves the
@@ -331,24 +337,19 @@ static void test_matmul_flags(void **state)
 		"tile_position=0,0 tile_size=128,128\n"
 		"@11 Tensor matmul src=sbuf[0:128]+1024:fp8[512] dst=psum[0:128]+0:fp32[512] "
 		"moving_onezero perf=2x\n";
-	char *dir = nx_test_dir("nki_mm"), *data = nx_path_join(dir, "data");
-	char *prof = run(dir, data, "mm", body);
-	struct nx_duck *d = NULL;
+	struct one_run r;
 
 	(void)state;
-	nx_test_use_profile(&d, prof);
-	NX_EQ(d, "SELECT count(*) FROM Instruction WHERE opcode = 'LDWEIGHTS' AND operands LIKE "
+	open_run(&r, "nki_mm", "mm", body);
+	NX_EQ(r.d, "SELECT count(*) FROM Instruction WHERE opcode = 'LDWEIGHTS' AND operands LIKE "
 		 "'%stationary_onezero tile_position=0,0 tile_size=128,128'", 1);
-	NX_EQ(d, "SELECT count(*) FROM Instruction WHERE opcode = 'MATMUL' AND operands LIKE "
+	NX_EQ(r.d, "SELECT count(*) FROM Instruction WHERE opcode = 'MATMUL' AND operands LIKE "
 		 "'% moving_onezero perf=2x 128*128'", 1);
-	NX_EQ(d, "SELECT count(*) FROM Instruction WHERE opcode = 'MATMUL' AND "
+	NX_EQ(r.d, "SELECT count(*) FROM Instruction WHERE opcode = 'MATMUL' AND "
 		 "performance_mode = '2x'", 1);
-	NX_EQ(d, "SELECT raw_flops FROM Instruction WHERE opcode = 'MATMUL'",
+	NX_EQ(r.d, "SELECT raw_flops FROM Instruction WHERE opcode = 'MATMUL'",
 	      2.0 * 128 * 128 * 512);
-	nx_duck_close(d);
-	free(prof);
-	free(data);
-	free(dir);
+	close_run(&r);
 }
 
 /* Decisions become Compiler Decision warnings, in listing order, with their location;
@@ -360,23 +361,18 @@ static void test_decisions(void **state)
 		"decision spill buffer=kv save_bytes=262144 reload_bytes=262144\n"
 		"@other.py:7 decision engine call=nisa.memset engine=GpSimd\n"
 		"@10 Vector memset dst=sbuf[0:128]+0:fp32[512] imm=0\n";
-	char *dir = nx_test_dir("nki_dec"), *data = nx_path_join(dir, "data");
-	char *prof = run(dir, data, "dec", body);
-	struct nx_duck *d = NULL;
+	struct one_run r;
 
 	(void)state;
-	nx_test_use_profile(&d, prof);
-	NX_EQ(d, "SELECT count(*) FROM Warning WHERE category = 'Compiler Decision'", 3);
-	NX_EQ(d, "SELECT count(*) FROM Warning WHERE category = 'Compiler Decision' AND message = "
+	open_run(&r, "nki_dec", "dec", body);
+	NX_EQ(r.d, "SELECT count(*) FROM Warning WHERE category = 'Compiler Decision'", 3);
+	NX_EQ(r.d, "SELECT count(*) FROM Warning WHERE category = 'Compiler Decision' AND message = "
 		 "'alloc buffer=x_tile mem=sbuf partitions=128 bytes=2048 bufs=2 (k.py:20)'", 1);
-	NX_EQ(d, "SELECT count(*) FROM Warning WHERE message = "
+	NX_EQ(r.d, "SELECT count(*) FROM Warning WHERE message = "
 		 "'spill buffer=kv save_bytes=262144 reload_bytes=262144'", 1);
-	NX_EQ(d, "SELECT count(*) FROM Warning WHERE message = "
+	NX_EQ(r.d, "SELECT count(*) FROM Warning WHERE message = "
 		 "'engine call=nisa.memset engine=GpSimd (other.py:7)'", 1);
-	nx_duck_close(d);
-	free(prof);
-	free(data);
-	free(dir);
+	close_run(&r);
 }
 
 /* The simulator refuses what the hardware would: wrong engine, shapes, bounds; the
