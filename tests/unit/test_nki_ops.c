@@ -328,8 +328,8 @@ static void test_dma_cast_transpose(void **state)
 	close_run(&r);
 }
 
-/* Matmul flags show in the operands, K*M stays last; FP8 double-row halves the
- * moving time on trn2 (compared within one run, after the throttle ramp). */
+/* Matmul flags show in the operands and performance_mode, K*M stays last, the FLOPs
+ * are unchanged (the double-row time is in test_sim_cost). */
 static void test_matmul_flags(void **state)
 {
 	static const char body[] =

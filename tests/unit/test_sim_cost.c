@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * test_sim_cost.c: the simulator's cost model against times worked out by hand from
  * the constants in docs/simulator.md (trn2 unless stated): MATMUL and LDWEIGHTS on
- * the Tensor engine, Vector/Scalar instructions, and DMA descriptor geometry and
- * packet cost. */
+ * the Tensor engine (with the FP8 perf modes), Vector/Scalar instructions, and DMA
+ * descriptor geometry and packet cost. */
 #include "common/compat.h"
 #include "sim/cost.h"
 #include "sim/machine.h"
@@ -56,6 +56,24 @@ static void test_matmul(void **state)
 	/* trn1 runs the TE at 2.8 GHz */
 	in = inst(NX_ENGINE_TENSOR, NX_OP_MATMUL, NX_DT_BF16, 512);
 	assert_int_equal(nx_cost_inst_ps(nx_machine_get("trn1"), &in, false), 182857);
+}
+
+/* nc_matmul perf modes: FP8 double-row (2x) and quad-row (4x) on trn2 only. */
+static void test_matmul_perf_modes(void **state)
+{
+	const struct nx_machine *m2 = nx_machine_get("trn2"), *m1 = nx_machine_get("trn1");
+	struct nx_inst in = inst(NX_ENGINE_TENSOR, NX_OP_MATMUL, NX_DT_FP8_E5M2, 512);
+
+	(void)state;
+	in.perf_mode = 1;
+	assert_int_equal(nx_cost_tensor_cycles(m2, &in), 256);
+	assert_int_equal(nx_cost_matmul_cycles(m2, &in, 128), 256);
+	assert_int_equal(nx_cost_tensor_cycles(m1, &in), 512);
+	in.perf_mode = 2;
+	assert_int_equal(nx_cost_matmul_cycles(m2, &in, 128), 128);
+	in = inst(NX_ENGINE_TENSOR, NX_OP_MATMUL, NX_DT_BF16, 512);
+	in.perf_mode = 1; /* not an FP8 operand: no effect */
+	assert_int_equal(nx_cost_tensor_cycles(m2, &in), 512);
 }
 
 static void test_ldweights(void **state)
@@ -205,6 +223,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matmul),
+		cmocka_unit_test(test_matmul_perf_modes),
 		cmocka_unit_test(test_ldweights),
 		cmocka_unit_test(test_vector),
 		cmocka_unit_test(test_scalar_gpsimd_sync),
