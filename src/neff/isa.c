@@ -102,6 +102,15 @@ bool nx_inst_extended(const struct nx_inst *in)
 	       memcmp(&in->dst2, &zero.dst2, sizeof(in->dst2));
 }
 
+bool nx_inst_needs_v3(const struct nx_inst *in)
+{
+	return nx_inst_extended(in) || in->opcode >= NX_OP_COUNT_V2 ||
+	       in->act_fn >= NX_ACT_COUNT_V2 || in->alu >= NX_ALU_COUNT_V2 ||
+	       (in->dst.mem && in->dst.dtype >= NX_DT_COUNT_V2) ||
+	       (in->src0.mem && in->src0.dtype >= NX_DT_COUNT_V2) ||
+	       (in->src1.mem && in->src1.dtype >= NX_DT_COUNT_V2);
+}
+
 static void encode_ap(const struct nx_ap *ap, uint8_t *p)
 {
 	p[AP_MEM] = ap->mem;

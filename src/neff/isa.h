@@ -262,6 +262,9 @@ struct nx_inst {
 
 /* True when the instruction needs the record extension (NX_INST_EXT_SIZE bytes). */
 bool nx_inst_extended(const struct nx_inst *in);
+/* True when the instruction needs NEFF major version 3: the extension, or an opcode,
+ * dtype, activation function or ALU operation that version 3 added. */
+bool nx_inst_needs_v3(const struct nx_inst *in);
 /* Encodes one record (little-endian, layout in neff.md) into out, which has room for
  * NX_INST_EXT_SIZE bytes; returns the bytes written (NX_INST_SIZE or NX_INST_EXT_SIZE). */
 size_t nx_inst_encode(const struct nx_inst *in, uint8_t *out);

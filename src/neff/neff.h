@@ -176,7 +176,8 @@ int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct n
 /* Writes neff to path atomically. header_size, data_size and hash are computed; the
  * other header fields are taken from neff->hdr (zeroed uuid is kept as is), except
  * that pkg_version 0 is written as 1 (SHA-256) and major_version 0 as 2 (3 when the NEFF
- * uses extended instruction records or DMA casts, whatever the header says), so a zeroed
+ * uses what version 3 added: extended instruction records, the newer opcodes, dtypes,
+ * activation functions or ALU operations, DMA casts; whatever the header says), so a zeroed
  * header yields a readable file. Fails with NX_EUSAGE on structures that could not be
  * read back (dangling indices, bad instructions, unsupported versions). */
 int nx_neff_write(const char *path, const struct nx_neff *neff, struct nx_err *err);

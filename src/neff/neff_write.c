@@ -435,17 +435,21 @@ static int write_members(struct wr *w)
 	return rc;
 }
 
-/* Extended instruction records and DMA casts exist from NEFF major version 3 on. */
+/* Extended instruction records, the opcodes, dtypes, activation functions and ALU
+ * operations added with them, and DMA casts exist from NEFF major version 3 on. */
 static bool needs_v3(const struct nx_neff *n)
 {
 	for (int e = 0; e < NX_ENGINE_COUNT; e++)
 		for (size_t i = 0; i < n->ninst[e]; i++)
-			if (nx_inst_extended(&n->inst[e][i]))
+			if (nx_inst_needs_v3(&n->inst[e][i]))
 				return true;
 	for (size_t b = 0; b < n->nblocks; b++)
 		for (size_t d = 0; d < n->blocks[b].ndesc; d++)
-			if (n->blocks[b].desc[d].cast)
+			if (n->blocks[b].desc[d].cast || n->blocks[b].desc[d].dtype >= NX_DT_COUNT_V2)
 				return true;
+	for (size_t t = 0; t < n->ntensors; t++)
+		if (n->tensors[t].dtype >= NX_DT_COUNT_V2)
+			return true;
 	return false;
 }
 

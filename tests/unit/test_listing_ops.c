@@ -417,6 +417,27 @@ static void test_roundtrip(void **state)
 	nx_neff_release(&a);
 	nx_neff_release(&b);
 
+	/* a version-3 opcode, activation function or dtype in a base record, or a tensor of a
+	 * version-3 dtype, needs version 3 too */
+	static const char *const v3[] = {
+		"@9 Vector reciprocal src=sbuf[0:1]+0:fp32[4] dst=sbuf[0:1]+16:fp32[4]\n",
+		"@9 Scalar activate act=silu src=sbuf[0:1]+0:fp32[4] dst=sbuf[0:1]+16:fp32[4]\n",
+		"@9 Vector tensor_copy src=sbuf[0:1]+0:int8[4] dst=sbuf[0:1]+16:fp32[4]\n",
+		"@9 Vector tensor_tensor src=sbuf[0:1]+0:fp32[4] src1=sbuf[0:1]+0:fp32[4] "
+		"dst=sbuf[0:1]+16:fp32[4] alu=pow\n",
+		"tensor q input int16 4x4\n",
+	};
+	for (size_t i = 0; i < NX_ARRAY_SIZE(v3); i++) {
+		assemble(v3[i], &a);
+		if (nx_neff_write_mem(&a, &data, &len, &err) ||
+		    nx_neff_read_mem("rt.neff", data, len, &b, &err))
+			fail_msg("%s: %s", v3[i], err.msg);
+		assert_int_equal(b.hdr.major_version, 3);
+		free(data);
+		nx_neff_release(&a);
+		nx_neff_release(&b);
+	}
+
 	/* without the newer features the NEFF stays major version 2, 128-byte records */
 	assemble("@9 Vector tensor_copy src=sbuf[0:128]+0:fp32[512] "
 		 "dst=sbuf[0:128]+2048:fp32[512]\n", &a);
