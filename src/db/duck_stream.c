@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COLS 64
+#define MAX_COLS 128
 
 static void cell(duckdb_vector v, duckdb_type t, idx_t r, struct nx_dcell *c)
 {
@@ -21,7 +21,7 @@ static void cell(duckdb_vector v, duckdb_type t, idx_t r, struct nx_dcell *c)
 	switch (t) {
 	case DUCKDB_TYPE_BIGINT: c->kind = NX_D_INT; c->i = ((int64_t *)data)[r]; break;
 	case DUCKDB_TYPE_INTEGER: c->kind = NX_D_INT; c->i = ((int32_t *)data)[r]; break;
-	case DUCKDB_TYPE_BOOLEAN: c->kind = NX_D_INT; c->i = ((bool *)data)[r]; break;
+	case DUCKDB_TYPE_BOOLEAN: c->kind = NX_D_BOOL; c->i = ((bool *)data)[r]; break;
 	case DUCKDB_TYPE_DOUBLE: c->kind = NX_D_FLOAT; c->f = ((double *)data)[r]; break;
 	case DUCKDB_TYPE_FLOAT: c->kind = NX_D_FLOAT; c->f = ((float *)data)[r]; break;
 	case DUCKDB_TYPE_VARCHAR: {
@@ -53,12 +53,20 @@ static int check_types(duckdb_result *res, duckdb_type *types, idx_t ncols, stru
 	return 0;
 }
 
-static int pump(duckdb_result *res, nx_dstream_fn fn, void *arg, struct nx_err *err)
+static int pump(duckdb_result *res, nx_dstream_head_fn head, nx_dstream_fn fn, void *arg,
+		struct nx_err *err)
 {
 	idx_t ncols = duckdb_column_count(res);
 	duckdb_type types[MAX_COLS];
 	struct nx_dcell cells[MAX_COLS];
+	const char *names[MAX_COLS];
 	int rc = check_types(res, types, ncols, err);
+
+	if (!rc && head) {
+		for (idx_t c = 0; c < ncols; c++)
+			names[c] = duckdb_column_name(res, c);
+		head(arg, names, ncols);
+	}
 
 	while (!rc) {
 		duckdb_data_chunk ch = duckdb_fetch_chunk(*res);
@@ -81,6 +89,12 @@ static int pump(duckdb_result *res, nx_dstream_fn fn, void *arg, struct nx_err *
 }
 
 int nx_duck_stream(const char *sql, nx_dstream_fn fn, void *arg, struct nx_err *err)
+{
+	return nx_duck_stream_named(sql, NULL, fn, arg, err);
+}
+
+int nx_duck_stream_named(const char *sql, nx_dstream_head_fn head, nx_dstream_fn fn, void *arg,
+			 struct nx_err *err)
 {
 	duckdb_database db = NULL;
 	duckdb_connection con = NULL;
@@ -110,7 +124,7 @@ int nx_duck_stream(const char *sql, nx_dstream_fn fn, void *arg, struct nx_err *
 		rc = nx_errf(err, NX_EDB, "%s", nx_duck_exec_error(pending, &res));
 		goto out;
 	}
-	rc = pump(&res, fn, arg, err);
+	rc = pump(&res, head, fn, arg, err);
 out:
 	if (have_res)
 		duckdb_destroy_result(&res);

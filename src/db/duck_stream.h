@@ -10,11 +10,11 @@
 #include "common/compat.h"
 #include "common/err.h"
 
-enum nx_dkind { NX_D_NULL, NX_D_INT, NX_D_FLOAT, NX_D_TEXT };
+enum nx_dkind { NX_D_NULL, NX_D_INT, NX_D_FLOAT, NX_D_TEXT, NX_D_BOOL };
 
 struct nx_dcell {
 	enum nx_dkind kind;
-	int64_t i;        /* NX_D_INT (booleans as 0/1) */
+	int64_t i;        /* NX_D_INT; NX_D_BOOL as 0/1 */
 	double f;         /* NX_D_FLOAT */
 	const char *s;    /* NX_D_TEXT: not NUL-terminated, valid during the call */
 	size_t len;
@@ -26,5 +26,12 @@ typedef int (*nx_dstream_fn)(void *arg, const struct nx_dcell *cells, size_t nco
 
 /* Runs sql and calls fn for every row in order. */
 int nx_duck_stream(const char *sql, nx_dstream_fn fn, void *arg, struct nx_err *err);
+
+/* Called once, before the first row, with the result's column names. */
+typedef void (*nx_dstream_head_fn)(void *arg, const char *const *names, size_t ncols);
+
+/* The same, telling head the column names first. */
+int nx_duck_stream_named(const char *sql, nx_dstream_head_fn head, nx_dstream_fn fn, void *arg,
+			 struct nx_err *err);
 
 #endif
