@@ -87,6 +87,7 @@ int nx_cli_data_path(const char *cmd, const char *path)
 /* The temporary directory, owned by the signal thread's view too: guarded by tmp_lock. */
 static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *tmp_path;
+static char *tmp_file; /* an output file being written (nx_cli_tmp_file) */
 static bool tmp_thread_started;
 
 /* Removes the temporary tree while the other threads keep running until the process ends:
@@ -143,6 +144,8 @@ static void *signal_thread(void *arg)
 	if (sigwait(set, &sig))
 		return NULL;
 	pthread_mutex_lock(&tmp_lock);
+	if (tmp_file)
+		unlink(tmp_file);
 	if (tmp_path)
 		remove_tmp_while_running(tmp_path);
 	/* end the process as the signal would have (the lock stays held: nothing else
@@ -173,14 +176,30 @@ static int start_signal_thread(void)
 	return 0;
 }
 
+/* Starts the signal thread once; called with tmp_lock held. */
+static void signal_thread_once(void)
+{
+	if (!tmp_thread_started && start_signal_thread() == 0)
+		tmp_thread_started = true;
+}
+
+void nx_cli_tmp_file(const char *path)
+{
+	pthread_mutex_lock(&tmp_lock);
+	if (path)
+		signal_thread_once();
+	free(tmp_file);
+	tmp_file = path ? nx_xstrdup(path) : NULL;
+	pthread_mutex_unlock(&tmp_lock);
+}
+
 char *nx_cli_tmp_data_path(const char *cmd, const char *what)
 {
 	const char *base = getenv("TMPDIR");
 	char *path = nx_xasprintf("%s/nx-%s-XXXXXX", base && *base ? base : "/tmp", what);
 
 	pthread_mutex_lock(&tmp_lock);
-	if (!tmp_thread_started && start_signal_thread() == 0)
-		tmp_thread_started = true;
+	signal_thread_once();
 	if (!mkdtemp(path)) {
 		pthread_mutex_unlock(&tmp_lock);
 		nx_cli_error(cmd, "cannot create a temporary data path '%s': %s", path,

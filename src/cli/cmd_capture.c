@@ -26,7 +26,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
+	nx_cli_usage(f,
 		"usage: neuron-explorer capture [-n K.neff] [-s profile.ntff] [--num-exec N]\n"
 		"                               [--profile-nth-exec N] [--target trn2|trn1]\n"
 		"                               [--enable-dge-notifs] [-v | -q]\n"

@@ -25,7 +25,7 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
+	nx_cli_usage(out,
 		"usage: neuron-explorer fleet ingest RUN_DIR --display-name RUN [--data-path DIR]\n"
 		"                             [-j N] [--threshold PCT] [--slurm [--partition P]\n"
 		"                             [--time T] [--mem M] [--array-throttle K]\n"
@@ -379,9 +379,10 @@ static int ingest_result(struct opts *o, const struct nx_fleet_plan *p)
 	count_states(o->data_path, p, &c, NULL, NULL);
 	print_counts(p, &c);
 	if (c.n[NX_FLEET_FAILED] || c.n[NX_FLEET_PENDING]) {
-		nx_cli_error(CMD, "%zu task(s) did not finish; 'neuron-explorer fleet status "
+		nx_cli_error(CMD, "%zu task(s) did not finish; '%s fleet status "
 			     "--display-name %s' shows why, and re-running this command runs them "
-			     "again", c.n[NX_FLEET_FAILED] + c.n[NX_FLEET_PENDING], p->run);
+			     "again", c.n[NX_FLEET_FAILED] + c.n[NX_FLEET_PENDING], nx_cli_prog,
+			     p->run);
 		return NX_EXIT_FAIL;
 	}
 	printf("Fleet index: %s/profiles/global/%s@latest\n", o->data_path, p->run);

@@ -22,7 +22,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: neuron-explorer kernel asm LISTING -o K.neff\n"
+	nx_cli_usage(f, "usage: neuron-explorer kernel asm LISTING -o K.neff\n"
 		   "       neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
 		   "                                  [--listing FILE] [--instr-fetch] [-q] -o K.neff\n"
 		   "       neuron-explorer kernel list\n"
@@ -63,7 +63,7 @@ static int do_list(int argc, char **argv)
 	size_t n;
 
 	if (argc > 1 && is_help(argv[1])) {
-		printf("usage: neuron-explorer kernel list\n\n"
+		nx_cli_usage(stdout, "usage: neuron-explorer kernel list\n\n"
 		       "Lists the library kernels with their default size and NKI source.\n");
 		return NX_EXIT_OK;
 	}
@@ -97,7 +97,7 @@ static int do_asm(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'h':
-			printf("usage: neuron-explorer kernel asm LISTING -o K.neff\n\n"
+			nx_cli_usage(stdout, "usage: neuron-explorer kernel asm LISTING -o K.neff\n\n"
 			       "Assembles a kernel listing (docs/formats/listing.md) into a NEFF with\n"
 			       "kernel debug info, so profiles point at the listing's source lines.\n"
 			       "An existing K.neff is replaced only when it is a NEFF.\n");
@@ -123,7 +123,7 @@ static int do_asm(int argc, char **argv)
 
 static void gen_usage(void)
 {
-	printf("usage: neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
+	nx_cli_usage(stdout, "usage: neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
 	       "                                  [--listing FILE] -o K.neff\n\n"
 	       "Generates a library kernel ('neuron-explorer kernel list') as a NEFF.\n"
 	       "  --size N         problem size (each kernel says what it scales)\n"
@@ -191,8 +191,8 @@ static int parse_gen(int argc, char **argv, struct gen_args *a)
 	}
 	a->k = nx_kernel_find(argv[optind]);
 	if (!a->k) {
-		nx_cli_error("kernel", "no library kernel '%s' (see 'neuron-explorer kernel list')",
-			     argv[optind]);
+		nx_cli_error("kernel", "no library kernel '%s' (see '%s kernel list')",
+			     argv[optind], nx_cli_prog);
 		return NX_EXIT_USAGE;
 	}
 	if (a->listing && !strcmp(a->listing, a->out)) {

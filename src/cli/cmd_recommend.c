@@ -19,7 +19,7 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
+	nx_cli_usage(out,
 		"usage: neuron-explorer recommend -n NEFF -s NTFF [--nki-source-root DIR]\n"
 		"                                 [--data-path DIR] [--display-name NAME]\n"
 		"       neuron-explorer recommend --data-path DIR --display-name NAME\n"
@@ -96,7 +96,7 @@ static char *resolve(const char *data_path, const char *what)
 static int usage_error(const char *fmt, const char *arg)
 {
 	nx_cli_error("recommend", fmt, arg);
-	fprintf(stderr, "try 'neuron-explorer recommend --help'\n");
+	nx_cli_usage(stderr, "try 'neuron-explorer recommend --help'\n");
 	return NX_EXIT_USAGE;
 }
 

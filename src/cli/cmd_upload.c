@@ -99,9 +99,9 @@ int cmd_upload(int argc, char **argv)
 	data = nx_cli_common_data_path(&a.co);
 	rc = nx_upload_source(data, a.co.display_name, a.src, &st, &dest, &err);
 	if (rc && st.no_profile)
-		nx_cli_error("upload", "%s: ingest it first (neuron-explorer view --ingest-only "
-			     "--data-path %s --display-name %s ...)", err.msg, a.co.data_path,
-			     a.co.display_name);
+		nx_cli_error("upload", "%s: ingest it first (%s view --ingest-only "
+			     "--data-path %s --display-name %s ...)", err.msg, nx_cli_prog,
+			     a.co.data_path, a.co.display_name);
 	else if (rc)
 		nx_cli_error("upload", "%s", err.msg);
 	else if (st.as_is)

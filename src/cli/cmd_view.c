@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * cmd_view.c: `neuron-explorer view`. Ingests a NEFF + NTFF into parquet tables under
  * the data path, then (unless --ingest-only) serves the query API and the web UI on 127.0.0.1. With
- * no inputs it serves what the data path already holds. */
+ * no inputs it serves what the data path already holds, or, with an export format and
+ * --display-name, writes that export of an ingested profile. */
 #include "common/compat.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_output.h"
@@ -25,15 +26,16 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
+	nx_cli_usage(out,
 		"usage: neuron-explorer view [-n NEFF -s NTFF | -d DIR] [--data-path DIR] [--display-name NAME]\n"
 		"                            [--ingest-only | --disable-ui] [--api-server-port PORT] [--port PORT]\n"
-		"                            [--output-format FMT] [--output-file PATH]\n"
+		"                            [--output-format FMT] [--output-file PATH] [--force]\n"
 		"\n"
 		"Ingests a device profile (a NEFF and the NTFF captured from it) into parquet tables\n"
 		"under DIR/profiles/global/NAME@latest/, then serves the HTTP query API on\n"
 		"127.0.0.1:PORT and the web UI on 127.0.0.1:3001. Without -n/-s it serves the profiles\n"
-		"already in DIR.\n"
+		"already in DIR; with an export format and --display-name it writes the export of\n"
+		"profile NAME, already ingested in DIR.\n"
 		"\n"
 		"options:\n"
 		"  -n, --neff-path FILE        compiled kernel (NEFF)\n"
@@ -50,22 +52,30 @@ static void usage(FILE *out)
 		"      --disable-ui            serve only the API, not the web UI\n"
 		"      --api-server-port PORT  API port (default 3002; 0 picks a free port)\n"
 		"      --port, --ui-port PORT  web UI port (default 3001; 0 picks a free port)\n"
-		"      --output-format FMT     parquet (default), summary-json, summary-text,\n"
-		"                              perfetto (Chrome trace JSON the Perfetto UI opens);\n"
-		"                              the summaries and the trace are exports written to\n"
-		"                              stdout (or the output file), which then holds only\n"
-		"                              the document; the profile is published only when\n"
-		"                              --data-path or --display-name is given\n"
+		"      --output-format FMT     parquet (default; 'db' is taken as parquet),\n"
+		"                              summary-json ({\"NAME\": {Summary fields}}, one\n"
+		"                              member per device profile), summary-text, json (the\n"
+		"                              legacy parsable format: summary, instructions, DMA,\n"
+		"                              semaphores, ...; docs/formats/json.md), perfetto\n"
+		"                              (Chrome trace JSON the Perfetto UI opens). These are\n"
+		"                              exports written to stdout (or the output file), which\n"
+		"                              then holds only the document; the profile is\n"
+		"                              published only when --data-path or --display-name\n"
+		"                              is given\n"
 		"      --output-file PATH      with parquet: write the tables into this directory\n"
 		"                              instead of the data path (nothing is served). It\n"
 		"                              must be new or empty, or one an earlier run wrote\n"
 		"                              (it holds " NX_OUT_MARKER "), which is then\n"
 		"                              replaced whole; anything else is refused.\n"
-		"                              Otherwise: the file for the summary or the trace,\n"
-		"                              new or one of the same kind written before\n"
+		"                              Otherwise: write the export to this file ('-' for\n"
+		"                              stdout; json: default " NX_VIEW_JSON_DEFAULT_FILE "),\n"
+		"                              through a temporary file renamed into place. An\n"
+		"                              existing file is replaced only if neuron-explorer\n"
+		"                              wrote it\n"
+		"      --force                 replace an existing output file we did not write\n"
 		"      --show-profile-schema   print the profile schema (OpenAPI YAML) and exit\n"
 		"  -F ignore-nc-buf-usage=true skip SbufAllocation/SbufUsage/PsumUsage (faster on\n"
-		"                              huge traces)\n"
+		"                              huge traces); --ignore-nc-buf-usage is the same\n"
 		"  -q, --quiet                 no progress lines\n"
 		"  -h, --help                  this text\n",
 		NX_CLI_DEFAULT_DATA_PATH);
@@ -73,7 +83,8 @@ static void usage(FILE *out)
 
 enum {
 	OPT_INGEST_ONLY = 256, OPT_DISABLE_UI, OPT_API_PORT, OPT_UI_PORT, OPT_OUTPUT_FORMAT,
-	OPT_OUTPUT_FILE, OPT_SHOW_SCHEMA, OPT_IGNORED_VALUE, OPT_IGNORED_FLAG,
+	OPT_OUTPUT_FILE, OPT_SHOW_SCHEMA, OPT_IGNORED_VALUE, OPT_IGNORED_FLAG, OPT_FORCE,
+	OPT_IGNORE_BUF,
 };
 
 static const struct option long_opts[] = {
@@ -93,6 +104,15 @@ static const struct option long_opts[] = {
 	{ "nki-source-root", required_argument, NULL, OPT_IGNORED_VALUE },
 	{ "framework-source-root", required_argument, NULL, OPT_IGNORED_VALUE },
 	{ "ignore-system-profile", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	/* the old tool's (neuron-profile) options: the same effect, or none where ours has
+	 * nothing to do (an InfluxDB database, Perfetto flow and memory-tracker options) */
+	{ "ignore-nc-buf-usage", no_argument, NULL, OPT_IGNORE_BUF },
+	{ "db-endpoint", required_argument, NULL, OPT_IGNORED_VALUE },
+	{ "db-org", required_argument, NULL, OPT_IGNORED_VALUE },
+	{ "db-bucket", required_argument, NULL, OPT_IGNORED_VALUE },
+	{ "show-perfetto-flows", no_argument, NULL, OPT_IGNORED_FLAG },
+	{ "enable-memory-tracker", no_argument, NULL, OPT_IGNORED_FLAG },
 	NX_CLI_LONG_QUIET,
 	NX_CLI_LONG_HELP,
 	{ NULL, 0, NULL, 0 },
@@ -102,7 +122,7 @@ static const struct option long_opts[] = {
 struct view_args {
 	struct nx_cli_common co;
 	const char *neff, *ntff, *sdir, *format, *output_file;
-	bool ingest_only, disable_ui, skip_buf_usage;
+	bool ingest_only, disable_ui, skip_buf_usage, force;
 	bool done; /* --help or --show-profile-schema: answered while parsing */
 	unsigned port, ui_port;
 };
@@ -206,8 +226,8 @@ static int serve(const char *data_path, unsigned port, bool ui, unsigned ui_port
 	/* the profile just ingested will be opened in the UI: its timeline cache is built
 	 * now, while the browser loads the page, rather than on the first timeline view */
 	if (ui && one_profile && nx_server_warm_timeline(srv, one_profile, &err))
-		fprintf(stderr, "neuron-explorer view: note: %s; the timeline cache is built on "
-			"first use\n", err.msg);
+		fprintf(stderr, "%s view: note: %s; the timeline cache is built on first use\n",
+			nx_cli_prog, err.msg);
 	nx_server_wait(srv);
 	nx_server_stop(srv);
 	return NX_EXIT_OK;
@@ -237,7 +257,15 @@ static int parse_opt(struct view_args *a, int c, char **argv)
 		if (parse_port(optarg, &a->ui_port))
 			return bad_port("--port", optarg);
 		break;
-	case OPT_OUTPUT_FORMAT: a->format = optarg; break;
+	case OPT_OUTPUT_FORMAT:
+		if (!(a->format = nx_view_format(optarg))) {
+			nx_cli_error("view", "unknown --output-format '%s' (parquet, json, "
+				     "summary-json, summary-text, perfetto)", optarg);
+			return NX_EXIT_USAGE;
+		}
+		break;
+	case OPT_FORCE: a->force = true; break;
+	case OPT_IGNORE_BUF: a->skip_buf_usage = true; break;
 	case OPT_OUTPUT_FILE: a->output_file = optarg; break;
 	case OPT_SHOW_SCHEMA:
 		nx_schema_print_yaml(stdout);
@@ -247,8 +275,8 @@ static int parse_opt(struct view_args *a, int c, char **argv)
 		if (!strcmp(optarg, "ignore-nc-buf-usage=true"))
 			a->skip_buf_usage = true;
 		else if (strcmp(optarg, "ignore-nc-buf-usage=false"))
-			fprintf(stderr, "neuron-explorer view: note: feature flag '%s' is not "
-				"known to this build and is ignored\n", optarg);
+			fprintf(stderr, "%s view: note: feature flag '%s' is not known to this "
+				"build and is ignored\n", nx_cli_prog, optarg);
 		break;
 	case OPT_IGNORED_VALUE: case OPT_IGNORED_FLAG: break;
 	case ':':
@@ -262,8 +290,9 @@ static int parse_opt(struct view_args *a, int c, char **argv)
 	return NX_EXIT_OK;
 }
 
-/* The combinations of options that make no sense, and the values of the common ones. */
-static int check_args(const struct view_args *a)
+/* The combinations of options that make no sense, the values of the common ones, and an
+ * export's output file (before any work). */
+static int check_args(struct view_args *a)
 {
 	const char *msg = NULL;
 
@@ -276,13 +305,13 @@ static int check_args(const struct view_args *a)
 		nx_cli_error("view", "%s", msg);
 		return NX_EXIT_USAGE;
 	}
-	if (!nx_view_format_known(a->format)) {
-		nx_cli_error("view", "unknown --output-format '%s' (parquet, summary-json, "
-			     "summary-text, perfetto)", a->format);
-		return NX_EXIT_USAGE;
-	}
-	if (a->ingest_only && !a->neff && !a->sdir) {
-		nx_cli_error("view", "--ingest-only needs -n NEFF and -s NTFF, or -d DIR");
+	if (a->ingest_only && !a->neff && !a->sdir)
+		msg = "--ingest-only needs -n NEFF and -s NTFF, or -d DIR";
+	else if (strcmp(a->format, "parquet") && !a->neff && !a->sdir && !a->co.display_name)
+		msg = "an export needs -n NEFF and -s NTFF, -d DIR, or the --display-name of a "
+		      "profile already ingested in --data-path";
+	if (msg) {
+		nx_cli_error("view", "%s", msg);
 		return NX_EXIT_USAGE;
 	}
 	if (!a->disable_ui && a->port && a->port == a->ui_port) {
@@ -290,7 +319,9 @@ static int check_args(const struct view_args *a)
 			     "web UI need a port each (or --disable-ui)", a->port);
 		return NX_EXIT_USAGE;
 	}
-	return nx_cli_common_check(&a->co) ? NX_EXIT_USAGE : NX_EXIT_OK;
+	if (nx_cli_common_check(&a->co))
+		return NX_EXIT_USAGE;
+	return nx_view_output_check(a->format, &a->output_file, a->force);
 }
 
 static int parse(int argc, char **argv, struct view_args *a)
@@ -322,19 +353,15 @@ static int parse(int argc, char **argv, struct view_args *a)
 	return check_args(a);
 }
 
-/* The output file or directory, against the output rule, before any work. */
+/* The output directory of parquet, against the output rule, before any work (an
+ * export's output file is checked with the arguments). */
 static int check_output(const struct view_args *a)
 {
-	enum nx_cli_out kind = !strcmp(a->format, "summary-json")   ? NX_CLI_OUT_SUMMARY_JSON
-			       : !strcmp(a->format, "summary-text") ? NX_CLI_OUT_SUMMARY_TEXT
-								    : NX_CLI_OUT_PERFETTO;
 	char *data;
 	int rc;
 
-	if (!a->output_file)
+	if (!a->output_file || strcmp(a->format, "parquet"))
 		return NX_EXIT_OK;
-	if (strcmp(a->format, "parquet"))
-		return nx_cli_out_file("view", a->output_file, kind, false);
 	data = nx_cli_common_data_path(&a->co);
 	rc = nx_cli_out_dir("view", a->output_file, data);
 	free(data);
@@ -394,12 +421,33 @@ static int run_ingest(const struct view_args *a, struct view_run *r, bool *serve
 			r->publish ? "" : " (not published: give --data-path or --display-name "
 			"to keep the profile)");
 	}
-	if (!strcmp(a->format, "perfetto"))
-		return nx_view_perfetto(r->published, a->output_file, a->co.quiet);
 	if (!r->parquet)
-		return nx_view_print_summary(r->published, r->name, a->format, a->output_file);
+		return nx_view_export(r->published, r->name, a->format, a->output_file, a->force,
+				      a->co.quiet);
 	*serve_after = !a->ingest_only && !a->output_file;
 	return NX_EXIT_OK;
+}
+
+/* An export of a profile ingested earlier (no -n/-s or -d). */
+static int export_ingested(const struct view_args *a)
+{
+	char *data = nx_cli_common_data_path(&a->co);
+	char *dir = nx_xasprintf("%s/profiles/global/%s@latest", data, a->co.display_name);
+	int rc;
+
+	if (!nx_is_dir(dir)) {
+		nx_cli_error("view", "no profile '%s' in '%s': ingest it first (%s view -n NEFF "
+			     "-s NTFF --ingest-only --display-name %s ...), or give the inputs "
+			     "with the export", a->co.display_name, data, nx_cli_prog,
+			     a->co.display_name);
+		rc = NX_EXIT_USAGE;
+	} else {
+		rc = nx_view_export(dir, a->co.display_name, a->format, a->output_file, a->force,
+				    a->co.quiet);
+	}
+	free(dir);
+	free(data);
+	return rc;
 }
 
 static void release_run(struct view_run *r)
@@ -419,6 +467,8 @@ int cmd_view(int argc, char **argv)
 
 	if (rc || a.done)
 		return rc;
+	if (!a.sdir && !a.neff && strcmp(a.format, "parquet"))
+		return export_ingested(&a);
 	if (a.sdir || a.neff) {
 		rc = prepare(&a, &r);
 		if (!rc)

@@ -13,8 +13,17 @@ int cmd_kernel(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
 int cmd_nki(int argc, char **argv);
 
-/* Shared by the commands: print "neuron-explorer <cmd>: <msg>" to stderr. */
+#include <stdio.h>
+
+/* The program's name in messages: "neuron-explorer", or "neuron-profile" when called by
+ * its old name (main.c). */
+extern const char *nx_cli_prog;
+
+/* Shared by the commands: print "<prog> <cmd>: <msg>" to stderr. */
 void nx_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints a usage or help text, with "neuron-explorer" in it written as nx_cli_prog. */
+void nx_cli_usage(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 enum { NX_EXIT_OK = 0, NX_EXIT_FAIL = 1, NX_EXIT_USAGE = 2 };
 

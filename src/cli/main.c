@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: MIT
- * main.c: entry point of the neuron-explorer binary. Handles the global options
- * (--version, --help, --show-profile-schema) and dispatches to a subcommand. */
+ * main.c: entry point of the neuron-explorer binary (also installed as neuron-profile, the
+ * tool's name until Neuron 2.29: argv[0] picks the name its messages use, nothing else).
+ * Handles the global options (--version, --help, --show-profile-schema) and dispatches to
+ * a subcommand. */
 #include "common/compat.h"
 #include "cli/commands.h"
 #include "schema/schema.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#define NAME "neuron-explorer"
+#define OLD_NAME "neuron-profile"
+
+const char *nx_cli_prog = NAME;
 
 struct nx_cmd {
 	const char *name;
@@ -29,31 +37,68 @@ void nx_cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "neuron-explorer%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	fprintf(stderr, "%s%s%s: ", nx_cli_prog, cmd ? " " : "", cmd ? cmd : "");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
 
+void nx_cli_usage(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	char *text = NULL;
+	size_t name = strlen(NAME);
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	if (!text)
+		return;
+	for (const char *p = text, *hit; *p; p = hit + name) {
+		if (!(hit = strstr(p, NAME)) || !strcmp(nx_cli_prog, NAME)) {
+			fputs(p, out);
+			break;
+		}
+		fwrite(p, 1, (size_t)(hit - p), out);
+		fputs(nx_cli_prog, out);
+	}
+	free(text);
+}
+
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: neuron-explorer [--version] [--help] [--show-profile-schema]\n"
-		     "                       <command> [<args>]\n\ncommands:\n");
+	nx_cli_usage(out, "usage: neuron-explorer [--version] [--help] [--show-profile-schema]\n"
+			  "                       <command> [<args>]\n\ncommands:\n");
 	for (size_t i = 0; i < NX_ARRAY_SIZE(cmds); i++)
 		fprintf(out, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(out, "\nRun 'neuron-explorer <command> --help' for the options of a command.\n");
+	nx_cli_usage(out, "\nRun 'neuron-explorer <command> --help' for the options of a "
+			  "command.\n");
+	if (strcmp(nx_cli_prog, NAME))
+		fprintf(out, "\n%s is the old name of neuron-explorer: the same program, the same "
+			"commands and options.\n", nx_cli_prog);
+}
+
+/* The name the program was called by: the old name when argv[0] ends in it. */
+static const char *prog_name(const char *argv0)
+{
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+
+	base = base ? base + 1 : argv0;
+	return base && !strcmp(base, OLD_NAME) ? OLD_NAME : NAME;
 }
 
 int main(int argc, char **argv)
 {
+	nx_cli_prog = prog_name(argc > 0 ? argv[0] : NULL);
 	if (argc < 2) {
 		usage(stderr);
 		return NX_EXIT_USAGE;
 	}
 	const char *a = argv[1];
 	if (!strcmp(a, "--version") || !strcmp(a, "-v") || !strcmp(a, "version")) {
-		printf("neuron-explorer %s (profile schema %s)\n", NX_VERSION, nx_schema_version());
+		printf("%s %s (profile schema %s)\n", nx_cli_prog, NX_VERSION, nx_schema_version());
 		return NX_EXIT_OK;
 	}
 	if (!strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help")) {

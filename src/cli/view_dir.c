@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT
- * view_dir.c: `view -d DIR` and `view --output-format perfetto` for cmd_view (see
- * view_dir.h); turns library errors into messages and exit statuses. */
+ * view_dir.c: `view -d DIR` for cmd_view (see view_dir.h); turns library errors into
+ * messages and exit statuses. */
 #include "common/compat.h"
 #include "cli/view_dir.h"
 #include "cli/commands.h"
 #include "cli/view_progress.h"
-#include "export/perfetto.h"
 #include "ingest/ingest_dir.h"
 
 #include <stdio.h>
@@ -33,29 +32,5 @@ int nx_view_dir(const char *dir, const char *data_path, const char *name,
 		nx_cli_error("view", "%s", err.msg);
 		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 	}
-	return NX_EXIT_OK;
-}
-
-int nx_view_perfetto(const char *profile_dir, const char *out, bool quiet)
-{
-	struct nx_err err = { 0 };
-	struct nx_export_stats st;
-	int rc;
-
-	if (out) {
-		rc = nx_export_perfetto_ex(profile_dir, out, &st, &err);
-	} else {
-		rc = nx_export_perfetto_stream(profile_dir, stdout, &st, &err);
-		if (!rc && fflush(stdout) != 0)
-			rc = nx_errf(&err, -errno, "cannot write the trace to stdout: %s",
-				     strerror(errno));
-	}
-	if (rc) {
-		nx_cli_error("view", "%s", err.msg);
-		return NX_EXIT_FAIL;
-	}
-	if (!quiet)
-		fprintf(stderr, "Wrote %" PRIu64 " trace events to %s (Chrome JSON: open it in "
-			"https://ui.perfetto.dev)\n", st.events, out ? out : "stdout");
 	return NX_EXIT_OK;
 }

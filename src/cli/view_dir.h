@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * view_dir.h: the CLI side of directory mode (`view -d DIR`) and of the Perfetto
- * export (`view --output-format perfetto [--output-file F]`). Both print their errors
- * as "neuron-explorer view: ..." and return an exit status (0 ok, 1 failure, 2 usage). */
+ * view_dir.h: the CLI side of directory mode (`view -d DIR`): prints its errors as
+ * "neuron-explorer view: ..." and returns an exit status (0 ok, 1 failure, 2 usage). */
 #ifndef NX_CLI_VIEW_DIR_H
 #define NX_CLI_VIEW_DIR_H
 
@@ -12,10 +11,5 @@
  * success *published (if non-NULL) receives the profile directory (caller frees). */
 int nx_view_dir(const char *dir, const char *data_path, const char *name,
 		const char *output_dir, bool quiet, char **published);
-
-/* Writes the published profile in profile_dir as Chrome trace JSON to the file out
- * (through a temporary sibling), or to stdout when out is NULL; says so on stderr
- * unless quiet. */
-int nx_view_perfetto(const char *profile_dir, const char *out, bool quiet);
 
 #endif

@@ -1,56 +1,106 @@
 /* SPDX-License-Identifier: MIT
- * view_output.c: summary-json and summary-text output of `view`: exactly the fields
- * and values of the profile's Summary table, read back from its parquet file, printed
- * to stdout or written to the output file through a temporary sibling (a failure
- * leaves the file as it was). */
+ * view_output.c: `view`'s exports (see view_output.h): the output file is opened under
+ * the rule of common/out_file.h (its temporary file removed if the command is
+ * interrupted), the export written, then the file put in place. */
 #include "common/compat.h"
 #include "cli/view_output.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
-#include "common/fsutil.h"
+#include "cli/view_progress.h"
+#include "common/out_file.h"
+#include "common/xalloc.h"
+#include "export/json_export.h"
+#include "export/perfetto.h"
 #include "export/summary_print.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-bool nx_view_format_known(const char *format)
+const char *nx_view_format(const char *given)
 {
-	return !strcmp(format, "parquet") || !strcmp(format, "summary-json") ||
-	       !strcmp(format, "summary-text") || !strcmp(format, "perfetto");
+	static const char *const known[] = { "parquet", "json", "summary-json", "summary-text",
+					     "perfetto" };
+
+	if (!strcmp(given, "db")) /* the old tool's database output: our parquet tables */
+		return "parquet";
+	for (size_t i = 0; i < NX_ARRAY_SIZE(known); i++)
+		if (!strcmp(given, known[i]))
+			return known[i];
+	return NULL;
 }
 
-struct summary_job {
-	const char *profile_dir;
-	bool json;
-};
-
-static int summary_job(void *arg, FILE *out, struct nx_err *err)
-{
-	struct summary_job *j = arg;
-
-	return nx_summary_print(j->profile_dir, j->json, out, err);
-}
-
-int nx_view_print_summary(const char *profile_dir, const char *name, const char *format,
-			  const char *output_file)
+int nx_view_output_check(const char *format, const char **output_file, bool force)
 {
 	struct nx_err err = { 0 };
-	bool json = !strcmp(format, "summary-json");
+
+	if (!strcmp(format, "parquet"))
+		return NX_EXIT_OK;
+	if (!*output_file && !strcmp(format, "json"))
+		*output_file = NX_VIEW_JSON_DEFAULT_FILE;
+	if (*output_file && nx_out_file_may_write(*output_file, force, &err)) {
+		nx_cli_error("view", "--output-file: %s", err.msg);
+		return NX_EXIT_USAGE;
+	}
+	return NX_EXIT_OK;
+}
+
+/* Writes the export to out; *what gets the line saying what was written (or NULL). */
+static int write_export(const char *dir, const char *name, const char *format, FILE *out,
+			bool quiet, char **what, struct nx_err *err)
+{
+	struct nx_view_progress vp;
 	int rc;
 
-	if (output_file) {
-		struct summary_job j = { profile_dir, json };
-		rc = nx_write_stream_atomic(output_file, summary_job, &j, &err);
-	} else {
-		rc = nx_summary_print(profile_dir, json, stdout, &err);
-		if (!rc && fflush(stdout) != 0)
-			rc = nx_errf(&err, -errno, "cannot write the summary to stdout: %s",
-				     strerror(errno));
+	*what = NULL;
+	if (!strcmp(format, "json")) {
+		struct nx_json_stats st;
+		nx_view_progress_init(&vp, quiet);
+		rc = nx_export_json(dir, out, &vp.cb, &st, err);
+		nx_view_progress_clear(&vp);
+		if (!rc)
+			*what = nx_xasprintf("%" PRIu64 " records (%" PRIu64 " instructions)",
+					     st.records, st.instructions);
+		return rc;
 	}
-	if (rc == NX_ENOTFOUND)
-		nx_cli_error("view", "profile '%s' has no device Summary: it holds framework traces "
-			     "only, no NEFF/NTFF pair; %s describes a device profile (--output-format "
-			     "perfetto exports the trace's events)", name, format);
-	else if (rc)
+	if (!strcmp(format, "perfetto")) {
+		struct nx_export_stats st;
+		rc = nx_export_perfetto_stream(dir, out, &st, err);
+		if (!rc)
+			*what = nx_xasprintf("%" PRIu64 " trace events (Chrome JSON: open it in "
+					     "https://ui.perfetto.dev)", st.events);
+		return rc;
+	}
+	return nx_summary_print(dir, name, !strcmp(format, "summary-json"), out, err);
+}
+
+int nx_view_export(const char *dir, const char *name, const char *format,
+		   const char *output_file, bool force, bool quiet)
+{
+	struct nx_err err = { 0 };
+	struct nx_out_file f = { 0 };
+	char *what = NULL;
+	int rc;
+
+	if (output_file && nx_out_file_open(&f, output_file, force, &err)) {
+		nx_cli_error("view", "--output-file: %s", err.msg);
+		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+	}
+	nx_cli_tmp_file(output_file ? nx_out_file_tmp(&f) : NULL);
+	rc = write_export(dir, name, format, output_file ? f.fp : stdout, quiet, &what, &err);
+	if (output_file && rc)
+		nx_out_file_abort(&f);
+	else if (output_file)
+		rc = nx_out_file_commit(&f, &err);
+	nx_cli_tmp_file(NULL);
+	if (rc) {
 		nx_cli_error("view", "%s", err.msg);
-	return rc ? NX_EXIT_FAIL : NX_EXIT_OK;
+		free(what);
+		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+	}
+	if (what && !quiet)
+		fprintf(stderr, "Wrote %s to %s\n", what,
+			output_file && strcmp(output_file, "-") ? output_file : "stdout");
+	free(what);
+	return NX_EXIT_OK;
 }

@@ -1,16 +1,28 @@
 /* SPDX-License-Identifier: MIT
- * view_output.h: the non-parquet output formats of `view` (summary-json,
- * summary-text), printed from a published profile's Summary table. */
+ * view_output.h: the output formats of `view` other than parquet, written from a
+ * published profile: summary-json and summary-text (export/summary_print.h), json
+ * (export/json_export.h) and perfetto (export/perfetto.h), to stdout or to an output
+ * file under the rule of common/out_file.h. */
 #ifndef NX_CLI_VIEW_OUTPUT_H
 #define NX_CLI_VIEW_OUTPUT_H
 
 #include "common/compat.h"
 
-bool nx_view_format_known(const char *format);
-/* Prints the summary of the profile `name` (in profile_dir) in `format` to output_file
- * (or stdout); returns an exit status (1, printing nothing, for a profile without a
- * device Summary). */
-int nx_view_print_summary(const char *profile_dir, const char *name, const char *format,
-			  const char *output_file);
+/* The json format's file when --output-file is not given (the old tool's default). */
+#define NX_VIEW_JSON_DEFAULT_FILE "ntff.json"
+
+/* The name of a format as given, with the old tool's names ("db") taken as ours; NULL
+ * for an unknown one. */
+const char *nx_view_format(const char *given);
+
+/* Checks, before any work, that the export's output file may be written; *output_file
+ * gets the default file of the format when it needs one and none was given. Returns an
+ * exit status (the message printed). */
+int nx_view_output_check(const char *format, const char **output_file, bool force);
+
+/* Writes the export of format for the published profile `name` in dir. Returns an exit
+ * status (the message printed). */
+int nx_view_export(const char *dir, const char *name, const char *format,
+		   const char *output_file, bool force, bool quiet);
 
 #endif

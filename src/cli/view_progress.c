@@ -2,6 +2,7 @@
  * view_progress.c: the ingest's progress events as lines on stderr (see view_progress.h). */
 #include "common/compat.h"
 #include "cli/view_progress.h"
+#include "cli/commands.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,7 +58,7 @@ static void print_event(void *user, const struct nx_progress_event *ev)
 		break;
 	case NX_PROGRESS_WARNING:
 		nx_view_progress_clear(vp);
-		fprintf(stderr, "neuron-explorer view: %s\n", ev->message);
+		fprintf(stderr, "%s view: %s\n", nx_cli_prog, ev->message);
 		break;
 	}
 }

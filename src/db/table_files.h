@@ -35,4 +35,8 @@ int nx_table_files_list(const char *dir, nx_table_file_keep keep, void *arg,
 			struct nx_table_file **out, size_t *n, struct nx_err *err);
 void nx_table_files_free(struct nx_table_file *v, size_t n);
 
+/* The file of a fleet run's index profile that lists its member profiles, one per line
+ * (written by `fleet index`; read by the server and the exports). */
+#define NX_PROFILE_FLEET_MEMBERS "fleet-members.txt"
+
 #endif

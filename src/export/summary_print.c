@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * summary_print.c: summary-json / summary-text from Summary.parquet, through DuckDB,
- * in the schema's field order. */
+ * summary_print.c: summary-json / summary-text from the Summary.parquet of each device
+ * profile (see summary_print.h), through DuckDB, in the schema's field order. */
 #include "common/compat.h"
 #include "export/summary_print.h"
 #include "common/fsutil.h"
@@ -8,6 +8,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "export/profile_set.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ struct printer {
 	struct nx_jw jw;
 	struct nx_strbuf text;
 	bool json;
-	bool any; /* the table has a row */
+	size_t cells; /* of the current profile's first row */
 };
 
 static void cell(void *arg, size_t row, const char *column, int kind, const char *text)
@@ -25,9 +26,11 @@ static void cell(void *arg, size_t row, const char *column, int kind, const char
 
 	if (row > 0)
 		return;
-	p->any = true;
+	if (!p->cells++ && p->json)
+		nx_jw_object_begin(&p->jw);
 	if (!p->json) {
-		nx_strbuf_addf(&p->text, "%-44s %s\n", column, kind == NX_CELL_NULL ? "null" : text);
+		nx_strbuf_addf(&p->text, "%-44s %s\n", column,
+			       kind == NX_CELL_NULL ? "null" : text);
 		return;
 	}
 	nx_jw_key(&p->jw, column);
@@ -38,36 +41,101 @@ static void cell(void *arg, size_t row, const char *column, int kind, const char
 	}
 }
 
-int nx_summary_print(const char *profile_dir, bool json, FILE *out, struct nx_err *err)
+/* Appends one profile's entry; its Summary has a row (has_row). */
+static int entry(struct nx_duck *d, struct printer *p, const struct nx_profile_ref *ref,
+		 bool several, struct nx_err *err)
 {
-	char *path = nx_path_join(profile_dir, "Summary.parquet");
-	struct nx_duck *d = NULL;
-	struct nx_strbuf sql = NX_STRBUF_INIT, jbuf = NX_STRBUF_INIT;
-	struct printer p = { .json = json };
+	char *path = nx_path_join(ref->dir, "Summary.parquet");
+	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int rc = 0;
 
-	if (!nx_is_file(path)) {
-		rc = nx_errf(err, NX_ENOTFOUND, "profile '%s' has no Summary table", profile_dir);
-		goto out;
-	}
-	if ((rc = nx_duck_open(&d, 1, NULL, err)))
+	if (!nx_is_file(path))
 		goto out;
 	nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet(");
 	nx_sql_quote(&sql, path);
-	nx_strbuf_addstr(&sql, ")");
+	nx_strbuf_addstr(&sql, ") LIMIT 1");
+	if (p->json)
+		nx_jw_key(&p->jw, ref->name);
+	else if (several)
+		nx_strbuf_addf(&p->text, "%s%-44s %s\n", p->text.len ? "\n" : "", "profile_name",
+			       ref->name);
+	p->cells = 0;
+	rc = nx_duck_query_cells(d, sql.buf, cell, p, err);
+	if (rc) {
+		nx_err_wrap(err, "reading '%s'", path);
+		goto out;
+	}
+	if (!p->cells)
+		rc = nx_errf(err, NX_ENOTFOUND, "'%s' has no Summary row", path);
+	else if (p->json)
+		nx_jw_object_end(&p->jw);
+out:
+	nx_strbuf_release(&sql);
+	free(path);
+	return rc;
+}
+
+/* Whether a profile's Summary has a row: the JSON writer cannot take a key back, so the
+ * profiles without one are found first. */
+static int has_row(struct nx_duck *d, const char *dir, bool *yes, struct nx_err *err)
+{
+	char *path = nx_path_join(dir, "Summary.parquet");
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int64_t n = 0;
+	int rc = 0;
+
+	*yes = false;
+	if (nx_is_file(path)) {
+		nx_strbuf_addstr(&sql, "SELECT count(*) FROM read_parquet(");
+		nx_sql_quote(&sql, path);
+		nx_strbuf_addstr(&sql, ")");
+		rc = nx_duck_query_i64(d, sql.buf, &n, err);
+		if (rc)
+			nx_err_wrap(err, "reading '%s'", path);
+		*yes = n > 0;
+	}
+	nx_strbuf_release(&sql);
+	free(path);
+	return rc;
+}
+
+int nx_summary_print(const char *dir, const char *name, bool json, FILE *out,
+		     struct nx_err *err)
+{
+	struct nx_profile_set set;
+	struct nx_duck *d = NULL;
+	struct nx_strbuf jbuf = NX_STRBUF_INIT;
+	struct printer p = { .json = json };
+	size_t entries = 0;
+	int rc;
+
+	if (!nx_is_dir(dir))
+		return nx_errf(err, NX_ENOTFOUND, "profile directory '%s' does not exist", dir);
+	if ((rc = nx_profile_set_of(dir, name, &set, err)))
+		return rc;
+	if ((rc = nx_duck_open(&d, 1, NULL, err)))
+		goto out;
 	nx_jw_init(&p.jw, &jbuf, true);
 	if (json)
 		nx_jw_object_begin(&p.jw);
-	rc = nx_duck_query_cells(d, sql.buf, cell, &p, err);
+	for (size_t i = 0; i < set.n && !rc; i++) {
+		bool yes;
+		if ((rc = has_row(d, set.p[i].dir, &yes, err)) || !yes)
+			continue;
+		rc = entry(d, &p, &set.p[i], set.n > 1, err);
+		entries++;
+	}
+	if (!rc && !entries && set.fleet)
+		rc = nx_errf(err, NX_ENOTFOUND, "fleet run '%s' has no device Summary: none of "
+			     "its members has a Summary row yet; %s describes device profiles",
+			     name, json ? "summary-json" : "summary-text");
+	else if (!rc && !entries)
+		rc = nx_errf(err, NX_ENOTFOUND, "profile '%s' has no device Summary: it holds "
+			     "framework traces only, no NEFF/NTFF pair; %s describes a device "
+			     "profile (--output-format perfetto exports the trace's events)", name,
+			     json ? "summary-json" : "summary-text");
 	if (rc)
 		goto out;
-	if (!p.any) {
-		rc = nx_errf(err, NX_ENOTFOUND, "profile '%s' has no device Summary (its Summary "
-			     "table has no row: the profile holds framework traces only, no "
-			     "NEFF/NTFF pair); the summary formats describe a device profile, and "
-			     "--output-format perfetto exports the trace's events", profile_dir);
-		goto out;
-	}
 	if (json) {
 		nx_jw_object_end(&p.jw);
 		fprintf(out, "%s\n", nx_strbuf_str(&jbuf));
@@ -76,9 +144,8 @@ int nx_summary_print(const char *profile_dir, bool json, FILE *out, struct nx_er
 	}
 out:
 	nx_duck_close(d);
-	nx_strbuf_release(&sql);
+	nx_profile_set_release(&set);
 	nx_strbuf_release(&jbuf);
 	nx_strbuf_release(&p.text);
-	free(path);
 	return rc;
 }

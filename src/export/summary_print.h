@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: MIT
- * summary_print.h: the summary exports of `view`: a profile's Summary table as JSON
- * (summary-json: exactly its fields and values) or as a fixed-order key/value text table
- * (summary-text), written to a stream the caller opens. */
+ * summary_print.h: the summary exports of `view`, written to a stream the caller opens,
+ * with one entry per device profile the published profile stands for
+ * (export/profile_set.h: itself; a directory-mode profile's further pairs; a fleet run's
+ * members), each keyed by that profile's name:
+ *   summary-json: one JSON object whose members are named after the profiles, each
+ *     holding that profile's Summary fields and values ({"NAME": {"total_time": ...}});
+ *   summary-text: the fixed-order key/value table of each, preceded by a
+ *     `profile_name` line when there are several.
+ * Profiles without a Summary row (framework traces only) have no entry; a profile with
+ * none at all is an NX_ENOTFOUND error. */
 #ifndef NX_EXPORT_SUMMARY_PRINT_H
 #define NX_EXPORT_SUMMARY_PRINT_H
 
@@ -9,8 +16,8 @@
 #include "common/err.h"
 #include <stdio.h>
 
-/* NX_ENOTFOUND, with nothing written, when the profile has no device Summary (that of a
- * profile of framework traces only has no row). */
-int nx_summary_print(const char *profile_dir, bool json, FILE *out, struct nx_err *err);
+/* dir: the published profile's directory; name: its profile name. */
+int nx_summary_print(const char *dir, const char *name, bool json, FILE *out,
+		     struct nx_err *err);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "db/table_files.h"
 
 enum nx_fleet_kind { NX_FLEET_DEVICE, NX_FLEET_TRACE };
 
@@ -137,6 +138,6 @@ int nx_fleet_report(const char *data_path, const char *run, unsigned top, unsign
 
 /* The name of the file in a run's index profile that lists its member profiles, one per
  * line; the server's registry recognises a fleet profile by it. */
-#define NX_FLEET_MEMBERS "fleet-members.txt"
+#define NX_FLEET_MEMBERS NX_PROFILE_FLEET_MEMBERS
 
 #endif
