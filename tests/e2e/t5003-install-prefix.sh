@@ -3,7 +3,9 @@
 # t5003-install-prefix.sh: `cmake --install` into a fresh prefix; the installed binary
 # runs from there alone (its DuckDB found through its RPATH, no build tree on the path):
 # --help, a tiny `kernel gen` + `capture` + `view --ingest-only`, and the documented
-# files (licence, docs, kernel sources) are in place.
+# files (licence, docs, kernel sources) are in place; the old name neuron-profile is a
+# link beside it whose summary-json a harness-style script reads; a neuron-profile that
+# is not our link is kept by a second install.
 set -u
 BUILD=${NX_BUILD_DIR:?NX_BUILD_DIR not set}
 T=${NX_TEST_TMP:-/tmp}/t5003.$$
@@ -44,4 +46,15 @@ if ${NX_PYTHON:-/usr/bin/python3} -c 'import numpy' 2>/dev/null; then
 		{ cat nki.log; fail "installed nki run"; }
 	[ -s s.ntff ] || fail "installed nki run wrote no NTFF"
 fi
+OLD=$P/bin/neuron-profile
+[ -L "$OLD" ] && [ "$(readlink "$OLD")" = neuron-explorer ] || fail "no neuron-profile link"
+[ -f "$P/share/doc/neuron-explorer/formats/json.md" ] || fail "docs/formats/json.md not installed"
+env -u LD_LIBRARY_PATH "$OLD" view -n k.neff -s k.ntff --output-format summary-json -q > s.json ||
+	fail "neuron-profile view from the prefix"
+${NX_PYTHON:-/usr/bin/python3} "${NX_SOURCE_DIR:?}/tests/e2e/harness/first_key.py" s.json |
+	grep -q '^k [0-9]' || fail "summary-json read by its first key: $(head -c 200 s.json)"
+rm "$OLD" && echo "AWS's own tool" > "$OLD"
+cmake --install "$BUILD" --prefix "$P" > install2.log 2>&1 || { cat install2.log; fail "second install"; }
+[ "$(cat "$OLD")" = "AWS's own tool" ] || fail "an existing neuron-profile was replaced"
+grep -q "is not a link to neuron-explorer: kept" install2.log || fail "no warning about the kept file"
 echo "PASS"
