@@ -42,6 +42,8 @@ section nki;       if missing bc; then skip bc; else "$here/nki.sh" "$build" "$w
 section server;    if missing wrk bc time; then skip wrk bc time; else "$here/server.sh" "$build"; fi
 section soak;      if missing wrk; then skip wrk; else DURATION=${SOAK_DURATION:-5m} "$here/soak.sh" "$build"; fi
 section trace;     if missing time; then skip time; else "$here/trace.sh" "$build"; fi
+# the legacy JSON export at 10M records against DuckDB's COPY ... (FORMAT json)
+section json;      if missing time; then skip time; else "$here/json_export.sh" "$build" "$work"; fi
 section recommend; if missing time; then skip time; else "$here/recommend.sh" "$build" "$work"; fi
 section fleet;     if missing time bc; then skip time bc; else "$here/fleet.sh" "$build" "$work"; fi
 # The web UI at 10M and 100M trace records (NX_BENCH_UI_SIZES): timeline cache, viewport
