@@ -111,6 +111,11 @@ int nx_duck_stream_named(const char *sql, nx_dstream_head_fn head, nx_dstream_fn
 		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
 		goto out;
 	}
+	/* a scan read once keeps none of the file in memory: DuckDB's external file cache
+	 * would otherwise hold the bytes it read until memory runs short, so the export's
+	 * memory would grow with the table */
+	if ((rc = nx_duck_con_exec(con, "SET enable_external_file_cache = false", err)))
+		goto out;
 	if (duckdb_prepare(con, sql, &st) != DuckDBSuccess) {
 		rc = nx_errf(err, NX_EDB, "%s", duckdb_prepare_error(st));
 		goto out;

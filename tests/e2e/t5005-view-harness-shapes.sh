@@ -66,6 +66,10 @@ read -r n slowest < <("$PY" "$H/largest.py" d.json)
 read -r n slowest < <("$PY" "$H/largest.py" f.json)
 [ "$n" = 2 ] && same "$slowest" "$big" || fail "fleet: largest $slowest of $n, expected $big of 2"
 grep -q '"fr-i-0abc_pid_42-111_instid_0_vnc_0": {' f.json || fail "fleet member key: $(head -3 f.json)"
+# member names read back from disk name sibling profiles only
+printf '../../r@latest/..\n.hidden\n/etc\n' >> "$P/fr@latest/fleet-members.txt"
+"$NP" view --data-path "$D" --display-name fr --output-format summary-json > f2.json || fail "tampered list"
+cmp -s f.json f2.json || fail "a tampered member list changed the output: $(grep -o '^  "[^"]*"' f2.json)"
 "$NP" view --data-path "$D" --display-name r --output-format summary-text > d.txt || fail "summary-text -d"
 [ "$(grep -c '^profile_name ' d.txt)" = 2 ] && [ "$(grep -c '^total_time ' d.txt)" = 2 ] ||
 	fail "summary-text of two profiles: $(grep -E '^(profile_name|total_time) ' d.txt)"
