@@ -7,6 +7,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/profile_views.h"
 #include "db/table_files.h"
 
 #include <stdlib.h>
@@ -87,21 +88,20 @@ static void pair_cell(void *arg, size_t row, const char *column, int kind, const
 static int siblings(const char *dir, const char *name, struct nx_profile_set *s,
 		    struct nx_err *err)
 {
-	char *path = nx_path_join(dir, "DeviceProfileList.parquet");
+	const char *dirs[] = { dir, NULL };
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	struct nx_duck *d = NULL;
 	struct pairs p = { 0 };
 	int rc = 0;
 
-	if (!nx_is_file(path))
+	if (!nx_db_table_has_file(dirs, "DeviceProfileList"))
 		goto out;
-	nx_strbuf_addstr(&sql, "SELECT device_profile_name FROM read_parquet(");
-	nx_sql_quote(&sql, path);
-	nx_strbuf_addstr(&sql, ")");
-	if (!(rc = nx_duck_open(&d, 1, NULL, err)))
+	nx_strbuf_addstr(&sql, "SELECT device_profile_name FROM ");
+	if (!(rc = nx_db_add_table_scan(&sql, dir, "DeviceProfileList", err)) &&
+	    !(rc = nx_duck_open(&d, 1, NULL, err)))
 		rc = nx_duck_query_cells(d, sql.buf, pair_cell, &p, err);
 	if (rc) {
-		nx_err_wrap(err, "reading '%s'", path);
+		nx_err_wrap(err, "reading the DeviceProfileList of '%s'", dir);
 		goto out;
 	}
 	char *parent = parent_of(dir);
@@ -125,7 +125,6 @@ out:
 	free(p.names);
 	nx_duck_close(d);
 	nx_strbuf_release(&sql);
-	free(path);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/profile_views.h"
 #include "export/profile_set.h"
 
 #include <stdlib.h>
@@ -41,37 +42,40 @@ static void cell(void *arg, size_t row, const char *column, int kind, const char
 	}
 }
 
+/* SELECT <what> over the Summary table of dir (a table with a file: has_row), then tail. */
+static int summary_sql(struct nx_strbuf *sql, const char *what, const char *dir,
+		       const char *tail, struct nx_err *err)
+{
+	nx_strbuf_addf(sql, "SELECT %s FROM ", what);
+	if (nx_db_add_table_scan(sql, dir, "Summary", err))
+		return nx_err_wrap(err, "reading the Summary of '%s'", dir);
+	nx_strbuf_addstr(sql, tail);
+	return 0;
+}
+
 /* Appends one profile's entry; its Summary has a row (has_row). */
 static int entry(struct nx_duck *d, struct printer *p, const struct nx_profile_ref *ref,
 		 bool several, struct nx_err *err)
 {
-	char *path = nx_path_join(ref->dir, "Summary.parquet");
 	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int rc = 0;
+	int rc = summary_sql(&sql, "*", ref->dir, " LIMIT 1", err);
 
-	if (!nx_is_file(path))
+	if (rc)
 		goto out;
-	nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet(");
-	nx_sql_quote(&sql, path);
-	nx_strbuf_addstr(&sql, ") LIMIT 1");
 	if (p->json)
 		nx_jw_key(&p->jw, ref->name);
 	else if (several)
 		nx_strbuf_addf(&p->text, "%s%-44s %s\n", p->text.len ? "\n" : "", "profile_name",
 			       ref->name);
 	p->cells = 0;
-	rc = nx_duck_query_cells(d, sql.buf, cell, p, err);
-	if (rc) {
-		nx_err_wrap(err, "reading '%s'", path);
-		goto out;
-	}
-	if (!p->cells)
-		rc = nx_errf(err, NX_ENOTFOUND, "'%s' has no Summary row", path);
+	if ((rc = nx_duck_query_cells(d, sql.buf, cell, p, err)))
+		nx_err_wrap(err, "reading the Summary of '%s'", ref->dir);
+	else if (!p->cells)
+		rc = nx_errf(err, NX_ENOTFOUND, "the Summary of '%s' has no row", ref->dir);
 	else if (p->json)
 		nx_jw_object_end(&p->jw);
 out:
 	nx_strbuf_release(&sql);
-	free(path);
 	return rc;
 }
 
@@ -79,23 +83,17 @@ out:
  * profiles without one are found first. */
 static int has_row(struct nx_duck *d, const char *dir, bool *yes, struct nx_err *err)
 {
-	char *path = nx_path_join(dir, "Summary.parquet");
+	const char *dirs[] = { dir, NULL };
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int64_t n = 0;
 	int rc = 0;
 
-	*yes = false;
-	if (nx_is_file(path)) {
-		nx_strbuf_addstr(&sql, "SELECT count(*) FROM read_parquet(");
-		nx_sql_quote(&sql, path);
-		nx_strbuf_addstr(&sql, ")");
-		rc = nx_duck_query_i64(d, sql.buf, &n, err);
-		if (rc)
-			nx_err_wrap(err, "reading '%s'", path);
-		*yes = n > 0;
-	}
+	if (nx_db_table_has_file(dirs, "Summary") &&
+	    !(rc = summary_sql(&sql, "count(*)", dir, "", err)) &&
+	    (rc = nx_duck_query_i64(d, sql.buf, &n, err)))
+		nx_err_wrap(err, "reading the Summary of '%s'", dir);
+	*yes = !rc && n > 0;
 	nx_strbuf_release(&sql);
-	free(path);
 	return rc;
 }
 

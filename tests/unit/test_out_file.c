@@ -31,14 +31,16 @@ static char *path_of(const char *name)
 	return nx_path_join(dir, name);
 }
 
-static char *slurp(const char *path)
+/* The file at path holds exactly text. */
+static void assert_file(const char *path, const char *text)
 {
 	char *t = NULL;
 	struct nx_err err = { 0 };
 
 	if (nx_read_file(path, &t, NULL, &err))
 		fail_msg("%s", err.msg);
-	return t;
+	assert_string_equal(t, text);
+	free(t);
 }
 
 static void put(const char *path, const char *text)
@@ -77,7 +79,7 @@ static int write_through(const char *path, bool force, const char *text, struct 
 
 static void test_new_file(void **state)
 {
-	char *p = path_of("new.json"), *t;
+	char *p = path_of("new.json");
 	struct nx_err err = { 0 };
 	struct stat st;
 	char mark[16] = { 0 };
@@ -86,9 +88,7 @@ static void test_new_file(void **state)
 	umask(022);
 	assert_int_equal(nx_out_file_may_write(p, false, &err), 0);
 	assert_int_equal(write_through(p, false, "{}\n", &err), 0);
-	t = slurp(p);
-	assert_string_equal(t, "{}\n");
-	free(t);
+	assert_file(p, "{}\n");
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 	if (getxattr(p, NX_OUT_FILE_XATTR, mark, sizeof(mark) - 1) > 0)
@@ -96,16 +96,14 @@ static void test_new_file(void **state)
 	/* ours: replaced without force */
 	assert_int_equal(nx_out_file_may_write(p, false, &err), 0);
 	assert_int_equal(write_through(p, false, "[]\n", &err), 0);
-	t = slurp(p);
-	assert_string_equal(t, "[]\n");
-	free(t);
+	assert_file(p, "[]\n");
 	assert_no_tmp();
 	free(p);
 }
 
 static void test_user_file(void **state)
 {
-	char *p = path_of("user.json"), *t;
+	char *p = path_of("user.json");
 	struct nx_err err = { 0 };
 
 	(void)state;
@@ -114,13 +112,9 @@ static void test_user_file(void **state)
 	assert_non_null(strstr(err.msg, "user.json' exists and was not written by neuron-explorer"));
 	assert_non_null(strstr(err.msg, "--force"));
 	assert_int_equal(write_through(p, false, "x", &err), NX_EUSAGE);
-	t = slurp(p);
-	assert_string_equal(t, "mine\n");
-	free(t);
+	assert_file(p, "mine\n");
 	assert_int_equal(write_through(p, true, "forced\n", &err), 0);
-	t = slurp(p);
-	assert_string_equal(t, "forced\n");
-	free(t);
+	assert_file(p, "forced\n");
 	assert_no_tmp();
 	free(p);
 }
@@ -128,7 +122,7 @@ static void test_user_file(void **state)
 static void test_refused_kinds(void **state)
 {
 	char *d = path_of("adir"), *target = path_of("target.txt"), *link = path_of("link.json");
-	char *deep = path_of("missing/x.json"), *under_file = path_of("target.txt/x.json"), *t;
+	char *deep = path_of("missing/x.json"), *under_file = path_of("target.txt/x.json");
 	struct nx_err err = { 0 };
 	struct stat st;
 
@@ -144,9 +138,7 @@ static void test_refused_kinds(void **state)
 	assert_int_equal(write_through(link, true, "new\n", &err), 0);
 	assert_int_equal(lstat(link, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
-	t = slurp(target);
-	assert_string_equal(t, "target\n");
-	free(t);
+	assert_file(target, "target\n");
 	assert_int_equal(nx_out_file_may_write(deep, false, &err), NX_EUSAGE);
 	assert_non_null(strstr(err.msg, "missing': No such file or directory"));
 	assert_int_equal(nx_out_file_may_write(under_file, false, &err), NX_EUSAGE);
@@ -193,7 +185,7 @@ static void test_streams(void **state)
 
 static void test_abort_and_race(void **state)
 {
-	char *p = path_of("aborted.json"), *q = path_of("raced.json"), *t;
+	char *p = path_of("aborted.json"), *q = path_of("raced.json");
 	struct nx_out_file f;
 	struct nx_err err = { 0 };
 
@@ -210,9 +202,7 @@ static void test_abort_and_race(void **state)
 	put(q, "theirs\n");
 	assert_int_equal(nx_out_file_commit(&f, &err), NX_EUSAGE);
 	assert_non_null(strstr(err.msg, "appeared while the output was written"));
-	t = slurp(q);
-	assert_string_equal(t, "theirs\n");
-	free(t);
+	assert_file(q, "theirs\n");
 	assert_no_tmp();
 	free(p);
 	free(q);
