@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT
+ * parquet_footer.c: row groups of a parquet footer re-written for moved bytes, and their
+ * byte spans (see parquet_footer.h). Field numbers are those of parquet.thrift. */
+#include "common/compat.h"
+#include "db/parquet_footer.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int nx_pq_err(const struct nx_pq_file *f, int code, uint64_t at, const char *what,
+	      struct nx_err *err)
+{
+	return nx_errf(err, code, "'%s': parquet at byte %" PRIu64 ": %s", f->path, at, what);
+}
+
+int nx_pq_read_at(const struct nx_pq_file *f, void *buf, size_t len, uint64_t off,
+		  struct nx_err *err)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(f->fd, (char *)buf + got, len - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return nx_errf(err, -errno, "cannot read '%s': %s", f->path, strerror(errno));
+		if (n == 0)
+			return nx_pq_err(f, NX_ETRUNC, off + got, "file ends early", err);
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+int nx_pq_open(struct nx_pq_file *f, const char *path, struct nx_err *err)
+{
+	struct stat st;
+	uint8_t head[4], tail[8];
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return nx_errf(err, -errno, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(f->fd, &st))
+		return nx_errf(err, -errno, "cannot stat '%s': %s", path, strerror(errno));
+	f->size = (uint64_t)st.st_size;
+	if (f->size < 12)
+		return nx_pq_err(f, NX_ETRUNC, f->size, "too short for a parquet file", err);
+	if ((rc = nx_pq_read_at(f, head, 4, 0, err)) ||
+	    (rc = nx_pq_read_at(f, tail, 8, f->size - 8, err)))
+		return rc;
+	if (memcmp(head, NX_PQ_MAGIC, 4))
+		return nx_pq_err(f, NX_ECORRUPT, 0, "no PAR1 magic at the start", err);
+	if (!memcmp(tail + 4, "PARE", 4))
+		return nx_pq_err(f, NX_EVERSION, f->size - 4, "encrypted footers are not supported",
+				 err);
+	if (memcmp(tail + 4, NX_PQ_MAGIC, 4))
+		return nx_pq_err(f, NX_ECORRUPT, f->size - 4, "no PAR1 magic at the end", err);
+	f->footer_len = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
+			(uint32_t)tail[3] << 24;
+	if (f->footer_len > NX_PQ_MAX_FOOTER || f->footer_len > f->size - 12)
+		return nx_pq_err(f, NX_ECORRUPT, f->size - 8, "footer length past the file's start",
+				 err);
+	f->data_end = f->size - 8 - f->footer_len;
+	return 0;
+}
+
+int nx_pq_write_all(int fd, const char *path, const void *buf, size_t len, struct nx_err *err)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return nx_errf(err, -errno, "cannot write '%s': %s", path, strerror(errno));
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int nx_pq_copy_out(const struct nx_pq_file *f, uint64_t off, uint64_t len, int fd,
+		   const char *out, struct nx_err *err)
+{
+	loff_t at = (loff_t)off;
+
+	while (len) {
+		ssize_t n = copy_file_range(f->fd, &at, fd, NULL, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* not supported here (or a short file): plain reads below */
+		len -= (uint64_t)n;
+	}
+	if (!len)
+		return 0;
+	char *buf = nx_xmalloc(1 << 20);
+	int rc = 0;
+	while (!rc && len) {
+		size_t chunk = len < (1u << 20) ? (size_t)len : 1u << 20;
+		if (!(rc = nx_pq_read_at(f, buf, chunk, (uint64_t)at, err)))
+			rc = nx_pq_write_all(fd, out, buf, chunk, err);
+		at += (loff_t)chunk;
+		len -= chunk;
+	}
+	free(buf);
+	return rc;
+}
+
+int nx_pq_write_tail(int fd, const char *path, uint64_t footer_len, struct nx_err *err)
+{
+	uint8_t tail[8] = { (uint8_t)footer_len, (uint8_t)(footer_len >> 8),
+			    (uint8_t)(footer_len >> 16), (uint8_t)(footer_len >> 24),
+			    'P', 'A', 'R', '1' };
+
+	if (footer_len > UINT32_MAX)
+		return nx_errf(err, NX_EUSAGE, "'%s': footer over 4 GiB", path);
+	return nx_pq_write_all(fd, path, tail, 8, err);
+}
+
+static int footer_err(const struct nx_tc_in *in, int code, const char *what,
+		      struct nx_err *err)
+{
+	return nx_errf(err, code, "'%s': parquet at byte %" PRIu64 ": %s", in->file,
+		       nx_tc_offset(in), what);
+}
+
+int nx_pq_want(struct nx_tc_in *in, int type, int expected, int16_t id, struct nx_err *err)
+{
+	if (type == expected)
+		return 0;
+	return nx_errf(err, NX_ECORRUPT, "'%s': parquet footer at byte %" PRIu64
+		       ": field %d has type %d, not %d", in->file, nx_tc_offset(in), id, type,
+		       expected);
+}
+
+/* An i64 file offset: must lie in the moved range (0 stays 0: "unset"). */
+static int move_offset(struct nx_tc_in *in, int type, int16_t id, const struct nx_pq_move *m,
+		       struct nx_strbuf *out, struct nx_err *err)
+{
+	int64_t v;
+	int rc = nx_pq_want(in, type, NX_TC_I64, id, err);
+
+	if (rc || (rc = nx_tc_read_zigzag(in, &v, err)))
+		return rc;
+	if (v != 0 && (v < 0 || (uint64_t)v < m->lo || (uint64_t)v > m->hi))
+		return footer_err(in, NX_ECORRUPT, "file offset outside the data it belongs to",
+				  err);
+	nx_tc_write_zigzag(out, v ? v + m->delta : 0);
+	return 0;
+}
+
+/* What copy_struct does with a struct's fields: the i64 file offsets to move, the fields
+ * left out with drop_indexes, the fields that make the chunk unreadable here, and one
+ * struct field copied by its own kind. */
+struct kind {
+	int16_t moves[4], dropped[4], refused[3];
+	size_t nmoves, ndropped, nrefused;
+	int16_t nested_id;
+	const struct kind *nested; /* NULL: no struct field of its own kind */
+};
+
+/* ColumnMetaData: data_page_offset, index_page_offset, dictionary_page_offset and
+ * bloom_filter_offset move; the bloom filter's offset and length can be dropped. */
+static const struct kind column_meta = { .moves = { 9, 10, 11, 14 }, .nmoves = 4,
+					 .dropped = { 14, 15 }, .ndropped = 2 };
+/* ColumnChunk: file_offset, offset_index_offset and column_index_offset move (the page
+ * indexes can be dropped); a chunk in another file (file_path) or encrypted is refused;
+ * meta_data is a ColumnMetaData. */
+static const struct kind column_chunk = { .moves = { 2, 4, 6 }, .nmoves = 3,
+					  .dropped = { 4, 5, 6, 7 }, .ndropped = 4,
+					  .refused = { 1, 8, 9 }, .nrefused = 3,
+					  .nested_id = 3, .nested = &column_meta };
+
+static bool listed(const int16_t *ids, size_t n, int16_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+static int copy_struct(struct nx_tc_in *in, const struct nx_pq_move *m, const struct kind *k,
+		       struct nx_strbuf *out, struct nx_err *err)
+{
+	int16_t last = 0, written = 0, id;
+	int type, rc;
+
+	for (;;) {
+		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
+			return rc;
+		if (type == NX_TC_STOP)
+			break;
+		last = id;
+		if (listed(k->refused, k->nrefused, id))
+			return footer_err(in, NX_EVERSION, "a column chunk in another file or "
+					  "encrypted", err);
+		if (m->drop_indexes && listed(k->dropped, k->ndropped, id)) {
+			if ((rc = nx_tc_skip(in, type, err)))
+				return rc;
+			continue;
+		}
+		nx_tc_write_field(out, written, type, id);
+		written = id;
+		if (listed(k->moves, k->nmoves, id)) {
+			rc = move_offset(in, type, id, m, out, err);
+		} else if (k->nested && id == k->nested_id) {
+			if (!(rc = nx_pq_want(in, type, NX_TC_STRUCT, id, err)))
+				rc = copy_struct(in, m, k->nested, out, err);
+		} else if (type != NX_TC_TRUE && type != NX_TC_FALSE) {
+			rc = nx_tc_copy(in, type, out, err);
+		}
+		if (rc)
+			return rc;
+	}
+	nx_strbuf_addch(out, 0);
+	return 0;
+}
+
+/* RowGroup: its columns (1), file_offset (5) moves, ordinal (7) is renumbered. */
+int nx_pq_copy_row_group(struct nx_tc_in *in, const struct nx_pq_move *m, uint64_t ordinal,
+			 struct nx_strbuf *out, struct nx_err *err)
+{
+	int16_t last = 0, written = 0, id;
+	int type, elem, rc;
+	uint32_t n;
+	int64_t ignored;
+
+	for (;;) {
+		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
+			return rc;
+		if (type == NX_TC_STOP)
+			break;
+		if (id == 7) {
+			if ((rc = nx_pq_want(in, type, NX_TC_I16, id, err)) ||
+			    (rc = nx_tc_read_zigzag(in, &ignored, err)))
+				return rc;
+			if (ordinal <= INT16_MAX) {
+				nx_tc_write_field(out, written, type, id);
+				nx_tc_write_zigzag(out, (int64_t)ordinal);
+				written = id;
+			}
+			last = id;
+			continue;
+		}
+		nx_tc_write_field(out, written, type, id);
+		if (id == 1) {
+			if ((rc = nx_pq_want(in, type, NX_TC_LIST, id, err)) ||
+			    (rc = nx_tc_read_list(in, &n, &elem, err)) ||
+			    (rc = nx_pq_want(in, elem, NX_TC_STRUCT, id, err)))
+				return rc;
+			nx_tc_write_list(out, n, elem);
+			for (uint32_t i = 0; !rc && i < n; i++)
+				rc = copy_struct(in, m, &column_chunk, out, err);
+		} else if (id == 5) {
+			rc = move_offset(in, type, id, m, out, err);
+		} else if (type != NX_TC_TRUE && type != NX_TC_FALSE) {
+			rc = nx_tc_copy(in, type, out, err);
+		}
+		if (rc)
+			return rc;
+		last = written = id;
+	}
+	nx_strbuf_addch(out, 0);
+	return 0;
+}
+
+/* A ColumnMetaData's pages: [first page, first page + total_compressed_size). */
+static int meta_span(struct nx_tc_in *in, uint64_t *lo, uint64_t *hi, struct nx_err *err)
+{
+	int16_t last = 0, id;
+	int type, rc;
+	int64_t size = -1, data = 0, dict = 0, v;
+
+	for (;;) {
+		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
+			return rc;
+		if (type == NX_TC_STOP)
+			break;
+		last = id;
+		if (id == 7 || id == 9 || id == 11) {
+			if ((rc = nx_pq_want(in, type, NX_TC_I64, id, err)) ||
+			    (rc = nx_tc_read_zigzag(in, &v, err)))
+				return rc;
+			*(id == 7 ? &size : id == 9 ? &data : &dict) = v;
+		} else if (type != NX_TC_TRUE && type != NX_TC_FALSE &&
+			   (rc = nx_tc_skip(in, type, err))) {
+			return rc;
+		}
+	}
+	int64_t first = dict > 0 && dict < data ? dict : data;
+	if (first < 4 || size < 0 || INT64_MAX - first < size)
+		return footer_err(in, NX_ECORRUPT, "column chunk without a valid page offset or size",
+				  err);
+	*lo = (uint64_t)first;
+	*hi = (uint64_t)(first + size);
+	return 0;
+}
+
+int nx_pq_row_group_span(struct nx_tc_in *in, int64_t *rows, uint64_t *lo, uint64_t *hi,
+			 struct nx_err *err)
+{
+	int16_t last = 0, id, clast;
+	int type, elem, ctype, rc;
+	uint32_t n;
+
+	*rows = -1;
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (;;) {
+		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
+			return rc;
+		if (type == NX_TC_STOP)
+			break;
+		last = id;
+		if (id == 3) {
+			if ((rc = nx_pq_want(in, type, NX_TC_I64, id, err)) ||
+			    (rc = nx_tc_read_zigzag(in, rows, err)))
+				return rc;
+			continue;
+		}
+		if (id != 1) {
+			if (type != NX_TC_TRUE && type != NX_TC_FALSE && (rc = nx_tc_skip(in, type, err)))
+				return rc;
+			continue;
+		}
+		if ((rc = nx_pq_want(in, type, NX_TC_LIST, id, err)) ||
+		    (rc = nx_tc_read_list(in, &n, &elem, err)) ||
+		    (rc = nx_pq_want(in, elem, NX_TC_STRUCT, id, err)))
+			return rc;
+		for (uint32_t i = 0; i < n; i++) {
+			for (clast = 0;;) {
+				uint64_t l = 0, h = 0;
+				if ((rc = nx_tc_read_field(in, clast, &ctype, &id, err)))
+					return rc;
+				if (ctype == NX_TC_STOP)
+					break;
+				clast = id;
+				if (id == 3 && ctype == NX_TC_STRUCT) {
+					if ((rc = meta_span(in, &l, &h, err)))
+						return rc;
+					*lo = l < *lo ? l : *lo;
+					*hi = h > *hi ? h : *hi;
+				} else if (ctype != NX_TC_TRUE && ctype != NX_TC_FALSE &&
+					   (rc = nx_tc_skip(in, ctype, err))) {
+					return rc;
+				}
+			}
+		}
+	}
+	if (*rows < 0 || *hi == 0)
+		return footer_err(in, NX_ECORRUPT, "row group without rows or column chunks", err);
+	return 0;
+}
