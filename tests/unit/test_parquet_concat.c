@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT
- * test_parquet_concat.c: joining parquet parts into one file (db/parquet_concat.h).
- * Parts are written by DuckDB's own file rotation, as the ingest writes them; the
- * joined file is read back by DuckDB: same rows in the same order, every row group,
- * working bloom filters. Bad parts (truncated, wrong magic, encrypted, huge footer
- * length, a flipped byte anywhere in the footer, another schema) give an error that
- * names the part and the byte, leave no output, and leave the parts as they were. */
+ * test_parquet_concat.c: joining parquet parts into one file (db/parquet_concat.h), and
+ * cutting a file into slices of row groups (db/parquet_slice.h). Parts are written by
+ * DuckDB's own file rotation, as the ingest writes them; the joined file is read back by
+ * DuckDB: same rows in the same order, every row group, working bloom filters. Slices of
+ * the joined file read back as exactly the rows of their row groups. Bad parts and bad
+ * files (truncated, wrong magic, encrypted, huge footer length, a flipped byte anywhere
+ * in the footer, another schema) give an error that names the file and the byte, leave
+ * no output, and leave the inputs as they were. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/parquet_concat.h"
+#include "db/parquet_slice.h"
 #include "db/profile_views.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -154,6 +157,81 @@ static void test_joined_file_reads_like_the_parts(void **state)
 			     0);
 	nx_duck_close(d);
 	free_paths(parts, n);
+	free(out);
+	free(dir);
+}
+
+/* The rows of row groups [first, first + n) of the joined file, read from a slice. */
+static void check_slice(struct nx_duck *d, struct nx_pq_slicer *s, const char *whole,
+			const char *out, uint32_t first, uint32_t n)
+{
+	struct nx_err err = { 0 };
+
+	remove(out);
+	if (nx_pq_slice_write(s, first, n, out, &err))
+		fail_msg("slice %u+%u: %s", first, n, err.msg);
+	int64_t start = q(d, "SELECT coalesce(sum(row_group_num_rows), 0) FROM (SELECT DISTINCT "
+			     "row_group_id, row_group_num_rows FROM parquet_metadata('%s')) WHERE "
+			     "row_group_id < %u", whole, first);
+	int64_t rows = q(d, "SELECT sum(row_group_num_rows) FROM (SELECT DISTINCT row_group_id, "
+			    "row_group_num_rows FROM parquet_metadata('%s')) WHERE row_group_id "
+			    ">= %u AND row_group_id < %u", whole, first, first + n);
+	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s'", out), ==, rows);
+	NX_ASSERT_CMP(q(d, "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')", out),
+		      ==, n);
+	/* the same rows, in order, NULLs and booleans intact */
+	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM (SELECT id, row_number() OVER () - 1 + %" PRId64
+			   " AS rn FROM '%s') WHERE id <> rn", start, out), ==, 0);
+	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM ((SELECT * FROM '%s' EXCEPT ALL SELECT * FROM "
+			   "'%s' WHERE id >= %" PRId64 " AND id < %" PRId64 ") UNION ALL (SELECT * "
+			   "FROM '%s' WHERE id >= %" PRId64 " AND id < %" PRId64 " EXCEPT ALL SELECT "
+			   "* FROM '%s'))", out, whole, start, start + rows, whole, start,
+			   start + rows, out), ==, 0);
+}
+
+static void test_slices_read_like_their_row_groups(void **state)
+{
+	char *dir = nx_test_dir("pq-slice");
+	struct nx_duck *d = NULL;
+	struct nx_pq_slicer *s = NULL;
+	struct nx_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	int n = write_parts(d, dir, "T", 30000, "");
+	char **parts = part_paths(dir, "T", n);
+	char *whole = nx_path_join(dir, "joined.parquet"), *out = nx_path_join(dir, "slice.parquet");
+	if (nx_parquet_concat((const char *const *)parts, (size_t)n, whole, &err))
+		fail_msg("%s", err.msg);
+	if (nx_pq_slicer_open(&s, whole, &err))
+		fail_msg("%s", err.msg);
+	uint32_t groups = nx_pq_slicer_row_groups(s);
+	NX_ASSERT_CMP(groups, ==, q(d, "SELECT count(DISTINCT row_group_id) FROM "
+				       "parquet_metadata('%s')", whole));
+	NX_ASSERT_CMP(groups, >=, 9);
+	/* one row group, all of them, slices across the parts' boundaries (where a part's
+	 * bloom filters and page indexes lie between row groups), the last one */
+	const uint32_t cuts[][2] = { { 0, 1 }, { 0, groups }, { 2, 5 }, { 1, 3 },
+				     { groups - 1, 1 }, { 3, groups - 3 } };
+	for (size_t i = 0; i < NX_ARRAY_SIZE(cuts); i++)
+		check_slice(d, s, whole, out, cuts[i][0], cuts[i][1]);
+	/* a slice of one of DuckDB's own files, not joined */
+	struct nx_pq_slicer *p0 = NULL;
+	if (nx_pq_slicer_open(&p0, parts[0], &err))
+		fail_msg("%s", err.msg);
+	remove(out);
+	assert_int_equal(nx_pq_slice_write(p0, 1, 2, out, &err), 0);
+	NX_ASSERT_CMP(q(d, "SELECT min(id) FROM '%s'", out), ==, 2048);
+	nx_pq_slicer_close(p0);
+	/* no row groups out of range; the output must not exist already */
+	assert_int_equal(nx_pq_slice_write(s, groups, 1, out, &err), NX_EUSAGE);
+	assert_int_equal(nx_pq_slice_write(s, 1, groups, out, &err), NX_EUSAGE);
+	assert_int_not_equal(nx_pq_slice_write(s, 0, 1, out, &err), 0);
+	assert_non_null(strstr(err.msg, "File exists"));
+	nx_pq_slicer_close(s);
+	nx_duck_close(d);
+	free_paths(parts, n);
+	free(whole);
 	free(out);
 	free(dir);
 }
@@ -340,12 +418,70 @@ static void test_bad_parts_are_refused(void **state)
 	free(dir);
 }
 
+/* Every truncation and every flipped footer byte of a file: the slicer refuses it with an
+ * error naming the file, or reads it; a slice it writes is whole or absent. */
+static void test_bad_files_are_refused_by_the_slicer(void **state)
+{
+	char *dir = nx_test_dir("pq-slice-bad");
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	size_t len;
+
+	(void)state;
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	NX_ASSERT_CMP(write_parts(d, dir, "T", 4000, ""), ==, 1);
+	char *good = nx_path_join(dir, "T_0.parquet"), *bad = nx_path_join(dir, "bad.parquet");
+	char *out = nx_path_join(dir, "out.parquet");
+	char *data = slurp(good, &len);
+	uint32_t flen = (uint8_t)data[len - 8] | (uint8_t)data[len - 7] << 8 |
+			(uint8_t)data[len - 6] << 16 | (uint32_t)(uint8_t)data[len - 5] << 24;
+	char *copy = nx_xmalloc(len);
+	int refused = 0, tries = 0;
+
+	for (size_t i = 0; i < len + flen; i++) {
+		bool cut = i < len;
+		size_t at = cut ? i : len - 8 - flen + (i - len);
+		if (cut && i % 37 && i + 40 < len)
+			continue; /* every 37th length and each of the last 40 */
+		memcpy(copy, data, len);
+		if (!cut)
+			copy[at] ^= 0x5a;
+		spit(bad, copy, cut ? at : len);
+		struct nx_pq_slicer *s = NULL;
+		struct nx_err e = { 0 };
+		int rc = nx_pq_slicer_open(&s, bad, &e);
+		tries++;
+		if (!rc && nx_pq_slicer_row_groups(s) > 0) {
+			remove(out);
+			rc = nx_pq_slice_write(s, 0, nx_pq_slicer_row_groups(s), out, &e);
+			if (rc)
+				assert_false(nx_is_file(out));
+		}
+		nx_pq_slicer_close(s);
+		if (rc) {
+			refused++;
+			if (!strstr(e.msg, bad) || !strstr(e.msg, "byte"))
+				fail_msg("at %zu (%s): %s", at, cut ? "cut" : "flip", e.msg);
+		}
+	}
+	NX_ASSERT_CMP(refused, >, tries / 4);
+	nx_duck_close(d);
+	free(copy);
+	free(data);
+	free(good);
+	free(bad);
+	free(out);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_joined_file_reads_like_the_parts),
 		cmocka_unit_test(test_split_tables_become_one_file),
 		cmocka_unit_test(test_bad_parts_are_refused),
+		cmocka_unit_test(test_slices_read_like_their_row_groups),
+		cmocka_unit_test(test_bad_files_are_refused_by_the_slicer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
