@@ -423,7 +423,7 @@ static int run_ingest(const struct view_args *a, struct view_run *r, bool *serve
 	}
 	if (!r->parquet)
 		return nx_view_export(r->published, r->name, a->format, a->output_file, a->force,
-				      a->co.quiet);
+				      a->co.quiet, r->tmp);
 	*serve_after = !a->ingest_only && !a->output_file;
 	return NX_EXIT_OK;
 }
@@ -443,7 +443,7 @@ static int export_ingested(const struct view_args *a)
 		rc = NX_EXIT_USAGE;
 	} else {
 		rc = nx_view_export(dir, a->co.display_name, a->format, a->output_file, a->force,
-				    a->co.quiet);
+				    a->co.quiet, NULL);
 	}
 	free(dir);
 	free(data);

@@ -45,19 +45,35 @@ int nx_view_output_check(const char *format, const char **output_file, bool forc
 	return NX_EXIT_OK;
 }
 
-/* Writes the export to out; *what gets the line saying what was written (or NULL). */
-static int write_export(const char *dir, const char *name, const char *format, FILE *out,
-			bool quiet, char **what, struct nx_err *err)
+/* The json export, its large tables read in slices under scratch (a temporary directory
+ * of its own when scratch is NULL). */
+static int write_json(const char *dir, FILE *out, const char *scratch, bool quiet,
+		      struct nx_json_stats *st, struct nx_err *err)
 {
 	struct nx_view_progress vp;
+	struct nx_json_opts o = { .progress = &vp.cb, .scratch = scratch };
+	char *own = NULL;
+	int rc;
+
+	if (!scratch && !(o.scratch = own = nx_cli_tmp_data_path("view", "json")))
+		return nx_errf(err, NX_EUSAGE, "no temporary directory for the export");
+	nx_view_progress_init(&vp, quiet);
+	rc = nx_export_json(dir, out, &o, st, err);
+	nx_view_progress_clear(&vp);
+	nx_cli_tmp_release(own);
+	return rc;
+}
+
+/* Writes the export to out; *what gets the line saying what was written (or NULL). */
+static int write_export(const char *dir, const char *name, const char *format, FILE *out,
+			const char *scratch, bool quiet, char **what, struct nx_err *err)
+{
 	int rc;
 
 	*what = NULL;
 	if (!strcmp(format, "json")) {
 		struct nx_json_stats st;
-		nx_view_progress_init(&vp, quiet);
-		rc = nx_export_json(dir, out, &vp.cb, &st, err);
-		nx_view_progress_clear(&vp);
+		rc = write_json(dir, out, scratch, quiet, &st, err);
 		if (!rc)
 			*what = nx_xasprintf("%" PRIu64 " records (%" PRIu64 " instructions)",
 					     st.records, st.instructions);
@@ -75,7 +91,7 @@ static int write_export(const char *dir, const char *name, const char *format, F
 }
 
 int nx_view_export(const char *dir, const char *name, const char *format,
-		   const char *output_file, bool force, bool quiet)
+		   const char *output_file, bool force, bool quiet, const char *scratch)
 {
 	struct nx_err err = { 0 };
 	struct nx_out_file f = { 0 };
@@ -87,7 +103,8 @@ int nx_view_export(const char *dir, const char *name, const char *format,
 		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 	}
 	nx_cli_tmp_file(output_file ? nx_out_file_tmp(&f) : NULL);
-	rc = write_export(dir, name, format, output_file ? f.fp : stdout, quiet, &what, &err);
+	rc = write_export(dir, name, format, output_file ? f.fp : stdout, scratch, quiet, &what,
+			  &err);
 	if (output_file && rc)
 		nx_out_file_abort(&f);
 	else if (output_file)

@@ -20,9 +20,10 @@ const char *nx_view_format(const char *given);
  * exit status (the message printed). */
 int nx_view_output_check(const char *format, const char **output_file, bool force);
 
-/* Writes the export of format for the published profile `name` in dir. Returns an exit
- * status (the message printed). */
+/* Writes the export of format for the published profile `name` in dir. scratch: a
+ * temporary directory the command already has (its files are the export's to use), or
+ * NULL. Returns an exit status (the message printed). */
 int nx_view_export(const char *dir, const char *name, const char *format,
-		   const char *output_file, bool force, bool quiet);
+		   const char *output_file, bool force, bool quiet, const char *scratch);
 
 #endif

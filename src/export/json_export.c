@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT
  * json_export.c: the legacy JSON export (see json_export.h). Each member is one query
- * over the profile's parquet (db/duck_stream.h); its result columns, already named as
- * the JSON fields, become the records' keys, and each row is formatted straight into a
- * buffer that is written out every 256 KiB. */
+ * per file (or slice) of its table (db/duck_stream.h); the result columns, already named
+ * as the JSON fields, become the records' keys, and each row is formatted straight into
+ * a buffer that is written out every 256 KiB. */
 #include "common/compat.h"
 #include "export/json_export.h"
 #include "common/fsutil.h"
 #include "common/json_writer.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "db/duck.h"
 #include "db/duck_stream.h"
-#include "db/profile_views.h"
+#include "db/parquet_slice.h"
 #include "db/table_files.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FLUSH_AT (256u << 10)
 #define PROGRESS_EVERY (1u << 20)
@@ -67,7 +69,7 @@ struct writer {
 	size_t nkeys;
 	uint64_t rows;
 	const struct member *m;
-	const struct nx_progress *progress;
+	const struct nx_json_opts *o;
 	double t0;
 	bool write_failed; /* the error is the output's, not the table's */
 	struct nx_err *err;
@@ -96,6 +98,8 @@ static void head(void *arg, const char *const *names, size_t n)
 {
 	struct writer *w = arg;
 
+	if (w->keys) /* the member's next file: the same columns */
+		return;
 	w->keys = nx_xcalloc(n ? n : 1, sizeof(*w->keys));
 	w->nkeys = n;
 	for (size_t i = 0; i < n; i++) {
@@ -159,7 +163,7 @@ static int row(void *arg, const struct nx_dcell *c, size_t n)
 		struct nx_progress_event ev = { .kind = NX_PROGRESS_ROWS, .stage = "json",
 						.table = w->m->key, .rows = w->rows,
 						.seconds = now_s() - w->t0 };
-		nx_progress_emit(w->progress, &ev);
+		nx_progress_emit(w->o->progress, &ev);
 	}
 	return 0;
 }
@@ -173,12 +177,57 @@ static void release_keys(struct writer *w)
 	w->nkeys = 0;
 }
 
+/* Streams the member's records from one parquet file. */
+static int stream_file(struct writer *w, const char *path)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int rc;
+
+	nx_strbuf_addf(&sql, "SELECT %s FROM read_parquet(", w->m->select);
+	nx_sql_quote(&sql, path);
+	nx_strbuf_addstr(&sql, w->m->one ? ") LIMIT 1" : ")");
+	rc = nx_duck_stream_named(sql.buf, head, row, w, w->err);
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
+/* Streams one file of the member's table: a file of many row groups slice by slice
+ * through the scratch directory. */
+static int stream_table_file(struct writer *w, const char *path)
+{
+	struct nx_pq_slicer *s = NULL;
+	uint32_t groups;
+	int rc;
+
+	if (w->m->one || !w->o->scratch)
+		return stream_file(w, path);
+	if ((rc = nx_pq_slicer_open(&s, path, w->err)))
+		return rc;
+	groups = nx_pq_slicer_row_groups(s);
+	if (groups <= NX_JSON_SLICE_GROUPS) {
+		nx_pq_slicer_close(s);
+		return stream_file(w, path);
+	}
+	char *slice = nx_path_join(w->o->scratch, "json-slice.parquet");
+	for (uint32_t first = 0; !rc && first < groups; first += NX_JSON_SLICE_GROUPS) {
+		uint32_t n = groups - first < NX_JSON_SLICE_GROUPS ? groups - first
+								    : NX_JSON_SLICE_GROUPS;
+		unlink(slice);
+		if (!(rc = nx_pq_slice_write(s, first, n, slice, w->err)))
+			rc = stream_file(w, slice);
+	}
+	unlink(slice);
+	free(slice);
+	nx_pq_slicer_close(s);
+	return rc;
+}
+
 /* Writes one member: "key":[records] (or "key":{record}). */
 static int write_member(struct writer *w, const char *dir, const struct member *m, bool first)
 {
-	const char *dirs[] = { dir, NULL };
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int rc = 0;
+	struct nx_table_file *f = NULL;
+	size_t n = 0;
+	int rc;
 
 	w->m = m;
 	w->rows = 0;
@@ -186,17 +235,17 @@ static int write_member(struct writer *w, const char *dir, const struct member *
 	nx_strbuf_addstr(&w->buf, first ? "{" : ",\n");
 	nx_json_quote(&w->buf, m->key, strlen(m->key));
 	nx_strbuf_addstr(&w->buf, m->one ? ":" : ":[\n");
-	if (nx_db_table_has_file(dirs, m->table)) {
-		nx_strbuf_addf(&sql, "SELECT %s FROM ", m->select);
-		rc = nx_db_add_table_scan(&sql, dir, m->table, w->err);
-		if (!rc && m->one)
-			nx_strbuf_addstr(&sql, " LIMIT 1");
-		if (!rc)
-			rc = nx_duck_stream_named(sql.buf, head, row, w, w->err);
-		if (rc && !w->write_failed)
+	rc = nx_table_files_list(dir, NULL, NULL, &f, &n, w->err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (strcmp(f[i].table, m->table) || (m->one && w->rows))
+			continue;
+		char *path = nx_path_join(dir, f[i].file);
+		if ((rc = stream_table_file(w, path)) && !w->write_failed)
 			nx_err_wrap(w->err, "reading table %s of '%s'", m->table, dir);
-		release_keys(w);
+		free(path);
 	}
+	nx_table_files_free(f, n);
+	release_keys(w);
 	if (!rc) {
 		if (m->one && !w->rows)
 			nx_strbuf_addstr(&w->buf, "{}");
@@ -205,16 +254,16 @@ static int write_member(struct writer *w, const char *dir, const struct member *
 		struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "json",
 						.table = m->key, .how = "json", .rows = w->rows,
 						.seconds = now_s() - w->t0 };
-		nx_progress_emit(w->progress, &ev);
+		nx_progress_emit(w->o->progress, &ev);
 	}
-	nx_strbuf_release(&sql);
 	return rc;
 }
 
-int nx_export_json(const char *dir, FILE *out, const struct nx_progress *progress,
+int nx_export_json(const char *dir, FILE *out, const struct nx_json_opts *o,
 		   struct nx_json_stats *stats, struct nx_err *err)
 {
-	struct writer w = { .out = out, .progress = progress, .err = err };
+	static const struct nx_json_opts none = { 0 };
+	struct writer w = { .out = out, .o = o ? o : &none, .err = err };
 	struct nx_json_stats st = { 0 };
 	char *fleet = nx_path_join(dir, NX_PROFILE_FLEET_MEMBERS);
 	int rc = 0;
