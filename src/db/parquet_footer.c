@@ -186,175 +186,207 @@ static bool listed(const int16_t *ids, size_t n, int16_t id)
 	return false;
 }
 
-static int copy_struct(struct nx_tc_in *in, const struct nx_pq_move *m, const struct kind *k,
-		       struct nx_strbuf *out, struct nx_err *err)
-{
-	int16_t last = 0, written = 0, id;
-	int type, rc;
+/* Called for each field of a struct; consumes the field's value. */
+typedef int (*field_fn)(struct nx_tc_in *in, int type, int16_t id, void *arg,
+			struct nx_err *err);
 
-	for (;;) {
-		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
-			return rc;
-		if (type == NX_TC_STOP)
-			break;
-		last = id;
-		if (listed(k->refused, k->nrefused, id))
-			return footer_err(in, NX_EVERSION, "a column chunk in another file or "
-					  "encrypted", err);
-		if (m->drop_indexes && listed(k->dropped, k->ndropped, id)) {
-			if ((rc = nx_tc_skip(in, type, err)))
-				return rc;
-			continue;
-		}
-		nx_tc_write_field(out, written, type, id);
-		written = id;
-		if (listed(k->moves, k->nmoves, id)) {
-			rc = move_offset(in, type, id, m, out, err);
-		} else if (k->nested && id == k->nested_id) {
-			if (!(rc = nx_pq_want(in, type, NX_TC_STRUCT, id, err)))
-				rc = copy_struct(in, m, k->nested, out, err);
-		} else if (type != NX_TC_TRUE && type != NX_TC_FALSE) {
-			rc = nx_tc_copy(in, type, out, err);
-		}
-		if (rc)
-			return rc;
-	}
-	nx_strbuf_addch(out, 0);
-	return 0;
-}
-
-/* RowGroup: its columns (1), file_offset (5) moves, ordinal (7) is renumbered. */
-int nx_pq_copy_row_group(struct nx_tc_in *in, const struct nx_pq_move *m, uint64_t ordinal,
-			 struct nx_strbuf *out, struct nx_err *err)
-{
-	int16_t last = 0, written = 0, id;
-	int type, elem, rc;
-	uint32_t n;
-	int64_t ignored;
-
-	for (;;) {
-		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
-			return rc;
-		if (type == NX_TC_STOP)
-			break;
-		if (id == 7) {
-			if ((rc = nx_pq_want(in, type, NX_TC_I16, id, err)) ||
-			    (rc = nx_tc_read_zigzag(in, &ignored, err)))
-				return rc;
-			if (ordinal <= INT16_MAX) {
-				nx_tc_write_field(out, written, type, id);
-				nx_tc_write_zigzag(out, (int64_t)ordinal);
-				written = id;
-			}
-			last = id;
-			continue;
-		}
-		nx_tc_write_field(out, written, type, id);
-		if (id == 1) {
-			if ((rc = nx_pq_want(in, type, NX_TC_LIST, id, err)) ||
-			    (rc = nx_tc_read_list(in, &n, &elem, err)) ||
-			    (rc = nx_pq_want(in, elem, NX_TC_STRUCT, id, err)))
-				return rc;
-			nx_tc_write_list(out, n, elem);
-			for (uint32_t i = 0; !rc && i < n; i++)
-				rc = copy_struct(in, m, &column_chunk, out, err);
-		} else if (id == 5) {
-			rc = move_offset(in, type, id, m, out, err);
-		} else if (type != NX_TC_TRUE && type != NX_TC_FALSE) {
-			rc = nx_tc_copy(in, type, out, err);
-		}
-		if (rc)
-			return rc;
-		last = written = id;
-	}
-	nx_strbuf_addch(out, 0);
-	return 0;
-}
-
-/* A ColumnMetaData's pages: [first page, first page + total_compressed_size). */
-static int meta_span(struct nx_tc_in *in, uint64_t *lo, uint64_t *hi, struct nx_err *err)
+/* Walks the fields of the struct at in up to its end. */
+static int each_field(struct nx_tc_in *in, field_fn fn, void *arg, struct nx_err *err)
 {
 	int16_t last = 0, id;
 	int type, rc;
-	int64_t size = -1, data = 0, dict = 0, v;
 
 	for (;;) {
 		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
 			return rc;
 		if (type == NX_TC_STOP)
-			break;
-		last = id;
-		if (id == 7 || id == 9 || id == 11) {
-			if ((rc = nx_pq_want(in, type, NX_TC_I64, id, err)) ||
-			    (rc = nx_tc_read_zigzag(in, &v, err)))
-				return rc;
-			*(id == 7 ? &size : id == 9 ? &data : &dict) = v;
-		} else if (type != NX_TC_TRUE && type != NX_TC_FALSE &&
-			   (rc = nx_tc_skip(in, type, err))) {
+			return 0;
+		if ((rc = fn(in, type, id, arg, err)))
 			return rc;
-		}
+		last = id;
 	}
-	int64_t first = dict > 0 && dict < data ? dict : data;
-	if (first < 4 || size < 0 || INT64_MAX - first < size)
+}
+
+/* A value copied or skipped whole (a bool's value lives in its field header). */
+static int copy_value(struct nx_tc_in *in, int type, struct nx_strbuf *out, struct nx_err *err)
+{
+	if (type == NX_TC_TRUE || type == NX_TC_FALSE)
+		return 0;
+	return out ? nx_tc_copy(in, type, out, err) : nx_tc_skip(in, type, err);
+}
+
+/* A struct being copied: where its fields go and the last field id written there. */
+struct copy {
+	const struct nx_pq_move *m;
+	const struct kind *k;
+	struct nx_strbuf *out;
+	int16_t written;
+	uint64_t ordinal; /* RowGroup */
+};
+
+static int copy_struct(struct nx_tc_in *in, const struct nx_pq_move *m, const struct kind *k,
+		       struct nx_strbuf *out, struct nx_err *err);
+
+static int copy_field(struct nx_tc_in *in, int type, int16_t id, void *arg, struct nx_err *err)
+{
+	struct copy *c = arg;
+	const struct kind *k = c->k;
+
+	if (listed(k->refused, k->nrefused, id))
+		return footer_err(in, NX_EVERSION, "a column chunk in another file or encrypted",
+				  err);
+	if (c->m->drop_indexes && listed(k->dropped, k->ndropped, id))
+		return copy_value(in, type, NULL, err);
+	nx_tc_write_field(c->out, c->written, type, id);
+	c->written = id;
+	if (listed(k->moves, k->nmoves, id))
+		return move_offset(in, type, id, c->m, c->out, err);
+	if (k->nested && id == k->nested_id) {
+		int rc = nx_pq_want(in, type, NX_TC_STRUCT, id, err);
+		return rc ? rc : copy_struct(in, c->m, k->nested, c->out, err);
+	}
+	return copy_value(in, type, c->out, err);
+}
+
+static int copy_struct(struct nx_tc_in *in, const struct nx_pq_move *m, const struct kind *k,
+		       struct nx_strbuf *out, struct nx_err *err)
+{
+	struct copy c = { .m = m, .k = k, .out = out };
+	int rc = each_field(in, copy_field, &c, err);
+
+	if (!rc)
+		nx_strbuf_addch(out, 0);
+	return rc;
+}
+
+/* A struct list field's header, checked, and its length. */
+static int struct_list(struct nx_tc_in *in, int type, int16_t id, uint32_t *n,
+		       struct nx_err *err)
+{
+	int elem, rc;
+
+	if ((rc = nx_pq_want(in, type, NX_TC_LIST, id, err)) ||
+	    (rc = nx_tc_read_list(in, n, &elem, err)))
+		return rc;
+	return nx_pq_want(in, elem, NX_TC_STRUCT, id, err);
+}
+
+/* RowGroup: its columns (1) are ColumnChunks, file_offset (5) moves, ordinal (7) is
+ * renumbered (and left out past the i16 range: it is optional). */
+static int row_group_field(struct nx_tc_in *in, int type, int16_t id, void *arg,
+			   struct nx_err *err)
+{
+	struct copy *c = arg;
+	uint32_t n;
+	int64_t ignored;
+	int rc;
+
+	if (id == 7) {
+		if ((rc = nx_pq_want(in, type, NX_TC_I16, id, err)) ||
+		    (rc = nx_tc_read_zigzag(in, &ignored, err)) || c->ordinal > INT16_MAX)
+			return rc;
+		nx_tc_write_field(c->out, c->written, type, id);
+		nx_tc_write_zigzag(c->out, (int64_t)c->ordinal);
+		c->written = id;
+		return 0;
+	}
+	nx_tc_write_field(c->out, c->written, type, id);
+	c->written = id;
+	if (id == 5)
+		return move_offset(in, type, id, c->m, c->out, err);
+	if (id != 1)
+		return copy_value(in, type, c->out, err);
+	if ((rc = struct_list(in, type, id, &n, err)))
+		return rc;
+	nx_tc_write_list(c->out, n, NX_TC_STRUCT);
+	for (uint32_t i = 0; !rc && i < n; i++)
+		rc = copy_struct(in, c->m, &column_chunk, c->out, err);
+	return rc;
+}
+
+int nx_pq_copy_row_group(struct nx_tc_in *in, const struct nx_pq_move *m, uint64_t ordinal,
+			 struct nx_strbuf *out, struct nx_err *err)
+{
+	struct copy c = { .m = m, .out = out, .ordinal = ordinal };
+	int rc = each_field(in, row_group_field, &c, err);
+
+	if (!rc)
+		nx_strbuf_addch(out, 0);
+	return rc;
+}
+
+/* What a row group's span gathers: its rows, and per column chunk the metadata's
+ * total_compressed_size (7), data_page_offset (9) and dictionary_page_offset (11). */
+struct span {
+	int64_t rows, size, data, dict;
+	uint64_t lo, hi;
+};
+
+static int meta_field(struct nx_tc_in *in, int type, int16_t id, void *arg, struct nx_err *err)
+{
+	struct span *s = arg;
+	int rc;
+
+	if (id != 7 && id != 9 && id != 11)
+		return copy_value(in, type, NULL, err);
+	if ((rc = nx_pq_want(in, type, NX_TC_I64, id, err)))
+		return rc;
+	return nx_tc_read_zigzag(in, id == 7 ? &s->size : id == 9 ? &s->data : &s->dict, err);
+}
+
+/* A ColumnChunk: its pages are [first page, first page + total_compressed_size). */
+static int chunk_field(struct nx_tc_in *in, int type, int16_t id, void *arg, struct nx_err *err)
+{
+	struct span *s = arg;
+	int rc;
+
+	if (id != 3 || type != NX_TC_STRUCT)
+		return copy_value(in, type, NULL, err);
+	s->size = -1;
+	s->data = s->dict = 0;
+	if ((rc = each_field(in, meta_field, s, err)))
+		return rc;
+	int64_t first = s->dict > 0 && s->dict < s->data ? s->dict : s->data;
+	if (first < 4 || s->size < 0 || INT64_MAX - first < s->size)
 		return footer_err(in, NX_ECORRUPT, "column chunk without a valid page offset or size",
 				  err);
-	*lo = (uint64_t)first;
-	*hi = (uint64_t)(first + size);
+	s->lo = (uint64_t)first < s->lo ? (uint64_t)first : s->lo;
+	s->hi = (uint64_t)(first + s->size) > s->hi ? (uint64_t)(first + s->size) : s->hi;
 	return 0;
+}
+
+static int span_field(struct nx_tc_in *in, int type, int16_t id, void *arg, struct nx_err *err)
+{
+	struct span *s = arg;
+	uint32_t n;
+	int rc;
+
+	if (id == 3) {
+		if ((rc = nx_pq_want(in, type, NX_TC_I64, id, err)))
+			return rc;
+		return nx_tc_read_zigzag(in, &s->rows, err);
+	}
+	if (id != 1)
+		return copy_value(in, type, NULL, err);
+	if ((rc = struct_list(in, type, id, &n, err)))
+		return rc;
+	for (uint32_t i = 0; !rc && i < n; i++)
+		rc = each_field(in, chunk_field, s, err);
+	return rc;
 }
 
 int nx_pq_row_group_span(struct nx_tc_in *in, int64_t *rows, uint64_t *lo, uint64_t *hi,
 			 struct nx_err *err)
 {
-	int16_t last = 0, id, clast;
-	int type, elem, ctype, rc;
-	uint32_t n;
+	struct span s = { .rows = -1, .lo = UINT64_MAX };
+	int rc = each_field(in, span_field, &s, err);
 
-	*rows = -1;
-	*lo = UINT64_MAX;
-	*hi = 0;
-	for (;;) {
-		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
-			return rc;
-		if (type == NX_TC_STOP)
-			break;
-		last = id;
-		if (id == 3) {
-			if ((rc = nx_pq_want(in, type, NX_TC_I64, id, err)) ||
-			    (rc = nx_tc_read_zigzag(in, rows, err)))
-				return rc;
-			continue;
-		}
-		if (id != 1) {
-			if (type != NX_TC_TRUE && type != NX_TC_FALSE && (rc = nx_tc_skip(in, type, err)))
-				return rc;
-			continue;
-		}
-		if ((rc = nx_pq_want(in, type, NX_TC_LIST, id, err)) ||
-		    (rc = nx_tc_read_list(in, &n, &elem, err)) ||
-		    (rc = nx_pq_want(in, elem, NX_TC_STRUCT, id, err)))
-			return rc;
-		for (uint32_t i = 0; i < n; i++) {
-			for (clast = 0;;) {
-				uint64_t l = 0, h = 0;
-				if ((rc = nx_tc_read_field(in, clast, &ctype, &id, err)))
-					return rc;
-				if (ctype == NX_TC_STOP)
-					break;
-				clast = id;
-				if (id == 3 && ctype == NX_TC_STRUCT) {
-					if ((rc = meta_span(in, &l, &h, err)))
-						return rc;
-					*lo = l < *lo ? l : *lo;
-					*hi = h > *hi ? h : *hi;
-				} else if (ctype != NX_TC_TRUE && ctype != NX_TC_FALSE &&
-					   (rc = nx_tc_skip(in, ctype, err))) {
-					return rc;
-				}
-			}
-		}
-	}
-	if (*rows < 0 || *hi == 0)
+	if (rc)
+		return rc;
+	if (s.rows < 0 || s.hi == 0)
 		return footer_err(in, NX_ECORRUPT, "row group without rows or column chunks", err);
+	*rows = s.rows;
+	*lo = s.lo;
+	*hi = s.hi;
 	return 0;
 }
