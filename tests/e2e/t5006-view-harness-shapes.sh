@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t5005-view-harness-shapes.sh: the outputs scripts written against the real tool parse,
+# t5006-view-harness-shapes.sh: the outputs scripts written against the real tool parse,
 # read by Python scripts written the way those harnesses are (tests/e2e/harness/), run
 # through the old name neuron-profile from the build tree:
 #   - summary-json, first-key reading, for -n/-s (published or not) and --output-file;
@@ -19,7 +19,7 @@ PY=${NX_PYTHON:-/usr/bin/python3}
 H=$SRC/tests/e2e/harness
 NP=$BUILD/neuron-profile
 SQL=$BUILD/nx-sql
-T=${NX_TEST_TMP:-/tmp}/t5005.$$
+T=${NX_TEST_TMP:-/tmp}/t5006.$$
 rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
