@@ -5,6 +5,7 @@
 #include "cli/cli_opts.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
+#include "common/outpath.h"
 #include "common/xalloc.h"
 #include "ingest/ingest.h"
 
@@ -87,7 +88,6 @@ int nx_cli_data_path(const char *cmd, const char *path)
 /* The temporary directory, owned by the signal thread's view too: guarded by tmp_lock. */
 static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *tmp_path;
-static char *tmp_file; /* an output file being written (nx_cli_tmp_file) */
 static bool tmp_thread_started;
 
 /* Removes the temporary tree while the other threads keep running until the process ends:
@@ -144,8 +144,7 @@ static void *signal_thread(void *arg)
 	if (sigwait(set, &sig))
 		return NULL;
 	pthread_mutex_lock(&tmp_lock);
-	if (tmp_file)
-		unlink(tmp_file);
+	nx_out_file_remove_temporaries();
 	if (tmp_path)
 		remove_tmp_while_running(tmp_path);
 	/* end the process as the signal would have (the lock stays held: nothing else
@@ -183,13 +182,10 @@ static void signal_thread_once(void)
 		tmp_thread_started = true;
 }
 
-void nx_cli_tmp_file(const char *path)
+void nx_cli_guard_outputs(void)
 {
 	pthread_mutex_lock(&tmp_lock);
-	if (path)
-		signal_thread_once();
-	free(tmp_file);
-	tmp_file = path ? nx_xstrdup(path) : NULL;
+	signal_thread_once();
 	pthread_mutex_unlock(&tmp_lock);
 }
 

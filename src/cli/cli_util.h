@@ -31,8 +31,9 @@ int nx_cli_data_path(const char *cmd, const char *path);
  * for the same signals). */
 char *nx_cli_tmp_data_path(const char *cmd, const char *what);
 void nx_cli_tmp_release(char *path);
-/* The same for the temporary file of an output being written (common/out_file.h): it is
- * removed when one of those signals interrupts the command. NULL forgets it. */
-void nx_cli_tmp_file(const char *path);
+/* The same for the output files being written (common/outpath.h): from this call on,
+ * those signals remove their temporary files before ending the process. For the
+ * commands that write output files (not those that serve). */
+void nx_cli_guard_outputs(void);
 
 #endif

@@ -189,7 +189,7 @@ static int prepare(struct capture_args *a, struct nx_neff *neff, char **out)
 	*out = a->nth_given ? nth_path(a->session, a->nth) : nx_xstrdup(a->session);
 	/* its directory is created as the runtime does for its output; an existing file is
 	 * replaced only when it is an NTFF (cli_output.h) */
-	return nx_cli_out_file("capture", *out, NX_CLI_OUT_NTFF, true);
+	return nx_cli_out_file("capture", *out, NX_CLI_OUT_NTFF, NX_OUT_MAKE_DIR);
 }
 
 /* Simulates (and profiles) the executions. */
@@ -202,6 +202,7 @@ static int run(const struct capture_args *a, const struct nx_neff *neff, const c
 	int rc;
 
 	t0 = wall_seconds();
+	nx_cli_guard_outputs();
 	if (!a->nth)
 		/* profiling disabled: run for errors only */
 		rc = nx_sim_run(neff, &a->so, NULL, &st, &err);

@@ -50,9 +50,10 @@ static int write_neff(const char *path, const struct nx_neff *neff)
 {
 	struct nx_err err = { 0 };
 
+	nx_cli_guard_outputs();
 	if (nx_neff_write(path, neff, &err)) {
 		nx_cli_error("kernel", "writing '%s': %s", path, err.msg);
-		return NX_EXIT_FAIL;
+		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 	}
 	return NX_EXIT_OK;
 }
@@ -110,7 +111,7 @@ static int do_asm(int argc, char **argv)
 		nx_cli_error("kernel", "asm needs one LISTING and -o K.neff");
 		return NX_EXIT_USAGE;
 	}
-	if ((rc = nx_cli_out_file("kernel asm", out, NX_CLI_OUT_NEFF, false)))
+	if ((rc = nx_cli_out_file("kernel asm", out, NX_CLI_OUT_NEFF, 0)))
 		return rc;
 	if (nx_listing_assemble_file(argv[optind], &neff, &err)) {
 		nx_cli_error("kernel", "%s", err.msg);
@@ -199,9 +200,9 @@ static int parse_gen(int argc, char **argv, struct gen_args *a)
 		nx_cli_error("kernel gen", "--listing and -o are both '%s'", a->out);
 		return NX_EXIT_USAGE;
 	}
-	int rc = nx_cli_out_file("kernel gen", a->out, NX_CLI_OUT_NEFF, false);
+	int rc = nx_cli_out_file("kernel gen", a->out, NX_CLI_OUT_NEFF, 0);
 	if (!rc && a->listing)
-		rc = nx_cli_out_file("kernel gen", a->listing, NX_CLI_OUT_LISTING, false);
+		rc = nx_cli_out_file("kernel gen", a->listing, NX_CLI_OUT_LISTING, 0);
 	return rc;
 }
 
@@ -220,8 +221,11 @@ static int run_gen(const struct gen_args *a)
 		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 		goto out;
 	}
-	if (a->listing && nx_write_file_atomic(a->listing, sb.buf, sb.len, &err)) {
+	nx_cli_guard_outputs();
+	if (a->listing && nx_out_file_write(a->listing, &nx_listing_out_kind, 0, sb.buf, sb.len,
+					    &err)) {
 		nx_cli_error("kernel", "writing '%s': %s", a->listing, err.msg);
+		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 		goto out;
 	}
 	snprintf(name, sizeof(name), "%s.listing", k->name);

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT
- * view_output.c: `view`'s exports (see view_output.h): the output file is opened under
- * the rule of common/out_file.h (its temporary file removed if the command is
- * interrupted), the export written, then the file put in place. */
+ * view_output.c: `view`'s exports (see view_output.h): the output file (or stdout) is
+ * opened through the output-file writer of common/outpath.h (its temporary file removed
+ * if the command is interrupted), the export written, then the file put in place. */
 #include "common/compat.h"
 #include "cli/view_output.h"
+#include "cli/cli_output.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/view_progress.h"
-#include "common/out_file.h"
+#include "common/outpath.h"
 #include "common/xalloc.h"
 #include "export/json_export.h"
 #include "export/perfetto.h"
@@ -30,19 +31,29 @@ const char *nx_view_format(const char *given)
 	return NULL;
 }
 
+/* The output rule's kind of an export format, and the rule's flags for view. */
+static enum nx_cli_out kind_of(const char *format)
+{
+	return !strcmp(format, "json")	       ? NX_CLI_OUT_JSON
+	       : !strcmp(format, "perfetto")     ? NX_CLI_OUT_PERFETTO
+	       : !strcmp(format, "summary-json") ? NX_CLI_OUT_SUMMARY_JSON
+						 : NX_CLI_OUT_SUMMARY_TEXT;
+}
+
+static unsigned flags_of(bool force)
+{
+	return NX_OUT_STREAM | NX_OUT_CAN_FORCE | (force ? NX_OUT_FORCE : 0);
+}
+
 int nx_view_output_check(const char *format, const char **output_file, bool force)
 {
-	struct nx_err err = { 0 };
-
 	if (!strcmp(format, "parquet"))
 		return NX_EXIT_OK;
 	if (!*output_file && !strcmp(format, "json"))
 		*output_file = NX_VIEW_JSON_DEFAULT_FILE;
-	if (*output_file && nx_out_file_may_write(*output_file, force, &err)) {
-		nx_cli_error("view", "--output-file: %s", err.msg);
-		return NX_EXIT_USAGE;
-	}
-	return NX_EXIT_OK;
+	if (!*output_file)
+		return NX_EXIT_OK; /* stdout */
+	return nx_cli_out_file("view", *output_file, kind_of(format), flags_of(force));
 }
 
 /* The json export, its large tables read in slices under scratch (a temporary directory
@@ -93,31 +104,29 @@ static int write_export(const char *dir, const char *name, const char *format, F
 int nx_view_export(const char *dir, const char *name, const char *format,
 		   const char *output_file, bool force, bool quiet, const char *scratch)
 {
+	const char *path = output_file ? output_file : "-";
 	struct nx_err err = { 0 };
-	struct nx_out_file f = { 0 };
+	struct nx_out_file f;
 	char *what = NULL;
 	int rc;
 
-	if (output_file && nx_out_file_open(&f, output_file, force, &err)) {
-		nx_cli_error("view", "--output-file: %s", err.msg);
+	nx_cli_guard_outputs();
+	if (nx_out_file_open(&f, path, nx_cli_out_kind(kind_of(format)), flags_of(force), &err)) {
+		nx_cli_error("view", "%s", err.msg);
 		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 	}
-	nx_cli_tmp_file(output_file ? nx_out_file_tmp(&f) : NULL);
-	rc = write_export(dir, name, format, output_file ? f.fp : stdout, scratch, quiet, &what,
-			  &err);
-	if (output_file && rc)
+	rc = write_export(dir, name, format, f.fp, scratch, quiet, &what, &err);
+	if (rc)
 		nx_out_file_abort(&f);
-	else if (output_file)
+	else
 		rc = nx_out_file_commit(&f, &err);
-	nx_cli_tmp_file(NULL);
 	if (rc) {
 		nx_cli_error("view", "%s", err.msg);
 		free(what);
 		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 	}
 	if (what && !quiet)
-		fprintf(stderr, "Wrote %s to %s\n", what,
-			output_file && strcmp(output_file, "-") ? output_file : "stdout");
+		fprintf(stderr, "Wrote %s to %s\n", what, strcmp(path, "-") ? path : "stdout");
 	free(what);
 	return NX_EXIT_OK;
 }

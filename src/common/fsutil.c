@@ -133,30 +133,6 @@ int nx_write_file_atomic(const char *path, const void *data, size_t len, struct 
 	return rc;
 }
 
-int nx_write_stream_atomic(const char *path, nx_stream_fn fn, void *arg, struct nx_err *err)
-{
-	char *tmp = NULL;
-	FILE *out = NULL;
-	int fd, rc = nx_tmp_create(path, &tmp, &fd, err);
-
-	if (rc)
-		return rc;
-	if (!(out = fdopen(fd, "w"))) {
-		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
-		close(fd);
-	}
-	if (!rc)
-		rc = fn(arg, out, err);
-	if (out && fclose(out) != 0 && !rc)
-		rc = nx_errf(err, -errno, "cannot write '%s': %s", tmp, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	else
-		rc = nx_tmp_commit(tmp, path, err);
-	free(tmp);
-	return rc;
-}
-
 int nx_copy_file(const char *from, const char *to, struct nx_err *err)
 {
 	char buf[65536];

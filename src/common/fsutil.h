@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * fsutil.h: the file-system helpers every stage shares: whole-file reads, directory
  * creation and removal, and atomic replacement of a file through a unique temporary
- * sibling and a rename. */
+ * sibling (nx_tmp_create: the one maker of temporary files beside a path) and a rename. */
 #ifndef NX_COMMON_FSUTIL_H
 #define NX_COMMON_FSUTIL_H
 
@@ -12,12 +12,10 @@
 
 /* Reads a whole file into a malloc'd, NUL-terminated buffer. */
 int nx_read_file(const char *path, char **data, size_t *len, struct nx_err *err);
-/* Writes a file through a temporary sibling and rename, so readers never see half of it. */
+/* Writes a file through a temporary sibling and rename, so readers never see half of it:
+ * for the tool's own files in directories it owns (the data path, a marked output
+ * directory); an output path a user names goes through common/outpath.h. */
 int nx_write_file_atomic(const char *path, const void *data, size_t len, struct nx_err *err);
-/* Writes what fn writes to its stream the same way; fn returns 0 or an error (then the
- * file is left as it was). */
-typedef int (*nx_stream_fn)(void *arg, FILE *out, struct nx_err *err);
-int nx_write_stream_atomic(const char *path, nx_stream_fn fn, void *arg, struct nx_err *err);
 /* Writes len bytes to fd (retrying short writes); errors name `name`. */
 int nx_write_all(int fd, const void *data, size_t len, const char *name, struct nx_err *err);
 /* Creates a new temporary file beside path, ".<base>.tmp-<pid>-<n>" in the same

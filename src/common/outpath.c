@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * outpath.c: the rule for output paths (see outpath.h). */
+ * outpath.c: the rule for output paths, and the writer of an output file (see
+ * outpath.h). */
 #include "common/compat.h"
 #include "common/outpath.h"
 #include "common/fsutil.h"
@@ -8,6 +9,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,57 +174,281 @@ int nx_out_dir_mark(const char *dir, struct nx_err *err)
 	return rc;
 }
 
-int nx_out_file_check(const char *path, const char *what, nx_out_kind_fn ours, bool make_dir,
-		      struct nx_err *err)
+/* What an output file's path holds, as far as writing it goes. */
+enum target { T_ABSENT, T_REPLACE, T_IN_PLACE, T_STDOUT };
+
+/* The directory of a path that does not exist: created with NX_OUT_MAKE_DIR, and it
+ * must be a directory we may write in. */
+static int check_dir_of(const char *path, unsigned flags, struct nx_err *err)
 {
-	uint8_t head[4096];
-	struct stat st;
-	ssize_t n;
-	int fd, rc = 0;
-
-	if (!path || !path[0])
-		return nx_errf(err, NX_EUSAGE, "the output file name is empty");
-	if (lstat(path, &st) != 0) {
-		char *dir = nx_dir_of(path);
-
-		if (errno != ENOENT && errno != ENOTDIR)
-			rc = nx_errf(err, -errno, "cannot check the output '%s': %s", path,
-				     strerror(errno));
-		else if (make_dir && (rc = nx_mkdirs(dir, err)))
-			nx_err_wrap(err, "creating the directory of the output '%s'", path);
-		else if (!nx_is_dir(dir))
-			rc = nx_errf(err, -ENOENT, "the directory of the output '%s' does not "
-				     "exist", path);
-		else if (access(dir, W_OK) != 0)
-			rc = nx_errf(err, -errno, "cannot write the output '%s': its directory: %s",
-				     path, strerror(errno));
-		free(dir);
-		return rc;
-	}
-	if (S_ISLNK(st.st_mode))
-		return nx_errf(err, NX_EUSAGE, "the output '%s' is a symbolic link; give the file "
-			       "itself or a new path", path);
-	if (S_ISDIR(st.st_mode))
-		return nx_errf(err, NX_EUSAGE, "the output '%s' is a directory; give the file to "
-			       "write (e.g. '%s/%s')", path, path,
-			       !strcmp(what, "an NTFF") ? "profile.ntff" : "out");
-	if (!S_ISREG(st.st_mode))
-		return nx_errf(err, NX_EUSAGE, "the output '%s' exists and is not a regular file",
-			       path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return nx_errf(err, NX_EUSAGE, "cannot read the existing output '%s' to check what "
-			       "it holds: %s", path, strerror(errno));
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n < 0 || !ours(head, (size_t)n))
-		return nx_errf(err, NX_EUSAGE, "the output '%s' exists and is not %s that "
-			       "neuron-explorer wrote; give a new file name (the file was left as "
-			       "it is)", path, what);
 	char *dir = nx_dir_of(path);
-	if (access(dir, W_OK) != 0)
-		rc = nx_errf(err, -errno, "cannot replace the output '%s': its directory: %s", path,
+	struct stat st;
+	int rc = 0;
+
+	if ((flags & NX_OUT_MAKE_DIR) && (rc = nx_mkdirs(dir, err)))
+		nx_err_wrap(err, "creating the directory of the output '%s'", path);
+	else if (stat(dir, &st) != 0)
+		rc = nx_errf(err, -ENOENT, "the directory of the output '%s' does not exist", path);
+	else if (!S_ISDIR(st.st_mode))
+		rc = nx_errf(err, -ENOTDIR, "the directory of the output '%s' ('%s') is not a "
+			     "directory", path, dir);
+	else if (access(dir, W_OK | X_OK) != 0)
+		rc = nx_errf(err, -errno, "cannot write the output '%s': its directory: %s", path,
 			     strerror(errno));
 	free(dir);
 	return rc;
+}
+
+/* Whether the regular file at path holds what kind writes. */
+static int recognise(const char *path, const struct nx_out_kind *kind, bool *ours,
+		     struct nx_err *err)
+{
+	uint8_t head[NX_OUT_HEAD];
+	size_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (fd < 0)
+		return nx_errf(err, NX_EUSAGE, "cannot read the existing output '%s' to check what "
+			       "it holds: %s", path, strerror(errno));
+	while (n < sizeof(head)) {
+		ssize_t got = read(fd, head + n, sizeof(head) - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	*ours = kind->ours(head, n);
+	return 0;
+}
+
+/* Says what path holds and whether the rule lets it be written (0, *t set) or not (the
+ * error). */
+static int classify(const char *path, const struct nx_out_kind *kind, unsigned flags,
+		    enum target *t, struct nx_err *err)
+{
+	bool stream = flags & NX_OUT_STREAM, ours = false;
+	struct stat st, to;
+	int rc;
+
+	if (!path || !path[0])
+		return nx_errf(err, NX_EUSAGE, "the output file name is empty");
+	if (!strcmp(path, "-")) {
+		*t = T_STDOUT;
+		return stream ? 0 : nx_errf(err, NX_EUSAGE, "'-' (stdout) cannot take %s; give a "
+					    "file name", kind->what);
+	}
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return nx_errf(err, -errno, "cannot check the output '%s': %s", path,
+				       strerror(errno));
+		*t = T_ABSENT;
+		return check_dir_of(path, flags, err);
+	}
+	*t = T_IN_PLACE;
+	if (S_ISLNK(st.st_mode) && stream && stat(path, &to) == 0 &&
+	    (S_ISCHR(to.st_mode) || S_ISFIFO(to.st_mode)))
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		return nx_errf(err, NX_EUSAGE, "the output '%s' is a symbolic link; give the file "
+			       "itself or a new path (a link is never replaced nor written "
+			       "through)", path);
+	if (S_ISDIR(st.st_mode))
+		return nx_errf(err, NX_EUSAGE, "the output '%s' is a directory; give the file to "
+			       "write (e.g. '%s/%s')", path, path,
+			       !strcmp(kind->what, "an NTFF") ? "profile.ntff" : "out");
+	if ((S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) && stream)
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return nx_errf(err, NX_EUSAGE, "the output '%s' exists and is not a regular file",
+			       path);
+	*t = T_REPLACE;
+	if (!(flags & NX_OUT_FORCE) && (rc = recognise(path, kind, &ours, err)))
+		return rc;
+	if (!ours && !(flags & NX_OUT_FORCE))
+		return nx_errf(err, NX_EUSAGE, "the output '%s' exists and is not %s that "
+			       "neuron-explorer wrote; give a new file name%s (the file was left "
+			       "as it is)", path, kind->what,
+			       flags & NX_OUT_CAN_FORCE ? ", or --force to replace it" : "");
+	char *dir = nx_dir_of(path);
+	rc = access(dir, W_OK | X_OK) == 0 ? 0
+		: nx_errf(err, -errno, "cannot replace the output '%s': its directory: %s", path,
+			  strerror(errno));
+	free(dir);
+	return rc;
+}
+
+int nx_out_file_check(const char *path, const struct nx_out_kind *kind, unsigned flags,
+		      struct nx_err *err)
+{
+	enum target t;
+
+	return classify(path, kind, flags, &t, err);
+}
+
+/* The temporaries being written, for nx_out_file_remove_temporaries(). */
+static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **tmps;
+static size_t ntmps, tmps_cap;
+
+static void tmp_known(const char *tmp, bool known)
+{
+	pthread_mutex_lock(&tmp_lock);
+	if (known) {
+		if (ntmps == tmps_cap) {
+			tmps_cap = tmps_cap ? 2 * tmps_cap : 4;
+			tmps = nx_xrealloc(tmps, tmps_cap * sizeof(*tmps));
+		}
+		tmps[ntmps++] = nx_xstrdup(tmp);
+	} else {
+		for (size_t i = 0; i < ntmps; i++) {
+			if (strcmp(tmps[i], tmp))
+				continue;
+			free(tmps[i]);
+			tmps[i] = tmps[--ntmps];
+			break;
+		}
+		if (!ntmps) {
+			free(tmps);
+			tmps = NULL;
+			tmps_cap = 0;
+		}
+	}
+	pthread_mutex_unlock(&tmp_lock);
+}
+
+void nx_out_file_remove_temporaries(void)
+{
+	pthread_mutex_lock(&tmp_lock);
+	for (size_t i = 0; i < ntmps; i++)
+		unlink(tmps[i]);
+	pthread_mutex_unlock(&tmp_lock);
+}
+
+static void release(struct nx_out_file *f)
+{
+	if (f->tmp)
+		tmp_known(f->tmp, false);
+	free(f->path);
+	free(f->tmp);
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+}
+
+int nx_out_file_open(struct nx_out_file *f, const char *path, const struct nx_out_kind *kind,
+		     unsigned flags, struct nx_err *err)
+{
+	enum target t;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	if ((rc = classify(path, kind, flags, &t, err)))
+		return rc;
+	f->path = nx_xstrdup(path);
+	f->kind = kind;
+	f->flags = flags & ~NX_OUT_MAKE_DIR;
+	f->existed = t == T_REPLACE;
+	if (t == T_STDOUT) {
+		f->fp = stdout;
+		f->fd = STDOUT_FILENO;
+		return 0;
+	}
+	if (t == T_IN_PLACE) {
+		f->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (f->fd < 0)
+			rc = nx_errf(err, -errno, "cannot open the output '%s': %s", path,
+				     strerror(errno));
+	} else if (!(rc = nx_tmp_create(path, &f->tmp, &f->fd, err))) {
+		tmp_known(f->tmp, true);
+	}
+	if (!rc && !(f->fp = fdopen(f->fd, "w")))
+		rc = nx_errf(err, -errno, "cannot open the output '%s': %s", path, strerror(errno));
+	if (rc) {
+		if (f->fd >= 0)
+			close(f->fd);
+		if (f->tmp)
+			unlink(f->tmp);
+		release(f);
+	}
+	return rc;
+}
+
+/* Puts the complete temporary file at its path, without replacing what the rule keeps
+ * and appeared (or changed) while it was written. */
+static int place(struct nx_out_file *f, struct nx_err *err)
+{
+	struct nx_err why = { 0 };
+	enum target t;
+
+	if (!f->existed) {
+		if (renameat2(AT_FDCWD, f->tmp, AT_FDCWD, f->path, RENAME_NOREPLACE) == 0)
+			return 0;
+		/* a file system without RENAME_NOREPLACE: a hard link does not replace either */
+		if (errno != EEXIST && link(f->tmp, f->path) == 0) {
+			unlink(f->tmp);
+			return 0;
+		}
+	}
+	if (classify(f->path, f->kind, f->flags, &t, &why))
+		return nx_errf(err, why.code, "%s (found when the finished output was to be put "
+			       "in place: what is there is kept, and nothing was written)", why.msg);
+	if (t != T_ABSENT && t != T_REPLACE)
+		return nx_errf(err, NX_EUSAGE, "the output '%s' became a special file while it was "
+			       "written; it is kept, and nothing was written", f->path);
+	return nx_tmp_commit(f->tmp, f->path, err);
+}
+
+int nx_out_file_commit(struct nx_out_file *f, struct nx_err *err)
+{
+	const char *name = f->tmp ? f->tmp : f->path;
+	int rc = 0;
+
+	if (!f->fp) {
+		release(f);
+		return nx_errf(err, NX_EUSAGE, "the output file is not open");
+	}
+	if (fflush(f->fp) != 0 || ferror(f->fp))
+		rc = nx_errf(err, -errno, "cannot write the output '%s': %s",
+			     f->fp == stdout ? "stdout" : name, strerror(errno));
+	if (f->fp != stdout && fclose(f->fp) != 0 && !rc)
+		rc = nx_errf(err, -errno, "cannot write the output '%s': %s", name,
+			     strerror(errno));
+	f->fp = NULL;
+	if (!rc && f->tmp)
+		rc = place(f, err);
+	if (rc && f->tmp)
+		unlink(f->tmp);
+	release(f);
+	return rc;
+}
+
+void nx_out_file_abort(struct nx_out_file *f)
+{
+	if (f->fp == stdout)
+		fflush(stdout);
+	else if (f->fp)
+		fclose(f->fp);
+	if (f->tmp)
+		unlink(f->tmp);
+	release(f);
+}
+
+int nx_out_file_write(const char *path, const struct nx_out_kind *kind, unsigned flags,
+		      const void *data, size_t len, struct nx_err *err)
+{
+	struct nx_out_file f;
+	int rc = nx_out_file_open(&f, path, kind, flags, err);
+
+	if (rc)
+		return rc;
+	if (fwrite(data, 1, len, f.fp) != len) {
+		rc = nx_errf(err, -errno, "cannot write the output '%s': %s",
+			     f.tmp ? f.tmp : path, strerror(errno));
+		nx_out_file_abort(&f);
+		return rc;
+	}
+	return nx_out_file_commit(&f, err);
 }

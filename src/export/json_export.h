@@ -13,6 +13,7 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/outpath.h"
 #include "common/progress.h"
 
 #include <stdio.h>
@@ -33,6 +34,9 @@ struct nx_json_opts {
 	 * reads every file whole */
 	const char *scratch;
 };
+
+/* A document this export wrote, recognised by its first member (the output rule's kind). */
+extern const struct nx_out_kind nx_json_out_kind;
 
 /* Writes the profile in dir to out. A fleet run's index (it has no events of its own)
  * is refused with NX_EUSAGE; read or write errors name the table or the stream. */

@@ -10,6 +10,7 @@
 #include "export/perfetto.h"
 #include "common/fsutil.h"
 #include "common/json_writer.h"
+#include "common/outpath.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
@@ -290,30 +291,32 @@ out:
 	return rc;
 }
 
-struct stream_job {
-	const char *profile_dir;
-	struct nx_export_stats *stats;
-};
-
-static int stream_job(void *arg, FILE *out, struct nx_err *err)
-{
-	struct stream_job *j = arg;
-
-	return nx_export_perfetto_stream(j->profile_dir, out, j->stats, err);
-}
-
 int nx_export_perfetto_ex(const char *profile_dir, const char *out_path,
 			  struct nx_export_stats *stats, struct nx_err *err)
 {
-	struct stream_job j = { profile_dir, stats };
-	int rc = nx_write_stream_atomic(out_path, stream_job, &j, err);
+	struct nx_out_file f;
+	int rc = nx_out_file_open(&f, out_path, &nx_perfetto_out_kind, 0, err);
 
 	if (rc)
+		return rc;
+	if ((rc = nx_export_perfetto_stream(profile_dir, f.fp, stats, err))) {
+		nx_out_file_abort(&f);
 		nx_err_wrap(err, "writing '%s'", out_path);
-	return rc;
+		return rc;
+	}
+	return nx_out_file_commit(&f, err);
 }
 
 int nx_export_perfetto(const char *profile_dir, const char *out_path, struct nx_err *err)
 {
 	return nx_export_perfetto_ex(profile_dir, out_path, NULL, err);
 }
+
+static bool is_perfetto(const uint8_t *h, size_t n)
+{
+	static const char head[] = "{\"traceEvents\":[";
+
+	return n >= sizeof(head) - 1 && !memcmp(h, head, sizeof(head) - 1);
+}
+
+const struct nx_out_kind nx_perfetto_out_kind = { "a Perfetto trace", is_perfetto };

@@ -3,13 +3,14 @@
  * Chrome Trace Event JSON, which the Perfetto UI (ui.perfetto.dev) and chrome://tracing
  * open directly. Device engines and DMA queues become threads of one process per
  * physical core, framework events keep their processes and threads, flows keep their
- * arrows. Tables are read through DuckDB chunk by chunk; the file is written through
- * a temporary sibling and renamed, so a failed export leaves no half file. */
+ * arrows. Tables are read through DuckDB chunk by chunk; a file is written through the
+ * output-file writer (common/outpath.h), so a failed export leaves no half file. */
 #ifndef NX_EXPORT_PERFETTO_H
 #define NX_EXPORT_PERFETTO_H
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/outpath.h"
 
 #include <stdio.h>
 
@@ -21,6 +22,11 @@ struct nx_export_stats {
 	uint64_t names;        /* process/thread name events for device tracks */
 };
 
+/* A Perfetto trace this export wrote, recognised by its first bytes (the output rule's
+ * kind). */
+extern const struct nx_out_kind nx_perfetto_out_kind;
+
+/* Writes the trace to the file out_path (replaced only if it is a Perfetto trace). */
 int nx_export_perfetto(const char *profile_dir, const char *out_path, struct nx_err *err);
 /* Same, and fills *stats (may be NULL). */
 int nx_export_perfetto_ex(const char *profile_dir, const char *out_path,

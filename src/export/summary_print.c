@@ -147,3 +147,72 @@ out:
 	nx_strbuf_release(&p.text);
 	return rc;
 }
+
+static bool starts(const uint8_t *h, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !memcmp(h, prefix, k);
+}
+
+static bool is_space(uint8_t c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Whether the key at h[i] (a quote) is "total_time" followed by a colon. */
+static bool total_time_key(const uint8_t *h, size_t n, size_t i)
+{
+	static const char key[] = "\"total_time\"";
+	size_t j = i + sizeof(key) - 1;
+
+	if (n < j || memcmp(h + i, key, sizeof(key) - 1))
+		return false;
+	while (j < n && is_space(h[j]))
+		j++;
+	return j < n && h[j] == ':';
+}
+
+static bool is_summary_json(const uint8_t *h, size_t n)
+{
+	size_t i = 0;
+	int depth = 0;
+
+	if (starts(h, n, "{\n  \"total_time\":"))
+		return true;
+	while (i < n && is_space(h[i]))
+		i++;
+	if (i == n || h[i] != '{')
+		return false;
+	for (; i < n; i++) {
+		switch (h[i]) {
+		case '{': case '[':
+			depth++;
+			break;
+		case '}': case ']':
+			if (--depth <= 0)
+				return false;
+			break;
+		case '"':
+			/* each member is a profile: its fields are keys at depth 2 */
+			if (depth == 2 && total_time_key(h, n, i))
+				return true;
+			for (i++; i < n && h[i] != '"'; i++)
+				if (h[i] == '\\')
+					i++;
+			break;
+		}
+	}
+	return false;
+}
+
+static bool is_summary_text(const uint8_t *h, size_t n)
+{
+	return starts(h, n, "total_time ") ||
+	       (starts(h, n, "profile_name ") && memmem(h, n, "\ntotal_time ", 12));
+}
+
+const struct nx_out_kind nx_summary_json_out_kind = { "a summary-json document",
+						      is_summary_json };
+const struct nx_out_kind nx_summary_text_out_kind = { "a summary-text document",
+						      is_summary_text };

@@ -14,7 +14,15 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/outpath.h"
 #include <stdio.h>
+
+/* The documents these exports wrote, recognised by their first NX_OUT_HEAD bytes (the
+ * output rule's kinds): summary-json is an object holding "total_time" as a key of its
+ * first member's object (or as its own first key: the flat shape of earlier versions);
+ * summary-text starts with the total_time line, or with a profile_name line followed
+ * by one. */
+extern const struct nx_out_kind nx_summary_json_out_kind, nx_summary_text_out_kind;
 
 /* dir: the published profile's directory; name: its profile name. */
 int nx_summary_print(const char *dir, const char *name, bool json, FILE *out,

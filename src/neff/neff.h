@@ -14,6 +14,7 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/outpath.h"
 #include "neff/isa.h"
 
 #define NX_NEFF_HEADER_SIZE 1024u
@@ -173,7 +174,10 @@ int nx_neff_read(const char *path, struct nx_neff *neff, struct nx_err *err);
 /* Same from memory (used by fuzzers and tests). */
 int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct nx_neff *neff,
 		     struct nx_err *err);
-/* Writes neff to path atomically. header_size, data_size and hash are computed; the
+/* A NEFF, recognised by its header (the output rule's kind). */
+extern const struct nx_out_kind nx_neff_out_kind;
+/* Writes neff to path through the output-file writer (common/outpath.h: whole or not at
+ * all; an existing file is replaced only if it is a NEFF, else NX_EUSAGE). header_size, data_size and hash are computed; the
  * other header fields are taken from neff->hdr (zeroed uuid is kept as is), except
  * that pkg_version 0 is written as 1 (SHA-256) and major_version 0 as 2 (3 when the NEFF
  * uses what version 3 added: extended instruction records, the newer opcodes, dtypes,

@@ -6,7 +6,8 @@
 #include "common/compat.h"
 #include "neff/neff.h"
 #include "neff/tar.h"
-#include "common/fsutil.h"
+#include "common/le.h"
+#include "common/outpath.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -514,7 +515,16 @@ int nx_neff_write(const char *path, const struct nx_neff *neff, struct nx_err *e
 		nx_err_wrap(err, "writing '%s'", path);
 		return rc;
 	}
-	rc = nx_write_file_atomic(path, data, len, err);
+	rc = nx_out_file_write(path, &nx_neff_out_kind, 0, data, len, err);
 	free(data);
 	return rc;
 }
+
+/* A NEFF header: package version 1 or 2, then its own size. */
+static bool is_neff(const uint8_t *h, size_t n)
+{
+	return n >= 16 && (nx_get_le64(h) == 1 || nx_get_le64(h) == 2) &&
+	       nx_get_le64(h + 8) == NX_NEFF_HEADER_SIZE;
+}
+
+const struct nx_out_kind nx_neff_out_kind = { "a NEFF", is_neff };

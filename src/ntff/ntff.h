@@ -13,6 +13,7 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "common/outpath.h"
 
 #define NX_NTFF_VERSION 1u
 
@@ -130,10 +131,14 @@ struct nx_rec {
 };
 
 /* Writer. Records of each kind must be appended with non-decreasing start timestamps
- * per kind (ts for SEM/THROTTLE/ERROR/EXEC); ids need not be dense. The file is written
- * to "<path>.tmp" and renamed on close, so a crashed capture never leaves a file that
- * looks complete. */
+ * per kind (ts for SEM/THROTTLE/ERROR/EXEC); ids need not be dense. The file goes through
+ * the output-file writer (common/outpath.h): a unique temporary sibling renamed into place
+ * on close, so a crashed capture never leaves a file that looks complete; an existing
+ * file at path is replaced only if it is an NTFF (nx_ntff_out_kind), else open fails
+ * with NX_EUSAGE. */
 struct nx_ntff_writer;
+/* An NTFF, recognised by its magic (the output rule's kind). */
+extern const struct nx_out_kind nx_ntff_out_kind;
 int nx_ntff_writer_open(struct nx_ntff_writer **w, const char *path,
 			const struct nx_ntff_info *info, struct nx_err *err);
 int nx_ntff_write(struct nx_ntff_writer *w, const struct nx_rec *rec, struct nx_err *err);

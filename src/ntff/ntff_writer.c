@@ -4,13 +4,14 @@
  * The header goes out first. Records are then encoded into one buffer per kind; a
  * buffer becomes a chunk when it fills and at close, so each chunk holds one kind and
  * its records are delta coded against the previous record of the same chunk. Close
- * writes the END chunk with the per-kind totals and renames the file, written as a
- * temporary sibling of a name no other writer shares (nx_tmp_create), to <path>.
+ * writes the END chunk with the per-kind totals and puts the file in place: it is written
+ * through the output-file writer (common/outpath.h: a temporary sibling of a name no other
+ * writer shares, renamed to <path>; an existing file is replaced only if it is an NTFF).
  * Output depends only on the header and the record sequence, never on time or memory
  * addresses. Also home of the header and record checks the reader shares (varint.h). */
 #include "common/compat.h"
 #include "common/crc32c.h"
-#include "common/fsutil.h"
+#include "common/outpath.h"
 #include "common/xalloc.h"
 #include "neff/isa.h"
 #include "ntff/ntff.h"
@@ -38,9 +39,8 @@ struct kind_buf {
 };
 
 struct nx_ntff_writer {
-	int fd;
+	struct nx_out_file out;
 	char *path;
-	char *tmp;
 	struct nx_ntff_info info;
 	struct kind_buf kinds[NX_REC_KIND_MAX + 1];
 	uint64_t totals[NX_REC_KIND_MAX + 1];
@@ -154,13 +154,13 @@ bool nx__ntff_rec_valid(const struct nx_rec *rec, const struct nx_ntff_info *inf
 static int write_all(struct nx_ntff_writer *w, const uint8_t *p, size_t n, struct nx_err *err)
 {
 	while (n) {
-		ssize_t got = write(w->fd, p, n);
+		ssize_t got = write(w->out.fd, p, n);
 
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
 			w->failed = -errno;
-			return nx_errf(err, w->failed, "%s: cannot write: %s", w->tmp,
+			return nx_errf(err, w->failed, "%s: cannot write: %s", w->out.tmp,
 				       strerror(errno));
 		}
 		p += got;
@@ -356,10 +356,8 @@ int nx_ntff_writer_open(struct nx_ntff_writer **wp, const char *path,
 	w->info.version = NX_NTFF_VERSION;
 	for (int k = 1; k <= NX_REC_KIND_MAX; k++)
 		w->kinds[k].buf = nx_xmalloc(NX_NTFF_CHUNK_HDR + CHUNK_PAYLOAD);
-	if ((rc = nx_tmp_create(path, &w->tmp, &w->fd, err))) {
-		nx_err_wrap(err, "%s", path);
+	if ((rc = nx_out_file_open(&w->out, path, &nx_ntff_out_kind, 0, err)))
 		goto fail;
-	}
 	nx__ntff_header_encode(&w->info, hdr);
 	rc = write_all(w, hdr, sizeof(hdr), err);
 	if (rc)
@@ -381,7 +379,7 @@ int nx_ntff_write(struct nx_ntff_writer *w, const struct nx_rec *rec, struct nx_
 
 	if (w->failed)
 		return nx_errf(err, w->failed, "%s: writer stopped after an earlier write error",
-			       w->tmp);
+			       w->out.tmp);
 	if (!nx__ntff_kind_name(rec->kind))
 		return nx_errf(err, NX_EUSAGE, "%s: record kind %d is unknown", w->path,
 			       rec->kind);
@@ -431,7 +429,7 @@ int nx_ntff_writer_close(struct nx_ntff_writer *w, struct nx_err *err)
 		return nx_errf(err, NX_EUSAGE, "no NTFF writer to close");
 	if (w->failed) {
 		rc = nx_errf(err, w->failed, "%s: writer stopped after an earlier write error",
-			     w->tmp);
+			     w->out.tmp);
 		goto fail;
 	}
 	/* Remaining records, in kind order so that the output is deterministic. */
@@ -450,21 +448,11 @@ int nx_ntff_writer_close(struct nx_ntff_writer *w, struct nx_err *err)
 	if (rc)
 		goto fail;
 	/* The data must be on disk before the name says the file is complete. */
-	if (fsync(w->fd) != 0) {
-		rc = nx_errf(err, -errno, "%s: cannot sync: %s", w->tmp, strerror(errno));
+	if (fsync(w->out.fd) != 0) {
+		rc = nx_errf(err, -errno, "%s: cannot sync: %s", w->out.tmp, strerror(errno));
 		goto fail;
 	}
-	if (close(w->fd) != 0) {
-		w->fd = -1;
-		rc = nx_errf(err, -errno, "%s: cannot close: %s", w->tmp, strerror(errno));
-		goto fail;
-	}
-	w->fd = -1;
-	rc = nx_tmp_commit(w->tmp, w->path, err);
-	if (rc)
-		goto fail;
-	free(w->tmp);
-	w->tmp = NULL; /* published: nothing left to remove */
+	rc = nx_out_file_commit(&w->out, err); /* published, or nothing left to remove */
 fail:
 	nx_ntff_writer_abort(w);
 	return rc;
@@ -474,13 +462,17 @@ void nx_ntff_writer_abort(struct nx_ntff_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
-		close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
+	if (w->out.path)
+		nx_out_file_abort(&w->out);
 	for (int k = 1; k <= NX_REC_KIND_MAX; k++)
 		free(w->kinds[k].buf);
-	free(w->tmp);
 	free(w->path);
 	free(w);
 }
+
+static bool is_ntff(const uint8_t *head, size_t n)
+{
+	return n >= NX_NTFF_MAGIC_LEN && !memcmp(head, NX_NTFF_MAGIC, NX_NTFF_MAGIC_LEN);
+}
+
+const struct nx_out_kind nx_ntff_out_kind = { "an NTFF", is_ntff };

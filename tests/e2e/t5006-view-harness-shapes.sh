@@ -8,8 +8,10 @@
 #     device profile) and for a fleet run (one key per member);
 #   - json, loaded whole, instruction durations summed and checked against the
 #     Instruction table through nx-sql; its summary equal to summary-json's;
-#   - output files: ours replaced, a user's kept (exit 2) unless --force, '-' is stdout,
-#     no temporary file left; the old tool's flags accepted; messages name neuron-profile;
+#   - output files (common/outpath.h): ours replaced (known by content, a copy of it too),
+#     a user's kept (exit 2) unless --force, a link refused even with --force, '-' is
+#     stdout, no temporary file left; the old tool's flags accepted; messages name
+#     neuron-profile;
 #   - bad input: a damaged table, a profile with no device Summary: exit 1, a message
 #     naming the file, no output file.
 set -u
@@ -65,7 +67,8 @@ read -r n slowest < <("$PY" "$H/largest.py" d.json)
 "$NP" view --data-path "$D" --display-name fr --output-format summary-json > f.json || fail "fleet summary-json"
 read -r n slowest < <("$PY" "$H/largest.py" f.json)
 [ "$n" = 2 ] && same "$slowest" "$big" || fail "fleet: largest $slowest of $n, expected $big of 2"
-grep -q '"fr-i-0abc_pid_42-111_instid_0_vnc_0": {' f.json || fail "fleet member key: $(head -3 f.json)"
+grep -Eq '^  "fr-i-0abc_pid_42-111_instid_0_vnc_0-[0-9a-f]{8}": \{' f.json ||
+	fail "fleet member key: $(head -3 f.json)"
 # member names read back from disk name sibling profiles only
 printf '../../r@latest/..\n.hidden\n/etc\n' >> "$P/fr@latest/fleet-members.txt"
 "$NP" view --data-path "$D" --display-name fr --output-format summary-json > f2.json || fail "tampered list"
@@ -97,7 +100,7 @@ same "$(awk '$1 == "total_time" {print $2}' j.txt)" "$t1" || fail "json summary 
 echo "my notes" > mine.json
 "$NP" view --data-path "$D" --display-name k --output-format json --output-file mine.json 2> e.txt
 [ $? -eq 2 ] || fail "a user's file not refused with exit 2"
-grep -q "^neuron-profile view: --output-file: 'mine.json' exists and was not written by neuron-explorer; give --force" e.txt ||
+grep -q "^neuron-profile view: the output 'mine.json' exists and is not a json export that neuron-explorer wrote; give a new file name, or --force to replace it (the file was left as it is)$" e.txt ||
 	fail "refusal message: $(cat e.txt)"
 [ "$(cat mine.json)" = "my notes" ] || fail "the user's file was changed"
 "$NP" view -n k.neff -s k.ntff --output-format json --output-file mine.json 2> e.txt
@@ -105,6 +108,20 @@ grep -q "^neuron-profile view: --output-file: 'mine.json' exists and was not wri
 "$NP" view --data-path "$D" --display-name k --output-format summary-json --output-file mine.json --force -q ||
 	fail "--force"
 "$PY" "$H/first_key.py" mine.json > /dev/null || fail "forced file is not the summary"
+# ours is known by its content: a copy of it (another inode, no attribute) is replaced
+# without --force, but not by an export of another format
+cat mine.json > copy.json
+"$NP" view --data-path "$D" --display-name k --output-format summary-json --output-file copy.json -q ||
+	fail "a copy of our summary-json was not replaced"
+"$NP" view --data-path "$D" --display-name k --output-format json --output-file copy.json 2> e.txt
+[ $? -eq 2 ] && grep -q "'copy.json' exists and is not a json export" e.txt ||
+	fail "json over a summary-json: $(cat e.txt)"
+# a symbolic link is refused even with --force: the link and its target stay
+ln -s mine.json link.json && cp mine.json before.json
+"$NP" view --data-path "$D" --display-name k --output-format summary-json --output-file link.json \
+	--force 2> e.txt
+[ $? -eq 2 ] && grep -q "'link.json' is a symbolic link" e.txt && [ -L link.json ] &&
+	cmp -s mine.json before.json || fail "a link as output file: $(cat e.txt)"
 mkdir adir
 "$NP" view --data-path "$D" --display-name k --output-format json --output-file adir --force 2> e.txt
 [ $? -eq 2 ] && grep -q "is a directory" e.txt || fail "a directory as output file"
@@ -138,7 +155,7 @@ grep -q "reading table Instruction of '.*dmg@latest'" e.txt || fail "damaged mes
 "$NP" view -d "$SRC/tests/data/framework-traces/ss_edge_simple-partial.json" --data-path "$D" \
 	--display-name fw --output-format summary-json > fw.json 2> e.txt
 [ $? -eq 1 ] && [ ! -s fw.json ] || fail "framework-only summary-json: exit/stdout"
-grep -q "'fw' holds no device profile" e.txt || fail "framework-only message: $(cat e.txt)"
+grep -q "profile 'fw' has no device Summary" e.txt || fail "framework-only message: $(cat e.txt)"
 "$NP" view --data-path "$D" --display-name fr --output-format json --output-file fr.json 2> e.txt
 [ $? -eq 2 ] && grep -q "index of a fleet run" e.txt || fail "json of a fleet index"
 "$NP" view --data-path "$D" --display-name nosuch --output-format summary-json 2> e.txt

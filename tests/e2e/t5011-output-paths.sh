@@ -78,7 +78,8 @@ refused "${V[@]}" --output-format summary-json --output-file mine
 msg "the output 'mine' is a directory"
 "${V[@]}" --output-format summary-json --output-file s.json || fail "summary-json to a new file"
 "${V[@]}" --output-format summary-json --output-file s.json || fail "summary-json over its own file"
-/usr/bin/python3 -c "import json; assert len(json.load(open('s.json'))) == 101" || fail "s.json"
+${NX_PYTHON:-/usr/bin/python3} -c "import json; d = json.load(open('s.json')); assert list(d) == ['k'] and len(d['k']) == 101" ||
+	fail "s.json"
 refused "${V[@]}" --output-format summary-text --output-file s.json
 msg "is not a summary-text document"
 refused "${V[@]}" --output-format perfetto --output-file afile

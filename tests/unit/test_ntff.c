@@ -1027,7 +1027,17 @@ static void test_writer_abort_and_io(void **state)
 	assert_int_equal(nx_ntff_writer_open(&w, nodir, &info, &err), -ENOENT);
 	assert_null(w);
 	assert_non_null(strstr(err.msg, "x.ntff"));
-	assert_non_null(strstr(err.msg, "No such file or directory"));
+	assert_non_null(strstr(err.msg, "does not exist"));
+	/* the writer follows the output rule: a file that is not an NTFF is kept */
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("a user's notes\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(nx_ntff_writer_open(&w, path, &info, &err), NX_EUSAGE);
+	assert_null(w);
+	assert_non_null(strstr(err.msg, "is not an NTFF that neuron-explorer wrote"));
+	assert_true(nx_is_file(path) && !nx_is_file(tmp));
+	unlink(path);
 
 	recs_free(&l);
 	free(nodir);
