@@ -51,7 +51,7 @@ grep -q 'NKI and NumPy match' user.log || fail "user script output"
 [ -s user.neff ] && [ -s user.ntff ] || fail "baremetal did not write user.neff/user.ntff"
 "$BIN" view -n user.neff -s user.ntff --output-format summary-json > sum.json 2>/dev/null ||
 	fail "view summary-json"
-"$PY" -c 'import json,sys; d=json.load(open("sum.json")); d=d[0] if isinstance(d,list) else d; assert d["total_time"] > 0, d' ||
+"$PY" -c 'import json,sys; d=json.load(open("sum.json")); assert d["user"]["total_time"] > 0, d' ||
 	fail "summary total_time"
 
 # nki run: random inputs, NEFF + NTFF, ingest under a display name

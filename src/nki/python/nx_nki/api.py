@@ -450,10 +450,7 @@ class Profile(Kernel):
         pol = _policy(o, 'nki.profile')
         res = run(self.fn, args, kwargs, self.grid, pol, 'capture', neff, ntff,
                   o.get('artifacts_dir'))
-        js = driver.summary_json(neff, ntff)
-        base = os.path.splitext(ntff)[0]
-        with open(base + '.json', 'w') as f:
-            f.write(js)
+        driver.summary_json(neff, ntff, os.path.splitext(ntff)[0] + '.json')
         self.last = res
         return res.outputs
 

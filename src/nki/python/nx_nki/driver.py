@@ -112,10 +112,11 @@ def capture(neff_path, ntff_path, target):
     return float(m.group(1))
 
 
-def summary_json(neff_path, ntff_path):
-    p = _run([binary(), 'view', '-n', neff_path, '-s', ntff_path, '--output-format',
-              'summary-json'], 'view --output-format summary-json')
-    return p.stdout
+def summary_json(neff_path, ntff_path, out_path):
+    """Writes the profile's summary-json to out_path (the binary's output rule: a file
+    there is replaced only if it is a summary-json document)."""
+    _run([binary(), 'view', '-n', neff_path, '-s', ntff_path, '--output-format',
+          'summary-json', '--output-file', out_path, '-q'], 'view --output-format summary-json')
 
 
 def ingest(neff_path, ntff_path, data_path, display_name):
