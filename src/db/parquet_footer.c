@@ -248,15 +248,22 @@ static int copy_field(struct nx_tc_in *in, int type, int16_t id, void *arg, stru
 	return copy_value(in, type, c->out, err);
 }
 
+/* Copies a struct's fields through fn, then the stop byte that ends it. */
+static int copy_fields(struct nx_tc_in *in, field_fn fn, struct copy *c, struct nx_err *err)
+{
+	int rc = each_field(in, fn, c, err);
+
+	if (!rc)
+		nx_strbuf_addch(c->out, 0);
+	return rc;
+}
+
 static int copy_struct(struct nx_tc_in *in, const struct nx_pq_move *m, const struct kind *k,
 		       struct nx_strbuf *out, struct nx_err *err)
 {
 	struct copy c = { .m = m, .k = k, .out = out };
-	int rc = each_field(in, copy_field, &c, err);
 
-	if (!rc)
-		nx_strbuf_addch(out, 0);
-	return rc;
+	return copy_fields(in, copy_field, &c, err);
 }
 
 /* A struct list field's header, checked, and its length. */
@@ -308,11 +315,8 @@ int nx_pq_copy_row_group(struct nx_tc_in *in, const struct nx_pq_move *m, uint64
 			 struct nx_strbuf *out, struct nx_err *err)
 {
 	struct copy c = { .m = m, .out = out, .ordinal = ordinal };
-	int rc = each_field(in, row_group_field, &c, err);
 
-	if (!rc)
-		nx_strbuf_addch(out, 0);
-	return rc;
+	return copy_fields(in, row_group_field, &c, err);
 }
 
 /* What a row group's span gathers: its rows, and per column chunk the metadata's

@@ -311,6 +311,13 @@ static int refuse(const char *dir, const char *good, const char *bad, const char
 	return rc;
 }
 
+/* The footer length a parquet file of len bytes states before its closing magic. */
+static uint32_t footer_len(const char *data, size_t len)
+{
+	return (uint8_t)data[len - 8] | (uint8_t)data[len - 7] << 8 |
+	       (uint8_t)data[len - 6] << 16 | (uint32_t)(uint8_t)data[len - 5] << 24;
+}
+
 static void test_bad_parts_are_refused(void **state)
 {
 	char *dir = nx_test_dir("pq-bad");
@@ -326,8 +333,7 @@ static void test_bad_parts_are_refused(void **state)
 	char *other = nx_path_join(dir, "U_0.parquet");
 	char *bad = nx_path_join(dir, "bad.parquet");
 	char *data = slurp(good, &len);
-	uint32_t flen = (uint8_t)data[len - 8] | (uint8_t)data[len - 7] << 8 |
-			(uint8_t)data[len - 6] << 16 | (uint32_t)(uint8_t)data[len - 5] << 24;
+	uint32_t flen = footer_len(data, len);
 	size_t fstart = len - 8 - flen;
 	char *copy = nx_xmalloc(len);
 	struct nx_err e2 = { 0 };
@@ -433,8 +439,7 @@ static void test_bad_files_are_refused_by_the_slicer(void **state)
 	char *good = nx_path_join(dir, "T_0.parquet"), *bad = nx_path_join(dir, "bad.parquet");
 	char *out = nx_path_join(dir, "out.parquet");
 	char *data = slurp(good, &len);
-	uint32_t flen = (uint8_t)data[len - 8] | (uint8_t)data[len - 7] << 8 |
-			(uint8_t)data[len - 6] << 16 | (uint32_t)(uint8_t)data[len - 5] << 24;
+	uint32_t flen = footer_len(data, len);
 	char *copy = nx_xmalloc(len);
 	int refused = 0, tries = 0;
 
