@@ -29,7 +29,7 @@ static void usage(FILE *f)
 	nx_cli_usage(f,
 		"usage: neuron-explorer capture [-n K.neff] [-s profile.ntff] [--num-exec N]\n"
 		"                               [--profile-nth-exec N] [--target trn2|trn1]\n"
-		"                               [--enable-dge-notifs] [-v | -q]\n"
+		"                               [--enable-dge-notifs] [--start-ns T] [-v | -q]\n"
 		"\n"
 		"Executes a NEFF on the simulated NeuronCore and writes its device profile.\n"
 		"  -n, --neff FILE           NEFF to run (default file.neff)\n"
@@ -42,6 +42,10 @@ static void usage(FILE *f)
 		"      --target T            trn2 (NeuronCore-v3, default) or trn1 (v2)\n"
 		"      --enable-dge-notifs   record DMA packets (same as the environment\n"
 		"                            variable NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1)\n"
+		"      --start-ns T          the device clock's time in ns when the profiled\n"
+		"                            execution starts: every record is at T + its time\n"
+		"                            in the execution (default 0). `inspect` gives the\n"
+		"                            Unix time, the clock of its host trace\n"
 		"  -v, --verbose             report progress on stderr as the run goes\n"
 		"  -q, --quiet               no line on stderr saying what was written\n"
 		"\n"
@@ -109,6 +113,14 @@ static int parse_opt(struct capture_args *a, int c)
 		a->so.target = optarg;
 		break;
 	case 'D': a->so.dma_packets = true; break;
+	case 'S': {
+		unsigned long long v;
+		/* below the 2^61 ns the timeline endpoints take (about year 2043) */
+		if (nx_cli_uint("capture", "--start-ns", optarg, 0, 1ull << 61, &v))
+			return NX_EXIT_USAGE;
+		a->so.start_ns = v;
+		break;
+	}
 	case 'v': a->verbose = true; break;
 	default:
 		usage(stderr);
@@ -127,6 +139,7 @@ static int parse(int argc, char **argv, struct capture_args *a)
 		{ "profile-nth-exec", required_argument, NULL, 'P' },
 		{ "target", required_argument, NULL, 't' },
 		{ "enable-dge-notifs", no_argument, NULL, 'D' },
+		{ "start-ns", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		NX_CLI_LONG_QUIET,
 		NX_CLI_LONG_HELP,

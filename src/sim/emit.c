@@ -2,7 +2,8 @@
  * emit.c: where simulator records go. nx__sim_emit passes each record to the sink;
  * nx_sim_capture plugs the NTFF writer in as the sink and fills the header with the
  * target's hardware constants and the NX_NTFF_SIMULATED flag. Nothing host-dependent
- * (clock, pid, paths) goes into the file, so captures are byte-identical. */
+ * (clock, pid, paths) goes into the file, so captures are byte-identical; a device clock
+ * asked for (opts start_ns) shifts the records. */
 #include "common/compat.h"
 #include "sim/sim_int.h"
 
@@ -56,29 +57,49 @@ int nx_sim_ntff_info(const struct nx_neff *neff, const struct nx_sim_opts *opts,
 	return 0;
 }
 
+/* The NTFF writer as the sink, records moved to the device clock's start_ns. */
+struct shifted {
+	struct nx_ntff_writer *w;
+	uint64_t start_ns;
+};
+
 static int write_rec(void *arg, const struct nx_rec *rec, struct nx_err *err)
 {
-	return nx_ntff_write(arg, rec, err);
+	const struct shifted *sh = arg;
+	struct nx_rec r;
+
+	if (!sh->start_ns)
+		return nx_ntff_write(sh->w, rec, err);
+	r = *rec;
+	switch (r.kind) {
+	case NX_REC_INST: r.u.inst.start += sh->start_ns; r.u.inst.end += sh->start_ns; break;
+	case NX_REC_DMA: r.u.dma.start += sh->start_ns; r.u.dma.end += sh->start_ns; break;
+	case NX_REC_SEM: r.u.sem.ts += sh->start_ns; break;
+	case NX_REC_THROTTLE: r.u.throttle.ts += sh->start_ns; break;
+	case NX_REC_ERROR: r.u.error.ts += sh->start_ns; break;
+	case NX_REC_EXEC: r.u.exec.ts += sh->start_ns; break;
+	}
+	return nx_ntff_write(sh->w, &r, err);
 }
 
 int nx_sim_capture(const struct nx_neff *neff, const struct nx_sim_opts *opts,
 		   const char *ntff_path, struct nx_sim_stats *stats, struct nx_err *err)
 {
-	struct nx_ntff_writer *w = NULL;
+	struct shifted sh = { .start_ns = opts->start_ns };
 	struct nx_ntff_info info;
 	struct nx_sim_sink sink;
 	int rc;
 
 	if ((rc = nx_sim_ntff_info(neff, opts, &info, err)))
 		return rc;
-	if ((rc = nx_ntff_writer_open(&w, ntff_path, &info, err)))
+	if ((rc = nx_ntff_writer_open(&sh.w, ntff_path, &info, err)))
 		return rc;
 	sink.record = write_rec;
-	sink.arg = w;
+	sink.arg = &sh;
 	rc = nx_sim_run(neff, opts, &sink, stats, err);
 	if (rc) {
-		nx_ntff_writer_abort(w);
+		nx_ntff_writer_abort(sh.w);
 		return rc;
 	}
-	return nx_ntff_writer_close(w, err);
+	return nx_ntff_writer_close(sh.w, err);
 }

@@ -19,6 +19,9 @@ struct nx_sim_opts {
 	const char *target;       /* "trn2" (default when NULL) or "trn1" */
 	bool dma_packets;         /* emit DMA packet records (DGE notifications) */
 	uint32_t exec_index;      /* execution index recorded in the trace (>= 1) */
+	/* The device clock's time when the execution starts: every record of a capture is
+	 * shifted by it (0: the execution starts at tick 0). */
+	uint64_t start_ns;
 	/* Optional progress report, called about every 64 Ki instructions. */
 	void (*progress)(void *arg, uint64_t insts_done, uint64_t insts_total, uint64_t now_ns);
 	void *progress_arg;

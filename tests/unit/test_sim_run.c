@@ -5,12 +5,14 @@
  * under low PE-array utilisation,
  * notifications, the hardware-DGE trigger cost and its engine-by-engine descriptors,
  * static descriptor rings, the semaphore latency, the deadlock
- * and bad-operand errors, and byte-identical captures. */
+ * and bad-operand errors, byte-identical captures, and a capture moved to a device clock
+ * (start_ns) differing only in its records' times. */
 #include "common/compat.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "kernels/listing.h"
+#include "ntff/ntff.h"
 #include "sim/sim.h"
 
 #include <setjmp.h>
@@ -552,6 +554,74 @@ static void test_deterministic_capture(void **state)
 	nx_neff_release(&neff);
 }
 
+/* A record's time (its start for an interval), for the start_ns test. */
+static uint64_t rec_time(const struct nx_rec *r)
+{
+	switch (r->kind) {
+	case NX_REC_INST: return r->u.inst.start;
+	case NX_REC_DMA: return r->u.dma.start;
+	case NX_REC_SEM: return r->u.sem.ts;
+	case NX_REC_THROTTLE: return r->u.throttle.ts;
+	case NX_REC_ERROR: return r->u.error.ts;
+	default: return r->u.exec.ts;
+	}
+}
+
+/* The same NEFF captured at tick 0 and on a device clock starting at T: the same records
+ * in the same order, each T ns later (intervals keep their length). */
+static void test_capture_start_ns(void **state)
+{
+	const uint64_t t = 1733350000123456789ull;
+	const char *base = getenv("NX_TEST_TMP");
+	struct nx_sim_opts o = { .target = "trn2", .dma_packets = true, .exec_index = 1 };
+	struct nx_ntff_reader *ra = NULL, *rb = NULL;
+	struct nx_err err = { 0 };
+	struct nx_rec a, b;
+	struct nx_neff neff;
+	char *text, *p1, *p2;
+	int ga, gb, n = 0, kinds = 0;
+
+	(void)state;
+	base = base ? base : "/tmp";
+	assert_int_equal(nx_mkdirs(base, &err), 0);
+	p1 = nx_xasprintf("%s/test_sim_run.%d.t0.ntff", base, (int)getpid());
+	p2 = nx_xasprintf("%s/test_sim_run.%d.tT.ntff", base, (int)getpid());
+	text = nx_xasprintf("%s@10 Sync dma_trigger block=b0\n"
+			    "@20 Tensor matmul src=sbuf[0:128]+256:bf16[512] dst=psum[0:128]+0:fp32[512] "
+			    "wait=S[1]>=16\n", head);
+	assert_int_equal(nx_listing_assemble("t.txt", text, strlen(text), &neff, &err), 0);
+	assert_int_equal(nx_sim_capture(&neff, &o, p1, NULL, &err), 0);
+	o.start_ns = t;
+	assert_int_equal(nx_sim_capture(&neff, &o, p2, NULL, &err), 0);
+	assert_int_equal(nx_ntff_reader_open(&ra, p1, &err), 0);
+	assert_int_equal(nx_ntff_reader_open(&rb, p2, &err), 0);
+	while ((ga = nx_ntff_reader_next(ra, NX_REC_MASK_ALL, &a, &err)) == 1) {
+		gb = nx_ntff_reader_next(rb, NX_REC_MASK_ALL, &b, &err);
+		assert_int_equal(gb, 1);
+		assert_int_equal(a.kind, b.kind);
+		assert_true(rec_time(&b) == rec_time(&a) + t);
+		if (a.kind == NX_REC_INST)
+			assert_true(b.u.inst.end - b.u.inst.start == a.u.inst.end - a.u.inst.start);
+		if (a.kind == NX_REC_DMA)
+			assert_true(b.u.dma.end - b.u.dma.start == a.u.dma.end - a.u.dma.start);
+		kinds |= 1 << a.kind;
+		n++;
+	}
+	assert_int_equal(ga, 0);
+	assert_int_equal(nx_ntff_reader_next(rb, NX_REC_MASK_ALL, &b, &err), 0);
+	NX_ASSERT_CMP(n, >, 0);
+	/* instructions, DMA packets, semaphores and the execution's start/stop were moved */
+	assert_int_equal(kinds & 0x4e, 0x4e);
+	nx_ntff_reader_close(ra);
+	nx_ntff_reader_close(rb);
+	remove(p1);
+	remove(p2);
+	free(p1);
+	free(p2);
+	free(text);
+	nx_neff_release(&neff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_descriptor_ring),
 		cmocka_unit_test(test_no_dma_blocks),
 		cmocka_unit_test(test_deterministic_capture),
+		cmocka_unit_test(test_capture_start_ns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
