@@ -6,7 +6,7 @@
  * NX_NKI_BIN set, so the shim runs this very binary for asm, capture and ingest. */
 #include "common/compat.h"
 #include "cli/commands.h"
-#include "common/fsutil.h"
+#include "cli/nki_env.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -14,10 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef NX_PYTHON
-#define NX_PYTHON "python3"
-#endif
 
 static void usage(FILE *f)
 {
@@ -74,42 +70,9 @@ static void run_usage(FILE *f)
 		"problem) or a pipeline step failed; 2 a usage error.\n");
 }
 
-static char *self_path(void)
-{
-	char buf[4096];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return nx_xstrdup(buf);
-}
-
-/* The shim's directory: BIN_DIR/nki/python (build tree) or
- * BIN_DIR/../share/neuron-explorer/nki/python (installed). NULL when neither exists. */
-static char *shim_dir(const char *self)
-{
-	static const char *const rel[] = { "nki/python", "../share/neuron-explorer/nki/python" };
-	const char *slash = strrchr(self, '/');
-	size_t dl = slash ? (size_t)(slash - self) : 0;
-
-	for (size_t i = 0; i < NX_ARRAY_SIZE(rel); i++) {
-		char *d = nx_xasprintf("%.*s/%s", (int)dl, self, rel[i]);
-		char *init = nx_xasprintf("%s/nx_nki/__init__.py", d);
-		bool ok = access(init, R_OK) == 0;
-		char *real = ok ? realpath(d, NULL) : NULL;
-
-		free(init);
-		free(d);
-		if (real)
-			return real;
-	}
-	return NULL;
-}
-
 static int do_path(int argc, char **argv)
 {
-	char *self, *dir;
+	char *dir;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: neuron-explorer nki path\n\n"
@@ -122,9 +85,7 @@ static int do_path(int argc, char **argv)
 		nx_cli_error("nki", "path takes no arguments");
 		return NX_EXIT_USAGE;
 	}
-	self = self_path();
-	dir = self ? shim_dir(self) : NULL;
-	free(self);
+	dir = nx_cli_nki_shim_dir(NULL);
 	if (!dir) {
 		nx_cli_error("nki", "the NKI shim is not installed beside this binary (expected "
 			     "nki/python or ../share/neuron-explorer/nki/python next to it)");
@@ -137,10 +98,9 @@ static int do_path(int argc, char **argv)
 
 static int do_run(int argc, char **argv)
 {
-	const char *py = getenv("NX_PYTHON");
-	const char *old = getenv("PYTHONPATH");
-	char *self, *dir, *pp;
+	const char *py = nx_cli_nki_python();
 	char **args;
+	int rc;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -151,23 +111,8 @@ static int do_run(int argc, char **argv)
 		run_usage(stderr);
 		return NX_EXIT_USAGE;
 	}
-	self = self_path();
-	dir = self ? shim_dir(self) : NULL;
-	if (!dir) {
-		nx_cli_error("nki", "the NKI shim is not installed beside this binary");
-		free(self);
-		return NX_EXIT_FAIL;
-	}
-	pp = old && *old ? nx_xasprintf("%s:%s", dir, old) : nx_xstrdup(dir);
-	if (setenv("PYTHONPATH", pp, 1) || setenv("NX_NKI_BIN", self, 1)) {
-		nx_cli_error("nki", "cannot set the environment: %s", strerror(errno));
-		free(pp);
-		free(dir);
-		free(self);
-		return NX_EXIT_FAIL;
-	}
-	if (!py || !*py)
-		py = NX_PYTHON;
+	if ((rc = nx_cli_nki_env("nki")))
+		return rc;
 	args = nx_xcalloc((size_t)argc + 4, sizeof(*args));
 	args[0] = (char *)py;
 	args[1] = (char *)"-m";
@@ -179,9 +124,6 @@ static int do_run(int argc, char **argv)
 	nx_cli_error("nki", "cannot run %s: %s (set NX_PYTHON to a python3 with numpy)", py,
 		     strerror(errno));
 	free(args);
-	free(pp);
-	free(dir);
-	free(self);
 	return NX_EXIT_FAIL;
 }
 
