@@ -25,6 +25,7 @@ from . import driver
 from . import dtypes as D
 from . import emit
 from . import errors
+from . import inspect_mode
 from . import policy as P
 from . import record
 from .tensor import Buf, Tensor, whole
@@ -224,11 +225,27 @@ def trace_kernel(fn, args, kwargs, grid, pol, numerics, name=None):
 def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=None,
         artifacts_dir=None, name=None):
     """The whole pipeline for one launch. mode: 'simulate' (numerics only), 'compile' (also
-    listing + NEFF), 'capture' (also the simulated NTFF)."""
-    pol = pol or P.make()
+    listing + NEFF), 'capture' (also the simulated NTFF). Under inspect (inspect_mode.py)
+    the call and its steps are recorded, and a launch that compiles also executes on the
+    simulated device, as the runtime would."""
+    call = inspect_mode.begin(name or fn.__name__, fn, args, kwargs, grid, mode,
+                              lambda: '%s:%d' % (_source(fn), _def_line(fn)))
+    try:
+        res = _pipeline(fn, args, kwargs, grid, pol or P.make(), mode, neff, ntff,
+                        artifacts_dir, name, call)
+    except BaseException as e:
+        call.end(e)
+        raise
+    call.end()
+    return res
+
+
+def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name, call):
     res = Result()
     t0 = time.perf_counter()
+    tc = call.now()
     tr, struct = trace_kernel(fn, args, kwargs, grid, pol, pol.numerics, name)
+    call.span('trace', tc)
     res.record_s = time.perf_counter() - t0
     res.ninstr = len(tr.ins)
     res.outputs = _to_user(struct, tr.numerics)
@@ -237,6 +254,7 @@ def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=N
     if mode == 'simulate':
         return res
     t1 = time.perf_counter()
+    tc = call.now()
     gc_was = gc.isenabled()
     gc.disable()
     try:
@@ -253,6 +271,7 @@ def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=N
         if gc_was:
             gc.enable()
     res.compile_s = time.perf_counter() - t1
+    call.span('compile', tc)
     res.prog = prog
     res.listing = text
     own_dir = artifacts_dir is None
@@ -262,12 +281,17 @@ def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=N
             os.makedirs(work, exist_ok=True)
         lst = _write_new(work, '%s.listing' % emit._ident(tr.name), text)
         neff_path = neff or os.path.join(work, '%s.neff' % emit._ident(tr.name))
+        tc = call.now()
         driver.assemble(lst, neff_path, text.split('\n'))
+        call.span('assemble', tc)
         res.neff = neff_path
         if mode == 'capture':
             ntff_path = ntff or os.path.join(work, '%s.ntff' % emit._ident(tr.name))
+            tc = call.now()
             res.sim_us = driver.capture(neff_path, ntff_path, pol.target)
+            call.span('capture', tc)
             res.ntff = ntff_path
+        call.execute(neff_path, pol.target)
     except errors.NkiError as e:
         raise errors.cut_traceback(e) from None
     finally:

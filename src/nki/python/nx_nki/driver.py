@@ -101,10 +101,15 @@ def assemble(listing_path, neff_path, lines):
     _run([binary(), 'kernel', 'asm', listing_path, '-o', neff_path], 'kernel asm', lines)
 
 
-def capture(neff_path, ntff_path, target):
-    """Simulates the NEFF; returns the simulated time in microseconds."""
-    p = _run([binary(), 'capture', '-n', neff_path, '-s', ntff_path, '--target', target,
-              '--enable-dge-notifs'], 'capture')
+def capture(neff_path, ntff_path, target, start_ns=None):
+    """Simulates the NEFF, profiled into ntff_path (None: not profiled, as the runtime runs
+    a NEFF it already profiled), its records from start_ns on the device clock (None: 0);
+    returns the simulated time in microseconds."""
+    args = [binary(), 'capture', '-n', neff_path, '--target', target, '--enable-dge-notifs']
+    args += ['-s', ntff_path] if ntff_path else ['--profile-nth-exec', '0']
+    if start_ns:
+        args += ['--start-ns', str(start_ns)]
+    p = _run(args, 'capture')
     # capture's one line on stderr: "capture: wrote F: ..., 21.492 us simulated, ..."
     m = re.search(r'([0-9.]+) us simulated', p.stderr)
     if not m:
