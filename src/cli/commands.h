@@ -12,6 +12,7 @@ int cmd_upload(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
 int cmd_nki(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 
 #include <stdio.h>
 

@@ -31,6 +31,8 @@ static const struct nx_cmd cmds[] = {
 	{ "kernel", cmd_kernel, "pack kernel listings into NEFFs and generate library kernels" },
 	{ "fleet", cmd_fleet, "ingest a whole run locally or on Slurm; index, stragglers, export" },
 	{ "nki", cmd_nki, "run NKI kernels (Python) on the simulator: the shim's path, nki run" },
+	{ "inspect", cmd_inspect, "run a program's NKI kernels, keeping their device profiles "
+				  "and a host trace" },
 };
 
 void nx_cli_error(const char *cmd, const char *fmt, ...)
