@@ -2,7 +2,12 @@
 second with numerics off and on, and the compile (policies + listing) rate, on a tiled
 matmul kernel written here (loads, matmuls with PSUM accumulation, copies, stores).
 
-    python3 nki_rate.py [K]      # K: the matmul's contraction size (default 8192)
+    python3 nki_rate.py [K]              # K: the matmul's contraction size (default 8192)
+    python3 nki_rate.py --record-only K  # one line: the recording's CPU time (nki_ab.sh)
+
+Rates are per second of this process's CPU time (wall time, on a loaded machine, says more
+about the neighbours than about the shim); each figure is one cold recording in a process
+that has recorded only a small warm-up kernel before, as `nki run` does.
 """
 import sys
 import time
@@ -33,28 +38,51 @@ def tiled(lhsT, rhs):
     return out
 
 
-def measure(K, numerics):
+def _args(K, numerics):
+    if numerics:
+        return (np.ones((K, 512), np.float32), np.ones((K, 1024), np.float32))
+    return (nt.tensor[[K, 1024], nl.bfloat16], nt.tensor[[K, 2048], nl.bfloat16])
+
+
+def _record(K, numerics, pol):
+    c0 = time.process_time()
+    tr, _ = api.trace_kernel(tiled.fn, _args(K, numerics), {}, (), pol, numerics)
+    return tr, time.process_time() - c0
+
+
+def _policy(numerics):
     pol = policy.make()
     pol.numerics = numerics
-    if numerics:
-        args = (np.ones((K, 512), np.float32), np.ones((K, 1024), np.float32))
-    else:
-        args = (nt.tensor[[K, 1024], nl.bfloat16], nt.tensor[[K, 2048], nl.bfloat16])
-    t0 = time.perf_counter()
-    tr, _ = api.trace_kernel(tiled.fn, args, {}, (), pol, numerics)
-    t1 = time.perf_counter()
+    return pol
+
+
+def measure(K, numerics):
+    pol = _policy(numerics)
+    _record(128, numerics, pol)                 # warm-up: imports, first-call caches
+    tr, rec = _record(K, numerics, pol)
+    c1 = time.process_time()
     prog = compiler.compile_trace(tr, pol)
-    t2 = time.perf_counter()
+    c2 = time.process_time()
     text = emit.listing(prog, driver.level())
-    t3 = time.perf_counter()
+    c3 = time.process_time()
     n = len(tr.ins)
-    print('numerics %-3s: %7d instructions recorded in %6.2f s = %8.0f instructions/s; '
+    print('numerics %-3s: %7d instructions recorded in %6.2f s CPU = %8.0f instructions/s; '
           'compiled in %.2f s (%.0f/s), listing %.2f s (%d lines)'
-          % ('on' if numerics else 'off', n, t1 - t0, n / (t1 - t0), t2 - t1, n / (t2 - t1),
-             t3 - t2, text.count('\n')))
+          % ('on' if numerics else 'off', n, rec, n / rec, c2 - c1, n / (c2 - c1),
+             c3 - c2, text.count('\n')))
+
+
+def record_only(K):
+    pol = _policy(False)
+    _record(128, False, pol)
+    tr, rec = _record(K, False, pol)
+    print('%d %.6f' % (len(tr.ins), rec))
 
 
 if __name__ == '__main__':
+    if len(sys.argv) > 1 and sys.argv[1] == '--record-only':
+        record_only(int(sys.argv[2]) if len(sys.argv) > 2 else 32768)
+        sys.exit(0)
     K = int(sys.argv[1]) if len(sys.argv) > 1 else 8192
     measure(K, False)
     measure(max(128, K // 16), True)

@@ -12,6 +12,7 @@ import gc
 import inspect
 import itertools
 import json
+import linecache
 import os
 import shutil
 import sys
@@ -59,13 +60,18 @@ class Result:
 
 
 def _def_line(fn):
-    try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
-        return getattr(getattr(fn, '__code__', None), 'co_firstlineno', 1)
-    for k, l in enumerate(lines):
-        if l.lstrip().startswith(('def ', 'async def ')):
-            return first + k
+    """The line of fn's `def` (after its decorators), read from its file without parsing
+    the function's whole body."""
+    code = getattr(fn, '__code__', None)
+    if code is None:
+        return 1
+    first = code.co_firstlineno
+    for n in range(first, first + 200):
+        line = linecache.getline(code.co_filename, n)
+        if not line:
+            break
+        if line.lstrip().startswith(('def ', 'async def ')):
+            return n
     return first
 
 
@@ -180,6 +186,28 @@ def _user_where(e):
     return where
 
 
+class _GcOff:
+    """The cyclic garbage collector off while a kernel records or compiles: both make
+    hundreds of thousands of small objects that live until the kernel is compiled, and each
+    young-generation collection would walk them all. On the way out the objects made
+    meanwhile go straight to the oldest generation (freeze + unfreeze moves them without a
+    walk; not when the program froze objects of its own). They form no reference cycles
+    (trace_kernel breaks the one a temp has with its producer), so they are freed as soon as
+    nothing refers to them (tests/nki/test_record.py checks that a launch leaves no cyclic
+    garbage)."""
+
+    def __enter__(self):
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
+        if self.was:
+            gc.enable()
+
+
 def trace_kernel(fn, args, kwargs, grid, pol, numerics, name=None):
     """Runs fn under the recorder; returns (trace, output structure)."""
     if record.CUR is not None:
@@ -194,30 +222,29 @@ def trace_kernel(fn, args, kwargs, grid, pol, numerics, name=None):
     points = list(itertools.product(*[range(int(g)) for g in grid])) if grid else [()]
     ret = None
     record.CUR = tr
-    gc_was = gc.isenabled()
-    gc.disable()                 # the recording makes many small objects and frees none
-    try:
-        tr.grid = tuple(int(g) for g in grid)
-        for rank, pid in enumerate(points):
-            tr.program_id = pid
-            tr.spmd_rank = rank
-            r = fn(*a, **k)
-            if rank == 0:
-                ret = r
-    except errors.NkiError as e:
-        raise errors.cut_traceback(e) from None
-    except RecursionError:
-        raise
-    except Exception as e:
-        if _internal(e):
-            raise errors.NkiError('internal error of the NKI shim: %s: %s'
-                                  % (type(e).__name__, e), where=_user_where(e)) from None
-        raise
-    finally:
-        record.CUR = None
-        tr.loops = []
-        if gc_was:
-            gc.enable()
+    with _GcOff():
+        try:
+            tr.grid = tuple(int(g) for g in grid)
+            for rank, pid in enumerate(points):
+                tr.program_id = pid
+                tr.spmd_rank = rank
+                r = fn(*a, **k)
+                if rank == 0:
+                    ret = r
+        except errors.NkiError as e:
+            raise errors.cut_traceback(e) from None
+        except RecursionError:
+            raise
+        except Exception as e:
+            if _internal(e):
+                raise errors.NkiError('internal error of the NKI shim: %s: %s'
+                                      % (type(e).__name__, e), where=_user_where(e)) from None
+            raise
+        finally:
+            record.CUR = None
+            tr.loops = []
+            for b in tr.bufs:        # a temp and its producer refer to each other: the
+                b.prod = None        # recording's objects are freed without the cyclic GC
     struct, outs = _outputs(ret, tr)
     return tr, struct
 
@@ -255,21 +282,17 @@ def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name
         return res
     t1 = time.perf_counter()
     tc = call.now()
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
-        prog = compiler.compile_trace(tr, pol)
-        level = driver.level()
-        text = emit.listing(prog, level)
-    except errors.NkiError as e:
-        raise errors.cut_traceback(e) from None
-    except Exception as e:
-        raise errors.NkiError('internal error of the NKI shim while compiling: %s: %s'
-                              % (type(e).__name__, e),
-                              where='%s:%d' % (tr.source, tr.func_line)) from None
-    finally:
-        if gc_was:
-            gc.enable()
+    with _GcOff():
+        try:
+            prog = compiler.compile_trace(tr, pol)
+            level = driver.level()
+            text = emit.listing(prog, level)
+        except errors.NkiError as e:
+            raise errors.cut_traceback(e) from None
+        except Exception as e:
+            raise errors.NkiError('internal error of the NKI shim while compiling: %s: %s'
+                                  % (type(e).__name__, e),
+                                  where='%s:%d' % (tr.source, tr.func_line)) from None
     res.compile_s = time.perf_counter() - t1
     call.span('compile', tc)
     res.prog = prog

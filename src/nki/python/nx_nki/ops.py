@@ -6,6 +6,8 @@ with numpy in fp32 and rounds them to the result's dtype. Assignment (`t[...] = 
 retargets the op's destination to `t` instead of copying; `psum += nc_matmul(...)` folds
 into the matmul's accumulate flag (see docs/nki.md, "Compiler decisions").
 """
+import sys
+
 import numpy as np
 
 from . import dtypes as D
@@ -178,7 +180,10 @@ def _prep(tensors, views, clips, space, api):
 
 
 def space_of(v):
-    return tuple([n for _, n in v[3]])
+    ax = v[3]
+    if len(ax) == 2:                # (the common case without a comprehension's call)
+        return (ax[0][1], ax[1][1])
+    return tuple([n for _, n in ax])
 
 
 def npart(v):
@@ -186,8 +191,11 @@ def npart(v):
 
 
 def free_elems(v):
+    ax = v[3]
+    if len(ax) == 2:
+        return ax[1][1]
     n = 1
-    for _, c in v[3][1:]:
+    for _, c in ax[1:]:
         n *= c
     return n
 
@@ -203,32 +211,40 @@ def same_shape(a, b):
 _B_new = Buf.__new__
 
 
+_TILE_SHAPES = {}
+
+
+def _tile_shape(shape):
+    """(P, free shape, F, tile axes) of a result shape, made once per shape."""
+    r = _TILE_SHAPES.get(shape)
+    if r is None:
+        P = shape[0]
+        fs = tuple(shape[1:])
+        F = 1
+        for x in fs:
+            F *= x
+        r = _TILE_SHAPES[shape] = (P, fs, F, ((F, P),) + _rowmajor(fs))
+    return r
+
+
 def result(tr, loc, shape, dtype, kind='sbuf'):
     """A one-tile temp buffer for an op's result and the kernel's handle on it."""
-    n = len(shape)
-    if n < 2:
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
+    if len(shape) < 2:
         shape = (shape[0], 1) if shape else (1, 1)
-    P = shape[0]
-    if P > NUM_PARTITIONS:
-        raise errors.located('a tile of %d partitions: at most %d' % (P, NUM_PARTITIONS),
+    if shape[0] > NUM_PARTITIONS:
+        raise errors.located('a tile of %d partitions: at most %d' % (shape[0], NUM_PARTITIONS),
                              None, 3)
+    P, fs, F, taxes = _TILE_SHAPES.get(shape) or _tile_shape(shape)
     b = _B_new(Buf)
     b.kind = kind
     b.dtype = dtype
     b.shape = shape
     b.site = loc
     b.P = P
-    if len(shape) == 2:
-        F = shape[1]
-        b.fshape = (F,)
-        b.taxes = ((F, P), (1, F))
-    else:
-        fs = tuple(shape[1:])
-        F = 1
-        for x in fs:
-            F *= x
-        b.fshape = fs
-        b.taxes = ((F, P),) + _rowmajor(fs)
+    b.fshape = fs
+    b.taxes = taxes
     b.F = F
     if kind == 'psum':
         b.zeros = {}
@@ -237,7 +253,7 @@ def result(tr, loc, shape, dtype, kind='sbuf'):
     bufs = tr.bufs
     b.id = len(bufs)
     bufs.append(b)
-    return b, Tensor(b, 0, 0, b.taxes)
+    return b, Tensor(b, 0, 0, taxes)
 
 
 def _est(tr, eng, v, factor=1.0):
@@ -295,7 +311,7 @@ def load(src, mask=None, dtype=None, api='nl.load', transpose=False, kind='load'
         sv = operand(src, api, onchip=False)
     else:
         sv = (sb, src.blk, src.off, src.axes)
-    shape = tuple([n for _, n in sv[3]])
+    shape = space_of(sv)
     if transpose:
         if len(shape) != 2:
             raise errors.located('load_transpose2d takes a 2-D view', api, 2)
@@ -718,8 +734,9 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     mv = operand(moving, api)
     if sv[0].kind != 'sbuf' or mv[0].kind != 'sbuf':
         raise errors.located('matmul operands must be in SBUF', api, 2)
-    K, M = sv[3][0][1], free_elems(sv)
-    K2, Nn = mv[3][0][1], free_elems(mv)
+    sa, ma = sv[3], mv[3]
+    K, M = sa[0][1], sa[1][1] if len(sa) == 2 else free_elems(sv)
+    K2, Nn = ma[0][1], ma[1][1] if len(ma) == 2 else free_elems(mv)
     if K != K2:
         raise errors.located('contraction (partition) sizes differ: stationary %d, moving %d'
                              % (K, K2), api, 2)
@@ -731,7 +748,8 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
         raise errors.located('masks on nc_matmul are not supported', api, 2)
     a = {'acc': False, 'tr': bool(is_transpose), 'api': api}
     if dst is None:
-        b, out, dv = _new(tr, api, loc, (M, Nn), D.float32, 'psum')
+        b, out = result(tr, loc, (M, Nn), D.float32, 'psum')
+        dv = (b, 0, 0, out.axes)
     else:
         out = dst
         dv = operand(dst, api)
@@ -743,7 +761,7 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
         a['acc'] = _acc_flag(tr, dv, accumulate)
     ins = tr.add('mm', PE, loc, dv, (sv, mv), a)
     if dst is None:
-        _producer(b, ins)
+        b.prod = ins
     tr.busy[PE] += (Nn if Nn > 64 else 64) / 2.4
     if tr.numerics:
         s = npview(sv).reshape(K, M).astype(np.float32)
@@ -920,11 +938,14 @@ def _retarget_ok(prod, wbuf):
 def accumulate(t, o, alu, api):
     """t += o: PSUM += matmul folds into the matmul; otherwise t = t (alu) o in place."""
     tr = record.CUR or record.cur(api)
-    if alu == 'add' and o.__class__ is Tensor and t.buf.kind == 'psum' and o.buf.temp:
-        prod = o.buf.prod
-        if (prod is not None and prod.op == 'mm' and not o.buf.nread and _is_whole_temp(o) and not prod.a.get('ident')):
+    ob = o.buf if o.__class__ is Tensor else None
+    if alu == 'add' and ob is not None and ob.temp and t.buf.kind == 'psum':
+        prod = ob.prod
+        if (prod is not None and prod.op == 'mm' and not ob.nread and o.blk == 0 and
+                o.off == 0 and o.axes == ob.taxes and not prod.a.get('ident')):
             tv = operand(t, api)
-            if npart(tv) != npart(prod.dst) or free_elems(tv) != free_elems(prod.dst):
+            if tv[3] != prod.dst[3] and (npart(tv) != npart(prod.dst) or
+                                         free_elems(tv) != free_elems(prod.dst)):
                 raise errors.located('accumulating a %s matmul result into a %s view'
                                      % (space_of(prod.dst), space_of(tv)), api, 2)
             old = prod.dst
@@ -1029,3 +1050,7 @@ def loop_reduce(x, op, loop_indices, dtype=None, mask=None, api='nl.loop_reduce'
     idx = loop_indices if isinstance(loop_indices, (list, tuple)) else [loop_indices]
     first = all(int(i) == 0 for i in idx)
     return _LoopReduce(x, name, first, D.as_dtype(dtype), mask, api)
+
+
+from . import tensor as _tensor_module  # noqa: E402 (the operators on tiles call this module)
+_tensor_module.ops = sys.modules[__name__]

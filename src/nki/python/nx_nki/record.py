@@ -34,6 +34,9 @@ class Ins:
         return 'Ins(%s %s %s:%s)' % (self.op, self.eng, self.loc[0], self.loc[1])
 
 
+_new_ins = Ins.__new__
+
+
 class Trace:
     """One kernel run being recorded."""
 
@@ -54,7 +57,16 @@ class Trace:
         self.consts = {}
 
     def add(self, op, eng, loc, dst, srcs, a):
-        i = Ins(op, eng, loc, self.nest, dst, srcs, a)
+        # (the fields set one by one: cheaper than Ins.__init__'s call, once per instruction)
+        i = _new_ins(Ins)
+        i.op = op
+        i.eng = eng
+        i.loc = loc
+        i.nest = self.nest
+        i.dst = dst
+        i.srcs = srcs
+        i.a = a
+        i.swaits = ()
         self.ins.append(i)
         return i
 
@@ -66,9 +78,12 @@ class Trace:
 _codes = errors._shim_codes
 
 
+_getframe = sys._getframe
+
+
 def here(depth=2):
     """(file, line) of the user's call site."""
-    f = sys._getframe(depth)
+    f = _getframe(depth)
     while True:
         fn = f.f_code.co_filename
         r = _codes.get(fn)
@@ -117,13 +132,16 @@ class _Loop:
                 self.depth = -1
             raise
         if t is not None:
-            if self.depth < 0 or self.depth >= len(t.loops) or t.loops[self.depth] is not self:
-                self.depth = len(t.loops)
-                t.loops.append(self)
-                t.nest = t.nest + ((self.var, v, self.line, self.file),)
+            d = self.depth
+            loops = t.loops
+            if 0 <= d < len(loops) and loops[d] is self:
+                if d + 1 < len(loops):
+                    del loops[d + 1:]           # inner loops that did not finish
+                t.nest = t.nest[:d] + ((self.var, v, self.line, self.file),)
             else:
-                _pop(t, self.depth + 1)
-                t.nest = t.nest[:self.depth] + ((self.var, v, self.line, self.file),)
+                self.depth = len(loops)
+                loops.append(self)
+                t.nest = t.nest + ((self.var, v, self.line, self.file),)
         return v
 
     def __del__(self):

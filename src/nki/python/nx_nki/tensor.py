@@ -22,6 +22,10 @@ from .index import IndexExpr
 
 NUM_PARTITIONS = 128
 
+# ops.py, set by ops.py when it loads (it imports this module, so this one cannot import it;
+# an import statement inside the operator methods would cost every `+` and `+=` a lookup)
+ops = None
+
 
 class ParDim(int):
     """nl.par_dim(n): marks the partition dim of an on-chip shape."""
@@ -204,7 +208,6 @@ class Tensor:
         return index(self, key, self)
 
     def __setitem__(self, key, value):
-        from . import ops
         ops.assign(index(self, key, "assignment to '%s'" % (self.buf.name or '?')), value)
 
     def reshape(self, shape, *more):
@@ -228,7 +231,6 @@ class Tensor:
         return t
 
     def broadcast_to(self, shape):
-        from . import ops
         return ops.broadcast_to(self, shape)
 
     def __iter__(self):
@@ -236,79 +238,60 @@ class Tensor:
 
     # operators: nl.* functions on tiles (ops.py)
     def __add__(self, o):
-        from . import ops
         return ops.binop('add', self, o, 'operator +')
 
     def __radd__(self, o):
-        from . import ops
         return ops.binop('add', o, self, 'operator +')
 
     def __sub__(self, o):
-        from . import ops
         return ops.binop('subtract', self, o, 'operator -')
 
     def __rsub__(self, o):
-        from . import ops
         return ops.binop('subtract', o, self, 'operator -')
 
     def __mul__(self, o):
-        from . import ops
         return ops.binop('multiply', self, o, 'operator *')
 
     def __rmul__(self, o):
-        from . import ops
         return ops.binop('multiply', o, self, 'operator *')
 
     def __truediv__(self, o):
-        from . import ops
         return ops.binop('divide', self, o, 'operator /')
 
     def __rtruediv__(self, o):
-        from . import ops
         return ops.binop('divide', o, self, 'operator /')
 
     def __pow__(self, o):
-        from . import ops
         return ops.binop('power', self, o, 'operator **')
 
     def __neg__(self):
-        from . import ops
         return ops.binop('multiply', self, -1.0, 'operator -')
 
     def __iadd__(self, o):
-        from . import ops
         return ops.accumulate(self, o, 'add', 'operator +=')
 
     def __isub__(self, o):
-        from . import ops
         return ops.accumulate(self, o, 'subtract', 'operator -=')
 
     def __imul__(self, o):
-        from . import ops
         return ops.accumulate(self, o, 'multiply', 'operator *=')
 
     def __lt__(self, o):
-        from . import ops
         return ops.binop('less', self, o, 'operator <')
 
     def __le__(self, o):
-        from . import ops
         return ops.binop('less_equal', self, o, 'operator <=')
 
     def __gt__(self, o):
-        from . import ops
         return ops.binop('greater', self, o, 'operator >')
 
     def __ge__(self, o):
-        from . import ops
         return ops.binop('greater_equal', self, o, 'operator >=')
 
     def __and__(self, o):
-        from . import ops
         return ops.binop('bitwise_and', self, o, 'operator &')
 
     def __or__(self, o):
-        from . import ops
         return ops.binop('bitwise_or', self, o, 'operator |')
 
 
@@ -347,7 +330,15 @@ _FULL = slice(None)
 
 def index(t, key, api):
     buf = t.buf
-    if key is Ellipsis or key == _FULL:
+    if key.__class__ is tuple:
+        axes = t.axes
+        if t.blk is not None and len(key) == len(axes):
+            r = _index_simple(buf, t.blk, t.off, axes, key)
+            if r is not None:
+                if buf.kind != 'hbm':
+                    _check_onchip(r, api)
+                return r
+    elif key is Ellipsis or key == _FULL:
         if t.blk is not None:
             return Tensor(buf, t.blk, t.off, t.axes)
         if buf.nblk == 1 and not t.bpre:
@@ -396,6 +387,56 @@ def index(t, key, api):
         off = t.off
         dims = t.axes
     return _index_dims(t, buf, blk, off, dims, key, api)
+
+
+def _index_simple(buf, blk, off, dims, key):
+    """The view of one tile indexed by ints, plain slices and nl.ds, one per dim, all in
+    bounds (the common case, kept cheap); None for anything else, which _index_dims
+    handles (and reports)."""
+    onchip = buf.kind != 'hbm'
+    axes = []
+    d = 0
+    for k in key:
+        stride, n = dims[d]
+        c = k.__class__
+        if c is slice:
+            if k.step is not None:
+                return None
+            a = k.start
+            b = k.stop
+            if a is None:
+                if b is None:
+                    axes.append((stride, n))
+                    d += 1
+                    continue
+                a = 0
+            elif a.__class__ is not int:
+                return None
+            if b is None:
+                b = n
+            elif b.__class__ is not int:
+                return None
+            if a < 0 or b > n or a >= b:
+                return None
+            off += a * stride
+            axes.append((stride, b - a))
+        elif c is int:
+            if k < 0 or k >= n:
+                return None
+            off += k * stride
+            if onchip and d == 0:
+                axes.append((stride, 1))   # the partition dim stays
+        elif c is _Ds:
+            a, cnt, step = k.start, k.size, k.step
+            if a.__class__ is not int or cnt.__class__ is not int or step.__class__ is not int \
+                    or a < 0 or a + (cnt - 1) * step >= n:
+                return None
+            off += a * stride
+            axes.append((stride * step, cnt))
+        else:
+            return None
+        d += 1
+    return Tensor(buf, blk, off, tuple(axes))
 
 
 def _expand(key, ndims, api):
