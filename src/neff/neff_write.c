@@ -181,78 +181,268 @@ static int write_def(struct wr *w)
 	return rc;
 }
 
-/* One side of a descriptor: a variable name for HBM, else "sb" or "psum". */
-static int side_json(struct wr *w, json_t *o, const char *pfx, int loc, int var, uint64_t off,
-		     unsigned ndim, const uint64_t *sizes, const int64_t *steps, unsigned start)
-{
-	char key[32];
+/* --- the large members, written as text ---------------------------------------------
+ * An <Engine>.json and kernel_debug_info.json hold a record per DMA block or instruction
+ * (a 100k-instruction kernel: tens of MB); building them as jansson trees cost most of
+ * `kernel asm`. They are written straight to text, exactly as json_dumps writes a tree
+ * with JSON_SORT_KEYS | JSON_INDENT(1) (the writers below name their keys in sorted
+ * order), and with the same checks and errors as the tree writers: a string must be valid
+ * UTF-8, as json_string() requires. */
 
-	if (ndim < 1 || ndim > 4)
-		return nx_errf(w->err, NX_EUSAGE, "%s: %u dimensions, expected 1..4", pfx, ndim);
-	if (loc == NX_LOC_HBM) {
-		if (var < 0 || (size_t)var >= w->neff->ntensors)
-			return nx_errf(w->err, NX_EUSAGE, "%s: tensor index %d is out of range",
-				       pfx, var);
-		if (set_str(w, o, pfx, w->neff->tensors[var].name, pfx))
-			return NX_EUSAGE;
-	} else {
-		set_str(w, o, pfx, loc == NX_LOC_PSUM ? "psum" : "sb", pfx);
+/* Whether s is valid UTF-8 as jansson requires: no overlong forms, no surrogates, at most
+ * U+10FFFF. */
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned c = *p, n, cp;
+
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return false;
+		for (unsigned i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		p += n + 1;
 	}
-	snprintf(key, sizeof(key), "%s_off", pfx);
-	set_int(o, key, (int64_t)off);
-	snprintf(key, sizeof(key), "%s_sizes", pfx);
-	json_object_set_new(o, key, int_array(sizes, ndim, false));
-	snprintf(key, sizeof(key), "%s_steps", pfx);
-	json_object_set_new(o, key, int_array(steps, ndim, true));
-	if (start) {
-		snprintf(key, sizeof(key), "%s_partition", pfx);
-		set_int(o, key, start);
-	}
+	return true;
+}
+
+/* set_str's check, for a string the text writers will write. */
+static int check_str(struct wr *w, const char *key, const char *s, const char *what)
+{
+	if (!utf8_valid(s))
+		return nx_errf(w->err, NX_EUSAGE, "%s: \"%s\" is not valid UTF-8", what, key);
 	return 0;
 }
 
-static int block_json(struct wr *w, const struct nx_dma_block *b, json_t *o)
+/* Pretty JSON text: one space of indent per level, as jansson's JSON_INDENT(1). */
+struct pj {
+	struct nx_strbuf *sb;
+	int depth;
+	bool first; /* nothing written yet in the object or array open at depth */
+};
+
+static void pj_item(struct pj *p)
 {
-	json_t *descs = json_array();
+	struct nx_strbuf *sb = p->sb;
+
+	nx_strbuf_grow(sb, (size_t)p->depth + 2);
+	if (!p->first)
+		sb->buf[sb->len++] = ',';
+	sb->buf[sb->len++] = '\n';
+	memset(sb->buf + sb->len, ' ', (size_t)p->depth);
+	sb->len += (size_t)p->depth;
+	sb->buf[sb->len] = '\0';
+	p->first = false;
+}
+
+static void pj_open(struct pj *p, char c)
+{
+	nx_strbuf_addch(p->sb, c);
+	p->depth++;
+	p->first = true;
+}
+
+static void pj_close(struct pj *p, char c)
+{
+	bool empty = p->first;
+
+	p->depth--;
+	if (!empty) {
+		p->first = true; /* a newline and the indent, without a comma */
+		pj_item(p);
+	}
+	nx_strbuf_addch(p->sb, c);
+	p->first = false;
+}
+
+static void pj_key(struct pj *p, const char *key)
+{
+	pj_item(p);
+	nx_strbuf_addch(p->sb, '"');
+	nx_strbuf_addstr(p->sb, key);
+	nx_strbuf_add(p->sb, "\": ", 3);
+}
+
+static void pj_int(struct pj *p, const char *key, int64_t v)
+{
+	pj_key(p, key);
+	nx_strbuf_addi64(p->sb, v);
+}
+
+/* A string as jansson escapes it ('"', '\\', the control bytes; \uXXXX in capitals). */
+static void pj_quote(struct nx_strbuf *sb, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const char *run = s;
+
+	nx_strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		const char *esc;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		nx_strbuf_add(sb, run, (size_t)(s - run));
+		run = s + 1;
+		switch (c) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default: {
+			char u[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+			nx_strbuf_addstr(sb, u);
+			continue;
+		}
+		}
+		nx_strbuf_addstr(sb, esc);
+	}
+	nx_strbuf_add(sb, run, (size_t)(s - run));
+	nx_strbuf_addch(sb, '"');
+}
+
+static void pj_str(struct pj *p, const char *key, const char *s)
+{
+	pj_key(p, key);
+	pj_quote(p->sb, s);
+}
+
+static void pj_uints(struct pj *p, const char *key, const uint64_t *v, unsigned n)
+{
+	pj_key(p, key);
+	pj_open(p, '[');
+	for (unsigned i = 0; i < n; i++) {
+		pj_item(p);
+		nx_strbuf_addi64(p->sb, (int64_t)v[i]);
+	}
+	pj_close(p, ']');
+}
+
+static void pj_ints(struct pj *p, const char *key, const int64_t *v, unsigned n)
+{
+	pj_key(p, key);
+	pj_open(p, '[');
+	for (unsigned i = 0; i < n; i++) {
+		pj_item(p);
+		nx_strbuf_addi64(p->sb, v[i]);
+	}
+	pj_close(p, ']');
+}
+
+/* The name one side of a descriptor writes: a variable name for HBM, else "sb" or "psum". */
+static int side_name(struct wr *w, const char *pfx, int loc, int var, unsigned ndim,
+		     const char **name)
+{
+	if (ndim < 1 || ndim > 4)
+		return nx_errf(w->err, NX_EUSAGE, "%s: %u dimensions, expected 1..4", pfx, ndim);
+	if (loc != NX_LOC_HBM) {
+		*name = loc == NX_LOC_PSUM ? "psum" : "sb";
+		return 0;
+	}
+	if (var < 0 || (size_t)var >= w->neff->ntensors)
+		return nx_errf(w->err, NX_EUSAGE, "%s: tensor index %d is out of range", pfx, var);
+	*name = w->neff->tensors[var].name;
+	return check_str(w, pfx, *name, pfx);
+}
+
+/* One side's members (from, from_off, [from_partition,] from_sizes, from_steps; the
+ * destination's element type after "to" when the DMA casts). */
+static void side_text(struct pj *p, const char *pfx, const char *name, const char *cast,
+		      uint64_t off, unsigned ndim, const uint64_t *sizes, const int64_t *steps,
+		      unsigned start)
+{
+	char key[32];
+
+	pj_str(p, pfx, name);
+	if (cast)
+		pj_str(p, "to_dtype", cast);
+	snprintf(key, sizeof(key), "%s_off", pfx);
+	pj_int(p, key, (int64_t)off);
+	if (start) {
+		snprintf(key, sizeof(key), "%s_partition", pfx);
+		pj_int(p, key, start);
+	}
+	snprintf(key, sizeof(key), "%s_sizes", pfx);
+	pj_uints(p, key, sizes, ndim);
+	snprintf(key, sizeof(key), "%s_steps", pfx);
+	pj_ints(p, key, steps, ndim);
+}
+
+static int desc_text(struct wr *w, struct pj *p, const struct nx_dma_desc *d, size_t i)
+{
+	const char *from, *to;
+	int rc;
+
+	if (d->dtype < 0 || d->dtype >= NX_DT_COUNT)
+		return nx_errf(w->err, NX_EUSAGE, "desc[%zu]: dtype %d is not defined", i, d->dtype);
+	if (d->cast && (d->to_dtype < 0 || d->to_dtype >= NX_DT_COUNT))
+		return nx_errf(w->err, NX_EUSAGE, "desc[%zu]: to_dtype %d is not defined", i,
+			       d->to_dtype);
+	rc = side_name(w, "from", d->from_loc, d->from_var, d->from_ndim, &from);
+	if (!rc)
+		rc = side_name(w, "to", d->to_loc, d->to_var, d->to_ndim, &to);
+	if (rc) {
+		nx_err_wrap(w->err, "desc[%zu]", i);
+		return rc;
+	}
+	pj_item(p);
+	pj_open(p, '{');
+	pj_str(p, "dtype", nx_dtype_name(d->dtype));
+	side_text(p, "from", from, NULL, d->from_off, d->from_ndim, d->from_sizes, d->from_steps,
+		  d->from_start_partition);
+	pj_str(p, "op", "copy");
+	side_text(p, "to", to, d->cast ? nx_dtype_name(d->to_dtype) : NULL, d->to_off, d->to_ndim,
+		  d->to_sizes, d->to_steps, d->to_start_partition);
+	if (d->transpose) {
+		pj_key(p, "transpose");
+		nx_strbuf_add(p->sb, "true", 4);
+	}
+	pj_close(p, '}');
+	return 0;
+}
+
+static int block_text(struct wr *w, struct pj *p, const struct nx_dma_block *b)
+{
+	const char *queue;
 	int rc = 0;
 
 	if (b->queue < 0 || (size_t)b->queue >= w->neff->nqueues)
-		rc = nx_errf(w->err, NX_EUSAGE, "queue index %d is out of range", b->queue);
-	else
-		rc = set_str(w, o, "queue", w->neff->queues[b->queue].name, "queue");
-	set_int(o, "id", b->id);
+		return nx_errf(w->err, NX_EUSAGE, "queue index %d is out of range", b->queue);
+	queue = w->neff->queues[b->queue].name;
+	if ((rc = check_str(w, "queue", queue, "queue")))
+		return rc;
+	pj_item(p);
+	pj_open(p, '{');
+	pj_key(p, "desc");
+	pj_open(p, '[');
+	for (size_t i = 0; !rc && i < b->ndesc; i++)
+		rc = desc_text(w, p, &b->desc[i], i);
+	pj_close(p, ']');
+	pj_int(p, "id", b->id);
+	pj_str(p, "queue", queue);
 	if (b->semaphore >= 0)
-		set_int(o, "semaphore", b->semaphore);
-	json_object_set_new(o, "desc", descs);
-	for (size_t i = 0; !rc && i < b->ndesc; i++) {
-		const struct nx_dma_desc *d = &b->desc[i];
-		json_t *dj = json_object();
-
-		json_array_append_new(descs, dj);
-		set_str(w, dj, "op", "copy", "op");
-		if (d->dtype < 0 || d->dtype >= NX_DT_COUNT) {
-			rc = nx_errf(w->err, NX_EUSAGE, "desc[%zu]: dtype %d is not defined", i,
-				     d->dtype);
-			break;
-		}
-		set_str(w, dj, "dtype", nx_dtype_name(d->dtype), "dtype");
-		if (d->transpose)
-			json_object_set_new(dj, "transpose", json_true());
-		if (d->cast && (d->to_dtype < 0 || d->to_dtype >= NX_DT_COUNT)) {
-			rc = nx_errf(w->err, NX_EUSAGE, "desc[%zu]: to_dtype %d is not defined", i,
-				     d->to_dtype);
-			break;
-		}
-		if (d->cast)
-			set_str(w, dj, "to_dtype", nx_dtype_name(d->to_dtype), "to_dtype");
-		rc = side_json(w, dj, "from", d->from_loc, d->from_var, d->from_off, d->from_ndim,
-			       d->from_sizes, d->from_steps, d->from_start_partition);
-		if (!rc)
-			rc = side_json(w, dj, "to", d->to_loc, d->to_var, d->to_off, d->to_ndim,
-				       d->to_sizes, d->to_steps, d->to_start_partition);
-		if (rc)
-			nx_err_wrap(w->err, "desc[%zu]", i);
-	}
+		pj_int(p, "semaphore", b->semaphore);
+	pj_close(p, '}');
 	return rc;
 }
 
@@ -260,22 +450,25 @@ static int block_json(struct wr *w, const struct nx_dma_block *b, json_t *o)
 static int write_engine_json(struct wr *w, int engine, size_t *next)
 {
 	const struct nx_neff *n = w->neff;
-	json_t *root = json_object(), *dma = json_array();
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct pj p = { &sb, 0, true };
 	char member[64];
 	int rc = 0;
 
-	json_object_set_new(root, "dma", dma);
+	pj_open(&p, '{');
+	pj_key(&p, "dma");
+	pj_open(&p, '[');
 	for (; *next < n->nblocks && n->blocks[*next].engine == engine && !rc; (*next)++) {
-		json_t *o = json_object();
-		json_array_append_new(dma, o);
-		rc = block_json(w, &n->blocks[*next], o);
+		rc = block_text(w, &p, &n->blocks[*next]);
 		if (rc)
 			nx_err_wrap(w->err, "block %zu (%s)", *next, nx_engine_name(engine));
 	}
+	pj_close(&p, ']');
+	pj_close(&p, '}');
 	snprintf(member, sizeof(member), "sg00/%s.json", nx_engine_name(engine));
 	if (!rc)
-		rc = add_json(w, member, root);
-	json_decref(root);
+		rc = nx_tar_add(&w->tar, member, sb.buf, sb.len, w->err);
+	nx_strbuf_release(&sb);
 	return rc;
 }
 
@@ -296,114 +489,184 @@ static int write_bin(struct wr *w, int engine)
 	return rc;
 }
 
-static int dbg_str(struct wr *w, json_t *o, const char *key, const char *s)
+/* kernel_debug_info.json's strings, checked in the order the records list them (the
+ * first bad one is the one reported), before any text is written. */
+static int check_debug(struct wr *w)
 {
-	return s ? set_str(w, o, key, s, "kernel_debug_info.json") : 0;
-}
+	const struct nx_debug_info *d = &w->neff->dbg;
+	const char *what = "kernel_debug_info.json";
+	int rc = 0;
 
-static int decision_json(struct wr *w, const struct nx_dbg_decision *dc, json_t *decs)
-{
-	json_t *o = json_object(), *args = json_array();
-	int rc;
+	for (size_t i = 0; !rc && i < d->ninsts; i++) {
+		const struct nx_dbg_inst *di = &d->insts[i];
 
-	json_array_append_new(decs, o);
-	json_object_set_new(o, "args", args);
-	rc = dbg_str(w, o, "kind", dc->kind ? dc->kind : "");
-	if (!rc)
-		rc = dbg_str(w, o, "file", dc->file);
-	if (dc->line >= 0)
-		set_int(o, "line", dc->line);
-	for (size_t k = 0; !rc && k < dc->nargs; k++) {
-		json_t *kv = json_array();
+		rc = check_str(w, "name", di->name ? di->name : "", what);
+		if (!rc && di->file)
+			rc = check_str(w, "file", di->file, what);
+		if (!rc && di->bir_location)
+			rc = check_str(w, "bir_location", di->bir_location, what);
+	}
+	for (size_t i = 0; !rc && i < d->nframes; i++) {
+		rc = check_str(w, "function", d->frames[i].function ? d->frames[i].function : "",
+			       what);
+		if (!rc && d->frames[i].file)
+			rc = check_str(w, "file", d->frames[i].file, what);
+	}
+	for (size_t i = 0; !rc && i < d->nitervars; i++) {
+		rc = check_str(w, "name", d->itervars[i].name ? d->itervars[i].name : "", what);
+		if (!rc && d->itervars[i].file)
+			rc = check_str(w, "file", d->itervars[i].file, what);
+	}
+	for (size_t i = 0; !rc && i < d->nbirs; i++)
+		rc = check_str(w, "name", d->birs[i].name ? d->birs[i].name : "", what);
+	for (size_t i = 0; !rc && i < d->ndecisions; i++) {
+		const struct nx_dbg_decision *dc = &d->decisions[i];
 
-		json_array_append_new(args, kv);
-		json_array_append_new(kv, json_string(""));
-		json_array_append_new(kv, json_string(""));
-		if (!json_string_set(json_array_get(kv, 0), dc->keys[k] ? dc->keys[k] : "") &&
-		    !json_string_set(json_array_get(kv, 1), dc->values[k] ? dc->values[k] : ""))
-			continue;
-		rc = nx_errf(w->err, NX_EUSAGE, "kernel_debug_info.json: a decision argument is "
-			     "not valid UTF-8");
+		rc = check_str(w, "kind", dc->kind ? dc->kind : "", what);
+		if (!rc && dc->file)
+			rc = check_str(w, "file", dc->file, what);
+		for (size_t k = 0; !rc && k < dc->nargs; k++)
+			if (!utf8_valid(dc->keys[k] ? dc->keys[k] : "") ||
+			    !utf8_valid(dc->values[k] ? dc->values[k] : ""))
+				rc = nx_errf(w->err, NX_EUSAGE, "kernel_debug_info.json: a decision "
+					     "argument is not valid UTF-8");
 	}
 	return rc;
+}
+
+/* The compiler's decisions: kind, source location and [key, value] arguments. */
+static void debug_decisions(struct pj *p, const struct nx_debug_info *d)
+{
+	pj_key(p, "compiler_decisions");
+	pj_open(p, '[');
+	for (size_t i = 0; i < d->ndecisions; i++) {
+		const struct nx_dbg_decision *dc = &d->decisions[i];
+
+		pj_item(p);
+		pj_open(p, '{');
+		pj_key(p, "args");
+		pj_open(p, '[');
+		for (size_t k = 0; k < dc->nargs; k++) {
+			pj_item(p);
+			pj_open(p, '[');
+			pj_item(p);
+			pj_quote(p->sb, dc->keys[k] ? dc->keys[k] : "");
+			pj_item(p);
+			pj_quote(p->sb, dc->values[k] ? dc->values[k] : "");
+			pj_close(p, ']');
+		}
+		pj_close(p, ']');
+		if (dc->file)
+			pj_str(p, "file", dc->file);
+		pj_str(p, "kind", dc->kind ? dc->kind : "");
+		if (dc->line >= 0)
+			pj_int(p, "line", dc->line);
+		pj_close(p, '}');
+	}
+	pj_close(p, ']');
+}
+
+static void debug_insts(struct pj *p, const struct nx_debug_info *d)
+{
+	pj_key(p, "instructions");
+	pj_open(p, '[');
+	for (size_t i = 0; i < d->ninsts; i++) {
+		const struct nx_dbg_inst *di = &d->insts[i];
+
+		pj_item(p);
+		pj_open(p, '{');
+		if (di->bir_location)
+			pj_str(p, "bir_location", di->bir_location);
+		if (di->file)
+			pj_str(p, "file", di->file);
+		if (di->iteration_vars_id >= 0)
+			pj_int(p, "iteration_variables_id", di->iteration_vars_id);
+		if (di->line >= 0)
+			pj_int(p, "line", di->line);
+		pj_str(p, "name", di->name ? di->name : "");
+		if (di->stack_frame_id >= 0)
+			pj_int(p, "stack_frame_id", di->stack_frame_id);
+		pj_close(p, '}');
+	}
+	pj_close(p, ']');
+}
+
+static void debug_itervars(struct pj *p, const struct nx_debug_info *d)
+{
+	pj_key(p, "iteration_variables");
+	pj_open(p, '[');
+	for (size_t i = 0; i < d->nitervars; i++) {
+		const struct nx_dbg_itervar *v = &d->itervars[i];
+
+		pj_item(p);
+		pj_open(p, '{');
+		if (v->file)
+			pj_str(p, "file", v->file);
+		pj_int(p, "id", v->id);
+		if (v->line >= 0)
+			pj_int(p, "line", v->line);
+		pj_str(p, "name", v->name ? v->name : "");
+		if (v->parent >= 0)
+			pj_int(p, "parent", v->parent);
+		pj_int(p, "value", v->value);
+		pj_close(p, '}');
+	}
+	pj_close(p, ']');
+}
+
+static void debug_frames(struct pj *p, const struct nx_debug_info *d)
+{
+	pj_key(p, "stack_frames");
+	pj_open(p, '[');
+	for (size_t i = 0; i < d->nframes; i++) {
+		const struct nx_dbg_frame *f = &d->frames[i];
+
+		pj_item(p);
+		pj_open(p, '{');
+		if (f->file)
+			pj_str(p, "file", f->file);
+		pj_str(p, "function", f->function ? f->function : "");
+		pj_int(p, "id", f->id);
+		if (f->line >= 0)
+			pj_int(p, "line", f->line);
+		if (f->parent >= 0)
+			pj_int(p, "parent", f->parent);
+		pj_close(p, '}');
+	}
+	pj_close(p, ']');
 }
 
 static int write_debug(struct wr *w)
 {
 	const struct nx_debug_info *d = &w->neff->dbg;
-	json_t *root = json_object(), *insts = json_array(), *frames = json_array();
-	json_t *vars = json_array();
-	int rc = 0;
+	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct pj p = { &sb, 0, true };
+	int rc = check_debug(w);
 
-	set_int(root, "version", 1);
-	json_object_set_new(root, "instructions", insts);
-	json_object_set_new(root, "stack_frames", frames);
-	json_object_set_new(root, "iteration_variables", vars);
-	for (size_t i = 0; !rc && i < d->ninsts; i++) {
-		const struct nx_dbg_inst *di = &d->insts[i];
-		json_t *o = json_object();
-
-		json_array_append_new(insts, o);
-		rc = dbg_str(w, o, "name", di->name ? di->name : "");
-		if (!rc)
-			rc = dbg_str(w, o, "file", di->file);
-		if (!rc)
-			rc = dbg_str(w, o, "bir_location", di->bir_location);
-		if (di->line >= 0)
-			set_int(o, "line", di->line);
-		if (di->stack_frame_id >= 0)
-			set_int(o, "stack_frame_id", di->stack_frame_id);
-		if (di->iteration_vars_id >= 0)
-			set_int(o, "iteration_variables_id", di->iteration_vars_id);
-	}
-	for (size_t i = 0; !rc && i < d->nframes; i++) {
-		const struct nx_dbg_frame *f = &d->frames[i];
-		json_t *o = json_object();
-
-		json_array_append_new(frames, o);
-		set_int(o, "id", f->id);
-		if (f->parent >= 0)
-			set_int(o, "parent", f->parent);
-		rc = dbg_str(w, o, "function", f->function ? f->function : "");
-		if (!rc)
-			rc = dbg_str(w, o, "file", f->file);
-		if (f->line >= 0)
-			set_int(o, "line", f->line);
-	}
-	for (size_t i = 0; !rc && i < d->nitervars; i++) {
-		const struct nx_dbg_itervar *v = &d->itervars[i];
-		json_t *o = json_object();
-
-		json_array_append_new(vars, o);
-		set_int(o, "id", v->id);
-		if (v->parent >= 0)
-			set_int(o, "parent", v->parent);
-		rc = dbg_str(w, o, "name", v->name ? v->name : "");
-		set_int(o, "value", v->value);
-		if (!rc)
-			rc = dbg_str(w, o, "file", v->file);
-		if (v->line >= 0)
-			set_int(o, "line", v->line);
-	}
+	if (rc)
+		return rc;
+	pj_open(&p, '{');
 	if (d->nbirs) {
-		json_t *birs = json_array();
-		json_object_set_new(root, "bir_instructions", birs);
-		for (size_t i = 0; !rc && i < d->nbirs; i++) {
-			json_t *o = json_object();
-			json_array_append_new(birs, o);
-			set_int(o, "bir_id", d->birs[i].bir_id);
-			rc = dbg_str(w, o, "name", d->birs[i].name ? d->birs[i].name : "");
+		pj_key(&p, "bir_instructions");
+		pj_open(&p, '[');
+		for (size_t i = 0; i < d->nbirs; i++) {
+			pj_item(&p);
+			pj_open(&p, '{');
+			pj_int(&p, "bir_id", d->birs[i].bir_id);
+			pj_str(&p, "name", d->birs[i].name ? d->birs[i].name : "");
+			pj_close(&p, '}');
 		}
+		pj_close(&p, ']');
 	}
-	if (d->ndecisions) {
-		json_t *decs = json_array();
-		json_object_set_new(root, "compiler_decisions", decs);
-		for (size_t i = 0; !rc && i < d->ndecisions; i++)
-			rc = decision_json(w, &d->decisions[i], decs);
-	}
-	if (!rc)
-		rc = add_json(w, "kernel_debug_info.json", root);
-	json_decref(root);
+	if (d->ndecisions)
+		debug_decisions(&p, d);
+	debug_insts(&p, d);
+	debug_itervars(&p, d);
+	debug_frames(&p, d);
+	pj_int(&p, "version", 1);
+	pj_close(&p, '}');
+	rc = nx_tar_add(&w->tar, "kernel_debug_info.json", sb.buf, sb.len, w->err);
+	nx_strbuf_release(&sb);
 	return rc;
 }
 

@@ -1226,6 +1226,116 @@ static void test_writer_errors(void **state)
 	nx_neff_release(&n);
 }
 
+/* The DMA and debug members are written as text, not as jansson trees: each must be
+ * exactly what json_dumps makes of its own parse (sorted keys, one-space indent, the same
+ * escapes), also for strings with quotes, backslashes, control bytes and non-ASCII. */
+static void test_writer_text(void **state)
+{
+	static const char *const awkward = "k \"q\" \\ \b\f\n\r\t\x01\x1f \xc3\xa9 \xe2\x82\xac.py";
+	struct nx_neff n, r;
+	struct nx_err err = { 0 };
+	struct nx_tar tar;
+	uint8_t *data;
+	size_t len, checked = 0;
+
+	(void)state;
+	build_sample(&n);
+	free(n.dbg.insts[0].file);
+	n.dbg.insts[0].file = nx_xstrdup(awkward);
+	free(n.dbg.frames[1].function);
+	n.dbg.frames[1].function = nx_xstrdup(awkward);
+	n.dbg.nbirs = 1;
+	n.dbg.birs = nx_xcalloc(1, sizeof(*n.dbg.birs));
+	n.dbg.birs[0] = (struct nx_dbg_bir){ 7, nx_xstrdup("bir \"7\"") };
+	n.dbg.ndecisions = 2;
+	n.dbg.decisions = nx_xcalloc(2, sizeof(*n.dbg.decisions));
+	n.dbg.decisions[0] = (struct nx_dbg_decision){ nx_xstrdup("alloc"), nx_xstrdup(awkward),
+							12, 2, NULL, NULL };
+	n.dbg.decisions[0].keys = nx_xcalloc(2, sizeof(char *));
+	n.dbg.decisions[0].values = nx_xcalloc(2, sizeof(char *));
+	n.dbg.decisions[0].keys[0] = nx_xstrdup("buffer");
+	n.dbg.decisions[0].values[0] = nx_xstrdup("a \"b\"");
+	n.dbg.decisions[0].keys[1] = nx_xstrdup("bytes");
+	n.dbg.decisions[0].values[1] = nx_xstrdup("2048");
+	n.dbg.decisions[1] = (struct nx_dbg_decision){ nx_xstrdup("reorder"), NULL, -1, 0, NULL,
+							NULL };
+	n.blocks[1].desc[0].cast = true;          /* bf16 from HBM, fp32 in SBUF */
+	n.blocks[1].desc[0].to_dtype = NX_DT_FP32;
+	n.hdr.major_version = 3; /* what a cast needs */
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), 0);
+	assert_int_equal(nx_neff_read_mem("t", data, len, &r, &err), 0);
+	compare_neff(&n, &r);
+	assert_int_equal(r.dbg.nbirs, 1);
+	assert_string_equal(r.dbg.birs[0].name, "bir \"7\"");
+	assert_int_equal(r.dbg.ndecisions, 2);
+	assert_string_equal(r.dbg.decisions[0].file, awkward);
+	assert_string_equal(r.dbg.decisions[0].values[0], "a \"b\"");
+	assert_int_equal(r.dbg.decisions[1].nargs, 0);
+	assert_true(r.blocks[1].desc[0].cast);
+	assert_int_equal(r.blocks[1].desc[0].to_dtype, NX_DT_FP32);
+	assert_int_equal(nx_tar_read_gz("t", data + 1024, len - 1024, &tar, &err), 0);
+	for (size_t i = 0; i < tar.n; i++) {
+		const struct nx_tar_entry *e = &tar.ents[i];
+		json_error_t je;
+		json_t *root;
+		char *again;
+
+		if (strcmp(e->name, "kernel_debug_info.json") &&
+		    (strncmp(e->name, "sg00/", 5) || !strstr(e->name, ".json") ||
+		     !strcmp(e->name, "sg00/def.json")))
+			continue;
+		root = json_loadb((const char *)e->data, e->size, 0, &je);
+		assert_non_null(root);
+		again = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(1));
+		assert_non_null(again);
+		assert_int_equal(strlen(again), e->size);
+		assert_memory_equal(again, e->data, e->size);
+		free(again);
+		json_decref(root);
+		checked++;
+	}
+	assert_int_equal(checked, 1 + NX_ENGINE_COUNT);
+	nx_tar_release(&tar);
+	free(data);
+	nx_neff_release(&r);
+
+	/* the same checks as a jansson string: invalid UTF-8 is refused, named */
+	free(n.dbg.insts[1].name);
+	n.dbg.insts[1].name = nx_xstrdup("inst\xc0\x80"); /* an overlong NUL */
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "kernel_debug_info.json: \"name\" is not valid UTF-8");
+	free(n.dbg.insts[1].name);
+	n.dbg.insts[1].name = nx_xstrdup("inst.73:0");
+	free(n.dbg.itervars[0].file);
+	n.dbg.itervars[0].file = nx_xstrdup("k\xed\xa0\x80.py"); /* a surrogate */
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "kernel_debug_info.json: \"file\" is not valid UTF-8");
+	free(n.dbg.itervars[0].file);
+	n.dbg.itervars[0].file = nx_xstrdup("k.py");
+	free(n.queues[Q_TENSOR_W].name);
+	n.queues[Q_TENSOR_W].name = nx_xstrdup("q\xff");
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "queue 3: name is not valid UTF-8");
+	free(n.queues[Q_TENSOR_W].name);
+	n.queues[Q_TENSOR_W].name = nx_xstrdup("qTensorW");
+	n.blocks[1].desc[0].dtype = 99;
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "block 1 (Sync): desc[0]: dtype 99 is not defined");
+	n.blocks[1].desc[0].dtype = NX_DT_BF16;
+	n.dbg.decisions[0].values[1][0] = '\xff';
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "kernel_debug_info.json: a decision argument is not valid UTF-8");
+	n.dbg.decisions[0].values[1][0] = '2';
+	n.blocks[1].desc[0].to_dtype = 77;
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "block 1 (Sync): desc[0]: to_dtype 77 is not defined");
+	n.blocks[1].desc[0].to_dtype = NX_DT_FP32;
+	n.blocks[1].desc[0].to_ndim = 5;
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "block 1 (Sync): desc[0]: to: 5 dimensions, expected 1..4");
+	nx_neff_release(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1245,6 +1355,7 @@ int main(void)
 		cmocka_unit_test(test_bin_errors),
 		cmocka_unit_test(test_flips_never_crash),
 		cmocka_unit_test(test_writer_errors),
+		cmocka_unit_test(test_writer_text),
 	};
 	return cmocka_run_group_tests_name("neff", tests, setup, teardown);
 }
