@@ -639,7 +639,7 @@ def _deps(ins_list, full=False):
         deps_of.append((need_stat, need) if need_stat else need)
         if full:
             alld.append(mine)
-            touched.append(frozenset(r[0][0] for r in acc))
+            touched.append(frozenset([r[0][0] for r in acc]))
     return deps_of, alld, touched
 
 
@@ -653,7 +653,7 @@ def schedule(prog, ins_list):
     W = pol.window
     n = len(ins_list)
     _, alld_f, touched = _deps(ins_list, True)
-    alld = [[d for d, _, _ in m] for m in alld_f]
+    alld = [[x[0] for x in m] for m in alld_f]
     clk = _CLK[pol.target]
     cost = [0.0] * n
     dma_done = [0.0] * n
@@ -716,28 +716,42 @@ def schedule(prog, ins_list):
     head = [0] * 5
     fin = [0.0] * n
     order = []
+    # per engine, of its head instruction: how many of its producers are placed (in list
+    # order) and the latest finish among them; once all are, when its inputs are ready
+    # (a placed producer's finish never changes, so each producer is looked at once)
+    scan = [0] * 5
+    hmax = [0.0] * 5
+    hready = [None] * 5
     for _ in range(n):
         be, bs = -1, 0.0
         for e in range(5):
-            h = head[e]
-            if h >= len(orders[e]):
-                continue
-            k = orders[e][h]
-            st = efree[e]
-            ok = True
-            for d in alld[k]:
-                if not placed[d]:
-                    ok = False
-                    break
-                if fin[d] > st:
-                    st = fin[d]
-            if ok and (be < 0 or st < bs):
+            r = hready[e]
+            if r is None:
+                h = head[e]
+                if h >= len(orders[e]):
+                    continue
+                ds = alld[orders[e][h]]
+                i, m = scan[e], hmax[e]
+                while i < len(ds):
+                    d = ds[i]
+                    if not placed[d]:
+                        break
+                    if fin[d] > m:
+                        m = fin[d]
+                    i += 1
+                scan[e], hmax[e] = i, m
+                if i < len(ds):
+                    continue
+                hready[e] = r = m
+            st = efree[e] if efree[e] > r else r
+            if be < 0 or st < bs:
                 be, bs = e, st
         if be < 0:
             # cannot happen with consistent estimates; keep program order
             return ins_list, None
         k = orders[be][head[be]]
         head[be] += 1
+        scan[be], hmax[be], hready[be] = 0, 0.0, None
         placed[k] = True
         efree[be] = bs + cost[k]
         fin[k] = efree[be] + dma_done[k]
