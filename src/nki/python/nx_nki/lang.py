@@ -67,27 +67,15 @@ def par_dim(n):
 
 
 def _declare(shape, dtype, buffer, name, api, role=None):
-    tr = record.cur(api)
+    tr = record.CUR or record.cur(api)
     loc = record.here(3)
-    d = D.as_dtype(dtype)
+    d = dtype if dtype.__class__ is D.DType else D.as_dtype(dtype)
     if d is None:
         raise errors.located('dtype= is required', api, 3)
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    shape = tuple(shape)
-    buf = _buffer(buffer, api)
+    buf = buffer if buffer.__class__ is Buffer else _buffer(buffer, api)
     kind = buf.kind
-    if kind != 'hbm':
-        pd = 0
-        for i, s in enumerate(shape):
-            if isinstance(s, ParDim):
-                pd = i
-                break
-        if pd < len(shape) and shape[pd] > NUM_PARTITIONS:
-            raise errors.located('%d partitions in shape %s: a tile has at most %d (mark another '
-                                 'dim with nl.par_dim, or split the tensor)'
-                                 % (shape[pd], tuple(int(s) for s in shape), NUM_PARTITIONS),
-                                 api, 3)
     if buf is shared_hbm and tr.spmd_rank:
         # SPMD instances after the first share the outputs the first one declared
         key = (loc, tuple(int(s) for s in shape))
@@ -96,10 +84,14 @@ def _declare(shape, dtype, buffer, name, api, role=None):
             return whole(b)
     b = Buf(shape, d, kind, loc, name or '', role or ('output' if buf is shared_hbm else
                                                      'internal'))
+    if kind != 'hbm' and b.P > NUM_PARTITIONS:
+        raise errors.located('%d partitions in shape %s: a tile has at most %d (mark another '
+                             'dim with nl.par_dim, or split the tensor)'
+                             % (b.P, b.shape, NUM_PARTITIONS), api, 3)
     b.id = len(tr.bufs)
     tr.bufs.append(b)
     if buf is shared_hbm:
-        tr.consts[(loc, tuple(int(s) for s in shape))] = b
+        tr.consts[(loc, b.shape)] = b
     return whole(b)
 
 

@@ -875,16 +875,18 @@ def _is_whole_temp(t):
 def assign(w, value):
     """t[...] = value: retarget value's producing instruction to write t, or copy."""
     api = 'assignment'
-    tr = record.cur(api)
-    if isinstance(value, _LoopReduce):
+    tr = record.CUR or record.cur(api)
+    if value.__class__ is Tensor:
+        pass
+    elif isinstance(value, _LoopReduce):
         return value.finish(w)
-    if isinstance(value, (int, float, np.number)):
+    elif isinstance(value, (int, float, np.number)):
         wv = operand(w, api, onchip=False)
         if w.buf.kind == 'hbm':
             raise errors.located('cannot assign a number to an HBM tensor', api, 2)
         ins = memset_view(wv, value, here(), tr, api)
         return ins
-    if not isinstance(value, Tensor):
+    elif not isinstance(value, Tensor):
         raise errors.located('cannot assign %s to an NKI tensor' % type(value).__name__, api, 2)
     wv = operand(w, api, onchip=False)
     vb = value.buf
@@ -893,8 +895,9 @@ def assign(w, value):
     if w.oob is not None:
         recheck(w, None, api)
     prod = vb.prod if vb.temp else None
-    if (prod is not None and _is_whole_temp(value) and not vb.nread and prod.dst is not None and prod.dst[0] is vb
-            and prod.op != 'dead' and _retarget_ok(prod, w.buf)):
+    if (prod is not None and value.blk == 0 and value.off == 0 and value.axes == vb.taxes and
+            not vb.nread and prod.dst is not None and prod.dst[0] is vb and prod.op != 'dead'
+            and _retarget_ok(prod, w.buf)):
         ws, ps = space_of(wv), space_of(prod.dst)
         if not same_shape(ws, ps) and not same_shape(ws, space_of(value.view())):
             raise errors.located('assigning a tile of shape %s to a view of shape %s'

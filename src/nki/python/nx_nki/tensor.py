@@ -50,40 +50,17 @@ class Buf:
     def __init__(self, shape, dtype, kind, site, name='', role='internal'):
         self.kind = kind
         self.dtype = dtype
-        pd = 0
-        for i, x in enumerate(shape):
-            if isinstance(x, ParDim):
-                pd = i
-                break
-        self.shape = shape = tuple(int(s) for s in shape)
         self.site = site
         if name:
             self.name = name
         if role != 'internal':
             self.role = role
-        if kind == 'hbm':
-            self.P = shape[0] if shape else 1
-            self.fshape = shape[1:]
-            n = 1
-            for x in shape:
-                n *= x
-            self.F = n
-            self.taxes = _rowmajor(shape)
-            return
+        shape, self.P, self.fshape, self.F, self.taxes, pd, bshape, nblk = _layout(shape, kind)
+        self.shape = shape
         if pd:
             self.pdim = pd
-            self.bshape = shape[:pd]
-            nb = 1
-            for x in self.bshape:
-                nb *= x
-            self.nblk = nb
-        self.P = shape[pd] if len(shape) > pd else 1
-        self.fshape = fs = shape[pd + 1:]
-        f = 1
-        for x in fs:
-            f *= x
-        self.F = f
-        self.taxes = ((f, self.P),) + _rowmajor(fs)
+            self.bshape = bshape
+            self.nblk = nblk
         if kind == 'psum':
             self.zeros = {}
             self.mm_written = set()
@@ -124,6 +101,49 @@ class Buf:
     def describe(self):
         return "%s tensor '%s' %s %s" % (self.kind.upper(), self.name or '?',
                                          'x'.join(map(str, self.shape)), self.dtype.name)
+
+
+_LAYOUTS = {}
+
+
+def _layout(shape, kind):
+    """(shape, P, free shape, F, tile axes, partition dim, block shape, blocks) of a
+    declared shape, made once per shape (the declarations in a loop repeat theirs)."""
+    pd = 0
+    if kind != 'hbm':
+        for i, x in enumerate(shape):
+            if isinstance(x, ParDim):
+                pd = i
+                break
+    try:
+        key = (tuple(shape), pd, kind == 'hbm')
+        r = _LAYOUTS.get(key)
+    except TypeError:                   # not hashable: made each time (and refused below)
+        key = r = None
+    if r is None:
+        r = _layout1(shape, kind, pd)
+        if key is not None:
+            _LAYOUTS[key] = r
+    return r
+
+
+def _layout1(shape, kind, pd):
+    shape = tuple(int(s) for s in shape)
+    if kind == 'hbm':
+        n = 1
+        for x in shape:
+            n *= x
+        return (shape, shape[0] if shape else 1, shape[1:], n, _rowmajor(shape), 0, (), 1)
+    bshape = shape[:pd]
+    nb = 1
+    for x in bshape:
+        nb *= x
+    P = shape[pd] if len(shape) > pd else 1
+    fs = shape[pd + 1:]
+    f = 1
+    for x in fs:
+        f *= x
+    return (shape, P, fs, f, ((f, P),) + _rowmajor(fs), pd, bshape, nb)
 
 
 _RM = {}
@@ -208,7 +228,11 @@ class Tensor:
         return index(self, key, self)
 
     def __setitem__(self, key, value):
-        ops.assign(index(self, key, "assignment to '%s'" % (self.buf.name or '?')), value)
+        if key is Ellipsis and self.blk is not None:       # t[...] = ...: the view itself
+            w = Tensor(self.buf, self.blk, self.off, self.axes)
+        else:
+            w = index(self, key, "assignment to '%s'" % (self.buf.name or '?'))
+        ops.assign(w, value)
 
     def reshape(self, shape, *more):
         if more:
@@ -296,7 +320,7 @@ class Tensor:
 
 
 def whole(buf):
-    if buf.onchip and buf.nblk > 1 or buf.bshape:
+    if buf.kind != 'hbm' and buf.nblk > 1 or buf.bshape:
         return Tensor(buf, None, 0, None, ())
     return Tensor(buf, 0, 0, buf.tile_axes())
 
