@@ -513,11 +513,11 @@ def _spill_dma(prog, ins, key, slot, spill_buf, off, save):
     a = {'kind': 'spill_save' if save else 'spill_reload', 'api': 'spill',
          'spill_off': off, 'spill_bytes': nbytes, 'q': q}
     if save:
-        i = Ins('dma', SP, ins.loc, ins.nest, hbm, (chip,), a)
+        i = Ins('dma', SP, ins.loc, ins.nest, hbm, (chip,), a, ins.epoch)
         i.addr = [None, slot]
         prog.spill_save += nbytes * b.P
     else:
-        i = Ins('dma', SP, ins.loc, ins.nest, chip, (hbm,), a)
+        i = Ins('dma', SP, ins.loc, ins.nest, chip, (hbm,), a, ins.epoch)
         i.addr = [slot, None]
         prog.spill_reload += nbytes * b.P
     return i
@@ -646,9 +646,11 @@ def _deps(ins_list, full=False):
 def schedule(prog, ins_list):
     """The reordering policy: each engine's instructions are reordered by when their
     inputs are estimated to be ready (a program-order estimate of every instruction's
-    finish), an instruction moving ahead of at most `window - 1` earlier ones of its engine
-    and only past instructions that touch none of its buffers. Returns the new global order
-    (by estimated start), which keeps every dependency."""
+    finish), an instruction moving ahead of at most `window - 1` earlier ones of its engine,
+    only past instructions that touch none of its buffers and never past one of an earlier
+    iteration of an nl.sequential_range loop (the compiler pipelines affine_range loops,
+    not sequential ones). Returns the new global order (by estimated start), which keeps
+    every dependency."""
     pol = prog.pol
     W = pol.window
     n = len(ins_list)
@@ -696,9 +698,12 @@ def schedule(prog, ins_list):
             if len(win) > 1:
                 seen = set(touched[win[0]])
                 br = ready[win[0]]
+                ep = ins_list[win[0]].epoch
                 for j in range(1, len(win)):
                     c = win[j]
                     tc = touched[c]
+                    if ins_list[c].epoch != ep:
+                        break               # a later iteration of a sequential_range loop
                     if seen.isdisjoint(tc):
                         if ready[c] < br:
                             best, br = j, ready[c]

@@ -18,9 +18,9 @@ CUR = None
 
 class Ins:
     __slots__ = ('op', 'eng', 'loc', 'nest', 'dst', 'srcs', 'a', 'addr', 'waits', 'sig',
-                 'swaits', 'cost')
+                 'swaits', 'cost', 'epoch')
 
-    def __init__(self, op, eng, loc, nest, dst, srcs, a):
+    def __init__(self, op, eng, loc, nest, dst, srcs, a, epoch=0):
         self.op = op
         self.eng = eng
         self.loc = loc
@@ -29,6 +29,7 @@ class Ins:
         self.srcs = srcs
         self.a = a
         self.swaits = ()
+        self.epoch = epoch
 
     def __repr__(self):
         return 'Ins(%s %s %s:%s)' % (self.op, self.eng, self.loc[0], self.loc[1])
@@ -47,6 +48,7 @@ class Trace:
         self.ins = []
         self.bufs = []
         self.nest = ()             # ((var, value, line, file), ...) outermost first
+        self.epoch = 0             # iterations of nl.sequential_range loops begun so far
         self.loops = []            # the live loop iterators, outermost first
         self.notes = []            # (loc, text): things the user should know
         self.program_id = ()
@@ -67,6 +69,7 @@ class Trace:
         i.srcs = srcs
         i.a = a
         i.swaits = ()
+        i.epoch = self.epoch
         self.ins.append(i)
         return i
 
@@ -105,11 +108,12 @@ def cur(api):
 class _Loop:
     """The iterator behind nl.affine_range and friends: runs the loop concretely and keeps
     the trace's loop nest (variable, value, line of the `for`) for the `iter` lines."""
-    __slots__ = ('it', 'var', 'line', 'file', 'kind', 'depth', 'trace')
+    __slots__ = ('it', 'var', 'line', 'file', 'kind', 'depth', 'trace', 'seq')
 
     def __init__(self, it, kind):
         self.it = iter(it)
         self.kind = kind
+        self.seq = kind == 'sequential_range'
         self.trace = CUR
         f = sys._getframe(2)
         while errors.is_shim_file(f.f_code.co_filename):
@@ -132,6 +136,8 @@ class _Loop:
                 self.depth = -1
             raise
         if t is not None:
+            if self.seq:
+                t.epoch += 1                    # (the compiler keeps its iterations apart)
             d = self.depth
             loops = t.loops
             if 0 <= d < len(loops) and loops[d] is self:
