@@ -23,15 +23,17 @@ def matmul_v1(lhsT, rhs):
     _, N = rhs.shape
     KT = K // TILE_K
     result = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    # one buffer per block, declared outside the loops: each M block's lhsT tiles and
+    # each N block's rhs tiles overwrite the previous block's
+    lhsT_blk = nl.ndarray((KT, BLOCK_M, nl.par_dim(TILE_K), TILE_M), dtype=lhsT.dtype, buffer=nl.sbuf)
+    rhs_blk = nl.ndarray((KT, BLOCK_N, nl.par_dim(TILE_K), TILE_N), dtype=rhs.dtype, buffer=nl.sbuf)
 
     for mb in nl.affine_range(M // (TILE_M * BLOCK_M)):
-        lhsT_blk = nl.ndarray((KT, BLOCK_M, nl.par_dim(TILE_K), TILE_M), dtype=lhsT.dtype, buffer=nl.sbuf)
         for k in nl.affine_range(KT):
             for i in nl.affine_range(BLOCK_M):
                 m0 = (mb * BLOCK_M + i) * TILE_M
                 lhsT_blk[k, i] = nl.load(lhsT[k * TILE_K:(k + 1) * TILE_K, m0:m0 + TILE_M])
         for nb in nl.affine_range(N // (TILE_N * BLOCK_N)):
-            rhs_blk = nl.ndarray((KT, BLOCK_N, nl.par_dim(TILE_K), TILE_N), dtype=rhs.dtype, buffer=nl.sbuf)
             for k in nl.affine_range(KT):
                 for j in nl.affine_range(BLOCK_N):
                     n0 = (nb * BLOCK_N + j) * TILE_N

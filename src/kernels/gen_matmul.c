@@ -110,14 +110,28 @@ struct blk_lines {
 	int func, load_l, load_r, mm, copy, store;
 };
 
+/* The function, the loads, the matmul, the copy and the store, then the M and N block
+ * loops (for the `iter` lines). */
 static const struct nx_kline v1_lines[] = {
-	{ 21, "def matmul_v1" }, { 32, "nl.load(lhsT" }, { 38, "nl.load(rhs" },
-	{ 43, "nisa.nc_matmul" }, { 46, "nl.copy(acc" }, { 47, "nl.store(result" },
+	{ 21, "def matmul_v1" }, { 35, "nl.load(lhsT" }, { 40, "nl.load(rhs" },
+	{ 45, "nisa.nc_matmul" }, { 48, "nl.copy(acc" }, { 49, "nl.store(result" },
+	{ 31, "for mb in" }, { 36, "for nb in" },
 };
 static const struct nx_kline v2_lines[] = {
 	{ 21, "def matmul_v2" }, { 30, "nl.load(lhsT" }, { 34, "nl.load(rhs" },
 	{ 39, "nisa.nc_matmul" }, { 43, "nl.copy(acc" }, { 44, "nl.store(result" },
+	{ 27, "for mb in" }, { 31, "for nb in" },
 };
+
+/* A Sync trigger's wait for the matmul count to reach n ("wait=S[3]>=n" in extra), left
+ * out when an earlier trigger of the engine waited for as much (*known). */
+static void wait_after(char *extra, size_t size, unsigned *known, unsigned n)
+{
+	if (n <= *known)
+		return;
+	snprintf(extra, size, "wait=S[3]>=%u", n);
+	*known = n;
+}
 
 /* The largest divisor of n that is at most cap (block sizes must tile the matrix). */
 static unsigned divisor_upto(unsigned n, unsigned cap)
@@ -135,11 +149,11 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 {
 	const unsigned mt = s / TM, nt = s / TN, kt = s / TK;
 	const unsigned bm = divisor_upto(mt, 8), bn = divisor_upto(nt, 2);
-	const unsigned nmb = mt / bm, nnb = nt / bn;
+	const unsigned nmb = mt / bm, nnb = nt / bn, per_block = bm * bn * kt;
 	const unsigned lsize = kt * bm * TM * 2, rsize = kt * bn * TN * 2, osize = 2 * TN * 2;
 	const unsigned sbuf = (unsigned)nx_hw_get(o->target)->sbuf_partition_bytes;
 	unsigned nslots = rows && lsize + 2 * rsize + osize <= sbuf ? 2 : 1;
-	unsigned nl = 0, nr = 0, nmm = 0, t = 0, b = 0, *mm_end;
+	unsigned nl = 0, nr = 0, nmm = 0, t = 0, b = 0, known = 0;
 	struct nx_kgen g;
 	char src[128], dst[128], extra[64];
 
@@ -147,21 +161,23 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 		return nx_errf(err, NX_EUSAGE, "%s: size %u needs %u KiB of SBUF per partition "
 			       "(%u KiB on %s)", def->name, s, (lsize + rsize + osize) / 1024,
 			       sbuf / 1024, o->target ? o->target : "trn2");
-	mm_end = calloc((size_t)nmb * nnb + 1, sizeof(*mm_end));
 	nx_kgen_begin(&g, o, out, def, L[0].line);
 	header(&g, s);
 	for (unsigned mb = 0; mb < nmb; mb++) {
 		unsigned l0 = nl;
 
-		nx_kgen_line(&g, "iter mb=%u@27", mb);
-		/* lhsT block, kept for all N blocks of this M block */
+		nx_kgen_line(&g, "iter mb=%u@%d", mb, L[6].line);
+		/* lhsT block, kept for all N blocks of this M block: a tile is overwritten
+		 * once the previous M block's last matmul that reads it is done */
 		for (unsigned k = 0; k < kt; k++) {
 			for (unsigned i = 0; i < (rows ? 1 : bm); i++) {
 				unsigned m0 = (mb * bm + i) * TM, w = rows ? bm * TM : TM;
+				unsigned last = (rows ? bm - 1 : i) * bn + bn - 1;
 
 				extra[0] = '\0';
-				if (mb && nl == l0)
-					snprintf(extra, sizeof(extra), "wait=S[3]>=%u", nmm);
+				if (mb)
+					wait_after(extra, sizeof(extra), &known,
+						   (mb * nnb - 1) * per_block + last * kt + k + 1);
 				snprintf(src, sizeof(src), "lhsT[%u:%u, %u:%u]", k * TK, (k + 1) * TK,
 					 m0, m0 + w);
 				snprintf(dst, sizeof(dst), "sbuf[0:128]+%u", k * bm * TM * 2 + i * TM * 2);
@@ -172,15 +188,18 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 		for (unsigned nb = 0; nb < nnb; nb++, b++) {
 			unsigned slot = b % nslots, rb = lsize + slot * rsize, r0 = nr;
 
-			nx_kgen_line(&g, "iter mb=%u@27 nb=%u@%d", mb, nb, rows ? 31 : 33);
+			nx_kgen_line(&g, "iter mb=%u@%d nb=%u@%d", mb, L[6].line, nb, L[7].line);
+			/* the rhs block's slot: a tile is overwritten once the last matmul that
+			 * read it in the block before in this slot is done */
 			for (unsigned k = 0; k < kt; k++) {
 				for (unsigned j = 0; j < (rows ? 1 : bn); j++) {
 					unsigned n0 = (nb * bn + j) * TN, w = rows ? bn * TN : TN;
+					unsigned last = (bm - 1) * bn + (rows ? bn - 1 : j);
 
 					extra[0] = '\0';
-					if (nr == r0 && b >= nslots)
-						snprintf(extra, sizeof(extra), "wait=S[3]>=%u",
-							 mm_end[b - nslots]);
+					if (b >= nslots)
+						wait_after(extra, sizeof(extra), &known,
+							   (b - nslots) * per_block + last * kt + k + 1);
 					snprintf(src, sizeof(src), "rhs[%u:%u, %u:%u]", k * TK,
 						 (k + 1) * TK, n0, n0 + w);
 					snprintf(dst, sizeof(dst), "sbuf[0:128]+%u",
@@ -215,10 +234,8 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 						 (nb * bn + j) * TN);
 				}
 			}
-			mm_end[b] = nmm;
 		}
 	}
-	free(mm_end);
 	return 0;
 }
 
