@@ -151,7 +151,7 @@ static void test_planted_bottlenecks(void **state)
 	NX_ASSERT_CMP(q(p, "SELECT count(*) FROM Flow WHERE dependency_type = 'SEMAPHORE'"), >, 0);
 	/* recommend quotes the planted line's code from the kernel sources */
 	assert_int_equal(nx_test_sh("%s recommend --data-path %s/data --display-name serial_sem-512 "
-				    "--nki-source-root %s/kernels | grep -q 'serial_sem.py:27 .*nl.load(lhsT'",
+				    "--nki-source-root %s/kernels | grep -q 'serial_sem.py:29 .*nl.load(lhsT'",
 				    bin, dir, getenv("NX_SOURCE_DIR")), 0);
 	free(p);
 }

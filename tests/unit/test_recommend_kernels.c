@@ -150,7 +150,7 @@ static void test_serial_sem(void **state)
 	char *p = profile("serial_sem", 512, true, "serial_sem");
 	json_t *j = analyse(p, NULL, false, NULL);
 	/* the single-buffered load waits for the previous store while DMA idles */
-	first_finding(j, "serialisation", "serial_sem.py:27", "serial_sem.py:28");
+	first_finding(j, "serialisation", "serial_sem.py:29", "serial_sem.py:30");
 	json_decref(j);
 	free(p);
 }
