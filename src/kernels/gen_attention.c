@@ -2,11 +2,14 @@
  * gen_attention.c: generator of kernels/attention.py, one attention head with
  * d = 128 and seq = S (512..2048): scores Q K^T in PSUM banks 0-3, softmax on
  * VectorE/ScalarE, probabilities transposed on the Tensor engine (banks 4-5, copied
- * back by GpSimd), then P V accumulated in bank 6.
+ * back by ScalarE: GpSimd cannot read PSUM), then P V accumulated in banks 6-7.
+ * The tiles the source makes inside its query loop are multi-buffered as a compiler
+ * buffers them: the probabilities, the accumulator and the outputs in two slots, the
+ * transposed probabilities in four, each overwritten once its last reader is done.
  *
  * Semaphores: S[1] q loads, S[2] k loads, S[3] v loads (+16 each), S[4] score tiles,
- * S[5] row maxima, S[6] exps, S[7] transposes, S[8] transpose copies, S[9] P V tiles,
- * S[10] outputs scaled, S[11] stores (+16), S[12] identity ready. */
+ * S[5] row maxima, S[6] exps, S[7] transposes, S[8] transpose copies, S[9] P V
+ * matmuls, S[10] outputs scaled, S[11] stores (+16), S[12] identity ready. */
 #include "common/compat.h"
 #include "kernels/library.h"
 
@@ -20,11 +23,13 @@ static const struct nx_kline lines[] = {
 	{ 41, "tensor_scalar(acc" }, { 42, "nl.store(out" },
 };
 
+enum { PT_SLOTS = 4 }; /* slots of the transposed probabilities */
+
 struct lay {
 	unsigned id, kt, v, q, p, pt, mx, sum, inv, o;
 };
 
-static void final_out(struct nx_kgen *g, const struct lay *L, unsigned q)
+static void final_out(struct nx_kgen *g, const struct lay *L, unsigned q, unsigned nj)
 {
 	char src[96], dst[96];
 
@@ -32,11 +37,49 @@ static void final_out(struct nx_kgen *g, const struct lay *L, unsigned q)
 	if (q >= 2)
 		nx_kgen_line(g, "@41 Vector event_semaphore wait=S[11]>=%u", 16 * (q - 1));
 	nx_kgen_line(g, "@41 Vector tensor_scalar alu=mul src=psum[0:128]+%u:fp32[128] "
-		     "dst=sbuf[0:128]+%u:bf16[128] wait=S[9]>=%u sig=S[10]++", 6 * 2048,
-		     L->o + (q % 2) * 256, q + 1);
+		     "dst=sbuf[0:128]+%u:bf16[128] wait=S[9]>=%u sig=S[10]++", (6 + q % 2) * 2048,
+		     L->o + (q % 2) * 256, (q + 1) * nj);
 	snprintf(src, sizeof(src), "sbuf[0:128]+%u", L->o + (q % 2) * 256);
 	snprintf(dst, sizeof(dst), "out[%u:%u, 0:128]", q * 128, q * 128 + 128);
 	nx_kgen_dma(g, 42, "Vector", "qVectorIO0", src, dst, "");
+}
+
+/* Transpose j of query tile qi on the Tensor engine and its copy back by ScalarE. The
+ * transpose waits for its PSUM bank (the copy of two transposes ago); the copy needs
+ * no wait for its SBUF slot: the P V matmul that last read it precedes the transpose
+ * it copies on the Tensor engine. */
+static void transpose(struct nx_kgen *g, const struct lay *L, unsigned qi, unsigned j,
+		      unsigned nj, unsigned s)
+{
+	unsigned tj = qi * nj + j, bank = 4 + tj % 2;
+	char wait[32] = "";
+
+	if (tj == 0)
+		snprintf(wait, sizeof(wait), " wait=S[12]>=1");
+	else if (tj >= 2)
+		snprintf(wait, sizeof(wait), " wait=S[8]>=%u", tj - 1);
+	nx_kgen_line(g, "@38 Tensor ldweights src=sbuf[0:128]+%u:bf16[128] transpose%s", L->id,
+		     wait);
+	nx_kgen_line(g, "@38 Tensor matmul src=sbuf[0:128]+%u:bf16[128] "
+		     "dst=psum[0:128]+%u:fp32[128] transpose wait=S[6]>=%u sig=S[7]++",
+		     L->p + (qi % 2) * s * 2 + j * 256, bank * 2048, qi + 1);
+	nx_kgen_line(g, "@39 Scalar tensor_copy src=psum[0:128]+%u:fp32[128] "
+		     "dst=sbuf[0:128]+%u:bf16[128] wait=S[7]>=%u sig=S[8]++", bank * 2048,
+		     L->pt + (tj % PT_SLOTS) * 256, tj + 1);
+}
+
+/* P V matmul j of query tile qi into the tile's accumulator slot (banks 6-7). */
+static void pv(struct nx_kgen *g, const struct lay *L, unsigned qi, unsigned j, unsigned nj)
+{
+	unsigned tj = qi * nj + j;
+
+	if (j == 0 && qi >= 2)
+		nx_kgen_line(g, "@40 Tensor event_semaphore wait=S[10]>=%u", qi - 1);
+	nx_kgen_line(g, "@40 Tensor ldweights src=sbuf[0:128]+%u:bf16[128] wait=S[8]>=%u",
+		     L->pt + (tj % PT_SLOTS) * 256, tj + 1);
+	nx_kgen_line(g, "@40 Tensor matmul src=sbuf[0:128]+%u:bf16[128] "
+		     "dst=psum[0:128]+%u:fp32[128] wait=S[3]>=%u%s sig=S[9]++", L->v + j * 256,
+		     (6 + qi % 2) * 2048, 16 * (j + 1), j ? " acc" : "");
 }
 
 static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, struct nx_err *err)
@@ -54,8 +97,8 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 	L.v = L.kt + s * 2;
 	L.q = L.v + nj * 256;
 	L.p = L.q + 2 * 256;
-	L.pt = L.p + s * 2;
-	L.mx = L.pt + nj * 256;
+	L.pt = L.p + 2 * s * 2;
+	L.mx = L.pt + PT_SLOTS * 256;
 	L.sum = L.mx + 16;
 	L.inv = L.sum + 16;
 	L.o = L.inv + 16;
@@ -102,48 +145,33 @@ static int gen(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, stru
 		nx_kgen_line(&g, "@32 Vector tensor_scalar alu=mul imm=-1 src=sbuf[0:128]+%u:fp32[1] "
 			     "dst=sbuf[0:128]+%u:fp32[1] sig=S[5]++", L.mx + (qi % 2) * 4,
 			     L.mx + (qi % 2) * 4);
-		if (qi)
-			nx_kgen_line(&g, "@33 Scalar event_semaphore wait=S[7]>=%u", qi * nj);
+		/* the probabilities' slot: free once the transposes of two tiles ago are done */
+		if (qi >= 2)
+			nx_kgen_line(&g, "@33 Scalar event_semaphore wait=S[7]>=%u", (qi - 1) * nj);
 		nx_kgen_line(&g, "@33 Scalar activate act=exp src=psum[0:128]+0:fp32[%u] "
-			     "dst=sbuf[0:128]+%u:bf16[%u] wait=S[5]>=%u sig=S[6]++", s, L.p, s, qi + 1);
+			     "dst=sbuf[0:128]+%u:bf16[%u] wait=S[5]>=%u sig=S[6]++", s,
+			     L.p + (qi % 2) * s * 2, s, qi + 1);
 		nx_kgen_line(&g, "@34 Vector tensor_reduce alu=add src=sbuf[0:128]+%u:bf16[%u] "
-			     "dst=sbuf[0:128]+%u:fp32[1] wait=S[6]>=%u", L.p, s, L.sum, qi + 1);
+			     "dst=sbuf[0:128]+%u:fp32[1] wait=S[6]>=%u", L.p + (qi % 2) * s * 2, s,
+			     L.sum, qi + 1);
 		nx_kgen_line(&g, "@35 Vector tensor_scalar alu=div imm=1 src=sbuf[0:128]+%u:fp32[1] "
 			     "dst=sbuf[0:128]+%u:fp32[1]", L.sum, L.inv + (qi % 2) * 4);
 		if (qi) {
-			final_out(&g, &L, qi - 1);
+			final_out(&g, &L, qi - 1, nj);
 			nx_kgen_line(&g, "iter qi=%u@27", qi);
 		}
-		/* transposes of the probabilities, copied back by GpSimd */
-		if (qi)
-			nx_kgen_line(&g, "@39 GpSimd event_semaphore wait=S[9]>=%u", qi);
-		for (unsigned j = 0; j < nj; j++) {
-			unsigned tj = qi * nj + j, bank = 4 + tj % 2;
-
-			if (tj >= 2)
-				nx_kgen_line(&g, "@38 Tensor event_semaphore wait=S[8]>=%u", tj - 1);
-			nx_kgen_line(&g, "@38 Tensor ldweights src=sbuf[0:128]+%u:bf16[128] transpose%s",
-				     L.id, tj ? "" : " wait=S[12]>=1");
-			nx_kgen_line(&g, "@38 Tensor matmul src=sbuf[0:128]+%u:bf16[128] "
-				     "dst=psum[0:128]+%u:fp32[128] transpose wait=S[6]>=%u sig=S[7]++",
-				     L.p + j * 256, bank * 2048, qi + 1);
-			nx_kgen_line(&g, "@39 GpSimd tensor_copy src=psum[0:128]+%u:fp32[128] "
-				     "dst=sbuf[0:128]+%u:bf16[128] wait=S[7]>=%u sig=S[8]++",
-				     bank * 2048, L.pt + j * 256, tj + 1);
-		}
-		/* P V */
-		if (qi)
-			nx_kgen_line(&g, "@40 Tensor event_semaphore wait=S[10]>=%u", qi);
-		for (unsigned j = 0; j < nj; j++) {
-			nx_kgen_line(&g, "@40 Tensor ldweights src=sbuf[0:128]+%u:bf16[128] wait=S[8]>=%u",
-				     L.pt + j * 256, qi * nj + j + 1);
-			nx_kgen_line(&g, "@40 Tensor matmul src=sbuf[0:128]+%u:bf16[128] "
-				     "dst=psum[0:128]+%u:fp32[128] wait=S[3]>=%u%s%s", L.v + j * 256,
-				     6 * 2048, 16 * (j + 1), j ? " acc" : "",
-				     j + 1 == nj ? " sig=S[9]++" : "");
+		/* transposes of the probabilities, copied back by ScalarE, and the P V
+		 * matmuls, the Tensor engine one transpose ahead: a copy's slot is free once
+		 * the P V matmul of PT_SLOTS copies ago has read it, the accumulator's once
+		 * the output of two tiles ago was scaled */
+		for (unsigned j = 0; j <= nj; j++) {
+			if (j < nj)
+				transpose(&g, &L, qi, j, nj, s);
+			if (j >= 1)
+				pv(&g, &L, qi, j - 1, nj);
 		}
 	}
-	final_out(&g, &L, nq - 1);
+	final_out(&g, &L, nq - 1, nj);
 	return 0;
 }
 
