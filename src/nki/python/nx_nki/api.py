@@ -27,6 +27,7 @@ from . import dtypes as D
 from . import emit
 from . import errors
 from . import inspect_mode
+from . import loops
 from . import policy as P
 from . import record
 from .tensor import Buf, Tensor, whole
@@ -217,6 +218,7 @@ def trace_kernel(fn, args, kwargs, grid, pol, numerics, name=None):
     tr.source = _source(fn)
     tr.func_line = _def_line(fn)
     a, k, real = _input_bufs(tr, fn, args, kwargs)
+    fn = loops.instrument(fn)
     if not real:
         tr.numerics = False
     points = list(itertools.product(*[range(int(g)) for g in grid])) if grid else [()]
@@ -361,6 +363,7 @@ class Kernel:
         self.mode = mode
         self.opts = dict(opts or {})
         self.grid = grid
+        self.inlined = None        # self.fn with its loops recorded (loops.py), once inlined
         functools.update_wrapper(self, self.fn)
 
     def __getitem__(self, grid):
@@ -370,7 +373,9 @@ class Kernel:
 
     def __call__(self, *args, **kwargs):
         if record.CUR is not None:
-            return self.fn(*args, **kwargs)
+            if self.inlined is None:
+                self.inlined = loops.instrument(self.fn)
+            return self.inlined(*args, **kwargs)
         return self._launch(args, kwargs)
 
     def _launch(self, args, kwargs):

@@ -184,3 +184,28 @@ def _loop_var(f):
 
 def loop(it, kind):
     return _Loop(it, kind)
+
+
+_new_loop = _Loop.__new__
+
+
+def for_loop(it, var, line):
+    """The iterator of a kernel's `for` statement (loops.py wraps every one): a plain
+    `range` becomes a recorded loop; an NKI range takes the `for`'s variable and line."""
+    if type(it) is _Loop:
+        if var is not None:
+            it.var = var
+        it.line = line
+        return it
+    if type(it) is not range or CUR is None or var is None:
+        return it
+    lp = _new_loop(_Loop)
+    lp.it = iter(it)
+    lp.kind = 'range'
+    lp.seq = False
+    lp.trace = CUR
+    lp.line = line
+    lp.file = _getframe(1).f_code.co_filename
+    lp.var = var
+    lp.depth = -1
+    return lp
