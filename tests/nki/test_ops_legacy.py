@@ -529,6 +529,10 @@ def k_placeholder(a):
 def test_placeholder_inputs_have_no_numerics():
     r = nki.baremetal(k_placeholder)(nt.tensor[[128, 64], nl.bfloat16])
     assert r is None
+    # inputs given by keyword, placeholders and arrays alike
+    assert nki.baremetal(k_placeholder)(a=nt.tensor[[128, 64], nl.bfloat16]) is None
+    a = rnd(128, 64)
+    H.close(nki.simulate_kernel(k_placeholder, a=a), a)
 
 
 def test_benchmark_latency():

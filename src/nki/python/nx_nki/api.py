@@ -96,13 +96,13 @@ def _input_bufs(tr, fn, args, kwargs):
 
     def conv(v, i):
         if isinstance(v, Placeholder):
-            b = Buf(v.shape, v.dtype, 'hbm', loc, names.get(id(v), 'in%d' % i), 'input')
+            b = Buf(v.shape, v.dtype, 'hbm', loc, names.get(id(v), 'in%s' % i), 'input')
             b.id = len(tr.bufs)
             tr.bufs.append(b)
             return whole(b), False
         if isinstance(v, np.ndarray) and v.dtype != object:
             d = D.of_array(v)
-            b = Buf(v.shape if v.ndim else (1,), d, 'hbm', loc, names.get(id(v), 'in%d' % i),
+            b = Buf(v.shape if v.ndim else (1,), d, 'hbm', loc, names.get(id(v), 'in%s' % i),
                     'input')
             b.id = len(tr.bufs)
             tr.bufs.append(b)
