@@ -4,7 +4,9 @@
 # ../shared/reference, and is only read):
 #  1. the shim's own cost: recorded instructions per second, numerics off and on, and the
 #     compile rate (bench/nki_rate.py, a kernel written here);
-#  2. the whole `nki run` of the matmul tutorial's tiled kernel at 4096 x 8192 x 8192;
+#  2. the whole `nki run` of the matmul tutorial's tiled kernel at 4096 x 8192 x 8192, and
+#     its CPU time stage by stage (bench/nki_stages.py: recording, compile passes, listing,
+#     kernel asm, capture);
 #  3. every nki-samples tutorial with a __main__ block, run unmodified as `python3 FILE`;
 #  4. every nki-calibration kernel through nki.baremetal as its README describes, numerics
 #     against its numpy forward, simulated time against the measured latency.
@@ -50,6 +52,8 @@ for entry in nki_matmul_tiled_ nki_matmul_fully_optimized_; do
 	printf "%-28s rc=%d  %6.1f s end to end: %s\n" "$entry" $rc "$(echo "$t1 - $t0" | bc)" \
 		"$(tail -1 "$work/mm.log")"
 done
+"$py" "$here/nki_stages.py" "$mm" nki_matmul_tiled_ lhsT=8192x4096:bfloat16 \
+	rhs=8192x8192:bfloat16 || echo "nki: the stage breakdown failed"
 
 echo
 echo "# nki-samples: every file with a __main__ block, run as python3 FILE (in a scratch directory)"
