@@ -3,6 +3,7 @@
  * 1 MiB; a copy larger than that gets a block of its own. */
 #include "common/compat.h"
 #include "common/arena.h"
+#include "common/assert.h"
 #include "common/xalloc.h"
 
 #include <stdlib.h>
@@ -30,6 +31,7 @@ char *nx_arena_copy(struct nx_arena *a, const void *s, size_t len)
 		a->used = 0;
 		a->cap = cap;
 	}
+	NX_ASSERT(a->cap - a->used >= len && a->used <= a->cap);
 	char *p = a->head->bytes + a->used;
 	if (len)
 		memcpy(p, s, len);

@@ -2,6 +2,7 @@
  * strbuf.c: growable string buffer. */
 #include "common/compat.h"
 #include "common/strbuf.h"
+#include "common/assert.h"
 #include "common/xalloc.h"
 
 #include <stdarg.h>
@@ -33,6 +34,7 @@ void nx_strbuf_grow(struct nx_strbuf *sb, size_t extra)
 		n *= 2;
 	sb->buf = nx_xrealloc(sb->buf, n);
 	sb->alloc = n;
+	NX_ASSERT(sb->len + extra < sb->alloc); /* room for the bytes and the NUL */
 }
 
 void nx_strbuf_addstr(struct nx_strbuf *sb, const char *s)
@@ -73,7 +75,8 @@ void nx_strbuf_vaddf(struct nx_strbuf *sb, const char *fmt, va_list ap)
 	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
 	if (n >= 0 && (size_t)n >= sb->alloc - sb->len) {
 		nx_strbuf_grow(sb, (size_t)n);
-		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, again);
+		int again_n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, again);
+		NX_ASSERT(again_n == n); /* the same arguments print the same length */
 	}
 	va_end(again);
 	if (n >= 0)

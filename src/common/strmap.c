@@ -6,6 +6,7 @@
  * the next max_align_t boundary. */
 #include "common/compat.h"
 #include "common/strmap.h"
+#include "common/assert.h"
 #include "common/hash.h"
 #include "common/xalloc.h"
 
@@ -46,6 +47,8 @@ static void grow(struct nx_strmap *m)
 	size_t ncap = m->cap ? m->cap * 2 : 64;
 	uint64_t *ni = nx_xcalloc(ncap, sizeof(*ni));
 
+	NX_ASSERT((ncap & (ncap - 1)) == 0); /* slots are found by masking */
+
 	for (size_t i = 0; i < m->cap; i++) {
 		uint64_t s = m->index[i];
 		if (!s)
@@ -66,6 +69,7 @@ void *nx_strmap_get(struct nx_strmap *m, const char *key, size_t klen, bool *add
 
 	if ((m->used + 1) * 2 > m->cap)
 		grow(m);
+	NX_ASSERT((m->used + 1) * 2 <= m->cap); /* a free slot ends every probe */
 	for (size_t j = h & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
 		uint64_t s = m->index[j];
 		if (!s) {

@@ -5,6 +5,7 @@
  * appended to the encoded row groups the footer lists. */
 #include "common/compat.h"
 #include "db/parquet_write.h"
+#include "common/assert.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/parquet_meta.h"
@@ -285,6 +286,7 @@ static void put_levels(struct nx_strbuf *out, const uint8_t *lv, size_t n, int b
 {
 	size_t at = out->len, i = 0;
 
+	NX_ASSERT(bw == 1 || bw == 2);
 	nx_strbuf_add(out, "\0\0\0\0", 4);
 	while (i < n) {
 		size_t r = run_at(lv, i, n);
@@ -386,6 +388,9 @@ static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t
 	size_t bound, z;
 	int rc;
 
+	/* a scalar column has one level per row; a list column at least one */
+	NX_ASSERT(c->leaf.list ? c->nlev >= w->group_rows : c->nlev == w->group_rows);
+	NX_ASSERT(c->ct != NX_COL_BOOLEAN || c->vals.len == c->nlev - c->nulls);
 	nx_strbuf_reset(&w->page);
 	if (c->leaf.list)
 		put_levels(&w->page, c->rep, c->nlev, 1);
@@ -506,6 +511,7 @@ int nx_pqw_add(struct nx_pqw *w, const struct nx_rowbuf *b, size_t n, struct nx_
 	int rc;
 
 	while (done < n) {
+		NX_ASSERT(w->group_rows < w->row_group); /* a full group was flushed */
 		/* the rows of the batch that fit the row group */
 		size_t to = n, biggest = 0;
 		if (to - done > w->row_group - w->group_rows)
