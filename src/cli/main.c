@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT
  * main.c: entry point of the neuron-explorer binary (also installed as neuron-profile, the
  * tool's name until Neuron 2.29: argv[0] picks the name its messages use, nothing else).
- * Handles the global options (--version, --help, --show-profile-schema) and dispatches to
- * a subcommand. */
+ * Handles the global options (--version, --help, --show-profile-schema, --log-level) and
+ * the log level of NX_LOG, and dispatches to a subcommand. */
 #include "common/compat.h"
 #include "cli/commands.h"
+#include "common/log.h"
 #include "schema/schema.h"
 
 #include <stdarg.h>
@@ -72,9 +73,13 @@ void nx_cli_usage(FILE *out, const char *fmt, ...)
 static void usage(FILE *out)
 {
 	nx_cli_usage(out, "usage: neuron-explorer [--version] [--help] [--show-profile-schema]\n"
-			  "                       <command> [<args>]\n\ncommands:\n");
+			  "                       [--log-level LEVEL] <command> [<args>]\n\n"
+			  "commands:\n");
 	for (size_t i = 0; i < NX_ARRAY_SIZE(cmds); i++)
 		fprintf(out, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(out, "\n--log-level LEVEL  what the server logs on stderr: " NX_LOG_LEVELS "\n"
+		     "                   (default info: the access log; warn: warnings and errors)\n"
+		     "environment: NX_LOG=LEVEL sets the same (--log-level wins)\n");
 	nx_cli_usage(out, "\nRun 'neuron-explorer <command> --help' for the options of a "
 			  "command.\n");
 	if (strcmp(nx_cli_prog, NAME))
@@ -91,9 +96,36 @@ static const char *prog_name(const char *argv0)
 	return base && !strcmp(base, OLD_NAME) ? OLD_NAME : NAME;
 }
 
+/* Sets the log level from `from` (an option or NX_LOG); 0, or -1 with a message. */
+static int set_log_level(const char *from, const char *name)
+{
+	enum nx_log_level level;
+
+	if (nx_log_parse_level(name, &level)) {
+		nx_cli_error(NULL, "%s: '%s' is not a log level (%s)", from, name ? name : "",
+			     NX_LOG_LEVELS);
+		return -1;
+	}
+	nx_log_set_level(level);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	const char *env = getenv("NX_LOG");
+
 	nx_cli_prog = prog_name(argc > 0 ? argv[0] : NULL);
+	if (env && *env && set_log_level("NX_LOG", env))
+		return NX_EXIT_USAGE;
+	/* --log-level LEVEL or --log-level=LEVEL before the command */
+	while (argc >= 2 && !strncmp(argv[1], "--log-level", 11) &&
+	       (argv[1][11] == '\0' || argv[1][11] == '=')) {
+		int used = argv[1][11] == '=' ? 1 : 2;
+		if (set_log_level("--log-level", used == 1 ? argv[1] + 12 : argv[2]))
+			return NX_EXIT_USAGE;
+		argc -= used;
+		argv += used;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return NX_EXIT_USAGE;

@@ -13,6 +13,8 @@
 #include "server/dispatch.h"
 #include "server/http.h"
 #include "common/xalloc.h"
+#include "common/log.h"
+#include "common/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,18 +380,6 @@ enum MHD_Result nx__on_request(void *cls, struct MHD_Connection *conn, const cha
 	return nx__reply_flush(rq, ret);
 }
 
-/* Writes s with control bytes escaped, so a URL cannot forge log lines. */
-static void log_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
-}
-
 void nx__on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
@@ -402,19 +392,21 @@ void nx__on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		conn_arm(c, conn);
 	if (!rq)
 		return;
-	if (!s->o.quiet) {
+	if (!s->o.quiet && nx_log_enabled(NX_LOG_INFO)) { /* the access log */
+		struct nx_strbuf line = NX_STRBUF_INIT;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double ms = (double)(t1.tv_sec - rq->t0.tv_sec) * 1e3 +
 			    (double)(t1.tv_nsec - rq->t0.tv_nsec) / 1e6;
-		flockfile(stderr);
-		fprintf(stderr, "neuron-explorer api: %s \"", rq->method);
-		log_text(stderr, rq->url);
+		nx_strbuf_addf(&line, "%s \"", rq->method);
+		nx_log_escaped(&line, rq->url); /* a URL cannot forge log lines */
 		if (rq->status)
-			fprintf(stderr, "\" %u %" PRIu64 "B %.1fms%s\n", rq->status, rq->bytes, ms,
-				toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+			nx_strbuf_addf(&line, "\" %u %" PRIu64 "B %.1fms%s", rq->status, rq->bytes,
+				       ms, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ""
+										: " (aborted)");
 		else
-			fprintf(stderr, "\" - %.1fms (client went away)\n", ms);
-		funlockfile(stderr);
+			nx_strbuf_addf(&line, "\" - %.1fms (client went away)", ms);
+		nx_log(NX_LOG_INFO, "neuron-explorer api: %s", line.buf);
+		nx_strbuf_release(&line);
 	}
 	if (rq->resp) /* never queued */
 		MHD_destroy_response(rq->resp);

@@ -6,6 +6,7 @@
 #include "server/paths.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "common/log.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -122,8 +123,8 @@ static int open_db(struct nx_registry *r, struct nx_profile *p, struct nx_err *e
 		if (rc)
 			nx_err_wrap(err, "cannot open profile '%s'", p->name);
 		for (size_t i = 0; !rc && !r->quiet && nx__pdb_broken(p->db, i); i++)
-			fprintf(stderr, "neuron-explorer api: profile '%s' in %s: %s\n", p->name,
-				p->dir, nx__pdb_broken(p->db, i));
+			nx_log(NX_LOG_WARN, "neuron-explorer api: profile '%s' in %s: %s", p->name,
+			       p->dir, nx__pdb_broken(p->db, i));
 	}
 	pthread_mutex_unlock(&p->open_lock);
 	return rc;

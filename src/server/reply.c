@@ -5,6 +5,7 @@
 #include "common/compat.h"
 #include "server/http.h"
 #include "common/json_writer.h"
+#include "common/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -99,8 +100,8 @@ enum MHD_Result nx__reply_error(struct nx_req *rq, unsigned status, const char *
 	nx_jw_object_end(&jw);
 	nx_jw_object_end(&jw);
 	if (status >= 500 && !rq->s->o.quiet) /* the server's fault or its data's: say why */
-		fprintf(stderr, "neuron-explorer api: %u %s: %.*s\n", status, code,
-			(int)strcspn(msg, "\n"), msg);
+		nx_log(NX_LOG_ERROR, "neuron-explorer api: %u %s: %.*s", status, code,
+		       (int)strcspn(msg, "\n"), msg);
 	return nx__reply_json(rq, status, &sb);
 }
 

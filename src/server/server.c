@@ -10,6 +10,8 @@
 #include "server/http.h"
 #include "server/timeline.h"
 #include "common/xalloc.h"
+#include "common/log.h"
+#include "common/strbuf.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -153,11 +155,15 @@ static int bind_socket(struct nx_server *s, unsigned port, const char *flag, int
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct nx_server *s = cls;
+	struct nx_strbuf line = NX_STRBUF_INIT;
 
-	if (s->o.quiet)
+	if (s->o.quiet || !nx_log_enabled(NX_LOG_WARN))
 		return;
-	fprintf(stderr, "neuron-explorer api: ");
-	vfprintf(stderr, fmt, ap);
+	nx_strbuf_vaddf(&line, fmt, ap);
+	while (line.len && line.buf[line.len - 1] == '\n') /* libmicrohttpd ends its own */
+		line.buf[--line.len] = '\0';
+	nx_log(NX_LOG_WARN, "neuron-explorer api: %s", nx_strbuf_str(&line));
+	nx_strbuf_release(&line);
 }
 
 /* Polling threads per daemon: one per core (at most 4). They only parse requests and
@@ -199,7 +205,7 @@ static void clean_caches(struct nx_server *s)
 
 	nx__lod_clean(s->reg.data_real, s->reg.global_dir, &log);
 	for (const char *l = log.buf; !s->o.quiet && l && *l; l = strchr(l, '\n') + 1)
-		fprintf(stderr, "neuron-explorer api: %.*s\n", (int)strcspn(l, "\n"), l);
+		nx_log(NX_LOG_INFO, "neuron-explorer api: %.*s", (int)strcspn(l, "\n"), l);
 	nx_strbuf_release(&log);
 }
 

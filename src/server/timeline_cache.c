@@ -6,12 +6,14 @@
  * When the cache's file changed under the server (truncated, replaced: one stat before
  * each request), or a query on it fails with DuckDB's I/O error (a block that no longer
  * matches its checksum), the cache is dropped and removed, the reason logged, and the
- * request made (again) with a cache built anew, or without one. Notes go to stderr
- * unless the server is quiet. */
+ * request made (again) with a cache built anew, or without one. Notes are logged
+ * (common/log.h, level info) unless the server is quiet. */
 #include "common/compat.h"
 #include "server/http.h"
 #include "server/timeline.h"
 #include "common/xalloc.h"
+#include "common/log.h"
+#include "common/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,17 +31,17 @@ static double now_s(void)
 
 static void note(struct nx_server *s, const struct nx_profile *p, const char *fmt, ...)
 {
+	struct nx_strbuf line = NX_STRBUF_INIT;
 	va_list ap;
 
-	if (s->o.quiet)
+	if (s->o.quiet || !nx_log_enabled(NX_LOG_INFO))
 		return;
 	va_start(ap, fmt);
-	flockfile(stderr);
-	fprintf(stderr, "neuron-explorer api: the timeline cache of profile '%s' ", p->name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
+	nx_strbuf_vaddf(&line, fmt, ap);
 	va_end(ap);
+	nx_log(NX_LOG_INFO, "neuron-explorer api: the timeline cache of profile '%s' %s", p->name,
+	       nx_strbuf_str(&line));
+	nx_strbuf_release(&line);
 }
 
 struct nx_lod *nx__tl_lod_of(struct nx_server *s, struct nx_profile *p)

@@ -2,7 +2,8 @@
 # t5009-messages.sh: the messages and exit codes users hit (issue 37), each checked word
 # for word: outputs checked before any work, a missing path, -s with -d, equal ports, a
 # data path that is a file, an NTFF without its NEFF, a profile compared with itself,
-# a framework-only trace's summaries, the directory-depth limit, capture's one line.
+# a framework-only trace's summaries, the directory-depth limit, capture's one line, a
+# bad log level.
 # (Fleet verbs: t6002; upload: t5007; a full disk: t5010.)
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
@@ -83,4 +84,12 @@ grep -q "^capture: wrote c.ntff: k.neff on trn2, 1 execution, profiled #1: [0-9]
 	err.txt || fail "capture line: $(cat err.txt)"
 "$BIN" capture -n k.neff -s c.ntff -q > out.txt 2> err.txt || fail "capture -q"
 [ ! -s out.txt ] && [ ! -s err.txt ] || fail "capture -q printed: $(cat out.txt err.txt)"
+# the log level: a bad one is a usage error naming where it came from; a good one passes
+expect 2 "neuron-explorer: --log-level: 'loud' is not a log level (error, warn, info, debug)" \
+	"$BIN" --log-level loud view -d adir
+expect 2 "neuron-explorer: NX_LOG: 'loud' is not a log level (error, warn, info, debug)" \
+	env NX_LOG=loud "$BIN" view -d adir
+NX_LOG=debug "$BIN" --log-level=warn --version > out.txt || fail "--log-level=warn --version"
+grep -q '^neuron-explorer ' out.txt || fail "--log-level=warn --version printed $(cat out.txt)"
+
 exit 0
