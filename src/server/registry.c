@@ -122,6 +122,9 @@ static int open_db(struct nx_registry *r, struct nx_profile *p, struct nx_err *e
 		rc = nx__pdb_open(&p->db, p->dir, &p->files, r->threads, err);
 		if (rc)
 			nx_err_wrap(err, "cannot open profile '%s'", p->name);
+		if (!rc && !r->quiet)
+			nx_log(NX_LOG_DEBUG, "neuron-explorer api: profile '%s' opened from %s",
+			       p->name, p->dir);
 		for (size_t i = 0; !rc && !r->quiet && nx__pdb_broken(p->db, i); i++)
 			nx_log(NX_LOG_WARN, "neuron-explorer api: profile '%s' in %s: %s", p->name,
 			       p->dir, nx__pdb_broken(p->db, i));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * test_log.c: the logging facility (common/log.h): level names, the level's filter, the
- * sink, escaping of outside text; and the real server's access log going through it (a
- * request logged at info, nothing at warn, a URL's control bytes escaped). */
+ * sink, escaping of outside text; and the real server's log going through it (a request
+ * logged at info, nothing at warn, a URL's control bytes escaped, a profile's opening at
+ * debug). */
 #include "common/compat.h"
 #include "common/log.h"
 #include "common/strbuf.h"
@@ -134,6 +135,22 @@ static void server_access_log(void **state)
 	nx_server_stop(s);
 	got = take_lines();
 	assert_null(strstr(got, "/api/v1/health"));
+	free(got);
+
+	/* at debug, the opening of a profile's database too */
+	assert_int_equal(nx_sfx_make_profile(dir, "k", 10), 0);
+	s = nx_sfx_start(&o, &port);
+	assert_non_null(s);
+	nx_log_set_level(NX_LOG_DEBUG);
+	int status = 0;
+	json_t *j = nx_sfx_query(port, "k", "SELECT 1 AS one", &status);
+	assert_non_null(j);
+	assert_int_equal(status, 200);
+	json_decref(j);
+	nx_server_stop(s);
+	got = take_lines();
+	assert_non_null(strstr(got, "debug neuron-explorer api: profile 'k' opened from "));
+	assert_non_null(strstr(got, "info neuron-explorer api: POST \"/api/v1/db/k/_search\" 200 "));
 	free(got);
 
 	nx_log_set_level(NX_LOG_INFO);
