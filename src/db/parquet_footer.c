@@ -3,6 +3,7 @@
  * byte spans (see parquet_footer.h). Field numbers are those of parquet.thrift. */
 #include "common/compat.h"
 #include "db/parquet_footer.h"
+#include "common/le.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -62,8 +63,7 @@ int nx_pq_open(struct nx_pq_file *f, const char *path, struct nx_err *err)
 				 err);
 	if (memcmp(tail + 4, NX_PQ_MAGIC, 4))
 		return nx_pq_err(f, NX_ECORRUPT, f->size - 4, "no PAR1 magic at the end", err);
-	f->footer_len = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
-			(uint32_t)tail[3] << 24;
+	f->footer_len = nx_get_le32(tail);
 	if (f->footer_len > NX_PQ_MAX_FOOTER || f->footer_len > f->size - 12)
 		return nx_pq_err(f, NX_ECORRUPT, f->size - 8, "footer length past the file's start",
 				 err);
@@ -115,10 +115,10 @@ int nx_pq_copy_out(const struct nx_pq_file *f, uint64_t off, uint64_t len, int f
 
 int nx_pq_write_tail(int fd, const char *path, uint64_t footer_len, struct nx_err *err)
 {
-	uint8_t tail[8] = { (uint8_t)footer_len, (uint8_t)(footer_len >> 8),
-			    (uint8_t)(footer_len >> 16), (uint8_t)(footer_len >> 24),
-			    'P', 'A', 'R', '1' };
+	uint8_t tail[8];
 
+	nx_put_le32(tail, (uint32_t)footer_len);
+	memcpy(tail + 4, NX_PQ_MAGIC, 4);
 	if (footer_len > UINT32_MAX)
 		return nx_errf(err, NX_EUSAGE, "'%s': footer over 4 GiB", path);
 	return nx_pq_write_all(fd, path, tail, 8, err);

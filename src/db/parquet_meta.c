@@ -3,6 +3,7 @@
  * parquet_meta.h). */
 #include "common/compat.h"
 #include "db/parquet_meta.h"
+#include "common/le.h"
 #include "db/thrift_compact.h"
 #include "schema/schema.h"
 
@@ -110,10 +111,9 @@ void nx_pq_file_metadata(struct nx_strbuf *out, const struct nx_table *t, uint64
 
 void nx_pq_tail(struct nx_strbuf *out, size_t footer_len)
 {
-	uint32_t len = (uint32_t)footer_len;
-	unsigned char le[4] = { (unsigned char)len, (unsigned char)(len >> 8),
-				(unsigned char)(len >> 16), (unsigned char)(len >> 24) };
+	uint8_t le[4];
 
+	nx_put_le32(le, (uint32_t)footer_len);
 	nx_strbuf_add(out, le, 4);
 	nx_strbuf_add(out, "PAR1", 4);
 }

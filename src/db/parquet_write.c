@@ -6,6 +6,7 @@
 #include "common/compat.h"
 #include "db/parquet_write.h"
 #include "common/assert.h"
+#include "common/le.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/parquet_meta.h"
@@ -175,9 +176,9 @@ static inline void put_str(struct nx_strbuf *vals, const duckdb_string_t *s)
 {
 	uint32_t len;
 	const char *p = str_of(s, &len);
-	unsigned char le[4] = { (unsigned char)len, (unsigned char)(len >> 8),
-				(unsigned char)(len >> 16), (unsigned char)(len >> 24) };
+	uint8_t le[4];
 
+	nx_put_le32(le, len);
 	nx_strbuf_add(vals, le, 4);
 	nx_strbuf_add(vals, p, len);
 }
@@ -310,9 +311,7 @@ static void put_levels(struct nx_strbuf *out, const uint8_t *lv, size_t n, int b
 		}
 		i = j < n ? j : n;
 	}
-	uint32_t len = (uint32_t)(out->len - at - 4);
-	for (int b = 0; b < 4; b++)
-		out->buf[at + b] = (char)(len >> (8 * b));
+	nx_put_le32((uint8_t *)out->buf + at, (uint32_t)(out->len - at - 4));
 }
 
 /* PLAIN booleans: one bit each, the first in the lowest bit. */
