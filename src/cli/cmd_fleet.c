@@ -6,6 +6,7 @@
 #include "common/compat.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_output.h"
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "common/fsutil.h"
 #include "common/outpath.h"
@@ -109,32 +110,13 @@ struct opts {
 	size_t nextra;
 };
 
-static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-	unsigned long x;
-
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (!*s || *end || errno || x > max || s[0] == '-') {
-		nx_cli_error(CMD, "%s wants a number up to %lu, got '%s'", opt, max, s);
-		return -1;
-	}
-	*v = x;
-	return 0;
-}
-
-/* parse_uint, and at least 1. */
+/* A whole number from 1 to max into an unsigned. */
 static int parse_positive(const char *opt, const char *s, unsigned long max, unsigned *out)
 {
-	unsigned long v = 1;
+	unsigned long long v;
 
-	if (parse_uint(opt, s, max, &v))
+	if (nx_cli_uint(CMD, opt, s, 1, max, &v))
 		return -1;
-	if (v == 0) {
-		nx_cli_error(CMD, "%s wants at least 1", opt);
-		return -1;
-	}
 	*out = (unsigned)v;
 	return 0;
 }
@@ -142,7 +124,7 @@ static int parse_positive(const char *opt, const char *s, unsigned long max, uns
 /* The options with a numeric value; 1 when c is not one of them. */
 static int parse_number(struct opts *o, int c)
 {
-	unsigned long v = 0;
+	unsigned long long v = 0;
 	char *end;
 
 	switch (c) {
@@ -157,27 +139,27 @@ static int parse_number(struct opts *o, int c)
 		}
 		return 0;
 	case OPT_THROTTLE:
-		if (parse_uint("--array-throttle", optarg, 1000000, &v))
+		if (nx_cli_uint(CMD, "--array-throttle", optarg, 0, 1000000, &v))
 			return -1;
 		o->so.throttle = (unsigned)v;
 		return 0;
 	case OPT_TOP:
-		if (parse_uint("--top", optarg, 1000000, &v))
+		if (nx_cli_uint(CMD, "--top", optarg, 0, 1000000, &v))
 			return -1;
 		o->top = (unsigned)v;
 		return 0;
 	case OPT_RECOMMEND:
-		if (parse_uint("--recommend", optarg, 1000, &v))
+		if (nx_cli_uint(CMD, "--recommend", optarg, 0, 1000, &v))
 			return -1;
 		o->recommend = (unsigned)v;
 		return 0;
 	case OPT_TASK:
-		if (parse_uint("--task", optarg, 100000000, &v))
+		if (nx_cli_uint(CMD, "--task", optarg, 0, 100000000, &v))
 			return -1;
 		o->task = (long)v;
 		return 0;
 	case OPT_INDEX:
-		if (parse_uint("--array-index", optarg, 100000000, &v))
+		if (nx_cli_uint(CMD, "--array-index", optarg, 0, 100000000, &v))
 			return -1;
 		o->array_index = (long)v;
 		return 0;
@@ -499,8 +481,13 @@ static int do_run_task(struct opts *o)
 
 	if (o->list && o->array_index < 0) {
 		const char *env = getenv("SLURM_ARRAY_TASK_ID");
-		unsigned long v;
-		if (!env || parse_uint("SLURM_ARRAY_TASK_ID", env, 100000000, &v))
+		unsigned long long v;
+		if (!env) {
+			nx_cli_error(CMD, "run-task --list needs --array-index K, or "
+				     "SLURM_ARRAY_TASK_ID in the environment");
+			return NX_EXIT_USAGE;
+		}
+		if (nx_cli_uint(CMD, "SLURM_ARRAY_TASK_ID", env, 0, 100000000, &v))
 			return NX_EXIT_USAGE;
 		o->array_index = (long)v;
 	}

@@ -138,11 +138,12 @@ struct view_run {
 	bool parquet, publish;
 };
 
-static int parse_port(const char *s, unsigned *port)
+/* A TCP port (0: any free one); prints the error. */
+static int parse_port(const char *flag, const char *s, unsigned *port)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < 0 || v > 65535)
+	unsigned long long v;
+
+	if (nx_cli_uint("view", flag, s, 0, 65535, &v))
 		return -1;
 	*port = (unsigned)v;
 	return 0;
@@ -238,12 +239,6 @@ static int serve(const char *data_path, unsigned port, bool ui, unsigned ui_port
 	return NX_EXIT_OK;
 }
 
-static int bad_port(const char *flag, const char *arg)
-{
-	nx_cli_error("view", "%s wants a port number, got '%s'", flag, arg);
-	return NX_EXIT_USAGE;
-}
-
 /* One option of view's own (the common ones are taken before); returns an exit
  * status, NX_EXIT_OK to go on. */
 static int parse_opt(struct view_args *a, int c, char **argv)
@@ -255,12 +250,12 @@ static int parse_opt(struct view_args *a, int c, char **argv)
 	case OPT_INGEST_ONLY: a->ingest_only = true; break;
 	case OPT_DISABLE_UI: a->disable_ui = true; break;
 	case OPT_API_PORT:
-		if (parse_port(optarg, &a->port))
-			return bad_port("--api-server-port", optarg);
+		if (parse_port("--api-server-port", optarg, &a->port))
+			return NX_EXIT_USAGE;
 		break;
 	case OPT_UI_PORT:
-		if (parse_port(optarg, &a->ui_port))
-			return bad_port("--port", optarg);
+		if (parse_port("--port", optarg, &a->ui_port))
+			return NX_EXIT_USAGE;
 		break;
 	case OPT_OUTPUT_FORMAT:
 		if (!(a->format = nx_view_format(optarg))) {

@@ -3,7 +3,7 @@
 # for word: outputs checked before any work, a missing path, -s with -d, equal ports, a
 # data path that is a file, an NTFF without its NEFF, a profile compared with itself,
 # a framework-only trace's summaries, the directory-depth limit, capture's one line, a
-# bad log level.
+# bad whole number, a bad log level.
 # (Fleet verbs: t6002; upload: t5007; a full disk: t5010.)
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
@@ -84,6 +84,14 @@ grep -q "^capture: wrote c.ntff: k.neff on trn2, 1 execution, profiled #1: [0-9]
 	err.txt || fail "capture line: $(cat err.txt)"
 "$BIN" capture -n k.neff -s c.ntff -q > out.txt 2> err.txt || fail "capture -q"
 [ ! -s out.txt ] && [ ! -s err.txt ] || fail "capture -q printed: $(cat out.txt err.txt)"
+# whole numbers: one wording for every option that takes one
+expect 2 "neuron-explorer view: --port needs a whole number from 0 to 65535, not 'x'" \
+	"$BIN" view --port x
+expect 2 "neuron-explorer fleet: -j needs a whole number from 1 to 1024, not '0'" \
+	"$BIN" fleet ingest -j 0 x
+expect 2 "neuron-explorer fleet: SLURM_ARRAY_TASK_ID needs a whole number from 0 to 100000000, not '-3'" \
+	env SLURM_ARRAY_TASK_ID=-3 "$BIN" fleet run-task --list x --display-name r
+
 # the log level: a bad one is a usage error naming where it came from; a good one passes
 expect 2 "neuron-explorer: --log-level: 'loud' is not a log level (error, warn, info, debug)" \
 	"$BIN" --log-level loud view -d adir
