@@ -115,6 +115,36 @@ static int framework_row(void *arg, const struct nx_dcell *c, size_t n)
 	return 0;
 }
 
+/* A metadata event naming a process (tid 0) or a thread: {"name":"process_name",
+ * "ph":"M","ts":0,"pid":..,"tid":..,"args":{"name":label}}. */
+static void name_event(struct exp *x, const char *what, int64_t pid, int64_t tid,
+		       const char *label, size_t len)
+{
+	struct nx_jw jw;
+
+	nx_strbuf_reset(&x->ev);
+	nx_jw_init(&jw, &x->ev, false);
+	nx_jw_object_begin(&jw);
+	nx_jw_key(&jw, "name");
+	nx_jw_string(&jw, what);
+	nx_jw_key(&jw, "ph");
+	nx_jw_string(&jw, "M");
+	nx_jw_key(&jw, "ts");
+	nx_jw_int(&jw, 0);
+	nx_jw_key(&jw, "pid");
+	nx_jw_int(&jw, pid);
+	nx_jw_key(&jw, "tid");
+	nx_jw_int(&jw, tid);
+	nx_jw_key(&jw, "args");
+	nx_jw_object_begin(&jw);
+	nx_jw_key(&jw, "name");
+	nx_jw_string_len(&jw, label, len);
+	nx_jw_object_end(&jw);
+	nx_jw_object_end(&jw);
+	emit(x);
+	x->st.names++;
+}
+
 /* Thread id of a named device track, announcing the process and thread on first use. */
 static int64_t track_of(struct exp *x, int64_t pid, const char *name, size_t len, bool dma)
 {
@@ -128,31 +158,21 @@ static int64_t track_of(struct exp *x, int64_t pid, const char *name, size_t len
 		if (strlen(t->name) == len && !memcmp(t->name, name, len))
 			return t->tid;
 	}
-	struct nx_strbuf *e = &x->ev;
+	struct nx_strbuf label = NX_STRBUF_INIT;
 	if (new_pid) {
-		nx_strbuf_reset(e);
-		nx_strbuf_addf(e, "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%" PRId64
-			       ",\"tid\":0,\"args\":{\"name\":\"Device NeuronCore %" PRId64 "\"}}",
-			       pid, pid - NX_EXPORT_DEVICE_PID(0));
-		emit(x);
-		x->st.names++;
+		nx_strbuf_addf(&label, "Device NeuronCore %" PRId64, pid - NX_EXPORT_DEVICE_PID(0));
+		name_event(x, "process_name", pid, 0, label.buf, label.len);
+		nx_strbuf_reset(&label);
 	}
 	NX_GROW(x->tracks, x->ntracks + 1, x->track_cap);
 	struct track *t = &x->tracks[x->ntracks++];
 	t->pid = pid;
 	t->name = nx_xstrndup(name, len);
 	t->tid = ++x->next_tid;
-	nx_strbuf_reset(e);
-	nx_strbuf_addf(e, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%" PRId64
-		       ",\"tid\":%" PRId64 ",\"args\":{\"name\":", pid, t->tid);
-	struct nx_strbuf label = NX_STRBUF_INIT;
-	nx_strbuf_addf(&label, "%s", dma ? "DMA " : "");
+	nx_strbuf_addstr(&label, dma ? "DMA " : "");
 	nx_strbuf_add(&label, name, len);
-	nx_json_quote(e, label.buf, label.len);
+	name_event(x, "thread_name", pid, t->tid, label.buf, label.len);
 	nx_strbuf_release(&label);
-	nx_strbuf_addstr(e, "}}");
-	emit(x);
-	x->st.names++;
 	return t->tid;
 }
 

@@ -14,10 +14,18 @@
 enum MHD_Result nx__h_health(struct nx_req *rq, char **cap)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
+	struct nx_jw jw;
 
 	(void)cap;
-	nx_strbuf_addstr(&sb, "{\"status\":\"healthy\",\"service\":\"neuron-explorer\","
-			      "\"version\":\"" NX_VERSION "\"}");
+	nx_jw_init(&jw, &sb, false);
+	nx_jw_object_begin(&jw);
+	nx_jw_key(&jw, "status");
+	nx_jw_string(&jw, "healthy");
+	nx_jw_key(&jw, "service");
+	nx_jw_string(&jw, "neuron-explorer");
+	nx_jw_key(&jw, "version");
+	nx_jw_string(&jw, NX_VERSION);
+	nx_jw_object_end(&jw);
 	return nx__reply_json(rq, 200, &sb);
 }
 
