@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * hw.c: the trn1 (NeuronCore-v2) and trn2 (NeuronCore-v3) fact tables.
- * Figures are from shared/reference/neuron-explorer.md §6.1/§6.2; docs/simulator.md
- * repeats them with their sources. */
+ * Figures are from the AWS Neuron SDK documentation (architecture pages, NKI
+ * architecture guides, NKI DMA overview); docs/simulator.md repeats them with their
+ * sources. */
 #include "common/compat.h"
 #include "hw/hw.h"
 

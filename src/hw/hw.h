@@ -5,8 +5,9 @@
  * This module is neutral: the simulator, the ingest of real profiles and the
  * analysis read it, and it depends on nothing but common/. The simulator's own cost
  * model parameters (fitted figures, overheads) stay in sim/machine.h. Figures come
- * from shared/reference/neuron-explorer.md §6.1/§6.2; docs/simulator.md lists them
- * with their sources. Clocks are in MHz so timing arithmetic stays integer. */
+ * from the AWS Neuron SDK documentation (the NeuronCore-v2/-v3 and Trainium/Trainium2
+ * architecture pages, the NKI architecture guides and DMA overview); docs/simulator.md
+ * lists each with its source. Clocks are in MHz so timing arithmetic stays integer. */
 #ifndef NX_HW_HW_H
 #define NX_HW_HW_H
 

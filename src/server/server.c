@@ -177,8 +177,9 @@ static unsigned polling_threads(void)
 
 static struct MHD_Daemon *start_daemon(struct nx_server *s, int fd)
 {
-	/* One polling thread serves every connection of the daemon; handlers run on the
-	 * workers with their connection suspended (dispatch.c). */
+	/* The daemon's polling threads (polling_threads()) share its connections, each
+	 * connection served by one; handlers run on the workers with their connection
+	 * suspended (dispatch.c). */
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * machine.c: the simulator's trn1 (NeuronCore-v2) and trn2 (NeuronCore-v3) cost
- * models. Figures are from shared/reference/neuron-explorer.md §6.1/§6.2 unless marked
- * "ours"; docs/simulator.md repeats them with their sources. The published facts come
- * from hw/hw.c. */
+ * models. Figures are the published rules of thumb of the NKI architecture guides, DMA
+ * overview and ISA reference unless marked "ours"; docs/simulator.md repeats them with
+ * their sources. The published facts come from hw/hw.c. */
 #include "common/compat.h"
 #include "sim/machine.h"
 
