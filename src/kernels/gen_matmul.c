@@ -15,6 +15,11 @@
 #include <string.h>
 
 enum { TK = 128, TM = 128, TN = 512 };
+/* PSUM: the output tiles take its 8 banks of 2 KiB per partition (512 fp32) in turn */
+enum { PSUM_BANKS = 8, PSUM_BANK_BYTES = 2048 };
+/* V0's SBUF layout per partition (byte offsets): R = 4 lhsT slots of TM bf16 from 0,
+ * 4 rhs slots of TN bf16 from 4 KiB, the two output tiles of TN bf16 from 16 KiB */
+enum { V0_LHST_AT = 0, V0_RHS_AT = 4096, V0_OUT_AT = 16384 };
 
 static void header(struct nx_kgen *g, unsigned s)
 {
@@ -37,7 +42,8 @@ static void tile_out(struct nx_kgen *g, int copy_line, int store_line, unsigned 
 	if (t >= 2)
 		nx_kgen_line(g, "@%d Vector event_semaphore wait=S[5]>=%u", copy_line, 16 * (t - 1));
 	nx_kgen_line(g, "@%d Vector tensor_copy src=psum[0:128]+%u:fp32[%u] dst=sbuf[0:128]+%u:bf16[%u] "
-		     "wait=S[3]>=%u sig=S[4]++", copy_line, bank * 2048, TN, oof, TN, mm_end);
+		     "wait=S[3]>=%u sig=S[4]++", copy_line, bank * PSUM_BANK_BYTES, TN, oof, TN,
+		     mm_end);
 	snprintf(src, sizeof(src), "sbuf[0:128]+%u", oof);
 	snprintf(dst, sizeof(dst), "result[%u:%u, %u:%u]", m0, m0 + TM, n0, n0 + TN);
 	nx_kgen_dma(g, store_line, "Vector", "qVectorIO0", src, dst, "");
@@ -53,7 +59,7 @@ static const struct nx_kline v0_lines[] = {
 static int gen_v0(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, struct nx_err *err)
 {
 	const unsigned R = 4, mt = s / TM, nt = s / TN, kt = s / TK;
-	const unsigned lbase = 0, rbase = 4096, obase = 16384;
+	const unsigned lbase = V0_LHST_AT, rbase = V0_RHS_AT, obase = V0_OUT_AT;
 	struct nx_kgen g;
 	unsigned i = 0, t = 0;
 	char src[128], dst[128], extra[64];
@@ -63,7 +69,7 @@ static int gen_v0(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, s
 	header(&g, s);
 	for (unsigned m = 0; m < mt; m++) {
 		for (unsigned n = 0; n < nt; n++, t++) {
-			unsigned bank = t % 8;
+			unsigned bank = t % PSUM_BANKS;
 
 			nx_kgen_line(&g, "iter m=%u@23 n=%u@24", m, n);
 			for (unsigned k = 0; k < kt; k++, i++) {
@@ -80,13 +86,15 @@ static int gen_v0(const struct nx_kopts *o, unsigned s, struct nx_strbuf *out, s
 					 n * TN, (n + 1) * TN);
 				snprintf(dst, sizeof(dst), "sbuf[0:128]+%u", rbase + slot * TN * 2);
 				nx_kgen_dma(&g, 28, "Sync", "qSyncIO1", src, dst, "");
-				if (k == 0 && t >= 8)
-					nx_kgen_line(&g, "@29 Tensor event_semaphore wait=S[4]>=%u", t - 7);
+				if (k == 0 && t >= PSUM_BANKS)
+					nx_kgen_line(&g, "@29 Tensor event_semaphore wait=S[4]>=%u",
+						     t - (PSUM_BANKS - 1));
 				nx_kgen_line(&g, "@29 Tensor ldweights src=sbuf[0:128]+%u:bf16[%u] "
 					     "wait=S[1]>=%u", lbase + slot * TM * 2, TM, 16 * (i + 1));
 				nx_kgen_line(&g, "@29 Tensor matmul src=sbuf[0:128]+%u:bf16[%u] "
 					     "dst=psum[0:128]+%u:fp32[%u] wait=S[2]>=%u sig=S[3]++%s",
-					     rbase + slot * TN * 2, TN, bank * 2048, TN, 16 * (i + 1),
+					     rbase + slot * TN * 2, TN, bank * PSUM_BANK_BYTES, TN,
+					     16 * (i + 1),
 					     k ? " acc" : "");
 			}
 			tile_out(&g, 30, 31, t, i, bank, obase, m * TM, n * TN);
@@ -210,11 +218,11 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 			}
 			for (unsigned i = 0; i < bm; i++) {
 				for (unsigned j = 0; j < bn; j++, t++) {
-					unsigned bank = t % 8;
+					unsigned bank = t % PSUM_BANKS;
 
-					if (t >= 8)
+					if (t >= PSUM_BANKS)
 						nx_kgen_line(&g, "@%d Tensor event_semaphore wait=S[4]>=%u",
-							     L[3].line, t - 7);
+							     L[3].line, t - (PSUM_BANKS - 1));
 					for (unsigned k = 0; k < kt; k++) {
 						unsigned lj = l0 + (rows ? k : k * bm + i);
 						unsigned rj = r0 + (rows ? k : k * bn + j);
@@ -225,7 +233,8 @@ static int gen_blocked(const struct nx_kernel_def *def, const struct nx_kline *L
 						nx_kgen_line(&g, "@%d Tensor matmul src=sbuf[0:128]+%u:bf16[%u] "
 							     "dst=psum[0:128]+%u:fp32[%u] wait=S[2]>=%u "
 							     "sig=S[3]++%s", L[3].line,
-							     rb + k * bn * TN * 2 + j * TN * 2, TN, bank * 2048,
+							     rb + k * bn * TN * 2 + j * TN * 2, TN,
+							     bank * PSUM_BANK_BYTES,
 							     TN, 16 * (rj + 1), k ? " acc" : "");
 						nmm++;
 					}

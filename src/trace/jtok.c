@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The longest number read, in bytes: far more than any number a trace writes (a double
+ * needs 24), few enough that a run of digits cannot grow the token without end. */
+#define MAX_NUMBER_BYTES 4096
+
 enum {
 	S_TOP,       /* the top-level value */
 	S_DONE,      /* after the top-level value: only white space may follow */
@@ -469,7 +473,7 @@ static size_t number_end(const unsigned char *b, size_t p, size_t n)
 
 /* A number's bytes. The usual number, whole in the window and valid, is found and
  * checked in one pass by number_end; any other is read a run of the window at a time,
- * then checked by valid_number; one byte past 4096 fails. A number
+ * then checked by valid_number; one byte past MAX_NUMBER_BYTES fails. A number
  * that ends inside the window is handed out in place: the delimiter after it, not read
  * yet, is held aside for the NUL, and the next call of nx_jtok_next puts it back. One
  * that crosses the window's end is gathered in t->own. */
@@ -478,7 +482,7 @@ static int lex_number(struct nx_jtok *t, struct nx_err *err)
 	size_t stop = number_end(t->buf, t->pos, t->len);
 	int rc;
 
-	if (stop && stop - t->pos <= 4096) {
+	if (stop && stop - t->pos <= MAX_NUMBER_BYTES) {
 		/* the usual case: whole in the window (so the input goes on after it),
 		 * checked on the way */
 		t->held = t->buf + stop;
@@ -495,12 +499,12 @@ static int lex_number(struct nx_jtok *t, struct nx_err *err)
 			return rc;
 		if (rc == 0)
 			break;
-		size_t p = t->pos, end = t->len, room = 4097 - t->own.len;
+		size_t p = t->pos, end = t->len, room = MAX_NUMBER_BYTES + 1 - t->own.len;
 		if (end - p > room)
 			end = p + room;
 		while (p < end && number_byte(t->buf[p]))
 			p++;
-		if (!t->own.len && p < t->len && p - t->pos <= 4096) {
+		if (!t->own.len && p < t->len && p - t->pos <= MAX_NUMBER_BYTES) {
 			t->held = t->buf + p;
 			t->held_byte = *t->held;
 			*t->held = '\0';
@@ -510,8 +514,9 @@ static int lex_number(struct nx_jtok *t, struct nx_err *err)
 		}
 		nx_strbuf_add(&t->own, t->buf + t->pos, p - t->pos);
 		t->pos = p;
-		if (t->own.len > 4096)
-			return nx_jtok_fail(t, NX_ECORRUPT, err, "a number is longer than 4096 bytes");
+		if (t->own.len > MAX_NUMBER_BYTES)
+			return nx_jtok_fail(t, NX_ECORRUPT, err, "a number is longer than %d bytes",
+					    MAX_NUMBER_BYTES);
 		if (p < t->len)
 			break;
 	}
