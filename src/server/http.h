@@ -10,6 +10,7 @@
 #include "common/strbuf.h"
 #include "server/lod.h"
 #include "server/registry.h"
+#include "server/routes.h"
 #include "server/server.h"
 #include "server/watchdog.h"
 #include "server/workers.h"
@@ -145,22 +146,10 @@ int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
 struct nx_profile *nx__lookup_profile(struct nx_req *rq, char **cap, bool open_db,
 				       enum MHD_Result *ret);
 
-/* Handlers. */
-enum MHD_Result nx__h_health(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_profiles(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_profile(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_search(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_artifacts(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_fs(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_analysis(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_timeline(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_timeline_tracks(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_timeline_aggregate(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_timeline_flows(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_timeline_lines(struct nx_req *rq, char **cap);
-enum MHD_Result nx__h_timeline_small_dma(struct nx_req *rq, char **cap);
+/* The handlers of the routes (routes.h). */
+#define NX_ROUTE_PROTOTYPE(m, p, fn, q) enum MHD_Result fn(struct nx_req *rq, char **cap);
+NX_ROUTES(NX_ROUTE_PROTOTYPE)
+#undef NX_ROUTE_PROTOTYPE
 
 /* The UI's pages and assets (src/ui/ui_assets.c), for paths outside /api/ on the UI port. */
 enum MHD_Result nx__h_ui(struct nx_req *rq, const char *path);
