@@ -19,6 +19,7 @@
 
 struct nx_targz {
 	z_stream zs;
+	gz_header gzh; /* zlib keeps a pointer to it and reads it at the first deflate */
 	int fd;
 	char *where;
 	uint64_t tar_bytes, gz_bytes;
@@ -51,11 +52,9 @@ static int deflate_out(struct nx_targz *w, const void *data, size_t n, int flush
 int nx_targz_open(struct nx_targz **wp, int fd, const char *where, struct nx_err *err)
 {
 	struct nx_targz *w = nx_xcalloc(1, sizeof(*w));
-	gz_header gzh;
 
 	*wp = NULL;
-	memset(&gzh, 0, sizeof(gzh));
-	gzh.os = 255;
+	w->gzh.os = 255;
 	w->fd = fd;
 	w->where = nx_xstrdup(where);
 	if (deflateInit2(&w->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, GZIP_WBITS, 8,
@@ -64,7 +63,7 @@ int nx_targz_open(struct nx_targz **wp, int fd, const char *where, struct nx_err
 		free(w);
 		return nx_errf(err, -ENOMEM, "cannot initialise zlib");
 	}
-	if (deflateSetHeader(&w->zs, &gzh) != Z_OK) {
+	if (deflateSetHeader(&w->zs, &w->gzh) != Z_OK) {
 		nx_targz_abort(w);
 		return nx_errf(err, -ENOMEM, "cannot set the gzip header");
 	}
