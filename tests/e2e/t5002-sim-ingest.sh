@@ -9,7 +9,7 @@ T=${NX_TEST_TMP:-/tmp}/t5002.$$
 rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-[ -x "$SQL" ] || { echo "skip: no nx-sql"; exit 0; }
+[ -x "$SQL" ] || { echo "skip: no nx-sql"; exit 77; }
 
 ingest() { # kernel size name [gen options]
 	"$BIN" kernel gen "$1" --size "$2" -o "$3.neff" "${@:4}" || fail "gen $1"

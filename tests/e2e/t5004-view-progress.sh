@@ -11,7 +11,7 @@ T=${NX_TEST_TMP:-/tmp}/t5004.$$
 rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-[ -x "$GEN" ] || { echo "skip: no bench_gen_trace"; exit 0; }
+[ -x "$GEN" ] || { echo "skip: no bench_gen_trace (a build with NX_BENCH=OFF)"; exit 77; }
 
 "$GEN" tr 0.05 > /dev/null || fail "gen"
 "$BIN" view -n tr/bench.neff -s tr/bench.ntff --data-path dp --display-name p --ingest-only \
