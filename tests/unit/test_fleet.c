@@ -43,21 +43,26 @@ static void put(const char *rel, const char *text)
 	free(path);
 }
 
+/* A run of one instance (pid 4001) with two NeuronCores of one NEFF and a ranked
+ * framework trace, and a trace of another node. */
+static const struct {
+	const char *rel, *text;
+} run_files[] = {
+	{ "ip-10-0-0-1_pid_4001/neff_abc.neff", "a NEFF" },
+	{ "ip-10-0-0-1_pid_4001/abc_instid_0_vnc_0.ntff", "core 0" },
+	{ "ip-10-0-0-1_pid_4001/abc_instid_0_vnc_1.ntff", "core 1" },
+	{ "ip-10-0-0-1_pid_4001/neuron_framework_trace_rank_3.json", "{\"traceEvents\": []}" },
+	{ "node7/trace.json", "{\"traceEvents\": []}" },
+};
+
 static void make_run(const char *root)
 {
 	char rel[256];
 
-	snprintf(rel, sizeof(rel), "%s/ip-10-0-0-1_pid_4001/neff_abc.neff", root);
-	put(rel, "a NEFF");
-	snprintf(rel, sizeof(rel), "%s/ip-10-0-0-1_pid_4001/abc_instid_0_vnc_0.ntff", root);
-	put(rel, "core 0");
-	snprintf(rel, sizeof(rel), "%s/ip-10-0-0-1_pid_4001/abc_instid_0_vnc_1.ntff", root);
-	put(rel, "core 1");
-	snprintf(rel, sizeof(rel), "%s/ip-10-0-0-1_pid_4001/neuron_framework_trace_rank_3.json",
-		 root);
-	put(rel, "{\"traceEvents\": []}");
-	snprintf(rel, sizeof(rel), "%s/node7/trace.json", root);
-	put(rel, "{\"traceEvents\": []}");
+	for (size_t i = 0; i < NX_ARRAY_SIZE(run_files); i++) {
+		snprintf(rel, sizeof(rel), "%s/%s", root, run_files[i].rel);
+		put(rel, run_files[i].text);
+	}
 }
 
 static int setup(void **state)
@@ -303,10 +308,26 @@ static void bad_manifest(const char *text, const char *want)
 	free(data);
 }
 
+/* Manifests whose rows (after a good header) are bad, and what the error says. */
+static const struct {
+	const char *rows, *want;
+} bad_rows[] = {
+	{ "0\tdevice\tbad-m\n", "line 2: too few columns, expected 10" },
+	{ "0\tdevice\tbad-m\tip\t1\t0\t0\t\t/n\t/i\textra\n", "line 2: too many columns" },
+	{ "0\tdevice\tbad-m\tip\t1\t0\t0\t\t/n\t/i\n0\tdevice\tbad-m\tip\t1\t0\t0\t\t/n\t/i\n",
+	  "line 3: malformed task row" }, /* task 0 twice */
+	{ "0\tpair\tbad-m\tip\t1\t0\t0\t\t/n\t/i\n", "line 2: malformed task row" },
+	{ "0\tdevice\tbad-m\tip\t-4\t0\t0\t\t/n\t/i\n", "line 2: malformed task row" },
+	{ "0\tdevice\tother-m\tip\t1\t0\t0\t\t/n\t/i\n",
+	  "line 2: 'other-m' is not a member name of run 'bad'" },
+	{ "0\tdevice\tbad-/../../x\tip\t1\t0\t0\t\t/n\t/i\n",
+	  "line 2: 'bad-/../../x' is not a member name of run 'bad'" },
+	{ "0\tdevice\tbad-m\tip\t1\t0\t0\t\t/n\t/i", "line 2: truncated (no line end)" },
+};
+
 static void manifest_errors(void **state)
 {
 	const char *hdr = "task\tkind\tprofile\tinstance\tpid\tnc\tmodel_id\trank\tneff\tinput\n";
-	const char *row = "0\tdevice\tbad-m\tip\t1\t0\t0\t\t/n.neff\t/i.ntff\n";
 	struct nx_fleet_plan p;
 	struct nx_err err = { 0 };
 	char *data = at("data"), text[1024];
@@ -318,22 +339,10 @@ static void manifest_errors(void **state)
 	bad_manifest("", "empty file");
 	bad_manifest("task\tkind\n", "line 1: not a fleet manifest header");
 	bad_manifest("task\tkind", "line 1: truncated (no line end)");
-	snprintf(text, sizeof(text), "%s0\tdevice\tbad-m\n", hdr);
-	bad_manifest(text, "line 2: too few columns, expected 10");
-	snprintf(text, sizeof(text), "%s%.*s\textra\n", hdr, (int)strlen(row) - 1, row);
-	bad_manifest(text, "line 2: too many columns, expected 10");
-	snprintf(text, sizeof(text), "%s%s%s", hdr, row, row); /* task 0 twice */
-	bad_manifest(text, "line 3: malformed task row");
-	snprintf(text, sizeof(text), "%s0\tpair\tbad-m\tip\t1\t0\t0\t\t/n\t/i\n", hdr);
-	bad_manifest(text, "line 2: malformed task row");
-	snprintf(text, sizeof(text), "%s0\tdevice\tbad-m\tip\t-4\t0\t0\t\t/n\t/i\n", hdr);
-	bad_manifest(text, "line 2: malformed task row");
-	snprintf(text, sizeof(text), "%s0\tdevice\tother-m\tip\t1\t0\t0\t\t/n\t/i\n", hdr);
-	bad_manifest(text, "line 2: 'other-m' is not a member name of run 'bad'");
-	snprintf(text, sizeof(text), "%s0\tdevice\tbad-/../../x\tip\t1\t0\t0\t\t/n\t/i\n", hdr);
-	bad_manifest(text, "line 2: 'bad-/../../x' is not a member name of run 'bad'");
-	snprintf(text, sizeof(text), "%s%.*s", hdr, (int)strlen(row) - 1, row);
-	bad_manifest(text, "line 2: truncated (no line end)");
+	for (size_t i = 0; i < NX_ARRAY_SIZE(bad_rows); i++) {
+		snprintf(text, sizeof(text), "%s%s", hdr, bad_rows[i].rows);
+		bad_manifest(text, bad_rows[i].want);
+	}
 	/* a header alone: a run with no task */
 	put("data/fleet/bad/manifest.tsv", hdr);
 	if (nx_fleet_manifest_read(data, "bad", &p, &err))

@@ -96,12 +96,23 @@ static void escaping(void **state)
 	nx_strbuf_release(&sb);
 }
 
+/* GETs path; returns the status. */
+static int get(unsigned port, const char *path)
+{
+	struct nx_http_resp r;
+	int status;
+
+	assert_int_equal(nx_http_get(port, path, &r), 0);
+	status = r.status;
+	nx_http_resp_free(&r);
+	return status;
+}
+
 /* The server's access log at info and at warn. */
 static void server_access_log(void **state)
 {
 	char *dir = nx_sfx_tmpdir("log");
 	struct nx_server_opts o;
-	struct nx_http_resp r;
 	struct nx_server *s;
 	unsigned port;
 	char *got;
@@ -114,12 +125,9 @@ static void server_access_log(void **state)
 	assert_non_null(s);
 
 	nx_log_set_level(NX_LOG_INFO);
-	assert_int_equal(nx_http_get(port, "/api/v1/health", &r), 0);
-	assert_int_equal(r.status, 200);
-	nx_http_resp_free(&r);
-	assert_int_equal(nx_http_get(port, "/api/v1/no\x01such", &r), 0);
-	assert_true(r.status == 404 || r.status == 400);
-	nx_http_resp_free(&r);
+	assert_int_equal(get(port, "/api/v1/health"), 200);
+	int status = get(port, "/api/v1/no\x01such");
+	assert_true(status == 404 || status == 400);
 	nx_server_stop(s); /* every request completed and logged */
 	got = take_lines();
 	assert_non_null(strstr(got, "info neuron-explorer api: GET \"/api/v1/health\" 200 "));
@@ -129,9 +137,7 @@ static void server_access_log(void **state)
 	s = nx_sfx_start(&o, &port);
 	assert_non_null(s);
 	nx_log_set_level(NX_LOG_WARN);
-	assert_int_equal(nx_http_get(port, "/api/v1/health", &r), 0);
-	assert_int_equal(r.status, 200);
-	nx_http_resp_free(&r);
+	assert_int_equal(get(port, "/api/v1/health"), 200);
 	nx_server_stop(s);
 	got = take_lines();
 	assert_null(strstr(got, "/api/v1/health"));
@@ -142,7 +148,6 @@ static void server_access_log(void **state)
 	s = nx_sfx_start(&o, &port);
 	assert_non_null(s);
 	nx_log_set_level(NX_LOG_DEBUG);
-	int status = 0;
 	json_t *j = nx_sfx_query(port, "k", "SELECT 1 AS one", &status);
 	assert_non_null(j);
 	assert_int_equal(status, 200);
