@@ -1,21 +1,26 @@
 /* SPDX-License-Identifier: MIT
  * investigations.c: the investigations of recommend, one table entry each (name, group,
- * availability check, run, remedies; see struct rx_inv_def), and the loop that runs
- * them. Adding an investigation: define its entry in an inv_*.c file, add its slot to
- * enum rx_inv_id and the entry here, in the same place. */
+ * availability check, run, remedies; see struct rx_inv_def), made from the list
+ * RX_INVESTIGATIONS of rec.h, and the loop that runs them. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 
 #include <string.h>
 
+#define RX_INV_ROW(slot, entry) [slot] = &entry,
 const struct rx_inv_def *const nx__rec_investigations[RX_NINV] = {
-	[RX_I_DMA_EFF] = &nx__rec_inv_dma,
-	[RX_I_REDUNDANT_DMA] = &nx__rec_inv_reload,
-	[RX_I_TE_INEFF] = &nx__rec_inv_te_tiles,
-	[RX_I_TRANSPOSE] = &nx__rec_inv_te_transposes,
-	[RX_I_SERIAL] = &nx__rec_inv_serial,
-	[RX_I_HOTSPOT] = &nx__rec_inv_hotspot,
+	RX_INVESTIGATIONS(RX_INV_ROW)
 };
+#undef RX_INV_ROW
+
+const char *nx_recommend_investigation(size_t i, const char **title)
+{
+	if (i >= RX_NINV)
+		return NULL;
+	if (title)
+		*title = nx__rec_investigations[i]->title;
+	return nx__rec_investigations[i]->id;
+}
 
 const struct rx_inv_def *nx__rec_investigation(const char *id)
 {

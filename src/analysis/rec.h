@@ -68,10 +68,22 @@ struct rx_inv {
 	char *note;            /* caveat (coverage, missing flow edges), may be NULL */
 };
 
-enum rx_inv_id {
-	RX_I_DMA_EFF, RX_I_REDUNDANT_DMA, RX_I_TE_INEFF, RX_I_TRANSPOSE, RX_I_SERIAL,
-	RX_I_HOTSPOT, RX_NINV
-};
+/* The investigations in report order, the one list of them: X(slot, entry) for each.
+ * It makes the slots below, the entries' declarations and the table of investigations.c.
+ * Adding one: its entry (struct rx_inv_def) in an inv_*.c file, its line here, its
+ * section and id in docs/recommend.md (test_recommend_registry checks the ids against
+ * the docs and `recommend --help`, which lists them from here). */
+#define RX_INVESTIGATIONS(X)                         \
+	X(RX_I_DMA_EFF, nx__rec_inv_dma)             \
+	X(RX_I_REDUNDANT_DMA, nx__rec_inv_reload)    \
+	X(RX_I_TE_INEFF, nx__rec_inv_te_tiles)       \
+	X(RX_I_TRANSPOSE, nx__rec_inv_te_transposes) \
+	X(RX_I_SERIAL, nx__rec_inv_serial)           \
+	X(RX_I_HOTSPOT, nx__rec_inv_hotspot)
+
+#define RX_INV_SLOT(slot, entry) slot,
+enum rx_inv_id { RX_INVESTIGATIONS(RX_INV_SLOT) RX_NINV };
+#undef RX_INV_SLOT
 
 struct rx_note {
 	char *part; /* what cannot be computed (or a warning) */
@@ -181,8 +193,9 @@ struct rx_inv_def {
 #define NX_REC_NO_DMA_PACKETS                                                                   \
 	"no DmaPacket rows (capture with NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1)"
 
-extern const struct rx_inv_def nx__rec_inv_dma, nx__rec_inv_reload, nx__rec_inv_te_tiles,
-	nx__rec_inv_te_transposes, nx__rec_inv_serial, nx__rec_inv_hotspot;
+#define RX_INV_DECLARE(slot, entry) extern const struct rx_inv_def entry;
+RX_INVESTIGATIONS(RX_INV_DECLARE)
+#undef RX_INV_DECLARE
 
 /* investigations.c: the table, and every investigation run in its order */
 extern const struct rx_inv_def *const nx__rec_investigations[RX_NINV];

@@ -37,6 +37,10 @@ struct nx_recommend_opts {
 
 void nx_recommend_opts_init(struct nx_recommend_opts *o);
 
+/* The i-th investigation in report order: its id ("dma_efficiency"), and its title in
+ * *title (may be NULL); NULL past the last. */
+const char *nx_recommend_investigation(size_t i, const char **title);
+
 /* Parses "T0:T1" (ns), "kernel" or "dpa" into o->window (and t0/t1). */
 int nx_recommend_parse_window(struct nx_recommend_opts *o, const char *text, struct nx_err *err);
 

@@ -27,11 +27,17 @@ static void usage(FILE *out)
 		"       (all forms: [--window T0:T1|kernel|dpa] [--format markdown|json] [--details])\n"
 		"\n"
 		"Computes the performance bounds of a kernel profile (memory, compute, pipeline),\n"
-		"their gaps, the bottleneck engine, and runs the investigations (DMA efficiency,\n"
-		"redundant DMA transfers, Tensor engine tiles and transposes, serialisation\n"
-		"between engines), each localised to source lines. With -n/-s the pair is ingested\n"
-		"first, into a temporary data path unless --data-path is given. See\n"
-		"docs/recommend.md for the method.\n"
+		"their gaps, the bottleneck engine, and runs the investigations below, each\n"
+		"localised to source lines. With -n/-s the pair is ingested first, into a\n"
+		"temporary data path unless --data-path is given. See docs/recommend.md for the\n"
+		"method.\n"
+		"\n"
+		"investigations (their ids in the JSON report):\n");
+	for (size_t i = 0; nx_recommend_investigation(i, NULL); i++) {
+		const char *title, *id = nx_recommend_investigation(i, &title);
+		fprintf(out, "  %-18s %s\n", id, title);
+	}
+	fprintf(out,
 		"\n"
 		"options:\n"
 		"  -n, --neff-path FILE     compiled kernel (NEFF)\n"
