@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/view_progress.h"
 #include "common/outpath.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "export/json_export.h"
 #include "export/perfetto.h"
@@ -98,7 +99,12 @@ static int write_export(const char *dir, const char *name, const char *format, F
 					     "https://ui.perfetto.dev)", st.events);
 		return rc;
 	}
-	return nx_summary_print(dir, name, !strcmp(format, "summary-json"), out, err);
+	struct nx_strbuf text = NX_STRBUF_INIT; /* a summary is made whole, then written */
+	rc = nx_summary_format(dir, name, !strcmp(format, "summary-json"), &text, err);
+	if (!rc)
+		fputs(nx_strbuf_str(&text), out);
+	nx_strbuf_release(&text);
+	return rc;
 }
 
 int nx_view_export(const char *dir, const char *name, const char *format,

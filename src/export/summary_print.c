@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * summary_print.c: summary-json / summary-text from the Summary.parquet of each device
- * profile (see summary_print.h), through DuckDB, in the schema's field order. */
+ * profile (see summary_print.h), through DuckDB, in the schema's field order, made as
+ * text (src/cli writes it out). */
 #include "common/compat.h"
 #include "export/summary_print.h"
 #include "common/fsutil.h"
@@ -97,8 +98,8 @@ static int has_row(struct nx_duck *d, const char *dir, bool *yes, struct nx_err 
 	return rc;
 }
 
-int nx_summary_print(const char *dir, const char *name, bool json, FILE *out,
-		     struct nx_err *err)
+int nx_summary_format(const char *dir, const char *name, bool json, struct nx_strbuf *out,
+		      struct nx_err *err)
 {
 	struct nx_profile_set set;
 	struct nx_duck *d = NULL;
@@ -136,9 +137,10 @@ int nx_summary_print(const char *dir, const char *name, bool json, FILE *out,
 		goto out;
 	if (json) {
 		nx_jw_object_end(&p.jw);
-		fprintf(out, "%s\n", nx_strbuf_str(&jbuf));
+		nx_strbuf_addstr(out, nx_strbuf_str(&jbuf));
+		nx_strbuf_addch(out, '\n');
 	} else {
-		fputs(nx_strbuf_str(&p.text), out);
+		nx_strbuf_addstr(out, nx_strbuf_str(&p.text));
 	}
 out:
 	nx_duck_close(d);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * summary_print.h: the summary exports of `view`, written to a stream the caller opens,
+ * summary_print.h: the summary exports of `view`, made as text that src/cli writes out,
  * with one entry per device profile the published profile stands for
  * (export/profile_set.h: itself; a directory-mode profile's further pairs; a fleet run's
  * members), each keyed by that profile's name:
@@ -24,8 +24,10 @@
  * by one. */
 extern const struct nx_out_kind nx_summary_json_out_kind, nx_summary_text_out_kind;
 
-/* dir: the published profile's directory; name: its profile name. */
-int nx_summary_print(const char *dir, const char *name, bool json, FILE *out,
-		     struct nx_err *err);
+struct nx_strbuf;
+/* Appends the export to out (the JSON document ends with a newline, as does each text
+ * line); nothing on failure. dir: the published profile's directory; name: its name. */
+int nx_summary_format(const char *dir, const char *name, bool json, struct nx_strbuf *out,
+		      struct nx_err *err);
 
 #endif
