@@ -96,6 +96,18 @@ int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
 	return rc;
 }
 
+int nx__query_chunks_limited(struct nx_req *rq, struct nx_pdb *db, const char *sql,
+			     nx__pdb_chunk_fn fn, void *arg, struct nx_err *err)
+{
+	struct nx_query_limits lim = limits_of(rq);
+	int rc;
+
+	take_slot(rq->s);
+	rc = nx__pdb_query_chunks(db, sql, &lim, fn, arg, err);
+	sem_post(&rq->s->query_slots);
+	return rc;
+}
+
 /* A query result larger than STREAM_AFTER bytes of JSON is not built whole: it goes
  * to the client as it is read from DuckDB, STREAM_PIECE bytes at a time, so a large
  * result costs about that much memory. Smaller ones are replied as one buffer. The

@@ -140,6 +140,12 @@ enum MHD_Result nx__reply_fd(struct nx_req *rq, int fd, uint64_t size, const cha
 int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
 		      struct nx_strbuf *out, struct nx_err *err);
 
+/* Runs sql on db (a profile's or its cache's) under the same limits and bound, handing
+ * each result chunk to fn (profile_db.h, nx__pdb_query_chunks): for handlers that read
+ * the values themselves. */
+int nx__query_chunks_limited(struct nx_req *rq, struct nx_pdb *db, const char *sql,
+			     nx__pdb_chunk_fn fn, void *arg, struct nx_err *err);
+
 /* Resolves the {namespace, name} captures of the /profiles/namespace/ routes;
  * replies by itself (and sets *ret) on failure. open_db: with the profile's database
  * open. Release with nx__reg_put. */

@@ -28,6 +28,8 @@
 	X("GET", NX_PROFILE_ROUTE "/timeline/aggregate", nx__h_timeline_aggregate, false)  \
 	X("GET", NX_PROFILE_ROUTE "/timeline/flows", nx__h_timeline_flows, false)          \
 	X("GET", NX_PROFILE_ROUTE "/timeline/lines", nx__h_timeline_lines, false)          \
-	X("GET", NX_PROFILE_ROUTE "/timeline/small-dma", nx__h_timeline_small_dma, false)
+	X("GET", NX_PROFILE_ROUTE "/timeline/small-dma", nx__h_timeline_small_dma, false)  \
+	X("GET", NX_PROFILE_ROUTE "/timeline/chain", nx__h_timeline_chain, false)          \
+	X("GET", NX_PROFILE_ROUTE "/timeline/memory", nx__h_timeline_memory, false)
 
 #endif
