@@ -58,6 +58,23 @@ NX.big = (v) => (typeof v === 'bigint' ? v : BigInt(typeof v === 'number' ? Math
 NX.isIntText = (s) => typeof s === 'string' && /^-?\d{1,19}$/.test(s) &&
   BigInt(s) <= 9223372036854775807n && BigInt(s) >= -9223372036854775808n;
 
+/* The device events' bounds of a profile as the timeline takes them (GET
+ * .../timeline/tracks): {origin, end} as BigInts, origin the first start of an event row
+ * (of a value track when there is none): the zero of the pages' relative times. */
+NX.deviceBounds = async function (name) {
+  const rows = NX.objects(await NX.get(`${NX.profileBase(name)}/timeline/tracks`)).filter((t) => t.kind !== 'framework');
+  let o = null, e = null;
+  for (const pass of [false, true]) {
+    for (const t of rows) if (pass || t.kind !== 'counter') {
+      const s = NX.big(t.start), x = NX.big(t.end);
+      if (o === null || s < o) o = s;
+      if (e === null || x > e) e = x;
+    }
+    if (o !== null) break;
+  }
+  return { origin: o === null ? 0n : o, end: e === null ? 1000n : e };
+};
+
 /* 22,550,312 ns: every digit, grouped by thousands. */
 NX.fmtNsExact = function (ns) {
   if (ns === null || ns === undefined) return '–';

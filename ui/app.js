@@ -4,6 +4,10 @@
  *                              (details.js), Summary and engine cards (overview.js); the
  *                              timeline viewport lives in the hash (#t0=..&t1=..)
  *   /profile/<name>/analysis   the recommend analysis (overview.js)
+ *   /profile/<name>/memory     SBUF allocations and PSUM banks over time (memory.js), the
+ *                              same window as the timeline (#t0=..&t1=..)
+ *   /profile/<name>/hierarchy  the IR hierarchy: framework, HLO, Penguin, BIR, instruction
+ *                              (hierarchy.js)
  *   /profile/<name>/source     source view (source.js)
  *   /profile/<name>/sql        SELECT through _search, paged (sql.js)
  *   /compare/<a>/<b>           two profiles side by side (compare.js) */
@@ -21,7 +25,7 @@ function errorBox(e) { return el('div', { class: 'error', 'data-testid': 'error'
 
 function route() {
   const path = decodeURIComponent(location.pathname);
-  const m = /^\/profile\/([^/]+)(\/sql|\/source|\/analysis)?\/?$/.exec(location.pathname);
+  const m = /^\/profile\/([^/]+)(\/sql|\/source|\/analysis|\/memory|\/hierarchy)?\/?$/.exec(location.pathname);
   const c = /^\/compare\/([^/]+)\/([^/]+)\/?$/.exec(location.pathname);
   document.getElementById('tooltip').hidden = true;
   window.nx = undefined; /* the profile page sets it again */
@@ -30,7 +34,8 @@ function route() {
   if (m) {
     const name = decodeURIComponent(m[1]);
     return m[2] === '/sql' ? sqlPage(name) : m[2] === '/source' ? sourcePage(name)
-      : m[2] === '/analysis' ? analysisPage(name) : profilePage(name);
+      : m[2] === '/analysis' ? analysisPage(name) : m[2] === '/memory' ? memoryPage(name)
+        : m[2] === '/hierarchy' ? hierarchyPage(name) : profilePage(name);
   }
   if (c) return comparePage(decodeURIComponent(c[1]), decodeURIComponent(c[2]));
   if (path === '/' || path === '') return profilesPage();
@@ -48,12 +53,22 @@ window.addEventListener('popstate', route);
 
 /* ---- profile page ---- */
 
+/* The profile's tabs; Timeline and Memory carry the window of the hash (t0, t1) from
+ * one to the other, read when clicked. */
 function profileChrome(name, tab) {
   const base = '/profile/' + NX.enc(name);
+  const windowed = new Set(['overview', 'memory']);
   setChrome([el('a', { href: '/', 'data-nav': true }, 'Profiles'), ' / ', el('span', {}, name)],
-    [['overview', base, 'Timeline'], ['analysis', base + '/analysis', 'Analysis'], ['source', base + '/source', 'Source'],
+    [['overview', base, 'Timeline'], ['memory', base + '/memory', 'Memory'], ['analysis', base + '/analysis', 'Analysis'],
+      ['hierarchy', base + '/hierarchy', 'Hierarchy'], ['source', base + '/source', 'Source'],
       ['sql', base + '/sql', 'SQL']].map(([k, href, text]) =>
-      el('a', { href, 'data-nav': true, class: tab === k ? 'active' : '', 'data-testid': 'tab-' + k }, text)));
+      el('a', { href, 'data-nav': true, class: tab === k ? 'active' : '', 'data-testid': 'tab-' + k,
+        onmousedown: (ev) => { /* the window goes along (the timeline's hash is kept current) */
+          if (!windowed.has(k) || !windowed.has(tab)) return;
+          const h = new URLSearchParams(location.hash.slice(1)), w = new URLSearchParams();
+          if (h.has('t0') && h.has('t1')) { w.set('t0', h.get('t0')); w.set('t1', h.get('t1')); }
+          ev.currentTarget.setAttribute('href', href + (w.toString() ? '#' + w.toString() : ''));
+        } }, text)));
 }
 
 /* The timeline view of the URL's hash, as text (absolute profile nanoseconds); the
@@ -88,6 +103,10 @@ async function profilePage(name) {
     el('div', { class: 'toolbar' }, el('h2', { style: 'margin:0' }, 'Timeline'), el('span', { class: 'spacer', style: 'flex:1' }),
       el('label', { class: 'muted', title: 'DMA rows show single packets (DmaPacket) instead of transfers (DmaPacketAggregated)' },
         el('input', { type: 'checkbox', 'data-testid': 'dma-packets', onchange: (ev) => tl.setDma(ev.target.checked ? 'packets' : 'transfers').catch((e) => tlMain.append(errorBox(e))) }), ' DMA packets'),
+      el('button', { class: 'secondary', 'data-testid': 'tl-groups-toggle', title: 'Track groups: collapse, pin, reorder',
+        onclick: () => tl.toggleGroupsPanel() }, 'Tracks'),
+      el('button', { class: 'secondary', 'data-testid': 'tl-notes-toggle', title: 'Annotations: markers and ranges with notes (M adds a marker)',
+        onclick: () => tl.toggleNotes() }, 'Notes'),
       el('button', { class: 'secondary', 'data-testid': 'tl-ops-toggle', title: 'Per opcode and source line: events and busy time in the view or the box, as CSV too',
         onclick: () => tl.toggleOps() }, 'Operators'),
       el('button', { class: 'secondary', 'data-testid': 'zoom-in', onclick: () => tl.zoom(0.5) }, 'Zoom in'),

@@ -61,6 +61,7 @@ async function showDetails(name, drawer, h, tl) {
           `${NX.fmtNsExact(h.end - h.start)}`),
         h.bins ? el('span', { class: 'muted' }, ` · longest of ${h.count} events in its bucket`) : null];
     body.replaceChildren(el('p', { style: 'margin:0 0 8px' }, ...what),
+      ...(h.counter ? [] : [tl.depsSection(h)]),
       el('table', { class: 'grid', 'data-testid': 'details' }, el('tbody', {}, res.columns.map((c) => {
         const f = desc.get(c.name) || {};
         const v = detailsValue(row[c.name], f, c, tl);

@@ -24,7 +24,9 @@ NX.sourceUrl = function (name, loc) {
 
 /* The timeline, showing [t0, t1) (profile nanoseconds: numbers, or exact integer text for
  * times beyond 2^53) with the instructions of one source location and the DMA transfers
- * they triggered highlighted: highlight is a value of NX.LOC_SQL, exactly as in the table. */
+ * they triggered highlighted: highlight is a value of NX.LOC_SQL, exactly as in the table;
+ * or with the matches of a search marked: search is a text of the search box
+ * ("Instruction.raw_bir_id = 12"). */
 NX.timelineUrl = function (name, v) {
   const h = new URLSearchParams();
   const t = (x, round) => (typeof x === 'number' ? String(round(x)) : String(x)); /* exact text kept */
@@ -32,6 +34,7 @@ NX.timelineUrl = function (name, v) {
     h.set('t0', t(v.t0, Math.floor)); h.set('t1', t(v.t1, Math.ceil));
   }
   if (v && v.highlight) h.set('highlight', v.highlight);
+  if (v && v.search) h.set('search', v.search);
   const s = h.toString();
   return NX.profileUrl(name) + (s ? '#' + s : '');
 };

@@ -12,24 +12,29 @@ function typing(ev) {
 }
 
 Object.assign(Timeline.prototype, {
-  /* The event under (x, y): the drawn rectangle, or the nearest within 3 px. */
+  /* The event under (x, y): the drawn rectangle, or the nearest within 3 px (on a
+   * collapsed group's header, of all its rows). */
   hit(x, y) {
-    const i = this.rowOf(y);
-    if (i < 0 || x < this.labelW) return null;
-    const tr = this.tracks[i];
-    if (tr.kind === 'counter') return this.counterAt(tr, x);
-    const s = this.series(i);
-    if (!s) return null;
-    let best = -1, bestD = 4;
-    for (let j = 0; j < s.start.length; j++) {
-      const [x0, e1] = this.extent(s, j), x1 = Math.max(x0 + 1, e1);
-      const d = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
-      if (d < bestD || (d === 0 && bestD === 0 && s.end[j] - s.start[j] < s.end[best] - s.start[best])) { best = j; bestD = d; }
+    if (x < this.labelW) return null;
+    let best = null, bestD = 4;
+    for (const i of this.tracksAt(y)) {
+      const tr = this.tracks[i];
+      if (tr.kind === 'counter') return this.counterAt(tr, x);
+      const s = this.series(i);
+      if (!s) continue;
+      for (let j = 0; j < s.start.length; j++) {
+        const [x0, e1] = this.extent(s, j), x1 = Math.max(x0 + 1, e1);
+        const d = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
+        if (d < bestD || (d === 0 && bestD === 0 && s.end[j] - s.start[j] < best.s.end[best.j] - best.s.start[best.j])) {
+          best = { tr, s, j }; bestD = d;
+        }
+      }
     }
-    if (best < 0) return null;
+    if (!best) return null;
+    const { tr, s, j } = best;
     return { key: tr.key, track: tr, table: s.table, core: tr.core,
-      id: s.id[best], start: s.start[best], end: s.end[best], label: s.label[best],
-      count: s.count ? s.count[best] : 1, busy: s.busy ? s.busy[best] : null, bins: s.mode === 'bins' && s.count[best] > 1 };
+      id: s.id[j], start: s.start[j], end: s.end[j], label: s.label[j],
+      count: s.count ? s.count[j] : 1, busy: s.busy ? s.busy[j] : null, bins: s.mode === 'bins' && s.count[j] > 1 };
   },
 
   counterAt(tr, x) {
@@ -102,7 +107,11 @@ Object.assign(Timeline.prototype, {
     else if (k === '0') this.reset();
     else if (k === 'f' && this.selected) this.focus(this.selected.start, this.selected.end);
     else if (k === 'n') this.nextMatch(ev.shiftKey ? -1 : 1);
-    else if (ev.key === 'Escape') { this.box = null; this.select(null); this.panel.replaceChildren(); if (this.ops) this.refreshOps(); }
+    else if (k === 't' && this.selected) this.trace().catch((e) => this.fail(e));
+    else if (k === 'm') this.addMarker(at !== undefined ? at : this.selected ? this.selected.start : (this.t0 + this.t1) / 2);
+    else if (ev.key === 'Escape') {
+      this.box = null; this.chain = null; this.opsWindow = null; this.select(null); this.panel.replaceChildren(); if (this.ops) this.refreshOps();
+    }
     else return false;
     return true;
   },
@@ -158,14 +167,13 @@ Object.assign(Timeline.prototype, {
       if (d.box) {
         const b = this.box;
         if (!d.moved) { this.box = null; this.draw(); return; }
-        const r0 = this.rowOf(Math.min(b.y0, b.y1) + 1), r1 = this.rowOf(Math.max(b.y0, b.y1) - 1);
-        const rows = [];
-        for (let i = Math.max(0, r0); i <= (r1 < 0 ? this.tracks.length - 1 : r1); i++) rows.push(i);
+        const rows = this.tracksIn(Math.min(b.y0, b.y1) + 1, Math.max(b.y0, b.y1) - 1);
         this.aggregate(this.t(Math.min(b.x0, b.x1)), this.t(Math.max(b.x0, b.x1)), rows).catch((e) => this.fail(e));
         return;
       }
       if (d.moved || ev.target !== cv) return;
       const [x, y] = pos(ev);
+      if (this.headerClick(x, y) || this.followAt(x, y)) return;
       const h = this.hit(x, y);
       this.select(h);
     };

@@ -1,5 +1,6 @@
-/* timeline-ops.js: the timeline's operator table (docs/ui.md): for the view, or for the
- * time range of the box selection when there is one, per opcode (DMA op, framework event
+/* timeline-ops.js: the timeline's operator table (docs/ui.md): for the view, for the
+ * time range of the box selection when there is one, or for an annotation's range (or
+ * the range between two markers, opsFor), per opcode (DMA op, framework event
  * name) and per source line the events, their busy time clipped to the window, its share
  * and the mean; per line also the DMA transfers the line triggered. From the server:
  * .../timeline/aggregate (by row and label) and .../timeline/lines?t0&t1 (by line);
@@ -9,7 +10,7 @@
 Object.assign(Timeline.prototype, {
   /* Opens or closes the operator table under the canvas. */
   toggleOps() {
-    if (this.ops) { this.ops.remove(); this.ops = null; return; }
+    if (this.ops) { this.ops.remove(); this.ops = null; this.opsWindow = null; return; }
     this.ops = NX.el('div', { class: 'tl-ops card-inner', 'data-testid': 'tl-ops' });
     this.legend.after(this.ops);
     this.refreshOps();
@@ -17,15 +18,21 @@ Object.assign(Timeline.prototype, {
 
   /* Refreshes the table when the view has rested half a second (setView calls it). */
   opsSoon() {
-    if (!this.ops || this.box) return;
+    if (!this.ops || this.box || this.opsWindow) return;
     clearTimeout(this.opsTimer);
     this.opsTimer = setTimeout(() => this.refreshOps(), 500);
   },
 
+  /* The operator table of [t0, t1] (relative ns), named `what`, opened if closed. */
+  opsFor(t0, t1, what) {
+    this.opsWindow = { t0: Math.floor(t0), t1: Math.ceil(t1), what };
+    if (!this.ops) this.toggleOps(); else this.refreshOps();
+  },
+
   async refreshOps() {
-    const box = this.box && this.lastAggregate;
-    const t0 = box ? Number(NX.big(box.t0) - this.origin) : Math.floor(this.t0);
-    const t1 = box ? Number(NX.big(box.t1) - this.origin) : Math.ceil(this.t1);
+    const box = !this.opsWindow && this.box && this.lastAggregate, fixed = this.opsWindow;
+    const t0 = fixed ? fixed.t0 : box ? Number(NX.big(box.t0) - this.origin) : Math.floor(this.t0);
+    const t1 = fixed ? fixed.t1 : box ? Number(NX.big(box.t1) - this.origin) : Math.ceil(this.t1);
     const panel = this.ops, token = this.opsToken = (this.opsToken || 0) + 1;
     if (!panel) return;
     const q = `t0=${this.abs(t0)}&t1=${this.abs(t1)}`;
@@ -77,7 +84,7 @@ Object.assign(Timeline.prototype, {
     panel.replaceChildren(
       NX.el('div', { class: 'toolbar' }, NX.el('h2', { style: 'margin:0' }, 'Operators'),
         NX.el('span', { class: 'muted', 'data-testid': 'tl-ops-window' },
-          `${box ? 'in the box' : 'in the view'}: ${NX.fmtNsExact(t0)} – ${NX.fmtNsExact(t1)} (${NX.fmtNs(width)}); durations clipped to it`),
+          `${fixed ? 'in ' + fixed.what : box ? 'in the box' : 'in the view'}: ${NX.fmtNsExact(t0)} – ${NX.fmtNsExact(t1)} (${NX.fmtNs(width)}); durations clipped to it`),
         NX.el('span', { style: 'flex:1' }),
         NX.el('button', { class: 'secondary', 'data-testid': 'tl-ops-csv', onclick: csv }, 'Download CSV'),
         NX.el('button', { class: 'secondary', onclick: () => this.toggleOps() }, 'Close')),

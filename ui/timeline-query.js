@@ -140,7 +140,7 @@ Object.assign(Timeline.prototype, {
    * flows, details drawer; null clears. */
   select(h) {
     this.selected = h && !h.counter ? h : null;
-    this.flows = [];
+    this.flows = []; this.flowsFor = null;
     this.draw();
     this.onSelect(h || null);
     if (h && (h.table === 'Instruction' || h.table === 'DmaPacketAggregated')) {
@@ -149,7 +149,9 @@ Object.assign(Timeline.prototype, {
         this.flows = r.result ? NX.objects(r.result).map((f) => Object.assign(f, {
           from_start: this.rel(f.from_start), from_end: this.rel(f.from_end), to_start: this.rel(f.to_start), to_end: this.rel(f.to_end) })) : [];
         this.canvas.dataset.flows = this.flows.length;
+        this.flowsFor = h;
         this.draw();
+        this.renderDeps();
       }).catch((e) => this.fail(e));
     }
   },
@@ -199,6 +201,8 @@ Object.assign(Timeline.prototype, {
         NX.el('span', { class: 'muted', 'data-testid': 'tl-aggregate-summary' },
           `${NX.fmtNsExact(t0)} – ${NX.fmtNsExact(t1)} (${NX.fmtNs(width)}) · ${byRow.size} rows · ${NX.fmtNum(n)} events`),
         NX.el('span', { style: 'flex:1' }),
+        NX.el('button', { class: 'secondary', 'data-testid': 'tl-aggregate-range', title: 'keep the box\'s time range as an annotation',
+          onclick: () => { this.addRange(t0, t1); if (!this.notesPanel) this.toggleNotes(); } }, 'Add as range'),
         NX.el('button', { class: 'secondary', 'data-testid': 'tl-aggregate-csv', onclick: csv }, 'Download CSV'),
         NX.el('button', { class: 'secondary', onclick: () => { this.panel.replaceChildren(); this.box = null; this.draw(); if (this.ops) this.refreshOps(); } }, 'Clear')),
       NX.el('div', { class: 'row', 'data-testid': 'tl-aggregate' },
@@ -209,6 +213,7 @@ Object.assign(Timeline.prototype, {
       NX.el('p', { class: 'muted', style: 'font-size:12px;margin:6px 0 0' },
         'Durations are clipped to the box; events that overlap on one row each count (a share can pass 100 %).'));
     this.lastAggregate = { t0: this.abs(t0), t1: this.abs(t1), rows: rowsOut, labels: labelsOut, width };
+    this.opsWindow = null;
     if (this.ops) this.refreshOps();
     return this.lastAggregate;
   },

@@ -1,8 +1,10 @@
 /* timeline.js: the canvas timeline (docs/ui.md "Timeline"): its view, data and drawing;
  * timeline-input.js adds the mouse, keys and tooltip, timeline-query.js selection,
- * search, box selection and flows. Rows: engines, framework streams (one row per depth
- * lane of nested or overlapping events), DMA queues, then value tracks (counters,
- * semaphores). The server does the level of detail (GET .../timeline?t0&t1&px and
+ * search and box selection, timeline-groups.js the track groups (engines, DMA queues,
+ * counters, semaphores, framework processes: collapse, pin, reorder), timeline-deps.js
+ * flows and the dependency chain, timeline-notes.js the annotations. Rows: engines,
+ * framework streams (one row per depth lane of nested or overlapping events), DMA
+ * queues, then value tracks (counters, semaphores). The server does the level of detail (GET .../timeline?t0&t1&px and
  * .../timeline/counters, docs/api.md): each reply holds, per track, raw rows or
  * per-bucket summaries, so the browser never draws more than a few thousand rectangles
  * per row. Each fetch covers the view and a quarter of its width on either side (at the
@@ -18,6 +20,7 @@
 const TL_KINDS = ['instruction', 'framework', 'dma'];
 const TL_MARGIN = 0.25; /* share of the view fetched beyond each side */
 const TL_MIN_SPAN = 10; /* ns: the narrowest view */
+const TL_FONT = '12px system-ui, sans-serif', TL_FONT_SMALL = '10px system-ui, sans-serif';
 
 /* 1.31T, 45.2k, 0.125: a value track's scale in a few characters. */
 function compact(v) {
@@ -119,16 +122,23 @@ class Timeline {
     this.originNum = Number.isSafeInteger(Number(this.origin)) ? Number(this.origin) : null;
     this.tracks = rows.map((t) => Object.assign(t, { start: this.rel(t.start), end: this.rel(t.end),
       stream: t.stream === undefined || t.stream === null ? t.track : t.stream, lane: t.lane || 0 }));
+    this.natural = this.tracks.slice(); /* the server's order; layout() orders the groups */
     let hi = -Infinity;
     for (const t of this.tracks) if (t.kind !== 'counter') hi = Math.max(hi, t.end);
     if (!isFinite(hi)) for (const t of this.tracks) hi = Math.max(hi, t.end);
     this.full = [0, isFinite(hi) && hi > 0 ? hi : 1000];
     this.layout();
+    if (!this.notes) this.notes = this.readNotes();
     this.data = null; this.counters = null;
     if (!view || !this.linkView(view)) { this.t0 = this.full[0]; this.t1 = this.full[1]; }
     this.resize();
     const hl = new URLSearchParams(location.hash.slice(1)).get('highlight');
     if (hl && !this.highlighted) { this.highlighted = true; this.highlight(hl, { keepView: !!view }).catch((e) => this.fail(e)); }
+    const sq = new URLSearchParams(location.hash.slice(1)).get('search');
+    if (sq && !hl && !this.searched) { /* a link's search (the memory and hierarchy views) */
+      this.searched = true; this.searchInput.value = sq;
+      this.search(sq, { keepView: !!view }).catch((e) => this.searchError(e));
+    }
     return this.tracks;
   }
 
@@ -153,7 +163,7 @@ class Timeline {
         const h = new URLSearchParams(location.hash.slice(1));
         h.delete('t0'); h.delete('t1'); h.set('clock', this.clock);
         history.replaceState(null, '', '#' + h.toString());
-        this.data = null;
+        this.data = null; this.notes = null; this.gstate = null;
         this.load(null).catch((e) => this.fail(e));
       } }, NX.el('option', { value: 'device' }, 'device events'), NX.el('option', { value: 'framework' }, 'framework events'));
       this.clockBox = NX.el('div', {}, 'The device\'s events and the framework events are on clocks that do not meet ' +
@@ -163,26 +173,6 @@ class Timeline {
     }
     this.clockBox.querySelector('select').value = this.clock;
     return this.clock === 'framework' ? fw : dev;
-  }
-
-  /* Row geometry: a stream with depth lanes gets thinner rows, one per lane; a gap
-   * separates kinds and cores. */
-  layout() {
-    const deep = new Set(this.tracks.filter((t) => t.lane > 0).map((t) => `${t.kind}|${t.core}|${t.stream}`));
-    let y = this.axisH, prev = null, prevKind = null;
-    for (const t of this.tracks) {
-      const g = `${t.kind}|${t.core}|${t.stream}`;
-      t.key = `${t.kind}|${t.core}|${t.track}`;
-      t.group = g;
-      if (prevKind !== null && prevKind !== `${t.kind}|${t.core}`) y += 4;
-      t.h = deep.has(g) ? this.laneH : this.rowH;
-      t.first = g !== prev;
-      t.y = y;
-      y += t.h;
-      prev = g; prevKind = `${t.kind}|${t.core}`;
-    }
-    this.rowsH = y;
-    this.ncores = new Set(this.tracks.map((t) => t.core)).size;
   }
 
   resize() {
@@ -361,15 +351,6 @@ class Timeline {
     return { bucket: r.bucket, rows: m, t0: rt0, t1: this.rel(r.t1), lod };
   }
 
-  /* The row under y (canvas pixels), or -1. */
-  rowOf(y) {
-    let lo = 0, hi = this.tracks.length - 1;
-    while (lo <= hi) {
-      const m = (lo + hi) >> 1, t = this.tracks[m];
-      if (y < t.y) hi = m - 1; else if (y >= t.y + t.h) lo = m + 1; else return m;
-    }
-    return -1;
-  }
   series(i) { return this.data && this.data.rows.get(this.tracks[i].key); }
   /* The row index of an event of table t (Flow's table names) on core/track, or -1. */
   rowIndex(table, core, track) {
@@ -380,13 +361,13 @@ class Timeline {
   /* text cut to maxW pixels with an ellipsis (at its start with fromStart), never
    * squeezed; widths of whole texts are remembered. */
   fit(text, maxW, fromStart) {
-    const c = this.ctx;
-    let w = this.widths.get(text);
-    if (w === undefined) { w = c.measureText(text).width; if (this.widths.size > 5000) this.widths.clear(); this.widths.set(text, w); }
+    const c = this.ctx, wkey = c.font + '\u0000' + text;
+    let w = this.widths.get(wkey);
+    if (w === undefined) { w = c.measureText(text).width; if (this.widths.size > 5000) this.widths.clear(); this.widths.set(wkey, w); }
     if (w <= maxW) return text;
     if (maxW < 12) return '';
-    /* cut texts are remembered per whole pixel of room: a pan redraws them unchanged */
-    const key = `${fromStart ? 1 : 0}${Math.floor(maxW)}\u0000${text}`;
+    /* cut texts are remembered per font and whole pixel of room: a pan redraws them unchanged */
+    const key = `${fromStart ? 1 : 0}${Math.floor(maxW)}\u0000${wkey}`;
     let out = this.cuts.get(key);
     if (out === undefined) {
       out = this.cut(text, Math.floor(maxW), fromStart);
@@ -423,10 +404,12 @@ class Timeline {
     return out;
   }
 
-  /* A row's label: core, kind, stream, and a value track's scale. */
+  /* A row's label: kind, stream (without its group's process, which the group's header
+   * names, as it names the core), and a value track's scale. */
   rowLabel(tr) {
     const prefix = { dma: 'DMA ', counter: '', framework: '', instruction: '' };
-    let label = (this.ncores > 1 && tr.core !== null ? `NC${tr.core} ` : '') + prefix[tr.kind] + tr.stream;
+    const proc = tr.kind === 'framework' && tr.tg && tr.stream.startsWith(tr.tg.title + ' / ') ? tr.tg.title.length + 3 : 0;
+    let label = prefix[tr.kind] + tr.stream.slice(proc);
     if (tr.kind === 'counter' && tr.max !== undefined) label += tr.max > 0 ? ` ≤ ${counterValue(tr.track, tr.max)}` : ' (0)';
     return label;
   }
@@ -436,7 +419,7 @@ class Timeline {
     if (!W || !this.full) return;
     c.clearRect(0, 0, W, H);
     c.fillStyle = th.bg; c.fillRect(0, 0, W, H);
-    c.font = '12px system-ui, sans-serif'; c.textBaseline = 'middle';
+    c.font = TL_FONT; c.textBaseline = 'middle';
     // axis: ticks at multiples of the step from the profile's start, labelled with the
     // digits the step needs
     const span = this.t1 - this.t0;
@@ -447,10 +430,14 @@ class Timeline {
       if (x + 4 + c.measureText(text).width <= W - 2) { c.fillStyle = th.muted; c.fillText(text, x + 4, this.axisH / 2); }
     }
     const seen = new Map();
+    this.drawRows(); /* group headers, row shading (timeline-groups.js) */
+    this.drawNotes(); /* annotation ranges and markers, under the events (timeline-notes.js) */
     this.tracks.forEach((tr, i) => {
+      /* a collapsed group's rows are drawn over one another on its header */
+      if (tr.hidden && tr.kind === 'counter') return;
       const y = tr.y;
-      if (i % 2) { c.fillStyle = th.alt; c.fillRect(this.labelW, y, pw, tr.h); }
-      if (tr.first) { c.strokeStyle = th.grid; c.beginPath(); c.moveTo(0, y + 0.5); c.lineTo(W, y + 0.5); c.stroke(); }
+      if (y > H || y + tr.h < this.axisH) return;
+      if (tr.first && !tr.hidden) { c.strokeStyle = th.grid; c.beginPath(); c.moveTo(this.labelW, y + 0.5); c.lineTo(W, y + 0.5); c.stroke(); }
       c.save(); c.beginPath(); c.rect(this.labelW, y, pw, tr.h); c.clip();
       if (tr.kind === 'counter') this.drawCounter(tr, y);
       else this.drawEvents(tr, i, y, seen);
@@ -458,6 +445,7 @@ class Timeline {
     });
     this.drawMatchTicks();
     this.drawFlows();
+    this.drawChain();
     if (this.box) {
       const b = this.box, x0 = Math.min(b.x0, b.x1), y0 = Math.min(b.y0, b.y1);
       c.fillStyle = 'rgba(47,111,236,0.12)'; c.strokeStyle = '#2f6fec';
@@ -465,27 +453,9 @@ class Timeline {
       c.strokeRect(x0 + 0.5, y0 + 0.5, Math.abs(b.x1 - b.x0), Math.abs(b.y1 - b.y0));
     }
     this.drawLabels();
+    this.drawNoteFlags();
     this.drawStatus(span, seen);
     this.afterDraw();
-  }
-
-  /* The row labels: a stream's name on its first lane, ellipsized, never squeezed. */
-  drawLabels() {
-    const c = this.ctx, th = this.theme, H = this.H;
-    c.fillStyle = th.bg; c.fillRect(0, this.axisH + 1, this.labelW, H);
-    c.strokeStyle = th.line; c.beginPath(); c.moveTo(this.labelW + 0.5, 0); c.lineTo(this.labelW + 0.5, H); c.stroke();
-    let groupTop = 0;
-    this.tracks.forEach((tr, i) => {
-      if (tr.first) groupTop = tr.y;
-      const next = this.tracks[i + 1];
-      if (tr.lane && (!next || next.group !== tr.group)) { /* a bracket along a stream's lanes */
-        c.strokeStyle = th.line; c.beginPath(); c.moveTo(6.5, groupTop + 3); c.lineTo(6.5, tr.y + tr.h - 3); c.stroke();
-      }
-      if (!tr.first) return;
-      c.fillStyle = tr.kind === 'instruction' ? th.text : tr.kind === 'counter' ? th.counter : th.muted;
-      c.fillText(this.fit(this.rowLabel(tr), this.labelW - 18, tr.kind === 'framework'), 12, tr.y + Math.min(tr.h, this.rowH) / 2);
-    });
-    c.fillStyle = th.muted; c.fillText('time', 12, this.axisH / 2);
   }
 
   /* Status line (exact nanoseconds from the profile's start) and legend; the DOM only
@@ -532,6 +502,9 @@ class Timeline {
           c.globalAlpha = 0.15 + 0.85 * Math.min(1, s.busy[j] / bk);
           c.fillRect(x0, top, w, h);
           c.globalAlpha = 1;
+        } else if (s.end[j] === s.start[j]) {
+          /* an instant (no duration): a small triangle pointing at its time */
+          c.beginPath(); c.moveTo(x0 - 4, top); c.lineTo(x0 + 4, top); c.lineTo(x0, top + h); c.closePath(); c.fill();
         } else {
           /* a pixel's gap at the right end: adjacent events of one colour stay apart */
           c.fillRect(x0, top, w >= 3 ? w - 1 : w, h);
@@ -551,14 +524,17 @@ class Timeline {
       c.globalAlpha = 1;
       seen.set(`small DMA (< ${this.smallDma.limit} B per partition)`, col);
     }
-    const n = s.start.length, small = h < 12;
+    /* names inside bars wide enough, ellipsized: 12 px on rows, 10 px on the thinner
+     * depth lanes of framework streams */
+    const n = s.start.length, font = h >= 12 ? TL_FONT : h >= 9 ? TL_FONT_SMALL : null;
+    if (font) c.font = font;
     for (let j = 0; j < n; j++) {
       const [x0, x1] = this.extent(s, j), w = Math.max(1, x1 - x0);
       if (x1 < lo || x0 > hi) continue;
-      if (!small && w > 40 && (!bins || s.count[j] === 1) && s.label[j] !== null) {
-        const x = Math.max(x0, this.labelW), room = Math.min(x1, this.W) - x - 8;
+      if (font && w > 24 && (!bins || s.count[j] === 1) && s.label[j] !== null) {
+        const x = Math.max(x0, this.labelW), room = Math.min(x1, this.W) - x - 6;
         const txt = this.fit(String(s.label[j]), room);
-        if (txt) { c.fillStyle = inkOn(NX.color(s.label[j])); c.fillText(txt, x + 4, y + tr.h / 2); }
+        if (txt) { c.fillStyle = inkOn(NX.color(s.label[j])); c.fillText(txt, x + 3, y + tr.h / 2 + 0.5); }
       }
       if (keys && keys.has(s.table + '|' + s.id[j])) {
         c.strokeStyle = '#f59e0b'; c.lineWidth = 2; c.strokeRect(x0 - 1, y + 1, w + 2, tr.h - 2); c.lineWidth = 1;
@@ -601,28 +577,6 @@ class Timeline {
     for (const m of this.matches.rows) {
       const x = this.x(m.start);
       if (x >= this.labelW && x <= this.W) c.fillRect(Math.round(x) - 1, this.axisH - 6, 3, 6);
-    }
-  }
-
-  /* The selected event's flows as arrows: upstream end -> downstream start. */
-  drawFlows() {
-    const c = this.ctx;
-    for (const f of this.flows) {
-      const a = this.rowIndex(f.from_table, f.from_core, f.from_track), b = this.rowIndex(f.to_table, f.to_core, f.to_track);
-      if (a < 0 || b < 0) continue;
-      const ra = this.tracks[a], rb = this.tracks[b];
-      const x0 = this.x(f.from_end), y0 = ra.y + ra.h / 2, x1 = this.x(f.to_start), y1 = rb.y + rb.h / 2;
-      const col = f.type === 'SEMAPHORE' ? '#d9480f' : '#1c7ed6';
-      c.strokeStyle = col; c.fillStyle = col; c.lineWidth = 1.5;
-      c.beginPath(); c.moveTo(x0, y0);
-      const mx = (x0 + x1) / 2;
-      c.bezierCurveTo(mx, y0, mx, y1, x1, y1); c.stroke();
-      const ang = Math.atan2(y1 - y0, Math.max(1, x1 - mx));
-      c.beginPath(); c.moveTo(x1, y1);
-      c.lineTo(x1 - 8 * Math.cos(ang - 0.4), y1 - 8 * Math.sin(ang - 0.4));
-      c.lineTo(x1 - 8 * Math.cos(ang + 0.4), y1 - 8 * Math.sin(ang + 0.4));
-      c.closePath(); c.fill();
-      c.lineWidth = 1;
     }
   }
 
