@@ -1,7 +1,9 @@
 /* compare.js: two profiles side by side (/compare/<a>/<b>, a = before, b = after): the
- * Summary metrics with their deltas, engine active times as paired bars, and the
- * `recommend --compare` report (GET .../analysis?compare=b): bounds, gaps, bottleneck
- * change and the after profile's findings. */
+ * timelines stacked on one time axis with the per-opcode and per-line deltas of their
+ * window (compare-timelines.js), the Summary metrics with their deltas, engine active
+ * times as paired bars, and the `recommend --compare` report (GET
+ * .../analysis?compare=b): bounds, gaps, bottleneck change and the after profile's
+ * findings. */
 'use strict';
 
 /* before and after: two colours no event or engine uses */
@@ -95,12 +97,13 @@ async function comparePage(a, b) {
   setChrome([el('a', { href: '/', 'data-nav': true }, 'Profiles'), ' / compare'], []);
   const sum = el('div', { class: 'card' }, el('h2', {}, 'Summary'), el('p', { class: 'muted' }, 'Loading…'));
   const eng = el('div', { class: 'card', style: 'max-width:620px' }, el('h2', {}, 'Engine active time'), el('p', { class: 'muted' }, 'Loading…'));
+  const tlc = el('div', { class: 'card tl-card', 'data-testid': 'compare-timelines' }, el('h2', {}, 'Timelines'), el('p', { class: 'muted' }, 'Loading…'));
   const rep = el('div', { class: 'card', 'data-testid': 'compare-report' }, el('h2', {}, 'recommend --compare'), el('p', { class: 'muted' }, 'Loading…'));
   main.replaceChildren(el('div', { class: 'toolbar' },
     el('h1', { style: 'margin:0' }, el('a', { href: NX.profileUrl(a), 'data-nav': true }, a), el('span', { class: 'muted' }, ' → '),
       el('a', { href: NX.profileUrl(b), 'data-nav': true }, b)), el('span', { class: 'spacer' }),
     el('a', { href: NX.compareUrl(b, a), 'data-nav': true, class: 'button secondary', 'data-testid': 'swap' }, 'Swap')),
-  el('div', { class: 'row', style: 'margin-top:12px' }, sum, eng), rep);
+  el('div', { style: 'margin-top:12px' }, tlc), el('div', { class: 'row' }, sum, eng), rep);
   let names;
   try { names = new Set((await NX.get('/api/v1/profiles')).profiles.map((p) => p.name)); } catch (e) { main.replaceChildren(errorBox(e)); return; }
   const missing = [a, b].filter((n) => !names.has(n));
@@ -110,6 +113,7 @@ async function comparePage(a, b) {
       el('a', { href: '/', 'data-nav': true }, 'See the profiles')));
     return;
   }
+  compareTimelines(a, b, tlc).catch((e) => tlc.replaceChildren(el('h2', {}, 'Timelines'), errorBox(e)));
   const both = (await Promise.all([hasInstructions(a), hasInstructions(b)])).every(Boolean);
   if (!both)
     rep.replaceChildren(el('h2', {}, 'recommend --compare'), el('p', { class: 'muted' }, 'The comparison of the analyses needs two device profiles.'));

@@ -168,13 +168,14 @@ Object.assign(Timeline.prototype, {
   depsSection(h) {
     this.deps = NX.el('div', { class: 'deps', 'data-testid': 'details-deps' });
     this.depsOf = h;
-    this.renderDeps();
+    this.renderDeps(true);
     return this.deps;
   },
 
-  renderDeps() {
+  /* Fills the section; fresh: it is not on the page yet (the drawer is being built). */
+  renderDeps(fresh) {
     const box = this.deps, h = this.depsOf;
-    if (!box || !box.isConnected || !h || h.counter) return;
+    if (!box || (!fresh && !box.isConnected) || !h || h.counter) return;
     const traceable = h.table === 'Instruction' || h.table === 'DmaPacketAggregated';
     if (!traceable) { box.replaceChildren(); return; }
     const ev = (x) => `${x.label} · ${x.track}${x.core !== null && x.core !== undefined && this.ncores > 1 ? ` (NC${x.core})` : ''}`;

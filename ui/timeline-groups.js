@@ -32,7 +32,7 @@ Object.assign(Timeline.prototype, {
   /* The groups' state of the URL's hash: {order: [id], pinned: Set, collapsed: Set}. */
   readGroups() {
     const st = { order: [], pinned: new Set(), collapsed: new Set() };
-    const v = new URLSearchParams(location.hash.slice(1)).get('groups');
+    const v = this.hashParams().get('groups');
     for (const e of (v || '').split(',').filter(Boolean)) {
       const m = /^([\^!]*)(.*)$/.exec(e), id = tlGroupUnesc(m[2]);
       if (!id) continue;
@@ -45,9 +45,9 @@ Object.assign(Timeline.prototype, {
 
   /* Writes the groups' state to the hash (other parameters stay). */
   saveGroups() {
-    const h = new URLSearchParams(location.hash.slice(1));
+    const h = this.hashParams();
     h.set('groups', this.groups.map((g) => (g.pinned ? '^' : '') + (g.collapsed ? '!' : '') + tlGroupEsc(g.id)).join(','));
-    history.replaceState(null, '', '#' + h.toString());
+    this.writeHash(h);
   },
 
   /* Row geometry: groups in their order (pinned first), each a header row, then its

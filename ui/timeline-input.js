@@ -186,6 +186,7 @@ Object.assign(Timeline.prototype, {
         if (ev.key === 'Escape' && ev.target === this.searchInput) { this.searchInput.blur(); cv.focus({ preventScroll: true }); ev.preventDefault(); }
         return;
       }
+      if (this.embedded && !this.mouse && document.activeElement !== cv) return;
       if (this.keyAction(ev)) ev.preventDefault();
     };
     const move = (ev) => (cv.isConnected ? onMove(ev) : off());

@@ -17,7 +17,7 @@ const tlNoteLetter = (i) => String.fromCharCode(65 + (i % 26)) + (i >= 26 ? Math
 Object.assign(Timeline.prototype, {
   /* The notes of the hash (once per page), as relative times; invalid entries said once. */
   readNotes() {
-    const v = new URLSearchParams(location.hash.slice(1)).get('notes');
+    const v = this.hashParams().get('notes');
     const out = [];
     let bad = 0;
     for (const e of (v || '').split(',').filter(Boolean)) {
@@ -32,11 +32,11 @@ Object.assign(Timeline.prototype, {
   },
 
   saveNotes() {
-    const h = new URLSearchParams(location.hash.slice(1));
+    const h = this.hashParams();
     const v = this.notes.map((n) => this.abs(n.t0) + (n.t1 !== null ? '-' + this.abs(n.t1) : '') +
       (n.text ? '~' + encodeURIComponent(n.text) : '')).join(',');
     if (v) h.set('notes', v); else h.delete('notes');
-    history.replaceState(null, '', '#' + h.toString());
+    this.writeHash(h);
     if (this.notesPanel) this.fillNotesPanel();
     this.redraw();
   },

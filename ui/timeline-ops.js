@@ -7,6 +7,27 @@
  * Download CSV saves both tables. While open it follows the view. */
 'use strict';
 
+/* The operators of [t0, t1] (absolute profile ns, exact text) of the profile at API base
+ * `base`, durations clipped to the window: {ops: [{kind, label, count, busy}] busiest
+ * first, kindBusy: {kind: busy}, lines: [{loc, n, dur, dma_n, dma_bytes, dma_ns}]} (lines
+ * only for a device profile). The operator table and the compare page use it. */
+async function tlOperators(base, t0, t1, dma, device) {
+  const q = `t0=${t0}&t1=${t1}`;
+  const [agg, lines] = await Promise.all([NX.get(`${base}/timeline/aggregate?${q}&dma=${dma}`),
+    device ? NX.get(`${base}/timeline/lines?${q}`) : null]);
+  const byLabel = new Map(), kindBusy = {};
+  for (const x of NX.objects(agg.result)) { /* per kind and label, over every row */
+    const k = x.kind + '\u0000' + x.label;
+    const e = byLabel.get(k) || { kind: x.kind, label: x.label, count: 0, busy: 0 };
+    e.count += Number(x.count); e.busy += Number(x.busy);
+    byLabel.set(k, e);
+    kindBusy[x.kind] = (kindBusy[x.kind] || 0) + Number(x.busy);
+  }
+  const lrows = lines && lines.result ? NX.objects(lines.result).map((r) => ({ loc: r.loc, n: Number(r.n), dur: Number(r.dur),
+    dma_n: Number(r.dma_n), dma_bytes: Number(r.dma_bytes), dma_ns: Number(r.dma_ns) })) : [];
+  return { ops: [...byLabel.values()].sort((a, b) => b.busy - a.busy), kindBusy, lines: lrows };
+}
+
 Object.assign(Timeline.prototype, {
   /* Opens or closes the operator table under the canvas. */
   toggleOps() {
@@ -35,28 +56,13 @@ Object.assign(Timeline.prototype, {
     const t1 = fixed ? fixed.t1 : box ? Number(NX.big(box.t1) - this.origin) : Math.ceil(this.t1);
     const panel = this.ops, token = this.opsToken = (this.opsToken || 0) + 1;
     if (!panel) return;
-    const q = `t0=${this.abs(t0)}&t1=${this.abs(t1)}`;
     const device = this.tracks.some((t) => t.kind === 'instruction');
     panel.replaceChildren(NX.el('p', { class: 'muted' }, 'Counting operators…'));
-    let agg, lines;
-    try {
-      [agg, lines] = await Promise.all([NX.get(`${this.base()}/timeline/aggregate?${q}&dma=${this.dma}`),
-        device ? NX.get(`${this.base()}/timeline/lines?${q}`) : null]);
-    } catch (e) { if (token === this.opsToken) panel.replaceChildren(errorBox(e)); return; }
+    let got;
+    try { got = await tlOperators(this.base(), this.abs(t0), this.abs(t1), this.dma, device); }
+    catch (e) { if (token === this.opsToken) panel.replaceChildren(errorBox(e)); return; }
     if (token !== this.opsToken || panel !== this.ops) return;
-    const width = t1 - t0;
-    /* per kind and label, over every row */
-    const byLabel = new Map(), kindBusy = {};
-    for (const x of NX.objects(agg.result)) {
-      const k = x.kind + '\u0000' + x.label;
-      const e = byLabel.get(k) || { kind: x.kind, label: x.label, count: 0, busy: 0 };
-      e.count += Number(x.count); e.busy += Number(x.busy);
-      byLabel.set(k, e);
-      kindBusy[x.kind] = (kindBusy[x.kind] || 0) + Number(x.busy);
-    }
-    const ops = [...byLabel.values()].sort((a, b) => b.busy - a.busy);
-    const lrows = lines && lines.result ? NX.objects(lines.result).map((r) => ({ loc: r.loc, n: Number(r.n), dur: Number(r.dur),
-      dma_n: Number(r.dma_n), dma_bytes: Number(r.dma_bytes), dma_ns: Number(r.dma_ns) })) : [];
+    const width = t1 - t0, { ops, kindBusy } = got, lrows = got.lines;
     const lineBusy = lrows.reduce((a, r) => a + r.dur, 0);
     const pct = (v, of) => (of > 0 ? (100 * v / of).toFixed(1) + ' %' : '–');
     const head = (cols, k) => NX.el('thead', {}, NX.el('tr', {}, cols.map((c, i) => NX.el('th', { class: i >= k ? 'num' : '' }, c))));

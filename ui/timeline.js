@@ -67,6 +67,9 @@ class Timeline {
     this.profile = profile;
     this.onSelect = opts.onSelect || (() => {});
     this.onView = opts.onView || (() => {});
+    /* embedded (the compare page): no state in the URL's hash, keys only while the
+     * pointer is over it or it has the focus */
+    this.embedded = !!opts.embedded;
     this.rowH = 22; this.laneH = 15; this.axisH = 26; this.labelW = 200;
     this.tracks = []; this.data = null; this.counters = null; this.selected = null; this.hover = null;
     this.flows = []; this.matches = null; this.box = null; this.mouse = null;
@@ -95,6 +98,9 @@ class Timeline {
     this.notice.append(NX.el('div', {}, msg));
   }
   base() { return NX.profileBase(this.profile); }
+  /* The URL hash's parameters (none when embedded), and writing them back. */
+  hashParams() { return new URLSearchParams(this.embedded ? '' : location.hash.slice(1)); }
+  writeHash(h) { if (!this.embedded) history.replaceState(null, '', '#' + h.toString()); }
 
   /* Relative time of an absolute one (a number, a string beyond 2^53, a BigInt). */
   rel(v) {
@@ -132,9 +138,9 @@ class Timeline {
     this.data = null; this.counters = null;
     if (!view || !this.linkView(view)) { this.t0 = this.full[0]; this.t1 = this.full[1]; }
     this.resize();
-    const hl = new URLSearchParams(location.hash.slice(1)).get('highlight');
+    const hl = this.hashParams().get('highlight');
     if (hl && !this.highlighted) { this.highlighted = true; this.highlight(hl, { keepView: !!view }).catch((e) => this.fail(e)); }
-    const sq = new URLSearchParams(location.hash.slice(1)).get('search');
+    const sq = this.hashParams().get('search');
     if (sq && !hl && !this.searched) { /* a link's search (the memory and hierarchy views) */
       this.searched = true; this.searchInput.value = sq;
       this.search(sq, { keepView: !!view }).catch((e) => this.searchError(e));
@@ -156,13 +162,13 @@ class Timeline {
     const [d0, d1] = bounds(dev), [f0, f1] = bounds(fw);
     const gap = f0 > d1 ? f0 - d1 : d0 > f1 ? d0 - f1 : 0n, span = d1 - d0 > f1 - f0 ? d1 - d0 : f1 - f0;
     if (gap <= 100n * (span > 0n ? span : 1n)) return rows;
-    if (!this.clock) this.clock = new URLSearchParams(location.hash.slice(1)).get('clock') === 'framework' ? 'framework' : 'device';
+    if (!this.clock) this.clock = this.hashParams().get('clock') === 'framework' ? 'framework' : 'device';
     if (!this.clockBox) {
       const pick = NX.el('select', { 'data-testid': 'tl-clock', onchange: () => {
         this.clock = pick.value;
-        const h = new URLSearchParams(location.hash.slice(1));
+        const h = this.hashParams();
         h.delete('t0'); h.delete('t1'); h.set('clock', this.clock);
-        history.replaceState(null, '', '#' + h.toString());
+        this.writeHash(h);
         this.data = null; this.notes = null; this.gstate = null;
         this.load(null).catch((e) => this.fail(e));
       } }, NX.el('option', { value: 'device' }, 'device events'), NX.el('option', { value: 'framework' }, 'framework events'));

@@ -4,9 +4,10 @@
 // groups that collapse, pin and reorder (kept in the URL); flows followed by a click,
 // their off-screen ends marked; the dependency chain (Trace) against the server's walk;
 // the memory view against SbufAllocation, linked to the timeline; annotations in the URL
-// and as a JSON file, with "diff vs"; the IR hierarchy; names inside framework bars.
+// and as a JSON file, with "diff vs"; the IR hierarchy; compare's stacked timelines with
+// their deltas per opcode and line; names inside framework bars.
 // Screenshots (1280x720, light and dark) go to NX_SHOTS.
-// Environment: NX_UI_URL, NX_DEV (device profile), NX_FW_NESTED, NX_FW_EPOCH,
+// Environment: NX_UI_URL, NX_DEV, NX_DEV2 (device profiles), NX_FW_NESTED, NX_FW_EPOCH,
 // NX_FW_THIRD (framework traces), NX_SHOTS, NX_DL (scratch for downloads), NX_TOOLS,
 // NX_CHROMIUM.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { launch } from './chromium.mjs';
 
 const env = (k) => { if (!process.env[k]) throw new Error(`${k} not set`); return process.env[k]; };
 const url = env('NX_UI_URL').replace(/\/$/, ''), DEV = env('NX_DEV'), NESTED = env('NX_FW_NESTED');
-const EPOCH = env('NX_FW_EPOCH'), THIRD = env('NX_FW_THIRD');
+const EPOCH = env('NX_FW_EPOCH'), THIRD = env('NX_FW_THIRD'), DEV2 = env('NX_DEV2');
 const shots = env('NX_SHOTS'), dl = env('NX_DL');
 mkdirSync(shots, { recursive: true });
 const check = (cond, msg) => { if (!cond) throw new Error(msg); };
@@ -336,11 +337,48 @@ try {
   await page.goto(`${url}/profile/${encodeURIComponent(EPOCH)}/hierarchy`);
   check((await page.locator('[data-testid=hier-none]').textContent()).includes('framework trace'), 'a framework trace\'s hierarchy');
 
+  /* ---- 6. compare: two timelines on one axis, deltas per opcode and line ---- */
+  step = 'compare: stacked timelines on one axis';
+  await page.goto(`${url}/compare/${encodeURIComponent(DEV)}/${encodeURIComponent(DEV2)}`);
+  await page.waitForFunction(() => window.nx && window.nx.compare && window.nx.compare.every((t) => t.full && t.requests >= 1));
+  await page.locator('[data-testid=cmp-deltas][data-state=ready]').waitFor();
+  const ends = await page.evaluate(() => window.nx.compare.map((t) => t.full[1]));
+  check(ends[0] === ends[1], `the timelines' axes differ: ${ends}`);
+  const span = await page.evaluate(() => window.nx.compare.map((t) => Number(t.tracks.filter((r) => r.kind !== 'counter').reduce((m, r) => Math.max(m, r.end), 0))));
+  check(ends[0] === Math.max(...span), `the axis is not the longer profile: ${ends} vs ${span}`);
+  step = 'compare: a zoom of one moves the other';
+  await page.locator('[data-testid=compare-timelines] [data-testid=timeline]').nth(1).scrollIntoViewIfNeeded();
+  const c1 = await page.locator('[data-testid=compare-timelines] [data-testid=timeline]').nth(1).boundingBox();
+  await page.mouse.move(c1.x + c1.width * 0.6, c1.y + 40);
+  for (let i = 0; i < 6; i++) await page.keyboard.press('w');
+  await page.waitForFunction(() => { const [p, q] = window.nx.compare; return p.t0 === q.t0 && p.t1 === q.t1 && p.t1 - p.t0 < p.full[1] / 2; });
+  step = 'compare: deltas of the window against SQL';
+  await page.waitForFunction(() => { const d = window.nx.compareDeltas, t = window.nx.compare[0];
+    return d && d.t0 === Math.max(0, Math.floor(t.t0)) && d.t1 === Math.ceil(t.t1) && document.querySelector('[data-testid=cmp-deltas]').dataset.state === 'ready'; });
+  const cd = await page.evaluate(() => { const d = window.nx.compareDeltas, o = window.nx.compare.map((t) => t.origin.toString());
+    return { t0: d.t0, t1: d.t1, o, mm: d.got.map((g) => (g.ops.find((x) => x.label === 'MATMUL') || { busy: 0, count: 0 })) }; });
+  for (const [i, name] of [[0, DEV], [1, DEV2]]) {
+    const t0 = BigInt(cd.o[i]) + BigInt(cd.t0), t1 = BigInt(cd.o[i]) + BigInt(cd.t1);
+    const [[busy, n]] = await sql(name, `SELECT coalesce(sum(least(end_ts, ${t1}) - greatest(start_ts, ${t0})), 0), count(*) FROM Instruction ` +
+      `WHERE opcode = 'MATMUL' AND start_ts < ${t1} AND end_ts > ${t0}`);
+    check(busy === cd.mm[i].busy && n === cd.mm[i].count, `${name} MATMUL in the window: ${JSON.stringify(cd.mm[i])}, SQL ${n}, ${busy}`);
+  }
+  const mrow = page.locator('[data-testid=cmp-ops] tr[data-label=MATMUL]');
+  const wantD = cd.mm[1].busy - cd.mm[0].busy;
+  const dtext = await mrow.locator('td').nth(5).textContent();
+  check(wantD === 0 ? dtext === "=" : dtext.startsWith(wantD > 0 ? "+" : "−"), `MATMUL delta says ${dtext}, want ${wantD}`);
+  check(await page.locator('[data-testid=cmp-lines] tbody tr').count() > 0, 'no per-line deltas');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(shots, 'compare.png') });
+  await page.screenshot({ path: path.join(shots, 'compare-full.png'), fullPage: true });
+  check(!(await page.evaluate(() => location.hash)).includes('groups'), 'the compare page\'s timelines wrote to the URL');
+
   errors.splice(0, errors.length, ...errors.filter((e) => !/40[034]|analysis_failed/.test(e)));
   check(errors.length === 0, 'browser errors: ' + errors.join(' | '));
   console.log('ui views ok');
 } catch (e) {
   console.error(`FAIL (${step}): ${e.message}`);
+  await page.screenshot({ path: path.join(shots, 'failed.png'), fullPage: true }).catch(() => {});
   if (errors.length) console.error('browser errors: ' + errors.join(' | '));
   process.exitCode = 1;
 } finally {
