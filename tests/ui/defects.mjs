@@ -12,31 +12,20 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { launch } from './chromium.mjs';
+import { apiOf, check, env, openProfile, settled as settledOn, sqlRows } from './helpers.mjs';
 
-const env = (k) => { if (!process.env[k]) throw new Error(`${k} not set`); return process.env[k]; };
 const url = env('NX_UI_URL').replace(/\/$/, ''), DEV = env('NX_DEV'), NESTED = env('NX_FW_NESTED');
 const EPOCH = env('NX_FW_EPOCH'), THIRD = env('NX_FW_THIRD'), MIXED = env('NX_MIXED'), DEVMIX = env('NX_DEVMIX');
 const shots = env('NX_SHOTS'), dl = env('NX_DL');
 mkdirSync(shots, { recursive: true });
-const check = (cond, msg) => { if (!cond) throw new Error(msg); };
-const api = (name) => `${url}/api/v1/profiles/namespace/global/profile_name/${encodeURIComponent(name)}`;
+const api = (name) => apiOf(url, name);
 
 const { browser, page, errors, close } = await launch(env('NX_TOOLS'), { viewport: { width: 1280, height: 720 } });
 let step = 'start';
 try {
-  const sql = async (name, q) => {
-    const r = await page.request.post(`${url}/api/v1/db/${encodeURIComponent(name)}/_search`,
-      { data: { type: 'databaseExplorerQuery', query: q } });
-    const j = await r.json();
-    check(r.ok(), `SQL ${q}: ${JSON.stringify(j)}`);
-    return j.rows;
-  };
-  const settled = () => page.waitForFunction(() => { const tl = window.nx && window.nx.timeline; return tl && tl.full && !tl.pending && tl.covered(); });
-  const open = async (name, hash = '') => {
-    await page.goto(`${url}/profile/${encodeURIComponent(name)}${hash}`);
-    await page.waitForFunction(() => window.nx && window.nx.timeline.requests >= 1);
-    await settled();
-  };
+  const sql = (name, q) => sqlRows(page, url, name, q);
+  const settled = () => settledOn(page);
+  const open = (name, hash = '') => openProfile(page, url, name, hash);
   const tl = (fn, arg) => page.evaluate(fn, arg);
   const canvasBox = () => page.locator('[data-testid=timeline]').boundingBox();
   /* the centre of the widest entry drawn on a row of `kind` (page coordinates) */

@@ -13,33 +13,21 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { launch } from './chromium.mjs';
+import { apiOf, check, env, openProfile, settled as settledOn, sqlRows } from './helpers.mjs';
 
-const env = (k) => { if (!process.env[k]) throw new Error(`${k} not set`); return process.env[k]; };
 const url = env('NX_UI_URL').replace(/\/$/, ''), DEV = env('NX_DEV'), NESTED = env('NX_FW_NESTED');
 const EPOCH = env('NX_FW_EPOCH'), THIRD = env('NX_FW_THIRD'), DEV2 = env('NX_DEV2');
 const shots = env('NX_SHOTS'), dl = env('NX_DL');
 mkdirSync(shots, { recursive: true });
-const check = (cond, msg) => { if (!cond) throw new Error(msg); };
-const api = (name) => `${url}/api/v1/profiles/namespace/global/profile_name/${encodeURIComponent(name)}`;
+const api = (name) => apiOf(url, name);
 
 const { browser, page, errors, close } = await launch(env('NX_TOOLS'), { viewport: { width: 1280, height: 720 } });
 let step = 'start';
 try {
-  const sql = async (name, q) => {
-    const r = await page.request.post(`${url}/api/v1/db/${encodeURIComponent(name)}/_search`,
-      { data: { type: 'databaseExplorerQuery', query: q } });
-    const j = await r.json();
-    check(r.ok(), `SQL ${q}: ${JSON.stringify(j)}`);
-    return j.rows;
-  };
-  const settled = (p = page) => p.waitForFunction(() => { const tl = window.nx && window.nx.timeline; return tl && tl.full && !tl.pending && tl.covered(); });
-  const open = async (name, hash = '', p = page) => {
-    await p.goto(`${url}/profile/${encodeURIComponent(name)}${hash}`);
-    await p.waitForFunction(() => window.nx && window.nx.timeline && window.nx.timeline.requests >= 1);
-    await settled(p);
-  };
+  const sql = (name, q) => sqlRows(page, url, name, q);
+  const settled = (p = page) => settledOn(p);
+  const open = (name, hash = '', p = page) => openProfile(p, url, name, hash);
   const tl = (fn, arg) => page.evaluate(fn, arg);
-  const hash = () => page.evaluate(() => new URLSearchParams(location.hash.slice(1)));
   const hashParam = (k) => page.evaluate((key) => new URLSearchParams(location.hash.slice(1)).get(key), k);
   const canvasBox = () => page.locator('[data-testid=timeline]').boundingBox();
   /* page coordinates of canvas point (x, y), scrolled on screen */
@@ -50,7 +38,6 @@ try {
     return [b.x + x, b.y + y];
   };
   const groupIds = () => tl(() => window.nx.timeline.groups.map((g) => g.id));
-  void hash;
 
   /* ---- 1. track groups ---- */
   step = 'groups: the device profile\'s groups';
@@ -102,6 +89,7 @@ try {
   for (const fwName of [NESTED, EPOCH, THIRD]) {
     step = `framework bars: names drawn in wide bars (${fwName})`;
     await open(fwName);
+    let wideAll = 0;
     for (const zoom of [1, 0.1, 0.01]) {
       await tl((z) => { const t = window.nx.timeline, s = t.full[1] * 0.3; t.setView(s, s + (t.full[1] - t.full[0]) * z); }, zoom);
       await settled();
@@ -127,8 +115,10 @@ try {
       });
       check(r.named === r.wide, `${fwName} at ${zoom}: ${r.named} of ${r.wide} wide framework bars named`);
       check(r.empty === 0, `${fwName}: ${r.empty} empty lanes`);
+      wideAll += r.wide;
       if (fwName === THIRD) await page.screenshot({ path: path.join(shots, `framework-names-${zoom}.png`) });
     }
+    check(wideAll > 0, `${fwName}: no framework bar 120 px wide at any of the zoom levels`);
   }
 
   /* ---- 1. flows you click to follow, off-screen ends marked ---- */
