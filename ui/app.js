@@ -63,7 +63,8 @@ function profileChrome(name, tab) {
       ['hierarchy', base + '/hierarchy', 'Hierarchy'], ['source', base + '/source', 'Source'],
       ['sql', base + '/sql', 'SQL']].map(([k, href, text]) =>
       el('a', { href, 'data-nav': true, class: tab === k ? 'active' : '', 'data-testid': 'tab-' + k,
-        onmousedown: (ev) => { /* the window goes along (the timeline's hash is kept current) */
+        onclick: (ev) => { /* the window goes along (the timeline's hash is kept current); this
+          * runs before the page's navigation handler, by mouse or keyboard */
           if (!windowed.has(k) || !windowed.has(tab)) return;
           const h = new URLSearchParams(location.hash.slice(1)), w = new URLSearchParams();
           if (h.has('t0') && h.has('t1')) { w.set('t0', h.get('t0')); w.set('t1', h.get('t1')); }

@@ -250,8 +250,8 @@ try {
   await settled();
   await page.waitForFunction(() => /t0=/.test(location.hash));
   const tlView = await tl(() => window.nx.timeline.view());
-  await page.locator('[data-testid=tab-memory]').dispatchEvent('mousedown');
-  await page.click('[data-testid=tab-memory]');
+  await page.locator('[data-testid=tab-memory]').focus();
+  await page.keyboard.press('Enter');
   await page.waitForFunction(() => window.nx && window.nx.memory && window.nx.memory.requests >= 1);
   const mem = await page.evaluate(() => { const m = window.nx.memory; return { t0: m.abs(Math.floor(m.t0)), t1: m.abs(Math.ceil(m.t1)), n: m.allocs.length, total: m.total }; });
   check(mem.t0 === tlView.t0 && mem.t1 === tlView.t1, `the memory view's window ${mem.t0}-${mem.t1} is not the timeline's ${tlView.t0}-${tlView.t1}`);
