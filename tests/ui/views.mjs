@@ -248,8 +248,9 @@ try {
   await open(DEV);
   await tl(() => { const t = window.nx.timeline; t.setView(t.full[1] * 0.2, t.full[1] * 0.4); });
   await settled();
-  await page.waitForFunction(() => /t0=/.test(location.hash));
   const tlView = await tl(() => window.nx.timeline.view());
+  /* the hash follows the view 150 ms after it rests */
+  await page.waitForFunction((v) => { const h = new URLSearchParams(location.hash.slice(1)); return h.get('t0') === v.t0 && h.get('t1') === v.t1; }, tlView);
   await page.locator('[data-testid=tab-memory]').focus();
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => window.nx && window.nx.memory && window.nx.memory.requests >= 1);
