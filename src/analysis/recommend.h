@@ -49,4 +49,19 @@ int nx_recommend_parse_window(struct nx_recommend_opts *o, const char *text, str
 int nx_recommend_run(const struct nx_recommend_opts *o, struct nx_strbuf *out,
 		     struct nx_err *err);
 
+/* A member of a run: its name and its profile directory. */
+struct nx_recommend_member {
+	const char *name;
+	const char *dir;
+};
+
+/* Analyses the n members of a run in order (each as nx_recommend_run would, with o's
+ * window, format and details; o's profile and compare directories are not used) and
+ * appends the run's report: the run-wide part (every member's total, bottleneck and
+ * top finding; each investigation over the run), then every member's report. One
+ * member's analysis is in memory at a time. docs/recommend.md, "Runs". */
+int nx_recommend_members(const struct nx_recommend_opts *o, const char *run,
+			 const struct nx_recommend_member *mem, size_t n, struct nx_strbuf *out,
+			 struct nx_err *err);
+
 #endif

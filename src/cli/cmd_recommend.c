@@ -10,6 +10,7 @@
 #include "analysis/recommend.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "fleet/fleet.h"
 #include "ingest/ingest.h"
 
 #include <getopt.h>
@@ -29,8 +30,9 @@ static void usage(FILE *out)
 		"Computes the performance bounds of a kernel profile (memory, compute, pipeline),\n"
 		"their gaps, the bottleneck engine, and runs the investigations below, each\n"
 		"localised to source lines. With -n/-s the pair is ingested first, into a\n"
-		"temporary data path unless --data-path is given. See docs/recommend.md for the\n"
-		"method.\n"
+		"temporary data path unless --data-path is given. A display name that is a fleet\n"
+		"run (fleet index) analyses every device member, slowest first, after a run-wide\n"
+		"part that sets them side by side. See docs/recommend.md for the method.\n"
 		"\n"
 		"investigations (their ids in the JSON report):\n");
 	for (size_t i = 0; nx_recommend_investigation(i, NULL); i++) {
@@ -89,7 +91,18 @@ struct rec_args {
 /* What prepare() sets up, released by release_run(). */
 struct rec_run {
 	char *data_path, *tmp, *dir_a, *dir_b, *name;
+	bool fleet; /* dir_a is a fleet run's index: its members are analysed */
 };
+
+/* Whether dir is the index profile of a fleet run. */
+static bool is_fleet_run(const char *dir)
+{
+	char *members = nx_path_join(dir, NX_FLEET_MEMBERS);
+	bool yes = nx_is_file(members);
+
+	free(members);
+	return yes;
+}
 
 /* A profile given as a directory, or as a display name in the data path. */
 static char *resolve(const char *data_path, const char *what)
@@ -231,10 +244,17 @@ static int prepare(const struct rec_args *a, struct rec_run *r)
 	if (a->cmp_a) {
 		r->dir_a = resolve(r->data_path, a->cmp_a);
 		r->dir_b = resolve(r->data_path, a->cmp_b);
+		if (is_fleet_run(r->dir_a) || is_fleet_run(r->dir_b)) {
+			nx_cli_error("recommend", "--compare takes two profiles, and '%s' is a fleet "
+				     "run: compare two of its members", is_fleet_run(r->dir_a)
+				     ? a->cmp_a : a->cmp_b);
+			return NX_EXIT_USAGE;
+		}
 		return same_profile(a, r) ? NX_EXIT_USAGE : NX_EXIT_OK;
 	}
 	if (!a->neff) {
 		r->dir_a = nx_profile_dir(r->data_path, a->co.display_name);
+		r->fleet = is_fleet_run(r->dir_a);
 		return NX_EXIT_OK;
 	}
 	io.neff_path = a->neff;
@@ -258,7 +278,8 @@ static int run(struct rec_args *a, const struct rec_run *r)
 
 	a->o.profile_dir = r->dir_a;
 	a->o.compare_dir = r->dir_b;
-	if (nx_recommend_run(&a->o, &out, &err)) {
+	if (r->fleet ? nx_fleet_recommend(r->data_path, a->co.display_name, 0, &a->o, &out, &err)
+		     : nx_recommend_run(&a->o, &out, &err)) {
 		nx_cli_error("recommend", "%s", err.msg);
 		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 	} else {

@@ -132,9 +132,19 @@ struct nx_strbuf;
 /* Appends the text report of a run's published index to out: the run line, the
  * stragglers with what explains them, then device profiles and framework-trace ranks,
  * slowest first (at most top of each; 0 = all), then, when recommend > 0, the
- * `recommend` report (Markdown) of that many slowest device members. */
+ * `recommend` report (Markdown) of that many slowest device members
+ * (nx_fleet_recommend). */
 int nx_fleet_report(const char *data_path, const char *run, unsigned top, unsigned recommend,
 		    struct nx_strbuf *out, struct nx_err *err);
+
+struct nx_recommend_opts;
+/* `recommend` on a run: its n slowest device members (0: all), slowest first, with o
+ * (analysis/recommend.h, nx_recommend_members: the run-wide part, then each member's
+ * report). The one path of `recommend --display-name RUN` and `fleet report
+ * --recommend N`. */
+int nx_fleet_recommend(const char *data_path, const char *run, unsigned n,
+		       const struct nx_recommend_opts *o, struct nx_strbuf *out,
+		       struct nx_err *err);
 
 /* The name of the file in a run's index profile that lists its member profiles, one per
  * line; the server's registry recognises a fleet profile by it. */

@@ -54,41 +54,43 @@ static void name_cb(void *arg, size_t row, const char *column, int kind, const c
 		nx_strbuf_addf(out, "%s\n", text);
 }
 
-/* `recommend` (Markdown) on the n slowest device members, slowest first. */
-static int recommend_slowest(struct nx_duck *d, const char *data_path, const char *dir,
-			     unsigned n, struct nx_strbuf *out, struct nx_err *err)
+int nx_fleet_recommend(const char *data_path, const char *run, unsigned n,
+		       const struct nx_recommend_opts *o, struct nx_strbuf *out, struct nx_err *err)
 {
 	struct nx_strbuf names = NX_STRBUF_INIT, sql = NX_STRBUF_INIT;
+	char *dir = nx_profile_dir(data_path, run);
 	char *path = nx_xasprintf("%s/FleetProfile.parquet", dir);
+	struct nx_recommend_member *mem = NULL;
+	struct nx_duck *d = NULL;
+	size_t count = 0, cap = 0;
 	int rc = 0;
 
-	if (!nx_is_file(path))
-		goto out;
-	nx_strbuf_addstr(&sql, "SELECT profile FROM read_parquet(");
-	nx_sql_quote(&sql, path);
-	nx_strbuf_addf(&sql, ") ORDER BY total_time DESC, profile LIMIT %u", n);
-	if ((rc = nx_duck_query_cells(d, sql.buf, name_cb, &names, err)))
-		goto out;
-	for (char *nm = names.buf, *nl; nm && *nm && !rc; nm = nl + 1) {
-		struct nx_recommend_opts o;
-		char *pdir;
-
+	if (nx_is_file(path)) {
+		nx_strbuf_addstr(&sql, "SELECT profile FROM read_parquet(");
+		nx_sql_quote(&sql, path);
+		nx_strbuf_addstr(&sql, ") ORDER BY total_time DESC, profile");
+		if (n)
+			nx_strbuf_addf(&sql, " LIMIT %u", n);
+		if (!(rc = nx_duck_open(&d, 1, NULL, err)))
+			rc = nx_duck_query_cells(d, sql.buf, name_cb, &names, err);
+	}
+	for (char *nm = names.buf, *nl; !rc && nm && *nm; nm = nl + 1) {
 		nl = strchr(nm, '\n');
 		*nl = '\0';
-		pdir = nx_profile_dir(data_path, nm);
-		nx_recommend_opts_init(&o);
-		o.profile_dir = pdir;
-		o.threads = 1;
-		nx_strbuf_addf(out, "\n=== recommend %s ===\n", nm);
-		rc = nx_recommend_run(&o, out, err);
-		if (rc)
-			nx_err_wrap(err, "recommend on member '%s'", nm);
-		free(pdir);
+		NX_GROW(mem, count + 1, cap);
+		mem[count].name = nm;
+		mem[count++].dir = nx_profile_dir(data_path, nm);
 	}
-out:
+	if (!rc)
+		rc = nx_recommend_members(o, run, mem, count, out, err);
+	for (size_t i = 0; i < count; i++)
+		free((char *)mem[i].dir);
+	free(mem);
+	nx_duck_close(d);
 	nx_strbuf_release(&names);
 	nx_strbuf_release(&sql);
 	free(path);
+	free(dir);
 	return rc;
 }
 
@@ -153,8 +155,13 @@ int nx_fleet_report(const char *data_path, const char *run, unsigned top, unsign
 		rc = lines(d, dir, q, "FleetRank", out, err);
 		free(q);
 	}
-	if (!rc && recommend)
-		rc = recommend_slowest(d, data_path, dir, recommend, out, err);
+	if (!rc && recommend) {
+		struct nx_recommend_opts o;
+		nx_recommend_opts_init(&o);
+		o.threads = 1;
+		nx_strbuf_addch(out, '\n');
+		rc = nx_fleet_recommend(data_path, run, recommend, &o, out, err);
+	}
 out:
 	nx_duck_close(d);
 	free(dir);

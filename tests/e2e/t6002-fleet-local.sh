@@ -5,7 +5,8 @@
 # re-run after the fix runs only that task, a third run nothing; bad manifests and bad
 # options give clear errors; the run is served as one name by the real HTTP server
 # (union views with a profile column, the sandbox still refusing other files); the hive
-# export scans back to the members' row counts.
+# export scans back to the members' row counts; `recommend` on the run analyses every
+# device member, each as on its own.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
@@ -94,6 +95,36 @@ grep -q "^  device .*ip-10-0-0-1.*most of the difference: dma" rep.txt || fail "
 grep -q "^=== recommend $R-ip-10-0-0-1_pid_4001-a1b2c3d4e5f60002_instid_0_vnc_1-[0-9a-f]\{8\} ===" rep.txt ||
 	fail "recommend of the slowest member: $(cat rep.txt)"
 grep -q "It is bound by \*\*DMA\*\*" rep.txt || fail "recommend bound line"
+
+# recommend on the run: the run-wide part, then every device member, slowest first, each
+# report the same as recommend on that member alone
+"$BIN" recommend --data-path dp --display-name $R > rec.md || fail "recommend on the run"
+grep -q "^# Performance analysis: run $R\$" rec.md || fail "run title: $(head -3 rec.md)"
+grep -q "^Device members analysed, slowest first: 8\." rec.md || fail "member count"
+grep -q "^| $R-ip-10-0-0-1_pid_4001-a1b2c3d4e5f60002_instid_0_vnc_1-[0-9a-f]\{8\} | .* | DMA | " rec.md ||
+	fail "the slowest member's row: $(cat rec.md)"
+grep -q "^| Redundant DMA transfers (1c) | [0-9] of 8 | " rec.md || fail "findings across the run"
+[ "$(grep -c '^=== recommend ' rec.md)" = 8 ] || fail "8 member reports"
+grep '^=== recommend ' rec.md | head -1 | grep -q "vnc_1-[0-9a-f]\{8\} ===" || fail "slowest first"
+for m in $(grep '^=== recommend ' rec.md | cut -d' ' -f3); do
+	"$BIN" recommend --data-path dp --display-name "$m" > one.md || fail "recommend $m"
+	awk -v m="$m" '$0 == "=== recommend " m " ===" { on = 1; next } /^=== recommend / { on = 0 }
+		on' rec.md | sed '${/^$/d}' > part.md # the blank line before the next member
+	cmp -s one.md part.md || fail "member $m differs from its own report: $(diff one.md part.md | head)"
+done
+"$BIN" recommend --data-path dp --display-name $R --format json > rec.json || fail "json on the run"
+/usr/bin/python3 - rec.json "$R" <<'PY' || fail "run json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kind"] == "recommend_run" and d["run"] == sys.argv[2], d["kind"]
+m = d["members"]
+assert len(m) == 8 and len(d["reports"]) == 8
+assert [x["total_ns"] for x in m] == sorted((x["total_ns"] for x in m), reverse=True)
+assert [r["profile"]["name"] for r in d["reports"]] == [x["profile"] for x in m]
+assert {f["id"] for f in d["findings"]} >= {"dma_efficiency", "serialisation"}
+PY
+"$BIN" recommend --data-path dp --compare $R "$m" 2> err.txt; [ $? -eq 2 ] || fail "--compare a run"
+grep -q "'$R' is a fleet run" err.txt || fail "--compare a run message: $(cat err.txt)"
 
 # a bad manifest is an error naming the file and the line
 M=dp/fleet/$R/manifest.tsv
