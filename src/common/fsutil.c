@@ -214,6 +214,22 @@ int nx_mkdirs(const char *path, struct nx_err *err)
 	return rc;
 }
 
+int nx_make_temp_dir(const char *tag, char **out, struct nx_err *err)
+{
+	const char *base = getenv("TMPDIR");
+	char *path = nx_xasprintf("%s/nx-%s-XXXXXX", base && *base ? base : "/tmp", tag);
+
+	*out = NULL;
+	if (!mkdtemp(path)) {
+		int rc = nx_errf(err, -errno, "cannot create a temporary directory '%s': %s", path,
+				 strerror(errno));
+		free(path);
+		return rc;
+	}
+	*out = path;
+	return 0;
+}
+
 int nx_remove_tree(const char *path, struct nx_err *err)
 {
 	struct stat st;

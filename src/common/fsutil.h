@@ -37,6 +37,9 @@ int nx_lock_file(const char *path, bool wait, int *fd, struct nx_err *err);
 int nx_mkdirs(const char *path, struct nx_err *err);
 /* rm -rf; a missing path is not an error. */
 int nx_remove_tree(const char *path, struct nx_err *err);
+/* A new private directory $TMPDIR/nx-<tag>-XXXXXX (or under /tmp), made by mkdtemp: no
+ * one else's, so the caller may remove it whole. *out gets its path (caller frees). */
+int nx_make_temp_dir(const char *tag, char **out, struct nx_err *err);
 bool nx_is_dir(const char *path);
 bool nx_is_file(const char *path);
 /* Joins two path pieces into a new string. */
