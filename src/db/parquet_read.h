@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT
+ * parquet_read.h: some columns of a table's parquet files read row group by row group,
+ * in C, without DuckDB.
+ *
+ * Why: DuckDB's reader holds a file's whole footer as objects of about 1 KB per column
+ * chunk for as long as it reads it: 110 MB for the 70M-row Instruction table of a
+ * 100M-record trace, before any row. `recommend` reads that table once, in a pass of
+ * its own (analysis/scan.h); this reader keeps one row group of the asked columns.
+ *
+ * What it reads: flat columns (optional or required, no lists) of the physical types
+ * BOOLEAN, INT32, INT64, FLOAT, DOUBLE and BYTE_ARRAY, in data pages v1 or v2, PLAIN or
+ * dictionary-encoded (PLAIN_DICTIONARY, RLE_DICTIONARY), uncompressed, zstd, snappy or
+ * gzip: what DuckDB's writer and ours (db/parquet_write.h) write, and pyarrow's by
+ * default. Anything else (another
+ * encoding or codec, a nested column, an encrypted file) is refused with NX_EVERSION,
+ * so a caller can read the file another way; malformed bytes are refused with an error
+ * naming the file and the byte. A column the files lack reads as NULL. Memory: the
+ * footer while it is scanned at open (then about 40 bytes per row group and column),
+ * and one row group of the asked columns, compressed and decoded. */
+#ifndef NX_DB_PARQUET_READ_H
+#define NX_DB_PARQUET_READ_H
+
+#include "common/compat.h"
+#include "common/err.h"
+
+#define NX_PQR_MAX_COLS 32
+
+enum nx_pqr_kind { NX_PQR_NULL, NX_PQR_I64, NX_PQR_F64, NX_PQR_STR, NX_PQR_BOOL };
+
+/* One column of a batch: kind I64 for INT32 and INT64, F64 for FLOAT and DOUBLE, STR for
+ * BYTE_ARRAY, BOOL (values in i64, 0 or 1) for BOOLEAN, NULL when the file lacks it.
+ * valid[r] is 1 for a value (NULL: every row has one). Strings are not NUL-terminated;
+ * everything is valid until the next nx_pqr_next. */
+struct nx_pqr_col {
+	enum nx_pqr_kind kind;
+	const uint8_t *valid;
+	const int64_t *i64;
+	const double *f64;
+	const char *const *str;
+	const uint32_t *len;
+};
+
+struct nx_pqr_batch {
+	size_t rows, ncols;
+	struct nx_pqr_col col[NX_PQR_MAX_COLS];
+};
+
+struct nx_pqr;
+
+/* Opens files[0..nfiles) (one table's files, read in that order) for the columns
+ * named cols[0..ncols). Every file is opened and its footer checked here: the kind of
+ * each column must be the same in all (NX_EMISMATCH otherwise). */
+int nx_pqr_open(struct nx_pqr **out, const char *const *files, size_t nfiles,
+		const char *const *cols, size_t ncols, struct nx_err *err);
+/* The kind of column k (NX_PQR_NULL when no file has it). */
+enum nx_pqr_kind nx_pqr_kind(const struct nx_pqr *r, size_t k);
+/* The next row group's rows into *b (NULL after the last). */
+int nx_pqr_next(struct nx_pqr *r, const struct nx_pqr_batch **b, struct nx_err *err);
+void nx_pqr_close(struct nx_pqr *r);
+
+#endif
