@@ -65,6 +65,9 @@ struct nx_duck {
 	struct nx_duck_ahead *ahead;  /* when it runs ahead on its own thread */
 	struct nx_err source_err;
 	int source_rc;
+	duckdb_connection con2;       /* a second connection, made when needed */
+	duckdb_connection con_app;    /* appenders' (an appender's flush on a connection ends
+				       * the streaming result it is reading) */
 };
 
 /* ---- row buffers ------------------------------------------------------------------ */
@@ -591,6 +594,25 @@ fail:
 	return rc;
 }
 
+duckdb_connection nx__duck_con(struct nx_duck *d)
+{
+	return d->con;
+}
+
+duckdb_connection nx__duck_con2(struct nx_duck *d)
+{
+	if (!d->con2 && duckdb_connect(d->db, &d->con2) != DuckDBSuccess)
+		d->con2 = NULL;
+	return d->con2;
+}
+
+duckdb_connection nx__duck_con_app(struct nx_duck *d)
+{
+	if (!d->con_app && duckdb_connect(d->db, &d->con_app) != DuckDBSuccess)
+		d->con_app = NULL;
+	return d->con_app;
+}
+
 /* Set by a test thread while server threads may be closing databases. */
 static nx_duck_close_hook close_hook;
 static void *close_hook_arg;
@@ -617,6 +639,10 @@ void nx_duck_close(struct nx_duck *d)
 		hook(__atomic_load_n(&close_hook_arg, __ATOMIC_RELAXED), d);
 	if (d->con)
 		duckdb_disconnect(&d->con);
+	if (d->con2)
+		duckdb_disconnect(&d->con2);
+	if (d->con_app)
+		duckdb_disconnect(&d->con_app);
 	if (d->db)
 		duckdb_close(&d->db);
 	free(d);

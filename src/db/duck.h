@@ -134,6 +134,51 @@ int nx_duck_query_cells(struct nx_duck *d, const char *sql, nx_duck_row_fn fn, v
 int nx_duck_query_cells_plain(struct nx_duck *d, const char *sql, nx_duck_row_fn fn,
 			      void *arg, struct nx_err *err);
 
+/* A chunk of a query's result streamed to C (nx_duck_scan): up to a vector of rows.
+ * The accessors fill *v and return true, or return false for a NULL cell; a column's
+ * type must be the accessor's (i64: BIGINT, INTEGER or BOOLEAN; f64: DOUBLE or FLOAT;
+ * str: VARCHAR, whose bytes are valid during the call only). */
+struct nx_dchunk;
+size_t nx_dchunk_rows(const struct nx_dchunk *c);
+bool nx_dchunk_i64(const struct nx_dchunk *c, size_t col, size_t row, int64_t *v);
+bool nx_dchunk_f64(const struct nx_dchunk *c, size_t col, size_t row, double *v);
+bool nx_dchunk_str(const struct nx_dchunk *c, size_t col, size_t row, const char **s,
+		   size_t *len);
+/* Called for each chunk in order; a non-zero return (an error set in err) stops the
+ * scan and is returned. */
+typedef int (*nx_dchunk_fn)(void *arg, const struct nx_dchunk *c, struct nx_err *err);
+/* Runs one query as a streaming result and hands its chunks to fn: the result is never
+ * whole in memory. Result columns must be BIGINT, INTEGER, BOOLEAN, DOUBLE, FLOAT or
+ * VARCHAR (cast in SQL otherwise). */
+int nx_duck_scan(struct nx_duck *d, const char *sql, nx_dchunk_fn fn, void *arg,
+		 struct nx_err *err);
+
+/* A streaming result read chunk by chunk by its caller, on d's first connection or its
+ * second (so that two can be read in step). */
+struct nx_duck_cursor;
+int nx_duck_cursor_open(struct nx_duck *d, const char *sql, bool second,
+			struct nx_duck_cursor **out, struct nx_err *err);
+/* The next chunk into *chunk, valid until the next call; NULL at the end. */
+int nx_duck_cursor_next(struct nx_duck_cursor *c, const struct nx_dchunk **chunk,
+			struct nx_err *err);
+void nx_duck_cursor_close(struct nx_duck_cursor *c);
+
+/* Rows appended to a table of d (DuckDB's appender, on a connection of its own, so
+ * that it can write while a scan or a cursor reads): each row's cells in column order,
+ * then nx_duck_append_end_row. Errors surface at the end of a row or at close. */
+struct nx_duck_appender;
+int nx_duck_appender_open(struct nx_duck *d, const char *table, struct nx_duck_appender **out,
+			  struct nx_err *err);
+void nx_duck_append_i64(struct nx_duck_appender *a, int64_t v);
+void nx_duck_append_f64(struct nx_duck_appender *a, double v);
+void nx_duck_append_bool(struct nx_duck_appender *a, bool v);
+/* s of len bytes; a NULL s appends NULL. */
+void nx_duck_append_str(struct nx_duck_appender *a, const char *s, size_t len);
+void nx_duck_append_null(struct nx_duck_appender *a);
+int nx_duck_append_end_row(struct nx_duck_appender *a, struct nx_err *err);
+/* Flushes and frees a (NULL: nothing); the rows are in the table once it returns 0. */
+int nx_duck_appender_close(struct nx_duck_appender *a, struct nx_err *err);
+
 /* Locks the database down before anything reads a file: files can then be read only
  * below dirs[0..n) (allowed_directories), all other external access (other files,
  * ATTACH, INSTALL, COPY elsewhere) is off, and the configuration is locked so no later

@@ -56,4 +56,14 @@ const char *nx_duck_exec_error(duckdb_pending_result pending, duckdb_result *res
 int nx_duck_con_sandbox(duckdb_connection c, const char *const *dirs, size_t n,
 			const char *temp_dir, struct nx_err *err);
 
+struct nx_duck;
+/* The connection of a database opened by nx_duck_open (db/duck.h), for the files of
+ * src/db that drive DuckDB's API on it. */
+duckdb_connection nx__duck_con(struct nx_duck *d);
+/* Its second connection, made when first asked for (NULL when DuckDB refuses it). */
+duckdb_connection nx__duck_con2(struct nx_duck *d);
+/* The connection of its appenders, likewise: an appender flushing on a connection ends
+ * the streaming result being read on it. */
+duckdb_connection nx__duck_con_app(struct nx_duck *d);
+
 #endif

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT
+ * duck_scan.c: a query's result streamed to C chunk by chunk, and rows appended to a
+ * table, on a database opened by nx_duck_open (see duck.h): the analysis reads the
+ * large tables in passes of its own and keeps what they yield in small tables. */
+#include "common/compat.h"
+#include "db/duck.h"
+#include "db/duck_conn.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_COLS 64
+
+struct nx_dchunk {
+	size_t rows, ncols;
+	duckdb_type type[MAX_COLS];
+	void *data[MAX_COLS];
+	uint64_t *valid[MAX_COLS];
+};
+
+size_t nx_dchunk_rows(const struct nx_dchunk *c)
+{
+	return c->rows;
+}
+
+static bool valid(const struct nx_dchunk *c, size_t col, size_t row)
+{
+	return !c->valid[col] || duckdb_validity_row_is_valid(c->valid[col], row);
+}
+
+bool nx_dchunk_i64(const struct nx_dchunk *c, size_t col, size_t row, int64_t *v)
+{
+	if (!valid(c, col, row))
+		return false;
+	switch (c->type[col]) {
+	case DUCKDB_TYPE_BIGINT: *v = ((const int64_t *)c->data[col])[row]; return true;
+	case DUCKDB_TYPE_INTEGER: *v = ((const int32_t *)c->data[col])[row]; return true;
+	case DUCKDB_TYPE_BOOLEAN: *v = ((const bool *)c->data[col])[row]; return true;
+	default: return false;
+	}
+}
+
+bool nx_dchunk_f64(const struct nx_dchunk *c, size_t col, size_t row, double *v)
+{
+	if (!valid(c, col, row))
+		return false;
+	switch (c->type[col]) {
+	case DUCKDB_TYPE_DOUBLE: *v = ((const double *)c->data[col])[row]; return true;
+	case DUCKDB_TYPE_FLOAT: *v = ((const float *)c->data[col])[row]; return true;
+	default: return false;
+	}
+}
+
+bool nx_dchunk_str(const struct nx_dchunk *c, size_t col, size_t row, const char **s,
+		   size_t *len)
+{
+	duckdb_string_t *str;
+
+	if (!valid(c, col, row) || c->type[col] != DUCKDB_TYPE_VARCHAR)
+		return false;
+	str = &((duckdb_string_t *)c->data[col])[row];
+	*len = duckdb_string_t_length(*str);
+	*s = duckdb_string_t_data(str);
+	return true;
+}
+
+static int check_types(duckdb_result *res, struct nx_dchunk *c, struct nx_err *err)
+{
+	c->ncols = duckdb_column_count(res);
+	if (c->ncols > MAX_COLS)
+		return nx_errf(err, NX_EUSAGE, "a scanned query has more than %d columns", MAX_COLS);
+	for (size_t i = 0; i < c->ncols; i++) {
+		c->type[i] = duckdb_column_type(res, i);
+		switch (c->type[i]) {
+		case DUCKDB_TYPE_BIGINT: case DUCKDB_TYPE_INTEGER: case DUCKDB_TYPE_BOOLEAN:
+		case DUCKDB_TYPE_DOUBLE: case DUCKDB_TYPE_FLOAT: case DUCKDB_TYPE_VARCHAR:
+			break;
+		default:
+			return nx_errf(err, NX_EUSAGE, "scanned column '%s' has a type the scan does "
+				       "not read; cast it in SQL", duckdb_column_name(res, i));
+		}
+	}
+	return 0;
+}
+
+struct nx_duck_cursor {
+	duckdb_prepared_statement st;
+	duckdb_pending_result pending;
+	duckdb_result res;
+	bool have_res;
+	duckdb_data_chunk ch;
+	struct nx_dchunk c;
+};
+
+void nx_duck_cursor_close(struct nx_duck_cursor *c)
+{
+	if (!c)
+		return;
+	if (c->ch)
+		duckdb_destroy_data_chunk(&c->ch);
+	if (c->have_res)
+		duckdb_destroy_result(&c->res);
+	duckdb_destroy_pending(&c->pending);
+	duckdb_destroy_prepare(&c->st);
+	free(c);
+}
+
+/* Starts sql as a streaming result on con. */
+static int cursor_open(duckdb_connection con, const char *sql, struct nx_duck_cursor **out,
+		       struct nx_err *err)
+{
+	struct nx_duck_cursor *c = nx_xcalloc(1, sizeof(*c));
+	int rc = 0;
+
+	*out = NULL;
+	if (!con) {
+		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
+	} else if (duckdb_prepare(con, sql, &c->st) != DuckDBSuccess) {
+		rc = nx_errf(err, NX_EDB, "%s", duckdb_prepare_error(c->st));
+	} else if (duckdb_pending_prepared_streaming(c->st, &c->pending) != DuckDBSuccess) {
+		rc = nx_errf(err, NX_EDB, "%s", duckdb_pending_error(c->pending));
+	} else {
+		c->have_res = true;
+		if (nx_duck_execute_pending(c->pending, &c->res) != DuckDBSuccess)
+			rc = nx_errf(err, NX_EDB, "%s",
+				     nx_duck_error_cause(duckdb_result_error(&c->res)));
+		else
+			rc = check_types(&c->res, &c->c, err);
+	}
+	if (rc)
+		nx_duck_cursor_close(c);
+	else
+		*out = c;
+	return rc;
+}
+
+int nx_duck_cursor_open(struct nx_duck *d, const char *sql, bool second,
+			struct nx_duck_cursor **out, struct nx_err *err)
+{
+	return cursor_open(second ? nx__duck_con2(d) : nx__duck_con(d), sql, out, err);
+}
+
+int nx_duck_cursor_next(struct nx_duck_cursor *c, const struct nx_dchunk **chunk,
+			struct nx_err *err)
+{
+	*chunk = NULL;
+	if (c->ch)
+		duckdb_destroy_data_chunk(&c->ch);
+	c->ch = duckdb_fetch_chunk(c->res);
+	if (!c->ch) {
+		if (duckdb_result_error(&c->res))
+			return nx_errf(err, NX_EDB, "%s",
+				       nx_duck_error_cause(duckdb_result_error(&c->res)));
+		return 0;
+	}
+	c->c.rows = duckdb_data_chunk_get_size(c->ch);
+	for (size_t i = 0; i < c->c.ncols; i++) {
+		duckdb_vector v = duckdb_data_chunk_get_vector(c->ch, i);
+		c->c.data[i] = duckdb_vector_get_data(v);
+		c->c.valid[i] = duckdb_vector_get_validity(v);
+	}
+	*chunk = &c->c;
+	return 0;
+}
+
+int nx_duck_scan(struct nx_duck *d, const char *sql, nx_dchunk_fn fn, void *arg,
+		 struct nx_err *err)
+{
+	struct nx_duck_cursor *c;
+	const struct nx_dchunk *chunk;
+	int rc = cursor_open(nx__duck_con(d), sql, &c, err);
+
+	while (!rc && !(rc = nx_duck_cursor_next(c, &chunk, err)) && chunk)
+		rc = fn(arg, chunk, err);
+	nx_duck_cursor_close(c);
+	return rc;
+}
+
+struct nx_duck_appender {
+	duckdb_appender app;
+	char *table;
+};
+
+static int appender_err(struct nx_duck_appender *a, const char *what, struct nx_err *err)
+{
+	const char *m = duckdb_appender_error(a->app);
+
+	return nx_errf(err, NX_EDB, "%s %s: %s", what, a->table, m ? m : "failed");
+}
+
+int nx_duck_appender_open(struct nx_duck *d, const char *table, struct nx_duck_appender **out,
+			  struct nx_err *err)
+{
+	struct nx_duck_appender *a = nx_xcalloc(1, sizeof(*a));
+	int rc = 0;
+
+	a->table = nx_xstrdup(table);
+	if (!nx__duck_con_app(d)) {
+		free(a->table);
+		free(a);
+		*out = NULL;
+		return nx_errf(err, NX_EDB, "cannot connect to DuckDB for appending to %s", table);
+	}
+	if (duckdb_appender_create(nx__duck_con_app(d), NULL, table, &a->app) != DuckDBSuccess) {
+		rc = appender_err(a, "cannot append to", err);
+		duckdb_appender_destroy(&a->app);
+		free(a->table);
+		free(a);
+		a = NULL;
+	}
+	*out = a;
+	return rc;
+}
+
+void nx_duck_append_i64(struct nx_duck_appender *a, int64_t v)
+{
+	duckdb_append_int64(a->app, v);
+}
+
+void nx_duck_append_f64(struct nx_duck_appender *a, double v)
+{
+	duckdb_append_double(a->app, v);
+}
+
+void nx_duck_append_bool(struct nx_duck_appender *a, bool v)
+{
+	duckdb_append_bool(a->app, v);
+}
+
+void nx_duck_append_str(struct nx_duck_appender *a, const char *s, size_t len)
+{
+	if (s)
+		duckdb_append_varchar_length(a->app, s, (idx_t)len);
+	else
+		duckdb_append_null(a->app);
+}
+
+void nx_duck_append_null(struct nx_duck_appender *a)
+{
+	duckdb_append_null(a->app);
+}
+
+int nx_duck_append_end_row(struct nx_duck_appender *a, struct nx_err *err)
+{
+	if (duckdb_appender_end_row(a->app) != DuckDBSuccess)
+		return appender_err(a, "cannot append a row to", err);
+	return 0;
+}
+
+int nx_duck_appender_close(struct nx_duck_appender *a, struct nx_err *err)
+{
+	int rc = 0;
+
+	if (!a)
+		return 0;
+	if (duckdb_appender_close(a->app) != DuckDBSuccess)
+		rc = appender_err(a, "cannot write the rows of", err);
+	duckdb_appender_destroy(&a->app);
+	free(a->table);
+	free(a);
+	return rc;
+}
