@@ -75,24 +75,32 @@ static char *profile_name(const char *dir)
 	return nx_xstrndup(dir + start, end - start);
 }
 
-int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct rx_result *r,
-		    struct nx_err *err)
+/* DuckDB's memory limit for the analysis: the caller's, NX_REC_MEMORY_LIMIT, or 128 MB.
+ * Beyond it DuckDB spills into the analysis's own directory (docs/recommend.md,
+ * "Memory and time"). */
+static const char *memory_limit(const struct nx_recommend_opts *o)
 {
-	struct nx_duck *d = NULL;
-	int rc;
+	const char *v = getenv("NX_REC_MEMORY_LIMIT");
 
-	memset(r, 0, sizeof(*r));
-	r->dir = nx_xstrdup(dir);
-	r->name = profile_name(dir);
-	r->bottleneck = -1;
-	r->bounds_only = o->bounds_only;
-	if (!nx_is_dir(dir))
-		return nx_errf(err, NX_ENOTFOUND, "no profile directory '%s'", dir);
-	rc = nx_duck_open(&d, o->threads, o->memory_limit, err);
-	if (!rc) /* the same sandbox as the server's queries: only dir is readable */
-		rc = nx_duck_sandbox(d, &dir, 1, NULL, err);
+	if (o->memory_limit)
+		return o->memory_limit;
+	return v && *v && strlen(v) < 32 ? v : "128MB";
+}
+
+/* The steps, on a database sandboxed to dir that spills into spill. */
+static int steps(struct nx_duck *d, const struct nx_recommend_opts *o, const char *dir,
+		 struct rx_result *r, struct nx_err *err)
+{
+	int rc = nx_duck_sandbox(d, &dir, 1, r->scan->spill, err);
+
 	if (!rc)
 		rc = nx__rec_views(d, dir, err);
+	if (!rc)
+		rc = nx__rec_window_plan(d, r, o, err);
+	if (!rc)
+		rc = nx__rec_scan_packets(d, r->scan, err);
+	if (!rc)
+		rc = nx__rec_scan_instructions(d, r->scan, err);
 	if (!rc)
 		rc = nx__rec_quality(d, r, err);
 	if (!rc)
@@ -101,9 +109,42 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct r
 		rc = nx__rec_bounds(d, r, err);
 	if (!rc && !r->bounds_only)
 		rc = nx__rec_investigate(d, r, err);
+	return rc;
+}
+
+int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct rx_result *r,
+		    struct nx_err *err)
+{
+	struct nx_duck *d = NULL;
+	struct rx_scan sc;
+	struct nx_err ignored = { 0 };
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	memset(&sc, 0, sizeof(sc));
+	r->dir = nx_xstrdup(dir);
+	r->name = profile_name(dir);
+	r->bottleneck = -1;
+	r->bounds_only = o->bounds_only;
+	if (!nx_is_dir(dir))
+		return nx_errf(err, NX_ENOTFOUND, "no profile directory '%s'", dir);
+	r->scan = &sc;
+	sc.dir = dir;
+	/* the private directory DuckDB and the waits' sort spill into, removed at the end;
+	 * queries still read only dir (the same sandbox as the server's) */
+	rc = nx_make_temp_dir("recommend", &sc.spill, err);
+	if (!rc)
+		rc = nx_duck_open(&d, o->threads, memory_limit(o), err);
+	if (!rc)
+		rc = steps(d, o, dir, r, err);
 	if (!rc)
 		rank(r);
+	nx__rec_scan_release(&sc);
 	nx_duck_close(d);
+	if (sc.spill)
+		nx_remove_tree(sc.spill, &ignored);
+	free(sc.spill);
+	r->scan = NULL;
 	if (rc)
 		return nx_err_wrap(err, "analysing '%s'", dir);
 	return 0;

@@ -9,7 +9,6 @@ void nx_dma_line_sql(struct nx_strbuf *sql, const char *flow, const char *inst,
 {
 	nx_strbuf_addf(sql, "SELECT f.out_id AS dma_id, f.in_id AS inst_id, i.src FROM %s f "
 			    "JOIN (SELECT id, %s AS src FROM %s) i ON i.id = f.in_id "
-			    "WHERE f.dependency_type = 'DGE_TRIGGER' AND f.in_table = 'Instruction' "
-			    "AND f.out_table = 'DmaPacketAggregated'",
+			    "WHERE " NX_DMA_TRIGGER_SQL,
 		       flow, src_sql, inst);
 }

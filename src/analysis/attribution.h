@@ -13,6 +13,14 @@
 /* The source line of an Instruction row as the web UI names it. */
 #define NX_LINE_SQL "coalesce(bir_debug_info_source_location, nki_source_location)"
 
+/* The Flow edges that attribute a transfer to an instruction, over Flow's columns
+ * (in_id: the instruction, out_id: the DmaPacketAggregated row): the SQL below and
+ * `recommend`'s pass over Instruction (scan_inst.c), which reads these edges in step
+ * with the instructions instead of joining them, both test this. */
+#define NX_DMA_TRIGGER_SQL \
+	"dependency_type = 'DGE_TRIGGER' AND in_table = 'Instruction' " \
+	"AND out_table = 'DmaPacketAggregated'"
+
 /* Appends a SELECT of (dma_id, inst_id, src): per DMA transfer with a triggering
  * instruction, that instruction's id and source line (src_sql over the instruction
  * relation `inst`, NULL when it has none), from the relation `flow` (Flow's columns).

@@ -4,16 +4,11 @@
  * engine and bn_speedup (docs/recommend.md, "Bounds" and "Gaps"). */
 #include "common/compat.h"
 #include "analysis/rec.h"
+#include "analysis/scan.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Profile span: first start and last end over instructions and DMA packets. */
-static const char SPAN_SQL[] =
-	"SELECT min(s) AS s, max(e) AS e FROM (\n"
-	"    SELECT min(start_ts) AS s, max(end_ts) AS e FROM rx_Instruction\n"
-	"    UNION ALL SELECT min(start_ts), max(end_ts) FROM rx_DmaPacket)";
 
 static const char KERNEL_EXTENT_SQL[] =
 	"SELECT min(start_ts) AS s, max(end_ts) AS e FROM rx_DmaPacket\n"
@@ -22,52 +17,8 @@ static const char KERNEL_EXTENT_SQL[] =
 static const char DPA_EXTENT_SQL[] =
 	"SELECT min(start_ts) AS s, max(end_ts) AS e FROM rx_DmaPacketAggregated";
 
-/* Bound inputs over [T0, T1): durations clipped to the window and interval-merged
- * (docs/recommend.md, "Window"), bytes and flops attributed by start_ts. */
-static const char WINDOW_INPUTS_SQL[] =
-	"WITH iv AS (\n"
-	"    SELECT 'dma' AS k, greatest(start_ts, {T0}) AS s, least(end_ts, {T1}) AS e\n"
-	"    FROM rx_DmaPacket\n"
-	"    UNION ALL\n"
-	"    SELECT engine, greatest(start_ts, {T0}), least(end_ts, {T1}) FROM rx_ActiveTime\n"
-	"    WHERE engine IN ('tensor', 'vector', 'scalar', 'gpsimd')\n"
-	"),\n"
-	"ord AS (\n"
-	"    SELECT k, s, e, max(e) OVER (PARTITION BY k ORDER BY s, e\n"
-	"                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach\n"
-	"    FROM iv WHERE e > s\n"
-	"),\n"
-	"runs AS (\n"
-	"    SELECT k, s, e, sum(CASE WHEN reach IS NULL OR s > reach THEN 1 ELSE 0 END)\n"
-	"                    OVER (PARTITION BY k ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS run\n"
-	"    FROM ord\n"
-	"),\n"
-	"merged AS (\n"
-	"    SELECT k, sum(len)::DOUBLE AS ns\n"
-	"    FROM (SELECT k, max(e) - min(s) AS len FROM runs GROUP BY k, run) GROUP BY k\n"
-	"),\n"
-	"has AS (SELECT (SELECT count(*) FROM rx_DmaPacket) > 0 AS dma)\n"
-	"SELECT ({T1} - {T0})::DOUBLE AS total_ns,\n"
-	"    CASE WHEN has.dma THEN coalesce((SELECT ns FROM merged WHERE k = 'dma'), 0) END\n"
-	"        AS dma_active_ns,\n"
-	"    CASE WHEN has.dma THEN coalesce((\n"
-	"        SELECT sum(transfer_bytes)::DOUBLE FROM rx_DmaPacket\n"
-	"        WHERE coalesce(queue_type, '') <> 'instruction' AND transfer_bytes > 4\n"
-	"          AND start_ts >= {T0} AND start_ts < {T1}), 0) END AS dma_bytes,\n"
-	"    (SELECT sum(size)::DOUBLE FROM rx_TensorInfo WHERE type IN ('IN', 'OUT'))\n"
-	"        AS necessary_bytes,\n"
-	"    coalesce((SELECT ns FROM merged WHERE k = 'tensor'), 0) AS te_ns,\n"
-	"    coalesce((SELECT ns FROM merged WHERE k = 'vector'), 0) AS ve_ns,\n"
-	"    coalesce((SELECT ns FROM merged WHERE k = 'scalar'), 0) AS se_ns,\n"
-	"    coalesce((SELECT ns FROM merged WHERE k = 'gpsimd'), 0) AS gp_ns,\n"
-	"    coalesce((SELECT sum(adjusted_flops) FROM rx_Instruction\n"
-	"              WHERE engine = 'tensor' AND opcode = 'MATMUL'\n"
-	"                AND start_ts >= {T0} AND start_ts < {T1}), 0) AS hw_flops,\n"
-	"    coalesce((SELECT sum(adjusted_flops) FROM rx_Instruction\n"
-	"              WHERE engine = 'tensor' AND opcode = 'MATMUL'\n"
-	"                AND tensor_instruction_type = 'TRANSPOSE'\n"
-	"                AND start_ts >= {T0} AND start_ts < {T1}), 0) AS tp_flops\n"
-	"FROM has";
+static const char NECESSARY_SQL[] =
+	"SELECT sum(size)::DOUBLE AS n FROM rx_TensorInfo WHERE type IN ('IN', 'OUT')";
 
 /* Whole-kernel inputs from Summary (times in seconds there). NaN reads as missing. */
 static const char SUMMARY_INPUTS_SQL[] =
@@ -87,10 +38,6 @@ static const char CONSTANTS_SQL[] =
 	"    num_dma_engines_per_neuroncore AS dma_engines\n"
 	"FROM rx_Metadata LIMIT 1";
 
-static const char *const input_names[] = {
-	"total_ns", "dma_active_ns", "dma_bytes", "necessary_bytes", "te_ns", "ve_ns", "se_ns",
-	"gp_ns", "hw_flops", "tp_flops",
-};
 enum { I_TOTAL, I_DMA, I_BYTES, I_NEEDED, I_TE, I_VE, I_SE, I_GP, I_FLOPS, I_TP, I_N };
 
 struct extent_cells {
@@ -125,15 +72,46 @@ static int extent(struct nx_duck *d, const char *sql, int64_t *t0, int64_t *t1,
 	return 0;
 }
 
+int nx__rec_window_plan(struct nx_duck *d, struct rx_result *r,
+			const struct nx_recommend_opts *o, struct nx_err *err)
+{
+	struct rx_scan_window *w = &r->scan->win;
+	int rc = 0;
+
+	w->whole = o->window == NX_REC_WIN_WHOLE;
+	w->t0 = o->t0_ns;
+	w->t1 = o->t1_ns;
+	if (o->window == NX_REC_WIN_KERNEL)
+		rc = extent(d, KERNEL_EXTENT_SQL, &w->t0, &w->t1, err);
+	else if (o->window == NX_REC_WIN_DPA)
+		rc = extent(d, DPA_EXTENT_SQL, &w->t0, &w->t1, err);
+	if (rc < 0)
+		return nx_err_wrap(err, "window extent");
+	/* no rows for the extent: a usage error once the span is checked (nx__rec_window) */
+	r->no_extent = rc > 0;
+	w->whole |= r->no_extent;
+	return 0;
+}
+
+/* The profile span from the passes: first start and last end over instructions and DMA
+ * packets. 1 when either has none. */
+static int span(const struct rx_scan *sc, int64_t *t0, int64_t *t1)
+{
+	if (!sc->in_lo_set && !sc->pk_lo_set)
+		return 1;
+	if (!sc->in_hi_set && !sc->pk_hi_set)
+		return 1;
+	*t0 = !sc->pk_lo_set || (sc->in_lo_set && sc->in_lo < sc->pk_lo) ? sc->in_lo : sc->pk_lo;
+	*t1 = !sc->pk_hi_set || (sc->in_hi_set && sc->in_hi > sc->pk_hi) ? sc->in_hi : sc->pk_hi;
+	return 0;
+}
+
 int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recommend_opts *o,
 		   struct nx_err *err)
 {
-	int rc = extent(d, SPAN_SQL, &r->span0, &r->span1, err);
 	int64_t end;
 
-	if (rc < 0)
-		return nx_err_wrap(err, "profile span");
-	if (rc > 0)
+	if (span(r->scan, &r->span0, &r->span1))
 		return nx_errf(err, NX_ENOTFOUND, "the profile has no instructions and no DMA packets");
 	r->window = o->window;
 	switch (o->window) {
@@ -171,31 +149,44 @@ int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recom
 		r->clipped = r->t0 != o->t0_ns || r->t1 != o->t1_ns;
 		return 0;
 	case NX_REC_WIN_KERNEL:
-		rc = extent(d, KERNEL_EXTENT_SQL, &r->t0, &r->t1, err);
-		break;
 	case NX_REC_WIN_DPA:
-		rc = extent(d, DPA_EXTENT_SQL, &r->t0, &r->t1, err);
 		break;
 	}
-	if (rc < 0)
-		return nx_err_wrap(err, "window extent");
-	if (rc > 0)
+	if (r->no_extent)
 		return nx_errf(err, NX_EUSAGE, "window '%s' needs %s rows, and the profile has none",
 			       o->window == NX_REC_WIN_KERNEL ? "kernel" : "dpa",
 			       o->window == NX_REC_WIN_KERNEL ? "DmaPacket" : "DmaPacketAggregated");
+	r->t0 = r->scan->win.t0;
+	r->t1 = r->scan->win.t1;
 	return 0;
 }
 
+/* Bound inputs over [T0, T1) from the passes (docs/recommend.md, "Window"): durations
+ * clipped to the window and merged, bytes and flops counted by start_ts. Figures that
+ * SQL gave as DOUBLE keep the precision its cells had. */
 static int window_inputs(struct nx_duck *d, const struct rx_result *r, double *v,
 			 struct nx_err *err)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT;
+	static const char *const names[] = { "n" };
+	const struct rx_scan *sc = r->scan;
+	int64_t eng[4];
+	double flops, tp_flops;
 	int rc;
 
-	nx__rec_sql(&sql, r, WINDOW_INPUTS_SQL);
-	rc = nx__rec_query_row(d, sql.buf, input_names, v, I_N, err);
-	nx_strbuf_release(&sql);
-	return rc ? nx_err_wrap(err, "bound inputs in the window") : 0;
+	if ((rc = nx__rec_query_row(d, NECESSARY_SQL, names, &v[I_NEEDED], 1, err)) ||
+	    (rc = nx__rec_engine_unions(d, sc, r->t0, r->t1, eng, err)))
+		return nx_err_wrap(err, "bound inputs in the window");
+	nx__rec_scan_matmuls(sc, NULL, &flops, NULL, NULL, &tp_flops);
+	v[I_TOTAL] = nx__rec_as_cell((double)(r->t1 - r->t0));
+	v[I_DMA] = sc->packets ? nx__rec_as_cell((double)sc->dma_union) : NAN;
+	v[I_BYTES] = sc->packets ? nx__rec_as_cell(sc->dma_bytes) : NAN;
+	v[I_TE] = nx__rec_as_cell((double)eng[0]);
+	v[I_VE] = nx__rec_as_cell((double)eng[1]);
+	v[I_SE] = nx__rec_as_cell((double)eng[2]);
+	v[I_GP] = nx__rec_as_cell((double)eng[3]);
+	v[I_FLOPS] = nx__rec_as_cell(flops);
+	v[I_TP] = nx__rec_as_cell(tp_flops);
+	return 0;
 }
 
 /* Whole kernel: Summary first, each missing field recomputed from the raw tables. */

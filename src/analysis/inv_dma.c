@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * inv_dma.c: DMA efficiency (gap 1b, docs/recommend.md, "DMA efficiency"). Step 1 sizes the gap
- * between the real DMA time and the same bytes at peak bandwidth; Step 2 groups the transfers by
- * the source line of the instruction that triggered them (rx_DmaLine, attribution.h) and reports each
- * line's descriptor geometry and its share of the gap. */
+ * inv_dma.c: DMA efficiency (gap 1b, docs/recommend.md, "DMA efficiency"). Step 1 sizes the
+ * gap between the real DMA time and the same bytes at peak bandwidth; Step 2 groups the
+ * transfers by the source line of the instruction that triggered them (attribution.h;
+ * rx_Edge, scan.h) and reports each line's descriptor geometry and its share of the gap. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 #include "common/xalloc.h"
@@ -12,16 +12,17 @@
 
 /* Per-line share of the gap (ours): a line's DMA engine time (sum of its packets'
  * durations, the 16 engines counted separately) minus the time its bytes need at one
- * engine's share of the peak, floored at 0, over the same figure of all lines. */
+ * engine's share of the peak, floored at 0, over the same figure of all lines. The
+ * Flow edges into the transfers, with their instruction's line and HBM flags, are
+ * rx_Edge's, from the pass over Instruction (scan.h). */
 static const char LINES_SQL[] =
 	", dpa AS (\n"
 	"    SELECT * FROM rx_DmaPacketAggregated\n"
 	"    WHERE start_ts >= {T0} AND start_ts < {T1} AND is_transpose_mode IS DISTINCT FROM true\n"
 	"),\n"
 	"x AS (\n"
-	"    SELECT l.src, a.* FROM rx_DmaLine l\n"
-	"    JOIN rx_Inst i ON i.id = l.inst_id JOIN dpa a ON a.id = l.dma_id\n"
-	"    WHERE (i.hbm_read_bytes > 0 OR i.hbm_write_bytes > 0) AND l.src IS NOT NULL\n"
+	"    SELECT e.src, a.* FROM rx_Edge e JOIN dpa a ON a.id = e.dpa_id\n"
+	"    WHERE e.hbm AND e.src IS NOT NULL\n"
 	"),\n"
 	"pk AS (\n"
 	"    SELECT packet_aggregation_id AS id, sum(duration_ns) AS busy FROM rx_DmaPacket\n"

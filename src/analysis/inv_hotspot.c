@@ -9,14 +9,27 @@
 
 #include <math.h>
 
+/* Over the window's rows of the engine, as the pass over Instruction summed them per
+ * (line, opcode) in rx_InstAgg: mode(opcode) is the most frequent, the first met of
+ * equals, as DuckDB's mode picks. */
 static const char LINES_SQL[] =
-	"SELECT coalesce(src, '?') AS source, count(*) AS instructions,\n"
-	"    mode(opcode) AS opcode, sum(duration_ns)::BIGINT AS busy_ns,\n"
-	"    round(sum(duration_ns) * 100 / nullif(sum(sum(duration_ns)) OVER (), 0), 1)\n"
+	"WITH e AS (SELECT * FROM rx_InstAgg WHERE engine = '{ENGINE}'),\n"
+	"o AS (\n"
+	"    SELECT coalesce(src, '?') AS src, opcode, sum(n) AS n, min(first_row) AS fr\n"
+	"    FROM e WHERE opcode IS NOT NULL GROUP BY ALL\n"
+	"),\n"
+	"m AS (\n"
+	"    SELECT src, opcode FROM (\n"
+	"        SELECT *, row_number() OVER (PARTITION BY src ORDER BY n DESC, fr) AS k FROM o)\n"
+	"    WHERE k = 1\n"
+	"),\n"
+	"l AS (SELECT coalesce(src, '?') AS src, sum(n) AS n, sum(dur) AS busy FROM e GROUP BY 1)\n"
+	"SELECT l.src AS source, l.n::BIGINT AS instructions,\n"
+	"    m.opcode AS opcode, busy::BIGINT AS busy_ns,\n"
+	"    round(busy * 100 / nullif(sum(busy) OVER (), 0), 1)\n"
 	"        AS share_pct\n"
-	"FROM rx_Inst\n"
-	"WHERE engine = '{ENGINE}' AND start_ts >= {T0} AND start_ts < {T1}\n"
-	"GROUP BY 1 ORDER BY busy_ns DESC, source LIMIT 20";
+	"FROM l LEFT JOIN m USING (src)\n"
+	"ORDER BY busy_ns DESC, source LIMIT 20";
 
 static const char *unavailable(const struct rx_result *r)
 {

@@ -40,13 +40,13 @@ static const char TENSORS_SQL[] =
 	"FROM tens ORDER BY total DESC, tensor LIMIT 20";
 
 /* Step 2a: a reload line's excess is its share (by bytes) of its tensor's excess.
- * Step 2b: a spilled operation costs 2 x its reload bytes (save + reload). */
+ * Step 2b: a spilled operation costs 2 x its reload bytes (save + reload). The Flow
+ * edges from instructions into transfers are rx_Edge's (scan.h). */
 static const char LINES_SQL[] =
 	", loads AS (\n"
-	"    SELECT l.src, a.variable, count(*) AS n, sum(a.transfer_bytes)::DOUBLE AS bytes\n"
-	"    FROM rx_DmaLine l JOIN rx_Inst i ON i.id = l.inst_id JOIN dpa a ON a.id = l.dma_id\n"
-	"    WHERE i.hbm_read_bytes > 0 AND l.src IS NOT NULL AND a.source = '[[INPUT]]'\n"
-	"    GROUP BY ALL\n"
+	"    SELECT e.src, a.variable, count(*) AS n, sum(a.transfer_bytes)::DOUBLE AS bytes\n"
+	"    FROM rx_Edge e JOIN dpa a ON a.id = e.dpa_id\n"
+	"    WHERE e.rd AND e.src IS NOT NULL AND a.source = '[[INPUT]]' GROUP BY ALL\n"
 	"),\n"
 	"reloads AS (\n"
 	"    SELECT l.src, 'input reload' AS kind, l.variable AS tensor, l.n, l.bytes,\n"
@@ -54,10 +54,10 @@ static const char LINES_SQL[] =
 	"    FROM loads l JOIN tens t ON t.variable = l.variable WHERE t.extra > 0\n"
 	"),\n"
 	"spills AS (\n"
-	"    SELECT coalesce(l.src, '?') AS src, 'spill' AS kind, any_value(s.variable) AS tensor,\n"
+	"    SELECT coalesce(e.src, '?') AS src, 'spill' AS kind, any_value(s.variable) AS tensor,\n"
 	"        count(*) AS n, sum(s.transfer_bytes)::DOUBLE AS bytes,\n"
 	"        2 * sum(s.transfer_bytes)::DOUBLE AS excess\n"
-	"    FROM rx_DmaLine l JOIN dpa s ON s.id = l.dma_id\n"
+	"    FROM rx_Edge e JOIN dpa s ON s.id = e.dpa_id\n"
 	"    WHERE s.source LIKE '%VIRTUAL%' GROUP BY 1\n"
 	")\n"
 	"SELECT src AS source, kind, tensor, n AS transfers, round(bytes / 1e6, 3) AS mb,\n"

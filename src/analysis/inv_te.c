@@ -15,21 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char TILE_STEP1_SQL[] =
-	"SELECT count(*) AS n, coalesce(sum(adjusted_flops), 0) AS flops FROM rx_Inst\n"
-	"WHERE engine = 'tensor' AND opcode = 'MATMUL' AND start_ts >= {T0} AND start_ts < {T1}";
-
 /* A line's share of the gap (ours): its matmuls' summed duration minus the time their
  * flops need at peak, floored at 0, over the same figure of all lines. */
 static const char TILE_LINES_SQL[] =
-	", mm AS (\n"
-	"    SELECT * FROM rx_Inst\n"
-	"    WHERE engine = 'tensor' AND opcode = 'MATMUL' AND start_ts >= {T0} AND start_ts < {T1}\n"
-	"),\n"
+	", mm AS (SELECT * FROM rx_InstAgg WHERE engine = 'tensor' AND opcode = 'MATMUL'),\n"
 	"g AS (\n"
-	"    SELECT coalesce(src, '?') AS src, count(*) AS tiles,\n"
-	"        coalesce(sum(adjusted_flops), 0) AS flops, sum(duration_ns)::DOUBLE AS busy,\n"
-	"        arg_min(operands, start_ts) AS op\n"
+	"    SELECT coalesce(src, '?') AS src, sum(n)::BIGINT AS tiles,\n"
+	"        coalesce(sum(flops), 0) AS flops, sum(dur)::DOUBLE AS busy,\n"
+	"        arg_min(op, op_start) AS op\n"
 	"    FROM mm GROUP BY 1\n"
 	"),\n"
 	"t AS (\n"
@@ -52,24 +45,13 @@ static const char TILE_LINES_SQL[] =
 	"FROM t\n"
 	"ORDER BY share_pct DESC NULLS LAST, flops DESC, source LIMIT 20";
 
-static const char TP_STEP1_SQL[] =
-	"SELECT count(*) FILTER (WHERE tensor_instruction_type = 'TRANSPOSE') AS n_tp,\n"
-	"    count(*) FILTER (WHERE tensor_instruction_type = 'REGULAR') AS n_reg,\n"
-	"    coalesce(sum(adjusted_flops), 0) AS flops,\n"
-	"    coalesce(sum(adjusted_flops) FILTER (WHERE tensor_instruction_type = 'TRANSPOSE'), 0)\n"
-	"        AS tp_flops\n"
-	"FROM rx_Inst\n"
-	"WHERE engine = 'tensor' AND opcode = 'MATMUL' AND start_ts >= {T0} AND start_ts < {T1}";
-
 static const char TP_LINES_SQL[] =
-	"SELECT coalesce(src, '?') AS source, count(*) AS count,\n"
-	"    round(sum(adjusted_flops) / 1e9, 3) AS gflops,\n"
-	"    round(sum(adjusted_flops) * k.ns_per_flop, 0) AS gap_ns,\n"
-	"    round(sum(adjusted_flops) * 100 / nullif(sum(sum(adjusted_flops)) OVER (), 0), 1)\n"
-	"        AS share_pct\n"
-	"FROM rx_Inst, k\n"
-	"WHERE engine = 'tensor' AND opcode = 'MATMUL' AND tensor_instruction_type = 'TRANSPOSE'\n"
-	"  AND start_ts >= {T0} AND start_ts < {T1}\n"
+	"SELECT coalesce(src, '?') AS source, sum(n)::BIGINT AS count,\n"
+	"    round(sum(flops) / 1e9, 3) AS gflops,\n"
+	"    round(sum(flops) * k.ns_per_flop, 0) AS gap_ns,\n"
+	"    round(sum(flops) * 100 / nullif(sum(sum(flops)) OVER (), 0), 1) AS share_pct\n"
+	"FROM rx_InstAgg, k\n"
+	"WHERE engine = 'tensor' AND opcode = 'MATMUL' AND tti = 'TRANSPOSE'\n"
 	"GROUP BY 1, k.ns_per_flop ORDER BY share_pct DESC, source LIMIT 20";
 
 /* The Tensor engine investigations need instructions and the TE geometry. */
@@ -80,19 +62,6 @@ static const char *te_unavailable(const struct rx_result *r)
 	if (isnan(r->in.te_peak))
 		return "no Tensor engine geometry in Metadata";
 	return NULL;
-}
-
-/* Step 1: one row of the window's matmuls, column k into v[k]. */
-static int te_step1(struct nx_duck *d, const struct rx_result *r, const char *tmpl,
-		    const char *const *names, double *v, size_t n, struct nx_err *err)
-{
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int rc;
-
-	nx__rec_sql(&sql, r, tmpl);
-	rc = nx__rec_query_row(d, sql.buf, names, v, n, err);
-	nx_strbuf_release(&sql);
-	return rc;
 }
 
 /* Step 2: the source lines, with k.ns_per_flop (the time of one flop at peak). */
@@ -112,14 +81,15 @@ static int te_lines(struct nx_duck *d, const struct rx_result *r, const char *tm
 static int run_tiles(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 		     struct nx_err *err)
 {
-	static const char *const names[] = { "n", "flops" };
 	double v[2], te = r->bound[RX_B_COMP], peak = r->in.te_peak;
 	double gap = r->gap[RX_G_TE_UNDERUTIL];
+	int64_t n;
 	int rc;
 
-	rc = te_step1(d, r, TILE_STEP1_SQL, names, v, 2, err);
-	if (rc)
-		return rc;
+	/* Step 1 over the window's matmuls, from the pass over Instruction */
+	nx__rec_scan_matmuls(r->scan, &n, &v[1], NULL, NULL, NULL);
+	v[0] = (double)n;
+	v[1] = nx__rec_as_cell(v[1]);
 	inv->gap_ns = gap;
 	double tflops = te > 0 ? v[1] / te / 1e3 : 0;
 	nx__rec_metric(inv, "te_peak_tflops", "TE peak", "TFLOPS", peak / 1e12);
@@ -164,13 +134,16 @@ static int run_tiles(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 static int run_transposes(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 			  struct nx_err *err)
 {
-	static const char *const names[] = { "n_tp", "n_reg", "flops", "tp_flops" };
 	double v[4], peak = r->in.te_peak;
+	int64_t n_tp, n_reg;
 	int rc;
 
-	rc = te_step1(d, r, TP_STEP1_SQL, names, v, 4, err);
-	if (rc)
-		return rc;
+	/* Step 1 over the window's matmuls, from the pass over Instruction */
+	nx__rec_scan_matmuls(r->scan, NULL, &v[2], &n_tp, &n_reg, &v[3]);
+	v[0] = (double)n_tp;
+	v[1] = (double)n_reg;
+	v[2] = nx__rec_as_cell(v[2]);
+	v[3] = nx__rec_as_cell(v[3]);
 	inv->gap_ns = r->gap[RX_G_TRANSPOSE];
 	nx__rec_metric(inv, "hw_flops", "hw_flops", "flops", v[2]);
 	nx__rec_metric(inv, "transpose_flops", "transpose_flops", "flops", v[3]);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT
  * quality.c: the data-quality step. Builds one normalised view rx_<Table> per table
- * the analysis reads (only the fields it needs, cast to fixed types, NULL where a
- * profile lacks a field, engine names lower-cased, source lines reduced to
- * "file:line"), then counts what the profile offers and notes what cannot be
- * computed and why. Works on any profile directory, ours or AWS's. */
+ * the analysis reads with SQL (only the fields it needs, cast to fixed types, NULL
+ * where a profile lacks a field, engine names lower-cased; Instruction is read by the
+ * passes of scan.h, which normalise it the same way), then counts what the profile
+ * offers and notes what cannot be computed and why. Works on any profile directory,
+ * ours or AWS's. */
 #include "common/compat.h"
 #include "analysis/rec.h"
-#include "analysis/attribution.h"
 #include "db/profile_views.h"
 #include "common/xalloc.h"
 
@@ -26,21 +26,10 @@ struct rx_view {
 };
 
 #define LOWER "lower($)"
-/* basename of "path/file.py:line"; empty means missing */
-#define BASENAME "nullif(regexp_replace($, '^.*/', ''), '')"
 #define FLOW_TABLE "CASE lower($) WHEN 'instruction' THEN 'Instruction' " \
 		   "WHEN 'dmapacketaggregated' THEN 'DmaPacketAggregated' " \
 		   "WHEN 'dma_block' THEN 'DmaPacketAggregated' ELSE $ END"
 
-static const struct rx_col instruction_cols[] = {
-	{ "id", "BIGINT", NULL }, { "engine", "VARCHAR", LOWER }, { "opcode", "VARCHAR", NULL },
-	{ "tensor_instruction_type", "VARCHAR", NULL }, { "start_ts", "BIGINT", NULL },
-	{ "end_ts", "BIGINT", NULL }, { "duration_ns", "BIGINT", NULL },
-	{ "evt_wait_time_ns", "BIGINT", NULL }, { "adjusted_flops", "DOUBLE", NULL },
-	{ "operands", "VARCHAR", NULL }, { "hbm_read_bytes", "BIGINT", NULL },
-	{ "hbm_write_bytes", "BIGINT", NULL },
-	{ "bir_debug_info_source_location", "VARCHAR", BASENAME }, { NULL, NULL, NULL },
-};
 static const struct rx_col active_cols[] = {
 	{ "engine", "VARCHAR", LOWER }, { "start_ts", "BIGINT", NULL },
 	{ "end_ts", "BIGINT", NULL }, { NULL, NULL, NULL },
@@ -88,8 +77,10 @@ static const struct rx_col warning_cols[] = {
 	{ "message", "VARCHAR", NULL }, { "category", "VARCHAR", NULL }, { NULL, NULL, NULL },
 };
 
+/* Instruction has no view: its passes read it (scan.h); its columns and their types are
+ * those of scan_inst.c. */
 static const struct rx_view views[] = {
-	{ "Instruction", instruction_cols }, { "ActiveTime", active_cols },
+	{ "ActiveTime", active_cols },
 	{ "DmaPacket", packet_cols }, { "DmaPacketAggregated", dpa_cols },
 	{ "TensorInfo", tensor_cols }, { "Flow", flow_cols }, { "Metadata", metadata_cols },
 	{ "Summary", summary_cols }, { "Warning", warning_cols },
@@ -113,16 +104,22 @@ static void add_expr(struct nx_strbuf *sql, const char *expr, const char *col)
 	}
 }
 
-static int create_view(struct nx_duck *d, const struct rx_view *v, struct nx_err *err)
+/* The view rx_<T> over dir's files of T (read_parquet over them: DuckDB reads only the
+ * footers of the tables the analysis reads with SQL). */
+static int create_view(struct nx_duck *d, const char *dir, const struct rx_view *v,
+		       struct nx_err *err)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT, probe = NX_STRBUF_INIT;
+	struct nx_strbuf sql = NX_STRBUF_INIT, probe = NX_STRBUF_INIT, scan = NX_STRBUF_INIT;
 	char **names = NULL;
 	size_t n = 0;
 	struct nx_err ignored = { 0 };
 	int rc;
 
-	nx_strbuf_addf(&probe, "SELECT * FROM \"%s\"", v->table);
-	bool present = !nx_duck_columns(d, probe.buf, &names, &n, &ignored);
+	bool present = !nx_db_add_table_scan(&scan, dir, v->table, &ignored);
+	if (present) {
+		nx_strbuf_addf(&probe, "SELECT * FROM %s", scan.buf);
+		present = !nx_duck_columns(d, probe.buf, &names, &n, &ignored);
+	}
 	nx_strbuf_addf(&sql, "CREATE OR REPLACE VIEW rx_%s AS SELECT ", v->table);
 	for (const struct rx_col *c = v->cols; c->name; c++) {
 		nx_strbuf_addstr(&sql, c == v->cols ? "" : ", ");
@@ -139,7 +136,7 @@ static int create_view(struct nx_duck *d, const struct rx_view *v, struct nx_err
 		nx_strbuf_addf(&sql, " AS %s", c->name);
 	}
 	if (present)
-		nx_strbuf_addf(&sql, " FROM \"%s\"", v->table);
+		nx_strbuf_addf(&sql, " FROM %s", scan.buf);
 	else
 		nx_strbuf_addstr(&sql, " WHERE false");
 	rc = nx_duck_exec(d, sql.buf, err);
@@ -148,40 +145,21 @@ static int create_view(struct nx_duck *d, const struct rx_view *v, struct nx_err
 	free(names);
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&probe);
+	nx_strbuf_release(&scan);
 	return rc;
 }
 
 int nx__rec_views(struct nx_duck *d, const char *dir, struct nx_err *err)
 {
-	int rc = nx_db_profile_views(d, dir, err);
+	int rc = 0;
 
 	for (size_t i = 0; !rc && i < sizeof(views) / sizeof(views[0]); i++)
-		rc = create_view(d, &views[i], err);
-	if (rc)
-		return nx_err_wrap(err, "reading the profile tables of '%s'", dir);
-	/* the source line is kept under a short name; each DMA transfer with the line of its
-	 * triggering instruction (attribution.h) */
-	rc = nx_duck_exec(d,
-		"CREATE OR REPLACE VIEW rx_Inst AS "
-		"SELECT *, bir_debug_info_source_location AS src FROM rx_Instruction", err);
-	if (!rc) {
-		struct nx_strbuf sql = NX_STRBUF_INIT;
-
-		nx_strbuf_addstr(&sql, "CREATE OR REPLACE VIEW rx_DmaLine AS ");
-		nx_dma_line_sql(&sql, "rx_Flow", "rx_Instruction", "bir_debug_info_source_location");
-		rc = nx_duck_exec(d, sql.buf, err);
-		nx_strbuf_release(&sql);
-	}
-	return rc;
+		rc = create_view(d, dir, &views[i], err);
+	return rc ? nx_err_wrap(err, "reading the profile tables of '%s'", dir) : 0;
 }
 
 static const char QUALITY_SQL[] =
 	"SELECT\n"
-	"  (SELECT count(*) FROM rx_Instruction) AS instructions,\n"
-	"  (SELECT count(*) FROM rx_Instruction WHERE bir_debug_info_source_location IS NOT NULL)\n"
-	"      AS with_source,\n"
-	"  (SELECT count(*) FROM rx_Instruction WHERE evt_wait_time_ns IS NOT NULL) AS with_wait,\n"
-	"  (SELECT count(*) FROM rx_DmaPacket) AS dma_packets,\n"
 	"  (SELECT count(*) FROM rx_DmaPacketAggregated) AS dpa_rows,\n"
 	"  (SELECT count(*) FROM rx_Flow) AS flow_rows,\n"
 	"  (SELECT count(*) FROM rx_Flow WHERE dependency_type = 'DGE_TRIGGER') AS flow_dge,\n"
@@ -196,52 +174,27 @@ static const char QUALITY_SQL[] =
 int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 {
 	static const char *const names[] = {
-		"instructions", "with_source", "with_wait", "dma_packets", "dpa_rows", "flow_rows",
-		"flow_dge", "flow_sem", "tensors", "warnings", "summary", "metadata",
+		"dpa_rows", "flow_rows", "flow_dge", "flow_sem", "tensors", "warnings", "summary",
+		"metadata",
 	};
-	double v[12];
+	double v[8];
 	struct rx_quality *q = &r->q;
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int rc;
-
-	/* bounds only: no scan of Instruction's columns (those counts serve the findings) */
-	nx_strbuf_addstr(&sql, QUALITY_SQL);
-	if (r->bounds_only) {
-		static const char *const scans[] = {
-			" WHERE bir_debug_info_source_location IS NOT NULL",
-			" WHERE evt_wait_time_ns IS NOT NULL",
-		};
-
-		nx_strbuf_reset(&sql);
-		for (const char *p = QUALITY_SQL; *p; p++) {
-			size_t skip = 0;
-
-			for (size_t k = 0; k < NX_ARRAY_SIZE(scans) && !skip; k++)
-				if (!strncmp(p, scans[k], strlen(scans[k])))
-					skip = strlen(scans[k]);
-			if (skip)
-				p += skip - 1;
-			else
-				nx_strbuf_addch(&sql, *p);
-		}
-	}
-	rc = nx__rec_query_row(d, sql.buf, names, v, 12, err);
-	nx_strbuf_release(&sql);
+	int rc = nx__rec_query_row(d, QUALITY_SQL, names, v, 8, err);
 
 	if (rc)
 		return nx_err_wrap(err, "data-quality step");
-	q->instructions = (int64_t)v[0];
-	q->with_source = (int64_t)v[1];
-	q->with_wait = (int64_t)v[2];
-	q->dma_packets = (int64_t)v[3];
-	q->dpa_rows = (int64_t)v[4];
-	q->flow_rows = (int64_t)v[5];
-	q->flow_dge = (int64_t)v[6];
-	q->flow_sem = (int64_t)v[7];
-	q->tensors = (int64_t)v[8];
-	q->warnings = (int64_t)v[9];
-	q->summary = v[10] > 0;
-	q->metadata = v[11] > 0;
+	q->instructions = r->scan->insts;
+	q->with_source = r->scan->with_source;
+	q->with_wait = r->scan->with_wait;
+	q->dma_packets = r->scan->packets;
+	q->dpa_rows = (int64_t)v[0];
+	q->flow_rows = (int64_t)v[1];
+	q->flow_dge = (int64_t)v[2];
+	q->flow_sem = (int64_t)v[3];
+	q->tensors = (int64_t)v[4];
+	q->warnings = (int64_t)v[5];
+	q->summary = v[6] > 0;
+	q->metadata = v[7] > 0;
 
 	if (!q->instructions)
 		nx__rec_note(q, "compute bounds, Tensor investigations, serialisation",

@@ -11,6 +11,7 @@
 #include "analysis/recommend.h"
 #include "common/json_writer.h"
 #include "db/duck.h"
+#include "analysis/scan.h"
 
 /* Engines in the tie-break order of the pipeline bound (first maximum wins). */
 enum rx_engine { RX_TENSOR, RX_VECTOR, RX_SCALAR, RX_GPSIMD, RX_DMA, RX_NENG };
@@ -128,6 +129,8 @@ struct rx_result {
 	int bottleneck;         /* enum rx_engine, -1 when unknown */
 	struct rx_inv inv[RX_NINV];
 	int order[RX_NINV];     /* investigations by decreasing relevance */
+	struct rx_scan *scan;   /* what the passes found, while the analysis runs */
+	bool no_extent;         /* kernel or dpa window: the table has no rows */
 };
 
 extern const char *const rx_engine_name[RX_NENG];
@@ -161,11 +164,15 @@ void nx__rec_sql(struct nx_strbuf *sb, const struct rx_result *r, const char *sq
 /* Time by which the pipeline bound shrinks if `eng` loses `cut_ns`. */
 double nx__rec_pipeline_cut(const struct rx_result *r, int eng, double cut_ns);
 
-/* quality.c: normalised rx_* views over the profile tables and the data-quality step. */
+/* quality.c: normalised rx_* views over the profile tables and the data-quality step
+ * (after the passes, whose counts it takes). */
 int nx__rec_views(struct nx_duck *d, const char *dir, struct nx_err *err);
 int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err);
 
-/* bounds.c */
+/* bounds.c: the window the passes filter by (kernel and dpa windows read their extent
+ * first), then, after the passes, the analysed window and the bounds. */
+int nx__rec_window_plan(struct nx_duck *d, struct rx_result *r,
+			const struct nx_recommend_opts *o, struct nx_err *err);
 int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recommend_opts *o,
 		   struct nx_err *err);
 int nx__rec_bounds(struct nx_duck *d, struct rx_result *r, struct nx_err *err);

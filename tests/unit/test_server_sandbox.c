@@ -6,6 +6,7 @@
 #include "common/compat.h"
 #include "server/server.h"
 #include "db/duck.h"
+#include "common/fsutil.h"
 #include "helper/http_client.h"
 #include "helper/server_fixture.h"
 
@@ -403,7 +404,18 @@ static struct {
 	char *outside; /* a readable file outside every profile directory */
 	const char *allowed; /* LIKE pattern of the one directory a database may read */
 	int closed, external_on, outside_read, other_dirs;
+	char *spill[4]; /* the databases' spill directories */
 } seen = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The first cell's text into *(char **)arg. */
+static void keep_text(void *arg, size_t row, const char *column, int kind, const char *text)
+{
+	char **out = arg;
+
+	(void)column;
+	if (!row && !*out && kind == NX_CELL_TEXT)
+		*out = strdup(text);
+}
 
 static void on_duck_close(void *arg, struct nx_duck *d)
 {
@@ -416,12 +428,24 @@ static void on_duck_close(void *arg, struct nx_duck *d)
 	if (nx_duck_query_i64(d, "SELECT current_setting('enable_external_access')::INT", &ext,
 			      &err))
 		ext = 1;
-	nx_strbuf_addstr(&sql, "SELECT (len(current_setting('allowed_directories')) = 1 AND "
-			       "current_setting('allowed_directories')[1] LIKE ");
+	/* the profile's directory, and the analysis's private spill directory, which DuckDB
+	 * adds to the allowed ones: nothing else */
+	nx_strbuf_addstr(&sql, "SELECT (len(current_setting('allowed_directories')) = 2 AND "
+			       "len(list_filter(current_setting('allowed_directories'), "
+			       "x -> x LIKE ");
 	nx_sql_quote(&sql, seen.allowed);
-	nx_strbuf_addstr(&sql, " AND current_setting('temp_directory') = '')::INT");
+	nx_strbuf_addstr(&sql, ")) = 1 AND current_setting('temp_directory') LIKE "
+			       "'/%/nx-recommend-%' AND list_contains("
+			       "current_setting('allowed_directories'), "
+			       "current_setting('temp_directory') || '/'))::INT");
 	if (nx_duck_query_i64(d, sql.buf, &one_dir, &err))
 		one_dir = 0;
+	nx_strbuf_reset(&sql);
+	nx_strbuf_addstr(&sql, "SELECT current_setting('temp_directory')");
+	pthread_mutex_lock(&seen.lock);
+	if (seen.closed < 4)
+		nx_duck_query_cells(d, sql.buf, keep_text, &seen.spill[seen.closed], &err);
+	pthread_mutex_unlock(&seen.lock);
 	nx_strbuf_reset(&sql);
 	nx_strbuf_addstr(&sql, "SELECT count(*) FROM read_text(");
 	nx_sql_quote(&sql, seen.outside);
@@ -437,8 +461,9 @@ static void on_duck_close(void *arg, struct nx_duck *d)
 }
 
 /* GET .../analysis runs our own SQL, yet in the same sandbox as _search: the databases
- * it opens have external access off, may read one profile's directory only (no spill
- * directory either) and cannot read a file outside it. */
+ * it opens have external access off, may read one profile's directory only and cannot
+ * read a file outside it; DuckDB spills into a private directory of the analysis, gone
+ * once the reply is out. */
 static void test_analysis_sandboxed(void **state)
 {
 	struct nx_http_resp r;
@@ -473,6 +498,12 @@ static void test_analysis_sandboxed(void **state)
 	assert_int_equal(seen.external_on, 0);
 	assert_int_equal(seen.outside_read, 0);
 	assert_int_equal(seen.other_dirs, 0);
+	for (int k = 0; k < 2; k++) {
+		assert_non_null(seen.spill[k]);
+		assert_false(nx_is_dir(seen.spill[k]));
+		free(seen.spill[k]);
+		seen.spill[k] = NULL;
+	}
 	free(seen.outside);
 	free(pattern);
 	free(global);

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT
+ * scan.h: internals of recommend's passes over the large tables (docs/recommend.md,
+ * "Memory and time"). Instruction and DmaPacket are read once each, as streams, in C;
+ * what the investigations need of them is kept small: counts and extremes, interval
+ * unions as totals, per-line aggregates in the table rx_InstAgg, the instructions at
+ * the start of the DGE_TRIGGER edges into DmaPacketAggregated in rx_Edge, and the semaphore
+ * waits in an external sort. Everything that reads the rest of a table runs as SQL
+ * over those, as before, so every figure comes out as it did. */
+#ifndef NX_ANALYSIS_SCAN_H
+#define NX_ANALYSIS_SCAN_H
+
+#include "common/compat.h"
+#include "common/err.h"
+#include "common/ext_sort.h"
+#include "common/strmap.h"
+#include "db/duck.h"
+#include "db/parquet_read.h"
+
+/* ---- spans.c: unions of intervals ------------------------------------------------- */
+
+/* The union of intervals that arrive in start order, merged as the SQL it replaced
+ * merged them: an interval that starts after the reach of those before it starts a new
+ * run, one that touches or overlaps it joins the run. */
+struct rx_union {
+	bool open;
+	int64_t s, e;  /* the open run */
+	int64_t total; /* the closed runs' summed length */
+};
+
+/* Adds [s, e) (callers keep only e > s); returns true with the run just closed in
+ * *rs, *re when this interval starts a new one. */
+bool nx__rec_union_add(struct rx_union *u, int64_t s, int64_t e, int64_t *rs, int64_t *re);
+/* Closes the open run (true with it in *rs, *re) and leaves the union's total. */
+bool nx__rec_union_end(struct rx_union *u, int64_t *rs, int64_t *re);
+
+/* Disjoint runs in order, with the covered time before each, for the time of them
+ * inside any interval. Memory: 24 bytes per run. */
+struct rx_stretches {
+	int64_t *s, *e, *before;
+	size_t n, cap;
+};
+
+void nx__rec_stretches_add(struct rx_stretches *st, int64_t s, int64_t e);
+/* The time of the runs inside [a, b) (a < b). */
+int64_t nx__rec_stretches_cover(const struct rx_stretches *st, int64_t a, int64_t b);
+void nx__rec_stretches_release(struct rx_stretches *st);
+
+/* A double as DuckDB's DOUBLE cells reached the analysis through their text ("%.9g"):
+ * the figures the passes compute instead keep the same precision. */
+double nx__rec_as_cell(double v);
+
+/* ---- scan_read.c: the rows a pass reads --------------------------------------------- */
+
+/* The type a column has in its rx_ view (quality.c). */
+enum rx_want { RX_BIGINT, RX_DOUBLE, RX_VARCHAR };
+
+struct rx_colspec {
+	const char *name;
+	enum rx_want want;
+};
+
+/* Columns of a profile table of dir, batch by batch: by the C parquet reader, or by
+ * DuckDB when duck is set, when order_by (SQL over the columns' names) is given, or
+ * when the reader does not read the files. A batch's columns are kind I64 (BIGINT), F64
+ * (DOUBLE), STR (VARCHAR) or NULL (the table lacks the column). The C reader may still
+ * refuse a later row group with NX_EVERSION: the pass then runs again with duck set. */
+struct rx_read;
+int nx__rec_read_open(struct nx_duck *d, const char *dir, const char *table,
+		      const struct rx_colspec *cols, size_t ncols, const char *order_by, bool duck,
+		      struct rx_read **out, struct nx_err *err);
+/* The next batch into *b, NULL at the end. */
+int nx__rec_read_next(struct rx_read *r, const struct nx_pqr_batch **b, struct nx_err *err);
+void nx__rec_read_close(struct rx_read *r);
+/* A pass over a table with nx__rec_read_*: reset (NULL: none) readies it for a new
+ * start; fn takes each batch and returns 0, RX_UNSORTED when it needs the rows sorted by
+ * order_by (it then starts again, sorted by DuckDB), or an error. */
+#define RX_UNSORTED 1
+typedef int (*rx_batch_fn)(void *arg, const struct nx_pqr_batch *b, struct nx_err *err);
+int nx__rec_read_pass(struct nx_duck *d, const char *dir, const char *table,
+		      const struct rx_colspec *cols, size_t ncols, const char *order_by,
+		      void (*reset)(void *arg), rx_batch_fn fn, void *arg, struct nx_err *err);
+/* A cell: true with its value, false when NULL. */
+bool nx__rec_i64(const struct nx_pqr_batch *b, size_t k, size_t row, int64_t *v);
+bool nx__rec_f64(const struct nx_pqr_batch *b, size_t k, size_t row, double *v);
+bool nx__rec_str(const struct nx_pqr_batch *b, size_t k, size_t row, const char **s,
+		 size_t *len);
+
+/* ---- what the passes learn ------------------------------------------------------- */
+
+/* The window the passes filter by: whole-kernel runs take every row with a start. */
+struct rx_scan_window {
+	bool whole;
+	int64_t t0, t1;
+};
+
+/* A semaphore wait of an instruction, kept for the serialisation investigation in an
+ * external sort by its start (start_ts - evt_wait_time_ns). */
+struct rx_wait {
+	int64_t from;   /* start - wait */
+	int64_t start, row, id;
+	int32_t line;   /* index in the scan's source lines, -1 for none */
+	int16_t engine; /* index in the scan's engines */
+	uint8_t feeds_dma; /* HBM bytes or a DGE_TRIGGER edge */
+	uint8_t has_id;
+};
+
+/* A string column's distinct values, numbered in the order they first come. */
+struct rx_dict {
+	struct nx_strmap map; /* text -> int32 number */
+	char **text;
+	size_t n, cap;
+};
+
+struct rx_scan {
+	struct rx_scan_window win;
+	const char *dir;        /* the profile */
+	char *spill;            /* the private directory DuckDB and the sorts spill into */
+	/* DmaPacket */
+	int64_t packets;
+	bool pk_lo_set, pk_hi_set;
+	int64_t pk_lo, pk_hi;   /* min start_ts, max end_ts */
+	int64_t dma_union;      /* union of the packets clipped to the window */
+	double dma_bytes;       /* kernel packets' bytes by start in the window */
+	bool dma_bytes_set;
+	/* Instruction */
+	int64_t insts, with_source, with_wait;
+	bool in_lo_set, in_hi_set;
+	int64_t in_lo, in_hi;
+	struct rx_dict src, engine, opcode, tti;
+	struct nx_strmap groups; /* per (src, engine, opcode, type) in the window */
+	struct nx_xsort waits;
+	bool waits_open;
+};
+
+void nx__rec_dict_init(struct rx_dict *d);
+/* The number of s (len bytes), added when new. */
+int32_t nx__rec_dict_id(struct rx_dict *d, const char *s, size_t len);
+void nx__rec_dict_release(struct rx_dict *d);
+
+/* scan_packets.c: the DmaPacket pass (count, extremes, the union and kernel bytes in the
+ * window), the engines' unions over ActiveTime in the window, and the busy runs of the
+ * bottleneck for the serialisation investigation. */
+int nx__rec_scan_packets(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err);
+int nx__rec_engine_unions(struct nx_duck *d, const struct rx_scan *sc, int64_t t0, int64_t t1,
+			  int64_t out[4], struct nx_err *err);
+/* The union runs of DmaPacket (engine NULL) or of the engine's ActiveTime rows. */
+int nx__rec_busy_runs(struct nx_duck *d, const struct rx_scan *sc, const char *engine,
+		      struct rx_stretches *st, struct nx_err *err);
+
+/* scan_inst.c: the Instruction pass; it writes rx_InstAgg and rx_Edge and sorts the
+ * waits. */
+int nx__rec_scan_instructions(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err);
+/* Over the window's Tensor MATMULs: their number, their flops (0 when none is known),
+ * the numbers of TRANSPOSE and REGULAR ones and the TRANSPOSE ones' flops (any
+ * pointer may be NULL). */
+void nx__rec_scan_matmuls(const struct rx_scan *sc, int64_t *n, double *flops, int64_t *n_tp,
+			  int64_t *n_reg, double *tp_flops);
+void nx__rec_scan_release(struct rx_scan *sc);
+
+#endif

@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: MIT
+ * scan_inst.c: recommend's pass over Instruction (see scan.h). One read of the columns
+ * the analysis needs yields:
+ *  - the counts and extremes of the data-quality step and the profile span;
+ *  - per (source line, engine, opcode, tensor instruction type), over the rows in the
+ *    window: rows, flops, time, the operands of the earliest row and the stream row of
+ *    the first, written to rx_InstAgg (bounded by the program, not the trace);
+ *  - for each Flow edge that attributes a DMA transfer to an instruction (attribution.h),
+ *    the instruction's source line and HBM flags, written to rx_Edge (one row per edge, as the SQL join
+ *    gave): the Flow edges are read in instruction id order beside the pass, which
+ *    reads Instruction in file order, where the ingest writes the ids in order; should
+ *    an id come before the one above it, the pass runs again sorted by id (by DuckDB);
+ *  - every semaphore wait, into an external sort by its start, for the serialisation
+ *    investigation. */
+#include "common/compat.h"
+#include "analysis/scan.h"
+#include "analysis/rec.h"
+#include "analysis/attribution.h"
+#include "common/hash.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The waits' sort buffer: beyond it the waits go to sorted runs on disk. */
+#define WAIT_SORT_BYTES ((size_t)4 << 20)
+
+enum { C_ID, C_ENGINE, C_OPCODE, C_TTI, C_START, C_END, C_DUR, C_WAIT, C_FLOPS, C_OPERANDS,
+       C_SRC, C_RD, C_WR, C_N };
+
+/* The columns of rx_Instruction the pass reads (quality.c gives the view's types); the
+ * view's expressions (engine lower-cased, the source line's base name) are applied
+ * here. */
+static const struct rx_colspec inst_cols[C_N] = {
+	{ "id", RX_BIGINT }, { "engine", RX_VARCHAR }, { "opcode", RX_VARCHAR },
+	{ "tensor_instruction_type", RX_VARCHAR }, { "start_ts", RX_BIGINT },
+	{ "end_ts", RX_BIGINT }, { "duration_ns", RX_BIGINT }, { "evt_wait_time_ns", RX_BIGINT },
+	{ "adjusted_flops", RX_DOUBLE }, { "operands", RX_VARCHAR },
+	{ "bir_debug_info_source_location", RX_VARCHAR }, { "hbm_read_bytes", RX_BIGINT },
+	{ "hbm_write_bytes", RX_BIGINT },
+};
+
+/* The edges out of instructions that the analysis follows, all DGE_TRIGGER ones (what
+ * feeds DMA); those that attribute a transfer to its instruction (attribution.h) go to
+ * rx_Edge, for DMA efficiency and redundant DMA. */
+static const char EDGE_SQL[] =
+	"SELECT in_id, out_id, coalesce(" NX_DMA_TRIGGER_SQL ", false) AS to_dpa,\n"
+	"    true AS dge\n"
+	"FROM rx_Flow\n"
+	"WHERE in_table = 'Instruction' AND in_id IS NOT NULL\n"
+	"  AND dependency_type = 'DGE_TRIGGER'\n"
+	"ORDER BY in_id";
+
+void nx__rec_dict_init(struct rx_dict *d)
+{
+	memset(d, 0, sizeof(*d));
+	nx_strmap_init(&d->map, sizeof(int32_t));
+}
+
+int32_t nx__rec_dict_id(struct rx_dict *d, const char *s, size_t len)
+{
+	bool added;
+	int32_t *id = nx_strmap_get(&d->map, s, len, &added);
+
+	if (added) {
+		NX_GROW(d->text, d->n + 1, d->cap);
+		d->text[d->n] = nx_xstrndup(s, len);
+		*id = (int32_t)d->n++;
+	}
+	return *id;
+}
+
+void nx__rec_dict_release(struct rx_dict *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->text[i]);
+	free(d->text);
+	nx_strmap_release(&d->map);
+	memset(d, 0, sizeof(*d));
+}
+
+/* A group's key: dictionary numbers, -1 for NULL. */
+struct group_key {
+	int32_t src, engine, opcode, tti;
+};
+
+struct group {
+	int64_t n, dur, op_start, first_row;
+	double flops;
+	bool has_flops, has_dur, has_op;
+	char *op;
+};
+
+/* An edge out of the instruction whose id the pass is at. */
+struct edge {
+	int64_t out;
+	bool has_out, to_dpa, dge;
+};
+
+/* The dictionary numbers of a string column's recent texts, by where the text lies:
+ * the C reader's dictionary-encoded strings share their bytes within a batch, so a row
+ * repeating a value costs a compare; cleared at every batch. */
+#define TEXT_CACHE 64
+struct text_cache {
+	const char *p[TEXT_CACHE];
+	size_t len[TEXT_CACHE];
+	int32_t id[TEXT_CACHE];
+};
+
+struct pass {
+	struct nx_duck *d;
+	struct rx_scan *sc;
+	struct nx_duck_appender *app; /* rx_Edge */
+	/* the edge stream, one row ahead */
+	struct nx_duck_cursor *cur;
+	const struct nx_dchunk *chunk;
+	size_t at;
+	bool edges_done;
+	/* the edges of the instruction id last seen */
+	struct edge *edges;
+	size_t nedges, edges_cap;
+	int64_t edge_id;
+	bool have_edge_id;
+	int64_t row, last_id;
+	bool any_id;
+	struct text_cache cache[4]; /* src, engine, opcode, tti */
+};
+
+/* The in_id of the edge stream's next row (false at its end). */
+static int edge_peek(struct pass *p, int64_t *in_id, bool *have, struct nx_err *err)
+{
+	for (;;) {
+		if (!p->edges_done && (!p->chunk || p->at >= nx_dchunk_rows(p->chunk))) {
+			int rc = nx_duck_cursor_next(p->cur, &p->chunk, err);
+			if (rc)
+				return rc;
+			p->at = 0;
+			if (!p->chunk)
+				p->edges_done = true;
+		}
+		if (p->edges_done) {
+			*have = false;
+			return 0;
+		}
+		if (nx_dchunk_i64(p->chunk, 0, p->at, in_id)) {
+			*have = true;
+			return 0;
+		}
+		p->at++; /* no in_id: the SQL excluded those, never here */
+	}
+}
+
+/* Loads the edges of instruction id (the stream is sorted by in_id). */
+static int edges_of(struct pass *p, int64_t id, struct nx_err *err)
+{
+	int64_t in_id;
+	bool have;
+	int rc;
+
+	if (p->have_edge_id && p->edge_id == id)
+		return 0; /* a repeated id: the same edges again */
+	p->nedges = 0;
+	p->edge_id = id;
+	p->have_edge_id = true;
+	while (!(rc = edge_peek(p, &in_id, &have, err)) && have && in_id <= id) {
+		if (in_id == id) {
+			struct edge *e;
+			int64_t v;
+			NX_GROW(p->edges, p->nedges + 1, p->edges_cap);
+			e = &p->edges[p->nedges++];
+			e->has_out = nx_dchunk_i64(p->chunk, 1, p->at, &e->out);
+			e->to_dpa = nx_dchunk_i64(p->chunk, 2, p->at, &v) && v;
+			e->dge = nx_dchunk_i64(p->chunk, 3, p->at, &v) && v;
+		}
+		p->at++;
+	}
+	return rc;
+}
+
+/* The view's expressions: lower(engine); the base name of the source location (what
+ * follows its last slash before any newline: the view's regexp_replace, whose dot stops
+ * at a newline), NULL when empty. */
+enum text_kind { TEXT_AS_IS, TEXT_LOWER, TEXT_BASENAME };
+
+static int32_t text_id(struct rx_dict *d, struct text_cache *c, const char *s, size_t len,
+		       enum text_kind kind)
+{
+	size_t slot = ((uintptr_t)s >> 3 ^ len) % TEXT_CACHE;
+	char small[64] = "", *buf = small; /* initialised: gcc -fsanitize sees a read of it */
+	int32_t id;
+
+	if (c->p[slot] == s && c->len[slot] == len)
+		return c->id[slot];
+	if (kind == TEXT_AS_IS) {
+		id = nx__rec_dict_id(d, s, len);
+	} else if (kind == TEXT_LOWER) {
+		if (len > sizeof(small))
+			buf = nx_xmalloc(len);
+		for (size_t i = 0; i < len; i++)
+			buf[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+		id = nx__rec_dict_id(d, buf, len);
+		if (buf != small)
+			free(buf);
+	} else {
+		const char *nl = memchr(s, '\n', len);
+		size_t head = nl ? (size_t)(nl - s) : len, from = 0;
+		for (size_t i = 0; i < head; i++)
+			if (s[i] == '/')
+				from = i + 1;
+		id = from < len ? nx__rec_dict_id(d, s + from, len - from) : -1;
+	}
+	c->p[slot] = s;
+	c->len[slot] = len;
+	c->id[slot] = id;
+	return id;
+}
+
+static int32_t text_cell(struct rx_dict *d, struct text_cache *c, const struct nx_pqr_batch *b,
+			 size_t col, size_t r, enum text_kind kind)
+{
+	const char *s;
+	size_t len;
+
+	return nx__rec_str(b, col, r, &s, &len) ? text_id(d, c, s, len, kind) : -1;
+}
+
+static bool in_window(const struct rx_scan_window *w, bool has_start, int64_t start)
+{
+	return has_start && (w->whole || (start >= w->t0 && start < w->t1));
+}
+
+static void add_to_group(struct pass *p, const struct nx_pqr_batch *b, size_t r,
+			 const struct group_key *k, int64_t start)
+{
+	bool added;
+	struct group *g = nx_strmap_get(&p->sc->groups, (const char *)k, sizeof(*k), &added);
+	const char *op;
+	size_t len;
+	int64_t v;
+	double f;
+
+	if (added)
+		g->first_row = p->row;
+	g->n++;
+	if (nx__rec_f64(b, C_FLOPS, r, &f)) {
+		g->flops += f;
+		g->has_flops = true;
+	}
+	if (nx__rec_i64(b, C_DUR, r, &v)) {
+		g->dur += v;
+		g->has_dur = true;
+	}
+	/* arg_min(operands, start_ts): the earliest row whose operands are not NULL, the
+	 * first of equals */
+	if (nx__rec_str(b, C_OPERANDS, r, &op, &len) && (!g->has_op || start < g->op_start)) {
+		free(g->op);
+		g->op = nx_xstrndup(op, len);
+		g->op_start = start;
+		g->has_op = true;
+	}
+}
+
+static int append_edges(struct pass *p, const struct rx_dict *src, int32_t line, bool rd,
+			bool hbm, struct nx_err *err)
+{
+	const char *text = line >= 0 ? src->text[line] : NULL;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < p->nedges; i++) {
+		if (!p->edges[i].to_dpa || !p->edges[i].has_out)
+			continue;
+		nx_duck_append_i64(p->app, p->edges[i].out);
+		nx_duck_append_str(p->app, text, text ? strlen(text) : 0);
+		nx_duck_append_bool(p->app, rd);
+		nx_duck_append_bool(p->app, hbm);
+		rc = nx_duck_append_end_row(p->app, err);
+	}
+	return rc;
+}
+
+static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
+{
+	struct pass *p = arg;
+	struct rx_scan *sc = p->sc;
+	int rc = 0;
+
+	memset(p->cache, 0, sizeof(p->cache));
+	for (size_t r = 0; !rc && r < b->rows; r++, p->row++) {
+		int64_t id, start, end, wait, rb, wb;
+		bool has_id = nx__rec_i64(b, C_ID, r, &id);
+		bool has_start = nx__rec_i64(b, C_START, r, &start);
+		bool has_rb = nx__rec_i64(b, C_RD, r, &rb), has_wb = nx__rec_i64(b, C_WR, r, &wb);
+		bool rd = has_rb && rb > 0, hbm = rd || (has_wb && wb > 0), dge = false;
+		struct group_key k;
+
+		sc->insts++;
+		if (has_start && (!sc->in_lo_set || start < sc->in_lo)) {
+			sc->in_lo = start;
+			sc->in_lo_set = true;
+		}
+		if (nx__rec_i64(b, C_END, r, &end) && (!sc->in_hi_set || end > sc->in_hi)) {
+			sc->in_hi = end;
+			sc->in_hi_set = true;
+		}
+		k.src = text_cell(&sc->src, &p->cache[0], b, C_SRC, r, TEXT_BASENAME);
+		sc->with_source += k.src >= 0;
+		if (nx__rec_i64(b, C_WAIT, r, &wait))
+			sc->with_wait++;
+		else
+			wait = 0;
+		if (has_id) {
+			if (p->any_id && id < p->last_id)
+				return RX_UNSORTED;
+			p->any_id = true;
+			p->last_id = id;
+			if ((rc = edges_of(p, id, err)) ||
+			    (rc = append_edges(p, &sc->src, k.src, rd, hbm, err)))
+				break;
+			for (size_t i = 0; i < p->nedges; i++)
+				dge |= p->edges[i].dge;
+		}
+		k.engine = text_cell(&sc->engine, &p->cache[1], b, C_ENGINE, r, TEXT_LOWER);
+		if (in_window(&sc->win, has_start, start)) {
+			k.opcode = text_cell(&sc->opcode, &p->cache[2], b, C_OPCODE, r, TEXT_AS_IS);
+			k.tti = text_cell(&sc->tti, &p->cache[3], b, C_TTI, r, TEXT_AS_IS);
+			add_to_group(p, b, r, &k, start);
+		}
+		if (wait > 0 && has_start) {
+			int64_t feeds = (has_rb ? rb : 0) + (has_wb ? wb : 0);
+			struct rx_wait w = { .from = start - wait, .start = start, .row = p->row,
+					     .id = has_id ? id : 0, .line = k.src,
+					     .engine = (int16_t)k.engine };
+			w.feeds_dma = feeds > 0 || dge;
+			w.has_id = has_id;
+			rc = nx_xsort_add(&sc->waits, &w, err);
+		}
+	}
+	return rc;
+}
+
+static int wait_cmp(const void *a, const void *b)
+{
+	const struct rx_wait *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static void reset(struct rx_scan *sc)
+{
+	size_t pos = 0;
+	struct group *g;
+
+	while ((g = nx_strmap_next(&sc->groups, &pos, NULL, NULL)))
+		free(g->op);
+	nx_strmap_release(&sc->groups);
+	nx_strmap_init(&sc->groups, sizeof(struct group));
+	nx__rec_dict_release(&sc->src);
+	nx__rec_dict_release(&sc->engine);
+	nx__rec_dict_release(&sc->opcode);
+	nx__rec_dict_release(&sc->tti);
+	nx__rec_dict_init(&sc->src);
+	nx__rec_dict_init(&sc->engine);
+	nx__rec_dict_init(&sc->opcode);
+	nx__rec_dict_init(&sc->tti);
+	if (sc->waits_open)
+		nx_xsort_release(&sc->waits);
+	nx_xsort_init(&sc->waits, sc->spill, sizeof(struct rx_wait), wait_cmp, WAIT_SORT_BYTES);
+	sc->waits_open = true;
+	sc->insts = sc->with_source = sc->with_wait = 0;
+	sc->in_lo_set = sc->in_hi_set = false;
+}
+
+/* A group with its key, for writing them in order. */
+struct keyed {
+	const struct group *g;
+	struct group_key k;
+};
+
+static int by_first_row(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	return x->g->first_row < y->g->first_row ? -1 : x->g->first_row > y->g->first_row;
+}
+
+static void append_text(struct nx_duck_appender *a, const struct rx_dict *d, int32_t id)
+{
+	if (id >= 0)
+		nx_duck_append_str(a, d->text[id], strlen(d->text[id]));
+	else
+		nx_duck_append_null(a);
+}
+
+/* rx_InstAgg from the groups, in the order of their first rows. */
+static int write_groups(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err)
+{
+	struct keyed *v = nx_xcalloc(sc->groups.used ? sc->groups.used : 1, sizeof(*v));
+	struct nx_duck_appender *a = NULL;
+	size_t pos = 0, n = 0, klen;
+	const char *key;
+	const struct group *g;
+	int rc;
+
+	while ((g = nx_strmap_next(&sc->groups, &pos, &key, &klen))) {
+		v[n].g = g;
+		memcpy(&v[n++].k, key, sizeof(v->k));
+	}
+	qsort(v, n, sizeof(*v), by_first_row);
+	rc = nx_duck_exec(d, "CREATE OR REPLACE TABLE rx_InstAgg (src VARCHAR, engine VARCHAR, "
+			     "opcode VARCHAR, tti VARCHAR, n BIGINT, flops DOUBLE, dur BIGINT, "
+			     "op VARCHAR, op_start BIGINT, first_row BIGINT)", err);
+	if (!rc)
+		rc = nx_duck_appender_open(d, "rx_InstAgg", &a, err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct group *x = v[i].g;
+		append_text(a, &sc->src, v[i].k.src);
+		append_text(a, &sc->engine, v[i].k.engine);
+		append_text(a, &sc->opcode, v[i].k.opcode);
+		append_text(a, &sc->tti, v[i].k.tti);
+		nx_duck_append_i64(a, x->n);
+		if (x->has_flops)
+			nx_duck_append_f64(a, x->flops);
+		else
+			nx_duck_append_null(a);
+		if (x->has_dur)
+			nx_duck_append_i64(a, x->dur);
+		else
+			nx_duck_append_null(a);
+		nx_duck_append_str(a, x->has_op ? x->op : NULL, x->has_op ? strlen(x->op) : 0);
+		if (x->has_op)
+			nx_duck_append_i64(a, x->op_start);
+		else
+			nx_duck_append_null(a);
+		nx_duck_append_i64(a, x->first_row);
+		rc = nx_duck_append_end_row(a, err);
+	}
+	int rc2 = nx_duck_appender_close(a, err);
+	free(v);
+	return rc ? rc : rc2;
+}
+
+/* Before each start of the pass: the state of the last one dropped, rx_Edge emptied, the
+ * edge stream started again. Errors wait for the first batch (reset cannot fail). */
+struct attempt {
+	struct pass p;
+	int rc;
+	struct nx_err err;
+};
+
+static void attempt_end(struct attempt *a)
+{
+	nx_duck_cursor_close(a->p.cur);
+	int rc = nx_duck_appender_close(a->p.app, &a->err);
+	if (!a->rc)
+		a->rc = rc;
+	free(a->p.edges);
+	a->p.cur = NULL;
+	a->p.app = NULL;
+	a->p.edges = NULL;
+}
+
+static void attempt_reset(void *arg)
+{
+	struct attempt *a = arg;
+	struct nx_duck *d = a->p.d;
+	struct rx_scan *sc = a->p.sc;
+
+	attempt_end(a);
+	memset(&a->p, 0, sizeof(a->p));
+	a->p.d = d;
+	a->p.sc = sc;
+	a->rc = 0;
+	reset(sc);
+	a->rc = nx_duck_exec(d, "CREATE OR REPLACE TABLE rx_Edge (dpa_id BIGINT, src VARCHAR, "
+			     "rd BOOLEAN, hbm BOOLEAN)", &a->err);
+	if (!a->rc)
+		a->rc = nx_duck_appender_open(d, "rx_Edge", &a->p.app, &a->err);
+	if (!a->rc)
+		a->rc = nx_duck_cursor_open(d, EDGE_SQL, true, &a->p.cur, &a->err);
+}
+
+static int attempt_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
+{
+	struct attempt *a = arg;
+
+	if (a->rc) {
+		*err = a->err;
+		return a->rc;
+	}
+	return inst_batch(&a->p, b, err);
+}
+
+int nx__rec_scan_instructions(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err)
+{
+	struct attempt a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.p.d = d;
+	a.p.sc = sc;
+	rc = nx__rec_read_pass(d, sc->dir, "Instruction", inst_cols, C_N, "id", attempt_reset,
+			       attempt_batch, &a, err);
+	if (!rc && a.rc) { /* a table without rows: no batch saw the reset's error */
+		rc = a.rc;
+		*err = a.err;
+	}
+	attempt_end(&a);
+	if (!rc && a.rc) {
+		rc = a.rc;
+		*err = a.err;
+	}
+	if (!rc)
+		rc = nx_xsort_finish(&sc->waits, err);
+	if (!rc)
+		rc = write_groups(d, sc, err);
+	return rc ? nx_err_wrap(err, "reading Instruction") : 0;
+}
+
+/* The number of a text in a dictionary, -2 when it is not there. */
+static int32_t dict_find(const struct rx_dict *d, const char *s)
+{
+	const int32_t *id = nx_strmap_find(&d->map, s, strlen(s));
+
+	return id ? *id : -2;
+}
+
+void nx__rec_scan_matmuls(const struct rx_scan *sc, int64_t *n, double *flops, int64_t *n_tp,
+			  int64_t *n_reg, double *tp_flops)
+{
+	int32_t tensor = dict_find(&sc->engine, "tensor"), mm = dict_find(&sc->opcode, "MATMUL");
+	int32_t tp = dict_find(&sc->tti, "TRANSPOSE"), reg = dict_find(&sc->tti, "REGULAR");
+	int64_t cn = 0, ctp = 0, creg = 0;
+	double f = 0, ftp = 0;
+	size_t pos = 0, klen;
+	const char *key;
+	const struct group *g;
+
+	while ((g = nx_strmap_next(&sc->groups, &pos, &key, &klen))) {
+		struct group_key k;
+		memcpy(&k, key, sizeof(k));
+		if (k.engine != tensor || k.opcode != mm)
+			continue;
+		cn += g->n;
+		f += g->has_flops ? g->flops : 0;
+		if (k.tti == tp) {
+			ctp += g->n;
+			ftp += g->has_flops ? g->flops : 0;
+		}
+		creg += k.tti == reg ? g->n : 0;
+	}
+	if (n)
+		*n = cn;
+	if (flops)
+		*flops = f;
+	if (n_tp)
+		*n_tp = ctp;
+	if (n_reg)
+		*n_reg = creg;
+	if (tp_flops)
+		*tp_flops = ftp;
+}
+
+void nx__rec_scan_release(struct rx_scan *sc)
+{
+	size_t pos = 0;
+	struct group *g;
+
+	if (sc->groups.vsize) {
+		while ((g = nx_strmap_next(&sc->groups, &pos, NULL, NULL)))
+			free(g->op);
+		nx_strmap_release(&sc->groups);
+	}
+	nx__rec_dict_release(&sc->src);
+	nx__rec_dict_release(&sc->engine);
+	nx__rec_dict_release(&sc->opcode);
+	nx__rec_dict_release(&sc->tti);
+	if (sc->waits_open)
+		nx_xsort_release(&sc->waits);
+	sc->waits_open = false;
+}

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT
+ * scan_packets.c: recommend's passes over DmaPacket and ActiveTime (see scan.h). The
+ * unions need their intervals in start order: DmaPacket is read in file order, which
+ * the ingest writes by start, and read again sorted by DuckDB (which spills into the
+ * analysis's own directory) should a start come before the one above it; ActiveTime,
+ * one row per run of an engine, is small and always read sorted. */
+#include "common/compat.h"
+#include "analysis/scan.h"
+#include "analysis/rec.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const struct rx_colspec packet_cols[] = {
+	{ "start_ts", RX_BIGINT }, { "end_ts", RX_BIGINT }, { "transfer_bytes", RX_BIGINT },
+	{ "queue_type", RX_VARCHAR },
+};
+
+struct packets {
+	struct rx_scan *sc;
+	struct rx_union u;
+	int64_t last, bytes;
+	bool any;
+};
+
+static void packets_reset(void *arg)
+{
+	struct packets *p = arg;
+	struct rx_scan *sc = p->sc;
+
+	memset(p, 0, sizeof(*p));
+	p->sc = sc;
+	sc->packets = 0;
+	sc->pk_lo_set = sc->pk_hi_set = false;
+}
+
+/* A kernel packet: coalesce(queue_type, '') <> 'instruction' AND transfer_bytes > 4. */
+static bool kernel_packet(const struct nx_pqr_batch *b, size_t r, int64_t *bytes)
+{
+	const char *q;
+	size_t len;
+
+	if (!nx__rec_i64(b, 2, r, bytes) || *bytes <= 4)
+		return false;
+	return !nx__rec_str(b, 3, r, &q, &len) || len != 11 || memcmp(q, "instruction", 11);
+}
+
+static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
+{
+	struct packets *p = arg;
+	struct rx_scan *sc = p->sc;
+	const struct rx_scan_window *w = &sc->win;
+
+	(void)err;
+	for (size_t r = 0; r < b->rows; r++) {
+		int64_t s, e, bytes, rs, re;
+		bool hs = nx__rec_i64(b, 0, r, &s), he = nx__rec_i64(b, 1, r, &e);
+
+		sc->packets++;
+		if (hs && (!sc->pk_lo_set || s < sc->pk_lo)) {
+			sc->pk_lo = s;
+			sc->pk_lo_set = true;
+		}
+		if (he && (!sc->pk_hi_set || e > sc->pk_hi)) {
+			sc->pk_hi = e;
+			sc->pk_hi_set = true;
+		}
+		if (hs && (w->whole || (s >= w->t0 && s < w->t1)) && kernel_packet(b, r, &bytes))
+			p->bytes += bytes;
+		if (!hs || !he)
+			continue;
+		if (!w->whole) {
+			s = s > w->t0 ? s : w->t0;
+			e = e < w->t1 ? e : w->t1;
+		}
+		if (e <= s)
+			continue;
+		if (p->any && s < p->last)
+			return RX_UNSORTED;
+		p->any = true;
+		p->last = s;
+		nx__rec_union_add(&p->u, s, e, &rs, &re);
+	}
+	return 0;
+}
+
+int nx__rec_scan_packets(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err)
+{
+	struct packets p = { .sc = sc };
+	int64_t rs, re;
+	int rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", packet_cols, 4, "start_ts, end_ts",
+				   packets_reset, packets_batch, &p, err);
+
+	if (rc)
+		return nx_err_wrap(err, "reading DmaPacket");
+	nx__rec_union_end(&p.u, &rs, &re);
+	sc->dma_union = p.u.total;
+	sc->dma_bytes = (double)p.bytes;
+	return 0;
+}
+
+/* ---- ActiveTime ------------------------------------------------------------------- */
+
+static const char *const engines[4] = { "tensor", "vector", "scalar", "gpsimd" };
+
+struct engine_runs {
+	struct rx_union u[4];
+	int64_t t0, t1;
+};
+
+static int engine_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+{
+	struct engine_runs *x = arg;
+	size_t rows = nx_dchunk_rows(c);
+
+	(void)err;
+	for (size_t r = 0; r < rows; r++) {
+		const char *name;
+		size_t len;
+		int64_t s, e, rs, re;
+		int k;
+
+		if (!nx_dchunk_str(c, 0, r, &name, &len) || !nx_dchunk_i64(c, 1, r, &s) ||
+		    !nx_dchunk_i64(c, 2, r, &e))
+			continue;
+		for (k = 0; k < 4; k++)
+			if (strlen(engines[k]) == len && !memcmp(engines[k], name, len))
+				break;
+		s = s > x->t0 ? s : x->t0;
+		e = e < x->t1 ? e : x->t1;
+		if (k < 4 && e > s)
+			nx__rec_union_add(&x->u[k], s, e, &rs, &re);
+	}
+	return 0;
+}
+
+int nx__rec_engine_unions(struct nx_duck *d, const struct rx_scan *sc, int64_t t0, int64_t t1,
+			  int64_t out[4], struct nx_err *err)
+{
+	static const char sql[] =
+		"SELECT engine, start_ts, end_ts FROM rx_ActiveTime\n"
+		"WHERE engine IN ('tensor', 'vector', 'scalar', 'gpsimd')\n"
+		"ORDER BY engine, start_ts, end_ts";
+	struct engine_runs x;
+	int rc;
+
+	(void)sc;
+	memset(&x, 0, sizeof(x));
+	x.t0 = t0;
+	x.t1 = t1;
+	rc = nx_duck_scan(d, sql, engine_chunk, &x, err);
+	if (rc)
+		return nx_err_wrap(err, "reading ActiveTime");
+	for (int k = 0; k < 4; k++) {
+		int64_t rs, re;
+		nx__rec_union_end(&x.u[k], &rs, &re);
+		out[k] = x.u[k].total;
+	}
+	return 0;
+}
+
+/* ---- the bottleneck's busy runs --------------------------------------------------- */
+
+struct busy {
+	struct rx_union u;
+	struct rx_stretches *st;
+	int64_t last;
+	bool any;
+};
+
+static void busy_reset(void *arg)
+{
+	struct busy *b = arg;
+	struct rx_stretches *st = b->st;
+
+	memset(b, 0, sizeof(*b));
+	b->st = st;
+	nx__rec_stretches_release(st);
+}
+
+static int busy_batch(void *arg, const struct nx_pqr_batch *bt, struct nx_err *err)
+{
+	struct busy *b = arg;
+
+	(void)err;
+	for (size_t r = 0; r < bt->rows; r++) {
+		int64_t s, e, rs, re;
+
+		if (!nx__rec_i64(bt, 0, r, &s) || !nx__rec_i64(bt, 1, r, &e) || e <= s)
+			continue;
+		if (b->any && s < b->last)
+			return RX_UNSORTED;
+		b->any = true;
+		b->last = s;
+		if (nx__rec_union_add(&b->u, s, e, &rs, &re))
+			nx__rec_stretches_add(b->st, rs, re);
+	}
+	return 0;
+}
+
+static int busy_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+{
+	struct busy *b = arg;
+	size_t rows = nx_dchunk_rows(c);
+
+	(void)err;
+	for (size_t r = 0; r < rows; r++) {
+		int64_t s, e, rs, re;
+
+		if (!nx_dchunk_i64(c, 0, r, &s) || !nx_dchunk_i64(c, 1, r, &e) || e <= s)
+			continue;
+		if (nx__rec_union_add(&b->u, s, e, &rs, &re))
+			nx__rec_stretches_add(b->st, rs, re);
+	}
+	return 0;
+}
+
+int nx__rec_busy_runs(struct nx_duck *d, const struct rx_scan *sc, const char *engine,
+		      struct rx_stretches *st, struct nx_err *err)
+{
+	static const struct rx_colspec cols[] = { { "start_ts", RX_BIGINT }, { "end_ts", RX_BIGINT } };
+	struct busy b = { .st = st };
+	int64_t rs, re;
+	int rc;
+
+	if (engine) {
+		/* ActiveTime: one row per run of an engine, few enough to sort */
+		struct nx_strbuf sql = NX_STRBUF_INIT;
+		nx_strbuf_addstr(&sql, "SELECT start_ts, end_ts FROM rx_ActiveTime WHERE engine = ");
+		nx_sql_quote(&sql, engine);
+		nx_strbuf_addstr(&sql, " ORDER BY start_ts, end_ts");
+		busy_reset(&b);
+		rc = nx_duck_scan(d, sql.buf, busy_chunk, &b, err);
+		nx_strbuf_release(&sql);
+	} else {
+		rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", cols, 2, "start_ts, end_ts",
+				       busy_reset, busy_batch, &b, err);
+	}
+	if (rc)
+		return nx_err_wrap(err, "the bottleneck's busy time");
+	if (nx__rec_union_end(&b.u, &rs, &re))
+		nx__rec_stretches_add(st, rs, re);
+	return 0;
+}

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT
+ * scan_read.c: the rows recommend's passes read (see scan.h): some columns of a
+ * profile table, batch by batch, with the types its rx_ view gives them. The C reader
+ * (db/parquet_read.h) reads the table's files, holding one row group; files it does not
+ * read (an encoding or codec it lacks, a column of another type) are read by DuckDB
+ * instead, as are passes that need their rows sorted. */
+#include "common/compat.h"
+#include "analysis/scan.h"
+#include "analysis/rec.h"
+#include "db/table_files.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct rx_read {
+	struct nx_pqr *pqr;
+	struct nx_duck_cursor *cur;
+	const struct rx_colspec *cols;
+	size_t ncols;
+	struct nx_pqr_batch batch;
+	/* buffers of the converted columns */
+	uint8_t *valid[NX_PQR_MAX_COLS];
+	int64_t *i64[NX_PQR_MAX_COLS];
+	double *f64[NX_PQR_MAX_COLS];
+	const char **str[NX_PQR_MAX_COLS];
+	uint32_t *len[NX_PQR_MAX_COLS];
+	size_t cap;
+};
+
+/* The table's files in read order (the rule of db/table_files.h). */
+static int table_files(const char *dir, const char *table, char ***out, size_t *n,
+		       struct nx_err *err)
+{
+	struct nx_table_file *f;
+	size_t all;
+	int rc = nx_table_files_list(dir, NULL, NULL, &f, &all, err);
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; !rc && i < all; i++) {
+		if (strcmp(f[i].table, table))
+			continue;
+		*out = nx_xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[(*n)++] = nx_path_join(dir, f[i].file);
+	}
+	nx_table_files_free(f, all);
+	return rc;
+}
+
+static void free_files(char **files, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+}
+
+/* Whether the C reader's kinds are what the view's types take. */
+static bool kinds_fit(const struct nx_pqr *p, const struct rx_colspec *cols, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		enum nx_pqr_kind kd = nx_pqr_kind(p, k);
+		bool ok = kd == NX_PQR_NULL ||
+			  (cols[k].want == RX_BIGINT && (kd == NX_PQR_I64 || kd == NX_PQR_BOOL)) ||
+			  (cols[k].want == RX_DOUBLE && (kd == NX_PQR_I64 || kd == NX_PQR_F64)) ||
+			  (cols[k].want == RX_VARCHAR && kd == NX_PQR_STR);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static const char *type_sql(enum rx_want w)
+{
+	return w == RX_BIGINT ? "BIGINT" : w == RX_DOUBLE ? "DOUBLE" : "VARCHAR";
+}
+
+static bool listed(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* The DuckDB way: the columns cast as the view casts them, NULL where the files lack
+ * them, in file order or sorted. */
+static int open_duck(struct nx_duck *d, char **files, size_t nfiles, struct rx_read *r,
+		     const char *order_by, struct nx_err *err)
+{
+	struct nx_strbuf scan = NX_STRBUF_INIT, sql = NX_STRBUF_INIT, probe = NX_STRBUF_INIT;
+	char **names = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	nx_strbuf_addstr(&scan, "read_parquet([");
+	for (size_t i = 0; i < nfiles; i++) {
+		if (i)
+			nx_strbuf_addch(&scan, ',');
+		nx_sql_quote(&scan, files[i]);
+	}
+	nx_strbuf_addstr(&scan, "])");
+	if (nfiles) {
+		nx_strbuf_addf(&probe, "SELECT * FROM %s", scan.buf);
+		rc = nx_duck_columns(d, probe.buf, &names, &n, err);
+	}
+	nx_strbuf_addstr(&sql, "SELECT ");
+	for (size_t k = 0; !rc && k < r->ncols; k++) {
+		nx_strbuf_addstr(&sql, k ? ", CAST(" : "CAST(");
+		if (listed(names, n, r->cols[k].name))
+			nx_sql_quote_ident(&sql, r->cols[k].name);
+		else
+			nx_strbuf_addstr(&sql, "NULL");
+		nx_strbuf_addf(&sql, " AS %s)", type_sql(r->cols[k].want));
+	}
+	if (nfiles)
+		nx_strbuf_addf(&sql, " FROM %s", scan.buf);
+	else
+		nx_strbuf_addstr(&sql, " WHERE false");
+	if (nfiles && order_by)
+		nx_strbuf_addf(&sql, " ORDER BY %s", order_by);
+	if (!rc)
+		rc = nx_duck_cursor_open(d, sql.buf, false, &r->cur, err);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	nx_strbuf_release(&scan);
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&probe);
+	return rc;
+}
+
+int nx__rec_read_open(struct nx_duck *d, const char *dir, const char *table,
+		      const struct rx_colspec *cols, size_t ncols, const char *order_by, bool duck,
+		      struct rx_read **out, struct nx_err *err)
+{
+	struct rx_read *r = nx_xcalloc(1, sizeof(*r));
+	const char *names[NX_PQR_MAX_COLS];
+	char **files;
+	size_t nfiles;
+	int rc = table_files(dir, table, &files, &nfiles, err);
+
+	*out = NULL;
+	r->cols = cols;
+	r->ncols = ncols;
+	for (size_t k = 0; k < ncols && k < NX_PQR_MAX_COLS; k++)
+		names[k] = cols[k].name;
+	/* the C reader, unless the rows must come sorted or it does not read the files */
+	if (!rc && !order_by && !duck && nfiles) {
+		struct nx_err ignored = { 0 };
+		if (nx_pqr_open(&r->pqr, (const char *const *)files, nfiles, names, ncols,
+				&ignored) || !kinds_fit(r->pqr, cols, ncols)) {
+			nx_pqr_close(r->pqr);
+			r->pqr = NULL;
+		}
+	}
+	if (!rc && !r->pqr)
+		rc = open_duck(d, files, nfiles, r, order_by, err);
+	free_files(files, nfiles);
+	if (rc) {
+		nx__rec_read_close(r);
+		return nx_err_wrap(err, "reading %s", table);
+	}
+	*out = r;
+	return 0;
+}
+
+static void room(struct rx_read *r, size_t rows)
+{
+	if (rows <= r->cap)
+		return;
+	for (size_t k = 0; k < r->ncols; k++) {
+		r->valid[k] = nx_xrealloc(r->valid[k], rows);
+		r->i64[k] = nx_xrealloc(r->i64[k], rows * sizeof(**r->i64));
+		r->f64[k] = nx_xrealloc(r->f64[k], rows * sizeof(**r->f64));
+		r->str[k] = nx_xrealloc(r->str[k], rows * sizeof(**r->str));
+		r->len[k] = nx_xrealloc(r->len[k], rows * sizeof(**r->len));
+	}
+	r->cap = rows;
+}
+
+/* A DuckDB chunk as a batch of the view's types. */
+static void from_chunk(struct rx_read *r, const struct nx_dchunk *c)
+{
+	size_t rows = nx_dchunk_rows(c);
+
+	room(r, rows ? rows : 1);
+	r->batch.rows = rows;
+	r->batch.ncols = r->ncols;
+	for (size_t k = 0; k < r->ncols; k++) {
+		struct nx_pqr_col *col = &r->batch.col[k];
+		for (size_t i = 0; i < rows; i++) {
+			const char *s;
+			size_t len = 0;
+			switch (r->cols[k].want) {
+			case RX_BIGINT:
+				r->valid[k][i] = nx_dchunk_i64(c, k, i, &r->i64[k][i]);
+				break;
+			case RX_DOUBLE:
+				r->valid[k][i] = nx_dchunk_f64(c, k, i, &r->f64[k][i]);
+				break;
+			case RX_VARCHAR:
+				r->valid[k][i] = nx_dchunk_str(c, k, i, &s, &len);
+				r->str[k][i] = r->valid[k][i] ? s : NULL;
+				r->len[k][i] = (uint32_t)len;
+				break;
+			}
+		}
+		col->kind = r->cols[k].want == RX_BIGINT ? NX_PQR_I64
+			  : r->cols[k].want == RX_DOUBLE ? NX_PQR_F64 : NX_PQR_STR;
+		col->valid = r->valid[k];
+		col->i64 = r->i64[k];
+		col->f64 = r->f64[k];
+		col->str = r->str[k];
+		col->len = r->len[k];
+	}
+}
+
+int nx__rec_read_next(struct rx_read *r, const struct nx_pqr_batch **b, struct nx_err *err)
+{
+	int rc;
+
+	*b = NULL;
+	if (!r->pqr) {
+		const struct nx_dchunk *c;
+		if ((rc = nx_duck_cursor_next(r->cur, &c, err)) || !c)
+			return rc;
+		from_chunk(r, c);
+		*b = &r->batch;
+		return 0;
+	}
+	const struct nx_pqr_batch *pb;
+	if ((rc = nx_pqr_next(r->pqr, &pb, err)) || !pb)
+		return rc;
+	r->batch = *pb;
+	/* DOUBLE columns stored as integers are cast, as the view casts them */
+	room(r, pb->rows ? pb->rows : 1);
+	for (size_t k = 0; k < r->ncols; k++) {
+		struct nx_pqr_col *col = &r->batch.col[k];
+		if (r->cols[k].want == RX_DOUBLE && col->kind == NX_PQR_I64) {
+			for (size_t i = 0; i < pb->rows; i++)
+				r->f64[k][i] = (double)col->i64[i];
+			col->f64 = r->f64[k];
+			col->kind = NX_PQR_F64;
+		} else if (col->kind == NX_PQR_BOOL) {
+			col->kind = NX_PQR_I64;
+		}
+	}
+	*b = &r->batch;
+	return 0;
+}
+
+void nx__rec_read_close(struct rx_read *r)
+{
+	if (!r)
+		return;
+	nx_pqr_close(r->pqr);
+	nx_duck_cursor_close(r->cur);
+	for (size_t k = 0; k < r->ncols; k++) {
+		free(r->valid[k]);
+		free(r->i64[k]);
+		free(r->f64[k]);
+		free(r->str[k]);
+		free(r->len[k]);
+	}
+	free(r);
+}
+
+int nx__rec_read_pass(struct nx_duck *d, const char *dir, const char *table,
+		      const struct rx_colspec *cols, size_t ncols, const char *order_by,
+		      void (*reset)(void *arg), rx_batch_fn fn, void *arg, struct nx_err *err)
+{
+	/* NX_REC_READ=duckdb reads every pass with DuckDB (the tests compare both ways) */
+	const char *how = getenv("NX_REC_READ");
+	bool duck = how && !strcmp(how, "duckdb"), sorted = false;
+	int rc;
+
+	for (;;) {
+		struct rx_read *r = NULL;
+		const struct nx_pqr_batch *b;
+		if (reset)
+			reset(arg);
+		rc = nx__rec_read_open(d, dir, table, cols, ncols, sorted ? order_by : NULL, duck,
+				       &r, err);
+		while (!rc && !(rc = nx__rec_read_next(r, &b, err)) && b)
+			rc = fn(arg, b, err);
+		bool by_duckdb = r && !r->pqr;
+		nx__rec_read_close(r);
+		if (rc == RX_UNSORTED && !sorted && order_by) {
+			sorted = true; /* DuckDB sorts them */
+			continue;
+		}
+		if (rc == NX_EVERSION && !by_duckdb && !duck) {
+			duck = true; /* a row group the C reader does not read: DuckDB reads all */
+			continue;
+		}
+		if (rc == RX_UNSORTED)
+			rc = nx_errf(err, NX_EDB, "%s: rows out of order even sorted", table);
+		return rc;
+	}
+}
+
+/* ---- cells ------------------------------------------------------------------------ */
+
+bool nx__rec_i64(const struct nx_pqr_batch *b, size_t k, size_t row, int64_t *v)
+{
+	const struct nx_pqr_col *c = &b->col[k];
+
+	if (c->kind == NX_PQR_NULL || (c->valid && !c->valid[row]))
+		return false;
+	*v = c->i64[row];
+	return true;
+}
+
+bool nx__rec_f64(const struct nx_pqr_batch *b, size_t k, size_t row, double *v)
+{
+	const struct nx_pqr_col *c = &b->col[k];
+
+	if (c->kind == NX_PQR_NULL || (c->valid && !c->valid[row]))
+		return false;
+	*v = c->f64[row];
+	return true;
+}
+
+bool nx__rec_str(const struct nx_pqr_batch *b, size_t k, size_t row, const char **s,
+		 size_t *len)
+{
+	const struct nx_pqr_col *c = &b->col[k];
+
+	if (c->kind == NX_PQR_NULL || (c->valid && !c->valid[row]))
+		return false;
+	*s = c->str[row];
+	*len = c->len[row];
+	return true;
+}
