@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT
+ * test_duck_scan.c: a query's result streamed to C (db/duck.h, nx_duck_scan and the
+ * cursors) and rows appended to a table, on a real DuckDB: every cell of a result of
+ * several chunks with NULLs of each read type, in order; two cursors read in step on
+ * the database's two connections while an appender writes; the appended rows read back.
+ * Bad input: bad SQL, a column of a type the scan does not read, a callback that stops
+ * the scan, an appender on a missing table and a row of the wrong shape each give an
+ * error naming what failed, never a crash, and the table keeps only whole rows. */
+#include "common/compat.h"
+#include "db/duck.h"
+#include "helper/asserts.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#define ROWS 5000 /* several of DuckDB's 2048-row chunks (the table below has 5000) */
+
+static const char MAKE_T[] =
+	"CREATE TABLE t AS SELECT range AS i, (range * 0.5)::DOUBLE AS f,\n"
+	"    CASE WHEN range % 3 = 0 THEN NULL ELSE 'v' || range END AS s,\n"
+	"    range % 2 = 0 AS b,\n"
+	"    CASE WHEN range % 7 = 0 THEN NULL ELSE range::INTEGER END AS i32,\n"
+	"    (range * 0.25)::FLOAT AS r\n"
+	"FROM range(5000)";
+
+static struct nx_duck *open_db(void)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+
+	if (nx_duck_open(&d, 1, NULL, &err) || nx_duck_exec(d, MAKE_T, &err))
+		fail_msg("%s", err.msg);
+	return d;
+}
+
+struct seen {
+	int64_t rows;
+	int64_t chunks;
+};
+
+static int check_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+{
+	struct seen *s = arg;
+
+	(void)err;
+	s->chunks++;
+	for (size_t r = 0; r < nx_dchunk_rows(c); r++, s->rows++) {
+		int64_t i, b, i32;
+		double f, fl;
+		const char *str;
+		size_t len;
+		char want[32];
+
+		assert_true(nx_dchunk_i64(c, 0, r, &i));
+		assert_int_equal(i, s->rows); /* in order */
+		assert_true(nx_dchunk_f64(c, 1, r, &f));
+		NX_ASSERT_CMP(f, ==, i * 0.5);
+		if (i % 3 == 0) {
+			assert_false(nx_dchunk_str(c, 2, r, &str, &len));
+		} else {
+			assert_true(nx_dchunk_str(c, 2, r, &str, &len));
+			snprintf(want, sizeof(want), "v%lld", (long long)i);
+			assert_int_equal(len, strlen(want));
+			assert_memory_equal(str, want, len);
+		}
+		assert_true(nx_dchunk_i64(c, 3, r, &b));
+		assert_int_equal(b, i % 2 == 0);
+		assert_int_equal(nx_dchunk_i64(c, 4, r, &i32), i % 7 != 0);
+		if (i % 7)
+			assert_int_equal(i32, i);
+		assert_true(nx_dchunk_f64(c, 5, r, &fl));
+		NX_ASSERT_CMP(fl, ==, i * 0.25);
+		/* the wrong accessor for a column reads nothing */
+		assert_false(nx_dchunk_str(c, 0, r, &str, &len));
+		assert_false(nx_dchunk_f64(c, 0, r, &f));
+		assert_false(nx_dchunk_i64(c, 1, r, &i));
+	}
+	return 0;
+}
+
+static void test_scan_reads_every_cell(void **state)
+{
+	struct nx_duck *d = open_db();
+	struct seen s = { 0 };
+	struct nx_err err = { 0 };
+
+	(void)state;
+	if (nx_duck_scan(d, "SELECT i, f, s, b, i32, r FROM t ORDER BY i", check_chunk, &s, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.rows, ROWS);
+	NX_ASSERT_CMP(s.chunks, >=, 3);
+	nx_duck_close(d);
+}
+
+/* Two cursors in step and an appender writing meanwhile: the pass of the analysis that
+ * reads Instruction beside Flow and writes rx_Edge as it goes. */
+static void test_cursors_in_step_with_appender(void **state)
+{
+	struct nx_duck *d = open_db();
+	struct nx_duck_cursor *a = NULL, *b = NULL;
+	struct nx_duck_appender *app = NULL;
+	const struct nx_dchunk *ca = NULL, *cb = NULL;
+	struct nx_err err = { 0 };
+	int64_t n = 0, sum = 0, v;
+
+	(void)state;
+	if (nx_duck_exec(d, "CREATE TABLE out (i BIGINT, s VARCHAR, b BOOLEAN, f DOUBLE)", &err) ||
+	    nx_duck_cursor_open(d, "SELECT i FROM t ORDER BY i", false, &a, &err) ||
+	    nx_duck_cursor_open(d, "SELECT i * 2 FROM t ORDER BY i", true, &b, &err) ||
+	    nx_duck_appender_open(d, "out", &app, &err))
+		fail_msg("%s", err.msg);
+	for (;;) {
+		if (nx_duck_cursor_next(a, &ca, &err) || nx_duck_cursor_next(b, &cb, &err))
+			fail_msg("%s", err.msg);
+		if (!ca || !cb)
+			break;
+		assert_int_equal(nx_dchunk_rows(ca), nx_dchunk_rows(cb));
+		for (size_t r = 0; r < nx_dchunk_rows(ca); r++, n++) {
+			int64_t x, y;
+			assert_true(nx_dchunk_i64(ca, 0, r, &x));
+			assert_true(nx_dchunk_i64(cb, 0, r, &y));
+			assert_int_equal(y, 2 * x);
+			nx_duck_append_i64(app, x);
+			nx_duck_append_str(app, x % 2 ? "odd" : NULL, 3);
+			nx_duck_append_bool(app, x % 2);
+			if (x % 5)
+				nx_duck_append_f64(app, (double)x);
+			else
+				nx_duck_append_null(app);
+			if (nx_duck_append_end_row(app, &err))
+				fail_msg("%s", err.msg);
+		}
+	}
+	assert_null(ca);
+	assert_null(cb);
+	assert_int_equal(n, ROWS);
+	nx_duck_cursor_close(a);
+	nx_duck_cursor_close(b);
+	if (nx_duck_appender_close(app, &err))
+		fail_msg("%s", err.msg);
+	if (nx_duck_query_i64(d, "SELECT count(*) FROM out WHERE s IS NULL", &v, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(v, ROWS / 2);
+	if (nx_duck_query_i64(d, "SELECT count(f) FROM out", &v, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(v, ROWS - ROWS / 5);
+	if (nx_duck_query_i64(d, "SELECT sum(i) FROM out WHERE b AND s = 'odd'", &sum, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(sum, (int64_t)(ROWS / 2) * (ROWS / 2)); /* 1 + 3 + ... */
+	nx_duck_close(d);
+}
+
+static int stop_at_second(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+{
+	int *calls = arg;
+
+	(void)c;
+	if (++*calls == 2)
+		return nx_errf(err, NX_EUSAGE, "stopped by the callback");
+	return 0;
+}
+
+static void test_bad_input(void **state)
+{
+	struct nx_duck *d = open_db();
+	struct nx_duck_appender *app = NULL;
+	struct nx_duck_cursor *c = NULL;
+	struct nx_err err = { 0 };
+	struct seen s = { 0 };
+	int calls = 0;
+	int64_t v;
+
+	(void)state;
+	assert_int_not_equal(nx_duck_scan(d, "SELEC i FROM t", check_chunk, &s, &err), 0);
+	assert_non_null(strstr(err.msg, "syntax error"));
+	memset(&err, 0, sizeof(err));
+	assert_int_not_equal(nx_duck_cursor_open(d, "SELECT nope FROM t", false, &c, &err), 0);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "nope"));
+	memset(&err, 0, sizeof(err));
+	assert_int_not_equal(nx_duck_scan(d, "SELECT DATE '2026-01-01' AS day FROM t",
+					  check_chunk, &s, &err), 0);
+	assert_non_null(strstr(err.msg, "'day'"));
+	assert_int_equal(s.rows, 0);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(nx_duck_scan(d, "SELECT i FROM t", stop_at_second, &calls, &err),
+			 NX_EUSAGE);
+	assert_int_equal(calls, 2);
+	assert_string_equal(err.msg, "stopped by the callback");
+	/* the connection still works after a stopped scan */
+	if (nx_duck_query_i64(d, "SELECT count(*) FROM t", &v, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(v, ROWS);
+
+	memset(&err, 0, sizeof(err));
+	assert_int_not_equal(nx_duck_appender_open(d, "missing", &app, &err), 0);
+	assert_null(app);
+	assert_non_null(strstr(err.msg, "missing"));
+	/* a row with too few cells is refused at its end; the whole rows before it stay */
+	memset(&err, 0, sizeof(err));
+	if (nx_duck_exec(d, "CREATE TABLE two (a BIGINT, b BIGINT)", &err) ||
+	    nx_duck_appender_open(d, "two", &app, &err))
+		fail_msg("%s", err.msg);
+	nx_duck_append_i64(app, 1);
+	nx_duck_append_i64(app, 2);
+	if (nx_duck_append_end_row(app, &err))
+		fail_msg("%s", err.msg);
+	nx_duck_append_i64(app, 3);
+	assert_int_not_equal(nx_duck_append_end_row(app, &err), 0);
+	assert_non_null(strstr(err.msg, "two"));
+	memset(&err, 0, sizeof(err));
+	nx_duck_appender_close(app, &err);
+	if (nx_duck_query_i64(d, "SELECT count(*) FROM two WHERE b IS NOT NULL", &v, &err))
+		fail_msg("%s", err.msg);
+	NX_ASSERT_CMP(v, <=, 1);
+	if (nx_duck_query_i64(d, "SELECT count(*) FROM two WHERE b IS NULL", &v, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(v, 0);
+	nx_duck_close(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scan_reads_every_cell),
+		cmocka_unit_test(test_cursors_in_step_with_appender),
+		cmocka_unit_test(test_bad_input),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
