@@ -194,10 +194,6 @@ function findingSources(f) {
 const instructionCount = (name) => NX.query(name, 'SELECT count(*) FROM Instruction').then((x) => x.rows[0][0]).catch(() => 0);
 const hasInstructions = (name) => instructionCount(name).then((n) => n > 0);
 
-/* Above this many instructions the overview asks before running the analysis: it reads
- * the whole profile (seconds per ten million instructions, gigabytes at 100M). */
-const ANALYSIS_AUTO_MAX = 5e6;
-
 /* The Analysis page: the `recommend` analysis (GET .../analysis): bounds and gaps chart,
  * ranked findings with their source lines (links to the source view and the timeline). */
 async function analysisPage(name) {
@@ -214,16 +210,6 @@ async function analysisCard(name, card) {
   const n = await instructionCount(name);
   if (!n) {
     card.replaceChildren(el('h2', {}, 'Analysis'), el('p', { class: 'muted' }, 'The analysis (recommend) needs device instructions; this profile has none.'));
-    return;
-  }
-  if (n > ANALYSIS_AUTO_MAX && !card.dataset.asked) {
-    card.replaceChildren(el('h2', {}, 'Analysis'), el('p', { class: 'muted' },
-      `The analysis (recommend) reads all ${NX.fmtNum(n)} instructions of this profile, which takes a while. `,
-      el('button', { 'data-testid': 'run-analysis', onclick: () => {
-        card.dataset.asked = '1';
-        card.replaceChildren(el('h2', {}, 'Analysis'), el('p', { class: 'muted' }, 'Running the analysis…'));
-        analysisCard(name, card).catch((e) => card.replaceChildren(el('h2', {}, 'Analysis'), errorBox(e)));
-      } }, 'Run the analysis')));
     return;
   }
   const r = (await NX.get(NX.profileBase(name) + '/analysis')).report;
