@@ -1,31 +1,56 @@
 #!/usr/bin/env bash
-# recommend.sh BUILD_DIR WORK_DIR: time and peak memory of `recommend` on a generated
-# profile of 15M trace records (about 10.5M instructions and 4.5M DMA packets;
-# NX_BENCH_RECOMMEND_RECORDS overrides, in millions): the whole-kernel report (bounds
-# from Summary, investigations over the raw tables) and a windowed one (every input
-# recomputed from the raw tables). Prints one summary line.
+# recommend.sh BUILD_DIR WORK_DIR: time and peak memory of `recommend` on generated
+# profiles of 1M and 10M trace records (about 0.7 instructions and 0.3 DMA packets per
+# record; NX_BENCH_RECOMMEND_SIZES overrides, in millions, e.g. "1 10 30";
+# NX_BENCH_RECOMMEND_100=1 adds 100M, which needs about 6 GB of disk and some minutes
+# of ingest): the whole-kernel report (bounds from Summary, investigations over the raw
+# tables), the same as JSON, and a windowed one (every input recomputed from the raw
+# tables). Beside them, in the same run, the scan floor: DuckDB reading once every
+# column of Instruction and DmaPacket the analysis reads (docs/recommend.md, "Memory and
+# time"). Prints one line per size; the peak RSS figures hold on a loaded machine, the
+# times only as the same-run ratio to the floor. Profiles it generates are removed
+# unless NX_BENCH_KEEP=1; one found in WORK_DIR is reused and kept.
 set -euo pipefail
 build=$1
 work=$2
-m=${NX_BENCH_RECOMMEND_RECORDS:-15}
+sizes=${NX_BENCH_RECOMMEND_SIZES:-${NX_BENCH_RECOMMEND_RECORDS:-1 10}}
+[[ ${NX_BENCH_RECOMMEND_100:-0} == 1 ]] && sizes="$sizes 100"
 bin=$build/neuron-explorer
-d=$work/recommend-$m
-prof=$d/data/profiles/global/bench@latest
-if [ ! -f "$prof/Summary.parquet" ]; then
-	"$build/bench/bench_gen_trace" "$d" "$m" >/dev/null
-	"$bin" view -n "$d/bench.neff" -s "$d/bench.ntff" --data-path "$d/data" \
-		--display-name bench --ingest-only -q >/dev/null
-fi
-insts=$("$build/nx-sql" -C "$prof" "SELECT count(*) FROM Instruction")
-run() {
-	/usr/bin/time -f '%e %M' -o "$d/time.txt" "$bin" recommend --data-path "$d/data" \
-		--display-name bench "$@" >"$d/report.out"
-	cat "$d/time.txt"
-}
-read -r w_s w_kb < <(run)
-read -r k_s k_kb < <(run --window kernel)
-read -r j_s j_kb < <(run --format json)
-awk -v m="$m" -v n="$insts" -v ws="$w_s" -v wk="$w_kb" -v ks="$k_s" -v kk="$k_kb" \
-    -v js="$j_s" 'BEGIN {
-	printf "recommend on %sM records (%.1fM instructions): whole kernel %.2f s (peak RSS %.0f MB), json %.2f s, window=kernel %.2f s (peak RSS %.0f MB)\n",
-		m, n / 1e6, ws, wk / 1024, js, ks, kk / 1024 }'
+# every column of the two large tables that the analysis's passes read (scan.h)
+scan_sql="SELECT count(id), max(engine), max(opcode), max(tensor_instruction_type),
+	max(start_ts), max(end_ts), max(duration_ns), max(evt_wait_time_ns),
+	max(adjusted_flops), max(operands), max(bir_debug_info_source_location),
+	max(hbm_read_bytes), max(hbm_write_bytes) FROM Instruction
+	UNION ALL SELECT count(*), max(queue_type), NULL, NULL, max(start_ts), max(end_ts),
+	max(transfer_bytes), NULL, NULL, NULL, NULL, NULL, NULL FROM DmaPacket"
+for m in $sizes; do
+	d=$work/recommend-$m
+	prof=$d/data/profiles/global/bench@latest
+	made=0
+	if [ ! -f "$prof/Summary.parquet" ]; then
+		[ -e "$d" ] && { echo "recommend.sh: $d exists without a profile" >&2; exit 1; }
+		made=1
+		"$build/bench/bench_gen_trace" "$d" "$m" >/dev/null
+		"$bin" view -n "$d/bench.neff" -s "$d/bench.ntff" --data-path "$d/data" \
+			--display-name bench --ingest-only -q >/dev/null
+		rm -f "$d/bench.ntff"
+	fi
+	insts=$("$build/nx-sql" -C "$prof" "SELECT count(*) FROM Instruction")
+	# "seconds peak-KiB" of a command, its output into $d/out.txt
+	timed() {
+		/usr/bin/time -f '%e %M' -o "$d/time.txt" "$@" >"$d/out.txt"
+		cat "$d/time.txt"
+	}
+	run() { timed "$bin" recommend --data-path "$d/data" --display-name bench "$@"; }
+	read -r f_s f_kb < <(timed "$build/nx-sql" -C "$prof" "$scan_sql")
+	read -r w_s w_kb < <(run)
+	read -r k_s k_kb < <(run --window kernel)
+	read -r j_s j_kb < <(run --format json)
+	awk -v m="$m" -v n="$insts" -v ws="$w_s" -v wk="$w_kb" -v ks="$k_s" -v kk="$k_kb" \
+	    -v js="$j_s" -v jk="$j_kb" -v fs="$f_s" -v fk="$f_kb" 'BEGIN {
+		printf "recommend on %sM records (%.1fM instructions): whole kernel %.2f s (%.2fx the scan, peak RSS %.0f MB), json %.2f s (%.2fx, %.0f MB), window=kernel %.2f s (%.2fx, %.0f MB); scan floor %.2f s (peak RSS %.0f MB)\n",
+			m, n / 1e6, ws, ws / fs, wk / 1024, js, js / fs, jk / 1024, ks, ks / fs,
+			kk / 1024, fs, fk / 1024 }'
+	# only what this run generated
+	[[ ${NX_BENCH_KEEP:-0} == 1 || $made == 0 ]] || rm -rf "$d"
+done
