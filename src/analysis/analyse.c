@@ -97,10 +97,16 @@ static int steps(struct nx_duck *d, const struct nx_recommend_opts *o, const cha
 		rc = nx__rec_views(d, dir, err);
 	if (!rc)
 		rc = nx__rec_window_plan(d, r, o, err);
-	if (!rc)
-		rc = nx__rec_scan_packets(d, r->scan, err);
-	if (!rc)
-		rc = nx__rec_scan_instructions(d, r->scan, err);
+	/* the bounds alone (the web UI's profile list) need only the tables' extents, and
+	 * the passes only should Summary lack a field (bounds.c runs them then) */
+	if (!rc && r->bounds_only) {
+		struct nx_err ignored = { 0 };
+		/* a table without those columns: the passes read it (as NULLs) */
+		if (nx__rec_scan_extents(d, r->scan, &ignored))
+			rc = nx__rec_scan_passes(d, r->scan, err);
+	} else if (!rc) {
+		rc = nx__rec_scan_passes(d, r->scan, err);
+	}
 	if (!rc)
 		rc = nx__rec_quality(d, r, err);
 	if (!rc)

@@ -173,7 +173,8 @@ static int window_inputs(struct nx_duck *d, const struct rx_result *r, double *v
 	double flops, tp_flops;
 	int rc;
 
-	if ((rc = nx__rec_query_row(d, NECESSARY_SQL, names, &v[I_NEEDED], 1, err)) ||
+	if ((rc = nx__rec_scan_passes(d, r->scan, err)) ||
+	    (rc = nx__rec_query_row(d, NECESSARY_SQL, names, &v[I_NEEDED], 1, err)) ||
 	    (rc = nx__rec_engine_unions(d, sc, r->t0, r->t1, eng, err)))
 		return nx_err_wrap(err, "bound inputs in the window");
 	nx__rec_scan_matmuls(sc, NULL, &flops, NULL, NULL, &tp_flops);

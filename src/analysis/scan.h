@@ -130,6 +130,7 @@ struct rx_scan {
 	struct nx_strmap groups; /* per (src, engine, opcode, type) in the window */
 	struct nx_xsort waits;
 	bool waits_open;
+	bool passes_done;      /* the two passes ran (else only nx__rec_scan_extents) */
 };
 
 void nx__rec_dict_init(struct rx_dict *d);
@@ -156,5 +157,11 @@ int nx__rec_scan_instructions(struct nx_duck *d, struct rx_scan *sc, struct nx_e
 void nx__rec_scan_matmuls(const struct rx_scan *sc, int64_t *n, double *flops, int64_t *n_tp,
 			  int64_t *n_reg, double *tp_flops);
 void nx__rec_scan_release(struct rx_scan *sc);
+
+/* scan_extent.c: the bounds-only analysis reads only the counts, first starts and last
+ * ends of the two tables (in SQL); with_source and with_wait are then the count. */
+int nx__rec_scan_extents(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err);
+/* Both passes, unless they ran already. */
+int nx__rec_scan_passes(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err);
 
 #endif

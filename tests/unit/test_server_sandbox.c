@@ -527,7 +527,7 @@ static json_t *get_report(const char *args, int want)
 }
 
 /* part=bounds: the same bounds and bottleneck as the whole analysis, no findings, the same
- * reply again (kept); other
+ * reply again (kept), and the same bounds over a window; other
  * parts and part=bounds with Markdown or a comparison are refused. */
 static void test_analysis_bounds_part(void **state)
 {
@@ -544,6 +544,15 @@ static void test_analysis_bounds_part(void **state)
 	json_decref(all);
 	all = get_report("?part=bounds", 200); /* kept with the profile version */
 	assert_true(json_equal(all, b));
+	json_decref(all);
+	json_decref(b);
+	/* with a window the bounds come from the raw tables: the passes run for them */
+	all = get_report("?window=0:1000000000000000000", 200);
+	b = get_report("?part=bounds&window=0:1000000000000000000", 200);
+	ra = json_object_get(all, "report");
+	rb = json_object_get(b, "report");
+	assert_true(json_equal(json_object_get(ra, "bounds"), json_object_get(rb, "bounds")));
+	assert_true(json_equal(json_object_get(ra, "engines"), json_object_get(rb, "engines")));
 	json_decref(all);
 	json_decref(b);
 	json_decref(get_report("?part=findings", 400));
