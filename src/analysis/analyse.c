@@ -138,7 +138,7 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct r
 	sc.dir = dir;
 	/* the private directory DuckDB and the waits' sort spill into, removed at the end;
 	 * queries still read only dir (the same sandbox as the server's) */
-	rc = nx_make_temp_dir("recommend", &sc.spill, err);
+	rc = nx_make_temp_dir("recommend-spill", &sc.spill, err);
 	if (!rc)
 		rc = nx_duck_open(&d, o->threads, memory_limit(o), err);
 	if (!rc)

@@ -435,7 +435,7 @@ static void on_duck_close(void *arg, struct nx_duck *d)
 			       "x -> x LIKE ");
 	nx_sql_quote(&sql, seen.allowed);
 	nx_strbuf_addstr(&sql, ")) = 1 AND current_setting('temp_directory') LIKE "
-			       "'/%/nx-recommend-%' AND list_contains("
+			       "'/%/nx-recommend-spill-%' AND list_contains("
 			       "current_setting('allowed_directories'), "
 			       "current_setting('temp_directory') || '/'))::INT");
 	if (nx_duck_query_i64(d, sql.buf, &one_dir, &err))
