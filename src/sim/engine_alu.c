@@ -2,8 +2,8 @@
  * engine_alu.c: cost of Vector, Scalar, GpSimd and Sync instructions.
  *
  * Rules of thumb from §6.2: an instruction over N elements per partition costs about N
- * engine cycles (2N when VectorE reads two tensors, 8N for reciprocal/divide on
- * VectorE), never less than MIN_II = 64 cycles, plus a static overhead: ~60 cycles
+ * engine cycles (2N when VectorE reads two tensors, 8N for an ALU divide on VectorE;
+ * the RECIPROCAL instruction 2.5N there, fitted to a measured NKI kernel), never less than MIN_II = 64 cycles, plus a static overhead: ~60 cycles
  * of SBUF/PSUM access set-up, and ~100 cycles more when the instruction depends on the
  * previous one of its engine (the two add up: 64 + 60 + 100 = 224 ScalarE cycles is
  * the measured 159 ns of a dependent one-element ACTIVATE on trn1, micro fact M6). An
@@ -87,7 +87,7 @@ static uint64_t streaming(const struct nx_machine *m, const struct nx_inst *in, 
 			       ((in->flags2 & NX_INST2_OP1) && in->alu1 == NX_ALU_DIV))
 		       ? n * m->recip_factor : n;
 	case NX_OP_RECIPROCAL:
-		return vec ? n * m->recip_factor : n;
+		return vec ? (n * m->recip_op_halves + 1) / 2 : n;
 	case NX_OP_BN_AGGR:
 		return 13 * (n / 3);
 	case NX_OP_LOCAL_GATHER:

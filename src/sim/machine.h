@@ -23,7 +23,9 @@ struct nx_machine {
 	unsigned alu_static;         /* SBUF/PSUM access set-up per instruction, cycles (60) */
 	unsigned alu_dep_static;     /* extra static overhead when an instruction depends on
 				      * the previous one of its engine (100) */
-	unsigned recip_factor;       /* reciprocal (ALU divide) on Vector: 8N */
+	unsigned recip_factor;       /* ALU divide on Vector: 8N */
+	unsigned recip_op_halves;    /* the RECIPROCAL instruction on Vector, half-cycles per
+				      * element (5: 2.5N, fitted to the NKI silu kernel) */
 	unsigned control_cycles;     /* NOP / EVENT_SEMAPHORE / NOTIFY / DMA trigger, engine cycles */
 	uint64_t sem_latency_ps;     /* an engine's semaphore update reaches waiters (M6) */
 	/* DMA */

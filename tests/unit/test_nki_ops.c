@@ -233,7 +233,7 @@ static int64_t expected_ns(size_t i)
 		{ 2 * 512 + 60, VE },      /* scan: two tensor inputs, 2N */
 		{ 512 + 60, VE },          /* bn_stats: N */
 		{ 64 + 60, VE },           /* bn_aggr: 13 * (6 / 3) = 26, floored at 64 */
-		{ 8 * 512 + 60, VE },      /* reciprocal on Vector: 8N */
+		{ 5 * 512 / 2 + 60, VE },  /* reciprocal on Vector: 2.5N (fitted, NKI silu) */
 		{ 512 + 60, POOL },        /* reciprocal on GpSimd: N */
 		{ 128 + 60, POOL },        /* affine_select: N */
 		{ 512 + 60, VE },          /* scalar_tensor_tensor: all-bf16 SBUF add, one pass */

@@ -118,10 +118,12 @@ static void test_vector(void **state)
 	/* small: MIN_II 64 cycles */
 	in = inst(NX_ENGINE_VECTOR, NX_OP_TENSOR_SCALAR, NX_DT_FP32, 16);
 	assert_int_equal(nx_cost_alu_cycles(m, &in, true), 224); /* 64 + 60 + 100: M6 */
-	/* reciprocal/divide: 8N */
+	/* an ALU divide: 8N (the RECIPROCAL instruction: 2.5N) */
 	in = inst(NX_ENGINE_VECTOR, NX_OP_TENSOR_SCALAR, NX_DT_FP32, 100);
 	in.alu = NX_ALU_DIV;
 	assert_int_equal(nx_cost_alu_cycles(m, &in, false), 860);
+	in = inst(NX_ENGINE_VECTOR, NX_OP_RECIPROCAL, NX_DT_FP32, 101);
+	assert_int_equal(nx_cost_alu_cycles(m, &in, false), 253 + 60); /* 2.5 x 101, up */
 	/* 4x perf mode on 2-byte types (v3 only) */
 	in = inst(NX_ENGINE_VECTOR, NX_OP_TENSOR_COPY, NX_DT_BF16, 1024);
 	in.perf_mode = 2;
