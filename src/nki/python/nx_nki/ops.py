@@ -490,9 +490,7 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
             raise errors.located('operand tile has %d partitions, data %d'
                                  % (npart(v), npart(xv)), api, 2)
     odt = D.as_dtype(dtype) or data.dtype
-    eng = engine_of(engine, api, (DVE, ACT, POOL))
-    if eng is None:
-        eng = DVE
+    eng = engine_of(engine, api, (DVE, ACT, POOL))  # None: the compiler picks (compiler.py)
     b, out, dv = _new(tr, api, loc, space_of(xv), odt)
     srcs_t = [data]
     srcs_v = [xv]
@@ -508,7 +506,8 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     if ins is None:
         return out
     _producer(b, ins)
-    _est(tr, eng, ins.dst, 8.0 if 'divide' in (n0, n1) else 1.0)
+    if eng is not None:
+        _est(tr, eng, ins.dst, 8.0 if 'divide' in (n0, n1) else 1.0)
     if tr.numerics:
         x = _numvals(ins.srcs[0])
         k = 2 if a['ap0'] else 1
