@@ -591,8 +591,9 @@ static int gen_ln(const struct nx_kernel_def *def, bool v2, const struct nx_kopt
 				     "src1=sbuf[0:128]+%u:fp32[%u] dst=sbuf[0:128]+%u:fp32[%u] sig=S[2]++",
 				     x, N, x, N, SQ, N);
 			nx_kgen_line(&g, "@26 Scalar activate act=identity src=sbuf[0:128]+%u:fp32[%u] "
-				     "dst=sbuf[0:128]+%u:fp32[1] wait=S[2]>=%u sig=S[3]++", SQ, N, ST + 4,
-				     i + 1);
+				     "dst=sbuf[0:128]+%u:fp32[%u] reduce_op=add "
+				     "reduce_res=sbuf[0:128]+%u:fp32[1] wait=S[2]>=%u sig=S[3]++", SQ, N,
+				     SQ, N, ST + 4, i + 1);
 			nx_kgen_line(&g, "@26 Vector tensor_tensor alu=mul src=sbuf[0:128]+%u:fp32[1] "
 				     "src1=sbuf[0:128]+%u:fp32[1] dst=sbuf[0:128]+%u:fp32[1]", ST, ST,
 				     ST + 8);
@@ -608,16 +609,19 @@ static int gen_ln(const struct nx_kernel_def *def, bool v2, const struct nx_kopt
 				     "dst=sbuf[0:128]+%u:fp32[%u] wait=S[5]>=%u", x, N, x, N, i + 1);
 		} else {
 			for (unsigned j = 0; j < nch; j++)
-				nx_kgen_line(&g, "@27 Vector tensor_reduce alu=add "
-					     "src=sbuf[0:128]+%u:fp32[512] dst=sbuf[0:128]+%u:fp32[6]%s",
-					     x + j * 2048, ST + 64 + j * 24, j ? "" : extra);
-			nx_kgen_line(&g, "@28 Vector tensor_reduce alu=add src=sbuf[0:128]+%u:fp32[%u] "
+				nx_kgen_line(&g, "@27 Vector bn_stats src=sbuf[0:128]+%u:fp32[512] "
+					     "dst=sbuf[0:128]+%u:fp32[6]%s", x + j * 2048,
+					     ST + 64 + j * 24, j ? "" : extra);
+			nx_kgen_line(&g, "@28 Vector bn_aggr src=sbuf[0:128]+%u:fp32[%u] "
 				     "dst=sbuf[0:128]+%u:fp32[2] sig=S[4]++", ST + 64, 6 * nch, ST);
 			nx_kgen_line(&g, "@29 Scalar activate act=rsqrt src=sbuf[0:128]+%u:fp32[1] "
 				     "dst=sbuf[0:128]+%u:fp32[1] wait=S[4]>=%u sig=S[5]++", ST + 4,
 				     ST + 8, i + 1);
-			nx_kgen_line(&g, "@30 Vector tensor_scalar alu=sub src=sbuf[0:128]+%u:fp32[%u] "
-				     "dst=sbuf[0:128]+%u:fp32[%u] wait=S[5]>=%u", x, N, x, N, i + 1);
+			/* (x - mean) * rstd: one tensor_scalar with two operations */
+			nx_kgen_line(&g, "@30 Vector tensor_scalar alu=sub operand0=sbuf[0:128]+%u:fp32[1] "
+				     "op1=mul operand1=sbuf[0:128]+%u:fp32[1] src=sbuf[0:128]+%u:fp32[%u] "
+				     "dst=sbuf[0:128]+%u:fp32[%u] wait=S[5]>=%u", ST, ST + 8, x, N, x, N,
+				     i + 1);
 		}
 		nx_kgen_line(&g, "@%d Vector tensor_tensor alu=mul src=sbuf[0:128]+%u:fp32[%u] "
 			     "src1=sbuf[0:128]+%u:fp32[%u] dst=sbuf[0:128]+%u:fp32[%u]%s", L_g, x, N, G,
