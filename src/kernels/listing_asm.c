@@ -64,6 +64,7 @@ static int d_tensor(struct asm_state *st, char **tok, int n)
 	static const struct { const char *kind, *def; int k; } kinds[] = {
 		{ "input", "input", NX_TENSOR_IN }, { "output", "output", NX_TENSOR_OUT },
 		{ "weight", "file", NX_TENSOR_WEIGHT }, { "internal", "tmp-buf", NX_TENSOR_OTHER },
+		{ "spill", "virtual", NX_TENSOR_OTHER }, /* a compiler's SBUF spill space */
 	};
 	struct nx_neff *neff = st->neff;
 	struct nx_tensor *t;
@@ -72,7 +73,7 @@ static int d_tensor(struct asm_state *st, char **tok, int n)
 	int kind = -1, dt;
 
 	if (n != 5)
-		return nx__asm_fail(st, "expected: tensor NAME input|output|weight|internal DTYPE "
+		return nx__asm_fail(st, "expected: tensor NAME input|output|weight|internal|spill DTYPE "
 				    "D0xD1...");
 	for (size_t i = 0; i < NX_ARRAY_SIZE(kinds); i++)
 		if (!strcmp(tok[2], kinds[i].kind))

@@ -585,6 +585,27 @@ def test_spill_when_sbuf_is_too_small():
     assert k2.last.prog.spill_save == 0
 
 
+def test_profile_counts_the_spills():
+    # the spill space is a `spill` tensor of the listing: the profile's Summary counts the
+    # bytes saved to it and reloaded from it, as the real profiler's spill_*_bytes
+    import json
+    import os
+    d = H.tmpdir()
+    p = nki.profile(working_directory=d, save_neff_name='s.neff', save_trace_name='s.ntff',
+                    nx_policy='sbuf=40960,numerics=off')(k_keep)
+    p(rnd(128, 8 * 2048))
+    prog = p.last.prog
+    assert prog.spill_save > 0 and prog.spill_reload > 0
+    kinds = [x.split()[2] for x in p.last.listing.splitlines() if x.startswith('tensor ')]
+    assert 'spill' in kinds, kinds
+    with open(os.path.join(d, 's.json')) as f:
+        js = json.load(f)
+    js = js[0] if isinstance(js, list) else js
+    assert js['spill_save_bytes'] == prog.spill_save, (js['spill_save_bytes'], prog.spill_save)
+    assert js['spill_reload_bytes'] == prog.spill_reload, (js['spill_reload_bytes'],
+                                                           prog.spill_reload)
+
+
 def test_compile_options():
     lst = None
     k = nki.baremetal(k_add, additional_compile_opt='--target trn1 --disable-dge -O3')

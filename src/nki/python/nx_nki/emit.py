@@ -220,6 +220,8 @@ class Emitter:
             self.names[id(b)] = n
             kind = {'input': 'input', 'output': 'output', 'const': 'weight'}.get(b.role,
                                                                                  'internal')
+            if b is self.prog.spill and self.full:
+                kind = 'spill'    # a "virtual" tensor: the profile counts its spill bytes
             self.cur_ins = None
             dt = _BASIC_DT.get(b.dtype.name) if not self.full else _FULL_DT.get(b.dtype.name)
             if dt is None:
