@@ -128,6 +128,14 @@ def compare(name, size, shapes, pol_text):
     if not ok_mix:
         raise AssertionError('%s: instruction mix %s, generator %s' % (name, dict(sm),
                                                                         dict(expect)))
+    if FULL and name in ('softmax', 'attention'):
+        # the full listing's RECIPROCAL (2.5N on VectorE) replaces the generators' divide
+        # (8N), so the shim is faster (attention ~17 % at this size); a tensor_scalar the
+        # compiler puts on the busy ScalarE may leave it a few percent slower (softmax +4 %)
+        if not 0.75 < ratio <= 1.05:
+            raise AssertionError('%s: simulated %.1f us against the generator\'s %.1f us'
+                                 % (name, st, gt))
+        return
     if abs(ratio - 1) > 0.05:
         raise AssertionError('%s: simulated %.1f us against the generator\'s %.1f us'
                              % (name, st, gt))
