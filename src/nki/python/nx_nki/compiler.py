@@ -1,7 +1,8 @@
 """compiler.py: the decisions the real NKI compiler makes, as deterministic passes over a
 recorded trace (docs/nki.md, "Compiler decisions").
 
-1. picks: an engine for every `unknown_engine` op (the least busy capable engine so far);
+1. picks: an engine for every `unknown_engine` op (copies on ScalarE; tensor_scalar and
+   memset on the least busy of their candidates, never GpSimd for tensor_scalar);
    a trigger engine and a queue for every DMA (loads from Sync, stores from the engine that
    wrote the data, one queue per source line and trigger engine, hardware DGE for
    nisa.dma_copy on trn2).
