@@ -98,6 +98,9 @@ def main(argv):
                     summary = json.loads(view.stdout)
                     if isinstance(summary, list):
                         summary = summary[0]
+                    # {"<profile>": {Summary fields}}: the one profile's fields
+                    if "total_time" not in summary and len(summary) == 1:
+                        summary = next(iter(summary.values()))
             rows.append([name, status] + [str(summary.get(k, "")) for k in FIELDS])
     tmp = out + ".tmp.%d" % os.getpid()
     with open(tmp, "w") as f:

@@ -599,8 +599,7 @@ def test_profile_counts_the_spills():
     kinds = [x.split()[2] for x in p.last.listing.splitlines() if x.startswith('tensor ')]
     assert 'spill' in kinds, kinds
     with open(os.path.join(d, 's.json')) as f:
-        js = json.load(f)
-    js = js[0] if isinstance(js, list) else js
+        js = json.load(f)['s']  # {"<profile>": {Summary fields}}, named after s.ntff
     assert js['spill_save_bytes'] == prog.spill_save, (js['spill_save_bytes'], prog.spill_save)
     assert js['spill_reload_bytes'] == prog.spill_reload, (js['spill_reload_bytes'],
                                                            prog.spill_reload)
