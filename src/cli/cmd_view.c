@@ -8,6 +8,7 @@
 #include "cli/cli_output.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/view_cache.h"
 #include "cli/view_dir.h"
 #include "cli/view_progress.h"
 #include "cli/view_output.h"
@@ -164,6 +165,7 @@ static int ingest_device(const char *neff, const char *ntff, const char *data_pa
 	io.output_dir = output_dir;
 	io.quiet = quiet;
 	io.skip_buf_usage = skip_buf_usage;
+	io.before_publish = &nx_view_cache_hook;
 	struct nx_view_progress vp;
 	nx_view_progress_init(&vp, quiet);
 	if (!quiet) {

@@ -5,6 +5,7 @@
 #include "cli/view_dir.h"
 #include "cli/commands.h"
 #include "cli/view_progress.h"
+#include "cli/view_cache.h"
 #include "ingest/ingest_dir.h"
 
 #include <stdio.h>
@@ -25,6 +26,7 @@ int nx_view_dir(const char *dir, const char *data_path, const char *name,
 	o.data_path = data_path;
 	o.display_name = name;
 	o.output_dir = output_dir;
+	o.before_publish = &nx_view_cache_hook;
 	nx_view_progress_init(&vp, quiet);
 	o.progress = &vp.cb;
 	if (nx_trace_ingest_dir(&o, published, &err)) {

@@ -5,7 +5,8 @@
  *   3. write the NEFF-derived tables, 4. run the derive SQL,
  *   5. write Metadata, ExecutionInfo, Warning, SchemaFields, and a zero-row file for
  *      every other stored schema table that got no rows,
- *   6. publish the temporary directory as <name>@latest in one rename. */
+ *   6. run the caller's hook on it (view: the timeline cache), then publish the
+ *      temporary directory as <name>@latest in one rename. */
 #include "common/compat.h"
 #include "db/parquet_concat.h"
 #include "ingest/ingest.h"
@@ -357,6 +358,7 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		goto out;
 	nx_duck_close(d);
 	d = NULL;
+	nx_publish_hook_run(o->before_publish, &pp, c.progress);
 	rc = nx_publish(&pp, err);
 	if (rc)
 		goto out;

@@ -9,6 +9,18 @@
 #include "common/err.h"
 #include "common/progress.h"
 
+/* Work on a profile's temporary directory once all its tables are written, before it
+ * is published as <name>@latest (`view` builds the timeline cache there, src/cli/):
+ * fn(user, dir, name, &rows, err). A failure is reported as a warning and the profile
+ * published without what fn failed to add (fn leaves nothing of it behind). Not run for
+ * an output directory. */
+struct nx_publish_hook {
+	int (*fn)(void *user, const char *dir, const char *name, uint64_t *rows,
+		  struct nx_err *err);
+	void *user;
+	const char *what; /* its progress line's name, e.g. "timeline cache" */
+};
+
 struct nx_ingest_opts {
 	const char *neff_path;
 	const char *ntff_path;
@@ -20,6 +32,7 @@ struct nx_ingest_opts {
 	const struct nx_progress *progress; /* per-table and per-batch events, or NULL */
 	bool keep_staging;        /* tests: publish the internal tables under .staging/ */
 	bool skip_buf_usage;      /* -F ignore-nc-buf-usage=true: no SBUF/PSUM usage tables */
+	const struct nx_publish_hook *before_publish; /* or NULL */
 };
 
 /* Runs the whole ingest. On success *published (if non-NULL) receives the profile
@@ -66,6 +79,10 @@ void nx_publish_plan(struct nx_publish_plan *p, const char *data_path, const cha
 /* Checks an output directory against the output rule (common/outpath.h), creates the
  * parent, removes the temporaries of killed ingests, and creates an empty tmp. */
 int nx_publish_prepare(const struct nx_publish_plan *p, struct nx_err *err);
+/* Runs hook (may be NULL) on p->tmp when p publishes a profile, reporting to progress
+ * (may be NULL) a TABLE event named hook->what, or a warning when it failed. */
+void nx_publish_hook_run(const struct nx_publish_hook *hook, const struct nx_publish_plan *p,
+			 const struct nx_progress *progress);
 /* Publishes tmp as final: a profile through nx_publish_profile, an output directory
  * checked again and marked (NX_OUT_MARKER), then swapped in. */
 int nx_publish(const struct nx_publish_plan *p, struct nx_err *err);

@@ -9,6 +9,7 @@
 #include "common/compat.h"
 #include "common/err.h"
 #include "common/progress.h"
+#include "ingest/ingest.h" /* struct nx_publish_hook */
 
 struct nx_trace_opts {
 	const char *input;        /* a directory, or one trace file */
@@ -17,6 +18,7 @@ struct nx_trace_opts {
 	const char *output_dir;   /* when set: publish exactly this directory instead */
 	/* per-table events, notes and warnings (the library never prints), or NULL */
 	const struct nx_progress *progress;
+	const struct nx_publish_hook *before_publish; /* or NULL (ingest.h) */
 };
 
 /* Writes SystemProfileEvents (trace_event_source 'framework'), SystemProfileMetadata,

@@ -6,13 +6,16 @@
  * in place. Publications into a data path and `upload` hold the data path's lock while
  * they swap, so the source archive attached to the previous version is carried into
  * the new one and an upload lands in one version or the other, never in a removed one.
- * Temporaries of ingests that were killed are removed by the next publication. */
+ * Temporaries of ingests that were killed are removed by the next publication. A hook
+ * (nx_publish_hook_run) may add to a profile's temporary directory before it is
+ * published. */
 #include "common/compat.h"
 #include "ingest/ingest.h"
 #include "common/fsutil.h"
 #include "common/outpath.h"
 #include "common/source_archive.h"
 #include "common/xalloc.h"
+#include "ingest/context.h" /* nx_now_s */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -269,6 +272,28 @@ int nx_publish_profile(const char *data_path, const char *name, const char *tmp_
 		rc = remove_old(tmp_dir, final, err);
 	free(final);
 	return rc;
+}
+
+void nx_publish_hook_run(const struct nx_publish_hook *hook, const struct nx_publish_plan *p,
+			 const struct nx_progress *progress)
+{
+	struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "publish" };
+	struct nx_err err = { 0 };
+	double t0 = nx_now_s();
+	char *msg;
+
+	if (!hook || !hook->fn || !p->name)
+		return;
+	if (!hook->fn(hook->user, p->tmp, p->name, &ev.rows, &err)) {
+		ev.table = hook->what;
+		ev.seconds = nx_now_s() - t0;
+		nx_progress_emit(progress, &ev);
+		return;
+	}
+	msg = nx_xasprintf("the profile is published without its %s: %s", hook->what, err.msg);
+	ev = (struct nx_progress_event){ .kind = NX_PROGRESS_WARNING, .message = msg };
+	nx_progress_emit(progress, &ev);
+	free(msg);
 }
 
 int nx_publish(const struct nx_publish_plan *p, struct nx_err *err)

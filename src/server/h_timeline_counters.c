@@ -6,8 +6,9 @@
  *       the last value before the window (looked for one window width back), so the
  *       browser draws a step line with at most px points per series. Values are
  *       sent with 6 significant digits (they are drawn, not computed with).
- * The values come from the timeline cache's tl.ctr (lod.h), or from the profile's
- * tables when there is no cache. The bounds are integer literals on the time (both are
+ * The values come from the timeline cache (lod.h): the level of its counters' pyramid
+ * tl.ctr_lod whose buckets are the window's or finer, or tl.ctr itself for windows
+ * finer than the pyramid, or from the profile's tables when there is no cache. The bounds are integer literals on the time (both are
  * ordered by it), so DuckDB skips the row groups outside the window. The series list
  * is part of .../timeline/tracks (kind "counter"). */
 #include "common/compat.h"
@@ -37,11 +38,25 @@ static bool union_sql(struct nx_strbuf *sql, const struct nx_profile *p, const c
 		if (!nx__pfiles_find(&p->files, c->table))
 			continue;
 		nx_strbuf_addf(sql, "%sSELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
-				    "timestamp AS ts, (%s)::DOUBLE AS v FROM \"%s\" WHERE ",
-			       n++ ? " UNION ALL " : "", c->series, c->value, c->table);
+				    "timestamp AS ts, (%s)::DOUBLE AS lo, (%s)::DOUBLE AS hi, "
+				    "(%s)::DOUBLE AS last, timestamp AS last_ts FROM \"%s\" WHERE ",
+			       n++ ? " UNION ALL " : "", c->series, c->value, c->value, c->value,
+			       c->table);
 		nx_strbuf_addf(sql, where_fmt, a, b);
 	}
 	return n > 0;
+}
+
+/* The level of the counters' pyramid (tl.ctr_lod) that answers a window of buckets
+ * of 2^b ns: the coarsest one not coarser than the bucket, or -1 when the bucket is
+ * finer than the finest level (tl.ctr answers). The window's bounds are multiples of
+ * the bucket, so the level's buckets lie wholly inside or outside it and in one window
+ * bucket each: the reply is the one tl.ctr gives. */
+static int pyramid_level(const struct nx_lod *lod, int b)
+{
+	if (lod->ctr_lo > lod->ctr_hi || b < lod->ctr_lo)
+		return -1;
+	return b < lod->ctr_hi ? b : lod->ctr_hi;
 }
 
 /* The tracks of the counter tables: one SELECT for .../timeline/tracks, or NULL. */
@@ -192,7 +207,7 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 	/* the value before the window: looked for one window width back (the snapped
 	 * window may be wider than int64 holds: saturated) */
 	int64_t back = nx__tl_sub(w->t0, nx__tl_sub(w->t1, w->t0));
-	int rc = 0;
+	int rc = 0, level;
 
 	nx__tl_put_window(out, w->t0, w->t1);
 	nx_strbuf_addf(out, ",\"bucket\":%" PRId64 ",\"series\":", w->bucket);
@@ -203,14 +218,22 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 		nx_strbuf_addstr(out, "null}");
 		goto out;
 	}
-	if (lod)
-		nx_strbuf_addf(&sql, "SELECT core, track, ts, v FROM tl.ctr WHERE ts >= %" PRId64
-				     " AND ts < %" PRId64, back, w->t1);
+	level = lod ? pyramid_level(lod, w->level) : -1;
+	if (level >= 0)
+		nx_strbuf_addf(&sql, "SELECT core, track, k * %" PRId64 " AS ts, lo, hi, last, "
+				     "last_ts FROM tl.ctr_lod WHERE level = %d AND k >= %" PRId64
+				     " AND k < %" PRId64,
+			       (int64_t)1 << level, level, back / ((int64_t)1 << level),
+			       w->t1 / ((int64_t)1 << level));
+	else if (lod)
+		nx_strbuf_addf(&sql, "SELECT core, track, ts, v AS lo, v AS hi, v AS last, ts AS "
+				     "last_ts FROM tl.ctr WHERE ts >= %" PRId64 " AND ts < %" PRId64,
+			       back, w->t1);
 	nx_strbuf_addf(&sql,
 		") SELECT core, track, true AS before, NULL::BIGINT AS k, NULL::DOUBLE AS lo, "
-		"NULL::DOUBLE AS hi, arg_max(v, ts) AS last FROM u WHERE ts < %" PRId64 " GROUP BY "
-		"ALL UNION ALL SELECT core, track, false, ts // %" PRId64 ", min(v), max(v), "
-		"arg_max(v, ts) FROM u WHERE ts >= %" PRId64 " GROUP BY ALL "
+		"NULL::DOUBLE AS hi, arg_max(last, last_ts) AS last FROM u WHERE ts < %" PRId64
+		" GROUP BY ALL UNION ALL SELECT core, track, false, ts // %" PRId64 ", min(lo), "
+		"max(hi), arg_max(last, last_ts) FROM u WHERE ts >= %" PRId64 " GROUP BY ALL "
 		"ORDER BY core, track, before DESC, k",
 		w->t0, w->bucket, w->t0);
 	ser.out = out;

@@ -70,15 +70,27 @@ extern const struct nx_lod_counter nx__lod_counters[];
 extern const size_t nx__lod_ncounters;
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
-#define NX_LOD_FORMAT 5 /* 5: framework lanes, tracks with stream and lane, lines with DMA */
+#define NX_LOD_FORMAT 6 /* 6: the counters' pyramid (tl.ctr_lod); 5: framework lanes,
+			 * tracks with stream and lane, lines with DMA */
+/* The cache `view` builds into a profile before publishing it (lod_carried.c): the
+ * directory inside the profile, and the version its stamp names (the profile
+ * directory's identity is not known before it is published; the cache moves with it). */
+#define NX_LOD_CARRIED_DIR ".timeline"
+#define NX_LOD_CARRIED_VERSION "carried"
 struct nx_lod_stamp {
 	int format;     /* NX_LOD_FORMAT */
 	char *profile;  /* the profile's name */
-	char *version;  /* its directory's identity: "<dev>-<inode>-<mtime>" */
+	char *version;  /* its directory's identity: "<dev>-<inode>-<mtime>", or
+			 * NX_LOD_CARRIED_VERSION for a cache inside the profile */
 	char *tables;   /* a hash of its table files' names and sizes, in hex */
 	uint64_t bytes; /* the size of timeline.duckdb (in the stamp file only) */
 };
 void nx__lod_stamp_release(struct nx_lod_stamp *s);
+/* The stamp a cache of the profile name (tables files) must carry for version. */
+void nx__lod_stamp_expect(const char *name, const char *version, const struct nx_pfiles *files,
+			  struct nx_lod_stamp *s);
+/* Writes dir/timeline.stamp for dir/timeline.duckdb (s->bytes gets its size), last. */
+int nx__lod_stamp_write(const char *dir, struct nx_lod_stamp *s, struct nx_err *err);
 /* Why the text of a stamp file does not match want (NULL: it does; then *bytes gets the
  * size it records). Caller frees. */
 char *nx__lod_stamp_check(const char *text, const struct nx_lod_stamp *want, uint64_t *bytes);
@@ -95,6 +107,8 @@ struct nx_lod {
 		int lo, hi;     /* pyramid levels lo..hi (bucket 2^level ns); lo > hi: none */
 	} src[NX_LOD_NSRC];
 	bool counters; /* tl.ctr has rows */
+	int ctr_lo, ctr_hi; /* the counters' pyramid levels (tl.ctr_lod); lo > hi: none */
+	bool carried;  /* the cache inside the profile (NX_LOD_CARRIED_DIR): never removed */
 	bool lines;    /* tl.lines exists */
 	uint64_t bytes; /* size of timeline.duckdb */
 	double build_s; /* 0 when it was found in the cache */
@@ -134,17 +148,21 @@ void nx__lines_sql(struct nx_strbuf *sql, bool dma, const int64_t *win);
 
 /* Builds the cache of the profile in dir (tables files) as out_dir/timeline.duckdb,
  * holding stamp as tl.stamp, with a private scratch folder in out_dir for DuckDB's
- * spills; builds (may be NULL) is where it registers to be interruptible. */
+ * spills, DuckDB's memory_limit set to memory_limit; builds (may be NULL) is where it
+ * registers to be interruptible; *events (may be NULL) gets the events it holds. */
 int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		  const struct nx_lod_stamp *stamp, const char *out_dir,
-		  struct nx_lod_builds *builds, struct nx_err *err);
+		  const char *memory_limit, struct nx_lod_builds *builds, uint64_t *events,
+		  struct nx_err *err);
 
-/* The cache of a profile version (its directory's identity st) under data_real, built
- * first when absent, and built again when the one found is not this version's or not
- * whole (*why then says why it was not used; caller frees). Safe against other
- * processes doing the same: a build goes to a private directory renamed into place. */
+/* The cache of a profile version (its directory's identity st): the one the ingest
+ * left in the profile (NX_LOD_CARRIED_DIR) when carried and it is this profile's and
+ * whole; else the one under data_real, built first when absent, and built again when
+ * the one found is not this version's or not whole (*why then says why a cache was not
+ * used; caller frees). Safe against other processes doing the same: a build goes to a
+ * private directory renamed into place. */
 int nx__lod_open(const char *data_real, const char *name, const char *dir,
-		 const struct stat *st, const struct nx_pfiles *files,
+		 const struct stat *st, const struct nx_pfiles *files, bool carried,
 		 struct nx_lod_builds *builds, struct nx_lod **out, char **why,
 		 struct nx_err *err);
 void nx__lod_free(struct nx_lod *lod);
@@ -153,7 +171,8 @@ void nx__lod_free(struct nx_lod *lod);
  * (may be NULL): its file removed, replaced or of another size, or DuckDB's I/O error
  * (a block that does not match its checksum). *why says how (caller frees). */
 bool nx__lod_damaged(const struct nx_lod *lod, const struct nx_err *qerr, char **why);
-/* Removes the cache's directory (a damaged cache), so the next open builds it again. */
+/* Removes the cache's directory (a damaged cache), so the next open builds it again;
+ * a cache inside the profile is left alone (the server never writes a profile). */
 void nx__lod_discard(const struct nx_lod *lod);
 
 /* When a server starts: removes below data_real/.cache/timeline the private build

@@ -18,8 +18,9 @@
  *      input rows aligned to the level's buckets, so memory stays bounded. The longest
  *      event is arg_max by duration * 2^64 - id (a HUGEINT: the longest, then the
  *      lowest id), which DuckDB compares much faster than a (duration, -id) struct.
- * Then tl.ctr (counter and semaphore values by time), tl.tracks, tl.meta, and tl.lines
- * (per source line of Instruction, for the source view). Events with a time beyond
+ * Then tl.ctr (counter and semaphore values by time) and its pyramid tl.ctr_lod, built
+ * the same way (per series: least, greatest and last value), tl.tracks, tl.meta, and
+ * tl.lines (per source line of Instruction, for the source view). Events with a time beyond
  * +-2^61 ns (NX_TL_TIME_BOUND) are left out, so no span or slice overflows. */
 #include "common/compat.h"
 #include "server/lod.h"
@@ -141,8 +142,10 @@ static int query3(struct nx_duck *d, const char *fmt, int s, int64_t v[3], struc
 	return rc;
 }
 
-/* The statements of build_level: a level of tl.lod from the event rows (bucket width,
- * source) or from the level below (source, level). */
+/* The statements of a pyramid level: of tl.lod from the event rows (source, bucket
+ * width) or from the level below (source, level), and of tl.ctr_lod from the counter
+ * values (bucket width) or from the level below (level). The longest event and the
+ * last value are kept with arg_max (see above). */
 static const char insert_sql[] =
 	"INSERT INTO tl.lod SELECT %d, %d, k, core, track, count, busy, first_ts, last_ts, "
 	"r.id, r.s, r.e, r.l FROM (SELECT ";
@@ -150,17 +153,43 @@ static const char from_events_sql[] =
 	"start_ts // %" PRId64 " AS k, core, track, count(*)::BIGINT AS count, "
 	"sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS first_ts, "
 	"max(end_ts) AS last_ts, arg_max({'id': id, 's': start_ts, 'e': end_ts, 'l': label}, "
-	"((end_ts - start_ts)::HUGEINT << 64) - id) AS r FROM tl.ev%d";
+	"((end_ts - start_ts)::HUGEINT << 64) - id) AS r FROM tl.ev%d WHERE true";
 static const char from_level_sql[] =
 	"k // 2 AS k, core, track, sum(count)::BIGINT AS count, sum(busy)::BIGINT AS busy, "
 	"min(first_ts) AS first_ts, max(last_ts) AS last_ts, arg_max({'id': id, "
 	"'s': start_ts, 'e': end_ts, 'l': label}, ((end_ts - start_ts)::HUGEINT << 64) - id) "
 	"AS r FROM tl.lod WHERE src = %d AND level = %d";
+static const char count_sql[] = "SELECT count(*) FROM tl.lod WHERE src = %d AND level = %d";
+static const char ctr_insert_sql[] =
+	"INSERT INTO tl.ctr_lod SELECT %d, k, core, track, lo, hi, r.v, r.ts FROM (SELECT ";
+static const char ctr_from_values_sql[] =
+	"ts // %" PRId64 " AS k, core, track, min(v) AS lo, max(v) AS hi, "
+	"arg_max({'v': v, 'ts': ts}, ts) AS r FROM tl.ctr WHERE true";
+static const char ctr_from_level_sql[] =
+	"k // 2 AS k, core, track, min(lo) AS lo, max(hi) AS hi, "
+	"arg_max({'v': last, 'ts': last_ts}, last_ts) AS r FROM tl.ctr_lod WHERE level = %d";
+static const char ctr_count_sql[] = "SELECT count(*) FROM tl.ctr_lod WHERE level = %d";
 
-/* Inserts level `level` of source s into tl.lod, from tl.ev<s> (level == lo) or from
- * the level below, one time slice of width w ns at a time; *rows gets its row count. */
-static int build_level(struct nx_duck *d, int s, int level, int lo, int64_t first, int64_t last,
-		       int64_t nin, int64_t *rows, struct nx_err *err)
+/* One level of a pyramid: the INSERT's head, the grouped SELECT (list, FROM and WHERE)
+ * whose rows are sliced by the column `time`, in units of `unit` ns, and the query
+ * counting the level's rows. */
+struct level_job {
+	char *head, *body, *count;
+	const char *time;
+	int64_t unit;
+};
+
+static void level_job_release(struct level_job *j)
+{
+	free(j->head);
+	free(j->body);
+	free(j->count);
+}
+
+/* Runs job j, one time slice of the rows (nin of them, times first..last, bucket
+ * 2^level) at a time; *rows gets the level's row count. */
+static int build_level(struct nx_duck *d, const struct level_job *j, int level, int64_t first,
+		       int64_t last, int64_t nin, int64_t *rows, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int64_t w = INT64_MAX, span = last - first + 1;
@@ -177,28 +206,46 @@ static int build_level(struct nx_duck *d, int s, int level, int lo, int64_t firs
 	for (int64_t c = w == INT64_MAX ? 0 : floor_div(first, w);
 	     !rc && (w == INT64_MAX ? c == 0 : c <= floor_div(last, w)); c++) {
 		nx_strbuf_reset(&sql);
-		nx_strbuf_addf(&sql, insert_sql, s, level);
-		if (level == lo) {
-			nx_strbuf_addf(&sql, from_events_sql, (int64_t)1 << level, s);
-			if (w != INT64_MAX)
-				nx_strbuf_addf(&sql, " WHERE start_ts >= %" PRId64
-						     " AND start_ts < %" PRId64, c * w, (c + 1) * w);
-		} else {
-			nx_strbuf_addf(&sql, from_level_sql, s, level - 1);
-			if (w != INT64_MAX)
-				nx_strbuf_addf(&sql, " AND k >= %" PRId64 " AND k < %" PRId64,
-					       c * (w / ((int64_t)1 << (level - 1))),
-					       (c + 1) * (w / ((int64_t)1 << (level - 1))));
-		}
+		nx_strbuf_addstr(&sql, j->head);
+		nx_strbuf_addstr(&sql, j->body);
+		if (w != INT64_MAX)
+			nx_strbuf_addf(&sql, " AND %s >= %" PRId64 " AND %s < %" PRId64, j->time,
+				       c * (w / j->unit), j->time, (c + 1) * (w / j->unit));
 		nx_strbuf_addstr(&sql, " GROUP BY ALL) ORDER BY k, core, track");
 		rc = nx_duck_exec(d, sql.buf, err);
 	}
 	nx_strbuf_release(&sql);
-	if (!rc) {
-		char *q = nx_xasprintf("SELECT count(*) FROM tl.lod WHERE src = %d AND level = %d", s,
-				       level);
-		rc = nx_duck_query_i64(d, q, rows, err);
-		free(q);
+	if (!rc)
+		rc = nx_duck_query_i64(d, j->count, rows, err);
+	return rc;
+}
+
+/* Levels lo..hi of source s's pyramid (s < 0: the counters'), from n rows with times
+ * first..last. */
+static int build_levels(struct nx_duck *d, int s, int lo, int hi, int64_t first, int64_t last,
+			int64_t n, struct nx_err *err)
+{
+	int64_t rows = n;
+	int rc = 0;
+
+	for (int l = lo; l <= hi && !rc; l++) {
+		struct level_job j = { .unit = l == lo ? 1 : (int64_t)1 << (l - 1) };
+
+		if (s >= 0) {
+			j.head = nx_xasprintf(insert_sql, s, l);
+			j.body = l == lo ? nx_xasprintf(from_events_sql, (int64_t)1 << l, s)
+					 : nx_xasprintf(from_level_sql, s, l - 1);
+			j.count = nx_xasprintf(count_sql, s, l);
+			j.time = l == lo ? "start_ts" : "k";
+		} else {
+			j.head = nx_xasprintf(ctr_insert_sql, l);
+			j.body = l == lo ? nx_xasprintf(ctr_from_values_sql, (int64_t)1 << l)
+					 : nx_xasprintf(ctr_from_level_sql, l - 1);
+			j.count = nx_xasprintf(ctr_count_sql, l);
+			j.time = l == lo ? "ts" : "k";
+		}
+		rc = build_level(d, &j, l, first, last, rows, &rows, err);
+		level_job_release(&j);
 	}
 	return rc;
 }
@@ -258,11 +305,11 @@ static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, i
 
 /* tl.ev<s>, its pyramid, its rows of tl.tracks and tl.meta. */
 static int build_source(struct nx_duck *d, const char *dir, const char *scratch, int s,
-			const struct nx_ptable *t, struct nx_err *err)
+			const struct nx_ptable *t, uint64_t *events, struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int64_t v[3], rows = 0;
+	int64_t v[3];
 	bool ordered = false;
 	int rc, lo, hi;
 
@@ -281,13 +328,11 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
 		rc = query3(d, "SELECT %s FROM tl.ev%d", s, v, err);
 	if (rc)
 		return rc;
+	*events += (uint64_t)v[0];
 	/* one level past the one whose bucket spans the profile, for views wider than it */
 	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
 	lo = v[0] > 0 ? ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[0]) : hi + 1;
-	rows = v[0];
-	for (int l = lo; l <= hi && !rc; l++)
-		rc = build_level(d, s, l, lo, v[1], v[2], rows, &rows, err);
-	if (rc)
+	if ((rc = build_levels(d, s, lo, hi, v[1], v[2], v[0], err)))
 		return rc;
 	if (s == NX_LOD_SRC_FW)
 		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
@@ -308,6 +353,38 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
 		       lo, hi, ordered ? "true" : "false");
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
+	return rc;
+}
+
+/* The counters' pyramid, tl.ctr_lod, and its row of tl.meta (src -1): per series,
+ * power-of-two time bucket and level, the least and greatest value and the last one
+ * (with its time). Its finest level L0 holds LOD_K values of a series per bucket on
+ * average, so a window whose buckets are finer reads tl.ctr, a coarser one one level. */
+static int build_counter_levels(struct nx_duck *d, struct nx_err *err)
+{
+	static const char *const what[] = { "count(*)", "min(ts)", "max(ts)",
+					    "count(DISTINCT (core, track))" };
+	int64_t v[4];
+	int rc = 0, lo, hi;
+	char *sql;
+
+	for (size_t i = 0; i < NX_ARRAY_SIZE(what) && !rc; i++) {
+		sql = nx_xasprintf("SELECT %s FROM tl.ctr", what[i]);
+		rc = nx_duck_query_i64(d, sql, &v[i], err);
+		free(sql);
+	}
+	if (rc || v[0] <= 0)
+		return rc;
+	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
+	lo = ceil_log2((double)LOD_K * (double)(v[2] - v[1]) * (double)v[3] / (double)v[0]);
+	if (lo > hi)
+		lo = hi + 1;
+	rc = build_levels(d, -1, lo, hi, v[1], v[2], v[0], err);
+	sql = nx_xasprintf("INSERT INTO tl.meta VALUES (-1, %" PRId64 ", %d, %d, true)", v[0], lo,
+			   hi);
+	if (!rc)
+		rc = nx_duck_exec(d, sql, err);
+	free(sql);
 	return rc;
 }
 
@@ -339,7 +416,7 @@ static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pf
 	if (!rc && n)
 		rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
-	return rc;
+	return rc || !n ? rc : build_counter_levels(d, err);
 }
 
 /* tl.lines (lines_sql.c): per source location of Instruction the instruction count,
@@ -390,6 +467,8 @@ static const char schema_sql[] =
 	"track VARCHAR, count BIGINT, busy BIGINT, first_ts BIGINT, last_ts BIGINT, id BIGINT, "
 	"start_ts BIGINT, end_ts BIGINT, label VARCHAR); "
 	"CREATE TABLE tl.ctr (core BIGINT, track VARCHAR, ts BIGINT, v DOUBLE); "
+	"CREATE TABLE tl.ctr_lod (level UTINYINT, k BIGINT, core BIGINT, track VARCHAR, "
+	"lo DOUBLE, hi DOUBLE, last DOUBLE, last_ts BIGINT); "
 	"CREATE TABLE tl.tracks (kind VARCHAR, src INTEGER, core BIGINT, track VARCHAR, "
 	"count BIGINT, \"start\" BIGINT, \"end\" BIGINT, stream VARCHAR, lane INTEGER); "
 	"CREATE TABLE tl.meta (src INTEGER, n BIGINT, lo INTEGER, hi INTEGER, ordered BOOLEAN)";
@@ -468,8 +547,10 @@ static int write_stamp(struct nx_duck *d, const struct nx_lod_stamp *s, struct n
 
 int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		  const struct nx_lod_stamp *stamp, const char *out_dir,
-		  struct nx_lod_builds *builds, struct nx_err *err)
+		  const char *memory_limit, struct nx_lod_builds *builds, uint64_t *events,
+		  struct nx_err *err)
 {
+	uint64_t n = 0;
 	struct nx_lod_build_ref ref = { 0 };
 	char *scratch = nx_path_join(out_dir, ".scratch");
 	char *out = nx_path_join(out_dir, NX_LOD_FILE);
@@ -478,7 +559,7 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 	struct nx_duck *d = NULL;
 	int rc;
 
-	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, "1GB", err)) ||
+	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, memory_limit, err)) ||
 	    (rc = builds_enter(builds, &ref, d, err)))
 		goto out;
 	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = true; ATTACH ");
@@ -494,7 +575,7 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles) {
-			rc = build_source(d, dir, scratch, s, t, err);
+			rc = build_source(d, dir, scratch, s, t, &n, err);
 		}
 	}
 	if (!rc && cached_source(files, 0))
@@ -505,6 +586,8 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		rc = write_stamp(d, stamp, err);
 	if (!rc)
 		rc = nx_duck_exec(d, "CHECKPOINT tl; DETACH tl", err);
+	if (!rc && events)
+		*events = n;
 out:
 	if (rc)
 		nx_err_wrap(err, "cannot build the timeline summary of %s", dir);

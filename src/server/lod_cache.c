@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * lod_cache.c: where the timeline cache of a profile lives, and whether it can be
- * trusted (lod.h). It is <data>/.cache/timeline/<name>@v5-<dev>-<ino>-<mtime>/, keyed by
+ * trusted (lod.h). It is <data>/.cache/timeline/<name>@v6-<dev>-<ino>-<mtime>/, keyed by
  * the identity of the profile directory the registry saw, so a re-ingested profile gets
  * a new pyramid and the profile directory itself is never written. The directory holds
  * timeline.duckdb and timeline.stamp, the stamp, written last: the format, the profile's
@@ -35,6 +35,9 @@
 /* DuckDB threads per cache database: its queries are small, and one thread does them
  * with about half the CPU time of two on this kind of machine */
 #define LOD_THREADS 1
+/* DuckDB's memory_limit for a build in the server (a build in the ingest has its own,
+ * lod_carried.c) */
+#define LOD_BUILD_MEMORY "1GB"
 
 static atomic_uint build_seq;
 
@@ -63,9 +66,8 @@ void nx__lod_stamp_release(struct nx_lod_stamp *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* The stamp a cache of this profile version must carry (bytes: unknown yet). */
-static void expected_stamp(const char *name, const struct stat *st,
-			   const struct nx_pfiles *files, struct nx_lod_stamp *s)
+void nx__lod_stamp_expect(const char *name, const char *version, const struct nx_pfiles *files,
+			  struct nx_lod_stamp *s)
 {
 	struct nx_strbuf list = NX_STRBUF_INIT;
 
@@ -75,12 +77,22 @@ static void expected_stamp(const char *name, const struct stat *st,
 				       files->t[i].files[j], files->t[i].sizes[j]);
 	s->format = NX_LOD_FORMAT;
 	s->profile = nx_xstrdup(name);
-	s->version = nx_xasprintf("%llu-%llu-%lld.%09ld", (unsigned long long)st->st_dev,
-				  (unsigned long long)st->st_ino, (long long)st->st_mtim.tv_sec,
-				  (long)st->st_mtim.tv_nsec);
+	s->version = nx_xstrdup(version);
 	s->tables = nx_xasprintf("%016" PRIx64, nx_fnv1a(list.buf ? list.buf : "", list.len));
 	s->bytes = 0;
 	nx_strbuf_release(&list);
+}
+
+/* The stamp a cache of this profile version (directory identity st) must carry. */
+static void expected_stamp(const char *name, const struct stat *st,
+			   const struct nx_pfiles *files, struct nx_lod_stamp *s)
+{
+	char *version = nx_xasprintf("%llu-%llu-%lld.%09ld", (unsigned long long)st->st_dev,
+				     (unsigned long long)st->st_ino,
+				     (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec);
+
+	nx__lod_stamp_expect(name, version, files, s);
+	free(version);
 }
 
 static char *stamp_text(const struct nx_lod_stamp *s)
@@ -233,7 +245,7 @@ static void drop_old(const char *root, const char *name, const char *keep)
 		closedir(dp);
 }
 
-static int write_stamp(const char *dir, struct nx_lod_stamp *s, struct nx_err *err)
+int nx__lod_stamp_write(const char *dir, struct nx_lod_stamp *s, struct nx_err *err)
 {
 	char *db = nx_path_join(dir, NX_LOD_FILE), *path = nx_path_join(dir, LOD_STAMP), *text;
 	struct stat st;
@@ -263,9 +275,10 @@ static int build_into(const char *root, const char *key, const char *final, cons
 
 	rc = nx_mkdirs(tmp, err);
 	if (!rc)
-		rc = nx__lod_build(dir, files, stamp, tmp, builds, err);
+		rc = nx__lod_build(dir, files, stamp, tmp, LOD_BUILD_MEMORY, builds, NULL,
+				   err);
 	if (!rc)
-		rc = write_stamp(tmp, stamp, err);
+		rc = nx__lod_stamp_write(tmp, stamp, err);
 	if (!rc && rename(tmp, final) != 0) {
 		if (errno != EEXIST && errno != ENOTEMPTY)
 			rc = nx_errf(err, -errno, "cannot rename %s to %s: %s", tmp, final,
@@ -300,17 +313,23 @@ static int read_meta(struct nx_lod *lod, struct nx_err *err)
 	nx_strbuf_release(&out);
 	if (!root)
 		return nx_errf(err, -EIO, "cannot read the levels of %s", lod->dir);
+	lod->ctr_lo = 1;
+	lod->ctr_hi = 0;
 	json_array_foreach(json_object_get(root, "rows"), i, row) {
 		json_int_t s = json_integer_value(json_array_get(row, 0));
 
+		lod->counters = json_integer_value(json_array_get(row, 4)) > 0;
+		lod->lines = json_integer_value(json_array_get(row, 5)) > 0;
+		if (s == -1) { /* the counters' pyramid */
+			lod->ctr_lo = (int)json_integer_value(json_array_get(row, 2));
+			lod->ctr_hi = (int)json_integer_value(json_array_get(row, 3));
+		}
 		if (s < 0 || s >= NX_LOD_NSRC)
 			continue;
 		lod->src[s].present = true;
 		lod->src[s].n = (uint64_t)json_integer_value(json_array_get(row, 1));
 		lod->src[s].lo = (int)json_integer_value(json_array_get(row, 2));
 		lod->src[s].hi = (int)json_integer_value(json_array_get(row, 3));
-		lod->counters = json_integer_value(json_array_get(row, 4)) > 0;
-		lod->lines = json_integer_value(json_array_get(row, 5)) > 0;
 	}
 	json_decref(root);
 	return 0;
@@ -357,8 +376,32 @@ fail:
 	return NULL;
 }
 
+/* The cache the ingest left in profile dir (NX_LOD_CARRIED_DIR) when it is this
+ * profile's and whole; else NULL, with the reason in *why when there is one. */
+static struct nx_lod *open_carried(const char *dir, const char *name,
+				   const struct nx_pfiles *files, char **why)
+{
+	char *carried = nx_path_join(dir, NX_LOD_CARRIED_DIR);
+	struct nx_lod_stamp want = { 0 };
+	struct nx_lod *lod = NULL;
+	char *reason = NULL;
+
+	if (nx_is_dir(carried)) {
+		nx__lod_stamp_expect(name, NX_LOD_CARRIED_VERSION, files, &want);
+		lod = open_valid(carried, &want, &reason);
+		if (lod)
+			lod->carried = true;
+		else
+			*why = nx_xasprintf("the one in the profile, %s: %s", carried, reason);
+		nx__lod_stamp_release(&want);
+	}
+	free(reason);
+	free(carried);
+	return lod;
+}
+
 int nx__lod_open(const char *data_real, const char *name, const char *dir,
-		 const struct stat *st, const struct nx_pfiles *files,
+		 const struct stat *st, const struct nx_pfiles *files, bool carried,
 		 struct nx_lod_builds *builds, struct nx_lod **out, char **why,
 		 struct nx_err *err)
 {
@@ -374,6 +417,12 @@ int nx__lod_open(const char *data_real, const char *name, const char *dir,
 
 	*out = NULL;
 	*why = NULL;
+	if (carried && (*out = open_carried(dir, name, files, why))) {
+		free(root);
+		free(key);
+		free(final);
+		return 0;
+	}
 	expected_stamp(name, st, files, &want);
 	/* at most: the cache found, not valid, removed; built; checked */
 	for (int attempt = 0; !rc && attempt < 2; attempt++) {
@@ -389,6 +438,7 @@ int nx__lod_open(const char *data_real, const char *name, const char *dir,
 				free(reason);
 				break;
 			}
+			free(*why); /* the carried one's: this one's reason is the later */
 			*why = reason;
 			discard(root, key, final);
 		}
@@ -437,7 +487,7 @@ void nx__lod_discard(const struct nx_lod *lod)
 	const char *slash = strrchr(lod->dir, '/');
 	char *root;
 
-	if (!slash)
+	if (!slash || lod->carried)
 		return;
 	root = nx_xstrndup(lod->dir, (size_t)(slash - lod->dir));
 	discard(root, slash + 1, lod->dir);

@@ -32,6 +32,7 @@ struct nx_profile {
 	pthread_mutex_t lod_lock;  /* serializes the lazy timeline pyramid (lod.h) */
 	struct nx_lod *lod;        /* NULL until the first timeline request (holds a ref) */
 	char *lod_error;           /* why there is no pyramid (timeline_cache.c) */
+	bool lod_no_carried;       /* the cache in the profile was damaged while served */
 	double lod_failed_at;      /* when that build failed (monotonic s): retried later */
 	pthread_mutex_t bounds_lock; /* guards bounds_json */
 	char *bounds_json;         /* the reply of .../analysis?part=bounds, once made: the

@@ -6,8 +6,9 @@
  * When the cache's file changed under the server (truncated, replaced: one stat before
  * each request), or a query on it fails with DuckDB's I/O error (a block that no longer
  * matches its checksum), the cache is dropped and removed, the reason logged, and the
- * request made (again) with a cache built anew, or without one. Notes are logged
- * (common/log.h, level info) unless the server is quiet. */
+ * request made (again) with a cache built anew, or without one; a cache the ingest left
+ * in the profile is not removed but no longer used (one is built under the data path's
+ * .cache instead). Notes are logged (common/log.h, level info) unless the server is quiet. */
 #include "common/compat.h"
 #include "server/http.h"
 #include "server/timeline.h"
@@ -55,8 +56,8 @@ struct nx_lod *nx__tl_lod_of(struct nx_server *s, struct nx_profile *p)
 		struct nx_err err = { 0 };
 		char *why = NULL;
 
-		if (nx__lod_open(s->reg.data_real, p->name, p->dir, &st, &p->files, &s->builds,
-				 &p->lod, &why, &err)) {
+		if (nx__lod_open(s->reg.data_real, p->name, p->dir, &st, &p->files,
+				 !p->lod_no_carried, &s->builds, &p->lod, &why, &err)) {
 			free(p->lod_error);
 			p->lod_error = nx_xstrdup(err.msg[0] ? err.msg : "unknown error");
 			p->lod_failed_at = now_s();
@@ -68,9 +69,12 @@ struct nx_lod *nx__tl_lod_of(struct nx_server *s, struct nx_profile *p)
 			free(p->lod_error);
 			p->lod_error = NULL;
 			p->lod->refs = 1; /* the profile's own */
-			if (why)
-				note(s, p, "in %s was not used (%s): built again in %.1f s",
-				     p->lod->dir, why, p->lod->build_s);
+			if (why && p->lod->build_s > 0)
+				note(s, p, "was not used (%s): built again in %s in %.1f s", why,
+				     p->lod->dir, p->lod->build_s);
+			else if (why)
+				note(s, p, "was not used (%s): the one in %s serves", why,
+				     p->lod->dir);
 		}
 		free(why);
 	}
@@ -115,6 +119,8 @@ static bool drop_damaged(struct nx_server *s, struct nx_profile *p, struct nx_lo
 		lod->refs--; /* the profile's; the caller still holds one */
 		mine = true;
 	}
+	if (lod->carried) /* not removed (the profile is not ours): not used again */
+		p->lod_no_carried = true;
 	pthread_mutex_unlock(&p->lod_lock);
 	if (mine) { /* the first request to find it: the others find the new one */
 		nx__lod_discard(lod);
