@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: MIT
+ * test_server_carried.c: the timeline cache that `view` builds into a profile before
+ * publishing it (server/lod_carried.c), and the counters' pyramid (tl.ctr_lod), on real
+ * servers (free loopback ports) over profiles ingested by the real binary:
+ *   - a profile ingested by `view` carries its cache, stamped as carried, and a server
+ *     answers its first timeline request from it without building one;
+ *   - that cache, and the one built the same way into a larger profile whose wide
+ *     windows come from the pyramid, give the replies a server gives from the cache it
+ *     builds itself, for a set of windows of every timeline endpoint;
+ *   - a carried cache with an old stamp, another format, a truncated database or no
+ *     stamp is not used: the server logs why and builds its own; one damaged while
+ *     served likewise, and the profile is never written;
+ *   - the counters' replies from the pyramid (wide windows) and from the cache's values
+ *     (narrow ones) equal those a server without a cache computes from the profile's
+ *     tables at full resolution. */
+#include "common/compat.h"
+#include "server/server.h"
+#include "server/lod_carried.h"
+#include "db/duck.h"
+#include "helper/asserts.h"
+#include "helper/fixture.h"
+#include "helper/http_client.h"
+#include "helper/server_fixture.h"
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#define NWIN 9
+
+static char *data_dir, *log_path, *saved;
+/* the profiles whose carried cache is compared with the server's own: "v" (ingested by
+ * view) and "t" (the timeline profile, with a pyramid, its cache built as view does) */
+static const char *const names[2] = { "v", "t" };
+/* their windows, and the replies from the carried caches */
+static char *want[2][NWIN];
+static char *paths[2][NWIN];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char *cmd = NULL;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	assert_true(rc > 0);
+	rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+/* "c": counters only, three semaphores on two cores, one value per time. */
+static int make_counter_profile(void)
+{
+	char *sql = NULL;
+	int rc;
+
+	if (sh("mkdir -p '%s/profiles/global/c@latest'", data_dir) ||
+	    asprintf(&sql, "COPY (SELECT (i %% 2)::BIGINT AS pcore_idx, (i * 37 + i %% 3)::BIGINT "
+			   "AS timestamp, (i %% 3)::BIGINT AS id, ((i * 7919) %% 101)::DOUBLE / 4 AS "
+			   "value FROM range(60000) t(i)) TO '%s/profiles/global/c@latest/"
+			   "SemaphoreUpdate.parquet' (FORMAT parquet, ROW_GROUP_SIZE 8192)",
+		     data_dir) < 0)
+		return -1;
+	rc = nx_sfx_sql(sql);
+	free(sql);
+	return rc;
+}
+
+/* "v": the fixture pair ingested by `view`. */
+static int ingest_with_view(void)
+{
+	struct nx_fixture_opts fo;
+	struct nx_err err = { 0 };
+	char *in = nx_test_dir("carried-in");
+	int rc;
+
+	nx_fixture_opts_default(&fo);
+	fo.with_debug_info = true;
+	rc = !in || nx_fixture_write(in, &fo, &err);
+	if (!rc)
+		rc = nx_test_sh("'%s' view -n '%s/fixture.neff' -s '%s/fixture.ntff' --data-path '%s' "
+				"--display-name v --ingest-only > '%s.view' 2>&1",
+				nx_test_bin(), in, in, data_dir, data_dir);
+	free(in);
+	return rc;
+}
+
+/* "t": the timeline profile, written in a staging directory where its cache is built
+ * as view builds it (nx_lod_build_carried), then renamed into place as view publishes. */
+static int make_timeline_profile(void)
+{
+	char *stage = NULL, *dir = NULL;
+	struct nx_err err = { 0 };
+	uint64_t events = 0;
+	int rc;
+
+	if (asprintf(&stage, "%s.stage", data_dir) < 0 ||
+	    asprintf(&dir, "%s/profiles/global/t@latest", stage) < 0)
+		return -1;
+	rc = nx_sfx_make_timeline_profile(stage, "t", true) ||
+	     nx_lod_build_carried(dir, "t", &events, &err) || events != 34000 ||
+	     sh("mv '%s' '%s/profiles/global/t@latest'", dir, data_dir);
+	if (err.msg[0])
+		fprintf(stderr, "%s\n", err.msg);
+	free(stage);
+	free(dir);
+	return rc;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	data_dir = nx_sfx_tmpdir("carried");
+	if (!data_dir || asprintf(&log_path, "%s.log", data_dir) < 0 ||
+	    asprintf(&saved, "%s.timeline-saved", data_dir) < 0)
+		return -1;
+	return make_counter_profile() || ingest_with_view() || make_timeline_profile();
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < NWIN; i++) {
+			free(want[k][i]);
+			free(paths[k][i]);
+		}
+	free(data_dir);
+	free(log_path);
+	free(saved);
+	return 0;
+}
+
+/* A server on data_dir whose stderr (this process's, while it runs) goes to log_path. */
+static int saved_stderr = -1;
+
+static struct nx_server *start_server(unsigned *port)
+{
+	struct nx_server_opts o;
+	struct nx_server *s;
+	int fd;
+
+	fflush(stderr);
+	saved_stderr = dup(2);
+	fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(saved_stderr >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
+	nx_sfx_opts(&o, data_dir);
+	o.quiet = false;
+	o.cache_retry_ms = 1;
+	s = nx_sfx_start(&o, port);
+	assert_non_null(s);
+	return s;
+}
+
+static void stop_server(struct nx_server *s)
+{
+	nx_server_stop(s);
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
+}
+
+static bool logged(const char *text)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = fopen(log_path, "r");
+	bool found;
+
+	assert_non_null(f);
+	fflush(stderr);
+	found = getdelim(&buf, &len, '\0', f) > 0 && strstr(buf, text);
+	fclose(f);
+	free(buf);
+	return found;
+}
+
+/* The body of GET path (status 200), caller frees. */
+static char *get_body(unsigned port, const char *path)
+{
+	struct nx_http_resp r;
+	char *body;
+
+	assert_int_equal(nx_http_get(port, path, &r), 0);
+	if (r.status != 200)
+		fail_msg("GET %s: status %d: %.300s", path, r.status, r.body);
+	body = strdup(r.body);
+	nx_http_resp_free(&r);
+	assert_non_null(body);
+	return body;
+}
+
+static bool cached(unsigned port, const char *name)
+{
+	char *path = NULL, *body;
+	json_t *j;
+	bool c;
+
+	assert_true(asprintf(&path, "/api/v1/profiles/namespace/global/profile_name/%s/timeline/"
+				    "tracks", name) > 0);
+	body = get_body(port, path);
+	j = json_loads(body, 0, NULL);
+	assert_non_null(j);
+	c = json_is_true(json_object_get(j, "cached"));
+	json_decref(j);
+	free(body);
+	free(path);
+	return c;
+}
+
+/* Whether the server built a cache of profile name under the data path. */
+static bool built_by_server(const char *name)
+{
+	return sh("ls -d '%s/.cache/timeline/%s@'v* > /dev/null 2>&1", data_dir, name) == 0;
+}
+
+/* The windows asked of profile k: its tracks, lines, and windows of its events and
+ * counters over its whole span and narrower ones. */
+static void plan_windows(unsigned port, size_t k)
+{
+	static const char *const what[NWIN] = {
+		"tracks", "lines", "timeline?t0=%lld&t1=%lld&px=100",
+		"timeline?t0=%lld&t1=%lld&px=3", "timeline?t0=%lld&t1=%lld&px=2000",
+		"timeline/counters?t0=%lld&t1=%lld&px=50",
+		"timeline/counters?t0=%lld&t1=%lld&px=2000",
+		"timeline?t0=%lld&t1=%lld&px=40", "timeline/aggregate?t0=%lld&t1=%lld",
+	};
+	json_t *r, *row;
+	long long t0, t1;
+	int status;
+
+	r = nx_sfx_query(port, names[k], "SELECT min(start_ts), max(end_ts) FROM Instruction",
+			 &status);
+	assert_int_equal(status, 200);
+	row = json_array_get(json_object_get(r, "rows"), 0);
+	t0 = json_integer_value(json_array_get(row, 0));
+	t1 = json_integer_value(json_array_get(row, 1));
+	json_decref(r);
+	assert_true(t1 > t0);
+	for (size_t i = 0; i < NWIN; i++) {
+		char *tail = NULL;
+		long long a = i == 7 ? t0 + (t1 - t0) / 3 : t0, b = i == 7 ? t0 + (t1 - t0) / 2 : t1;
+
+		assert_true(asprintf(&tail, what[i], a, b + 1) > 0);
+		assert_true(asprintf(&paths[k][i], "/api/v1/profiles/namespace/global/profile_name/"
+				     "%s/%s", names[k],
+				     i < 2 ? (i ? "timeline/lines" : "timeline/tracks") : tail) > 0);
+		free(tail);
+	}
+}
+
+/* Every window of profile k answers what its carried cache answered. */
+static void check_same_replies(unsigned port, size_t k)
+{
+	for (size_t i = 0; i < NWIN; i++) {
+		char *body = get_body(port, paths[k][i]);
+
+		if (strcmp(body, want[k][i]))
+			fail_msg("GET %s:\n%.600s\nwhere the carried cache gave\n%.600s",
+				 paths[k][i], body, want[k][i]);
+		free(body);
+	}
+}
+
+/* `view` left a cache in the profile, stamped as carried; the first request reads it
+ * and nothing is built. */
+static void test_view_carries_its_cache(void **state)
+{
+	const char *profile_fmt = "%s/profiles/global/v@latest/.timeline";
+	struct nx_server *s;
+	unsigned port;
+
+	(void)state;
+	assert_int_equal(sh("grep -q '^  timeline_cache ' '%s.view'", data_dir), 0);
+	assert_int_equal(sh("d=$(printf '%s' '%s'); grep -qx 'format 6' \"$d/timeline.stamp\" && "
+			    "grep -qx 'profile v' \"$d/timeline.stamp\" && "
+			    "grep -qx 'version carried' \"$d/timeline.stamp\" && "
+			    "grep -qx \"bytes $(stat -c %%s \"$d/timeline.duckdb\")\" "
+			    "\"$d/timeline.stamp\"", profile_fmt, data_dir), 0);
+	assert_int_equal(sh("cp -a '%s/profiles/global/v@latest/.timeline' '%s'", data_dir, saved),
+			 0);
+	s = start_server(&port);
+	for (size_t k = 0; k < 2; k++) {
+		assert_true(cached(port, names[k]));
+		plan_windows(port, k);
+		for (size_t i = 0; i < NWIN; i++)
+			want[k][i] = get_body(port, paths[k][i]);
+	}
+	stop_server(s);
+	assert_false(built_by_server("v"));
+	assert_false(built_by_server("t"));
+	assert_false(logged("the timeline cache of profile"));
+	/* "t"'s wide windows come from its pyramid */
+	assert_non_null(strstr(want[1][2], "\"lod\":true"));
+}
+
+/* The cache a server builds itself (the carried one set aside) answers the same. */
+static void test_same_as_the_servers_own(void **state)
+{
+	struct nx_server *s;
+	unsigned port;
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++)
+		assert_int_equal(sh("mv '%s/profiles/global/%s@latest/.timeline' '%s.away-%s'",
+				    data_dir, names[k], data_dir, names[k]), 0);
+	s = start_server(&port);
+	for (size_t k = 0; k < 2; k++) {
+		assert_true(cached(port, names[k]));
+		check_same_replies(port, k);
+	}
+	stop_server(s);
+	for (size_t k = 0; k < 2; k++) {
+		assert_true(built_by_server(names[k]));
+		assert_int_equal(sh("mv '%s.away-%s' '%s/profiles/global/%s@latest/.timeline' && "
+				    "rm -rf '%s/.cache/timeline'/%s@v*", data_dir, names[k], data_dir,
+				    names[k], data_dir, names[k]), 0);
+	}
+}
+
+/* A carried cache that does not pass its checks is left in place and not used: the
+ * server logs why, builds its own, and answers the same. */
+static void test_unusable_carried_cache(void **state)
+{
+	static const struct {
+		const char *what, *cmd, *logged;
+	} cases[] = {
+		{ "a stamp of an older version", "sed -i 's/^version carried$/version 1-2-3/' "
+		  "\"$T\"/timeline.stamp", "it was built for another version of the profile" },
+		{ "an older format", "sed -i 's/^format 6$/format 5/' \"$T\"/timeline.stamp",
+		  "it is in format 5, not 6" },
+		{ "another profile's", "sed -i 's/^profile v$/profile w/' \"$T\"/timeline.stamp",
+		  "it was built for profile 'w'" },
+		{ "truncated", "truncate -s 16384 \"$T\"/timeline.duckdb",
+		  "16384 bytes where its stamp says" },
+		{ "no stamp", "rm \"$T\"/timeline.stamp", "it has no stamp" },
+		{ "garbage of the same size",
+		  "head -c $(stat -c %s \"$T\"/timeline.duckdb) /dev/urandom > \"$T\"/g && "
+		  "mv \"$T\"/g \"$T\"/timeline.duckdb", "timeline.duckdb cannot be read" },
+	};
+	unsigned port;
+
+	(void)state;
+	for (size_t i = 0; i < NX_ARRAY_SIZE(cases); i++) {
+		struct nx_server *s;
+
+		if (sh("T='%s/profiles/global/v@latest/.timeline'; rm -rf \"$T\" && cp -a '%s' "
+		       "\"$T\" && %s", data_dir, saved, cases[i].cmd))
+			fail_msg("%s: the command failed", cases[i].what);
+		s = start_server(&port);
+		check_same_replies(port, 0);
+		stop_server(s);
+		if (!logged("the timeline cache of profile 'v' was not used (the one in the "
+			    "profile") || !logged(cases[i].logged) || !logged("built again"))
+			fail_msg("%s: not logged as such", cases[i].what);
+		assert_true(built_by_server("v"));
+		assert_int_equal(sh("test -d '%s/profiles/global/v@latest/.timeline' && "
+				    "rm -rf '%s/.cache/timeline'/v@v*", data_dir, data_dir), 0);
+	}
+	assert_int_equal(sh("rm -rf '%s/profiles/global/v@latest/.timeline' && cp -a '%s' "
+			    "'%s/profiles/global/v@latest/.timeline'", data_dir, saved, data_dir), 0);
+}
+
+/* A carried cache truncated while served: the server stops using it (the profile
+ * keeps it), builds its own and answers the same. */
+static void test_carried_damaged_while_served(void **state)
+{
+	struct nx_server *s;
+	unsigned port;
+
+	(void)state;
+	s = start_server(&port);
+	check_same_replies(port, 0);
+	assert_false(built_by_server("v"));
+	assert_int_equal(sh("truncate -s 8192 '%s/profiles/global/v@latest/.timeline/"
+			    "timeline.duckdb'", data_dir), 0);
+	check_same_replies(port, 0);
+	check_same_replies(port, 0);
+	stop_server(s);
+	assert_true(built_by_server("v"));
+	assert_true(logged("to 8192 bytes while served") || logged("was not used (the one in"));
+	assert_int_equal(sh("test -f '%s/profiles/global/v@latest/.timeline/timeline.duckdb'",
+			    data_dir), 0);
+}
+
+/* The finest and coarsest level of the counters' pyramid of "c"'s cache. */
+static void pyramid_levels(int64_t *lo, int64_t *hi)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	char *sql = NULL;
+	FILE *p;
+	char path[512];
+
+	assert_true(asprintf(&sql, "ls -d '%s/.cache/timeline/'c@v*/timeline.duckdb", data_dir) > 0);
+	p = popen(sql, "r");
+	free(sql);
+	assert_non_null(p);
+	assert_non_null(fgets(path, sizeof(path), p));
+	pclose(p);
+	path[strcspn(path, "\n")] = '\0';
+	assert_true(asprintf(&sql, "ATTACH '%s' AS tl (READ_ONLY)", path) > 0);
+	if (nx_duck_open(&d, 1, NULL, &err) || nx_duck_exec(d, sql, &err) ||
+	    nx_duck_query_i64(d, "SELECT lo FROM tl.meta WHERE src = -1", lo, &err) ||
+	    nx_duck_query_i64(d, "SELECT hi FROM tl.meta WHERE src = -1", hi, &err))
+		fail_msg("%s: %s", path, err.msg);
+	nx_duck_close(d);
+	free(sql);
+}
+
+/* The counters of "c" from its cache (pyramid or values) and from its table, for
+ * windows whose buckets are coarser than the pyramid's finest level, finer, and wider
+ * than its coarsest: the same replies. */
+static void test_counter_pyramid_matches_full_resolution(void **state)
+{
+	static const struct {
+		long long t0, t1, px;
+	} win[] = {
+		{ 0, 2220100, 100 }, { 0, 2220100, 1000 }, { 0, 2220100, 7 },
+		{ 1000000, 1300000, 10 }, { 1000000, 1300000, 300 }, { 500000, 501000, 50 },
+		{ -1099511627776, 1099511627776, 1 }, { 1900000, 2500000, 64 },
+	};
+	char *from_cache[NX_ARRAY_SIZE(win)], *path = NULL;
+	int64_t lo = 0, hi = 0;
+	bool finer = false, coarser = false;
+	struct nx_server *s;
+	unsigned port;
+
+	(void)state;
+	s = start_server(&port);
+	assert_true(cached(port, "c"));
+	for (size_t i = 0; i < NX_ARRAY_SIZE(win); i++) {
+		assert_true(asprintf(&path, "/api/v1/profiles/namespace/global/profile_name/c/"
+				     "timeline/counters?t0=%lld&t1=%lld&px=%lld", win[i].t0,
+				     win[i].t1, win[i].px) > 0);
+		from_cache[i] = get_body(port, path);
+		free(path);
+	}
+	stop_server(s);
+	pyramid_levels(&lo, &hi);
+	assert_true(lo > 0 && lo < hi);
+	for (size_t i = 0; i < NX_ARRAY_SIZE(win); i++) {
+		json_t *j = json_loads(from_cache[i], 0, NULL);
+		json_int_t bucket = json_integer_value(json_object_get(j, "bucket"));
+
+		assert_true(json_array_size(json_object_get(j, "series")) == 6);
+		finer |= bucket < ((json_int_t)1 << lo);
+		coarser |= bucket >= ((json_int_t)1 << lo);
+		json_decref(j);
+	}
+	assert_true(finer && coarser);
+	/* no cache: the server reads the profile's table */
+	assert_int_equal(sh("mv '%s/.cache/timeline' '%s/.cache/timeline.away' && "
+			    "ln -s /proc/self/nonexistent '%s/.cache/timeline'", data_dir, data_dir,
+			    data_dir), 0);
+	s = start_server(&port);
+	assert_false(cached(port, "c"));
+	for (size_t i = 0; i < NX_ARRAY_SIZE(win); i++) {
+		char *body;
+
+		assert_true(asprintf(&path, "/api/v1/profiles/namespace/global/profile_name/c/"
+				     "timeline/counters?t0=%lld&t1=%lld&px=%lld", win[i].t0,
+				     win[i].t1, win[i].px) > 0);
+		body = get_body(port, path);
+		if (strcmp(body, from_cache[i]))
+			fail_msg("GET %s:\n%.600s\nwhere the cache gave\n%.600s", path, body,
+				 from_cache[i]);
+		free(body);
+		free(path);
+		free(from_cache[i]);
+	}
+	stop_server(s);
+	assert_int_equal(sh("rm '%s/.cache/timeline' && mv '%s/.cache/timeline.away' "
+			    "'%s/.cache/timeline'", data_dir, data_dir, data_dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_view_carries_its_cache),
+		cmocka_unit_test(test_same_as_the_servers_own),
+		cmocka_unit_test(test_unusable_carried_cache),
+		cmocka_unit_test(test_carried_damaged_while_served),
+		cmocka_unit_test(test_counter_pyramid_matches_full_resolution),
+	};
+
+	return cmocka_run_group_tests_name("server_carried", tests, setup, teardown);
+}
