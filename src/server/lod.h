@@ -146,14 +146,20 @@ int nx__lod_lanes(const char *dir, const struct nx_ptable *t, const char *csv_pa
  * the events overlapping that window, durations clipped to it. */
 void nx__lines_sql(struct nx_strbuf *sql, bool dma, const int64_t *win);
 
+/* What bounds a build's memory: DuckDB's memory_limit, and the input rows of each of
+ * the pyramid's grouping queries (a level is built in time slices of about that many). */
+struct nx_lod_bounds {
+	const char *memory_limit;
+	int64_t chunk_rows;
+};
 /* Builds the cache of the profile in dir (tables files) as out_dir/timeline.duckdb,
  * holding stamp as tl.stamp, with a private scratch folder in out_dir for DuckDB's
- * spills, DuckDB's memory_limit set to memory_limit; builds (may be NULL) is where it
- * registers to be interruptible; *events (may be NULL) gets the events it holds. */
+ * spills, within bounds; builds (may be NULL) is where it registers to be
+ * interruptible; *events (may be NULL) gets the events it holds. */
 int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		  const struct nx_lod_stamp *stamp, const char *out_dir,
-		  const char *memory_limit, struct nx_lod_builds *builds, uint64_t *events,
-		  struct nx_err *err);
+		  const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+		  uint64_t *events, struct nx_err *err);
 
 /* The cache of a profile version (its directory's identity st): the one the ingest
  * left in the profile (NX_LOD_CARRIED_DIR) when carried and it is this profile's and

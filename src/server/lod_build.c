@@ -14,8 +14,9 @@
  *      whole span. L0 is chosen so that a bucket holds LOD_K events on average, so a
  *      view finer than L0 (px buckets of at most 2^(L0-1) ns) holds about LOD_K/2
  *      events per pixel at most: those views read tl.ev<s>, coarser ones one level.
- *      Levels are inserted in (level, k) order, in time slices of at most CHUNK_ROWS
- *      input rows aligned to the level's buckets, so memory stays bounded. The longest
+ *      Levels are inserted in (level, k) order, in time slices of about chunk_rows
+ *      input rows (nx_lod_bounds) aligned to the level's buckets, so memory stays
+ *      bounded. The longest
  *      event is arg_max by duration * 2^64 - id (a HUGEINT: the longest, then the
  *      lowest id), which DuckDB compares much faster than a (duration, -id) struct.
  * Then tl.ctr (counter and semaphore values by time) and its pyramid tl.ctr_lod, built
@@ -36,8 +37,6 @@
 
 /* average events per finest-level bucket (see above) */
 #define LOD_K 32
-/* input rows per grouping query */
-#define CHUNK_ROWS 4000000
 
 const struct nx_lod_source nx__lod_sources[NX_LOD_NSRC] = {
 	{ "Instruction", "instruction", "timeline_track", "opcode" },
@@ -187,16 +186,17 @@ static void level_job_release(struct level_job *j)
 }
 
 /* Runs job j, one time slice of the rows (nin of them, times first..last, bucket
- * 2^level) at a time; *rows gets the level's row count. */
+ * 2^level) of about chunk rows at a time; *rows gets the level's row count. */
 static int build_level(struct nx_duck *d, const struct level_job *j, int level, int64_t first,
-		       int64_t last, int64_t nin, int64_t *rows, struct nx_err *err)
+		       int64_t last, int64_t nin, int64_t chunk, int64_t *rows,
+		       struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int64_t w = INT64_MAX, span = last - first + 1;
 	int rc = 0;
 
-	if (nin > CHUNK_ROWS) {
-		int cl = ceil_log2((double)span * CHUNK_ROWS / (double)nin);
+	if (nin > chunk) {
+		int cl = ceil_log2((double)span * (double)chunk / (double)nin);
 
 		if (cl < level)
 			cl = level;
@@ -221,9 +221,9 @@ static int build_level(struct nx_duck *d, const struct level_job *j, int level, 
 }
 
 /* Levels lo..hi of source s's pyramid (s < 0: the counters'), from n rows with times
- * first..last. */
+ * first..last, in slices of about chunk input rows. */
 static int build_levels(struct nx_duck *d, int s, int lo, int hi, int64_t first, int64_t last,
-			int64_t n, struct nx_err *err)
+			int64_t n, int64_t chunk, struct nx_err *err)
 {
 	int64_t rows = n;
 	int rc = 0;
@@ -244,7 +244,7 @@ static int build_levels(struct nx_duck *d, int s, int lo, int hi, int64_t first,
 			j.count = nx_xasprintf(ctr_count_sql, l);
 			j.time = l == lo ? "ts" : "k";
 		}
-		rc = build_level(d, &j, l, first, last, rows, &rows, err);
+		rc = build_level(d, &j, l, first, last, rows, chunk, &rows, err);
 		level_job_release(&j);
 	}
 	return rc;
@@ -305,7 +305,8 @@ static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, i
 
 /* tl.ev<s>, its pyramid, its rows of tl.tracks and tl.meta. */
 static int build_source(struct nx_duck *d, const char *dir, const char *scratch, int s,
-			const struct nx_ptable *t, uint64_t *events, struct nx_err *err)
+			const struct nx_ptable *t, int64_t chunk, uint64_t *events,
+			struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT;
@@ -332,7 +333,7 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
 	/* one level past the one whose bucket spans the profile, for views wider than it */
 	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
 	lo = v[0] > 0 ? ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[0]) : hi + 1;
-	if ((rc = build_levels(d, s, lo, hi, v[1], v[2], v[0], err)))
+	if ((rc = build_levels(d, s, lo, hi, v[1], v[2], v[0], chunk, err)))
 		return rc;
 	if (s == NX_LOD_SRC_FW)
 		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
@@ -360,7 +361,7 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
  * power-of-two time bucket and level, the least and greatest value and the last one
  * (with its time). Its finest level L0 holds LOD_K values of a series per bucket on
  * average, so a window whose buckets are finer reads tl.ctr, a coarser one one level. */
-static int build_counter_levels(struct nx_duck *d, struct nx_err *err)
+static int build_counter_levels(struct nx_duck *d, int64_t chunk, struct nx_err *err)
 {
 	static const char *const what[] = { "count(*)", "min(ts)", "max(ts)",
 					    "count(DISTINCT (core, track))" };
@@ -379,7 +380,7 @@ static int build_counter_levels(struct nx_duck *d, struct nx_err *err)
 	lo = ceil_log2((double)LOD_K * (double)(v[2] - v[1]) * (double)v[3] / (double)v[0]);
 	if (lo > hi)
 		lo = hi + 1;
-	rc = build_levels(d, -1, lo, hi, v[1], v[2], v[0], err);
+	rc = build_levels(d, -1, lo, hi, v[1], v[2], v[0], chunk, err);
 	sql = nx_xasprintf("INSERT INTO tl.meta VALUES (-1, %" PRId64 ", %d, %d, true)", v[0], lo,
 			   hi);
 	if (!rc)
@@ -390,7 +391,7 @@ static int build_counter_levels(struct nx_duck *d, struct nx_err *err)
 
 /* tl.ctr from the counter tables the profile has, and their rows of tl.tracks. */
 static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pfiles *files,
-			  struct nx_err *err)
+			  int64_t chunk, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	size_t n = 0;
@@ -416,7 +417,7 @@ static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pf
 	if (!rc && n)
 		rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
-	return rc || !n ? rc : build_counter_levels(d, err);
+	return rc || !n ? rc : build_counter_levels(d, chunk, err);
 }
 
 /* tl.lines (lines_sql.c): per source location of Instruction the instruction count,
@@ -547,8 +548,8 @@ static int write_stamp(struct nx_duck *d, const struct nx_lod_stamp *s, struct n
 
 int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		  const struct nx_lod_stamp *stamp, const char *out_dir,
-		  const char *memory_limit, struct nx_lod_builds *builds, uint64_t *events,
-		  struct nx_err *err)
+		  const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+		  uint64_t *events, struct nx_err *err)
 {
 	uint64_t n = 0;
 	struct nx_lod_build_ref ref = { 0 };
@@ -559,7 +560,7 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 	struct nx_duck *d = NULL;
 	int rc;
 
-	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, memory_limit, err)) ||
+	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, bounds->memory_limit, err)) ||
 	    (rc = builds_enter(builds, &ref, d, err)))
 		goto out;
 	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = true; ATTACH ");
@@ -575,13 +576,13 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles) {
-			rc = build_source(d, dir, scratch, s, t, &n, err);
+			rc = build_source(d, dir, scratch, s, t, bounds->chunk_rows, &n, err);
 		}
 	}
 	if (!rc && cached_source(files, 0))
 		rc = build_lines(d, dir, files, err);
 	if (!rc)
-		rc = build_counters(d, dir, files, err);
+		rc = build_counters(d, dir, files, bounds->chunk_rows, err);
 	if (!rc)
 		rc = write_stamp(d, stamp, err);
 	if (!rc)

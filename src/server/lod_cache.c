@@ -35,9 +35,9 @@
 /* DuckDB threads per cache database: its queries are small, and one thread does them
  * with about half the CPU time of two on this kind of machine */
 #define LOD_THREADS 1
-/* DuckDB's memory_limit for a build in the server (a build in the ingest has its own,
- * lod_carried.c) */
-#define LOD_BUILD_MEMORY "1GB"
+/* A build in the server: 1 GB for DuckDB, grouping queries of 4M rows (a build in the
+ * ingest has tighter bounds, lod_carried.c) */
+static const struct nx_lod_bounds server_bounds = { "1GB", 4000000 };
 
 static atomic_uint build_seq;
 
@@ -275,8 +275,7 @@ static int build_into(const char *root, const char *key, const char *final, cons
 
 	rc = nx_mkdirs(tmp, err);
 	if (!rc)
-		rc = nx__lod_build(dir, files, stamp, tmp, LOD_BUILD_MEMORY, builds, NULL,
-				   err);
+		rc = nx__lod_build(dir, files, stamp, tmp, &server_bounds, builds, NULL, err);
 	if (!rc)
 		rc = nx__lod_stamp_write(tmp, stamp, err);
 	if (!rc && rename(tmp, final) != 0) {

@@ -8,9 +8,10 @@
 #include "common/compat.h"
 #include "common/err.h"
 
-/* DuckDB's memory_limit of a build in the ingest: the same bound as the ingest's
- * stages (docs/memory.md) */
-#define NX_LOD_INGEST_MEMORY "192MB"
+/* DuckDB's memory_limit of a build in the ingest (NX_LOD_MEMORY_LIMIT in the
+ * environment overrides it), so the build stays within the ingest's bound
+ * (docs/memory.md) */
+#define NX_LOD_INGEST_MEMORY "160MB"
 
 /* Builds the timeline cache of the profile name whose tables are written in dir (its
  * temporary directory, not yet published) as dir/.timeline/, stamped as carried by the
