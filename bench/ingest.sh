@@ -4,7 +4,9 @@
 # NX_BENCH_RECORDS is accepted too), next to the writer floor: DuckDB alone copying the
 # same Instruction and DmaPacket rows from an in-memory table to zstd parquet, measured
 # in the same run. Prints one line per size, then every table's time (and the peak RSS
-# reached by the end of it when the ingest reports it). NX_BENCH_KEEP=1 keeps the
+# reached by the end of it when the ingest reports it). The total includes the timeline
+# cache that view builds into the profile before publishing it (its own line,
+# timeline_cache; bench/bench_lod_build measures it alone). NX_BENCH_KEEP=1 keeps the
 # generated traces and profiles (they take about 0.5 GB per 10M records).
 set -euo pipefail
 build=$1
