@@ -221,3 +221,55 @@ json_t *nx_sfx_get(unsigned port, const char *path, int *status)
 	nx_http_resp_free(&r);
 	return j;
 }
+
+static int logged_stderr = -1;
+
+struct nx_server *nx_sfx_start_logged(const char *data, const char *log, unsigned *port)
+{
+	struct nx_server_opts o;
+	struct nx_server *s;
+	int fd;
+
+	fflush(stderr);
+	logged_stderr = dup(2);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logged_stderr < 0 || fd < 0) {
+		fprintf(stderr, "cannot log to %s\n", log);
+		return NULL;
+	}
+	dup2(fd, 2);
+	close(fd);
+	nx_sfx_opts(&o, data);
+	o.quiet = false;
+	o.cache_retry_ms = 1;
+	s = nx_sfx_start(&o, port);
+	if (!s)
+		nx_sfx_stop_logged(NULL);
+	return s;
+}
+
+void nx_sfx_stop_logged(struct nx_server *s)
+{
+	if (s)
+		nx_server_stop(s);
+	fflush(stderr);
+	dup2(logged_stderr, 2);
+	close(logged_stderr);
+	logged_stderr = -1;
+}
+
+bool nx_sfx_logged(const char *log, const char *text)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = fopen(log, "r");
+	bool found;
+
+	fflush(stderr);
+	if (!f)
+		return false;
+	found = getdelim(&buf, &len, '\0', f) > 0 && strstr(buf, text);
+	fclose(f);
+	free(buf);
+	return found;
+}

@@ -38,6 +38,15 @@ void nx_sfx_opts(struct nx_server_opts *o, const char *data);
 /* Starts a server with o; *port gets its port. NULL after printing the error. */
 struct nx_server *nx_sfx_start(const struct nx_server_opts *o, unsigned *port);
 
+/* Starts a server on data as nx_sfx_opts does, but logging (not quiet) and trying a
+ * failed timeline cache build again at once, with its stderr (this process's, while it
+ * runs) going to the file log, truncated first; *port gets its port. NULL after printing
+ * why. nx_sfx_stop_logged stops it and gives stderr back. One at a time. */
+struct nx_server *nx_sfx_start_logged(const char *data, const char *log, unsigned *port);
+void nx_sfx_stop_logged(struct nx_server *s);
+/* Whether the file log holds text. */
+bool nx_sfx_logged(const char *log, const char *text);
+
 /* POSTs a databaseExplorerQuery of sql to the _search of profile on port; *status gets
  * the HTTP status. Returns the parsed reply (caller decrefs), or NULL after printing why
  * (no reply, or a body that is not JSON). */

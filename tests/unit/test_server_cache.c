@@ -69,53 +69,23 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A server on data_dir that logs (its stderr, this process's, goes to log_path while
- * it runs: stop_server restores it) and retries a failed build at once. */
-static int saved_stderr = -1;
-
+/* A server on data_dir that logs to log_path and retries a failed build at once. */
 static struct nx_server *start_server(unsigned *port)
 {
-	struct nx_server_opts o;
-	struct nx_server *s;
-	int fd;
+	struct nx_server *s = nx_sfx_start_logged(data_dir, log_path, port);
 
-	fflush(stderr);
-	saved_stderr = dup(2);
-	fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(saved_stderr >= 0 && fd >= 0);
-	dup2(fd, 2);
-	close(fd);
-	nx_sfx_opts(&o, data_dir);
-	o.quiet = false;
-	o.cache_retry_ms = 1;
-	s = nx_sfx_start(&o, port);
 	assert_non_null(s);
 	return s;
 }
 
 static void stop_server(struct nx_server *s)
 {
-	nx_server_stop(s);
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	saved_stderr = -1;
+	nx_sfx_stop_logged(s);
 }
 
-/* Whether the server's log holds text. */
 static bool logged(const char *text)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = fopen(log_path, "r");
-	bool found;
-
-	assert_non_null(f);
-	fflush(stderr);
-	found = getdelim(&buf, &len, '\0', f) > 0 && strstr(buf, text);
-	fclose(f);
-	free(buf);
-	return found;
+	return nx_sfx_logged(log_path, text);
 }
 
 static json_t *get_json(unsigned port, const char *path)

@@ -43,29 +43,13 @@ static const char *const names[2] = { "v", "t" };
 static char *want[2][NWIN];
 static char *paths[2][NWIN];
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char *cmd = NULL;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vasprintf(&cmd, fmt, ap);
-	va_end(ap);
-	assert_true(rc > 0);
-	rc = system(cmd);
-	free(cmd);
-	return rc;
-}
-
 /* "c": counters only, three semaphores on two cores, one value per time. */
 static int make_counter_profile(void)
 {
 	char *sql = NULL;
 	int rc;
 
-	if (sh("mkdir -p '%s/profiles/global/c@latest'", data_dir) ||
+	if (nx_test_sh("mkdir -p '%s/profiles/global/c@latest'", data_dir) ||
 	    asprintf(&sql, "COPY (SELECT (i %% 2)::BIGINT AS pcore_idx, (i * 37 + i %% 3)::BIGINT "
 			   "AS timestamp, (i %% 3)::BIGINT AS id, ((i * 7919) %% 101)::DOUBLE / 4 AS "
 			   "value FROM range(60000) t(i)) TO '%s/profiles/global/c@latest/"
@@ -110,7 +94,7 @@ static int make_timeline_profile(void)
 		return -1;
 	rc = nx_sfx_make_timeline_profile(stage, "t", true) ||
 	     nx_lod_build_carried(dir, "t", &events, &err) || events != 34000 ||
-	     sh("mv '%s' '%s/profiles/global/t@latest'", dir, data_dir);
+	     nx_test_sh("mv '%s' '%s/profiles/global/t@latest'", dir, data_dir);
 	if (err.msg[0])
 		fprintf(stderr, "%s\n", err.msg);
 	free(stage);
@@ -140,53 +124,6 @@ static int teardown(void **state)
 	free(log_path);
 	free(saved);
 	return 0;
-}
-
-/* A server on data_dir whose stderr (this process's, while it runs) goes to log_path. */
-static int saved_stderr = -1;
-
-static struct nx_server *start_server(unsigned *port)
-{
-	struct nx_server_opts o;
-	struct nx_server *s;
-	int fd;
-
-	fflush(stderr);
-	saved_stderr = dup(2);
-	fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(saved_stderr >= 0 && fd >= 0);
-	dup2(fd, 2);
-	close(fd);
-	nx_sfx_opts(&o, data_dir);
-	o.quiet = false;
-	o.cache_retry_ms = 1;
-	s = nx_sfx_start(&o, port);
-	assert_non_null(s);
-	return s;
-}
-
-static void stop_server(struct nx_server *s)
-{
-	nx_server_stop(s);
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	saved_stderr = -1;
-}
-
-static bool logged(const char *text)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = fopen(log_path, "r");
-	bool found;
-
-	assert_non_null(f);
-	fflush(stderr);
-	found = getdelim(&buf, &len, '\0', f) > 0 && strstr(buf, text);
-	fclose(f);
-	free(buf);
-	return found;
 }
 
 /* The body of GET path (status 200), caller frees. */
@@ -225,7 +162,7 @@ static bool cached(unsigned port, const char *name)
 /* Whether the server built a cache of profile name under the data path. */
 static bool built_by_server(const char *name)
 {
-	return sh("ls -d '%s/.cache/timeline/%s@'v* > /dev/null 2>&1", data_dir, name) == 0;
+	return nx_test_sh("ls -d '%s/.cache/timeline/%s@'v* > /dev/null 2>&1", data_dir, name) == 0;
 }
 
 /* The windows asked of profile k: its tracks, lines, and windows of its events and
@@ -285,25 +222,26 @@ static void test_view_carries_its_cache(void **state)
 	unsigned port;
 
 	(void)state;
-	assert_int_equal(sh("grep -q '^  timeline_cache ' '%s.view'", data_dir), 0);
-	assert_int_equal(sh("d=$(printf '%s' '%s'); grep -qx 'format 6' \"$d/timeline.stamp\" && "
+	assert_int_equal(nx_test_sh("grep -q '^  timeline_cache ' '%s.view'", data_dir), 0);
+	assert_int_equal(nx_test_sh("d=$(printf '%s' '%s'); grep -qx 'format 6' \"$d/timeline.stamp\" && "
 			    "grep -qx 'profile v' \"$d/timeline.stamp\" && "
 			    "grep -qx 'version carried' \"$d/timeline.stamp\" && "
 			    "grep -qx \"bytes $(stat -c %%s \"$d/timeline.duckdb\")\" "
 			    "\"$d/timeline.stamp\"", profile_fmt, data_dir), 0);
-	assert_int_equal(sh("cp -a '%s/profiles/global/v@latest/.timeline' '%s'", data_dir, saved),
+	assert_int_equal(nx_test_sh("cp -a '%s/profiles/global/v@latest/.timeline' '%s'", data_dir, saved),
 			 0);
-	s = start_server(&port);
+	s = nx_sfx_start_logged(data_dir, log_path, &port);
+	assert_non_null(s);
 	for (size_t k = 0; k < 2; k++) {
 		assert_true(cached(port, names[k]));
 		plan_windows(port, k);
 		for (size_t i = 0; i < NWIN; i++)
 			want[k][i] = get_body(port, paths[k][i]);
 	}
-	stop_server(s);
+	nx_sfx_stop_logged(s);
 	assert_false(built_by_server("v"));
 	assert_false(built_by_server("t"));
-	assert_false(logged("the timeline cache of profile"));
+	assert_false(nx_sfx_logged(log_path, "the timeline cache of profile"));
 	/* "t"'s wide windows come from its pyramid */
 	assert_non_null(strstr(want[1][2], "\"lod\":true"));
 }
@@ -316,17 +254,18 @@ static void test_same_as_the_servers_own(void **state)
 
 	(void)state;
 	for (size_t k = 0; k < 2; k++)
-		assert_int_equal(sh("mv '%s/profiles/global/%s@latest/.timeline' '%s.away-%s'",
+		assert_int_equal(nx_test_sh("mv '%s/profiles/global/%s@latest/.timeline' '%s.away-%s'",
 				    data_dir, names[k], data_dir, names[k]), 0);
-	s = start_server(&port);
+	s = nx_sfx_start_logged(data_dir, log_path, &port);
+	assert_non_null(s);
 	for (size_t k = 0; k < 2; k++) {
 		assert_true(cached(port, names[k]));
 		check_same_replies(port, k);
 	}
-	stop_server(s);
+	nx_sfx_stop_logged(s);
 	for (size_t k = 0; k < 2; k++) {
 		assert_true(built_by_server(names[k]));
-		assert_int_equal(sh("mv '%s.away-%s' '%s/profiles/global/%s@latest/.timeline' && "
+		assert_int_equal(nx_test_sh("mv '%s.away-%s' '%s/profiles/global/%s@latest/.timeline' && "
 				    "rm -rf '%s/.cache/timeline'/%s@v*", data_dir, names[k], data_dir,
 				    names[k], data_dir, names[k]), 0);
 	}
@@ -358,20 +297,21 @@ static void test_unusable_carried_cache(void **state)
 	for (size_t i = 0; i < NX_ARRAY_SIZE(cases); i++) {
 		struct nx_server *s;
 
-		if (sh("T='%s/profiles/global/v@latest/.timeline'; rm -rf \"$T\" && cp -a '%s' "
+		if (nx_test_sh("T='%s/profiles/global/v@latest/.timeline'; rm -rf \"$T\" && cp -a '%s' "
 		       "\"$T\" && %s", data_dir, saved, cases[i].cmd))
 			fail_msg("%s: the command failed", cases[i].what);
-		s = start_server(&port);
+		s = nx_sfx_start_logged(data_dir, log_path, &port);
+		assert_non_null(s);
 		check_same_replies(port, 0);
-		stop_server(s);
-		if (!logged("the timeline cache of profile 'v' was not used (the one in the "
-			    "profile") || !logged(cases[i].logged) || !logged("built again"))
+		nx_sfx_stop_logged(s);
+		if (!nx_sfx_logged(log_path, "the timeline cache of profile 'v' was not used (the one in the "
+			    "profile") || !nx_sfx_logged(log_path, cases[i].logged) || !nx_sfx_logged(log_path, "built again"))
 			fail_msg("%s: not logged as such", cases[i].what);
 		assert_true(built_by_server("v"));
-		assert_int_equal(sh("test -d '%s/profiles/global/v@latest/.timeline' && "
+		assert_int_equal(nx_test_sh("test -d '%s/profiles/global/v@latest/.timeline' && "
 				    "rm -rf '%s/.cache/timeline'/v@v*", data_dir, data_dir), 0);
 	}
-	assert_int_equal(sh("rm -rf '%s/profiles/global/v@latest/.timeline' && cp -a '%s' "
+	assert_int_equal(nx_test_sh("rm -rf '%s/profiles/global/v@latest/.timeline' && cp -a '%s' "
 			    "'%s/profiles/global/v@latest/.timeline'", data_dir, saved, data_dir), 0);
 }
 
@@ -383,17 +323,18 @@ static void test_carried_damaged_while_served(void **state)
 	unsigned port;
 
 	(void)state;
-	s = start_server(&port);
+	s = nx_sfx_start_logged(data_dir, log_path, &port);
+	assert_non_null(s);
 	check_same_replies(port, 0);
 	assert_false(built_by_server("v"));
-	assert_int_equal(sh("truncate -s 8192 '%s/profiles/global/v@latest/.timeline/"
+	assert_int_equal(nx_test_sh("truncate -s 8192 '%s/profiles/global/v@latest/.timeline/"
 			    "timeline.duckdb'", data_dir), 0);
 	check_same_replies(port, 0);
 	check_same_replies(port, 0);
-	stop_server(s);
+	nx_sfx_stop_logged(s);
 	assert_true(built_by_server("v"));
-	assert_true(logged("to 8192 bytes while served") || logged("was not used (the one in"));
-	assert_int_equal(sh("test -f '%s/profiles/global/v@latest/.timeline/timeline.duckdb'",
+	assert_true(nx_sfx_logged(log_path, "to 8192 bytes while served") || nx_sfx_logged(log_path, "was not used (the one in"));
+	assert_int_equal(nx_test_sh("test -f '%s/profiles/global/v@latest/.timeline/timeline.duckdb'",
 			    data_dir), 0);
 }
 
@@ -441,7 +382,8 @@ static void test_counter_pyramid_matches_full_resolution(void **state)
 	unsigned port;
 
 	(void)state;
-	s = start_server(&port);
+	s = nx_sfx_start_logged(data_dir, log_path, &port);
+	assert_non_null(s);
 	assert_true(cached(port, "c"));
 	for (size_t i = 0; i < NX_ARRAY_SIZE(win); i++) {
 		assert_true(asprintf(&path, "/api/v1/profiles/namespace/global/profile_name/c/"
@@ -450,7 +392,7 @@ static void test_counter_pyramid_matches_full_resolution(void **state)
 		from_cache[i] = get_body(port, path);
 		free(path);
 	}
-	stop_server(s);
+	nx_sfx_stop_logged(s);
 	pyramid_levels(&lo, &hi);
 	assert_true(lo > 0 && lo < hi);
 	for (size_t i = 0; i < NX_ARRAY_SIZE(win); i++) {
@@ -464,10 +406,11 @@ static void test_counter_pyramid_matches_full_resolution(void **state)
 	}
 	assert_true(finer && coarser);
 	/* no cache: the server reads the profile's table */
-	assert_int_equal(sh("mv '%s/.cache/timeline' '%s/.cache/timeline.away' && "
+	assert_int_equal(nx_test_sh("mv '%s/.cache/timeline' '%s/.cache/timeline.away' && "
 			    "ln -s /proc/self/nonexistent '%s/.cache/timeline'", data_dir, data_dir,
 			    data_dir), 0);
-	s = start_server(&port);
+	s = nx_sfx_start_logged(data_dir, log_path, &port);
+	assert_non_null(s);
 	assert_false(cached(port, "c"));
 	for (size_t i = 0; i < NX_ARRAY_SIZE(win); i++) {
 		char *body;
@@ -483,8 +426,8 @@ static void test_counter_pyramid_matches_full_resolution(void **state)
 		free(path);
 		free(from_cache[i]);
 	}
-	stop_server(s);
-	assert_int_equal(sh("rm '%s/.cache/timeline' && mv '%s/.cache/timeline.away' "
+	nx_sfx_stop_logged(s);
+	assert_int_equal(nx_test_sh("rm '%s/.cache/timeline' && mv '%s/.cache/timeline.away' "
 			    "'%s/.cache/timeline'", data_dir, data_dir, data_dir), 0);
 }
 
