@@ -81,8 +81,8 @@ for m in $sizes; do
 	t=$(now)
 	curl -sf -o /dev/null "$base/timeline/tracks"
 	build_s=$(echo "$(now) - $t" | bc)
-	cache=$(find "$prof/.timeline" "$d/data/.cache/timeline" -name timeline.duckdb 2>/dev/null |
-		head -1)
+	cache=$( { find "$prof/.timeline" "$d/data/.cache/timeline" -name timeline.duckdb \
+		2>/dev/null || true; } | head -1)
 	cbytes=$(stat -c %s "$cache")
 	lod_rows=$("$build/nx-sql" "ATTACH '$cache' AS tl (READ_ONLY)" "SELECT count(*) FROM tl.lod")
 	awk -v how="$how" -v b="$build_s" -v s="$scan" -v c="$cbytes" -v e="$ev_bytes" -v r="$lod_rows" \
