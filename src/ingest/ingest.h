@@ -18,7 +18,7 @@ struct nx_publish_hook {
 	int (*fn)(void *user, const char *dir, const char *name, uint64_t *rows,
 		  struct nx_err *err);
 	void *user;
-	const char *what; /* its progress line's name, e.g. "timeline cache" */
+	const char *what; /* its progress line's name, e.g. "timeline_cache" */
 };
 
 struct nx_ingest_opts {

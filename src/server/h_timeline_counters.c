@@ -8,9 +8,10 @@
  *       sent with 6 significant digits (they are drawn, not computed with).
  * The values come from the timeline cache (lod.h): the level of its counters' pyramid
  * tl.ctr_lod whose buckets are the window's or finer, or tl.ctr itself for windows
- * finer than the pyramid, or from the profile's tables when there is no cache. The bounds are integer literals on the time (both are
- * ordered by it), so DuckDB skips the row groups outside the window. The series list
- * is part of .../timeline/tracks (kind "counter"). */
+ * finer than the pyramid; or from the profile's tables when there is no cache. The
+ * bounds are integer literals on the time or bucket (all are ordered by it), so DuckDB
+ * skips the row groups outside the window. The series list is part of
+ * .../timeline/tracks (kind "counter"). */
 #include "common/compat.h"
 #include "server/http.h"
 #include "server/lod.h"

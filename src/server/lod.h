@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT
  * lod.h: the timeline's cache of one profile version (docs/ui.md "Level of detail"): a
- * DuckDB database file, timeline.duckdb, built once per profile version under
- * <data>/.cache/timeline/ and then only read, through its own sandboxed database, after
- * its stamp says it is this version's and whole (lod_cache.c). It holds tl.stamp and,
+ * DuckDB database file, timeline.duckdb, built by `view` into the profile before it is
+ * published (lod_carried.c), or else once per profile version under
+ * <data>/.cache/timeline/ by the server, and then only read, through its own sandboxed
+ * database, after its stamp says it is this version's and whole (lod_cache.c). It holds
+ * tl.stamp and,
  * per event source (Instruction, DmaPacketAggregated, DmaPacket, SystemProfileEvents):
  *   tl.ev<s>   the events reduced to what the timeline draws (core, track, id, start_ts,
  *              end_ts, label), in start order, so a window reads one or two row groups;
@@ -11,8 +13,9 @@
  *              (lod_lanes.c), and tl.ev3 also keeps the stream and the lane;
  *   tl.lod     the pyramid: per track, power-of-two time bucket and level, the event
  *              count, busy time, first start, last end and the longest event;
- * and tl.ctr (the counter and semaphore values, by time), tl.tracks (the rows of the
- * timeline with their counts and spans), tl.meta (per source: rows, span, levels) and,
+ * and tl.ctr (the counter and semaphore values, by time) with its pyramid tl.ctr_lod
+ * (per series, bucket and level: least, greatest and last value), tl.tracks (the rows
+ * of the timeline with their counts and spans), tl.meta (per source: rows, span, levels) and,
  * when Instruction has source locations, tl.lines (per source line: instruction count,
  * summed duration, first start, last end, and the DMA transfers the line triggered:
  * count, bytes, summed duration, first start, last end; lines_sql.c). */

@@ -12,7 +12,9 @@
  * .<key>.tmp-<host>-<pid>-<n>, renamed into place; when another process won the race,
  * its result is used (after the same checks) and ours dropped. Older versions of the
  * same profile are removed after a build; the private directories of dead processes
- * and the caches of deleted profiles when a server starts (nx__lod_clean). */
+ * and the caches of deleted profiles when a server starts (nx__lod_clean). A cache that
+ * `view` left inside the profile (NX_LOD_CARRIED_DIR, stamped as carried) is looked at
+ * first and used when its stamps pass the same checks; else it is left there unused. */
 #include "common/compat.h"
 #include "server/lod.h"
 #include "common/fsutil.h"

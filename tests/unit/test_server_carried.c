@@ -304,8 +304,10 @@ static void test_unusable_carried_cache(void **state)
 		assert_non_null(s);
 		check_same_replies(port, 0);
 		nx_sfx_stop_logged(s);
-		if (!nx_sfx_logged(log_path, "the timeline cache of profile 'v' was not used (the one in the "
-			    "profile") || !nx_sfx_logged(log_path, cases[i].logged) || !nx_sfx_logged(log_path, "built again"))
+		if (!nx_sfx_logged(log_path, "the timeline cache of profile 'v' was not used "
+					     "(the one in the profile") ||
+		    !nx_sfx_logged(log_path, cases[i].logged) ||
+		    !nx_sfx_logged(log_path, "built again"))
 			fail_msg("%s: not logged as such", cases[i].what);
 		assert_true(built_by_server("v"));
 		assert_int_equal(nx_test_sh("test -d '%s/profiles/global/v@latest/.timeline' && "
@@ -333,7 +335,8 @@ static void test_carried_damaged_while_served(void **state)
 	check_same_replies(port, 0);
 	nx_sfx_stop_logged(s);
 	assert_true(built_by_server("v"));
-	assert_true(nx_sfx_logged(log_path, "to 8192 bytes while served") || nx_sfx_logged(log_path, "was not used (the one in"));
+	assert_true(nx_sfx_logged(log_path, "to 8192 bytes while served") ||
+		    nx_sfx_logged(log_path, "was not used (the one in"));
 	assert_int_equal(nx_test_sh("test -f '%s/profiles/global/v@latest/.timeline/timeline.duckdb'",
 			    data_dir), 0);
 }
