@@ -357,8 +357,8 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
 	return rc;
 }
 
-/* The counters' pyramid, tl.ctr_lod, and its row of tl.meta (src -1): per series,
- * power-of-two time bucket and level, the least and greatest value and the last one
+/* The counters' pyramid, tl.ctr_lod, and its row of tl.meta (src -1), unless a value
+ * lies beyond +-2^61 ns: per series, power-of-two time bucket and level, the least and greatest value and the last one
  * (with its time). Its finest level L0 holds LOD_K values of a series per bucket on
  * average, so a window whose buckets are finer reads tl.ctr, a coarser one one level. */
 static int build_counter_levels(struct nx_duck *d, int64_t chunk, struct nx_err *err)
@@ -374,7 +374,9 @@ static int build_counter_levels(struct nx_duck *d, int64_t chunk, struct nx_err 
 		rc = nx_duck_query_i64(d, sql, &v[i], err);
 		free(sql);
 	}
-	if (rc || v[0] <= 0)
+	/* times beyond the timeline's bound: no pyramid (windows read tl.ctr), so no span
+	 * or slice overflows */
+	if (rc || v[0] <= 0 || v[1] < -NX_TL_TIME_BOUND || v[2] > NX_TL_TIME_BOUND)
 		return rc;
 	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
 	lo = ceil_log2((double)LOD_K * (double)(v[2] - v[1]) * (double)v[3] / (double)v[0]);
