@@ -358,9 +358,10 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
 }
 
 /* The counters' pyramid, tl.ctr_lod, and its row of tl.meta (src -1), unless a value
- * lies beyond +-2^61 ns: per series, power-of-two time bucket and level, the least and greatest value and the last one
- * (with its time). Its finest level L0 holds LOD_K values of a series per bucket on
- * average, so a window whose buckets are finer reads tl.ctr, a coarser one one level. */
+ * lies beyond +-2^61 ns: per series, power-of-two time bucket and level, the least and
+ * greatest value and the last one (with its time). Its finest level L0 holds LOD_K
+ * values of a series per bucket on average, so a window whose buckets are finer reads
+ * tl.ctr, a coarser one one level. */
 static int build_counter_levels(struct nx_duck *d, int64_t chunk, struct nx_err *err)
 {
 	static const char *const what[] = { "count(*)", "min(ts)", "max(ts)",
