@@ -67,10 +67,9 @@ enum MHD_Result nx__h_analysis(struct nx_req *rq, char **cap)
 	o.compare_dir = q ? q->dir : NULL;
 	o.format = markdown ? NX_REC_MARKDOWN : NX_REC_JSON;
 	o.threads = rq->s->o.threads;
-	while (sem_wait(&rq->s->query_slots) != 0)
-		; /* EINTR */
+	nx__query_slot_take(rq->s);
 	rc = nx_recommend_run(&o, &sb, &err);
-	sem_post(&rq->s->query_slots);
+	nx__query_slot_give(rq->s);
 	if (!rc && o.bounds_only && !window) {
 		pthread_mutex_lock(&p->bounds_lock);
 		if (!p->bounds_json)

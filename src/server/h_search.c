@@ -67,13 +67,18 @@ static enum MHD_Result list_files(struct nx_req *rq, struct nx_profile *p)
 	return nx__reply_json(rq, 200, &sb);
 }
 
-static void take_slot(struct nx_server *s)
+void nx__query_slot_take(struct nx_server *s)
 {
 	while (sem_wait(&s->query_slots) != 0)
 		; /* EINTR */
 }
 
-static struct nx_query_limits limits_of(struct nx_req *rq)
+void nx__query_slot_give(struct nx_server *s)
+{
+	sem_post(&s->query_slots);
+}
+
+struct nx_query_limits nx__query_limits(struct nx_req *rq)
 {
 	const struct nx_server_opts *o = &rq->s->o;
 	return (struct nx_query_limits){
@@ -87,24 +92,24 @@ static struct nx_query_limits limits_of(struct nx_req *rq)
 int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
 		      struct nx_strbuf *out, struct nx_err *err)
 {
-	struct nx_query_limits lim = limits_of(rq);
+	struct nx_query_limits lim = nx__query_limits(rq);
 	int rc;
 
-	take_slot(rq->s);
+	nx__query_slot_take(rq->s);
 	rc = nx__pdb_query(p->db, sql, &lim, out, err);
-	sem_post(&rq->s->query_slots);
+	nx__query_slot_give(rq->s);
 	return rc;
 }
 
 int nx__query_chunks_limited(struct nx_req *rq, struct nx_pdb *db, const char *sql,
 			     nx__pdb_chunk_fn fn, void *arg, struct nx_err *err)
 {
-	struct nx_query_limits lim = limits_of(rq);
+	struct nx_query_limits lim = nx__query_limits(rq);
 	int rc;
 
-	take_slot(rq->s);
+	nx__query_slot_take(rq->s);
 	rc = nx__pdb_query_chunks(db, sql, &lim, fn, arg, err);
-	sem_post(&rq->s->query_slots);
+	nx__query_slot_give(rq->s);
 	return rc;
 }
 
@@ -141,9 +146,9 @@ static void read_piece(void *arg)
 
 	nx_strbuf_reset(&st->buf);
 	st->off = 0;
-	take_slot(st->s);
+	nx__query_slot_take(st->s);
 	rc = nx__pdb_cursor_fill(st->cur, &st->buf, STREAM_PIECE, &err);
-	sem_post(&st->s->query_slots);
+	nx__query_slot_give(st->s);
 	if (rc < 0) {
 		st->failed = true;
 	} else if (rc == 0) {
@@ -190,7 +195,7 @@ static void stream_release(void *cls)
 static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const char *table,
 				 const char *sql, bool *kept)
 {
-	struct nx_query_limits lim = limits_of(rq);
+	struct nx_query_limits lim = nx__query_limits(rq);
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_pdb_cursor *cur = NULL;
 	struct nx_err err = { 0 };
@@ -201,11 +206,11 @@ static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const 
 				       "profile '%s' has no table '%.100s' (listDbFiles lists its "
 				       "tables; a table exists only when the profile has that kind "
 				       "of data)", p->name, table);
-	take_slot(rq->s);
+	nx__query_slot_take(rq->s);
 	rc = nx__pdb_cursor_open(p->db, sql, &lim, &cur, &sb, &err);
 	if (!rc)
 		rc = nx__pdb_cursor_fill(cur, &sb, STREAM_AFTER, &err);
-	sem_post(&rq->s->query_slots);
+	nx__query_slot_give(rq->s);
 	if (rc <= 0) {
 		nx__pdb_cursor_close(cur);
 		if (rc < 0) {

@@ -80,33 +80,15 @@ bool nx__tl_dma_arg(struct nx_req *rq, bool *packets, enum MHD_Result *ret)
 	return false;
 }
 
-static struct nx_query_limits limits(struct nx_req *rq)
-{
-	const struct nx_server_opts *o = &rq->s->o;
-
-	return (struct nx_query_limits){
-		.timeout_ms = o->query_timeout_ms,
-		.max_rows = o->max_result_rows,
-		.max_bytes = o->max_result_bytes,
-		.wd = &rq->s->wd,
-	};
-}
-
-static void slot_take(struct nx_req *rq)
-{
-	while (sem_wait(&rq->s->query_slots) != 0)
-		; /* EINTR */
-}
-
 int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
 		     struct nx_strbuf *out, struct nx_err *err)
 {
-	struct nx_query_limits lim = limits(rq);
+	struct nx_query_limits lim = nx__query_limits(rq);
 	int rc;
 
-	slot_take(rq);
+	nx__query_slot_take(rq->s);
 	rc = nx__pdb_query(lod->db, sql, &lim, out, err);
-	sem_post(&rq->s->query_slots);
+	nx__query_slot_give(rq->s);
 	return rc;
 }
 
@@ -555,12 +537,12 @@ static char *table_from(int s)
 static int run_chunks(struct nx_req *rq, struct nx_pdb *db, const char *sql, nx__pdb_chunk_fn fn,
 		      void *arg, struct nx_err *err)
 {
-	struct nx_query_limits lim = limits(rq);
+	struct nx_query_limits lim = nx__query_limits(rq);
 	int rc;
 
-	slot_take(rq);
+	nx__query_slot_take(rq->s);
 	rc = nx__pdb_query_chunks(db, sql, &lim, fn, arg, err);
-	sem_post(&rq->s->query_slots);
+	nx__query_slot_give(rq->s);
 	return rc;
 }
 

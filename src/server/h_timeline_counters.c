@@ -197,12 +197,7 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 {
 	const struct nx__tl_window *w = arg;
 	const struct nx_server_opts *o = &rq->s->o;
-	struct nx_query_limits lim = {
-		.timeout_ms = o->query_timeout_ms,
-		.max_rows = o->max_result_rows,
-		.max_bytes = o->max_result_bytes,
-		.wd = &rq->s->wd,
-	};
+	struct nx_query_limits lim = nx__query_limits(rq);
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	struct series ser = { 0 };
 	/* the value before the window: looked for one window width back (the snapped
@@ -241,10 +236,9 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 	ser.max_bytes = o->max_result_bytes;
 	ser.bucket = w->bucket;
 	nx_strbuf_addch(out, '[');
-	while (sem_wait(&rq->s->query_slots) != 0)
-		; /* EINTR */
+	nx__query_slot_take(rq->s);
 	rc = nx__pdb_query_chunks(lod ? lod->db : p->db, sql.buf, &lim, series_chunk, &ser, err);
-	sem_post(&rq->s->query_slots);
+	nx__query_slot_give(rq->s);
 	series_flush(&ser);
 	if (!rc)
 		nx_strbuf_addstr(out, "]}");

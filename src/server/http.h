@@ -135,6 +135,12 @@ enum MHD_Result nx__reply_stream(struct nx_req *rq, unsigned status, const char 
 enum MHD_Result nx__reply_fd(struct nx_req *rq, int fd, uint64_t size, const char *ctype,
 			     const char *filename);
 
+/* The limits of one API query (timeout, rows, bytes, the watchdog) from the server's
+ * options, and the query slots every query holds while DuckDB runs it (h_search.c). */
+struct nx_query_limits nx__query_limits(struct nx_req *rq);
+void nx__query_slot_take(struct nx_server *s);
+void nx__query_slot_give(struct nx_server *s);
+
 /* Runs sql on p's open database under the server's limits (timeout, result size) and
  * its bound on concurrent queries; the JSON result goes to out. */
 int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
