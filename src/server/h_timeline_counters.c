@@ -253,14 +253,5 @@ out:
 
 enum MHD_Result nx__h_timeline_counters(struct nx_req *rq, char **cap)
 {
-	struct nx__tl_window w;
-	struct nx_profile *p;
-	enum MHD_Result ret;
-
-	if (!nx__tl_window_arg(rq, true, &w, &ret))
-		return ret;
-	p = nx__lookup_profile(rq, cap, true, &ret);
-	if (!p)
-		return ret;
-	return nx__tl_serve(rq, p, true, counters_body, &w);
+	return nx__tl_serve_window(rq, cap, true, counters_body);
 }

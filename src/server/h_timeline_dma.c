@@ -71,15 +71,6 @@ static int small_dma_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod
 
 enum MHD_Result nx__h_timeline_small_dma(struct nx_req *rq, char **cap)
 {
-	struct nx__tl_window w;
-	struct nx_profile *p;
-	enum MHD_Result ret;
-
 	/* the bucket as .../timeline picks it; the window as asked (not snapped) */
-	if (!nx__tl_window_arg(rq, true, &w, &ret))
-		return ret;
-	p = nx__lookup_profile(rq, cap, true, &ret);
-	if (!p)
-		return ret;
-	return nx__tl_serve(rq, p, false, small_dma_body, &w);
+	return nx__tl_serve_window(rq, cap, false, small_dma_body);
 }

@@ -90,6 +90,10 @@ int nx__tl_run(struct nx_req *rq, struct nx_profile *p, bool want_lod, nx__tl_bo
 /* nx__tl_run, then its reply (200 with out, or the error), and lets go of p. */
 enum MHD_Result nx__tl_serve(struct nx_req *rq, struct nx_profile *p, bool want_lod,
 			     nx__tl_body body, void *arg);
+/* A window endpoint's whole handler: the t0/t1/px arguments (nx__tl_window_arg), the
+ * profile of the captures, then nx__tl_serve with body and the window. */
+enum MHD_Result nx__tl_serve_window(struct nx_req *rq, char **cap, bool want_lod,
+				    nx__tl_body body);
 /* nx__pdb_query on the cache's database, under the server's limits and query slots. */
 int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
 		     struct nx_strbuf *out, struct nx_err *err);

@@ -173,3 +173,18 @@ enum MHD_Result nx__tl_serve(struct nx_req *rq, struct nx_profile *p, bool want_
 	nx__reg_put(&rq->s->reg, p);
 	return ret;
 }
+
+enum MHD_Result nx__tl_serve_window(struct nx_req *rq, char **cap, bool want_lod,
+				    nx__tl_body body)
+{
+	struct nx__tl_window w;
+	struct nx_profile *p;
+	enum MHD_Result ret;
+
+	if (!nx__tl_window_arg(rq, true, &w, &ret))
+		return ret;
+	p = nx__lookup_profile(rq, cap, true, &ret);
+	if (!p)
+		return ret;
+	return nx__tl_serve(rq, p, want_lod, body, &w);
+}
