@@ -31,13 +31,14 @@ section() { echo; echo "## $1"; }
 skip() { echo "skipped: needs $*"; }
 section ingest;    if missing time; then skip time; else "$here/ingest.sh" "$build" "$work"; fi
 section sim;       if missing bc; then skip bc; else "$here/sim.sh" "$build" "$work"; fi
-# NX_BENCH_REFERENCE (default ../shared/reference beside the repository, if there): the
-# folder of the NKI calibration kernels and tutorials, read only by the calibration and
-# NKI benchmarks
-ref=${NX_BENCH_REFERENCE:-$here/../../shared/reference}
-calib_ref=(); [ -r "$ref/nki-calibration/measured.tsv" ] && calib_ref=(--reference "$ref")
+# NX_BENCH_REFERENCE (unset: the parts that need it are skipped): a folder holding the
+# NKI calibration kernels and tutorials (e.g. a team library's reference/), given by the
+# caller and read only by the calibration and NKI benchmarks; nothing outside the
+# repository is looked for by default
+ref=${NX_BENCH_REFERENCE:-}
+calib_ref=(); [ -n "$ref" ] && [ -r "$ref/nki-calibration/measured.tsv" ] && calib_ref=(--reference "$ref")
 section calibration; "$here/calibration.sh" "$build" "$work" "${calib_ref[@]}"
-nki_ref=(); [ -d "$ref/nki-samples" ] && nki_ref=("$ref")
+nki_ref=(); [ -n "$ref" ] && [ -d "$ref/nki-samples" ] && nki_ref=("$ref")
 section nki;       if missing bc; then skip bc; else "$here/nki.sh" "$build" "$work" "${nki_ref[@]}"; fi
 section server;    if missing wrk bc time; then skip wrk bc time; else "$here/server.sh" "$build"; fi
 section soak;      if missing wrk; then skip wrk; else DURATION=${SOAK_DURATION:-5m} "$here/soak.sh" "$build"; fi
