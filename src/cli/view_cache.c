@@ -9,7 +9,7 @@ static int build_cache(void *user, const char *dir, const char *name, uint64_t *
 		       struct nx_err *err)
 {
 	(void)user;
-	return nx_lod_build_carried(dir, name, rows, err);
+	return nx_lod_build_carried(dir, name, rows, NULL, err);
 }
 
 const struct nx_publish_hook nx_view_cache_hook = { build_cache, NULL, "timeline_cache" };

@@ -24,6 +24,7 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "server/lod_carried.h"
 #include "server/profile_db.h"
 #include "server/profile_files.h"
 
@@ -158,11 +159,12 @@ struct nx_lod_bounds {
 /* Builds the cache of the profile in dir (tables files) as out_dir/timeline.duckdb,
  * holding stamp as tl.stamp, with a private scratch folder in out_dir for DuckDB's
  * spills, within bounds; builds (may be NULL) is where it registers to be
- * interruptible; *events (may be NULL) gets the events it holds. */
+ * interruptible; *events (may be NULL) gets the events it holds, *phases (may be NULL)
+ * where its time went (lod_carried.h). */
 int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		  const struct nx_lod_stamp *stamp, const char *out_dir,
 		  const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-		  uint64_t *events, struct nx_err *err);
+		  uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err);
 
 /* The cache of a profile version (its directory's identity st): the one the ingest
  * left in the profile (NX_LOD_CARRIED_DIR) when carried and it is this profile's and

@@ -31,9 +31,12 @@
 #include "db/duck.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 /* average events per finest-level bucket (see above) */
 #define LOD_K 32
@@ -84,6 +87,46 @@ static int create_view(struct nx_duck *d, const char *dir, const struct nx_ptabl
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
 	return rc;
+}
+
+/* The laps of a build's phases (struct nx_lod_phases; ph NULL: none kept). */
+struct phase_clock {
+	struct nx_lod_phases *ph;
+	double cpu, wall; /* at the lap's start */
+};
+
+static void clock_read(double *cpu, double *wall)
+{
+	struct rusage ru;
+	struct timespec ts;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*wall = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Ends the lap as the phase named fmt, and starts the next. */
+static void NX_PRINTF(2, 3) clock_lap(struct phase_clock *c, const char *fmt, ...)
+{
+	double cpu, wall;
+	va_list ap;
+
+	if (!c->ph)
+		return;
+	clock_read(&cpu, &wall);
+	if (c->ph->n < NX_LOD_MAX_PHASES) {
+		size_t i = c->ph->n++;
+
+		va_start(ap, fmt);
+		vsnprintf(c->ph->ph[i].name, sizeof(c->ph->ph[i].name), fmt, ap);
+		va_end(ap);
+		c->ph->ph[i].cpu_s = cpu - c->cpu;
+		c->ph->ph[i].wall_s = wall - c->wall;
+	}
+	c->cpu = cpu;
+	c->wall = wall;
 }
 
 static int ceil_log2(double x)
@@ -306,7 +349,7 @@ static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, i
 /* tl.ev<s>, its pyramid, its rows of tl.tracks and tl.meta. */
 static int build_source(struct nx_duck *d, const char *dir, const char *scratch, int s,
 			const struct nx_ptable *t, int64_t chunk, uint64_t *events,
-			struct nx_err *err)
+			struct phase_clock *clk, struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT;
@@ -330,11 +373,13 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
 	if (rc)
 		return rc;
 	*events += (uint64_t)v[0];
+	clock_lap(clk, "tl.ev%d %s", s, src->table);
 	/* one level past the one whose bucket spans the profile, for views wider than it */
 	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
 	lo = v[0] > 0 ? ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[0]) : hi + 1;
 	if ((rc = build_levels(d, s, lo, hi, v[1], v[2], v[0], chunk, err)))
 		return rc;
+	clock_lap(clk, "tl.lod %s L%d..L%d", src->table, lo, hi);
 	if (s == NX_LOD_SRC_FW)
 		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
 				     "count(*)::BIGINT, min(start_ts), max(end_ts), stream, lane "
@@ -354,6 +399,7 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
 		       lo, hi, ordered ? "true" : "false");
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
+	clock_lap(clk, "tl.tracks %s", src->table);
 	return rc;
 }
 
@@ -394,7 +440,7 @@ static int build_counter_levels(struct nx_duck *d, int64_t chunk, struct nx_err 
 
 /* tl.ctr from the counter tables the profile has, and their rows of tl.tracks. */
 static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pfiles *files,
-			  int64_t chunk, struct nx_err *err)
+			  int64_t chunk, struct phase_clock *clk, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	size_t n = 0;
@@ -420,7 +466,12 @@ static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pf
 	if (!rc && n)
 		rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
-	return rc || !n ? rc : build_counter_levels(d, chunk, err);
+	if (rc || !n)
+		return rc;
+	clock_lap(clk, "tl.ctr");
+	rc = build_counter_levels(d, chunk, err);
+	clock_lap(clk, "tl.ctr_lod");
+	return rc;
 }
 
 /* tl.lines (lines_sql.c): per source location of Instruction the instruction count,
@@ -552,8 +603,9 @@ static int write_stamp(struct nx_duck *d, const struct nx_lod_stamp *s, struct n
 int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		  const struct nx_lod_stamp *stamp, const char *out_dir,
 		  const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-		  uint64_t *events, struct nx_err *err)
+		  uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
 {
+	struct phase_clock clk = { .ph = phases };
 	uint64_t n = 0;
 	struct nx_lod_build_ref ref = { 0 };
 	char *scratch = nx_path_join(out_dir, ".scratch");
@@ -563,6 +615,10 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 	struct nx_duck *d = NULL;
 	int rc;
 
+	if (phases) {
+		phases->n = 0;
+		clock_read(&clk.cpu, &clk.wall);
+	}
 	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, bounds->memory_limit, err)) ||
 	    (rc = builds_enter(builds, &ref, d, err)))
 		goto out;
@@ -575,21 +631,26 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 	    (rc = nx_duck_sandbox(d, (const char *[]){ dir, out_dir }, 2, scratch, err)) ||
 	    (rc = nx_duck_exec(d, schema_sql, err)))
 		goto out;
+	clock_lap(&clk, "open");
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles) {
-			rc = build_source(d, dir, scratch, s, t, bounds->chunk_rows, &n, err);
+			rc = build_source(d, dir, scratch, s, t, bounds->chunk_rows, &n, &clk,
+					  err);
 		}
 	}
-	if (!rc && cached_source(files, 0))
+	if (!rc && cached_source(files, 0)) {
 		rc = build_lines(d, dir, files, err);
+		clock_lap(&clk, "tl.lines");
+	}
 	if (!rc)
-		rc = build_counters(d, dir, files, bounds->chunk_rows, err);
+		rc = build_counters(d, dir, files, bounds->chunk_rows, &clk, err);
 	if (!rc)
 		rc = write_stamp(d, stamp, err);
 	if (!rc)
 		rc = nx_duck_exec(d, "CHECKPOINT tl; DETACH tl", err);
+	clock_lap(&clk, "checkpoint");
 	if (!rc && events)
 		*events = n;
 out:

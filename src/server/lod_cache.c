@@ -277,7 +277,7 @@ static int build_into(const char *root, const char *key, const char *final, cons
 
 	rc = nx_mkdirs(tmp, err);
 	if (!rc)
-		rc = nx__lod_build(dir, files, stamp, tmp, &server_bounds, builds, NULL, err);
+		rc = nx__lod_build(dir, files, stamp, tmp, &server_bounds, builds, NULL, NULL, err);
 	if (!rc)
 		rc = nx__lod_stamp_write(tmp, stamp, err);
 	if (!rc && rename(tmp, final) != 0) {

@@ -32,7 +32,7 @@ static const char *memory_limit(void)
 }
 
 int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
-			 struct nx_err *err)
+			 struct nx_lod_phases *phases, struct nx_err *err)
 {
 	char *out = nx_path_join(dir, NX_LOD_CARRIED_DIR);
 	struct nx_lod_stamp stamp = { 0 };
@@ -49,7 +49,7 @@ int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
 	nx__lod_stamp_expect(name, NX_LOD_CARRIED_VERSION, &files, &stamp);
 	rc = nx_mkdirs(out, err);
 	if (!rc)
-		rc = nx__lod_build(dir, &files, &stamp, out, &bounds, NULL, events, err);
+		rc = nx__lod_build(dir, &files, &stamp, out, &bounds, NULL, events, phases, err);
 	if (!rc)
 		rc = nx__lod_stamp_write(out, &stamp, err);
 	if (rc) {

@@ -93,7 +93,7 @@ static int make_timeline_profile(void)
 	    asprintf(&dir, "%s/profiles/global/t@latest", stage) < 0)
 		return -1;
 	rc = nx_sfx_make_timeline_profile(stage, "t", true) ||
-	     nx_lod_build_carried(dir, "t", &events, &err) || events != 34000 ||
+	     nx_lod_build_carried(dir, "t", &events, NULL, &err) || events != 34000 ||
 	     nx_test_sh("mv '%s' '%s/profiles/global/t@latest'", dir, data_dir);
 	if (err.msg[0])
 		fprintf(stderr, "%s\n", err.msg);
