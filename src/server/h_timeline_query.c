@@ -321,7 +321,7 @@ static int aggregate_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod
 	if (!a->n)
 		nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS kind WHERE false");
 	else
-		nx_strbuf_addstr(&sql, " ORDER BY busy DESC");
+		nx_strbuf_addstr(&sql, " ORDER BY busy DESC, kind, core, track, label");
 	nx__tl_put_window(out, a->t0, a->t1);
 	nx_strbuf_addstr(out, ",\"result\":");
 	if (use_cache)
