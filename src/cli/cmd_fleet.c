@@ -310,7 +310,7 @@ static int ingest_slurm(struct opts *o, const char *self, const struct nx_fleet_
 	char *ajob = NULL, *ijob = NULL;
 	int rc = NX_EXIT_OK;
 
-	if (nx_fleet_submit_slurm(self, o->data_path, p->run, todo, ntodo, &o->so, &ajob, &ijob,
+	if (nx_fleet_submit_slurm(self, o->data_path, p, todo, ntodo, &o->so, &ajob, &ijob,
 				  &err)) {
 		rc = fail(&err);
 		if (rc == NX_EXIT_USAGE)
@@ -338,7 +338,7 @@ static int ingest_local(struct opts *o, const char *self, const struct nx_fleet_
 	size_t failed = 0;
 	int sig = 0;
 
-	if (ntodo && nx_fleet_run_local(self, o->data_path, p->run, todo, ntodo, o->jobs,
+	if (ntodo && nx_fleet_run_local(self, o->data_path, p, todo, ntodo, o->jobs,
 					&failed, &sig, &err)) {
 		int rc = fail(&err);
 		if (sig) {
@@ -449,34 +449,36 @@ out:
 	return rc;
 }
 
-/* Line k (0-based) of a list of member names (caller frees). */
-static int list_entry(const char *path, long k, char **name, struct nx_err *err)
+/* The task to run: line --array-index of the task list --list (two small reads), or
+ * --task N of the manifest (which is read whole). */
+static int task_to_run(const struct opts *o, struct nx_fleet_task *t, size_t *number,
+		       struct nx_err *err)
 {
-	char *data = NULL, *s, *e;
-	size_t len = 0;
-	long line = 0;
+	struct nx_fleet_plan p;
 	int rc;
 
-	if ((rc = nx_read_file(path, &data, &len, err)))
+	if (o->list)
+		return nx_fleet_list_read(o->list, o->co.display_name, (size_t)o->array_index, t,
+					  number, err);
+	if ((rc = nx_fleet_manifest_read(o->data_path, o->co.display_name, &p, err)))
 		return rc;
-	for (s = data; *s && line < k; s++)
-		if (*s == '\n')
-			line++;
-	e = strchr(s, '\n');
-	if (!*s || !e || e == s)
-		rc = nx_errf(err, NX_EUSAGE, "'%s' has no member at line %ld", path, k + 1);
-	else
-		*name = nx_xstrndup(s, (size_t)(e - s));
-	free(data);
+	if ((size_t)o->task >= p.n) {
+		rc = nx_errf(err, NX_EUSAGE, "run '%s' has %zu tasks; there is no task %ld", p.run,
+			     p.n, o->task);
+	} else {
+		*t = p.t[o->task];
+		memset(&p.t[o->task], 0, sizeof(*t));
+		*number = (size_t)o->task;
+	}
+	nx_fleet_plan_release(&p);
 	return rc;
 }
 
 static int do_run_task(struct opts *o)
 {
-	struct nx_fleet_plan p = { 0 };
+	struct nx_fleet_task t = { 0 };
 	struct nx_err err = { 0 };
-	size_t task = (size_t)o->task;
-	char *member = NULL;
+	size_t number = 0;
 	int rc = NX_EXIT_OK;
 
 	if (o->list && o->array_index < 0) {
@@ -495,28 +497,12 @@ static int do_run_task(struct opts *o)
 		nx_cli_error(CMD, "run-task needs --task N, or --list FILE with --array-index K");
 		return NX_EXIT_USAGE;
 	}
-	if ((o->list && list_entry(o->list, o->array_index, &member, &err)) ||
-	    nx_fleet_manifest_read(o->data_path, o->co.display_name, &p, &err)) {
-		rc = fail(&err);
-		goto out;
-	}
-	if (member) {
-		for (task = 0; task < p.n && strcmp(p.t[task].profile, member); task++)
-			;
-		if (task == p.n) {
-			nx_cli_error(CMD, "run '%s' has no member '%s' (any more)",
-				     o->co.display_name, member);
-			rc = NX_EXIT_FAIL;
-			goto out;
-		}
-	}
-	if (nx_fleet_run_task(o->data_path, &p, task, &err))
+	if (task_to_run(o, &t, &number, &err) ||
+	    nx_fleet_run_task(o->data_path, o->co.display_name, &t, number, &err))
 		rc = fail(&err);
 	else
-		printf("task %zu done: %s\n", task, p.t[task].profile);
-out:
-	free(member);
-	nx_fleet_plan_release(&p);
+		printf("task %zu done: %s\n", number, t.profile);
+	nx_fleet_task_release(&t);
 	return rc;
 }
 

@@ -45,6 +45,7 @@ struct nx_fleet_plan {
 int nx_fleet_plan(const char *run_dir, const char *run, struct nx_fleet_plan *p,
 		  struct nx_err *err);
 void nx_fleet_plan_release(struct nx_fleet_plan *p);
+void nx_fleet_task_release(struct nx_fleet_task *t);
 
 /* The longest run name: its members' names (<run>-<label>-<8 digits>) must fit. */
 #define NX_FLEET_RUN_MAX 190
@@ -64,6 +65,24 @@ int nx_fleet_manifest_write(const char *data_path, const struct nx_fleet_plan *p
 int nx_fleet_manifest_read(const char *data_path, const char *run, struct nx_fleet_plan *p,
 			   struct nx_err *err);
 
+struct nx_strbuf;
+/* Appends the manifest row of task `number` (no line end). */
+void nx_fleet_row(struct nx_strbuf *sb, size_t number, const struct nx_fleet_task *t);
+/* Parses one manifest row of run `run` (changed in place) into *t and its task number;
+ * errors name path and lineno. The member name is checked as by nx_fleet_manifest_read. */
+int nx_fleet_row_parse(const char *run, char *line, const char *path, size_t lineno,
+		       size_t *number, struct nx_fleet_task *t, struct nx_err *err);
+
+/* A task list: the manifest rows of the tasks one submission runs, line i for array
+ * element (or local task) i, every line padded to the same length so that a task reads
+ * its own row with two small reads, whatever the size of the run. Written atomically. */
+int nx_fleet_list_write(const char *path, const struct nx_fleet_plan *p, const size_t *idx,
+			size_t n, struct nx_err *err);
+/* Line k of the task list at path, as a task of run `run` and its number in the manifest
+ * the list was made from. Errors name the file and the line. */
+int nx_fleet_list_read(const char *path, const char *run, size_t k, struct nx_fleet_task *t,
+		       size_t *number, struct nx_err *err);
+
 enum nx_fleet_state { NX_FLEET_PENDING, NX_FLEET_RUNNING, NX_FLEET_DONE, NX_FLEET_FAILED };
 
 struct nx_fleet_status {
@@ -82,17 +101,19 @@ void nx_fleet_task_status(const char *data_path, const char *run, const struct n
 void nx_fleet_status_release(struct nx_fleet_status *st);
 const char *nx_fleet_state_name(enum nx_fleet_state s);
 
-/* Runs one task in this process: marks it running, ingests its input into the member
- * profile (atomic publish), marks it done or failed (the message is also in err). */
-int nx_fleet_run_task(const char *data_path, const struct nx_fleet_plan *p, size_t i,
-		      struct nx_err *err);
+/* Runs task t (number `number` of the manifest) of run `run` in this process: marks it
+ * running, ingests its input into the member profile (atomic publish), marks it done or
+ * failed (the message is also in err). */
+int nx_fleet_run_task(const char *data_path, const char *run, const struct nx_fleet_task *t,
+		      size_t number, struct nx_err *err);
 
-/* Runs tasks idx[0..n) as `self fleet run-task ...` subprocesses, at most jobs at a
- * time, each logging to <fleet dir>/logs/<profile>.log. *failed gets the number that
+/* Runs tasks idx[0..n) of p as `self fleet run-task --list L --array-index i`
+ * subprocesses (L a task list in <fleet dir>/local/, removed at the end), at most jobs at
+ * a time, each logging to <fleet dir>/logs/<profile>.log. *failed gets the number that
  * did not succeed. SIGINT, SIGTERM or SIGHUP meanwhile is forwarded to every task
  * process; no more start, all are reaped, and the call fails with -EINTR and the signal
  * in *stopped_by (else 0). */
-int nx_fleet_run_local(const char *self, const char *data_path, const char *run,
+int nx_fleet_run_local(const char *self, const char *data_path, const struct nx_fleet_plan *p,
 		       const size_t *idx, size_t n, unsigned jobs, size_t *failed, int *stopped_by,
 		       struct nx_err *err);
 
@@ -106,12 +127,13 @@ struct nx_fleet_slurm {
 	bool wait;                          /* sbatch --wait on the index job */
 };
 
-/* Submits tasks idx[0..n) as one `sbatch --array=0-(n-1)[%K]` job (several when n exceeds
- * array_max) and one job depending on them (afterany) that runs `self fleet index`. With
+/* Submits tasks idx[0..n) of p as one `sbatch --array=0-(n-1)[%K]` job (several when n
+ * exceeds array_max), each element reading its row of a task list, and one job
+ * depending on them (afterany) that runs `self fleet index`. With
  * n == 0 only the index job is submitted. *array_job (ids joined with ',') and *index_job
  * receive the job ids (caller frees). */
-int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *run,
-			  const size_t *idx, size_t n, const struct nx_fleet_slurm *o,
+int nx_fleet_submit_slurm(const char *self, const char *data_path,
+			  const struct nx_fleet_plan *p, const size_t *idx, size_t n, const struct nx_fleet_slurm *o,
 			  char **array_job, char **index_job, struct nx_err *err);
 
 /* Builds the fleet index of the run from the manifest, the status files and the done
@@ -128,7 +150,6 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 int nx_fleet_export(const char *data_path, const char *run, const char *out, size_t *tables,
 		    struct nx_err *err);
 
-struct nx_strbuf;
 /* Appends the text report of a run's published index to out: the run line, the
  * stragglers with what explains them, then device profiles and framework-trace ranks,
  * slowest first (at most top of each; 0 = all), then, when recommend > 0, the

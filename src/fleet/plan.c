@@ -28,14 +28,19 @@ char *nx_fleet_dir(const char *data_path, const char *run)
 	return nx_xasprintf("%s/fleet/%s", data_path, run);
 }
 
+void nx_fleet_task_release(struct nx_fleet_task *t)
+{
+	free(t->profile);
+	free(t->instance);
+	free(t->neff);
+	free(t->input);
+	memset(t, 0, sizeof(*t));
+}
+
 void nx_fleet_plan_release(struct nx_fleet_plan *p)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		free(p->t[i].profile);
-		free(p->t[i].instance);
-		free(p->t[i].neff);
-		free(p->t[i].input);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		nx_fleet_task_release(&p->t[i]);
 	free(p->t);
 	free(p->run);
 	memset(p, 0, sizeof(*p));
@@ -113,12 +118,34 @@ static int member_name(const char *run, const char *root, char kind, const char 
 	return 0;
 }
 
-static bool name_taken(const struct nx_fleet_plan *p, const char *name)
+static int cmp_profile(const void *a, const void *b)
 {
+	const struct nx_fleet_task *const *x = a, *const *y = b;
+
+	return strcmp((*x)->profile, (*y)->profile);
+}
+
+/* Two inputs with one member name (the same path and content fingerprint cannot occur
+ * twice in one walk, but a hash can collide): found by sorting the names once, where a
+ * search of the names planned so far for each new one would grow with the square of
+ * the run. */
+static int check_unique(const struct nx_fleet_plan *p, struct nx_err *err)
+{
+	const struct nx_fleet_task **order = nx_xcalloc(p->n ? p->n : 1, sizeof(*order));
+	int rc = 0;
+
 	for (size_t i = 0; i < p->n; i++)
-		if (!strcmp(p->t[i].profile, name))
-			return true;
-	return false;
+		order[i] = &p->t[i];
+	qsort(order, p->n, sizeof(*order), cmp_profile);
+	for (size_t i = 1; i < p->n && !rc; i++) {
+		const struct nx_fleet_task *a = order[i - 1], *b = order[i];
+
+		if (!strcmp(a->profile, b->profile))
+			rc = nx_errf(err, NX_ECORRUPT, "'%s' and '%s' of the run have the same "
+				     "identity %s", a->input, b->input, b->profile);
+	}
+	free(order);
+	return rc;
 }
 
 static char *absolute(const char *path)
@@ -212,9 +239,6 @@ static int plan_pairs(struct nx_fleet_plan *p, const struct nx_found *f, const c
 		t.input = absolute(d->ntff);
 		rc = member_name(p->run, root, 'd', t.input, t.neff, label, &t.profile, err);
 		free(label);
-		if (!rc && name_taken(p, t.profile))
-			rc = nx_errf(err, NX_ECORRUPT, "'%s' and another input of the run have the "
-				     "same identity %s", t.input, t.profile);
 		NX_GROW(p->t, p->n + 1, *cap);
 		p->t[p->n++] = t;
 		if (!rc)
@@ -246,9 +270,6 @@ static int plan_traces(struct nx_fleet_plan *p, const struct nx_found *f, const 
 				    : nx_xasprintf("trace-%s", t.instance);
 		rc = member_name(p->run, root, 't', t.input, "", label, &t.profile, err);
 		free(label);
-		if (!rc && name_taken(p, t.profile))
-			rc = nx_errf(err, NX_ECORRUPT, "'%s' and another input of the run have the "
-				     "same identity %s", t.input, t.profile);
 		NX_GROW(p->t, p->n + 1, *cap);
 		p->t[p->n++] = t;
 		if (!rc)
@@ -290,12 +311,32 @@ int nx_fleet_plan(const char *run_dir, const char *run, struct nx_fleet_plan *p,
 	rc = plan_pairs(p, &f, root, &cap, err);
 	if (!rc)
 		rc = plan_traces(p, &f, root, &cap, err);
+	if (!rc)
+		rc = check_unique(p, err);
 out:
 	free(root);
 	nx_found_release(&f);
 	if (rc)
 		nx_fleet_plan_release(p);
 	return rc;
+}
+
+void nx_fleet_row(struct nx_strbuf *sb, size_t number, const struct nx_fleet_task *t)
+{
+	nx_strbuf_addf(sb, "%zu\t%s\t%s\t%s\t", number,
+		       t->kind == NX_FLEET_DEVICE ? "device" : "trace", t->profile, t->instance);
+	if (t->pid >= 0)
+		nx_strbuf_addf(sb, "%" PRId64, t->pid);
+	nx_strbuf_addch(sb, '\t');
+	if (t->nc >= 0)
+		nx_strbuf_addf(sb, "%" PRId64, t->nc);
+	nx_strbuf_addch(sb, '\t');
+	if (t->model >= 0)
+		nx_strbuf_addf(sb, "%" PRId64, t->model);
+	nx_strbuf_addch(sb, '\t');
+	if (t->rank >= 0)
+		nx_strbuf_addf(sb, "%" PRId64, t->rank);
+	nx_strbuf_addf(sb, "\t%s\t%s", t->neff, t->input);
 }
 
 int nx_fleet_manifest_write(const char *data_path, const struct nx_fleet_plan *p,
@@ -310,22 +351,8 @@ int nx_fleet_manifest_write(const char *data_path, const struct nx_fleet_plan *p
 
 	nx_strbuf_addstr(&sb, MANIFEST_HEADER "\n");
 	for (size_t i = 0; i < p->n; i++) {
-		const struct nx_fleet_task *t = &p->t[i];
-		nx_strbuf_addf(&sb, "%zu\t%s\t%s\t%s\t", i,
-			       t->kind == NX_FLEET_DEVICE ? "device" : "trace", t->profile,
-			       t->instance);
-		if (t->pid >= 0)
-			nx_strbuf_addf(&sb, "%" PRId64, t->pid);
-		nx_strbuf_addch(&sb, '\t');
-		if (t->nc >= 0)
-			nx_strbuf_addf(&sb, "%" PRId64, t->nc);
-		nx_strbuf_addch(&sb, '\t');
-		if (t->model >= 0)
-			nx_strbuf_addf(&sb, "%" PRId64, t->model);
-		nx_strbuf_addch(&sb, '\t');
-		if (t->rank >= 0)
-			nx_strbuf_addf(&sb, "%" PRId64, t->rank);
-		nx_strbuf_addf(&sb, "\t%s\t%s\n", t->neff, t->input);
+		nx_fleet_row(&sb, i, &p->t[i]);
+		nx_strbuf_addch(&sb, '\n');
 	}
 	rc = nx_mkdirs(status, err);
 	if (!rc)
@@ -353,6 +380,47 @@ static int parse_i64(const char *s, int64_t *v)
 	return *end || errno || *v < 0 ? -1 : 0;
 }
 
+int nx_fleet_row_parse(const char *run, char *line, const char *path, size_t lineno,
+		       size_t *number, struct nx_fleet_task *t, struct nx_err *err)
+{
+	char *col[NCOLS], *s = line;
+	size_t nc = 0;
+	int64_t task, v[4];
+	struct nx_err e = { 0 };
+
+	memset(t, 0, sizeof(*t));
+	while (nc < NCOLS) {
+		col[nc++] = s;
+		s = strchr(s, '\t');
+		if (!s)
+			break;
+		*s++ = '\0';
+	}
+	if (nc != NCOLS || s)
+		return nx_errf(err, NX_ECORRUPT, "'%s': line %zu: %s columns, expected %d", path,
+			       lineno, s ? "too many" : "too few", NCOLS);
+	if (parse_i64(col[0], &task) || task < 0 || parse_i64(col[4], &v[0]) ||
+	    parse_i64(col[5], &v[1]) || parse_i64(col[6], &v[2]) || parse_i64(col[7], &v[3]) ||
+	    (strcmp(col[1], "device") && strcmp(col[1], "trace")) || !col[2][0] || !col[9][0])
+		return nx_errf(err, NX_ECORRUPT, "'%s': line %zu: malformed task row", path, lineno);
+	/* every name read back goes into paths: it must be one of this run's members */
+	if (nx_check_display_name(col[2], &e) || strncmp(col[2], run, strlen(run)) ||
+	    col[2][strlen(run)] != '-')
+		return nx_errf(err, NX_ECORRUPT, "'%s': line %zu: '%.200s' is not a member name "
+			       "of run '%s'", path, lineno, col[2], run);
+	*number = (size_t)task;
+	t->kind = strcmp(col[1], "device") ? NX_FLEET_TRACE : NX_FLEET_DEVICE;
+	t->profile = nx_xstrdup(col[2]);
+	t->instance = nx_xstrdup(col[3]);
+	t->pid = v[0];
+	t->nc = v[1];
+	t->model = v[2];
+	t->rank = v[3];
+	t->neff = nx_xstrdup(col[8]);
+	t->input = nx_xstrdup(col[9]);
+	return 0;
+}
+
 int nx_fleet_manifest_read(const char *data_path, const char *run, struct nx_fleet_plan *p,
 			   struct nx_err *err)
 {
@@ -372,11 +440,8 @@ int nx_fleet_manifest_read(const char *data_path, const char *run, struct nx_fle
 		goto out;
 	p->run = nx_xstrdup(run);
 	for (line = data; line && *line; line = next) {
-		char *col[NCOLS], *s = line;
-		size_t nc = 0;
-		int64_t task, v[4];
-		struct nx_fleet_task t = { 0 };
-		struct nx_err e = { 0 };
+		size_t task;
+		struct nx_fleet_task t;
 
 		next = strchr(line, '\n');
 		if (!next) {
@@ -393,42 +458,14 @@ int nx_fleet_manifest_read(const char *data_path, const char *run, struct nx_fle
 				break;
 			continue;
 		}
-		while (nc < NCOLS) {
-			col[nc++] = s;
-			s = strchr(s, '\t');
-			if (!s)
-				break;
-			*s++ = '\0';
-		}
-		if (nc != NCOLS || s) {
-			rc = nx_errf(err, NX_ECORRUPT, "'%s': line %zu: %s columns, expected %d", path,
-				     lineno, s ? "too many" : "too few", NCOLS);
+		if ((rc = nx_fleet_row_parse(run, line, path, lineno, &task, &t, err)))
+			break;
+		if (task != p->n) {
+			nx_fleet_task_release(&t);
+			rc = nx_errf(err, NX_ECORRUPT, "'%s': line %zu: malformed task row (task "
+				     "number %zu, expected %zu)", path, lineno, task, p->n);
 			break;
 		}
-		if (parse_i64(col[0], &task) || task != (int64_t)p->n || parse_i64(col[4], &v[0]) ||
-		    parse_i64(col[5], &v[1]) || parse_i64(col[6], &v[2]) || parse_i64(col[7], &v[3]) ||
-		    (strcmp(col[1], "device") && strcmp(col[1], "trace")) || !col[2][0] ||
-		    !col[9][0]) {
-			rc = nx_errf(err, NX_ECORRUPT, "'%s': line %zu: malformed task row", path,
-				     lineno);
-			break;
-		}
-		/* every name read back goes into paths: it must be one of this run's members */
-		if (nx_check_display_name(col[2], &e) || strncmp(col[2], run, strlen(run)) ||
-		    col[2][strlen(run)] != '-') {
-			rc = nx_errf(err, NX_ECORRUPT, "'%s': line %zu: '%.200s' is not a member name "
-				     "of run '%s'", path, lineno, col[2], run);
-			break;
-		}
-		t.kind = strcmp(col[1], "device") ? NX_FLEET_TRACE : NX_FLEET_DEVICE;
-		t.profile = nx_xstrdup(col[2]);
-		t.instance = nx_xstrdup(col[3]);
-		t.pid = v[0];
-		t.nc = v[1];
-		t.model = v[2];
-		t.rank = v[3];
-		t.neff = nx_xstrdup(col[8]);
-		t.input = nx_xstrdup(col[9]);
 		NX_GROW(p->t, p->n + 1, cap);
 		p->t[p->n++] = t;
 	}

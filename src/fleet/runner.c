@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * runner.c: the two ways a fleet's tasks run (see fleet.h): local subprocesses of the
  * binary itself, -j N at a time, and one Slurm job array plus a dependent index job,
- * both executing the hidden `fleet run-task` subcommand. The Slurm scripts and the
- * list of submitted members (line i = array index i) are kept in <data>/fleet/<run>/slurm/. */
+ * both executing the hidden `fleet run-task` subcommand on its line of a task list
+ * (tasklist.c). The Slurm scripts and task lists (line i = array index i) are kept in
+ * <data>/fleet/<run>/slurm/, the local run's list in <data>/fleet/<run>/local/. */
 #include "common/compat.h"
 #include "fleet/fleet.h"
 #include "common/fsutil.h"
@@ -19,15 +20,17 @@
 #include <time.h>
 #include <unistd.h>
 
-static pid_t spawn(const char *self, const char *data_path, const char *run, size_t task,
-		   const char *log, const sigset_t *mask, struct nx_err *err)
+/* `self fleet run-task` on line k of the task list. */
+static pid_t spawn(const char *self, const char *data_path, const char *run, const char *list,
+		   size_t k, const char *log, const sigset_t *mask, struct nx_err *err)
 {
 	char num[32];
 	char *argv[] = { (char *)self, (char *)"fleet", (char *)"run-task", (char *)"--data-path",
-			 (char *)data_path, (char *)"--run", (char *)run, (char *)"--task", num, NULL };
+			 (char *)data_path, (char *)"--run", (char *)run, (char *)"--list",
+			 (char *)list, (char *)"--array-index", num, NULL };
 	pid_t pid;
 
-	snprintf(num, sizeof(num), "%zu", task);
+	snprintf(num, sizeof(num), "%zu", k);
 	pid = fork();
 	if (pid < 0)
 		return nx_errf(err, -errno, "cannot start a task process: %s", strerror(errno));
@@ -72,20 +75,40 @@ static void reap(struct slots *s, bool all, size_t *failed)
 	}
 }
 
-int nx_fleet_run_local(const char *self, const char *data_path, const char *run,
+/* <fleet dir>/local/tasks-<pid>.list: this process's task list (one at a time per run:
+ * the run's lock is held). */
+static char *local_list(const char *data_path, const char *run, struct nx_err *err)
+{
+	char *dir = nx_xasprintf("%s/fleet/%s/local", data_path, run);
+	char *path = nx_xasprintf("%s/tasks-%d.list", dir, (int)getpid());
+
+	if (nx_mkdirs(dir, err)) {
+		free(path);
+		path = NULL;
+	}
+	free(dir);
+	return path;
+}
+
+int nx_fleet_run_local(const char *self, const char *data_path, const struct nx_fleet_plan *p,
 		       const size_t *idx, size_t n, unsigned jobs, size_t *failed, int *stopped_by,
 		       struct nx_err *err)
 {
-	struct nx_fleet_plan p;
+	const char *run = p->run;
 	struct slots s = { 0 };
 	sigset_t wait_for, old;
 	size_t next = 0;
 	int sig = 0, rc;
+	char *list;
 
 	*failed = 0;
 	*stopped_by = 0;
-	if ((rc = nx_fleet_manifest_read(data_path, run, &p, err)))
+	if (!(list = local_list(data_path, run, err)))
+		return -EIO;
+	if ((rc = nx_fleet_list_write(list, p, idx, n, err))) {
+		free(list);
 		return rc;
+	}
 	s.jobs = jobs ? jobs : 1;
 	s.pid = nx_xcalloc(s.jobs, sizeof(*s.pid));
 	/* SIGCHLD and the signals that stop the run are taken with sigwaitinfo: a stop is
@@ -100,8 +123,8 @@ int nx_fleet_run_local(const char *self, const char *data_path, const char *run,
 		reap(&s, false, failed);
 		while (!sig && !rc && next < n && s.active < s.jobs) {
 			char *log = nx_xasprintf("%s/fleet/%s/logs/%s.log", data_path, run,
-						 p.t[idx[next]].profile);
-			pid_t pid = spawn(self, data_path, run, idx[next], log, &old, err);
+						 p->t[idx[next]].profile);
+			pid_t pid = spawn(self, data_path, run, list, next, log, &old, err);
 
 			free(log);
 			if (pid < 0) {
@@ -137,7 +160,8 @@ int nx_fleet_run_local(const char *self, const char *data_path, const char *run,
 			     "command again runs what did not finish", sig, strsignal(sig), next, n);
 	}
 	free(s.pid);
-	nx_fleet_plan_release(&p);
+	unlink(list);
+	free(list);
 	return rc;
 }
 
@@ -265,21 +289,19 @@ static int sbatch(struct argv_buf *a, char **job, struct nx_err *err)
 	return 0;
 }
 
-/* One array over the members names[0..n) (chunk k of the submission). */
-static int submit_array(const char *self, const char *data_path, const char *run,
-			const char *dir, const char *base, char *const *names, size_t n,
+/* One array over tasks idx[0..n) of p (chunk k of the submission). */
+static int submit_array(const char *self, const char *data_path, const struct nx_fleet_plan *p,
+			const char *dir, const char *base, const size_t *idx, size_t n,
 			const struct nx_fleet_slurm *o, char **job, struct nx_err *err)
 {
 	char *list = nx_xasprintf("%s.list", base), *script = nx_xasprintf("%s.sh", base);
+	const char *run = p->run;
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct argv_buf a = { 0 };
 	int rc;
 
-	for (size_t i = 0; i < n; i++)
-		nx_strbuf_addf(&sb, "%s\n", names[i]);
-	if ((rc = nx_write_file_atomic(list, sb.buf, sb.len, err)))
+	if ((rc = nx_fleet_list_write(list, p, idx, n, err)))
 		goto out;
-	nx_strbuf_reset(&sb);
 	nx_strbuf_addstr(&sb, "#!/bin/sh\n# one task of the fleet run; written by "
 			      "neuron-explorer fleet ingest\nexec ");
 	sh_quote(&sb, self);
@@ -310,10 +332,12 @@ out:
 	return rc;
 }
 
-int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *run,
-			  const size_t *idx, size_t n, const struct nx_fleet_slurm *o,
-			  char **array_job, char **index_job, struct nx_err *err)
+int nx_fleet_submit_slurm(const char *self, const char *data_path,
+			  const struct nx_fleet_plan *p, const size_t *idx, size_t n,
+			  const struct nx_fleet_slurm *o, char **array_job, char **index_job,
+			  struct nx_err *err)
 {
+	const char *run = p->run;
 	char *dir = nx_fleet_dir(data_path, run);
 	char *sdir = nx_path_join(dir, "slurm");
 	char *stamp = nx_xasprintf("%ld-%d", (long)time(NULL), (int)getpid());
@@ -327,23 +351,14 @@ int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *r
 	if ((rc = nx_mkdirs(sdir, err)))
 		goto out;
 	if (n) {
-		/* Member names, not task numbers: a re-plan may renumber the tasks while the
+		/* Whole rows, not task numbers: a re-plan may renumber the tasks while the
 		 * array still runs. Arrays hold at most `chunk` tasks (Slurm's MaxArraySize). */
-		struct nx_fleet_plan p;
-		char **names = nx_xcalloc(n, sizeof(*names));
-
-		if ((rc = nx_fleet_manifest_read(data_path, run, &p, err))) {
-			free(names);
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++)
-			names[i] = idx[i] < p.n ? p.t[idx[i]].profile : (char *)"?";
 		for (size_t k = 0; k * chunk < n && !rc; k++) {
 			char *base = nx_xasprintf("%s/array-%s-%zu", sdir, stamp, k), *job = NULL;
 			size_t m = n - k * chunk < chunk ? n - k * chunk : chunk;
 
-			rc = submit_array(self, data_path, run, dir, base, names + k * chunk, m, o,
-					  &job, err);
+			rc = submit_array(self, data_path, p, dir, base, idx + k * chunk, m, o, &job,
+					  err);
 			if (!rc) {
 				nx_strbuf_addf(&jobs, "%s%s", k ? "," : "", job);
 				nx_strbuf_addf(&deps, ":%s", job);
@@ -351,8 +366,6 @@ int nx_fleet_submit_slurm(const char *self, const char *data_path, const char *r
 			free(job);
 			free(base);
 		}
-		free(names);
-		nx_fleet_plan_release(&p);
 		if (jobs.len)
 			*array_job = nx_xstrdup(jobs.buf);
 		if (rc)

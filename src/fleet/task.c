@@ -199,22 +199,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int nx_fleet_run_task(const char *data_path, const struct nx_fleet_plan *p, size_t i,
-		      struct nx_err *err)
+int nx_fleet_run_task(const char *data_path, const char *run, const struct nx_fleet_task *t,
+		      size_t i, struct nx_err *err)
 {
-	const struct nx_fleet_task *t;
-	char *running, *done, *failed;
+	char *running = status_path(data_path, run, t->profile, "running");
+	char *done = status_path(data_path, run, t->profile, "done");
+	char *failed = status_path(data_path, run, t->profile, "failed");
 	double t0 = now_s();
 	int lock = -1, rc;
 
-	if (i >= p->n)
-		return nx_errf(err, NX_EUSAGE, "run '%s' has %zu tasks; there is no task %zu",
-			       p->run, p->n, i);
-	t = &p->t[i];
-	running = status_path(data_path, p->run, t->profile, "running");
-	done = status_path(data_path, p->run, t->profile, "done");
-	failed = status_path(data_path, p->run, t->profile, "failed");
-	if ((rc = lock_task(data_path, p->run, t->profile, &lock, err)))
+	if ((rc = lock_task(data_path, run, t->profile, &lock, err)))
 		goto out;
 	if ((rc = write_status(running, 0, "", err)) || (rc = remove_status(done, err)) ||
 	    (rc = remove_status(failed, err))) {
