@@ -6,6 +6,7 @@
 # planted straggler core and one straggler rank, goes through one sbatch array and the
 # dependent index job. Asserts: every member profile published, FleetProfile/FleetRank
 # rows, the two stragglers and what explains them, array task ids in the status files;
+# an array element runs from its line of the task list alone (no manifest needed);
 # a task killed mid-way leaves no profile, reads as failed "killed", and the re-run
 # resubmits exactly that task; the same run ingested locally with -j 2 gives identical
 # fleet tables.
@@ -61,6 +62,24 @@ done || fail "a member profile is missing"
 "$BIN" fleet report --data-path dpS --display-name $R > rep.txt || fail "report"
 sed -n '/^Device profiles/,/^$/p' rep.txt | sed -n 2p | grep -q "vnc_1-[0-9a-f]\{8\} .*instance ip-10-0-0-3 .*STRAGGLER" ||
 	fail "report does not list the straggler first: $(cat rep.txt)"
+
+# an array element reads only its own row of the task list (padded lines of one length):
+# it runs with the manifest moved away
+list0=$(ls dpS/fleet/$R/slurm/array-*-0.list)
+[ "$(awk '{ print length($0) }' "$list0" | sort -u | wc -l)" = 1 ] || fail "task list lines differ in length"
+lp=$(sed -n 3p "$list0" | cut -f3)
+lt=$(sed -n 3p "$list0" | cut -f1)
+rm -rf "dpS/profiles/global/$lp@latest" "dpS/fleet/$R/status/$lp.done"
+mv dpS/fleet/$R/manifest.tsv manifest.away
+"$BIN" fleet run-task --data-path dpS --run $R --list "$list0" --array-index 2 > lt.txt 2>&1 ||
+	fail "run-task from its list line: $(cat lt.txt)"
+mv manifest.away dpS/fleet/$R/manifest.tsv
+grep -q "^task $lt done: $lp$" lt.txt || fail "list line 3 ran another task: $(cat lt.txt)"
+[ -s "dpS/profiles/global/$lp@latest/Summary.parquet" ] || [ -s "dpS/profiles/global/$lp@latest/SystemProfileEvents.parquet" ] ||
+	fail "the list's task did not publish $lp"
+"$BIN" fleet run-task --data-path dpS --run $R --list "$list0" --array-index 10 > lt.txt 2>&1 &&
+	fail "a line past the list's end ran"
+grep -q "has 10 task(s): there is no line 11" lt.txt || fail "past the end: $(cat lt.txt)"
 
 # a task killed mid-way: no half profile, status "killed", the re-run redoes only it
 victim=$(awk -F'\t' '$3 ~ /a1b2c3d4e5f60002/ { print $1 "\t" $3 }' dpS/fleet/$R/manifest.tsv)

@@ -82,6 +82,8 @@ cp good.ntff "$bad"
 "$BIN" fleet ingest run --data-path dp --display-name $R -j 2 > out.txt 2>&1 || fail "re-run: $(cat out.txt)"
 grep -q "(11 already done, 0 running elsewhere, 1 to run)" out.txt || fail "re-run plan: $(cat out.txt)"
 grep -q "^12 tasks: 12 done" out.txt || fail "re-run counts"
+# the task processes read their rows from a task list, which the run removes at its end
+[ -d dp/fleet/$R/local ] && [ -z "$(ls -A dp/fleet/$R/local)" ] || fail "a local task list was left"
 "$BIN" fleet ingest run --data-path dp --display-name $R -j 2 > out.txt 2>&1 || fail "third run"
 grep -q "(12 already done, 0 running elsewhere, 0 to run)" out.txt || fail "third run plan"
 [ "$(q "SELECT count(*), count(*) FILTER (straggler) FROM '$IDX/FleetProfile.parquet'")" = "$(printf '8\t1')" ] ||

@@ -3,7 +3,9 @@
  * of a run directory (one task per NEFF/NTFF pair and per framework trace, their fields),
  * member names (stable across re-plans and a moved run, new when an input changes, cut
  * to fit), the manifest written and read back and its bad forms (each named by file and
- * line), a task's state from its status files, and the run-name checks. */
+ * line), the task lists a submission's tasks read their own rows from (every line of
+ * one length, any line read back alone, with the manifest gone; their bad forms), a
+ * task's state from its status files, and the run-name checks. */
 #include "common/compat.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
@@ -352,6 +354,98 @@ static void manifest_errors(void **state)
 	free(data);
 }
 
+/* A task list of the run's tasks in reverse order: every line has one length, and line
+ * k, read alone, is task idx[k] with its manifest number, without any manifest. */
+static void task_list_round_trip(void **state)
+{
+	struct nx_fleet_plan p;
+	struct nx_err err = { 0 };
+	char *run = at("run"), *list = at("lists/a.list"), *dir = at("lists"), *data = NULL;
+	size_t idx[8], len = 0, width, number;
+
+	(void)state;
+	if (nx_fleet_plan(run, "r1", &p, &err) || nx_mkdirs(dir, &err))
+		fail_msg("%s", err.msg);
+	assert_true(p.n >= 2 && p.n <= NX_ARRAY_SIZE(idx));
+	for (size_t k = 0; k < p.n; k++)
+		idx[k] = p.n - 1 - k;
+	if (nx_fleet_list_write(list, &p, idx, p.n, &err) ||
+	    nx_read_file(list, &data, &len, &err))
+		fail_msg("%s", err.msg);
+	width = (size_t)(strchr(data, '\n') - data) + 1;
+	assert_int_equal(len, width * p.n);
+	for (size_t k = 0; k < p.n; k++)
+		assert_int_equal(data[(k + 1) * width - 1], '\n');
+	for (size_t k = 0; k < p.n; k++) {
+		struct nx_fleet_task t;
+		struct nx_fleet_plan one = { .run = p.run, .t = &t, .n = 1 };
+		struct nx_fleet_plan want = { .run = p.run, .t = &p.t[idx[k]], .n = 1 };
+
+		if (nx_fleet_list_read(list, "r1", k, &t, &number, &err))
+			fail_msg("line %zu: %s", k + 1, err.msg);
+		assert_int_equal(number, idx[k]);
+		plan_equal(&want, &one);
+		nx_fleet_task_release(&t);
+	}
+	free(data);
+	nx_fleet_plan_release(&p);
+	free(dir);
+	free(list);
+	free(run);
+}
+
+/* Reads line k of lists/bad.list holding text as a task of run "bad": fails with want
+ * in the message, which names the file. */
+static void bad_list(const char *text, size_t k, const char *want)
+{
+	struct nx_fleet_task t;
+	struct nx_err err = { 0 };
+	size_t number = 0;
+	char *list = at("lists/bad.list");
+
+	put("lists/bad.list", text);
+	assert_int_not_equal(nx_fleet_list_read(list, "bad", k, &t, &number, &err), 0);
+	if (!strstr(err.msg, want) || !strstr(err.msg, "lists/bad.list"))
+		fail_msg("'%s' does not name the file and say '%s'", err.msg, want);
+	assert_null(t.profile);
+	free(list);
+}
+
+static void task_list_errors(void **state)
+{
+	struct nx_fleet_task t;
+	struct nx_err err = { 0 };
+	size_t number;
+	char *nosuch = at("lists/nosuch.list"), *good_path = at("lists/bad.list");
+	/* two good lines of 40 bytes: rows, a tab, spaces */
+	const char *good = "0\tdevice\tbad-a\tip\t1\t0\t0\t\t/n\t/i\t            \n"
+			   "1\tdevice\tbad-b\tip\t1\t1\t0\t\t/n\t/j\t            \n";
+	char text[512];
+
+	(void)state;
+	assert_int_equal(nx_fleet_list_read(nosuch, "bad", 0, &t, &number, &err), NX_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "lists/nosuch.list"));
+	put("lists/bad.list", good);
+	if (nx_fleet_list_read(good_path, "bad", 1, &t, &number, &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(t.profile, "bad-b");
+	assert_string_equal(t.input, "/j");
+	assert_int_equal(number, 1);
+	nx_fleet_task_release(&t);
+	bad_list(good, 2, "has 2 task(s): there is no line 3");
+	bad_list("", 0, "empty file");
+	bad_list("0\tdevice\tbad-a", 0, "line 1: no line end");
+	snprintf(text, sizeof(text), "%.*s", (int)strlen(good) - 1, good); /* cut short */
+	bad_list(text, 0, "are not whole lines of");
+	bad_list("0\tdevice\tbad-a\tip\t1\t0\t0\t\t/n\t/i     \n", 0, "line 1: not a padded task row");
+	bad_list("0\tdevice\tbad-a\tip\t1\t0\t0\t\t/n\t\t\n", 0, "line 1: malformed task row");
+	bad_list("0\tdevice\tother-a\tip\t1\t0\t0\t\t/n\t/i\t\n", 0,
+		 "line 1: 'other-a' is not a member name of run 'bad'");
+	bad_list("0\tdevice\tbad-a\t/n\t/i\t\n", 0, "line 1: too few columns");
+	free(good_path);
+	free(nosuch);
+}
+
 /* The state of a task of run r2 whose status files hold what the test wrote. */
 static enum nx_fleet_state state_of(const struct nx_fleet_task *t, struct nx_fleet_status *st)
 {
@@ -459,6 +553,8 @@ int main(void)
 		cmocka_unit_test(plan_errors),
 		cmocka_unit_test(manifest_round_trip),
 		cmocka_unit_test(manifest_errors),
+		cmocka_unit_test(task_list_round_trip),
+		cmocka_unit_test(task_list_errors),
 		cmocka_unit_test(task_states),
 		cmocka_unit_test(run_names),
 	};
