@@ -514,11 +514,13 @@ static int do_status(struct opts *o)
 
 	if (nx_fleet_manifest_read(o->data_path, o->co.display_name, &p, &err))
 		return fail(&err);
+	memset(&c, 0, sizeof(c));
 	printf("%-5s %-8s %-8s %s\n", "TASK", "KIND", "STATE", "PROFILE / WHERE / MESSAGE");
 	for (size_t i = 0; i < p.n; i++) {
 		struct nx_fleet_status st;
 
 		nx_fleet_task_status(o->data_path, p.run, &p.t[i], &st);
+		c.n[st.state]++;
 		printf("%-5zu %-8s %-8s %s", i, p.t[i].kind == NX_FLEET_DEVICE ? "device" : "trace",
 		       nx_fleet_state_name(st.state), p.t[i].profile);
 		if (st.where[0])
@@ -530,8 +532,7 @@ static int do_status(struct opts *o)
 		putchar('\n');
 		nx_fleet_status_release(&st);
 	}
-	count_states(o->data_path, &p, &c, NULL, NULL);
-	print_counts(&p, &c);
+	print_counts(&p, &c); /* the states printed, not read again */
 	nx_fleet_plan_release(&p);
 	return NX_EXIT_OK;
 }
