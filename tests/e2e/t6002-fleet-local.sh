@@ -4,7 +4,8 @@
 # message naming the file (status, FleetTask), the other members are published, the
 # re-run after the fix runs only that task, a third run nothing; bad manifests and bad
 # options give clear errors; the run is served as one name by the real HTTP server
-# (union views with a profile column, the sandbox still refusing other files); the hive
+# (union views with a profile column, the sandbox still refusing other files, a damaged
+# member file named); the hive
 # export scans back to the members' row counts; `recommend` on the run analyses every
 # device member, each as on its own.
 set -u
@@ -170,6 +171,21 @@ s '{"type":"databaseExplorerQuery","query":"SELECT * FROM read_csv('"'"'/etc/pas
 	grep -q '"query_not_allowed"' || fail "the sandbox let a fleet query read /etc/passwd"
 s '{"type":"databaseExplorerQuery","query":"COPY (SELECT 1) TO '"'"'x.csv'"'"'"}' |
 	grep -q '"query_not_allowed"' || fail "COPY allowed"
+# a member's damaged file: the union view is checked as a whole, and only then file by
+# file, so the reply names that file (and the other tables still answer)
+dm=$(sed -n 3p $IDX/fleet-members.txt)
+cp "dp/profiles/global/$dm@latest/Summary.parquet" summary.good
+printf 'not parquet' > "dp/profiles/global/$dm@latest/.junk" &&
+	mv "dp/profiles/global/$dm@latest/.junk" "dp/profiles/global/$dm@latest/Summary.parquet"
+s '{"type":"databaseExplorerQuery","query":"SELECT count(*) FROM Summary"}' > dmg.json
+grep -qF "table Summary cannot be read: ../$dm@latest/Summary.parquet is damaged or not a parquet file" dmg.json ||
+	fail "damaged member file not named: $(head -c 400 dmg.json)"
+s '{"type":"databaseExplorerQuery","query":"SELECT count(DISTINCT profile) FROM SystemProfileEvents"}' |
+	grep -q '"rows":\[\[4\]\]' || fail "another union table with a damaged member file"
+cp summary.good "dp/profiles/global/$dm@latest/.good" &&
+	mv "dp/profiles/global/$dm@latest/.good" "dp/profiles/global/$dm@latest/Summary.parquet"
+s '{"type":"databaseExplorerQuery","query":"SELECT count(DISTINCT profile) AS n FROM Summary"}' |
+	grep -q '"rows":\[\[8\]\]' || fail "Summary union after the repair"
 kill "$SRV"; wait "$SRV" 2> /dev/null; SRV=
 
 # hive-style export
