@@ -14,7 +14,10 @@
 # than the run; the last table compares, in the same run, the two ways a task finds its
 # row (the whole manifest, `run-task --task`, against its line of the task list,
 # `run-task --list`, what the Slurm and local runners use), in CPU time and bytes read.
-# Environment: NX_BENCH_BUILD (default ./build), NX_BENCH_KEEP=1 keeps the work directory.
+# Environment: NX_BENCH_BUILD (default ./build; its binary must not change while this
+# runs), NX_BENCH_SIZES (the sizes in the order to run them, default "100 300 N"),
+# NX_BENCH_KEEP=1 keeps the work directory. Each size's raw figures are printed to stderr
+# as soon as they are measured.
 # Wall times on a loaded machine are indicative only; CPU seconds and counts are not.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +27,7 @@ bin=$build/neuron-explorer
 n_max=${1:-1000}
 case $n_max in '' | *[!0-9]*) echo "usage: fleet_scale.sh [N] (N pairs, even, >= 2)" >&2; exit 2 ;; esac
 [ "$n_max" -ge 2 ] || { echo "fleet_scale.sh: N must be at least 2" >&2; exit 2; }
-sizes=$(printf '%s\n' 100 300 "$n_max" | awk -v m="$n_max" '$1 <= m' | sort -nu)
+sizes=${NX_BENCH_SIZES:-$(printf '%s\n' 100 300 "$n_max" | awk -v m="$n_max" '$1 <= m' | sort -nu)}
 work=$(mktemp -d "${TMPDIR:-/tmp}/nx-fleet-scale.XXXXXX")
 server=
 cleanup() {
@@ -120,6 +123,7 @@ for n in $sizes; do
 		"$n" "$tasks" "$wall" "$task_s" "$ctl_wall" "$ctl_cpu" "$ctl_rss" "$task_rss" \
 		"$st_wall" "$st_cpu" "$ix_wall" "$ix_cpu" "$ix_rss" "$qa" "$qb" "$qc" "$srv_rss" \
 		"$files" "$procs")")
+	echo "measured: ${rows[-1]}" >&2
 
 	# a task finding its row, the two ways, with the member's lock held by us so that
 	# the task stops right after (it reports the member as being ingested)
@@ -146,11 +150,12 @@ for n in $sizes; do
 	exec {lockfd}>&-
 	width=$(head -n 1 "$list" | wc -c)
 	lookup+=("$n $tasks $old $new $(stat -c %s "$d/fleet/run/manifest.tsv") $width")
+	echo "lookup: ${lookup[-1]}" >&2
 done
 
 echo "fleet at scale: private Slurm, $slots slots, $(nproc) cores; each pair a hard link to one capture"
 echo "(wall times on a loaded machine are indicative only; CPU seconds and counts are not)"
-printf '%s\n' "${rows[@]}" | awk -v slots="$slots" '
+printf '%s\n' "${rows[@]}" | sort -n | awk -v slots="$slots" '
 BEGIN {
 	printf "%6s %6s %8s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s %8s %7s %6s\n",
 		"pairs", "tasks", "wall_s", "task_s", "ovh/task", "ctl_cpu", "ctl_MB", "task_MB",
@@ -178,7 +183,7 @@ END {
 }'
 echo
 echo "a task finding its row (CPU per call, 20 calls; the task then stops at the member's lock):"
-printf '%s\n' "${lookup[@]}" | awk '
+printf '%s\n' "${lookup[@]}" | sort -n | awk '
 BEGIN { printf "%6s %6s %14s %14s %14s %14s %16s\n", "pairs", "tasks", "manifest_ms",
 	"list_ms", "manifest_B", "list_B/task", "run_total_B(old)" }
 { printf "%6d %6d %14.2f %14.2f %14d %14d %16d\n", $1, $2, $3, $4, $5, 2 * $6, $2 * $5 }'
