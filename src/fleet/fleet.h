@@ -133,8 +133,9 @@ struct nx_fleet_slurm {
  * n == 0 only the index job is submitted. *array_job (ids joined with ',') and *index_job
  * receive the job ids (caller frees). */
 int nx_fleet_submit_slurm(const char *self, const char *data_path,
-			  const struct nx_fleet_plan *p, const size_t *idx, size_t n, const struct nx_fleet_slurm *o,
-			  char **array_job, char **index_job, struct nx_err *err);
+			  const struct nx_fleet_plan *p, const size_t *idx, size_t n,
+			  const struct nx_fleet_slurm *o, char **array_job, char **index_job,
+			  struct nx_err *err);
 
 /* Builds the fleet index of the run from the manifest, the status files and the done
  * members' tables (DuckDB SQL), and publishes it atomically as the profile

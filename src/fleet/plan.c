@@ -402,7 +402,8 @@ int nx_fleet_row_parse(const char *run, char *line, const char *path, size_t lin
 	if (parse_i64(col[0], &task) || task < 0 || parse_i64(col[4], &v[0]) ||
 	    parse_i64(col[5], &v[1]) || parse_i64(col[6], &v[2]) || parse_i64(col[7], &v[3]) ||
 	    (strcmp(col[1], "device") && strcmp(col[1], "trace")) || !col[2][0] || !col[9][0])
-		return nx_errf(err, NX_ECORRUPT, "'%s': line %zu: malformed task row", path, lineno);
+		return nx_errf(err, NX_ECORRUPT, "'%s': line %zu: malformed task row", path,
+			       lineno);
 	/* every name read back goes into paths: it must be one of this run's members */
 	if (nx_check_display_name(col[2], &e) || strncmp(col[2], run, strlen(run)) ||
 	    col[2][strlen(run)] != '-')

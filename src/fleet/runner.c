@@ -357,8 +357,8 @@ int nx_fleet_submit_slurm(const char *self, const char *data_path,
 			char *base = nx_xasprintf("%s/array-%s-%zu", sdir, stamp, k), *job = NULL;
 			size_t m = n - k * chunk < chunk ? n - k * chunk : chunk;
 
-			rc = submit_array(self, data_path, p, dir, base, idx + k * chunk, m, o, &job,
-					  err);
+			rc = submit_array(self, data_path, p, dir, base, idx + k * chunk, m, o,
+					  &job, err);
 			if (!rc) {
 				nx_strbuf_addf(&jobs, "%s%s", k ? "," : "", job);
 				nx_strbuf_addf(&deps, ":%s", job);

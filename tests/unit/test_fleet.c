@@ -437,7 +437,8 @@ static void task_list_errors(void **state)
 	bad_list("0\tdevice\tbad-a", 0, "line 1: no line end");
 	snprintf(text, sizeof(text), "%.*s", (int)strlen(good) - 1, good); /* cut short */
 	bad_list(text, 0, "are not whole lines of");
-	bad_list("0\tdevice\tbad-a\tip\t1\t0\t0\t\t/n\t/i     \n", 0, "line 1: not a padded task row");
+	bad_list("0\tdevice\tbad-a\tip\t1\t0\t0\t\t/n\t/i     \n", 0,
+		 "line 1: not a padded task row");
 	bad_list("0\tdevice\tbad-a\tip\t1\t0\t0\t\t/n\t\t\n", 0, "line 1: malformed task row");
 	bad_list("0\tdevice\tother-a\tip\t1\t0\t0\t\t/n\t/i\t\n", 0,
 		 "line 1: 'other-a' is not a member name of run 'bad'");
