@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * parquet_footer.c: row groups of a parquet footer re-written for moved bytes, and their
- * byte spans (see parquet_footer.h). Field numbers are those of parquet.thrift. */
+ * parquet_footer.c: parquet files opened and their footers read and scanned, row groups
+ * and column chunks re-written for moved bytes, and their byte spans (see
+ * parquet_footer.h). Field numbers are those of parquet.thrift. */
 #include "common/compat.h"
 #include "db/parquet_footer.h"
 #include "common/le.h"
@@ -69,6 +70,151 @@ int nx_pq_open(struct nx_pq_file *f, const char *path, struct nx_err *err)
 				 err);
 	f->data_end = f->size - 8 - f->footer_len;
 	return 0;
+}
+
+void nx_pq_close(struct nx_pq_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+int nx_pq_read_footer(const struct nx_pq_file *f, uint8_t **out, struct nx_err *err)
+{
+	uint8_t *buf = nx_xmalloc(f->footer_len ? f->footer_len : 1);
+	int rc = nx_pq_read_at(f, buf, f->footer_len, f->data_end, err);
+
+	if (rc)
+		free(buf);
+	else
+		*out = buf;
+	return rc;
+}
+
+static void mark(const struct nx_tc_in *in, size_t range[2], const uint8_t *start)
+{
+	range[0] = (size_t)(start - in->buf);
+	range[1] = (size_t)(in->p - in->buf);
+}
+
+/* One top-level FileMetaData field of nx_pq_scan: its value checked and read, or its
+ * range marked; *seen gets bit 0 for the rows, bit 1 for the row groups. */
+static int scan_field(struct nx_tc_in *in, int type, int16_t id, struct nx_pq_file *f,
+		      struct nx_pq_head *h, unsigned *seen, struct nx_err *err)
+{
+	const uint8_t *start = in->p;
+	int elem, rc;
+
+	switch (id) {
+	case 1:
+		if ((rc = nx_pq_want(in, type, NX_TC_I32, id, err)))
+			return rc;
+		return nx_tc_read_zigzag(in, &h->version, err);
+	case 2:
+	case 5:
+	case 7:
+		if ((rc = nx_pq_want(in, type, NX_TC_LIST, id, err)) ||
+		    (rc = nx_tc_skip(in, type, err)))
+			return rc;
+		mark(in, id == 2 ? h->schema : id == 5 ? h->kv : h->orders, start);
+		return 0;
+	case 3:
+		*seen |= 1;
+		if ((rc = nx_pq_want(in, type, NX_TC_I64, id, err)))
+			return rc;
+		return nx_tc_read_zigzag(in, &f->rows, err);
+	case 4:
+		*seen |= 2;
+		if ((rc = nx_pq_want(in, type, NX_TC_LIST, id, err)) ||
+		    (rc = nx_tc_read_list(in, &f->row_groups, &elem, err)) ||
+		    (rc = nx_pq_want(in, elem, NX_TC_STRUCT, id, err)))
+			return rc;
+		for (uint32_t i = 0; !rc && i < f->row_groups; i++)
+			rc = nx_tc_skip(in, NX_TC_STRUCT, err);
+		return rc;
+	case 6:
+		if ((rc = nx_pq_want(in, type, NX_TC_BINARY, id, err)) ||
+		    (rc = nx_tc_skip(in, type, err)))
+			return rc;
+		mark(in, h->created_by, start);
+		return 0;
+	default:
+		return nx_pq_err(f, NX_EVERSION, nx_tc_offset(in),
+				 "unknown FileMetaData field (an encrypted file?)", err);
+	}
+}
+
+int nx_pq_scan(struct nx_pq_file *f, const uint8_t *footer, struct nx_pq_head *h,
+	       struct nx_err *err)
+{
+	struct nx_tc_in in;
+	int16_t last = 0, id;
+	unsigned seen = 0;
+	int type, rc;
+
+	nx_tc_in_init(&in, footer, f->footer_len, f->path, f->data_end);
+	memset(h, 0, sizeof(*h));
+	f->rows = 0;
+	f->row_groups = 0;
+	for (;;) {
+		if ((rc = nx_tc_read_field(&in, last, &type, &id, err)))
+			return rc;
+		if (type == NX_TC_STOP)
+			break;
+		if ((rc = scan_field(&in, type, id, f, h, &seen, err)))
+			return rc;
+		last = id;
+	}
+	if (in.p != in.end)
+		return nx_pq_err(f, NX_ECORRUPT, nx_tc_offset(&in), "bytes after the footer's end",
+				 err);
+	if (seen != 3 || h->schema[1] == h->schema[0])
+		return nx_pq_err(f, NX_ECORRUPT, f->data_end,
+				 "footer lacks schema, rows or row groups", err);
+	if (f->rows < 0)
+		return nx_pq_err(f, NX_ECORRUPT, f->data_end, "negative row count", err);
+	return 0;
+}
+
+int nx_pq_seek_row_groups(struct nx_tc_in *in, struct nx_err *err)
+{
+	int16_t last = 0, id;
+	int type, elem, rc;
+	uint32_t n;
+
+	for (;;) {
+		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
+			return rc;
+		if (id == 4 && type == NX_TC_LIST)
+			return nx_tc_read_list(in, &n, &elem, err);
+		if (type == NX_TC_STOP)
+			return nx_errf(err, NX_ECORRUPT, "'%s': footer changed while joining",
+				       in->file);
+		if ((rc = nx_tc_skip(in, type, err)))
+			return rc;
+		last = id;
+	}
+}
+
+void nx_pq_put_last_fields(struct nx_strbuf *b, const struct nx_pq_head *h,
+			   const struct nx_strbuf *orders)
+{
+	const size_t *range[] = { h->kv, h->created_by, h->orders };
+	const int types[] = { NX_TC_LIST, NX_TC_BINARY, NX_TC_LIST };
+	int16_t last = 4;
+
+	for (int f = 0; f < 3; f++) {
+		bool mine = f == 2 && orders;
+		if (!mine && range[f][1] == range[f][0])
+			continue;
+		nx_tc_write_field(b, last, types[f], (int16_t)(5 + f));
+		if (mine)
+			nx_strbuf_add(b, orders->buf, orders->len);
+		else
+			nx_strbuf_add(b, h->footer + range[f][0], range[f][1] - range[f][0]);
+		last = (int16_t)(5 + f);
+	}
+	nx_strbuf_addch(b, NX_TC_STOP);
 }
 
 int nx_pq_write_all(int fd, const char *path, const void *buf, size_t len, struct nx_err *err)
@@ -317,6 +463,12 @@ int nx_pq_copy_row_group(struct nx_tc_in *in, const struct nx_pq_move *m, uint64
 	struct copy c = { .m = m, .out = out, .ordinal = ordinal };
 
 	return copy_fields(in, row_group_field, &c, err);
+}
+
+int nx_pq_copy_chunk(struct nx_tc_in *in, const struct nx_pq_move *m, struct nx_strbuf *out,
+		     struct nx_err *err)
+{
+	return copy_struct(in, m, &column_chunk, out, err);
 }
 
 /* What a row group's span gathers: its rows, and per column chunk the metadata's

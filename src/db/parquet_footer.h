@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT
- * parquet_footer.h: what joining parts into one parquet file (db/parquet_concat.c) and
- * cutting a file into slices (db/parquet_slice.c) share: opening a file and checking its
- * frame, copying its bytes, and its footer's row groups re-written for bytes that moved
- * (read from a Thrift compact cursor, written with every file offset moved by the same
- * amount; offsets must lie in the moved range). Field numbers are those of
- * parquet.thrift. No DuckDB here. */
+ * parquet_footer.h: what the code that handles our parquet files at the level of their
+ * footers shares: joining parts one after the other (db/parquet_concat.c) or side by
+ * side (db/parquet_zip.c), cutting a file into slices (db/parquet_slice.c) and reading
+ * columns (db/parquet_read.c). A file is opened and its frame checked, its footer read
+ * and scanned (rows, row groups, where the fields a joined footer copies lie), its bytes
+ * copied, and its row groups or column chunks re-written for bytes that moved (read from
+ * a Thrift compact cursor, written with every file offset moved by the same amount;
+ * offsets must lie in the moved range). Field numbers are those of parquet.thrift. No
+ * DuckDB here. */
 #ifndef NX_DB_PARQUET_FOOTER_H
 #define NX_DB_PARQUET_FOOTER_H
 
@@ -18,17 +21,42 @@
  * widest table is well under 4 MB, for 70M rows in one file about 35 MB. */
 #define NX_PQ_MAX_FOOTER (256u << 20)
 
-/* An open parquet file: "PAR1", data [4, data_end), footer, length, "PAR1". */
+/* An open parquet file: "PAR1", data [4, data_end), footer, length, "PAR1". rows and
+ * row_groups are set by nx_pq_scan. */
 struct nx_pq_file {
 	const char *path;
 	int fd; /* -1 when not open */
 	uint64_t size, data_end;
 	uint32_t footer_len;
+	int64_t rows;
+	uint32_t row_groups;
+};
+
+/* Where a scanned FileMetaData's fields lie in its footer (byte ranges, end == start
+ * when absent): the schema list, key-value metadata, created_by and column orders. */
+struct nx_pq_head {
+	uint8_t *footer; /* owned by whoever keeps it (nx_pq_scan does not set it) */
+	int64_t version;
+	size_t schema[2], kv[2], created_by[2], orders[2];
 };
 
 /* Opens path and checks its two magics and its footer length; the caller closes f->fd
- * when it is not -1, whatever the result. */
+ * when it is not -1 (nx_pq_close), whatever the result. */
 int nx_pq_open(struct nx_pq_file *f, const char *path, struct nx_err *err);
+void nx_pq_close(struct nx_pq_file *f);
+/* Reads f's footer, whole, into *out (the caller frees it). */
+int nx_pq_read_footer(const struct nx_pq_file *f, uint8_t **out, struct nx_err *err);
+/* Checks a FileMetaData and sets f->rows, f->row_groups and h's ranges (h->footer is
+ * left NULL). Fields this code does not know (encryption) are refused. */
+int nx_pq_scan(struct nx_pq_file *f, const uint8_t *footer, struct nx_pq_head *h,
+	       struct nx_err *err);
+/* Positions a cursor over a footer that nx_pq_scan accepted at its first row group. */
+int nx_pq_seek_row_groups(struct nx_tc_in *in, struct nx_err *err);
+/* Appends a joined FileMetaData's last fields, h's key-value metadata (5), created_by
+ * (6) and column orders (7, or the list in orders when not NULL: an encoded list header
+ * and its items), then the struct's end. */
+void nx_pq_put_last_fields(struct nx_strbuf *b, const struct nx_pq_head *h,
+			   const struct nx_strbuf *orders);
 /* An error naming the file and the byte. */
 int nx_pq_err(const struct nx_pq_file *f, int code, uint64_t at, const char *what,
 	      struct nx_err *err);
@@ -60,6 +88,11 @@ int nx_pq_want(struct nx_tc_in *in, int type, int expected, int16_t id, struct n
  * column chunk in another file or encrypted is refused (NX_EVERSION). */
 int nx_pq_copy_row_group(struct nx_tc_in *in, const struct nx_pq_move *m, uint64_t ordinal,
 			 struct nx_strbuf *out, struct nx_err *err);
+
+/* Copies one ColumnChunk struct from in to out with its offsets moved (as
+ * nx_pq_copy_row_group does for each of a row group's chunks). */
+int nx_pq_copy_chunk(struct nx_tc_in *in, const struct nx_pq_move *m, struct nx_strbuf *out,
+		     struct nx_err *err);
 
 /* Reads one RowGroup struct: its row count and the bytes its column chunks take in the
  * file, [*lo, *hi). */

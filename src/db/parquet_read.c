@@ -334,19 +334,6 @@ static int read_groups(struct nx_tc_in *in, struct file *f, size_t ncols,
 	return 0;
 }
 
-/* The footer of pf, whole (caller frees *out). */
-static int read_footer(const struct nx_pq_file *pf, uint8_t **out, struct nx_err *err)
-{
-	uint8_t *buf = nx_xmalloc(pf->footer_len ? pf->footer_len : 1);
-	int rc = nx_pq_read_at(pf, buf, pf->footer_len, pf->data_end, err);
-
-	if (rc)
-		free(buf);
-	else
-		*out = buf;
-	return rc;
-}
-
 static int open_file(struct file *f, const char *path, char *const *names, size_t ncols,
 		     struct nx_err *err)
 {
@@ -365,7 +352,7 @@ static int open_file(struct file *f, const char *path, char *const *names, size_
 	f->fd = pf.fd; /* kept: the pages are read through it */
 	f->size = pf.size;
 	if (!rc)
-		rc = read_footer(&pf, &footer, err);
+		rc = nx_pq_read_footer(&pf, &footer, err);
 	if (!rc) {
 		struct nx_tc_in in;
 		int16_t last = 0, id;
