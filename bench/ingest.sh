@@ -6,8 +6,12 @@
 # in the same run. Prints one line per size, then every table's time (and the peak RSS
 # reached by the end of it when the ingest reports it). The total includes the timeline
 # cache that view builds into the profile before publishing it (its own line,
-# timeline_cache; bench/bench_lod_build measures it alone). NX_BENCH_KEEP=1 keeps the
-# generated traces and profiles (they take about 0.5 GB per 10M records).
+# timeline_cache; bench/bench_lod_build measures it alone). The raw stage is also run with
+# one writer per trace table (NX_INGEST_WRITERS=1, the build before two writers shared the
+# columns; docs/memory.md, "Two writers") and with two, alternating, NX_BENCH_PAIRS pairs
+# (default 1), for their ratios to the same floor, CPU seconds and peak RSS; NX_BENCH_ONE=0
+# skips those runs. NX_BENCH_KEEP=1 keeps the generated traces and profiles (they take
+# about 0.5 GB per 10M records).
 set -euo pipefail
 build=$1
 work=$2
@@ -50,6 +54,24 @@ for m in $sizes; do
 		printf "%sM records: raw tables %.2f s (%.2f M rec/s, %.1f MB/s of NTFF), floor %.2f s (raw/floor %.2fx); derived %.2f s; total %.2f s (total/floor %.2fx); CPU %s s; peak RSS %.0f MB\n",
 			m, raw, rows / raw / 1e6, bytes / raw / 1e6, floor, raw / floor, der, wall,
 			wall / floor, cpu, rss / 1024 }'
+	# the raw stage with one writer per trace table and with two, alternating
+	# (NX_BENCH_PAIRS pairs), against the same floor: wall, CPU and peak RSS of each
+	if [[ ${NX_BENCH_ONE:-1} != 0 ]]; then
+		for ((r = 1; r <= ${NX_BENCH_PAIRS:-1}; r++)); do
+			for w in 1 2; do
+				NX_INGEST_WRITERS=$w /usr/bin/time -v "$bin" view -n "$d/bench.neff" \
+					-s "$d/bench.ntff" --data-path "$d/data" \
+					--display-name "bench-w$w" --ingest-only >"$d/writers.log" 2>&1
+				rm -rf "$d/data/profiles/global/bench-w$w@"*
+				awk -v floor="$floor" -v w="$w" -v r="$r" '
+				     /raw tables/ { for (i = 1; i <= NF; i++) if ($i == "raw") t = $(i + 2) }
+				     /User time|System time/ { split($0, f, ": "); c += f[2] }
+				     /Maximum resident/ { m = $NF }
+				     END { printf "    %s writer%s per trace table (pair %d): raw tables %.2f s (raw/floor %.2fx); CPU %.1f s; peak RSS %.0f MB\n",
+					w, w == 1 ? "" : "s", r, t, t / floor, c, m / 1024 }' "$d/writers.log"
+			done
+		done
+	fi
 	# per table: "  <Table> <rows> rows <time> s [...]" ("tables" for the join of split
 	# tables); "peak <n> MB" when reported
 	awk '/^  [A-Za-z_]+ +[0-9]+ (rows|tables)/ {

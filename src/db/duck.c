@@ -5,6 +5,7 @@
 #include "db/duck.h"
 #include "db/duck_conn.h"
 #include "db/parquet_write.h"
+#include "db/parquet_zip.h"
 #include "db/rowbuf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -29,6 +30,10 @@
  * keeps using the same two or three. */
 #define AHEAD_BATCHES (AHEAD_CHUNKS + 1)
 
+/* Writers reading one source run ahead: one, or two for a copy split by columns
+ * (nx_duck_copy_source_parts). */
+#define MAX_READERS 2
+
 /* A chunk filled by a source run ahead, with the arena of its strings when it is bound
  * for our writer. */
 struct ahead_batch {
@@ -38,36 +43,48 @@ struct ahead_batch {
 
 /* A source run on a producer thread into a bounded queue of chunks, which the scan of
  * nx_source() hands to DuckDB's writer by reference, or nx_duck_write_ahead to ours.
- * Everything below mu is guarded by it. */
+ * Every reader reads every batch; a batch is free again once all readers asked for the
+ * one after it. Batches are numbered in the order they were made: ring holds those
+ * made and not yet freed, [oldest, made). Everything below mu is guarded by it. */
 struct nx_duck_ahead {
 	pthread_t thread;
 	struct nx_row_source *src;
 	bool own_strings; /* bound for our writer: strings in each batch's arena */
+	unsigned readers;
 	duckdb_logical_type types[128];
 	pthread_mutex_t mu;
 	pthread_cond_t ready, room;
 	struct ahead_batch batches[AHEAD_BATCHES];
-	struct ahead_batch *q[AHEAD_CHUNKS];        /* ready, from head */
-	size_t head, count;
+	struct ahead_batch *ring[AHEAD_BATCHES];    /* batch k at k % AHEAD_BATCHES */
+	uint64_t made, oldest;
+	uint64_t next[MAX_READERS];                 /* the batch each reader takes next */
+	bool holding[MAX_READERS];                  /* a reader holds batch next - 1 */
 	struct ahead_batch *free[AHEAD_BATCHES];    /* a stack */
 	size_t nfree;
-	struct ahead_batch *handed;                 /* to the writer, or NULL */
 	bool done; /* the producer has ended: rc and err are final */
-	bool stop; /* the copy has ended: the producer must stop */
+	bool stop; /* the copy has ended: the producer must stop, readers get no more */
 	int rc;
 	struct nx_err err;
+};
+
+/* What nx_source(k) reads: a source, inline or run ahead (as reader `reader` of it),
+ * and the source's own error once the scan met it. */
+struct source_slot {
+	struct nx_row_source *src;
+	struct nx_duck_ahead *ahead;
+	unsigned reader;
+	struct nx_err err;
+	int rc;
 };
 
 struct nx_duck {
 	duckdb_database db;
 	duckdb_connection con;
-	struct nx_row_source *source; /* the source the running COPY reads */
-	struct nx_duck_ahead *ahead;  /* when it runs ahead on its own thread */
-	struct nx_err source_err;
-	int source_rc;
-	duckdb_connection con2;       /* a second connection, made when needed */
+	duckdb_connection con2;       /* a second connection (a split copy's second writer, a
+				       * second cursor), made when needed */
 	duckdb_connection con_app;    /* appenders' (an appender's flush on a connection ends
 				       * the streaming result it is reading) */
+	struct source_slot slot[MAX_READERS]; /* what the running COPYs read */
 };
 
 /* ---- row buffers ------------------------------------------------------------------ */
@@ -343,21 +360,26 @@ static duckdb_logical_type logical_type_of(const struct nx_field *f)
 	return list;
 }
 
+/* nx_source(k) reads slot k, which the copy running it filled. */
 static void source_bind(duckdb_bind_info info)
 {
 	struct nx_duck *d = duckdb_bind_get_extra_info(info);
+	duckdb_value v = duckdb_bind_get_parameter(info, 0);
+	int64_t k = v ? duckdb_get_int64(v) : -1;
 	const struct nx_table *t;
 
-	if (!d->source) {
+	duckdb_destroy_value(&v);
+	if (k < 0 || k >= MAX_READERS || !d->slot[k].src) {
 		duckdb_bind_set_error(info, "nx_source() is internal to neuron-explorer ingest");
 		return;
 	}
-	t = d->source->table;
+	t = d->slot[k].src->table;
 	for (size_t i = 0; i < t->nfields; i++) {
 		duckdb_logical_type lt = logical_type_of(&t->fields[i]);
 		duckdb_bind_add_result_column(info, t->fields[i].name, lt);
 		duckdb_destroy_logical_type(&lt);
 	}
+	duckdb_bind_set_bind_data(info, &d->slot[k], NULL);
 }
 
 static void source_init(duckdb_init_info info)
@@ -422,22 +444,46 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
 	return rc;
 }
 
+/* The batch number every reader has let go of: readers hold batch next - 1 until they
+ * ask for the next. */
+static uint64_t read_by_all(const struct nx_duck_ahead *a)
+{
+	uint64_t low = UINT64_MAX;
+
+	for (unsigned i = 0; i < a->readers; i++)
+		if (a->next[i] - a->holding[i] < low)
+			low = a->next[i] - a->holding[i];
+	return low;
+}
+
+/* The batches a reader has yet to take, for the slowest reader. */
+static uint64_t unread(const struct nx_duck_ahead *a)
+{
+	uint64_t low = UINT64_MAX;
+
+	for (unsigned i = 0; i < a->readers; i++)
+		if (a->next[i] < low)
+			low = a->next[i];
+	return a->made - low;
+}
+
 /* The producer thread of a source run ahead: fills batches until the source ends,
- * fails, or the copy stops it. With fewer than AHEAD_CHUNKS ready and at most one handed
- * to the writer, one of the AHEAD_BATCHES is always free. */
+ * fails, or the copy stops it. With fewer than AHEAD_CHUNKS unread and every reader
+ * holding at most the batch before them, one of the AHEAD_BATCHES is always free. */
 static void *ahead_main(void *arg)
 {
 	struct nx_duck_ahead *a = arg;
 	const struct nx_table *t = a->src->table;
 	struct nx_err err = { 0 };
 
+	pthread_setname_np(pthread_self(), "nx-rows"); /* for top -H and perf */
 	for (;;) {
 		struct ahead_batch *slot;
 		struct nx_rowbuf b;
 		int n;
 
 		pthread_mutex_lock(&a->mu);
-		while (a->count == AHEAD_CHUNKS && !a->stop)
+		while (unread(a) >= AHEAD_CHUNKS && !a->stop)
 			pthread_cond_wait(&a->room, &a->mu);
 		slot = a->stop ? NULL : a->free[--a->nfree];
 		pthread_mutex_unlock(&a->mu);
@@ -461,37 +507,43 @@ static void *ahead_main(void *arg)
 			a->rc = n < 0 ? n : 0;
 			a->err = err;
 			a->done = true;
-			pthread_cond_signal(&a->ready);
+			pthread_cond_broadcast(&a->ready);
 			pthread_mutex_unlock(&a->mu);
 			return NULL;
 		}
-		a->q[(a->head + a->count++) % AHEAD_CHUNKS] = slot;
-		pthread_cond_signal(&a->ready);
+		a->ring[a->made++ % AHEAD_BATCHES] = slot;
+		pthread_cond_broadcast(&a->ready);
 		pthread_mutex_unlock(&a->mu);
 	}
 }
 
-/* The next batch of a source run ahead, waiting for it; a NULL chunk at the source's
- * end. When the source ended with an error, that error is returned (with err) instead.
- * The batch is valid until the next call, which frees it for the producer. */
-static int ahead_take(struct nx_duck_ahead *a, struct ahead_batch *batch, struct nx_err *err)
+/* The next batch of a source run ahead for reader r, waiting for it; a NULL chunk at
+ * the source's end or once the copy stopped. When the source ended with an error, that
+ * error is returned (with err) instead. The batch is valid until r's next call, which
+ * frees it for the producer when every reader is past it. */
+static int ahead_take(struct nx_duck_ahead *a, unsigned r, struct ahead_batch *batch,
+		      struct nx_err *err)
 {
 	int rc = 0;
 
 	batch->chunk = NULL;
 	pthread_mutex_lock(&a->mu);
-	if (a->handed) {
-		nx_arena_free(&a->handed->arena); /* its strings are read */
-		a->free[a->nfree++] = a->handed;
-		a->handed = NULL;
+	if (a->holding[r]) {
+		uint64_t upto;
+		a->holding[r] = false;
+		for (upto = read_by_all(a); a->oldest < upto; a->oldest++) {
+			struct ahead_batch *done = a->ring[a->oldest % AHEAD_BATCHES];
+			nx_arena_free(&done->arena); /* its strings are read */
+			a->free[a->nfree++] = done;
+		}
 	}
-	while (!a->count && !a->done)
+	while (a->next[r] == a->made && !a->done && !a->stop)
 		pthread_cond_wait(&a->ready, &a->mu);
-	if (a->count) {
-		a->handed = a->q[a->head];
-		*batch = *a->handed;
-		a->head = (a->head + 1) % AHEAD_CHUNKS;
-		a->count--;
+	if (a->stop) {
+		/* the copy ended elsewhere: no more batches */
+	} else if (a->next[r] < a->made) {
+		*batch = *a->ring[a->next[r]++ % AHEAD_BATCHES];
+		a->holding[r] = true;
 		pthread_cond_signal(&a->room);
 	} else if (a->rc) {
 		rc = a->rc;
@@ -502,50 +554,59 @@ static int ahead_take(struct nx_duck_ahead *a, struct ahead_batch *batch, struct
 	return rc;
 }
 
+/* Stops the producer and makes every reader's next take the end, without waiting. */
+static void ahead_cancel(struct nx_duck_ahead *a)
+{
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_signal(&a->room);
+	pthread_cond_broadcast(&a->ready);
+	pthread_mutex_unlock(&a->mu);
+}
+
 /* The scan of a source run ahead: the next ready chunk's vectors become output's. */
-static int ahead_scan(struct nx_duck *d, duckdb_data_chunk output)
+static int ahead_scan(struct source_slot *s, duckdb_data_chunk output)
 {
 	struct ahead_batch batch;
-	int rc = ahead_take(d->ahead, &batch, &d->source_err);
+	int rc = ahead_take(s->ahead, s->reader, &batch, &s->err);
 	duckdb_data_chunk chunk = batch.chunk;
 
 	if (!chunk) {
 		duckdb_data_chunk_set_size(output, 0);
 		return rc;
 	}
-	for (size_t c = 0; c < d->source->table->nfields; c++)
+	for (size_t c = 0; c < s->src->table->nfields; c++)
 		duckdb_vector_reference_vector(duckdb_data_chunk_get_vector(output, c),
 					       duckdb_data_chunk_get_vector(chunk, c));
 	/* output shares the chunk's buffers; the chunk is refilled only once DuckDB asks
-	 * for the next, when it is done with these */
+	 * for the next, when it is done with these (every reader of a split copy reads
+	 * them, none writes them) */
 	duckdb_data_chunk_set_size(output, duckdb_data_chunk_get_size(chunk));
 	return 0;
 }
 
 static void source_scan(duckdb_function_info info, duckdb_data_chunk output)
 {
-	struct nx_duck *d = duckdb_function_get_extra_info(info);
-	struct nx_row_source *src = d->source;
+	struct source_slot *s = duckdb_function_get_bind_data(info);
 	struct nx_rowbuf b;
 	int n;
 
-	if (d->source_rc) {
+	if (s->rc) {
 		duckdb_data_chunk_set_size(output, 0);
 		return;
 	}
-	if (d->ahead) {
-		n = ahead_scan(d, output);
+	if (s->ahead) {
+		n = ahead_scan(s, output);
 	} else {
-		rowbuf_bind(&b, output, src->table);
-		n = src->next(src->self, &b, &d->source_err);
+		rowbuf_bind(&b, output, s->src->table);
+		n = s->src->next(s->src->self, &b, &s->err);
 	}
 	if (n < 0) {
-		d->source_rc = n;
-		duckdb_function_set_error(info, d->source_err.msg[0] ? d->source_err.msg
-								      : nx_strerror(n));
+		s->rc = n;
+		duckdb_function_set_error(info, s->err.msg[0] ? s->err.msg : nx_strerror(n));
 		return;
 	}
-	if (!d->ahead)
+	if (!s->ahead)
 		duckdb_data_chunk_set_size(output, (idx_t)n);
 }
 
@@ -627,6 +688,8 @@ void nx_duck_interrupt(struct nx_duck *d)
 {
 	if (d && d->con)
 		duckdb_interrupt(d->con);
+	if (d && d->con2)
+		duckdb_interrupt(d->con2);
 }
 
 void nx_duck_close(struct nx_duck *d)
@@ -651,10 +714,11 @@ void nx_duck_close(struct nx_duck *d)
 /* Runs the statements of sql one by one through nx_duck_execute_pending (so the
  * calling thread sleeps rather than spins while a one-threaded scan runs); *res gets
  * the last one's result. */
-static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx_err *err)
+static int run_on(duckdb_connection con, const char *sql, duckdb_result *res,
+		  struct nx_err *err)
 {
 	duckdb_extracted_statements ext = NULL;
-	idx_t n = duckdb_extract_statements(d->con, sql, &ext);
+	idx_t n = duckdb_extract_statements(con, sql, &ext);
 	int rc = 0;
 
 	if (n == 0) {
@@ -665,7 +729,7 @@ static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx
 		duckdb_prepared_statement ps = NULL;
 		duckdb_pending_result pending = NULL;
 
-		if (duckdb_prepare_extracted_statement(d->con, ext, i, &ps) != DuckDBSuccess) {
+		if (duckdb_prepare_extracted_statement(con, ext, i, &ps) != DuckDBSuccess) {
 			const char *m = duckdb_prepare_error(ps);
 			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
 		} else if (duckdb_pending_prepared(ps, &pending) != DuckDBSuccess) {
@@ -684,15 +748,17 @@ static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx
 	return rc;
 }
 
-int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err)
+static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx_err *err)
 {
-	return nx_duck_con_exec(d->con, sql, err);
+	return run_on(d->con, sql, res, err);
 }
 
-int nx_duck_query_i64(struct nx_duck *d, const char *sql, int64_t *out, struct nx_err *err)
+/* The first column of the first row as int64 (NULL -> 0), on a connection. */
+static int query_i64_on(duckdb_connection con, const char *sql, int64_t *out,
+			struct nx_err *err)
 {
 	duckdb_result res;
-	int rc = run(d, sql, &res, err);
+	int rc = run_on(con, sql, &res, err);
 
 	if (rc)
 		return rc;
@@ -702,6 +768,16 @@ int nx_duck_query_i64(struct nx_duck *d, const char *sql, int64_t *out, struct n
 		*out = duckdb_value_int64(&res, 0, 0);
 	duckdb_destroy_result(&res);
 	return 0;
+}
+
+int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err)
+{
+	return nx_duck_con_exec(d->con, sql, err);
+}
+
+int nx_duck_query_i64(struct nx_duck *d, const char *sql, int64_t *out, struct nx_err *err)
+{
+	return query_i64_on(d->con, sql, out, err);
 }
 
 int nx_duck_query_f64(struct nx_duck *d, const char *sql, double *out, struct nx_err *err)
@@ -841,10 +917,26 @@ int nx_duck_sandbox(struct nx_duck *d, const char *const *dirs, size_t n, const 
 	return 0;
 }
 
+/* The COPY statement of copy_to into sql. */
+static void copy_sql(struct nx_strbuf *sql, const char *select_sql, const char *path,
+		     unsigned long row_group, const char *part, unsigned long part_groups)
+{
+	nx_strbuf_addf(sql, "COPY (%s) TO ", select_sql);
+	nx_sql_quote(sql, path);
+	nx_strbuf_addstr(sql, " (FORMAT parquet, COMPRESSION zstd");
+	if (row_group)
+		nx_strbuf_addf(sql, ", ROW_GROUP_SIZE %lu", row_group);
+	if (part) {
+		nx_strbuf_addf(sql, ", ROW_GROUPS_PER_FILE %lu, FILENAME_PATTERN ", part_groups);
+		nx_sql_quote(sql, part);
+	}
+	nx_strbuf_addch(sql, ')');
+}
+
 /* COPY ... TO path as zstd parquet, in row groups of row_group rows (0: DuckDB's);
  * with part (a file name pattern) path is a directory that gets files of
  * part_groups row groups each. */
-static int copy_to(struct nx_duck *d, const char *select_sql, const char *path,
+static int copy_to(duckdb_connection con, const char *select_sql, const char *path,
 		   unsigned long row_group, const char *part, unsigned long part_groups,
 		   uint64_t *rows, struct nx_err *err)
 {
@@ -852,17 +944,8 @@ static int copy_to(struct nx_duck *d, const char *select_sql, const char *path,
 	int64_t n = 0;
 	int rc;
 
-	nx_strbuf_addf(&sql, "COPY (%s) TO ", select_sql);
-	nx_sql_quote(&sql, path);
-	nx_strbuf_addstr(&sql, " (FORMAT parquet, COMPRESSION zstd");
-	if (row_group)
-		nx_strbuf_addf(&sql, ", ROW_GROUP_SIZE %lu", row_group);
-	if (part) {
-		nx_strbuf_addf(&sql, ", ROW_GROUPS_PER_FILE %lu, FILENAME_PATTERN ", part_groups);
-		nx_sql_quote(&sql, part);
-	}
-	nx_strbuf_addch(&sql, ')');
-	rc = nx_duck_query_i64(d, sql.buf, &n, err);
+	copy_sql(&sql, select_sql, path, row_group, part, part_groups);
+	rc = query_i64_on(con, sql.buf, &n, err);
 	nx_strbuf_release(&sql);
 	if (!rc && rows)
 		*rows = (uint64_t)n;
@@ -872,7 +955,7 @@ static int copy_to(struct nx_duck *d, const char *select_sql, const char *path,
 int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *path,
 		       uint64_t *rows, struct nx_err *err)
 {
-	return copy_to(d, select_sql, path, 0, NULL, 0, rows, err);
+	return copy_to(d->con, select_sql, path, 0, NULL, 0, rows, err);
 }
 
 /* Row groups of the tables written from row sources: NX_INGEST_ROW_GROUP rows, else
@@ -894,8 +977,9 @@ static unsigned long part_row_groups(void)
 	return n > 0 ? (unsigned long)n : 64UL;
 }
 
-int nx_duck_ahead_start(struct nx_row_source *src, bool own_strings,
-			struct nx_duck_ahead **out, struct nx_err *err)
+/* Starts src on its producer thread for `readers` writers. */
+static int ahead_begin(struct nx_row_source *src, bool own_strings, unsigned readers,
+		       struct nx_duck_ahead **out, struct nx_err *err)
 {
 	struct nx_duck_ahead *a = nx_xcalloc(1, sizeof(*a));
 	const struct nx_table *t = src->table;
@@ -908,6 +992,7 @@ int nx_duck_ahead_start(struct nx_row_source *src, bool own_strings,
 	}
 	a->src = src;
 	a->own_strings = own_strings;
+	a->readers = readers;
 	for (size_t i = 0; i < AHEAD_BATCHES; i++)
 		a->free[a->nfree++] = &a->batches[AHEAD_BATCHES - 1 - i];
 	for (size_t c = 0; c < t->nfields; c++)
@@ -929,14 +1014,17 @@ int nx_duck_ahead_start(struct nx_row_source *src, bool own_strings,
 	return 0;
 }
 
+int nx_duck_ahead_start(struct nx_row_source *src, bool own_strings,
+			struct nx_duck_ahead **out, struct nx_err *err)
+{
+	return ahead_begin(src, own_strings, 1, out, err);
+}
+
 void nx_duck_ahead_stop(struct nx_duck_ahead *a)
 {
 	if (!a)
 		return;
-	pthread_mutex_lock(&a->mu);
-	a->stop = true;
-	pthread_cond_signal(&a->room);
-	pthread_mutex_unlock(&a->mu);
+	ahead_cancel(a);
 	pthread_join(a->thread, NULL);
 	for (size_t i = 0; i < AHEAD_BATCHES; i++) {
 		if (a->batches[i].chunk)
@@ -951,6 +1039,38 @@ void nx_duck_ahead_stop(struct nx_duck_ahead *a)
 	free(a);
 }
 
+/* Points slot k at src (run ahead on a as its reader k, or inline without a). */
+static void slot_set(struct nx_duck *d, unsigned k, struct nx_row_source *src,
+		     struct nx_duck_ahead *a)
+{
+	struct source_slot *s = &d->slot[k];
+
+	s->src = src;
+	s->ahead = a;
+	s->reader = k;
+	s->rc = 0;
+	nx_err_clear(&s->err);
+}
+
+/* The error of a copy through slot k: the source's own when it failed (DuckDB only wraps
+ * it), else DuckDB's rc; the slot is emptied. */
+static int slot_end(struct nx_duck *d, unsigned k, int rc, struct nx_err *copy_err,
+		    struct nx_err *err)
+{
+	struct source_slot *s = &d->slot[k];
+
+	if (s->rc) {
+		rc = s->rc;
+		if (err)
+			*err = s->err;
+	} else if (rc && err && copy_err != err) {
+		*err = *copy_err;
+	}
+	s->src = NULL;
+	s->ahead = NULL;
+	return rc;
+}
+
 /* Copies src to path; with a, src already runs on a's thread (a is stopped and freed
  * whichever way the copy ends). */
 static int copy_source(struct nx_duck *d, struct nx_row_source *src, struct nx_duck_ahead *a,
@@ -959,22 +1079,11 @@ static int copy_source(struct nx_duck *d, struct nx_row_source *src, struct nx_d
 {
 	int rc;
 
-	d->source = src;
-	d->source_rc = 0;
-	nx_err_clear(&d->source_err);
-	d->ahead = a;
-	rc = copy_to(d, "SELECT * FROM nx_source(0)", path, source_row_group(row_group), part,
-		     part_row_groups(), rows, err);
+	slot_set(d, 0, src, a);
+	rc = copy_to(d->con, "SELECT * FROM nx_source(0)", path, source_row_group(row_group),
+		     part, part_row_groups(), rows, err);
 	nx_duck_ahead_stop(a);
-	d->ahead = NULL;
-	if (d->source_rc) {
-		/* The source's own error is the useful one: DuckDB only wraps it. */
-		rc = d->source_rc;
-		if (err)
-			*err = d->source_err;
-	}
-	d->source = NULL;
-	return rc;
+	return slot_end(d, 0, rc, err, err);
 }
 
 int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
@@ -1004,7 +1113,7 @@ int nx_duck_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long
 	while (!rc) {
 		struct ahead_batch batch;
 		struct nx_rowbuf b;
-		if ((rc = ahead_take(a, &batch, err)) || !batch.chunk)
+		if ((rc = ahead_take(a, 0, &batch, err)) || !batch.chunk)
 			break;
 		duckdb_data_chunk chunk = batch.chunk;
 		b.ncols = t->nfields;
@@ -1065,43 +1174,323 @@ int nx_duck_write_source(struct nx_row_source *src, const char *path, uint64_t *
 	return nx_pqw_close(w, rows, err);
 }
 
+/* Writers of a table written in parts: NX_INGEST_WRITERS (1 or 2), else 2. */
+static unsigned part_writers(void)
+{
+	const char *v = getenv("NX_INGEST_WRITERS");
+
+	return v && !strcmp(v, "1") ? 1 : 2;
+}
+
+/* The first column of a split copy's second writer: the columns before it and those
+ * from it on cost about the same to encode. A column's weight is a guess from its type
+ * (a string or list column costs DuckDB's writer about twice a number's: dictionary
+ * analysis and copies); NX_INGEST_SPLIT_AT overrides it. 0: no split. */
+static size_t split_column(const struct nx_table *t)
+{
+	const char *v = getenv("NX_INGEST_SPLIT_AT");
+	size_t total = 0, sum = 0, at;
+
+	if (v && *v) {
+		long n = atol(v);
+		return n > 0 && (size_t)n < t->nfields ? (size_t)n : 0;
+	}
+	if (t->nfields < 2)
+		return 0;
+	for (size_t i = 0; i < t->nfields; i++)
+		total += nx_rowbuf_coltype(&t->fields[i]) >= NX_COL_VARCHAR ? 2 : 1;
+	for (at = 0; at + 1 < t->nfields && 2 * sum < total; at++)
+		sum += nx_rowbuf_coltype(&t->fields[at]) >= NX_COL_VARCHAR ? 2 : 1;
+	return at ? at : 1;
+}
+
+/* SELECT of columns [from, to) of the source in slot k. */
+static char *columns_sql(const struct nx_table *t, size_t from, size_t to, unsigned k)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+
+	nx_strbuf_addstr(&sql, "SELECT ");
+	for (size_t i = from; i < to; i++) {
+		if (i > from)
+			nx_strbuf_addstr(&sql, ", ");
+		nx_sql_quote_ident(&sql, t->fields[i].name);
+	}
+	nx_strbuf_addf(&sql, " FROM nx_source(%u)", k);
+	return nx_strbuf_detach(&sql, NULL);
+}
+
+/* One writer of a copy in parts: its COPY into a directory of its own. */
+struct part_writer {
+	duckdb_connection con;
+	char *sql, *tmp;
+	const char *pattern;
+	duckdb_prepared_statement ps;
+	duckdb_pending_result pending;
+	bool done;
+	uint64_t rows;
+	int rc;
+	struct nx_err err;
+};
+
+/* Prepares w's COPY as a pending query. */
+static int part_start(struct part_writer *w)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int rc = 0;
+
+	copy_sql(&sql, w->sql, w->tmp, source_row_group(0), w->pattern, part_row_groups());
+	if (duckdb_prepare(w->con, sql.buf, &w->ps) != DuckDBSuccess)
+		rc = nx_errf(&w->err, NX_EDB, "%s", duckdb_prepare_error(w->ps));
+	else if (duckdb_pending_prepared(w->ps, &w->pending) != DuckDBSuccess)
+		rc = nx_errf(&w->err, NX_EDB, "%s", duckdb_pending_error(w->pending));
+	nx_strbuf_release(&sql);
+	return w->rc = rc;
+}
+
+/* w's COPY has ended: its row count or its error. */
+static void part_end(struct part_writer *w)
+{
+	duckdb_result res;
+
+	w->done = true;
+	if (w->rc)
+		return;
+	if (duckdb_execute_pending(w->pending, &res) != DuckDBSuccess) {
+		const char *m = duckdb_result_error(&res);
+		w->rc = nx_errf(&w->err, NX_EDB, "%s", nx_duck_error_cause(m ? m : "query failed"));
+	} else if (duckdb_row_count(&res) > 0 && !duckdb_value_is_null(&res, 0, 0)) {
+		w->rows = (uint64_t)duckdb_value_int64(&res, 0, 0);
+	}
+	duckdb_destroy_result(&res);
+}
+
+/* Runs both writers' COPYs to their ends. DuckDB's pipelines are its tasks, and this
+ * thread and DuckDB's worker run whichever task is ready, of either COPY: two threads
+ * for two writers, and no thread of our own (a thread that ends leaves what DuckDB's
+ * allocator gave it mapped: 30 MB more at the next table's peak at 10M records). When
+ * one COPY fails, the source stops, so the other ends too. */
+static void part_write_both(struct part_writer w[2], struct nx_duck_ahead *a)
+{
+	long wait_ns = 10000;
+
+	for (int k = 0; k < 2; k++)
+		if (part_start(&w[k]))
+			w[k].done = true;
+	if (w[0].rc || w[1].rc)
+		ahead_cancel(a);
+	while (!w[0].done || !w[1].done) {
+		bool progress = false;
+		for (int k = 0; k < 2; k++) {
+			if (w[k].done)
+				continue;
+			duckdb_pending_state st = duckdb_pending_execute_task(w[k].pending);
+			if (duckdb_pending_execution_is_finished(st)) {
+				part_end(&w[k]);
+				if (w[k].rc) /* the other must not wait for batches no one frees */
+					ahead_cancel(a);
+				progress = true;
+			} else if (st != DUCKDB_PENDING_NO_TASKS_AVAILABLE) {
+				progress = true;
+			}
+		}
+		if (progress) {
+			wait_ns = 10000;
+			continue;
+		}
+		nx_duck_idle_wait(&wait_ns);
+	}
+	for (int k = 0; k < 2; k++) {
+		duckdb_destroy_pending(&w[k].pending);
+		duckdb_destroy_prepare(&w[k].ps);
+	}
+}
+
+/* The number of parts "<t>_<i>.parquet" in dir: DuckDB numbers them from 0 in write
+ * order. */
+static size_t count_parts(const char *dir, const char *t)
+{
+	size_t n = 0;
+
+	for (;; n++) {
+		char *name = nx_xasprintf("%s/%s_%zu.parquet", dir, t, n);
+		bool have = nx_is_file(name);
+		free(name);
+		if (!have)
+			return n;
+	}
+}
+
+/* Part i of table t in dir (the caller frees it). */
+static char *part_path(const char *dir, const char *t, size_t i)
+{
+	return nx_xasprintf("%s/%s_%zu.parquet", dir, t, i);
+}
+
+/* Moves the n parts of t from `from` to dir. */
+static int move_parts(const char *from, const char *dir, const char *t, size_t n,
+		      struct nx_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		char *a = part_path(from, t, i), *b = part_path(dir, t, i);
+		if (rename(a, b))
+			rc = nx_errf(err, -errno, "cannot rename '%s': %s", a, strerror(errno));
+		free(a);
+		free(b);
+	}
+	return rc;
+}
+
+/* Joins part i of the left writer's columns with part i of the right's, every i,
+ * into the left's files; *zipped is false, and nothing changed, when some row group
+ * differs in size between the two (DuckDB also ends a row group at 1 KB per row of
+ * its buffered data, which two writers of different columns may reach apart). */
+static int zip_parts(const char *left, const char *right, const char *t, size_t n,
+		     bool *zipped, struct nx_err *err)
+{
+	int rc = 0;
+
+	*zipped = true;
+	for (size_t i = 0; !rc && *zipped && i < n; i++) {
+		char *a = part_path(left, t, i), *b = part_path(right, t, i);
+		rc = nx_parquet_zip_check(a, b, zipped, err);
+		free(a);
+		free(b);
+	}
+	for (size_t i = 0; !rc && *zipped && i < n; i++) {
+		char *a = part_path(left, t, i), *b = part_path(right, t, i);
+		rc = nx_parquet_zip(a, b, err);
+		free(a);
+		free(b);
+	}
+	return rc;
+}
+
+/* The slow way to the same parts, for files that zip_parts cannot join: DuckDB reads
+ * both writers' parts row by row side by side and writes them again into out. */
+static int rewrite_parts(struct nx_duck *d, const char *left, size_t nl, const char *right,
+			 size_t nr, const char *out, const char *pattern, const char *t,
+			 uint64_t *rows, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	const char *dirs[2] = { left, right };
+	size_t n[2] = { nl, nr };
+	int rc;
+
+	nx_strbuf_addstr(&sql, "SELECT * FROM ");
+	for (int s = 0; s < 2; s++) {
+		nx_strbuf_addstr(&sql, s ? " POSITIONAL JOIN read_parquet([" : "read_parquet([");
+		for (size_t i = 0; i < n[s]; i++) {
+			char *p = part_path(dirs[s], t, i);
+			if (i)
+				nx_strbuf_addstr(&sql, ", ");
+			nx_sql_quote(&sql, p);
+			free(p);
+		}
+		nx_strbuf_addstr(&sql, "])");
+	}
+	rc = copy_to(d->con, sql.buf, out, source_row_group(0), pattern, part_row_groups(), rows,
+		     err);
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
+/* The split copy of nx_duck_copy_source_parts: columns [0, at) on the calling thread,
+ * [at, n) on a thread of its own with the database's second connection, both reading
+ * the batches of a, into tmp[0] and tmp[1]; then each part's two files are joined into
+ * tmp[0]'s, or written again into tmp[2]. *from says which holds the *nparts parts. */
+static int copy_split(struct nx_duck *d, struct nx_row_source *src, struct nx_duck_ahead *a,
+		      size_t at, char *const tmp[3], uint64_t *rows, size_t *nparts, int *from,
+		      struct nx_err *err)
+{
+	const struct nx_table *t = src->table;
+	char *pattern = nx_xasprintf("%s_{i}", t->name);
+	struct part_writer w[2];
+	bool zipped = false;
+	int rc = 0;
+
+	if (!nx__duck_con2(d)) {
+		nx_duck_ahead_stop(a);
+		free(pattern);
+		return nx_errf(err, NX_EDB, "cannot connect to DuckDB a second time");
+	}
+	memset(w, 0, sizeof(w));
+	for (unsigned k = 0; k < 2; k++) {
+		slot_set(d, k, src, a);
+		w[k].con = k ? d->con2 : d->con;
+		w[k].sql = columns_sql(t, k ? at : 0, k ? t->nfields : at, k);
+		w[k].tmp = tmp[k];
+		w[k].pattern = pattern;
+	}
+	part_write_both(w, a);
+	nx_duck_ahead_stop(a);
+	rc = slot_end(d, 0, w[0].rc, &w[0].err, err);
+	rc = slot_end(d, 1, rc ? rc : w[1].rc, rc ? err : &w[1].err, err);
+	if (!rc && w[0].rows != w[1].rows)
+		rc = nx_errf(err, NX_EDB, "the two writers of %s wrote %" PRIu64 " and %" PRIu64
+			     " rows", t->name, w[0].rows, w[1].rows);
+	size_t nl = rc ? 0 : count_parts(tmp[0], t->name), nr = rc ? 0 : count_parts(tmp[1], t->name);
+	/* NX_TEST_SPLIT_REWRITE=1 takes the slow way, for the tests: DuckDB 1.4.4 has not
+	 * been seen to end the two writers' row groups apart */
+	const char *test = getenv("NX_TEST_SPLIT_REWRITE");
+	if (!rc && nl == nr && !(test && !strcmp(test, "1")))
+		rc = zip_parts(tmp[0], tmp[1], t->name, nl, &zipped, err);
+	*nparts = nl;
+	*rows = w[0].rows;
+	*from = 0;
+	if (!rc && !zipped) {
+		rc = rewrite_parts(d, tmp[0], nl, tmp[1], nr, tmp[2], pattern, t->name, rows, err);
+		*nparts = rc ? 0 : count_parts(tmp[2], t->name);
+		*from = 2;
+	}
+	for (unsigned k = 0; k < 2; k++)
+		free(w[k].sql);
+	free(pattern);
+	return rc;
+}
+
 int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
 			      uint64_t *rows, struct nx_err *err)
 {
 	const char *t = src->table->name;
-	char *tmp_name = nx_xasprintf(".%s.parts.tmp", t);
-	char *tmp = nx_path_join(dir, tmp_name);
-	char *pattern = nx_xasprintf("%s_{i}", t);
+	size_t at = part_writers() > 1 ? split_column(src->table) : 0, nparts = 0;
+	char *tmp[3], *pattern = nx_xasprintf("%s_{i}", t);
 	struct nx_err ignored = { 0 };
 	struct nx_duck_ahead *a = NULL;
 	uint64_t n = 0;
-	int rc;
+	int from = 0, rc;
 
-	nx_remove_tree(tmp, &ignored);
-	/* The trace tables are the bulk of an ingest: their source decodes the trace on a
-	 * thread of its own while DuckDB's thread encodes, so the two overlap. */
-	rc = nx_duck_ahead_start(src, false, &a, err);
-	if (!rc)
-		rc = copy_source(d, src, a, tmp, pattern, 0, &n, err);
-	/* DuckDB numbers the files from 0 in write order: "<T>_<i>.parquet" */
-	for (unsigned long i = 0; !rc && n; i++) {
-		char *name = nx_xasprintf("%s_%lu.parquet", t, i);
-		char *from = nx_path_join(tmp, name);
-		char *to = nx_path_join(dir, name);
-		bool have = nx_is_file(from);
-		if (have && rename(from, to))
-			rc = nx_errf(err, -errno, "cannot rename '%s': %s", from, strerror(errno));
+	for (int k = 0; k < 3; k++) {
+		char *name = nx_xasprintf(".%s.parts%d.tmp", t, k);
+		tmp[k] = nx_path_join(dir, name);
 		free(name);
-		free(from);
-		free(to);
-		if (!have)
-			break;
+		nx_remove_tree(tmp[k], &ignored);
 	}
-	nx_remove_tree(tmp, &ignored);
+	/* The trace tables are the bulk of an ingest: their source decodes the trace on a
+	 * thread of its own while DuckDB encodes, on one thread, or on two that each write
+	 * some of the columns (docs/memory.md, "Both cores"). */
+	/* two writers need two threads to run their COPYs: one blocked on the source waits
+	 * for the other to take its batch (part_write_both) */
+	int64_t threads = 0;
+	if (at && (query_i64_on(d->con, "SELECT current_setting('threads')::BIGINT", &threads,
+				&ignored) || threads < 2))
+		at = 0;
+	rc = ahead_begin(src, false, at ? 2 : 1, &a, err);
+	if (!rc && at) {
+		rc = copy_split(d, src, a, at, tmp, &n, &nparts, &from, err);
+	} else if (!rc) {
+		rc = copy_source(d, src, a, tmp[0], pattern, 0, &n, err);
+		nparts = rc ? 0 : count_parts(tmp[0], t);
+	}
+	if (!rc)
+		rc = move_parts(tmp[from], dir, t, nparts, err);
+	for (int k = 0; k < 3; k++) {
+		nx_remove_tree(tmp[k], &ignored);
+		free(tmp[k]);
+	}
+	free(pattern);
 	if (rows)
 		*rows = n;
-	free(tmp_name);
-	free(tmp);
-	free(pattern);
 	return rc;
 }

@@ -38,6 +38,15 @@ int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struc
 	return rc;
 }
 
+void nx_duck_idle_wait(long *wait_ns)
+{
+	struct timespec ts = { 0, *wait_ns };
+
+	nanosleep(&ts, NULL);
+	if (*wait_ns < 250000)
+		*wait_ns *= 2;
+}
+
 duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_result *res)
 {
 	long wait_ns = 10000;
@@ -51,10 +60,7 @@ duckdb_state nx_duck_execute_pending(duckdb_pending_result pending, duckdb_resul
 			wait_ns = 10000;
 			continue;
 		}
-		struct timespec ts = { 0, wait_ns };
-		nanosleep(&ts, NULL);
-		if (wait_ns < 250000)
-			wait_ns *= 2;
+		nx_duck_idle_wait(&wait_ns);
 	}
 	return duckdb_execute_pending(pending, res);
 }

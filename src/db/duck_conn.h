@@ -29,6 +29,10 @@ int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err);
  * DuckDB directly run the same statement, so both sides read footers alike. */
 #define NX_DUCK_FOOTER_CACHE_SQL "SET parquet_metadata_cache = true"
 
+/* The wait between polls of a pending query with no task for this thread: sleeps
+ * *wait_ns, then doubles it up to 0.5 ms (reset it to 10 us after progress). */
+void nx_duck_idle_wait(long *wait_ns);
+
 /* Executes a pending result to the end into *res, like duckdb_execute_pending, but
  * waits (short sleeps, 10 us growing to 250 us) while DuckDB has no task for this thread
  * instead of polling its scheduler in a tight loop: with a one-threaded scan (the

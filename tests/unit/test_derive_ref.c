@@ -25,6 +25,8 @@
  *    DmaPacket and nx_DmaTransfer, and the tables the trigger spans feed unchanged when
  *    they are spilled in runs of two and read through blocks of three (NX_TRIG_RUN,
  *    NX_TRIG_BLOCK).
+ * The trace tables written by two writers of some columns each (the default) and by one
+ * give the same tables, the raw ones in the same row groups.
  * Each profile is ingested keeping its internal tables (.staging/), and the old SQL runs
  * over them. Profiles: the hand-checked fixture at two tick rates, the fixture without
  * DMA records, and a simulated attention kernel. */
@@ -404,6 +406,28 @@ static void compare_all_tables(const char *a, const char *b)
 	nx_duck_close(d);
 }
 
+/* The trace tables of a and b have the same row groups: rows and column chunks each. */
+static void compare_row_groups(const char *a, const char *b)
+{
+	static const char *const raw[] = { "Instruction", "DmaPacket" };
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+
+	if (nx_duck_open(&d, 1, NULL, &err))
+		fail_msg("%s", err.msg);
+	for (size_t t = 0; t < NX_ARRAY_SIZE(raw); t++) {
+		char *sql = nx_xasprintf("SELECT count(*) FROM ((SELECT row_group_id, "
+					 "row_group_num_rows, count(*) FROM parquet_metadata("
+					 "'%s/%s.parquet') GROUP BY ALL) EXCEPT ALL (SELECT "
+					 "row_group_id, row_group_num_rows, count(*) FROM "
+					 "parquet_metadata('%s/%s.parquet') GROUP BY ALL))",
+					 a, raw[t], b, raw[t]);
+		assert_int_equal((int64_t)nx_test_q(d, sql), 0);
+		free(sql);
+	}
+	nx_duck_close(d);
+}
+
 /* The trigger spans with two ids per run (so, many runs, merged over several levels,
  * one id in several runs) and three per cached block (a miss and a write-back almost
  * every lookup): the tables they feed are the same as with the defaults. */
@@ -565,7 +589,8 @@ static void test_kernel(void **state)
 
 /* The trace tables written in parts of one row group (2048 rows) and joined at the end
  * (db/parquet_concat.h), with Flow's trigger edges joined in SQL over Instruction's
- * parts: every table as with the defaults, the raw ones in the same order. */
+ * parts: every table as with the defaults, the raw ones in the same order; and by one
+ * writer instead of two: every table the same, the raw ones in the same row groups. */
 static void test_parts(void **state)
 {
 	(void)state;
@@ -582,11 +607,19 @@ static void test_parts(void **state)
 	setenv("NX_INGEST_PART_GROUPS", "1", 1);
 	setenv("NX_SBUF_SORT_BYTES", "480", 1); /* SbufAllocation's sort: runs of 10 rows */
 	char *parts = ingest_keep(neff, ntff, data, "m-parts");
+	/* the same with one writer per trace table instead of two (docs/memory.md, "Both
+	 * cores"): the same rows in the same row groups */
+	setenv("NX_INGEST_WRITERS", "1", 1);
+	char *one = ingest_keep(neff, ntff, data, "m-one");
+	unsetenv("NX_INGEST_WRITERS");
 	unsetenv("NX_FLOW_TRIG");
 	unsetenv("NX_INGEST_ROW_GROUP");
 	unsetenv("NX_INGEST_PART_GROUPS");
 	unsetenv("NX_SBUF_SORT_BYTES");
 	compare_all_tables(prof, parts);
+	compare_all_tables(one, parts);
+	compare_row_groups(one, parts);
+	free(one);
 	free(parts);
 	free(prof);
 	free(data);
