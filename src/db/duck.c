@@ -711,63 +711,9 @@ void nx_duck_close(struct nx_duck *d)
 	free(d);
 }
 
-/* Runs the statements of sql one by one through nx_duck_execute_pending (so the
- * calling thread sleeps rather than spins while a one-threaded scan runs); *res gets
- * the last one's result. */
-static int run_on(duckdb_connection con, const char *sql, duckdb_result *res,
-		  struct nx_err *err)
-{
-	duckdb_extracted_statements ext = NULL;
-	idx_t n = duckdb_extract_statements(con, sql, &ext);
-	int rc = 0;
-
-	if (n == 0) {
-		const char *m = duckdb_extract_statements_error(ext);
-		rc = nx_errf(err, NX_EDB, "%s", m ? m : "the query holds no statement");
-	}
-	for (idx_t i = 0; !rc && i < n; i++) {
-		duckdb_prepared_statement ps = NULL;
-		duckdb_pending_result pending = NULL;
-
-		if (duckdb_prepare_extracted_statement(con, ext, i, &ps) != DuckDBSuccess) {
-			const char *m = duckdb_prepare_error(ps);
-			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
-		} else if (duckdb_pending_prepared(ps, &pending) != DuckDBSuccess) {
-			const char *m = duckdb_pending_error(pending);
-			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
-		} else if (nx_duck_execute_pending(pending, res) != DuckDBSuccess) {
-			rc = nx_errf(err, NX_EDB, "%s", nx_duck_exec_error(pending, res));
-			duckdb_destroy_result(res);
-		} else if (i + 1 < n) {
-			duckdb_destroy_result(res);
-		}
-		duckdb_destroy_pending(&pending);
-		duckdb_destroy_prepare(&ps);
-	}
-	duckdb_destroy_extracted(&ext);
-	return rc;
-}
-
 static int run(struct nx_duck *d, const char *sql, duckdb_result *res, struct nx_err *err)
 {
-	return run_on(d->con, sql, res, err);
-}
-
-/* The first column of the first row as int64 (NULL -> 0), on a connection. */
-static int query_i64_on(duckdb_connection con, const char *sql, int64_t *out,
-			struct nx_err *err)
-{
-	duckdb_result res;
-	int rc = run_on(con, sql, &res, err);
-
-	if (rc)
-		return rc;
-	*out = 0;
-	if (duckdb_row_count(&res) > 0 && duckdb_column_count(&res) > 0 &&
-	    !duckdb_value_is_null(&res, 0, 0))
-		*out = duckdb_value_int64(&res, 0, 0);
-	duckdb_destroy_result(&res);
-	return 0;
+	return nx_duck_con_run(d->con, sql, res, err);
 }
 
 int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err)
@@ -777,7 +723,7 @@ int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err)
 
 int nx_duck_query_i64(struct nx_duck *d, const char *sql, int64_t *out, struct nx_err *err)
 {
-	return query_i64_on(d->con, sql, out, err);
+	return nx_duck_con_query_i64(d->con, sql, out, err);
 }
 
 int nx_duck_query_f64(struct nx_duck *d, const char *sql, double *out, struct nx_err *err)
@@ -945,7 +891,7 @@ static int copy_to(duckdb_connection con, const char *select_sql, const char *pa
 	int rc;
 
 	copy_sql(&sql, select_sql, path, row_group, part, part_groups);
-	rc = query_i64_on(con, sql.buf, &n, err);
+	rc = nx_duck_con_query_i64(con, sql.buf, &n, err);
 	nx_strbuf_release(&sql);
 	if (!rc && rows)
 		*rows = (uint64_t)n;
@@ -1473,7 +1419,7 @@ int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, cons
 	/* two writers need two threads to run their COPYs: one blocked on the source waits
 	 * for the other to take its batch (part_write_both) */
 	int64_t threads = 0;
-	if (at && (query_i64_on(d->con, "SELECT current_setting('threads')::BIGINT", &threads,
+	if (at && (nx_duck_con_query_i64(d->con, "SELECT current_setting('threads')::BIGINT", &threads,
 				&ignored) || threads < 2))
 		at = 0;
 	rc = ahead_begin(src, false, at ? 2 : 1, &a, err);

@@ -96,6 +96,56 @@ int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err)
 	return rc;
 }
 
+int nx_duck_con_run(duckdb_connection con, const char *sql, duckdb_result *res,
+		    struct nx_err *err)
+{
+	duckdb_extracted_statements ext = NULL;
+	idx_t n = duckdb_extract_statements(con, sql, &ext);
+	int rc = 0;
+
+	if (n == 0) {
+		const char *m = duckdb_extract_statements_error(ext);
+		rc = nx_errf(err, NX_EDB, "%s", m ? m : "the query holds no statement");
+	}
+	for (idx_t i = 0; !rc && i < n; i++) {
+		duckdb_prepared_statement ps = NULL;
+		duckdb_pending_result pending = NULL;
+
+		if (duckdb_prepare_extracted_statement(con, ext, i, &ps) != DuckDBSuccess) {
+			const char *m = duckdb_prepare_error(ps);
+			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+		} else if (duckdb_pending_prepared(ps, &pending) != DuckDBSuccess) {
+			const char *m = duckdb_pending_error(pending);
+			rc = nx_errf(err, NX_EDB, "%s", m ? m : "query failed");
+		} else if (nx_duck_execute_pending(pending, res) != DuckDBSuccess) {
+			rc = nx_errf(err, NX_EDB, "%s", nx_duck_exec_error(pending, res));
+			duckdb_destroy_result(res);
+		} else if (i + 1 < n) {
+			duckdb_destroy_result(res);
+		}
+		duckdb_destroy_pending(&pending);
+		duckdb_destroy_prepare(&ps);
+	}
+	duckdb_destroy_extracted(&ext);
+	return rc;
+}
+
+int nx_duck_con_query_i64(duckdb_connection con, const char *sql, int64_t *out,
+			  struct nx_err *err)
+{
+	duckdb_result res;
+	int rc = nx_duck_con_run(con, sql, &res, err);
+
+	if (rc)
+		return rc;
+	*out = 0;
+	if (duckdb_row_count(&res) > 0 && duckdb_column_count(&res) > 0 &&
+	    !duckdb_value_is_null(&res, 0, 0))
+		*out = duckdb_value_int64(&res, 0, 0);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
 /* Appends dir with one trailing slash: a prefix of /data/p then does not also allow
  * /data/p2. */
 static void add_dir(struct nx_strbuf *sql, const char *dir)

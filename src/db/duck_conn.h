@@ -24,6 +24,16 @@ int nx_duck_db_open(duckdb_database *db, const struct nx_duck_config *cfg, struc
  * message becomes err's on failure. */
 int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err);
 
+/* Runs the statements of sql one by one through nx_duck_execute_pending (so the
+ * calling thread sleeps rather than spins while a one-threaded scan runs); *res gets
+ * the last one's result, which the caller destroys (nothing to destroy on failure). */
+int nx_duck_con_run(duckdb_connection c, const char *sql, duckdb_result *res,
+		    struct nx_err *err);
+/* The first column of the first row of sql's last statement as int64 (no row or NULL:
+ * 0). */
+int nx_duck_con_query_i64(duckdb_connection c, const char *sql, int64_t *out,
+			  struct nx_err *err);
+
 /* The API server's databases parse each parquet footer once, not once per query (the
  * cache checks each file's modification time); the benchmarks that compare against
  * DuckDB directly run the same statement, so both sides read footers alike. */

@@ -98,17 +98,13 @@ uint64_t nx__resident_mask(const struct nx_resident *r, const char *sql)
 	return mask;
 }
 
-/* The first value of sql's result as an integer; -1 when it fails. */
+/* The first value of sql's result as an integer (NULL: 0); -1 when it fails. */
 static int64_t query_i64(duckdb_connection c, const char *sql)
 {
-	duckdb_result res;
-	int64_t v = -1;
+	struct nx_err err = { 0 };
+	int64_t v;
 
-	if (duckdb_query(c, sql, &res) == DuckDBSuccess && duckdb_row_count(&res) > 0 &&
-	    duckdb_column_count(&res) > 0 && !duckdb_value_is_null(&res, 0, 0))
-		v = duckdb_value_int64(&res, 0, 0);
-	duckdb_destroy_result(&res);
-	return v;
+	return nx_duck_con_query_i64(c, sql, &v, &err) ? -1 : v;
 }
 
 /* Runs our statement on c; false when DuckDB refused it. */
