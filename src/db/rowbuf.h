@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * rowbuf.h: inside a batch of rows (struct nx_rowbuf, whose setters are in duck.h), for
- * the code of src/db that reads one: DuckDB's writer through nx_source(), and ours
- * (parquet_write.c). A batch is a DuckDB data chunk; each column is a vector, with its
+ * rowbuf.h: inside a batch of rows (struct nx_rowbuf, whose setters duck.h declares and
+ * rowbuf.c defines), for the code of src/db that reads one: DuckDB's writer through
+ * nx_source(), and ours (parquet_write.c). A batch is a DuckDB data chunk; each column is a vector, with its
  * data and validity mask at hand. */
 #ifndef NX_DB_ROWBUF_H
 #define NX_DB_ROWBUF_H
@@ -30,6 +30,12 @@ struct nx_rowbuf {
 struct nx_field;
 /* The column type of a field's batches (nx_schema_duck_type; anything else is VARCHAR). */
 enum nx_coltype nx_rowbuf_coltype(const struct nx_field *f);
+
+/* The DuckDB logical type of a field's column (the caller destroys it). */
+duckdb_logical_type nx_rowbuf_logical_type(const struct nx_field *f);
+struct nx_table;
+/* Points b at the vectors of chunk (of t's columns), every cell NULL. */
+void nx_rowbuf_bind(struct nx_rowbuf *b, duckdb_data_chunk chunk, const struct nx_table *t);
 
 /* Whether row of a validity mask is valid (a NULL mask: every row is). */
 static inline bool nx_rowbuf_valid(const uint64_t *mask, size_t row)
