@@ -7,6 +7,7 @@
 #include "db/parquet_write.h"
 #include "db/parquet_zip.h"
 #include "db/rowbuf.h"
+#include "db/source_ahead.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
@@ -16,56 +17,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Chunks a source run ahead of the writer may hold ready (each at most one vector of
- * rows; nx_duck_copy_ahead). 16 is half a row group of the raw tables (32768 rows), so
- * the source fills the next while DuckDB encodes one, and it lets a source started
- * before its database (nx_duck_ahead_start) read on while DuckDB opens, about 30 ms. */
-#define AHEAD_CHUNKS 16
-/* Batches in all: those ready, the one the writer was handed last (it reads it until it
- * asks for the next), and free ones. A batch's chunk is made once, when first needed,
- * and refilled: a chunk made on the producer thread and freed on DuckDB's, 3400 times
- * per 7M rows, left DuckDB's allocator holding 30 to 100 MB more, varying from run to
- * run. Free batches are reused last-in first-out, so a source slower than its writer
- * keeps using the same two or three. */
-#define AHEAD_BATCHES (AHEAD_CHUNKS + 1)
-
-/* Writers reading one source run ahead: one, or two for a copy split by columns
- * (nx_duck_copy_source_parts). */
-#define MAX_READERS 2
-
-/* A chunk filled by a source run ahead, with the arena of its strings when it is bound
- * for our writer. */
-struct ahead_batch {
-	duckdb_data_chunk chunk;
-	struct nx_arena arena;
-};
-
-/* A source run on a producer thread into a bounded queue of chunks, which the scan of
- * nx_source() hands to DuckDB's writer by reference, or nx_duck_write_ahead to ours.
- * Every reader reads every batch; a batch is free again once all readers asked for the
- * one after it. Batches are numbered in the order they were made: ring holds those
- * made and not yet freed, [oldest, made). Everything below mu is guarded by it. */
-struct nx_duck_ahead {
-	pthread_t thread;
-	struct nx_row_source *src;
-	bool own_strings; /* bound for our writer: strings in each batch's arena */
-	unsigned readers;
-	duckdb_logical_type types[128];
-	pthread_mutex_t mu;
-	pthread_cond_t ready, room;
-	struct ahead_batch batches[AHEAD_BATCHES];
-	struct ahead_batch *ring[AHEAD_BATCHES];    /* batch k at k % AHEAD_BATCHES */
-	uint64_t made, oldest;
-	uint64_t next[MAX_READERS];                 /* the batch each reader takes next */
-	bool holding[MAX_READERS];                  /* a reader holds batch next - 1 */
-	struct ahead_batch *free[AHEAD_BATCHES];    /* a stack */
-	size_t nfree;
-	bool done; /* the producer has ended: rc and err are final */
-	bool stop; /* the copy has ended: the producer must stop, readers get no more */
-	int rc;
-	struct nx_err err;
-};
 
 /* What nx_source(k) reads: a source, inline or run ahead (as reader `reader` of it),
  * and the source's own error once the scan met it. */
@@ -84,7 +35,7 @@ struct nx_duck {
 				       * second cursor), made when needed */
 	duckdb_connection con_app;    /* appenders' (an appender's flush on a connection ends
 				       * the streaming result it is reading) */
-	struct source_slot slot[MAX_READERS]; /* what the running COPYs read */
+	struct source_slot slot[NX_AHEAD_READERS]; /* what the running COPYs read */
 };
 
 /* ---- the nx_source() table function ---------------------------------------------- */
@@ -98,7 +49,7 @@ static void source_bind(duckdb_bind_info info)
 	const struct nx_table *t;
 
 	duckdb_destroy_value(&v);
-	if (k < 0 || k >= MAX_READERS || !d->slot[k].src) {
+	if (k < 0 || k >= NX_AHEAD_READERS || !d->slot[k].src) {
 		duckdb_bind_set_error(info, "nx_source() is internal to neuron-explorer ingest");
 		return;
 	}
@@ -151,131 +102,11 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
 	return rc;
 }
 
-/* The batch number every reader has let go of: readers hold batch next - 1 until they
- * ask for the next. */
-static uint64_t read_by_all(const struct nx_duck_ahead *a)
-{
-	uint64_t low = UINT64_MAX;
-
-	for (unsigned i = 0; i < a->readers; i++)
-		if (a->next[i] - a->holding[i] < low)
-			low = a->next[i] - a->holding[i];
-	return low;
-}
-
-/* The batches a reader has yet to take, for the slowest reader. */
-static uint64_t unread(const struct nx_duck_ahead *a)
-{
-	uint64_t low = UINT64_MAX;
-
-	for (unsigned i = 0; i < a->readers; i++)
-		if (a->next[i] < low)
-			low = a->next[i];
-	return a->made - low;
-}
-
-/* The producer thread of a source run ahead: fills batches until the source ends,
- * fails, or the copy stops it. With fewer than AHEAD_CHUNKS unread and every reader
- * holding at most the batch before them, one of the AHEAD_BATCHES is always free. */
-static void *ahead_main(void *arg)
-{
-	struct nx_duck_ahead *a = arg;
-	const struct nx_table *t = a->src->table;
-	struct nx_err err = { 0 };
-
-	pthread_setname_np(pthread_self(), "nx-rows"); /* for top -H and perf */
-	for (;;) {
-		struct ahead_batch *slot;
-		struct nx_rowbuf b;
-		int n;
-
-		pthread_mutex_lock(&a->mu);
-		while (unread(a) >= AHEAD_CHUNKS && !a->stop)
-			pthread_cond_wait(&a->room, &a->mu);
-		slot = a->stop ? NULL : a->free[--a->nfree];
-		pthread_mutex_unlock(&a->mu);
-		n = 0;
-		if (slot) {
-			if (slot->chunk)
-				duckdb_data_chunk_reset(slot->chunk);
-			else
-				slot->chunk = duckdb_create_data_chunk(a->types, t->nfields);
-			nx_rowbuf_bind(&b, slot->chunk, t);
-			if (a->own_strings)
-				b.arena = &slot->arena;
-			n = a->src->next(a->src->self, &b, &err);
-			if (n > 0)
-				duckdb_data_chunk_set_size(slot->chunk, (idx_t)n);
-		}
-		pthread_mutex_lock(&a->mu);
-		if (n <= 0 || a->stop) {
-			if (slot)
-				a->free[a->nfree++] = slot;
-			a->rc = n < 0 ? n : 0;
-			a->err = err;
-			a->done = true;
-			pthread_cond_broadcast(&a->ready);
-			pthread_mutex_unlock(&a->mu);
-			return NULL;
-		}
-		a->ring[a->made++ % AHEAD_BATCHES] = slot;
-		pthread_cond_broadcast(&a->ready);
-		pthread_mutex_unlock(&a->mu);
-	}
-}
-
-/* The next batch of a source run ahead for reader r, waiting for it; a NULL chunk at
- * the source's end or once the copy stopped. When the source ended with an error, that
- * error is returned (with err) instead. The batch is valid until r's next call, which
- * frees it for the producer when every reader is past it. */
-static int ahead_take(struct nx_duck_ahead *a, unsigned r, struct ahead_batch *batch,
-		      struct nx_err *err)
-{
-	int rc = 0;
-
-	batch->chunk = NULL;
-	pthread_mutex_lock(&a->mu);
-	if (a->holding[r]) {
-		uint64_t upto;
-		a->holding[r] = false;
-		for (upto = read_by_all(a); a->oldest < upto; a->oldest++) {
-			struct ahead_batch *done = a->ring[a->oldest % AHEAD_BATCHES];
-			nx_arena_free(&done->arena); /* its strings are read */
-			a->free[a->nfree++] = done;
-		}
-	}
-	while (a->next[r] == a->made && !a->done && !a->stop)
-		pthread_cond_wait(&a->ready, &a->mu);
-	if (a->stop) {
-		/* the copy ended elsewhere: no more batches */
-	} else if (a->next[r] < a->made) {
-		*batch = *a->ring[a->next[r]++ % AHEAD_BATCHES];
-		a->holding[r] = true;
-		pthread_cond_signal(&a->room);
-	} else if (a->rc) {
-		rc = a->rc;
-		if (err)
-			*err = a->err;
-	}
-	pthread_mutex_unlock(&a->mu);
-	return rc;
-}
-
-/* Stops the producer and makes every reader's next take the end, without waiting. */
-static void ahead_cancel(struct nx_duck_ahead *a)
-{
-	pthread_mutex_lock(&a->mu);
-	a->stop = true;
-	pthread_cond_signal(&a->room);
-	pthread_cond_broadcast(&a->ready);
-	pthread_mutex_unlock(&a->mu);
-}
-
 /* The scan of a source run ahead: the next ready chunk's vectors become output's. */
 static int ahead_scan(struct source_slot *s, duckdb_data_chunk output)
 {
-	struct ahead_batch batch;
-	int rc = ahead_take(s->ahead, s->reader, &batch, &s->err);
+	struct nx_ahead_batch batch;
+	int rc = nx__ahead_take(s->ahead, s->reader, &batch, &s->err);
 	duckdb_data_chunk chunk = batch.chunk;
 
 	if (!chunk) {
@@ -630,68 +461,6 @@ static unsigned long part_row_groups(void)
 	return n > 0 ? (unsigned long)n : 64UL;
 }
 
-/* Starts src on its producer thread for `readers` writers. */
-static int ahead_begin(struct nx_row_source *src, bool own_strings, unsigned readers,
-		       struct nx_duck_ahead **out, struct nx_err *err)
-{
-	struct nx_duck_ahead *a = nx_xcalloc(1, sizeof(*a));
-	const struct nx_table *t = src->table;
-	int e;
-
-	*out = NULL;
-	if (t->nfields > NX_ARRAY_SIZE(a->types)) {
-		free(a);
-		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
-	}
-	a->src = src;
-	a->own_strings = own_strings;
-	a->readers = readers;
-	for (size_t i = 0; i < AHEAD_BATCHES; i++)
-		a->free[a->nfree++] = &a->batches[AHEAD_BATCHES - 1 - i];
-	for (size_t c = 0; c < t->nfields; c++)
-		a->types[c] = nx_rowbuf_logical_type(&t->fields[c]);
-	pthread_mutex_init(&a->mu, NULL);
-	pthread_cond_init(&a->ready, NULL);
-	pthread_cond_init(&a->room, NULL);
-	e = pthread_create(&a->thread, NULL, ahead_main, a);
-	if (e) {
-		for (size_t c = 0; c < t->nfields; c++)
-			duckdb_destroy_logical_type(&a->types[c]);
-		pthread_cond_destroy(&a->room);
-		pthread_cond_destroy(&a->ready);
-		pthread_mutex_destroy(&a->mu);
-		free(a);
-		return nx_errf(err, -e, "cannot start the row source's thread: %s", strerror(e));
-	}
-	*out = a;
-	return 0;
-}
-
-int nx_duck_ahead_start(struct nx_row_source *src, bool own_strings,
-			struct nx_duck_ahead **out, struct nx_err *err)
-{
-	return ahead_begin(src, own_strings, 1, out, err);
-}
-
-void nx_duck_ahead_stop(struct nx_duck_ahead *a)
-{
-	if (!a)
-		return;
-	ahead_cancel(a);
-	pthread_join(a->thread, NULL);
-	for (size_t i = 0; i < AHEAD_BATCHES; i++) {
-		if (a->batches[i].chunk)
-			duckdb_destroy_data_chunk(&a->batches[i].chunk);
-		nx_arena_free(&a->batches[i].arena);
-	}
-	for (size_t c = 0; c < a->src->table->nfields; c++)
-		duckdb_destroy_logical_type(&a->types[c]);
-	pthread_cond_destroy(&a->room);
-	pthread_cond_destroy(&a->ready);
-	pthread_mutex_destroy(&a->mu);
-	free(a);
-}
-
 /* Points slot k at src (run ahead on a as its reader k, or inline without a). */
 static void slot_set(struct nx_duck *d, unsigned k, struct nx_row_source *src,
 		     struct nx_duck_ahead *a)
@@ -764,9 +533,9 @@ int nx_duck_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long
 	int rc = nx_pqw_open(&w, t, path, source_row_group(row_group), err);
 
 	while (!rc) {
-		struct ahead_batch batch;
+		struct nx_ahead_batch batch;
 		struct nx_rowbuf b;
-		if ((rc = ahead_take(a, 0, &batch, err)) || !batch.chunk)
+		if ((rc = nx__ahead_take(a, 0, &batch, err)) || !batch.chunk)
 			break;
 		duckdb_data_chunk chunk = batch.chunk;
 		b.ncols = t->nfields;
@@ -930,7 +699,7 @@ static void part_write_both(struct part_writer w[2], struct nx_duck_ahead *a)
 		if (part_start(&w[k]))
 			w[k].done = true;
 	if (w[0].rc || w[1].rc)
-		ahead_cancel(a);
+		nx__ahead_cancel(a);
 	while (!w[0].done || !w[1].done) {
 		bool progress = false;
 		for (int k = 0; k < 2; k++) {
@@ -940,7 +709,7 @@ static void part_write_both(struct part_writer w[2], struct nx_duck_ahead *a)
 			if (duckdb_pending_execution_is_finished(st)) {
 				part_end(&w[k]);
 				if (w[k].rc) /* the other must not wait for batches no one frees */
-					ahead_cancel(a);
+					nx__ahead_cancel(a);
 				progress = true;
 			} else if (st != DUCKDB_PENDING_NO_TASKS_AVAILABLE) {
 				progress = true;
@@ -1129,7 +898,7 @@ int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, cons
 	if (at && (nx_duck_con_query_i64(d->con, "SELECT current_setting('threads')::BIGINT", &threads,
 				&ignored) || threads < 2))
 		at = 0;
-	rc = ahead_begin(src, false, at ? 2 : 1, &a, err);
+	rc = nx__ahead_begin(src, false, at ? 2 : 1, &a, err);
 	if (!rc && at) {
 		rc = copy_split(d, src, a, at, tmp, &n, &nparts, &from, err);
 	} else if (!rc) {
