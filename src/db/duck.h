@@ -90,21 +90,14 @@ int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char
  * the copy's end, and has stopped when the copy returns. Row groups hold row_group rows
  * (0: as nx_duck_copy_source; NX_INGEST_ROW_GROUP overrides both). With own_strings
  * the batches keep their strings in arenas of their own, cheaper than DuckDB's string
- * heap: only nx_duck_write_ahead can write such a source (nx_duck_copy_ahead refuses). */
+ * heap: only nx_pqw_write_ahead (db/parquet_write.h) can write such a source
+ * (nx_duck_copy_ahead refuses). */
 struct nx_duck_ahead;
 int nx_duck_ahead_start(struct nx_row_source *src, bool own_strings,
 			struct nx_duck_ahead **out, struct nx_err *err);
 int nx_duck_copy_ahead(struct nx_duck *d, struct nx_duck_ahead *a, const char *path,
 		       unsigned long row_group, uint64_t *rows, struct nx_err *err);
 void nx_duck_ahead_stop(struct nx_duck_ahead *a);
-/* Like nx_duck_copy_source, written by our own parquet writer (db/parquet_write.h),
- * with no database: for a table whose rows are only written. */
-int nx_duck_write_source(struct nx_row_source *src, const char *path, uint64_t *rows,
-			 struct nx_err *err);
-/* Like nx_duck_copy_ahead, written by our own parquet writer (db/parquet_write.h)
- * instead of DuckDB's, with no database: for a table whose rows are only written. */
-int nx_duck_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long row_group,
-			uint64_t *rows, struct nx_err *err);
 /* Like nx_duck_copy_source, as the parts of a split table (db/table_files.h): files
  * dir/<T>_0.parquet, <T>_1.parquet, ... of 64 row groups each (NX_INGEST_PART_GROUPS),
  * so no file's metadata grows with the table (db/parquet_concat.h joins them later).

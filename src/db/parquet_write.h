@@ -37,4 +37,16 @@ int nx_pqw_close(struct nx_pqw *w, uint64_t *rows, struct nx_err *err);
 /* Gives the file up (NULL: nothing): removes the temporary file and frees w. */
 void nx_pqw_abort(struct nx_pqw *w);
 
+struct nx_row_source;
+struct nx_duck_ahead;
+/* A row source (db/duck.h) written whole to path by this writer, with no database,
+ * as nx_duck_copy_source would write it with DuckDB's: for a table whose rows are only
+ * written (source_write.c). */
+int nx_pqw_write_source(struct nx_row_source *src, const char *path, uint64_t *rows,
+			struct nx_err *err);
+/* Likewise for a source run ahead on its thread (nx_duck_ahead_start, which a is
+ * stopped and freed by, whichever way this ends), as nx_duck_copy_ahead would write it. */
+int nx_pqw_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long row_group,
+		       uint64_t *rows, struct nx_err *err);
+
 #endif

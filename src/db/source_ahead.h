@@ -39,7 +39,7 @@ struct nx_ahead_batch {
 };
 
 /* A source run on a producer thread into a bounded queue of chunks, which the scan of
- * nx_source() hands to DuckDB's writer by reference, or nx_duck_write_ahead to ours.
+ * nx_source() hands to DuckDB's writer by reference, or nx_pqw_write_ahead to ours.
  * Every reader reads every batch; a batch is free again once all readers asked for the
  * one after it. Batches are numbered in the order they were made: ring holds those
  * made and not yet freed, [oldest, made). Everything below mu is guarded by it. */

@@ -16,6 +16,7 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "db/parquet_write.h"
 #include "ingest/context.h"
 #include "ingest/ingest.h"
 #include "trace/events.h"
@@ -88,7 +89,7 @@ static int write_source(struct nx_row_source *src, const char *path, uint64_t *r
 			struct nx_err *err)
 {
 	uint64_t n = 0;
-	int rc = nx_duck_write_source(src, path, &n, err);
+	int rc = nx_pqw_write_source(src, path, &n, err);
 
 	if (!rc && n == 0)
 		remove(path);
@@ -280,7 +281,7 @@ static int write_events(struct run *r, struct nx_err *err)
 	struct events *ev = &r->ev;
 	char *final = nx_path_join(r->tmp, "SystemProfileEvents.parquet");
 	uint64_t rows = 0;
-	int rc = nx_duck_write_ahead(ev->ahead, final, EVENTS_ROW_GROUP, &rows, err);
+	int rc = nx_pqw_write_ahead(ev->ahead, final, EVENTS_ROW_GROUP, &rows, err);
 
 	ev->ahead = NULL; /* stopped and freed by the write */
 	if (!rc && !rows)

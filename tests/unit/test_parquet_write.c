@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * test_parquet_write.c: our parquet writer (db/parquet_write.h), through
- * nx_duck_write_ahead as the trace ingest uses it, against DuckDB's writer fed the same
+ * nx_pqw_write_ahead as the trace ingest uses it, against DuckDB's writer fed the same
  * rows. For every stored schema table, rows with every kind of cell (NULLs, empty and
  * long strings, lists NULL, empty and of several items, extreme integers, NaN) read back
  * by DuckDB equal DuckDB's own file row for row, with the same column types, and the
@@ -141,14 +141,14 @@ static int64_t q(struct nx_duck *d, const char *fmt, ...)
 	return v;
 }
 
-/* Ours: the source run ahead and written by nx_duck_write_ahead. */
+/* Ours: the source run ahead and written by nx_pqw_write_ahead. */
 static int write_ours(struct nx_row_source *src, const char *path, unsigned long row_group,
 		      uint64_t *rows, struct nx_err *err)
 {
 	struct nx_duck_ahead *a;
 	int rc = nx_duck_ahead_start(src, true, &a, err);
 
-	return rc ? rc : nx_duck_write_ahead(a, path, row_group, rows, err);
+	return rc ? rc : nx_pqw_write_ahead(a, path, row_group, rows, err);
 }
 
 /* Writes rows of t both ways and checks that DuckDB reads the same rows and types. */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT
+ * source_write.c: a row source written to parquet by our own writer (parquet_write.c),
+ * without DuckDB: read inline, or run ahead on its thread (see parquet_write.h). */
+#include "common/compat.h"
+#include "db/parquet_write.h"
+#include "db/duck.h"
+#include "db/duck_copy.h"
+#include "db/rowbuf.h"
+#include "db/source_ahead.h"
+
+int nx_pqw_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long row_group,
+		       uint64_t *rows, struct nx_err *err)
+{
+	const struct nx_table *t = a->src->table;
+	struct nx_pqw *w = NULL;
+	int rc = nx_pqw_open(&w, t, path, nx__source_row_group(row_group), err);
+
+	while (!rc) {
+		struct nx_ahead_batch batch;
+		struct nx_rowbuf b;
+		if ((rc = nx__ahead_take(a, 0, &batch, err)) || !batch.chunk)
+			break;
+		duckdb_data_chunk chunk = batch.chunk;
+		b.ncols = t->nfields;
+		b.capacity = duckdb_vector_size();
+		for (size_t c = 0; c < t->nfields; c++) {
+			b.type[c] = nx_rowbuf_coltype(&t->fields[c]);
+			b.vec[c] = duckdb_data_chunk_get_vector(chunk, c);
+			b.data[c] = duckdb_vector_get_data(b.vec[c]);
+			b.validity[c] = duckdb_vector_get_validity(b.vec[c]);
+		}
+		rc = nx_pqw_add(w, &b, (size_t)duckdb_data_chunk_get_size(chunk), err);
+		/* the batch is freed for the producer by the next take */
+	}
+	nx_duck_ahead_stop(a);
+	if (rc) {
+		nx_pqw_abort(w);
+		return rc;
+	}
+	return nx_pqw_close(w, rows, err);
+}
+
+int nx_pqw_write_source(struct nx_row_source *src, const char *path, uint64_t *rows,
+			struct nx_err *err)
+{
+	const struct nx_table *t = src->table;
+	duckdb_logical_type types[128];
+	duckdb_data_chunk chunk;
+	struct nx_pqw *w = NULL;
+	struct nx_rowbuf b;
+	int n, rc;
+
+	if (t->nfields > NX_ARRAY_SIZE(types))
+		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
+	if ((rc = nx_pqw_open(&w, t, path, nx__source_row_group(0), err)))
+		return rc;
+	for (size_t c = 0; c < t->nfields; c++)
+		types[c] = nx_rowbuf_logical_type(&t->fields[c]);
+	chunk = duckdb_create_data_chunk(types, t->nfields);
+	for (size_t c = 0; c < t->nfields; c++)
+		duckdb_destroy_logical_type(&types[c]);
+	for (;;) {
+		struct nx_arena arena = NX_ARENA_INIT;
+		duckdb_data_chunk_reset(chunk);
+		nx_rowbuf_bind(&b, chunk, t);
+		b.arena = &arena;
+		n = src->next(src->self, &b, err);
+		if (n > 0)
+			rc = nx_pqw_add(w, &b, (size_t)n, err);
+		nx_arena_free(&arena);
+		if (n <= 0 || rc)
+			break;
+	}
+	duckdb_destroy_data_chunk(&chunk);
+	if (n < 0 || rc) {
+		nx_pqw_abort(w);
+		return n < 0 ? n : rc;
+	}
+	return nx_pqw_close(w, rows, err);
+}
