@@ -67,8 +67,8 @@ int nx__copy_source(struct nx_duck *d, struct nx_row_source *src, struct nx_duck
 	int rc;
 
 	nx__duck_source_set(d, 0, src, a);
-	rc = nx__copy_to(nx__duck_con(d), "SELECT * FROM nx_source(0)", path, nx__source_row_group(row_group),
-		     part, nx__part_row_groups(), rows, err);
+	rc = nx__copy_to(nx__duck_con(d), "SELECT * FROM nx_source(0)", path,
+			 nx__source_row_group(row_group), part, nx__part_row_groups(), rows, err);
 	nx_duck_ahead_stop(a);
 	return nx__duck_source_end(d, 0, rc, err, err);
 }

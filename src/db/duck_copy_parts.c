@@ -80,7 +80,8 @@ static int part_start(struct part_writer *w)
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int rc = 0;
 
-	nx__copy_sql(&sql, w->sql, w->tmp, nx__source_row_group(0), w->pattern, nx__part_row_groups());
+	nx__copy_sql(&sql, w->sql, w->tmp, nx__source_row_group(0), w->pattern,
+		     nx__part_row_groups());
 	if (duckdb_prepare(w->con, sql.buf, &w->ps) != DuckDBSuccess)
 		rc = nx_errf(&w->err, NX_EDB, "%s", duckdb_prepare_error(w->ps));
 	else if (duckdb_pending_prepared(w->ps, &w->pending) != DuckDBSuccess)
@@ -232,8 +233,8 @@ static int rewrite_parts(struct nx_duck *d, const char *left, size_t nl, const c
 		}
 		nx_strbuf_addstr(&sql, "])");
 	}
-	rc = nx__copy_to(nx__duck_con(d), sql.buf, out, nx__source_row_group(0), pattern, nx__part_row_groups(), rows,
-		     err);
+	rc = nx__copy_to(nx__duck_con(d), sql.buf, out, nx__source_row_group(0), pattern,
+			 nx__part_row_groups(), rows, err);
 	nx_strbuf_release(&sql);
 	return rc;
 }
@@ -272,7 +273,8 @@ static int copy_split(struct nx_duck *d, struct nx_row_source *src, struct nx_du
 	if (!rc && w[0].rows != w[1].rows)
 		rc = nx_errf(err, NX_EDB, "the two writers of %s wrote %" PRIu64 " and %" PRIu64
 			     " rows", t->name, w[0].rows, w[1].rows);
-	size_t nl = rc ? 0 : count_parts(tmp[0], t->name), nr = rc ? 0 : count_parts(tmp[1], t->name);
+	size_t nl = rc ? 0 : count_parts(tmp[0], t->name);
+	size_t nr = rc ? 0 : count_parts(tmp[1], t->name);
 	/* NX_TEST_SPLIT_REWRITE=1 takes the slow way, for the tests: DuckDB 1.4.4 has not
 	 * been seen to end the two writers' row groups apart */
 	const char *test = getenv("NX_TEST_SPLIT_REWRITE");
@@ -311,12 +313,13 @@ int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, cons
 	}
 	/* The trace tables are the bulk of an ingest: their source decodes the trace on a
 	 * thread of its own while DuckDB encodes, on one thread, or on two that each write
-	 * some of the columns (docs/memory.md, "Both cores"). */
+	 * some of the columns (docs/memory.md, "Two writers"). */
 	/* two writers need two threads to run their COPYs: one blocked on the source waits
 	 * for the other to take its batch (part_write_both) */
 	int64_t threads = 0;
-	if (at && (nx_duck_con_query_i64(nx__duck_con(d), "SELECT current_setting('threads')::BIGINT", &threads,
-				&ignored) || threads < 2))
+	if (at && (nx_duck_con_query_i64(nx__duck_con(d),
+					 "SELECT current_setting('threads')::BIGINT", &threads,
+					 &ignored) || threads < 2))
 		at = 0;
 	rc = nx__ahead_begin(src, false, at ? 2 : 1, &a, err);
 	if (!rc && at) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * rowbuf.h: inside a batch of rows (struct nx_rowbuf, whose setters duck.h declares and
  * rowbuf.c defines), for the code of src/db that reads one: DuckDB's writer through
- * nx_source(), and ours (parquet_write.c). A batch is a DuckDB data chunk; each column is a vector, with its
- * data and validity mask at hand. */
+ * nx_source(), and ours (parquet_write.c). A batch is a DuckDB data chunk; each column
+ * is a vector, with its data and validity mask at hand. */
 #ifndef NX_DB_ROWBUF_H
 #define NX_DB_ROWBUF_H
 

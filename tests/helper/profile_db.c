@@ -12,6 +12,7 @@
 #include "ingest/ingest.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 char *nx_test_ingest(const char *neff, const char *ntff, const char *data, const char *name)
@@ -64,4 +65,61 @@ double nx_test_q(struct nx_duck *d, const char *sql)
 	if (nx_duck_query_f64(d, sql, &v, &err))
 		fail_msg("%s: %s", sql, err.msg);
 	return v;
+}
+
+/* A formatted statement (caller frees). */
+static char *format_sql(const char *fmt, va_list ap) NX_PRINTF(1, 0);
+static char *format_sql(const char *fmt, va_list ap)
+{
+	char *sql;
+
+	if (vasprintf(&sql, fmt, ap) < 0)
+		fail();
+	return sql;
+}
+
+int64_t nx_test_qi(struct nx_duck *d, const char *fmt, ...)
+{
+	struct nx_err err = { 0 };
+	int64_t v = -1;
+	va_list ap;
+
+	va_start(ap, fmt);
+	char *sql = format_sql(fmt, ap);
+	va_end(ap);
+	if (nx_duck_query_i64(d, sql, &v, &err))
+		fail_msg("%s: %s", sql, err.msg);
+	free(sql);
+	return v;
+}
+
+void nx_test_exf(struct nx_duck *d, const char *fmt, ...)
+{
+	struct nx_err err = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	char *sql = format_sql(fmt, ap);
+	va_end(ap);
+	if (nx_duck_exec(d, sql, &err))
+		fail_msg("%s: %s", sql, err.msg);
+	free(sql);
+}
+
+char *nx_test_slurp(const char *path, size_t *len)
+{
+	char *data;
+	struct nx_err err = { 0 };
+
+	if (nx_read_file(path, &data, len, &err))
+		fail_msg("%s", err.msg);
+	return data;
+}
+
+void nx_test_spit(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || (len && fwrite(data, 1, len, f) != len) || fclose(f))
+		fail_msg("write %s", path);
 }

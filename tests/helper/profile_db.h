@@ -20,6 +20,13 @@ char *nx_test_ingest_fixture(const char *dir, const char *data, const struct nx_
 void nx_test_use_profile(struct nx_duck **d, const char *profile);
 /* The first column of the first row as a double (NaN for NULL). */
 double nx_test_q(struct nx_duck *d, const char *sql);
+/* The first column of the first row of a formatted query as an integer (NULL: 0). */
+int64_t nx_test_qi(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
+/* Runs a formatted statement. */
+void nx_test_exf(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
+/* A whole file read into memory (caller frees), and written back. */
+char *nx_test_slurp(const char *path, size_t *len);
+void nx_test_spit(const char *path, const void *data, size_t len);
 
 /* Exact (integers, doubles) and float32-tolerant comparisons of a query result. */
 #define NX_EQ(d, sql, want)                                                                  \

@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "helper/asserts.h"
 #include "helper/fixture.h"
+#include "helper/profile_db.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -23,75 +24,20 @@
 #include <string.h>
 #include <cmocka.h>
 
-static char *fmt_sql(const char *fmt, va_list ap) NX_PRINTF(1, 0);
-static char *fmt_sql(const char *fmt, va_list ap)
-{
-	char *sql;
-
-	if (vasprintf(&sql, fmt, ap) < 0)
-		fail();
-	return sql;
-}
-
-static int64_t q(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
-static int64_t q(struct nx_duck *d, const char *fmt, ...)
-{
-	struct nx_err err = { 0 };
-	int64_t v = -1;
-	va_list ap;
-
-	va_start(ap, fmt);
-	char *sql = fmt_sql(fmt, ap);
-	va_end(ap);
-	if (nx_duck_query_i64(d, sql, &v, &err))
-		fail_msg("%s: %s", sql, err.msg);
-	free(sql);
-	return v;
-}
-
-static void ex(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
-static void ex(struct nx_duck *d, const char *fmt, ...)
-{
-	struct nx_err err = { 0 };
-	va_list ap;
-
-	va_start(ap, fmt);
-	char *sql = fmt_sql(fmt, ap);
-	va_end(ap);
-	if (nx_duck_exec(d, sql, &err))
-		fail_msg("%s: %s", sql, err.msg);
-	free(sql);
-}
-
 /* The rows both halves come from: 30000 of them, with NULLs, a list and a boolean. */
 #define ROWS "SELECT range AS id, 'n' || (range % 7) AS name, range / 3.0 AS val, " \
 	     "range % 2 = 0 AS flag, CASE WHEN range % 5 = 0 THEN NULL ELSE range * 1000 " \
 	     "END AS maybe, CASE WHEN range % 3 = 0 THEN NULL ELSE ['a' || range, 'b'] END " \
 	     "AS tags, 'v' || (range % 11) AS kind FROM range(30000)"
 
+/* The row groups of a file. */
+#define GROUPS_SQL "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')"
+
 /* Columns cols of ROWS into path in row groups of group rows. */
 static void write_half(struct nx_duck *d, const char *path, const char *cols, int group)
 {
-	ex(d, "COPY (SELECT %s FROM (%s)) TO '%s' (FORMAT parquet, COMPRESSION zstd, "
+	nx_test_exf(d, "COPY (SELECT %s FROM (%s)) TO '%s' (FORMAT parquet, COMPRESSION zstd, "
 	      "ROW_GROUP_SIZE %d)", cols, ROWS, path, group);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	char *data;
-	struct nx_err err = { 0 };
-
-	if (nx_read_file(path, &data, len, &err))
-		fail_msg("%s", err.msg);
-	return data;
-}
-
-static void spit(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f || (len && fwrite(data, 1, len, f) != len) || fclose(f))
-		fail_msg("write %s", path);
 }
 
 static void test_zipped_file_reads_like_both(void **state)
@@ -108,47 +54,56 @@ static void test_zipped_file_reads_like_both(void **state)
 	write_half(d, left, "id, name, val", 4096);
 	write_half(d, right, "flag, maybe, tags, kind", 4096);
 	write_half(d, whole, "*", 4096);
-	int64_t groups = q(d, "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')",
-			   left);
+	int64_t groups = nx_test_qi(d, GROUPS_SQL, left);
 	NX_ASSERT_CMP(groups, >=, 3);
 	size_t rlen;
-	char *rbefore = slurp(right, &rlen);
+	char *rbefore = nx_test_slurp(right, &rlen);
 	if (nx_parquet_zip_check(left, right, &same, &err))
 		fail_msg("%s", err.msg);
 	assert_true(same);
 	if (nx_parquet_zip(left, right, &err))
 		fail_msg("%s", err.msg);
 	/* the columns of both, in order, with the whole file's types */
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM (SELECT column_name, column_type FROM (DESCRIBE "
-			   "SELECT * FROM '%s') EXCEPT ALL SELECT column_name, column_type FROM "
-			   "(DESCRIBE SELECT * FROM '%s'))", left, whole), ==, 0);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM '%s')", left), ==, 7);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM (SELECT column_name FROM (DESCRIBE SELECT * FROM "
-			   "'%s') LIMIT 1) WHERE column_name = 'id'", left), ==, 1);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM (SELECT column_name, column_type FROM "
+				 "(DESCRIBE SELECT * FROM '%s') EXCEPT ALL SELECT column_name, "
+				 "column_type FROM (DESCRIBE SELECT * FROM '%s'))", left, whole),
+		      ==, 0);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM (DESCRIBE SELECT * FROM '%s')", left),
+		      ==, 7);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM (SELECT column_name FROM (DESCRIBE "
+				 "SELECT * FROM '%s') LIMIT 1) WHERE column_name = 'id'", left),
+		      ==, 1);
 	/* every row where it was, as the whole file has it */
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s'", left), ==, 30000);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM (SELECT hash(x) AS h, row_number() OVER () AS r "
-			   "FROM '%s' x) p JOIN (SELECT hash(y) AS h, row_number() OVER () AS r "
-			   "FROM '%s' y) w USING (r) WHERE p.h <> w.h", left, whole), ==, 0);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s' WHERE maybe IS NULL AND tags IS NULL", left),
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM '%s'", left), ==, 30000);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM (SELECT hash(x) AS h, row_number() "
+				 "OVER () AS r FROM '%s' x) p JOIN (SELECT hash(y) AS h, "
+				 "row_number() OVER () AS r FROM '%s' y) w USING (r) WHERE "
+				 "p.h <> w.h", left, whole),
+		      ==, 0);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM '%s' WHERE maybe IS NULL AND tags IS "
+				 "NULL", left),
 		      ==, 2000);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s' WHERE flag AND tags[2] = 'b'", left), ==,
-		      10000);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s' WHERE kind = 'v3' AND name = 'n3'", left),
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM '%s' WHERE flag AND tags[2] = 'b'",
+				 left),
+		      ==, 10000);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM '%s' WHERE kind = 'v3' AND name = "
+				 "'n3'", left),
 		      ==, 390);
 	/* the same row groups, each listing all seven column chunks */
-	NX_ASSERT_CMP(q(d, "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')",
-			left), ==, groups);
-	NX_ASSERT_CMP(q(d, "SELECT min(n) FROM (SELECT count(*) AS n FROM parquet_metadata('%s') "
-			   "GROUP BY row_group_id)", left), ==, 7);
+	NX_ASSERT_CMP(nx_test_qi(d, GROUPS_SQL, left), ==, groups);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT min(n) FROM (SELECT count(*) AS n FROM "
+				 "parquet_metadata('%s') GROUP BY row_group_id)", left),
+		      ==, 7);
 	/* the right file's bloom filters moved with its chunks */
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FILTER (bloom_filter_excludes) FROM "
-			   "parquet_bloom_probe('%s', 'kind', 'nowhere')", left), ==, groups);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FILTER (bloom_filter_excludes) FROM "
-			   "parquet_bloom_probe('%s', 'kind', 'v3')", left), ==, 0);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FILTER (bloom_filter_excludes) FROM "
+				 "parquet_bloom_probe('%s', 'kind', 'nowhere')", left),
+		      ==, groups);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FILTER (bloom_filter_excludes) FROM "
+				 "parquet_bloom_probe('%s', 'kind', 'v3')", left),
+		      ==, 0);
 	/* the right file is as it was */
 	size_t rnow_len;
-	char *rnow = slurp(right, &rnow_len);
+	char *rnow = nx_test_slurp(right, &rnow_len);
 	assert_true(rnow_len == rlen && !memcmp(rnow, rbefore, rlen));
 	free(rnow);
 	free(rbefore);
@@ -167,7 +122,7 @@ static int zip_bad(const char *left, const char *bad, const char *orig, size_t l
 	bool same = false;
 	int rc;
 
-	spit(left, orig, len);
+	nx_test_spit(left, orig, len);
 	rc = nx_parquet_zip_check(left, bad, &same, &err);
 	if (rc) {
 		if (!strstr(err.msg, bad))
@@ -177,7 +132,7 @@ static int zip_bad(const char *left, const char *bad, const char *orig, size_t l
 	rc = nx_parquet_zip(left, bad, &err);
 	if (rc) {
 		size_t now_len;
-		char *now = slurp(left, &now_len);
+		char *now = nx_test_slurp(left, &now_len);
 		if (!strstr(err.msg, bad) && !strstr(err.msg, left))
 			fail_msg("the error does not name a file: %s", err.msg);
 		if (rc != -ENOSPC && rc != -EIO)
@@ -202,7 +157,7 @@ static void test_mismatches_and_bad_files_are_refused(void **state)
 	write_half(d, left, "id, name", 4096);
 	write_half(d, right, "val, tags", 4096);
 	write_half(d, other, "val, tags", 8192); /* the same rows, other row groups */
-	char *orig = slurp(left, &len), *rdata = slurp(right, &rlen);
+	char *orig = nx_test_slurp(left, &len), *rdata = nx_test_slurp(right, &rlen);
 
 	/* row groups of other sizes: found by the check, refused by the join */
 	if (nx_parquet_zip_check(left, other, &same, &err))
@@ -213,7 +168,7 @@ static void test_mismatches_and_bad_files_are_refused(void **state)
 	uint32_t flen = (uint8_t)rdata[rlen - 8] | (uint8_t)rdata[rlen - 7] << 8 |
 			(uint8_t)rdata[rlen - 6] << 16 | (uint32_t)(uint8_t)rdata[rlen - 5] << 24;
 	for (size_t cut = 0; cut < rlen; cut += cut + 200 >= rlen ? 1 : 997) {
-		spit(bad, rdata, cut);
+		nx_test_spit(bad, rdata, cut);
 		assert_int_not_equal(zip_bad(left, bad, orig, len), 0);
 	}
 	/* every footer byte flipped, one at a time: refused or joined, never a crash */
@@ -222,13 +177,13 @@ static void test_mismatches_and_bad_files_are_refused(void **state)
 	for (size_t i = rlen - 8 - flen; i < rlen - 8; i++) {
 		memcpy(copy, rdata, rlen);
 		copy[i] ^= 0x5a;
-		spit(bad, copy, rlen);
+		nx_test_spit(bad, copy, rlen);
 		flips++;
 		refused += zip_bad(left, bad, orig, len) != 0;
 	}
 	NX_ASSERT_CMP(refused, >, flips / 4);
 	/* the left file damaged instead: named in the refusal too */
-	spit(bad, orig, len - 3);
+	nx_test_spit(bad, orig, len - 3);
 	struct nx_err e2 = { 0 };
 	assert_int_not_equal(nx_parquet_zip_check(bad, right, &same, &e2), 0);
 	assert_non_null(strstr(e2.msg, bad));
