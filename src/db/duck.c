@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * duck.c: DuckDB connection, SQL helpers and the nx_source() table function that
- * streams C row sources into parquet (see duck.h). */
+ * duck.c: a database of our own (struct nx_duck): its connections, SQL helpers, and the
+ * nx_source() table function that hands C row sources to DuckDB's COPY (duck_copy.c);
+ * see duck.h. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/duck_conn.h"
