@@ -64,41 +64,6 @@ static void source_init(duckdb_init_info info)
 	duckdb_init_set_max_threads(info, 1);
 }
 
-int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_err *err)
-{
-	const struct nx_table *t = src->table;
-	duckdb_logical_type types[128];
-	duckdb_data_chunk chunk;
-	struct nx_rowbuf b;
-	int n, rc = 0;
-
-	*rows = 0;
-	if (t->nfields > NX_ARRAY_SIZE(types))
-		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
-	for (size_t c = 0; c < t->nfields; c++) {
-		types[c] = nx_rowbuf_logical_type(&t->fields[c]);
-	}
-	chunk = duckdb_create_data_chunk(types, t->nfields);
-	for (size_t c = 0; c < t->nfields; c++)
-		duckdb_destroy_logical_type(&types[c]);
-	for (;;) {
-		struct nx_arena arena = NX_ARENA_INIT;
-		duckdb_data_chunk_reset(chunk);
-		nx_rowbuf_bind(&b, chunk, t);
-		b.arena = &arena; /* as the batches bound for our writer */
-		n = src->next(src->self, &b, err);
-		nx_arena_free(&arena);
-		if (n <= 0) {
-			rc = n;
-			break;
-		}
-		duckdb_data_chunk_set_size(chunk, (idx_t)n);
-		*rows += (uint64_t)n;
-	}
-	duckdb_destroy_data_chunk(&chunk);
-	return rc;
-}
-
 /* The scan of a source run ahead: the next ready chunk's vectors become output's. */
 static int ahead_scan(struct source_slot *s, duckdb_data_chunk output)
 {
@@ -263,17 +228,7 @@ int nx_duck_query_i64(struct nx_duck *d, const char *sql, int64_t *out, struct n
 
 int nx_duck_query_f64(struct nx_duck *d, const char *sql, double *out, struct nx_err *err)
 {
-	duckdb_result res;
-	int rc = run(d, sql, &res, err);
-
-	if (rc)
-		return rc;
-	*out = NAN;
-	if (duckdb_row_count(&res) > 0 && duckdb_column_count(&res) > 0 &&
-	    !duckdb_value_is_null(&res, 0, 0))
-		*out = duckdb_value_double(&res, 0, 0);
-	duckdb_destroy_result(&res);
-	return 0;
+	return nx_duck_con_query_f64(d->con, sql, out, err);
 }
 
 int nx_duck_columns(struct nx_duck *d, const char *select_sql, char ***names, size_t *n,

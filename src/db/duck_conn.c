@@ -6,6 +6,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,20 +131,36 @@ int nx_duck_con_run(duckdb_connection con, const char *sql, duckdb_result *res,
 	return rc;
 }
 
-int nx_duck_con_query_i64(duckdb_connection con, const char *sql, int64_t *out,
-			  struct nx_err *err)
+/* The first value of sql's result into *i (NULL or no row: 0) or *f (NaN), whichever
+ * is not NULL. */
+static int first_value(duckdb_connection con, const char *sql, int64_t *i, double *f,
+		       struct nx_err *err)
 {
 	duckdb_result res;
 	int rc = nx_duck_con_run(con, sql, &res, err);
 
 	if (rc)
 		return rc;
-	*out = 0;
-	if (duckdb_row_count(&res) > 0 && duckdb_column_count(&res) > 0 &&
-	    !duckdb_value_is_null(&res, 0, 0))
-		*out = duckdb_value_int64(&res, 0, 0);
+	bool cell = duckdb_row_count(&res) > 0 && duckdb_column_count(&res) > 0 &&
+		    !duckdb_value_is_null(&res, 0, 0);
+	if (i)
+		*i = cell ? duckdb_value_int64(&res, 0, 0) : 0;
+	if (f)
+		*f = cell ? duckdb_value_double(&res, 0, 0) : NAN;
 	duckdb_destroy_result(&res);
 	return 0;
+}
+
+int nx_duck_con_query_i64(duckdb_connection con, const char *sql, int64_t *out,
+			  struct nx_err *err)
+{
+	return first_value(con, sql, out, NULL, err);
+}
+
+int nx_duck_con_query_f64(duckdb_connection con, const char *sql, double *out,
+			  struct nx_err *err)
+{
+	return first_value(con, sql, NULL, out, err);
 }
 
 /* Appends dir with one trailing slash: a prefix of /data/p then does not also allow

@@ -30,8 +30,10 @@ int nx_duck_con_exec(duckdb_connection c, const char *sql, struct nx_err *err);
 int nx_duck_con_run(duckdb_connection c, const char *sql, duckdb_result *res,
 		    struct nx_err *err);
 /* The first column of the first row of sql's last statement as int64 (no row or NULL:
- * 0). */
+ * 0), or as a double (NaN). */
 int nx_duck_con_query_i64(duckdb_connection c, const char *sql, int64_t *out,
+			  struct nx_err *err);
+int nx_duck_con_query_f64(duckdb_connection c, const char *sql, double *out,
 			  struct nx_err *err);
 
 /* The API server's databases parse each parquet footer once, not once per query (the

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * source_write.c: a row source written to parquet by our own writer (parquet_write.c),
- * without DuckDB: read inline, or run ahead on its thread (see parquet_write.h). */
+ * without DuckDB: read inline, or run ahead on its thread (see parquet_write.h); or
+ * read to its end and dropped (nx_duck_drain_source, duck.h). */
 #include "common/compat.h"
 #include "db/parquet_write.h"
 #include "db/duck.h"
@@ -40,41 +41,73 @@ int nx_pqw_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long 
 	return nx_pqw_close(w, rows, err);
 }
 
-int nx_pqw_write_source(struct nx_row_source *src, const char *path, uint64_t *rows,
-			struct nx_err *err)
+/* Called with each batch of a source read inline: its n rows. */
+typedef int (*batch_fn)(void *arg, const struct nx_rowbuf *b, size_t n, struct nx_err *err);
+
+/* Reads src to its end, batch by batch, into one chunk of its own with the strings of
+ * each batch in an arena (as the batches bound for our writer), handing each to fn:
+ * the source's error, or fn's. */
+static int each_batch(struct nx_row_source *src, batch_fn fn, void *arg, struct nx_err *err)
 {
 	const struct nx_table *t = src->table;
 	duckdb_logical_type types[128];
 	duckdb_data_chunk chunk;
-	struct nx_pqw *w = NULL;
 	struct nx_rowbuf b;
-	int n, rc;
+	int n, rc = 0;
 
 	if (t->nfields > NX_ARRAY_SIZE(types))
 		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
-	if ((rc = nx_pqw_open(&w, t, path, nx__source_row_group(0), err)))
-		return rc;
 	for (size_t c = 0; c < t->nfields; c++)
 		types[c] = nx_rowbuf_logical_type(&t->fields[c]);
 	chunk = duckdb_create_data_chunk(types, t->nfields);
 	for (size_t c = 0; c < t->nfields; c++)
 		duckdb_destroy_logical_type(&types[c]);
-	for (;;) {
+	do {
 		struct nx_arena arena = NX_ARENA_INIT;
 		duckdb_data_chunk_reset(chunk);
 		nx_rowbuf_bind(&b, chunk, t);
 		b.arena = &arena;
 		n = src->next(src->self, &b, err);
-		if (n > 0)
-			rc = nx_pqw_add(w, &b, (size_t)n, err);
+		if (n > 0) {
+			duckdb_data_chunk_set_size(chunk, (idx_t)n);
+			rc = fn(arg, &b, (size_t)n, err);
+		}
 		nx_arena_free(&arena);
-		if (n <= 0 || rc)
-			break;
-	}
+	} while (n > 0 && !rc);
 	duckdb_destroy_data_chunk(&chunk);
-	if (n < 0 || rc) {
+	return n < 0 ? n : rc;
+}
+
+static int count_batch(void *arg, const struct nx_rowbuf *b, size_t n, struct nx_err *err)
+{
+	(void)b;
+	(void)err;
+	*(uint64_t *)arg += n;
+	return 0;
+}
+
+int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_err *err)
+{
+	*rows = 0;
+	return each_batch(src, count_batch, rows, err);
+}
+
+static int write_batch(void *arg, const struct nx_rowbuf *b, size_t n, struct nx_err *err)
+{
+	return nx_pqw_add(arg, b, n, err);
+}
+
+int nx_pqw_write_source(struct nx_row_source *src, const char *path, uint64_t *rows,
+			struct nx_err *err)
+{
+	struct nx_pqw *w = NULL;
+	int rc = nx_pqw_open(&w, src->table, path, nx__source_row_group(0), err);
+
+	if (!rc)
+		rc = each_batch(src, write_batch, w, err);
+	if (rc) {
 		nx_pqw_abort(w);
-		return n < 0 ? n : rc;
+		return rc;
 	}
 	return nx_pqw_close(w, rows, err);
 }
