@@ -59,16 +59,17 @@ for m in $sizes; do
 	if [[ ${NX_BENCH_ONE:-1} != 0 ]]; then
 		for ((r = 1; r <= ${NX_BENCH_PAIRS:-1}; r++)); do
 			for w in 1 2; do
+				wlog=$d/writers$w-pair$r.log
 				NX_INGEST_WRITERS=$w /usr/bin/time -v "$bin" view -n "$d/bench.neff" \
 					-s "$d/bench.ntff" --data-path "$d/data" \
-					--display-name "bench-w$w" --ingest-only >"$d/writers.log" 2>&1
+					--display-name "bench-w$w" --ingest-only >"$wlog" 2>&1
 				rm -rf "$d/data/profiles/global/bench-w$w@"*
-				awk -v floor="$floor" -v w="$w" -v r="$r" '
-				     /raw tables/ { for (i = 1; i <= NF; i++) if ($i == "raw") t = $(i + 2) }
+				wraw=$(grep -oP 'raw tables \K[0-9.]+' "$wlog")
+				awk -v floor="$floor" -v w="$w" -v r="$r" -v t="$wraw" '
 				     /User time|System time/ { split($0, f, ": "); c += f[2] }
 				     /Maximum resident/ { m = $NF }
 				     END { printf "    %s writer%s per trace table (pair %d): raw tables %.2f s (raw/floor %.2fx); CPU %.1f s; peak RSS %.0f MB\n",
-					w, w == 1 ? "" : "s", r, t, t / floor, c, m / 1024 }' "$d/writers.log"
+					w, w == 1 ? "" : "s", r, t, t / floor, c, m / 1024 }' "$wlog"
 			done
 		done
 	fi
