@@ -34,9 +34,9 @@ const char *const nx__rec_choices[][2] = {
 };
 const size_t nx__rec_nchoices = sizeof(nx__rec_choices) / sizeof(nx__rec_choices[0]);
 
-static int rank_cmp(const struct rx_result *r, int a, int b)
+static int rank_cmp(const struct nx_rec_result *r, int a, int b)
 {
-	const struct rx_inv *x = &r->inv[a], *y = &r->inv[b];
+	const struct nx_rec_inv *x = &r->inv[a], *y = &r->inv[b];
 
 	if (x->status != y->status)
 		return x->status - y->status;
@@ -48,12 +48,12 @@ static int rank_cmp(const struct rx_result *r, int a, int b)
 	return a - b;
 }
 
-static void rank(struct rx_result *r)
+static void rank(struct nx_rec_result *r)
 {
-	for (int i = 0; i < RX_NINV; i++)
+	for (int i = 0; i < NX_REC_NINV; i++)
 		r->order[i] = i;
 	/* insertion sort: six items */
-	for (int i = 1; i < RX_NINV; i++)
+	for (int i = 1; i < NX_REC_NINV; i++)
 		for (int j = i; j > 0 && rank_cmp(r, r->order[j - 1], r->order[j]) > 0; j--) {
 			int t = r->order[j];
 			r->order[j] = r->order[j - 1];
@@ -89,7 +89,7 @@ static const char *memory_limit(const struct nx_recommend_opts *o)
 
 /* The steps, on a database sandboxed to dir that spills into spill. */
 static int steps(struct nx_duck *d, const struct nx_recommend_opts *o, const char *dir,
-		 struct rx_result *r, struct nx_err *err)
+		 struct nx_rec_result *r, struct nx_err *err)
 {
 	int rc = nx_duck_sandbox(d, &dir, 1, r->scan->spill, err);
 
@@ -118,11 +118,11 @@ static int steps(struct nx_duck *d, const struct nx_recommend_opts *o, const cha
 	return rc;
 }
 
-int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct rx_result *r,
+int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct nx_rec_result *r,
 		    struct nx_err *err)
 {
 	struct nx_duck *d = NULL;
-	struct rx_scan sc;
+	struct nx_rec_scan sc;
 	struct nx_err ignored = { 0 };
 	int rc;
 

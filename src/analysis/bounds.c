@@ -72,10 +72,10 @@ static int extent(struct nx_duck *d, const char *sql, int64_t *t0, int64_t *t1,
 	return 0;
 }
 
-int nx__rec_window_plan(struct nx_duck *d, struct rx_result *r,
+int nx__rec_window_plan(struct nx_duck *d, struct nx_rec_result *r,
 			const struct nx_recommend_opts *o, struct nx_err *err)
 {
-	struct rx_scan_window *w = &r->scan->win;
+	struct nx_rec_scan_window *w = &r->scan->win;
 	int rc = 0;
 
 	w->whole = o->window == NX_REC_WIN_WHOLE;
@@ -95,7 +95,7 @@ int nx__rec_window_plan(struct nx_duck *d, struct rx_result *r,
 
 /* The profile span from the passes: first start and last end over instructions and DMA
  * packets. 1 when either has none. */
-static int span(const struct rx_scan *sc, int64_t *t0, int64_t *t1)
+static int span(const struct nx_rec_scan *sc, int64_t *t0, int64_t *t1)
 {
 	if (!sc->in_lo_set && !sc->pk_lo_set)
 		return 1;
@@ -106,7 +106,7 @@ static int span(const struct rx_scan *sc, int64_t *t0, int64_t *t1)
 	return 0;
 }
 
-int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recommend_opts *o,
+int nx__rec_window(struct nx_duck *d, struct nx_rec_result *r, const struct nx_recommend_opts *o,
 		   struct nx_err *err)
 {
 	int64_t end;
@@ -164,11 +164,11 @@ int nx__rec_window(struct nx_duck *d, struct rx_result *r, const struct nx_recom
 /* Bound inputs over [T0, T1) from the passes (docs/recommend.md, "Window"): durations
  * clipped to the window and merged, bytes and flops counted by start_ts. Figures that
  * SQL gave as DOUBLE keep the precision its cells had. */
-static int window_inputs(struct nx_duck *d, const struct rx_result *r, double *v,
+static int window_inputs(struct nx_duck *d, const struct nx_rec_result *r, double *v,
 			 struct nx_err *err)
 {
 	static const char *const names[] = { "n" };
-	const struct rx_scan *sc = r->scan;
+	const struct nx_rec_scan *sc = r->scan;
 	int64_t eng[4];
 	double flops, tp_flops;
 	int rc;
@@ -191,7 +191,7 @@ static int window_inputs(struct nx_duck *d, const struct rx_result *r, double *v
 }
 
 /* Whole kernel: Summary first, each missing field recomputed from the raw tables. */
-static int summary_inputs(struct nx_duck *d, struct rx_result *r, double *v,
+static int summary_inputs(struct nx_duck *d, struct nx_rec_result *r, double *v,
 			  struct nx_err *err)
 {
 	static const char *const names[] = {
@@ -241,66 +241,69 @@ static double ratio(double a, double b)
 	return b > 0 ? a / b : NAN;
 }
 
-static void bounds_from_inputs(struct rx_result *r)
+static void bounds_from_inputs(struct nx_rec_result *r)
 {
-	struct rx_inputs *in = &r->in;
+	struct nx_rec_inputs *in = &r->in;
 	double *b = r->bound, *g = r->gap;
 	double ns_per_byte = in->dma_bw > 0 ? 1e9 / in->dma_bw : NAN;
 	double ns_per_flop = in->te_peak > 0 ? 1e9 / in->te_peak : NAN;
 
-	b[RX_B_TOTAL] = in->total_ns;
-	b[RX_B_MEM] = in->dma_active_ns;
-	b[RX_B_MEM_IDEAL] = in->dma_bytes * ns_per_byte;
-	b[RX_B_MEM_NO_RELOADS] = in->necessary_bytes * ns_per_byte;
-	b[RX_B_COMP] = in->te_active_ns;
-	b[RX_B_COMP_IDEAL] = in->hw_flops * ns_per_flop;
-	b[RX_B_COMP_USEFUL] = (in->hw_flops - in->tp_flops) * ns_per_flop;
+	b[NX_REC_B_TOTAL] = in->total_ns;
+	b[NX_REC_B_MEM] = in->dma_active_ns;
+	b[NX_REC_B_MEM_IDEAL] = in->dma_bytes * ns_per_byte;
+	b[NX_REC_B_MEM_NO_RELOADS] = in->necessary_bytes * ns_per_byte;
+	b[NX_REC_B_COMP] = in->te_active_ns;
+	b[NX_REC_B_COMP_IDEAL] = in->hw_flops * ns_per_flop;
+	b[NX_REC_B_COMP_USEFUL] = (in->hw_flops - in->tp_flops) * ns_per_flop;
 
 	/* pipeline: the busiest engine, first maximum in engine order */
 	r->bottleneck = -1;
-	b[RX_B_PIPELINE] = NAN;
-	for (int e = 0; e < RX_NENG; e++) {
+	b[NX_REC_B_PIPELINE] = NAN;
+	for (int e = 0; e < NX_REC_NENG; e++) {
 		if (isnan(in->eng_ns[e]))
 			continue;
-		if (r->bottleneck < 0 || in->eng_ns[e] > b[RX_B_PIPELINE]) {
+		if (r->bottleneck < 0 || in->eng_ns[e] > b[NX_REC_B_PIPELINE]) {
 			r->bottleneck = e;
-			b[RX_B_PIPELINE] = in->eng_ns[e];
+			b[NX_REC_B_PIPELINE] = in->eng_ns[e];
 		}
 	}
 
 	/* bn_speedup: a memory bound only shortens DMA, a compute bound only Tensor */
-	for (int k = 0; k < RX_NBOUNDS; k++) {
-		int impacted = k >= RX_B_MEM && k <= RX_B_MEM_NO_RELOADS ? RX_DMA
-			     : k >= RX_B_COMP && k <= RX_B_COMP_USEFUL ? RX_TENSOR : -1;
+	for (int k = 0; k < NX_REC_NBOUNDS; k++) {
+		int impacted = -1;
+		if (k >= NX_REC_B_MEM && k <= NX_REC_B_MEM_NO_RELOADS)
+			impacted = NX_REC_ENG_DMA;
+		else if (k >= NX_REC_B_COMP && k <= NX_REC_B_COMP_USEFUL)
+			impacted = NX_REC_ENG_TENSOR;
 		double floor_ns = 0;
-		if (k == RX_B_TOTAL) {
+		if (k == NX_REC_B_TOTAL) {
 			r->speedup[k] = isnan(b[k]) ? NAN : 1.0;
 			continue;
 		}
-		if (k == RX_B_PIPELINE) {
-			r->speedup[k] = ratio(b[RX_B_TOTAL], b[k]);
+		if (k == NX_REC_B_PIPELINE) {
+			r->speedup[k] = ratio(b[NX_REC_B_TOTAL], b[k]);
 			continue;
 		}
-		for (int e = 0; e < RX_NENG; e++)
+		for (int e = 0; e < NX_REC_NENG; e++)
 			if (e != impacted && !isnan(in->eng_ns[e]))
 				floor_ns = fmax(floor_ns, in->eng_ns[e]);
-		r->speedup[k] = isnan(b[k]) ? NAN : ratio(b[RX_B_TOTAL], fmax(b[k], floor_ns));
+		r->speedup[k] = isnan(b[k]) ? NAN : ratio(b[NX_REC_B_TOTAL], fmax(b[k], floor_ns));
 	}
 
-	g[RX_G_DMA_IDLE] = b[RX_B_TOTAL] - b[RX_B_MEM];
-	g[RX_G_DMA_INEFF] = b[RX_B_MEM] - b[RX_B_MEM_IDEAL];
-	g[RX_G_EXCESS] = b[RX_B_MEM_IDEAL] - b[RX_B_MEM_NO_RELOADS];
-	g[RX_G_TE_IDLE] = b[RX_B_TOTAL] - b[RX_B_COMP];
-	g[RX_G_TE_UNDERUTIL] = b[RX_B_COMP] - b[RX_B_COMP_IDEAL];
-	g[RX_G_TRANSPOSE] = b[RX_B_COMP_IDEAL] - b[RX_B_COMP_USEFUL];
-	g[RX_G_PIPELINE] = b[RX_B_TOTAL] - b[RX_B_PIPELINE];
+	g[NX_REC_G_DMA_IDLE] = b[NX_REC_B_TOTAL] - b[NX_REC_B_MEM];
+	g[NX_REC_G_DMA_INEFF] = b[NX_REC_B_MEM] - b[NX_REC_B_MEM_IDEAL];
+	g[NX_REC_G_EXCESS] = b[NX_REC_B_MEM_IDEAL] - b[NX_REC_B_MEM_NO_RELOADS];
+	g[NX_REC_G_TE_IDLE] = b[NX_REC_B_TOTAL] - b[NX_REC_B_COMP];
+	g[NX_REC_G_TE_UNDERUTIL] = b[NX_REC_B_COMP] - b[NX_REC_B_COMP_IDEAL];
+	g[NX_REC_G_TRANSPOSE] = b[NX_REC_B_COMP_IDEAL] - b[NX_REC_B_COMP_USEFUL];
+	g[NX_REC_G_PIPELINE] = b[NX_REC_B_TOTAL] - b[NX_REC_B_PIPELINE];
 }
 
-int nx__rec_bounds(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
+int nx__rec_bounds(struct nx_duck *d, struct nx_rec_result *r, struct nx_err *err)
 {
 	static const char *const cnames[] = { "dma_bw", "te_peak", "dma_engines" };
 	double v[I_N], c[3];
-	struct rx_inputs *in = &r->in;
+	struct nx_rec_inputs *in = &r->in;
 	int rc = nx__rec_query_row(d, CONSTANTS_SQL, cnames, c, 3, err);
 
 	if (rc)
@@ -327,11 +330,11 @@ int nx__rec_bounds(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 	in->te_active_ns = v[I_TE];
 	in->hw_flops = v[I_FLOPS];
 	in->tp_flops = v[I_TP];
-	in->eng_ns[RX_TENSOR] = v[I_TE];
-	in->eng_ns[RX_VECTOR] = v[I_VE];
-	in->eng_ns[RX_SCALAR] = v[I_SE];
-	in->eng_ns[RX_GPSIMD] = v[I_GP];
-	in->eng_ns[RX_DMA] = in->dma_active_ns;
+	in->eng_ns[NX_REC_ENG_TENSOR] = v[I_TE];
+	in->eng_ns[NX_REC_ENG_VECTOR] = v[I_VE];
+	in->eng_ns[NX_REC_ENG_SCALAR] = v[I_SE];
+	in->eng_ns[NX_REC_ENG_GPSIMD] = v[I_GP];
+	in->eng_ns[NX_REC_ENG_DMA] = in->dma_active_ns;
 	bounds_from_inputs(r);
 	return 0;
 }

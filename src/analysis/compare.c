@@ -9,11 +9,12 @@
 #include <math.h>
 #include <string.h>
 
-static const int eng_rows[] = { RX_DMA, RX_TENSOR, RX_VECTOR, RX_SCALAR, RX_GPSIMD };
+static const int eng_rows[] = { NX_REC_ENG_DMA, NX_REC_ENG_TENSOR, NX_REC_ENG_VECTOR,
+				NX_REC_ENG_SCALAR, NX_REC_ENG_GPSIMD };
 
-static const char *bn_name(const struct rx_result *r)
+static const char *bn_name(const struct nx_rec_result *r)
 {
-	return r->bottleneck >= 0 ? rx_engine_name[r->bottleneck] : "unknown";
+	return r->bottleneck >= 0 ? nx_rec_engine_name[r->bottleneck] : "unknown";
 }
 
 static void row(struct nx_strbuf *out, const char *label, double a, double b,
@@ -33,13 +34,13 @@ static void row(struct nx_strbuf *out, const char *label, double a, double b,
 }
 
 static void header(struct nx_strbuf *out, const char *title, const char *first,
-		   const struct rx_result *a, const struct rx_result *b)
+		   const struct nx_rec_result *a, const struct nx_rec_result *b)
 {
 	nx_strbuf_addf(out, "\n## %s\n\n| %s | %s | %s | delta |\n|---|---|---|---|\n", title,
 		       first, a->name, b->name);
 }
 
-void nx__rec_compare_md(const struct rx_result *a, const struct rx_result *b,
+void nx__rec_compare_md(const struct nx_rec_result *a, const struct nx_rec_result *b,
 			struct nx_strbuf *out)
 {
 	static const char *const status[] = { "found", "nothing", "not computable" };
@@ -50,44 +51,44 @@ void nx__rec_compare_md(const struct rx_result *a, const struct rx_result *b,
 	else
 		nx_strbuf_addf(out, "Bottleneck: %s (unchanged)\n", bn_name(a));
 	nx_strbuf_addstr(out, "\nTotal time: ");
-	nx__rec_fmt_us(out, a->bound[RX_B_TOTAL]);
+	nx__rec_fmt_us(out, a->bound[NX_REC_B_TOTAL]);
 	nx_strbuf_addstr(out, " \xe2\x86\x92 ");
-	nx__rec_fmt_us(out, b->bound[RX_B_TOTAL]);
+	nx__rec_fmt_us(out, b->bound[NX_REC_B_TOTAL]);
 	nx_strbuf_addstr(out, ", ");
-	nx__rec_fmt_delta(out, a->bound[RX_B_TOTAL], b->bound[RX_B_TOTAL]);
+	nx__rec_fmt_delta(out, a->bound[NX_REC_B_TOTAL], b->bound[NX_REC_B_TOTAL]);
 	nx_strbuf_addstr(out, ". Deltas are new - previous (\xe2\x80\x94: unchanged); the ratio is "
 			      "previous / new.\n");
 
 	header(out, "Bounds", "bound", a, b);
-	for (int k = 0; k < RX_NBOUNDS; k++) {
-		bool pp = k == RX_B_PIPELINE;
-		row(out, rx_bound_key[k], a->bound[k], b->bound[k],
+	for (int k = 0; k < NX_REC_NBOUNDS; k++) {
+		bool pp = k == NX_REC_B_PIPELINE;
+		row(out, nx_rec_bound_key[k], a->bound[k], b->bound[k],
 		    pp ? bn_name(a) : NULL, pp ? bn_name(b) : NULL);
 	}
 	header(out, "Engine active times", "engine", a, b);
 	for (size_t i = 0; i < 5; i++)
-		row(out, rx_engine_name[eng_rows[i]], a->in.eng_ns[eng_rows[i]],
+		row(out, nx_rec_engine_name[eng_rows[i]], a->in.eng_ns[eng_rows[i]],
 		    b->in.eng_ns[eng_rows[i]], NULL, NULL);
 	header(out, "Memory family gaps", "gap", a, b);
-	for (int g = RX_G_DMA_IDLE; g <= RX_G_EXCESS; g++)
-		row(out, rx_gap_label[g], a->gap[g], b->gap[g], NULL, NULL);
+	for (int g = NX_REC_G_DMA_IDLE; g <= NX_REC_G_EXCESS; g++)
+		row(out, nx_rec_gap_label[g], a->gap[g], b->gap[g], NULL, NULL);
 	header(out, "Compute family gaps", "gap", a, b);
-	for (int g = RX_G_TE_IDLE; g <= RX_G_TRANSPOSE; g++)
-		row(out, rx_gap_label[g], a->gap[g], b->gap[g], NULL, NULL);
-	row(out, rx_gap_label[RX_G_PIPELINE], a->gap[RX_G_PIPELINE], b->gap[RX_G_PIPELINE],
-	    NULL, NULL);
+	for (int g = NX_REC_G_TE_IDLE; g <= NX_REC_G_TRANSPOSE; g++)
+		row(out, nx_rec_gap_label[g], a->gap[g], b->gap[g], NULL, NULL);
+	row(out, nx_rec_gap_label[NX_REC_G_PIPELINE], a->gap[NX_REC_G_PIPELINE],
+	    b->gap[NX_REC_G_PIPELINE], NULL, NULL);
 
 	nx_strbuf_addf(out, "\n## Investigations\n\n| investigation | %s | %s |\n|---|---|---|\n",
 		       a->name, b->name);
-	for (int i = 0; i < RX_NINV; i++) {
-		const struct rx_inv *x = &a->inv[i], *y = &b->inv[i];
+	for (int i = 0; i < NX_REC_NINV; i++) {
+		const struct nx_rec_inv *x = &a->inv[i], *y = &b->inv[i];
 		nx_strbuf_addf(out, "| %s | %s", x->title, status[x->status]);
-		if (x->status == RX_FOUND) {
+		if (x->status == NX_REC_FOUND) {
 			nx_strbuf_addstr(out, ", up to ");
 			nx__rec_fmt_us(out, x->relevance_ns);
 		}
 		nx_strbuf_addf(out, " | %s", status[y->status]);
-		if (y->status == RX_FOUND) {
+		if (y->status == NX_REC_FOUND) {
 			nx_strbuf_addstr(out, ", up to ");
 			nx__rec_fmt_us(out, y->relevance_ns);
 		}
@@ -125,7 +126,7 @@ static void delta(struct nx_jw *jw, const char *name, double a, double b)
 	nx_strbuf_release(&text);
 }
 
-void nx__rec_compare_json(const struct rx_result *a, const struct rx_result *b,
+void nx__rec_compare_json(const struct nx_rec_result *a, const struct nx_rec_result *b,
 			  struct nx_strbuf *out)
 {
 	struct nx_jw jw;
@@ -147,19 +148,19 @@ void nx__rec_compare_json(const struct rx_result *a, const struct rx_result *b,
 	nx_jw_object_begin(&jw);
 	nx_jw_key(&jw, "bounds");
 	nx_jw_array_begin(&jw);
-	for (int k = 0; k < RX_NBOUNDS; k++)
-		delta(&jw, rx_bound_key[k], a->bound[k], b->bound[k]);
+	for (int k = 0; k < NX_REC_NBOUNDS; k++)
+		delta(&jw, nx_rec_bound_key[k], a->bound[k], b->bound[k]);
 	nx_jw_array_end(&jw);
 	nx_jw_key(&jw, "engines");
 	nx_jw_array_begin(&jw);
 	for (size_t i = 0; i < 5; i++)
-		delta(&jw, rx_engine_name[eng_rows[i]], a->in.eng_ns[eng_rows[i]],
+		delta(&jw, nx_rec_engine_name[eng_rows[i]], a->in.eng_ns[eng_rows[i]],
 		      b->in.eng_ns[eng_rows[i]]);
 	nx_jw_array_end(&jw);
 	nx_jw_key(&jw, "gaps");
 	nx_jw_array_begin(&jw);
-	for (int g = 0; g < RX_NGAPS; g++)
-		delta(&jw, rx_gap_key[g], a->gap[g], b->gap[g]);
+	for (int g = 0; g < NX_REC_NGAPS; g++)
+		delta(&jw, nx_rec_gap_key[g], a->gap[g], b->gap[g]);
 	nx_jw_array_end(&jw);
 	nx_jw_object_end(&jw);
 	nx_jw_key(&jw, "before");

@@ -61,21 +61,21 @@ static const char COVERAGE_SQL[] =
 	"SELECT sum(transfer_bytes)::DOUBLE AS b FROM rx_DmaPacketAggregated\n"
 	"WHERE start_ts >= {T0} AND start_ts < {T1}";
 
-static const char *unavailable(const struct rx_result *r)
+static const char *unavailable(const struct nx_rec_result *r)
 {
 	if (!r->q.dma_packets)
 		return NX_REC_NO_DMA_PACKETS;
-	if (isnan(r->bound[RX_B_MEM_IDEAL]))
+	if (isnan(r->bound[NX_REC_B_MEM_IDEAL]))
 		return "no DMA peak bandwidth in Metadata";
 	return NULL;
 }
 
-static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *inv,
 	       struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
-	double mem = r->bound[RX_B_MEM], ideal = r->bound[RX_B_MEM_IDEAL];
-	double bytes = r->in.dma_bytes, gap = r->gap[RX_G_DMA_INEFF];
+	double mem = r->bound[NX_REC_B_MEM], ideal = r->bound[NX_REC_B_MEM_IDEAL];
+	double bytes = r->in.dma_bytes, gap = r->gap[NX_REC_G_DMA_INEFF];
 	int rc = 0;
 
 	inv->gap_ns = gap;
@@ -111,21 +111,21 @@ static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 		inv->note = nx_xstrdup("Step 2 not computable: DmaPacketAggregated has no rows");
 	}
 
-	inv->relevance_ns = nx__rec_pipeline_cut(r, RX_DMA, gap);
+	inv->relevance_ns = nx__rec_pipeline_cut(r, NX_REC_ENG_DMA, gap);
 	if (!(gap >= 0.05 * mem)) {
-		nx__rec_inv_set(inv, RX_NOTHING, "the efficiency gap is %.1f%% of memory_bound (under "
+		nx__rec_inv_set(inv, NX_REC_NOTHING, "the efficiency gap is %.1f%% of memory_bound (under "
 				"5%%): transfers are already reasonably efficient",
 				mem > 0 ? gap * 100 / mem : 0);
 		inv->relevance_ns = 0;
 	} else if (inv->lines.nrows) {
-		nx__rec_inv_set(inv, RX_FOUND, "DMA runs at %.1f GB/s of %.1f GB/s peak; %s moves "
+		nx__rec_inv_set(inv, NX_REC_FOUND, "DMA runs at %.1f GB/s of %.1f GB/s peak; %s moves "
 				"%s descriptors and holds %s%% of the gap",
 				mem > 0 ? bytes / mem : 0, r->in.dma_bw / 1e9,
 				nx__rec_cellq(&inv->lines, 0, "source"),
 				nx__rec_cellq(&inv->lines, 0, "shape"),
 				nx__rec_cellq(&inv->lines, 0, "share_pct"));
 	} else {
-		nx__rec_inv_set(inv, RX_FOUND, "DMA runs at %.1f GB/s of %.1f GB/s peak; no source "
+		nx__rec_inv_set(inv, NX_REC_FOUND, "DMA runs at %.1f GB/s of %.1f GB/s peak; no source "
 				"line could be attributed", mem > 0 ? bytes / mem : 0,
 				r->in.dma_bw / 1e9);
 	}
@@ -135,14 +135,15 @@ out:
 }
 
 /* The top line's descriptor size, or 0 when unknown. */
-static long top_desc_bytes(const struct rx_inv *inv)
+static long top_desc_bytes(const struct nx_rec_inv *inv)
 {
 	const char *v = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "desc_bytes") : NULL;
 	return v ? strtol(v, NULL, 10) : 0;
 }
 
 /* What to change in the kernel for a finding (render). */
-static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+static void remedies(const struct nx_rec_result *r, const struct nx_rec_inv *inv,
+		     struct nx_strbuf *out)
 {
 	const char *top = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "source") : NULL;
 
@@ -166,13 +167,13 @@ static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct
 			 "transposing access pattern splits into many small descriptors (and "
 			 "transposed loads are slower than plain ones); store the tensor in the "
 			 "layout it is read in.\n");
-	if (r->inv[RX_I_REDUNDANT_DMA].status == RX_FOUND)
+	if (r->inv[NX_REC_I_REDUNDANT_DMA].status == NX_REC_FOUND)
 		nx_strbuf_addstr(out, "The kernel also reloads data (see the redundant-DMA "
 				 "finding): removing those transfers first may remove the small "
 				 "ones too.\n");
 }
 
-const struct rx_inv_def nx__rec_inv_dma = {
+const struct nx_rec_inv_def nx__rec_inv_dma = {
 	.id = "dma_efficiency", .title = "DMA efficiency", .group = "1b",
 	.gap = "DMA inefficiency", .method = "aws", .what = "DMA efficiency",
 	.unavailable = unavailable, .run = run, .remedies = remedies,

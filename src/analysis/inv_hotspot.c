@@ -31,21 +31,22 @@ static const char LINES_SQL[] =
 	"FROM l LEFT JOIN m USING (src)\n"
 	"ORDER BY busy_ns DESC, source LIMIT 20";
 
-static const char *unavailable(const struct rx_result *r)
+static const char *unavailable(const struct nx_rec_result *r)
 {
 	return r->bottleneck < 0 ? "no engine time" : NULL;
 }
 
-static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *inv,
 	       struct nx_err *err)
 {
-	static const char *const lower[RX_NENG] = { "tensor", "vector", "scalar", "gpsimd", "dma" };
+	static const char *const lower[NX_REC_NENG] = { "tensor", "vector", "scalar", "gpsimd",
+							"dma" };
 	struct nx_strbuf sql = NX_STRBUF_INIT, tmpl = NX_STRBUF_INIT;
 	int bn = r->bottleneck, rc = 0;
 
-	if (bn == RX_DMA || bn == RX_TENSOR) {
-		nx__rec_inv_set(inv, RX_NOTHING, "not needed: the bottleneck (%s) is covered by the "
-				"%s investigations", rx_engine_name[bn], bn == RX_DMA ? "DMA" : "Tensor");
+	if (bn == NX_REC_ENG_DMA || bn == NX_REC_ENG_TENSOR) {
+		nx__rec_inv_set(inv, NX_REC_NOTHING, "not needed: the bottleneck (%s) is covered by the "
+				"%s investigations", nx_rec_engine_name[bn], bn == NX_REC_ENG_DMA ? "DMA" : "Tensor");
 		return 0;
 	}
 	double margin = nx__rec_pipeline_cut(r, bn, r->in.eng_ns[bn]);
@@ -65,11 +66,11 @@ static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 	if (rc)
 		goto out;
 	inv->relevance_ns = margin;
-	nx__rec_inv_set(inv, RX_FOUND, "%s bounds the kernel, %.2f us ahead of the next engine; "
+	nx__rec_inv_set(inv, NX_REC_FOUND, "%s bounds the kernel, %.2f us ahead of the next engine; "
 			"%s holds %s%% of its instruction time (support for %s efficiency "
 			"analysis is work in progress)",
-			rx_engine_name[bn], margin / 1e3, nx__rec_cellq(&inv->lines, 0, "source"),
-			nx__rec_cellq(&inv->lines, 0, "share_pct"), rx_engine_name[bn]);
+			nx_rec_engine_name[bn], margin / 1e3, nx__rec_cellq(&inv->lines, 0, "source"),
+			nx__rec_cellq(&inv->lines, 0, "share_pct"), nx_rec_engine_name[bn]);
 out:
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&tmpl);
@@ -77,7 +78,8 @@ out:
 }
 
 /* What to change in the kernel for a finding (render). */
-static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+static void remedies(const struct nx_rec_result *r, const struct nx_rec_inv *inv,
+		     struct nx_strbuf *out)
 {
 	(void)r;
 	(void)inv;
@@ -88,7 +90,7 @@ static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct
 			 "Vector).\n");
 }
 
-const struct rx_inv_def nx__rec_inv_hotspot = {
+const struct nx_rec_inv_def nx__rec_inv_hotspot = {
 	.id = "engine_hotspots", .title = "Bottleneck engine hot spots", .group = "3",
 	.gap = NULL, .method = "ours", .what = "bottleneck engine hot spots",
 	.unavailable = unavailable, .run = run, .remedies = remedies,

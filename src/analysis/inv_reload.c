@@ -66,7 +66,7 @@ static const char LINES_SQL[] =
 	"FROM (SELECT * FROM reloads UNION ALL SELECT * FROM spills), k\n"
 	"ORDER BY excess DESC, source LIMIT 20";
 
-static void with_k(struct nx_strbuf *sql, const struct rx_result *r, double excess,
+static void with_k(struct nx_strbuf *sql, const struct nx_rec_result *r, double excess,
 		   const char *body)
 {
 	nx_strbuf_reset(sql);
@@ -75,7 +75,7 @@ static void with_k(struct nx_strbuf *sql, const struct rx_result *r, double exce
 	nx__rec_sql(sql, r, body);
 }
 
-static const char *unavailable(const struct rx_result *r)
+static const char *unavailable(const struct nx_rec_result *r)
 {
 	if (!r->q.dma_packets)
 		return NX_REC_NO_DMA_PACKETS;
@@ -84,7 +84,7 @@ static const char *unavailable(const struct rx_result *r)
 	return NULL;
 }
 
-static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *inv,
 	       struct nx_err *err)
 {
 	static const char *const names[] = { "reload_bytes", "spill_bytes" };
@@ -93,7 +93,7 @@ static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 	double excess = moved - needed;
 	int rc = 0;
 
-	inv->gap_ns = r->gap[RX_G_EXCESS];
+	inv->gap_ns = r->gap[NX_REC_G_EXCESS];
 	nx__rec_metric(inv, "dma_transfer_bytes", "dma_transfer_bytes", "bytes", moved);
 	nx__rec_metric(inv, "necessary_bytes", "necessary_bytes", "bytes", needed);
 	nx__rec_metric(inv, "excess_bytes", "excess_bytes", "bytes", excess);
@@ -125,14 +125,14 @@ static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 
 	/* at the real bandwidth the excess costs its share of the DMA time */
 	if (moved > 0)
-		inv->relevance_ns = nx__rec_pipeline_cut(r, RX_DMA,
-							 r->bound[RX_B_MEM] * fmax(excess, 0) / moved);
+		inv->relevance_ns = nx__rec_pipeline_cut(r, NX_REC_ENG_DMA,
+							 r->bound[NX_REC_B_MEM] * fmax(excess, 0) / moved);
 	if (!(excess > 0.01 * moved)) {
-		nx__rec_inv_set(inv, RX_NOTHING, "%.3f MB moved for %.3f MB of IN/OUT tensors: no "
+		nx__rec_inv_set(inv, NX_REC_NOTHING, "%.3f MB moved for %.3f MB of IN/OUT tensors: no "
 				"excess traffic", moved / 1e6, needed / 1e6);
 		inv->relevance_ns = 0;
 	} else if (inv->lines.nrows) {
-		nx__rec_inv_set(inv, RX_FOUND, "%.3f MB moved for %.3f MB needed (%.2fx); %s (%s of "
+		nx__rec_inv_set(inv, NX_REC_FOUND, "%.3f MB moved for %.3f MB needed (%.2fx); %s (%s of "
 				"%s) holds %s%% of the excess",
 				moved / 1e6, needed / 1e6, moved / needed,
 				nx__rec_cellq(&inv->lines, 0, "source"),
@@ -140,7 +140,7 @@ static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 				nx__rec_cellq(&inv->lines, 0, "tensor"),
 				nx__rec_cellq(&inv->lines, 0, "share_pct"));
 	} else {
-		nx__rec_inv_set(inv, RX_FOUND, "%.3f MB moved for %.3f MB needed (%.2fx); no reload "
+		nx__rec_inv_set(inv, NX_REC_FOUND, "%.3f MB moved for %.3f MB needed (%.2fx); no reload "
 				"or spill could be attributed to a source line",
 				moved / 1e6, needed / 1e6, needed > 0 ? moved / needed : NAN);
 	}
@@ -149,7 +149,7 @@ out:
 	return rc;
 }
 
-static bool any_kind(const struct rx_inv *inv, const char *kind)
+static bool any_kind(const struct nx_rec_inv *inv, const char *kind)
 {
 	for (size_t i = 0; i < inv->lines.nrows; i++) {
 		const char *k = nx__rec_cell(&inv->lines, i, "kind");
@@ -160,7 +160,8 @@ static bool any_kind(const struct rx_inv *inv, const char *kind)
 }
 
 /* What to change in the kernel for a finding (render). */
-static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+static void remedies(const struct nx_rec_result *r, const struct nx_rec_inv *inv,
+		     struct nx_strbuf *out)
 {
 	const char *top = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "source") : NULL;
 	const char *tensor = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "tensor") : NULL;
@@ -187,7 +188,7 @@ static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct
 				 "soon after it is produced.\n");
 }
 
-const struct rx_inv_def nx__rec_inv_reload = {
+const struct nx_rec_inv_def nx__rec_inv_reload = {
 	.id = "redundant_dma", .title = "Redundant DMA transfers", .group = "1c",
 	.gap = "Excess traffic", .method = "aws", .what = "redundant DMA transfers",
 	.unavailable = unavailable, .run = run, .remedies = remedies,

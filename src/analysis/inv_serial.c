@@ -61,14 +61,14 @@ struct line {
 };
 
 struct sweep {
-	const struct rx_scan *sc;
-	struct rx_stretches busy;
+	const struct nx_rec_scan *sc;
+	struct nx_rec_stretches busy;
 	struct line *lines;   /* by dictionary number + 1 (0: no source) */
 	size_t nlines, nengines;
 	int64_t n, waits, exposed;
 };
 
-static const char *unavailable(const struct rx_result *r)
+static const char *unavailable(const struct nx_rec_result *r)
 {
 	if (!r->q.instructions)
 		return "no Instruction rows";
@@ -89,7 +89,7 @@ static void lower(const char *name, char *out, size_t size)
 }
 
 /* The line of a wait: its source, NULL and '?' being one line as coalesce makes them. */
-static size_t line_of(const struct rx_scan *sc, int32_t src)
+static size_t line_of(const struct nx_rec_scan *sc, int32_t src)
 {
 	const int32_t *q;
 
@@ -99,7 +99,7 @@ static size_t line_of(const struct rx_scan *sc, int32_t src)
 	return q ? (size_t)*q + 1 : 0;
 }
 
-static void see_exposed(struct sweep *sw, const struct rx_wait *w, int64_t len, int64_t exposed)
+static void see_exposed(struct sweep *sw, const struct nx_rec_wait *w, int64_t len, int64_t exposed)
 {
 	struct line *l = &sw->lines[line_of(sw->sc, w->line)];
 
@@ -124,22 +124,23 @@ static void see_exposed(struct sweep *sw, const struct rx_wait *w, int64_t len, 
 }
 
 /* One pass over the waits in start order: the union and the exposed part of each. */
-static int sweep(struct nx_duck *d, struct rx_result *r, struct sweep *sw, struct nx_err *err)
+static int sweep(struct nx_duck *d, struct nx_rec_result *r, struct sweep *sw, struct nx_err *err)
 {
-	const struct rx_scan *sc = r->scan;
+	const struct nx_rec_scan *sc = r->scan;
 	struct nx_xsort *ws = &r->scan->waits;
-	struct rx_union u = { 0 };
+	struct nx_rec_union u = { 0 };
 	char engine[16];
 	int32_t eng = -2;
 	int64_t rs, re;
-	struct rx_wait w;
+	struct nx_rec_wait w;
 	int rc;
 
-	lower(rx_engine_name[r->bottleneck], engine, sizeof(engine));
-	rc = nx__rec_busy_runs(d, sc, r->bottleneck == RX_DMA ? NULL : engine, &sw->busy, err);
+	lower(nx_rec_engine_name[r->bottleneck], engine, sizeof(engine));
+	rc = nx__rec_busy_runs(d, sc, r->bottleneck == NX_REC_ENG_DMA ? NULL : engine, &sw->busy,
+			       err);
 	if (rc)
 		return rc;
-	if (r->bottleneck != RX_DMA) {
+	if (r->bottleneck != NX_REC_ENG_DMA) {
 		const int32_t *id = nx_strmap_find(&sc->engine.map, engine, strlen(engine));
 		eng = id ? *id : -2;
 	}
@@ -147,7 +148,7 @@ static int sweep(struct nx_duck *d, struct rx_result *r, struct sweep *sw, struc
 	sw->nengines = sc->engine.n;
 	sw->lines = nx_xcalloc(sw->nlines, sizeof(*sw->lines));
 	while ((rc = nx_xsort_next(ws, &w, err)) > 0) {
-		bool feeds = r->bottleneck == RX_DMA ? w.feeds_dma : w.engine == eng;
+		bool feeds = r->bottleneck == NX_REC_ENG_DMA ? w.feeds_dma : w.engine == eng;
 		int64_t s, e, cov;
 
 		if (!feeds || !(w.start > r->t0 && w.from < r->t1))
@@ -313,12 +314,12 @@ static int producer_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err
 /* What each line's longest exposed wait waited on: the least label of the Flow
  * SEMAPHORE edges into it, an instruction's (engine and line; " ?" when no instruction
  * has its id) or a transfer's ("DMA <variable>"). */
-static int producers(struct nx_duck *d, const struct rx_result *r, struct sweep *sw,
+static int producers(struct nx_duck *d, const struct nx_rec_result *r, struct sweep *sw,
 		     struct nx_err *err)
 {
-	static const struct rx_colspec cols[] = {
-		{ "id", RX_BIGINT }, { "engine", RX_VARCHAR },
-		{ "bir_debug_info_source_location", RX_VARCHAR },
+	static const struct nx_rec_colspec cols[] = {
+		{ "id", NX_REC_BIGINT }, { "engine", NX_REC_VARCHAR },
+		{ "bir_debug_info_source_location", NX_REC_VARCHAR },
 	};
 	struct nx_strbuf ids = NX_STRBUF_INIT, sql = NX_STRBUF_INIT;
 	struct edges e = { 0 };
@@ -421,11 +422,11 @@ static void release(struct sweep *sw)
 	nx__rec_stretches_release(&sw->busy);
 }
 
-static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *inv,
 	       struct nx_err *err)
 {
 	struct sweep sw;
-	double v[3], total = r->bound[RX_B_TOTAL], gap = r->gap[RX_G_PIPELINE];
+	double v[3], total = r->bound[NX_REC_B_TOTAL], gap = r->gap[NX_REC_G_PIPELINE];
 	int rc;
 
 	memset(&sw, 0, sizeof(sw));
@@ -448,18 +449,18 @@ static int run(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 		inv->note = nx_xasprintf("Flow has no SEMAPHORE edges: the producers waited on "
 					 "are unknown");
 	if (!(v[0] >= 0.01 * total)) {
-		nx__rec_inv_set(inv, RX_NOTHING, "the bottleneck (%s) is idle while its next work "
+		nx__rec_inv_set(inv, NX_REC_NOTHING, "the bottleneck (%s) is idle while its next work "
 				"waits on a semaphore for %.2f us, under 1%% of the total",
-				rx_engine_name[r->bottleneck], v[0] / 1e3);
+				nx_rec_engine_name[r->bottleneck], v[0] / 1e3);
 		goto out;
 	}
 	if ((rc = producers(d, r, &sw, err)) || (rc = write_lines(d, &sw, err)) ||
 	    (rc = nx__rec_query_table(d, LINES_SQL, &inv->lines, err)))
 		goto out;
 	inv->relevance_ns = isnan(gap) ? v[0] : fmin(v[0], fmax(gap, 0));
-	nx__rec_inv_set(inv, RX_FOUND, "for %.2f us (%.1f%% of the total) the bottleneck (%s) is idle "
+	nx__rec_inv_set(inv, NX_REC_FOUND, "for %.2f us (%.1f%% of the total) the bottleneck (%s) is idle "
 			"while its next work waits on a semaphore; %s waits most (%s%%), on %s",
-			v[0] / 1e3, v[0] * 100 / total, rx_engine_name[r->bottleneck],
+			v[0] / 1e3, v[0] * 100 / total, nx_rec_engine_name[r->bottleneck],
 			nx__rec_cellq(&inv->lines, 0, "source"),
 			nx__rec_cellq(&inv->lines, 0, "share_pct"),
 			nx__rec_cellq(&inv->lines, 0, "waits_on"));
@@ -469,7 +470,8 @@ out:
 }
 
 /* What to change in the kernel for a finding (render). */
-static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+static void remedies(const struct nx_rec_result *r, const struct nx_rec_inv *inv,
+		     struct nx_strbuf *out)
 {
 	(void)r;
 	(void)inv;
@@ -483,7 +485,7 @@ static void remedies(const struct rx_result *r, const struct rx_inv *inv, struct
 			 "start earlier.\n");
 }
 
-const struct rx_inv_def nx__rec_inv_serial = {
+const struct nx_rec_inv_def nx__rec_inv_serial = {
 	.id = "serialisation", .title = "Serialisation between engines (semaphore waits)",
 	.group = "pipeline", .gap = "Pipeline (serialisation)", .method = "ours",
 	.what = "serialisation", .unavailable = unavailable, .run = run, .remedies = remedies,

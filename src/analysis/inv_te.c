@@ -55,7 +55,7 @@ static const char TP_LINES_SQL[] =
 	"GROUP BY 1, k.ns_per_flop ORDER BY share_pct DESC, source LIMIT 20";
 
 /* The Tensor engine investigations need instructions and the TE geometry. */
-static const char *te_unavailable(const struct rx_result *r)
+static const char *te_unavailable(const struct nx_rec_result *r)
 {
 	if (!r->q.instructions)
 		return "no Instruction rows";
@@ -65,8 +65,8 @@ static const char *te_unavailable(const struct rx_result *r)
 }
 
 /* Step 2: the source lines, with k.ns_per_flop (the time of one flop at peak). */
-static int te_lines(struct nx_duck *d, const struct rx_result *r, const char *tmpl,
-		    struct rx_inv *inv, struct nx_err *err)
+static int te_lines(struct nx_duck *d, const struct nx_rec_result *r, const char *tmpl,
+		    struct nx_rec_inv *inv, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int rc;
@@ -78,11 +78,11 @@ static int te_lines(struct nx_duck *d, const struct rx_result *r, const char *tm
 	return rc;
 }
 
-static int run_tiles(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+static int run_tiles(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *inv,
 		     struct nx_err *err)
 {
-	double v[2], te = r->bound[RX_B_COMP], peak = r->in.te_peak;
-	double gap = r->gap[RX_G_TE_UNDERUTIL];
+	double v[2], te = r->bound[NX_REC_B_COMP], peak = r->in.te_peak;
+	double gap = r->gap[NX_REC_G_TE_UNDERUTIL];
 	int64_t n;
 	int rc;
 
@@ -98,7 +98,7 @@ static int run_tiles(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 	nx__rec_metric(inv, "matmul_count", "MATMUL count", "", v[0]);
 	nx__rec_metric(inv, "underutil_gap_ns", "TE underutil gap", "ns", gap);
 	if (!(v[0] > 0)) {
-		nx__rec_inv_set(inv, RX_NOTHING, "no MATMUL instruction in the window");
+		nx__rec_inv_set(inv, NX_REC_NOTHING, "no MATMUL instruction in the window");
 		return 0;
 	}
 	rc = te_lines(d, r, TILE_LINES_SQL, inv, err);
@@ -118,20 +118,20 @@ static int run_tiles(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
 		}
 	}
 	if (!first) {
-		nx__rec_inv_set(inv, RX_NOTHING, "TE reaches %.1f%% of peak and every matmul tile is "
+		nx__rec_inv_set(inv, NX_REC_NOTHING, "TE reaches %.1f%% of peak and every matmul tile is "
 				"full size (K=128, M=128, N=512): the %.2f us gap is not explained by "
 				"tiles (throttling, pipelining, placement)",
 				tflops * 1e14 / peak, gap / 1e3);
 		return 0;
 	}
-	inv->relevance_ns = nx__rec_pipeline_cut(r, RX_TENSOR, gap * share / 100);
-	nx__rec_inv_set(inv, RX_FOUND, "TE reaches %.1f%% of peak; undersized tiles at %s "
+	inv->relevance_ns = nx__rec_pipeline_cut(r, NX_REC_ENG_TENSOR, gap * share / 100);
+	nx__rec_inv_set(inv, NX_REC_FOUND, "TE reaches %.1f%% of peak; undersized tiles at %s "
 			"(lines with undersized tiles hold %.1f%% of the gap)",
 			tflops * 1e14 / peak, first, share);
 	return 0;
 }
 
-static int run_transposes(struct nx_duck *d, struct rx_result *r, struct rx_inv *inv,
+static int run_transposes(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *inv,
 			  struct nx_err *err)
 {
 	double v[4], peak = r->in.te_peak;
@@ -144,7 +144,7 @@ static int run_transposes(struct nx_duck *d, struct rx_result *r, struct rx_inv 
 	v[1] = (double)n_reg;
 	v[2] = nx__rec_as_cell(v[2]);
 	v[3] = nx__rec_as_cell(v[3]);
-	inv->gap_ns = r->gap[RX_G_TRANSPOSE];
+	inv->gap_ns = r->gap[NX_REC_G_TRANSPOSE];
 	nx__rec_metric(inv, "hw_flops", "hw_flops", "flops", v[2]);
 	nx__rec_metric(inv, "transpose_flops", "transpose_flops", "flops", v[3]);
 	nx__rec_metric(inv, "useful_flops", "useful_flops", "flops", v[2] - v[3]);
@@ -155,15 +155,16 @@ static int run_transposes(struct nx_duck *d, struct rx_result *r, struct rx_inv 
 	nx__rec_metric(inv, "transpose_matmuls", "TRANSPOSE matmuls", "", v[0]);
 	nx__rec_metric(inv, "regular_matmuls", "REGULAR matmuls", "", v[1]);
 	if (!(v[3] > 0)) {
-		nx__rec_inv_set(inv, RX_NOTHING, "no TRANSPOSE matmul: no on-device transposes");
+		nx__rec_inv_set(inv, NX_REC_NOTHING, "no TRANSPOSE matmul: no on-device transposes");
 		return 0;
 	}
 	rc = te_lines(d, r, TP_LINES_SQL, inv, err);
 	if (rc)
 		return rc;
 	/* transposes take their flop share of the TE active time */
-	inv->relevance_ns = nx__rec_pipeline_cut(r, RX_TENSOR, r->bound[RX_B_COMP] * v[3] / v[2]);
-	nx__rec_inv_set(inv, RX_FOUND, "%.0f TRANSPOSE matmuls are %.1f%% of the TE flops "
+	inv->relevance_ns = nx__rec_pipeline_cut(r, NX_REC_ENG_TENSOR,
+						 r->bound[NX_REC_B_COMP] * v[3] / v[2]);
+	nx__rec_inv_set(inv, NX_REC_FOUND, "%.0f TRANSPOSE matmuls are %.1f%% of the TE flops "
 			"(%.2f us at peak); first line %s",
 			v[0], v[3] * 100 / v[2], v[3] / peak * 1e6,
 			nx__rec_cellq(&inv->lines, 0, "source"));
@@ -171,7 +172,7 @@ static int run_transposes(struct nx_duck *d, struct rx_result *r, struct rx_inv 
 }
 
 /* What to change in the kernel for a finding (render). */
-static void tiles_remedies(const struct rx_result *r, const struct rx_inv *inv,
+static void tiles_remedies(const struct nx_rec_result *r, const struct nx_rec_inv *inv,
 			   struct nx_strbuf *out)
 {
 	(void)r;
@@ -187,7 +188,7 @@ static void tiles_remedies(const struct rx_result *r, const struct rx_inv *inv,
 			 "matmuls back to back into the same PSUM accumulation.\n");
 }
 
-static void transposes_remedies(const struct rx_result *r, const struct rx_inv *inv,
+static void transposes_remedies(const struct nx_rec_result *r, const struct nx_rec_inv *inv,
 				struct nx_strbuf *out)
 {
 	(void)r;
@@ -199,13 +200,13 @@ static void transposes_remedies(const struct rx_result *r, const struct rx_inv *
 			 "transposing in every iteration.\n");
 }
 
-const struct rx_inv_def nx__rec_inv_te_tiles = {
+const struct nx_rec_inv_def nx__rec_inv_te_tiles = {
 	.id = "te_inefficiency", .title = "Tensor engine inefficiency (tile sizes)", .group = "2b",
 	.gap = "TE underutil", .method = "aws", .what = "Tensor engine inefficiency",
 	.unavailable = te_unavailable, .run = run_tiles, .remedies = tiles_remedies,
 };
 
-const struct rx_inv_def nx__rec_inv_te_transposes = {
+const struct nx_rec_inv_def nx__rec_inv_te_transposes = {
 	.id = "te_transposes", .title = "Redundant Tensor engine transposes", .group = "2c",
 	.gap = "Transpose", .method = "aws", .what = "Tensor engine transposes",
 	.unavailable = te_unavailable, .run = run_transposes, .remedies = transposes_remedies,

@@ -20,18 +20,18 @@
 /* What the run-wide part keeps of a member. */
 struct member_sum {
 	double total_ns;
-	int bottleneck;         /* enum rx_engine, -1 when unknown */
-	int top;                /* the first finding (enum rx_inv_id), -1 when none */
-	int status[RX_NINV];    /* enum rx_status of each investigation */
-	double relevance[RX_NINV];
+	int bottleneck;         /* enum nx_rec_engine, -1 when unknown */
+	int top;                /* the first finding (enum nx_rec_inv_id), -1 when none */
+	int status[NX_REC_NINV];    /* enum nx_rec_status of each investigation */
+	double relevance[NX_REC_NINV];
 };
 
-static void summarise(const struct rx_result *r, struct member_sum *s)
+static void summarise(const struct nx_rec_result *r, struct member_sum *s)
 {
-	s->total_ns = r->bound[RX_B_TOTAL];
+	s->total_ns = r->bound[NX_REC_B_TOTAL];
 	s->bottleneck = r->bottleneck;
-	s->top = r->inv[r->order[0]].status == RX_FOUND ? r->order[0] : -1;
-	for (int i = 0; i < RX_NINV; i++) {
+	s->top = r->inv[r->order[0]].status == NX_REC_FOUND ? r->order[0] : -1;
+	for (int i = 0; i < NX_REC_NINV; i++) {
 		s->status[i] = r->inv[i].status;
 		s->relevance[i] = r->inv[i].relevance_ns;
 	}
@@ -48,9 +48,9 @@ static void over_run(const struct member_sum *s, size_t n, int inv, struct inv_s
 {
 	memset(o, 0, sizeof(*o));
 	for (size_t m = 0; m < n; m++) {
-		if (s[m].status[inv] != RX_UNAVAILABLE)
+		if (s[m].status[inv] != NX_REC_UNAVAILABLE)
 			o->computable++;
-		if (s[m].status[inv] != RX_FOUND)
+		if (s[m].status[inv] != NX_REC_FOUND)
 			continue;
 		if (!o->found || s[m].relevance[inv] > s[o->largest].relevance[inv])
 			o->largest = m;
@@ -61,7 +61,7 @@ static void over_run(const struct member_sum *s, size_t n, int inv, struct inv_s
 
 static const char *engine_of(int e)
 {
-	return e >= 0 ? rx_engine_name[e] : NULL;
+	return e >= 0 ? nx_rec_engine_name[e] : NULL;
 }
 
 static void run_md(const char *run, const struct nx_recommend_member *mem,
@@ -73,7 +73,7 @@ static void run_md(const char *run, const struct nx_recommend_member *mem,
 	nx_strbuf_addstr(out, "| member | total | bottleneck | top finding | its relevance |\n"
 			      "|---|---|---|---|---|\n");
 	for (size_t m = 0; m < n; m++) {
-		const struct rx_inv_def *top = s[m].top >= 0 ? nx__rec_investigations[s[m].top]
+		const struct nx_rec_inv_def *top = s[m].top >= 0 ? nx__rec_investigations[s[m].top]
 							     : NULL;
 		nx_strbuf_addf(out, "| %s | ", mem[m].name);
 		nx__rec_fmt_us(out, s[m].total_ns);
@@ -93,7 +93,7 @@ static void run_md(const char *run, const struct nx_recommend_member *mem,
 			      "found something.\n\n"
 			      "| investigation | found in | summed relevance | largest in |\n"
 			      "|---|---|---|---|\n");
-	for (int i = 0; i < RX_NINV; i++) {
+	for (int i = 0; i < NX_REC_NINV; i++) {
 		struct inv_sum o;
 		over_run(s, n, i, &o);
 		nx_strbuf_addf(out, "| %s (%s) | %zu of %zu | ", nx__rec_investigations[i]->title,
@@ -146,7 +146,7 @@ static void run_json(const char *run, const struct nx_recommend_member *mem,
 	nx_jw_array_end(&jw);
 	nx_jw_key(&jw, "findings");
 	nx_jw_array_begin(&jw);
-	for (int i = 0; i < RX_NINV; i++) {
+	for (int i = 0; i < NX_REC_NINV; i++) {
 		struct inv_sum o;
 		over_run(s, n, i, &o);
 		nx_jw_object_begin(&jw);
@@ -180,7 +180,7 @@ int nx_recommend_members(const struct nx_recommend_opts *o, const char *run,
 {
 	struct member_sum *s = nx_xcalloc(n ? n : 1, sizeof(*s));
 	struct nx_strbuf reports = NX_STRBUF_INIT;
-	struct rx_result *r = nx_xcalloc(1, sizeof(*r));
+	struct nx_rec_result *r = nx_xcalloc(1, sizeof(*r));
 	struct nx_jw jw;
 	int rc = 0;
 

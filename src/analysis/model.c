@@ -11,24 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const rx_engine_name[RX_NENG] = { "Tensor", "Vector", "Scalar", "GpSimd", "DMA" };
+const char *const nx_rec_engine_name[NX_REC_NENG] = { "Tensor", "Vector", "Scalar", "GpSimd",
+						       "DMA" };
 
-const char *const rx_bound_key[RX_NBOUNDS] = {
+const char *const nx_rec_bound_key[NX_REC_NBOUNDS] = {
 	"total_time", "memory_bound", "memory_bound_ideal", "memory_bound_no_reloads",
 	"compute_bound", "compute_bound_ideal", "compute_bound_ideal_useful", "perfect_pipeline",
 };
 
-const char *const rx_gap_key[RX_NGAPS] = {
+const char *const nx_rec_gap_key[NX_REC_NGAPS] = {
 	"dma_idle", "dma_inefficiency", "excess_traffic", "te_idle", "te_underutil",
 	"transpose", "pipeline",
 };
 
-const char *const rx_gap_label[RX_NGAPS] = {
+const char *const nx_rec_gap_label[NX_REC_NGAPS] = {
 	"DMA idle", "DMA inefficiency", "Excess traffic", "TE idle", "TE underutil",
 	"Transpose", "Pipeline (serialisation)",
 };
 
-void nx__rec_table_release(struct rx_table *t)
+void nx__rec_table_release(struct nx_rec_table *t)
 {
 	for (size_t i = 0; i < t->ncols; i++)
 		free(t->cols[i]);
@@ -39,14 +40,14 @@ void nx__rec_table_release(struct rx_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void nx__rec_result_release(struct rx_result *r)
+void nx__rec_result_release(struct nx_rec_result *r)
 {
 	for (size_t i = 0; i < r->q.nnotes; i++) {
 		free(r->q.notes[i].part);
 		free(r->q.notes[i].why);
 	}
 	free(r->q.notes);
-	for (int i = 0; i < RX_NINV; i++) {
+	for (int i = 0; i < NX_REC_NINV; i++) {
 		free(r->inv[i].summary);
 		free(r->inv[i].note);
 		nx__rec_table_release(&r->inv[i].lines);
@@ -57,7 +58,7 @@ void nx__rec_result_release(struct rx_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void nx__rec_note(struct rx_quality *q, const char *part, const char *fmt, ...)
+void nx__rec_note(struct nx_rec_quality *q, const char *part, const char *fmt, ...)
 {
 	va_list ap;
 	struct nx_strbuf sb = NX_STRBUF_INIT;
@@ -73,15 +74,15 @@ void nx__rec_note(struct rx_quality *q, const char *part, const char *fmt, ...)
 	q->nnotes++;
 }
 
-void nx__rec_metric(struct rx_inv *inv, const char *key, const char *label,
+void nx__rec_metric(struct nx_rec_inv *inv, const char *key, const char *label,
 		    const char *unit, double v)
 {
-	if (inv->nm >= RX_MAX_METRICS)
-		abort(); /* a programming error: raise RX_MAX_METRICS */
-	inv->m[inv->nm++] = (struct rx_metric){ key, label, unit, v };
+	if (inv->nm >= NX_REC_MAX_METRICS)
+		abort(); /* a programming error: raise NX_REC_MAX_METRICS */
+	inv->m[inv->nm++] = (struct nx_rec_metric){ key, label, unit, v };
 }
 
-double nx__rec_metric_get(const struct rx_inv *inv, const char *key)
+double nx__rec_metric_get(const struct nx_rec_inv *inv, const char *key)
 {
 	for (size_t i = 0; i < inv->nm; i++)
 		if (!strcmp(inv->m[i].key, key))
@@ -89,7 +90,7 @@ double nx__rec_metric_get(const struct rx_inv *inv, const char *key)
 	return NAN;
 }
 
-void nx__rec_inv_init(struct rx_inv *inv, const char *id, const char *title,
+void nx__rec_inv_init(struct nx_rec_inv *inv, const char *id, const char *title,
 		      const char *group, const char *gap, const char *method)
 {
 	inv->id = id;
@@ -97,12 +98,12 @@ void nx__rec_inv_init(struct rx_inv *inv, const char *id, const char *title,
 	inv->group = group;
 	inv->gap = gap;
 	inv->method = method;
-	inv->status = RX_NOTHING;
+	inv->status = NX_REC_NOTHING;
 	inv->gap_ns = NAN;
 	inv->relevance_ns = 0;
 }
 
-void nx__rec_inv_set(struct rx_inv *inv, int status, const char *fmt, ...)
+void nx__rec_inv_set(struct nx_rec_inv *inv, int status, const char *fmt, ...)
 {
 	va_list ap;
 	char buf[1024];
@@ -115,7 +116,7 @@ void nx__rec_inv_set(struct rx_inv *inv, int status, const char *fmt, ...)
 	inv->status = status;
 }
 
-const char *nx__rec_cell(const struct rx_table *t, size_t row, const char *col)
+const char *nx__rec_cell(const struct nx_rec_table *t, size_t row, const char *col)
 {
 	for (size_t c = 0; c < t->ncols; c++)
 		if (!strcmp(t->cols[c], col))
@@ -123,14 +124,14 @@ const char *nx__rec_cell(const struct rx_table *t, size_t row, const char *col)
 	return NULL;
 }
 
-const char *nx__rec_cellq(const struct rx_table *t, size_t row, const char *col)
+const char *nx__rec_cellq(const struct nx_rec_table *t, size_t row, const char *col)
 {
 	const char *s = nx__rec_cell(t, row, col);
 	return s ? s : "?";
 }
 
 struct table_fill {
-	struct rx_table *t;
+	struct nx_rec_table *t;
 	size_t row, col;
 	bool started;
 };
@@ -138,7 +139,7 @@ struct table_fill {
 static void table_cell(void *arg, size_t row, const char *column, int kind, const char *text)
 {
 	struct table_fill *f = arg;
-	struct rx_table *t = f->t;
+	struct nx_rec_table *t = f->t;
 
 	if (!f->started || row != f->row) {
 		f->started = true;
@@ -156,12 +157,12 @@ static void table_cell(void *arg, size_t row, const char *column, int kind, cons
 	}
 	if (f->col >= t->ncols)
 		return;
-	struct rx_cell *c = &t->cells[row * t->ncols + f->col++];
+	struct nx_rec_cell *c = &t->cells[row * t->ncols + f->col++];
 	c->kind = kind;
 	c->text = text ? nx_xstrdup(text) : NULL;
 }
 
-int nx__rec_query_table(struct nx_duck *d, const char *sql, struct rx_table *t,
+int nx__rec_query_table(struct nx_duck *d, const char *sql, struct nx_rec_table *t,
 			struct nx_err *err)
 {
 	struct table_fill f = { t, 0, 0, false };
@@ -199,7 +200,7 @@ int nx__rec_query_row(struct nx_duck *d, const char *sql, const char *const *nam
 	return nx_duck_query_cells(d, sql, row_cell, &f, err);
 }
 
-void nx__rec_sql(struct nx_strbuf *sb, const struct rx_result *r, const char *sql)
+void nx__rec_sql(struct nx_strbuf *sb, const struct nx_rec_result *r, const char *sql)
 {
 	for (const char *p = sql; *p; p++) {
 		if (!strncmp(p, "{T0}", 4)) {
@@ -214,13 +215,13 @@ void nx__rec_sql(struct nx_strbuf *sb, const struct rx_result *r, const char *sq
 	}
 }
 
-double nx__rec_pipeline_cut(const struct rx_result *r, int eng, double cut_ns)
+double nx__rec_pipeline_cut(const struct nx_rec_result *r, int eng, double cut_ns)
 {
 	double before = 0, after = 0;
 
 	if (eng < 0 || isnan(cut_ns) || cut_ns <= 0)
 		return 0;
-	for (int e = 0; e < RX_NENG; e++) {
+	for (int e = 0; e < NX_REC_NENG; e++) {
 		double t = r->in.eng_ns[e];
 		if (isnan(t))
 			continue;

@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct rx_col {
+struct nx_rec_col {
 	const char *name;
 	const char *type;
 	const char *expr; /* expression over the raw column "$" (NULL: the column itself) */
 };
 
-struct rx_view {
+struct nx_rec_view {
 	const char *table;
-	const struct rx_col *cols;
+	const struct nx_rec_col *cols;
 };
 
 #define LOWER "lower($)"
@@ -30,38 +30,38 @@ struct rx_view {
 		   "WHEN 'dmapacketaggregated' THEN 'DmaPacketAggregated' " \
 		   "WHEN 'dma_block' THEN 'DmaPacketAggregated' ELSE $ END"
 
-static const struct rx_col active_cols[] = {
+static const struct nx_rec_col active_cols[] = {
 	{ "engine", "VARCHAR", LOWER }, { "start_ts", "BIGINT", NULL },
 	{ "end_ts", "BIGINT", NULL }, { NULL, NULL, NULL },
 };
-static const struct rx_col packet_cols[] = {
+static const struct nx_rec_col packet_cols[] = {
 	{ "start_ts", "BIGINT", NULL }, { "end_ts", "BIGINT", NULL },
 	{ "duration_ns", "BIGINT", NULL }, { "queue_type", "VARCHAR", NULL },
 	{ "transfer_bytes", "BIGINT", NULL }, { "packet_aggregation_id", "BIGINT", NULL },
 	{ NULL, NULL, NULL },
 };
-static const struct rx_col dpa_cols[] = {
+static const struct nx_rec_col dpa_cols[] = {
 	{ "id", "BIGINT", NULL }, { "start_ts", "BIGINT", NULL }, { "end_ts", "BIGINT", NULL },
 	{ "transfer_bytes", "BIGINT", NULL }, { "source", "VARCHAR", NULL },
 	{ "dest", "VARCHAR", NULL }, { "variable", "VARCHAR", NULL },
 	{ "is_transpose_mode", "BOOLEAN", NULL }, { "write_num_sbuf_partitions", "BIGINT", NULL },
 	{ "read_num_sbuf_partitions", "BIGINT", NULL }, { NULL, NULL, NULL },
 };
-static const struct rx_col tensor_cols[] = {
+static const struct nx_rec_col tensor_cols[] = {
 	{ "variable_name", "VARCHAR", NULL }, { "type", "VARCHAR", "upper($)" },
 	{ "size", "BIGINT", NULL }, { NULL, NULL, NULL },
 };
-static const struct rx_col flow_cols[] = {
+static const struct nx_rec_col flow_cols[] = {
 	{ "in_table", "VARCHAR", FLOW_TABLE }, { "out_table", "VARCHAR", FLOW_TABLE },
 	{ "in_id", "BIGINT", NULL }, { "out_id", "BIGINT", NULL },
 	{ "dependency_type", "VARCHAR", "upper($)" }, { NULL, NULL, NULL },
 };
-static const struct rx_col metadata_cols[] = {
+static const struct nx_rec_col metadata_cols[] = {
 	{ "dma_ddr_bandwidth", "DOUBLE", NULL }, { "tensor_engine_num_rows", "DOUBLE", NULL },
 	{ "tensor_engine_num_cols", "DOUBLE", NULL }, { "tensor_engine_clock_freq", "DOUBLE", NULL },
 	{ "num_dma_engines_per_neuroncore", "DOUBLE", NULL }, { NULL, NULL, NULL },
 };
-static const struct rx_col summary_cols[] = {
+static const struct nx_rec_col summary_cols[] = {
 	{ "total_time", "DOUBLE", NULL }, { "dma_active_time", "DOUBLE", NULL },
 	{ "dma_transfer_total_bytes", "DOUBLE", NULL },
 	{ "inputs_outputs_weights_size_bytes", "DOUBLE", NULL },
@@ -73,13 +73,13 @@ static const struct rx_col summary_cols[] = {
 	{ "adjusted_hardware_flops", "DOUBLE", NULL },
 	{ "adjusted_transpose_flops", "DOUBLE", NULL }, { NULL, NULL, NULL },
 };
-static const struct rx_col warning_cols[] = {
+static const struct nx_rec_col warning_cols[] = {
 	{ "message", "VARCHAR", NULL }, { "category", "VARCHAR", NULL }, { NULL, NULL, NULL },
 };
 
 /* Instruction has no view: its passes read it (scan.h); its columns and their types are
  * those of scan_inst.c. */
-static const struct rx_view views[] = {
+static const struct nx_rec_view views[] = {
 	{ "ActiveTime", active_cols },
 	{ "DmaPacket", packet_cols }, { "DmaPacketAggregated", dpa_cols },
 	{ "TensorInfo", tensor_cols }, { "Flow", flow_cols }, { "Metadata", metadata_cols },
@@ -106,7 +106,7 @@ static void add_expr(struct nx_strbuf *sql, const char *expr, const char *col)
 
 /* The view rx_<T> over dir's files of T (read_parquet over them: DuckDB reads only the
  * footers of the tables the analysis reads with SQL). */
-static int create_view(struct nx_duck *d, const char *dir, const struct rx_view *v,
+static int create_view(struct nx_duck *d, const char *dir, const struct nx_rec_view *v,
 		       struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT, probe = NX_STRBUF_INIT, scan = NX_STRBUF_INIT;
@@ -121,7 +121,7 @@ static int create_view(struct nx_duck *d, const char *dir, const struct rx_view 
 		present = !nx_duck_columns(d, probe.buf, &names, &n, &ignored);
 	}
 	nx_strbuf_addf(&sql, "CREATE OR REPLACE VIEW rx_%s AS SELECT ", v->table);
-	for (const struct rx_col *c = v->cols; c->name; c++) {
+	for (const struct nx_rec_col *c = v->cols; c->name; c++) {
 		nx_strbuf_addstr(&sql, c == v->cols ? "" : ", ");
 		if (present && has(names, n, c->name)) {
 			nx_strbuf_addstr(&sql, "CAST(");
@@ -171,14 +171,14 @@ static const char QUALITY_SQL[] =
 	"  (SELECT count(*) FROM rx_Metadata WHERE dma_ddr_bandwidth > 0\n"
 	"      AND tensor_engine_clock_freq > 0) AS metadata";
 
-int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
+int nx__rec_quality(struct nx_duck *d, struct nx_rec_result *r, struct nx_err *err)
 {
 	static const char *const names[] = {
 		"dpa_rows", "flow_rows", "flow_dge", "flow_sem", "tensors", "warnings", "summary",
 		"metadata",
 	};
 	double v[8];
-	struct rx_quality *q = &r->q;
+	struct nx_rec_quality *q = &r->q;
 	int rc = nx__rec_query_row(d, QUALITY_SQL, names, v, 8, err);
 
 	if (rc)
@@ -232,7 +232,7 @@ int nx__rec_quality(struct nx_duck *d, struct rx_result *r, struct nx_err *err)
 		nx__rec_note(q, "whole-kernel inputs from Summary",
 			     "Summary has no rows: inputs are recomputed from the raw tables");
 	if (q->warnings) {
-		struct rx_table t = { 0 };
+		struct nx_rec_table t = { 0 };
 		rc = nx__rec_query_table(d, "SELECT string_agg(coalesce(category, '') || ': ' || "
 					 "coalesce(message, ''), '; ') AS m FROM "
 					 "(SELECT * FROM rx_Warning WHERE category IS "

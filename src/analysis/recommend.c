@@ -66,7 +66,7 @@ int nx_recommend_parse_window(struct nx_recommend_opts *o, const char *text, str
 int nx_recommend_run(const struct nx_recommend_opts *o, struct nx_strbuf *out,
 		     struct nx_err *err)
 {
-	struct rx_result *a = calloc(1, sizeof(*a)), *b = NULL;
+	struct nx_rec_result *a = calloc(1, sizeof(*a)), *b = NULL;
 	int rc;
 
 	if (!a)

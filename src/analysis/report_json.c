@@ -25,7 +25,7 @@ static bool is_share(const char *col)
 	return (n >= 4 && !strcmp(col + n - 4, "_pct")) || !strncmp(col, "pct_", 4);
 }
 
-static void table(struct nx_jw *jw, const struct rx_table *t)
+static void table(struct nx_jw *jw, const struct nx_rec_table *t)
 {
 	nx_jw_object_begin(jw);
 	nx_jw_key(jw, "columns");
@@ -38,7 +38,7 @@ static void table(struct nx_jw *jw, const struct rx_table *t)
 	for (size_t r = 0; r < t->nrows; r++) {
 		nx_jw_array_begin(jw);
 		for (size_t c = 0; c < t->ncols; c++) {
-			const struct rx_cell *cell = &t->cells[r * t->ncols + c];
+			const struct nx_rec_cell *cell = &t->cells[r * t->ncols + c];
 			if (cell->kind == NX_CELL_NULL || !cell->text)
 				nx_jw_null(jw);
 			else if ((cell->kind == NX_CELL_INT || cell->kind == NX_CELL_FLOAT) &&
@@ -57,9 +57,9 @@ static void table(struct nx_jw *jw, const struct rx_table *t)
 	nx_jw_object_end(jw);
 }
 
-static void quality(struct nx_jw *jw, const struct rx_result *r)
+static void quality(struct nx_jw *jw, const struct nx_rec_result *r)
 {
-	const struct rx_quality *q = &r->q;
+	const struct nx_rec_quality *q = &r->q;
 
 	nx_jw_key(jw, "data_quality");
 	nx_jw_object_begin(jw);
@@ -93,13 +93,13 @@ static void quality(struct nx_jw *jw, const struct rx_result *r)
 }
 
 /* One string per remedy; only findings have remedies. */
-static void remedies(struct nx_jw *jw, const struct rx_result *r, const struct rx_inv *inv)
+static void remedies(struct nx_jw *jw, const struct nx_rec_result *r, const struct nx_rec_inv *inv)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 
 	nx_jw_key(jw, "remedies");
 	nx_jw_array_begin(jw);
-	if (inv->status == RX_FOUND)
+	if (inv->status == NX_REC_FOUND)
 		nx__rec_remedies(r, inv, &sb);
 	for (const char *p = nx_strbuf_str(&sb); *p;) {
 		const char *nl = strchr(p, '\n');
@@ -131,7 +131,7 @@ static void thresholds(struct nx_jw *jw)
 	nx_jw_string(jw, "findings can share the same time: their relevance_ns values do not add");
 }
 
-static void finding(struct nx_jw *jw, const struct rx_result *r, const struct rx_inv *inv,
+static void finding(struct nx_jw *jw, const struct nx_rec_result *r, const struct nx_rec_inv *inv,
 		    int rank)
 {
 	nx_jw_object_begin(jw);
@@ -179,12 +179,13 @@ static void finding(struct nx_jw *jw, const struct rx_result *r, const struct rx
 	nx_jw_object_end(jw);
 }
 
-void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
+void nx__rec_result_json(const struct nx_rec_result *r, struct nx_jw *jw)
 {
-	static const int eng_rows[] = { RX_DMA, RX_TENSOR, RX_VECTOR, RX_SCALAR, RX_GPSIMD };
-	static const int gap_family[RX_NGAPS] = { 0, 0, 0, 1, 1, 1, 2 };
+	static const int eng_rows[] = { NX_REC_ENG_DMA, NX_REC_ENG_TENSOR, NX_REC_ENG_VECTOR,
+					NX_REC_ENG_SCALAR, NX_REC_ENG_GPSIMD };
+	static const int gap_family[NX_REC_NGAPS] = { 0, 0, 0, 1, 1, 1, 2 };
 	static const char *const family[] = { "memory", "compute", "pipeline" };
-	double total = r->bound[RX_B_TOTAL];
+	double total = r->bound[NX_REC_B_TOTAL];
 
 	nx_jw_object_begin(jw);
 	nx_jw_key(jw, "profile");
@@ -230,16 +231,16 @@ void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
 
 	nx_jw_key(jw, "bounds");
 	nx_jw_array_begin(jw);
-	for (int k = 0; k < RX_NBOUNDS; k++) {
+	for (int k = 0; k < NX_REC_NBOUNDS; k++) {
 		nx_jw_object_begin(jw);
 		nx_jw_key(jw, "name");
-		nx_jw_string(jw, rx_bound_key[k]);
+		nx_jw_string(jw, nx_rec_bound_key[k]);
 		num(jw, "ns", r->bound[k]);
 		num(jw, "bn_speedup", r->speedup[k]);
-		if (k == RX_B_PIPELINE) {
+		if (k == NX_REC_B_PIPELINE) {
 			nx_jw_key(jw, "engine");
 			if (r->bottleneck >= 0)
-				nx_jw_string(jw, rx_engine_name[r->bottleneck]);
+				nx_jw_string(jw, nx_rec_engine_name[r->bottleneck]);
 			else
 				nx_jw_null(jw);
 		}
@@ -252,7 +253,7 @@ void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
 	for (size_t i = 0; i < 5; i++) {
 		nx_jw_object_begin(jw);
 		nx_jw_key(jw, "engine");
-		nx_jw_string(jw, rx_engine_name[eng_rows[i]]);
+		nx_jw_string(jw, nx_rec_engine_name[eng_rows[i]]);
 		num(jw, "active_ns", r->in.eng_ns[eng_rows[i]]);
 		num(jw, "fraction_of_total", r->in.eng_ns[eng_rows[i]] / total);
 		nx_jw_object_end(jw);
@@ -260,26 +261,26 @@ void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
 	nx_jw_array_end(jw);
 	nx_jw_key(jw, "bottleneck");
 	if (r->bottleneck >= 0)
-		nx_jw_string(jw, rx_engine_name[r->bottleneck]);
+		nx_jw_string(jw, nx_rec_engine_name[r->bottleneck]);
 	else
 		nx_jw_null(jw);
 
 	nx_jw_key(jw, "gaps");
 	nx_jw_array_begin(jw);
-	for (int g = 0; g < RX_NGAPS; g++) {
+	for (int g = 0; g < NX_REC_NGAPS; g++) {
 		nx_jw_object_begin(jw);
 		nx_jw_key(jw, "name");
-		nx_jw_string(jw, rx_gap_key[g]);
+		nx_jw_string(jw, nx_rec_gap_key[g]);
 		nx_jw_key(jw, "label");
-		nx_jw_string(jw, rx_gap_label[g]);
+		nx_jw_string(jw, nx_rec_gap_label[g]);
 		nx_jw_key(jw, "family");
 		nx_jw_string(jw, family[gap_family[g]]);
 		num(jw, "ns", r->gap[g]);
 		num(jw, "fraction_of_total", r->gap[g] / total);
-		if (g == RX_G_EXCESS)
-			num(jw, "fraction_of_traffic", r->bound[RX_B_MEM_IDEAL] > 0
-				? r->gap[g] / r->bound[RX_B_MEM_IDEAL] : NAN);
-		if (g == RX_G_TRANSPOSE)
+		if (g == NX_REC_G_EXCESS)
+			num(jw, "fraction_of_traffic", r->bound[NX_REC_B_MEM_IDEAL] > 0
+				? r->gap[g] / r->bound[NX_REC_B_MEM_IDEAL] : NAN);
+		if (g == NX_REC_G_TRANSPOSE)
 			num(jw, "fraction_of_flops", r->in.hw_flops > 0
 				? r->in.tp_flops / r->in.hw_flops : NAN);
 		nx_jw_object_end(jw);
@@ -294,7 +295,7 @@ void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
 	}
 	nx_jw_key(jw, "findings");
 	nx_jw_array_begin(jw);
-	for (int i = 0; i < RX_NINV; i++)
+	for (int i = 0; i < NX_REC_NINV; i++)
 		finding(jw, r, &r->inv[r->order[i]], i + 1);
 	nx_jw_array_end(jw);
 	thresholds(jw);
@@ -315,7 +316,7 @@ void nx__rec_result_json(const struct rx_result *r, struct nx_jw *jw)
 	nx_jw_object_end(jw);
 }
 
-void nx__rec_report_json(const struct rx_result *r, struct nx_strbuf *out)
+void nx__rec_report_json(const struct nx_rec_result *r, struct nx_strbuf *out)
 {
 	struct nx_jw jw;
 

@@ -11,21 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const int bound_gap[RX_NBOUNDS] = {
-	-1, RX_G_DMA_IDLE, RX_G_DMA_INEFF, RX_G_EXCESS, RX_G_TE_IDLE, RX_G_TE_UNDERUTIL,
-	RX_G_TRANSPOSE, RX_G_PIPELINE,
+static const int bound_gap[NX_REC_NBOUNDS] = {
+	-1, NX_REC_G_DMA_IDLE, NX_REC_G_DMA_INEFF, NX_REC_G_EXCESS, NX_REC_G_TE_IDLE,
+	NX_REC_G_TE_UNDERUTIL, NX_REC_G_TRANSPOSE, NX_REC_G_PIPELINE,
 };
 
 static const char *const status_name[] = { "found", "nothing found", "not computable" };
 
-void nx__rec_md_bound_name(const struct rx_result *r, int k, struct nx_strbuf *out)
+void nx__rec_md_bound_name(const struct nx_rec_result *r, int k, struct nx_strbuf *out)
 {
-	nx_strbuf_addstr(out, rx_bound_key[k]);
-	if (k == RX_B_PIPELINE && r->bottleneck >= 0)
-		nx_strbuf_addf(out, " (%s)", rx_engine_name[r->bottleneck]);
+	nx_strbuf_addstr(out, nx_rec_bound_key[k]);
+	if (k == NX_REC_B_PIPELINE && r->bottleneck >= 0)
+		nx_strbuf_addf(out, " (%s)", nx_rec_engine_name[r->bottleneck]);
 }
 
-void nx__rec_md_metric(const struct rx_metric *m, struct nx_strbuf *out)
+void nx__rec_md_metric(const struct nx_rec_metric *m, struct nx_strbuf *out)
 {
 	if (isnan(m->v))
 		nx_strbuf_addstr(out, "n/a");
@@ -71,7 +71,7 @@ static void md_header(const char *col, struct nx_strbuf *out)
 		nx_strbuf_addstr(out, col);
 }
 
-void nx__rec_md_table(const struct rx_table *t, struct nx_strbuf *out)
+void nx__rec_md_table(const struct nx_rec_table *t, struct nx_strbuf *out)
 {
 	for (size_t c = 0; c < t->ncols; c++) {
 		nx_strbuf_addstr(out, "| ");
@@ -84,7 +84,7 @@ void nx__rec_md_table(const struct rx_table *t, struct nx_strbuf *out)
 	nx_strbuf_addstr(out, "|\n");
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t c = 0; c < t->ncols; c++) {
-			const struct rx_cell *cell = &t->cells[r * t->ncols + c];
+			const struct nx_rec_cell *cell = &t->cells[r * t->ncols + c];
 			const char *col = t->cols[c];
 			bool number = cell->text && (cell->kind == NX_CELL_INT ||
 						     cell->kind == NX_CELL_FLOAT);
@@ -103,7 +103,7 @@ void nx__rec_md_table(const struct rx_table *t, struct nx_strbuf *out)
 	}
 }
 
-static void window_line(const struct rx_result *r, struct nx_strbuf *out)
+static void window_line(const struct nx_rec_result *r, struct nx_strbuf *out)
 {
 	static const char *const src[] = {
 		"whole kernel", "explicit window", "kernel DMA packet extent", "DmaPacketAggregated extent",
@@ -119,13 +119,13 @@ static void window_line(const struct rx_result *r, struct nx_strbuf *out)
 		       r->span0, r->span1);
 }
 
-static const struct rx_inv *first_found(const struct rx_result *r)
+static const struct nx_rec_inv *first_found(const struct nx_rec_result *r)
 {
-	const struct rx_inv *inv = &r->inv[r->order[0]];
-	return inv->status == RX_FOUND ? inv : NULL;
+	const struct nx_rec_inv *inv = &r->inv[r->order[0]];
+	return inv->status == NX_REC_FOUND ? inv : NULL;
 }
 
-static int largest_gap(const struct rx_result *r, int from, int to)
+static int largest_gap(const struct nx_rec_result *r, int from, int to)
 {
 	int best = -1;
 	for (int g = from; g <= to; g++)
@@ -134,9 +134,9 @@ static int largest_gap(const struct rx_result *r, int from, int to)
 	return best;
 }
 
-static void prose(const struct rx_result *r, struct nx_strbuf *out)
+static void prose(const struct nx_rec_result *r, struct nx_strbuf *out)
 {
-	double total = r->bound[RX_B_TOTAL];
+	double total = r->bound[NX_REC_B_TOTAL];
 	int bn = r->bottleneck;
 
 	nx_strbuf_addstr(out, "The kernel takes ");
@@ -145,48 +145,48 @@ static void prose(const struct rx_result *r, struct nx_strbuf *out)
 		nx_strbuf_addstr(out, "; no engine time is known, so no bottleneck.\n");
 		return;
 	}
-	nx_strbuf_addf(out, ". It is bound by **%s** (", rx_engine_name[bn]);
+	nx_strbuf_addf(out, ". It is bound by **%s** (", nx_rec_engine_name[bn]);
 	nx__rec_fmt_us(out, r->in.eng_ns[bn]);
 	nx_strbuf_addstr(out, ", ");
 	nx__rec_fmt_pct(out, r->in.eng_ns[bn] / total);
 	nx_strbuf_addstr(out, " of the total)");
-	if (isnan(r->in.eng_ns[RX_DMA]))
+	if (isnan(r->in.eng_ns[NX_REC_ENG_DMA]))
 		nx_strbuf_addstr(out, " among the compute engines: the DMA engine time is unknown");
-	for (int e = 0; e < RX_NENG; e++)
+	for (int e = 0; e < NX_REC_NENG; e++)
 		if (e != bn && r->in.eng_ns[e] >= 0.9 * r->in.eng_ns[bn])
 			nx_strbuf_addf(out, "; %s is within 10%% and should be treated as a "
-				       "bottleneck too", rx_engine_name[e]);
+				       "bottleneck too", nx_rec_engine_name[e]);
 	nx_strbuf_addstr(out, ". ");
-	if (bn == RX_DMA || bn == RX_TENSOR) {
-		bool mem = bn == RX_DMA;
-		int g = mem ? largest_gap(r, RX_G_DMA_IDLE, RX_G_EXCESS)
-			    : largest_gap(r, RX_G_TE_IDLE, RX_G_TRANSPOSE);
+	if (bn == NX_REC_ENG_DMA || bn == NX_REC_ENG_TENSOR) {
+		bool mem = bn == NX_REC_ENG_DMA;
+		int g = mem ? largest_gap(r, NX_REC_G_DMA_IDLE, NX_REC_G_EXCESS)
+			    : largest_gap(r, NX_REC_G_TE_IDLE, NX_REC_G_TRANSPOSE);
 		if (g >= 0) {
 			nx_strbuf_addf(out, "The largest gap of the %s family is %s (",
-				       mem ? "memory" : "compute", rx_gap_label[g]);
+				       mem ? "memory" : "compute", nx_rec_gap_label[g]);
 			nx__rec_fmt_us(out, r->gap[g]);
 			nx_strbuf_addstr(out, ", ");
 			nx__rec_fmt_pct(out, r->gap[g] / total);
 			nx_strbuf_addstr(out, " of the total). ");
 		}
-		int b0 = mem ? RX_B_MEM : RX_B_COMP;
+		int b0 = mem ? NX_REC_B_MEM : NX_REC_B_COMP;
 		nx_strbuf_addf(out, "If %s reached %s, the kernel would run %.2fx faster (%s: "
 			       "%.2fx, %s: %.2fx)", mem ? "DMA" : "the Tensor engine",
-			       rx_bound_key[b0], r->speedup[b0], rx_bound_key[b0 + 1],
-			       r->speedup[b0 + 1], rx_bound_key[b0 + 2], r->speedup[b0 + 2]);
+			       nx_rec_bound_key[b0], r->speedup[b0], nx_rec_bound_key[b0 + 1],
+			       r->speedup[b0 + 1], nx_rec_bound_key[b0 + 2], r->speedup[b0 + 2]);
 		nx_strbuf_addstr(out, "; these are bn_speedup, explained under the bounds table, "
 				 "and not predicted savings. ");
 	} else {
 		nx_strbuf_addf(out, "Neither DMA nor the Tensor engine is the bottleneck: support for "
 			       "%s efficiency analysis is work in progress; its busiest source lines "
-			       "are listed below. ", rx_engine_name[bn]);
+			       "are listed below. ", nx_rec_engine_name[bn]);
 	}
 	nx_strbuf_addstr(out, "Serialisation (total - perfect_pipeline) is ");
-	nx__rec_fmt_us(out, r->gap[RX_G_PIPELINE]);
+	nx__rec_fmt_us(out, r->gap[NX_REC_G_PIPELINE]);
 	nx_strbuf_addstr(out, " (");
-	nx__rec_fmt_pct(out, r->gap[RX_G_PIPELINE] / total);
+	nx__rec_fmt_pct(out, r->gap[NX_REC_G_PIPELINE] / total);
 	nx_strbuf_addstr(out, ").");
-	const struct rx_inv *f = first_found(r);
+	const struct nx_rec_inv *f = first_found(r);
 	if (f && f->lines.nrows && nx__rec_cell(&f->lines, 0, "share_pct"))
 		nx_strbuf_addf(out, " Next target: %s at %s (%.1f%% of that finding), see finding 1.",
 			       f->title, nx__rec_cell(&f->lines, 0, "source"),
@@ -196,18 +196,18 @@ static void prose(const struct rx_result *r, struct nx_strbuf *out)
 	nx_strbuf_addch(out, '\n');
 }
 
-static void bounds_table(const struct rx_result *r, struct nx_strbuf *out)
+static void bounds_table(const struct nx_rec_result *r, struct nx_strbuf *out)
 {
 	nx_strbuf_addstr(out, "\n## Bounds\n\n| bound | time | gap from previous | bn_speedup |\n"
 			 "|---|---|---|---|\n");
-	for (int k = 0; k < RX_NBOUNDS; k++) {
+	for (int k = 0; k < NX_REC_NBOUNDS; k++) {
 		nx_strbuf_addstr(out, "| ");
 		nx__rec_md_bound_name(r, k, out);
 		nx_strbuf_addstr(out, " | ");
 		nx__rec_fmt_us(out, r->bound[k]);
 		nx_strbuf_addstr(out, " | ");
 		if (bound_gap[k] >= 0) {
-			nx_strbuf_addf(out, "%s ", rx_gap_label[bound_gap[k]]);
+			nx_strbuf_addf(out, "%s ", nx_rec_gap_label[bound_gap[k]]);
 			nx__rec_fmt_us(out, r->gap[bound_gap[k]]);
 		}
 		if (isnan(r->speedup[k]))
@@ -223,44 +223,45 @@ static void bounds_table(const struct rx_result *r, struct nx_strbuf *out)
 			 "shrinks.\n");
 }
 
-static void engines_table(const struct rx_result *r, struct nx_strbuf *out)
+static void engines_table(const struct nx_rec_result *r, struct nx_strbuf *out)
 {
-	static const int rows[] = { RX_DMA, RX_TENSOR, RX_VECTOR, RX_SCALAR, RX_GPSIMD };
+	static const int rows[] = { NX_REC_ENG_DMA, NX_REC_ENG_TENSOR, NX_REC_ENG_VECTOR,
+				    NX_REC_ENG_SCALAR, NX_REC_ENG_GPSIMD };
 
 	nx_strbuf_addstr(out, "\n## Engine active times\n\n| engine | active |\n|---|---|\n");
 	for (size_t i = 0; i < 5; i++) {
 		double t = r->in.eng_ns[rows[i]];
-		nx_strbuf_addf(out, "| %s | ", rx_engine_name[rows[i]]);
+		nx_strbuf_addf(out, "| %s | ", nx_rec_engine_name[rows[i]]);
 		nx__rec_fmt_us(out, t);
 		if (!isnan(t) && t > 0) {
 			nx_strbuf_addstr(out, " (");
-			nx__rec_fmt_pct(out, t / r->bound[RX_B_TOTAL]);
+			nx__rec_fmt_pct(out, t / r->bound[NX_REC_B_TOTAL]);
 			nx_strbuf_addch(out, ')');
 		}
 		nx_strbuf_addstr(out, " |\n");
 	}
 	nx_strbuf_addf(out, "\nBottleneck: **%s**\n",
-		       r->bottleneck >= 0 ? rx_engine_name[r->bottleneck] : "unknown");
-	if (isnan(r->in.eng_ns[RX_DMA]))
+		       r->bottleneck >= 0 ? nx_rec_engine_name[r->bottleneck] : "unknown");
+	if (isnan(r->in.eng_ns[NX_REC_ENG_DMA]))
 		nx_strbuf_addstr(out, "(DMA engine time is unknown: no DmaPacket rows.)\n");
 }
 
-void nx__rec_md_gaps(const struct rx_result *r, int from, int to, struct nx_strbuf *out)
+void nx__rec_md_gaps(const struct nx_rec_result *r, int from, int to, struct nx_strbuf *out)
 {
-	double total = r->bound[RX_B_TOTAL];
+	double total = r->bound[NX_REC_B_TOTAL];
 
 	nx_strbuf_addstr(out, "| gap | value | % of total |\n|---|---|---|\n");
 	for (int g = from; g <= to; g++) {
-		nx_strbuf_addf(out, "| %s | ", rx_gap_label[g]);
+		nx_strbuf_addf(out, "| %s | ", nx_rec_gap_label[g]);
 		nx__rec_fmt_us(out, r->gap[g]);
 		nx_strbuf_addstr(out, " | ");
 		nx__rec_fmt_pct(out, r->gap[g] / total);
-		if (g == RX_G_EXCESS && r->bound[RX_B_MEM_IDEAL] > 0) {
+		if (g == NX_REC_G_EXCESS && r->bound[NX_REC_B_MEM_IDEAL] > 0) {
 			nx_strbuf_addstr(out, " (");
-			nx__rec_fmt_pct(out, r->gap[g] / r->bound[RX_B_MEM_IDEAL]);
+			nx__rec_fmt_pct(out, r->gap[g] / r->bound[NX_REC_B_MEM_IDEAL]);
 			nx_strbuf_addstr(out, " of traffic)");
 		}
-		if (g == RX_G_TRANSPOSE && r->in.hw_flops > 0) {
+		if (g == NX_REC_G_TRANSPOSE && r->in.hw_flops > 0) {
 			nx_strbuf_addstr(out, " (");
 			nx__rec_fmt_pct(out, r->in.tp_flops / r->in.hw_flops);
 			nx_strbuf_addstr(out, " of Flops)");
@@ -289,9 +290,10 @@ const char *nx__rec_group_label(const char *group)
 }
 
 /* What to change in the kernel for a finding: its investigation's remedies. */
-void nx__rec_remedies(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+void nx__rec_remedies(const struct nx_rec_result *r, const struct nx_rec_inv *inv,
+		      struct nx_strbuf *out)
 {
-	const struct rx_inv_def *def = nx__rec_investigation(inv->id);
+	const struct nx_rec_inv_def *def = nx__rec_investigation(inv->id);
 
 	if (def && def->remedies)
 		def->remedies(r, inv, out);
@@ -299,7 +301,8 @@ void nx__rec_remedies(const struct rx_result *r, const struct rx_inv *inv, struc
 		nx_strbuf_addstr(out, "See docs/recommend.md for this investigation.\n");
 }
 
-static void remedies_md(const struct rx_result *r, const struct rx_inv *inv, struct nx_strbuf *out)
+static void remedies_md(const struct nx_rec_result *r, const struct nx_rec_inv *inv,
+			struct nx_strbuf *out)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 
@@ -314,7 +317,7 @@ static void remedies_md(const struct rx_result *r, const struct rx_inv *inv, str
 	nx_strbuf_release(&sb);
 }
 
-void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out)
+void nx__rec_md_findings(const struct nx_rec_result *r, struct nx_strbuf *out)
 {
 	int n = 0;
 
@@ -322,9 +325,9 @@ void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out)
 			 "Findings overlap: the same DMA or engine time can sit behind several of them "
 			 "(reloads are often also small transfers), so their estimated reductions do "
 			 "not add up; fix the first, capture again and re-run.\n");
-	for (int i = 0; i < RX_NINV; i++) {
-		const struct rx_inv *inv = &r->inv[r->order[i]];
-		if (inv->status != RX_FOUND)
+	for (int i = 0; i < NX_REC_NINV; i++) {
+		const struct nx_rec_inv *inv = &r->inv[r->order[i]];
+		if (inv->status != NX_REC_FOUND)
 			continue;
 		nx_strbuf_addf(out, "\n### %d. %s\n\n", ++n, inv->title);
 		nx_strbuf_addf(out, "Group %s (%s), method: %s. ", inv->group,
@@ -350,9 +353,9 @@ void nx__rec_md_findings(const struct rx_result *r, struct nx_strbuf *out)
 	if (!n)
 		nx_strbuf_addstr(out, "\nNo investigation found an inefficiency.\n");
 	nx_strbuf_addstr(out, "\n### Investigations that found nothing or could not run\n\n");
-	for (int i = 0; i < RX_NINV; i++) {
-		const struct rx_inv *inv = &r->inv[r->order[i]];
-		if (inv->status != RX_FOUND)
+	for (int i = 0; i < NX_REC_NINV; i++) {
+		const struct nx_rec_inv *inv = &r->inv[r->order[i]];
+		if (inv->status != NX_REC_FOUND)
 			nx_strbuf_addf(out, "- %s (%s): %s.\n", inv->title, status_name[inv->status],
 				       inv->summary);
 	}
@@ -383,9 +386,9 @@ static void how_to_read(struct nx_strbuf *out)
 		"minus the time its bytes need at peak.\n");
 }
 
-void nx__rec_md_quality(const struct rx_result *r, struct nx_strbuf *out)
+void nx__rec_md_quality(const struct nx_rec_result *r, struct nx_strbuf *out)
 {
-	const struct rx_quality *q = &r->q;
+	const struct nx_rec_quality *q = &r->q;
 
 	nx_strbuf_addf(out, "\n## Data quality\n\n"
 		       "Instructions: %" PRId64 " (%" PRId64 " with a source location, %" PRId64
@@ -409,11 +412,11 @@ void nx__rec_md_choices(struct nx_strbuf *out)
 		nx_strbuf_addf(out, "- %s: %s.\n", nx__rec_choices[i][0], nx__rec_choices[i][1]);
 }
 
-static void appendix(const struct rx_result *r, struct nx_strbuf *out)
+static void appendix(const struct nx_rec_result *r, struct nx_strbuf *out)
 {
 	nx_strbuf_addstr(out, "\n## Appendix: Step 1 of each investigation\n");
-	for (int i = 0; i < RX_NINV; i++) {
-		const struct rx_inv *inv = &r->inv[i];
+	for (int i = 0; i < NX_REC_NINV; i++) {
+		const struct nx_rec_inv *inv = &r->inv[i];
 		if (!inv->nm && !inv->extra.nrows)
 			continue;
 		nx_strbuf_addf(out, "\n### %s\n\n| quantity | value |\n|---|---|\n", inv->title);
@@ -429,7 +432,7 @@ static void appendix(const struct rx_result *r, struct nx_strbuf *out)
 	}
 }
 
-void nx__rec_report_md(const struct rx_result *r, struct nx_strbuf *out)
+void nx__rec_report_md(const struct nx_rec_result *r, struct nx_strbuf *out)
 {
 	nx_strbuf_addf(out, "# Performance analysis: %s\n\n", r->name);
 	window_line(r, out);
@@ -438,13 +441,13 @@ void nx__rec_report_md(const struct rx_result *r, struct nx_strbuf *out)
 	bounds_table(r, out);
 	engines_table(r, out);
 	nx_strbuf_addstr(out, "\n## Memory family gaps\n\n");
-	nx__rec_md_gaps(r, RX_G_DMA_IDLE, RX_G_EXCESS, out);
+	nx__rec_md_gaps(r, NX_REC_G_DMA_IDLE, NX_REC_G_EXCESS, out);
 	nx_strbuf_addstr(out, "\n## Compute family gaps\n\n");
-	nx__rec_md_gaps(r, RX_G_TE_IDLE, RX_G_TRANSPOSE, out);
+	nx__rec_md_gaps(r, NX_REC_G_TE_IDLE, NX_REC_G_TRANSPOSE, out);
 	nx_strbuf_addstr(out, "\nPipeline gap (total_time - perfect_pipeline): ");
-	nx__rec_fmt_us(out, r->gap[RX_G_PIPELINE]);
+	nx__rec_fmt_us(out, r->gap[NX_REC_G_PIPELINE]);
 	nx_strbuf_addstr(out, " (");
-	nx__rec_fmt_pct(out, r->gap[RX_G_PIPELINE] / r->bound[RX_B_TOTAL]);
+	nx__rec_fmt_pct(out, r->gap[NX_REC_G_PIPELINE] / r->bound[NX_REC_B_TOTAL]);
 	nx_strbuf_addstr(out, " of total).\n");
 	nx__rec_md_findings(r, out);
 	how_to_read(out);

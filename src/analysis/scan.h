@@ -21,7 +21,7 @@
 /* The union of intervals that arrive in start order, merged as the SQL it replaced
  * merged them: an interval that starts after the reach of those before it starts a new
  * run, one that touches or overlaps it joins the run. */
-struct rx_union {
+struct nx_rec_union {
 	bool open;
 	int64_t s, e;  /* the open run */
 	int64_t total; /* the closed runs' summed length */
@@ -29,21 +29,21 @@ struct rx_union {
 
 /* Adds [s, e) (callers keep only e > s); returns true with the run just closed in
  * *rs, *re when this interval starts a new one. */
-bool nx__rec_union_add(struct rx_union *u, int64_t s, int64_t e, int64_t *rs, int64_t *re);
+bool nx__rec_union_add(struct nx_rec_union *u, int64_t s, int64_t e, int64_t *rs, int64_t *re);
 /* Closes the open run (true with it in *rs, *re) and leaves the union's total. */
-bool nx__rec_union_end(struct rx_union *u, int64_t *rs, int64_t *re);
+bool nx__rec_union_end(struct nx_rec_union *u, int64_t *rs, int64_t *re);
 
 /* Disjoint runs in order, with the covered time before each, for the time of them
  * inside any interval. Memory: 24 bytes per run. */
-struct rx_stretches {
+struct nx_rec_stretches {
 	int64_t *s, *e, *before;
 	size_t n, cap;
 };
 
-void nx__rec_stretches_add(struct rx_stretches *st, int64_t s, int64_t e);
+void nx__rec_stretches_add(struct nx_rec_stretches *st, int64_t s, int64_t e);
 /* The time of the runs inside [a, b) (a < b). */
-int64_t nx__rec_stretches_cover(const struct rx_stretches *st, int64_t a, int64_t b);
-void nx__rec_stretches_release(struct rx_stretches *st);
+int64_t nx__rec_stretches_cover(const struct nx_rec_stretches *st, int64_t a, int64_t b);
+void nx__rec_stretches_release(struct nx_rec_stretches *st);
 
 /* A double as DuckDB's DOUBLE cells reached the analysis through their text ("%.9g"):
  * the figures the passes compute instead keep the same precision. */
@@ -52,11 +52,11 @@ double nx__rec_as_cell(double v);
 /* ---- scan_read.c: the rows a pass reads --------------------------------------------- */
 
 /* The type a column has in its rx_ view (quality.c). */
-enum rx_want { RX_BIGINT, RX_DOUBLE, RX_VARCHAR };
+enum nx_rec_want { NX_REC_BIGINT, NX_REC_DOUBLE, NX_REC_VARCHAR };
 
-struct rx_colspec {
+struct nx_rec_colspec {
 	const char *name;
-	enum rx_want want;
+	enum nx_rec_want want;
 };
 
 /* Columns of a profile table of dir, batch by batch: by the C parquet reader, or by
@@ -64,21 +64,21 @@ struct rx_colspec {
  * when the reader does not read the files. A batch's columns are kind I64 (BIGINT), F64
  * (DOUBLE), STR (VARCHAR) or NULL (the table lacks the column). The C reader may still
  * refuse a later row group with NX_EVERSION: the pass then runs again with duck set. */
-struct rx_read;
+struct nx_rec_read;
 int nx__rec_read_open(struct nx_duck *d, const char *dir, const char *table,
-		      const struct rx_colspec *cols, size_t ncols, const char *order_by, bool duck,
-		      struct rx_read **out, struct nx_err *err);
+		      const struct nx_rec_colspec *cols, size_t ncols, const char *order_by,
+		      bool duck, struct nx_rec_read **out, struct nx_err *err);
 /* The next batch into *b, NULL at the end. */
-int nx__rec_read_next(struct rx_read *r, const struct nx_pqr_batch **b, struct nx_err *err);
-void nx__rec_read_close(struct rx_read *r);
+int nx__rec_read_next(struct nx_rec_read *r, const struct nx_pqr_batch **b, struct nx_err *err);
+void nx__rec_read_close(struct nx_rec_read *r);
 /* A pass over a table with nx__rec_read_*: reset (NULL: none) readies it for a new
- * start; fn takes each batch and returns 0, RX_UNSORTED when it needs the rows sorted by
+ * start; fn takes each batch and returns 0, NX_REC_UNSORTED when it needs the rows sorted by
  * order_by (it then starts again, sorted by DuckDB), or an error. */
-#define RX_UNSORTED 1
-typedef int (*rx_batch_fn)(void *arg, const struct nx_pqr_batch *b, struct nx_err *err);
+#define NX_REC_UNSORTED 1
+typedef int (*nx_rec_batch_fn)(void *arg, const struct nx_pqr_batch *b, struct nx_err *err);
 int nx__rec_read_pass(struct nx_duck *d, const char *dir, const char *table,
-		      const struct rx_colspec *cols, size_t ncols, const char *order_by,
-		      void (*reset)(void *arg), rx_batch_fn fn, void *arg, struct nx_err *err);
+		      const struct nx_rec_colspec *cols, size_t ncols, const char *order_by,
+		      void (*reset)(void *arg), nx_rec_batch_fn fn, void *arg, struct nx_err *err);
 /* A cell: true with its value, false when NULL. */
 bool nx__rec_i64(const struct nx_pqr_batch *b, size_t k, size_t row, int64_t *v);
 bool nx__rec_f64(const struct nx_pqr_batch *b, size_t k, size_t row, double *v);
@@ -88,14 +88,14 @@ bool nx__rec_str(const struct nx_pqr_batch *b, size_t k, size_t row, const char 
 /* ---- what the passes learn ------------------------------------------------------- */
 
 /* The window the passes filter by: whole-kernel runs take every row with a start. */
-struct rx_scan_window {
+struct nx_rec_scan_window {
 	bool whole;
 	int64_t t0, t1;
 };
 
 /* A semaphore wait of an instruction, kept for the serialisation investigation in an
  * external sort by its start (start_ts - evt_wait_time_ns). */
-struct rx_wait {
+struct nx_rec_wait {
 	int64_t from;   /* start - wait */
 	int64_t start, row, id;
 	int32_t line;   /* index in the scan's source lines, -1 for none */
@@ -105,14 +105,14 @@ struct rx_wait {
 };
 
 /* A string column's distinct values, numbered in the order they first come. */
-struct rx_dict {
+struct nx_rec_dict {
 	struct nx_strmap map; /* text -> int32 number */
 	char **text;
 	size_t n, cap;
 };
 
-struct rx_scan {
-	struct rx_scan_window win;
+struct nx_rec_scan {
+	struct nx_rec_scan_window win;
 	const char *dir;        /* the profile */
 	char *spill;            /* the private directory DuckDB and the sorts spill into */
 	/* DmaPacket */
@@ -126,42 +126,42 @@ struct rx_scan {
 	int64_t insts, with_source, with_wait;
 	bool in_lo_set, in_hi_set;
 	int64_t in_lo, in_hi;
-	struct rx_dict src, engine, opcode, tti;
+	struct nx_rec_dict src, engine, opcode, tti;
 	struct nx_strmap groups; /* per (src, engine, opcode, type) in the window */
 	struct nx_xsort waits;
 	bool waits_open;
 	bool passes_done;      /* the two passes ran (else only nx__rec_scan_extents) */
 };
 
-void nx__rec_dict_init(struct rx_dict *d);
+void nx__rec_dict_init(struct nx_rec_dict *d);
 /* The number of s (len bytes), added when new. */
-int32_t nx__rec_dict_id(struct rx_dict *d, const char *s, size_t len);
-void nx__rec_dict_release(struct rx_dict *d);
+int32_t nx__rec_dict_id(struct nx_rec_dict *d, const char *s, size_t len);
+void nx__rec_dict_release(struct nx_rec_dict *d);
 
 /* scan_packets.c: the DmaPacket pass (count, extremes, the union and kernel bytes in the
  * window), the engines' unions over ActiveTime in the window, and the busy runs of the
  * bottleneck for the serialisation investigation. */
-int nx__rec_scan_packets(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err);
-int nx__rec_engine_unions(struct nx_duck *d, const struct rx_scan *sc, int64_t t0, int64_t t1,
+int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err);
+int nx__rec_engine_unions(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t t0, int64_t t1,
 			  int64_t out[4], struct nx_err *err);
 /* The union runs of DmaPacket (engine NULL) or of the engine's ActiveTime rows. */
-int nx__rec_busy_runs(struct nx_duck *d, const struct rx_scan *sc, const char *engine,
-		      struct rx_stretches *st, struct nx_err *err);
+int nx__rec_busy_runs(struct nx_duck *d, const struct nx_rec_scan *sc, const char *engine,
+		      struct nx_rec_stretches *st, struct nx_err *err);
 
 /* scan_inst.c: the Instruction pass; it writes rx_InstAgg and rx_Edge and sorts the
  * waits. */
-int nx__rec_scan_instructions(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err);
+int nx__rec_scan_instructions(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err);
 /* Over the window's Tensor MATMULs: their number, their flops (0 when none is known),
  * the numbers of TRANSPOSE and REGULAR ones and the TRANSPOSE ones' flops (any
  * pointer may be NULL). */
-void nx__rec_scan_matmuls(const struct rx_scan *sc, int64_t *n, double *flops, int64_t *n_tp,
+void nx__rec_scan_matmuls(const struct nx_rec_scan *sc, int64_t *n, double *flops, int64_t *n_tp,
 			  int64_t *n_reg, double *tp_flops);
-void nx__rec_scan_release(struct rx_scan *sc);
+void nx__rec_scan_release(struct nx_rec_scan *sc);
 
 /* scan_extent.c: the bounds-only analysis reads only the counts, first starts and last
  * ends of the two tables (in SQL); with_source and with_wait are then the count. */
-int nx__rec_scan_extents(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err);
+int nx__rec_scan_extents(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err);
 /* Both passes, unless they ran already. */
-int nx__rec_scan_passes(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err);
+int nx__rec_scan_passes(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err);
 
 #endif

@@ -47,7 +47,7 @@ static int table_extent(struct nx_duck *d, const char *dir, const char *table,
 	return rc;
 }
 
-int nx__rec_scan_extents(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err)
+int nx__rec_scan_extents(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err)
 {
 	struct extent in, pk;
 	int rc = table_extent(d, sc->dir, "Instruction", &in, err);
@@ -71,7 +71,7 @@ int nx__rec_scan_extents(struct nx_duck *d, struct rx_scan *sc, struct nx_err *e
 	return 0;
 }
 
-int nx__rec_scan_passes(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err)
+int nx__rec_scan_passes(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err)
 {
 	int rc;
 

@@ -31,13 +31,14 @@ enum { C_ID, C_ENGINE, C_OPCODE, C_TTI, C_START, C_END, C_DUR, C_WAIT, C_FLOPS, 
 /* The columns of rx_Instruction the pass reads (quality.c gives the view's types); the
  * view's expressions (engine lower-cased, the source line's base name) are applied
  * here. */
-static const struct rx_colspec inst_cols[C_N] = {
-	{ "id", RX_BIGINT }, { "engine", RX_VARCHAR }, { "opcode", RX_VARCHAR },
-	{ "tensor_instruction_type", RX_VARCHAR }, { "start_ts", RX_BIGINT },
-	{ "end_ts", RX_BIGINT }, { "duration_ns", RX_BIGINT }, { "evt_wait_time_ns", RX_BIGINT },
-	{ "adjusted_flops", RX_DOUBLE }, { "operands", RX_VARCHAR },
-	{ "bir_debug_info_source_location", RX_VARCHAR }, { "hbm_read_bytes", RX_BIGINT },
-	{ "hbm_write_bytes", RX_BIGINT },
+static const struct nx_rec_colspec inst_cols[C_N] = {
+	{ "id", NX_REC_BIGINT }, { "engine", NX_REC_VARCHAR }, { "opcode", NX_REC_VARCHAR },
+	{ "tensor_instruction_type", NX_REC_VARCHAR }, { "start_ts", NX_REC_BIGINT },
+	{ "end_ts", NX_REC_BIGINT }, { "duration_ns", NX_REC_BIGINT },
+	{ "evt_wait_time_ns", NX_REC_BIGINT },
+	{ "adjusted_flops", NX_REC_DOUBLE }, { "operands", NX_REC_VARCHAR },
+	{ "bir_debug_info_source_location", NX_REC_VARCHAR }, { "hbm_read_bytes", NX_REC_BIGINT },
+	{ "hbm_write_bytes", NX_REC_BIGINT },
 };
 
 /* The edges out of instructions that the analysis follows, all DGE_TRIGGER ones (what
@@ -51,13 +52,13 @@ static const char EDGE_SQL[] =
 	"  AND dependency_type = 'DGE_TRIGGER'\n"
 	"ORDER BY in_id";
 
-void nx__rec_dict_init(struct rx_dict *d)
+void nx__rec_dict_init(struct nx_rec_dict *d)
 {
 	memset(d, 0, sizeof(*d));
 	nx_strmap_init(&d->map, sizeof(int32_t));
 }
 
-int32_t nx__rec_dict_id(struct rx_dict *d, const char *s, size_t len)
+int32_t nx__rec_dict_id(struct nx_rec_dict *d, const char *s, size_t len)
 {
 	bool added;
 	int32_t *id = nx_strmap_get(&d->map, s, len, &added);
@@ -70,7 +71,7 @@ int32_t nx__rec_dict_id(struct rx_dict *d, const char *s, size_t len)
 	return *id;
 }
 
-void nx__rec_dict_release(struct rx_dict *d)
+void nx__rec_dict_release(struct nx_rec_dict *d)
 {
 	for (size_t i = 0; i < d->n; i++)
 		free(d->text[i]);
@@ -109,7 +110,7 @@ struct text_cache {
 
 struct pass {
 	struct nx_duck *d;
-	struct rx_scan *sc;
+	struct nx_rec_scan *sc;
 	struct nx_duck_appender *app; /* rx_Edge */
 	/* the edge stream, one row ahead */
 	struct nx_duck_cursor *cur;
@@ -182,7 +183,7 @@ static int edges_of(struct pass *p, int64_t id, struct nx_err *err)
  * at a newline), NULL when empty. */
 enum text_kind { TEXT_AS_IS, TEXT_LOWER, TEXT_BASENAME };
 
-static int32_t text_id(struct rx_dict *d, struct text_cache *c, const char *s, size_t len,
+static int32_t text_id(struct nx_rec_dict *d, struct text_cache *c, const char *s, size_t len,
 		       enum text_kind kind)
 {
 	size_t slot = ((uintptr_t)s >> 3 ^ len) % TEXT_CACHE;
@@ -215,7 +216,7 @@ static int32_t text_id(struct rx_dict *d, struct text_cache *c, const char *s, s
 	return id;
 }
 
-static int32_t text_cell(struct rx_dict *d, struct text_cache *c, const struct nx_pqr_batch *b,
+static int32_t text_cell(struct nx_rec_dict *d, struct text_cache *c, const struct nx_pqr_batch *b,
 			 size_t col, size_t r, enum text_kind kind)
 {
 	const char *s;
@@ -224,7 +225,7 @@ static int32_t text_cell(struct rx_dict *d, struct text_cache *c, const struct n
 	return nx__rec_str(b, col, r, &s, &len) ? text_id(d, c, s, len, kind) : -1;
 }
 
-static bool in_window(const struct rx_scan_window *w, bool has_start, int64_t start)
+static bool in_window(const struct nx_rec_scan_window *w, bool has_start, int64_t start)
 {
 	return has_start && (w->whole || (start >= w->t0 && start < w->t1));
 }
@@ -260,7 +261,7 @@ static void add_to_group(struct pass *p, const struct nx_pqr_batch *b, size_t r,
 	}
 }
 
-static int append_edges(struct pass *p, const struct rx_dict *src, int32_t line, bool rd,
+static int append_edges(struct pass *p, const struct nx_rec_dict *src, int32_t line, bool rd,
 			bool hbm, struct nx_err *err)
 {
 	const char *text = line >= 0 ? src->text[line] : NULL;
@@ -281,7 +282,7 @@ static int append_edges(struct pass *p, const struct rx_dict *src, int32_t line,
 static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
 {
 	struct pass *p = arg;
-	struct rx_scan *sc = p->sc;
+	struct nx_rec_scan *sc = p->sc;
 	int rc = 0;
 
 	memset(p->cache, 0, sizeof(p->cache));
@@ -310,7 +311,7 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 			wait = 0;
 		if (has_id) {
 			if (p->any_id && id < p->last_id)
-				return RX_UNSORTED;
+				return NX_REC_UNSORTED;
 			p->any_id = true;
 			p->last_id = id;
 			if ((rc = edges_of(p, id, err)) ||
@@ -327,9 +328,9 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 		}
 		if (wait > 0 && has_start) {
 			int64_t feeds = (has_rb ? rb : 0) + (has_wb ? wb : 0);
-			struct rx_wait w = { .from = start - wait, .start = start, .row = p->row,
-					     .id = has_id ? id : 0, .line = k.src,
-					     .engine = (int16_t)k.engine };
+			struct nx_rec_wait w = { .from = start - wait, .start = start,
+						 .row = p->row, .id = has_id ? id : 0,
+						 .line = k.src, .engine = (int16_t)k.engine };
 			w.feeds_dma = feeds > 0 || dge;
 			w.has_id = has_id;
 			rc = nx_xsort_add(&sc->waits, &w, err);
@@ -340,14 +341,14 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 
 static int wait_cmp(const void *a, const void *b)
 {
-	const struct rx_wait *x = a, *y = b;
+	const struct nx_rec_wait *x = a, *y = b;
 
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static void reset(struct rx_scan *sc)
+static void reset(struct nx_rec_scan *sc)
 {
 	size_t pos = 0;
 	struct group *g;
@@ -366,7 +367,7 @@ static void reset(struct rx_scan *sc)
 	nx__rec_dict_init(&sc->tti);
 	if (sc->waits_open)
 		nx_xsort_release(&sc->waits);
-	nx_xsort_init(&sc->waits, sc->spill, sizeof(struct rx_wait), wait_cmp, WAIT_SORT_BYTES);
+	nx_xsort_init(&sc->waits, sc->spill, sizeof(struct nx_rec_wait), wait_cmp, WAIT_SORT_BYTES);
 	sc->waits_open = true;
 	sc->insts = sc->with_source = sc->with_wait = 0;
 	sc->in_lo_set = sc->in_hi_set = false;
@@ -385,7 +386,7 @@ static int by_first_row(const void *a, const void *b)
 	return x->g->first_row < y->g->first_row ? -1 : x->g->first_row > y->g->first_row;
 }
 
-static void append_text(struct nx_duck_appender *a, const struct rx_dict *d, int32_t id)
+static void append_text(struct nx_duck_appender *a, const struct nx_rec_dict *d, int32_t id)
 {
 	if (id >= 0)
 		nx_duck_append_str(a, d->text[id], strlen(d->text[id]));
@@ -394,7 +395,7 @@ static void append_text(struct nx_duck_appender *a, const struct rx_dict *d, int
 }
 
 /* rx_InstAgg from the groups, in the order of their first rows. */
-static int write_groups(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err)
+static int write_groups(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err)
 {
 	struct keyed *v = nx_xcalloc(sc->groups.used ? sc->groups.used : 1, sizeof(*v));
 	struct nx_duck_appender *a = NULL;
@@ -465,7 +466,7 @@ static void attempt_reset(void *arg)
 {
 	struct attempt *a = arg;
 	struct nx_duck *d = a->p.d;
-	struct rx_scan *sc = a->p.sc;
+	struct nx_rec_scan *sc = a->p.sc;
 
 	attempt_end(a);
 	memset(&a->p, 0, sizeof(a->p));
@@ -492,7 +493,7 @@ static int attempt_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 	return inst_batch(&a->p, b, err);
 }
 
-int nx__rec_scan_instructions(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err)
+int nx__rec_scan_instructions(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err)
 {
 	struct attempt a;
 	int rc;
@@ -519,14 +520,14 @@ int nx__rec_scan_instructions(struct nx_duck *d, struct rx_scan *sc, struct nx_e
 }
 
 /* The number of a text in a dictionary, -2 when it is not there. */
-static int32_t dict_find(const struct rx_dict *d, const char *s)
+static int32_t dict_find(const struct nx_rec_dict *d, const char *s)
 {
 	const int32_t *id = nx_strmap_find(&d->map, s, strlen(s));
 
 	return id ? *id : -2;
 }
 
-void nx__rec_scan_matmuls(const struct rx_scan *sc, int64_t *n, double *flops, int64_t *n_tp,
+void nx__rec_scan_matmuls(const struct nx_rec_scan *sc, int64_t *n, double *flops, int64_t *n_tp,
 			  int64_t *n_reg, double *tp_flops)
 {
 	int32_t tensor = dict_find(&sc->engine, "tensor"), mm = dict_find(&sc->opcode, "MATMUL");
@@ -562,7 +563,7 @@ void nx__rec_scan_matmuls(const struct rx_scan *sc, int64_t *n, double *flops, i
 		*tp_flops = ftp;
 }
 
-void nx__rec_scan_release(struct rx_scan *sc)
+void nx__rec_scan_release(struct nx_rec_scan *sc)
 {
 	size_t pos = 0;
 	struct group *g;

@@ -11,14 +11,14 @@
 #include <errno.h>
 #include <string.h>
 
-static const struct rx_colspec packet_cols[] = {
-	{ "start_ts", RX_BIGINT }, { "end_ts", RX_BIGINT }, { "transfer_bytes", RX_BIGINT },
-	{ "queue_type", RX_VARCHAR },
+static const struct nx_rec_colspec packet_cols[] = {
+	{ "start_ts", NX_REC_BIGINT }, { "end_ts", NX_REC_BIGINT },
+	{ "transfer_bytes", NX_REC_BIGINT }, { "queue_type", NX_REC_VARCHAR },
 };
 
 struct packets {
-	struct rx_scan *sc;
-	struct rx_union u;
+	struct nx_rec_scan *sc;
+	struct nx_rec_union u;
 	int64_t last, bytes;
 	bool any;
 };
@@ -26,7 +26,7 @@ struct packets {
 static void packets_reset(void *arg)
 {
 	struct packets *p = arg;
-	struct rx_scan *sc = p->sc;
+	struct nx_rec_scan *sc = p->sc;
 
 	memset(p, 0, sizeof(*p));
 	p->sc = sc;
@@ -48,8 +48,8 @@ static bool kernel_packet(const struct nx_pqr_batch *b, size_t r, int64_t *bytes
 static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
 {
 	struct packets *p = arg;
-	struct rx_scan *sc = p->sc;
-	const struct rx_scan_window *w = &sc->win;
+	struct nx_rec_scan *sc = p->sc;
+	const struct nx_rec_scan_window *w = &sc->win;
 
 	(void)err;
 	for (size_t r = 0; r < b->rows; r++) {
@@ -76,7 +76,7 @@ static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 		if (e <= s)
 			continue;
 		if (p->any && s < p->last)
-			return RX_UNSORTED;
+			return NX_REC_UNSORTED;
 		p->any = true;
 		p->last = s;
 		nx__rec_union_add(&p->u, s, e, &rs, &re);
@@ -84,7 +84,7 @@ static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 	return 0;
 }
 
-int nx__rec_scan_packets(struct nx_duck *d, struct rx_scan *sc, struct nx_err *err)
+int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err)
 {
 	struct packets p = { .sc = sc };
 	int64_t rs, re;
@@ -104,7 +104,7 @@ int nx__rec_scan_packets(struct nx_duck *d, struct rx_scan *sc, struct nx_err *e
 static const char *const engines[4] = { "tensor", "vector", "scalar", "gpsimd" };
 
 struct engine_runs {
-	struct rx_union u[4];
+	struct nx_rec_union u[4];
 	int64_t t0, t1;
 };
 
@@ -134,7 +134,7 @@ static int engine_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err
 	return 0;
 }
 
-int nx__rec_engine_unions(struct nx_duck *d, const struct rx_scan *sc, int64_t t0, int64_t t1,
+int nx__rec_engine_unions(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t t0, int64_t t1,
 			  int64_t out[4], struct nx_err *err)
 {
 	static const char sql[] =
@@ -162,8 +162,8 @@ int nx__rec_engine_unions(struct nx_duck *d, const struct rx_scan *sc, int64_t t
 /* ---- the bottleneck's busy runs --------------------------------------------------- */
 
 struct busy {
-	struct rx_union u;
-	struct rx_stretches *st;
+	struct nx_rec_union u;
+	struct nx_rec_stretches *st;
 	int64_t last;
 	bool any;
 };
@@ -171,7 +171,7 @@ struct busy {
 static void busy_reset(void *arg)
 {
 	struct busy *b = arg;
-	struct rx_stretches *st = b->st;
+	struct nx_rec_stretches *st = b->st;
 
 	memset(b, 0, sizeof(*b));
 	b->st = st;
@@ -189,7 +189,7 @@ static int busy_batch(void *arg, const struct nx_pqr_batch *bt, struct nx_err *e
 		if (!nx__rec_i64(bt, 0, r, &s) || !nx__rec_i64(bt, 1, r, &e) || e <= s)
 			continue;
 		if (b->any && s < b->last)
-			return RX_UNSORTED;
+			return NX_REC_UNSORTED;
 		b->any = true;
 		b->last = s;
 		if (nx__rec_union_add(&b->u, s, e, &rs, &re))
@@ -215,10 +215,10 @@ static int busy_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 	return 0;
 }
 
-int nx__rec_busy_runs(struct nx_duck *d, const struct rx_scan *sc, const char *engine,
-		      struct rx_stretches *st, struct nx_err *err)
+int nx__rec_busy_runs(struct nx_duck *d, const struct nx_rec_scan *sc, const char *engine,
+		      struct nx_rec_stretches *st, struct nx_err *err)
 {
-	static const struct rx_colspec cols[] = { { "start_ts", RX_BIGINT }, { "end_ts", RX_BIGINT } };
+	static const struct nx_rec_colspec cols[] = { { "start_ts", NX_REC_BIGINT }, { "end_ts", NX_REC_BIGINT } };
 	struct busy b = { .st = st };
 	int64_t rs, re;
 	int rc;

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct rx_read {
+struct nx_rec_read {
 	struct nx_pqr *pqr;
 	struct nx_duck_cursor *cur;
-	const struct rx_colspec *cols;
+	const struct nx_rec_colspec *cols;
 	size_t ncols;
 	struct nx_pqr_batch batch;
 	/* buffers of the converted columns */
@@ -57,23 +57,25 @@ static void free_files(char **files, size_t n)
 }
 
 /* Whether the C reader's kinds are what the view's types take. */
-static bool kinds_fit(const struct nx_pqr *p, const struct rx_colspec *cols, size_t n)
+static bool kinds_fit(const struct nx_pqr *p, const struct nx_rec_colspec *cols, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
 		enum nx_pqr_kind kd = nx_pqr_kind(p, k);
 		bool ok = kd == NX_PQR_NULL ||
-			  (cols[k].want == RX_BIGINT && (kd == NX_PQR_I64 || kd == NX_PQR_BOOL)) ||
-			  (cols[k].want == RX_DOUBLE && (kd == NX_PQR_I64 || kd == NX_PQR_F64)) ||
-			  (cols[k].want == RX_VARCHAR && kd == NX_PQR_STR);
+			  (cols[k].want == NX_REC_BIGINT &&
+			   (kd == NX_PQR_I64 || kd == NX_PQR_BOOL)) ||
+			  (cols[k].want == NX_REC_DOUBLE &&
+			   (kd == NX_PQR_I64 || kd == NX_PQR_F64)) ||
+			  (cols[k].want == NX_REC_VARCHAR && kd == NX_PQR_STR);
 		if (!ok)
 			return false;
 	}
 	return true;
 }
 
-static const char *type_sql(enum rx_want w)
+static const char *type_sql(enum nx_rec_want w)
 {
-	return w == RX_BIGINT ? "BIGINT" : w == RX_DOUBLE ? "DOUBLE" : "VARCHAR";
+	return w == NX_REC_BIGINT ? "BIGINT" : w == NX_REC_DOUBLE ? "DOUBLE" : "VARCHAR";
 }
 
 static bool listed(char **names, size_t n, const char *name)
@@ -86,7 +88,7 @@ static bool listed(char **names, size_t n, const char *name)
 
 /* The DuckDB way: the columns cast as the view casts them, NULL where the files lack
  * them, in file order or sorted. */
-static int open_duck(struct nx_duck *d, char **files, size_t nfiles, struct rx_read *r,
+static int open_duck(struct nx_duck *d, char **files, size_t nfiles, struct nx_rec_read *r,
 		     const char *order_by, struct nx_err *err)
 {
 	struct nx_strbuf scan = NX_STRBUF_INIT, sql = NX_STRBUF_INIT, probe = NX_STRBUF_INIT;
@@ -132,10 +134,10 @@ static int open_duck(struct nx_duck *d, char **files, size_t nfiles, struct rx_r
 }
 
 int nx__rec_read_open(struct nx_duck *d, const char *dir, const char *table,
-		      const struct rx_colspec *cols, size_t ncols, const char *order_by, bool duck,
-		      struct rx_read **out, struct nx_err *err)
+		      const struct nx_rec_colspec *cols, size_t ncols, const char *order_by,
+		      bool duck, struct nx_rec_read **out, struct nx_err *err)
 {
-	struct rx_read *r = nx_xcalloc(1, sizeof(*r));
+	struct nx_rec_read *r = nx_xcalloc(1, sizeof(*r));
 	const char *names[NX_PQR_MAX_COLS];
 	char **files;
 	size_t nfiles;
@@ -166,7 +168,7 @@ int nx__rec_read_open(struct nx_duck *d, const char *dir, const char *table,
 	return 0;
 }
 
-static void room(struct rx_read *r, size_t rows)
+static void room(struct nx_rec_read *r, size_t rows)
 {
 	if (rows <= r->cap)
 		return;
@@ -181,7 +183,7 @@ static void room(struct rx_read *r, size_t rows)
 }
 
 /* A DuckDB chunk as a batch of the view's types. */
-static void from_chunk(struct rx_read *r, const struct nx_dchunk *c)
+static void from_chunk(struct nx_rec_read *r, const struct nx_dchunk *c)
 {
 	size_t rows = nx_dchunk_rows(c);
 
@@ -194,21 +196,21 @@ static void from_chunk(struct rx_read *r, const struct nx_dchunk *c)
 			const char *s;
 			size_t len = 0;
 			switch (r->cols[k].want) {
-			case RX_BIGINT:
+			case NX_REC_BIGINT:
 				r->valid[k][i] = nx_dchunk_i64(c, k, i, &r->i64[k][i]);
 				break;
-			case RX_DOUBLE:
+			case NX_REC_DOUBLE:
 				r->valid[k][i] = nx_dchunk_f64(c, k, i, &r->f64[k][i]);
 				break;
-			case RX_VARCHAR:
+			case NX_REC_VARCHAR:
 				r->valid[k][i] = nx_dchunk_str(c, k, i, &s, &len);
 				r->str[k][i] = r->valid[k][i] ? s : NULL;
 				r->len[k][i] = (uint32_t)len;
 				break;
 			}
 		}
-		col->kind = r->cols[k].want == RX_BIGINT ? NX_PQR_I64
-			  : r->cols[k].want == RX_DOUBLE ? NX_PQR_F64 : NX_PQR_STR;
+		col->kind = r->cols[k].want == NX_REC_BIGINT ? NX_PQR_I64
+			  : r->cols[k].want == NX_REC_DOUBLE ? NX_PQR_F64 : NX_PQR_STR;
 		col->valid = r->valid[k];
 		col->i64 = r->i64[k];
 		col->f64 = r->f64[k];
@@ -217,7 +219,7 @@ static void from_chunk(struct rx_read *r, const struct nx_dchunk *c)
 	}
 }
 
-int nx__rec_read_next(struct rx_read *r, const struct nx_pqr_batch **b, struct nx_err *err)
+int nx__rec_read_next(struct nx_rec_read *r, const struct nx_pqr_batch **b, struct nx_err *err)
 {
 	int rc;
 
@@ -238,7 +240,7 @@ int nx__rec_read_next(struct rx_read *r, const struct nx_pqr_batch **b, struct n
 	room(r, pb->rows ? pb->rows : 1);
 	for (size_t k = 0; k < r->ncols; k++) {
 		struct nx_pqr_col *col = &r->batch.col[k];
-		if (r->cols[k].want == RX_DOUBLE && col->kind == NX_PQR_I64) {
+		if (r->cols[k].want == NX_REC_DOUBLE && col->kind == NX_PQR_I64) {
 			for (size_t i = 0; i < pb->rows; i++)
 				r->f64[k][i] = (double)col->i64[i];
 			col->f64 = r->f64[k];
@@ -251,7 +253,7 @@ int nx__rec_read_next(struct rx_read *r, const struct nx_pqr_batch **b, struct n
 	return 0;
 }
 
-void nx__rec_read_close(struct rx_read *r)
+void nx__rec_read_close(struct nx_rec_read *r)
 {
 	if (!r)
 		return;
@@ -268,8 +270,8 @@ void nx__rec_read_close(struct rx_read *r)
 }
 
 int nx__rec_read_pass(struct nx_duck *d, const char *dir, const char *table,
-		      const struct rx_colspec *cols, size_t ncols, const char *order_by,
-		      void (*reset)(void *arg), rx_batch_fn fn, void *arg, struct nx_err *err)
+		      const struct nx_rec_colspec *cols, size_t ncols, const char *order_by,
+		      void (*reset)(void *arg), nx_rec_batch_fn fn, void *arg, struct nx_err *err)
 {
 	/* NX_REC_READ=duckdb reads every pass with DuckDB (the tests compare both ways) */
 	const char *how = getenv("NX_REC_READ");
@@ -277,7 +279,7 @@ int nx__rec_read_pass(struct nx_duck *d, const char *dir, const char *table,
 	int rc;
 
 	for (;;) {
-		struct rx_read *r = NULL;
+		struct nx_rec_read *r = NULL;
 		const struct nx_pqr_batch *b;
 		if (reset)
 			reset(arg);
@@ -287,7 +289,7 @@ int nx__rec_read_pass(struct nx_duck *d, const char *dir, const char *table,
 			rc = fn(arg, b, err);
 		bool by_duckdb = r && !r->pqr;
 		nx__rec_read_close(r);
-		if (rc == RX_UNSORTED && !sorted && order_by) {
+		if (rc == NX_REC_UNSORTED && !sorted && order_by) {
 			sorted = true; /* DuckDB sorts them */
 			continue;
 		}
@@ -295,7 +297,7 @@ int nx__rec_read_pass(struct nx_duck *d, const char *dir, const char *table,
 			duck = true; /* a row group the C reader does not read: DuckDB reads all */
 			continue;
 		}
-		if (rc == RX_UNSORTED)
+		if (rc == NX_REC_UNSORTED)
 			rc = nx_errf(err, NX_EDB, "%s: rows out of order even sorted", table);
 		return rc;
 	}

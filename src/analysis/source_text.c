@@ -63,7 +63,7 @@ static bool read_line(const char *path, long n, struct nx_strbuf *out)
 	return ok;
 }
 
-void nx__rec_md_source(const char *root, const struct rx_table *lines, struct nx_strbuf *out)
+void nx__rec_md_source(const char *root, const struct nx_rec_table *lines, struct nx_strbuf *out)
 {
 	struct nx_strbuf code = NX_STRBUF_INIT;
 	size_t shown = 0;

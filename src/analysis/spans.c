@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-bool nx__rec_union_add(struct rx_union *u, int64_t s, int64_t e, int64_t *rs, int64_t *re)
+bool nx__rec_union_add(struct nx_rec_union *u, int64_t s, int64_t e, int64_t *rs, int64_t *re)
 {
 	bool closed = false;
 
@@ -30,7 +30,7 @@ bool nx__rec_union_add(struct rx_union *u, int64_t s, int64_t e, int64_t *rs, in
 	return closed;
 }
 
-bool nx__rec_union_end(struct rx_union *u, int64_t *rs, int64_t *re)
+bool nx__rec_union_end(struct nx_rec_union *u, int64_t *rs, int64_t *re)
 {
 	if (!u->open)
 		return false;
@@ -41,7 +41,7 @@ bool nx__rec_union_end(struct rx_union *u, int64_t *rs, int64_t *re)
 	return true;
 }
 
-void nx__rec_stretches_add(struct rx_stretches *st, int64_t s, int64_t e)
+void nx__rec_stretches_add(struct nx_rec_stretches *st, int64_t s, int64_t e)
 {
 	if (st->n == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 256;
@@ -57,7 +57,7 @@ void nx__rec_stretches_add(struct rx_stretches *st, int64_t s, int64_t e)
 }
 
 /* The covered time before t. */
-static int64_t covered_before(const struct rx_stretches *st, int64_t t)
+static int64_t covered_before(const struct nx_rec_stretches *st, int64_t t)
 {
 	size_t lo = 0, hi = st->n;
 
@@ -75,12 +75,12 @@ static int64_t covered_before(const struct rx_stretches *st, int64_t t)
 	return st->before[lo] + ((t < st->e[lo] ? t : st->e[lo]) - st->s[lo]);
 }
 
-int64_t nx__rec_stretches_cover(const struct rx_stretches *st, int64_t a, int64_t b)
+int64_t nx__rec_stretches_cover(const struct nx_rec_stretches *st, int64_t a, int64_t b)
 {
 	return covered_before(st, b) - covered_before(st, a);
 }
 
-void nx__rec_stretches_release(struct rx_stretches *st)
+void nx__rec_stretches_release(struct nx_rec_stretches *st)
 {
 	free(st->s);
 	free(st->e);

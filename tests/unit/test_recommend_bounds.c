@@ -63,7 +63,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void analyse(const char *dir, int window, int64_t t0, int64_t t1, struct rx_result *r)
+static void analyse(const char *dir, int window, int64_t t0, int64_t t1, struct nx_rec_result *r)
 {
 	struct nx_recommend_opts o;
 	struct nx_err err = { 0 };
@@ -87,69 +87,69 @@ static void near(double got, double want)
 static void test_whole_kernel(void **state)
 {
 	struct ctx *c = *state;
-	struct rx_result r;
+	struct nx_rec_result r;
 
 	analyse(c->full, NX_REC_WIN_WHOLE, 0, 0, &r);
 	/* total from the execution records; DMA union [20,95) + [460,580) */
-	near(r.bound[RX_B_TOTAL], 1000);
-	near(r.bound[RX_B_MEM], 195);
+	near(r.bound[NX_REC_B_TOTAL], 1000);
+	near(r.bound[NX_REC_B_MEM], 195);
 	/* kernel packets: 4 x 65536 B (the 4-byte semaphore write excluded) */
 	near(r.in.dma_bytes, 262144);
-	near(r.bound[RX_B_MEM_IDEAL], 262144 / DMA_BW * 1e9);
+	near(r.bound[NX_REC_B_MEM_IDEAL], 262144 / DMA_BW * 1e9);
 	/* Summary's necessary bytes include the 32768-byte weight */
-	near(r.bound[RX_B_MEM_NO_RELOADS], 294912 / DMA_BW * 1e9);
+	near(r.bound[NX_REC_B_MEM_NO_RELOADS], 294912 / DMA_BW * 1e9);
 	/* TE: LDWEIGHTS [100,150) and MATMUL [140,300) merge into 200 ns */
-	near(r.bound[RX_B_COMP], 200);
-	near(r.bound[RX_B_COMP_IDEAL], (MM_FLOPS + TP_FLOPS) / TE_PEAK * 1e9);
-	near(r.bound[RX_B_COMP_USEFUL], MM_FLOPS / TE_PEAK * 1e9);
+	near(r.bound[NX_REC_B_COMP], 200);
+	near(r.bound[NX_REC_B_COMP_IDEAL], (MM_FLOPS + TP_FLOPS) / TE_PEAK * 1e9);
+	near(r.bound[NX_REC_B_COMP_USEFUL], MM_FLOPS / TE_PEAK * 1e9);
 	/* engines: Tensor 200, Vector 100, Scalar 50, GpSimd 0, DMA 195: Tensor */
-	near(r.in.eng_ns[RX_VECTOR], 100);
-	near(r.in.eng_ns[RX_SCALAR], 50);
-	near(r.in.eng_ns[RX_GPSIMD], 0);
-	assert_int_equal(r.bottleneck, RX_TENSOR);
-	near(r.bound[RX_B_PIPELINE], 200);
+	near(r.in.eng_ns[NX_REC_ENG_VECTOR], 100);
+	near(r.in.eng_ns[NX_REC_ENG_SCALAR], 50);
+	near(r.in.eng_ns[NX_REC_ENG_GPSIMD], 0);
+	assert_int_equal(r.bottleneck, NX_REC_ENG_TENSOR);
+	near(r.bound[NX_REC_B_PIPELINE], 200);
 
 	/* bn_speedup: a memory bound against the busiest non-DMA engine (Tensor, 200) */
-	near(r.speedup[RX_B_MEM], 1000.0 / 200);
-	near(r.speedup[RX_B_MEM_IDEAL], 1000 / (262144 / DMA_BW * 1e9));
+	near(r.speedup[NX_REC_B_MEM], 1000.0 / 200);
+	near(r.speedup[NX_REC_B_MEM_IDEAL], 1000 / (262144 / DMA_BW * 1e9));
 	/* a compute bound against the busiest non-Tensor engine (DMA, 195) */
-	near(r.speedup[RX_B_COMP_USEFUL], 1000 / fmax(MM_FLOPS / TE_PEAK * 1e9, 195));
-	near(r.speedup[RX_B_PIPELINE], 1000.0 / 200);
+	near(r.speedup[NX_REC_B_COMP_USEFUL], 1000 / fmax(MM_FLOPS / TE_PEAK * 1e9, 195));
+	near(r.speedup[NX_REC_B_PIPELINE], 1000.0 / 200);
 
-	near(r.gap[RX_G_DMA_IDLE], 805);
-	near(r.gap[RX_G_DMA_INEFF], 195 - 262144 / DMA_BW * 1e9);
-	near(r.gap[RX_G_EXCESS], (262144 - 294912) / DMA_BW * 1e9);
-	near(r.gap[RX_G_TE_IDLE], 800);
-	near(r.gap[RX_G_TE_UNDERUTIL], 200 - (MM_FLOPS + TP_FLOPS) / TE_PEAK * 1e9);
-	near(r.gap[RX_G_TRANSPOSE], TP_FLOPS / TE_PEAK * 1e9);
-	near(r.gap[RX_G_PIPELINE], 800);
+	near(r.gap[NX_REC_G_DMA_IDLE], 805);
+	near(r.gap[NX_REC_G_DMA_INEFF], 195 - 262144 / DMA_BW * 1e9);
+	near(r.gap[NX_REC_G_EXCESS], (262144 - 294912) / DMA_BW * 1e9);
+	near(r.gap[NX_REC_G_TE_IDLE], 800);
+	near(r.gap[NX_REC_G_TE_UNDERUTIL], 200 - (MM_FLOPS + TP_FLOPS) / TE_PEAK * 1e9);
+	near(r.gap[NX_REC_G_TRANSPOSE], TP_FLOPS / TE_PEAK * 1e9);
+	near(r.gap[NX_REC_G_PIPELINE], 800);
 
 	/* the transpose investigation finds the TRANSPOSE matmul and its line */
-	const struct rx_inv *tp = &r.inv[RX_I_TRANSPOSE];
-	assert_int_equal(tp->status, RX_FOUND);
+	const struct nx_rec_inv *tp = &r.inv[NX_REC_I_TRANSPOSE];
+	assert_int_equal(tp->status, NX_REC_FOUND);
 	assert_string_equal(nx__rec_cell(&tp->lines, 0, "source"), "fixture.py:16");
 	near(nx__rec_metric_get(tp, "transpose_pct"), 20);
 	/* the tile regexes read K=128, M=128 and N=512 from the MATMUL operands */
-	const struct rx_inv *te = &r.inv[RX_I_TE_INEFF];
+	const struct nx_rec_inv *te = &r.inv[NX_REC_I_TE_INEFF];
 	assert_string_equal(nx__rec_cell(&te->lines, 0, "k"), "128");
 	assert_string_equal(nx__rec_cell(&te->lines, 0, "m"), "128");
 	assert_string_equal(nx__rec_cell(&te->lines, 0, "n"), "512");
-	assert_int_equal(te->status, RX_NOTHING);
+	assert_int_equal(te->status, NX_REC_NOTHING);
 	/* found investigations come first */
-	assert_int_equal(r.order[0], RX_I_TRANSPOSE);
+	assert_int_equal(r.order[0], NX_REC_I_TRANSPOSE);
 	nx__rec_result_release(&r);
 }
 
 static void test_windows(void **state)
 {
 	struct ctx *c = *state;
-	struct rx_result r;
+	struct nx_rec_result r;
 
 	/* the whole execution as a window: raw tables, IN + OUT only for necessary bytes */
 	analyse(c->full, NX_REC_WIN_RANGE, 0, 1000, &r);
-	near(r.bound[RX_B_TOTAL], 1000);
-	near(r.bound[RX_B_MEM], 195);
-	near(r.bound[RX_B_MEM_NO_RELOADS], 262144 / DMA_BW * 1e9);
+	near(r.bound[NX_REC_B_TOTAL], 1000);
+	near(r.bound[NX_REC_B_MEM], 195);
+	near(r.bound[NX_REC_B_MEM_NO_RELOADS], 262144 / DMA_BW * 1e9);
 	near(r.in.hw_flops, MM_FLOPS + TP_FLOPS);
 	nx__rec_result_release(&r);
 
@@ -158,57 +158,57 @@ static void test_windows(void **state)
 	assert_true(r.clipped);
 	assert_int_equal(r.req_t1, 1000000);
 	NX_ASSERT_CMP(r.t1, <=, 1010);
-	NX_ASSERT_CMP(r.bound[RX_B_TOTAL], <=, 1010);
+	NX_ASSERT_CMP(r.bound[NX_REC_B_TOTAL], <=, 1010);
 	nx__rec_result_release(&r);
 
 	/* [100, 300): no packet overlaps; TE busy throughout; the transpose (500) is out */
 	analyse(c->full, NX_REC_WIN_RANGE, 100, 300, &r);
-	near(r.bound[RX_B_TOTAL], 200);
-	near(r.bound[RX_B_MEM], 0);
+	near(r.bound[NX_REC_B_TOTAL], 200);
+	near(r.bound[NX_REC_B_MEM], 0);
 	near(r.in.dma_bytes, 0);
-	near(r.bound[RX_B_COMP], 200);
-	near(r.in.eng_ns[RX_VECTOR], 0);
+	near(r.bound[NX_REC_B_COMP], 200);
+	near(r.in.eng_ns[NX_REC_ENG_VECTOR], 0);
 	near(r.in.tp_flops, 0);
-	near(r.gap[RX_G_TRANSPOSE], 0);
-	assert_int_equal(r.bottleneck, RX_TENSOR);
+	near(r.gap[NX_REC_G_TRANSPOSE], 0);
+	assert_int_equal(r.bottleneck, NX_REC_ENG_TENSOR);
 	nx__rec_result_release(&r);
 
 	/* [50, 480): DMA [50,95) + [460,480) = 65 ns clipped; bytes of the packets starting
 	 * at 460 and 470; TE 200, Vector 100, Scalar 50 */
 	analyse(c->full, NX_REC_WIN_RANGE, 50, 480, &r);
-	near(r.bound[RX_B_TOTAL], 430);
-	near(r.bound[RX_B_MEM], 65);
+	near(r.bound[NX_REC_B_TOTAL], 430);
+	near(r.bound[NX_REC_B_MEM], 65);
 	near(r.in.dma_bytes, 131072);
-	near(r.bound[RX_B_MEM_IDEAL], 131072 / DMA_BW * 1e9);
-	near(r.in.eng_ns[RX_SCALAR], 50);
+	near(r.bound[NX_REC_B_MEM_IDEAL], 131072 / DMA_BW * 1e9);
+	near(r.in.eng_ns[NX_REC_ENG_SCALAR], 50);
 	near(r.in.hw_flops, MM_FLOPS);
-	near(r.gap[RX_G_DMA_IDLE], 430 - 65);
+	near(r.gap[NX_REC_G_DMA_IDLE], 430 - 65);
 	nx__rec_result_release(&r);
 
 	/* kernel-packet extent: first kernel packet 20 to last end 580 */
 	analyse(c->full, NX_REC_WIN_KERNEL, 0, 0, &r);
 	assert_int_equal(r.t0, 20);
 	assert_int_equal(r.t1, 580);
-	near(r.bound[RX_B_TOTAL], 560);
+	near(r.bound[NX_REC_B_TOTAL], 560);
 	nx__rec_result_release(&r);
 }
 
 static void test_no_dma(void **state)
 {
 	struct ctx *c = *state;
-	struct rx_result r;
+	struct nx_rec_result r;
 
 	analyse(c->nodma, NX_REC_WIN_WHOLE, 0, 0, &r);
-	assert_true(isnan(r.bound[RX_B_MEM]));
-	assert_true(isnan(r.bound[RX_B_MEM_IDEAL]));
-	assert_true(isnan(r.in.eng_ns[RX_DMA]));
+	assert_true(isnan(r.bound[NX_REC_B_MEM]));
+	assert_true(isnan(r.bound[NX_REC_B_MEM_IDEAL]));
+	assert_true(isnan(r.in.eng_ns[NX_REC_ENG_DMA]));
 	/* the rest is still computed */
-	near(r.bound[RX_B_COMP], 200);
-	near(r.bound[RX_B_MEM_NO_RELOADS], 294912 / DMA_BW * 1e9);
-	assert_int_equal(r.bottleneck, RX_TENSOR);
-	assert_int_equal(r.inv[RX_I_DMA_EFF].status, RX_UNAVAILABLE);
-	assert_int_equal(r.inv[RX_I_REDUNDANT_DMA].status, RX_UNAVAILABLE);
-	assert_int_equal(r.inv[RX_I_TRANSPOSE].status, RX_FOUND);
+	near(r.bound[NX_REC_B_COMP], 200);
+	near(r.bound[NX_REC_B_MEM_NO_RELOADS], 294912 / DMA_BW * 1e9);
+	assert_int_equal(r.bottleneck, NX_REC_ENG_TENSOR);
+	assert_int_equal(r.inv[NX_REC_I_DMA_EFF].status, NX_REC_UNAVAILABLE);
+	assert_int_equal(r.inv[NX_REC_I_REDUNDANT_DMA].status, NX_REC_UNAVAILABLE);
+	assert_int_equal(r.inv[NX_REC_I_TRANSPOSE].status, NX_REC_FOUND);
 	bool noted = false;
 	for (size_t i = 0; i < r.q.nnotes; i++)
 		noted |= strstr(r.q.notes[i].why, "NEURON_RT_ENABLE_DGE_NOTIFICATIONS") != NULL;
@@ -219,7 +219,7 @@ static void test_no_dma(void **state)
 static void test_no_debug_info(void **state)
 {
 	struct ctx *c = *state;
-	struct rx_result r;
+	struct nx_rec_result r;
 
 	analyse(c->nodebug, NX_REC_WIN_WHOLE, 0, 0, &r);
 	assert_int_equal(r.q.with_source, 0);
@@ -228,9 +228,9 @@ static void test_no_debug_info(void **state)
 		noted |= strstr(r.q.notes[i].part, "localisation") != NULL;
 	assert_true(noted);
 	/* findings are still computed, with unknown lines */
-	assert_int_equal(r.inv[RX_I_TRANSPOSE].status, RX_FOUND);
-	assert_string_equal(nx__rec_cell(&r.inv[RX_I_TRANSPOSE].lines, 0, "source"), "?");
-	near(r.bound[RX_B_COMP], 200);
+	assert_int_equal(r.inv[NX_REC_I_TRANSPOSE].status, NX_REC_FOUND);
+	assert_string_equal(nx__rec_cell(&r.inv[NX_REC_I_TRANSPOSE].lines, 0, "source"), "?");
+	near(r.bound[NX_REC_B_COMP], 200);
 	nx__rec_result_release(&r);
 }
 

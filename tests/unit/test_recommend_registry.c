@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * test_recommend_registry.c: the investigations of recommend are one list (rec.h,
- * RX_INVESTIGATIONS), and nothing that names them drifts from it: the ids are unique and
+ * NX_REC_INVESTIGATIONS), and nothing that names them drifts from it: the ids are unique and
  * are the "Finding ids" of docs/recommend.md, no more and no fewer; `recommend --help`
  * (the real binary) lists every id with its title. */
 #include "common/compat.h"
@@ -20,7 +20,7 @@
 static void table_and_list_agree(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < RX_NINV; i++) {
+	for (size_t i = 0; i < NX_REC_NINV; i++) {
 		const char *title = NULL;
 		assert_string_equal(nx_recommend_investigation(i, &title),
 				    nx__rec_investigations[i]->id);
@@ -31,7 +31,7 @@ static void table_and_list_agree(void **state)
 			assert_string_not_equal(nx__rec_investigations[k]->id,
 						nx__rec_investigations[i]->id);
 	}
-	assert_null(nx_recommend_investigation(RX_NINV, NULL));
+	assert_null(nx_recommend_investigation(NX_REC_NINV, NULL));
 }
 
 /* The ids after "Finding ids:" in docs/recommend.md, up to the sentence's end: each
@@ -65,7 +65,7 @@ static void docs_name_every_id(void **state)
 	if (nx_read_file(path, &text, NULL, &err))
 		fail_msg("%s", err.msg);
 	doc_ids(text, &got);
-	for (size_t i = 0; i < RX_NINV; i++)
+	for (size_t i = 0; i < NX_REC_NINV; i++)
 		nx_strbuf_addf(&want, "%s\n", nx__rec_investigations[i]->id);
 	assert_string_equal(nx_strbuf_str(&got), nx_strbuf_str(&want));
 	nx_strbuf_release(&want);
@@ -90,7 +90,7 @@ static void help_lists_every_investigation(void **state)
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		nx_strbuf_add(&help, buf, n);
 	assert_int_equal(pclose(f), 0);
-	for (size_t i = 0; i < RX_NINV; i++) {
+	for (size_t i = 0; i < NX_REC_NINV; i++) {
 		snprintf(line, sizeof(line), "\n  %-18s %s\n", nx__rec_investigations[i]->id,
 			 nx__rec_investigations[i]->title);
 		if (!strstr(nx_strbuf_str(&help), line))
