@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT
  * dma_aggregated.c: DmaPacketAggregated from one streaming pass over the DMA packet
- * records, in bounded memory (see dma_aggregated.h). */
+ * records, in bounded memory (see dma_aggregated.h). The open transfers are found by id
+ * through an index of their own rather than strmap: it points into the ring that keeps
+ * them in arrival order, and a transfer leaves it when written (strmap never removes a
+ * key), so the index stays as small as the open transfers. */
 #include "common/compat.h"
 #include "ingest/dma_aggregated.h"
+#include "common/hash.h"
 #include "common/xalloc.h"
 #include "ingest/context.h"
 #include "ingest/dma_block.h"
@@ -70,26 +74,16 @@ struct agg_src {
 	uint64_t dup_first;      /* packet_idx 0 seen again in a transfer */
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static void bloom_add(struct agg_src *s, uint64_t id)
 {
-	uint64_t h = mix(id);
+	uint64_t h = nx_mix64(id);
 	for (int k = 0; k < 3; k++, h = (h >> 21) | (h << 43))
 		s->bloom[(h % BLOOM_BITS) / 8] |= (uint8_t)(1u << (h % 8));
 }
 
 static bool bloom_has(const struct agg_src *s, uint64_t id)
 {
-	uint64_t h = mix(id);
+	uint64_t h = nx_mix64(id);
 	for (int k = 0; k < 3; k++, h = (h >> 21) | (h << 43))
 		if (!(s->bloom[(h % BLOOM_BITS) / 8] & (1u << (h % 8))))
 			return false;
@@ -104,7 +98,7 @@ static struct xfer *at(const struct agg_src *s, uint64_t seq)
 /* The hash slot holding transfer id, or the free slot where it would go. */
 static size_t find_slot(const struct agg_src *s, uint64_t id)
 {
-	size_t i = mix(id) & s->hmask;
+	size_t i = nx_mix64(id) & s->hmask;
 	while (s->hslot[i] && at(s, s->hslot[i] - 1)->id != id)
 		i = (i + 1) & s->hmask;
 	return i;
@@ -128,7 +122,7 @@ static void hash_delete(struct agg_src *s, size_t i)
 		j = (j + 1) & s->hmask;
 		if (!s->hslot[j])
 			break;
-		size_t k = mix(at(s, s->hslot[j] - 1)->id) & s->hmask;
+		size_t k = nx_mix64(at(s, s->hslot[j] - 1)->id) & s->hmask;
 		/* the entry at j may fill the hole at i unless its home lies in (i, j] */
 		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
 		if (!stays) {

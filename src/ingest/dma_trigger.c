@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT
  * dma_trigger.c: per triggering instruction, the span of the DMA packets it started,
  * collected in sorted runs on disk and read back through a block cache (see
- * dma_trigger.h). */
+ * dma_trigger.h). The ids are collected in a table of its own rather than in strmap: its
+ * slots are fixed-size spans keyed by a 64-bit id, and when a run is full the same array
+ * is compacted and sorted in place and written out, with no allocation per key. */
 #include "common/compat.h"
 #include "ingest/dma_trigger.h"
+#include "common/hash.h"
 #include "common/xalloc.h"
 
 #include <fcntl.h>
@@ -69,10 +72,7 @@ void nx_trig_init(struct nx_trig_map *m, const char *dir)
 
 static size_t hash(uint64_t id, size_t cap)
 {
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id & (cap - 1);
+	return (size_t)nx_mix64(id) & (cap - 1);
 }
 
 /* A new file in m->dir, already unlinked. */

@@ -545,10 +545,9 @@ out:
 static void header(struct asm_state *st, const char *text, size_t len)
 {
 	struct nx_neff_header *h = &st->neff->hdr;
-	uint64_t a = nx_fnv1a(text, len), b = 0x9e3779b97f4a7c15ull;
+	uint64_t id[2];
 
-	for (size_t i = 0; i < len; i++)
-		b = (b ^ (unsigned char)text[i]) * NX_FNV1A_PRIME + (b >> 29);
+	nx_hash128(text, len, id);
 	h->pkg_version = 1;
 	h->major_version = 2;
 	h->minor_version = 0;
@@ -558,8 +557,8 @@ static void header(struct asm_state *st, const char *text, size_t len)
 	h->requested_tpb_count = 1;
 	h->lnc_size = 1;
 	for (int i = 0; i < 8; i++) {
-		h->uuid[i] = (uint8_t)(a >> (8 * i));
-		h->uuid[8 + i] = (uint8_t)(b >> (8 * i));
+		h->uuid[i] = (uint8_t)(id[0] >> (8 * i));
+		h->uuid[8 + i] = (uint8_t)(id[1] >> (8 * i));
 	}
 	h->uuid[6] = (uint8_t)((h->uuid[6] & 0x0f) | 0x40);
 	h->uuid[8] = (uint8_t)((h->uuid[8] & 0x3f) | 0x80);

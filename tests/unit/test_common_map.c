@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * test_common_map.c: the common helpers shared by every stage: FNV-1a with the project's
- * seed (values computed independently, so a change of seed or prime is caught), the string map (add, find, growth, keys with NUL bytes, iteration
+ * test_common_map.c: the common helpers shared by every stage: the hashes (FNV-1a with the
+ * project's seed, its 128-bit form and the integer mixer; values computed independently, so
+ * a change of seed, prime or shift is caught), the string map (add, find, growth, keys with
+ * NUL bytes, iteration
  * in slot order, clear), the little-endian loads and stores, JSON string quoting and the
  * decimal integers strbuf appends (against printf's). */
 #include "common/compat.h"
@@ -25,6 +27,37 @@ static void test_fnv1a_vectors(void **state)
 	assert_int_equal(nx_fnv1a("", 0), 0x14650fb0739d0383ull);
 	assert_int_equal(nx_fnv1a("a", 1), 0x44bd8ad473cd9906ull);
 	assert_int_equal(nx_fnv1a("foobar", 6), 0x88fad7c0a8ff07f2ull);
+}
+
+/* The uuid of an assembled listing is made of these two halves: they must never change. */
+static void test_hash128_vectors(void **state)
+{
+	uint64_t h[2];
+
+	(void)state;
+	nx_hash128("", 0, h);
+	assert_int_equal(h[0], 0x14650fb0739d0383ull);
+	assert_int_equal(h[1], 0x9e3779b97f4a7c15ull);
+	nx_hash128("a", 1, h);
+	assert_int_equal(h[0], 0x44bd8ad473cd9906ull);
+	assert_int_equal(h[1], 0x22c04a383d4d46e7ull);
+	nx_hash128("foobar", 6, h);
+	assert_int_equal(h[0], 0x88fad7c0a8ff07f2ull);
+	assert_int_equal(h[1], 0xff4e05c2eed57466ull);
+}
+
+static void test_mix64_vectors(void **state)
+{
+	(void)state;
+	assert_int_equal(nx_mix64(0), 0);
+	assert_int_equal(nx_mix64(1), 0xb456bcfc34c2cb2cull);
+	assert_int_equal(nx_mix64(UINT64_MAX), 0x64b5720b4b825f21ull);
+	/* consecutive ids, as the ingest's are, land apart in a small table */
+	unsigned seen[16] = { 0 };
+	for (uint64_t id = 0; id < 1600; id++)
+		seen[nx_mix64(id) & 15]++;
+	for (int i = 0; i < 16; i++)
+		assert_in_range(seen[i], 50, 150);
 }
 
 struct val {
@@ -234,6 +267,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fnv1a_vectors),
+		cmocka_unit_test(test_hash128_vectors),
+		cmocka_unit_test(test_mix64_vectors),
 		cmocka_unit_test(test_strmap_grows_and_finds),
 		cmocka_unit_test(test_strmap_binary_keys),
 		cmocka_unit_test(test_strmap_iterates_in_slot_order),
