@@ -70,7 +70,7 @@ static size_t view_sources(struct nx_profile *p, bool packets, int srcs[3])
 
 bool nx__tl_dma_arg(struct nx_req *rq, bool *packets, enum MHD_Result *ret)
 {
-	const char *dma = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "dma");
+	const char *dma = nx__tl_arg(rq, "dma");
 
 	*packets = dma && !strcmp(dma, "packets");
 	if (!dma || *packets || !strcmp(dma, "transfers"))
@@ -348,10 +348,44 @@ static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *v)
 	return true;
 }
 
+const char *nx__tl_arg(struct nx_req *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
 bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v)
 {
-	return parse_int(MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name), lo, hi,
-			 v);
+	return parse_int(nx__tl_arg(rq, name), lo, hi, v);
+}
+
+bool nx__tl_int_opt_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi,
+			int64_t *v, enum MHD_Result *ret)
+{
+	if (!nx__tl_arg(rq, name) || nx__tl_int_arg(rq, name, lo, hi, v))
+		return true;
+	*ret = nx__reply_error(rq, 400, "bad_request",
+			       "%s must be an integer from %" PRId64 " to %" PRId64, name, lo, hi);
+	return false;
+}
+
+bool nx__tl_event_arg(struct nx_req *rq, int *s, int64_t *id, enum MHD_Result *ret)
+{
+	const char *table = nx__tl_arg(rq, "table");
+
+	*s = -1;
+	for (int i = 0; table && i <= 1; i++) /* Instruction, DmaPacketAggregated */
+		if (!strcmp(table, nx__lod_sources[i].table))
+			*s = i;
+	if (*s < 0) {
+		*ret = nx__reply_error(rq, 400, "bad_request",
+				       "table must be Instruction or DmaPacketAggregated");
+		return false;
+	}
+	if (!nx__tl_int_arg(rq, "id", INT64_MIN, INT64_MAX, id)) {
+		*ret = nx__reply_error(rq, 400, "bad_request", "id must be an integer");
+		return false;
+	}
+	return true;
 }
 
 enum nx__tl_window_error nx__tl_window_parse(const char *t0, const char *t1, const char *px,
@@ -384,10 +418,8 @@ enum nx__tl_window_error nx__tl_window_parse(const char *t0, const char *t1, con
 bool nx__tl_window_arg(struct nx_req *rq, bool with_px, struct nx__tl_window *w,
 		       enum MHD_Result *ret)
 {
-	switch (nx__tl_window_parse(
-		MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "t0"),
-		MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "t1"),
-		MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, "px"), with_px, w)) {
+	switch (nx__tl_window_parse(nx__tl_arg(rq, "t0"), nx__tl_arg(rq, "t1"),
+				    nx__tl_arg(rq, "px"), with_px, w)) {
 	case NX_TL_BAD_TIMES:
 		*ret = nx__reply_error(rq, 400, "bad_request",
 				       "t0 and t1 must be integers (profile nanoseconds) between "

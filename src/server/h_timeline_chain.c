@@ -43,11 +43,6 @@ struct found {
 	char *up_type;
 };
 
-static const char *arg(struct nx_req *rq, const char *name)
-{
-	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
 static bool valid(duckdb_vector v, idx_t row)
 {
 	uint64_t *m = duckdb_vector_get_validity(v);
@@ -279,62 +274,65 @@ out:
 	return rc;
 }
 
+/* The chain's arguments: the first event (table index and id) and the step limit. */
+struct chain_args {
+	int s;
+	int64_t id, max;
+};
+
+/* The reply of .../timeline/chain (nx__tl_body, without the timeline cache). */
+static int chain_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lod, void *arg,
+		      struct nx_strbuf *out, struct nx_err *err)
+{
+	const struct chain_args *a = arg;
+	struct walk w = { .n = 0 };
+	struct nx_jw jw;
+	int rc;
+
+	(void)lod;
+	rc = walk(rq, p, a->s, a->id, a->max, &w, err);
+	if (!rc) {
+		nx_jw_init(&jw, out, false);
+		nx_jw_object_begin(&jw);
+		put_text(&jw, "table", nx__lod_sources[a->s].table);
+		nx_jw_key(&jw, "id");
+		put_int(&jw, a->id, false);
+		nx_jw_key(&jw, "max");
+		nx_jw_int(&jw, a->max);
+		put_text(&jw, "end", w.end);
+		nx_jw_key(&jw, "steps");
+		nx_jw_array_begin(&jw);
+		for (size_t i = 0; i < w.n; i++)
+			put_step(&jw, &w.steps[i]);
+		nx_jw_array_end(&jw);
+		nx_jw_object_end(&jw);
+	}
+	for (size_t i = 0; i < w.n; i++)
+		step_release(&w.steps[i]);
+	free(w.steps);
+	return rc;
+}
+
 enum MHD_Result nx__h_timeline_chain(struct nx_req *rq, char **cap)
 {
-	const char *table = arg(rq, "table");
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct walk w = { .n = 0 };
-	struct nx_err err = { 0 };
+	struct chain_args a = { .max = CHAIN_DEFAULT };
 	struct nx_profile *p;
 	enum MHD_Result ret;
-	struct nx_jw jw;
-	int64_t id, max = CHAIN_DEFAULT;
-	int s = -1;
+	const char *table;
 
-	for (int i = 0; table && i < 2; i++)
-		if (!strcmp(table, nx__lod_sources[i].table))
-			s = i;
-	if (s < 0)
-		return nx__reply_error(rq, 400, "bad_request",
-				       "table must be Instruction or DmaPacketAggregated");
-	if (!nx__tl_int_arg(rq, "id", INT64_MIN, INT64_MAX, &id))
-		return nx__reply_error(rq, 400, "bad_request", "id must be an integer");
-	if (arg(rq, "max") && !nx__tl_int_arg(rq, "max", 1, CHAIN_MAX, &max))
-		return nx__reply_error(rq, 400, "bad_request", "max must be an integer from 1 to %d",
-				       CHAIN_MAX);
+	if (!nx__tl_event_arg(rq, &a.s, &a.id, &ret) ||
+	    !nx__tl_int_opt_arg(rq, "max", 1, CHAIN_MAX, &a.max, &ret))
+		return ret;
+	table = nx__lod_sources[a.s].table;
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
 	if (!nx__pfiles_find(&p->files, table)) {
 		ret = nx__reply_error(rq, 404, "table_not_found", "profile '%s' has no table '%s'",
 				      p->name, table);
-		goto out;
+		nx__reg_put(&rq->s->reg, p);
+		return ret;
 	}
-	if (walk(rq, p, s, id, max, &w, &err)) {
-		ret = err.code == NX_ENOTFOUND ? nx__reply_error(rq, 404, "not_found", "%s", err.msg)
-					       : nx__tl_query_failed(rq, &err);
-		goto out;
-	}
-	nx_jw_init(&jw, &sb, false);
-	nx_jw_object_begin(&jw);
-	put_text(&jw, "table", table);
-	nx_jw_key(&jw, "id");
-	put_int(&jw, id, false);
-	nx_jw_key(&jw, "max");
-	nx_jw_int(&jw, max);
-	put_text(&jw, "end", w.end);
-	nx_jw_key(&jw, "steps");
-	nx_jw_array_begin(&jw);
-	for (size_t i = 0; i < w.n; i++)
-		put_step(&jw, &w.steps[i]);
-	nx_jw_array_end(&jw);
-	nx_jw_object_end(&jw);
-	ret = nx__reply_json(rq, 200, &sb);
-out:
-	for (size_t i = 0; i < w.n; i++)
-		step_release(&w.steps[i]);
-	free(w.steps);
-	nx_strbuf_release(&sb);
-	nx__reg_put(&rq->s->reg, p);
-	return ret;
+	/* a missing first event is 404 not_found, a failed query 500 (nx__tl_query_failed) */
+	return nx__tl_serve(rq, p, false, chain_body, &a);
 }

@@ -35,11 +35,6 @@
 
 #define SEARCH_LIMIT 500
 
-static const char *arg(struct nx_req *rq, const char *name)
-{
-	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
 /* The event source of table name (case as in nx__lod_sources), or -1. */
 static int source_of(const char *name)
 {
@@ -171,8 +166,8 @@ static bool has_column(const struct nx_pdb_column *cols, size_t n, const char *n
 
 enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 {
-	const char *table = arg(rq, "table"), *field = arg(rq, "field"), *value = arg(rq, "value");
-	const char *opname = arg(rq, "op");
+	const char *table = nx__tl_arg(rq, "table"), *field = nx__tl_arg(rq, "field");
+	const char *value = nx__tl_arg(rq, "value"), *opname = nx__tl_arg(rq, "op");
 	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
 	struct nx_pdb_column *cols = NULL;
 	const struct search_op *op;
@@ -377,18 +372,16 @@ static void ends_sql(struct nx_strbuf *sql, int s)
 
 enum MHD_Result nx__h_timeline_flows(struct nx_req *rq, char **cap)
 {
-	const char *table = arg(rq, "table");
 	struct nx_strbuf sql = NX_STRBUF_INIT, sb = NX_STRBUF_INIT;
 	struct nx_profile *p;
+	const char *table;
 	enum MHD_Result ret;
 	int64_t id;
-	int s = source_of(table);
+	int s;
 
-	if (s != 0 && s != 1)
-		return nx__reply_error(rq, 400, "bad_request",
-				       "table must be Instruction or DmaPacketAggregated");
-	if (!nx__tl_int_arg(rq, "id", INT64_MIN, INT64_MAX, &id))
-		return nx__reply_error(rq, 400, "bad_request", "id must be an integer");
+	if (!nx__tl_event_arg(rq, &s, &id, &ret))
+		return ret;
+	table = nx__lod_sources[s].table;
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
@@ -465,7 +458,7 @@ static int lines_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod *lo
 
 enum MHD_Result nx__h_timeline_lines(struct nx_req *rq, char **cap)
 {
-	bool windowed = arg(rq, "t0") || arg(rq, "t1");
+	bool windowed = nx__tl_arg(rq, "t0") || nx__tl_arg(rq, "t1");
 	struct nx__tl_window w;
 	struct nx_profile *p;
 	enum MHD_Result ret;

@@ -19,8 +19,18 @@ struct nx_lod;
 void nx__tl_put_time(struct nx_strbuf *sb, int64_t v);
 /* Opens a reply object with its window: {"t0":..,"t1":.. (times as nx__tl_put_time). */
 void nx__tl_put_window(struct nx_strbuf *sb, int64_t t0, int64_t t1);
+/* Query argument `name` of the request, NULL when absent. */
+const char *nx__tl_arg(struct nx_req *rq, const char *name);
 /* Query argument `name` as an integer in [lo, hi]; false when absent or invalid. */
 bool nx__tl_int_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi, int64_t *v);
+/* An optional integer argument: *v unchanged when absent, else read in [lo, hi]; false
+ * after replying 400 "NAME must be an integer from LO to HI" (*ret is the reply's result). */
+bool nx__tl_int_opt_arg(struct nx_req *rq, const char *name, int64_t lo, int64_t hi,
+			int64_t *v, enum MHD_Result *ret);
+/* The event of the endpoints about one event (flows, chain): table (Instruction or
+ * DmaPacketAggregated, as its index *s into nx__lod_sources) and id; false after replying
+ * 400 naming what is wrong (*ret is the reply's result). */
+bool nx__tl_event_arg(struct nx_req *rq, int *s, int64_t *id, enum MHD_Result *ret);
 
 /* The time parameters are bounded by NX_TL_TIME_BOUND (lod.h). */
 #define NX_TL_TIME_BOUND_TEXT "-2^61 and 2^61 (2305843009213693952)"

@@ -4,7 +4,9 @@
  * (.../timeline/chain): upstream from a waiting instruction along the SEMAPHORE edge of
  * the producer that ended last, from a transfer to its trigger, ending at the first
  * instruction that did not wait; its step limit, a cycle in Flow, an instruction with no
- * edge, a profile without Flow, and the 400s and 404s of bad requests. The memory view
+ * edge, a profile without Flow, and the 400s and 404s of bad requests with their
+ * messages; the Flow edges of one event (.../timeline/flows) and its bad requests. The
+ * memory view
  * (.../timeline/memory): SBUF allocations overlapping a window, the largest first, with
  * their total and their names; PSUM banks per bucket; a profile without those tables. */
 #include "common/compat.h"
@@ -185,17 +187,41 @@ static void test_chain_bad_requests(void **state)
 	static const struct {
 		const char *path;
 		int status;
+		const char *msg; /* in the error's message */
 	} bad[] = {
-		{ API "dev/timeline/chain?table=Instruction", 400 },
-		{ API "dev/timeline/chain?table=Instruction&id=x1", 400 },
-		{ API "dev/timeline/chain?table=Instruction&id=1.5", 400 },
-		{ API "dev/timeline/chain?table=SystemProfileEvents&id=1", 400 },
-		{ API "dev/timeline/chain?id=1", 400 },
-		{ API "dev/timeline/chain?table=Instruction&id=1&max=0", 400 },
-		{ API "dev/timeline/chain?table=Instruction&id=1&max=257", 400 },
-		{ API "dev/timeline/chain?table=Instruction&id=99", 404 },
-		{ API "bare/timeline/chain?table=DmaPacketAggregated&id=1", 404 },
-		{ API "nope/timeline/chain?table=Instruction&id=1", 404 },
+		{ API "dev/timeline/chain?table=Instruction", 400, "id must be an integer" },
+		{ API "dev/timeline/chain?table=Instruction&id=x1", 400, "id must be an integer" },
+		{ API "dev/timeline/chain?table=Instruction&id=1.5", 400, "id must be an integer" },
+		{ API "dev/timeline/chain?table=Instruction&id=", 400, "id must be an integer" },
+		{ API "dev/timeline/chain?table=Instruction&id=9223372036854775808", 400,
+		  "id must be an integer" },
+		{ API "dev/timeline/chain?table=SystemProfileEvents&id=1", 400,
+		  "table must be Instruction or DmaPacketAggregated" },
+		{ API "dev/timeline/chain?table=DmaPacket&id=1", 400,
+		  "table must be Instruction or DmaPacketAggregated" },
+		{ API "dev/timeline/chain?table=&id=1", 400,
+		  "table must be Instruction or DmaPacketAggregated" },
+		{ API "dev/timeline/chain?id=1", 400, "table must be Instruction or DmaPacketAggregated" },
+		{ API "dev/timeline/chain?table=Instruction&id=1&max=0", 400,
+		  "max must be an integer from 1 to 256" },
+		{ API "dev/timeline/chain?table=Instruction&id=1&max=257", 400,
+		  "max must be an integer from 1 to 256" },
+		{ API "dev/timeline/chain?table=Instruction&id=1&max=", 400,
+		  "max must be an integer from 1 to 256" },
+		{ API "dev/timeline/chain?table=Instruction&id=1&max=2x", 400,
+		  "max must be an integer from 1 to 256" },
+		{ API "dev/timeline/chain?table=Instruction&id=99", 404,
+		  "no Instruction row with id 99" },
+		{ API "bare/timeline/chain?table=DmaPacketAggregated&id=1", 404,
+		  "profile 'bare' has no table 'DmaPacketAggregated'" },
+		{ API "nope/timeline/chain?table=Instruction&id=1", 404, "nope" },
+		/* .../timeline/flows reads the same event arguments */
+		{ API "dev/timeline/flows?table=Instruction", 400, "id must be an integer" },
+		{ API "dev/timeline/flows?table=Instruction&id=1.5", 400, "id must be an integer" },
+		{ API "dev/timeline/flows?table=DmaPacket&id=1", 400,
+		  "table must be Instruction or DmaPacketAggregated" },
+		{ API "dev/timeline/flows?id=1", 400, "table must be Instruction or DmaPacketAggregated" },
+		{ API "nope/timeline/flows?table=Instruction&id=1", 404, "nope" },
 	};
 
 	(void)state;
@@ -205,17 +231,27 @@ static void test_chain_bad_requests(void **state)
 								    "message"));
 
 		assert_non_null(msg);
+		if (!strstr(msg, bad[i].msg))
+			fail_msg("GET %s: message '%s' lacks '%s'", bad[i].path, msg, bad[i].msg);
 		json_decref(r);
 	}
-	/* the message of an unknown id names the table and the id */
-	{
-		json_t *r = get_status(API "dev/timeline/chain?table=Instruction&id=99", 404);
+}
 
-		assert_non_null(strstr(json_string_value(json_object_get(json_object_get(r, "error"),
-									 "message")),
-				       "no Instruction row with id 99"));
-		json_decref(r);
-	}
+/* .../timeline/flows: the edges into and out of one event, both ends named. */
+static void test_flows(void **state)
+{
+	json_t *r, *res;
+
+	(void)state;
+	/* instruction 2: released by transfer 10 and by 5, releases 3 */
+	r = get_status(API "dev/timeline/flows?table=Instruction&id=2", 200);
+	res = json_object_get(r, "result");
+	assert_int_equal(json_integer_value(json_object_get(res, "row_count")), 3);
+	json_decref(r);
+	/* a profile without Flow answers null */
+	r = get_status(API "bare/timeline/flows?table=Instruction&id=1", 200);
+	assert_true(json_is_null(json_object_get(r, "result")));
+	json_decref(r);
 }
 
 static void test_memory(void **state)
@@ -277,6 +313,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chain_walk),
 		cmocka_unit_test(test_chain_bad_requests),
+		cmocka_unit_test(test_flows),
 		cmocka_unit_test(test_memory),
 	};
 
