@@ -50,7 +50,8 @@ static const char LINES_SQL[] =
 	"    printf('%dx%dB', parts, CASE WHEN parts > 0 THEN xfer_bytes // parts\n"
 	"                                 ELSE xfer_bytes END) AS shape,\n"
 	"    CASE WHEN parts > 0 THEN xfer_bytes // parts ELSE xfer_bytes END AS desc_bytes,\n"
-	"    CASE WHEN parts > 0 THEN xfer_bytes // parts ELSE xfer_bytes END < 4096 AS small,\n"
+	"    CASE WHEN parts > 0 THEN xfer_bytes // parts ELSE xfer_bytes END\n"
+	"        < " NX_STRINGIFY(NX_REC_SMALL_DESC_BYTES) " AS small,\n"
 	"    round(excess_ns, 0) AS excess_ns,\n"
 	"    round(excess_ns * 100 / nullif(sum(excess_ns) OVER (), 0), 1) AS share_pct\n"
 	"FROM l, k\n"
@@ -141,6 +142,8 @@ static long top_desc_bytes(const struct nx_rec_inv *inv)
 	return v ? strtol(v, NULL, 10) : 0;
 }
 
+#define SMALL_KIB (NX_REC_SMALL_DESC_BYTES / 1024)
+
 /* What to change in the kernel for a finding (render). */
 static void remedies(const struct nx_rec_result *r, const struct nx_rec_inv *inv,
 		     struct nx_strbuf *out)
@@ -148,18 +151,19 @@ static void remedies(const struct nx_rec_result *r, const struct nx_rec_inv *inv
 	const char *top = inv->lines.nrows ? nx__rec_cell(&inv->lines, 0, "source") : NULL;
 
 	long desc = top_desc_bytes(inv);
-	if (top && desc > 0 && desc < 4096)
+	if (top && desc > 0 && desc < NX_REC_SMALL_DESC_BYTES)
 		nx_strbuf_addf(out, "%s moves %ld B per partition per descriptor; widen the free "
 			       "dimension of that `dma_copy` about %ldx so each descriptor carries "
-			       ">= 4 KiB per partition (for bf16: [128, 2048] tiles instead of "
-			       "[128, %ld]). Below 4 KiB the fixed cost of each descriptor "
+			       ">= %d KiB per partition (for bf16: [128, %d] tiles instead of "
+			       "[128, %ld]). Below %d KiB the fixed cost of each descriptor "
 			       "dominates; above it the gain is small and very large tiles can "
 			       "hurt the overlap of DMA and compute.\n", top, desc,
-			       (4096 + desc - 1) / desc, desc / 2 > 0 ? desc / 2 : 1);
+			       (NX_REC_SMALL_DESC_BYTES + desc - 1) / desc, SMALL_KIB,
+			       NX_REC_SMALL_DESC_BYTES / 2, desc / 2 > 0 ? desc / 2 : 1, SMALL_KIB);
 	else
-		nx_strbuf_addstr(out, "Make each descriptor carry >= 4 KiB per partition by "
-				 "widening the free dimension of the `dma_copy` tiles; below 4 KiB "
-				 "per-descriptor overhead dominates.\n");
+		nx_strbuf_addf(out, "Make each descriptor carry >= %d KiB per partition by "
+			       "widening the free dimension of the `dma_copy` tiles; below %d KiB "
+			       "per-descriptor overhead dominates.\n", SMALL_KIB, SMALL_KIB);
 	nx_strbuf_addstr(out, "Use all 128 partitions per transfer, and merge neighbouring "
 			 "tiles of the same tensor into one larger `dma_copy` (fewer, larger "
 			 "transfers).\n"

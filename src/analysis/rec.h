@@ -199,6 +199,10 @@ struct nx_rec_inv_def {
 			 struct nx_strbuf *out);
 };
 
+/* DMA efficiency: a descriptor moving fewer bytes per partition than this is small, its
+ * fixed cost dominating (docs/recommend.md, "DMA efficiency"); the remedy's target. */
+#define NX_REC_SMALL_DESC_BYTES 4096
+
 /* The reason of the investigations that need DMA packet records. */
 #define NX_REC_NO_DMA_PACKETS                                                                   \
 	"no DmaPacket rows (capture with NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1)"

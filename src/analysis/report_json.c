@@ -118,7 +118,7 @@ static void thresholds(struct nx_jw *jw)
 {
 	nx_jw_key(jw, "thresholds");
 	nx_jw_object_begin(jw);
-	num(jw, "small_descriptor_bytes_per_partition", 4096);
+	num(jw, "small_descriptor_bytes_per_partition", NX_REC_SMALL_DESC_BYTES);
 	num(jw, "dma_efficiency_gap_fraction_of_memory_bound", 0.05);
 	num(jw, "excess_traffic_fraction_of_moved_bytes", 0.01);
 	num(jw, "serialisation_fraction_of_total", 0.01);

@@ -56,7 +56,7 @@ static bool ends_with(const char *s, const char *suffix)
 static void md_header(const char *col, struct nx_strbuf *out)
 {
 	if (!strcmp(col, "small"))
-		nx_strbuf_addstr(out, "small (< 4 KiB)");
+		nx_strbuf_addf(out, "small (< %d KiB)", NX_REC_SMALL_DESC_BYTES / 1024);
 	else if (!strcmp(col, "excess_ns"))
 		nx_strbuf_addstr(out, "excess engine time (us)");
 	else if (!strcmp(col, "share_pct"))
@@ -374,10 +374,12 @@ static void how_to_read(struct nx_strbuf *out)
 		"- Estimated reduction: how much the busiest engine's active time (the "
 		"perfect_pipeline bound) would shrink if the finding's time went away; for excess "
 		"traffic it is priced at the achieved bandwidth, so it can exceed the gap, which "
-		"is priced at peak.\n"
-		"- Thresholds: a DMA descriptor is small below 4 KiB per partition (bytes per "
-		"transfer / partitions); DMA efficiency is reported when its gap is >= 5% of "
-		"memory_bound; excess traffic when it is > 1% of the moved bytes; serialisation "
+		"is priced at peak.\n");
+	nx_strbuf_addf(out, "- Thresholds: a DMA descriptor is small below %d KiB per partition",
+		       NX_REC_SMALL_DESC_BYTES / 1024);
+	nx_strbuf_addstr(out,
+		" (bytes per transfer / partitions); DMA efficiency is reported when its gap is "
+		">= 5% of memory_bound; excess traffic when it is > 1% of the moved bytes; serialisation "
 		"when the exposed waits are >= 1% of the total; Tensor tiles are full at K=128, "
 		"M=128, N=512; engines within 10% of the bottleneck count as bottlenecks too.\n"
 		"- share %: a line's part of its finding's gap (or excess), capped at 100. "

@@ -17,5 +17,8 @@
 #define NX_UNUSED __attribute__((unused))
 #define NX_NORETURN __attribute__((noreturn))
 #define NX_NONE32 UINT32_MAX
+/* A macro's value as a string literal, e.g. a named constant spliced into SQL text. */
+#define NX_STRINGIFY(x) NX_STRINGIFY_(x)
+#define NX_STRINGIFY_(x) #x
 
 #endif
