@@ -150,10 +150,10 @@ int nx_src_error_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, struct nx
 /* Reads the EXEC records into ctx->exec (no table written). */
 int nx_read_exec_records(struct nx_ingest_ctx *c, struct nx_err *err);
 
-/* Internal tables for the derive SQL, written into dir (a staging directory). */
+/* Internal tables for the derive SQL, written into dir (a staging directory): src_staging.c. */
 int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
 		     struct nx_err *err);
-/* The on-chip occupancy pass (nx_OnchipAlloc into staging_dir, with keep_staging) and
+/* occupancy.c: the on-chip occupancy pass (nx_OnchipAlloc into staging_dir, with keep_staging) and
  * the tables it feeds, SbufAllocation, SbufUsage and PsumUsage; nothing with
  * -F ignore-nc-buf-usage=true (*job NULL). nx_onchip_start starts the pass on a thread
  * of its own before the raw stage (with keep_staging it only notes it);

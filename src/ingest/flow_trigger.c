@@ -7,14 +7,14 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "ingest/internal_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define F(n, t, fmt) { .name = n, .type = t, .format = fmt, .unit = "", .enum_name = "", \
-		       .example = "", .description = "" }
+#define F NX_INTERNAL_FIELD
 
 /* Flow's columns, as its SQL file reads them back. */
 static const struct nx_field edge_fields[] = {
@@ -22,9 +22,7 @@ static const struct nx_field edge_fields[] = {
 	F("in_table", "string", ""), F("out_table", "string", ""),
 	F("dependency_type", "string", ""), F("gap_time", "integer", "int64"),
 };
-static const struct nx_table edge_table = { .name = "nx_FlowEdges", .modality = "",
-	.profile_kind = "", .description = "", .written = false,
-	.nfields = NX_ARRAY_SIZE(edge_fields), .fields = edge_fields };
+static const struct nx_table edge_table = NX_INTERNAL_TABLE("nx_FlowEdges", edge_fields);
 
 int nx_flow_trig_open(struct nx_flow_trig *f, const char *dir, struct nx_err *err)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * sbuf_allocation.h: the SbufAllocation table, written in C from the on-chip occupancy
- * pass (src_staging.c) in bounded memory.
+ * pass (occupancy.c) in bounded memory.
  *
  * The pass finds each SBUF allocation when it ends, but the table is ordered by
  * (pcore_idx, start_ts, partition, start_address). The rows go into an external sort

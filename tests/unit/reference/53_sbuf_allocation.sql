@@ -4,7 +4,7 @@
 -- every SBUF allocation row in DuckDB took memory outside its pool that grew with the
 -- table (docs/memory.md). tests/unit/test_derive_ref.c compares the two.
 -- SBUF occupancy intervals. nx_OnchipAlloc is built while the instruction and DMA
--- packet records stream (src/ingest/src_staging.c): a range of SBUF becomes live when an
+-- packet records stream (src/ingest/occupancy.c): a range of SBUF becomes live when an
 -- instruction (dst, at its start) or a DMA packet (at its start) writes it, in-place
 -- updates continue it, and it stays live until the end of the last read of any of its
 -- bytes before they are all overwritten. One row per allocation and partition group: a

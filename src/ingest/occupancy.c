@@ -1,0 +1,829 @@
+/* SPDX-License-Identifier: MIT
+ * occupancy.c: the on-chip occupancy pass. One streaming pass over the instruction and
+ * DMA packet records infers which allocation holds each cell of SBUF and PSUM (the model
+ * is described at "On-chip occupancy" below and in docs/derived-tables.md) and feeds
+ * SbufAllocation, SbufUsage and PsumUsage; nx_OnchipAlloc, its rows, is a staging table
+ * only when the staging is kept. The pass runs on a thread of its own beside the raw
+ * stage (nx_onchip_start, context.h) and the ingest's thread takes it over when the raw
+ * stage ends. */
+#include "common/compat.h"
+#include "ingest/context.h"
+#include "common/xalloc.h"
+#include "hw/hw.h"
+#include "ingest/dma_block.h"
+#include "ingest/internal_table.h"
+#include "ingest/onchip_usage.h"
+#include "ingest/sbuf_allocation.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define F NX_INTERNAL_FIELD
+
+/* ---- On-chip occupancy (nx_OnchipAlloc) ----
+ *
+ * One pass over the instruction and DMA packet records, in trace (start) order, keeps
+ * an ownership map of SBUF and PSUM: every (partition group of 32, 64-byte column)
+ * cell names the allocation whose data it holds. An access pattern covers the bounding
+ * box of its partitions and bytes (strides are not followed).
+ *  - A write (instruction dst at its start, DMA transfer into SBUF/PSUM at its start)
+ *    creates an allocation per SBUF partition group, or per PSUM bank, it touches, and
+ *    takes its cells from their previous owners. An in-place update (dst range equal to
+ *    a src range, an accumulating MATMUL)
+ *    continues the allocation holding exactly that range instead. A DMA transfer
+ *    writes all its block's destination ranges at its first packet; later packets
+ *    only extend the write end of what the transfer still holds.
+ *  - A read (instruction src, DMA packet out of SBUF/PSUM) extends the read end of the
+ *    owners of the cells it covers. An instruction's reads come before its write.
+ *  - An allocation ends at max(write end, min(last read end, time its last cell was
+ *    overwritten)), or at max(write end, last read end) when it lives to the trace end.
+ * Rows with negative `bytes` are the parts of an allocation overwritten while the rest
+ * stayed live: they cancel those bytes from the overwrite to the allocation's end, so
+ * the usage sums count every byte once. */
+#define CELL_BYTES 64u
+#define GROUP_PARTS 32u
+#define NGROUPS (NX_NUM_PARTITIONS / GROUP_PARTS)
+
+enum { OC_SBUF = 0, OC_PSUM = 1, OC_NMEM = 2 };
+
+static const struct nx_field onchip_fields[] = {
+	F("mem", "string", ""), F("unit", "integer", "int64"),
+	F("start_ts", "integer", "int64"), F("end_ts", "integer", "int64"),
+	F("start_address", "integer", "int64"), F("end_address", "integer", "int64"),
+	F("start_partition", "integer", "int64"), F("partitions", "integer", "int64"),
+	F("bytes", "integer", "int64"), F("capacity", "integer", "int64"),
+	F("source", "string", ""), F("engine", "string", ""), F("pc", "integer", "int64"),
+	F("block", "integer", "int64"), F("pcore_idx", "integer", "int64"),
+};
+static const struct nx_table onchip_table = NX_INTERNAL_TABLE("nx_OnchipAlloc", onchip_fields);
+
+/* A range of one memory: partitions p0..p1 and bytes lo..hi of each, inclusive. */
+struct oc_range {
+	int mem;
+	unsigned p0, p1;
+	uint64_t lo, hi;
+};
+
+struct oc_loss {
+	int64_t ts, bytes;
+};
+
+struct oc_alloc {
+	struct oc_range r;
+	unsigned unit;           /* SBUF: first partition of the group; PSUM: bank */
+	int64_t start, wend, rend, kill;
+	int64_t bytes;
+	size_t cells;            /* cells still owned */
+	bool dma;
+	int engine;
+	uint32_t pc, block, desc;
+	uint64_t transfer;
+	struct oc_loss *loss;    /* bytes overwritten while other cells stayed live */
+	size_t nloss, loss_cap;
+	int32_t next_free;
+};
+
+struct oc_row {
+	struct oc_range r;
+	unsigned unit;
+	int64_t start, end, bytes;
+	bool dma;
+	int engine;
+	uint32_t pc, block;
+};
+
+struct onchip_src {
+	struct nx_ingest_ctx *ctx;
+	uint64_t cap_bytes[OC_NMEM];    /* bytes per partition */
+	uint64_t bank_bytes;            /* PSUM bank size per partition */
+	size_t ncols[OC_NMEM];
+	int32_t *owner[OC_NMEM];        /* [group * ncols + col], -1 = free */
+	struct oc_alloc *pool;
+	size_t npool, pool_cap;
+	int32_t free_head;
+	struct oc_row *out;             /* finished rows not yet handed to DuckDB */
+	size_t nout, out_cap, out_pos;
+	/* Each record kind is in time order in the file, but the kinds are not merged:
+	 * instructions and DMA packets come from two readers of the pass's own and the
+	 * two streams are merged. */
+	struct nx_ntff_reader *inst_reader, *dma_reader;
+	struct nx_rec head[2];          /* next instruction, next DMA packet */
+	bool have[2], primed, done;
+	struct nx_onchip_usage *usage;  /* SbufUsage / PsumUsage, fed every row */
+	struct nx_sbuf_alloc *sa;       /* SbufAllocation, fed its rows */
+	uint64_t records;               /* records passed, for progress */
+	double t0, last;
+	/* on a thread of its own (nx_onchip_start): records passed, published for the
+	 * main thread's progress, its request to stop, and its request to hand the pass
+	 * over (the next call returns 0 and a later one goes on) */
+	atomic_uint_fast64_t *seen;
+	const atomic_bool *stop, *handoff;
+	uint64_t pause_at;              /* tests: behave as handed over after this many records */
+};
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Byte extent of a strided pattern: elements at sum(i_k * step_k), i_k < size_k. */
+static void extent(uint64_t off, unsigned n, const uint64_t *size, const int64_t *step,
+		   unsigned esz, uint64_t *lo, uint64_t *hi)
+{
+	int64_t neg = 0, pos = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		int64_t d = (int64_t)((size[k] ? size[k] : 1) - 1) * step[k];
+		if (d < 0)
+			neg += d;
+		else
+			pos += d;
+	}
+	int64_t a = (int64_t)off + neg * (int64_t)esz;
+	*lo = a < 0 ? 0 : (uint64_t)a;
+	*hi = off + (uint64_t)(pos + 1) * esz - 1;
+}
+
+static bool clip_range(const struct onchip_src *s, struct oc_range *r)
+{
+	if (r->p0 >= NX_NUM_PARTITIONS || r->lo >= s->cap_bytes[r->mem])
+		return false;
+	r->p1 = r->p1 >= NX_NUM_PARTITIONS ? NX_NUM_PARTITIONS - 1 : r->p1;
+	r->hi = min_u64(r->hi, s->cap_bytes[r->mem] - 1);
+	return true;
+}
+
+static bool ap_range(const struct onchip_src *s, const struct nx_ap *ap, struct oc_range *r)
+{
+	if (ap->mem != NX_MEM_SBUF && ap->mem != NX_MEM_PSUM)
+		return false;
+	uint64_t size[NX_AP_DIMS];
+	int64_t step[NX_AP_DIMS];
+	for (unsigned k = 0; k < NX_AP_DIMS; k++) {
+		size[k] = ap->size[k];
+		step[k] = ap->step[k];
+	}
+	r->mem = ap->mem == NX_MEM_SBUF ? OC_SBUF : OC_PSUM;
+	r->p0 = ap->start_partition;
+	r->p1 = r->p0 + nx_ap_partitions(ap) - 1;
+	extent(ap->offset, NX_AP_DIMS, size, step, nx_dtype_size(ap->dtype), &r->lo, &r->hi);
+	return clip_range(s, r);
+}
+
+/* The SBUF/PSUM side of a DMA descriptor: dimension 0 counts partitions. */
+static bool desc_range(const struct onchip_src *s, const struct nx_dma_desc *d, bool to,
+		       struct oc_range *r)
+{
+	int loc = to ? d->to_loc : d->from_loc;
+	unsigned nd = to ? d->to_ndim : d->from_ndim;
+	const uint64_t *size = to ? d->to_sizes : d->from_sizes;
+
+	if (loc != NX_LOC_SBUF && loc != NX_LOC_PSUM)
+		return false;
+	r->mem = loc == NX_LOC_SBUF ? OC_SBUF : OC_PSUM;
+	r->p0 = to ? d->to_start_partition : d->from_start_partition;
+	r->p1 = r->p0 + (unsigned)(size[0] ? size[0] : 1) - 1;
+	extent(to ? d->to_off : d->from_off, nd > 1 ? nd - 1 : 0, size + 1,
+	       (to ? d->to_steps : d->from_steps) + 1,
+	       nx_dtype_size(to && d->cast ? d->to_dtype : d->dtype), &r->lo, &r->hi);
+	return clip_range(s, r);
+}
+
+static bool range_eq(const struct oc_range *a, const struct oc_range *b)
+{
+	return a->mem == b->mem && a->p0 == b->p0 && a->p1 == b->p1 && a->lo == b->lo &&
+	       a->hi == b->hi;
+}
+
+/* Bytes of range r inside cell (group g, column col). */
+static int64_t cell_bytes(const struct oc_range *r, unsigned g, size_t col)
+{
+	unsigned p0 = r->p0 > g * GROUP_PARTS ? r->p0 : g * GROUP_PARTS;
+	unsigned p1 = r->p1 < (g + 1) * GROUP_PARTS - 1 ? r->p1 : (g + 1) * GROUP_PARTS - 1;
+	uint64_t lo = max_u64(r->lo, col * CELL_BYTES);
+	uint64_t hi = min_u64(r->hi, (col + 1) * CELL_BYTES - 1);
+
+	return p1 < p0 || hi < lo ? 0 : (int64_t)(p1 - p0 + 1) * (int64_t)(hi - lo + 1);
+}
+
+/* Bytes of one allocation unit: a partition group of SBUF, a PSUM bank. */
+static int64_t unit_capacity(const struct onchip_src *s, int mem)
+{
+	return (int64_t)(mem == OC_SBUF ? GROUP_PARTS * s->cap_bytes[OC_SBUF]
+					: NX_NUM_PARTITIONS * s->bank_bytes);
+}
+
+/* Every row feeds SbufUsage/PsumUsage; the SBUF allocations (not the PSUM ones nor the
+ * negative corrections) feed SbufAllocation. Only when the staging tables are kept for
+ * the reference tests (tests/unit/test_derive_ref.c) are the rows also written, all of
+ * them, as nx_OnchipAlloc. */
+static void emit(struct onchip_src *s, const struct oc_alloc *a, int64_t start, int64_t end,
+		 int64_t bytes)
+{
+	if (s->ctx->keep_staging) {
+		NX_GROW(s->out, s->nout + 1, s->out_cap);
+		s->out[s->nout++] = (struct oc_row){ .r = a->r, .unit = a->unit, .start = start,
+			.end = end, .bytes = bytes, .dma = a->dma, .engine = a->engine,
+			.pc = a->pc, .block = a->block };
+	}
+	if (s->sa && a->r.mem == OC_SBUF && bytes > 0)
+		nx_sbuf_alloc_add(s->sa, start, end, a->r.lo, a->r.hi, a->unit, a->dma, a->engine,
+				  a->pc, a->block);
+	if (s->usage)
+		nx_onchip_usage_add(s->usage, a->r.mem == OC_SBUF ? NX_USAGE_SBUF : NX_USAGE_PSUM,
+				    a->unit, start, end, bytes, unit_capacity(s, a->r.mem));
+}
+
+/* Writes the rows of allocation i and returns it to the free list. */
+static void close_alloc(struct onchip_src *s, int32_t i)
+{
+	struct oc_alloc *a = &s->pool[i];
+	int64_t end = max_i64(a->wend, min_i64(a->rend, a->kill));
+
+	emit(s, a, a->start, end, a->bytes);
+	for (size_t k = 0; k < a->nloss; k++)
+		if (a->loss[k].ts < end)
+			emit(s, a, max_i64(a->start, a->loss[k].ts), end, -a->loss[k].bytes);
+	free(a->loss);
+	a->loss = NULL;
+	a->nloss = a->loss_cap = 0;
+	a->next_free = s->free_head;
+	s->free_head = i;
+}
+
+static void read_range(struct onchip_src *s, const struct oc_range *r, int64_t end)
+{
+	size_t n = s->ncols[r->mem];
+
+	for (unsigned g = r->p0 / GROUP_PARTS; g <= r->p1 / GROUP_PARTS; g++)
+		for (size_t col = r->lo / CELL_BYTES; col <= r->hi / CELL_BYTES; col++) {
+			int32_t o = s->owner[r->mem][g * n + col];
+			if (o >= 0 && s->pool[o].rend < end)
+				s->pool[o].rend = end;
+		}
+}
+
+/* Cells of r: partition groups x 64-byte columns. */
+static size_t range_cells(const struct oc_range *r)
+{
+	return (size_t)(r->p1 / GROUP_PARTS - r->p0 / GROUP_PARTS + 1) *
+	       (size_t)(r->hi / CELL_BYTES - r->lo / CELL_BYTES + 1);
+}
+
+struct oc_writer {
+	int64_t start, end;
+	bool in_place, dma;
+	int engine;
+	uint32_t pc, block, desc;
+	uint64_t transfer;
+};
+
+/* One allocation unit (a partition group of SBUF, a bank of PSUM) written by w. */
+static void write_unit(struct onchip_src *s, const struct oc_range *r, unsigned unit,
+		       const struct oc_writer *w)
+{
+	size_t n = s->ncols[r->mem];
+	int32_t o = s->owner[r->mem][(r->p0 / GROUP_PARTS) * n + r->lo / CELL_BYTES];
+
+	if (o >= 0) {
+		struct oc_alloc *a = &s->pool[o];
+		bool same = range_eq(&a->r, r) && a->cells == range_cells(r);
+		if (same && !w->dma && w->in_place) {
+			a->wend = max_i64(a->wend, w->end);
+			a->rend = max_i64(a->rend, a->wend);
+			return;
+		}
+	}
+	int32_t i = s->free_head;
+	if (i >= 0) {
+		s->free_head = s->pool[i].next_free;
+	} else {
+		NX_GROW(s->pool, s->npool + 1, s->pool_cap);
+		i = (int32_t)s->npool++;
+	}
+	struct oc_alloc *a = &s->pool[i];
+	*a = (struct oc_alloc){ .r = *r, .unit = unit, .start = w->start, .wend = w->end,
+		.rend = w->end, .kill = INT64_MAX, .dma = w->dma, .engine = w->engine,
+		.pc = w->pc, .block = w->block, .desc = w->desc, .transfer = w->transfer,
+		.next_free = -1 };
+	for (unsigned g = r->p0 / GROUP_PARTS; g <= r->p1 / GROUP_PARTS; g++)
+		for (size_t col = r->lo / CELL_BYTES; col <= r->hi / CELL_BYTES; col++) {
+			int32_t *cell = &s->owner[r->mem][g * n + col];
+			a->bytes += cell_bytes(r, g, col);
+			a->cells++;
+			if (*cell >= 0) {
+				struct oc_alloc *old = &s->pool[*cell];
+				int64_t lost = cell_bytes(&old->r, g, col);
+				if (--old->cells == 0) {
+					old->kill = w->start;
+					close_alloc(s, *cell);
+				} else if (old->nloss && old->loss[old->nloss - 1].ts == w->start) {
+					old->loss[old->nloss - 1].bytes += lost;
+				} else {
+					NX_GROW(old->loss, old->nloss + 1, old->loss_cap);
+					old->loss[old->nloss++] = (struct oc_loss){ w->start, lost };
+				}
+			}
+			*cell = i;
+		}
+}
+
+/* Splits r into allocation units: SBUF partition groups, PSUM banks. */
+static void write_range(struct onchip_src *s, const struct oc_range *r, const struct oc_writer *w)
+{
+	struct oc_range u = *r;
+
+	if (r->mem == OC_SBUF) {
+		for (unsigned g = r->p0 / GROUP_PARTS; g <= r->p1 / GROUP_PARTS; g++) {
+			u.p0 = r->p0 > g * GROUP_PARTS ? r->p0 : g * GROUP_PARTS;
+			u.p1 = r->p1 < (g + 1) * GROUP_PARTS - 1 ? r->p1 : (g + 1) * GROUP_PARTS - 1;
+			write_unit(s, &u, g * GROUP_PARTS, w);
+		}
+		return;
+	}
+	for (uint64_t b = r->lo / s->bank_bytes; b <= r->hi / s->bank_bytes; b++) {
+		u.lo = max_u64(r->lo, b * s->bank_bytes);
+		u.hi = min_u64(r->hi, (b + 1) * s->bank_bytes - 1);
+		write_unit(s, &u, (unsigned)b, w);
+	}
+}
+
+static void onchip_inst(struct onchip_src *s, const struct nx_rec_inst *r)
+{
+	const struct nx_neff *n = &s->ctx->neff;
+	if (r->engine >= NX_ENGINE_COUNT || r->index >= n->ninst[r->engine])
+		return;
+	const struct nx_inst *in = &n->inst[r->engine][r->index];
+	const struct nx_ap *outs[2] = { &in->dst, &in->dst2 };
+	struct oc_range src[3], dst;
+	bool has_src[3] = { ap_range(s, &in->src0, &src[0]), ap_range(s, &in->src1, &src[1]),
+			    ap_range(s, &in->src2, &src[2]) };
+	int64_t start = nx_ticks_to_ns(s->ctx, r->start), end = nx_ticks_to_ns(s->ctx, r->end);
+
+	for (int k = 0; k < 3; k++)
+		if (has_src[k])
+			read_range(s, &src[k], end);
+	/* dst, then the second output (reduce_res) of the NKI operations */
+	for (int o = 0; o < 2; o++) {
+		if (!ap_range(s, outs[o], &dst))
+			continue;
+		bool acc = !o && in->opcode == NX_OP_MATMUL && (in->flags & NX_INST_ACCUMULATE);
+		if (acc)
+			read_range(s, &dst, end);
+		struct oc_writer w = { .start = start, .end = end, .engine = r->engine,
+			.pc = r->index, .in_place = acc };
+		for (int k = 0; k < 3; k++)
+			w.in_place = w.in_place || (has_src[k] && range_eq(&dst, &src[k]));
+		write_range(s, &dst, &w);
+	}
+}
+
+static void onchip_dma(struct onchip_src *s, const struct nx_rec_dma *r)
+{
+	const struct nx_neff *n = &s->ctx->neff;
+	if (r->block >= n->nblocks || r->desc >= n->blocks[r->block].ndesc)
+		return;
+	const struct nx_dma_desc *d = &n->blocks[r->block].desc[r->desc];
+	int64_t start = nx_ticks_to_ns(s->ctx, r->start), end = nx_ticks_to_ns(s->ctx, r->end);
+	const struct nx_dma_block *blk = &n->blocks[r->block];
+	struct oc_range rg;
+
+	if (desc_range(s, d, false, &rg))
+		read_range(s, &rg, end);
+	if (r->packet_idx == 0) {
+		/* the transfer's first packet writes every destination range of its block */
+		for (uint32_t k = 0; k < blk->ndesc; k++) {
+			struct oc_writer w = { .start = start, .end = end, .dma = true, .engine = -1,
+				.block = r->block, .desc = k, .transfer = r->transfer };
+			if (desc_range(s, &blk->desc[k], true, &rg))
+				write_range(s, &rg, &w);
+		}
+	} else if (desc_range(s, d, true, &rg)) {
+		/* a later packet extends what its transfer wrote and still holds */
+		size_t nc = s->ncols[rg.mem];
+		for (unsigned g = rg.p0 / GROUP_PARTS; g <= rg.p1 / GROUP_PARTS; g++)
+			for (size_t col = rg.lo / CELL_BYTES; col <= rg.hi / CELL_BYTES; col++) {
+				int32_t o = s->owner[rg.mem][g * nc + col];
+				struct oc_alloc *a = o >= 0 ? &s->pool[o] : NULL;
+				if (a && a->dma && a->transfer == r->transfer && a->wend < end)
+					a->rend = max_i64(a->rend, a->wend = end);
+			}
+	}
+}
+
+/* Reads the next record of stream k (0 instructions, 1 DMA packets) into head[k]. */
+static int pull(struct onchip_src *s, int k, struct nx_err *err)
+{
+	struct nx_ntff_reader *r = k ? s->dma_reader : s->inst_reader;
+	int rc = nx_ntff_reader_next(r, NX_REC_MASK(k ? NX_REC_DMA : NX_REC_INST), &s->head[k], err);
+
+	if (rc < 0)
+		return rc;
+	s->have[k] = rc == 1;
+	return 0;
+}
+
+/* Progress of the pass when it writes no table (about every quarter second). */
+static void report(struct onchip_src *s)
+{
+	double now;
+
+	if (s->seen) {
+		atomic_store_explicit(s->seen, s->records, memory_order_relaxed);
+		return;
+	}
+	now = nx_now_s();
+	if (s->ctx->keep_staging || now - s->last < 0.25)
+		return;
+	struct nx_progress_event ev = { .kind = NX_PROGRESS_ROWS, .stage = s->ctx->stage,
+		.table = "nx_OnchipPass (records)", .rows = s->records,
+		.seconds = now - s->t0 };
+	s->last = now;
+	nx_progress_emit(s->ctx->progress, &ev);
+}
+
+static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	struct onchip_src *s = self;
+	size_t cap = nx_rowbuf_capacity(b), row = 0;
+
+	if (s->handoff && atomic_load(s->handoff))
+		return 0;
+
+	if (!s->primed) {
+		int rc;
+		if ((rc = pull(s, 0, err)) || (rc = pull(s, 1, err)))
+			return rc;
+		s->primed = true;
+	}
+	while (s->out_pos == s->nout && !s->done) {
+		if (s->handoff && s->pause_at && s->records >= s->pause_at)
+			return 0; /* tests: as if handed over here */
+		s->nout = s->out_pos = 0;
+		if (!s->have[0] && !s->have[1]) {
+			/* what is still live ends with its last access */
+			for (size_t i = 0; i < s->npool; i++)
+				if (s->pool[i].cells)
+					close_alloc(s, (int32_t)i);
+			s->done = true;
+			break;
+		}
+		/* the earlier start first; an instruction before a packet starting with it */
+		int k = !s->have[0] || (s->have[1] && s->head[1].u.dma.start < s->head[0].u.inst.start);
+		if (k == 0)
+			onchip_inst(s, &s->head[0].u.inst);
+		else
+			onchip_dma(s, &s->head[1].u.dma);
+		int rc = pull(s, k, err);
+		if (rc)
+			return rc;
+		if ((++s->records & 0xffff) == 0) {
+			if (s->stop && atomic_load(s->stop))
+				return nx_errf(err, NX_EUSAGE, "the occupancy pass was stopped");
+			report(s);
+		}
+	}
+	for (; s->out_pos < s->nout && row < cap; s->out_pos++, row++) {
+		const struct oc_row *o = &s->out[s->out_pos];
+		nx_rowbuf_str(b, 0, row, o->r.mem == OC_SBUF ? "SBUF" : "PSUM");
+		nx_rowbuf_i64(b, 1, row, o->unit);
+		nx_rowbuf_i64(b, 2, row, o->start);
+		nx_rowbuf_i64(b, 3, row, o->end);
+		nx_rowbuf_i64(b, 4, row, (int64_t)o->r.lo);
+		nx_rowbuf_i64(b, 5, row, (int64_t)o->r.hi);
+		nx_rowbuf_i64(b, 6, row, o->r.p0);
+		nx_rowbuf_i64(b, 7, row, o->r.p1 - o->r.p0 + 1);
+		nx_rowbuf_i64(b, 8, row, o->bytes);
+		nx_rowbuf_i64(b, 9, row, unit_capacity(s, o->r.mem));
+		nx_rowbuf_str(b, 10, row, o->dma ? "dma" : "instruction");
+		if (o->dma) {
+			nx_rowbuf_i64(b, 13, row, o->block);
+		} else {
+			nx_rowbuf_str(b, 11, row, nx_engine_name(o->engine));
+			nx_rowbuf_i64(b, 12, row, o->pc);
+		}
+		nx_rowbuf_i64(b, 14, row, s->ctx->info->pcore_idx);
+	}
+	return (int)row;
+}
+
+static int onchip_init(struct onchip_src *s, struct nx_ingest_ctx *c, struct nx_err *err)
+{
+	const struct nx_hw *m = nx_hw_get(c->info->target);
+
+	if (!m)
+		m = nx_hw_get(NULL);
+	*s = (struct onchip_src){ .ctx = c, .free_head = -1 };
+	s->cap_bytes[OC_SBUF] = m->sbuf_partition_bytes;
+	s->cap_bytes[OC_PSUM] = m->psum_partition_bytes;
+	s->bank_bytes = m->psum_bank_bytes;
+	for (int k = 0; k < OC_NMEM; k++) {
+		s->ncols[k] = (size_t)((s->cap_bytes[k] + CELL_BYTES - 1) / CELL_BYTES);
+		s->owner[k] = nx_xmalloc(NGROUPS * s->ncols[k] * sizeof(int32_t));
+		memset(s->owner[k], 0xff, NGROUPS * s->ncols[k] * sizeof(int32_t));
+	}
+	int rc = nx_ntff_reader_open(&s->inst_reader, c->ntff_path, err);
+	return rc ? rc : nx_ntff_reader_open(&s->dma_reader, c->ntff_path, err);
+}
+
+static void onchip_release(struct onchip_src *s)
+{
+	for (size_t i = 0; i < s->npool; i++)
+		free(s->pool[i].loss);
+	free(s->pool);
+	free(s->out);
+	for (int k = 0; k < OC_NMEM; k++)
+		free(s->owner[k]);
+	if (s->inst_reader)
+		nx_ntff_reader_close(s->inst_reader);
+	if (s->dma_reader)
+		nx_ntff_reader_close(s->dma_reader);
+}
+
+/* The occupancy pass and what it feeds. It runs on a thread of its own from the start of
+ * the raw stage, in the time the raw stage leaves a core idle (SCHED_IDLE): it reads the
+ * trace through readers of its own, the parsed NEFF and the context's fixed facts, and
+ * writes only its own state. Its SbufUsage/PsumUsage grid needs the trace's time
+ * bounds, which the raw stage collects as it goes (nx_ctx_see), so it first reads them
+ * itself (trace_bounds). When the raw stage ends, the calling thread takes the pass
+ * over wherever it is (on a loaded machine an idle-priority thread may have had little
+ * time): the rest of the pass, or all of it should the bounds not be read yet or ever
+ * differ. With keep_staging it all runs then, on the calling thread, because it writes
+ * nx_OnchipAlloc through DuckDB. */
+struct nx_onchip_job {
+	struct nx_ingest_ctx *c;
+	char *staging_dir;
+	struct onchip_src os;
+	struct nx_sbuf_alloc sa;
+	struct nx_onchip_usage usage;
+	struct nx_row_source src;
+	bool prepared;          /* os, sa and usage are set up, for first..last */
+	int64_t first, last;
+	bool threaded;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done;              /* under mu */
+	atomic_uint_fast64_t seen;
+	atomic_bool stop, handoff;
+	int rc;                 /* the pass's result, read once done */
+	struct nx_err err;
+	uint64_t rows;
+	double t0, seconds;
+};
+
+/* The bounds nx_ctx_see collects over the raw stage, as the trace tables' sources
+ * convert each record's span (src_instruction.c, src_trace.c); an execution record
+ * counts only with an index the context keeps (nx_ctx_exec). Nothing seen: first > last. */
+static int trace_bounds(const struct nx_ingest_ctx *c, const atomic_bool *stop,
+			const atomic_bool *handoff, int64_t *first, int64_t *last,
+			struct nx_err *err)
+{
+	const uint32_t kinds = NX_REC_MASK(NX_REC_INST) | NX_REC_MASK(NX_REC_DMA) |
+			       NX_REC_MASK(NX_REC_SEM) | NX_REC_MASK(NX_REC_THROTTLE) |
+			       NX_REC_MASK(NX_REC_ERROR) | NX_REC_MASK(NX_REC_EXEC);
+	struct nx_ntff_reader *r = NULL;
+	struct nx_rec rec;
+	uint64_t n = 0;
+	int rc = nx_ntff_reader_open(&r, c->ntff_path, err);
+
+	*first = 1;
+	*last = 0;
+	while (!rc && (rc = nx_ntff_reader_next(r, kinds, &rec, err)) > 0) {
+		int64_t a, b;
+		rc = 0;
+		switch (rec.kind) {
+		case NX_REC_INST:
+			a = nx_ticks_to_ns(c, rec.u.inst.start), b = nx_ticks_to_ns(c, rec.u.inst.end);
+			break;
+		case NX_REC_DMA:
+			a = nx_ticks_to_ns(c, rec.u.dma.start), b = nx_ticks_to_ns(c, rec.u.dma.end);
+			break;
+		case NX_REC_SEM:
+			a = b = nx_ticks_to_ns(c, rec.u.sem.ts);
+			break;
+		case NX_REC_THROTTLE:
+			a = nx_ticks_to_ns(c, rec.u.throttle.ts);
+			b = a + nx_ticks_to_ns(c, rec.u.throttle.duration);
+			break;
+		case NX_REC_ERROR:
+			a = b = nx_ticks_to_ns(c, rec.u.error.ts);
+			break;
+		default: /* NX_REC_EXEC */
+			if (rec.u.exec.index >= 1u << 20)
+				continue;
+			a = b = nx_ticks_to_ns(c, rec.u.exec.ts);
+			break;
+		}
+		nx_bounds_see(first, last, a, b);
+		if ((++n & 0xffff) == 0) {
+			if (atomic_load(stop))
+				rc = nx_errf(err, NX_EUSAGE, "the occupancy pass was stopped");
+			else if (atomic_load(handoff))
+				break; /* the caller runs the pass from the start */
+		}
+	}
+	if (r)
+		nx_ntff_reader_close(r);
+	return rc < 0 ? rc : 0;
+}
+
+static void onchip_unprepare(struct nx_onchip_job *j)
+{
+	if (!j->prepared)
+		return;
+	onchip_release(&j->os);
+	nx_sbuf_alloc_release(&j->sa);
+	nx_onchip_usage_release(&j->usage);
+	j->prepared = false;
+}
+
+/* Sets the pass up for a trace spanning first..last (first > last: nothing seen). */
+static int onchip_prepare(struct nx_onchip_job *j, int64_t first, int64_t last,
+			  struct nx_err *err)
+{
+	struct nx_ingest_ctx *c = j->c;
+	int rc;
+
+	j->first = first;
+	j->last = last;
+	if (first > last)
+		first = last = 0;
+	nx_onchip_usage_init(&j->usage, first, last, (int64_t)c->info->pcore_idx);
+	nx_sbuf_alloc_init(&j->sa, j->staging_dir);
+	j->src = (struct nx_row_source){ .table = &onchip_table, .self = &j->os,
+					 .next = onchip_next };
+	j->prepared = true;
+	rc = onchip_init(&j->os, c, err);
+	j->os.usage = &j->usage;
+	j->os.sa = &j->sa;
+	j->os.t0 = j->os.last = nx_now_s();
+	return rc;
+}
+
+static void *onchip_main(void *arg)
+{
+	struct nx_onchip_job *j = arg;
+	struct sched_param idle = { 0 };
+	/* tests: "bounds" hands the pass over before it starts, a number after that many
+	 * records, as a starved thread would */
+	const char *test = getenv("NX_TEST_ONCHIP_HANDOFF");
+	bool at_once = test && !strcmp(test, "bounds");
+	int64_t first, last;
+
+	/* only the time the other threads leave: it must not slow the raw stage */
+	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+	j->rc = at_once ? 0 : trace_bounds(j->c, &j->stop, &j->handoff, &first, &last, &j->err);
+	if (!j->rc && !at_once && !atomic_load(&j->handoff))
+		j->rc = onchip_prepare(j, first, last, &j->err);
+	if (!j->rc && j->prepared) {
+		j->os.seen = &j->seen;
+		j->os.stop = &j->stop;
+		j->os.handoff = &j->handoff;
+		j->os.pause_at = test && !at_once ? strtoull(test, NULL, 10) : 0;
+		j->rc = nx_duck_drain_source(&j->src, &j->rows, &j->err);
+	}
+	pthread_mutex_lock(&j->mu);
+	j->seconds = nx_now_s() - j->t0;
+	j->done = true;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
+
+static void onchip_job_free(struct nx_onchip_job *j)
+{
+	onchip_unprepare(j);
+	pthread_cond_destroy(&j->cv);
+	pthread_mutex_destroy(&j->mu);
+	free(j->staging_dir);
+	free(j);
+}
+
+int nx_onchip_start(struct nx_ingest_ctx *c, const char *staging_dir,
+		    struct nx_onchip_job **out, struct nx_err *err)
+{
+	struct nx_onchip_job *j;
+	int e;
+
+	*out = NULL;
+	if (c->skip_buf_usage)
+		return 0; /* -F ignore-nc-buf-usage=true: no SBUF/PSUM occupancy tables */
+	j = nx_xcalloc(1, sizeof(*j));
+	j->c = c;
+	j->staging_dir = nx_xstrdup(staging_dir);
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	atomic_init(&j->seen, 0);
+	atomic_init(&j->stop, false);
+	atomic_init(&j->handoff, false);
+	j->t0 = nx_now_s();
+	if (!c->keep_staging) {
+		e = pthread_create(&j->thread, NULL, onchip_main, j);
+		if (e) {
+			onchip_job_free(j);
+			return nx_errf(err, -e, "cannot start the occupancy pass's thread: %s",
+				       strerror(e));
+		}
+		j->threaded = true;
+	}
+	*out = j;
+	return 0;
+}
+
+/* Waits for the pass's thread, reporting its records about every quarter second. */
+static void onchip_wait(struct nx_onchip_job *j)
+{
+	if (!j->threaded)
+		return;
+	pthread_mutex_lock(&j->mu);
+	while (!j->done) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 250 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&j->cv, &j->mu, &ts) == ETIMEDOUT && !j->done) {
+			struct nx_progress_event ev = { .kind = NX_PROGRESS_ROWS,
+				.stage = j->c->stage, .table = "nx_OnchipPass (records)",
+				.rows = atomic_load_explicit(&j->seen, memory_order_relaxed),
+				.seconds = nx_now_s() - j->t0 };
+			pthread_mutex_unlock(&j->mu);
+			nx_progress_emit(j->c->progress, &ev);
+			pthread_mutex_lock(&j->mu);
+		}
+	}
+	pthread_mutex_unlock(&j->mu);
+	pthread_join(j->thread, NULL);
+	j->threaded = false;
+}
+
+int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *profile_dir,
+		     struct nx_err *err)
+{
+	struct nx_ingest_ctx *c;
+	uint64_t rows, urows[NX_USAGE_NMEM];
+	double t0;
+	int rc;
+
+	if (!j)
+		return 0;
+	c = j->c;
+	atomic_store(&j->handoff, true);
+	onchip_wait(j);
+	rc = j->rc;
+	if (rc && err)
+		*err = j->err;
+	if (!rc && (!j->prepared || j->first != c->first_ns || j->last != c->last_ns)) {
+		/* keep_staging, bounds not read yet, or bounds that differ from the raw
+		 * stage's: the whole pass, here */
+		char path[4096];
+		onchip_unprepare(j);
+		j->t0 = nx_now_s();
+		rc = onchip_prepare(j, c->first_ns, c->last_ns, err);
+		snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", j->staging_dir);
+		if (!rc && c->keep_staging)
+			rc = nx_ctx_copy(c, d, &j->src, path, NULL, "staging", &rows, err);
+		else if (!rc)
+			rc = nx_duck_drain_source(&j->src, &rows, err);
+		j->seconds = nx_now_s() - j->t0;
+	} else if (!rc && !j->os.done) {
+		/* the rest of the pass, here, reporting progress itself */
+		j->os.seen = NULL;
+		j->os.stop = j->os.handoff = NULL;
+		rc = nx_duck_drain_source(&j->src, &rows, err);
+		j->seconds = nx_now_s() - j->t0;
+	}
+	if (!rc && !c->keep_staging)
+		nx_ctx_table_done(c, "nx_OnchipPass", "staging: records read beside the raw "
+				  "stage, no table; from its start to its end", j->os.records,
+				  j->seconds);
+	if (!rc)
+		rc = nx_sbuf_alloc_write(&j->sa, c, d, profile_dir, &rows, err);
+	t0 = nx_now_s();
+	if (!rc && !(rc = nx_onchip_usage_write(&j->usage, d, profile_dir, urows, err))) {
+		/* the sampling is a by-product of the occupancy pass: its own time is tiny */
+		double dt = (nx_now_s() - t0) / 2;
+		nx_ctx_table_done(c, "SbufUsage", "derived in C", urows[NX_USAGE_SBUF], dt);
+		nx_ctx_table_done(c, "PsumUsage", "derived in C", urows[NX_USAGE_PSUM], dt);
+	}
+	onchip_job_free(j);
+	return rc;
+}
+
+void nx_onchip_abort(struct nx_onchip_job *j)
+{
+	if (!j)
+		return;
+	atomic_store(&j->stop, true);
+	onchip_wait(j);
+	onchip_job_free(j);
+}
