@@ -6,12 +6,14 @@
  *   5. write Metadata, ExecutionInfo, Warning, SchemaFields, and a zero-row file for
  *      every other stored schema table that got no rows,
  *   6. run the caller's hook on it (view: the timeline cache), then publish the
- *      temporary directory as <name>@latest in one rename. */
+ *      temporary directory as <name>@latest in one rename.
+ * The stages are the table `stages` at the end, run in its order by nx_ingest. */
 #include "common/compat.h"
 #include "db/parquet_concat.h"
 #include "ingest/ingest.h"
 #include "ingest/context.h"
 #include "common/fsutil.h"
+#include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "derive/derive.h"
@@ -252,134 +254,207 @@ static int open_inputs(struct nx_ingest_ctx *c, const struct nx_ingest_opts *o,
 	return 0;
 }
 
-int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *err)
-{
+/* What the stages of one ingest share. */
+struct run {
+	const struct nx_ingest_opts *o;
 	struct nx_ingest_ctx c;
-	struct nx_duck *d = NULL;
-	struct nx_publish_plan pp = { 0 };
-	struct nx_onchip_job *onchip = NULL;
-	char *staging = NULL, *spill = NULL;
-	uint64_t dma_rows = 0;
-	char limit_sql[96];
-	double t0 = now_s(), t_raw = 0, t_derived = 0;
+	struct nx_duck *d;
+	struct nx_publish_plan pp;
+	struct nx_onchip_job *onchip; /* the occupancy pass, until it is finished */
+	char *staging, *spill;
+	uint64_t dma_rows;
+	double t0, t_raw, t_derived;
+};
+
+/* The inputs, the temporary directory the profile is written in, its staging folder and
+ * the database, with the raw stage's memory bounds; then the occupancy pass starts on its
+ * own thread (nx_onchip_start). */
+static int stage_open(struct run *r, struct nx_err *err)
+{
+	const struct nx_ingest_opts *o = r->o;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.first_ns = 1;
-	c.last_ns = 0;
-	c.neff_path = o->neff_path;
-	c.ntff_path = o->ntff_path;
-	c.display_name = o->display_name;
-	c.skip_buf_usage = o->skip_buf_usage;
-	c.keep_staging = o->keep_staging;
-	c.progress = o->progress;
-	c.stage = "raw";
 	if (!o->output_dir && (rc = nx_check_display_name(o->display_name, err)))
-		goto out;
-	nx_publish_plan(&pp, o->data_path, o->display_name, o->output_dir);
-	pp.nested = o->output_nested;
-	rc = open_inputs(&c, o, err);
-	if (rc || (rc = nx_publish_prepare(&pp, err)))
-		goto out;
-	staging = nx_path_join(pp.tmp, ".staging");
-	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = nx_mkdirs(staging, err)) ||
-	    (rc = bound_memory(d, staging, err)))
-		goto out;
-	/* the occupancy pass runs on its own thread meanwhile (nx_onchip_start) */
-	if ((rc = nx_onchip_start(&c, staging, &onchip, err)))
-		goto out;
-	nx_trig_init(&c.trig, staging);
-	spill = nx_path_join(staging, "active.bin");
-	if ((rc = nx_active_init(&c.active, spill, (int)c.info->pcore_idx, err)))
-		goto out;
-	rc = write_trace_tables(&c, d, pp.tmp, &dma_rows, err);
-	if (!rc)
-		rc = nx_active_finish(&c.active, err);
-	if (!rc)
-		rc = nx_active_finish_all(&c.active, err);
-	if (rc)
-		goto out; /* reader errors already start with the NTFF's path */
+		return rc;
+	nx_publish_plan(&r->pp, o->data_path, o->display_name, o->output_dir);
+	r->pp.nested = o->output_nested;
+	if ((rc = open_inputs(&r->c, o, err)) || (rc = nx_publish_prepare(&r->pp, err)))
+		return rc;
+	r->staging = nx_path_join(r->pp.tmp, ".staging");
+	if ((rc = nx_duck_open(&r->d, 2, NULL, err)) || (rc = nx_mkdirs(r->staging, err)) ||
+	    (rc = bound_memory(r->d, r->staging, err)))
+		return rc;
+	return nx_onchip_start(&r->c, r->staging, &r->onchip, err);
+}
+
+/* The trace tables, streamed from the NTFF, with the interval unions merged meanwhile. */
+static int stage_trace(struct run *r, struct nx_err *err)
+{
+	int rc;
+
+	nx_trig_init(&r->c.trig, r->staging);
+	r->spill = nx_path_join(r->staging, "active.bin");
+	if ((rc = nx_active_init(&r->c.active, r->spill, (int)r->c.info->pcore_idx, err)) ||
+	    (rc = write_trace_tables(&r->c, r->d, r->pp.tmp, &r->dma_rows, err)) ||
+	    (rc = nx_active_finish(&r->c.active, err)))
+		return rc;
+	return nx_active_finish_all(&r->c.active, err); /* reader errors name the NTFF */
+}
+
+/* The NEFF's tables, Metadata, ExecutionInfo and ActiveTime. */
+static int stage_neff(struct run *r, struct nx_err *err)
+{
 	static const char *const neff_tables[] = { "NeffHeader", "TensorInfo", "DmaQueuesInfo",
 						    "KernelInstructions", "KernelStackFrames",
 						    "KernelIterationVariables", "StackFrame",
 						    "StackFrameFileLocation", "StackFrameFileName",
 						    "StackFrameFunctionName" };
+	int rc;
+
 	for (size_t i = 0; i < NX_ARRAY_SIZE(neff_tables); i++)
-		if ((rc = write_static(&c, d, neff_tables[i], pp.tmp, false, err)))
-			goto out;
-	collect_warnings(&c, dma_rows);
-	if ((rc = write_static(&c, d, "Metadata", pp.tmp, true, err)) ||
-	    (rc = write_static(&c, d, "ExecutionInfo", pp.tmp, false, err)) ||
-	    (rc = nx_active_write(&c.active, d, pp.tmp, nx_ctx_total_ns(&c), c.progress, err)))
-		goto out;
-	/* The staging tables only serve the derived ones: their time counts as derive. */
-	t_raw = now_s() - t0;
-	c.stage = "staging";
-	if ((rc = nx_write_staging(&c, d, staging, err)) ||
-	    (rc = nx_write_dma_aggregated(&c, d, pp.tmp, staging, err)) ||
-	    (rc = create_profile_view(&c, d, err)) ||
-	    (rc = nx_sums_create_views(&c.isums, &c.dsums, d, err)))
-		goto out;
-	c.stage = "derive";
-	if ((rc = derive_memory(d, err)))
-		goto out;
-	if ((rc = nx_derive_run(d, pp.tmp, staging, c.progress, NULL, NULL, err)))
-		goto out;
-	/* back to the raw stage's pool: the last tables must not need the spill folder,
-	 * which goes away with the staging one */
+		if ((rc = write_static(&r->c, r->d, neff_tables[i], r->pp.tmp, false, err)))
+			return rc;
+	collect_warnings(&r->c, r->dma_rows);
+	if ((rc = write_static(&r->c, r->d, "Metadata", r->pp.tmp, true, err)) ||
+	    (rc = write_static(&r->c, r->d, "ExecutionInfo", r->pp.tmp, false, err)))
+		return rc;
+	return nx_active_write(&r->c.active, r->d, r->pp.tmp, nx_ctx_total_ns(&r->c),
+			       r->c.progress, err);
+}
+
+/* The staging tables and the C merges the derive SQL reads; they only serve the derived
+ * tables, so the raw stage's time ends here. */
+static int stage_staging(struct run *r, struct nx_err *err)
+{
+	int rc;
+
+	r->t_raw = now_s() - r->t0;
+	if ((rc = nx_write_staging(&r->c, r->d, r->staging, err)) ||
+	    (rc = nx_write_dma_aggregated(&r->c, r->d, r->pp.tmp, r->staging, err)) ||
+	    (rc = create_profile_view(&r->c, r->d, err)))
+		return rc;
+	return nx_sums_create_views(&r->c.isums, &r->c.dsums, r->d, err);
+}
+
+/* The derive SQL in its own memory bound, then, back in the raw stage's (the last tables
+ * must not need the spill folder, which goes away with the staging one), the tables of
+ * the occupancy pass. */
+static int stage_derive(struct run *r, struct nx_err *err)
+{
+	char limit_sql[96];
+	int rc;
+
+	if ((rc = derive_memory(r->d, err)) ||
+	    (rc = nx_derive_run(r->d, r->pp.tmp, r->staging, r->c.progress, NULL, NULL, err)))
+		return rc;
 	snprintf(limit_sql, sizeof(limit_sql), "SET memory_limit = '%s'", raw_limit());
-	if ((rc = nx_duck_exec(d, limit_sql, err)))
-		goto out;
-	rc = nx_onchip_finish(onchip, d, pp.tmp, err);
-	onchip = NULL;
-	t_derived = now_s() - t0 - t_raw;
+	if ((rc = nx_duck_exec(r->d, limit_sql, err)))
+		return rc;
+	rc = nx_onchip_finish(r->onchip, r->d, r->pp.tmp, err);
+	r->onchip = NULL;
+	r->t_derived = now_s() - r->t0 - r->t_raw;
+	return rc;
+}
+
+/* The staging folder goes, or stays (keep_staging) with nx_Profile beside its tables. */
+static int stage_unstage(struct run *r, struct nx_err *err)
+{
+	char *path;
+	struct nx_strbuf q = NX_STRBUF_INIT;
+	int rc;
+
+	if (!r->o->keep_staging)
+		return nx_remove_tree(r->staging, err);
+	path = nx_xasprintf("%s/nx_Profile.parquet", r->staging);
+	nx_strbuf_addstr(&q, "COPY (SELECT * FROM nx_Profile) TO ");
+	nx_sql_quote(&q, path);
+	nx_strbuf_addstr(&q, " (FORMAT parquet)");
+	rc = nx_duck_exec(r->d, q.buf, err);
+	nx_strbuf_release(&q);
+	free(path);
+	return rc;
+}
+
+/* The trace tables' parts joined, the last tables, and a zero-row file for each stored
+ * table that got no rows. Quiet: the library reports through c.progress only. */
+static int stage_finish(struct run *r, struct nx_err *err)
+{
+	int rc;
+
+	if ((rc = join_parts(&r->c, r->pp.tmp, err)) ||
+	    (rc = write_static(&r->c, r->d, "Warning", r->pp.tmp, false, err)) ||
+	    (rc = write_static(&r->c, r->d, "SchemaFields", r->pp.tmp, true, err)))
+		return rc;
+	return nx_write_empty_tables(r->pp.tmp, NULL, err);
+}
+
+/* The caller's hook, then the temporary directory published in one rename. */
+static int stage_publish(struct run *r, struct nx_err *err)
+{
+	int rc;
+
+	nx_duck_close(r->d);
+	r->d = NULL;
+	nx_publish_hook_run(r->o->before_publish, &r->pp, r->c.progress);
+	rc = nx_publish(&r->pp, err);
 	if (rc)
-		goto out;
-	if (o->keep_staging) {
-		char *p = nx_xasprintf("%s/nx_Profile.parquet", staging);
-		struct nx_strbuf q = NX_STRBUF_INIT;
-		nx_strbuf_addstr(&q, "COPY (SELECT * FROM nx_Profile) TO ");
-		nx_sql_quote(&q, p);
-		nx_strbuf_addstr(&q, " (FORMAT parquet)");
-		rc = nx_duck_exec(d, q.buf, err);
-		nx_strbuf_release(&q);
-		free(p);
-	} else {
-		rc = nx_remove_tree(staging, err);
+		return rc;
+	struct nx_progress_event done = { .kind = NX_PROGRESS_DONE, .table = r->pp.final,
+		.rows = r->c.rows_total, .seconds = now_s() - r->t0, .raw_s = r->t_raw,
+		.derived_s = r->t_derived };
+	nx_progress_emit(r->c.progress, &done);
+	return 0;
+}
+
+/* The ingest, in order: each stage's name (what it does, logged at debug level), its
+ * function and the stage its progress events name (nx_ingest_ctx.stage: "raw", "staging"
+ * or "derive"). The first failure stops it; nx_ingest then cleans up after them all. */
+static const struct {
+	const char *name;
+	int (*run)(struct run *r, struct nx_err *err);
+	const char *progress;
+} stages[] = {
+	{ "open the inputs and the output", stage_open, "raw" },
+	{ "stream the trace tables", stage_trace, "raw" },
+	{ "write the NEFF's tables", stage_neff, "raw" },
+	{ "write the staging tables", stage_staging, "staging" },
+	{ "run the derive SQL", stage_derive, "derive" },
+	{ "remove (or keep) the staging tables", stage_unstage, "derive" },
+	{ "join the parts, write the last tables", stage_finish, "raw" },
+	{ "publish", stage_publish, "raw" },
+};
+
+int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *err)
+{
+	struct run r = { .o = o, .t0 = now_s() };
+	int rc = 0;
+
+	r.c.first_ns = 1;
+	r.c.last_ns = 0;
+	r.c.neff_path = o->neff_path;
+	r.c.ntff_path = o->ntff_path;
+	r.c.display_name = o->display_name;
+	r.c.skip_buf_usage = o->skip_buf_usage;
+	r.c.keep_staging = o->keep_staging;
+	r.c.progress = o->progress;
+	for (size_t i = 0; !rc && i < NX_ARRAY_SIZE(stages); i++) {
+		r.c.stage = stages[i].progress;
+		nx_log(NX_LOG_DEBUG, "ingest: %s", stages[i].name);
+		rc = stages[i].run(&r, err);
 	}
-	if (rc)
-		goto out;
-	c.stage = "raw";
-	/* quiet: the library reports through c.progress only, it does not print */
-	if ((rc = join_parts(&c, pp.tmp, err)) ||
-	    (rc = write_static(&c, d, "Warning", pp.tmp, false, err)) ||
-	    (rc = write_static(&c, d, "SchemaFields", pp.tmp, true, err)) ||
-	    (rc = nx_write_empty_tables(pp.tmp, NULL, err)))
-		goto out;
-	nx_duck_close(d);
-	d = NULL;
-	nx_publish_hook_run(o->before_publish, &pp, c.progress);
-	rc = nx_publish(&pp, err);
-	if (rc)
-		goto out;
-	struct nx_progress_event done = { .kind = NX_PROGRESS_DONE, .table = pp.final,
-		.rows = c.rows_total, .seconds = now_s() - t0, .raw_s = t_raw,
-		.derived_s = t_derived };
-	nx_progress_emit(c.progress, &done);
-	if (published) {
-		*published = pp.final;
-		pp.final = NULL;
+	if (!rc && published) {
+		*published = r.pp.final;
+		r.pp.final = NULL;
 	}
-out:
-	nx_onchip_abort(onchip); /* before the staging it writes into goes */
-	if (rc && pp.tmp) {
+	nx_onchip_abort(r.onchip); /* before the staging it writes into goes */
+	if (rc && r.pp.tmp) {
 		struct nx_err ignored = { 0 };
-		nx_remove_tree(pp.tmp, &ignored);
+		nx_remove_tree(r.pp.tmp, &ignored);
 	}
-	nx_duck_close(d);
-	nx_ctx_release(&c);
-	nx_publish_plan_release(&pp);
-	free(staging);
-	free(spill);
+	nx_duck_close(r.d);
+	nx_ctx_release(&r.c);
+	nx_publish_plan_release(&r.pp);
+	free(r.staging);
+	free(r.spill);
 	return rc;
 }
