@@ -75,47 +75,18 @@ void nx_md5_init(struct nx_md5 *c)
 	c->s[1] = 0xefcdab89;
 	c->s[2] = 0x98badcfe;
 	c->s[3] = 0x10325476;
-	c->total = 0;
-	c->fill = 0;
+	nx_md_block_init(&c->b);
 }
 
 void nx_md5_update(struct nx_md5 *c, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-
-	c->total += len;
-	if (c->fill) {
-		size_t take = 64 - c->fill < len ? 64 - c->fill : len;
-		memcpy(c->block + c->fill, p, take);
-		c->fill += take;
-		p += take;
-		len -= take;
-		if (c->fill < 64)
-			return;
-		compress(c->s, c->block);
-		c->fill = 0;
-	}
-	for (; len >= 64; p += 64, len -= 64)
-		compress(c->s, p);
-	memcpy(c->block, p, len);
-	c->fill = len;
+	nx_md_block_update(&c->b, c->s, compress, data, len);
 }
 
 void nx_md5_final(struct nx_md5 *c, uint8_t out[NX_MD5_SIZE])
 {
-	uint64_t bits = c->total * 8;
-
-	/* Padding (3.1, 3.2): a 1 bit, zeros up to 56 mod 64, the bit length little-endian. */
-	c->block[c->fill++] = 0x80;
-	if (c->fill > 56) {
-		memset(c->block + c->fill, 0, 64 - c->fill);
-		compress(c->s, c->block);
-		c->fill = 0;
-	}
-	memset(c->block + c->fill, 0, 56 - c->fill);
-	for (int i = 0; i < 8; i++)
-		c->block[56 + i] = (uint8_t)(bits >> (8 * i));
-	compress(c->s, c->block);
+	/* padding (3.1, 3.2): the bit length little-endian */
+	nx_md_block_final(&c->b, c->s, compress, false);
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < 4; j++)
 			out[4 * i + j] = (uint8_t)(c->s[i] >> (8 * j));

@@ -5,15 +5,14 @@
 #define NX_COMMON_MD5_H
 
 #include "common/compat.h"
+#include "common/md_block.h"
 
 #define NX_MD5_SIZE 16u
 
 /* Incremental state: init, any number of updates, then final. */
 struct nx_md5 {
 	uint32_t s[4];
-	uint64_t total;     /* bytes hashed so far */
-	uint8_t block[64];  /* pending partial block */
-	size_t fill;        /* bytes used in block */
+	struct nx_md_block b; /* the input not yet compressed */
 };
 
 void nx_md5_init(struct nx_md5 *c);

@@ -69,47 +69,18 @@ void nx_sha256_init(struct nx_sha256 *c)
 	};
 
 	memcpy(c->h, iv, sizeof(iv));
-	c->total = 0;
-	c->fill = 0;
+	nx_md_block_init(&c->b);
 }
 
 void nx_sha256_update(struct nx_sha256 *c, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-
-	c->total += len;
-	if (c->fill) {
-		size_t take = 64 - c->fill < len ? 64 - c->fill : len;
-		memcpy(c->block + c->fill, p, take);
-		c->fill += take;
-		p += take;
-		len -= take;
-		if (c->fill < 64)
-			return;
-		compress(c->h, c->block);
-		c->fill = 0;
-	}
-	for (; len >= 64; p += 64, len -= 64)
-		compress(c->h, p);
-	memcpy(c->block, p, len);
-	c->fill = len;
+	nx_md_block_update(&c->b, c->h, compress, data, len);
 }
 
 void nx_sha256_final(struct nx_sha256 *c, uint8_t out[NX_SHA256_SIZE])
 {
-	uint64_t bits = c->total * 8;
-
-	/* Padding (5.1.1): a 1 bit, zeros up to 56 mod 64, then the 64-bit bit length. */
-	c->block[c->fill++] = 0x80;
-	if (c->fill > 56) {
-		memset(c->block + c->fill, 0, 64 - c->fill);
-		compress(c->h, c->block);
-		c->fill = 0;
-	}
-	memset(c->block + c->fill, 0, 56 - c->fill);
-	for (int i = 0; i < 8; i++)
-		c->block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-	compress(c->h, c->block);
+	/* padding (5.1.1): the bit length big-endian */
+	nx_md_block_final(&c->b, c->h, compress, true);
 	for (int i = 0; i < 8; i++) {
 		out[4 * i] = (uint8_t)(c->h[i] >> 24);
 		out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);

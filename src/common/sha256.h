@@ -4,15 +4,14 @@
 #define NX_COMMON_SHA256_H
 
 #include "common/compat.h"
+#include "common/md_block.h"
 
 #define NX_SHA256_SIZE 32u
 
 /* Incremental state: init, any number of updates, then final. */
 struct nx_sha256 {
 	uint32_t h[8];
-	uint64_t total;     /* bytes hashed so far */
-	uint8_t block[64];  /* pending partial block */
-	size_t fill;        /* bytes used in block */
+	struct nx_md_block b; /* the input not yet compressed */
 };
 
 void nx_sha256_init(struct nx_sha256 *c);
