@@ -89,16 +89,22 @@ struct nx_query_limits nx__query_limits(struct nx_req *rq)
 	};
 }
 
-int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
-		      struct nx_strbuf *out, struct nx_err *err)
+int nx__query_db_limited(struct nx_req *rq, struct nx_pdb *db, const char *sql,
+			 struct nx_strbuf *out, struct nx_err *err)
 {
 	struct nx_query_limits lim = nx__query_limits(rq);
 	int rc;
 
 	nx__query_slot_take(rq->s);
-	rc = nx__pdb_query(p->db, sql, &lim, out, err);
+	rc = nx__pdb_query(db, sql, &lim, out, err);
 	nx__query_slot_give(rq->s);
 	return rc;
+}
+
+int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
+		      struct nx_strbuf *out, struct nx_err *err)
+{
+	return nx__query_db_limited(rq, p->db, sql, out, err);
 }
 
 int nx__query_chunks_limited(struct nx_req *rq, struct nx_pdb *db, const char *sql,

@@ -83,13 +83,17 @@ bool nx__tl_dma_arg(struct nx_req *rq, bool *packets, enum MHD_Result *ret)
 int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
 		     struct nx_strbuf *out, struct nx_err *err)
 {
-	struct nx_query_limits lim = nx__query_limits(rq);
-	int rc;
+	return nx__query_db_limited(rq, lod->db, sql, out, err);
+}
 
-	nx__query_slot_take(rq->s);
-	rc = nx__pdb_query(lod->db, sql, &lim, out, err);
-	nx__query_slot_give(rq->s);
-	return rc;
+bool nx__tl_has_table(struct nx_req *rq, struct nx_profile *p, const char *table,
+		      enum MHD_Result *ret)
+{
+	if (nx__pfiles_find(&p->files, table))
+		return true;
+	*ret = nx__reply_error(rq, 404, "table_not_found", "profile '%s' has no table '%s'",
+			       p->name, table);
+	return false;
 }
 
 static bool cached(const struct nx_lod *lod, int s)
@@ -194,36 +198,44 @@ static int append_rows(const struct nx_strbuf *out, json_t *rows, struct nx_err 
 	return 0;
 }
 
+/* The tracks of source src (nx__lod_sources) from the profile's own table, appended to
+ * rows. */
+static int source_tracks(struct nx_req *rq, struct nx_profile *p, int src, json_t *rows,
+			 struct nx_err *err)
+{
+	const struct nx_lod_source *s = &nx__lod_sources[src];
+	struct nx_strbuf sql = NX_STRBUF_INIT, out = NX_STRBUF_INIT;
+	int rc;
+
+	nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR AS t, "
+			     "count(*)::BIGINT, min(start_ts), max(end_ts), t, 0 FROM \"%s\"%s "
+			     "GROUP BY ALL",
+		       s->kind, s->track, s->table,
+		       src == NX_LOD_SRC_FW ? " WHERE " NX_LOD_FW_DRAWN : "");
+	rc = nx__query_limited(rq, p, sql.buf, &out, err);
+	if (!rc)
+		rc = append_rows(&out, rows, err);
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&out);
+	return rc;
+}
+
 /* The tracks of a view from the profile's own tables (no cache). */
 static int table_tracks(struct nx_req *rq, struct nx_profile *p, const int *srcs, size_t n,
 			json_t *rows, struct nx_err *err)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT, out = NX_STRBUF_INIT;
+	struct nx_strbuf out = NX_STRBUF_INIT;
 	char *csql = nx__counter_tracks_sql(p);
 	int rc = 0;
 
-	for (size_t i = 0; i < n && !rc; i++) {
-		const struct nx_lod_source *s = &nx__lod_sources[srcs[i]];
-
-		nx_strbuf_reset(&sql);
-		nx_strbuf_reset(&out);
-		nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR AS t, "
-				     "count(*)::BIGINT, min(start_ts), max(end_ts), t, 0 FROM \"%s\"%s "
-				     "GROUP BY ALL",
-			       s->kind, s->track, s->table,
-			       srcs[i] == NX_LOD_SRC_FW ? " WHERE " NX_LOD_FW_DRAWN : "");
-		rc = nx__query_limited(rq, p, sql.buf, &out, err);
-		if (!rc)
-			rc = append_rows(&out, rows, err);
-	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = source_tracks(rq, p, srcs[i], rows, err);
 	if (!rc && csql) {
-		nx_strbuf_reset(&out);
 		rc = nx__query_limited(rq, p, csql, &out, err);
 		if (!rc)
 			rc = append_rows(&out, rows, err);
 	}
 	free(csql);
-	nx_strbuf_release(&sql);
 	nx_strbuf_release(&out);
 	return rc;
 }
@@ -250,20 +262,8 @@ static int cache_tracks(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 		rc = append_rows(&out, rows, err);
 	if (!rc && nm) {
 		/* the counters came from the cache: only the missing sources' events here */
-		for (size_t i = 0; i < nm && !rc; i++) {
-			const struct nx_lod_source *s = &nx__lod_sources[missing[i]];
-
-			nx_strbuf_reset(&sql);
-			nx_strbuf_reset(&out);
-			nx_strbuf_addf(&sql, "SELECT '%s', pcore_idx::BIGINT, (%s)::VARCHAR AS t, "
-					     "count(*)::BIGINT, min(start_ts), max(end_ts), t, 0 "
-					     "FROM \"%s\"%s GROUP BY ALL",
-				       s->kind, s->track, s->table,
-				       missing[i] == NX_LOD_SRC_FW ? " WHERE " NX_LOD_FW_DRAWN : "");
-			rc = nx__query_limited(rq, p, sql.buf, &out, err);
-			if (!rc)
-				rc = append_rows(&out, rows, err);
-		}
+		for (size_t i = 0; i < nm && !rc; i++)
+			rc = source_tracks(rq, p, missing[i], rows, err);
 	}
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&out);

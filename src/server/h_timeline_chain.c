@@ -327,9 +327,7 @@ enum MHD_Result nx__h_timeline_chain(struct nx_req *rq, char **cap)
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
-	if (!nx__pfiles_find(&p->files, table)) {
-		ret = nx__reply_error(rq, 404, "table_not_found", "profile '%s' has no table '%s'",
-				      p->name, table);
+	if (!nx__tl_has_table(rq, p, table, &ret)) {
 		nx__reg_put(&rq->s->reg, p);
 		return ret;
 	}

@@ -194,11 +194,8 @@ enum MHD_Result nx__h_timeline_search(struct nx_req *rq, char **cap)
 	p = nx__lookup_profile(rq, cap, true, &ret);
 	if (!p)
 		return ret;
-	if (!nx__pfiles_find(&p->files, table)) {
-		ret = nx__reply_error(rq, 404, "table_not_found", "profile '%s' has no table '%s'",
-				      p->name, table);
+	if (!nx__tl_has_table(rq, p, table, &ret))
 		goto out;
-	}
 	if (nx__pdb_describe(p->db, table, &cols, &ncols, &err)) {
 		ret = nx__tl_query_failed(rq, &err);
 		goto out;

@@ -141,8 +141,11 @@ struct nx_query_limits nx__query_limits(struct nx_req *rq);
 void nx__query_slot_take(struct nx_server *s);
 void nx__query_slot_give(struct nx_server *s);
 
-/* Runs sql on p's open database under the server's limits (timeout, result size) and
- * its bound on concurrent queries; the JSON result goes to out. */
+/* Runs sql on db (a profile's or its cache's) under the server's limits (timeout, result
+ * size) and its bound on concurrent queries; the JSON result goes to out. */
+int nx__query_db_limited(struct nx_req *rq, struct nx_pdb *db, const char *sql,
+			 struct nx_strbuf *out, struct nx_err *err);
+/* The same on p's open database. */
 int nx__query_limited(struct nx_req *rq, struct nx_profile *p, const char *sql,
 		      struct nx_strbuf *out, struct nx_err *err);
 

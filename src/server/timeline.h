@@ -104,6 +104,10 @@ enum MHD_Result nx__tl_serve(struct nx_req *rq, struct nx_profile *p, bool want_
  * profile of the captures, then nx__tl_serve with body and the window. */
 enum MHD_Result nx__tl_serve_window(struct nx_req *rq, char **cap, bool want_lod,
 				    nx__tl_body body);
+/* Whether p has table; false after replying 404 table_not_found naming both (*ret is
+ * the reply's result). */
+bool nx__tl_has_table(struct nx_req *rq, struct nx_profile *p, const char *table,
+		      enum MHD_Result *ret);
 /* nx__pdb_query on the cache's database, under the server's limits and query slots. */
 int nx__tl_lod_query(struct nx_req *rq, struct nx_lod *lod, const char *sql,
 		     struct nx_strbuf *out, struct nx_err *err);
