@@ -20,6 +20,7 @@
  * groups outside the window, long events included. All SQL runs in sandboxed databases
  * under the usual limits and query slots. */
 #include "common/compat.h"
+#include "server/duck_vec.h"
 #include "server/http.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
@@ -453,7 +454,6 @@ static int count_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 	duckdb_vector core = duckdb_data_chunk_get_vector(chunk, 0);
 	duckdb_vector track = duckdb_data_chunk_get_vector(chunk, 1);
 	duckdb_vector cnt = duckdb_data_chunk_get_vector(chunk, 2);
-	uint64_t *vc = duckdb_vector_get_validity(core), *vt = duckdb_vector_get_validity(track);
 
 	(void)err;
 	for (idx_t row = 0; row < duckdb_data_chunk_get_size(chunk); row++) {
@@ -461,14 +461,8 @@ static int count_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 
 		NX_GROW(c->v, c->n + 1, c->cap);
 		w = &c->v[c->n++];
-		w->core_null = vc && !duckdb_validity_row_is_valid(vc, row);
-		w->core = w->core_null ? 0 : ((int64_t *)duckdb_vector_get_data(core))[row];
-		w->track = NULL;
-		if (!vt || duckdb_validity_row_is_valid(vt, row)) {
-			duckdb_string_t *str = &((duckdb_string_t *)duckdb_vector_get_data(track))[row];
-
-			w->track = nx_xstrndup(duckdb_string_t_data(str), duckdb_string_t_length(*str));
-		}
+		w->core = nx__vec_i64(core, row, &w->core_null);
+		w->track = nx__vec_text(track, row);
 		w->n = ((int64_t *)duckdb_vector_get_data(cnt))[row];
 	}
 	return 0;

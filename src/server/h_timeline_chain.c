@@ -14,6 +14,7 @@
 #include "common/json_writer.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "server/duck_vec.h"
 #include "server/http.h"
 #include "server/lod.h"
 #include "server/registry.h"
@@ -43,32 +44,6 @@ struct found {
 	char *up_type;
 };
 
-static bool valid(duckdb_vector v, idx_t row)
-{
-	uint64_t *m = duckdb_vector_get_validity(v);
-
-	return !m || duckdb_validity_row_is_valid(m, row);
-}
-
-static int64_t i64_at(duckdb_vector v, idx_t row, bool *null)
-{
-	bool ok = valid(v, row);
-
-	if (null)
-		*null = !ok;
-	return ok ? ((int64_t *)duckdb_vector_get_data(v))[row] : 0;
-}
-
-static char *text_at(duckdb_vector v, idx_t row)
-{
-	duckdb_string_t *s;
-
-	if (!valid(v, row))
-		return NULL;
-	s = &((duckdb_string_t *)duckdb_vector_get_data(v))[row];
-	return nx_xstrndup(duckdb_string_t_data(s), duckdb_string_t_length(*s));
-}
-
 /* The step query's one row: core, track, s, e, label, wait, in_table, in_id, type, gap. */
 static int step_chunk(void *a, duckdb_data_chunk chunk, struct nx_err *err)
 {
@@ -82,19 +57,19 @@ static int step_chunk(void *a, duckdb_data_chunk chunk, struct nx_err *err)
 	for (idx_t c = 0; c < 10; c++)
 		v[c] = duckdb_data_chunk_get_vector(chunk, c);
 	f->row = true;
-	f->ev.core = i64_at(v[0], 0, &f->ev.core_null);
-	f->ev.track = text_at(v[1], 0);
-	f->ev.start = i64_at(v[2], 0, NULL);
-	f->ev.end = i64_at(v[3], 0, NULL);
-	f->ev.label = text_at(v[4], 0);
-	f->ev.wait = i64_at(v[5], 0, &f->ev.wait_null);
-	t = text_at(v[6], 0);
+	f->ev.core = nx__vec_i64(v[0], 0, &f->ev.core_null);
+	f->ev.track = nx__vec_text(v[1], 0);
+	f->ev.start = nx__vec_i64(v[2], 0, NULL);
+	f->ev.end = nx__vec_i64(v[3], 0, NULL);
+	f->ev.label = nx__vec_text(v[4], 0);
+	f->ev.wait = nx__vec_i64(v[5], 0, &f->ev.wait_null);
+	t = nx__vec_text(v[6], 0);
 	if (t) {
 		f->edge = true;
 		f->up_table = strcmp(t, "Instruction") ? 1 : 0;
-		f->up_id = i64_at(v[7], 0, NULL);
-		f->up_type = text_at(v[8], 0);
-		f->up_gap = i64_at(v[9], 0, &f->up_gap_null);
+		f->up_id = nx__vec_i64(v[7], 0, NULL);
+		f->up_type = nx__vec_text(v[8], 0);
+		f->up_gap = nx__vec_i64(v[9], 0, &f->up_gap_null);
 		free(t);
 	}
 	return 0;

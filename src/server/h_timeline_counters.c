@@ -13,6 +13,7 @@
  * skips the row groups outside the window. The series list is part of
  * .../timeline/tracks (kind "counter"). */
 #include "common/compat.h"
+#include "server/duck_vec.h"
 #include "server/http.h"
 #include "server/lod.h"
 #include "server/registry.h"
@@ -88,18 +89,11 @@ struct series {
 	size_t n;
 };
 
-static bool ok_row(duckdb_vector v, idx_t row)
-{
-	uint64_t *m = duckdb_vector_get_validity(v);
-
-	return !m || duckdb_validity_row_is_valid(m, row);
-}
-
 static void put_num(struct nx_strbuf *sb, duckdb_vector v, idx_t row)
 {
 	double d;
 
-	if (!ok_row(v, row) || !isfinite(d = ((double *)duckdb_vector_get_data(v))[row])) {
+	if (!nx__vec_valid(v, row) || !isfinite(d = ((double *)duckdb_vector_get_data(v))[row])) {
 		nx_strbuf_addstr(sb, "null");
 		return;
 	}
@@ -154,7 +148,7 @@ static int series_chunk(void *arg, duckdb_data_chunk chunk, struct nx_err *err)
 	for (idx_t c = 0; c < 7; c++)
 		v[c] = duckdb_data_chunk_get_vector(chunk, c);
 	for (idx_t row = 0; row < duckdb_data_chunk_get_size(chunk); row++) {
-		bool cv = ok_row(v[0], row), tv = ok_row(v[1], row);
+		bool cv = nx__vec_valid(v[0], row), tv = nx__vec_valid(v[1], row);
 		int64_t core = cv ? ((int64_t *)duckdb_vector_get_data(v[0]))[row] : 0;
 		duckdb_string_t *t = &((duckdb_string_t *)duckdb_vector_get_data(v[1]))[row];
 		bool same = s->open && cv == !s->core_null && (!cv || core == s->core) &&

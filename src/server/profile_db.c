@@ -6,6 +6,7 @@
  * The SELECT-only rule is enforced separately from DuckDB's parser, because the
  * sandbox alone would still allow writes inside the profile directory. */
 #include "common/compat.h"
+#include "server/duck_vec.h"
 #include "server/profile_db.h"
 #include "server/resident.h"
 #include "server/result_json.h"
@@ -761,15 +762,12 @@ out:
 	return rc;
 }
 
+/* A VARCHAR cell copied, "" when NULL. */
 static char *vec_string(duckdb_vector v, idx_t row)
 {
-	uint64_t *valid = duckdb_vector_get_validity(v);
-	duckdb_string_t *s;
+	char *s = nx__vec_text(v, row);
 
-	if (valid && !duckdb_validity_row_is_valid(valid, row))
-		return nx_xstrdup("");
-	s = &((duckdb_string_t *)duckdb_vector_get_data(v))[row];
-	return nx_xstrndup(duckdb_string_t_data(s), duckdb_string_t_length(*s));
+	return s ? s : nx_xstrdup("");
 }
 
 int nx__pdb_describe(struct nx_pdb *pdb, const char *table, struct nx_pdb_column **cols,

@@ -10,6 +10,7 @@
  * query. Labels are indices into the reply's "labels" array, so a label repeated over
  * thousands of events is sent once. */
 #include "common/compat.h"
+#include "server/duck_vec.h"
 #include "server/timeline.h"
 #include "common/json_writer.h"
 #include "common/xalloc.h"
@@ -60,16 +61,9 @@ void nx__tl_reply_release(struct nx__tl_reply *r)
 	nx_strbuf_release(&r->key);
 }
 
-static bool valid(duckdb_vector v, idx_t row)
-{
-	uint64_t *m = duckdb_vector_get_validity(v);
-
-	return !m || duckdb_validity_row_is_valid(m, row);
-}
-
 static int64_t get_i64(duckdb_vector v, idx_t row)
 {
-	return valid(v, row) ? ((int64_t *)duckdb_vector_get_data(v))[row] : NONE;
+	return nx__vec_valid(v, row) ? ((int64_t *)duckdb_vector_get_data(v))[row] : NONE;
 }
 
 /* Appends v in decimal (printf would be most of a reply's cost), or null for NONE. */
@@ -109,7 +103,7 @@ static int64_t label_index(struct nx__tl_reply *r, duckdb_vector v, idx_t row)
 	uint32_t *ix;
 	bool added;
 
-	if (!valid(v, row))
+	if (!nx__vec_valid(v, row))
 		return NONE;
 	s = &((duckdb_string_t *)duckdb_vector_get_data(v))[row];
 	ix = nx_strmap_get(&r->labels, duckdb_string_t_data(s), duckdb_string_t_length(*s), &added);
@@ -125,7 +119,7 @@ static int64_t label_index(struct nx__tl_reply *r, duckdb_vector v, idx_t row)
 /* The track of row `row`, added when new. */
 static struct nx__tl_track *track_of(struct nx__tl_reply *r, duckdb_vector *v, idx_t row)
 {
-	bool cv = valid(v[C_CORE], row), tv = valid(v[C_TRACK], row);
+	bool cv = nx__vec_valid(v[C_CORE], row), tv = nx__vec_valid(v[C_TRACK], row);
 	int64_t core = cv ? ((int64_t *)duckdb_vector_get_data(v[C_CORE]))[row] : 0;
 	duckdb_string_t *s = &((duckdb_string_t *)duckdb_vector_get_data(v[C_TRACK]))[row];
 	struct nx__tl_track *t;
@@ -151,7 +145,7 @@ static struct nx__tl_track *track_of(struct nx__tl_reply *r, duckdb_vector *v, i
 	t->core_null = !cv;
 	t->core = core;
 	t->track = tv ? nx_xstrndup(duckdb_string_t_data(s), duckdb_string_t_length(*s)) : NULL;
-	t->bins = valid(v[C_BINS], row) && ((bool *)duckdb_vector_get_data(v[C_BINS]))[row];
+	t->bins = nx__vec_valid(v[C_BINS], row) && ((bool *)duckdb_vector_get_data(v[C_BINS]))[row];
 	return t;
 }
 
