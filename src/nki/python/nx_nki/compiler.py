@@ -1,11 +1,14 @@
 """compiler.py: the decisions the real NKI compiler makes, as deterministic passes over a
 recorded trace (docs/nki.md, "Compiler decisions").
 
+0. re-loads: when the live tiles fit SBUF but not with a second buffer for the sites that
+   stream one tile at a time, a block of loaded tiles held over a loop is re-loaded, just
+   the bytes each read needs, before every instruction reading it (remat.py).
 1. picks: an engine for every `unknown_engine` op (copies on ScalarE; tensor_scalar and
    memset on the least busy of their candidates, never GpSimd for tensor_scalar);
    a trigger engine and a queue for every DMA (loads from Sync, stores from the engine that
-   wrote the data, one queue per source line and trigger engine, hardware DGE for
-   nisa.dma_copy on trn2).
+   wrote the data, one queue per source line and trigger engine, re-loads on queues of
+   their own, hardware DGE for nisa.dma_copy on trn2).
 2. allocate: every on-chip tile gets SBUF/PSUM space. Tiles are grouped by allocation site
    (the source line that declared them); a site gets as many buffers as it has tiles live at
    once, more (multi-buffering: `bufs`, default 3, all 8 PSUM banks shared out) where
@@ -24,6 +27,7 @@ import bisect
 from collections import deque
 
 from . import errors
+from . import remat
 from .ops import PE, DVE, ACT, POOL, SP, ENGINE_NAMES
 from .policy import PSUM_BANKS, PSUM_BANK_BYTES
 from .tensor import Buf
@@ -65,6 +69,7 @@ class Program:
         self.spill_save = 0
         self.spill_reload = 0
         self.spill_q = {}
+        self.reload_q = {}
         self.sem_of_engine = {}
 
 
@@ -113,6 +118,16 @@ def _ts_engines(ins):
     return (DVE,)
 
 
+def _reload_queue(prog, trig, k):
+    q = prog.reload_q.get((trig, k))
+    if q is None:
+        q = Queue('q%sReload%d' % (ENGINE_NAMES[trig], k), 'in', trig, 5 + len(prog.queues),
+                  ('reload', trig, k))
+        prog.queues.append(q)
+        prog.reload_q[(trig, k)] = q
+    return q
+
+
 def pick(prog, ins_list):
     pol = prog.pol
     tr = prog.trace
@@ -122,6 +137,7 @@ def pick(prog, ins_list):
     queues = {}
     qsites = {}
     picks = {}
+    nreload = 0
     for ins in ins_list:
         op = ins.op
         if op == 'dma':
@@ -144,6 +160,14 @@ def pick(prog, ins_list):
             qtype = ('dynamic_hw' if dge else
                      {'load': 'in', 'store': 'out', 'spill_reload': 'in',
                       'spill_save': 'out'}.get(kind, 'data'))
+            if a.get('reload') and qtype == 'in':
+                # the compiler's re-loads (remat.py): queues of their own, taken in turn
+                q = _reload_queue(prog, trig, nreload % pol.reload_queues)
+                nreload += 1
+                a['q'] = q
+                busy[trig] += 64 / clk[trig]
+                writer[(ins.dst[0].id, ins.dst[1])] = None
+                continue
             sk = (trig, qtype, ins.loc)
             k = qsites.get(sk)
             if k is None:
@@ -200,6 +224,73 @@ def pick(prog, ins_list):
     return busy
 
 
+# --- 1b. re-loads instead of a resident block --------------------------------------------
+
+def _double_buffered(sites):
+    """SBUF bytes per partition for every site's live tiles, and a second buffer for each
+    site that streams its tiles one at a time (one live, several in all)."""
+    return sum(s.size * (2 if s.live == 1 and s.tiles > 1 else s.live)
+               for s in sites if s.kind == 'sbuf')
+
+
+def _reloadable(sites, tiles, ins_list):
+    """{site: {(buf, blk): (load, hbm view, hbm stride)}} of the SBUF sites holding several
+    live tiles that are each filled once by a whole-tile load from an HBM tensor the kernel
+    never writes, and only read afterwards."""
+    written = set()
+    for ins in ins_list:
+        if ins.dst is not None and ins.dst[0].kind == 'hbm':
+            written.add(id(ins.dst[0]))
+    out = {}
+    bad = set()
+    for key, t in tiles.items():
+        s = t[2]
+        if s.kind != 'sbuf' or s.live < 2 or s in bad:
+            continue
+        ld = ins_list[t[0]]
+        r = remat.loaded_whole(ld) if ld.dst is not None and (ld.dst[0], ld.dst[1]) == key \
+            else None
+        if r is None or id(r[0][0]) in written or any(
+                _writes(ins_list[j], key) for j in t[3][1:]):
+            bad.add(s)
+            out.pop(s, None)
+            continue
+        out.setdefault(s, {})[key] = (ld,) + r
+    return out
+
+
+def _writes(ins, key):
+    d = ins.dst
+    if d is not None and (d[0], d[1]) == key:
+        return True
+    for j in (ins.a.get('wsrc', ()) if ins.a else ()):
+        v = ins.srcs[j]
+        if v is not None and (v[0], v[1]) == key:
+            return True
+    return False
+
+
+def reload_blocks(prog, ins_list):
+    """When the sites' live tiles fit SBUF but not with the streaming sites double-buffered
+    (_double_buffered), a block of loaded tiles held over a loop (the largest first) is
+    re-loaded at each use rather than kept (remat.py); repeated while they still exceed it."""
+    cap = prog.pol.capacity()
+    while True:
+        tiles, sites = _live_sites(ins_list, prog.pol)
+        need = _double_buffered(sites)
+        if need <= cap or sum(s.live * s.size for s in sites if s.kind == 'sbuf') > cap:
+            # (the live tiles themselves not fitting is the spill policy's case, allocate)
+            return ins_list
+        cand = _reloadable(sites, tiles, ins_list)
+        if not cand:
+            return ins_list
+        s = max(cand, key=lambda x: (x.live * x.size, -x.order))
+        ins_list, n = remat.reload_at_use(prog.trace, ins_list, cand[s])
+        prog.decisions.append(('reload', s.loc, {
+            'buffer': s.name or '-', 'tiles': s.tiles, 'live': s.live, 'bytes': s.size,
+            'loads': n, 'reason': 'double_buffers_%d_over_sbuf_%d' % (need, cap)}))
+
+
 # --- 2. allocation -------------------------------------------------------------------------
 
 class Site:
@@ -224,9 +315,10 @@ def _tile_bytes(buf):
     return buf.F * buf.dtype.size
 
 
-def allocate(prog, ins_list):
-    pol = prog.pol
-    tiles = {}                    # (buf, blk) -> [first, last, site, uses]
+def _live_sites(ins_list, pol):
+    """The on-chip tiles {(buf, blk): [first, last, site, uses]} and their allocation sites
+    in order of first use, each with its tile count, size and tiles live at once."""
+    tiles = {}
     sites = {}
     order = 0
     for k, ins in enumerate(ins_list):
@@ -275,6 +367,12 @@ def allocate(prog, ins_list):
         cnt[o] += d
         if cnt[o] > byorder[o].live:
             byorder[o].live = cnt[o]
+    return tiles, byorder
+
+
+def allocate(prog, ins_list):
+    pol = prog.pol
+    tiles, byorder = _live_sites(ins_list, pol)
     prog.pooled = _choose_buffers(prog, byorder, pol)
     # lay out the buffers: SBUF from 0 in site order, PSUM by banks
     sb = 0
@@ -867,6 +965,7 @@ def _waits(deps, kn, num, snap):
 def compile_trace(trace, pol):
     prog = Program(trace, pol)
     ins = [i for i in trace.ins if i.op != 'dead']
+    ins = reload_blocks(prog, ins)
     pick(prog, ins)
     ins = allocate(prog, ins)
     deps = None

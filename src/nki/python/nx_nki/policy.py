@@ -23,6 +23,7 @@ class Policy:
         self.align = 64           # SBUF tile alignment in bytes
         self.engines = 'balance'  # engine picks for unknown_engine: balance | vector
         self.queues = 4           # DMA queues per trigger engine
+        self.reload_queues = 2    # queues of the compiler's re-loads (remat.py) per engine
         self.stationary_reuse = True
         self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
@@ -32,9 +33,10 @@ class Policy:
         return self.sbuf_bytes or SBUF_BYTES[self.target]
 
     def describe(self):
-        return ('target=%s dge=%s bufs=%d engines=%s queues=%d sbuf=%d window=%d'
-                % (self.target, 'on' if self.dge and self.target == 'trn2' else 'off', self.bufs,
-                   self.engines, self.queues, self.capacity(), self.window))
+        return ('target=%s dge=%s bufs=%d engines=%s queues=%d reload_queues=%d sbuf=%d '
+                'window=%d' % (self.target, 'on' if self.dge and self.target == 'trn2' else 'off',
+                               self.bufs, self.engines, self.queues, self.reload_queues,
+                               self.capacity(), self.window))
 
 
 _MODELLED = {'--target', '--disable-dge', '--enable-dge'}
@@ -93,6 +95,8 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
                 pol.engines = v
             elif k == 'queues':
                 pol.queues = max(1, int(v))
+            elif k == 'reload_queues':
+                pol.reload_queues = max(1, int(v))
             elif k == 'dge':
                 pol.dge = v in ('1', 'on', 'true', 'yes')
             elif k == 'target':
@@ -109,7 +113,8 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
                 raise KeyError
         except KeyError:
             raise ValueError("%s: unknown policy '%s' (known: bufs, bufs@LINE, sbuf, engines, "
-                             "queues, dge, target, numerics, stationary_reuse, window)" % (source, k))
+                             "queues, reload_queues, dge, target, numerics, stationary_reuse, "
+                             "window)" % (source, k))
         except ValueError:
             raise ValueError("%s: bad value '%s' for %s" % (source, v, k)) from None
 
