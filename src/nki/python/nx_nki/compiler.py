@@ -70,6 +70,7 @@ class Program:
         self.spill_reload = 0
         self.spill_q = {}
         self.reload_q = {}
+        self.live_sites = None    # (ins list, tiles, sites) of reload_blocks, for allocate
         self.sem_of_engine = {}
 
 
@@ -277,6 +278,8 @@ def reload_blocks(prog, ins_list):
     cap = prog.pol.capacity()
     while True:
         tiles, sites = _live_sites(ins_list, prog.pol)
+        # (allocate starts from these: the picks in between change no view)
+        prog.live_sites = (ins_list, tiles, sites)
         need = _double_buffered(sites)
         if need <= cap or sum(s.live * s.size for s in sites if s.kind == 'sbuf') > cap:
             # (the live tiles themselves not fitting is the spill policy's case, allocate)
@@ -372,7 +375,12 @@ def _live_sites(ins_list, pol):
 
 def allocate(prog, ins_list):
     pol = prog.pol
-    tiles, byorder = _live_sites(ins_list, pol)
+    known = prog.live_sites
+    if known is not None and known[0] is ins_list:
+        tiles, byorder = known[1], known[2]
+    else:
+        tiles, byorder = _live_sites(ins_list, pol)
+    prog.live_sites = None
     prog.pooled = _choose_buffers(prog, byorder, pol)
     # lay out the buffers: SBUF from 0 in site order, PSUM by banks
     sb = 0
