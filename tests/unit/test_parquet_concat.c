@@ -16,54 +16,14 @@
 #include "common/xalloc.h"
 #include "helper/asserts.h"
 #include "helper/fixture.h"
+#include "helper/profile_db.h"
 
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-
-static char *fmt_sql(const char *fmt, va_list ap) NX_PRINTF(1, 0);
-static char *fmt_sql(const char *fmt, va_list ap)
-{
-	char *sql;
-
-	if (vasprintf(&sql, fmt, ap) < 0)
-		fail();
-	return sql;
-}
-
-static int64_t q(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
-static int64_t q(struct nx_duck *d, const char *fmt, ...)
-{
-	struct nx_err err = { 0 };
-	int64_t v = -1;
-	va_list ap;
-
-	va_start(ap, fmt);
-	char *sql = fmt_sql(fmt, ap);
-	va_end(ap);
-	if (nx_duck_query_i64(d, sql, &v, &err))
-		fail_msg("%s: %s", sql, err.msg);
-	free(sql);
-	return v;
-}
-
-static void ex(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
-static void ex(struct nx_duck *d, const char *fmt, ...)
-{
-	struct nx_err err = { 0 };
-	va_list ap;
-
-	va_start(ap, fmt);
-	char *sql = fmt_sql(fmt, ap);
-	va_end(ap);
-	if (nx_duck_exec(d, sql, &err))
-		fail_msg("%s: %s", sql, err.msg);
-	free(sql);
-}
 
 /* rows rows of (id, name, val, flag, maybe) into dir/<table>_<i>.parquet, 3 row groups
  * per file, as DuckDB's rotation writes them (500 rows asked per row group: DuckDB
@@ -74,7 +34,7 @@ static int write_parts(struct nx_duck *d, const char *dir, const char *table, in
 	char *sub = nx_xasprintf("%s/.%s.rot", dir, table);
 	int n = 0;
 
-	ex(d,
+	nx_test_exf(d,
 	  "COPY (SELECT range AS id, 'n' || (range %% 7) AS name, "
 	  "range / 3.0 AS val, range %% 2 = 0 AS flag, CASE WHEN range %% 5 = 0 THEN NULL "
 	  "ELSE range * 1000 END AS maybe%s FROM range(%d)) TO '%s' (FORMAT parquet, "
@@ -124,33 +84,34 @@ static void test_joined_file_reads_like_the_parts(void **state)
 	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
 	n = write_parts(d, dir, "T", 30000, "");
 	NX_ASSERT_CMP(n, >=, 3); /* row groups of at least a vector (2048 rows), 3 per file */
-	int64_t groups = q(d, "SELECT count(*) FROM (SELECT DISTINCT file_name, row_group_id "
+	int64_t groups = nx_test_qi(d, "SELECT count(*) FROM (SELECT DISTINCT file_name, row_group_id "
 			      "FROM parquet_metadata('%s/T_*.parquet'))", dir);
 	char **parts = part_paths(dir, "T", n);
 	char *out = nx_path_join(dir, "joined.parquet");
 	if (nx_parquet_concat((const char *const *)parts, (size_t)n, out, &err))
 		fail_msg("%s", err.msg);
 	/* every row, in order, with NULLs and booleans intact */
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s'", out), ==, 30000);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM (SELECT id, row_number() OVER () - 1 AS rn "
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM '%s'", out), ==, 30000);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM (SELECT id, row_number() OVER () - 1 AS rn "
 			   "FROM '%s') WHERE id <> rn", out), ==, 0);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM (SELECT * FROM '%s' EXCEPT ALL SELECT * FROM "
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM (SELECT * FROM '%s' EXCEPT ALL SELECT * FROM "
 			   "read_parquet('%s/T_*.parquet'))", out, dir), ==, 0);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s' WHERE maybe IS NULL", out), ==, 6000);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s' WHERE flag", out), ==, 15000);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s' WHERE name = 'n3'", out), ==, 4286);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM '%s' WHERE maybe IS NULL", out), ==, 6000);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM '%s' WHERE flag", out), ==, 15000);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM '%s' WHERE name = 'n3'", out), ==, 4286);
 	/* the footer lists every part's row groups, each pointing at its own pages */
-	NX_ASSERT_CMP(q(d, "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')", out),
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(DISTINCT row_group_id) FROM "
+				 "parquet_metadata('%s')", out),
 		      ==, groups);
-	NX_ASSERT_CMP(q(d, "SELECT sum(row_group_num_rows) FROM (SELECT DISTINCT row_group_id, "
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT sum(row_group_num_rows) FROM (SELECT DISTINCT row_group_id, "
 			   "row_group_num_rows FROM parquet_metadata('%s'))", out), ==, 30000);
-	NX_ASSERT_CMP(q(d, "SELECT min(id) FROM (SELECT id FROM '%s' LIMIT 1 OFFSET 29999)", out),
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT min(id) FROM (SELECT id FROM '%s' LIMIT 1 OFFSET 29999)", out),
 		      ==, 29999);
 	/* bloom filters moved with their row groups: a name that is nowhere is excluded
 	 * from every row group, one that is everywhere from none */
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FILTER (bloom_filter_excludes) FROM "
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FILTER (bloom_filter_excludes) FROM "
 			   "parquet_bloom_probe('%s', 'name', 'nowhere')", out), ==, groups);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FILTER (bloom_filter_excludes) FROM "
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FILTER (bloom_filter_excludes) FROM "
 			   "parquet_bloom_probe('%s', 'name', 'n3')", out), ==, 0);
 	/* the output must not exist already */
 	assert_int_not_equal(nx_parquet_concat((const char *const *)parts, (size_t)n, out, &err),
@@ -170,19 +131,20 @@ static void check_slice(struct nx_duck *d, struct nx_pq_slicer *s, const char *w
 	remove(out);
 	if (nx_pq_slice_write(s, first, n, out, &err))
 		fail_msg("slice %u+%u: %s", first, n, err.msg);
-	int64_t start = q(d, "SELECT coalesce(sum(row_group_num_rows), 0) FROM (SELECT DISTINCT "
+	int64_t start = nx_test_qi(d, "SELECT coalesce(sum(row_group_num_rows), 0) FROM (SELECT DISTINCT "
 			     "row_group_id, row_group_num_rows FROM parquet_metadata('%s')) WHERE "
 			     "row_group_id < %u", whole, first);
-	int64_t rows = q(d, "SELECT sum(row_group_num_rows) FROM (SELECT DISTINCT row_group_id, "
+	int64_t rows = nx_test_qi(d, "SELECT sum(row_group_num_rows) FROM (SELECT DISTINCT row_group_id, "
 			    "row_group_num_rows FROM parquet_metadata('%s')) WHERE row_group_id "
 			    ">= %u AND row_group_id < %u", whole, first, first + n);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM '%s'", out), ==, rows);
-	NX_ASSERT_CMP(q(d, "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')", out),
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM '%s'", out), ==, rows);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(DISTINCT row_group_id) FROM "
+				 "parquet_metadata('%s')", out),
 		      ==, n);
 	/* the same rows, in order, NULLs and booleans intact */
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM (SELECT id, row_number() OVER () - 1 + %" PRId64
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM (SELECT id, row_number() OVER () - 1 + %" PRId64
 			   " AS rn FROM '%s') WHERE id <> rn", start, out), ==, 0);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM ((SELECT * FROM '%s' EXCEPT ALL SELECT * FROM "
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM ((SELECT * FROM '%s' EXCEPT ALL SELECT * FROM "
 			   "'%s' WHERE id >= %" PRId64 " AND id < %" PRId64 ") UNION ALL (SELECT * "
 			   "FROM '%s' WHERE id >= %" PRId64 " AND id < %" PRId64 " EXCEPT ALL SELECT "
 			   "* FROM '%s'))", out, whole, start, start + rows, whole, start,
@@ -206,7 +168,7 @@ static void test_slices_read_like_their_row_groups(void **state)
 	if (nx_pq_slicer_open(&s, whole, &err))
 		fail_msg("%s", err.msg);
 	uint32_t groups = nx_pq_slicer_row_groups(s);
-	NX_ASSERT_CMP(groups, ==, q(d, "SELECT count(DISTINCT row_group_id) FROM "
+	NX_ASSERT_CMP(groups, ==, nx_test_qi(d, "SELECT count(DISTINCT row_group_id) FROM "
 				       "parquet_metadata('%s')", whole));
 	NX_ASSERT_CMP(groups, >=, 9);
 	/* one row group, all of them, slices across the parts' boundaries (where a part's
@@ -221,7 +183,7 @@ static void test_slices_read_like_their_row_groups(void **state)
 		fail_msg("%s", err.msg);
 	remove(out);
 	assert_int_equal(nx_pq_slice_write(p0, 1, 2, out, &err), 0);
-	NX_ASSERT_CMP(q(d, "SELECT min(id) FROM '%s'", out), ==, 2048);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT min(id) FROM '%s'", out), ==, 2048);
 	nx_pq_slicer_close(p0);
 	/* no row groups out of range; the output must not exist already */
 	assert_int_equal(nx_pq_slice_write(s, groups, 1, out, &err), NX_EUSAGE);
@@ -248,7 +210,7 @@ static void test_split_tables_become_one_file(void **state)
 	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
 	NX_ASSERT_CMP(write_parts(d, dir, "Big", 20000, ""), >=, 3);
 	NX_ASSERT_CMP(write_parts(d, dir, "One", 700, ""), ==, 1);
-	ex(d, "COPY (SELECT 42 AS x) TO '%s/Whole.parquet' "
+	nx_test_exf(d, "COPY (SELECT 42 AS x) TO '%s/Whole.parquet' "
 	     "(FORMAT parquet)", dir);
 	if (nx_parquet_join_split_tables(dir, &bytes, &tables, &err))
 		fail_msg("%s", err.msg);
@@ -259,10 +221,11 @@ static void test_split_tables_become_one_file(void **state)
 	assert_false(nx_is_file(one0));
 	if (nx_db_create_views(d, dir, &err))
 		fail_msg("%s", err.msg);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM Big"), ==, 20000);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM One"), ==, 700);
-	NX_ASSERT_CMP(q(d, "SELECT x FROM Whole"), ==, 42);
-	NX_ASSERT_CMP(q(d, "SELECT count(*) FROM read_parquet('%s/Big.parquet')", dir), ==, 20000);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM Big"), ==, 20000);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM One"), ==, 700);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT x FROM Whole"), ==, 42);
+	NX_ASSERT_CMP(nx_test_qi(d, "SELECT count(*) FROM read_parquet('%s/Big.parquet')", dir), ==,
+		      20000);
 	nx_duck_close(d);
 	free(big0);
 	free(one0);
