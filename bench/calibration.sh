@@ -5,7 +5,7 @@
 # by family, measured, simulated and the error of every published figure, the median
 # and worst error of each class of figures and how many are within target, then the
 # micro facts and an overview. With --reference DIR (a folder holding nki-calibration/,
-# e.g. ../shared/reference; read, never copied) it adds family D: the NKI calibration
+# the team library's, outside the repository; read, never copied) it adds family D: the NKI calibration
 # kernels run unmodified through the NKI front-end (`neuron-explorer nki`, with a
 # python3 that has numpy) and compared with their measured Summary, and the DMA
 # streams of its DMA-bound kernels. --markdown prints the tables docs/simulator.md

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # nki.sh BUILD_DIR WORK_DIR [REFERENCE_DIR]: the NKI front-end (called by run.sh; the
-# reference folder comes from the third argument or NX_BENCH_REFERENCE, e.g.
-# ../shared/reference, and is only read):
+# reference folder comes from the third argument or NX_BENCH_REFERENCE: the team
+# library's reference folder, outside the repository, only read):
 #  1. the shim's own cost: recorded instructions per second, numerics off and on, and the
 #     compile rate (bench/nki_rate.py, a kernel written here);
 #  2. the whole `nki run` of the matmul tutorial's tiled kernel at 4096 x 8192 x 8192, and
@@ -32,7 +32,7 @@ echo "# shim cost (listing level: $("$py" -c 'from nx_nki import driver; print(d
 
 if [ -z "$ref" ] || [ ! -d "$ref/nki-samples" ]; then
 	echo
-	echo "nki: no reference folder given (bench/nki.sh BUILD WORK ../shared/reference):"
+	echo "nki: no reference folder given (bench/nki.sh BUILD WORK REFERENCE_DIR):"
 	echo "nki: the tutorials and calibration kernels are skipped"
 	rm -rf "$work"
 	exit 0
