@@ -37,7 +37,7 @@ KERNELS = [
     ('layernorm', 1024, {'x': (1024, 512), 'gamma': (128, 512), 'beta': (128, 512)},
      'window=1'),
     ('dma_tiny', 1024, {'x': (1024, 256), 'y': (1024, 256)}, ''),
-    ('vector_bound', 1024, {'x': (1024, 512)}, 'engines=vector'),
+    ('vector_bound', 1024, {'x': (1024, 512)}, 'engines=vector,fuse=off'),
     ('matmul_v1', 2048, {'lhsT': (2048, 2048), 'rhs': (2048, 2048)}, 'window=1'),
     ('attention', 512, {'qT': (128, 512), 'kT': (128, 512), 'v': (512, 128)}, ''),
     ('serial_sem', 512, {'lhsT': (512, 512), 'rhs': (512, 512)}, ''),

@@ -27,6 +27,7 @@ import bisect
 from collections import deque
 
 from . import errors
+from . import fuse
 from . import remat
 from .ops import PE, DVE, ACT, POOL, SP, ENGINE_NAMES
 from .policy import PSUM_BANKS, PSUM_BANK_BYTES
@@ -973,6 +974,8 @@ def _waits(deps, kn, num, snap):
 def compile_trace(trace, pol):
     prog = Program(trace, pol)
     ins = [i for i in trace.ins if i.op != 'dead']
+    if pol.fuse:
+        ins = fuse.unary(prog, ins)
     ins = reload_blocks(prog, ins)
     pick(prog, ins)
     ins = allocate(prog, ins)

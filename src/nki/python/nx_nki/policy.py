@@ -27,6 +27,7 @@ class Policy:
         self.stationary_reuse = True
         self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
+        self.fuse = True          # x op (c * x) as one single-input op (fuse.py)
         self.notes = []           # options accepted and ignored
 
     def capacity(self):
@@ -107,6 +108,8 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
                 pol.numerics = v in ('1', 'on', 'true', 'yes')
             elif k == 'window':
                 pol.window = max(1, int(v))
+            elif k == 'fuse':
+                pol.fuse = v in ('1', 'on', 'true', 'yes')
             elif k == 'stationary_reuse':
                 pol.stationary_reuse = v in ('1', 'on', 'true', 'yes')
             else:
@@ -114,7 +117,7 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
         except KeyError:
             raise ValueError("%s: unknown policy '%s' (known: bufs, bufs@LINE, sbuf, engines, "
                              "queues, reload_queues, dge, target, numerics, stationary_reuse, "
-                             "window)" % (source, k))
+                             "window, fuse)" % (source, k))
         except ValueError:
             raise ValueError("%s: bad value '%s' for %s" % (source, v, k)) from None
 
