@@ -41,6 +41,19 @@ def raises(fn, needle, exc=None):
     raise AssertionError('no error (expected one mentioning %r)' % needle)
 
 
+def simulate(listing_text, d, tag):
+    """Assembles a listing with the real binary (`kernel asm`) in folder d and simulates it
+    on trn2; returns the simulated microseconds."""
+    import subprocess
+    from nx_nki import driver
+    lst = os.path.join(d, tag + '.listing')
+    with open(lst, 'w') as f:
+        f.write(listing_text)
+    neff = os.path.join(d, tag + '.neff')
+    subprocess.run([driver.binary(), 'kernel', 'asm', lst, '-o', neff], check=True)
+    return driver.capture(neff, os.path.join(d, tag + '.ntff'), 'trn2')
+
+
 def run(mod):
     names = sorted(n for n in dir(mod) if n.startswith('test_'))
     only = os.environ.get('NX_NKI_TEST')

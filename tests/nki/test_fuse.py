@@ -4,7 +4,6 @@ simulates has the rewritten operations and the `fuse` decisions, the kernel's nu
 numpy's, and the forms it must not touch (the scaled copy read twice, a negative c in a
 product, a two-operation tensor_scalar, `fuse=off`) keep their tensor_tensors.
 """
-import os
 import re
 import sys
 
@@ -15,10 +14,9 @@ import neuronxcc.nki as nki
 import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
 import neuronxcc.nki.typing as nt
-from nx_nki import api, driver, policy
+from nx_nki import api, policy
 
 rng = np.random.default_rng(11)
-BIN = os.environ.get('NX_NKI_BIN', 'neuron-explorer')
 
 
 @nki.jit
@@ -69,14 +67,7 @@ def ops(text):
 
 def assemble(text, tag):
     """The listing assembles into a NEFF and simulates (the real binary)."""
-    d = H.tmpdir()
-    lst = os.path.join(d, tag + '.listing')
-    with open(lst, 'w') as f:
-        f.write(text)
-    neff = os.path.join(d, tag + '.neff')
-    import subprocess
-    subprocess.run([BIN, 'kernel', 'asm', lst, '-o', neff], check=True)
-    return driver.capture(neff, os.path.join(d, tag + '.ntff'), 'trn2')
+    return H.simulate(text, H.tmpdir(), tag)
 
 
 def test_rewrites_numbers_unchanged():

@@ -69,13 +69,7 @@ def fold_negate(listing):
     return '\n'.join(out)
 
 
-def simulate(listing_text, d, tag):
-    lst = os.path.join(d, tag + '.listing')
-    with open(lst, 'w') as f:
-        f.write(listing_text)
-    neff = os.path.join(d, tag + '.neff')
-    subprocess.run([BIN, 'kernel', 'asm', lst, '-o', neff], check=True)
-    return driver.capture(neff, os.path.join(d, tag + '.ntff'), 'trn2')
+simulate = H.simulate
 
 
 def load_kernel(name):
