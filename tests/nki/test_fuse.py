@@ -38,8 +38,9 @@ def k_fusable(a):
 @nki.jit
 def k_kept(a):
     """No rewrite: the scaled copy also stored, a negative scale in a product, a
-    two-operation tensor_scalar, and a scaled copy of another tile."""
-    out = nl.ndarray((5,) + tuple(a.shape), dtype=a.dtype, buffer=nl.shared_hbm)
+    two-operation tensor_scalar, a scaled copy of another tile, and a tensor_tensor the
+    kernel puts on GpSimd."""
+    out = nl.ndarray((6,) + tuple(a.shape), dtype=a.dtype, buffer=nl.shared_hbm)
     x = nl.load(a)
     y = nl.load(a)
     s1 = nisa.tensor_scalar(data=x, op0=nl.multiply, operand0=0.25)
@@ -51,6 +52,8 @@ def k_kept(a):
     nl.store(out[3], value=nl.add(x, s3))
     s4 = nisa.tensor_scalar(data=y, op0=nl.multiply, operand0=0.5)
     nl.store(out[4], value=nl.add(x, s4))
+    s5 = nisa.tensor_scalar(data=x, op0=nl.multiply, operand0=0.5)
+    nl.store(out[5], value=nisa.tensor_tensor(x, s5, nl.add, engine=nisa.gpsimd_engine))
     return out
 
 
@@ -103,13 +106,14 @@ def test_rewrites_in_listing():
 def test_forms_kept():
     a = rng.standard_normal((128, 512)).astype(np.float32)
     got = nki.simulate_kernel(k_kept, a)
-    want = np.stack([a - 0.25 * a, 0.25 * a, a * (-0.5 * a), a + (0.5 * a + 1), a + 0.5 * a])
+    want = np.stack([a - 0.25 * a, 0.25 * a, a * (-0.5 * a), a + (0.5 * a + 1), a + 0.5 * a,
+                     a + 0.5 * a])
     H.close(got, want, what='k_kept')
     text = listing(k_kept, a)
     if 'decision fuse' in text:
         raise AssertionError('fused: %s' % re.findall(r'.*decision fuse.*', text))
-    if sum(1 for op, _ in ops(text) if op == 'tensor_tensor') != 4:
-        raise AssertionError('expected four tensor_tensors: %s' % ops(text))
+    if sum(1 for op, _ in ops(text) if op == 'tensor_tensor') != 5:
+        raise AssertionError('expected five tensor_tensors: %s' % ops(text))
     assemble(text, 'kept')
 
 

@@ -1,6 +1,6 @@
 """fuse.py: the compiler's rewrite of an elementwise op of x with a scaled copy of x.
 
-A tensor_tensor whose operands are a tile x and c * x (a one-operation tensor_scalar
+A VectorE tensor_tensor whose operands are a tile x and c * x (a one-operation tensor_scalar
 multiply of the same x by a number, read by nothing else) is a function of x alone, which
 the compiler evaluates as one single-input operation and leaves the tensor_scalar out:
 
@@ -17,7 +17,7 @@ records them before compiling.
 """
 import math
 
-from .ops import ACT
+from .ops import ACT, DVE
 from .record import Ins
 
 
@@ -79,8 +79,8 @@ def unary(prog, ins_list):
     out = list(ins_list)
     counts = {}
     for j, t in enumerate(ins_list):
-        if t.op != 'tt' or len(t.srcs) != 2 or t.a.get('alu') not in ('add', 'subtract',
-                                                                       'multiply'):
+        if (t.op != 'tt' or t.eng != DVE or len(t.srcs) != 2
+                or t.a.get('alu') not in ('add', 'subtract', 'multiply')):
             continue
         for k in (0, 1):
             sv, x = t.srcs[k], t.srcs[1 - k]
