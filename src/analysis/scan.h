@@ -148,7 +148,8 @@ int nx__rec_engine_unions(struct nx_duck *d, const struct nx_rec_scan *sc, int64
 int nx__rec_busy_runs(struct nx_duck *d, const struct nx_rec_scan *sc, const char *engine,
 		      struct nx_rec_stretches *st, struct nx_err *err);
 
-/* scan_inst.c: the Instruction pass; it writes rx_InstAgg and rx_Edge and sorts the
+/* scan_inst.c: the Instruction pass; it writes rx_InstAgg and rx_Edge (a view over the
+ * edges with their lines as numbers, rx_EdgeLine, and those numbers' texts) and sorts the
  * waits. */
 int nx__rec_scan_instructions(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err);
 /* Over the window's Tensor MATMULs: their number, their flops (0 when none is known),

@@ -9,7 +9,10 @@
  *    the instruction's source line and HBM flags, written to rx_Edge (one row per edge, as the SQL join
  *    gave): the Flow edges are read in instruction id order beside the pass, which
  *    reads Instruction in file order, where the ingest writes the ids in order; should
- *    an id come before the one above it, the pass runs again sorted by id (by DuckDB);
+ *    an id come before the one above it, the pass runs again sorted by id (by DuckDB).
+ *    Flow itself is read in file order by the C reader, holding one row group (the
+ *    ingest writes it by in_id too); should its ids go back, or a file not suit the
+ *    reader, the pass starts again with the edges sorted by DuckDB;
  *  - every semaphore wait, into an external sort by its start, for the serialisation
  *    investigation. */
 #include "common/compat.h"
@@ -43,7 +46,19 @@ static const struct nx_rec_colspec inst_cols[C_N] = {
 
 /* The edges out of instructions that the analysis follows, all DGE_TRIGGER ones (what
  * feeds DMA); those that attribute a transfer to its instruction (attribution.h) go to
- * rx_Edge, for DMA efficiency and redundant DMA. */
+ * rx_Edge, for DMA efficiency and redundant DMA. In file order, Flow's columns are
+ * tested in C as rx_Flow's expressions (quality.c) and EDGE_SQL test them. */
+enum { F_IN_TABLE, F_OUT_TABLE, F_IN_ID, F_OUT_ID, F_DEP, F_N };
+static const struct nx_rec_colspec flow_cols[F_N] = {
+	{ "in_table", NX_REC_VARCHAR }, { "out_table", NX_REC_VARCHAR },
+	{ "in_id", NX_REC_BIGINT }, { "out_id", NX_REC_BIGINT },
+	{ "dependency_type", NX_REC_VARCHAR },
+};
+
+/* The Flow edges, read in file order, came out of id order (or the C reader refused a
+ * file): the pass starts again with them sorted by EDGE_SQL. */
+#define EDGES_BY_SQL 2
+
 static const char EDGE_SQL[] =
 	"SELECT in_id, out_id, coalesce(" NX_DMA_TRIGGER_SQL ", false) AS to_dpa,\n"
 	"    true AS dge\n"
@@ -112,11 +127,18 @@ struct pass {
 	struct nx_duck *d;
 	struct nx_rec_scan *sc;
 	struct nx_duck_appender *app; /* rx_Edge */
-	/* the edge stream, one row ahead */
+	/* the edge stream, one row ahead: Flow in file order (flow), or EDGE_SQL (cur) */
+	struct nx_rec_read *flow;
+	const struct nx_pqr_batch *fb;
 	struct nx_duck_cursor *cur;
 	const struct nx_dchunk *chunk;
 	size_t at;
 	bool edges_done;
+	struct edge next; /* the edge at the stream's head, with its in_id */
+	int64_t next_in;
+	bool have_next;
+	int64_t flow_last; /* the last in_id read in file order */
+	bool flow_any;
 	/* the edges of the instruction id last seen */
 	struct edge *edges;
 	size_t nedges, edges_cap;
@@ -127,9 +149,90 @@ struct pass {
 	struct text_cache cache[4]; /* src, engine, opcode, tti */
 };
 
-/* The in_id of the edge stream's next row (false at its end). */
-static int edge_peek(struct pass *p, int64_t *in_id, bool *have, struct nx_err *err)
+/* Whether a cell, upper-cased (or lower-cased), is want; -1 when it holds a byte
+ * outside ASCII, whose case DuckDB maps by Unicode's rules (EDGE_SQL then decides). */
+static int text_is(const struct nx_pqr_batch *b, size_t col, size_t r, const char *want)
 {
+	const char *s;
+	size_t len, n = strlen(want);
+
+	if (!nx__rec_str(b, col, r, &s, &len))
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return -1;
+	if (len != n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i], w = want[i];
+		if (c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		if (w >= 'a' && w <= 'z')
+			w = (char)(w - 'a' + 'A');
+		if (c != w)
+			return 0;
+	}
+	return 1;
+}
+
+/* Flow's row r as an edge of EDGE_SQL: 1 when it is one, 0 when not, EDGES_BY_SQL when
+ * C cannot tell. rx_Flow maps in_table and out_table case-blind ('dma_block' being
+ * DmaPacketAggregated) and upper-cases dependency_type. */
+static int flow_edge(struct pass *p, const struct nx_pqr_batch *b, size_t r)
+{
+	int dep = text_is(b, F_DEP, r, "DGE_TRIGGER");
+	int in = text_is(b, F_IN_TABLE, r, "instruction");
+	int dpa = text_is(b, F_OUT_TABLE, r, "dmapacketaggregated");
+	int blk = text_is(b, F_OUT_TABLE, r, "dma_block");
+
+	if (dep < 0 || in < 0 || dpa < 0 || blk < 0)
+		return EDGES_BY_SQL;
+	if (!dep || !in || !nx__rec_i64(b, F_IN_ID, r, &p->next_in))
+		return 0;
+	p->next.has_out = nx__rec_i64(b, F_OUT_ID, r, &p->next.out);
+	p->next.to_dpa = dpa || blk;
+	p->next.dge = true;
+	return 1;
+}
+
+/* The next edge of Flow in file order into p->next (have_next false at the end). */
+static int flow_peek(struct pass *p, struct nx_err *err)
+{
+	for (;;) {
+		if (!p->edges_done && (!p->fb || p->at >= p->fb->rows)) {
+			int rc = nx__rec_read_next(p->flow, &p->fb, err);
+			if (rc)
+				return rc == NX_EVERSION ? EDGES_BY_SQL : rc;
+			p->at = 0;
+			if (!p->fb)
+				p->edges_done = true;
+		}
+		if (p->edges_done) {
+			p->have_next = false;
+			return 0;
+		}
+		int is = flow_edge(p, p->fb, p->at);
+		if (is == EDGES_BY_SQL)
+			return is;
+		if (is) {
+			if (p->flow_any && p->next_in < p->flow_last)
+				return EDGES_BY_SQL;
+			p->flow_any = true;
+			p->flow_last = p->next_in;
+			p->have_next = true;
+			return 0;
+		}
+		p->at++;
+	}
+}
+
+/* The edge stream's next row into p->next (have_next false at its end). */
+static int edge_peek(struct pass *p, struct nx_err *err)
+{
+	int64_t v;
+
+	if (p->flow)
+		return flow_peek(p, err);
 	for (;;) {
 		if (!p->edges_done && (!p->chunk || p->at >= nx_dchunk_rows(p->chunk))) {
 			int rc = nx_duck_cursor_next(p->cur, &p->chunk, err);
@@ -140,11 +243,14 @@ static int edge_peek(struct pass *p, int64_t *in_id, bool *have, struct nx_err *
 				p->edges_done = true;
 		}
 		if (p->edges_done) {
-			*have = false;
+			p->have_next = false;
 			return 0;
 		}
-		if (nx_dchunk_i64(p->chunk, 0, p->at, in_id)) {
-			*have = true;
+		if (nx_dchunk_i64(p->chunk, 0, p->at, &p->next_in)) {
+			p->next.has_out = nx_dchunk_i64(p->chunk, 1, p->at, &p->next.out);
+			p->next.to_dpa = nx_dchunk_i64(p->chunk, 2, p->at, &v) && v;
+			p->next.dge = nx_dchunk_i64(p->chunk, 3, p->at, &v) && v;
+			p->have_next = true;
 			return 0;
 		}
 		p->at++; /* no in_id: the SQL excluded those, never here */
@@ -154,8 +260,6 @@ static int edge_peek(struct pass *p, int64_t *in_id, bool *have, struct nx_err *
 /* Loads the edges of instruction id (the stream is sorted by in_id). */
 static int edges_of(struct pass *p, int64_t id, struct nx_err *err)
 {
-	int64_t in_id;
-	bool have;
 	int rc;
 
 	if (p->have_edge_id && p->edge_id == id)
@@ -163,15 +267,10 @@ static int edges_of(struct pass *p, int64_t id, struct nx_err *err)
 	p->nedges = 0;
 	p->edge_id = id;
 	p->have_edge_id = true;
-	while (!(rc = edge_peek(p, &in_id, &have, err)) && have && in_id <= id) {
-		if (in_id == id) {
-			struct edge *e;
-			int64_t v;
+	while (!(rc = edge_peek(p, err)) && p->have_next && p->next_in <= id) {
+		if (p->next_in == id) {
 			NX_GROW(p->edges, p->nedges + 1, p->edges_cap);
-			e = &p->edges[p->nedges++];
-			e->has_out = nx_dchunk_i64(p->chunk, 1, p->at, &e->out);
-			e->to_dpa = nx_dchunk_i64(p->chunk, 2, p->at, &v) && v;
-			e->dge = nx_dchunk_i64(p->chunk, 3, p->at, &v) && v;
+			p->edges[p->nedges++] = p->next;
 		}
 		p->at++;
 	}
@@ -261,17 +360,20 @@ static void add_to_group(struct pass *p, const struct nx_pqr_batch *b, size_t r,
 	}
 }
 
-static int append_edges(struct pass *p, const struct nx_rec_dict *src, int32_t line, bool rd,
-			bool hbm, struct nx_err *err)
+/* An edge's row of rx_EdgeLine: the line as its number in the scan's dictionary, which
+ * rx_EdgeText names (write_edge_lines): 14 bytes a row where the text took 30 or more. */
+static int append_edges(struct pass *p, int32_t line, bool rd, bool hbm, struct nx_err *err)
 {
-	const char *text = line >= 0 ? src->text[line] : NULL;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < p->nedges; i++) {
 		if (!p->edges[i].to_dpa || !p->edges[i].has_out)
 			continue;
 		nx_duck_append_i64(p->app, p->edges[i].out);
-		nx_duck_append_str(p->app, text, text ? strlen(text) : 0);
+		if (line >= 0)
+			nx_duck_append_i64(p->app, line);
+		else
+			nx_duck_append_null(p->app);
 		nx_duck_append_bool(p->app, rd);
 		nx_duck_append_bool(p->app, hbm);
 		rc = nx_duck_append_end_row(p->app, err);
@@ -315,7 +417,7 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 			p->any_id = true;
 			p->last_id = id;
 			if ((rc = edges_of(p, id, err)) ||
-			    (rc = append_edges(p, &sc->src, k.src, rd, hbm, err)))
+			    (rc = append_edges(p, k.src, rd, hbm, err)))
 				break;
 			for (size_t i = 0; i < p->nedges; i++)
 				dge |= p->edges[i].dge;
@@ -442,16 +544,43 @@ static int write_groups(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err
 	return rc ? rc : rc2;
 }
 
+/* rx_Edge, what the investigations join: rx_EdgeLine with its lines' texts. */
+static int write_edge_lines(struct nx_duck *d, const struct nx_rec_scan *sc, struct nx_err *err)
+{
+	struct nx_duck_appender *a = NULL;
+	int rc = nx_duck_exec(d, "CREATE OR REPLACE TABLE rx_EdgeText (line INTEGER, src VARCHAR)",
+			      err);
+
+	if (!rc)
+		rc = nx_duck_appender_open(d, "rx_EdgeText", &a, err);
+	for (size_t i = 0; !rc && i < sc->src.n; i++) {
+		nx_duck_append_i64(a, (int64_t)i);
+		nx_duck_append_str(a, sc->src.text[i], strlen(sc->src.text[i]));
+		rc = nx_duck_append_end_row(a, err);
+	}
+	int rc2 = nx_duck_appender_close(a, err);
+	if (!rc)
+		rc = rc2;
+	if (!rc)
+		rc = nx_duck_exec(d, "CREATE OR REPLACE VIEW rx_Edge AS SELECT e.dpa_id, t.src, "
+				  "e.rd, e.hbm FROM rx_EdgeLine e "
+				  "LEFT JOIN rx_EdgeText t ON t.line = e.line", err);
+	return rc;
+}
+
 /* Before each start of the pass: the state of the last one dropped, rx_Edge emptied, the
  * edge stream started again. Errors wait for the first batch (reset cannot fail). */
 struct attempt {
 	struct pass p;
+	bool edges_by_sql; /* Flow in file order did not do: EDGE_SQL sorts the edges */
 	int rc;
 	struct nx_err err;
 };
 
 static void attempt_end(struct attempt *a)
 {
+	nx__rec_read_close(a->p.flow);
+	a->p.flow = NULL;
 	nx_duck_cursor_close(a->p.cur);
 	int rc = nx_duck_appender_close(a->p.app, &a->err);
 	if (!a->rc)
@@ -474,12 +603,15 @@ static void attempt_reset(void *arg)
 	a->p.sc = sc;
 	a->rc = 0;
 	reset(sc);
-	a->rc = nx_duck_exec(d, "CREATE OR REPLACE TABLE rx_Edge (dpa_id BIGINT, src VARCHAR, "
+	a->rc = nx_duck_exec(d, "CREATE OR REPLACE TABLE rx_EdgeLine (dpa_id BIGINT, line INTEGER, "
 			     "rd BOOLEAN, hbm BOOLEAN)", &a->err);
 	if (!a->rc)
-		a->rc = nx_duck_appender_open(d, "rx_Edge", &a->p.app, &a->err);
-	if (!a->rc)
+		a->rc = nx_duck_appender_open(d, "rx_EdgeLine", &a->p.app, &a->err);
+	if (!a->rc && a->edges_by_sql)
 		a->rc = nx_duck_cursor_open(d, EDGE_SQL, true, &a->p.cur, &a->err);
+	else if (!a->rc)
+		a->rc = nx__rec_read_open(d, sc->dir, "Flow", flow_cols, F_N, NULL, false,
+					  &a->p.flow, &a->err);
 }
 
 static int attempt_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
@@ -501,8 +633,13 @@ int nx__rec_scan_instructions(struct nx_duck *d, struct nx_rec_scan *sc, struct 
 	memset(&a, 0, sizeof(a));
 	a.p.d = d;
 	a.p.sc = sc;
-	rc = nx__rec_read_pass(d, sc->dir, "Instruction", inst_cols, C_N, "id", attempt_reset,
-			       attempt_batch, &a, err);
+	for (;;) {
+		rc = nx__rec_read_pass(d, sc->dir, "Instruction", inst_cols, C_N, "id",
+				       attempt_reset, attempt_batch, &a, err);
+		if (rc != EDGES_BY_SQL || a.edges_by_sql)
+			break;
+		a.edges_by_sql = true;
+	}
 	if (!rc && a.rc) { /* a table without rows: no batch saw the reset's error */
 		rc = a.rc;
 		*err = a.err;
@@ -516,6 +653,8 @@ int nx__rec_scan_instructions(struct nx_duck *d, struct nx_rec_scan *sc, struct 
 		rc = nx_xsort_finish(&sc->waits, err);
 	if (!rc)
 		rc = write_groups(d, sc, err);
+	if (!rc)
+		rc = write_edge_lines(d, sc, err);
 	return rc ? nx_err_wrap(err, "reading Instruction") : 0;
 }
 

@@ -5,7 +5,8 @@
  * first, the matmul V0 -> V1 -> V2 series gets faster while the bottleneck moves from
  * DMA to Tensor (and the comparison says so), a capture without DGE notifications
  * reports the DMA parts as not computable, the report as a reader sees it (remedies,
- * explained thresholds, shares <= 100, details on request), and the CLI's exit codes. */
+ * explained thresholds, shares <= 100, details on request), the same report with Flow's
+ * edges out of order, and the CLI's exit codes. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -318,6 +319,35 @@ static void test_reader_report(void **state)
 				    "--details | grep -q '^## Appendix'", g->bin, g->dir), 0);
 }
 
+/* The pass over Instruction reads Flow's trigger edges in file order; in another order
+ * (here reversed) it starts again with DuckDB sorting them, and the report is the same,
+ * as it is when DuckDB reads every pass (NX_REC_READ=duckdb). */
+static void test_flow_order(void **state)
+{
+	(void)state;
+	const char *src = "data/profiles/global/dma_tiny@latest";
+	const char *copy = "flow/profiles/global/dma_tiny@latest";
+
+	assert_int_equal(nx_test_sh("cd '%s' && mkdir -p flow/profiles/global && cp -r %s %s && "
+				    "rm %s/Flow.parquet && \"$(dirname '%s')/nx-sql\" -C %s "
+				    "\"COPY (SELECT * FROM Flow ORDER BY in_id DESC NULLS FIRST, "
+				    "out_id) TO '%s/Flow.parquet'\" >/dev/null",
+				    g->dir, src, copy, copy, g->bin, src, copy), 0);
+	/* the reversed file holds edges of several instructions, out of order */
+	assert_int_equal(nx_test_sh("cd '%s' && test \"$(\"$(dirname '%s')/nx-sql\" -C %s "
+				    "\"SELECT count(DISTINCT in_id) > 1 FROM Flow WHERE "
+				    "dependency_type = 'DGE_TRIGGER'\")\" = true", g->dir, g->bin,
+				    copy), 0);
+	assert_int_equal(nx_test_sh("cd '%s' && for d in data flow; do '%s' recommend --data-path "
+				    "$d --display-name dma_tiny --format json >$d.json || exit 1; "
+				    "done && NX_REC_READ=duckdb '%s' recommend --data-path flow "
+				    "--display-name dma_tiny --format json >duck.json && "
+				    "grep -q dma_efficiency data.json && "
+				    "sed 's,\"flow/,\"data/,' flow.json | cmp data.json - && "
+				    "sed 's,\"flow/,\"data/,' duck.json | cmp data.json -",
+				    g->dir, g->bin, g->bin), 0);
+}
+
 static void test_cli(void **state)
 {
 	(void)state;
@@ -346,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_matmul_series),
 		cmocka_unit_test(test_no_dge),
 		cmocka_unit_test(test_reader_report),
+		cmocka_unit_test(test_flow_order),
 		cmocka_unit_test(test_cli),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
