@@ -12,7 +12,7 @@
 
 /* Shared CTEs. k holds the excess bytes of Step 1. */
 static const char BASE_SQL[] =
-	", dpa AS (\n"
+	", dpa AS NOT MATERIALIZED (\n"
 	"    SELECT * FROM rx_DmaPacketAggregated WHERE start_ts >= {T0} AND start_ts < {T1}\n"
 	"),\n"
 	"moved AS (SELECT variable, sum(transfer_bytes)::DOUBLE AS total FROM dpa GROUP BY 1),\n"
