@@ -136,7 +136,7 @@ struct pass {
 	bool edges_done;
 	struct edge next; /* the edge at the stream's head, with its in_id */
 	int64_t next_in;
-	bool have_next;
+	bool have_next; /* p->next holds the head row, not taken yet */
 	int64_t flow_last; /* the last in_id read in file order */
 	bool flow_any;
 	/* the edges of the instruction id last seen */
@@ -226,11 +226,14 @@ static int flow_peek(struct pass *p, struct nx_err *err)
 	}
 }
 
-/* The edge stream's next row into p->next (have_next false at its end). */
+/* The edge stream's next row into p->next (have_next false at its end); the row stays
+ * there until edges_of takes it. */
 static int edge_peek(struct pass *p, struct nx_err *err)
 {
 	int64_t v;
 
+	if (p->have_next)
+		return 0;
 	if (p->flow)
 		return flow_peek(p, err);
 	for (;;) {
@@ -273,6 +276,7 @@ static int edges_of(struct pass *p, int64_t id, struct nx_err *err)
 			p->edges[p->nedges++] = p->next;
 		}
 		p->at++;
+		p->have_next = false;
 	}
 	return rc;
 }
