@@ -7,8 +7,10 @@
 # tables), the same as JSON, and a windowed one (every input recomputed from the raw
 # tables). Beside them, in the same run, the scan floor: DuckDB reading once every
 # column of Instruction and DmaPacket the analysis reads (docs/recommend.md, "Memory and
-# time"). Prints one line per size; the peak RSS figures hold on a loaded machine, the
-# times only as the same-run ratio to the floor. Profiles it generates are removed
+# time"). Prints one line per size, and a second one with the CPU seconds (user + system)
+# of each against the scan's; the peak RSS figures hold on a loaded machine, the times
+# only as the same-run ratio to the floor (the CPU ratio moves less with the load than
+# the wall-clock one). Profiles it generates are removed
 # unless NX_BENCH_KEEP=1; one found in WORK_DIR is reused and kept.
 set -euo pipefail
 build=$1
@@ -36,21 +38,24 @@ for m in $sizes; do
 		rm -f "$d/bench.ntff"
 	fi
 	insts=$("$build/nx-sql" -C "$prof" "SELECT count(*) FROM Instruction")
-	# "seconds peak-KiB" of a command, its output into $d/out.txt
+	# "seconds peak-KiB cpu-seconds" of a command, its output into $d/out.txt
 	timed() {
-		/usr/bin/time -f '%e %M' -o "$d/time.txt" "$@" >"$d/out.txt"
-		cat "$d/time.txt"
+		/usr/bin/time -f '%e %M %U %S' -o "$d/time.txt" "$@" >"$d/out.txt"
+		awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$d/time.txt"
 	}
 	run() { timed "$bin" recommend --data-path "$d/data" --display-name bench "$@"; }
-	read -r f_s f_kb < <(timed "$build/nx-sql" -C "$prof" "$scan_sql")
-	read -r w_s w_kb < <(run)
-	read -r k_s k_kb < <(run --window kernel)
-	read -r j_s j_kb < <(run --format json)
+	read -r f_s f_kb f_cpu < <(timed "$build/nx-sql" -C "$prof" "$scan_sql")
+	read -r w_s w_kb w_cpu < <(run)
+	read -r k_s k_kb k_cpu < <(run --window kernel)
+	read -r j_s j_kb j_cpu < <(run --format json)
 	awk -v m="$m" -v n="$insts" -v ws="$w_s" -v wk="$w_kb" -v ks="$k_s" -v kk="$k_kb" \
 	    -v js="$j_s" -v jk="$j_kb" -v fs="$f_s" -v fk="$f_kb" 'BEGIN {
 		printf "recommend on %sM records (%.1fM instructions): whole kernel %.2f s (%.2fx the scan, peak RSS %.0f MB), json %.2f s (%.2fx, %.0f MB), window=kernel %.2f s (%.2fx, %.0f MB); scan floor %.2f s (peak RSS %.0f MB)\n",
 			m, n / 1e6, ws, ws / fs, wk / 1024, js, js / fs, jk / 1024, ks, ks / fs,
 			kk / 1024, fs, fk / 1024 }'
+	awk -v m="$m" -v w="$w_cpu" -v j="$j_cpu" -v k="$k_cpu" -v f="$f_cpu" 'BEGIN {
+		printf "  cpu seconds on %sM records: whole kernel %.2f (%.2fx the scan), json %.2f (%.2fx), window=kernel %.2f (%.2fx); scan %.2f\n",
+			m, w, w / f, j, j / f, k, k / f, f }'
 	# only what this run generated
 	[[ ${NX_BENCH_KEEP:-0} == 1 || $made == 0 ]] || rm -rf "$d"
 done
