@@ -10,10 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char KERNEL_EXTENT_SQL[] =
-	"SELECT min(start_ts) AS s, max(end_ts) AS e FROM rx_DmaPacket\n"
-	"WHERE coalesce(queue_type, '') <> 'instruction' AND transfer_bytes > 4";
-
 static const char DPA_EXTENT_SQL[] =
 	"SELECT min(start_ts) AS s, max(end_ts) AS e FROM rx_DmaPacketAggregated";
 
@@ -81,8 +77,8 @@ int nx__rec_window_plan(struct nx_duck *d, struct nx_rec_result *r,
 	w->whole = o->window == NX_REC_WIN_WHOLE;
 	w->t0 = o->t0_ns;
 	w->t1 = o->t1_ns;
-	if (o->window == NX_REC_WIN_KERNEL)
-		rc = extent(d, KERNEL_EXTENT_SQL, &w->t0, &w->t1, err);
+	if (o->window == NX_REC_WIN_KERNEL) /* a pass over DmaPacket, in C */
+		rc = nx__rec_kernel_extent(d, r->scan, &w->t0, &w->t1, err);
 	else if (o->window == NX_REC_WIN_DPA)
 		rc = extent(d, DPA_EXTENT_SQL, &w->t0, &w->t1, err);
 	if (rc < 0)

@@ -142,6 +142,10 @@ void nx__rec_dict_release(struct nx_rec_dict *d);
  * window), the engines' unions over ActiveTime in the window, and the busy runs of the
  * bottleneck for the serialisation investigation. */
 int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err);
+/* The first start and last end of the kernel's packets (queue_type not 'instruction',
+ * more than 4 bytes; bounds.c's window=kernel): 1 when there is none. */
+int nx__rec_kernel_extent(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t *t0,
+			  int64_t *t1, struct nx_err *err);
 int nx__rec_engine_unions(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t t0, int64_t t1,
 			  int64_t out[4], struct nx_err *err);
 /* The union runs of DmaPacket (engine NULL) or of the engine's ActiveTime rows. */

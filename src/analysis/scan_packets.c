@@ -3,7 +3,9 @@
  * unions need their intervals in start order: DmaPacket is read in file order, which
  * the ingest writes by start, and read again sorted by DuckDB (which spills into the
  * analysis's own directory) should a start come before the one above it; ActiveTime,
- * one row per run of an engine, is small and always read sorted. */
+ * one row per run of an engine, likewise: in file order, where the ingest writes each
+ * engine's runs by start, and sorted by DuckDB should a run of an engine start before
+ * the one above it. */
 #include "common/compat.h"
 #include "analysis/scan.h"
 #include "analysis/rec.h"
@@ -99,36 +101,129 @@ int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_er
 	return 0;
 }
 
+/* ---- the kernel's extent ----------------------------------------------------------- */
+
+struct kernel_extent {
+	bool lo_set, hi_set;
+	int64_t lo, hi;
+};
+
+static void kernel_extent_reset(void *arg)
+{
+	memset(arg, 0, sizeof(struct kernel_extent));
+}
+
+static int kernel_extent_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
+{
+	struct kernel_extent *x = arg;
+
+	(void)err;
+	for (size_t r = 0; r < b->rows; r++) {
+		int64_t s, e, bytes;
+
+		if (!kernel_packet(b, r, &bytes))
+			continue;
+		if (nx__rec_i64(b, 0, r, &s) && (!x->lo_set || s < x->lo)) {
+			x->lo = s;
+			x->lo_set = true;
+		}
+		if (nx__rec_i64(b, 1, r, &e) && (!x->hi_set || e > x->hi)) {
+			x->hi = e;
+			x->hi_set = true;
+		}
+	}
+	return 0;
+}
+
+int nx__rec_kernel_extent(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t *t0,
+			  int64_t *t1, struct nx_err *err)
+{
+	struct kernel_extent x = { 0 };
+	int rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", packet_cols, 4, NULL,
+				   kernel_extent_reset, kernel_extent_batch, &x, err);
+
+	if (rc)
+		return nx_err_wrap(err, "reading DmaPacket");
+	if (!x.lo_set || !x.hi_set)
+		return 1;
+	*t0 = x.lo;
+	*t1 = x.hi;
+	return 0;
+}
+
 /* ---- ActiveTime ------------------------------------------------------------------- */
 
 static const char *const engines[4] = { "tensor", "vector", "scalar", "gpsimd" };
 
+static const struct nx_rec_colspec active_cols[] = {
+	{ "engine", NX_REC_VARCHAR }, { "start_ts", NX_REC_BIGINT }, { "end_ts", NX_REC_BIGINT },
+};
+/* rx_ActiveTime lower-cases engine (quality.c): sorted the same way */
+#define ACTIVE_ORDER "lower(engine), start_ts, end_ts"
+
+/* Whether an engine cell is name (lower-case ASCII) once lower-cased, as rx_ActiveTime
+ * has it (no character outside ASCII lower-cases to an engine's name). */
+static bool engine_is(const char *s, size_t len, const char *name)
+{
+	if (len != strlen(name))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+		if (c != name[i])
+			return false;
+	}
+	return true;
+}
+
+/* The index in engines[] of row r's engine, -1 for another or none. */
+static int engine_of(const struct nx_pqr_batch *b, size_t r)
+{
+	const char *name;
+	size_t len;
+
+	if (!nx__rec_str(b, 0, r, &name, &len))
+		return -1;
+	for (int k = 0; k < 4; k++)
+		if (engine_is(name, len, engines[k]))
+			return k;
+	return -1;
+}
+
 struct engine_runs {
 	struct nx_rec_union u[4];
+	int64_t last[4]; /* each engine's last start, for the order */
+	bool any[4];
 	int64_t t0, t1;
 };
 
-static int engine_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+static void engine_reset(void *arg)
 {
 	struct engine_runs *x = arg;
-	size_t rows = nx_dchunk_rows(c);
+	int64_t t0 = x->t0, t1 = x->t1;
+
+	memset(x, 0, sizeof(*x));
+	x->t0 = t0;
+	x->t1 = t1;
+}
+
+static int engine_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
+{
+	struct engine_runs *x = arg;
 
 	(void)err;
-	for (size_t r = 0; r < rows; r++) {
-		const char *name;
-		size_t len;
+	for (size_t r = 0; r < b->rows; r++) {
 		int64_t s, e, rs, re;
-		int k;
+		int k = engine_of(b, r);
 
-		if (!nx_dchunk_str(c, 0, r, &name, &len) || !nx_dchunk_i64(c, 1, r, &s) ||
-		    !nx_dchunk_i64(c, 2, r, &e))
+		if (k < 0 || !nx__rec_i64(b, 1, r, &s) || !nx__rec_i64(b, 2, r, &e))
 			continue;
-		for (k = 0; k < 4; k++)
-			if (strlen(engines[k]) == len && !memcmp(engines[k], name, len))
-				break;
+		if (x->any[k] && s < x->last[k])
+			return NX_REC_UNSORTED;
+		x->any[k] = true;
+		x->last[k] = s;
 		s = s > x->t0 ? s : x->t0;
 		e = e < x->t1 ? e : x->t1;
-		if (k < 4 && e > s)
+		if (e > s)
 			nx__rec_union_add(&x->u[k], s, e, &rs, &re);
 	}
 	return 0;
@@ -137,18 +232,14 @@ static int engine_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err
 int nx__rec_engine_unions(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t t0, int64_t t1,
 			  int64_t out[4], struct nx_err *err)
 {
-	static const char sql[] =
-		"SELECT engine, start_ts, end_ts FROM rx_ActiveTime\n"
-		"WHERE engine IN ('tensor', 'vector', 'scalar', 'gpsimd')\n"
-		"ORDER BY engine, start_ts, end_ts";
 	struct engine_runs x;
 	int rc;
 
-	(void)sc;
 	memset(&x, 0, sizeof(x));
 	x.t0 = t0;
 	x.t1 = t1;
-	rc = nx_duck_scan(d, sql, engine_chunk, &x, err);
+	rc = nx__rec_read_pass(d, sc->dir, "ActiveTime", active_cols, 3, ACTIVE_ORDER,
+			       engine_reset, engine_batch, &x, err);
 	if (rc)
 		return nx_err_wrap(err, "reading ActiveTime");
 	for (int k = 0; k < 4; k++) {
@@ -166,16 +257,50 @@ struct busy {
 	struct nx_rec_stretches *st;
 	int64_t last;
 	bool any;
+	const char *engine; /* ActiveTime's rows of this engine; NULL: DmaPacket's */
 };
 
 static void busy_reset(void *arg)
 {
 	struct busy *b = arg;
 	struct nx_rec_stretches *st = b->st;
+	const char *engine = b->engine;
 
 	memset(b, 0, sizeof(*b));
 	b->st = st;
+	b->engine = engine;
 	nx__rec_stretches_release(st);
+}
+
+static void busy_add(struct busy *b, int64_t s, int64_t e)
+{
+	int64_t rs, re;
+
+	if (nx__rec_union_add(&b->u, s, e, &rs, &re))
+		nx__rec_stretches_add(b->st, rs, re);
+}
+
+static int busy_engine_batch(void *arg, const struct nx_pqr_batch *bt, struct nx_err *err)
+{
+	struct busy *b = arg;
+
+	(void)err;
+	for (size_t r = 0; r < bt->rows; r++) {
+		const char *name;
+		size_t len;
+		int64_t s, e;
+
+		if (!nx__rec_str(bt, 0, r, &name, &len) || !engine_is(name, len, b->engine) ||
+		    !nx__rec_i64(bt, 1, r, &s) || !nx__rec_i64(bt, 2, r, &e))
+			continue;
+		if (b->any && s < b->last)
+			return NX_REC_UNSORTED;
+		b->any = true;
+		b->last = s;
+		if (e > s)
+			busy_add(b, s, e);
+	}
+	return 0;
 }
 
 static int busy_batch(void *arg, const struct nx_pqr_batch *bt, struct nx_err *err)
@@ -184,7 +309,7 @@ static int busy_batch(void *arg, const struct nx_pqr_batch *bt, struct nx_err *e
 
 	(void)err;
 	for (size_t r = 0; r < bt->rows; r++) {
-		int64_t s, e, rs, re;
+		int64_t s, e;
 
 		if (!nx__rec_i64(bt, 0, r, &s) || !nx__rec_i64(bt, 1, r, &e) || e <= s)
 			continue;
@@ -192,25 +317,7 @@ static int busy_batch(void *arg, const struct nx_pqr_batch *bt, struct nx_err *e
 			return NX_REC_UNSORTED;
 		b->any = true;
 		b->last = s;
-		if (nx__rec_union_add(&b->u, s, e, &rs, &re))
-			nx__rec_stretches_add(b->st, rs, re);
-	}
-	return 0;
-}
-
-static int busy_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
-{
-	struct busy *b = arg;
-	size_t rows = nx_dchunk_rows(c);
-
-	(void)err;
-	for (size_t r = 0; r < rows; r++) {
-		int64_t s, e, rs, re;
-
-		if (!nx_dchunk_i64(c, 0, r, &s) || !nx_dchunk_i64(c, 1, r, &e) || e <= s)
-			continue;
-		if (nx__rec_union_add(&b->u, s, e, &rs, &re))
-			nx__rec_stretches_add(b->st, rs, re);
+		busy_add(b, s, e);
 	}
 	return 0;
 }
@@ -219,23 +326,16 @@ int nx__rec_busy_runs(struct nx_duck *d, const struct nx_rec_scan *sc, const cha
 		      struct nx_rec_stretches *st, struct nx_err *err)
 {
 	static const struct nx_rec_colspec cols[] = { { "start_ts", NX_REC_BIGINT }, { "end_ts", NX_REC_BIGINT } };
-	struct busy b = { .st = st };
+	struct busy b = { .st = st, .engine = engine };
 	int64_t rs, re;
 	int rc;
 
-	if (engine) {
-		/* ActiveTime: one row per run of an engine, few enough to sort */
-		struct nx_strbuf sql = NX_STRBUF_INIT;
-		nx_strbuf_addstr(&sql, "SELECT start_ts, end_ts FROM rx_ActiveTime WHERE engine = ");
-		nx_sql_quote(&sql, engine);
-		nx_strbuf_addstr(&sql, " ORDER BY start_ts, end_ts");
-		busy_reset(&b);
-		rc = nx_duck_scan(d, sql.buf, busy_chunk, &b, err);
-		nx_strbuf_release(&sql);
-	} else {
+	if (engine)
+		rc = nx__rec_read_pass(d, sc->dir, "ActiveTime", active_cols, 3, ACTIVE_ORDER,
+				       busy_reset, busy_engine_batch, &b, err);
+	else
 		rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", cols, 2, "start_ts, end_ts",
 				       busy_reset, busy_batch, &b, err);
-	}
 	if (rc)
 		return nx_err_wrap(err, "the bottleneck's busy time");
 	if (nx__rec_union_end(&b.u, &rs, &re))

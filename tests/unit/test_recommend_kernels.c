@@ -319,9 +319,11 @@ static void test_reader_report(void **state)
 				    "--details | grep -q '^## Appendix'", g->bin, g->dir), 0);
 }
 
-/* The pass over Instruction reads Flow's trigger edges in file order; in another order
- * (here reversed) it starts again with DuckDB sorting them, and the report is the same,
- * as it is when DuckDB reads every pass (NX_REC_READ=duckdb). */
+/* The pass over Instruction reads Flow's trigger edges in file order, and the engines'
+ * runs come from ActiveTime in file order; in another order (here reversed) the passes
+ * start again with DuckDB sorting the rows, and the reports (whole kernel, and windowed,
+ * which reads ActiveTime) are the same, as they are when DuckDB reads every pass
+ * (NX_REC_READ=duckdb). */
 static void test_flow_order(void **state)
 {
 	(void)state;
@@ -329,23 +331,28 @@ static void test_flow_order(void **state)
 	const char *copy = "flow/profiles/global/dma_tiny@latest";
 
 	assert_int_equal(nx_test_sh("cd '%s' && mkdir -p flow/profiles/global && cp -r %s %s && "
-				    "rm %s/Flow.parquet && \"$(dirname '%s')/nx-sql\" -C %s "
+				    "rm %s/Flow.parquet %s/ActiveTime.parquet && "
+				    "\"$(dirname '%s')/nx-sql\" -C %s "
 				    "\"COPY (SELECT * FROM Flow ORDER BY in_id DESC NULLS FIRST, "
-				    "out_id) TO '%s/Flow.parquet'\" >/dev/null",
-				    g->dir, src, copy, copy, g->bin, src, copy), 0);
+				    "out_id) TO '%s/Flow.parquet'; COPY (SELECT * FROM ActiveTime "
+				    "ORDER BY start_ts DESC) TO '%s/ActiveTime.parquet'\" >/dev/null",
+				    g->dir, src, copy, copy, copy, g->bin, src, copy, copy), 0);
 	/* the reversed file holds edges of several instructions, out of order */
 	assert_int_equal(nx_test_sh("cd '%s' && test \"$(\"$(dirname '%s')/nx-sql\" -C %s "
 				    "\"SELECT count(DISTINCT in_id) > 1 FROM Flow WHERE "
 				    "dependency_type = 'DGE_TRIGGER'\")\" = true", g->dir, g->bin,
 				    copy), 0);
-	assert_int_equal(nx_test_sh("cd '%s' && for d in data flow; do '%s' recommend --data-path "
-				    "$d --display-name dma_tiny --format json >$d.json || exit 1; "
-				    "done && NX_REC_READ=duckdb '%s' recommend --data-path flow "
-				    "--display-name dma_tiny --format json >duck.json && "
-				    "grep -q dma_efficiency data.json && "
-				    "sed 's,\"flow/,\"data/,' flow.json | cmp data.json - && "
-				    "sed 's,\"flow/,\"data/,' duck.json | cmp data.json -",
-				    g->dir, g->bin, g->bin), 0);
+	for (int w = 0; w < 2; w++)
+		assert_int_equal(nx_test_sh("cd '%s' && for d in data flow; do '%s' recommend "
+					    "--data-path $d --display-name dma_tiny --format json %s "
+					    ">$d.json || exit 1; done && NX_REC_READ=duckdb '%s' "
+					    "recommend --data-path flow --display-name dma_tiny "
+					    "--format json %s >duck.json && "
+					    "grep -q dma_efficiency data.json && "
+					    "sed 's,\"flow/,\"data/,' flow.json | cmp data.json - && "
+					    "sed 's,\"flow/,\"data/,' duck.json | cmp data.json -",
+					    g->dir, g->bin, w ? "--window kernel" : "", g->bin,
+					    w ? "--window kernel" : ""), 0);
 }
 
 static void test_cli(void **state)
