@@ -195,22 +195,41 @@ static int flow_edge(struct pass *p, const struct nx_pqr_batch *b, size_t r)
 	return 1;
 }
 
+/* The next rows of the edge stream once those read are used up; at its end,
+ * edges_done and no row ahead. */
+static int edge_refill(struct pass *p, struct nx_err *err)
+{
+	bool more;
+	int rc;
+
+	if (p->edges_done)
+		return 0;
+	if (p->flow && (!p->fb || p->at >= p->fb->rows)) {
+		rc = nx__rec_read_next(p->flow, &p->fb, err);
+		more = p->fb != NULL;
+		rc = rc == NX_EVERSION ? EDGES_BY_SQL : rc;
+	} else if (!p->flow && (!p->chunk || p->at >= nx_dchunk_rows(p->chunk))) {
+		rc = nx_duck_cursor_next(p->cur, &p->chunk, err);
+		more = p->chunk != NULL;
+	} else {
+		return 0;
+	}
+	if (rc)
+		return rc;
+	p->at = 0;
+	p->edges_done = !more;
+	p->have_next = false;
+	return 0;
+}
+
 /* The next edge of Flow in file order into p->next (have_next false at the end). */
 static int flow_peek(struct pass *p, struct nx_err *err)
 {
+	int rc;
+
 	for (;;) {
-		if (!p->edges_done && (!p->fb || p->at >= p->fb->rows)) {
-			int rc = nx__rec_read_next(p->flow, &p->fb, err);
-			if (rc)
-				return rc == NX_EVERSION ? EDGES_BY_SQL : rc;
-			p->at = 0;
-			if (!p->fb)
-				p->edges_done = true;
-		}
-		if (p->edges_done) {
-			p->have_next = false;
-			return 0;
-		}
+		if ((rc = edge_refill(p, err)) || p->edges_done)
+			return rc;
 		int is = flow_edge(p, p->fb, p->at);
 		if (is == EDGES_BY_SQL)
 			return is;
@@ -234,21 +253,13 @@ static int edge_peek(struct pass *p, struct nx_err *err)
 
 	if (p->have_next)
 		return 0;
+	int rc;
+
 	if (p->flow)
 		return flow_peek(p, err);
 	for (;;) {
-		if (!p->edges_done && (!p->chunk || p->at >= nx_dchunk_rows(p->chunk))) {
-			int rc = nx_duck_cursor_next(p->cur, &p->chunk, err);
-			if (rc)
-				return rc;
-			p->at = 0;
-			if (!p->chunk)
-				p->edges_done = true;
-		}
-		if (p->edges_done) {
-			p->have_next = false;
-			return 0;
-		}
+		if ((rc = edge_refill(p, err)) || p->edges_done)
+			return rc;
 		if (nx_dchunk_i64(p->chunk, 0, p->at, &p->next_in)) {
 			p->next.has_out = nx_dchunk_i64(p->chunk, 1, p->at, &p->next.out);
 			p->next.to_dpa = nx_dchunk_i64(p->chunk, 2, p->at, &v) && v;
