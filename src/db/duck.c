@@ -11,6 +11,7 @@
 #include "common/xalloc.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct source_slot {
 	struct nx_row_source *src;
 	struct nx_duck_ahead *ahead;
 	unsigned reader;
+	atomic_uint copy;	/* counts the copies that used this slot */
 	struct nx_err err;
 	int rc;
 };
@@ -62,6 +64,35 @@ static void source_bind(duckdb_bind_info info)
 static void source_init(duckdb_init_info info)
 {
 	duckdb_init_set_max_threads(info, 1);
+}
+
+/* A scan's local state: the slot and the copy it reads. */
+struct source_local {
+	struct source_slot *s;
+	unsigned copy;
+};
+
+/* DuckDB drops a scan's local state with the task that ran it, also when its COPY
+ * failed on DuckDB's own thread, which nothing of ours waits on: the reader then leaves
+ * the source run ahead, so that a second writer's COPY blocked on the shared batches
+ * ends instead of waiting forever (nx__ahead_leave). */
+static void source_local_end(void *p)
+{
+	struct source_local *l = p;
+	struct source_slot *s = l->s;
+
+	if (atomic_load(&s->copy) == l->copy && s->ahead)
+		nx__ahead_leave(s->ahead, s->reader);
+	free(l);
+}
+
+static void source_local_init(duckdb_init_info info)
+{
+	struct source_local *l = nx_xcalloc(1, sizeof(*l));
+
+	l->s = duckdb_init_get_bind_data(info);
+	l->copy = atomic_load(&l->s->copy);
+	duckdb_init_set_init_data(info, l, source_local_end);
 }
 
 /* The scan of a source run ahead: the next ready chunk's vectors become output's. */
@@ -122,6 +153,7 @@ static int register_source_function(struct nx_duck *d, struct nx_err *err)
 	duckdb_table_function_set_extra_info(f, d, NULL);
 	duckdb_table_function_set_bind(f, source_bind);
 	duckdb_table_function_set_init(f, source_init);
+	duckdb_table_function_set_local_init(f, source_local_init);
 	duckdb_table_function_set_function(f, source_scan);
 	st = duckdb_register_table_function(d->con, f);
 	duckdb_destroy_table_function(&f);
@@ -358,6 +390,7 @@ void nx__duck_source_set(struct nx_duck *d, unsigned k, struct nx_row_source *sr
 {
 	struct source_slot *s = &d->slot[k];
 
+	atomic_fetch_add(&s->copy, 1);
 	s->src = src;
 	s->ahead = a;
 	s->reader = k;
@@ -377,6 +410,7 @@ int nx__duck_source_end(struct nx_duck *d, unsigned k, int rc, struct nx_err *co
 	} else if (rc && err && copy_err != err) {
 		*err = *copy_err;
 	}
+	atomic_fetch_add(&s->copy, 1);
 	s->src = NULL;
 	s->ahead = NULL;
 	return rc;

@@ -124,6 +124,17 @@ void nx__ahead_cancel(struct nx_duck_ahead *a)
 	pthread_mutex_unlock(&a->mu);
 }
 
+void nx__ahead_leave(struct nx_duck_ahead *a, unsigned r)
+{
+	bool early;
+
+	pthread_mutex_lock(&a->mu);
+	early = !(a->done && a->next[r] == a->made);
+	pthread_mutex_unlock(&a->mu);
+	if (early)
+		nx__ahead_cancel(a);
+}
+
 int nx__ahead_begin(struct nx_row_source *src, bool own_strings, unsigned readers,
 		    struct nx_duck_ahead **out, struct nx_err *err)
 {

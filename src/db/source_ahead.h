@@ -75,5 +75,9 @@ int nx__ahead_take(struct nx_duck_ahead *a, unsigned r, struct nx_ahead_batch *b
 		   struct nx_err *err);
 /* Stops the producer and makes every reader's next take the end, without waiting. */
 void nx__ahead_cancel(struct nx_duck_ahead *a);
+/* Reader r's scan has been dropped by DuckDB: when it had not reached the source's end
+ * (its COPY failed, maybe on one of DuckDB's threads that no one waits for), the copy
+ * stops, so the other reader does not wait for room that r will never free. */
+void nx__ahead_leave(struct nx_duck_ahead *a, unsigned r);
 
 #endif
