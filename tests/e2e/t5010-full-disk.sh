@@ -2,8 +2,8 @@
 # t5010-full-disk.sh: a full disk (a small tmpfs this test mounts) gives the real reason
 # ("No space left on device", not DuckDB's "Attempting to execute an unsuccessful or
 # closed pending query result"), exit 1, and leaves what was there: the previous version
-# of a profile, an attached archive, an NTFF, no temporaries. Exit 77 (skipped) when the
-# test cannot mount a tmpfs (it needs root).
+# of a profile, an attached archive, an NTFF, no temporaries, and ends every time.
+# Exit 77 (skipped) when the test cannot mount a tmpfs (it needs root).
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 GEN=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/bench/bench_gen_trace
