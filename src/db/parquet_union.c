@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT
+ * parquet_union.c: many profiles' parquet files of one table as one SELECT, grouped by
+ * the schema in their footers so that DuckDB reads each group without union_by_name
+ * (see parquet_union.h). */
+#include "common/compat.h"
+#include "db/parquet_union.h"
+#include "common/xalloc.h"
+#include "db/duck.h"
+#include "db/parquet_footer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The member of a file: the <name>@latest directory holding it. */
+#define PROFILE_OF_FILE "regexp_extract(filename, '([^/]*)@latest/[^/]*$', 1)"
+
+struct schema {
+	uint8_t *bytes;
+	size_t len;
+};
+
+/* The bytes of the schema list in the footer of the parquet file at path (caller frees
+ * s->bytes); nonzero when it cannot be read as parquet. */
+static int read_schema(const char *path, struct schema *s)
+{
+	struct nx_pq_file f;
+	struct nx_pq_head h;
+	struct nx_err ignored = { 0 };
+	uint8_t *footer = NULL;
+	int rc = nx_pq_open(&f, path, &ignored);
+
+	if (!rc)
+		rc = nx_pq_read_footer(&f, &footer, &ignored);
+	if (!rc)
+		rc = nx_pq_scan(&f, footer, &h, &ignored);
+	if (!rc) {
+		s->len = h.schema[1] - h.schema[0];
+		s->bytes = nx_xmalloc(s->len);
+		memcpy(s->bytes, footer + h.schema[0], s->len);
+	}
+	free(footer);
+	nx_pq_close(&f);
+	return rc;
+}
+
+size_t nx_pq_schema_groups(const char *const *paths, size_t n, size_t max, size_t *group)
+{
+	struct schema *seen = nx_xcalloc(max ? max : 1, sizeof(*seen));
+	size_t ngroups = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct schema s;
+		size_t g;
+
+		if (read_schema(paths[i], &s)) {
+			ngroups = 0;
+			break;
+		}
+		for (g = 0; g < ngroups; g++)
+			if (seen[g].len == s.len && !memcmp(seen[g].bytes, s.bytes, s.len))
+				break;
+		if (g < ngroups) {
+			free(s.bytes);
+		} else if (ngroups < max) {
+			seen[ngroups++] = s;
+		} else {
+			free(s.bytes);
+			ngroups = 0;
+			break;
+		}
+		group[i] = g;
+	}
+	for (size_t g = 0; g < max; g++)
+		free(seen[g].bytes);
+	free(seen);
+	return ngroups;
+}
+
+/* Appends one read_parquet of the files of group g (all of them when g is SIZE_MAX, then
+ * with union_by_name). */
+static void add_read(struct nx_strbuf *sql, const char *const *paths, size_t n,
+		     const size_t *group, size_t g)
+{
+	size_t k = 0;
+
+	nx_strbuf_addstr(sql, "SELECT " PROFILE_OF_FILE " AS profile, * EXCLUDE (filename) "
+			      "FROM read_parquet([");
+	for (size_t i = 0; i < n; i++) {
+		if (g != SIZE_MAX && group[i] != g)
+			continue;
+		if (k++)
+			nx_strbuf_addch(sql, ',');
+		nx_sql_quote(sql, paths[i]);
+	}
+	nx_strbuf_addstr(sql, g == SIZE_MAX ? "], filename=true, union_by_name=true)"
+					    : "], filename=true)");
+}
+
+void nx_pq_union_select(struct nx_strbuf *sql, const char *const *paths, size_t n)
+{
+	size_t *group = nx_xcalloc(n ? n : 1, sizeof(*group));
+	size_t ngroups = nx_pq_schema_groups(paths, n, NX_PQ_UNION_GROUPS, group);
+
+	if (!ngroups)
+		add_read(sql, paths, n, group, SIZE_MAX);
+	for (size_t g = 0; g < ngroups; g++) {
+		if (g)
+			nx_strbuf_addstr(sql, " UNION ALL BY NAME ");
+		add_read(sql, paths, n, group, g);
+	}
+	free(group);
+}
