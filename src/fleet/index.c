@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: MIT
  * index.c: the fleet index of a run (see fleet.h, docs/fleet.md). The manifest and the
  * task states become a DuckDB table; the done members' Summary, Warning and
- * SystemProfileEvents files are read with read_parquet(..., filename=true) (the member
- * name is the <name>@latest directory of each file); SQL builds FleetTask, FleetProfile,
- * FleetRank, FleetStraggler and FleetRun, which are written into a temporary directory
- * with the members list and published as <data>/profiles/global/<run>@latest. */
+ * SystemProfileEvents files are read as db/parquet_union.c groups them (files that share
+ * a schema without union_by_name, whose reader per file grew the index by a megabyte per
+ * member; the member is the <name>@latest directory of each file); SQL builds FleetTask,
+ * FleetProfile, FleetRank, FleetStraggler and FleetRun, which are written into a
+ * temporary directory with the members list and published as
+ * <data>/profiles/global/<run>@latest. */
 #include "common/compat.h"
 #include "fleet/fleet.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/parquet_union.h"
 #include "ingest/ingest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The member profile a file of a profile directory belongs to. */
-#define PROFILE_OF "regexp_extract(filename, '([^/]*)@latest/[^/]*$', 1)"
 
 /* Framework-trace events that are training steps, and collectives. */
 /* (used in printf formats, hence %%) */
@@ -119,15 +119,35 @@ static const char rank_sql[] =
 	"  b.d / nullif(r.step_time_mean_ns - rmed.m, 0) AS explained_share "
 	"FROM FleetRank r CROSS JOIN rmed JOIN rbest b USING (profile) WHERE r.straggler;";
 
-struct member_files {
-	struct nx_strbuf summ, warn, ev;
-	size_t nsumm, nwarn, nev;
+/* The done members' files of one table. */
+struct file_list {
+	char **path;
+	size_t n;
 };
 
-static void add_file(struct nx_strbuf *sb, size_t *n, const char *path)
+struct member_files {
+	struct file_list summ, warn, ev;
+};
+
+static void add_file(struct file_list *l, char *path)
 {
-	nx_strbuf_addstr(sb, (*n)++ ? "," : "[");
-	nx_sql_quote(sb, path);
+	l->path = nx_xrealloc(l->path, (l->n + 1) * sizeof(*l->path));
+	l->path[l->n++] = path;
+}
+
+static void file_list_release(struct file_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->path[i]);
+	free(l->path);
+}
+
+/* Appends "(SELECT profile, <the table's columns> ...)" over the files of l. */
+static void add_union(struct nx_strbuf *sql, const struct file_list *l)
+{
+	nx_strbuf_addch(sql, '(');
+	nx_pq_union_select(sql, (const char *const *)l->path, l->n);
+	nx_strbuf_addch(sql, ')');
 }
 
 static void collect(const char *data_path, const struct nx_fleet_plan *p,
@@ -141,22 +161,17 @@ static void collect(const char *data_path, const struct nx_fleet_plan *p,
 		dir = nx_profile_dir(data_path, p->t[i].profile);
 		f = nx_path_join(dir, p->t[i].kind == NX_FLEET_DEVICE ? "Summary.parquet"
 								      : "SystemProfileEvents.parquet");
-		if (nx_is_file(f)) {
-			if (p->t[i].kind == NX_FLEET_DEVICE)
-				add_file(&m->summ, &m->nsumm, f);
-			else
-				add_file(&m->ev, &m->nev, f);
-		}
-		free(f);
+		if (nx_is_file(f))
+			add_file(p->t[i].kind == NX_FLEET_DEVICE ? &m->summ : &m->ev, f);
+		else
+			free(f);
 		f = nx_path_join(dir, "Warning.parquet");
 		if (nx_is_file(f))
-			add_file(&m->warn, &m->nwarn, f);
-		free(f);
+			add_file(&m->warn, f);
+		else
+			free(f);
 		free(dir);
 	}
-	nx_strbuf_addstr(&m->summ, "]");
-	nx_strbuf_addstr(&m->warn, "]");
-	nx_strbuf_addstr(&m->ev, "]");
 }
 
 static void add_i64(struct nx_strbuf *sb, int64_t v)
@@ -214,22 +229,35 @@ static int build_tables(struct nx_duck *d, const struct member_files *m, double 
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int rc;
 
-	if (m->nwarn)
-		nx_strbuf_addf(&sql, "CREATE TABLE warn AS SELECT " PROFILE_OF " AS profile, "
-				     "count(*) FILTER (WHERE category IS DISTINCT FROM "
-				     "'Compiler Decision') AS n FROM read_parquet(%s, "
-				     "filename=true, union_by_name=true) GROUP BY ALL;",
-			       m->warn.buf);
-	else
+	/* The members' rows, in no particular order: kept in insertion order, every file
+	 * would be a batch of its own, each with its own storage (0.8 MB per Summary
+	 * file of 101 columns); the tables built from them order their rows themselves. */
+	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = false;");
+	if (m->warn.n) {
+		nx_strbuf_addstr(&sql, "CREATE TABLE warn AS SELECT profile, count(*) FILTER "
+				       "(WHERE category IS DISTINCT FROM 'Compiler Decision') AS n "
+				       "FROM ");
+		add_union(&sql, &m->warn);
+		nx_strbuf_addstr(&sql, " GROUP BY ALL;");
+	} else {
 		nx_strbuf_addstr(&sql, "CREATE TABLE warn (profile VARCHAR, n BIGINT);");
-	if (m->nev)
-		nx_strbuf_addf(&sql, "CREATE TABLE ev AS SELECT " PROFILE_OF " AS profile, name, "
-				     "start_ts, end_ts, duration_ns, extra_attributes_json FROM "
-				     "read_parquet(%s, filename=true, union_by_name=true);", m->ev.buf);
-	else
+	}
+	if (m->ev.n) {
+		nx_strbuf_addstr(&sql, "CREATE TABLE ev AS SELECT profile, name, start_ts, end_ts, "
+				       "duration_ns, extra_attributes_json FROM ");
+		add_union(&sql, &m->ev);
+		nx_strbuf_addch(&sql, ';');
+	} else {
 		nx_strbuf_addstr(&sql, "CREATE TABLE ev (profile VARCHAR, name VARCHAR, "
 				       "start_ts BIGINT, end_ts BIGINT, duration_ns BIGINT, "
 				       "extra_attributes_json VARCHAR);");
+	}
+	if (m->summ.n) {
+		nx_strbuf_addstr(&sql, "CREATE TABLE summ AS SELECT * FROM ");
+		add_union(&sql, &m->summ);
+		nx_strbuf_addch(&sql, ';');
+	}
+	nx_strbuf_addstr(&sql, "RESET preserve_insertion_order;");
 	/* The rank of a framework trace: its file name, else distributedInfo.rank. */
 	nx_strbuf_addstr(&sql, "CREATE TABLE rankinfo AS SELECT t.profile, t.instance, t.pid, "
 			       "coalesce(t.rank, (SELECT max(TRY_CAST(json_extract_string("
@@ -239,25 +267,22 @@ static int build_tables(struct nx_duck *d, const struct member_files *m, double 
 	if ((rc = nx_duck_exec(d, sql.buf, err)))
 		goto out;
 	nx_strbuf_reset(&sql);
-	if (m->nsumm) {
-		nx_strbuf_addf(&sql, "CREATE TABLE summ AS SELECT " PROFILE_OF " AS profile, "
-				     "* EXCLUDE (filename) FROM read_parquet(%s, filename=true, "
-				     "union_by_name=true);", m->summ.buf);
+	if (m->summ.n) {
 		nx_strbuf_addf(&sql, device_sql, threshold);
 		if ((rc = nx_duck_exec(d, sql.buf, err)))
 			goto out;
 		nx_strbuf_reset(&sql);
 	}
-	if (m->nev) {
+	if (m->ev.n) {
 		nx_strbuf_addf(&sql, rank_sql, threshold);
 		if ((rc = nx_duck_exec(d, sql.buf, err)))
 			goto out;
 		nx_strbuf_reset(&sql);
 	}
 	nx_strbuf_addstr(&sql, "CREATE TABLE FleetStraggler AS SELECT * FROM (");
-	if (m->nsumm)
+	if (m->summ.n)
 		nx_strbuf_addstr(&sql, "SELECT * FROM dstrag UNION ALL ");
-	if (m->nev)
+	if (m->ev.n)
 		nx_strbuf_addstr(&sql, "SELECT * FROM rstrag UNION ALL ");
 	nx_strbuf_addstr(&sql, "SELECT NULL::VARCHAR AS kind, NULL::VARCHAR AS profile, "
 			       "NULL::VARCHAR AS instance, NULL::BIGINT AS pid, NULL::BIGINT AS rank, "
@@ -280,8 +305,8 @@ static int build_tables(struct nx_duck *d, const struct member_files *m, double 
 			     "%s AS median_step_time_ns, "
 			     "(SELECT count(*) FROM FleetStraggler) AS straggler_count;",
 		       "(SELECT NULL::VARCHAR)", threshold,
-		       m->nsumm ? "(SELECT m FROM dmed)" : "NULL::DOUBLE",
-		       m->nev ? "(SELECT m FROM rmed)::DOUBLE" : "NULL::DOUBLE");
+		       m->summ.n ? "(SELECT m FROM dmed)" : "NULL::DOUBLE",
+		       m->ev.n ? "(SELECT m FROM rmed)::DOUBLE" : "NULL::DOUBLE");
 	rc = nx_duck_exec(d, sql.buf, err);
 out:
 	nx_strbuf_release(&sql);
@@ -306,7 +331,7 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 		   struct nx_err *err)
 {
 	struct nx_fleet_plan p;
-	struct member_files m = { NX_STRBUF_INIT, NX_STRBUF_INIT, NX_STRBUF_INIT, 0, 0, 0 };
+	struct member_files m = { { NULL, 0 }, { NULL, 0 }, { NULL, 0 } };
 	enum nx_fleet_state *state = NULL;
 	char **msg = NULL;
 	struct nx_publish_plan pp = { 0 };
@@ -333,7 +358,11 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 	nx_publish_plan(&pp, data_path, run, NULL);
 	if ((rc = nx_publish_prepare(&pp, err)))
 		goto out;
-	if ((rc = nx_duck_open(&d, 2, NULL, err)) || (rc = load_tasks(d, &p, state, msg, err)))
+	/* DuckDB's external file cache would keep what it read of every member's files
+	 * (0.4 MB per Summary file) until memory runs short: each is read once here. */
+	if ((rc = nx_duck_open(&d, 2, NULL, err)) ||
+	    (rc = nx_duck_exec(d, "SET enable_external_file_cache = false", err)) ||
+	    (rc = load_tasks(d, &p, state, msg, err)))
 		goto out;
 	if ((rc = build_tables(d, &m, threshold, err)))
 		goto out;
@@ -342,8 +371,8 @@ int nx_fleet_index(const char *data_path, const char *run, double threshold,
 	nx_strbuf_addstr(&sql, "; CREATE TABLE FleetTask AS SELECT * FROM task");
 	if ((rc = nx_duck_exec(d, sql.buf, err)) ||
 	    (rc = copy_table(d, pp.tmp, "FleetTask", "task", err)) ||
-	    (m.nsumm && (rc = copy_table(d, pp.tmp, "FleetProfile", "profile", err))) ||
-	    (m.nev && (rc = copy_table(d, pp.tmp, "FleetRank", "profile", err))) ||
+	    (m.summ.n && (rc = copy_table(d, pp.tmp, "FleetProfile", "profile", err))) ||
+	    (m.ev.n && (rc = copy_table(d, pp.tmp, "FleetRank", "profile", err))) ||
 	    (rc = copy_table(d, pp.tmp, "FleetStraggler", NULL, err)) ||
 	    (rc = copy_table(d, pp.tmp, "FleetRun", NULL, err)))
 		goto out;
@@ -369,9 +398,9 @@ out:
 		free(msg[i]);
 	free(msg);
 	free(state);
-	nx_strbuf_release(&m.summ);
-	nx_strbuf_release(&m.warn);
-	nx_strbuf_release(&m.ev);
+	file_list_release(&m.summ);
+	file_list_release(&m.warn);
+	file_list_release(&m.ev);
 	nx_strbuf_release(&members);
 	nx_strbuf_release(&sql);
 	nx_publish_plan_release(&pp);
