@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "db/duck.h"
 #include "db/duck_conn.h"
+#include "db/parquet_union.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -77,25 +78,30 @@ static int create_view(duckdb_connection c, const char *dir, const struct nx_pta
 		       struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
+	char **paths = nx_xcalloc(t->nfiles ? t->nfiles : 1, sizeof(*paths));
 	int rc;
 
+	for (size_t i = 0; i < t->nfiles; i++)
+		paths[i] = file_path(dir, t, i);
 	nx_strbuf_addstr(&sql, "CREATE VIEW ");
 	nx_sql_quote_ident(&sql, t->name);
+	nx_strbuf_addstr(&sql, " AS ");
 	/* A fleet run's union of its members' tables, with the member as `profile`. */
-	if (t->members)
-		nx_strbuf_addstr(&sql, " AS SELECT regexp_extract(filename, '([^/]*)@latest/[^/]*$', "
-				       "1) AS profile, * EXCLUDE (filename) FROM read_parquet([");
-	else
-		nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet([");
-	for (size_t i = 0; i < t->nfiles; i++) {
-		char *p = file_path(dir, t, i);
-		if (i)
-			nx_strbuf_addch(&sql, ',');
-		nx_sql_quote(&sql, p);
-		free(p);
+	if (t->members) {
+		nx_pq_union_select(&sql, (const char *const *)paths, t->nfiles);
+	} else {
+		nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet([");
+		for (size_t i = 0; i < t->nfiles; i++) {
+			if (i)
+				nx_strbuf_addch(&sql, ',');
+			nx_sql_quote(&sql, paths[i]);
+		}
+		nx_strbuf_addstr(&sql, "])");
 	}
-	nx_strbuf_addstr(&sql, t->members ? "], filename=true, union_by_name=true)" : "])");
 	rc = nx_duck_con_exec(c, sql.buf, err);
+	for (size_t i = 0; i < t->nfiles; i++)
+		free(paths[i]);
+	free(paths);
 	nx_strbuf_release(&sql);
 	return rc;
 }
@@ -200,9 +206,11 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	 * cache checks each file's modification time, and a new profile version gets a new
 	 * database. Not for a fleet run: its union views span every member's files, and
 	 * their footers, kept, took 1.4 MB per member (1.5 GB at 1,000), for queries that
-	 * read each small footer once. Sandbox next: even our own view definitions run
-	 * inside it. */
-	rc = has_members(files) ? 0 : nx_duck_con_exec(c, NX_DUCK_FOOTER_CACHE_SQL, err);
+	 * read each small footer once; nor DuckDB's external file cache, which kept what
+	 * queries read of every member's files. Sandbox next: even our own view
+	 * definitions run inside it. */
+	rc = nx_duck_con_exec(c, has_members(files) ? "SET enable_external_file_cache = false"
+						  : NX_DUCK_FOOTER_CACHE_SQL, err);
 	if (!rc)
 		rc = lock_down(c, dir, files, err);
 	if (rc) {
@@ -213,10 +221,11 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		struct nx_err verr = { 0 };
 
 		const struct nx_ptable *t = &files->t[i];
-		/* A fleet run's union view reads every member file's footer when it is
-		 * created (union_by_name), so a damaged one fails it: the files are then
-		 * checked one by one to name it. Checking each first cost one query per
-		 * file and table, the bulk of opening a run of many members. */
+		/* A fleet run's members' files are checked one by one only when its union
+		 * view fails: a file that is not parquet makes db/parquet_union.c fall back
+		 * to union_by_name, which reads every footer and fails. Checking each first
+		 * cost one query per file and table, the bulk of opening a run of many
+		 * members. */
 		char *why = t->members ? NULL : damaged_files(c, dir, t);
 
 		if (!why && create_view(c, dir, t, &verr)) {
