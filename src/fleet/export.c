@@ -2,8 +2,9 @@
  * export.c: `fleet export`: a run's member tables as hive-style partitions that Spark,
  * Trino or DuckDB scan as one dataset (see fleet.h, docs/fleet.md). Each table is one
  * DuckDB COPY ... (FORMAT parquet, PARTITION_BY (instance, nc)) over all the members'
- * files of that table, with the member's name as a `profile` column; the run's own
- * index tables are copied unpartitioned. Built in a temporary sibling of the output
+ * files of that table (read by schema group, db/parquet_union.h), with the member's
+ * name as a `profile` column; the run's own index tables are copied unpartitioned.
+ * Built in a temporary sibling of the output
  * directory and renamed into place; the output directory follows the output rule
  * (common/outpath.h): new, empty, or an earlier export. */
 #include "common/compat.h"
@@ -13,6 +14,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/parquet_union.h"
 #include "ingest/ingest.h"
 #include "db/table_files.h"
 
@@ -24,7 +26,7 @@
 
 struct table_files {
 	char *name;
-	struct nx_strbuf files;
+	char **paths;
 	size_t n;
 };
 
@@ -50,7 +52,7 @@ static struct table_files *find_table(struct table_files **v, size_t *n, size_t 
 	NX_GROW(*v, *n + 1, *cap);
 	struct table_files *t = &(*v)[(*n)++];
 	t->name = nx_xstrdup(name);
-	nx_strbuf_init(&t->files);
+	t->paths = NULL;
 	t->n = 0;
 	return t;
 }
@@ -63,13 +65,9 @@ static int copy_partitioned(struct nx_duck *d, const struct table_files *t, cons
 	int rc;
 
 	nx_strbuf_addstr(&sql, "COPY (SELECT coalesce(nullif(m.instance, ''), 'unknown') AS instance, "
-			       "coalesce(m.nc, -1) AS nc, f.* EXCLUDE (filename) REPLACE ("
-			       "regexp_extract(f.filename, '([^/]*)@latest/[^/]*$', 1) AS profile) "
-			       "FROM (SELECT NULL::VARCHAR AS profile, * FROM read_parquet(");
-	nx_strbuf_addstr(&sql, t->files.buf);
-	nx_strbuf_addstr(&sql, "], filename=true, union_by_name=true)) f JOIN member m ON "
-			       "m.profile = regexp_extract(f.filename, '([^/]*)@latest/[^/]*$', 1) "
-			       "ORDER BY instance, nc, profile) TO ");
+			       "coalesce(m.nc, -1) AS nc, f.* FROM (");
+	nx_pq_union_select(&sql, (const char *const *)t->paths, t->n);
+	nx_strbuf_addstr(&sql, ") f JOIN member m USING (profile) ORDER BY instance, nc, profile) TO ");
 	nx_sql_quote(&sql, dir);
 	nx_strbuf_addstr(&sql, " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (instance, nc), "
 			       "FILENAME_PATTERN 'part{i}')");
@@ -159,10 +157,9 @@ int nx_fleet_export(const char *data_path, const char *run, const char *out, siz
 		}
 		for (size_t k = 0; k < ntf; k++) {
 			struct table_files *t = find_table(&tv, &nt, &tcap, tf[k].table);
-			char *path = nx_path_join(real, tf[k].file);
-			nx_strbuf_addstr(&t->files, t->n++ ? "," : "[");
-			nx_sql_quote(&t->files, path);
-			free(path);
+
+			t->paths = nx_xrealloc(t->paths, (t->n + 1) * sizeof(*t->paths));
+			t->paths[t->n++] = nx_path_join(real, tf[k].file);
 		}
 		nx_table_files_free(tf, ntf);
 		free(real);
@@ -175,7 +172,9 @@ int nx_fleet_export(const char *data_path, const char *run, const char *out, siz
 		else
 			nx_strbuf_addstr(&sql, ",NULL);");
 	}
+	/* each member file is read once: DuckDB's external file cache would keep them all */
 	if ((rc = nx_publish_prepare(&pp, err)) || (rc = nx_duck_open(&d, 2, "1GB", err)) ||
+	    (rc = nx_duck_exec(d, "SET enable_external_file_cache = false", err)) ||
 	    (rc = nx_duck_exec(d, sql.buf, err)))
 		goto out;
 	for (size_t i = 0; i < nt && !rc; i++)
@@ -198,7 +197,9 @@ out_nop:
 	nx_duck_close(d);
 	for (size_t i = 0; i < nt; i++) {
 		free(tv[i].name);
-		nx_strbuf_release(&tv[i].files);
+		for (size_t k = 0; k < tv[i].n; k++)
+			free(tv[i].paths[k]);
+		free(tv[i].paths);
 	}
 	free(tv);
 	nx_strbuf_release(&sql);
