@@ -69,17 +69,7 @@ make_run() {
 	done
 }
 
-# "wall cpu rss_kB" of a command (/usr/bin/time)
-timed() {
-	local out=$1
-	shift
-	/usr/bin/time -f '%e %U %S %M' -o "$out.time" "$@" >"$out" 2>&1 || {
-		echo "failed: $* (see $out)" >&2
-		tail -n 5 "$out" >&2
-		exit 1
-	}
-	awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$out.time"
-}
+. "$here/fleet_lib.sh" # timed, start_server
 cpu_of() { # PID -> user+sys seconds so far
 	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat"
 }
@@ -104,12 +94,7 @@ for n in $sizes; do
 	grep -q "^$n$" <(awk -F'\t' '$2 == "device"' "$d/fleet/run/manifest.tsv" | wc -l) ||
 		{ echo "size $n: unexpected manifest" >&2; exit 1; }
 
-	"$bin" view --data-path "$d" --disable-ui --api-server-port "$port" -q >"$work/server$n.log" 2>&1 &
-	server=$!
-	for _ in $(seq 600); do
-		curl -s "http://127.0.0.1:$port/api/v1/health" 2>/dev/null | grep -q healthy && break
-		sleep 0.1
-	done
+	start_server "$d" "$work/server$n.log"
 	c0=$(cpu_of "$server")
 	query "SELECT count(DISTINCT profile) AS members, max(total_time) FROM Summary"
 	grep -q "\"rows\":\[\[$n," "$work/q.json" || { echo "size $n: $(head -c 300 "$work/q.json")" >&2; exit 1; }

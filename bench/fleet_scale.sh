@@ -40,17 +40,7 @@ bash "$src/tests/tools/slurm_setup.sh" "$work/slurm"
 . "$work/slurm/env.sh"
 slots=$(sinfo -h -o %c | head -n 1)
 now() { date +%s.%N; }
-# /usr/bin/time's wall, user+sys CPU and peak RSS (kB) of a command: "wall cpu rss"
-timed() {
-	local out=$1
-	shift
-	/usr/bin/time -f '%e %U %S %M' -o "$out.time" "$@" >"$out" 2>&1 || {
-		echo "failed: $* (see $out)" >&2
-		tail -n 5 "$out" >&2
-		exit 1
-	}
-	awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$out.time"
-}
+. "$here/fleet_lib.sh" # timed, start_server
 
 # one capture of each kernel, then a run tree of hard links per size
 bash "$src/tests/tools/slurm_fleet_run.sh" "$bin" "$work/base" 1 -1 >/dev/null
@@ -106,12 +96,7 @@ for n in $sizes; do
 	# processes: one per task, the index job, the sbatch calls
 	procs=$((tasks + 1 + arrays + 1))
 
-	"$bin" view --data-path "$d" --disable-ui --api-server-port "$port" -q >"$work/server$n.log" 2>&1 &
-	server=$!
-	for _ in $(seq 300); do
-		curl -s "http://127.0.0.1:$port/api/v1/health" 2>/dev/null | grep -q healthy && break
-		sleep 0.1
-	done
+	start_server "$d" "$work/server$n.log"
 	qa=$(query run "$q1")
 	qb=$(query run "$q1")
 	qc=$(query run "$q2")
