@@ -4,10 +4,10 @@
 # message naming the file (status, FleetTask), the other members are published, the
 # re-run after the fix runs only that task, a third run nothing; bad manifests and bad
 # options give clear errors; the run is served as one name by the real HTTP server
-# (union views with a profile column, the sandbox still refusing other files, a damaged
-# member file named); the hive
-# export scans back to the members' row counts; `recommend` on the run analyses every
-# device member, each as on its own.
+# (union views with a profile column, a member with a column more, the sandbox still
+# refusing other files, a damaged member file named); the hive export scans back to the
+# members' row counts; `recommend` on the run analyses every device member, each as on
+# its own.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
@@ -186,6 +186,14 @@ cp summary.good "dp/profiles/global/$dm@latest/.good" &&
 	mv "dp/profiles/global/$dm@latest/.good" "dp/profiles/global/$dm@latest/Summary.parquet"
 s '{"type":"databaseExplorerQuery","query":"SELECT count(DISTINCT profile) AS n FROM Summary"}' |
 	grep -q '"rows":\[\[8\]\]' || fail "Summary union after the repair"
+# a member whose Summary has a column more: read as a schema group of its own, joined by
+# name; the other members' rows have it null
+q "COPY (SELECT *, 42 AS added_later FROM read_parquet('summary.good')) TO 'dp/profiles/global/$dm@latest/.more.parquet' (FORMAT parquet)" > /dev/null &&
+	mv "dp/profiles/global/$dm@latest/.more.parquet" "dp/profiles/global/$dm@latest/Summary.parquet"
+s '{"type":"databaseExplorerQuery","query":"SELECT count(DISTINCT profile), count(added_later), max(added_later), count(total_time) FROM Summary"}' |
+	grep -q '"rows":\[\[8,1,42,8\]\]' || fail "Summary union of two schemas"
+cp summary.good "dp/profiles/global/$dm@latest/.good" &&
+	mv "dp/profiles/global/$dm@latest/.good" "dp/profiles/global/$dm@latest/Summary.parquet"
 kill "$SRV"; wait "$SRV" 2> /dev/null; SRV=
 
 # hive-style export
