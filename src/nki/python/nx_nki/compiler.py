@@ -14,7 +14,7 @@ recorded trace (docs/nki.md, "Compiler decisions").
    once, more (multi-buffering: `bufs`, default 3, all 8 PSUM banks shared out) where
    there is room, and fewer only when the live tiles exceed the target's SBUF: then tiles
    are spilled to HBM (Belady: the one used furthest ahead) and reloaded before their next
-   use.
+   use. A load of bytes a free buffer still holds takes that buffer instead (served.py).
 3. sync: a dependency (RAW, WAR, WAW on overlapping bytes) between two instructions of
    different engines or DMA queues becomes a semaphore wait; waits already implied by
    earlier ones (same engine order, transitively through what each producer had waited
@@ -29,6 +29,7 @@ from collections import deque
 from . import errors
 from . import fuse
 from . import remat
+from . import served
 from .ops import PE, DVE, ACT, POOL, SP, ENGINE_NAMES
 from .policy import PSUM_BANKS, PSUM_BANK_BYTES
 from .tensor import Buf
@@ -299,7 +300,7 @@ def reload_blocks(prog, ins_list):
 
 class Site:
     __slots__ = ('key', 'kind', 'loc', 'tiles', 'size', 'live', 'want', 'slots', 'free',
-                 'order', 'spills', 'name', 'addr0', 'resident')
+                 'order', 'spills', 'name', 'addr0')
 
     def __init__(self, key, kind, loc, order):
         self.key = key
@@ -312,7 +313,6 @@ class Site:
         self.order = order
         self.spills = 0
         self.name = ''
-        self.resident = {}
 
 
 def _tile_bytes(buf):
@@ -470,8 +470,30 @@ def _assign(prog, ins_list, tiles, sites):
     pool = _Pool(prog.pol.capacity(), prog.pol.align) if prog.pooled else None
     resident = {}                 # pooled: (buf, blk) -> size
     dirty = set()                 # tiles written since they were last saved to HBM
+    held = served.Held() if pool is None and prog.pol.serve_loads else None
+    home = {}                     # served tile -> the site whose buffer it took
+    owner = {a[0]: s for s in sites for a in s.slots} if held is not None else {}
+    nserved = {}                  # site -> [loads served, bytes]
     for k, ins in enumerate(ins_list):
         views = (ins.dst,) + ins.srcs
+        if held is not None and ins.op == 'dma' and ins.dst[0].kind == 'sbuf':
+            lk = served.load_key(ins)
+            dkey = (ins.dst[0], ins.dst[1])
+            slot = held.find(lk) if dkey not in where else None
+            hs = owner.get(slot)
+            if hs is not None and any(f[0] == slot for f in hs.free):
+                # the bytes are still in a free buffer: the tile takes it, no load
+                a = next(f for f in hs.free if f[0] == slot)
+                hs.free.remove(a)
+                where[dkey] = a
+                home[dkey] = hs
+                n = nserved.setdefault(tiles[dkey][2], [0, 0])
+                n[0] += 1
+                n[1] += _tile_bytes(ins.dst[0]) * ins.dst[0].P
+                ins.addr = [a, None]
+                for key in last_of.get(k, ()):
+                    _release(where, home, tiles, key)
+                continue
         addr = []
         for v in views:
             if v is None or v[0].kind == 'hbm':
@@ -516,26 +538,27 @@ def _assign(prog, ins_list, tiles, sites):
                                        where=_where(ins.loc))
                 a = s.free.popleft()
                 where[key] = a
-                s.resident[key] = a
+                if held is not None:
+                    held.forget(a[0])
             addr.append(a)
         ins.addr = addr
         out.append(ins)
         d = ins.dst
         if d is not None and d[0].kind == 'sbuf':
             dirty.add((d[0], d[1]))
+        if held is not None:
+            _note_writes(held, ins, where)
         for j in (ins.a.get('wsrc', ()) if ins.a else ()):
             v = ins.srcs[j]
             if v is not None and v[0].kind == 'sbuf':
                 dirty.add((v[0], v[1]))
         for key in last_of.get(k, ()):
-            a = where.pop(key, None)
-            if a is not None:
-                if a[0] is None:
-                    pool.release(a[1], resident.pop(key), k)
-                    continue
-                s = tiles[key][2]
-                del s.resident[key]
-                s.free.append(a)
+            a = where.get(key)
+            if a is not None and a[0] is None:
+                del where[key]
+                pool.release(a[1], resident.pop(key), k)
+                continue
+            _release(where, home, tiles, key)
     if spill_buf is not None:
         spill_buf.shape = (128, max(spill_row, 1))
         spill_buf.F = 128 * max(spill_row, 1)
@@ -547,6 +570,9 @@ def _assign(prog, ins_list, tiles, sites):
         if s.spills and s.kind == 'sbuf':
             d['spilled'] = s.spills
         prog.decisions.append(('alloc', s.loc, d))
+    for s, (n, nb) in nserved.items():
+        prog.decisions.append(('served', s.loc, {'buffer': s.name or '-', 'loads': n,
+                                                 'bytes': nb}))
     if pool is not None:
         prog.decisions.append(('pool', None, {'mem': 'sbuf', 'reason': 'sites_do_not_fit',
                                               'peak_bytes': pool.peak}))
@@ -554,6 +580,31 @@ def _assign(prog, ins_list, tiles, sites):
         prog.decisions.append(('spill', None, {'save_bytes': prog.spill_save,
                                                'reload_bytes': prog.spill_reload}))
     return out
+
+
+def _release(where, home, tiles, key):
+    """A dead tile's buffer goes back to its site's free list (a served tile's to the site
+    whose buffer it took)."""
+    a = where.pop(key, None)
+    if a is not None:
+        s = home.pop(key, None) or tiles[key][2]
+        s.free.append(a)
+
+
+def _note_writes(held, ins, where):
+    """What instruction `ins` overwrites stops being a load's bytes: its SBUF destination
+    (and operands it writes), or an HBM tensor's bytes that buffers held."""
+    d = ins.dst
+    if d is not None:
+        if d[0].kind == 'hbm':
+            held.hbm_written(d[0])
+        elif d[0].kind == 'sbuf':
+            a = where.get((d[0], d[1]))
+            held.fill(a[0], served.load_key(ins) if ins.op == 'dma' else None)
+    for j in (ins.a.get('wsrc', ()) if ins.a else ()):
+        v = ins.srcs[j]
+        if v is not None and v[0].kind == 'sbuf':
+            held.forget(where[(v[0], v[1])][0])
 
 
 class _Pool:

@@ -1,0 +1,59 @@
+"""served.py: loads served from SBUF (redundant-load elimination).
+
+A load whose HBM bytes an earlier load already put into an SBUF buffer that still holds
+them is not issued: the new tile takes that buffer and its readers read it there. A buffer
+still holds a load's bytes while no other tile has been given it, nothing has written the
+tile since, and nothing has written to that HBM tensor since (docs/nki.md, "Compiler
+decisions", served loads). The allocation (compiler.py, _assign) asks this record as it
+hands out buffers; only a buffer whose tile is dead (back on its site's free list) serves.
+"""
+from . import remat
+
+
+def load_key(ins):
+    """What a load brings into SBUF, as a key equal for loads of the same bytes into tiles of
+    the same shape and type: None for anything but a plain whole-tile load (the compiler's
+    own re-loads, remat.py, included: those are re-issued on purpose)."""
+    if ins.op != 'dma' or ins.a.get('reload'):
+        return None
+    r = remat.loaded_whole(ins)
+    if r is None:
+        return None
+    src = r[0]
+    b = ins.dst[0]
+    return (src[0], src[2], src[3], b.dtype, b.P, b.F)
+
+
+class Held:
+    """The SBUF buffers (slot ids) that still hold the bytes of a whole-tile load."""
+
+    __slots__ = ('by_key', 'of_slot')
+
+    def __init__(self):
+        self.by_key = {}          # load key -> slot id
+        self.of_slot = {}         # slot id -> load key
+
+    def find(self, key):
+        return self.by_key.get(key) if key is not None else None
+
+    def forget(self, slot):
+        """Slot `slot` was written or given to another tile."""
+        key = self.of_slot.pop(slot, None)
+        if key is not None and self.by_key.get(key) == slot:
+            del self.by_key[key]
+
+    def fill(self, slot, key):
+        self.forget(slot)
+        if key is None:
+            return
+        old = self.by_key.get(key)
+        if old is not None:
+            del self.of_slot[old]
+        self.by_key[key] = slot
+        self.of_slot[slot] = key
+
+    def hbm_written(self, buf):
+        """A store (or any write) to HBM tensor `buf`: no buffer holds its bytes any more."""
+        gone = [k for k in self.by_key if k[0] is buf]
+        for k in gone:
+            del self.of_slot[self.by_key.pop(k)]
