@@ -1,8 +1,8 @@
 """test_hoist.py: the compiler rules that load less than the kernel source asks for:
-loads served from a buffer that still holds their bytes (served.py, `serve_loads`). Each
-kernel runs through the real binary (listing -> NEFF); numerics are checked against numpy
-with the rules on and off, and the HBM bytes the compiled program loads are counted from
-its DMAs.
+loop-invariant work done once (invariant.py, `hoist`) and loads served from a buffer that
+still holds their bytes (served.py, `serve_loads`). Each kernel runs through the real
+binary (listing -> NEFF); numerics are checked against numpy with the rules on and off,
+and the HBM bytes the compiled program loads are counted from its DMAs.
 """
 import sys
 
@@ -29,8 +29,84 @@ def loaded(prog):
     return n
 
 
+def count(prog, op):
+    return sum(1 for ins in prog.ins if ins.op == op)
+
+
 def decisions(prog, kind):
     return [d for d in prog.decisions if d[0] == kind]
+
+
+@nki.jit
+def k_invariant(x, w):
+    # out[i, :, j] = exp(x[i]) + exp(w[:, j]): x[i] is loaded and exp'd again in every
+    # iteration of j, and w[:, j] in every iteration of i, though neither depends on it
+    out = nl.ndarray((4, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    for i in nl.affine_range(4):
+        for j in nl.affine_range(4):
+            ex = nl.exp(nl.load(x[i]))
+            ew = nl.exp(nl.load(w[:, j * 128:(j + 1) * 128]))
+            nl.store(out[i, :, j * 128:(j + 1) * 128], value=nl.add(ex, ew))
+    return out
+
+
+def _invariant_want(x, w):
+    return np.exp(x)[:, :, None, :].repeat(4, 2).reshape(4, 128, 512) + np.exp(w)[None]
+
+
+def test_invariant_work_done_once():
+    x, w = rnd(4, 128, 128), rnd(128, 512)
+    want = _invariant_want(x, w)
+    k = nki.baremetal(k_invariant, nx_policy='serve_loads=off')
+    H.close(k(x, w), want, 1e-4, 1e-4, 'hoisted')
+    prog = k.last.prog
+    # each exp once per tile it reads, each x and w tile loaded once (the loads that fed
+    # only the dropped exps are gone with them)
+    assert count(prog, 'act') == 8, count(prog, 'act')
+    assert loaded(prog) == x.nbytes + w.nbytes, loaded(prog)
+    assert [d[1][1] for d in decisions(prog, 'hoist')] == [47, 48], decisions(prog, 'hoist')
+    assert 'decision hoist' in k.last.listing
+    # as the source says, without the rules: 16 loads of each and 32 exps
+    k2 = nki.baremetal(k_invariant, nx_policy='hoist=off,serve_loads=off')
+    H.close(k2(x, w), want, 1e-4, 1e-4, 'not hoisted')
+    assert loaded(k2.last.prog) == 4 * (x.nbytes + w.nbytes), loaded(k2.last.prog)
+    assert count(k2.last.prog, 'act') == 32
+    assert not decisions(k2.last.prog, 'hoist')
+
+
+def test_hoisting_refused_when_the_kept_tiles_do_not_fit():
+    # with 3 KiB of SBUF per partition (five sites of 512 B tiles, one live each): keeping
+    # exp(x[i]) over the loop of j costs no more space, keeping the four exp(w[:, j]) over
+    # the loop of i would (1.5 KiB more): the x side is done once, the w side 16 times
+    x, w = rnd(4, 128, 128), rnd(128, 512)
+    k = nki.baremetal(k_invariant, nx_policy='sbuf=3072,serve_loads=off')
+    H.close(k(x, w), _invariant_want(x, w), 1e-4, 1e-4, 'small SBUF')
+    prog = k.last.prog
+    assert [d[1][1] for d in decisions(prog, 'hoist')] == [47], decisions(prog, 'hoist')
+    assert count(prog, 'act') == 4 + 16, count(prog, 'act')
+    assert loaded(prog) == x.nbytes + 4 * w.nbytes, loaded(prog)
+    assert prog.spill_save == 0 and prog.spill_reload == 0
+
+
+@nki.jit
+def k_plain(x, w):
+    # plain loads read as they are (the Tiled matmul tutorial's pattern): not hoisted
+    out = nl.ndarray((4, 128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    for i in nl.affine_range(4):
+        acc = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+        for j in nl.affine_range(8):
+            acc = nl.add(acc, nl.multiply(nl.load(x[i]), nl.load(w[j])))
+        nl.store(out[i], value=acc)
+    return out
+
+
+def test_plain_loads_not_hoisted():
+    x, w = rnd(4, 128, 128), rnd(8, 128, 128)
+    want = x * w.sum(0)[None]
+    k = nki.baremetal(k_plain, nx_policy='serve_loads=off')
+    H.close(k(x, w), want, 1e-3, 1e-3, 'plain loads')
+    assert not decisions(k.last.prog, 'hoist')
+    assert loaded(k.last.prog) == 8 * x.nbytes + 4 * w.nbytes, loaded(k.last.prog)
 
 
 @nki.jit
@@ -48,17 +124,21 @@ def k_twice(x):
 def test_repeated_load_served_from_the_buffer_holding_it():
     x = rnd(4, 128, 256)
     want = x * (x * x).sum(2, keepdims=True)
-    # the second load finds the first one's buffer still holding x[i]
-    k = nki.baremetal(k_twice)
+    # with hoisting off: the second load finds the first one's buffer still holding x[i]
+    k = nki.baremetal(k_twice, nx_policy='hoist=off')
     H.close(k(x), want, 1e-3, 1e-3, 'served')
     prog = k.last.prog
     assert loaded(prog) == x.nbytes, loaded(prog)
     sv = decisions(prog, 'served')
     assert len(sv) == 1 and sv[0][2]['loads'] == 4 and sv[0][2]['bytes'] == x.nbytes, sv
     assert 'decision served' in k.last.listing
-    k2 = nki.baremetal(k_twice, nx_policy='serve_loads=off')
+    k2 = nki.baremetal(k_twice, nx_policy='hoist=off,serve_loads=off')
     H.close(k2(x), want, 1e-3, 1e-3, 'not served')
     assert loaded(k2.last.prog) == 2 * x.nbytes
+    # hoisting leaves plain loads alone
+    k3 = nki.baremetal(k_twice, nx_policy='serve_loads=off')
+    H.close(k3(x), want, 1e-3, 1e-3, 'hoisting only')
+    assert loaded(k3.last.prog) == 2 * x.nbytes
 
 
 @nki.jit
@@ -75,16 +155,16 @@ def k_rewritten(x):
 
 def test_load_after_a_store_to_its_bytes_is_issued():
     x = rnd(128, 256)
-    for pol in ('', 'serve_loads=off'):
+    for pol in ('', 'hoist=off', 'serve_loads=off'):
         k = nki.baremetal(k_rewritten, nx_policy=pol or None)
         H.close(k(x), (x + 1.0) * 2.0, 1e-5, 1e-5, 'rewritten ' + pol)
         assert loaded(k.last.prog) == 3 * x.nbytes, (pol, loaded(k.last.prog))
-        assert not decisions(k.last.prog, 'served')
+        assert not decisions(k.last.prog, 'served') and not decisions(k.last.prog, 'hoist')
 
 
 def test_bad_policy_values():
     x = rnd(4, 128, 256)
-    H.raises(lambda: nki.baremetal(k_twice, nx_policy='serve_loads')(x), 'expected key=value')
+    H.raises(lambda: nki.baremetal(k_twice, nx_policy='hoist')(x), 'expected key=value')
     try:
         nki.baremetal(k_twice, nx_policy='serve_load=on')(x)
     except Exception as e:

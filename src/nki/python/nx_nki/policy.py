@@ -25,6 +25,7 @@ class Policy:
         self.queues = 4           # DMA queues per trigger engine
         self.reload_queues = 2    # queues of the compiler's re-loads (remat.py) per engine
         self.stationary_reuse = True
+        self.hoist = True         # loop-invariant work done once (invariant.py)
         self.serve_loads = True   # loads of bytes a buffer still holds are served (served.py)
         self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
@@ -113,6 +114,8 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
                 pol.fuse = v in ('1', 'on', 'true', 'yes')
             elif k == 'stationary_reuse':
                 pol.stationary_reuse = v in ('1', 'on', 'true', 'yes')
+            elif k == 'hoist':
+                pol.hoist = v in ('1', 'on', 'true', 'yes')
             elif k == 'serve_loads':
                 pol.serve_loads = v in ('1', 'on', 'true', 'yes')
             else:
@@ -120,7 +123,7 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
         except KeyError:
             raise ValueError("%s: unknown policy '%s' (known: bufs, bufs@LINE, sbuf, engines, "
                              "queues, reload_queues, dge, target, numerics, stationary_reuse, "
-                             "serve_loads, window, fuse)" % (source, k))
+                             "hoist, serve_loads, window, fuse)" % (source, k))
         except ValueError:
             raise ValueError("%s: bad value '%s' for %s" % (source, v, k)) from None
 
