@@ -29,6 +29,17 @@ def close(got, want, atol=1e-3, rtol=1e-3, what=''):
         raise AssertionError('%s: max abs error %g (atol %g, rtol %g)' % (what, err, atol, rtol))
 
 
+def loaded_bytes(prog):
+    """HBM bytes a compiled program loads (its loads and the compiler's re-loads; not the
+    spills)."""
+    n = 0
+    for ins in prog.ins:
+        if ins.op == 'dma' and ins.a.get('kind') == 'load':
+            v = ins.srcs[0]
+            n += v[0].dtype.size * int(np.prod([c for _, c in v[3]]))
+    return n
+
+
 def raises(fn, needle, exc=None):
     """fn() must raise an NkiError whose message contains needle; returns the error."""
     from nx_nki.errors import NkiError

@@ -620,41 +620,70 @@ def k_block(a, w):
     return out
 
 
-def _loaded_bytes(prog):
-    n = 0
-    for ins in prog.ins:
-        if ins.op == 'dma' and ins.a.get('kind') == 'load':
-            v = ins.srcs[0]
-            n += v[0].dtype.size * int(np.prod([c for _, c in v[3]]))
-    return n
+def _reloaded(kernel, pol, loads, row):
+    """Runs kernel (k_block's arguments and result) with policy pol: numerics right, one
+    re-loaded block with `loads` re-loads of `row` elements per partition, w read once per
+    iteration. Returns the run."""
+    a, w = rnd(8, 128, 256), rnd(128, 2048)
+    k = nki.baremetal(kernel, nx_policy=pol)
+    H.close(k(a, w), a + w.reshape(128, 8, 256).sum(1)[None], 1e-3, 1e-3, pol)
+    prog = k.last.prog
+    rel = [d for d in prog.decisions if d[0] == 'reload']
+    assert len(rel) == 1 and rel[0][2]['loads'] == loads and rel[0][2]['live'] == 4, rel
+    assert H.loaded_bytes(prog) == 8 * a[0].nbytes + 8 * w.nbytes, H.loaded_bytes(prog)
+    rows = set(i.srcs[0][3][-1][1] for i in prog.ins if i.op == 'dma' and i.a.get('reload'))
+    assert rows == {row}, rows
+    assert prog.spill_save == 0 and prog.spill_reload == 0
+    return k.last
 
 
 def test_block_reloaded_when_double_buffers_do_not_fit():
     # 12 KiB per partition holds the live tiles (8 KiB block + 1 KiB row + two 1 KiB sums)
-    # but not them double-buffered (14 KiB): the block is re-loaded, each read loading just
-    # the half tile it reads, so w (1 MiB) is read once per iteration; nothing spills
+    # but not them double-buffered (14 KiB): the block is re-loaded, so w (1 MiB) is read
+    # once per iteration; nothing spills. The two halves of a tile are read one after the
+    # other: one load of the whole tile serves both (32 loads of 2 KiB rows, not 64 of 1)
+    last = _reloaded(k_block, 'sbuf=12288', 32, 512)
+    assert 'decision reload' in last.listing
+    # the re-loads go on a queue of their own; with reload_queues=2 they alternate on two
+    qs = set(i.a['q'].name for i in last.prog.ins if i.op == 'dma' and i.a.get('reload'))
+    assert qs == {'qSyncReload0'}, qs
+    last = _reloaded(k_block, 'sbuf=12288,reload_queues=2', 32, 512)
+    qs = set(i.a['q'].name for i in last.prog.ins if i.op == 'dma' and i.a.get('reload'))
+    assert qs == {'qSyncReload0', 'qSyncReload1'}, qs
     a, w = rnd(8, 128, 256), rnd(128, 2048)
     want = a + w.reshape(128, 8, 256).sum(1)[None]
-    k = nki.baremetal(k_block, nx_policy='sbuf=12288')
-    H.close(k(a, w), want, 1e-3, 1e-3, 'reloaded block')
-    prog = k.last.prog
-    rel = [d for d in prog.decisions if d[0] == 'reload']
-    assert len(rel) == 1 and rel[0][2]['loads'] == 64 and rel[0][2]['live'] == 4, rel
-    assert _loaded_bytes(prog) == 8 * a[0].nbytes + 8 * w.nbytes, _loaded_bytes(prog)
-    assert prog.spill_save == 0 and prog.spill_reload == 0
-    assert 'decision reload' in k.last.listing
-    # the re-loads alternate between two queues of their own (reload_queues=2)
-    qs = set(i.a['q'].name for i in prog.ins if i.op == 'dma' and i.a.get('reload'))
-    assert qs == {'qSyncReload0', 'qSyncReload1'}, qs
     # with the target's SBUF the block stays resident: each byte loaded once
     k2 = nki.baremetal(k_block)
     H.close(k2(a, w), want, 1e-3, 1e-3, 'resident block')
     assert not [d for d in k2.last.prog.decisions if d[0] == 'reload']
-    assert _loaded_bytes(k2.last.prog) == a.nbytes + w.nbytes
+    assert H.loaded_bytes(k2.last.prog) == a.nbytes + w.nbytes
     # live tiles that do not fit at all are the spill policy's (the pool), not re-loaded
     k3 = nki.baremetal(k_block, nx_policy='sbuf=10240')
     H.close(k3(a, w), want, 1e-3, 1e-3, 'pooled block')
     assert not [d for d in k3.last.prog.decisions if d[0] == 'reload']
+
+
+@nki.jit
+def k_block_halves(a, w):
+    # the same block, its left halves read in one loop and its right halves in the next:
+    # each read depends on the one before (one running sum), so no two reads of a tile can
+    # be brought together
+    out = nl.ndarray((8, 128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+    ws = [nl.load(w[:, j * 512:(j + 1) * 512]) for j in range(4)]
+    for i in nl.affine_range(8):
+        acc = nl.load(a[i])
+        for j in range(4):
+            acc = nl.add(acc, ws[j][:, 0:256])
+        for j in range(4):
+            acc = nl.add(acc, ws[j][:, 256:512])
+        nl.store(out[i], value=acc)
+    return out
+
+
+def test_block_reloaded_per_half_when_the_reads_cannot_meet():
+    # 13 KiB: the live tiles (8 KiB block, 1 KiB row, two sites of two 1 KiB sums) fit,
+    # double-buffered (14 KiB) they do not; each read loads just the half it reads
+    _reloaded(k_block_halves, 'sbuf=13312', 64, 256)
 
 
 def test_compile_options():

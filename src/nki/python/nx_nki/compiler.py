@@ -5,7 +5,8 @@ recorded trace (docs/nki.md, "Compiler decisions").
    work in the unrolled trace) is that tile while the kept tiles fit SBUF (invariant.py).
 0b. re-loads: when the live tiles fit SBUF but not with a second buffer for the sites that
    stream one tile at a time, a block of loaded tiles held over a loop is re-loaded, just
-   the bytes each read needs, before every instruction reading it (remat.py).
+   the bytes each read needs, before every instruction reading it; reads of one tile that
+   can be brought together share a load (remat.py).
 1. picks: an engine for every `unknown_engine` op (copies on ScalarE; tensor_scalar and
    memset on the least busy of their candidates, never GpSimd for tensor_scalar);
    a trigger engine and a queue for every DMA (loads from Sync, stores from the engine that

@@ -23,7 +23,7 @@ class Policy:
         self.align = 64           # SBUF tile alignment in bytes
         self.engines = 'balance'  # engine picks for unknown_engine: balance | vector
         self.queues = 4           # DMA queues per trigger engine
-        self.reload_queues = 2    # queues of the compiler's re-loads (remat.py) per engine
+        self.reload_queues = 1    # queues of the compiler's re-loads (remat.py) per engine
         self.stationary_reuse = True
         self.hoist = True         # loop-invariant work done once (invariant.py)
         self.serve_loads = True   # loads of bytes a buffer still holds are served (served.py)
