@@ -29,6 +29,16 @@ def close(got, want, atol=1e-3, rtol=1e-3, what=''):
         raise AssertionError('%s: max abs error %g (atol %g, rtol %g)' % (what, err, atol, rtol))
 
 
+def line_of(path, text):
+    """The line of file `path` where `text` first stands (to check a source line the shim
+    reports)."""
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if text in line:
+                return n
+    raise AssertionError('no line of %s holds %r' % (path, text))
+
+
 def loaded_bytes(prog):
     """HBM bytes a compiled program loads (its loads and the compiler's re-loads; not the
     spills)."""

@@ -24,12 +24,7 @@ def count(prog, op):
 
 
 def line_of(text):
-    """The line of this file where `text` first stands (a decision's source line)."""
-    with open(__file__) as f:
-        for n, line in enumerate(f, 1):
-            if text in line:
-                return n
-    raise AssertionError('no line with %r' % text)
+    return H.line_of(__file__, text)
 
 
 def decisions(prog, kind):

@@ -18,12 +18,7 @@ from nx_nki import api, policy
 
 
 def line_of(text):
-    """The line of this file holding text (first match)."""
-    with open(__file__) as f:
-        for n, line in enumerate(f, 1):
-            if text in line:
-                return n
-    raise AssertionError('no line holds %r' % text)
+    return H.line_of(__file__, text)
 
 
 def listing(kernel, *args):
