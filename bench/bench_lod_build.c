@@ -5,7 +5,7 @@
  * of the build (the events copy and pyramid of each source, the counters, the per-line
  * summary, the checkpoint) with its CPU and wall seconds: on a loaded machine the CPU
  * seconds are the figure to compare. The profile must not carry one yet.
- * NX_LOD_MEMORY_LIMIT sets DuckDB's memory_limit of the build.
+ * NX_LOD_MEMORY_LIMIT and NX_LOD_CHUNK_ROWS set its bounds (server/lod.h).
  * usage: bench_lod_build PROFILE_DIR NAME */
 #include "common/compat.h"
 #include "server/lod_carried.h"

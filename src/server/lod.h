@@ -156,6 +156,15 @@ struct nx_lod_bounds {
 	const char *memory_limit;
 	int64_t chunk_rows;
 };
+/* The bounds of every build, view's and the server's alike (lod_bounds.c; the peaks they
+ * give are in docs/memory.md, "The timeline cache"): NX_LOD_MEMORY for DuckDB and slices
+ * of NX_LOD_CHUNK_ROWS rows. NX_LOD_MEMORY_LIMIT and NX_LOD_CHUNK_ROWS in the environment
+ * override them (a usage error when the value is not one). */
+#define NX_LOD_MEMORY "160MB"
+#define NX_LOD_CHUNK_ROWS 500000
+#define NX_LOD_CHUNK_ROWS_MIN 10000
+#define NX_LOD_CHUNK_ROWS_MAX 100000000
+int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err);
 /* Builds the cache of the profile in dir (tables files) as out_dir/timeline.duckdb,
  * holding stamp as tl.stamp, with a private scratch folder in out_dir for DuckDB's
  * spills, within bounds; builds (may be NULL) is where it registers to be

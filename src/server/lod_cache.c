@@ -8,7 +8,8 @@
  * the size of timeline.duckdb. The database holds the same stamp (tl.stamp) but for the
  * size. A cache is used only when both stamps name this profile version in this format
  * and the file has the stamp's size; else the reason is returned, the directory removed
- * and the cache built again. A build goes to a private hidden directory,
+ * and the cache built again. A build, one at a time in a process and within
+ * the bounds of every build (lod_bounds.c), goes to a private hidden directory,
  * .<key>.tmp-<host>-<pid>-<n>, renamed into place; when another process won the race,
  * its result is used (after the same checks) and ours dropped. Older versions of the
  * same profile are removed after a build; the private directories of dead processes
@@ -37,9 +38,9 @@
 /* DuckDB threads per cache database: its queries are small, and one thread does them
  * with about half the CPU time of two on this kind of machine */
 #define LOD_THREADS 1
-/* A build in the server: 1 GB for DuckDB, grouping queries of 4M rows (a build in the
- * ingest has tighter bounds, lod_carried.c) */
-static const struct nx_lod_bounds server_bounds = { "1GB", 4000000 };
+/* One build at a time in a process: each runs within the bounds of lod_bounds.c, so the
+ * server's builds of several profiles opened together stay within them too */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static atomic_uint build_seq;
 
@@ -273,11 +274,17 @@ static int build_into(const char *root, const char *key, const char *final, cons
 	char *tmp = private_name(root, key, "tmp");
 	double t = now_s();
 	struct nx_err ignored = { 0 };
+	struct nx_lod_bounds bounds;
 	int rc;
 
-	rc = nx_mkdirs(tmp, err);
+	rc = nx__lod_bounds(&bounds, err);
 	if (!rc)
-		rc = nx__lod_build(dir, files, stamp, tmp, &server_bounds, builds, NULL, NULL, err);
+		rc = nx_mkdirs(tmp, err);
+	if (!rc) {
+		pthread_mutex_lock(&build_lock);
+		rc = nx__lod_build(dir, files, stamp, tmp, &bounds, builds, NULL, NULL, err);
+		pthread_mutex_unlock(&build_lock);
+	}
 	if (!rc)
 		rc = nx__lod_stamp_write(tmp, stamp, err);
 	if (!rc && rename(tmp, final) != 0) {

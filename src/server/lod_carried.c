@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT
  * lod_carried.c: builds the timeline cache into a profile's temporary directory before
  * the ingest publishes it (lod_carried.h). The cache is the same as a server builds
- * (lod_build.c), in NX_LOD_CARRIED_DIR with its stamp file written last; its stamp's
- * version is NX_LOD_CARRIED_VERSION, for the profile directory's identity is not known
- * yet and the cache moves with the directory, and its hash of the table files is the
- * one a server computes over the published profile, so a server uses it only while
- * the tables are the ones it was built from (lod_cache.c). DuckDB runs under the
- * ingest's memory bound (NX_LOD_MEMORY_LIMIT overrides it) and spills into the cache's
- * scratch folder. */
+ * (lod_build.c), within the same bounds (lod_bounds.c), in NX_LOD_CARRIED_DIR with its
+ * stamp file written last; its stamp's version is NX_LOD_CARRIED_VERSION, for the
+ * profile directory's identity is not known yet and the cache moves with the directory,
+ * and its hash of the table files is the one a server computes over the published
+ * profile, so a server uses it only while the tables are the ones it was built from
+ * (lod_cache.c). DuckDB spills into the cache's scratch folder. */
 #include "common/compat.h"
 #include "server/lod_carried.h"
 #include "server/lod.h"
@@ -16,20 +15,6 @@
 #include "common/xalloc.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-/* The grouping queries' input rows: at 10M records, 500K rows with DuckDB's
- * memory_limit at 160 MB keep the build's peak RSS at 218 MB; 4M rows (the server's)
- * take 295 MB at 192 MB, and 4M or 1M rows run out of memory at 128 MB (docs/memory.md) */
-#define LOD_INGEST_CHUNK_ROWS 500000
-
-/* NX_LOD_MEMORY_LIMIT, or NX_LOD_INGEST_MEMORY */
-static const char *memory_limit(void)
-{
-	const char *limit = getenv("NX_LOD_MEMORY_LIMIT");
-
-	return limit && *limit && strlen(limit) < 32 ? limit : NX_LOD_INGEST_MEMORY;
-}
 
 int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
 			 struct nx_lod_phases *phases, struct nx_err *err)
@@ -37,11 +22,13 @@ int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
 	char *out = nx_path_join(dir, NX_LOD_CARRIED_DIR);
 	struct nx_lod_stamp stamp = { 0 };
 	struct nx_pfiles files = { 0 };
-	const struct nx_lod_bounds bounds = { memory_limit(), LOD_INGEST_CHUNK_ROWS };
+	struct nx_lod_bounds bounds;
 	int rc;
 
 	*events = 0;
-	rc = nx__pfiles_scan_plain(dir, &files, err);
+	rc = nx__lod_bounds(&bounds, err);
+	if (!rc)
+		rc = nx__pfiles_scan_plain(dir, &files, err);
 	if (!rc && nx_is_dir(out))
 		rc = nx_errf(err, -EEXIST, "'%s' exists already", out);
 	if (rc)

@@ -8,11 +8,6 @@
 #include "common/compat.h"
 #include "common/err.h"
 
-/* DuckDB's memory_limit of a build in the ingest (NX_LOD_MEMORY_LIMIT in the
- * environment overrides it), so the build stays within the ingest's bound
- * (docs/memory.md) */
-#define NX_LOD_INGEST_MEMORY "160MB"
-
 /* Where a build's time goes, phase by phase in the order they ran (the events copy and
  * the pyramid of each source, the counters, the per-line summary, the final checkpoint):
  * the process's CPU seconds (user + system, every thread: meaningful when nothing else

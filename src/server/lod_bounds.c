@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT
+ * lod_bounds.c: the one set of bounds of every build of the timeline cache, the one
+ * `view` carries into a profile (lod_carried.c) and the one a server builds for a
+ * profile without it (lod_cache.c): DuckDB's memory_limit and the input rows of each
+ * grouping query of the pyramid (lod.h; docs/memory.md, "The timeline cache"). */
+#include "common/compat.h"
+#include "server/lod.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The longest memory_limit taken from the environment ("160MB", "1.5GiB") */
+#define LIMIT_MAX 31
+
+int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
+{
+	const char *limit = getenv("NX_LOD_MEMORY_LIMIT");
+	const char *rows = getenv("NX_LOD_CHUNK_ROWS");
+	char *end = NULL;
+	long long n;
+
+	b->memory_limit = NX_LOD_MEMORY;
+	b->chunk_rows = NX_LOD_CHUNK_ROWS;
+	if (limit && *limit) {
+		if (strlen(limit) > LIMIT_MAX)
+			return nx_errf(err, NX_EUSAGE, "NX_LOD_MEMORY_LIMIT is %zu characters "
+				       "long; give a size such as 160MB", strlen(limit));
+		b->memory_limit = limit;
+	}
+	if (rows && *rows) {
+		errno = 0;
+		n = strtoll(rows, &end, 10);
+		if (errno || *end || n < NX_LOD_CHUNK_ROWS_MIN || n > NX_LOD_CHUNK_ROWS_MAX)
+			return nx_errf(err, NX_EUSAGE, "NX_LOD_CHUNK_ROWS is '%.40s'; give a whole "
+				       "number of rows from %d to %d", rows,
+				       NX_LOD_CHUNK_ROWS_MIN, NX_LOD_CHUNK_ROWS_MAX);
+		b->chunk_rows = n;
+	}
+	return 0;
+}
