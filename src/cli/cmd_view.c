@@ -211,7 +211,7 @@ static int serve(const char *data_path, unsigned port, bool ui, unsigned ui_port
 	}
 	free(profiles);
 	/* what killed ingests and uploads left (their process has ended) goes now */
-	nx_remove_stale_tmp(data_path);
+	nx_remove_stale_tmp_all(data_path);
 	nx_server_opts_init(&so, data_path);
 	so.port = port;
 	so.quiet = quiet;

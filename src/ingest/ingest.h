@@ -54,9 +54,24 @@ char *nx_profile_dir(const char *data_path, const char *name);
 /* The hidden temporary sibling a profile is built in (or an upload's archive written
  * to): <data-path>/profiles/global/.<name>@latest.tmp-<pid>@<host>, newly allocated. */
 char *nx_profile_tmp(const char *data_path, const char *name);
-/* Removes the temporaries of <data-path>/profiles/global whose process has ended (an
- * ingest or upload that was killed): on this host only, never a live one. */
+/* The directory of <data-path>/profiles/global where each publication records the
+ * temporary it is about to make (an empty file of the temporary's name), so that the
+ * next publication finds it should its process be killed. */
+#define NX_TMP_RECORDS ".in-progress"
+/* Records tmp (nx_profile_tmp), before it is made; one that cannot be recorded is left
+ * to nx_remove_stale_tmp_all. */
+void nx_profile_tmp_record(const char *data_path, const char *tmp);
+/* Drops the record of tmp when tmp is gone (published, its previous version removed). */
+void nx_profile_tmp_forget(const char *data_path, const char *tmp);
+/* Removes the recorded temporaries of <data-path>/profiles/global whose process has
+ * ended (an ingest or upload that was killed), then their records: on this host only,
+ * never a live one, never anything but a temporary's name. What every publication
+ * does: it reads the records of the publications in progress or ended since the last
+ * one, not the profiles. */
 void nx_remove_stale_tmp(const char *data_path);
+/* The same over every entry of <data-path>/profiles/global, recorded or not (what a
+ * server does when it starts). */
+void nx_remove_stale_tmp_all(const char *data_path);
 
 /* The lock of a data path's publications (<data-path>/profiles/global/.publish.lock,
  * flock): held while a profile is swapped in and while `upload` stores an archive. */

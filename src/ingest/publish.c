@@ -6,7 +6,10 @@
  * in place. Publications into a data path and `upload` hold the data path's lock while
  * they swap, so the source archive attached to the previous version is carried into
  * the new one and an upload lands in one version or the other, never in a removed one.
- * Temporaries of ingests that were killed are removed by the next publication. A hook
+ * Temporaries of ingests that were killed are removed by the next publication, which
+ * finds them through the records each one leaves in NX_TMP_RECORDS beside them (so it
+ * does not list the profiles: a data path may hold thousands), and by a server when it
+ * starts, which lists them all (temporaries without a record included). A hook
  * (nx_publish_hook_run) may add to a profile's temporary directory before it is
  * published. */
 #include "common/compat.h"
@@ -115,23 +118,89 @@ static bool tmp_is_stale(const char *entry)
 	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-void nx_remove_stale_tmp(const char *data_path)
+/* Removes parent/entry when it is a temporary of an ended process (tmp_is_stale); 0 when
+ * it is gone (or was never there). */
+static int remove_if_stale(const char *parent, const char *entry)
+{
+	struct nx_err ignored = { 0 };
+	char *p;
+	int rc;
+
+	if (!tmp_is_stale(entry))
+		return -EBUSY;
+	p = nx_path_join(parent, entry);
+	rc = nx_remove_tree(p, &ignored);
+	free(p);
+	return rc;
+}
+
+void nx_remove_stale_tmp_all(const char *data_path)
 {
 	char *parent = nx_xasprintf("%s/profiles/global", data_path);
 	DIR *dp = opendir(parent);
 	struct dirent *de;
 
-	while (dp && (de = readdir(dp))) {
-		if (!tmp_is_stale(de->d_name))
-			continue;
-		char *p = nx_path_join(parent, de->d_name);
-		struct nx_err ignored = { 0 };
-		nx_remove_tree(p, &ignored);
-		free(p);
-	}
+	while (dp && (de = readdir(dp)))
+		remove_if_stale(parent, de->d_name);
 	if (dp)
 		closedir(dp);
 	free(parent);
+	nx_remove_stale_tmp(data_path); /* and the records of what went */
+}
+
+void nx_remove_stale_tmp(const char *data_path)
+{
+	char *parent = nx_xasprintf("%s/profiles/global", data_path);
+	char *records = nx_path_join(parent, NX_TMP_RECORDS);
+	DIR *dp = opendir(records);
+	struct dirent *de;
+
+	while (dp && (de = readdir(dp))) {
+		/* a record goes with its temporary, or when that is not there */
+		if (remove_if_stale(parent, de->d_name))
+			continue;
+		char *rec = nx_path_join(records, de->d_name);
+		unlink(rec);
+		free(rec);
+	}
+	if (dp)
+		closedir(dp);
+	free(records);
+	free(parent);
+}
+
+/* records/<base name of tmp> */
+static char *tmp_record(const char *data_path, const char *tmp)
+{
+	const char *base = strrchr(tmp, '/');
+
+	return nx_xasprintf("%s/profiles/global/" NX_TMP_RECORDS "/%s", data_path,
+			    base ? base + 1 : tmp);
+}
+
+void nx_profile_tmp_record(const char *data_path, const char *tmp)
+{
+	char *dir = nx_xasprintf("%s/profiles/global/" NX_TMP_RECORDS, data_path);
+	char *rec = tmp_record(data_path, tmp);
+	int fd;
+
+	if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
+		fd = open(rec, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+		if (fd >= 0)
+			close(fd);
+	}
+	free(dir);
+	free(rec);
+}
+
+void nx_profile_tmp_forget(const char *data_path, const char *tmp)
+{
+	char *rec = tmp_record(data_path, tmp);
+	struct stat st;
+
+	if (lstat(tmp, &st) != 0 && errno == ENOENT)
+		unlink(rec);
+	free(rec);
 }
 
 int nx_profiles_lock(const char *data_path, int *fd, struct nx_err *err)
@@ -182,8 +251,10 @@ int nx_publish_prepare(const struct nx_publish_plan *p, struct nx_err *err)
 	if (!p->name && !p->nested && (rc = nx_out_dir_check(p->final, p->data_path, err)))
 		return rc;
 	rc = nx_mkdirs(p->parent, err);
-	if (!rc && p->name)
+	if (!rc && p->name) {
 		nx_remove_stale_tmp(p->data_path);
+		nx_profile_tmp_record(p->data_path, p->tmp);
+	}
 	if (!rc)
 		rc = nx_remove_tree(p->tmp, err);
 	if (!rc)
@@ -300,8 +371,11 @@ int nx_publish(const struct nx_publish_plan *p, struct nx_err *err)
 {
 	int rc;
 
-	if (p->name)
-		return nx_publish_profile(p->data_path, p->name, p->tmp, err);
+	if (p->name) {
+		rc = nx_publish_profile(p->data_path, p->name, p->tmp, err);
+		nx_profile_tmp_forget(p->data_path, p->tmp);
+		return rc;
+	}
 	if (p->nested)
 		return nx_publish_dir(p->tmp, p->final, err);
 	/* an output directory: checked again (it may have changed while we worked), marked */

@@ -330,6 +330,7 @@ int nx_upload_source(const char *data_path, const char *name, const char *src,
 	}
 	nx_remove_stale_tmp(data_path);
 	tmp = nx_profile_tmp(data_path, name);
+	nx_profile_tmp_record(data_path, tmp);
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0) {
 		rc = nx_errf(err, -errno, "cannot create '%s': %s", tmp, strerror(errno));
 		goto out;
@@ -342,6 +343,7 @@ int nx_upload_source(const char *data_path, const char *name, const char *src,
 		rc = store(data_path, name, tmp, dest, err);
 	if (rc)
 		unlink(tmp);
+	nx_profile_tmp_forget(data_path, tmp);
 out:
 	if (rc) {
 		free(*dest);

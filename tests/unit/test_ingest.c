@@ -276,7 +276,8 @@ static void test_failures_keep_previous(void **state)
 	c->prof = prof;
 	assert_int_equal(Q(c, "Instruction", "SELECT count(*) FROM %s"), 7);
 	assert_int_equal(nx_test_sh("test -z \"$(ls -A '%s/profiles/global' | grep -v '^keep@latest$' | "
-				    "grep -v '@latest$' | grep -v '^\\.publish\\.lock$')\"", c->data), 0);
+				    "grep -v '@latest$' | grep -v '^\\.publish\\.lock$' | "
+				    "grep -v '^\\.in-progress$')\"", c->data), 0);
 	free(neff);
 	free(ntff);
 }
