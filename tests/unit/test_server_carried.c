@@ -12,7 +12,9 @@
  *     served likewise, and the profile is never written;
  *   - the counters' replies from the pyramid (wide windows) and from the cache's values
  *     (narrow ones) equal those a server without a cache computes from the profile's
- *     tables at full resolution. */
+ *     tables at full resolution;
+ *   - the build's bounds from the environment: bad values refused, the smallest slices
+ *     giving the same cache. */
 #include "common/compat.h"
 #include "server/server.h"
 #include "server/lod_carried.h"
@@ -20,6 +22,7 @@
 #include "helper/asserts.h"
 #include "helper/fixture.h"
 #include "helper/http_client.h"
+#include "helper/profile_db.h"
 #include "helper/server_fixture.h"
 
 #include <fcntl.h>
@@ -434,6 +437,61 @@ static void test_counter_pyramid_matches_full_resolution(void **state)
 			    "'%s/.cache/timeline'", data_dir, data_dir, data_dir), 0);
 }
 
+/* The build's bounds from the environment (server/lod.h): a value that is not one is
+ * refused, naming the variable, and leaves no cache; the smallest slices give the cache
+ * the default ones give, row for row. */
+static void test_bounds_from_environment(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "NX_LOD_CHUNK_ROWS", "abc" },       { "NX_LOD_CHUNK_ROWS", "9999" },
+		{ "NX_LOD_CHUNK_ROWS", "100000001" }, { "NX_LOD_CHUNK_ROWS", "12x" },
+		{ "NX_LOD_CHUNK_ROWS", "-500000" },
+		{ "NX_LOD_MEMORY_LIMIT", "160MB..................................." },
+	};
+	static const char *const tables[] = { "ev0", "lod", "tracks", "meta", "ctr", "ctr_lod" };
+	char *copy[2] = { NULL, NULL };
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	uint64_t events = 0;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		assert_true(asprintf(&copy[k], "%s.bounds%d/profiles/global/t@latest", data_dir,
+				     k) > 0);
+		assert_int_equal(nx_test_sh("mkdir -p '%s' && cp '%s/profiles/global/t@latest'/*"
+					    ".parquet '%s/'", copy[k], data_dir, copy[k]), 0);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		nx_err_clear(&err);
+		assert_int_equal(setenv(bad[i][0], bad[i][1], 1), 0);
+		assert_int_equal(nx_lod_build_carried(copy[0], "t", &events, NULL, &err), NX_EUSAGE);
+		unsetenv(bad[i][0]);
+		if (!strstr(err.msg, bad[i][0]))
+			fail_msg("%s=%s: %s", bad[i][0], bad[i][1], err.msg);
+		assert_int_equal(nx_test_sh("test ! -e '%s/.timeline'", copy[0]), 0);
+	}
+	nx_err_clear(&err);
+	assert_int_equal(nx_lod_build_carried(copy[0], "t", &events, NULL, &err), 0);
+	assert_int_equal(setenv("NX_LOD_CHUNK_ROWS", "10000", 1), 0);
+	assert_int_equal(nx_lod_build_carried(copy[1], "t", &events, NULL, &err), 0);
+	unsetenv("NX_LOD_CHUNK_ROWS");
+	assert_int_equal(events, 34000);
+	assert_int_equal(nx_duck_open(&d, 1, "256MB", &err), 0);
+	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS a (READ_ONLY); ATTACH "
+		    "'%s/.timeline/timeline.duckdb' AS b (READ_ONLY)", copy[0], copy[1]);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		assert_true(nx_test_qi(d, "SELECT count(*) FROM a.%s", tables[i]) > 0);
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT * FROM a.%s EXCEPT "
+					    "ALL SELECT * FROM b.%s)", tables[i], tables[i]), 0);
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT * FROM b.%s EXCEPT "
+					    "ALL SELECT * FROM a.%s)", tables[i], tables[i]), 0);
+	}
+	nx_duck_close(d);
+	assert_int_equal(nx_test_sh("rm -rf '%s.bounds0' '%s.bounds1'", data_dir, data_dir), 0);
+	free(copy[0]);
+	free(copy[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_unusable_carried_cache),
 		cmocka_unit_test(test_carried_damaged_while_served),
 		cmocka_unit_test(test_counter_pyramid_matches_full_resolution),
+		cmocka_unit_test(test_bounds_from_environment),
 	};
 
 	return cmocka_run_group_tests_name("server_carried", tests, setup, teardown);
