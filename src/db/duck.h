@@ -161,7 +161,8 @@ void nx_duck_cursor_close(struct nx_duck_cursor *c);
 
 /* Rows appended to a table of d (DuckDB's appender, on a connection of its own, so
  * that it can write while a scan or a cursor reads): each row's cells in column order,
- * then nx_duck_append_end_row. Errors surface at the end of a row or at close. */
+ * then nx_duck_append_end_row. Errors surface at the end of a row or at close. table is
+ * a name, or "catalog.name" for a table of an attached database. */
 struct nx_duck_appender;
 int nx_duck_appender_open(struct nx_duck *d, const char *table, struct nx_duck_appender **out,
 			  struct nx_err *err);

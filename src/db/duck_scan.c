@@ -193,6 +193,8 @@ int nx_duck_appender_open(struct nx_duck *d, const char *table, struct nx_duck_a
 			  struct nx_err *err)
 {
 	struct nx_duck_appender *a = nx_xcalloc(1, sizeof(*a));
+	const char *dot;
+	duckdb_state st;
 	int rc = 0;
 
 	a->table = nx_xstrdup(table);
@@ -202,7 +204,17 @@ int nx_duck_appender_open(struct nx_duck *d, const char *table, struct nx_duck_a
 		*out = NULL;
 		return nx_errf(err, NX_EDB, "cannot connect to DuckDB for appending to %s", table);
 	}
-	if (duckdb_appender_create(nx__duck_con_app(d), NULL, table, &a->app) != DuckDBSuccess) {
+	dot = strchr(table, '.');
+	if (dot) {
+		char *catalog = nx_xstrndup(table, (size_t)(dot - table));
+
+		st = duckdb_appender_create_ext(nx__duck_con_app(d), catalog, NULL, dot + 1,
+						&a->app);
+		free(catalog);
+	} else {
+		st = duckdb_appender_create(nx__duck_con_app(d), NULL, table, &a->app);
+	}
+	if (st != DuckDBSuccess) {
 		rc = appender_err(a, "cannot append to", err);
 		duckdb_appender_destroy(&a->app);
 		free(a->table);
