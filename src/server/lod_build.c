@@ -25,6 +25,7 @@
  * +-2^61 ns (NX_TL_TIME_BOUND) are left out, so no span or slice overflows. */
 #include "common/compat.h"
 #include "server/lod.h"
+#include "server/lod_levels.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -263,15 +264,32 @@ static int build_level(struct nx_duck *d, const struct level_job *j, int level, 
 	return rc;
 }
 
+/* Whether every level of the pyramids is built by grouping queries, as before the levels
+ * above the finest were built in C: NX_LOD_SQL_LEVELS=1, the reference the tests compare
+ * the C levels with and bench/bench_lod_build's "before". */
+static bool sql_levels(void)
+{
+	const char *v = getenv("NX_LOD_SQL_LEVELS");
+
+	return v && !strcmp(v, "1");
+}
+
 /* Levels lo..hi of source s's pyramid (s < 0: the counters'), from n rows with times
- * first..last, in slices of about chunk input rows. */
+ * first..last: the finest by grouping queries in slices of about chunk_rows input rows
+ * (bounds), the others in C, each from the one below (lod_levels.c), unless
+ * sql_levels(). The finest level of an event source is a phase of its own (clk). */
 static int build_levels(struct nx_duck *d, int s, int lo, int hi, int64_t first, int64_t last,
-			int64_t n, int64_t chunk, struct nx_err *err)
+			int64_t n, const struct nx_lod_bounds *bounds, struct phase_clock *clk,
+			struct nx_err *err)
 {
 	int64_t rows = n;
 	int rc = 0;
 
 	for (int l = lo; l <= hi && !rc; l++) {
+		if (l == lo + 1 && clk)
+			clock_lap(clk, "tl.lod %s L%d", nx__lod_sources[s].table, lo);
+		if (l > lo && !sql_levels())
+			return nx__lod_levels_up(d, s, lo, hi, err);
 		struct level_job j = { .unit = l == lo ? 1 : (int64_t)1 << (l - 1) };
 
 		if (s >= 0) {
@@ -287,7 +305,7 @@ static int build_levels(struct nx_duck *d, int s, int lo, int hi, int64_t first,
 			j.count = nx_xasprintf(ctr_count_sql, l);
 			j.time = l == lo ? "ts" : "k";
 		}
-		rc = build_level(d, &j, l, first, last, rows, chunk, &rows, err);
+		rc = build_level(d, &j, l, first, last, rows, bounds->chunk_rows, &rows, err);
 		level_job_release(&j);
 	}
 	return rc;
@@ -348,7 +366,7 @@ static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, i
 
 /* tl.ev<s>, its pyramid, its rows of tl.tracks and tl.meta. */
 static int build_source(struct nx_duck *d, const char *dir, const char *scratch, int s,
-			const struct nx_ptable *t, int64_t chunk, uint64_t *events,
+			const struct nx_ptable *t, const struct nx_lod_bounds *bounds, uint64_t *events,
 			struct phase_clock *clk, struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
@@ -377,9 +395,12 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
 	/* one level past the one whose bucket spans the profile, for views wider than it */
 	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
 	lo = v[0] > 0 ? ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[0]) : hi + 1;
-	if ((rc = build_levels(d, s, lo, hi, v[1], v[2], v[0], chunk, err)))
+	if ((rc = build_levels(d, s, lo, hi, v[1], v[2], v[0], bounds, clk, err)))
 		return rc;
-	clock_lap(clk, "tl.lod %s L%d..L%d", src->table, lo, hi);
+	if (lo < hi)
+		clock_lap(clk, "tl.lod %s L%d..L%d", src->table, lo + 1, hi);
+	else
+		clock_lap(clk, "tl.lod %s L%d..L%d", src->table, lo, hi);
 	if (s == NX_LOD_SRC_FW)
 		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
 				     "count(*)::BIGINT, min(start_ts), max(end_ts), stream, lane "
@@ -408,7 +429,8 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
  * greatest value and the last one (with its time). Its finest level L0 holds LOD_K
  * values of a series per bucket on average, so a window whose buckets are finer reads
  * tl.ctr, a coarser one one level. */
-static int build_counter_levels(struct nx_duck *d, int64_t chunk, struct nx_err *err)
+static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *bounds,
+				struct nx_err *err)
 {
 	static const char *const what[] = { "count(*)", "min(ts)", "max(ts)",
 					    "count(DISTINCT (core, track))" };
@@ -429,7 +451,7 @@ static int build_counter_levels(struct nx_duck *d, int64_t chunk, struct nx_err 
 	lo = ceil_log2((double)LOD_K * (double)(v[2] - v[1]) * (double)v[3] / (double)v[0]);
 	if (lo > hi)
 		lo = hi + 1;
-	rc = build_levels(d, -1, lo, hi, v[1], v[2], v[0], chunk, err);
+	rc = build_levels(d, -1, lo, hi, v[1], v[2], v[0], bounds, NULL, err);
 	sql = nx_xasprintf("INSERT INTO tl.meta VALUES (-1, %" PRId64 ", %d, %d, true)", v[0], lo,
 			   hi);
 	if (!rc)
@@ -440,7 +462,8 @@ static int build_counter_levels(struct nx_duck *d, int64_t chunk, struct nx_err 
 
 /* tl.ctr from the counter tables the profile has, and their rows of tl.tracks. */
 static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pfiles *files,
-			  int64_t chunk, struct phase_clock *clk, struct nx_err *err)
+			  const struct nx_lod_bounds *bounds, struct phase_clock *clk,
+			  struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	size_t n = 0;
@@ -469,7 +492,7 @@ static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pf
 	if (rc || !n)
 		return rc;
 	clock_lap(clk, "tl.ctr");
-	rc = build_counter_levels(d, chunk, err);
+	rc = build_counter_levels(d, bounds, err);
 	clock_lap(clk, "tl.ctr_lod");
 	return rc;
 }
@@ -636,8 +659,7 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles) {
-			rc = build_source(d, dir, scratch, s, t, bounds->chunk_rows, &n, &clk,
-					  err);
+			rc = build_source(d, dir, scratch, s, t, bounds, &n, &clk, err);
 		}
 	}
 	if (!rc && cached_source(files, 0)) {
@@ -645,7 +667,7 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		clock_lap(&clk, "tl.lines");
 	}
 	if (!rc)
-		rc = build_counters(d, dir, files, bounds->chunk_rows, &clk, err);
+		rc = build_counters(d, dir, files, bounds, &clk, err);
 	if (!rc)
 		rc = write_stamp(d, stamp, err);
 	if (!rc)
