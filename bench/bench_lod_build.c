@@ -5,7 +5,9 @@
  * of the build (the events copy and pyramid of each source, the counters, the per-line
  * summary, the checkpoint) with its CPU and wall seconds: on a loaded machine the CPU
  * seconds are the figure to compare. The profile must not carry one yet.
- * NX_LOD_MEMORY_LIMIT and NX_LOD_CHUNK_ROWS set its bounds (server/lod.h).
+ * NX_LOD_MEMORY_LIMIT and NX_LOD_CHUNK_ROWS set its bounds (server/lod.h); NX_LOD_SQL_LEVELS=1
+ * builds the pyramids' levels above the finest by grouping queries (the build before they
+ * were built in C), for a before/after on one profile.
  * usage: bench_lod_build PROFILE_DIR NAME */
 #include "common/compat.h"
 #include "server/lod_carried.h"
