@@ -14,7 +14,9 @@
 set -euo pipefail
 prof=$(cd "${1:?usage: lod_server_build.sh PROFILE_DIR [BUILD_DIR] [WORK_DIR]}" && pwd)
 build=$(cd "${2:-build}" && pwd)
-work=$(mktemp -d "${3:-${TMPDIR:-/tmp}}/lod_server_build.XXXXXX")
+parent=${3:-${TMPDIR:-/tmp}}
+mkdir -p "$parent"
+work=$(mktemp -d "$parent/lod_server_build.XXXXXX")
 base=$(basename "$prof")
 name=${base%@latest}
 [[ $base == "$name@latest" && -f $prof/Instruction.parquet ]] ||
