@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/source_ahead.h"
 #include "helper/fixture.h"
 
 #include <setjmp.h>
@@ -38,7 +39,7 @@ static int ev_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	const int *c = s->map.idx;
 	char text[256];
 
-	s->calls++;
+	__atomic_add_fetch(&s->calls, 1, __ATOMIC_RELEASE); /* read by the test's thread */
 	for (; n < cap && s->next <= s->rows; n++, s->next++) {
 		int64_t id = s->next;
 		if (id == s->fail_at)
@@ -330,9 +331,11 @@ static void test_ahead_never_copied(void **state)
 	(void)state;
 	ev_init(&s, &src, 100 * 2048, 0);
 	assert_int_equal(nx_duck_ahead_start(&src, false, &a, &err), 0);
-	nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL); /* likely fills the queue */
+	/* the producer fills its queue, then waits for room that no copy will make */
+	while (__atomic_load_n(&s.calls, __ATOMIC_ACQUIRE) < NX_AHEAD_CHUNKS)
+		nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
 	nx_duck_ahead_stop(a);
-	assert_true(s.calls >= 1 && s.calls < 100); /* read after the join: bounded by the queue */
+	assert_int_equal(s.calls, NX_AHEAD_CHUNKS); /* read after the join: no batch more */
 	nx_duck_ahead_stop(NULL);
 }
 
