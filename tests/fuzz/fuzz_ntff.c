@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT
- * fuzz_ntff.c: libFuzzer target for the NTFF reader. Each input is written to a
- * temporary file and read to the end twice: once with every kind and once with the
- * instruction kind only (the skip path), then rewound once. Built with -DNX_FUZZ=ON
- * (see DEVELOPERS.md); seeds in tests/fuzz/corpus/ntff (files the simulator writes). */
+ * fuzz_ntff.c: libFuzzer target for the NTFF reader. Each input is written to a file in
+ * a private temporary directory (fuzz_tmp.h) and read to the end twice: once with every
+ * kind and once with the instruction kind only (the skip path), then rewound once. Built
+ * with -DNX_FUZZ=ON (see DEVELOPERS.md); seeds in tests/fuzz/corpus/ntff (files the
+ * simulator writes). */
 #include "common/compat.h"
 #include "ntff/ntff.h"
+#include "fuzz_tmp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +25,11 @@ static void drain(struct nx_ntff_reader *r, unsigned mask)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
+	const char *path = fuzz_tmp_path("input.ntff");
 	struct nx_ntff_reader *r = NULL;
 	struct nx_err err = { 0 };
 	FILE *f;
 
-	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/fuzz_ntff-%d.ntff", (int)getpid());
 	f = fopen(path, "wb");
 	if (!f)
 		abort();

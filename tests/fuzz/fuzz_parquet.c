@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT
- * fuzz_parquet.c: libFuzzer target for the parquet part joiner (db/parquet_concat.c)
- * and its Thrift compact reader. Each input is written to a temporary file and joined
- * with itself into a second file, which is then removed. Seeds in
- * tests/fuzz/corpus/parquet: small files DuckDB writes (make_corpus.sh). */
+ * fuzz_parquet.c: libFuzzer target for the parquet part joiner (db/parquet_concat.c) and
+ * its Thrift compact reader. Each input is written to a file in a private temporary
+ * directory (fuzz_tmp.h) and joined with itself into a second file, which is then
+ * removed. Seeds in tests/fuzz/corpus/parquet: small files DuckDB writes
+ * (make_corpus.sh). */
 #include "common/compat.h"
 #include "db/parquet_concat.h"
+#include "fuzz_tmp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +16,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64], out[64];
+	const char *path = fuzz_tmp_path("input.parquet"), *out = fuzz_tmp_path("joined.parquet");
 	struct nx_err err = { 0 };
 	FILE *f;
 
-	if (!path[0]) {
-		snprintf(path, sizeof(path), "/tmp/fuzz_parquet-%d.parquet", (int)getpid());
-		snprintf(out, sizeof(out), "/tmp/fuzz_parquet-%d.out", (int)getpid());
-	}
 	f = fopen(path, "wb");
 	if (!f)
 		abort();

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT
- * fuzz_trace_events.c: libFuzzer target for the Chrome-trace event reader (chrome.c)
- * and the SystemProfileEvents row source (events.c): each input is written to a
- * temporary trace file and read to the end through the real row source into scratch
- * DuckDB vectors (nx_duck_drain_source, no database), warnings included. Seeds:
- * tests/fuzz/corpus/trace_events (small vendored traces and edge cases). Built with
- * -DNX_FUZZ=ON (see DEVELOPERS.md). */
+ * fuzz_trace_events.c: libFuzzer target for the Chrome-trace event reader (chrome.c) and
+ * the SystemProfileEvents row source (events.c): each input is written to a trace file
+ * in a private temporary directory (fuzz_tmp.h) and read to the end through the real row
+ * source into scratch DuckDB vectors (nx_duck_drain_source, no database), warnings
+ * included. Seeds: tests/fuzz/corpus/trace_events (small vendored traces and edge
+ * cases). Built with -DNX_FUZZ=ON (see DEVELOPERS.md). */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "ingest/context.h"
 #include "trace/events.h"
+#include "fuzz_tmp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
+	const char *path = fuzz_tmp_path("input.json");
 	struct nx_ingest_ctx ctx;
 	struct nx_tev_file file = { .instance = "i-fuzz" };
 	struct nx_tev_src s;
@@ -28,8 +29,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t rows;
 	FILE *f;
 
-	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/fuzz_trace_events-%d.json", (int)getpid());
 	f = fopen(path, "wb");
 	if (!f)
 		abort();
