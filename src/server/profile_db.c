@@ -38,11 +38,16 @@ struct nx_pdb {
 	struct pconn *idle[POOL_MAX];
 	size_t nidle;
 	struct nx_resident res; /* small tables copied into memory once read often */
+	pthread_mutex_t views;  /* guards what follows: views are made on first use */
 	struct broken {
 		char *table;
 		char *msg; /* names the damaged file(s) */
 	} *broken;
 	size_t nbroken;
+	char *dir;
+	const struct nx_pfiles *files; /* borrowed: it outlives the database */
+	bool *tried;                   /* per files->t[i]: its view was made (or failed) */
+	size_t untried;                /* a fleet run's union tables not made yet */
 };
 
 /* File i of t: in dir, or "../<member>@latest/<file>" beside it for a fleet run. */
@@ -146,6 +151,37 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
 	return msg;
 }
 
+/* Creates the view of t; NULL when done, else why it cannot be read (naming the damaged
+ * files). A fleet run's members' files are checked one by one only when its union view
+ * fails: a file that is not parquet makes db/parquet_union.c fall back to union_by_name,
+ * which reads every footer and fails. Checking each first cost one query per file and
+ * table, the bulk of making a run's views. */
+static char *make_view(duckdb_connection c, const char *dir, const struct nx_ptable *t)
+{
+	struct nx_err verr = { 0 };
+	char *why = t->members ? NULL : damaged_files(c, dir, t);
+
+	if (!why && create_view(c, dir, t, &verr)) {
+		char *line = first_line(verr.msg);
+
+		if (t->members)
+			why = damaged_files(c, dir, t);
+		if (!why)
+			why = nx_xasprintf("table %s cannot be read: its files do not form one table "
+					   "(DuckDB: %s)", t->name, line);
+		free(line);
+	}
+	return why;
+}
+
+/* Records that table has no view, and why (the caller holds p->views). */
+static void add_broken(struct nx_pdb *p, const char *table, char *why)
+{
+	p->broken = nx_xrealloc(p->broken, (p->nbroken + 1) * sizeof(*p->broken));
+	p->broken[p->nbroken].table = nx_xstrdup(table);
+	p->broken[p->nbroken++].msg = why;
+}
+
 /* Narrows file access to dir (and a fleet run's members) and freezes the
  * configuration. */
 static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfiles *files,
@@ -183,6 +219,7 @@ static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
 	*out = p;
 	*c = NULL;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->views, NULL);
 	nx__resident_init(&p->res, NX_RESIDENT_BUDGET);
 	rc = nx_duck_db_open(&p->db, &cfg, err);
 	if (!rc && duckdb_connect(p->db, c) == DuckDBError) {
@@ -217,34 +254,26 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		nx_err_wrap(err, "cannot sandbox the database of '%s'", dir);
 		goto fail;
 	}
+	/* A fleet run's union views are made when a query first names their table
+	 * (ensure_views): binding one stats every member's file of it, and making all of
+	 * them made opening a run cost per member what few queries use. */
+	p->dir = nx_xstrdup(dir);
+	p->files = files;
+	p->tried = nx_xcalloc(files->n ? files->n : 1, sizeof(*p->tried));
 	for (size_t i = 0; i < files->n; i++) {
-		struct nx_err verr = { 0 };
-
 		const struct nx_ptable *t = &files->t[i];
-		/* A fleet run's members' files are checked one by one only when its union
-		 * view fails: a file that is not parquet makes db/parquet_union.c fall back
-		 * to union_by_name, which reads every footer and fails. Checking each first
-		 * cost one query per file and table, the bulk of opening a run of many
-		 * members. */
-		char *why = t->members ? NULL : damaged_files(c, dir, t);
+		char *why;
 
-		if (!why && create_view(c, dir, t, &verr)) {
-			char *line = first_line(verr.msg);
-
-			if (t->members)
-				why = damaged_files(c, dir, t);
-			if (!why)
-				why = nx_xasprintf("table %s cannot be read: its files do not form "
-						   "one table (DuckDB: %s)", t->name, line);
-			free(line);
+		if (t->members) {
+			p->untried++;
+			continue;
 		}
-		if (!why && !t->members)
+		p->tried[i] = true;
+		why = make_view(c, dir, t);
+		if (why)
+			add_broken(p, t->name, why);
+		else
 			nx__resident_add(&p->res, t->name, t->bytes);
-		if (why) {
-			p->broken = nx_xrealloc(p->broken, (p->nbroken + 1) * sizeof(*p->broken));
-			p->broken[p->nbroken].table = nx_xstrdup(t->name);
-			p->broken[p->nbroken++].msg = why;
-		}
 	}
 	p->idle[p->nidle++] = pconn_of(c);
 	*out = p;
@@ -302,30 +331,43 @@ void nx__pdb_free(struct nx_pdb **pdb)
 		free(p->broken[i].msg);
 	}
 	free(p->broken);
+	free(p->tried);
+	free(p->dir);
 	nx__resident_release(&p->res);
 	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->views);
 	free(p);
 	*pdb = NULL;
 }
 
-const char *nx__pdb_broken(const struct nx_pdb *pdb, size_t i)
+const char *nx__pdb_broken(struct nx_pdb *pdb, size_t i)
 {
-	return i < pdb->nbroken ? pdb->broken[i].msg : NULL;
+	const char *msg;
+
+	pthread_mutex_lock(&pdb->views);
+	msg = i < pdb->nbroken ? pdb->broken[i].msg : NULL;
+	pthread_mutex_unlock(&pdb->views);
+	return msg;
 }
 
-/* The message of a table that has files but no view, matched like SQL names. */
-static const char *broken_msg(const struct nx_pdb *pdb, const char *table, size_t len)
+/* The message of a table that has files but no view, matched like SQL names (a
+ * message, once added, stays until the database is freed). */
+static const char *broken_msg(struct nx_pdb *pdb, const char *table, size_t len)
 {
-	for (size_t i = 0; i < pdb->nbroken; i++)
+	const char *msg = NULL;
+
+	pthread_mutex_lock(&pdb->views);
+	for (size_t i = 0; !msg && i < pdb->nbroken; i++)
 		if (strlen(pdb->broken[i].table) == len &&
 		    !strncasecmp(pdb->broken[i].table, table, len))
-			return pdb->broken[i].msg;
-	return NULL;
+			msg = pdb->broken[i].msg;
+	pthread_mutex_unlock(&pdb->views);
+	return msg;
 }
 
 /* DuckDB says "Table with name X does not exist" for a table whose view could not be
  * created; the reply then names the damaged file instead. */
-static int explain_missing(const struct nx_pdb *pdb, struct nx_err *err)
+static int explain_missing(struct nx_pdb *pdb, struct nx_err *err)
 {
 	static const char pre[] = "Table with name ";
 	const char *at = strstr(err->msg, pre), *end, *msg;
@@ -420,6 +462,55 @@ static int db_error(struct run *r, const char *msg, struct nx_err *err)
 	return nx_errf(err, NX_EDB, "%s", msg);
 }
 
+static bool ident_char(char ch)
+{
+	return ch == '_' || (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z') ||
+	       (unsigned char)ch >= 0x80;
+}
+
+/* Whether name appears in sql as a whole word, in any case: a table the statement may
+ * read (a word in a literal or comment too, which only makes a view early). */
+static bool names_table(const char *sql, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *s = sql; (s = strcasestr(s, name)); s++)
+		if ((s == sql || !ident_char(s[-1])) && !ident_char(s[len]))
+			return true;
+	return false;
+}
+
+/* Makes, on c, the views of a fleet run's union tables that sql names and that were not
+ * made yet (views belong to the database: every connection sees them). A table whose
+ * view cannot be made is recorded with the damaged files, as at opening; a deadline
+ * that fires meanwhile (r, when armed) leaves the table to the next query. */
+static int ensure_views(struct nx_pdb *p, duckdb_connection c, const char *sql, struct run *r,
+			struct nx_err *err)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&p->views);
+	for (size_t i = 0; !rc && p->untried && i < p->files->n; i++) {
+		const struct nx_ptable *t = &p->files->t[i];
+		char *why;
+
+		if (p->tried[i] || !names_table(sql, t->name))
+			continue;
+		why = make_view(c, p->dir, t);
+		if (why && r && r->armed && r->wd.fired) {
+			free(why);
+			rc = db_error(r, NULL, err);
+			break;
+		}
+		if (why)
+			add_broken(p, t->name, why);
+		p->tried[i] = true;
+		p->untried--;
+	}
+	pthread_mutex_unlock(&p->views);
+	return rc;
+}
+
 /* Parses and prepares; accepts exactly one SELECT statement. A statement this
  * connection prepared before comes from its cache (*cached: the cache owns *ps). Then
  * counts the statement's reads of small tables, which may copy one into memory
@@ -445,6 +536,8 @@ static int prepare_select(struct nx_pdb *pdb, struct run *r, const char *sql,
 		nx__stmt_cache_drop(&r->pc->stmts, *ps);
 		tag.copies = copies;
 	}
+	if ((rc = ensure_views(pdb, r->pc->c, sql, r, err)))
+		return rc;
 	n = duckdb_extract_statements(r->pc->c, sql, &ext);
 
 	if (n == 0) {
@@ -797,11 +890,14 @@ int nx__pdb_describe(struct nx_pdb *pdb, const char *table, struct nx_pdb_column
 
 	*cols = NULL;
 	*n = 0;
-	if (broken_msg(pdb, table, strlen(table)))
-		return nx_errf(err, NX_ECORRUPT, "%s", broken_msg(pdb, table, strlen(table)));
 	rc = conn_get(pdb, &pc, err);
 	if (rc)
 		return rc;
+	ensure_views(pdb, pc->c, table, NULL, err); /* no deadline: it cannot fail */
+	if (broken_msg(pdb, table, strlen(table))) {
+		rc = nx_errf(err, NX_ECORRUPT, "%s", broken_msg(pdb, table, strlen(table)));
+		goto out;
+	}
 	if (duckdb_prepare(pc->c, sql, &ps) == DuckDBError ||
 	    duckdb_bind_varchar(ps, 1, table) == DuckDBError) {
 		const char *e = duckdb_prepare_error(ps);

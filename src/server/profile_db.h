@@ -2,7 +2,8 @@
  * profile_db.h: one sandboxed, read-only DuckDB database per profile. Opening
  * creates an in-memory database, locks the engine down (only the profile directory
  * is readable, no other external access, configuration frozen), and then creates
- * one view per table of the profile directory; a small table that queries keep
+ * one view per table of the profile directory (a fleet run's union views when a
+ * statement first names their table); a small table that queries keep
  * reading is later swapped for an in-memory copy (resident.h). Queries must be a
  * single SELECT as DuckDB's own parser classifies it; they run under a watchdog
  * deadline and their JSON reply is cut at row and byte caps. Connections are pooled
@@ -34,11 +35,13 @@ struct nx_query_limits {
 	struct nx_watchdog *wd;
 };
 
-/* dir is the resolved profile directory; files its scan (borrowed, only read
- * during the call). threads = 0 lets DuckDB use every core. Tables whose view
- * cannot be created (damaged or truncated parquet) get no view; nx__pdb_broken()
- * describes them, and queries or schema requests that use them fail with
- * NX_ECORRUPT and that description, which names the damaged files. */
+/* dir is the resolved profile directory; files its scan (borrowed: it must outlive
+ * the database, whose fleet union views are made from it on first use). threads = 0
+ * lets DuckDB use every core. Tables whose view cannot be created (damaged or
+ * truncated parquet) get no view; nx__pdb_broken() describes them (a fleet run's
+ * union tables only once a query named them), and queries or schema requests that
+ * use them fail with NX_ECORRUPT and that description, which names the damaged
+ * files. */
 int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *files,
 		 unsigned threads, struct nx_err *err);
 void nx__pdb_free(struct nx_pdb **pdb);
@@ -51,7 +54,7 @@ int nx__pdb_open_attached(struct nx_pdb **out, const char *file, const char *dir
 
 /* Per skipped table: "table T cannot be read: F is damaged ... (DuckDB: ...)";
  * borrowed, NULL after the last. */
-const char *nx__pdb_broken(const struct nx_pdb *pdb, size_t i);
+const char *nx__pdb_broken(struct nx_pdb *pdb, size_t i);
 
 /* Runs sql and appends {"columns":[...],"rows":[...],"row_count":N,"truncated":B
  * [,"message":...]} to out. On error out is left as it was. */
