@@ -110,3 +110,42 @@ void nx_pq_union_select(struct nx_strbuf *sql, const char *const *paths, size_t 
 	}
 	free(group);
 }
+
+/* Appends "CREATE TABLE <name> AS <head> FROM (<union of paths>) <tail>;". */
+static void create_from(struct nx_strbuf *sql, const char *name, const char *head,
+			const char *tail, const char *const *paths, size_t n)
+{
+	nx_strbuf_addstr(sql, "CREATE TABLE ");
+	nx_sql_quote_ident(sql, name);
+	nx_strbuf_addf(sql, " AS %s FROM (", head);
+	nx_pq_union_select(sql, paths, n);
+	nx_strbuf_addf(sql, ") %s;", tail);
+}
+
+void nx_pq_union_create(struct nx_strbuf *sql, const char *table, const char *head,
+			const char *tail, const char *const *paths, size_t n, size_t per)
+{
+	size_t parts;
+
+	if (!per || n <= per) {
+		create_from(sql, table, head, tail, paths, n);
+		return;
+	}
+	parts = (n + per - 1) / per;
+	for (size_t k = 0; k < parts; k++) {
+		char *part = nx_xasprintf("%s__part%zu", table, k);
+		size_t first = k * per;
+
+		create_from(sql, part, head, tail, paths + first, n - first < per ? n - first : per);
+		free(part);
+	}
+	nx_strbuf_addstr(sql, "CREATE TABLE ");
+	nx_sql_quote_ident(sql, table);
+	nx_strbuf_addstr(sql, " AS ");
+	for (size_t k = 0; k < parts; k++)
+		nx_strbuf_addf(sql, "%sSELECT * FROM \"%s__part%zu\"", k ? " UNION ALL BY NAME " : "",
+			       table, k);
+	nx_strbuf_addch(sql, ';');
+	for (size_t k = 0; k < parts; k++)
+		nx_strbuf_addf(sql, "DROP TABLE \"%s__part%zu\";", table, k);
+}

@@ -29,4 +29,18 @@ size_t nx_pq_schema_groups(const char *const *paths, size_t n, size_t max, size_
  * them. */
 void nx_pq_union_select(struct nx_strbuf *sql, const char *const *paths, size_t n);
 
+/* Files read by one statement of nx_pq_union_create in the fleet index: DuckDB keeps a
+ * column mapping per file of a scan until the statement ends (about 5 KB per Summary
+ * file), so reading every member at once grew the index by that per member. */
+#define NX_PQ_UNION_FILES_PER_READ 256
+
+/* Appends statements, each ending in ';', that create the table `table` as
+ * "<head> FROM (<the union of paths[0..n)>) <tail>" (head: "SELECT ...", tail: "" or a
+ * GROUP BY ...), reading at most `per` files per statement: each part becomes a table
+ * of its own (<table>__part<k>, dropped at the end) and the parts are joined by column
+ * name, as one read would have joined the files. tail is applied to each part alone:
+ * it may group by a column of the file (the profile), not across files. */
+void nx_pq_union_create(struct nx_strbuf *sql, const char *table, const char *head,
+			const char *tail, const char *const *paths, size_t n, size_t per);
+
 #endif

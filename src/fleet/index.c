@@ -3,7 +3,8 @@
  * task states become a DuckDB table; the done members' Summary, Warning and
  * SystemProfileEvents files are read as db/parquet_union.c groups them (files that share
  * a schema without union_by_name, whose reader per file grew the index by a megabyte per
- * member; the member is the <name>@latest directory of each file); SQL builds FleetTask,
+ * member; the member is the <name>@latest directory of each file), a few hundred files
+ * per statement (DuckDB keeps a column mapping per file of a scan); SQL builds FleetTask,
  * FleetProfile, FleetRank, FleetStraggler and FleetRun, which are written into a
  * temporary directory with the members list and published as
  * <data>/profiles/global/<run>@latest. */
@@ -142,12 +143,13 @@ static void file_list_release(struct file_list *l)
 	free(l->path);
 }
 
-/* Appends "(SELECT profile, <the table's columns> ...)" over the files of l. */
-static void add_union(struct nx_strbuf *sql, const struct file_list *l)
+/* Appends the statements creating table as "<head> FROM <the files of l> <tail>",
+ * NX_PQ_UNION_FILES_PER_READ files at a time. */
+static void add_union(struct nx_strbuf *sql, const char *table, const char *head,
+		      const char *tail, const struct file_list *l)
 {
-	nx_strbuf_addch(sql, '(');
-	nx_pq_union_select(sql, (const char *const *)l->path, l->n);
-	nx_strbuf_addch(sql, ')');
+	nx_pq_union_create(sql, table, head, tail, (const char *const *)l->path, l->n,
+			   NX_PQ_UNION_FILES_PER_READ);
 }
 
 static void collect(const char *data_path, const struct nx_fleet_plan *p,
@@ -234,28 +236,22 @@ static int build_tables(struct nx_duck *d, const struct member_files *m, double 
 	 * file of 101 columns); the tables built from them order their rows themselves. */
 	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = false;");
 	if (m->warn.n) {
-		nx_strbuf_addstr(&sql, "CREATE TABLE warn AS SELECT profile, count(*) FILTER "
-				       "(WHERE category IS DISTINCT FROM 'Compiler Decision') AS n "
-				       "FROM ");
-		add_union(&sql, &m->warn);
-		nx_strbuf_addstr(&sql, " GROUP BY ALL;");
+		add_union(&sql, "warn", "SELECT profile, count(*) FILTER (WHERE category IS "
+					"DISTINCT FROM 'Compiler Decision') AS n", "GROUP BY ALL",
+			  &m->warn);
 	} else {
 		nx_strbuf_addstr(&sql, "CREATE TABLE warn (profile VARCHAR, n BIGINT);");
 	}
 	if (m->ev.n) {
-		nx_strbuf_addstr(&sql, "CREATE TABLE ev AS SELECT profile, name, start_ts, end_ts, "
-				       "duration_ns, extra_attributes_json FROM ");
-		add_union(&sql, &m->ev);
-		nx_strbuf_addch(&sql, ';');
+		add_union(&sql, "ev", "SELECT profile, name, start_ts, end_ts, duration_ns, "
+				      "extra_attributes_json", "", &m->ev);
 	} else {
 		nx_strbuf_addstr(&sql, "CREATE TABLE ev (profile VARCHAR, name VARCHAR, "
 				       "start_ts BIGINT, end_ts BIGINT, duration_ns BIGINT, "
 				       "extra_attributes_json VARCHAR);");
 	}
 	if (m->summ.n) {
-		nx_strbuf_addstr(&sql, "CREATE TABLE summ AS SELECT * FROM ");
-		add_union(&sql, &m->summ);
-		nx_strbuf_addch(&sql, ';');
+		add_union(&sql, "summ", "SELECT *", "", &m->summ);
 	}
 	nx_strbuf_addstr(&sql, "RESET preserve_insertion_order;");
 	/* The rank of a framework trace: its file name, else distributedInfo.rank. */

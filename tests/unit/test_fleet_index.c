@@ -5,7 +5,8 @@
  * the schema in their footers (db/parquet_union.c): the same rows come out when every
  * member shares a schema (read without union_by_name), when some members' columns come
  * in another order or with one more (groups joined by name), and when there are more
- * schemas than groups (union_by_name over all); a member file that is not parquet fails
+ * schemas than groups (union_by_name over all), and when they are read a few files at a
+ * time and the parts joined by name; a member file that is not parquet fails
  * the index with an error naming it, and leaves the published index as it was. */
 #include "common/compat.h"
 #include "common/fsutil.h"
@@ -340,6 +341,59 @@ static void a_few_schemas(void **state)
 	check_same_as_reference();
 }
 
+/* Rows of "SELECT * FROM a EXCEPT ALL SELECT * FROM b" and the other way round. */
+static int64_t differing_rows(const char *a, const char *b)
+{
+	char *sql = nx_xasprintf("SELECT (SELECT count(*) FROM (SELECT * FROM %s EXCEPT ALL "
+				 "SELECT * FROM %s)) + (SELECT count(*) FROM (SELECT * FROM %s "
+				 "EXCEPT ALL SELECT * FROM %s))", a, b, b, a);
+	int64_t n = query_i64(sql);
+
+	free(sql);
+	return n;
+}
+
+/* Creates table as head FROM the device members' Summary files tail, per files a time. */
+static void create_in_parts(const char *table, const char *head, const char *tail,
+			    size_t per)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	char *paths[NDEV];
+
+	for (int i = 0; i < NDEV; i++)
+		paths[i] = member_file(true, i, "Summary");
+	nx_pq_union_create(&sql, table, head, tail, (const char *const *)paths, NDEV, per);
+	exec(sql.buf);
+	for (int i = 0; i < NDEV; i++)
+		free(paths[i]);
+	nx_strbuf_release(&sql);
+}
+
+/* The members read a few files at a time, parts of different schemas (those of
+ * a_few_schemas) joined by name: the rows and columns of one read of them all. */
+static void read_in_parts(void **state)
+{
+	(void)state;
+	create_in_parts("whole", "SELECT *", "", 0);
+	create_in_parts("parts", "SELECT *", "", 7);
+	assert_int_equal(query_i64("SELECT count(*) FROM parts"), NDEV);
+	assert_int_equal(query_i64("SELECT count(*) FROM parts WHERE added_later = 42"), 1);
+	assert_int_equal(differing_rows("whole", "parts"), 0);
+	assert_int_equal(query_i64("SELECT count(*) FROM (SELECT column_name, data_type, "
+				   "ordinal_position FROM information_schema.columns WHERE table_name "
+				   "= 'whole' EXCEPT ALL SELECT column_name, data_type, "
+				   "ordinal_position FROM information_schema.columns WHERE table_name "
+				   "= 'parts')"), 0);
+	assert_int_equal(query_i64("SELECT count(*) FROM information_schema.columns WHERE "
+				   "table_name = 'parts' AND column_name = 'added_later'"), 1);
+	/* a tail grouping by the member, applied to each part; no part table is left */
+	create_in_parts("grouped", "SELECT profile, count(*) AS n", "GROUP BY ALL", 3);
+	assert_int_equal(query_i64("SELECT count(*) FROM grouped WHERE n = 1"), NDEV);
+	assert_int_equal(query_i64("SELECT count(*) FROM duckdb_tables() WHERE "
+				   "table_name LIKE '%__part%'"), 0);
+	exec("DROP TABLE whole; DROP TABLE parts; DROP TABLE grouped");
+}
+
 /* More schemas than groups: union_by_name over every file, the same rows. */
 static void many_schemas(void **state)
 {
@@ -379,6 +433,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_schema),
 		cmocka_unit_test(a_few_schemas),
+		cmocka_unit_test(read_in_parts),
 		cmocka_unit_test(many_schemas),
 		cmocka_unit_test(damaged_member),
 	};
