@@ -25,3 +25,8 @@ start_server() {
 		sleep 0.1
 	done
 }
+
+# proc_cpu PID: the user + sys seconds the process PID has used so far (all its threads).
+proc_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat"
+}

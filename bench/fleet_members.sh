@@ -69,10 +69,7 @@ make_run() {
 	done
 }
 
-. "$here/fleet_lib.sh" # timed, start_server
-cpu_of() { # PID -> user+sys seconds so far
-	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat"
-}
+. "$here/fleet_lib.sh" # timed, start_server, proc_cpu
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 query() { # SQL
 	local body
@@ -95,12 +92,12 @@ for n in $sizes; do
 		{ echo "size $n: unexpected manifest" >&2; exit 1; }
 
 	start_server "$d" "$work/server$n.log"
-	c0=$(cpu_of "$server")
+	c0=$(proc_cpu "$server")
 	query "SELECT count(DISTINCT profile) AS members, max(total_time) FROM Summary"
 	grep -q "\"rows\":\[\[$n," "$work/q.json" || { echo "size $n: $(head -c 300 "$work/q.json")" >&2; exit 1; }
-	c1=$(cpu_of "$server")
+	c1=$(proc_cpu "$server")
 	query "SELECT count(DISTINCT profile) AS members, count(*) AS instructions FROM Instruction"
-	c2=$(cpu_of "$server")
+	c2=$(proc_cpu "$server")
 	grep -q "\"rows\":\[\[$n," "$work/q.json" || { echo "size $n: $(head -c 300 "$work/q.json")" >&2; exit 1; }
 	srv_rss=$(awk '/VmHWM/ { print $2 }' "/proc/$server/status")
 	kill "$server" && wait "$server" 2>/dev/null || true

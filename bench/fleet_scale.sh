@@ -9,7 +9,8 @@
 # time (their status files), the overhead per task (node slots x wall - task time, per
 # task), the controller's and the largest task's peak RSS, `fleet status` and `fleet
 # index` (wall, CPU, RSS), a cross-profile query over the union views through the API
-# (first, which opens the run, and warm), the server's peak RSS, files and processes.
+# (first, which opens the run, its wall time and the server's CPU for it, and warm),
+# the server's peak RSS, files and processes.
 # The per-task figures and their growth from the smallest size show what grows faster
 # than the run; the last table compares, in the same run, the two ways a task finds its
 # row (the whole manifest, `run-task --task`, against its line of the task list,
@@ -40,7 +41,7 @@ bash "$src/tests/tools/slurm_setup.sh" "$work/slurm"
 . "$work/slurm/env.sh"
 slots=$(sinfo -h -o %c | head -n 1)
 now() { date +%s.%N; }
-. "$here/fleet_lib.sh" # timed, start_server
+. "$here/fleet_lib.sh" # timed, start_server, proc_cpu
 
 # one capture of each kernel, then a run tree of hard links per size
 bash "$src/tests/tools/slurm_fleet_run.sh" "$bin" "$work/base" 1 -1 >/dev/null
@@ -97,17 +98,20 @@ for n in $sizes; do
 	procs=$((tasks + 1 + arrays + 1))
 
 	start_server "$d" "$work/server$n.log"
+	c0=$(proc_cpu "$server")
 	qa=$(query run "$q1")
+	c1=$(proc_cpu "$server")
 	qb=$(query run "$q1")
 	qc=$(query run "$q2")
+	qcpu=$(echo "$c1 - $c0" | bc -l)
 	srv_rss=$(awk '/VmHWM/ { print $2 }' "/proc/$server/status")
 	kill "$server" && wait "$server" 2>/dev/null || true
 	server=
 
-	rows+=("$(printf '%s %s %s %s %s %s %s %s %s %s %s %s %s %s %s %s %s %s %s' \
+	rows+=("$(printf '%s %s %s %s %s %s %s %s %s %s %s %s %s %s %s %s %s %s %s %s' \
 		"$n" "$tasks" "$wall" "$task_s" "$ctl_wall" "$ctl_cpu" "$ctl_rss" "$task_rss" \
 		"$st_wall" "$st_cpu" "$ix_wall" "$ix_cpu" "$ix_rss" "$qa" "$qb" "$qc" "$srv_rss" \
-		"$files" "$procs")")
+		"$files" "$procs" "$qcpu")")
 	echo "measured: ${rows[-1]}" >&2
 
 	# a task finding its row, the two ways, with the member's lock held by us so that
@@ -142,27 +146,27 @@ echo "fleet at scale: private Slurm, $slots slots, $(nproc) cores; each pair a h
 echo "(wall times on a loaded machine are indicative only; CPU seconds and counts are not)"
 printf '%s\n' "${rows[@]}" | sort -n | awk -v slots="$slots" '
 BEGIN {
-	printf "%6s %6s %8s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s %8s %7s %6s\n",
+	printf "%6s %6s %8s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s %8s %8s %7s %6s\n",
 		"pairs", "tasks", "wall_s", "task_s", "ovh/task", "ctl_cpu", "ctl_MB", "task_MB",
-		"stat_cpu", "idx_wall", "idx_cpu", "idx_MB", "q1st_s", "qwarm_s", "qinst_s",
-		"files", "procs"
+		"stat_cpu", "idx_wall", "idx_cpu", "idx_MB", "q1st_s", "q1st_cpu", "qwarm_s",
+		"qinst_s", "files", "procs"
 }
 {
 	ovh = (slots * $3 - $4) / $2
-	printf "%6d %6d %8.1f %8.1f %9.3f %9.2f %9.0f %9.0f %9.2f %9.2f %9.2f %8.0f %8.3f %8.3f %8.3f %7d %6d\n",
-		$1, $2, $3, $4, ovh, $6, $7 / 1024, $8 / 1024, $10, $11, $12, $13 / 1024, $14, $15,
-		$16, $18, $19
-	if (NR == 1) { t0 = $2; o0 = ovh; i0 = $12 / $2; s0 = $10 / $2; f0 = $18 / $2; q0 = $14 / $2 }
+	printf "%6d %6d %8.1f %8.1f %9.3f %9.2f %9.0f %9.0f %9.2f %9.2f %9.2f %8.0f %8.3f %8.2f %8.3f %8.3f %7d %6d\n",
+		$1, $2, $3, $4, ovh, $6, $7 / 1024, $8 / 1024, $10, $11, $12, $13 / 1024, $14, $20,
+		$15, $16, $18, $19
+	if (NR == 1) { t0 = $2; o0 = ovh; i0 = $12 / $2; s0 = $10 / $2; f0 = $18 / $2; q0 = $20 / $2 }
 	t[NR] = $2; o[NR] = ovh; ic[NR] = $12 / $2; sc[NR] = $10 / $2; fl[NR] = $18 / $2
-	qf[NR] = $14 / $2; srv[NR] = $17; nr = NR
+	qf[NR] = $20 / $2; srv[NR] = $17; nr = NR
 }
 END {
 	print ""
 	print "growth per task against the smallest run (1.00 = linear in the run):"
-	printf "%6s %10s %10s %10s %10s %10s %10s\n", "tasks", "overhead", "index_cpu",
-		"status_cpu", "files", "q_first", "server_MB"
+	printf "%6s %10s %10s %10s %10s %12s %10s\n", "tasks", "overhead", "index_cpu",
+		"status_cpu", "files", "q_first_cpu", "server_MB"
 	for (i = 1; i <= nr; i++)
-		printf "%6d %10.2f %10.2f %10.2f %10.2f %10.2f %10.0f\n", t[i],
+		printf "%6d %10.2f %10.2f %10.2f %10.2f %12.2f %10.0f\n", t[i],
 			(o0 > 0 ? o[i] / o0 : 0), (i0 > 0 ? ic[i] / i0 : 0), (s0 > 0 ? sc[i] / s0 : 0),
 			fl[i] / f0, (q0 > 0 ? qf[i] / q0 : 0), srv[i] / 1024
 }'
