@@ -21,6 +21,7 @@ static const struct nx_machine trn2 = {
 	.recip_op_halves = 5,                   /* fitted on trn1 (silu), as there */
 	.control_cycles = 64,                   /* ours */
 	.sem_latency_ps = 30000,                /* M6: 189 ns start to start - 159 ns */
+	.dve_landed_ps = 0,                     /* none: no trn2 measurement shows it */
 	.dma_partitions_per_engine = 8,
 	.dma_engine_fs_per_byte = 42918,        /* 23.3 B/ns per engine (M1/M2 fit) */
 	.dma_desc_overhead_ps = 9000,           /* per HBM-contiguous run (M1/M2 line fit) */
@@ -49,6 +50,7 @@ static const struct nx_machine trn1 = {
 	.recip_op_halves = 5,                   /* 2.5N: NKI silu's VectorE active time */
 	.control_cycles = 64,
 	.sem_latency_ps = 30000,
+	.dve_landed_ps = 766000,                /* fitted to NKI silu (family D) */
 	.dma_partitions_per_engine = 8,
 	.dma_engine_fs_per_byte = 58824,        /* 17 B/ns per engine; 16 x = 272 GB/s */
 	.dma_desc_overhead_ps = 9000,           /* as trn2 (no trn1 micro facts) */

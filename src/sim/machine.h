@@ -28,6 +28,8 @@ struct nx_machine {
 				      * element (5: 2.5N, fitted to the NKI silu kernel) */
 	unsigned control_cycles;     /* NOP / EVENT_SEMAPHORE / NOTIFY / DMA trigger, engine cycles */
 	uint64_t sem_latency_ps;     /* an engine's semaphore update reaches waiters (M6) */
+	uint64_t dve_landed_ps;      /* a VectorE instruction reading SBUF bytes a DMA wrote
+				      * last starts this late (trn1, fitted to NKI silu), 0 none */
 	/* DMA */
 	unsigned dma_partitions_per_engine; /* ~8 partitions of a transfer per engine */
 	uint64_t dma_engine_fs_per_byte;    /* one engine's streaming rate */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static int issue(struct sim *s, int e);
+static int start(struct sim *s, int e);
 
 /* Instruction fetch: streams are read in chunks of 64 instructions (8 KiB), kept two
  * chunks ahead of execution, so fetches add DMA traffic but never stall an engine. */
@@ -51,7 +52,7 @@ int nx__sim_wake(struct sim *s, unsigned sem)
 		if (in->wait_sem != sem || !nx__sim_sem_ready(s, in))
 			continue;
 		g->blocked = false;
-		if ((rc = issue(s, e)))
+		if ((rc = start(s, e)))
 			return rc;
 	}
 	return 0;
@@ -99,6 +100,8 @@ static int issue(struct sim *s, int e)
 	    s->neff->queues[s->neff->blocks[in->dma_block].queue].queue_type ==
 	    NX_QT_HARDWARE_DYNAMIC)
 		dur = s->m->hw_dge_ps;
+	if (s->m->dve_landed_ps && e != NX_ENGINE_TENSOR)
+		nx__sim_landed_write(s, in);
 	if (e == NX_ENGINE_TENSOR && (rc = nx__sim_throttle(s, in, start, &dur)))
 		return rc;
 	end = start + dur;
@@ -166,6 +169,35 @@ static int ready(struct sim *s, int e)
 		g->blocked = true;
 		return 0;
 	}
+	return start(s, e);
+}
+
+/* Issues instruction pc of engine e, whose wait holds, unless it is a VectorE
+ * instruction reading SBUF bytes a DMA wrote last (trn1, landed.c): that one issues
+ * dve_landed_ps later (EV_STALLED), the time counted as its wait. */
+static int start(struct sim *s, int e)
+{
+	struct sim_engine *g = &s->eng[e];
+
+	if (s->m->dve_landed_ps && e == NX_ENGINE_VECTOR && g->stalled != g->pc + 1 &&
+	    nx__sim_landed_read(s, &s->neff->inst[e][g->pc])) {
+		g->stalled = g->pc + 1;
+		nx_sim_heap_push(&s->heap, s->now + s->m->dve_landed_ps, EV_STALLED,
+				 (uint32_t)e, 0);
+		return 0;
+	}
+	return issue(s, e);
+}
+
+/* The stall of start() is over: issue, or block if the wait no longer holds. */
+static int stalled(struct sim *s, int e)
+{
+	struct sim_engine *g = &s->eng[e];
+
+	if (!nx__sim_sem_ready(s, &s->neff->inst[e][g->pc])) {
+		g->blocked = true;
+		return 0;
+	}
 	return issue(s, e);
 }
 
@@ -189,8 +221,11 @@ static int done(struct sim *s, int e, size_t pc)
 
 	if (s->now > s->end_ps)
 		s->end_ps = s->now;
-	if (in->opcode == NX_OP_DMA_TRIGGER)
+	if (in->opcode == NX_OP_DMA_TRIGGER) {
+		if (s->m->dve_landed_ps)
+			nx__sim_landed_block(s, in->dma_block);
 		nx__sim_dma_trigger(s, in->dma_block, s->eng[e].inst_ids[pc]);
+	}
 	if (in->opcode == NX_OP_NOTIFY && (rc = notify(s, e, pc, in)))
 		return rc;
 	if (in->sig_op != NX_SEM_NONE)
@@ -301,6 +336,9 @@ static int loop(struct sim *s)
 			break;
 		case EV_SEM:
 			rc = sem_land(s, (int)ev.a, (size_t)ev.b);
+			break;
+		case EV_STALLED:
+			rc = stalled(s, (int)ev.a);
 			break;
 		default:
 			rc = nx_errf(s->err, NX_ESIM, "internal error: event kind %u", ev.kind);

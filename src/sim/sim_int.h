@@ -17,9 +17,11 @@ enum sim_ev {
 			     * sim_dma.done_ps/done_seq, not in the heap) */
 	EV_SEM = 5,         /* a = engine, b = index: the instruction's semaphore update lands */
 	EV_DONE_READY = 6,  /* EV_DONE, then EV_READY for the same engine */
+	EV_STALLED = 7,     /* a = engine: its VectorE read of DMA-written bytes may issue */
 };
 
 #define SIM_SEMSRC_NONE 0xff   /* a semaphore nothing has updated yet */
+#define SIM_LANDED_WORDS 64    /* landed.c: 4,096 granules of 64 bytes, 256 KiB a partition */
 
 struct sim_engine {
 	size_t pc;              /* next instruction */
@@ -32,6 +34,7 @@ struct sim_engine {
 	uint64_t busy_end_ps;   /* latest end of an issued instruction */
 	uint64_t *inst_ids;     /* record id of each issued instruction (for DONE/DMA) */
 	int fetch_queue;        /* instruction queue this engine fetches through, -1 none */
+	size_t stalled;         /* pc + 1 of the instruction whose landed.c stall is taken */
 };
 
 struct sim_pkt {
@@ -135,6 +138,7 @@ struct sim {
 	uint8_t sem_src[NX_NUM_SEMAPHORES]; /* source of the last update, SIM_SEMSRC_NONE */
 	struct sim_dma dma;
 	struct sim_throttle thr;
+	uint64_t landed[SIM_LANDED_WORDS]; /* landed.c (trn1): granules a DMA wrote last */
 	uint64_t next_inst_id, next_dma_id;
 	uint64_t insts_total, next_progress;
 };
@@ -149,6 +153,11 @@ static inline uint64_t nx__sim_ticks(uint64_t ps)
 /* semaphores.c */
 bool nx__sim_sem_ready(const struct sim *s, const struct nx_inst *in);
 int nx__sim_sem_update(struct sim *s, unsigned sem, int op, int32_t value, int source);
+
+/* landed.c: SBUF granules whose last writer was a DMA (used when dve_landed_ps) */
+void nx__sim_landed_block(struct sim *s, uint32_t block);        /* a block is triggered */
+void nx__sim_landed_write(struct sim *s, const struct nx_inst *in); /* an engine writes */
+bool nx__sim_landed_read(const struct sim *s, const struct nx_inst *in);
 
 /* dma.c */
 void nx__sim_dma_init(struct sim *s);

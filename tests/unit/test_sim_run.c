@@ -4,7 +4,8 @@
  * transfer, LDWEIGHTS overlapping the previous MATMUL, throttling after idle and
  * under low PE-array utilisation,
  * notifications, the hardware-DGE trigger cost and its engine-by-engine descriptors,
- * static descriptor rings, the semaphore latency, the deadlock
+ * static descriptor rings, the semaphore latency, trn1's stall of VectorE reads of
+ * DMA-written bytes, the deadlock
  * and bad-operand errors, byte-identical captures, and a capture moved to a device clock
  * (start_ns) differing only in its records' times. */
 #include "common/compat.h"
@@ -495,6 +496,50 @@ static void test_descriptor_ring(void **state)
 	free(rs.r);
 }
 
+/* trn1: a VectorE instruction reading SBUF bytes a DMA wrote last issues 766 ns late
+ * (counted as wait); bytes an engine wrote since do not stall it, nor do ScalarE's
+ * reads, nor does trn2. */
+static void test_landed_stall(void **state)
+{
+	static const char body[] =
+		"@10 Sync dma_trigger block=b0\n"
+		"@11 Scalar tensor_copy src=sbuf[0:128]+0:bf16[512] "
+		"dst=sbuf[0:128]+12288:bf16[512] wait=S[1]>=16\n"
+		"@12 Vector tensor_copy src=sbuf[0:128]+0:bf16[512] "
+		"dst=sbuf[0:128]+4096:bf16[512] wait=S[1]>=16\n"
+		"@13 Vector tensor_copy src=sbuf[0:128]+4096:bf16[512] "
+		"dst=sbuf[0:128]+8192:bf16[512]\n"
+		"@14 Vector tensor_copy src=sbuf[0:128]+512:bf16[64] "
+		"dst=sbuf[0:128]+8192:bf16[64]\n"
+		"@15 Vector memset dst=sbuf[0:128]+0:bf16[512] imm=0\n"
+		"@16 Vector tensor_copy src=sbuf[0:128]+0:bf16[512] "
+		"dst=sbuf[0:128]+4096:bf16[512]\n";
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	const struct nx_rec *s0, *v[5];
+
+	(void)state;
+	assert_int_equal(run(body, false, "trn1", &rs, &st, &err), 0);
+	s0 = find(&rs, NX_REC_INST, NX_ENGINE_SCALAR, 0);
+	for (uint32_t i = 0; i < 5; i++)
+		assert_non_null(v[i] = find(&rs, NX_REC_INST, NX_ENGINE_VECTOR, i));
+	/* both wait for the load; ScalarE starts when it lands, VectorE 766 ns later */
+	assert_int_equal(v[0]->u.inst.start, s0->u.inst.start + 766);
+	assert_int_equal(v[0]->u.inst.wait_ticks, v[0]->u.inst.start);
+	assert_int_equal(v[1]->u.inst.start, v[0]->u.inst.end);       /* VectorE's bytes */
+	assert_int_equal(v[2]->u.inst.start, v[1]->u.inst.end + 766); /* the load's again */
+	assert_int_equal(v[2]->u.inst.wait_ticks, 766);
+	assert_int_equal(v[3]->u.inst.start, v[2]->u.inst.end);       /* a write only */
+	assert_int_equal(v[4]->u.inst.start, v[3]->u.inst.end);       /* now VectorE's */
+	free(rs.r);
+	assert_int_equal(run(body, false, "trn2", &rs, &st, &err), 0);
+	s0 = find(&rs, NX_REC_INST, NX_ENGINE_SCALAR, 0);
+	v[0] = find(&rs, NX_REC_INST, NX_ENGINE_VECTOR, 0);
+	assert_int_equal(v[0]->u.inst.start, s0->u.inst.start);
+	free(rs.r);
+}
+
 /* A program without any DMA block (a Tensor-engine microbenchmark) assembles and runs. */
 static void test_no_dma_blocks(void **state)
 {
@@ -636,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_instruction_fetch),
 		cmocka_unit_test(test_dge_and_sem_latency),
 		cmocka_unit_test(test_descriptor_ring),
+		cmocka_unit_test(test_landed_stall),
 		cmocka_unit_test(test_no_dma_blocks),
 		cmocka_unit_test(test_deterministic_capture),
 		cmocka_unit_test(test_capture_start_ns),
