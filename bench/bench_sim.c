@@ -2,7 +2,8 @@
  * bench_sim.c: simulator speed. For each library kernel at its default size: the
  * time to generate and assemble it, the simulation alone (no output; best of 3) as
  * instructions and DMA packets per second, and a full capture with DMA packets
- * written to an NTFF. usage: bench_sim [WORKDIR] [KERNEL ...] */
+ * written to an NTFF, on trn2 or with --target trn1 on trn1 (whose cost model has
+ * more to track: docs/simulator.md). usage: bench_sim [WORKDIR] [--target T] [KERNEL ...] */
 #include "common/compat.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -23,10 +24,10 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int bench(const struct nx_kernel_def *k, const char *dir)
+static int bench(const struct nx_kernel_def *k, const char *dir, const char *target)
 {
-	struct nx_kopts ko = { .size = 0, .target = "trn2" };
-	struct nx_sim_opts o = { .target = "trn2", .dma_packets = true, .exec_index = 1 };
+	struct nx_kopts ko = { .size = 0, .target = target };
+	struct nx_sim_opts o = { .target = target, .dma_packets = true, .exec_index = 1 };
 	struct nx_sim_stats st;
 	struct nx_err err = { 0 };
 	struct nx_neff neff;
@@ -67,28 +68,33 @@ out:
 
 int main(int argc, char **argv)
 {
-	const char *dir = argc > 1 ? argv[1] : "/tmp";
+	const char *dir = argc > 1 ? argv[1] : "/tmp", *target = "trn2";
 	const struct nx_kernel_def *const *k;
 	struct nx_err err = { 0 };
 	size_t n;
-	int rc = 0;
+	int rc = 0, first = 2;
+
+	if (argc > 3 && !strcmp(argv[2], "--target")) {
+		target = argv[3];
+		first = 4;
+	}
 
 	if (nx_mkdirs(dir, &err)) {
 		fprintf(stderr, "bench_sim: %s\n", err.msg);
 		return 1;
 	}
-	printf("# simulator speed (trn2, DMA packets on); sim = simulation alone, best of 3;\n"
-	       "# capture = simulation + NTFF writing\n");
+	printf("# simulator speed (%s, DMA packets on); sim = simulation alone, best of 3;\n"
+	       "# capture = simulation + NTFF writing\n", target);
 	printf("%-17s %5s %8s %9s %10s %8s %8s %10s %10s %8s %9s\n", "kernel", "size", "insts",
 	       "dma_pkts", "sim_us", "gen_s", "sim_s", "Minst/s", "Mpkt/s", "capt_s", "ntff_MB");
 	k = nx_kernels(&n);
 	for (size_t i = 0; i < n; i++) {
-		bool want = argc <= 2;
+		bool want = argc <= first;
 
-		for (int a = 2; a < argc; a++)
+		for (int a = first; a < argc; a++)
 			want |= !strcmp(argv[a], k[i]->name);
 		if (want)
-			rc |= bench(k[i], dir);
+			rc |= bench(k[i], dir, target);
 	}
 	return rc ? 1 : 0;
 }

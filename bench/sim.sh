@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # sim.sh BUILD_DIR WORK_DIR: simulator benchmark (called by run.sh). bench_sim measures
-# the simulator in-process; then each library kernel is captured through the CLI
-# (kernel gen + capture with DGE notifications), timed end to end.
+# the simulator in-process, on trn2 and, for the trn1 calibration kernels, on trn1 (whose
+# cost model tracks which SBUF bytes a DMA wrote); then each library kernel is captured
+# through the CLI (kernel gen + capture with DGE notifications), timed end to end.
 set -euo pipefail
 build=$1
 work=$2/sim
 mkdir -p "$work"
 "$build/bench/bench_sim" "$work"
+echo
+"$build/bench/bench_sim" "$work" --target trn1 calib_trn1_matmul_tiled calib_trn1_matmul_opt \
+	calib_trn1_layernorm_v1 calib_trn1_layernorm_v2
 echo
 echo "# CLI wall time per kernel (default size): kernel gen, capture"
 bin=$build/neuron-explorer
