@@ -2,7 +2,8 @@
  * sim.c: the simulator's driver. Pops events in (time, seq) order and runs the five
  * in-order compute engines: each issues its next instruction once the previous one
  * allows it (Tensor lets LDWEIGHTS start under the previous MATMUL) and its semaphore
- * wait holds, emits the INST record at issue, and applies the instruction's semaphore
+ * wait holds (on trn1, a VectorE read of bytes a DMA wrote last dve_landed_ps after:
+ * landed.c), emits the INST record at issue, and applies the instruction's semaphore
  * update, DMA trigger or notification when it completes. Engines meet only through
  * semaphores. When no event is left while an engine still waits, the program is
  * deadlocked and the error names the waiting instructions. */
