@@ -165,6 +165,14 @@ struct nx_lod_bounds {
 #define NX_LOD_CHUNK_ROWS_MIN 10000
 #define NX_LOD_CHUNK_ROWS_MAX 100000000
 int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err);
+/* The least l with 2^l >= x (at most 62), and a / b rounded down. */
+int nx__lod_ceil_log2(double x);
+int64_t nx__lod_floor_div(int64_t a, int64_t b);
+/* The time slices a level of bucket 2^level is built in, from nin input rows with times
+ * first..last, about chunk rows each: slice c holds the times [c * w, (c + 1) * w) for the
+ * w returned, a power of two at least the level's bucket; INT64_MAX: one slice, all. */
+int64_t nx__lod_slice_width(int level, int64_t first, int64_t last, int64_t nin,
+			    int64_t chunk);
 /* Builds the cache of the profile in dir (tables files) as out_dir/timeline.duckdb,
  * holding stamp as tl.stamp, with a private scratch folder in out_dir for DuckDB's
  * spills, within bounds; builds (may be NULL) is where it registers to be

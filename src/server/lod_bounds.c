@@ -7,6 +7,7 @@
 #include "server/lod.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,4 +39,30 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 		b->chunk_rows = n;
 	}
 	return 0;
+}
+
+int nx__lod_ceil_log2(double x)
+{
+	int l = 0;
+
+	while (l < 62 && ldexp(1.0, l) < x)
+		l++;
+	return l;
+}
+
+int64_t nx__lod_floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+int64_t nx__lod_slice_width(int level, int64_t first, int64_t last, int64_t nin, int64_t chunk)
+{
+	int cl;
+
+	if (nin <= chunk)
+		return INT64_MAX;
+	cl = nx__lod_ceil_log2((double)(last - first + 1) * (double)chunk / (double)nin);
+	if (cl < level)
+		cl = level;
+	return cl < 62 ? (int64_t)1 << cl : INT64_MAX;
 }

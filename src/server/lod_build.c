@@ -9,16 +9,17 @@
  *      skip every row group outside a window: the integer bounds start_ts < t1 AND
  *      end_ts > t0 prune by both columns.
  *   2. the pyramid in tl.lod: level L0 grouped from tl.ev<s> by (core, track,
- *      start_ts // 2^L0), every coarser level from the level below (counts and busy
- *      times add, first/last and the longest event combine), up to one bucket past the
- *      whole span. L0 is chosen so that a bucket holds LOD_K events on average, so a
- *      view finer than L0 (px buckets of at most 2^(L0-1) ns) holds about LOD_K/2
- *      events per pixel at most: those views read tl.ev<s>, coarser ones one level.
- *      Levels are inserted in (level, k) order, in time slices of about chunk_rows
- *      input rows (nx_lod_bounds) aligned to the level's buckets, so memory stays
- *      bounded. The longest
- *      event is arg_max by duration * 2^64 - id (a HUGEINT: the longest, then the
- *      lowest id), which DuckDB compares much faster than a (duration, -id) struct.
+ *      start_ts // 2^L0) in one pass per time slice in C (lod_l0.c), every coarser
+ *      level from the level below in C (lod_levels.c): counts and busy times add,
+ *      first/last and the longest event combine, up to one bucket past the whole span.
+ *      L0 is chosen so that a bucket holds LOD_K events on average, so a view finer
+ *      than L0 (px buckets of at most 2^(L0-1) ns) holds about LOD_K/2 events per
+ *      pixel at most: those views read tl.ev<s>, coarser ones one level. Levels are
+ *      inserted in (level, k) order, in time slices of about chunk_rows input rows
+ *      (nx_lod_bounds) aligned to the level's buckets, so memory stays bounded. The
+ *      grouping queries that are the reference of the C passes (NX_LOD_SQL_L0,
+ *      NX_LOD_SQL_LEVELS) keep the longest event with arg_max by duration * 2^64 - id
+ *      (a HUGEINT: the longest, then the lowest id).
  * Then tl.ctr (counter and semaphore values by time) and its pyramid tl.ctr_lod, built
  * the same way (per series: least, greatest and last value), tl.tracks, tl.meta, and
  * tl.lines (per source line of Instruction, for the source view). Events with a time beyond
@@ -31,7 +32,6 @@
 #include "common/xalloc.h"
 #include "db/duck.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,19 +130,7 @@ static void NX_PRINTF(2, 3) clock_lap(struct phase_clock *c, const char *fmt, ..
 	c->wall = wall;
 }
 
-static int ceil_log2(double x)
-{
-	int l = 0;
-
-	while (l < 62 && ldexp(1.0, l) < x)
-		l++;
-	return l;
-}
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b != 0 && (a < 0) != (b < 0));
-}
+#define ceil_log2 nx__lod_ceil_log2
 
 /* Whether t's files are in start order, as far as their row groups' start_ts
  * statistics tell: ordered when the row groups, in file order, overlap the ones
@@ -236,19 +224,11 @@ static int build_level(struct nx_duck *d, const struct level_job *j, int level, 
 		       struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int64_t w = INT64_MAX, span = last - first + 1;
+	int64_t w = nx__lod_slice_width(level, first, last, nin, chunk);
 	int rc = 0;
 
-	if (nin > chunk) {
-		int cl = ceil_log2((double)span * (double)chunk / (double)nin);
-
-		if (cl < level)
-			cl = level;
-		if (cl < 62)
-			w = (int64_t)1 << cl;
-	}
-	for (int64_t c = w == INT64_MAX ? 0 : floor_div(first, w);
-	     !rc && (w == INT64_MAX ? c == 0 : c <= floor_div(last, w)); c++) {
+	for (int64_t c = w == INT64_MAX ? 0 : nx__lod_floor_div(first, w);
+	     !rc && (w == INT64_MAX ? c == 0 : c <= nx__lod_floor_div(last, w)); c++) {
 		nx_strbuf_reset(&sql);
 		nx_strbuf_addstr(&sql, j->head);
 		nx_strbuf_addstr(&sql, j->body);
@@ -264,20 +244,34 @@ static int build_level(struct nx_duck *d, const struct level_job *j, int level, 
 	return rc;
 }
 
-/* Whether every level of the pyramids is built by grouping queries, as before the levels
- * above the finest were built in C: NX_LOD_SQL_LEVELS=1, the reference the tests compare
- * the C levels with and bench/bench_lod_build's "before". */
-static bool sql_levels(void)
+static bool env_on(const char *name)
 {
-	const char *v = getenv("NX_LOD_SQL_LEVELS");
+	const char *v = getenv(name);
 
 	return v && !strcmp(v, "1");
 }
 
+/* Whether every level of the pyramids is built by grouping queries, as before the levels
+ * were built in C: NX_LOD_SQL_LEVELS=1, the reference the tests compare the C levels with
+ * and bench/bench_lod_build's "before". */
+static bool sql_levels(void)
+{
+	return env_on("NX_LOD_SQL_LEVELS");
+}
+
+/* Whether the finest level of an event source is built by its grouping query rather
+ * than in C (lod_l0.c): NX_LOD_SQL_L0=1 (the reference the tests compare the C level
+ * with), or NX_LOD_SQL_LEVELS=1 (every level). */
+static bool sql_l0(void)
+{
+	return sql_levels() || env_on("NX_LOD_SQL_L0");
+}
+
 /* Levels lo..hi of source s's pyramid (s < 0: the counters'), from n rows with times
- * first..last: the finest by grouping queries in slices of about chunk_rows input rows
- * (bounds), the others in C, each from the one below (lod_levels.c), unless
- * sql_levels(). The finest level of an event source is a phase of its own (clk). */
+ * first..last: the finest in slices of about chunk_rows input rows (bounds), an event
+ * source's in C (lod_l0.c) unless sql_l0(), the counters' by grouping queries; the others
+ * in C, each from the one below (lod_levels.c), unless sql_levels(). The finest level of
+ * an event source is a phase of its own (clk). */
 static int build_levels(struct nx_duck *d, int s, int lo, int hi, int64_t first, int64_t last,
 			int64_t n, const struct nx_lod_bounds *bounds, struct phase_clock *clk,
 			struct nx_err *err)
@@ -290,6 +284,10 @@ static int build_levels(struct nx_duck *d, int s, int lo, int hi, int64_t first,
 			clock_lap(clk, "tl.lod %s L%d", nx__lod_sources[s].table, lo);
 		if (l > lo && !sql_levels())
 			return nx__lod_levels_up(d, s, lo, hi, err);
+		if (l == lo && s >= 0 && !sql_l0()) {
+			rc = nx__lod_l0(d, s, lo, first, last, n, bounds->chunk_rows, &rows, err);
+			continue;
+		}
 		struct level_job j = { .unit = l == lo ? 1 : (int64_t)1 << (l - 1) };
 
 		if (s >= 0) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * lod_levels.h: the levels of the timeline cache's pyramids above their finest one,
- * built in C from the level below (lod_levels.c), for the build (lod_build.c). */
+ * lod_levels.h: the levels of the timeline cache's pyramids built in C, for the build
+ * (lod_build.c): an event source's finest level from its events (lod_l0.c), and the
+ * levels above the finest one from the level below (lod_levels.c). */
 #ifndef NX_SERVER_LOD_LEVELS_H
 #define NX_SERVER_LOD_LEVELS_H
 
@@ -17,5 +18,15 @@ struct nx_duck;
  * first and last times, the longest event (then the lowest id), least, greatest and last
  * value. */
 int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, struct nx_err *err);
+
+/* Level `level` of tl.lod for event source src, from the n events of tl.ev<src> (times
+ * first..last), in the time slices of about chunk rows the grouping query uses
+ * (nx__lod_slice_width): per slice, one row per (bucket start_ts // 2^level, truncated
+ * as DuckDB's, core, track) in that order, with the event count, summed duration, first
+ * start, last end and the longest event (then the lowest id; the first of equal ones;
+ * none when every id is NULL), the rows the grouping query of lod_build.c gives, at the
+ * same places. *rows gets the level's row count. */
+int nx__lod_l0(struct nx_duck *d, int src, int level, int64_t first, int64_t last, int64_t n,
+	       int64_t chunk, int64_t *rows, struct nx_err *err);
 
 #endif

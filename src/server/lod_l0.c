@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT
+ * lod_l0.c: the finest level of an event source's pyramid, from its events (lod_levels.h).
+ * The events are read slice by slice, in the time slices the grouping query would use
+ * (nx__lod_slice_width; DuckDB's zone maps on start_ts read only the row groups of a
+ * slice), each slice in the order tl.ev<s> holds it: in start order when it was sorted,
+ * nearly so when it was copied in file order. A slice's rows are folded into a hash table
+ * keyed by (bucket, core, track), whose groups are then sorted by that key and appended
+ * to tl.lod: the rows and row order of the grouping query, bucket start_ts // 2^level
+ * truncated as DuckDB's, without its hash of strings and HUGEINT keys. */
+#include "common/compat.h"
+#include "server/lod_levels.h"
+#include "server/lod.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "db/duck.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NULL_LEN SIZE_MAX
+
+/* One (bucket, core, track) of a slice: what the grouping query aggregates. The track
+ * and the longest event's label are bytes of the slice's arena (len NULL_LEN: NULL). */
+struct group {
+	int64_t k, core;
+	bool core_null;
+	size_t track_off, track_len;
+	const char *track_at; /* its bytes, once the slice is read (the arena moves) */
+	uint64_t hash;
+	int64_t count, first, last;
+	__int128 busy; /* as DuckDB's sum, cast to BIGINT at the end */
+	bool has_r; /* the longest event (id not NULL), then the lowest id */
+	int64_t id, s, e;
+	size_t label_off, label_len;
+};
+
+struct slice {
+	int src, level;
+	struct group *g;
+	size_t n, cap;
+	uint32_t *slot; /* 1 + index into g; 0: free */
+	size_t nslots;
+	struct nx_strbuf arena;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t key_hash(int64_t k, bool core_null, int64_t core, const char *t, size_t len)
+{
+	uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)k);
+
+	h = mix(h, core_null ? 1 : (uint64_t)core * 2);
+
+	if (len == NULL_LEN)
+		return mix(h, 0x5bd1e995);
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)t[i]) * 0x100000001b3ull;
+	return mix(h, len);
+}
+
+static void rehash(struct slice *sl)
+{
+	size_t mask;
+
+	free(sl->slot);
+	sl->nslots = sl->nslots ? 2 * sl->nslots : 1024;
+	sl->slot = nx_xcalloc(sl->nslots, sizeof(*sl->slot));
+	mask = sl->nslots - 1;
+	for (size_t i = 0; i < sl->n; i++) {
+		size_t j = sl->g[i].hash & mask;
+
+		while (sl->slot[j])
+			j = (j + 1) & mask;
+		sl->slot[j] = (uint32_t)(i + 1);
+	}
+}
+
+/* The group of (k, core, track), a new one when the slice has none yet. */
+static struct group *group_of(struct slice *sl, int64_t k, bool core_null, int64_t core,
+			      const char *t, size_t len)
+{
+	uint64_t h = key_hash(k, core_null, core, t, len);
+	size_t mask, j;
+	struct group *g;
+
+	if (2 * (sl->n + 1) > sl->nslots)
+		rehash(sl);
+	mask = sl->nslots - 1;
+	for (j = h & mask; sl->slot[j]; j = (j + 1) & mask) {
+		g = &sl->g[sl->slot[j] - 1];
+		if (g->hash == h && g->k == k && g->core_null == core_null &&
+		    (core_null || g->core == core) && g->track_len == len &&
+		    (len == NULL_LEN || !memcmp(sl->arena.buf + g->track_off, t, len)))
+			return g;
+	}
+	if (sl->n == sl->cap) {
+		sl->cap = sl->cap ? 2 * sl->cap : 1024;
+		sl->g = nx_xrealloc(sl->g, sl->cap * sizeof(*sl->g));
+	}
+	sl->slot[j] = (uint32_t)(sl->n + 1);
+	g = &sl->g[sl->n++];
+	memset(g, 0, sizeof(*g));
+	g->k = k;
+	g->core_null = core_null;
+	g->core = core_null ? 0 : core;
+	g->hash = h;
+	g->track_len = len;
+	g->track_off = sl->arena.len;
+	if (len != NULL_LEN)
+		nx_strbuf_add(&sl->arena, t, len);
+	g->first = INT64_MAX;
+	g->last = INT64_MIN;
+	return g;
+}
+
+static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+{
+	struct slice *sl = arg;
+	size_t rows = nx_dchunk_rows(c);
+	int64_t width = (int64_t)1 << sl->level;
+
+	for (size_t i = 0; i < rows; i++) {
+		int64_t core = 0, id = 0, s, e;
+		const char *t = NULL, *l = NULL;
+		size_t tlen = 0, llen = 0;
+		bool core_null, has_id;
+		struct group *g;
+
+		/* tl.ev<s> keeps only events with both times (NX_TL_IN_BOUNDS_SQL) */
+		if (!nx_dchunk_i64(c, 3, i, &s) || !nx_dchunk_i64(c, 4, i, &e))
+			return nx_errf(err, NX_EDB, "tl.ev%d: an event without a start or an end",
+				       sl->src);
+		core_null = !nx_dchunk_i64(c, 0, i, &core);
+		if (!nx_dchunk_str(c, 1, i, &t, &tlen))
+			tlen = NULL_LEN;
+		has_id = nx_dchunk_i64(c, 2, i, &id);
+		g = group_of(sl, s / width, core_null, core, t, tlen);
+		g->count++;
+		g->busy += (__int128)e - s;
+		if (s < g->first)
+			g->first = s;
+		if (e > g->last)
+			g->last = e;
+		/* times are within +-2^61 ns, so a duration fits; the first of equals stays */
+		if (has_id && (!g->has_r || e - s > g->e - g->s ||
+			       (e - s == g->e - g->s && id < g->id))) {
+			g->has_r = true;
+			g->id = id;
+			g->s = s;
+			g->e = e;
+			if (!nx_dchunk_str(c, 5, i, &l, &llen)) {
+				g->label_len = NULL_LEN;
+			} else {
+				g->label_off = sl->arena.len;
+				g->label_len = llen;
+				nx_strbuf_add(&sl->arena, l, llen);
+			}
+		}
+	}
+	return 0;
+}
+
+/* The order of ORDER BY k, core, track: tracks by their bytes, then their length; NULL
+ * last. */
+static int group_order(const void *pa, const void *pb)
+{
+	const struct group *a = pa, *b = pb;
+	size_t n;
+	int c;
+
+	if (a->k != b->k)
+		return a->k < b->k ? -1 : 1;
+	if (a->core_null != b->core_null)
+		return a->core_null ? 1 : -1;
+	if (a->core != b->core)
+		return a->core < b->core ? -1 : 1;
+	if (a->track_len == NULL_LEN || b->track_len == NULL_LEN)
+		return (a->track_len == NULL_LEN) - (b->track_len == NULL_LEN);
+	n = a->track_len < b->track_len ? a->track_len : b->track_len;
+	c = n ? memcmp(a->track_at, b->track_at, n) : 0;
+	if (c)
+		return c;
+	return (a->track_len > b->track_len) - (a->track_len < b->track_len);
+}
+
+static void append_bytes(struct nx_duck_appender *a, const char *base, size_t off, size_t len)
+{
+	nx_duck_append_str(a, len == NULL_LEN ? NULL : base + off, len == NULL_LEN ? 0 : len);
+}
+
+/* Appends the slice's groups in (k, core, track) order to tl.lod, empties the slice. */
+static int slice_flush(struct slice *sl, struct nx_duck *d, int64_t *rows, struct nx_err *err)
+{
+	struct nx_duck_appender *a = NULL;
+	const char *base = sl->arena.buf;
+	int rc = 0;
+
+	for (size_t i = 0; i < sl->n; i++)
+		sl->g[i].track_at = base + sl->g[i].track_off;
+	qsort(sl->g, sl->n, sizeof(*sl->g), group_order);
+	if (sl->n && (rc = nx_duck_appender_open(d, "tl.lod", &a, err)))
+		return rc;
+	for (size_t i = 0; i < sl->n && !rc; i++) {
+		const struct group *g = &sl->g[i];
+
+		if (g->busy > INT64_MAX || g->busy < INT64_MIN) {
+			rc = nx_errf(err, NX_EDB, "level %d of tl.ev%d's pyramid: the busy time of "
+				     "bucket %" PRId64 " overflows", sl->level, sl->src, g->k);
+			break;
+		}
+		nx_duck_append_i64(a, sl->src);
+		nx_duck_append_i64(a, sl->level);
+		nx_duck_append_i64(a, g->k);
+		if (g->core_null)
+			nx_duck_append_null(a);
+		else
+			nx_duck_append_i64(a, g->core);
+		append_bytes(a, base, g->track_off, g->track_len);
+		nx_duck_append_i64(a, g->count);
+		nx_duck_append_i64(a, (int64_t)g->busy);
+		nx_duck_append_i64(a, g->first);
+		nx_duck_append_i64(a, g->last);
+		if (g->has_r) {
+			nx_duck_append_i64(a, g->id);
+			nx_duck_append_i64(a, g->s);
+			nx_duck_append_i64(a, g->e);
+			append_bytes(a, base, g->label_off, g->label_len);
+		} else {
+			for (int c = 0; c < 4; c++)
+				nx_duck_append_null(a);
+		}
+		rc = nx_duck_append_end_row(a, err);
+	}
+	if (a && !rc)
+		rc = nx_duck_appender_close(a, err);
+	else if (a)
+		nx_duck_appender_close(a, &(struct nx_err){ 0 });
+	*rows += rc ? 0 : (int64_t)sl->n;
+	sl->n = 0;
+	memset(sl->slot, 0, sl->nslots * sizeof(*sl->slot));
+	nx_strbuf_reset(&sl->arena);
+	return rc;
+}
+
+int nx__lod_l0(struct nx_duck *d, int src, int level, int64_t first, int64_t last, int64_t n,
+	       int64_t chunk, int64_t *rows, struct nx_err *err)
+{
+	struct slice sl = { .src = src, .level = level, .arena = NX_STRBUF_INIT };
+	int64_t w = nx__lod_slice_width(level, first, last, n, chunk);
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int rc = 0;
+
+	*rows = 0;
+	if (level < 0 || level > 62)
+		return nx_errf(err, NX_EUSAGE, "tl.ev%d: no pyramid level %d", src, level);
+	rehash(&sl);
+	for (int64_t c = w == INT64_MAX ? 0 : nx__lod_floor_div(first, w);
+	     !rc && (w == INT64_MAX ? c == 0 : c <= nx__lod_floor_div(last, w)); c++) {
+		nx_strbuf_reset(&sql);
+		nx_strbuf_addf(&sql, "SELECT core, track, id, start_ts, end_ts, label FROM tl.ev%d",
+			       src);
+		if (w != INT64_MAX)
+			nx_strbuf_addf(&sql, " WHERE start_ts >= %" PRId64
+					     " AND start_ts < %" PRId64, c * w, (c + 1) * w);
+		rc = nx_duck_scan(d, sql.buf, take_chunk, &sl, err);
+		if (!rc)
+			rc = slice_flush(&sl, d, rows, err);
+	}
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&sl.arena);
+	free(sl.g);
+	free(sl.slot);
+	return rc;
+}
