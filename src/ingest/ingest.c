@@ -5,7 +5,8 @@
  *   3. write the NEFF-derived tables, 4. run the derive SQL,
  *   5. write Metadata, ExecutionInfo, Warning, SchemaFields, and a zero-row file for
  *      every other stored schema table that got no rows,
- *   6. run the caller's hook on it (view: the timeline cache), then publish the
+ *   6. run the caller's hook on it (view: the timeline cache, whose first part, the
+ *      events, started after step 2 and ran beside steps 3 and 4), then publish the
  *      temporary directory as <name>@latest in one rename.
  * The stages are the table `stages` at the end, run in its order by nx_ingest. */
 #include "common/compat.h"
@@ -262,6 +263,7 @@ struct run {
 	struct nx_publish_plan pp;
 	struct nx_onchip_job *onchip; /* the occupancy pass, until it is finished */
 	char *staging, *spill;
+	void *hook_job; /* the caller's hook's first part, while it runs (ingest.h) */
 	uint64_t dma_rows;
 	double t0, t_raw, t_derived;
 };
@@ -323,17 +325,22 @@ static int stage_neff(struct run *r, struct nx_err *err)
 }
 
 /* The staging tables and the C merges the derive SQL reads; they only serve the derived
- * tables, so the raw stage's time ends here. */
+ * tables, so the raw stage's time ends here. Then the caller's hook starts its first part
+ * (view: the events of the timeline cache), which runs beside the derive stage. */
 static int stage_staging(struct run *r, struct nx_err *err)
 {
+	const struct nx_publish_hook *hook = r->o->before_publish;
 	int rc;
 
 	r->t_raw = now_s() - r->t0;
 	if ((rc = nx_write_staging(&r->c, r->d, r->staging, err)) ||
 	    (rc = nx_write_dma_aggregated(&r->c, r->d, r->pp.tmp, r->staging, err)) ||
-	    (rc = create_profile_view(&r->c, r->d, err)))
+	    (rc = create_profile_view(&r->c, r->d, err)) ||
+	    (rc = nx_sums_create_views(&r->c.isums, &r->c.dsums, r->d, err)))
 		return rc;
-	return nx_sums_create_views(&r->c.isums, &r->c.dsums, r->d, err);
+	if (hook && hook->start && r->pp.name)
+		r->hook_job = hook->start(hook->user, r->pp.tmp, r->pp.name);
+	return 0;
 }
 
 /* The derive SQL in its own memory bound, then, back in the raw stage's (the last tables
@@ -381,6 +388,8 @@ static int stage_finish(struct run *r, struct nx_err *err)
 {
 	int rc;
 
+	if (r->hook_job) /* it reads the parts */
+		r->o->before_publish->wait(r->hook_job);
 	if ((rc = join_parts(&r->c, r->pp.tmp, err)) ||
 	    (rc = write_static(&r->c, r->d, "Warning", r->pp.tmp, false, err)) ||
 	    (rc = write_static(&r->c, r->d, "SchemaFields", r->pp.tmp, true, err)))
@@ -395,7 +404,8 @@ static int stage_publish(struct run *r, struct nx_err *err)
 
 	nx_duck_close(r->d);
 	r->d = NULL;
-	nx_publish_hook_run(r->o->before_publish, &r->pp, r->c.progress);
+	nx_publish_hook_run(r->o->before_publish, &r->pp, r->hook_job, r->c.progress);
+	r->hook_job = NULL;
 	rc = nx_publish(&r->pp, err);
 	if (rc)
 		return rc;
@@ -446,6 +456,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		*published = r.pp.final;
 		r.pp.final = NULL;
 	}
+	if (r.hook_job) /* before the directory it writes into goes */
+		o->before_publish->abort(r.hook_job);
 	nx_onchip_abort(r.onchip); /* before the staging it writes into goes */
 	if (rc && r.pp.tmp) {
 		struct nx_err ignored = { 0 };

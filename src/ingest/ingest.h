@@ -19,6 +19,17 @@ struct nx_publish_hook {
 		  struct nx_err *err);
 	void *user;
 	const char *what; /* its progress line's name, e.g. "timeline_cache" */
+	/* Optional, fn in two parts so that the first runs beside the derive stage:
+	 * start(user, dir, name) once the raw tables are written returns a job running on
+	 * a thread of its own (NULL: none; fn then runs at the end); wait(job) before the
+	 * raw tables' files change (their parts are joined); finish(job, &rows, err) in
+	 * fn's place, which frees job (a failure as fn's: a warning, nothing of it left);
+	 * abort(job) when the ingest fails instead: stops it, removes what it made, frees
+	 * job. */
+	void *(*start)(void *user, const char *dir, const char *name);
+	void (*wait)(void *job);
+	int (*finish)(void *job, uint64_t *rows, struct nx_err *err);
+	void (*abort)(void *job);
 };
 
 struct nx_ingest_opts {
@@ -95,9 +106,10 @@ void nx_publish_plan(struct nx_publish_plan *p, const char *data_path, const cha
  * parent, removes the temporaries of killed ingests, and creates an empty tmp. */
 int nx_publish_prepare(const struct nx_publish_plan *p, struct nx_err *err);
 /* Runs hook (may be NULL) on p->tmp when p publishes a profile, reporting to progress
- * (may be NULL) a TABLE event named hook->what, or a warning when it failed. */
+ * (may be NULL) a TABLE event named hook->what, or a warning when it failed: its finish
+ * on job when job (hook->start's) is not NULL, else its fn. */
 void nx_publish_hook_run(const struct nx_publish_hook *hook, const struct nx_publish_plan *p,
-			 const struct nx_progress *progress);
+			 void *job, const struct nx_progress *progress);
 /* Publishes tmp as final: a profile through nx_publish_profile, an output directory
  * checked again and marked (NX_OUT_MARKER), then swapped in. */
 int nx_publish(const struct nx_publish_plan *p, struct nx_err *err);

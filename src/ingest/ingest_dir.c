@@ -525,7 +525,7 @@ int nx_trace_ingest_dir(const struct nx_trace_opts *o, char **published, struct 
 		goto out;
 	nx_duck_close(r.d);
 	r.d = NULL;
-	nx_publish_hook_run(o->before_publish, &pp, o->progress);
+	nx_publish_hook_run(o->before_publish, &pp, NULL, o->progress);
 	if ((rc = nx_publish(&pp, err)))
 		goto out;
 	note(&r, NX_PROGRESS_NOTE, "Wrote %s", pp.final);

@@ -346,16 +346,21 @@ int nx_publish_profile(const char *data_path, const char *name, const char *tmp_
 }
 
 void nx_publish_hook_run(const struct nx_publish_hook *hook, const struct nx_publish_plan *p,
-			 const struct nx_progress *progress)
+			 void *job, const struct nx_progress *progress)
 {
 	struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "publish" };
 	struct nx_err err = { 0 };
 	double t0 = nx_now_s();
 	char *msg;
+	int rc;
 
 	if (!hook || !hook->fn || !p->name)
 		return;
-	if (!hook->fn(hook->user, p->tmp, p->name, &ev.rows, &err)) {
+	if (job)
+		rc = hook->finish(job, &ev.rows, &err);
+	else
+		rc = hook->fn(hook->user, p->tmp, p->name, &ev.rows, &err);
+	if (!rc) {
 		ev.table = hook->what;
 		ev.seconds = nx_now_s() - t0;
 		nx_progress_emit(progress, &ev);

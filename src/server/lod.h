@@ -182,6 +182,21 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		  const struct nx_lod_stamp *stamp, const char *out_dir,
 		  const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
 		  uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err);
+/* nx__lod_build in two parts, each with its own database on out_dir/timeline.duckdb:
+ * the events part (tl.ev<s>, their pyramids, rows of tl.tracks and tl.meta), which reads
+ * only the event tables (files needs only those), then the rest (the events of a source
+ * whose table came after the events part, tl.lines, the counters tl.ctr and tl.ctr_lod,
+ * tl.stamp), which reads Instruction, Flow, DmaPacketAggregated and the counter tables;
+ * `view` runs the first beside its derive stage (lod_carried.h). *events (may be NULL)
+ * gets the events of the first, and the second adds its own. Failed, either leaves
+ * out_dir/timeline.duckdb incomplete: the caller removes it. */
+int nx__lod_build_events(const char *dir, const struct nx_pfiles *files, const char *out_dir,
+			 const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+			 uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err);
+int nx__lod_build_rest(const char *dir, const struct nx_pfiles *files,
+		       const struct nx_lod_stamp *stamp, const char *out_dir,
+		       const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+		       uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err);
 
 /* The cache of a profile version (its directory's identity st): the one the ingest
  * left in the profile (NX_LOD_CARRIED_DIR) when carried and it is this profile's and

@@ -621,44 +621,112 @@ static int write_stamp(struct nx_duck *d, const struct nx_lod_stamp *s, struct n
 	return rc;
 }
 
-int nx__lod_build(const char *dir, const struct nx_pfiles *files,
-		  const struct nx_lod_stamp *stamp, const char *out_dir,
-		  const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-		  uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+/* Opens a database for a build part, with out_dir/timeline.duckdb attached as tl (created
+ * when absent), sandboxed to the profile and out_dir, registered in builds. */
+static int part_open(struct nx_duck **d, const char *dir, const char *out_dir,
+		     const char *scratch, const struct nx_lod_bounds *bounds,
+		     struct nx_lod_builds *builds, struct nx_lod_build_ref *ref, struct nx_err *err)
 {
-	struct phase_clock clk = { .ph = phases };
-	uint64_t n = 0;
-	struct nx_lod_build_ref ref = { 0 };
-	char *scratch = nx_path_join(out_dir, ".scratch");
-	char *out = nx_path_join(out_dir, NX_LOD_FILE);
 	struct nx_strbuf sql = NX_STRBUF_INIT;
-	struct nx_err ignored = { 0 };
-	struct nx_duck *d = NULL;
+	char *out = nx_path_join(out_dir, NX_LOD_FILE);
 	int rc;
 
-	if (phases) {
-		phases->n = 0;
-		clock_read(&clk.cpu, &clk.wall);
-	}
-	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(&d, 2, bounds->memory_limit, err)) ||
-	    (rc = builds_enter(builds, &ref, d, err)))
+	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(d, 2, bounds->memory_limit, err)) ||
+	    (rc = builds_enter(builds, ref, *d, err)))
 		goto out;
 	nx_strbuf_addstr(&sql, "SET preserve_insertion_order = true; ATTACH ");
 	nx_sql_quote(&sql, out);
 	nx_strbuf_addstr(&sql, " AS tl");
 	/* then the same sandbox as the server's queries: the profile and the build's own
 	 * directory, which holds the spill folder */
-	if ((rc = nx_duck_exec(d, sql.buf, err)) ||
-	    (rc = nx_duck_sandbox(d, (const char *[]){ dir, out_dir }, 2, scratch, err)) ||
-	    (rc = nx_duck_exec(d, schema_sql, err)))
-		goto out;
+	if (!(rc = nx_duck_exec(*d, sql.buf, err)))
+		rc = nx_duck_sandbox(*d, (const char *[]){ dir, out_dir }, 2, scratch, err);
+out:
+	nx_strbuf_release(&sql);
+	free(out);
+	return rc;
+}
+
+/* Checkpoints and closes the database of a part, removes its scratch folder. */
+static int part_close(struct nx_duck *d, int rc, const char *scratch,
+		      struct nx_lod_builds *builds, struct nx_lod_build_ref *ref,
+		      struct phase_clock *clk, const char *lap, struct nx_err *err)
+{
+	struct nx_err ignored = { 0 };
+
+	if (!rc)
+		rc = nx_duck_exec(d, "CHECKPOINT tl; DETACH tl", err);
+	clock_lap(clk, "%s", lap);
+	builds_leave(builds, ref);
+	nx_duck_close(d);
+	nx_remove_tree(scratch, &ignored);
+	return rc;
+}
+
+int nx__lod_build_events(const char *dir, const struct nx_pfiles *files, const char *out_dir,
+			 const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+			 uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+{
+	struct phase_clock clk = { .ph = phases };
+	struct nx_lod_build_ref ref = { 0 };
+	char *scratch = nx_path_join(out_dir, ".scratch");
+	struct nx_duck *d = NULL;
+	uint64_t n = 0;
+	int rc;
+
+	if (phases) {
+		phases->n = 0;
+		clock_read(&clk.cpu, &clk.wall);
+	}
+	rc = part_open(&d, dir, out_dir, scratch, bounds, builds, &ref, err);
+	if (!rc)
+		rc = nx_duck_exec(d, schema_sql, err);
 	clock_lap(&clk, "open");
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
-		if (t && !t->members && t->nfiles) {
+		if (t && !t->members && t->nfiles)
 			rc = build_source(d, dir, scratch, s, t, bounds, &n, &clk, err);
-		}
+	}
+	rc = part_close(d, rc, scratch, builds, &ref, &clk, "checkpoint of the events", err);
+	if (rc)
+		nx_err_wrap(err, "cannot build the timeline summary of %s", dir);
+	else if (events)
+		*events = n;
+	free(scratch);
+	return rc;
+}
+
+int nx__lod_build_rest(const char *dir, const struct nx_pfiles *files,
+		       const struct nx_lod_stamp *stamp, const char *out_dir,
+		       const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+		       uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+{
+	struct phase_clock clk = { .ph = phases };
+	struct nx_lod_build_ref ref = { 0 };
+	char *scratch = nx_path_join(out_dir, ".scratch");
+	struct nx_duck *d = NULL;
+	uint64_t n = 0;
+	int rc;
+
+	if (phases)
+		clock_read(&clk.cpu, &clk.wall);
+	rc = part_open(&d, dir, out_dir, scratch, bounds, builds, &ref, err);
+	/* the event tables written after the events part ran (the ingest's zero-row files),
+	 * else the views of those the per-line summary reads */
+	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
+		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
+		char *q = nx_xasprintf("SELECT count(*) FROM duckdb_tables() WHERE database_name "
+				       "= 'tl' AND table_name = 'ev%d'", s);
+		int64_t built = 0;
+
+		if (cached_source(files, s))
+			rc = nx_duck_query_i64(d, q, &built, err);
+		free(q);
+		if (!rc && cached_source(files, s) && !built)
+			rc = build_source(d, dir, scratch, s, t, bounds, &n, &clk, err);
+		else if (!rc && cached_source(files, s) && s < 2)
+			rc = create_view(d, dir, t, err);
 	}
 	if (!rc && cached_source(files, 0)) {
 		rc = build_lines(d, dir, files, err);
@@ -668,19 +736,22 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		rc = build_counters(d, dir, files, bounds, &clk, err);
 	if (!rc)
 		rc = write_stamp(d, stamp, err);
-	if (!rc)
-		rc = nx_duck_exec(d, "CHECKPOINT tl; DETACH tl", err);
-	clock_lap(&clk, "checkpoint");
-	if (!rc && events)
-		*events = n;
-out:
+	rc = part_close(d, rc, scratch, builds, &ref, &clk, "checkpoint", err);
 	if (rc)
 		nx_err_wrap(err, "cannot build the timeline summary of %s", dir);
-	builds_leave(builds, &ref);
-	nx_duck_close(d);
-	nx_remove_tree(scratch, &ignored);
-	nx_strbuf_release(&sql);
+	else if (events)
+		*events += n;
 	free(scratch);
-	free(out);
 	return rc;
+}
+
+int nx__lod_build(const char *dir, const struct nx_pfiles *files,
+		  const struct nx_lod_stamp *stamp, const char *out_dir,
+		  const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+		  uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+{
+	int rc = nx__lod_build_events(dir, files, out_dir, bounds, builds, events, phases, err);
+
+	return rc ? rc : nx__lod_build_rest(dir, files, stamp, out_dir, bounds, builds, events,
+					    phases, err);
 }

@@ -28,4 +28,21 @@ struct nx_lod_phases {
 int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
 			 struct nx_lod_phases *phases, struct nx_err *err);
 
+/* The same build in two parts, the first beside the ingest's derive stage: start, once
+ * the event tables (Instruction, DmaPacketAggregated, DmaPacket, SystemProfileEvents) are
+ * written in dir, builds their events and pyramids on a thread of its own (NULL: the
+ * thread could not start; finish then builds the whole); wait joins it, before those
+ * tables' files change (the ingest joins the parts of a split table); finish, once every
+ * table is written, checks what the first part gave and builds the rest (the per-line
+ * summary, the counters), then the stamp over the tables as they are then, last, and
+ * frees job. On any failure nothing of the cache is left in dir. abort, when the ingest
+ * fails instead, interrupts the first part, waits for it, removes what it made and frees
+ * job. */
+struct nx_lod_carried_job;
+struct nx_lod_carried_job *nx_lod_carried_start(const char *dir, const char *name);
+void nx_lod_carried_wait(struct nx_lod_carried_job *job);
+int nx_lod_carried_finish(struct nx_lod_carried_job *job, uint64_t *events,
+			  struct nx_lod_phases *phases, struct nx_err *err);
+void nx_lod_carried_abort(struct nx_lod_carried_job *job);
+
 #endif
