@@ -6,11 +6,12 @@
 # in the same run. Prints one line per size, then every table's time (and the peak RSS
 # reached by the end of it when the ingest reports it). The total includes the timeline
 # cache that view builds into the profile before publishing it (its own line,
-# timeline_cache; bench/bench_lod_build measures it alone). The raw stage is also run with
-# one writer per trace table (NX_INGEST_WRITERS=1, the build before two writers shared the
-# columns; docs/memory.md, "Two writers") and with two, alternating, NX_BENCH_PAIRS pairs
-# (default 1), for their ratios to the same floor, CPU seconds and peak RSS; NX_BENCH_ONE=0
-# skips those runs. NX_BENCH_KEEP=1 keeps the generated traces and profiles (they take
+# timeline_cache; bench/bench_lod_build measures it alone), and again with the cache built
+# whole after the ingest (NX_VIEW_CACHE_SERIAL=1; NX_BENCH_SERIAL=0 skips it). The raw
+# stage is also run with one writer per trace table (NX_INGEST_WRITERS=1, the build before
+# two writers shared the columns; docs/memory.md, "Two writers") and with two,
+# alternating, NX_BENCH_PAIRS pairs (default 1), for their ratios to the same floor, CPU
+# seconds and peak RSS; NX_BENCH_ONE=0 skips those runs. NX_BENCH_KEEP=1 keeps the generated traces and profiles (they take
 # about 0.5 GB per 10M records).
 set -euo pipefail
 build=$1
@@ -54,6 +55,22 @@ for m in $sizes; do
 		printf "%sM records: raw tables %.2f s (%.2f M rec/s, %.1f MB/s of NTFF), floor %.2f s (raw/floor %.2fx); derived %.2f s; total %.2f s (total/floor %.2fx); CPU %s s; peak RSS %.0f MB\n",
 			m, raw, rows / raw / 1e6, bytes / raw / 1e6, floor, raw / floor, der, wall,
 			wall / floor, cpu, rss / 1024 }'
+	# the same ingest with the timeline cache built whole after it (NX_VIEW_CACHE_SERIAL=1,
+	# the build before its events part ran beside the derive stage), against the same
+	# floor; NX_BENCH_SERIAL=0 skips it
+	if [[ ${NX_BENCH_SERIAL:-1} != 0 ]]; then
+		slog=$d/serial.log
+		NX_VIEW_CACHE_SERIAL=1 /usr/bin/time -v "$bin" view -n "$d/bench.neff" \
+			-s "$d/bench.ntff" --data-path "$d/data" --display-name bench-serial \
+			--ingest-only >"$slog" 2>&1
+		rm -rf "$d/data/profiles/global/bench-serial@"*
+		swall=$(grep -oP 'total \K[0-9.]+(?= s)' "$slog")
+		awk -v floor="$floor" -v t="$swall" -v wall="$wall" '
+		     /User time|System time/ { split($0, f, ": "); c += f[2] }
+		     /Maximum resident/ { m = $NF }
+		     END { printf "    cache built after the ingest (NX_VIEW_CACHE_SERIAL=1): total %.2f s (total/floor %.2fx, overlapped %.2fx); CPU %.1f s; peak RSS %.0f MB\n",
+			t, t / floor, wall / floor, c, m / 1024 }' "$slog"
+	fi
 	# the raw stage with one writer per trace table and with two, alternating
 	# (NX_BENCH_PAIRS pairs), against the same floor: wall, CPU and peak RSS of each
 	if [[ ${NX_BENCH_ONE:-1} != 0 ]]; then
