@@ -590,6 +590,20 @@ static int builds_enter(struct nx_lod_builds *b, struct nx_lod_build_ref *ref, s
 	return rc;
 }
 
+/* Fails when the server (or the ingest, lod_carried.c) is stopping the builds: checked
+ * between steps, for an interrupt that came while no statement ran is lost. */
+static int builds_check(struct nx_lod_builds *b, struct nx_err *err)
+{
+	bool stopping = false;
+
+	if (b) {
+		pthread_mutex_lock(&b->lock);
+		stopping = b->stopping;
+		pthread_mutex_unlock(&b->lock);
+	}
+	return stopping ? nx_errf(err, NX_EDB, "the build was stopped") : 0;
+}
+
 static void builds_leave(struct nx_lod_builds *b, struct nx_lod_build_ref *ref)
 {
 	if (!b || !ref->d)
@@ -685,7 +699,7 @@ int nx__lod_build_events(const char *dir, const struct nx_pfiles *files, const c
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
-		if (t && !t->members && t->nfiles)
+		if (t && !t->members && t->nfiles && !(rc = builds_check(builds, err)))
 			rc = build_source(d, dir, scratch, s, t, bounds, &n, &clk, err);
 	}
 	rc = part_close(d, rc, scratch, builds, &ref, &clk, "checkpoint of the events", err);
