@@ -677,57 +677,33 @@ static int part_close(struct nx_duck *d, int rc, const char *scratch,
 	return rc;
 }
 
-int nx__lod_build_events(const char *dir, const struct nx_pfiles *files, const char *out_dir,
-			 const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-			 uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+/* The events part: tl.ev<s> and the pyramid of every event source. */
+static int events_body(struct nx_duck *d, const char *dir, const char *scratch,
+		       const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
+		       struct nx_lod_builds *builds, uint64_t *n, struct phase_clock *clk,
+		       struct nx_err *err)
 {
-	struct phase_clock clk = { .ph = phases };
-	struct nx_lod_build_ref ref = { 0 };
-	char *scratch = nx_path_join(out_dir, ".scratch");
-	struct nx_duck *d = NULL;
-	uint64_t n = 0;
-	int rc;
+	int rc = nx_duck_exec(d, schema_sql, err);
 
-	if (phases) {
-		phases->n = 0;
-		clock_read(&clk.cpu, &clk.wall);
-	}
-	rc = part_open(&d, dir, out_dir, scratch, bounds, builds, &ref, err);
-	if (!rc)
-		rc = nx_duck_exec(d, schema_sql, err);
-	clock_lap(&clk, "open");
+	clock_lap(clk, "open");
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles && !(rc = builds_check(builds, err)))
-			rc = build_source(d, dir, scratch, s, t, bounds, &n, &clk, err);
+			rc = build_source(d, dir, scratch, s, t, bounds, n, clk, err);
 	}
-	rc = part_close(d, rc, scratch, builds, &ref, &clk, "checkpoint of the events", err);
-	if (rc)
-		nx_err_wrap(err, "cannot build the timeline summary of %s", dir);
-	else if (events)
-		*events = n;
-	free(scratch);
 	return rc;
 }
 
-int nx__lod_build_rest(const char *dir, const struct nx_pfiles *files,
-		       const struct nx_lod_stamp *stamp, const char *out_dir,
-		       const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-		       uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+/* The rest: the event tables written after the events part ran (the ingest's zero-row
+ * files), the per-line summary, the counters, the stamp. */
+static int rest_body(struct nx_duck *d, const char *dir, const char *scratch,
+		     const struct nx_pfiles *files, const struct nx_lod_stamp *stamp,
+		     const struct nx_lod_bounds *bounds, uint64_t *n, struct phase_clock *clk,
+		     struct nx_err *err)
 {
-	struct phase_clock clk = { .ph = phases };
-	struct nx_lod_build_ref ref = { 0 };
-	char *scratch = nx_path_join(out_dir, ".scratch");
-	struct nx_duck *d = NULL;
-	uint64_t n = 0;
-	int rc;
+	int rc = 0;
 
-	if (phases)
-		clock_read(&clk.cpu, &clk.wall);
-	rc = part_open(&d, dir, out_dir, scratch, bounds, builds, &ref, err);
-	/* the event tables written after the events part ran (the ingest's zero-row files),
-	 * else the views of those the per-line summary reads */
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 		char *q = nx_xasprintf("SELECT count(*) FROM duckdb_tables() WHERE database_name "
@@ -738,25 +714,65 @@ int nx__lod_build_rest(const char *dir, const struct nx_pfiles *files,
 			rc = nx_duck_query_i64(d, q, &built, err);
 		free(q);
 		if (!rc && cached_source(files, s) && !built)
-			rc = build_source(d, dir, scratch, s, t, bounds, &n, &clk, err);
-		else if (!rc && cached_source(files, s) && s < 2)
+			rc = build_source(d, dir, scratch, s, t, bounds, n, clk, err);
+		else if (!rc && cached_source(files, s) && s < 2) /* the summary reads them */
 			rc = create_view(d, dir, t, err);
 	}
 	if (!rc && cached_source(files, 0)) {
 		rc = build_lines(d, dir, files, err);
-		clock_lap(&clk, "tl.lines");
+		clock_lap(clk, "tl.lines");
 	}
 	if (!rc)
-		rc = build_counters(d, dir, files, bounds, &clk, err);
-	if (!rc)
-		rc = write_stamp(d, stamp, err);
-	rc = part_close(d, rc, scratch, builds, &ref, &clk, "checkpoint", err);
+		rc = build_counters(d, dir, files, bounds, clk, err);
+	return rc ? rc : write_stamp(d, stamp, err);
+}
+
+/* One part of the build, in a database of its own: the events part when stamp is NULL,
+ * else the rest; *events (may be NULL) gets (events part) or adds (rest) its events. */
+static int build_part(const char *dir, const struct nx_pfiles *files,
+		      const struct nx_lod_stamp *stamp, const char *out_dir,
+		      const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+		      uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+{
+	struct phase_clock clk = { .ph = phases };
+	struct nx_lod_build_ref ref = { 0 };
+	char *scratch = nx_path_join(out_dir, ".scratch");
+	struct nx_duck *d = NULL;
+	uint64_t n = 0;
+	int rc;
+
+	if (phases && !stamp)
+		phases->n = 0;
+	if (phases)
+		clock_read(&clk.cpu, &clk.wall);
+	rc = part_open(&d, dir, out_dir, scratch, bounds, builds, &ref, err);
+	if (!rc && !stamp)
+		rc = events_body(d, dir, scratch, files, bounds, builds, &n, &clk, err);
+	else if (!rc)
+		rc = rest_body(d, dir, scratch, files, stamp, bounds, &n, &clk, err);
+	rc = part_close(d, rc, scratch, builds, &ref, &clk,
+			stamp ? "checkpoint" : "checkpoint of the events", err);
 	if (rc)
 		nx_err_wrap(err, "cannot build the timeline summary of %s", dir);
 	else if (events)
-		*events += n;
+		*events = (stamp ? *events : 0) + n;
 	free(scratch);
 	return rc;
+}
+
+int nx__lod_build_events(const char *dir, const struct nx_pfiles *files, const char *out_dir,
+			 const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+			 uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+{
+	return build_part(dir, files, NULL, out_dir, bounds, builds, events, phases, err);
+}
+
+int nx__lod_build_rest(const char *dir, const struct nx_pfiles *files,
+		       const struct nx_lod_stamp *stamp, const char *out_dir,
+		       const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
+		       uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+{
+	return build_part(dir, files, stamp, out_dir, bounds, builds, events, phases, err);
 }
 
 int nx__lod_build(const char *dir, const struct nx_pfiles *files,
