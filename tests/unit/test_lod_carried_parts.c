@@ -32,12 +32,6 @@
 
 static char *root, *profile;
 
-#define assert_ok(call, e)                                                                     \
-	do {                                                                                   \
-		if ((call))                                                                    \
-			fail_msg("%s: %s", #call, (e)->msg);                                  \
-	} while (0)
-
 static int setup(void **state)
 {
 	char *data = NULL;

@@ -32,13 +32,6 @@
 
 static char *root;
 
-/* call returns 0, or the test fails with the error it set in *e */
-#define assert_ok(call, e)                                                                     \
-	do {                                                                                   \
-		if ((call))                                                                    \
-			fail_msg("%s: %s", #call, (e)->msg);                                  \
-	} while (0)
-
 /* "edge": Instruction with times from -75000 to 75000 ns, out of order inside each row
  * group of 2048 (the row groups themselves in start order), NULL cores, tracks, ids and
  * labels on some rows, equal durations, 8 tracks a core; DmaPacket on 3 queues in order. */

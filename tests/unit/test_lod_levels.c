@@ -30,13 +30,6 @@
 
 static char *root;
 
-/* call returns 0, or the test fails with the error it set in *e */
-#define assert_ok(call, e)                                                                     \
-	do {                                                                                   \
-		if ((call))                                                                    \
-			fail_msg("%s: %s", #call, (e)->msg);                                  \
-	} while (0)
-
 /* "edge": Instruction with times from -50000 to 50000 ns, NULL cores, tracks and labels
  * on some rows, equal durations, 40 tracks; DmaPacket on 3 queues; SemaphoreUpdate with
  * NULL and NaN values. */
