@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 struct nx_lod_carried_job {
 	char *dir, *name, *out;
@@ -110,9 +111,32 @@ static void *events_part(void *arg)
 	return NULL;
 }
 
+/* Whether dir's file system has room for the cache beside what the ingest still writes:
+ * at least twice the bytes of dir's tables so far, and 64 MB, free. The cache must never
+ * take space the ingest needs (a cache that does not fit costs a warning, not the
+ * profile), so without that room it is built at the end, when the ingest is done. */
+static bool room_to_overlap(const char *dir)
+{
+	struct nx_pfiles files = { 0 };
+	struct nx_err ignored = { 0 };
+	struct statvfs vfs;
+	uint64_t bytes = 0;
+
+	if (statvfs(dir, &vfs) || nx__pfiles_scan_plain(dir, &files, &ignored))
+		return false;
+	for (size_t i = 0; i < files.n; i++)
+		bytes += files.t[i].bytes;
+	nx__pfiles_release(&files);
+	return (uint64_t)vfs.f_bavail * vfs.f_frsize >= 2 * bytes + ((uint64_t)64 << 20);
+}
+
 struct nx_lod_carried_job *nx_lod_carried_start(const char *dir, const char *name)
 {
-	struct nx_lod_carried_job *job = nx_xcalloc(1, sizeof(*job));
+	struct nx_lod_carried_job *job;
+
+	if (!room_to_overlap(dir))
+		return NULL;
+	job = nx_xcalloc(1, sizeof(*job));
 
 	job->dir = nx_xstrdup(dir);
 	job->name = nx_xstrdup(name);

@@ -31,7 +31,9 @@ int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
 /* The same build in two parts, the first beside the ingest's derive stage: start, once
  * the event tables (Instruction, DmaPacketAggregated, DmaPacket, SystemProfileEvents) are
  * written in dir, builds their events and pyramids on a thread of its own (NULL: the
- * thread could not start; finish then builds the whole); wait joins it, before those
+ * thread could not start, or dir's file system has less than twice the tables' bytes
+ * and 64 MB free, so the cache could take space the ingest needs; the caller then builds
+ * the whole at the end); wait joins it, before those
  * tables' files change (the ingest joins the parts of a split table); finish, once every
  * table is written, checks what the first part gave and builds the rest (the per-line
  * summary, the counters), then the stamp over the tables as they are then, last, and
