@@ -6,6 +6,7 @@
 #include "db/parquet_slice.h"
 #include "db/parquet_footer.h"
 #include "db/thrift_compact.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -331,5 +332,59 @@ int nx_pq_slice_write(struct nx_pq_slicer *s, uint32_t first, uint32_t n, const 
 		rc = nx_errf(err, -errno, "cannot write '%s': %s", out, strerror(errno));
 	if (rc)
 		unlink(out);
+	return rc;
+}
+
+static char *slice_name(const char *dir, const char *stem, uint32_t i)
+{
+	char *base = nx_xasprintf("%s-%u.parquet", stem, i), *p = nx_path_join(dir, base);
+
+	free(base);
+	return p;
+}
+
+int nx_pq_each_slice(const char *path, uint32_t per, const char *dir, const char *stem,
+		     bool keep, nx_pq_slice_fn fn, void *arg, uint32_t *pieces,
+		     struct nx_err *err)
+{
+	struct nx_pq_slicer *s = NULL;
+	uint32_t groups, i = 0;
+	int rc;
+
+	if (pieces)
+		*pieces = 0;
+	if (per == 0)
+		return nx_errf(err, NX_EUSAGE, "'%s': slices of 0 row groups", path);
+	if ((rc = nx_pq_slicer_open(&s, path, err)))
+		return rc;
+	groups = nx_pq_slicer_row_groups(s);
+	if (groups <= per) {
+		nx_pq_slicer_close(s);
+		rc = fn(arg, path, 0, err);
+		if (!rc && pieces)
+			*pieces = 1;
+		return rc;
+	}
+	for (uint32_t first = 0; !rc && first < groups; first += per, i++) {
+		char *out = slice_name(dir, stem, i);
+
+		if (!(rc = nx_pq_slice_write(s, first, groups - first < per ? groups - first : per,
+					     out, err))) {
+			rc = fn(arg, out, i, err);
+			if (rc || !keep)
+				unlink(out);
+		}
+		free(out);
+	}
+	nx_pq_slicer_close(s);
+	/* a failure removes the slices kept before it: all or nothing */
+	for (uint32_t k = 0; rc && keep && k + 1 < i; k++) {
+		char *out = slice_name(dir, stem, k);
+
+		unlink(out);
+		free(out);
+	}
+	if (!rc && pieces)
+		*pieces = i;
 	return rc;
 }

@@ -33,4 +33,18 @@ uint32_t nx_pq_slicer_row_groups(const struct nx_pq_slicer *s);
 int nx_pq_slice_write(struct nx_pq_slicer *s, uint32_t first, uint32_t n, const char *out,
 		      struct nx_err *err);
 
+/* Called with each piece of a file read slice by slice (nx_pq_each_slice): its path and
+ * its index (0, 1, ...). A non-zero return stops the walk and is returned. */
+typedef int (*nx_pq_slice_fn)(void *arg, const char *path, uint32_t index,
+			      struct nx_err *err);
+
+/* Reads path as slices of at most per row groups: when it has more, writes each slice
+ * in turn to dir/<stem>-<index>.parquet (O_EXCL) and calls fn with it, then removes it
+ * unless keep (the caller then removes the slices); a file of at most per row groups is
+ * passed to fn whole, as path, and nothing is written. On failure no slice of this call
+ * is left behind, kept or not. *pieces (may be NULL) gets the count passed to fn. */
+int nx_pq_each_slice(const char *path, uint32_t per, const char *dir, const char *stem,
+		     bool keep, nx_pq_slice_fn fn, void *arg, uint32_t *pieces,
+		     struct nx_err *err);
+
 #endif

@@ -192,35 +192,21 @@ static int stream_file(struct writer *w, const char *path)
 	return rc;
 }
 
+static int stream_piece(void *arg, const char *path, uint32_t index, struct nx_err *err)
+{
+	(void)index;
+	(void)err;
+	return stream_file(arg, path);
+}
+
 /* Streams one file of the member's table: a file of many row groups slice by slice
  * through the scratch directory. */
 static int stream_table_file(struct writer *w, const char *path)
 {
-	struct nx_pq_slicer *s = NULL;
-	uint32_t groups;
-	int rc;
-
 	if (w->m->one || !w->o->scratch)
 		return stream_file(w, path);
-	if ((rc = nx_pq_slicer_open(&s, path, w->err)))
-		return rc;
-	groups = nx_pq_slicer_row_groups(s);
-	if (groups <= NX_JSON_SLICE_GROUPS) {
-		nx_pq_slicer_close(s);
-		return stream_file(w, path);
-	}
-	char *slice = nx_path_join(w->o->scratch, "json-slice.parquet");
-	for (uint32_t first = 0; !rc && first < groups; first += NX_JSON_SLICE_GROUPS) {
-		uint32_t n = groups - first < NX_JSON_SLICE_GROUPS ? groups - first
-								    : NX_JSON_SLICE_GROUPS;
-		unlink(slice);
-		if (!(rc = nx_pq_slice_write(s, first, n, slice, w->err)))
-			rc = stream_file(w, slice);
-	}
-	unlink(slice);
-	free(slice);
-	nx_pq_slicer_close(s);
-	return rc;
+	return nx_pq_each_slice(path, NX_JSON_SLICE_GROUPS, w->o->scratch, "json-slice", false,
+				stream_piece, w, NULL, w->err);
 }
 
 /* Writes one member: "key":[records] (or "key":{record}). */
