@@ -136,13 +136,29 @@ void nx__lod_builds_init(struct nx_lod_builds *b);
 void nx__lod_builds_stop(struct nx_lod_builds *b);
 void nx__lod_builds_release(struct nx_lod_builds *b);
 
-/* Appends the files of t (in dir) as a SQL list literal. */
+/* Appends the files of t (in dir; dir NULL: t's files are paths) as a SQL list literal. */
 struct nx_strbuf;
 void nx__lod_file_list(struct nx_strbuf *sql, const char *dir, const struct nx_ptable *t);
 /* Writes the depth lanes of the framework events of t (SystemProfileEvents in dir) to
  * csv_path as id,start_ts,lane lines, for the events off lane 0 (*laned of them). */
 int nx__lod_lanes(const char *dir, const struct nx_ptable *t, const char *csv_path,
 		  uint64_t *laned, struct nx_err *err);
+
+/* The table files a build reads (lod_slices.c): a file of more than per row groups as
+ * slices of per of them, written once into scratch and removed by release; per 0: every
+ * file whole. */
+struct nx_lod_slices {
+	const char *scratch;
+	uint32_t per;
+	struct nx_ptable **t; /* the tables read so far, their files paths */
+	size_t n, cap;
+};
+void nx__lod_slices_init(struct nx_lod_slices *sl, const char *scratch, uint32_t per);
+void nx__lod_slices_release(struct nx_lod_slices *sl);
+/* *out gets table t of the profile in dir as the build reads it: its files, paths of
+ * slices or of the profile's files, in order (read with dir NULL). */
+int nx__lod_sliced(struct nx_lod_slices *sl, const char *dir, const struct nx_ptable *t,
+		   const struct nx_ptable **out, struct nx_err *err);
 
 /* Appends the SELECT of the per-line summary (lines_sql.c): loc, n, dur, t0, t1, dma_n,
  * dma_bytes, dma_ns, dma_t0, dma_t1, over the tables Instruction and, with dma, Flow and
@@ -155,6 +171,7 @@ void nx__lines_sql(struct nx_strbuf *sql, bool dma, const int64_t *win);
 struct nx_lod_bounds {
 	const char *memory_limit;
 	int64_t chunk_rows;
+	uint32_t slice_groups; /* a table file of more row groups is read in slices of them */
 };
 /* The bounds of every build, view's and the server's alike (lod_bounds.c; the peaks they
  * give are in docs/memory.md, "The timeline cache"): NX_LOD_MEMORY for DuckDB and slices
@@ -164,6 +181,11 @@ struct nx_lod_bounds {
 #define NX_LOD_CHUNK_ROWS 500000
 #define NX_LOD_CHUNK_ROWS_MIN 10000
 #define NX_LOD_CHUNK_ROWS_MAX 100000000
+/* Row groups per slice of a large table file (lod_slices.c): 64 of 32768 rows, as the
+ * json export's; NX_LOD_SLICE_GROUPS overrides it, 0 reading every file whole (the
+ * build before slices, for a before/after). */
+#define NX_LOD_SLICE_GROUPS 64
+#define NX_LOD_SLICE_GROUPS_MAX 1000000
 int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err);
 /* The least l with 2^l >= x (at most 62), and a / b rounded down. */
 int nx__lod_ceil_log2(double x);

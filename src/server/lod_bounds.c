@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * lod_bounds.c: the one set of bounds of every build of the timeline cache, the one
  * `view` carries into a profile (lod_carried.c) and the one a server builds for a
- * profile without it (lod_cache.c): DuckDB's memory_limit and the input rows of each
- * grouping query of the pyramid (lod.h; docs/memory.md, "The timeline cache"). */
+ * profile without it (lod_cache.c): DuckDB's memory_limit, the input rows of each
+ * grouping query of the pyramid and the row groups of a slice of a large table file
+ * (lod.h; docs/memory.md, "The timeline cache"). */
 #include "common/compat.h"
 #include "server/lod.h"
 
@@ -18,11 +19,13 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 {
 	const char *limit = getenv("NX_LOD_MEMORY_LIMIT");
 	const char *rows = getenv("NX_LOD_CHUNK_ROWS");
+	const char *groups = getenv("NX_LOD_SLICE_GROUPS");
 	char *end = NULL;
 	long long n;
 
 	b->memory_limit = NX_LOD_MEMORY;
 	b->chunk_rows = NX_LOD_CHUNK_ROWS;
+	b->slice_groups = NX_LOD_SLICE_GROUPS;
 	if (limit && *limit) {
 		if (strlen(limit) > LIMIT_MAX)
 			return nx_errf(err, NX_EUSAGE, "NX_LOD_MEMORY_LIMIT is %zu characters "
@@ -37,6 +40,15 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 				       "number of rows from %d to %d", rows,
 				       NX_LOD_CHUNK_ROWS_MIN, NX_LOD_CHUNK_ROWS_MAX);
 		b->chunk_rows = n;
+	}
+	if (groups && *groups) {
+		errno = 0;
+		n = strtoll(groups, &end, 10);
+		if (errno || *end || n < 0 || n > NX_LOD_SLICE_GROUPS_MAX)
+			return nx_errf(err, NX_EUSAGE, "NX_LOD_SLICE_GROUPS is '%.40s'; give a "
+				       "whole number of row groups from 0 (no slices) to %d", groups,
+				       NX_LOD_SLICE_GROUPS_MAX);
+		b->slice_groups = (uint32_t)n;
 	}
 	return 0;
 }

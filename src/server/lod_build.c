@@ -23,7 +23,10 @@
  * Then tl.ctr (counter and semaphore values by time) and its pyramid tl.ctr_lod, built
  * the same way (per series: least, greatest and last value), tl.tracks, tl.meta, and
  * tl.lines (per source line of Instruction, for the source view). Events with a time beyond
- * +-2^61 ns (NX_TL_TIME_BOUND) are left out, so no span or slice overflows. */
+ * +-2^61 ns (NX_TL_TIME_BOUND) are left out, so no span or slice overflows. Every table is
+ * read through views over its files as the build reads them (lod_slices.c): a file of
+ * more than NX_LOD_SLICE_GROUPS row groups as slices of them, so that DuckDB never holds
+ * its whole footer; the slices keep the file's order, so the rows come as from it. */
 #include "common/compat.h"
 #include "server/lod.h"
 #include "server/lod_levels.h"
@@ -64,7 +67,7 @@ void nx__lod_file_list(struct nx_strbuf *sql, const char *dir, const struct nx_p
 {
 	nx_strbuf_addch(sql, '[');
 	for (size_t i = 0; i < t->nfiles; i++) {
-		char *p = nx_path_join(dir, t->files[i]);
+		char *p = dir ? nx_path_join(dir, t->files[i]) : nx_xstrdup(t->files[i]);
 
 		if (i)
 			nx_strbuf_addch(sql, ',');
@@ -74,12 +77,19 @@ void nx__lod_file_list(struct nx_strbuf *sql, const char *dir, const struct nx_p
 	nx_strbuf_addch(sql, ']');
 }
 
-static int create_view(struct nx_duck *d, const char *dir, const struct nx_ptable *t,
-		       struct nx_err *err)
+/* The view named as table t of the profile in dir, over its files as the build reads them
+ * (sl); *read (may be NULL) gets those files. */
+static int create_view(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
+		       const struct nx_ptable *t, const struct nx_ptable **read, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int rc;
 
+	if ((rc = nx__lod_sliced(sl, dir, t, &t, err)))
+		return rc;
+	if (read)
+		*read = t;
+	dir = NULL;
 	nx_strbuf_addstr(&sql, "CREATE VIEW ");
 	nx_sql_quote_ident(&sql, t->name);
 	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet(");
@@ -363,8 +373,9 @@ static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, i
 }
 
 /* tl.ev<s>, its pyramid, its rows of tl.tracks and tl.meta. */
-static int build_source(struct nx_duck *d, const char *dir, const char *scratch, int s,
-			const struct nx_ptable *t, const struct nx_lod_bounds *bounds, uint64_t *events,
+static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
+			const char *scratch, int s, const struct nx_ptable *t,
+			const struct nx_lod_bounds *bounds, uint64_t *events,
 			struct phase_clock *clk, struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
@@ -373,11 +384,12 @@ static int build_source(struct nx_duck *d, const char *dir, const char *scratch,
 	bool ordered = false;
 	int rc, lo, hi;
 
-	rc = create_view(d, dir, t, err);
+	/* from here on t's files are those read, as paths */
+	rc = create_view(d, sl, dir, t, &t, err);
 	if (!rc)
-		rc = in_start_order(d, dir, t, &ordered, err);
+		rc = in_start_order(d, NULL, t, &ordered, err);
 	if (!rc)
-		rc = events_sql(d, dir, scratch, s, t, ordered, &sql, err);
+		rc = events_sql(d, NULL, scratch, s, t, ordered, &sql, err);
 	if (rc) {
 		nx_strbuf_release(&sql);
 		return rc;
@@ -459,9 +471,9 @@ static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *b
 }
 
 /* tl.ctr from the counter tables the profile has, and their rows of tl.tracks. */
-static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pfiles *files,
-			  const struct nx_lod_bounds *bounds, struct phase_clock *clk,
-			  struct nx_err *err)
+static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
+			  const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
+			  struct phase_clock *clk, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	size_t n = 0;
@@ -474,7 +486,7 @@ static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pf
 
 		if (!t || t->members || !t->nfiles)
 			continue;
-		rc = create_view(d, dir, t, err);
+		rc = create_view(d, sl, dir, t, NULL, err);
 		nx_strbuf_addf(&sql, "%sSELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
 				     "timestamp::BIGINT AS ts, (%s)::DOUBLE AS v FROM ",
 			       n++ ? " UNION ALL " : "", c->series, c->value);
@@ -495,17 +507,42 @@ static int build_counters(struct nx_duck *d, const char *dir, const struct nx_pf
 	return rc;
 }
 
+/* Whether a row of Instruction (its files as read, t) may have a source location: unless
+ * the statistics of every row group say both location columns are NULL throughout. DuckDB
+ * reads a single file's statistics when it plans a query, and then skips the scan of such
+ * a table; over slices it plans without them, so the build asks the footers first. */
+static int may_have_lines(struct nx_duck *d, const struct nx_ptable *t, bool *may,
+			  struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int64_t v = 1;
+	int rc;
+
+	nx_strbuf_addstr(&sql, "SELECT count(*) FROM parquet_metadata(");
+	nx__lod_file_list(&sql, NULL, t);
+	nx_strbuf_addstr(&sql, ") WHERE path_in_schema IN ('bir_debug_info_source_location', "
+			       "'nki_source_location') AND (stats_null_count IS NULL OR "
+			       "stats_null_count < num_values)");
+	rc = nx_duck_query_i64(d, sql.buf, &v, err);
+	*may = v != 0;
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
 /* tl.lines (lines_sql.c): per source location of Instruction the instruction count,
  * summed duration, first start and last end, and its DMA transfers when the profile has
- * Flow and DmaPacketAggregated; only when Instruction has the location columns. */
-static int build_lines(struct nx_duck *d, const char *dir, const struct nx_pfiles *files,
-		       struct nx_err *err)
+ * Flow and DmaPacketAggregated; only when Instruction has the location columns (and
+ * empty when no row has a location). */
+static int build_lines(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
+		       const struct nx_pfiles *files, struct nx_err *err)
 {
 	static const char *const need[] = { "bir_debug_info_source_location",
 					     "nki_source_location", "duration_ns" };
 	const struct nx_ptable *flow = nx__pfiles_find(files, "Flow");
 	const struct nx_ptable *dpa = nx__pfiles_find(files, "DmaPacketAggregated");
+	const struct nx_ptable *inst = nx__pfiles_find(files, "Instruction");
 	bool dma = flow && !flow->members && flow->nfiles && dpa && !dpa->members && dpa->nfiles;
+	bool may = true;
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	char **names = NULL;
 	size_t n = 0, found = 0;
@@ -520,11 +557,15 @@ static int build_lines(struct nx_duck *d, const char *dir, const struct nx_pfile
 	free(names);
 	if (rc || found < NX_ARRAY_SIZE(need))
 		return rc;
+	/* Instruction's view exists (its events came first): its files as read */
+	if ((rc = nx__lod_sliced(sl, dir, inst, &inst, err)) ||
+	    (rc = may_have_lines(d, inst, &may, err)))
+		return rc;
 	if (dma)
-		rc = create_view(d, dir, flow, err);
+		rc = create_view(d, sl, dir, flow, NULL, err);
 	nx_strbuf_addstr(&sql, "CREATE TABLE tl.lines AS ");
 	nx__lines_sql(&sql, dma, NULL);
-	nx_strbuf_addstr(&sql, " ORDER BY dur + dma_ns DESC");
+	nx_strbuf_addstr(&sql, may ? " ORDER BY dur + dma_ns DESC" : " LIMIT 0");
 	if (!rc)
 		rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
@@ -678,8 +719,8 @@ static int part_close(struct nx_duck *d, int rc, const char *scratch,
 }
 
 /* The events part: tl.ev<s> and the pyramid of every event source. */
-static int events_body(struct nx_duck *d, const char *dir, const char *scratch,
-		       const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
+static int events_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
+		       const char *scratch, const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
 		       struct nx_lod_builds *builds, uint64_t *n, struct phase_clock *clk,
 		       struct nx_err *err)
 {
@@ -690,15 +731,15 @@ static int events_body(struct nx_duck *d, const char *dir, const char *scratch,
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles && !(rc = builds_check(builds, err)))
-			rc = build_source(d, dir, scratch, s, t, bounds, n, clk, err);
+			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, err);
 	}
 	return rc;
 }
 
 /* The rest: the event tables written after the events part ran (the ingest's zero-row
  * files), the per-line summary, the counters, the stamp. */
-static int rest_body(struct nx_duck *d, const char *dir, const char *scratch,
-		     const struct nx_pfiles *files, const struct nx_lod_stamp *stamp,
+static int rest_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
+		     const char *scratch, const struct nx_pfiles *files, const struct nx_lod_stamp *stamp,
 		     const struct nx_lod_bounds *bounds, uint64_t *n, struct phase_clock *clk,
 		     struct nx_err *err)
 {
@@ -714,16 +755,16 @@ static int rest_body(struct nx_duck *d, const char *dir, const char *scratch,
 			rc = nx_duck_query_i64(d, q, &built, err);
 		free(q);
 		if (!rc && cached_source(files, s) && !built)
-			rc = build_source(d, dir, scratch, s, t, bounds, n, clk, err);
+			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, err);
 		else if (!rc && cached_source(files, s) && s < 2) /* the summary reads them */
-			rc = create_view(d, dir, t, err);
+			rc = create_view(d, sl, dir, t, NULL, err);
 	}
 	if (!rc && cached_source(files, 0)) {
-		rc = build_lines(d, dir, files, err);
+		rc = build_lines(d, sl, dir, files, err);
 		clock_lap(clk, "tl.lines");
 	}
 	if (!rc)
-		rc = build_counters(d, dir, files, bounds, clk, err);
+		rc = build_counters(d, sl, dir, files, bounds, clk, err);
 	return rc ? rc : write_stamp(d, stamp, err);
 }
 
@@ -737,21 +778,24 @@ static int build_part(const char *dir, const struct nx_pfiles *files,
 	struct phase_clock clk = { .ph = phases };
 	struct nx_lod_build_ref ref = { 0 };
 	char *scratch = nx_path_join(out_dir, ".scratch");
+	struct nx_lod_slices sl;
 	struct nx_duck *d = NULL;
 	uint64_t n = 0;
 	int rc;
 
+	nx__lod_slices_init(&sl, scratch, bounds->slice_groups);
 	if (phases && !stamp)
 		phases->n = 0;
 	if (phases)
 		clock_read(&clk.cpu, &clk.wall);
 	rc = part_open(&d, dir, out_dir, scratch, bounds, builds, &ref, err);
 	if (!rc && !stamp)
-		rc = events_body(d, dir, scratch, files, bounds, builds, &n, &clk, err);
+		rc = events_body(d, &sl, dir, scratch, files, bounds, builds, &n, &clk, err);
 	else if (!rc)
-		rc = rest_body(d, dir, scratch, files, stamp, bounds, &n, &clk, err);
+		rc = rest_body(d, &sl, dir, scratch, files, stamp, bounds, &n, &clk, err);
 	rc = part_close(d, rc, scratch, builds, &ref, &clk,
 			stamp ? "checkpoint" : "checkpoint of the events", err);
+	nx__lod_slices_release(&sl);
 	if (rc)
 		nx_err_wrap(err, "cannot build the timeline summary of %s", dir);
 	else if (events)

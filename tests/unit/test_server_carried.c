@@ -445,7 +445,8 @@ static void test_bounds_from_environment(void **state)
 	static const char *const bad[][2] = {
 		{ "NX_LOD_CHUNK_ROWS", "abc" },       { "NX_LOD_CHUNK_ROWS", "9999" },
 		{ "NX_LOD_CHUNK_ROWS", "100000001" }, { "NX_LOD_CHUNK_ROWS", "12x" },
-		{ "NX_LOD_CHUNK_ROWS", "-500000" },
+		{ "NX_LOD_CHUNK_ROWS", "-500000" },   { "NX_LOD_SLICE_GROUPS", "-1" },
+		{ "NX_LOD_SLICE_GROUPS", "64k" },     { "NX_LOD_SLICE_GROUPS", "1000001" },
 		{ "NX_LOD_MEMORY_LIMIT", "160MB..................................." },
 	};
 	static const char *const tables[] = { "ev0", "lod", "tracks", "meta", "ctr", "ctr_lod" };
