@@ -106,6 +106,23 @@ void nx_test_exf(struct nx_duck *d, const char *fmt, ...)
 	free(sql);
 }
 
+void nx_test_same_rows(struct nx_duck *d, const char *a, const char *b, const char *t,
+		       bool in_order)
+{
+	const char *row = in_order ? "rowid, *" : "*";
+	int64_t na = nx_test_qi(d, "SELECT count(*) FROM %s.%s", a, t);
+
+	if (na != nx_test_qi(d, "SELECT count(*) FROM %s.%s", b, t))
+		fail_msg("%s: %" PRId64 " rows in %s, not as many in %s", t, na, a, b);
+	for (int k = 0; k < 2; k++) {
+		const char *x = k ? b : a, *y = k ? a : b;
+		int64_t n = nx_test_qi(d, "SELECT count(*) FROM (SELECT %s FROM %s.%s "
+					  "EXCEPT ALL SELECT %s FROM %s.%s)", row, x, t, row, y, t);
+		if (n)
+			fail_msg("%s: %" PRId64 " rows of %s are not in %s", t, n, x, y);
+	}
+}
+
 char *nx_test_slurp(const char *path, size_t *len)
 {
 	char *data;

@@ -24,6 +24,10 @@ double nx_test_q(struct nx_duck *d, const char *sql);
 int64_t nx_test_qi(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
 /* Runs a formatted statement. */
 void nx_test_exf(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
+/* Table t of attached databases a and b holds the same rows (at the same places, rowid,
+ * when in_order): the same count, and EXCEPT ALL empty either way. */
+void nx_test_same_rows(struct nx_duck *d, const char *a, const char *b, const char *t,
+		       bool in_order);
 /* A whole file read into memory (caller frees), and written back. */
 char *nx_test_slurp(const char *path, size_t *len);
 void nx_test_spit(const char *path, const void *data, size_t len);
