@@ -6,6 +6,8 @@
  *     table of the two caches holds the same rows in the same order (EXCEPT ALL both
  *     ways, rowid included; tl.tracks, a GROUP BY without an order, in any order), and
  *     the build leaves no slice behind;
+ *   - the same without a source location in Instruction: tl.lines is empty either way
+ *     (the build reads the slices' statistics instead of scanning);
  *   - the same for a table of two files whose row groups overlap (the events are then
  *     sorted);
  *   - a large file with a damaged footer: the build fails with an error naming the file,
@@ -42,8 +44,8 @@ static char *root;
 #define GROUPS 200
 
 /* Instruction of GROUPS row groups (in start order, on 3 cores and 6 tracks, with source
- * lines), DmaPacket, and SbufUsage. */
-static int make_many_groups_profile(const char *dir)
+ * lines on a third of the rows when located, else none), DmaPacket, and SbufUsage. */
+static int make_many_groups_profile(const char *dir, bool located)
 {
 	char *sql = NULL;
 	int rc;
@@ -54,7 +56,7 @@ static int make_many_groups_profile(const char *dir)
 		     "timeline_track, 'op' || (i %% 5) AS opcode, (i * 7)::BIGINT AS start_ts, "
 		     "(i * 7 + 3 + hash(i) %% 40)::BIGINT AS end_ts, "
 		     "(3 + hash(i) %% 40)::BIGINT AS duration_ns, NULL::VARCHAR AS "
-		     "nki_source_location, CASE WHEN i %% 3 = 0 THEN 'k.py:' || (i %% 11) END AS "
+		     "nki_source_location, CASE WHEN i %% 3 = 0 AND %s THEN 'k.py:' || (i %% 11) END AS "
 		     "bir_debug_info_source_location FROM range(%d) t(i) ORDER BY start_ts, id) "
 		     "TO '%s/Instruction.parquet' (FORMAT parquet, ROW_GROUP_SIZE %d); "
 		     "COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'q' || (i %% 3) AS queue_name, "
@@ -63,7 +65,8 @@ static int make_many_groups_profile(const char *dir)
 		     "COPY (SELECT (i %% 2)::BIGINT AS pcore_idx, (i * 500)::BIGINT AS timestamp, "
 		     "(i %% 10) / 10.0 AS avg_util_percent FROM range(3000) t(i)) TO "
 		     "'%s/SbufUsage.parquet' (FORMAT parquet)",
-		     GROUPS * GROUP_ROWS, dir, GROUP_ROWS, dir, dir) < 0)
+		     located ? "true" : "false", GROUPS * GROUP_ROWS, dir, GROUP_ROWS, dir,
+		     dir) < 0)
 		return -1;
 	rc = nx_sfx_sql(sql);
 	free(sql);
@@ -98,8 +101,8 @@ static uint32_t row_groups(const char *path)
 
 /* Builds the cache of profile dir with slices of `groups` row groups, and of a copy of it
  * (dir.whole) with every file read whole, and checks that every table of the two holds
- * the same rows in the same order; returns the events. */
-static uint64_t compare_builds(const char *dir, const char *groups)
+ * the same rows in the same order; returns the events. *lines gets tl.lines' rows. */
+static uint64_t compare_builds(const char *dir, const char *groups, int64_t *lines)
 {
 	struct nx_err err = { 0 };
 	struct nx_duck *d = NULL;
@@ -141,24 +144,27 @@ static uint64_t compare_builds(const char *dir, const char *groups)
 	assert_int_equal(n, found);
 	assert_int_equal(n, nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE "
 					  "database_name = 'b' AND table_name <> 'stamp'"));
-	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.lines") > 0);
+	*lines = nx_test_qi(d, "SELECT count(*) FROM a.lines");
 	nx_duck_close(d);
 	free(whole);
 	return events;
 }
 
-static void test_many_row_groups_read_in_slices(void **state)
+static void many_row_groups(bool located)
 {
 	char *dir = NULL, *path = NULL;
 	struct nx_err err = { 0 };
 	struct nx_duck *d = NULL;
+	int64_t lines = 0;
 
-	(void)state;
-	assert_true(asprintf(&dir, "%s/many", root) > 0);
-	assert_int_equal(make_many_groups_profile(dir), 0);
+	assert_true(asprintf(&dir, "%s/many-%d", root, located) > 0);
+	assert_int_equal(make_many_groups_profile(dir, located), 0);
 	assert_true(asprintf(&path, "%s/Instruction.parquet", dir) > 0);
 	assert_true(row_groups(path) >= GROUPS);
-	assert_true(compare_builds(dir, "16") >= (uint64_t)GROUPS * GROUP_ROWS);
+	assert_true(compare_builds(dir, "16", &lines) >= (uint64_t)GROUPS * GROUP_ROWS);
+	/* 11 lines; none when no row has a location (the scan is skipped, as a single
+	 * file's statistics let DuckDB skip it) */
+	assert_int_equal(lines, located ? 11 : 0);
 	/* in start order, as the row groups' statistics in the slices' footers say */
 	assert_ok(nx_duck_open(&d, 1, NULL, &err), &err);
 	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS a (READ_ONLY)", dir);
@@ -168,17 +174,31 @@ static void test_many_row_groups_read_in_slices(void **state)
 	free(dir);
 }
 
+static void test_many_row_groups_read_in_slices(void **state)
+{
+	(void)state;
+	many_row_groups(true);
+}
+
+static void test_many_row_groups_without_locations(void **state)
+{
+	(void)state;
+	many_row_groups(false);
+}
+
 /* Instruction in two files, each in start order or not (the row groups of the second
  * overlap the first's either way, so the events are sorted): slices of 2 of their
  * 4096-row groups. */
 static void two_files(bool ordered)
 {
 	char *data = NULL, *dir = NULL;
+	int64_t lines = 0;
 
 	assert_true(asprintf(&data, "%s/two-%d", root, ordered) > 0);
 	assert_true(asprintf(&dir, "%s/profiles/global/t@latest", data) > 0);
 	assert_int_equal(nx_sfx_make_timeline_profile(data, "t", ordered), 0);
-	compare_builds(dir, "2");
+	compare_builds(dir, "2", &lines);
+	assert_true(lines > 0);
 	free(data);
 	free(dir);
 }
@@ -206,7 +226,7 @@ static void test_damaged_large_file_refused(void **state)
 
 	(void)state;
 	assert_true(asprintf(&dir, "%s/bad", root) > 0);
-	assert_int_equal(make_many_groups_profile(dir), 0);
+	assert_int_equal(make_many_groups_profile(dir, true), 0);
 	assert_true(asprintf(&path, "%s/Instruction.parquet", dir) > 0);
 	assert_int_equal(stat(path, &st), 0);
 	size = st.st_size;
@@ -259,7 +279,7 @@ static void test_each_slice(void **state)
 	(void)state;
 	assert_true(asprintf(&dir, "%s/each", root) > 0);
 	assert_true(asprintf(&out, "%s/out", dir) > 0);
-	assert_int_equal(make_many_groups_profile(dir), 0);
+	assert_int_equal(make_many_groups_profile(dir, true), 0);
 	assert_int_equal(nx_test_sh("mkdir -p '%s'", out), 0);
 	assert_true(asprintf(&path, "%s/Instruction.parquet", dir) > 0);
 	/* kept: 4 slices of 64, 64, 64 and 8 or more row groups, read back whole */
@@ -307,6 +327,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_row_groups_read_in_slices),
+		cmocka_unit_test(test_many_row_groups_without_locations),
 		cmocka_unit_test(test_two_files_in_start_order),
 		cmocka_unit_test(test_two_files_out_of_order),
 		cmocka_unit_test(test_damaged_large_file_refused),
