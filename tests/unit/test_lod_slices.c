@@ -18,6 +18,7 @@
 #include "server/lod_carried.h"
 #include "db/duck.h"
 #include "db/parquet_slice.h"
+#include "helper/asserts.h"
 #include "helper/fixture.h"
 #include "helper/profile_db.h"
 #include "helper/server_fixture.h"
@@ -32,12 +33,6 @@
 #include <cmocka.h>
 
 static char *root;
-
-#define assert_ok(call, e)                                                                     \
-	do {                                                                                   \
-		if ((call))                                                                    \
-			fail_msg("%s: %s", #call, (e)->msg);                                  \
-	} while (0)
 
 /* Rows per row group of the big table, and its row groups */
 #define GROUP_ROWS 2048
