@@ -557,11 +557,10 @@ def test_profile_writes_neff_ntff_summary():
     assert js['k']['total_time'] > 0, js
 
 
-@nki.jit
-def k_keep(a):
-    # eight 8 KiB tiles all live until the end: 64 KiB per partition
+def keep_all(a, tile):
+    # eight 8 KiB tiles, tile(loaded tile), all live until the end: 64 KiB per partition
     out = nl.ndarray((128, 2048), dtype=nl.float32, buffer=nl.shared_hbm)
-    ts = [nl.load(a[:, j * 2048:(j + 1) * 2048]) for j in range(8)]
+    ts = [tile(nl.load(a[:, j * 2048:(j + 1) * 2048])) for j in range(8)]
     acc = ts[0]
     for t in ts[1:]:
         acc = nl.add(acc, t)
@@ -569,6 +568,12 @@ def k_keep(a):
         acc = nl.add(acc, t)
     nl.store(out, value=acc)
     return out
+
+
+@nki.jit
+def k_keep(a):
+    # the loaded tiles themselves
+    return keep_all(a, lambda t: t)
 
 
 def test_spill_when_sbuf_is_too_small():
@@ -603,6 +608,37 @@ def test_profile_counts_the_spills():
     assert js['spill_save_bytes'] == prog.spill_save, (js['spill_save_bytes'], prog.spill_save)
     assert js['spill_reload_bytes'] == prog.spill_reload, (js['spill_reload_bytes'],
                                                            prog.spill_reload)
+
+
+@nki.jit
+def k_keep_computed(a):
+    # computed tiles: exp of each loaded tile
+    return keep_all(a, nl.exp)
+
+
+def test_spill_saves_triggered_by_the_writer():
+    # like a store, a spill save is triggered by the engine that last wrote the tile
+    # (spill_trigger=writer, the default; a loaded tile's by Sync), or by Sync for all
+    from nx_nki.ops import SP, ENGINE_NAMES
+    a = rnd(128, 8 * 2048)
+    want = 2 * np.exp(a).reshape(128, 8, 2048).sum(1)
+    trig = {}
+    for pol in ('', 'spill_trigger=sync', 'spill_trigger=writer'):
+        k = nki.baremetal(k_keep_computed, nx_policy='sbuf=40960' + (',' + pol if pol else ''))
+        H.close(k(a), want, 1e-3, 1e-3, 'spilled kernel ' + pol)
+        saves = [i for i in k.last.prog.ins
+                 if i.op == 'dma' and i.a.get('kind') == 'spill_save']
+        assert saves, pol
+        trig[pol] = sorted(set(ENGINE_NAMES[i.eng] for i in saves))
+        for i in saves:
+            assert i.a['q'].owner == i.eng, (pol, i.a['q'].name)
+        reloads = [i for i in k.last.prog.ins
+                   if i.op == 'dma' and i.a.get('kind') == 'spill_reload']
+        assert reloads and all(i.eng == SP for i in reloads), pol
+    assert trig['spill_trigger=sync'] == ['Sync'], trig
+    assert trig[''] == trig['spill_trigger=writer'] == ['Scalar'], trig
+    H.raises(lambda: nki.baremetal(k_keep, nx_policy='spill_trigger=gpsimd')(a),
+             "bad value 'gpsimd' for spill_trigger")
 
 
 @nki.jit

@@ -17,7 +17,8 @@ recorded trace (docs/nki.md, "Compiler decisions").
    once, more (multi-buffering: `bufs`, default 3, all 8 PSUM banks shared out) where
    there is room, and fewer only when the live tiles exceed the target's SBUF: then tiles
    are spilled to HBM (Belady: the one used furthest ahead) and reloaded before their next
-   use. A load of bytes a free buffer still holds takes that buffer instead (served.py).
+   use; saves are triggered by the tile's last writer (as stores), reloads by Sync. A load of
+   bytes a free buffer still holds takes that buffer instead (served.py).
 3. sync: a dependency (RAW, WAR, WAW on overlapping bytes) between two instructions of
    different engines or DMA queues becomes a semaphore wait; waits already implied by
    earlier ones (same engine order, transitively through what each producer had waited
@@ -505,22 +506,55 @@ def _choose_buffers(prog, sites, pol):
 
 
 class _SpillState:
-    __slots__ = ('hbm_off', 'saved')
+    """Pooled SBUF: the tiles resident in the pool, where spilled ones live in HBM."""
+    __slots__ = ('pool', 'where', 'tiles', 'resident', 'dirty', 'spilled', 'row', 'buf',
+                 'writer')
+
+    def __init__(self, pool, where, tiles):
+        self.pool = pool
+        self.where = where            # (buf, blk) -> (slot_id, addr)
+        self.tiles = tiles
+        self.resident = {}            # (buf, blk) -> size in the pool
+        self.dirty = set()            # tiles written since they were last saved to HBM
+        self.spilled = {}             # (buf, blk) -> offset in the spill buffer's row
+        self.row = 0                  # bytes of the spill buffer's row
+        self.buf = None               # the HBM spill buffer, once something spilled
+        self.writer = {}              # (buf, blk) -> engine that last wrote it (None: a DMA)
+
+
+def _evict(prog, sp, ins, k, victim, out):
+    """Frees a resident tile's pool space before instruction k, saving it to the spill
+    buffer first when it was written since its last save (else HBM already has it)."""
+    vslot = sp.where.pop(victim)
+    vsize = sp.resident.pop(victim)
+    if sp.buf is None:
+        sp.buf = Buf((128, 1), _u8(), 'hbm', ('<spill>', 0), 'spill')
+        sp.buf.role = 'spill'
+        prog.spill = sp.buf
+    off = sp.spilled.get(victim)
+    if off is None:
+        off = sp.spilled[victim] = sp.row
+        sp.row += _tile_bytes(victim[0])
+    if victim in sp.dirty:
+        out.append(_spill_dma(prog, ins, victim, vslot, sp.buf, off, True,
+                              sp.writer.get(victim)))
+        sp.dirty.discard(victim)
+        sp.tiles[victim][2].spills += 1
+    sp.pool.release(vslot[1], vsize, k)
 
 
 def _assign(prog, ins_list, tiles, sites):
     """Slots in program order; spills where a site has fewer buffers than live tiles."""
     out = []
     where = {}                    # (buf, blk) -> (slot_id, addr)
-    spilled = {}                  # (buf, blk) -> hbm offset (elements of the spill buffer row)
-    spill_row = 0
     last_of = {}
     for key, t in tiles.items():
         last_of.setdefault(t[1], []).append(key)
-    spill_buf = None
     pool = _Pool(prog.pol.capacity(), prog.pol.align) if prog.pooled else None
-    resident = {}                 # pooled: (buf, blk) -> size
-    dirty = set()                 # tiles written since they were last saved to HBM
+    sp = _SpillState(pool, where, tiles)
+    resident = sp.resident
+    dirty = sp.dirty
+    spilled = sp.spilled
     held = served.Held() if pool is None and prog.pol.serve_loads else None
     home = {}                     # served tile -> the site whose buffer it took
     owner = {a[0]: s for s in sites for a in s.slots} if held is not None else {}
@@ -557,29 +591,13 @@ def _assign(prog, ins_list, tiles, sites):
                 size = t[2].size
                 a0 = pool.alloc(size)
                 while a0 is None:
-                    victim = _victim(resident, k, tiles, views)
-                    vslot = where.pop(victim)
-                    vsize = resident.pop(victim)
-                    if spill_buf is None:
-                        spill_buf = Buf((128, 1), _u8(), 'hbm', ('<spill>', 0), 'spill')
-                        spill_buf.role = 'spill'
-                        prog.spill = spill_buf
-                    off = spilled.get(victim)
-                    if off is None:
-                        off = spilled[victim] = spill_row
-                        spill_row += _tile_bytes(victim[0])
-                    if victim in dirty:
-                        # saved only when written since its last save (else HBM has it)
-                        out.append(_spill_dma(prog, ins, victim, vslot, spill_buf, off, True))
-                        dirty.discard(victim)
-                        tiles[victim][2].spills += 1
-                    pool.release(vslot[1], vsize, k)
+                    _evict(prog, sp, ins, k, _victim(resident, k, tiles, views), out)
                     a0 = pool.alloc(size)
                 a = (None, a0)
                 where[key] = a
                 resident[key] = size
                 if key in spilled:
-                    out.append(_spill_dma(prog, ins, key, a, spill_buf, spilled[key], False))
+                    out.append(_spill_dma(prog, ins, key, a, sp.buf, spilled[key], False))
             elif a is None:
                 t = tiles[key]
                 s = t[2]
@@ -597,12 +615,16 @@ def _assign(prog, ins_list, tiles, sites):
         d = ins.dst
         if d is not None and d[0].kind == 'sbuf':
             dirty.add((d[0], d[1]))
+            if pool is not None:
+                sp.writer[(d[0], d[1])] = None if ins.op == 'dma' else ins.eng
         if held is not None:
             _note_writes(held, ins, where)
         for j in (ins.a.get('wsrc', ()) if ins.a else ()):
             v = ins.srcs[j]
             if v is not None and v[0].kind == 'sbuf':
                 dirty.add((v[0], v[1]))
+                if pool is not None:
+                    sp.writer[(v[0], v[1])] = ins.eng
         for key in last_of.get(k, ()):
             a = where.get(key)
             if a is not None and a[0] is None:
@@ -610,9 +632,9 @@ def _assign(prog, ins_list, tiles, sites):
                 pool.release(a[1], resident.pop(key), k)
                 continue
             _release(where, home, tiles, key)
-    if spill_buf is not None:
-        spill_buf.shape = (128, max(spill_row, 1))
-        spill_buf.F = 128 * max(spill_row, 1)
+    if sp.buf is not None:
+        sp.buf.shape = (128, max(sp.row, 1))
+        sp.buf.F = 128 * max(sp.row, 1)
     for s in sites:
         d = {'buffer': s.name or '-', 'mem': s.kind, 'tiles': s.tiles, 'live': s.live,
              'bufs': s.want if s.want else 'pool', 'bytes': s.size}
@@ -722,23 +744,28 @@ def _u8():
     return dtypes.uint8
 
 
-def _spill_dma(prog, ins, key, slot, spill_buf, off, save):
+def _spill_dma(prog, ins, key, slot, spill_buf, off, save, writer=None):
     from .record import Ins
     b, blk = key
     nbytes = _tile_bytes(b)
     chip = (b, blk, 0, b.tile_axes())
     hbm = (spill_buf, 0, off, ((0, b.P), (1, nbytes)))    # bytes of the spill row
-    q = prog.spill_q.get(save)
+    # spills have their own queues: reloads triggered by Sync; saves by Sync, or (policy
+    # spill_trigger=writer) like stores by the engine that last wrote the tile
+    trig = SP
+    if save and prog.pol.spill_trigger == 'writer' and writer is not None and writer != PE:
+        trig = writer
+    q = prog.spill_q.get((save, trig))
     if q is None:
-        # spills have their own queues, triggered by Sync: out to HBM, back in
-        q = Queue('qSpillSave' if save else 'qSpillLoad', 'out' if save else 'in', SP,
-                  5 + len(prog.queues), ('spill', save))
+        q = Queue('q%sSpill%s' % ('' if trig == SP else ENGINE_NAMES[trig],
+                                  'Save' if save else 'Load'),
+                  'out' if save else 'in', trig, 5 + len(prog.queues), ('spill', save, trig))
         prog.queues.append(q)
-        prog.spill_q[save] = q
+        prog.spill_q[(save, trig)] = q
     a = {'kind': 'spill_save' if save else 'spill_reload', 'api': 'spill',
          'spill_off': off, 'spill_bytes': nbytes, 'q': q}
     if save:
-        i = Ins('dma', SP, ins.loc, ins.nest, hbm, (chip,), a, ins.epoch)
+        i = Ins('dma', trig, ins.loc, ins.nest, hbm, (chip,), a, ins.epoch)
         i.addr = [None, slot]
         prog.spill_save += nbytes * b.P
     else:

@@ -30,6 +30,7 @@ class Policy:
         self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
         self.fuse = True          # x op (c * x) as one single-input op (fuse.py)
+        self.spill_trigger = 'writer'  # spill saves triggered by: writer | sync
         self.notes = []           # options accepted and ignored
 
     def capacity(self):
@@ -112,6 +113,10 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
                 pol.window = max(1, int(v))
             elif k == 'fuse':
                 pol.fuse = v in ('1', 'on', 'true', 'yes')
+            elif k == 'spill_trigger':
+                if v not in ('writer', 'sync'):
+                    raise ValueError
+                pol.spill_trigger = v
             elif k == 'stationary_reuse':
                 pol.stationary_reuse = v in ('1', 'on', 'true', 'yes')
             elif k == 'hoist':
@@ -123,7 +128,7 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
         except KeyError:
             raise ValueError("%s: unknown policy '%s' (known: bufs, bufs@LINE, sbuf, engines, "
                              "queues, reload_queues, dge, target, numerics, stationary_reuse, "
-                             "hoist, serve_loads, window, fuse)" % (source, k))
+                             "hoist, serve_loads, window, fuse, spill_trigger)" % (source, k))
         except ValueError:
             raise ValueError("%s: bad value '%s' for %s" % (source, v, k)) from None
 
