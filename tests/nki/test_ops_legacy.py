@@ -641,6 +641,22 @@ def test_spill_saves_triggered_by_the_writer():
              "bad value 'gpsimd' for spill_trigger")
 
 
+def test_spill_ahead_keeps_room_in_the_pool():
+    # spill_ahead=N evicts ahead of need until the pool holds N - 1 more tiles of the size
+    # just placed: the numbers stay right and nothing is saved that the default keeps
+    a = rnd(128, 8 * 2048)
+    want = 2 * a.reshape(128, 8, 2048).sum(1)
+    progs = {}
+    for n in (1, 3):
+        k = nki.baremetal(k_keep, nx_policy='sbuf=40960,spill_ahead=%d' % n)
+        H.close(k(a), want, 1e-3, 1e-3, 'spill_ahead=%d' % n)
+        progs[n] = k.last.prog
+    assert progs[3].spill_reload >= progs[1].spill_reload > 0, (progs[1].spill_reload,
+                                                               progs[3].spill_reload)
+    H.raises(lambda: nki.baremetal(k_keep, nx_policy='spill_ahead=x')(a),
+             "bad value 'x' for spill_ahead")
+
+
 @nki.jit
 def k_block(a, w):
     # a block of four 2 KiB tiles of w loaded once and read, half a tile at a time, in every

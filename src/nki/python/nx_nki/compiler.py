@@ -17,8 +17,9 @@ recorded trace (docs/nki.md, "Compiler decisions").
    once, more (multi-buffering: `bufs`, default 3, all 8 PSUM banks shared out) where
    there is room, and fewer only when the live tiles exceed the target's SBUF: then tiles
    are spilled to HBM (Belady: the one used furthest ahead) and reloaded before their next
-   use; saves are triggered by the tile's last writer (as stores), reloads by Sync. A load of
-   bytes a free buffer still holds takes that buffer instead (served.py).
+   use; saves are triggered by the tile's last writer (as stores), reloads by Sync, and with
+   `spill_ahead` the pool evicts ahead of need. A load of bytes a free buffer still holds
+   takes that buffer instead (served.py).
 3. sync: a dependency (RAW, WAR, WAW on overlapping bytes) between two instructions of
    different engines or DMA queues becomes a semaphore wait; waits already implied by
    earlier ones (same engine order, transitively through what each producer had waited
@@ -596,6 +597,15 @@ def _assign(prog, ins_list, tiles, sites):
                 a = (None, a0)
                 where[key] = a
                 resident[key] = size
+                # spill ahead: keep room for `spill_ahead - 1` more tiles of this size, so
+                # that the next ones take space freed (and saved) a few tiles ago; only by
+                # evicting tiles of the same site that are the ones used furthest ahead
+                ahead = prog.pol.ahead() - 1
+                while ahead > 0 and pool.room(size) < ahead:
+                    victim = _victim(resident, k, tiles, views, strict=False)
+                    if victim is None or tiles[victim][2] is not t[2]:
+                        break
+                    _evict(prog, sp, ins, k, victim, out)
                 if key in spilled:
                     out.append(_spill_dma(prog, ins, key, a, sp.buf, spilled[key], False))
             elif a is None:
@@ -707,6 +717,10 @@ class _Pool:
             self.peak = self.used
         return a
 
+    def room(self, size):
+        """How many tiles of `size` bytes the free extents hold."""
+        return sum((e - a) // size for a, e, _ in self.free)
+
     def release(self, addr, size, stamp):
         self.used -= size
         fr = self.free
@@ -722,8 +736,9 @@ class _Pool:
             del fr[i]
 
 
-def _victim(resident, k, tiles, views):
-    """Belady: the tile of `resident` used furthest ahead (not by instruction k)."""
+def _victim(resident, k, tiles, views, strict=True):
+    """Belady: the tile of `resident` used furthest ahead (not by instruction k); None when
+    there is none and not strict."""
     using = set((v[0], v[1]) for v in views if v is not None)
     best, bnext = None, -1
     for key in resident:
@@ -734,7 +749,7 @@ def _victim(resident, k, tiles, views):
         nxt = uses[j] if j < len(uses) else 1 << 60
         if nxt > bnext:
             best, bnext = key, nxt
-    if best is None:
+    if best is None and strict:
         raise CompileError('SBUF: the tiles of one instruction do not fit', where=None)
     return best
 
@@ -755,13 +770,17 @@ def _spill_dma(prog, ins, key, slot, spill_buf, off, save, writer=None):
     trig = SP
     if save and prog.pol.spill_trigger == 'writer' and writer is not None and writer != PE:
         trig = writer
-    q = prog.spill_q.get((save, trig))
+    # (spill_queues=N: N queues per direction and trigger engine, taken in turn)
+    n = prog.spill_q.get((save, trig, 'n'), 0)
+    prog.spill_q[(save, trig, 'n')] = n + 1
+    qk = (save, trig, n % prog.pol.spill_queues)
+    q = prog.spill_q.get(qk)
     if q is None:
-        q = Queue('q%sSpill%s' % ('' if trig == SP else ENGINE_NAMES[trig],
-                                  'Save' if save else 'Load'),
-                  'out' if save else 'in', trig, 5 + len(prog.queues), ('spill', save, trig))
+        q = Queue('q%sSpill%s%s' % ('' if trig == SP else ENGINE_NAMES[trig],
+                                    'Save' if save else 'Load', qk[2] or ''),
+                  'out' if save else 'in', trig, 5 + len(prog.queues), ('spill',) + qk)
         prog.queues.append(q)
-        prog.spill_q[(save, trig)] = q
+        prog.spill_q[qk] = q
     a = {'kind': 'spill_save' if save else 'spill_reload', 'api': 'spill',
          'spill_off': off, 'spill_bytes': nbytes, 'q': q}
     if save:

@@ -30,11 +30,17 @@ class Policy:
         self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
         self.fuse = True          # x op (c * x) as one single-input op (fuse.py)
+        self.spill_ahead = None   # pooled SBUF rotates this many tiles a site (None: bufs)
         self.spill_trigger = 'writer'  # spill saves triggered by: writer | sync
+        self.spill_queues = 1     # queues per spill direction and trigger engine
         self.notes = []           # options accepted and ignored
 
     def capacity(self):
         return self.sbuf_bytes or SBUF_BYTES[self.target]
+
+    def ahead(self):
+        """Tiles of a site the SBUF pool rotates when it spills (spill_ahead, else bufs)."""
+        return self.spill_ahead if self.spill_ahead is not None else self.bufs
 
     def describe(self):
         return ('target=%s dge=%s bufs=%d engines=%s queues=%d reload_queues=%d sbuf=%d '
@@ -113,6 +119,12 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
                 pol.window = max(1, int(v))
             elif k == 'fuse':
                 pol.fuse = v in ('1', 'on', 'true', 'yes')
+            elif k == 'align':
+                pol.align = max(1, int(v))
+            elif k == 'spill_ahead':
+                pol.spill_ahead = max(1, int(v))
+            elif k == 'spill_queues':
+                pol.spill_queues = max(1, int(v))
             elif k == 'spill_trigger':
                 if v not in ('writer', 'sync'):
                     raise ValueError
@@ -128,7 +140,8 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
         except KeyError:
             raise ValueError("%s: unknown policy '%s' (known: bufs, bufs@LINE, sbuf, engines, "
                              "queues, reload_queues, dge, target, numerics, stationary_reuse, "
-                             "hoist, serve_loads, window, fuse, spill_trigger)" % (source, k))
+                             "hoist, serve_loads, window, fuse, align, spill_ahead, "
+                             "spill_queues, spill_trigger)" % (source, k))
         except ValueError:
             raise ValueError("%s: bad value '%s' for %s" % (source, v, k)) from None
 
