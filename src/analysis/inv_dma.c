@@ -2,7 +2,8 @@
  * inv_dma.c: DMA efficiency (gap 1b, docs/recommend.md, "DMA efficiency"). Step 1 sizes the
  * gap between the real DMA time and the same bytes at peak bandwidth; Step 2 groups the
  * transfers by the source line of the instruction that triggered them (attribution.h;
- * rx_Edge, scan.h) and reports each line's descriptor geometry and its share of the gap. */
+ * the transfers' merge, scan.h) and reports each line's descriptor geometry and its
+ * share of the gap. */
 #include "common/compat.h"
 #include "analysis/rec.h"
 #include "common/xalloc.h"
@@ -13,9 +14,18 @@
 /* Per-line share of the gap (ours): a line's DMA engine time (sum of its packets'
  * durations, the 16 engines counted separately) minus the time its bytes need at one
  * engine's share of the peak, floored at 0, over the same figure of all lines. The
- * Flow edges into the transfers, with their instruction's line and HBM flags, are
- * rx_Edge's, from the pass over Instruction (scan.h). */
-static const char LINES_SQL[] =
+ * lines' groups (g) come from the transfers' merge (rx_XferLine, scan_xfer.c), or with
+ * NX_REC_XFER=sql from JOIN_SQL: the Flow edges into the transfers, with their
+ * instruction's line and HBM flags (rx_Edge), joined in DuckDB. */
+static const char MERGED_SQL[] =
+	", g AS (\n"
+	"    SELECT src, xfers, bytes, tensor,\n"
+	"        CASE WHEN first_input THEN '[[INPUT]]' END AS first_source, xfer_bytes, wparts,\n"
+	"        rparts, busy\n"
+	"    FROM rx_XferLine\n"
+	"),\n";
+
+static const char JOIN_SQL[] =
 	", dpa AS (\n"
 	"    SELECT * FROM rx_DmaPacketAggregated\n"
 	"    WHERE start_ts >= {T0} AND start_ts < {T1} AND is_transpose_mode IS DISTINCT FROM true\n"
@@ -36,7 +46,9 @@ static const char LINES_SQL[] =
 	"        floor(median(read_num_sbuf_partitions))::BIGINT AS rparts,\n"
 	"        sum(coalesce(pk.busy, 0))::DOUBLE AS busy\n"
 	"    FROM x LEFT JOIN pk USING (id) GROUP BY src\n"
-	"),\n"
+	"),\n";
+
+static const char LINES_SQL[] =
 	"h AS (\n"
 	"    SELECT *, CASE WHEN first_source = '[[INPUT]]' THEN 'load' ELSE 'store' END AS dir,\n"
 	"        greatest(busy - bytes * k.engine_ns_per_byte, 0) AS excess_ns\n"
@@ -101,9 +113,13 @@ static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *in
 			inv->note = nx_xasprintf("DmaPacketAggregated covers %.1f%% of the kernel DMA "
 						 "bytes: %.1f%% has no variable attribution, Step 2 "
 						 "is incomplete", cov, 100 - cov);
+		bool by_sql = nx__rec_xfers_by_sql();
+		if (!by_sql && (rc = nx__rec_scan_xfers(d, r->scan, r->t0, r->t1, err)))
+			goto out;
 		nx_strbuf_reset(&sql);
 		nx_strbuf_addf(&sql, "WITH k AS (SELECT %.17g AS kernel_bytes, %.17g AS engine_ns_per_byte)\n",
 			       bytes, r->in.dma_engines * 1e9 / r->in.dma_bw);
+		nx__rec_sql(&sql, r, by_sql ? JOIN_SQL : MERGED_SQL);
 		nx__rec_sql(&sql, r, LINES_SQL);
 		rc = nx__rec_query_table(d, sql.buf, &inv->lines, err);
 		if (rc)

@@ -40,18 +40,23 @@ static const char TENSORS_SQL[] =
 	"FROM tens ORDER BY total DESC, tensor LIMIT 20";
 
 /* Step 2a: a reload line's excess is its share (by bytes) of its tensor's excess.
- * Step 2b: a spilled operation costs 2 x its reload bytes (save + reload). The Flow
- * edges from instructions into transfers are rx_Edge's (scan.h). */
-static const char LINES_SQL[] =
+ * Step 2b: a spilled operation costs 2 x its reload bytes (save + reload). The input
+ * loads by (line, tensor) and the spills by line come from the transfers' merge
+ * (rx_XferLoad, rx_XferSpill: scan_xfer.c), or with NX_REC_XFER=sql from JOIN_SQL: the
+ * Flow edges from instructions into transfers (rx_Edge) joined in DuckDB. */
+static const char MERGED_SQL[] =
+	", loads AS (SELECT src, variable, n, bytes FROM rx_XferLoad),\n"
+	"spills AS (\n"
+	"    SELECT coalesce(src, '?') AS src, 'spill' AS kind, any_value(tensor) AS tensor,\n"
+	"        sum(n)::BIGINT AS n, sum(bytes) AS bytes, 2 * sum(bytes) AS excess\n"
+	"    FROM rx_XferSpill GROUP BY 1\n"
+	"),\n";
+
+static const char JOIN_SQL[] =
 	", loads AS (\n"
 	"    SELECT e.src, a.variable, count(*) AS n, sum(a.transfer_bytes)::DOUBLE AS bytes\n"
 	"    FROM rx_Edge e JOIN dpa a ON a.id = e.dpa_id\n"
 	"    WHERE e.rd AND e.src IS NOT NULL AND a.source = '[[INPUT]]' GROUP BY ALL\n"
-	"),\n"
-	"reloads AS (\n"
-	"    SELECT l.src, 'input reload' AS kind, l.variable AS tensor, l.n, l.bytes,\n"
-	"        l.bytes / t.total * t.extra AS excess\n"
-	"    FROM loads l JOIN tens t ON t.variable = l.variable WHERE t.extra > 0\n"
 	"),\n"
 	"spills AS (\n"
 	"    SELECT coalesce(e.src, '?') AS src, 'spill' AS kind, any_value(s.variable) AS tensor,\n"
@@ -59,6 +64,13 @@ static const char LINES_SQL[] =
 	"        2 * sum(s.transfer_bytes)::DOUBLE AS excess\n"
 	"    FROM rx_Edge e JOIN dpa s ON s.id = e.dpa_id\n"
 	"    WHERE s.source LIKE '%VIRTUAL%' GROUP BY 1\n"
+	"),\n";
+
+static const char LINES_SQL[] =
+	"reloads AS (\n"
+	"    SELECT l.src, 'input reload' AS kind, l.variable AS tensor, l.n, l.bytes,\n"
+	"        l.bytes / t.total * t.extra AS excess\n"
+	"    FROM loads l JOIN tens t ON t.variable = l.variable WHERE t.extra > 0\n"
 	")\n"
 	"SELECT src AS source, kind, tensor, n AS transfers, round(bytes / 1e6, 3) AS mb,\n"
 	"    round(excess / 1e6, 3) AS excess_mb,\n"
@@ -67,11 +79,13 @@ static const char LINES_SQL[] =
 	"ORDER BY excess DESC, source LIMIT 20";
 
 static void with_k(struct nx_strbuf *sql, const struct nx_rec_result *r, double excess,
-		   const char *body)
+		   const char *ctes, const char *body)
 {
 	nx_strbuf_reset(sql);
 	nx_strbuf_addf(sql, "WITH k AS (SELECT %.17g AS excess_bytes)\n", excess);
 	nx__rec_sql(sql, r, BASE_SQL);
+	if (ctes)
+		nx__rec_sql(sql, r, ctes);
 	nx__rec_sql(sql, r, body);
 }
 
@@ -100,15 +114,18 @@ static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *in
 	nx__rec_metric(inv, "excess_ratio", "excess_ratio", "x", needed > 0 ? moved / needed : NAN);
 
 	if (r->q.dpa_rows) {
-		with_k(&sql, r, excess, STEP1_SQL);
+		bool by_sql = nx__rec_xfers_by_sql();
+		with_k(&sql, r, excess, NULL, STEP1_SQL);
 		rc = nx__rec_query_row(d, sql.buf, names, v, 2, err);
 		if (!rc) {
-			with_k(&sql, r, excess, TENSORS_SQL);
+			with_k(&sql, r, excess, NULL, TENSORS_SQL);
 			rc = nx__rec_query_table(d, sql.buf, &inv->extra, err);
 			inv->extra_title = "Per tensor";
 		}
+		if (!rc && !by_sql)
+			rc = nx__rec_scan_xfers(d, r->scan, r->t0, r->t1, err);
 		if (!rc) {
-			with_k(&sql, r, excess, LINES_SQL);
+			with_k(&sql, r, excess, by_sql ? JOIN_SQL : MERGED_SQL, LINES_SQL);
 			rc = nx__rec_query_table(d, sql.buf, &inv->lines, err);
 		}
 		if (rc)

@@ -3,9 +3,11 @@
  * "Memory and time"). Instruction and DmaPacket are read once each, as streams, in C;
  * what the investigations need of them is kept small: counts and extremes, interval
  * unions as totals, per-line aggregates in the table rx_InstAgg, the instructions at
- * the start of the DGE_TRIGGER edges into DmaPacketAggregated in rx_Edge, and the semaphore
- * waits in an external sort. Everything that reads the rest of a table runs as SQL
- * over those, as before, so every figure comes out as it did. */
+ * the start of the DGE_TRIGGER edges into DmaPacketAggregated and the packets' busy time
+ * per transfer in external sorts by transfer id (merged with DmaPacketAggregated by
+ * scan_xfer.c), and the semaphore waits in an external sort. Everything that reads the
+ * rest of a table runs as SQL over those, as before, so every figure comes out as it
+ * did. */
 #ifndef NX_ANALYSIS_SCAN_H
 #define NX_ANALYSIS_SCAN_H
 
@@ -104,6 +106,30 @@ struct nx_rec_wait {
 	uint8_t has_id;
 };
 
+/* A Flow edge that attributes a transfer to an instruction (attribution.h), kept in an
+ * external sort by transfer id (then by the order the pass met it) for scan_xfer.c. */
+struct nx_rec_edge {
+	int64_t dpa_id;
+	int64_t seq;
+	int32_t line;  /* index in the scan's source lines, -1 for none */
+	uint8_t rd;    /* the instruction reads HBM */
+	uint8_t hbm;   /* it reads or writes HBM */
+	uint8_t pad[2];
+};
+
+/* The summed duration of some packets of a transfer (DmaPacket.packet_aggregation_id),
+ * in an external sort by id; a transfer may come in several parts. */
+struct nx_rec_busy {
+	int64_t id, ns;
+};
+
+#define NX_REC_BUSY_CACHE_BITS 12
+#define NX_REC_BUSY_CACHE ((size_t)1 << NX_REC_BUSY_CACHE_BITS)
+struct nx_rec_busy_slot {
+	struct nx_rec_busy b;
+	bool used;
+};
+
 /* A string column's distinct values, numbered in the order they first come. */
 struct nx_rec_dict {
 	struct nx_strmap map; /* text -> int32 number */
@@ -130,6 +156,11 @@ struct nx_rec_scan {
 	struct nx_strmap groups; /* per (src, engine, opcode, type) in the window */
 	struct nx_xsort waits;
 	bool waits_open;
+	/* the transfers' merge (scan_xfer.c): its two sorted inputs, then done */
+	struct nx_xsort edges, busy;
+	bool edges_open, busy_open, edges_done, busy_done, xfers_done;
+	int64_t edge_seq;
+	struct nx_rec_busy_slot *busy_cache; /* NX_REC_BUSY_CACHE slots */
 	bool passes_done;      /* the two passes ran (else only nx__rec_scan_extents) */
 };
 
@@ -152,9 +183,8 @@ int nx__rec_engine_unions(struct nx_duck *d, const struct nx_rec_scan *sc, int64
 int nx__rec_busy_runs(struct nx_duck *d, const struct nx_rec_scan *sc, const char *engine,
 		      struct nx_rec_stretches *st, struct nx_err *err);
 
-/* scan_inst.c: the Instruction pass; it writes rx_InstAgg and rx_Edge (a view over the
- * edges with their lines as numbers, rx_EdgeLine, and those numbers' texts) and sorts the
- * waits. */
+/* scan_inst.c: the Instruction pass; it writes rx_InstAgg and sorts the attributed
+ * edges (sc->edges, by transfer id) and the waits. */
 int nx__rec_scan_instructions(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err);
 /* Over the window's Tensor MATMULs: their number, their flops (0 when none is known),
  * the numbers of TRANSPOSE and REGULAR ones and the TRANSPOSE ones' flops (any
@@ -162,6 +192,21 @@ int nx__rec_scan_instructions(struct nx_duck *d, struct nx_rec_scan *sc, struct 
 void nx__rec_scan_matmuls(const struct nx_rec_scan *sc, int64_t *n, double *flops, int64_t *n_tp,
 			  int64_t *n_reg, double *tp_flops);
 void nx__rec_scan_release(struct nx_rec_scan *sc);
+
+/* scan_xfer.c: the transfers of DmaPacketAggregated in [t0, t1) merged with the edges
+ * and the busy time by transfer id, grouped as DMA efficiency and redundant DMA group
+ * them: the tables rx_XferLine, rx_XferLoad and rx_XferSpill (once per analysis; the
+ * sorted inputs are used up). NX_REC_XFER=sql keeps the joins in DuckDB instead (the
+ * tests compare both): the edges then go to rx_Edge. */
+int nx__rec_scan_xfers(struct nx_duck *d, struct nx_rec_scan *sc, int64_t t0, int64_t t1,
+		       struct nx_err *err);
+bool nx__rec_xfers_by_sql(void);
+int nx__rec_edge_cmp(const void *a, const void *b);
+int nx__rec_busy_cmp(const void *a, const void *b);
+/* The DmaPacket pass's side: a new start, one packet's duration, the end. */
+void nx__rec_busy_reset(struct nx_rec_scan *sc);
+int nx__rec_busy_add(struct nx_rec_scan *sc, int64_t id, int64_t ns, struct nx_err *err);
+int nx__rec_busy_finish(struct nx_rec_scan *sc, struct nx_err *err);
 
 /* scan_extent.c: the bounds-only analysis reads only the counts, first starts and last
  * ends of the two tables (in SQL); with_source and with_wait are then the count. */

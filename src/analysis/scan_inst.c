@@ -6,8 +6,9 @@
  *    window: rows, flops, time, the operands of the earliest row and the stream row of
  *    the first, written to rx_InstAgg (bounded by the program, not the trace);
  *  - for each Flow edge that attributes a DMA transfer to an instruction (attribution.h),
- *    the instruction's source line and HBM flags, written to rx_Edge (one row per edge, as the SQL join
- *    gave): the Flow edges are read in instruction id order beside the pass, which
+ *    the instruction's source line and HBM flags, into an external sort by transfer id
+ *    (one record per edge, as the SQL join gave; scan_xfer.c merges them with the
+ *    transfers): the Flow edges are read in instruction id order beside the pass, which
  *    reads Instruction in file order, where the ingest writes the ids in order; should
  *    an id come before the one above it, the pass runs again sorted by id (by DuckDB).
  *    Flow itself is read in file order by the C reader, holding one row group (the
@@ -27,6 +28,8 @@
 
 /* The waits' sort buffer: beyond it the waits go to sorted runs on disk. */
 #define WAIT_SORT_BYTES ((size_t)4 << 20)
+/* The attributed edges' sort buffer (24 bytes an edge) */
+#define EDGE_SORT_BYTES ((size_t)2 << 20)
 
 enum { C_ID, C_ENGINE, C_OPCODE, C_TTI, C_START, C_END, C_DUR, C_WAIT, C_FLOPS, C_OPERANDS,
        C_SRC, C_RD, C_WR, C_N };
@@ -46,7 +49,7 @@ static const struct nx_rec_colspec inst_cols[C_N] = {
 
 /* The edges out of instructions that the analysis follows, all DGE_TRIGGER ones (what
  * feeds DMA); those that attribute a transfer to its instruction (attribution.h) go to
- * rx_Edge, for DMA efficiency and redundant DMA. In file order, Flow's columns are
+ * the edges' sort, for DMA efficiency and redundant DMA. In file order, Flow's columns are
  * tested in C as rx_Flow's expressions (quality.c) and EDGE_SQL test them. */
 enum { F_IN_TABLE, F_OUT_TABLE, F_IN_ID, F_OUT_ID, F_DEP, F_N };
 static const struct nx_rec_colspec flow_cols[F_N] = {
@@ -126,7 +129,6 @@ struct text_cache {
 struct pass {
 	struct nx_duck *d;
 	struct nx_rec_scan *sc;
-	struct nx_duck_appender *app; /* rx_Edge */
 	/* the edge stream, one row ahead: Flow in file order (flow), or EDGE_SQL (cur) */
 	struct nx_rec_read *flow;
 	const struct nx_pqr_batch *fb;
@@ -375,23 +377,24 @@ static void add_to_group(struct pass *p, const struct nx_pqr_batch *b, size_t r,
 	}
 }
 
-/* An edge's row of rx_EdgeLine: the line as its number in the scan's dictionary, which
- * rx_EdgeText names (write_edge_lines): 14 bytes a row where the text took 30 or more. */
-static int append_edges(struct pass *p, int32_t line, bool rd, bool hbm, struct nx_err *err)
+/* The edges of the instruction at hand that attribute a transfer to it, into the sort
+ * by transfer id (scan_xfer.c merges them with the transfers). */
+static int sort_edges(struct pass *p, int32_t line, bool rd, bool hbm, struct nx_err *err)
 {
+	struct nx_rec_scan *sc = p->sc;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < p->nedges; i++) {
+		struct nx_rec_edge e;
 		if (!p->edges[i].to_dpa || !p->edges[i].has_out)
 			continue;
-		nx_duck_append_i64(p->app, p->edges[i].out);
-		if (line >= 0)
-			nx_duck_append_i64(p->app, line);
-		else
-			nx_duck_append_null(p->app);
-		nx_duck_append_bool(p->app, rd);
-		nx_duck_append_bool(p->app, hbm);
-		rc = nx_duck_append_end_row(p->app, err);
+		memset(&e, 0, sizeof(e));
+		e.dpa_id = p->edges[i].out;
+		e.seq = sc->edge_seq++;
+		e.line = line;
+		e.rd = rd;
+		e.hbm = hbm;
+		rc = nx_xsort_add(&sc->edges, &e, err);
 	}
 	return rc;
 }
@@ -432,7 +435,7 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 			p->any_id = true;
 			p->last_id = id;
 			if ((rc = edges_of(p, id, err)) ||
-			    (rc = append_edges(p, k.src, rd, hbm, err)))
+			    (rc = sort_edges(p, k.src, rd, hbm, err)))
 				break;
 			for (size_t i = 0; i < p->nedges; i++)
 				dge |= p->edges[i].dge;
@@ -486,6 +489,13 @@ static void reset(struct nx_rec_scan *sc)
 		nx_xsort_release(&sc->waits);
 	nx_xsort_init(&sc->waits, sc->spill, sizeof(struct nx_rec_wait), wait_cmp, WAIT_SORT_BYTES);
 	sc->waits_open = true;
+	if (sc->edges_open)
+		nx_xsort_release(&sc->edges);
+	nx_xsort_init(&sc->edges, sc->spill, sizeof(struct nx_rec_edge), nx__rec_edge_cmp,
+		      EDGE_SORT_BYTES);
+	sc->edges_open = true;
+	sc->edges_done = false;
+	sc->edge_seq = 0;
 	sc->insts = sc->with_source = sc->with_wait = 0;
 	sc->in_lo_set = sc->in_hi_set = false;
 }
@@ -559,13 +569,31 @@ static int write_groups(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err
 	return rc ? rc : rc2;
 }
 
-/* rx_Edge, what the investigations join: rx_EdgeLine with its lines' texts. */
-static int write_edge_lines(struct nx_duck *d, const struct nx_rec_scan *sc, struct nx_err *err)
+/* NX_REC_XFER=sql: rx_Edge, what the investigations' former SQL joins, from the sorted
+ * edges (rx_EdgeLine, the lines as numbers) and the lines' texts (rx_EdgeText). */
+static int write_edge_lines(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err)
 {
 	struct nx_duck_appender *a = NULL;
-	int rc = nx_duck_exec(d, "CREATE OR REPLACE TABLE rx_EdgeText (line INTEGER, src VARCHAR)",
-			      err);
+	struct nx_rec_edge e;
+	int rc = nx_duck_exec(d, "CREATE OR REPLACE TABLE rx_EdgeLine (dpa_id BIGINT, line INTEGER, "
+			      "rd BOOLEAN, hbm BOOLEAN); CREATE OR REPLACE TABLE rx_EdgeText "
+			      "(line INTEGER, src VARCHAR)", err);
 
+	if (!rc)
+		rc = nx_duck_appender_open(d, "rx_EdgeLine", &a, err);
+	while (!rc && (rc = nx_xsort_next(&sc->edges, &e, err)) == 1) {
+		nx_duck_append_i64(a, e.dpa_id);
+		if (e.line >= 0)
+			nx_duck_append_i64(a, e.line);
+		else
+			nx_duck_append_null(a);
+		nx_duck_append_bool(a, e.rd);
+		nx_duck_append_bool(a, e.hbm);
+		rc = nx_duck_append_end_row(a, err);
+	}
+	int rc2 = nx_duck_appender_close(a, err);
+	rc = rc < 0 ? rc : rc2;
+	a = NULL;
 	if (!rc)
 		rc = nx_duck_appender_open(d, "rx_EdgeText", &a, err);
 	for (size_t i = 0; !rc && i < sc->src.n; i++) {
@@ -573,7 +601,7 @@ static int write_edge_lines(struct nx_duck *d, const struct nx_rec_scan *sc, str
 		nx_duck_append_str(a, sc->src.text[i], strlen(sc->src.text[i]));
 		rc = nx_duck_append_end_row(a, err);
 	}
-	int rc2 = nx_duck_appender_close(a, err);
+	rc2 = nx_duck_appender_close(a, err);
 	if (!rc)
 		rc = rc2;
 	if (!rc)
@@ -583,7 +611,7 @@ static int write_edge_lines(struct nx_duck *d, const struct nx_rec_scan *sc, str
 	return rc;
 }
 
-/* Before each start of the pass: the state of the last one dropped, rx_Edge emptied, the
+/* Before each start of the pass: the state of the last one dropped, the sorts emptied, the
  * edge stream started again. Errors wait for the first batch (reset cannot fail). */
 struct attempt {
 	struct pass p;
@@ -597,12 +625,8 @@ static void attempt_end(struct attempt *a)
 	nx__rec_read_close(a->p.flow);
 	a->p.flow = NULL;
 	nx_duck_cursor_close(a->p.cur);
-	int rc = nx_duck_appender_close(a->p.app, &a->err);
-	if (!a->rc)
-		a->rc = rc;
 	free(a->p.edges);
 	a->p.cur = NULL;
-	a->p.app = NULL;
 	a->p.edges = NULL;
 }
 
@@ -618,13 +642,9 @@ static void attempt_reset(void *arg)
 	a->p.sc = sc;
 	a->rc = 0;
 	reset(sc);
-	a->rc = nx_duck_exec(d, "CREATE OR REPLACE TABLE rx_EdgeLine (dpa_id BIGINT, line INTEGER, "
-			     "rd BOOLEAN, hbm BOOLEAN)", &a->err);
-	if (!a->rc)
-		a->rc = nx_duck_appender_open(d, "rx_EdgeLine", &a->p.app, &a->err);
-	if (!a->rc && a->edges_by_sql)
+	if (a->edges_by_sql)
 		a->rc = nx_duck_cursor_open(d, EDGE_SQL, true, &a->p.cur, &a->err);
-	else if (!a->rc)
+	else
 		a->rc = nx__rec_read_open(d, sc->dir, "Flow", flow_cols, F_N, NULL, false,
 					  &a->p.flow, &a->err);
 }
@@ -669,6 +689,9 @@ int nx__rec_scan_instructions(struct nx_duck *d, struct nx_rec_scan *sc, struct 
 	if (!rc)
 		rc = write_groups(d, sc, err);
 	if (!rc)
+		rc = nx_xsort_finish(&sc->edges, err);
+	sc->edges_done = !rc;
+	if (!rc && nx__rec_xfers_by_sql())
 		rc = write_edge_lines(d, sc, err);
 	return rc ? nx_err_wrap(err, "reading Instruction") : 0;
 }
@@ -734,4 +757,11 @@ void nx__rec_scan_release(struct nx_rec_scan *sc)
 	if (sc->waits_open)
 		nx_xsort_release(&sc->waits);
 	sc->waits_open = false;
+	if (sc->edges_open)
+		nx_xsort_release(&sc->edges);
+	if (sc->busy_open)
+		nx_xsort_release(&sc->busy);
+	sc->edges_open = sc->busy_open = false;
+	free(sc->busy_cache);
+	sc->busy_cache = NULL;
 }

@@ -13,9 +13,13 @@
 #include <errno.h>
 #include <string.h>
 
-static const struct nx_rec_colspec packet_cols[] = {
+/* The first four serve the union, the extent and the bytes; the last two the busy time
+ * per transfer of the transfers' merge (scan_xfer.c). */
+enum { P_START, P_END, P_BYTES, P_QUEUE, P_AGG, P_DUR, P_N };
+static const struct nx_rec_colspec packet_cols[P_N] = {
 	{ "start_ts", NX_REC_BIGINT }, { "end_ts", NX_REC_BIGINT },
 	{ "transfer_bytes", NX_REC_BIGINT }, { "queue_type", NX_REC_VARCHAR },
+	{ "packet_aggregation_id", NX_REC_BIGINT }, { "duration_ns", NX_REC_BIGINT },
 };
 
 struct packets {
@@ -34,6 +38,7 @@ static void packets_reset(void *arg)
 	p->sc = sc;
 	sc->packets = 0;
 	sc->pk_lo_set = sc->pk_hi_set = false;
+	nx__rec_busy_reset(sc);
 }
 
 /* A kernel packet: coalesce(queue_type, '') <> 'instruction' AND transfer_bytes > 4. */
@@ -53,12 +58,16 @@ static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 	struct nx_rec_scan *sc = p->sc;
 	const struct nx_rec_scan_window *w = &sc->win;
 
-	(void)err;
 	for (size_t r = 0; r < b->rows; r++) {
-		int64_t s, e, bytes, rs, re;
-		bool hs = nx__rec_i64(b, 0, r, &s), he = nx__rec_i64(b, 1, r, &e);
+		int64_t s, e, bytes, rs, re, agg, dur;
+		bool hs = nx__rec_i64(b, P_START, r, &s), he = nx__rec_i64(b, P_END, r, &e);
 
 		sc->packets++;
+		if (nx__rec_i64(b, P_AGG, r, &agg) && nx__rec_i64(b, P_DUR, r, &dur)) {
+			int rc = nx__rec_busy_add(sc, agg, dur, err);
+			if (rc)
+				return rc;
+		}
 		if (hs && (!sc->pk_lo_set || s < sc->pk_lo)) {
 			sc->pk_lo = s;
 			sc->pk_lo_set = true;
@@ -90,9 +99,11 @@ int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_er
 {
 	struct packets p = { .sc = sc };
 	int64_t rs, re;
-	int rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", packet_cols, 4, "start_ts, end_ts",
+	int rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", packet_cols, P_N, "start_ts, end_ts",
 				   packets_reset, packets_batch, &p, err);
 
+	if (!rc)
+		rc = nx__rec_busy_finish(sc, err);
 	if (rc)
 		return nx_err_wrap(err, "reading DmaPacket");
 	nx__rec_union_end(&p.u, &rs, &re);
@@ -139,7 +150,7 @@ int nx__rec_kernel_extent(struct nx_duck *d, const struct nx_rec_scan *sc, int64
 			  int64_t *t1, struct nx_err *err)
 {
 	struct kernel_extent x = { 0 };
-	int rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", packet_cols, 4, NULL,
+	int rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", packet_cols, P_AGG, NULL,
 				   kernel_extent_reset, kernel_extent_batch, &x, err);
 
 	if (rc)

@@ -6,7 +6,8 @@
  * DMA to Tensor (and the comparison says so), a capture without DGE notifications
  * reports the DMA parts as not computable, the report as a reader sees it (remedies,
  * explained thresholds, shares <= 100, details on request), the same report with Flow's
- * edges out of order, and the CLI's exit codes. */
+ * edges out of order, the transfers' merge against DuckDB's joins (also with the DMA
+ * tables out of order), and the CLI's exit codes. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -355,6 +356,65 @@ static void test_flow_order(void **state)
 					    w ? "--window kernel" : ""), 0);
 }
 
+/* Both reports of one profile (JSON and Markdown with details, in window w) with the
+ * transfers' merge (scan_xfer.c) and with DuckDB's joins (NX_REC_XFER=sql), into
+ * DATA-NAME.{json,md} and DATA-NAME.sql.{json,md} of the test directory; 0 when the
+ * two agree. */
+static int merge_and_sql(const char *data, const char *name, const char *w)
+{
+	return nx_test_sh("cd '%s' && for how in merge sql; do x=; [ $how = sql ] && x=.sql; "
+			  "NX_REC_XFER=$how '%s' recommend --data-path %s --display-name %s "
+			  "--format json %s >%s-%s$x.json && NX_REC_XFER=$how '%s' recommend "
+			  "--data-path %s --display-name %s --details %s >%s-%s$x.md || exit 1; "
+			  "done && cmp %s-%s.json %s-%s.sql.json && cmp %s-%s.md %s-%s.sql.md",
+			  g->dir, g->bin, data, name, w, data, name, g->bin, data, name, w, data,
+			  name, data, name, data, name, data, name, data, name);
+}
+
+/* DMA efficiency and redundant DMA group the window's transfers in a merge in C of the
+ * transfers, the Flow edges and the packets' busy time, each sorted by transfer id
+ * (scan_xfer.c); with NX_REC_XFER=sql DuckDB joins them as before. The reports agree on
+ * every kernel here, whole and windowed, and on a copy of two whose DmaPacketAggregated,
+ * DmaPacket and Flow files are in reverse order (the merge sorts them; the packet pass
+ * starts again sorted by DuckDB), which also gives the reports of the originals. */
+static void test_xfer_merge(void **state)
+{
+	static const char *const names[] = { "dma_tiny", "serial_sem", "mm_v0", "mm_v1", "mm_v2",
+					     "vector_bound" };
+	static const char *const windows[] = { "", "--window kernel", "--window dpa" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		for (size_t w = 0; w < 3; w++)
+			assert_int_equal(merge_and_sql("data", names[i], windows[w]), 0);
+	/* the merge found lines to report: dma_tiny's planted ones, mm_v0's reloads */
+	assert_int_equal(nx_test_sh("cd '%s' && grep -q 'dma_tiny.py:25' data-dma_tiny.json && "
+				    "grep -q 'input reload' data-mm_v0.json", g->dir), 0);
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "mm_v0" : "dma_tiny";
+		assert_int_equal(nx_test_sh("cd '%s' && mkdir -p rev/profiles/global && "
+					    "cp -r data/profiles/global/%s@latest rev/profiles/global/ "
+					    "&& p=rev/profiles/global/%s@latest && rm $p/Flow.parquet "
+					    "$p/DmaPacket.parquet $p/DmaPacketAggregated.parquet && "
+					    "\"$(dirname '%s')/nx-sql\" -C data/profiles/global/%s@latest "
+					    "\"COPY (SELECT * FROM Flow ORDER BY in_id DESC NULLS FIRST, "
+					    "out_id) TO '$p/Flow.parquet'; COPY (SELECT * FROM DmaPacket "
+					    "ORDER BY packet_aggregation_id DESC, start_ts DESC) TO "
+					    "'$p/DmaPacket.parquet'; COPY (SELECT * FROM "
+					    "DmaPacketAggregated ORDER BY id DESC) TO "
+					    "'$p/DmaPacketAggregated.parquet'\" >/dev/null", g->dir, name,
+					    name, g->bin, name), 0);
+		for (size_t w = 0; w < 3; w++) {
+			assert_int_equal(merge_and_sql("rev", name, windows[w]), 0);
+			assert_int_equal(merge_and_sql("data", name, windows[w]), 0);
+			assert_int_equal(nx_test_sh("cd '%s' && sed 's,\"rev/,\"data/,' "
+						    "rev-%s.json | cmp data-%s.json - && "
+						    "sed 's,rev/,data/,' rev-%s.md | cmp data-%s.md -",
+						    g->dir, name, name, name, name), 0);
+		}
+	}
+}
+
 static void test_cli(void **state)
 {
 	(void)state;
@@ -384,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_no_dge),
 		cmocka_unit_test(test_reader_report),
 		cmocka_unit_test(test_flow_order),
+		cmocka_unit_test(test_xfer_merge),
 		cmocka_unit_test(test_cli),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
