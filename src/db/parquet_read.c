@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * parquet_read.c: a table's parquet files read row group by row group for some flat
- * columns (see parquet_read.h). At open each file's footer is read once and reduced to
- * where the asked columns' chunks lie; a batch reads each chunk whole, inflates its
+ * columns (see parquet_read.h). At open each file's footer is read once, in slices, and
+ * reduced to where the asked columns' chunks lie; a batch reads each chunk whole, inflates its
  * pages and decodes levels and values into arrays of the row group's rows. Field
  * numbers are those of parquet.thrift. */
 #include "common/compat.h"
@@ -281,64 +281,189 @@ static int read_chunk(struct nx_tc_in *in, const struct file *f, struct chunk *c
 	}
 }
 
-/* The row groups: each one's rows and the asked columns' chunks. */
-static int read_groups(struct nx_tc_in *in, struct file *f, size_t ncols,
-		       const int leaf_of[NX_PQR_MAX_COLS], struct nx_err *err)
+/* One RowGroup: its rows and the asked columns' chunks (a second read of the same group,
+ * after the footer's window moved, fills the same slots again). */
+static int read_group(struct nx_tc_in *in, struct file *f, uint32_t g, size_t ncols,
+		      const int leaf_of[NX_PQR_MAX_COLS], struct nx_err *err)
 {
-	uint32_t n;
-	int elem, rc;
+	int16_t last = 0, id;
+	int type, rc;
+	bool rows = false;
 
-	if ((rc = nx_tc_read_list(in, &n, &elem, err)) ||
-	    (rc = nx_pq_want(in, elem, NX_TC_STRUCT, 4, err)))
-		return rc;
-	f->ngroups = n;
-	f->group_rows = nx_xcalloc(n ? n : 1, sizeof(*f->group_rows));
-	f->chunks = nx_xcalloc((size_t)(n ? n : 1) * (ncols ? ncols : 1), sizeof(*f->chunks));
-	for (uint32_t g = 0; g < n; g++) {
-		int16_t last = 0, id;
-		int type;
-		bool rows = false;
-		for (;;) {
-			if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
+	for (;;) {
+		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
+			return rc;
+		if (type == NX_TC_STOP)
+			break;
+		if (id == 1) {
+			uint32_t nc;
+			int ct;
+			if ((rc = nx_pq_want(in, type, NX_TC_LIST, id, err)) ||
+			    (rc = nx_tc_read_list(in, &nc, &ct, err)) ||
+			    (rc = nx_pq_want(in, ct, NX_TC_STRUCT, id, err)))
 				return rc;
-			if (type == NX_TC_STOP)
-				break;
-			if (id == 1) {
-				uint32_t nc;
-				int ct;
-				if ((rc = nx_pq_want(in, type, NX_TC_LIST, id, err)) ||
-				    (rc = nx_tc_read_list(in, &nc, &ct, err)) ||
-				    (rc = nx_pq_want(in, ct, NX_TC_STRUCT, id, err)))
+			for (uint32_t c = 0; c < nc; c++) {
+				struct chunk *slot = NULL;
+				for (size_t k = 0; k < ncols; k++)
+					if (leaf_of[k] == (int)c)
+						slot = &f->chunks[(size_t)g * ncols + k];
+				if ((rc = read_chunk(in, f, slot, err)))
 					return rc;
-				for (uint32_t c = 0; c < nc; c++) {
-					struct chunk *slot = NULL;
-					for (size_t k = 0; k < ncols; k++)
-						if (leaf_of[k] == (int)c)
-							slot = &f->chunks[(size_t)g * ncols + k];
-					if ((rc = read_chunk(in, f, slot, err)))
-						return rc;
-				}
-			} else if (id == 3) {
-				if ((rc = read_i(in, type, id, &f->group_rows[g], err)))
-					return rc;
-				rows = true;
-			} else if ((rc = nx_tc_skip(in, type, err))) {
-				return rc;
 			}
-			last = id;
+		} else if (id == 3) {
+			if ((rc = read_i(in, type, id, &f->group_rows[g], err)))
+				return rc;
+			rows = true;
+		} else if ((rc = nx_tc_skip(in, type, err))) {
+			return rc;
 		}
-		if (!rows || f->group_rows[g] < 0 || f->group_rows[g] > INT32_MAX)
-			return bad(f, NX_ECORRUPT, nx_tc_offset(in), "a row group without its rows",
-				   err);
+		last = id;
 	}
+	if (!rows || f->group_rows[g] < 0 || f->group_rows[g] > INT32_MAX)
+		return bad(f, NX_ECORRUPT, nx_tc_offset(in), "a row group without its rows", err);
 	return 0;
+}
+
+/* The footer is read in slices: a window of FOOTER_SLICE bytes (more when one row
+ * group's metadata is larger) moves along it, so a file of many row groups costs the
+ * window, not its whole footer (11 MB for the Instruction table of a 100M-record trace).
+ * A part of the footer is parsed from the window; should it run past the window's end
+ * before the footer's, the window moves to its start, reads on, and the part is parsed
+ * again. */
+#define FOOTER_SLICE ((size_t)64 << 10)
+
+struct window {
+	const struct file *f;
+	uint64_t lo, end; /* buf holds the file's bytes [lo, lo + len); the footer ends at end */
+	uint8_t *buf;
+	size_t len, cap;
+	struct nx_tc_in in;
+};
+
+/* Moves the window to keep (a byte inside it) and fills it on. */
+static int window_fill(struct window *w, const uint8_t *keep, struct nx_err *err)
+{
+	size_t off = (size_t)(keep - w->buf), want;
+	int rc, depth = w->in.depth;
+
+	if (off) {
+		memmove(w->buf, keep, w->len - off);
+		w->len -= off;
+		w->lo += off;
+	}
+	if (w->len == w->cap) { /* one part larger than the window */
+		w->cap *= 2;
+		w->buf = nx_xrealloc(w->buf, w->cap);
+	}
+	want = w->cap - w->len;
+	if (want > w->end - (w->lo + w->len))
+		want = (size_t)(w->end - (w->lo + w->len));
+	rc = read_at(w->f, w->buf + w->len, want, w->lo + w->len, err);
+	if (rc)
+		return rc;
+	w->len += want;
+	nx_tc_in_init(&w->in, w->buf, w->len, w->f->path, w->lo);
+	w->in.depth = depth;
+	return 0;
+}
+
+/* A part of the footer, the top-level field at the cursor or one row group. */
+struct part {
+	struct file *f;
+	char *const *names;
+	size_t ncols;
+	int *leaf_of;
+	int16_t last;   /* the previous top-level field */
+	bool schema, groups_next, groups, done;
+	uint32_t ngroups;
+};
+
+static int top_field(struct nx_tc_in *in, struct part *pt, struct nx_err *err)
+{
+	struct file *f = pt->f;
+	int16_t id;
+	int type, elem, rc;
+
+	if ((rc = nx_tc_read_field(in, pt->last, &type, &id, err)))
+		return rc;
+	if (type == NX_TC_STOP) {
+		pt->done = true;
+		return 0;
+	}
+	if (id == 2 && !(rc = nx_pq_want(in, type, NX_TC_LIST, id, err))) {
+		rc = read_schema(in, f, pt->names, pt->ncols, pt->leaf_of, err);
+		pt->schema = !rc;
+	} else if (id == 4 && pt->schema && !(rc = nx_pq_want(in, type, NX_TC_LIST, id, err))) {
+		uint32_t n;
+		if (!(rc = nx_tc_read_list(in, &n, &elem, err)) &&
+		    !(rc = nx_pq_want(in, elem, NX_TC_STRUCT, 4, err)))
+			pt->ngroups = n;
+		pt->groups_next = !rc;
+	} else if (id == 8 || id == 9) {
+		rc = bad(f, NX_EVERSION, nx_tc_offset(in), "an encrypted file", err);
+	} else if (id != 2 && id != 4) {
+		rc = nx_tc_skip(in, type, err);
+	} else {
+		rc = bad(f, NX_ECORRUPT, nx_tc_offset(in), "row groups before the schema", err);
+	}
+	if (!rc)
+		pt->last = id;
+	return rc;
+}
+
+/* Parses one part (a top-level field, or row group g when g >= 0) from the window,
+ * moving it as needed. */
+static int window_part(struct window *w, struct part *pt, int64_t g, struct nx_err *err)
+{
+	for (;;) {
+		const uint8_t *at = w->in.p;
+		int depth = w->in.depth, rc;
+		rc = g >= 0 ? read_group(&w->in, pt->f, (uint32_t)g, pt->ncols, pt->leaf_of, err)
+			    : top_field(&w->in, pt, err);
+		if (rc != NX_ETRUNC || w->lo + w->len >= w->end)
+			return rc;
+		w->in.p = at; /* it ran past the window: again from its start */
+		w->in.depth = depth;
+		if ((rc = window_fill(w, at, err)))
+			return rc;
+	}
+}
+
+static int read_footer(struct file *f, const struct nx_pq_file *pf, char *const *names,
+		       size_t ncols, int leaf_of[NX_PQR_MAX_COLS], struct nx_err *err)
+{
+	struct window w = { .f = f, .lo = pf->data_end, .end = pf->data_end + pf->footer_len };
+	struct part pt = { .f = f, .names = names, .ncols = ncols, .leaf_of = leaf_of };
+	int rc;
+
+	w.cap = pf->footer_len < FOOTER_SLICE ? (pf->footer_len ? pf->footer_len : 1)
+					      : FOOTER_SLICE;
+	w.buf = nx_xmalloc(w.cap);
+	nx_tc_in_init(&w.in, w.buf, 0, f->path, w.lo);
+	rc = window_fill(&w, w.buf, err);
+	while (!rc && !pt.done) {
+		rc = window_part(&w, &pt, -1, err);
+		if (rc || !pt.groups_next)
+			continue;
+		pt.groups_next = false;
+		pt.groups = true;
+		f->ngroups = pt.ngroups;
+		f->group_rows = nx_xcalloc(pt.ngroups ? pt.ngroups : 1, sizeof(*f->group_rows));
+		f->chunks = nx_xcalloc((size_t)(pt.ngroups ? pt.ngroups : 1) * (ncols ? ncols : 1),
+				       sizeof(*f->chunks));
+		for (uint32_t g = 0; !rc && g < pt.ngroups; g++)
+			rc = window_part(&w, &pt, g, err);
+	}
+	if (!rc && !pt.groups)
+		rc = bad(f, NX_ECORRUPT, pf->data_end, "a footer without row groups", err);
+	free(w.buf);
+	return rc;
 }
 
 static int open_file(struct file *f, const char *path, char *const *names, size_t ncols,
 		     struct nx_err *err)
 {
 	struct nx_pq_file pf;
-	uint8_t *footer = NULL;
 	int leaf_of[NX_PQR_MAX_COLS];
 	int rc;
 
@@ -352,36 +477,7 @@ static int open_file(struct file *f, const char *path, char *const *names, size_
 	f->fd = pf.fd; /* kept: the pages are read through it */
 	f->size = pf.size;
 	if (!rc)
-		rc = nx_pq_read_footer(&pf, &footer, err);
-	if (!rc) {
-		struct nx_tc_in in;
-		int16_t last = 0, id;
-		int type;
-		bool schema = false, groups = false;
-		nx_tc_in_init(&in, footer, pf.footer_len, path, pf.data_end);
-		while (!rc) {
-			if ((rc = nx_tc_read_field(&in, last, &type, &id, err)) || type == NX_TC_STOP)
-				break;
-			if (id == 2 && !(rc = nx_pq_want(&in, type, NX_TC_LIST, id, err))) {
-				rc = read_schema(&in, f, names, ncols, leaf_of, err);
-				schema = true;
-			} else if (id == 4 && schema && !(rc = nx_pq_want(&in, type, NX_TC_LIST, id, err))) {
-				rc = read_groups(&in, f, ncols, leaf_of, err);
-				groups = true;
-			} else if (id == 8 || id == 9) {
-				rc = bad(f, NX_EVERSION, nx_tc_offset(&in), "an encrypted file", err);
-			} else if (id != 2 && id != 4) {
-				rc = nx_tc_skip(&in, type, err);
-			} else {
-				rc = bad(f, NX_ECORRUPT, nx_tc_offset(&in), "row groups before the schema",
-					 err);
-			}
-			last = id;
-		}
-		if (!rc && !groups)
-			rc = bad(f, NX_ECORRUPT, pf.data_end, "a footer without row groups", err);
-	}
-	free(footer);
+		rc = read_footer(f, &pf, names, ncols, leaf_of, err);
 	return rc;
 }
 

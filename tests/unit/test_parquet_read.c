@@ -6,7 +6,8 @@
  * writer's files and files joined by db/parquet_concat.h, snappy
  * too. What it does not read (lz4, a list column) is refused with NX_EVERSION, and bad bytes
  * anywhere (cut short, a flipped byte in the footer or in a page) give an error that
- * names the file, never a crash. */
+ * names the file, never a crash; a footer larger than the reader's window over it reads
+ * the same. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/parquet_concat.h"
@@ -308,11 +309,55 @@ static void test_bad_bytes(void **state)
 	free(dir);
 }
 
+/* A footer larger than the reader's window over it (64 KiB: about 130 row groups of
+ * these columns): read in slices, the cells are DuckDB's; bytes flipped or cut anywhere
+ * in that footer give an error naming the file or a read, never a crash. */
+static void test_footer_in_slices(void **state)
+{
+	char *dir = nx_test_dir("pq-read-slices");
+	char *good = fmt("%s/many.parquet", dir), *bad = fmt("%s/bad.parquet", dir);
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	size_t len;
+	const int rows = 2048 * 200;
+
+	(void)state;
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	write_file(d, good, rows, 0, ", COMPRESSION uncompressed, ROW_GROUP_SIZE 2048", true);
+	const char *files[] = { good };
+	assert_int_equal(compare(d, files, 1, rows), 0);
+	nx_duck_close(d);
+	char *data = slurp(good, &len);
+	uint32_t footer = (uint32_t)(unsigned char)data[len - 8] |
+			  (uint32_t)(unsigned char)data[len - 7] << 8 |
+			  (uint32_t)(unsigned char)data[len - 6] << 16 |
+			  (uint32_t)(unsigned char)data[len - 5] << 24;
+	NX_ASSERT_CMP(footer, >, 64u << 10);
+	char *copy = nx_xmalloc(len);
+	size_t from = len - 8 - footer;
+	for (size_t i = from; i < len - 8; i += 4099) {
+		memcpy(copy, data, len);
+		copy[i] ^= 0x5a;
+		spit(bad, copy, len);
+		(void)read_all(bad);
+		/* the footer cut at i: its length then points into the data */
+		memcpy(copy + (i - from) + from, data + len - 8, 8);
+		spit(bad, copy, i + 8);
+		assert_int_not_equal(read_all(bad), 0);
+	}
+	free(copy);
+	free(data);
+	free(good);
+	free(bad);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_like_duckdb),
 		cmocka_unit_test(test_bad_bytes),
+		cmocka_unit_test(test_footer_in_slices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
