@@ -153,8 +153,13 @@ int nx__rec_views(struct nx_duck *d, const char *dir, struct nx_err *err)
 {
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < sizeof(views) / sizeof(views[0]); i++)
+	for (size_t i = 0; !rc && i < sizeof(views) / sizeof(views[0]); i++) {
+		/* DmaPacket is read by the passes alone; its view serves DuckDB's joins of
+		 * NX_REC_XFER=sql only, and binding it parses the file's whole footer */
+		if (!strcmp(views[i].table, "DmaPacket") && !nx__rec_xfers_by_sql())
+			continue;
 		rc = create_view(d, dir, &views[i], err);
+	}
 	return rc ? nx_err_wrap(err, "reading the profile tables of '%s'", dir) : 0;
 }
 
