@@ -70,6 +70,7 @@ static const char LINES_SQL[] =
 	"ORDER BY share_pct DESC NULLS LAST, bytes DESC, source\n"
 	"LIMIT 20";
 
+/* NX_REC_XFER=sql: the window's transfer bytes (else a sum of the transfers' merge). */
 static const char COVERAGE_SQL[] =
 	"SELECT sum(transfer_bytes)::DOUBLE AS b FROM rx_DmaPacketAggregated\n"
 	"WHERE start_ts >= {T0} AND start_ts < {T1}";
@@ -103,8 +104,14 @@ static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *in
 	if (r->q.dpa_rows) {
 		static const char *const names[] = { "b" };
 		double dpa_bytes;
-		nx__rec_sql(&sql, r, COVERAGE_SQL);
-		rc = nx__rec_query_row(d, sql.buf, names, &dpa_bytes, 1, err);
+		bool by_sql = nx__rec_xfers_by_sql();
+		if (by_sql) {
+			nx__rec_sql(&sql, r, COVERAGE_SQL);
+			rc = nx__rec_query_row(d, sql.buf, names, &dpa_bytes, 1, err);
+		} else {
+			rc = nx__rec_scan_xfers(d, r->scan, r->t0, r->t1, err);
+			dpa_bytes = r->scan->xfer_bytes;
+		}
 		if (rc)
 			goto out;
 		double cov = bytes > 0 ? (isnan(dpa_bytes) ? 0 : dpa_bytes) * 100 / bytes : NAN;
@@ -113,9 +120,6 @@ static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *in
 			inv->note = nx_xasprintf("DmaPacketAggregated covers %.1f%% of the kernel DMA "
 						 "bytes: %.1f%% has no variable attribution, Step 2 "
 						 "is incomplete", cov, 100 - cov);
-		bool by_sql = nx__rec_xfers_by_sql();
-		if (!by_sql && (rc = nx__rec_scan_xfers(d, r->scan, r->t0, r->t1, err)))
-			goto out;
 		nx_strbuf_reset(&sql);
 		nx_strbuf_addf(&sql, "WITH k AS (SELECT %.17g AS kernel_bytes, %.17g AS engine_ns_per_byte)\n",
 			       bytes, r->in.dma_engines * 1e9 / r->in.dma_bw);

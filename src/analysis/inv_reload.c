@@ -10,12 +10,19 @@
 #include <math.h>
 #include <string.h>
 
-/* Shared CTEs. k holds the excess bytes of Step 1. */
-static const char BASE_SQL[] =
+/* Shared CTEs. k holds the excess bytes of Step 1; the bytes moved per tensor come from
+ * the transfers' merge (rx_XferMoved, scan_xfer.c), or with NX_REC_XFER=sql from the
+ * window's transfers in DuckDB (dpa, which JOIN_SQL joins too). */
+static const char MOVED_MERGED_SQL[] =
+	", moved AS (SELECT variable, total FROM rx_XferMoved),\n";
+
+static const char MOVED_JOIN_SQL[] =
 	", dpa AS NOT MATERIALIZED (\n"
 	"    SELECT * FROM rx_DmaPacketAggregated WHERE start_ts >= {T0} AND start_ts < {T1}\n"
 	"),\n"
-	"moved AS (SELECT variable, sum(transfer_bytes)::DOUBLE AS total FROM dpa GROUP BY 1),\n"
+	"moved AS (SELECT variable, sum(transfer_bytes)::DOUBLE AS total FROM dpa GROUP BY 1),\n";
+
+static const char BASE_SQL[] =
 	"ti AS (\n"
 	"    SELECT variable_name, any_value(type) AS type, max(size)::DOUBLE AS size\n"
 	"    FROM rx_TensorInfo GROUP BY 1\n"
@@ -27,7 +34,12 @@ static const char BASE_SQL[] =
 	"    FROM moved m JOIN ti ON ti.variable_name = m.variable\n"
 	")\n";
 
+/* Step 1's reload bytes; the spill bytes are a sum of the transfers' merge, or with
+ * NX_REC_XFER=sql summed here too. */
 static const char STEP1_SQL[] =
+	"SELECT coalesce((SELECT sum(extra) FROM tens), 0) AS reload_bytes";
+
+static const char STEP1_JOIN_SQL[] =
 	"SELECT coalesce((SELECT sum(extra) FROM tens), 0) AS reload_bytes,\n"
 	"    coalesce((SELECT sum(transfer_bytes)::DOUBLE FROM dpa WHERE dest LIKE '%VIRTUAL%'), 0)\n"
 	"    + coalesce((SELECT sum(transfer_bytes)::DOUBLE FROM dpa WHERE source LIKE '%VIRTUAL%'), 0)\n"
@@ -79,10 +91,11 @@ static const char LINES_SQL[] =
 	"ORDER BY excess DESC, source LIMIT 20";
 
 static void with_k(struct nx_strbuf *sql, const struct nx_rec_result *r, double excess,
-		   const char *ctes, const char *body)
+		   bool by_sql, const char *ctes, const char *body)
 {
 	nx_strbuf_reset(sql);
 	nx_strbuf_addf(sql, "WITH k AS (SELECT %.17g AS excess_bytes)\n", excess);
+	nx__rec_sql(sql, r, by_sql ? MOVED_JOIN_SQL : MOVED_MERGED_SQL);
 	nx__rec_sql(sql, r, BASE_SQL);
 	if (ctes)
 		nx__rec_sql(sql, r, ctes);
@@ -115,17 +128,21 @@ static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *in
 
 	if (r->q.dpa_rows) {
 		bool by_sql = nx__rec_xfers_by_sql();
-		with_k(&sql, r, excess, NULL, STEP1_SQL);
-		rc = nx__rec_query_row(d, sql.buf, names, v, 2, err);
+		if (!by_sql)
+			rc = nx__rec_scan_xfers(d, r->scan, r->t0, r->t1, err);
 		if (!rc) {
-			with_k(&sql, r, excess, NULL, TENSORS_SQL);
+			with_k(&sql, r, excess, by_sql, NULL, by_sql ? STEP1_JOIN_SQL : STEP1_SQL);
+			rc = nx__rec_query_row(d, sql.buf, names, v, 2, err);
+		}
+		if (!rc && !by_sql)
+			v[1] = r->scan->xfer_spill_bytes;
+		if (!rc) {
+			with_k(&sql, r, excess, by_sql, NULL, TENSORS_SQL);
 			rc = nx__rec_query_table(d, sql.buf, &inv->extra, err);
 			inv->extra_title = "Per tensor";
 		}
-		if (!rc && !by_sql)
-			rc = nx__rec_scan_xfers(d, r->scan, r->t0, r->t1, err);
 		if (!rc) {
-			with_k(&sql, r, excess, by_sql ? JOIN_SQL : MERGED_SQL, LINES_SQL);
+			with_k(&sql, r, excess, by_sql, by_sql ? JOIN_SQL : MERGED_SQL, LINES_SQL);
 			rc = nx__rec_query_table(d, sql.buf, &inv->lines, err);
 		}
 		if (rc)

@@ -161,6 +161,9 @@ struct nx_rec_scan {
 	bool edges_open, busy_open, edges_done, busy_done, xfers_done;
 	int64_t edge_seq;
 	struct nx_rec_busy_slot *busy_cache; /* NX_REC_BUSY_CACHE slots */
+	/* and its sums over DmaPacketAggregated's rows in the window: their bytes (NAN when
+	 * none is known), and those with VIRTUAL in the destination plus in the source */
+	double xfer_bytes, xfer_spill_bytes;
 	bool passes_done;      /* the two passes ran (else only nx__rec_scan_extents) */
 };
 
@@ -195,8 +198,9 @@ void nx__rec_scan_release(struct nx_rec_scan *sc);
 
 /* scan_xfer.c: the transfers of DmaPacketAggregated in [t0, t1) merged with the edges
  * and the busy time by transfer id, grouped as DMA efficiency and redundant DMA group
- * them: the tables rx_XferLine, rx_XferLoad and rx_XferSpill (once per analysis; the
- * sorted inputs are used up). NX_REC_XFER=sql keeps the joins in DuckDB instead (the
+ * them: the tables rx_XferLine, rx_XferLoad, rx_XferSpill and rx_XferMoved, and the
+ * sums xfer_bytes and xfer_spill_bytes (once per analysis; the sorted inputs are used
+ * up). NX_REC_XFER=sql keeps the joins in DuckDB instead (the
  * tests compare both): the edges then go to rx_Edge. */
 int nx__rec_scan_xfers(struct nx_duck *d, struct nx_rec_scan *sc, int64_t t0, int64_t t1,
 		       struct nx_err *err);

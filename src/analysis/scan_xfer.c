@@ -6,8 +6,9 @@
  * Instruction pass, scan_inst.c) and the packets' busy time per transfer (summed by the
  * DmaPacket pass, scan_packets.c). What the two investigations' SQL joined and grouped
  * in DuckDB is grouped here per source line (and per line and tensor), bounded by the
- * program, not the trace, and written to three small tables their SQL reads:
- * rx_XferLine, rx_XferLoad and rx_XferSpill. */
+ * program, not the trace, and written to small tables their SQL reads: rx_XferLine,
+ * rx_XferLoad, rx_XferSpill and rx_XferMoved (the bytes per tensor); the window's bytes
+ * and the spills' bytes are two sums. */
 #include "common/compat.h"
 #include "analysis/scan.h"
 #include "analysis/rec.h"
@@ -17,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { D_ID, D_START, D_BYTES, D_SOURCE, D_VAR, D_TP, D_WPARTS, D_RPARTS, D_N };
+enum { D_ID, D_START, D_BYTES, D_SOURCE, D_DEST, D_VAR, D_TP, D_WPARTS, D_RPARTS, D_N };
 static const struct nx_rec_colspec dpa_cols[D_N] = {
 	{ "id", NX_REC_BIGINT }, { "start_ts", NX_REC_BIGINT },
 	{ "transfer_bytes", NX_REC_BIGINT }, { "source", NX_REC_VARCHAR },
-	{ "variable", NX_REC_VARCHAR }, { "is_transpose_mode", NX_REC_BIGINT },
+	{ "dest", NX_REC_VARCHAR }, { "variable", NX_REC_VARCHAR }, { "is_transpose_mode", NX_REC_BIGINT },
 	{ "write_num_sbuf_partitions", NX_REC_BIGINT },
 	{ "read_num_sbuf_partitions", NX_REC_BIGINT },
 };
@@ -134,12 +135,24 @@ bool nx__rec_xfers_by_sql(void)
 
 /* ---- the window's transfers --------------------------------------------------------- */
 
+/* A sum of transfer_bytes (NULL when no cell was known) and its rows. */
+struct sum_group {
+	int64_t n, bytes;
+	bool has_bytes;
+	int32_t var; /* spills: any_value(variable), the first known one */
+};
+
 struct dpa_pass {
 	struct nx_rec_scan *sc;
 	int64_t t0, t1, row;
 	struct nx_xsort sort;
 	bool open;
 	struct nx_rec_dict vars;
+	/* over every row in the window: the bytes (DMA efficiency's coverage), the bytes
+	 * per tensor (redundant DMA's moved bytes) and those of spills by destination and
+	 * by source */
+	struct sum_group all, virt_dest, virt_src;
+	struct nx_strmap moved; /* tensor number (-1 for NULL) -> struct sum_group */
 };
 
 static void dpa_reset(void *arg)
@@ -152,7 +165,21 @@ static void dpa_reset(void *arg)
 	p->open = true;
 	nx__rec_dict_release(&p->vars);
 	nx__rec_dict_init(&p->vars);
+	nx_strmap_release(&p->moved);
+	nx_strmap_init(&p->moved, sizeof(struct sum_group));
+	memset(&p->all, 0, sizeof(p->all));
+	memset(&p->virt_dest, 0, sizeof(p->virt_dest));
+	memset(&p->virt_src, 0, sizeof(p->virt_src));
 	p->row = 0;
+}
+
+static void sum_bytes(struct sum_group *g, bool has, int64_t bytes)
+{
+	g->n++;
+	if (has) {
+		g->bytes += bytes;
+		g->has_bytes = true;
+	}
 }
 
 static bool contains(const char *s, size_t len, const char *what)
@@ -176,9 +203,8 @@ static int dpa_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err
 		size_t len;
 		int64_t tp;
 
-		/* the SQL's join on id and its window on start_ts */
-		if (!nx__rec_i64(b, D_ID, r, &x.id) || !nx__rec_i64(b, D_START, r, &x.start) ||
-		    x.start < p->t0 || x.start >= p->t1)
+		/* the SQL's window on start_ts */
+		if (!nx__rec_i64(b, D_START, r, &x.start) || x.start < p->t0 || x.start >= p->t1)
 			continue;
 		x.flags |= nx__rec_i64(b, D_BYTES, r, &x.bytes) ? X_BYTES : 0;
 		x.flags |= nx__rec_i64(b, D_WPARTS, r, &x.wparts) ? X_WPARTS : 0;
@@ -191,7 +217,17 @@ static int dpa_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err
 		}
 		if (nx__rec_str(b, D_VAR, r, &s, &len))
 			x.var = nx__rec_dict_id(&p->vars, s, len);
-		rc = nx_xsort_add(&p->sort, &x, err);
+		bool has = x.flags & X_BYTES;
+		sum_bytes(&p->all, has, x.bytes);
+		sum_bytes(nx_strmap_get(&p->moved, (const char *)&x.var, sizeof(x.var), NULL), has,
+			  x.bytes);
+		if (x.flags & X_VIRTUAL)
+			sum_bytes(&p->virt_src, has, x.bytes);
+		if (nx__rec_str(b, D_DEST, r, &s, &len) && contains(s, len, "VIRTUAL"))
+			sum_bytes(&p->virt_dest, has, x.bytes);
+		/* the join on id */
+		if (nx__rec_i64(b, D_ID, r, &x.id))
+			rc = nx_xsort_add(&p->sort, &x, err);
 	}
 	return rc;
 }
@@ -215,12 +251,6 @@ struct line_group {
 /* Redundant DMA's input loads by (line, tensor) and spills by line (inv_reload.c). */
 struct load_key {
 	int32_t line, var;
-};
-
-struct sum_group {
-	int64_t n, bytes;
-	bool has_bytes;
-	int32_t var; /* spills: any_value(variable), the first known one */
 };
 
 struct merge {
@@ -531,6 +561,32 @@ static int write_sums(struct nx_duck *d, const struct nx_rec_scan *sc, struct me
 	return rc ? rc : rc2;
 }
 
+/* Redundant DMA's moved bytes per tensor (rx_XferMoved). */
+static int write_moved(struct nx_duck *d, struct dpa_pass *p, struct nx_err *err)
+{
+	struct nx_duck_appender *a = NULL;
+	const struct sum_group *g;
+	const char *key;
+	size_t pos = 0, klen;
+	int rc = nx_duck_exec(d, "CREATE OR REPLACE TABLE rx_XferMoved (variable VARCHAR, "
+			      "total DOUBLE)", err);
+
+	if (!rc)
+		rc = nx_duck_appender_open(d, "rx_XferMoved", &a, err);
+	while (!rc && (g = nx_strmap_next(&p->moved, &pos, &key, &klen))) {
+		int32_t var;
+		memcpy(&var, key, sizeof(var));
+		append_text(a, &p->vars, var);
+		if (g->has_bytes)
+			nx_duck_append_f64(a, (double)g->bytes);
+		else
+			nx_duck_append_null(a);
+		rc = nx_duck_append_end_row(a, err);
+	}
+	int rc2 = nx_duck_appender_close(a, err);
+	return rc ? rc : rc2;
+}
+
 static void merge_release(struct merge *m)
 {
 	size_t pos = 0;
@@ -563,6 +619,7 @@ int nx__rec_scan_xfers(struct nx_duck *d, struct nx_rec_scan *sc, int64_t t0, in
 	nx_strmap_init(&m.loads, sizeof(struct sum_group));
 	nx_strmap_init(&m.spills, sizeof(struct sum_group));
 	nx__rec_dict_init(&p.vars);
+	nx_strmap_init(&p.moved, sizeof(struct sum_group));
 	rc = nx__rec_read_pass(d, sc->dir, "DmaPacketAggregated", dpa_cols, D_N, NULL, dpa_reset,
 			       dpa_batch, &p, err);
 	if (!rc)
@@ -573,7 +630,13 @@ int nx__rec_scan_xfers(struct nx_duck *d, struct nx_rec_scan *sc, int64_t t0, in
 		rc = write_lines(d, sc, &m, &p.vars, err);
 	if (!rc)
 		rc = write_sums(d, sc, &m, &p.vars, err);
+	if (!rc)
+		rc = write_moved(d, &p, err);
+	/* the sums of DuckDB's DOUBLE cells, as the SQL gave them */
+	sc->xfer_bytes = p.all.has_bytes ? nx__rec_as_cell((double)p.all.bytes) : NAN;
+	sc->xfer_spill_bytes = nx__rec_as_cell((double)p.virt_dest.bytes + (double)p.virt_src.bytes);
 	merge_release(&m);
+	nx_strmap_release(&p.moved);
 	if (p.open)
 		nx_xsort_release(&p.sort);
 	nx__rec_dict_release(&p.vars);
