@@ -160,6 +160,7 @@ struct nx_rec_scan {
 	struct nx_xsort edges, busy;
 	bool edges_open, busy_open, edges_done, busy_done, xfers_done;
 	int64_t edge_seq;
+	int64_t edges_to_lines; /* edges DMA efficiency groups (HBM, with a line) */
 	struct nx_rec_busy_slot *busy_cache; /* NX_REC_BUSY_CACHE slots */
 	/* and its sums over DmaPacketAggregated's rows in the window: their bytes (NAN when
 	 * none is known), and those with VIRTUAL in the destination plus in the source */

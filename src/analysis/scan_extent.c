@@ -77,9 +77,11 @@ int nx__rec_scan_passes(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err
 
 	if (sc->passes_done)
 		return 0;
-	rc = nx__rec_scan_packets(d, sc, err);
+	/* Instruction first: the DmaPacket pass sums the busy time per transfer only for
+	 * the transfers that pass found attributed to a line */
+	rc = nx__rec_scan_instructions(d, sc, err);
 	if (!rc)
-		rc = nx__rec_scan_instructions(d, sc, err);
+		rc = nx__rec_scan_packets(d, sc, err);
 	if (!rc)
 		sc->passes_done = true;
 	return rc;

@@ -394,6 +394,7 @@ static int sort_edges(struct pass *p, int32_t line, bool rd, bool hbm, struct nx
 		e.line = line;
 		e.rd = rd;
 		e.hbm = hbm;
+		sc->edges_to_lines += hbm && line >= 0;
 		rc = nx_xsort_add(&sc->edges, &e, err);
 	}
 	return rc;
@@ -495,7 +496,7 @@ static void reset(struct nx_rec_scan *sc)
 		      EDGE_SORT_BYTES);
 	sc->edges_open = true;
 	sc->edges_done = false;
-	sc->edge_seq = 0;
+	sc->edge_seq = sc->edges_to_lines = 0;
 	sc->insts = sc->with_source = sc->with_wait = 0;
 	sc->in_lo_set = sc->in_hi_set = false;
 }

@@ -24,6 +24,7 @@ static const struct nx_rec_colspec packet_cols[P_N] = {
 
 struct packets {
 	struct nx_rec_scan *sc;
+	bool busy; /* the busy time per transfer is wanted */
 	struct nx_rec_union u;
 	int64_t last, bytes;
 	bool any;
@@ -33,9 +34,11 @@ static void packets_reset(void *arg)
 {
 	struct packets *p = arg;
 	struct nx_rec_scan *sc = p->sc;
+	bool busy = p->busy;
 
 	memset(p, 0, sizeof(*p));
 	p->sc = sc;
+	p->busy = busy;
 	sc->packets = 0;
 	sc->pk_lo_set = sc->pk_hi_set = false;
 	nx__rec_busy_reset(sc);
@@ -63,7 +66,7 @@ static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 		bool hs = nx__rec_i64(b, P_START, r, &s), he = nx__rec_i64(b, P_END, r, &e);
 
 		sc->packets++;
-		if (nx__rec_i64(b, P_AGG, r, &agg) && nx__rec_i64(b, P_DUR, r, &dur)) {
+		if (p->busy && nx__rec_i64(b, P_AGG, r, &agg) && nx__rec_i64(b, P_DUR, r, &dur)) {
 			int rc = nx__rec_busy_add(sc, agg, dur, err);
 			if (rc)
 				return rc;
@@ -97,10 +100,12 @@ static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 
 int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err)
 {
-	struct packets p = { .sc = sc };
+	/* the busy time per transfer only when the Instruction pass (before this one) found
+	 * transfers that DMA efficiency groups by line */
+	struct packets p = { .sc = sc, .busy = sc->edges_to_lines > 0 };
 	int64_t rs, re;
-	int rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", packet_cols, P_N, "start_ts, end_ts",
-				   packets_reset, packets_batch, &p, err);
+	int rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", packet_cols, p.busy ? P_N : P_AGG,
+				   "start_ts, end_ts", packets_reset, packets_batch, &p, err);
 
 	if (!rc)
 		rc = nx__rec_busy_finish(sc, err);
