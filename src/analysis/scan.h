@@ -206,6 +206,9 @@ void nx__rec_scan_release(struct nx_rec_scan *sc);
 int nx__rec_scan_xfers(struct nx_duck *d, struct nx_rec_scan *sc, int64_t t0, int64_t t1,
 		       struct nx_err *err);
 bool nx__rec_xfers_by_sql(void);
+/* Empties a sort (released first when *open) for a new start of its pass. */
+void nx__rec_xsort_restart(struct nx_xsort *s, bool *open, const char *dir, size_t size,
+			   nx_xsort_cmp cmp, size_t mem_bytes);
 int nx__rec_edge_cmp(const void *a, const void *b);
 int nx__rec_busy_cmp(const void *a, const void *b);
 /* The DmaPacket pass's side: a new start, one packet's duration, the end. */

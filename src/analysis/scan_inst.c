@@ -486,15 +486,10 @@ static void reset(struct nx_rec_scan *sc)
 	nx__rec_dict_init(&sc->engine);
 	nx__rec_dict_init(&sc->opcode);
 	nx__rec_dict_init(&sc->tti);
-	if (sc->waits_open)
-		nx_xsort_release(&sc->waits);
-	nx_xsort_init(&sc->waits, sc->spill, sizeof(struct nx_rec_wait), wait_cmp, WAIT_SORT_BYTES);
-	sc->waits_open = true;
-	if (sc->edges_open)
-		nx_xsort_release(&sc->edges);
-	nx_xsort_init(&sc->edges, sc->spill, sizeof(struct nx_rec_edge), nx__rec_edge_cmp,
-		      EDGE_SORT_BYTES);
-	sc->edges_open = true;
+	nx__rec_xsort_restart(&sc->waits, &sc->waits_open, sc->spill, sizeof(struct nx_rec_wait),
+			      wait_cmp, WAIT_SORT_BYTES);
+	nx__rec_xsort_restart(&sc->edges, &sc->edges_open, sc->spill, sizeof(struct nx_rec_edge),
+			      nx__rec_edge_cmp, EDGE_SORT_BYTES);
 	sc->edges_done = false;
 	sc->edge_seq = sc->edges_to_lines = 0;
 	sc->insts = sc->with_source = sc->with_wait = 0;

@@ -75,13 +75,19 @@ int nx__rec_busy_cmp(const void *a, const void *b)
 
 /* ---- the packets' busy time per transfer (the DmaPacket pass) --------------------------- */
 
+void nx__rec_xsort_restart(struct nx_xsort *s, bool *open, const char *dir, size_t size,
+			   nx_xsort_cmp cmp, size_t mem_bytes)
+{
+	if (*open)
+		nx_xsort_release(s);
+	nx_xsort_init(s, dir, size, cmp, mem_bytes);
+	*open = true;
+}
+
 void nx__rec_busy_reset(struct nx_rec_scan *sc)
 {
-	if (sc->busy_open)
-		nx_xsort_release(&sc->busy);
-	nx_xsort_init(&sc->busy, sc->spill, sizeof(struct nx_rec_busy), nx__rec_busy_cmp,
-		      XFER_SORT_BYTES);
-	sc->busy_open = true;
+	nx__rec_xsort_restart(&sc->busy, &sc->busy_open, sc->spill, sizeof(struct nx_rec_busy),
+			      nx__rec_busy_cmp, XFER_SORT_BYTES);
 	sc->busy_done = false;
 	if (!sc->busy_cache)
 		sc->busy_cache = nx_xcalloc(NX_REC_BUSY_CACHE, sizeof(*sc->busy_cache));
@@ -159,10 +165,8 @@ static void dpa_reset(void *arg)
 {
 	struct dpa_pass *p = arg;
 
-	if (p->open)
-		nx_xsort_release(&p->sort);
-	nx_xsort_init(&p->sort, p->sc->spill, sizeof(struct xfer), xfer_cmp, XFER_SORT_BYTES);
-	p->open = true;
+	nx__rec_xsort_restart(&p->sort, &p->open, p->sc->spill, sizeof(struct xfer), xfer_cmp,
+			      XFER_SORT_BYTES);
 	nx__rec_dict_release(&p->vars);
 	nx__rec_dict_init(&p->vars);
 	nx_strmap_release(&p->moved);
@@ -253,6 +257,13 @@ struct load_key {
 	int32_t line, var;
 };
 
+/* A sorted stream read one record ahead. */
+struct head {
+	struct nx_xsort *s;
+	void *rec;
+	bool more, ahead;
+};
+
 struct merge {
 	struct nx_strmap lines;  /* line number -> struct line_group */
 	struct nx_strmap loads;  /* struct load_key -> struct sum_group */
@@ -261,10 +272,9 @@ struct merge {
 	/* the edges and busy time of the transfer id at hand */
 	struct nx_rec_edge *edges;
 	size_t nedges, edges_cap;
-	struct nx_rec_edge edge_head;
-	bool edge_more, edge_ahead;
-	struct nx_rec_busy busy_head;
-	bool busy_more, busy_ahead;
+	struct head edge, busy;
+	struct nx_rec_edge edge_rec;
+	struct nx_rec_busy busy_rec;
 };
 
 static void sum_add(struct sum_group *g, const struct xfer *x)
@@ -342,45 +352,43 @@ static void pair(struct merge *m, const struct xfer *x, const struct nx_rec_edge
 	}
 }
 
-/* The edges of transfer id into m->edges, and its packets' busy time. */
-static int heads_to(struct nx_rec_scan *sc, struct merge *m, int64_t id, int64_t *busy,
-		    struct nx_err *err)
+/* The id (the first member) of a sorted stream's head record, read when needed: 1, 0 at
+ * the stream's end, or an error. */
+static int head_id(struct head *h, int64_t *id, struct nx_err *err)
 {
+	if (!h->ahead && h->more) {
+		int rc = nx_xsort_next(h->s, h->rec, err);
+		if (rc < 0)
+			return rc;
+		h->more = h->ahead = rc == 1;
+	}
+	if (!h->ahead)
+		return 0;
+	memcpy(id, h->rec, sizeof(*id));
+	return 1;
+}
+
+/* The edges of transfer id into m->edges, and its packets' busy time. */
+static int heads_to(struct merge *m, int64_t id, int64_t *busy, struct nx_err *err)
+{
+	int64_t at;
 	int rc;
 
 	m->nedges = 0;
-	for (;;) {
-		if (!m->edge_ahead && m->edge_more) {
-			rc = nx_xsort_next(&sc->edges, &m->edge_head, err);
-			if (rc < 0)
-				return rc;
-			m->edge_more = rc == 1;
-			m->edge_ahead = m->edge_more;
-		}
-		if (!m->edge_ahead || m->edge_head.dpa_id > id)
-			break;
-		if (m->edge_head.dpa_id == id) {
+	while ((rc = head_id(&m->edge, &at, err)) == 1 && at <= id) {
+		if (at == id) {
 			NX_GROW(m->edges, m->nedges + 1, m->edges_cap);
-			m->edges[m->nedges++] = m->edge_head;
+			m->edges[m->nedges++] = m->edge_rec;
 		}
-		m->edge_ahead = false;
+		m->edge.ahead = false;
 	}
 	*busy = 0;
-	for (;;) {
-		if (!m->busy_ahead && m->busy_more) {
-			rc = nx_xsort_next(&sc->busy, &m->busy_head, err);
-			if (rc < 0)
-				return rc;
-			m->busy_more = rc == 1;
-			m->busy_ahead = m->busy_more;
-		}
-		if (!m->busy_ahead || m->busy_head.id > id)
-			break;
-		if (m->busy_head.id == id)
-			*busy += m->busy_head.ns;
-		m->busy_ahead = false;
+	while (rc >= 0 && (rc = head_id(&m->busy, &at, err)) == 1 && at <= id) {
+		if (at == id)
+			*busy += m->busy_rec.ns;
+		m->busy.ahead = false;
 	}
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 static int merge_run(struct nx_rec_scan *sc, struct dpa_pass *p, struct merge *m,
@@ -391,12 +399,13 @@ static int merge_run(struct nx_rec_scan *sc, struct dpa_pass *p, struct merge *m
 	bool any = false;
 	int rc;
 
-	m->edge_more = m->busy_more = true;
+	m->edge = (struct head){ .s = &sc->edges, .rec = &m->edge_rec, .more = true };
+	m->busy = (struct head){ .s = &sc->busy, .rec = &m->busy_rec, .more = true };
 	while ((rc = nx_xsort_next(&p->sort, &x, err)) == 1) {
 		if (!any || x.id != id) {
 			any = true;
 			id = x.id;
-			if ((rc = heads_to(sc, m, id, &busy, err)))
+			if ((rc = heads_to(m, id, &busy, err)))
 				return rc;
 		}
 		for (size_t i = 0; i < m->nedges; i++)
