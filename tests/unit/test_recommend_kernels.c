@@ -376,7 +376,8 @@ static int merge_and_sql(const char *data, const char *name, const char *w)
  * (scan_xfer.c); with NX_REC_XFER=sql DuckDB joins them as before. The reports agree on
  * every kernel here, whole and windowed, and on a copy of two whose DmaPacketAggregated,
  * DmaPacket and Flow files are in reverse order (the merge sorts them; the packet pass
- * starts again sorted by DuckDB), which also gives the reports of the originals. */
+ * starts again sorted by DuckDB), which also gives the reports of the originals; and on a
+ * copy with spills and NULL cells planted in DmaPacketAggregated. */
 static void test_xfer_merge(void **state)
 {
 	static const char *const names[] = { "dma_tiny", "serial_sem", "mm_v0", "mm_v1", "mm_v2",
@@ -413,6 +414,24 @@ static void test_xfer_merge(void **state)
 						    g->dir, name, name, name, name), 0);
 		}
 	}
+	/* spills (VIRTUAL in a source or destination) and NULL cells where the merge
+	 * counts, sums, takes medians and the most frequent tensor */
+	assert_int_equal(nx_test_sh("cd '%s' && mkdir -p virt/profiles/global && "
+				    "cp -r data/profiles/global/mm_v0@latest virt/profiles/global/ && "
+				    "p=virt/profiles/global/mm_v0@latest && "
+				    "rm $p/DmaPacketAggregated.parquet && \"$(dirname '%s')/nx-sql\" "
+				    "-C data/profiles/global/mm_v0@latest \"COPY (SELECT * REPLACE ("
+				    "CASE WHEN id %% 3 = 0 THEN '[[VIRTUAL]]' ELSE source END AS source, "
+				    "CASE WHEN id %% 5 = 0 THEN 'x[VIRTUAL]' ELSE dest END AS dest, "
+				    "CASE WHEN id %% 7 = 0 THEN NULL ELSE variable END AS variable, "
+				    "CASE WHEN id %% 11 = 0 THEN NULL ELSE transfer_bytes END AS "
+				    "transfer_bytes, CASE WHEN id %% 13 = 0 THEN NULL ELSE "
+				    "write_num_sbuf_partitions END AS write_num_sbuf_partitions) FROM "
+				    "DmaPacketAggregated ORDER BY id DESC) TO "
+				    "'$p/DmaPacketAggregated.parquet'\" >/dev/null", g->dir, g->bin), 0);
+	for (size_t w = 0; w < 3; w++)
+		assert_int_equal(merge_and_sql("virt", "mm_v0", windows[w]), 0);
+	assert_int_equal(nx_test_sh("cd '%s' && grep -q '\"spill\"' virt-mm_v0.json", g->dir), 0);
 }
 
 static void test_cli(void **state)
