@@ -18,13 +18,15 @@ work=$2
 sizes=${NX_BENCH_RECOMMEND_SIZES:-${NX_BENCH_RECOMMEND_RECORDS:-1 10}}
 [[ ${NX_BENCH_RECOMMEND_100:-0} == 1 ]] && sizes="$sizes 100"
 bin=$build/neuron-explorer
-# every column of the two large tables that the analysis's passes read (scan.h)
+# every column of the two large tables that the analysis's passes read (scan.h; DmaPacket's
+# duration and transfer id for the busy time per transfer of the transfers' merge)
 scan_sql="SELECT count(id), max(engine), max(opcode), max(tensor_instruction_type),
 	max(start_ts), max(end_ts), max(duration_ns), max(evt_wait_time_ns),
 	max(adjusted_flops), max(operands), max(bir_debug_info_source_location),
 	max(hbm_read_bytes), max(hbm_write_bytes) FROM Instruction
 	UNION ALL SELECT count(*), max(queue_type), NULL, NULL, max(start_ts), max(end_ts),
-	max(transfer_bytes), NULL, NULL, NULL, NULL, NULL, NULL FROM DmaPacket"
+	max(transfer_bytes), max(duration_ns), max(packet_aggregation_id), NULL, NULL, NULL, NULL
+	FROM DmaPacket"
 for m in $sizes; do
 	d=$work/recommend-$m
 	prof=$d/data/profiles/global/bench@latest
