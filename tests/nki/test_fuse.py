@@ -123,12 +123,33 @@ def test_fuse_off():
     if 'decision fuse' in text or sum(1 for op, _ in ops(text) if op == 'tensor_tensor') != 4:
         raise AssertionError('fuse=off rewrote: %s' % ops(text))
     try:
-        policy.make(nx_policy='fuse=maybe,bogus=1')
+        policy.make(nx_policy='bogus=1')
     except ValueError as e:
         if 'fuse' not in str(e):
             raise AssertionError('unknown-policy message does not list fuse: %s' % e)
     else:
         raise AssertionError('bogus=1 accepted')
+
+
+def test_policy_values_refused():
+    # a switch takes on/off (1/0, true/false, yes/no) and a count an integer of at least 1:
+    # anything else is an error naming the value and the policy, never a silent default
+    for item, value, key in (('fuse=maybe', 'maybe', 'fuse'), ('hoist=2', '2', 'hoist'),
+                             ('bufs=0', '0', 'bufs'), ('spill_ahead=-1', '-1', 'spill_ahead'),
+                             ('queues=two', 'two', 'queues'), ('sbuf=0', '0', 'sbuf'),
+                             ('bufs@12=0', '0', 'bufs@12')):
+        try:
+            policy.make(nx_policy=item)
+        except ValueError as e:
+            want = "nx_policy: bad value '%s' for %s" % (value, key)
+            if str(e) != want:
+                raise AssertionError('%s: %r, expected %r' % (item, str(e), want))
+        else:
+            raise AssertionError('%s accepted' % item)
+    pol = policy.make(nx_policy='fuse=OFF,hoist=no,serve_loads=1,bufs=2,spill_ahead=3')
+    if (pol.fuse, pol.hoist, pol.serve_loads, pol.bufs, pol.spill_ahead) != (False, False, True,
+                                                                             2, 3):
+        raise AssertionError('accepted values read wrong: %r' % vars(pol))
 
 
 if __name__ == '__main__':

@@ -80,6 +80,27 @@ def parse_cc_flags(pol, text, source):
         i += 1
 
 
+_ON = ('1', 'on', 'true', 'yes')
+_OFF = ('0', 'off', 'false', 'no')
+
+
+def _flag(v):
+    """A switch's value: on/off (1/0, true/false, yes/no); anything else is refused."""
+    if v.lower() in _ON:
+        return True
+    if v.lower() in _OFF:
+        return False
+    raise ValueError
+
+
+def _count(v):
+    """A count or a size: an integer of at least 1; 0, negatives and words are refused."""
+    n = int(v)
+    if n < 1:
+        raise ValueError
+    return n
+
+
 def parse_policy(pol, text, source='NX_NKI_POLICY'):
     if not text:
         return
@@ -94,47 +115,47 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
         v = v.strip()
         try:
             if k == 'bufs':
-                pol.bufs = max(1, int(v))
+                pol.bufs = _count(v)
             elif k.startswith('bufs@'):
-                pol.site_bufs[int(k[5:])] = max(1, int(v))
+                pol.site_bufs[int(k[5:])] = _count(v)
             elif k == 'sbuf':
-                pol.sbuf_bytes = int(v)
+                pol.sbuf_bytes = _count(v)
             elif k == 'engines':
                 if v not in ('balance', 'vector'):
                     raise ValueError
                 pol.engines = v
             elif k == 'queues':
-                pol.queues = max(1, int(v))
+                pol.queues = _count(v)
             elif k == 'reload_queues':
-                pol.reload_queues = max(1, int(v))
+                pol.reload_queues = _count(v)
             elif k == 'dge':
-                pol.dge = v in ('1', 'on', 'true', 'yes')
+                pol.dge = _flag(v)
             elif k == 'target':
                 if v not in ('trn1', 'trn2'):
                     raise ValueError
                 pol.target = v
             elif k == 'numerics':
-                pol.numerics = v in ('1', 'on', 'true', 'yes')
+                pol.numerics = _flag(v)
             elif k == 'window':
-                pol.window = max(1, int(v))
+                pol.window = _count(v)
             elif k == 'fuse':
-                pol.fuse = v in ('1', 'on', 'true', 'yes')
+                pol.fuse = _flag(v)
             elif k == 'align':
-                pol.align = max(1, int(v))
+                pol.align = _count(v)
             elif k == 'spill_ahead':
-                pol.spill_ahead = max(1, int(v))
+                pol.spill_ahead = _count(v)
             elif k == 'spill_queues':
-                pol.spill_queues = max(1, int(v))
+                pol.spill_queues = _count(v)
             elif k == 'spill_trigger':
                 if v not in ('writer', 'sync'):
                     raise ValueError
                 pol.spill_trigger = v
             elif k == 'stationary_reuse':
-                pol.stationary_reuse = v in ('1', 'on', 'true', 'yes')
+                pol.stationary_reuse = _flag(v)
             elif k == 'hoist':
-                pol.hoist = v in ('1', 'on', 'true', 'yes')
+                pol.hoist = _flag(v)
             elif k == 'serve_loads':
-                pol.serve_loads = v in ('1', 'on', 'true', 'yes')
+                pol.serve_loads = _flag(v)
             else:
                 raise KeyError
         except KeyError:
