@@ -123,7 +123,6 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct n
 {
 	struct nx_duck *d = NULL;
 	struct nx_rec_scan sc;
-	struct nx_err ignored = { 0 };
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -147,9 +146,7 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct n
 		rank(r);
 	nx__rec_scan_release(&sc);
 	nx_duck_close(d);
-	if (sc.spill)
-		nx_remove_tree(sc.spill, &ignored);
-	free(sc.spill);
+	nx_temp_dir_release(sc.spill);
 	r->scan = NULL;
 	if (rc)
 		return nx_err_wrap(err, "analysing '%s'", dir);

@@ -147,6 +147,7 @@ static void *signal_thread(void *arg)
 	nx_out_file_remove_temporaries();
 	if (tmp_path)
 		remove_tmp_while_running(tmp_path);
+	nx_temp_dirs_remove(remove_tmp_while_running);
 	/* end the process as the signal would have (the lock stays held: nothing else
 	 * may touch the directory from now on) */
 	signal(sig, SIG_DFL);

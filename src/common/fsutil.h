@@ -40,6 +40,12 @@ int nx_remove_tree(const char *path, struct nx_err *err);
 /* A new private directory $TMPDIR/nx-<tag>-XXXXXX (or under /tmp), made by mkdtemp: no
  * one else's, so the caller may remove it whole. *out gets its path (caller frees). */
 int nx_make_temp_dir(const char *tag, char **out, struct nx_err *err);
+/* Removes a directory made by nx_make_temp_dir, whole, and frees path (NULL: nothing). */
+void nx_temp_dir_release(char *path);
+/* Calls remove on every directory nx_make_temp_dir made and nobody released yet, for the
+ * thread that handles the signals ending a command; afterwards none can be made or
+ * released (the process is ending). */
+void nx_temp_dirs_remove(void (*remove)(const char *path));
 bool nx_is_dir(const char *path);
 bool nx_is_file(const char *path);
 /* Joins two path pieces into a new string. */
