@@ -197,6 +197,9 @@ char *nx_cli_tmp_data_path(const char *cmd, const char *what)
 
 	pthread_mutex_lock(&tmp_lock);
 	signal_thread_once();
+	/* a reader that stops early (`| head`, `| grep -q`) must not end the command before
+	 * it removes its temporary data path: writes to the closed pipe fail instead */
+	signal(SIGPIPE, SIG_IGN);
 	if (!mkdtemp(path)) {
 		pthread_mutex_unlock(&tmp_lock);
 		nx_cli_error(cmd, "cannot create a temporary data path '%s': %s", path,

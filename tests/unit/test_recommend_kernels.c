@@ -448,6 +448,11 @@ static void test_cli(void **state)
 	assert_int_equal(nx_test_sh("cd '%s' && '%s' recommend -n dma_tiny.neff -s dma_tiny.ntff "
 				    "--window kernel --format json | grep -q '\"source\": \"kernel\"'",
 				    g->dir, g->bin), 0);
+	/* a reader that closes the pipe at once ends no run before its temporary data path is
+	 * removed: nothing is left in TMPDIR */
+	assert_int_equal(nx_test_sh("cd '%s' && rm -rf piped && mkdir piped && TMPDIR=\"$PWD/piped\" "
+				    "'%s' recommend -n dma_tiny.neff -s dma_tiny.ntff --format json | "
+				    "true && test -z \"$(ls -A piped)\"", g->dir, g->bin), 0);
 	/* V0 and V1 both wait on their small static-ring loads */
 	assert_int_equal(nx_test_sh("'%s' recommend --data-path '%s/data' --compare mm_v0 mm_v1 | "
 				    "grep -q 'Bottleneck: DMA (unchanged)'", g->bin, g->dir), 0);
