@@ -101,6 +101,30 @@ def _count(v):
     return n
 
 
+def _one_of(*words):
+    """A value that must be one of words."""
+    def read(v):
+        if v not in words:
+            raise ValueError
+        return v
+    return read
+
+
+# Each policy key: the Policy attribute it sets and how its value is read (bufs@LINE=N,
+# per site, is the one key with a part of its own).
+_KEYS = {
+    'bufs': ('bufs', _count), 'sbuf': ('sbuf_bytes', _count),
+    'engines': ('engines', _one_of('balance', 'vector')), 'queues': ('queues', _count),
+    'reload_queues': ('reload_queues', _count), 'dge': ('dge', _flag),
+    'target': ('target', _one_of('trn1', 'trn2')), 'numerics': ('numerics', _flag),
+    'stationary_reuse': ('stationary_reuse', _flag), 'hoist': ('hoist', _flag),
+    'serve_loads': ('serve_loads', _flag), 'window': ('window', _count), 'fuse': ('fuse', _flag),
+    'align': ('align', _count), 'spill_ahead': ('spill_ahead', _count),
+    'spill_queues': ('spill_queues', _count),
+    'spill_trigger': ('spill_trigger', _one_of('writer', 'sync')),
+}
+
+
 def parse_policy(pol, text, source='NX_NKI_POLICY'):
     if not text:
         return
@@ -114,55 +138,14 @@ def parse_policy(pol, text, source='NX_NKI_POLICY'):
         k = k.strip()
         v = v.strip()
         try:
-            if k == 'bufs':
-                pol.bufs = _count(v)
-            elif k.startswith('bufs@'):
+            if k.startswith('bufs@'):
                 pol.site_bufs[int(k[5:])] = _count(v)
-            elif k == 'sbuf':
-                pol.sbuf_bytes = _count(v)
-            elif k == 'engines':
-                if v not in ('balance', 'vector'):
-                    raise ValueError
-                pol.engines = v
-            elif k == 'queues':
-                pol.queues = _count(v)
-            elif k == 'reload_queues':
-                pol.reload_queues = _count(v)
-            elif k == 'dge':
-                pol.dge = _flag(v)
-            elif k == 'target':
-                if v not in ('trn1', 'trn2'):
-                    raise ValueError
-                pol.target = v
-            elif k == 'numerics':
-                pol.numerics = _flag(v)
-            elif k == 'window':
-                pol.window = _count(v)
-            elif k == 'fuse':
-                pol.fuse = _flag(v)
-            elif k == 'align':
-                pol.align = _count(v)
-            elif k == 'spill_ahead':
-                pol.spill_ahead = _count(v)
-            elif k == 'spill_queues':
-                pol.spill_queues = _count(v)
-            elif k == 'spill_trigger':
-                if v not in ('writer', 'sync'):
-                    raise ValueError
-                pol.spill_trigger = v
-            elif k == 'stationary_reuse':
-                pol.stationary_reuse = _flag(v)
-            elif k == 'hoist':
-                pol.hoist = _flag(v)
-            elif k == 'serve_loads':
-                pol.serve_loads = _flag(v)
-            else:
-                raise KeyError
+                continue
+            attr, read = _KEYS[k]
+            setattr(pol, attr, read(v))
         except KeyError:
-            raise ValueError("%s: unknown policy '%s' (known: bufs, bufs@LINE, sbuf, engines, "
-                             "queues, reload_queues, dge, target, numerics, stationary_reuse, "
-                             "hoist, serve_loads, window, fuse, align, spill_ahead, "
-                             "spill_queues, spill_trigger)" % (source, k))
+            raise ValueError("%s: unknown policy '%s' (known: bufs@LINE, %s)"
+                             % (source, k, ', '.join(_KEYS))) from None
         except ValueError:
             raise ValueError("%s: bad value '%s' for %s" % (source, v, k)) from None
 
