@@ -130,6 +130,14 @@ def compare(name, size, shapes, pol_text):
             raise AssertionError('%s: simulated %.1f us against the generator\'s %.1f us'
                                  % (name, st, gt))
         return
+    if name == 'serial_sem':
+        # the generator plants 'multiply only after every load landed'; the shim's
+        # dependencies follow byte ranges, so matmul k waits only for the load of its own
+        # columns (~13 % faster); the planted load-after-store wait stays
+        if not 0.80 < ratio <= 1.05:
+            raise AssertionError('%s: simulated %.1f us against the generator\'s %.1f us'
+                                 % (name, st, gt))
+        return
     if abs(ratio - 1) > 0.05:
         raise AssertionError('%s: simulated %.1f us against the generator\'s %.1f us'
                              % (name, st, gt))

@@ -657,6 +657,33 @@ def test_spill_ahead_keeps_room_in_the_pool():
              "bad value 'x' for spill_ahead")
 
 
+def test_pooled_dependencies_follow_byte_ranges():
+    # pooled SBUF tracks accesses per 2 KiB chunk; within one, a write next to bytes
+    # another engine keeps reading does not wait for those reads, a write over them does
+    from nx_nki import compiler, dtypes
+    from nx_nki.ops import PE, DVE
+    from nx_nki.record import Ins
+    from nx_nki.tensor import Buf
+    c = Buf((128, 128), dtypes.float32, 'sbuf', ('t', 1))          # 512 B a partition
+    t = Buf((128, 256), dtypes.float32, 'sbuf', ('t', 2))          # 1 KiB a partition
+    loc = ('t.py', 1)
+
+    def ins(op, eng, dst, srcs, addrs):
+        i = Ins(op, eng, loc, (), dst, srcs, {})
+        i.addr = addrs
+        return i
+
+    cv = (c, 0, 0, ((1, 128), (1, 128)))
+    tv = (t, 0, 0, ((1, 128), (1, 256)))
+    out = (t, 0, 0, ((1, 128), (1, 256)))
+    for at, waits in ((512, False), (256, True)):
+        prog = [ins('copy', PE, None, (cv,), [None, (None, 0)]),      # reads bytes 0..511
+                ins('copy', PE, None, (cv,), [None, (None, 1536)]),   # and 1536..2047
+                ins('copy', DVE, out, (tv,), [(None, at), (None, 2048)])]
+        deps = compiler._deps(prog)[0]
+        assert (PE in deps[2]) == waits, (at, deps[2])
+
+
 @nki.jit
 def k_block(a, w):
     # a block of four 2 KiB tiles of w loaded once and read, half a tile at a time, in every

@@ -797,6 +797,7 @@ def _spill_dma(prog, ins, key, slot, spill_buf, off, save, writer=None):
 # --- 3. dependencies and semaphores ----------------------------------------------------------
 
 _CHUNK = 2048
+_RANGES = 16      # disjoint byte ranges kept per region and stream (then merged)
 
 
 def _region(v, a):
@@ -874,39 +875,64 @@ def _deps(ins_list, full=False):
                 st = regs[key] = ({}, {})
             # a read conflicts with earlier writes, a write with earlier reads and writes
             for D in (st if w else st[:1]):
-                for S, e in D.items():
-                    if S != stream and S != eng and e[0] < hi and lo < e[1] and e[2] < p1 and \
-                            p0 < e[3]:
-                        if need.get(S, -1) < e[4]:
-                            need[S] = e[4]
-                        if full:
-                            mine.append((e[4], S, first_other))
+                for S, es in D.items():
+                    if S == stream or S == eng:
+                        continue
+                    for e in es:
+                        if e[0] < hi and lo < e[1] and e[2] < p1 and p0 < e[3]:
+                            if need.get(S, -1) < e[4]:
+                                need[S] = e[4]
+                            if full:
+                                mine.append((e[4], S, first_other))
         if first_other:
             need_stat, need = need, {}
         for (key, lo, hi, p0, p1), w, vj in acc:
             W, R = regs[key]
             if w:
+                # what this write covers, earlier accesses of other streams included, no
+                # later access needs to wait for
                 for D in (W, R):
-                    dead = [S for S, e in D.items() if lo <= e[0] and e[1] <= hi and
-                            p0 <= e[2] and e[3] <= p1]
-                    for S in dead:
-                        del D[S]
+                    for S in list(D):
+                        es = [e for e in D[S] if not (lo <= e[0] and e[1] <= hi and
+                                                      p0 <= e[2] and e[3] <= p1)]
+                        if es:
+                            D[S] = es
+                        else:
+                            del D[S]
                 D = W
             else:
                 D = R
-            e = D.get(stream)
-            if e is None:
-                D[stream] = [lo, hi, p0, p1, k]
+            # per stream, its accesses' byte ranges, those that overlap merged (a later
+            # instruction of a stream waits for all its earlier ones, so a merged range
+            # keeps the latest); disjoint ones stay apart, so a write next to bytes a
+            # stream keeps reading (in one 2 KiB chunk of pooled SBUF) does not wait for it
+            es = D.get(stream)
+            if es is None:
+                D[stream] = [[lo, hi, p0, p1, k]]
+                continue
+            for e in es:
+                if e[0] < hi and lo < e[1]:
+                    if lo < e[0]:
+                        e[0] = lo
+                    if hi > e[1]:
+                        e[1] = hi
+                    if p0 < e[2]:
+                        e[2] = p0
+                    if p1 > e[3]:
+                        e[3] = p1
+                    e[4] = k
+                    break
             else:
-                if lo < e[0]:
-                    e[0] = lo
-                if hi > e[1]:
-                    e[1] = hi
-                if p0 < e[2]:
-                    e[2] = p0
-                if p1 > e[3]:
-                    e[3] = p1
-                e[4] = k
+                if len(es) < _RANGES:
+                    es.append([lo, hi, p0, p1, k])
+                else:               # many narrow accesses: one range over all of them
+                    e = es[0]
+                    for x in es[1:]:
+                        e[0], e[1] = min(e[0], x[0]), max(e[1], x[1])
+                        e[2], e[3] = min(e[2], x[2]), max(e[3], x[3])
+                    e[0], e[1] = min(e[0], lo), max(e[1], hi)
+                    e[2], e[3], e[4] = min(e[2], p0), max(e[3], p1), k
+                    del es[1:]
         deps_of.append((need_stat, need) if need_stat else need)
         if full:
             alld.append(mine)
