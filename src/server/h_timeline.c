@@ -10,7 +10,8 @@
  *                         (ties: the lowest id), event count and busy time.
  * Everything is read from the profile's timeline cache (lod.h), built on first use:
  * buckets at least as wide as a source's finest pyramid level come from that level of
- * tl.lod, one level and window only; finer views read the window's rows of tl.ev<s>,
+ * tl.lod, one level and window only; finer views read the window's rows of tl.ev<s> (or,
+ * for a source whose events the cache did not copy, of the profile's own table),
  * and tracks with many are bucketed here (timeline_reply.c), or by DuckDB when the
  * window holds more than RAW_QUERY_PER_PX rows per pixel. Without a cache (it could not
  * be built, or a fleet run's union tables) the profile's own tables serve the same
@@ -548,17 +549,6 @@ static void lod_window_sql(struct nx_strbuf *sql, int s, int level, int64_t t0, 
 		s, level, t0 / bucket, t1 / bucket);
 }
 
-/* "from" of window_sql on the profile's own table of source s. */
-static char *table_from(int s)
-{
-	const struct nx_lod_source *src = &nx__lod_sources[s];
-
-	return nx_xasprintf("(SELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
-			    "id::BIGINT AS id, start_ts, end_ts, (%s)::VARCHAR AS label FROM \"%s\" "
-			    "WHERE " NX_TL_IN_BOUNDS_SQL ")",
-			    src->track, src->label, src->table);
-}
-
 /* nx__pdb_query_chunks under the server's limits and query slots. */
 static int run_chunks(struct nx_req *rq, struct nx_pdb *db, const char *sql, nx__pdb_chunk_fn fn,
 		      void *arg, struct nx_err *err)
@@ -578,11 +568,13 @@ static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 			struct nx__tl_reply *rep, struct nx_err *err)
 {
 	int64_t raw_limit = RAW_PER_PX * px;
-	struct nx_strbuf sql = NX_STRBUF_INIT;
+	struct nx_strbuf sql = NX_STRBUF_INIT, f = NX_STRBUF_INIT;
 	bool use_lod = cached(lod, s) && level >= lod->src[s].lo && level <= lod->src[s].hi;
 	const char *from = use_lod ? "lod" : cached(lod, s) ? "events" : "table";
 	bool empty = cached(lod, s) && lod->src[s].n == 0;
-	struct nx_pdb *db = cached(lod, s) ? lod->db : p->db;
+	/* the events of a source the cache has not copied come from the profile's table */
+	bool copied = cached(lod, s) && lod->src[s].copied;
+	struct nx_pdb *db = use_lod || copied ? lod->db : p->db;
 	int rc = 0;
 
 	nx_strbuf_addf(rep->out, "\"%s\":{\"table\":\"%s\",\"lod\":%s,\"from\":\"%s\",\"level\":",
@@ -597,15 +589,17 @@ static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 		lod_window_sql(&sql, s, level, t0, t1, bucket);
 		rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
 	} else if (!empty) {
-		char *f = cached(lod, s) ? nx_xasprintf("tl.ev%d", s) : table_from(s);
-
+		if (copied)
+			nx_strbuf_addf(&f, "tl.ev%d", s);
+		else
+			nx__lod_events_sql(&f, s);
 		/* the window's rows, bucketed here for tracks with many: one query, unless
 		 * the window holds more than RAW_QUERY_PER_PX rows per pixel */
 		nx__tl_reply_begin_source(rep, bucket, raw_limit, (uint64_t)(RAW_QUERY_PER_PX * px));
 		nx_strbuf_addf(&sql, "SELECT core, track, false AS bins, id, start_ts, end_ts, label, "
 				     "NULL::BIGINT AS cnt, NULL::BIGINT AS busy, NULL::BIGINT AS lst "
 				     "FROM %s WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64,
-			       f, t1, t0);
+			       f.buf, t1, t0);
 		rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
 		if (rc == -E2BIG) {
 			/* the tracks' counts first: they say which come back raw */
@@ -615,21 +609,21 @@ static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 			nx_strbuf_reset(&sql);
 			nx_strbuf_addf(&sql, "SELECT core, track, count(*)::BIGINT FROM %s "
 					     "WHERE start_ts < %" PRId64 " AND end_ts > %" PRId64
-					     " GROUP BY ALL", f, t1, t0);
+					     " GROUP BY ALL", f.buf, t1, t0);
 			rc = run_chunks(rq, db, sql.buf, count_chunk, &c, err);
 			if (!rc && c.n) {
 				nx_strbuf_reset(&sql);
-				window_sql(&sql, f, t0, t1, bucket, raw_limit, &c);
+				window_sql(&sql, f.buf, t0, t1, bucket, raw_limit, &c);
 				rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
 			}
 			wcounts_release(&c);
 		}
-		free(f);
 	}
 	if (!rc)
 		rc = nx__tl_reply_end_source(rep, err);
 	nx_strbuf_addch(rep->out, '}');
 	nx_strbuf_release(&sql);
+	nx_strbuf_release(&f);
 	return rc;
 }
 

@@ -286,8 +286,8 @@ static int aggregate_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod
 	int rc;
 
 	for (size_t i = 0; i < a->n; i++)
-		use_cache = use_cache && lod && lod->src[a->srcs[i]].present;
-	/* the cache's event rows when it has every source, else the profile's tables */
+		use_cache = use_cache && lod && lod->src[a->srcs[i]].copied;
+	/* the cache's event rows when it copied every source's, else the profile's tables */
 	for (size_t i = 0; i < a->n; i++) {
 		const struct nx_lod_source *src = &nx__lod_sources[a->srcs[i]];
 

@@ -10,7 +10,12 @@
  *              end_ts, label), in start order, so a window reads one or two row groups;
  *              framework events (not their metadata rows) on depth lanes: a nested or
  *              overlapping event's track is its stream's name plus " / depth N"
- *              (lod_lanes.c), and tl.ev3 also keeps the stream and the lane;
+ *              (lod_lanes.c), and tl.ev3 also keeps the stream and the lane. With
+ *              NX_LOD_EVENTS_IN_PLACE=1 only a table not in start order and the
+ *              framework events are copied: the events of the others are read from
+ *              the profile's own files (nx__lod_events_sql), by the build and by the
+ *              server's windows (a cache built so needs a server that knows it; slower
+ *              windows: docs/memory.md, "Events read in place");
  *   tl.lod     the pyramid: per track, power-of-two time bucket and level, the event
  *              count, busy time, first start, last end and the longest event;
  * and tl.ctr (the counter and semaphore values, by time) with its pyramid tl.ctr_lod
@@ -63,6 +68,12 @@ struct nx_lod_source {
 	const char *label; /* SQL of the label */
 };
 extern const struct nx_lod_source nx__lod_sources[NX_LOD_NSRC];
+struct nx_strbuf;
+/* Appends the events of source s (not the framework's) as the timeline reads them from
+ * the profile's own table: a parenthesized SELECT of the columns of tl.ev<s>, events
+ * with times within the bound only; start_ts and end_ts are the table's, so a window's
+ * condition on them prunes its row groups. */
+void nx__lod_events_sql(struct nx_strbuf *sql, int s);
 
 /* The value tracks (kind "counter"): one series per table and core, per semaphore. */
 struct nx_lod_counter {
@@ -106,7 +117,9 @@ struct nx_lod {
 	ino_t ino;
 	unsigned refs;     /* the profile's and its requests' (registry.h) */
 	struct {
-		bool present;   /* tl.ev<s> exists */
+		bool present;   /* the source is in the cache (its row of tl.meta) */
+		bool copied;    /* tl.ev<s> exists; else its events are read from the
+				 * profile's table (nx__lod_events_sql, NX_LOD_EVENTS_IN_PLACE) */
 		uint64_t n;     /* its rows */
 		int lo, hi;     /* pyramid levels lo..hi (bucket 2^level ns); lo > hi: none */
 	} src[NX_LOD_NSRC];

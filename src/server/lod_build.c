@@ -3,7 +3,9 @@
  * docs/ui.md "Level of detail"). Per event source:
  *   1. tl.ev<s>: the events as the timeline draws them, copied from the profile's
  *      parquet in file order when the row groups' start_ts statistics say the file is
- *      in start order (as ingest writes it), sorted otherwise. Framework events leave
+ *      in start order (as ingest writes it), sorted otherwise; with
+ *      NX_LOD_EVENTS_IN_PLACE=1 a file in start order is not copied but read in place,
+ *      by the build and by the server's windows (nx__lod_events_sql). Framework events leave
  *      out their metadata rows and go on depth lanes (lod_lanes.c), each lane a track
  *      of its own, so its pyramid keeps nested slices apart. DuckDB's zone maps then
  *      skip every row group outside a window: the integer bounds start_ts < t1 AND
@@ -52,6 +54,17 @@ const struct nx_lod_source nx__lod_sources[NX_LOD_NSRC] = {
 	{ "SystemProfileEvents", "framework",
 	  "concat_ws(' / ', instance_id, 'pid ' || process_id, 'tid ' || thread_id)", "name" },
 };
+
+void nx__lod_events_sql(struct nx_strbuf *sql, int s)
+{
+	const struct nx_lod_source *src = &nx__lod_sources[s];
+
+	nx_strbuf_addf(sql, "(SELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
+			    "id::BIGINT AS id, start_ts, end_ts, (%s)::VARCHAR AS label FROM ",
+		       src->track, src->label);
+	nx_sql_quote_ident(sql, src->table);
+	nx_strbuf_addstr(sql, " WHERE " NX_TL_IN_BOUNDS_SQL ")");
+}
 
 const struct nx_lod_counter nx__lod_counters[] = {
 	{ "SbufUsage", "'SbufUsage'", "avg_util_percent" },
@@ -169,13 +182,14 @@ static int in_start_order(struct nx_duck *d, const char *dir, const struct nx_pt
 	return rc;
 }
 
-static int query3(struct nx_duck *d, const char *fmt, int s, int64_t v[3], struct nx_err *err)
+/* v gets the count, first start and last end of the events in the relation `from`. */
+static int query3(struct nx_duck *d, const char *from, int64_t v[3], struct nx_err *err)
 {
 	static const char *const what[] = { "count(*)", "min(start_ts)", "max(end_ts)" };
 	int rc = 0;
 
 	for (int i = 0; i < 3 && !rc; i++) {
-		char *sql = nx_xasprintf(fmt, what[i], s);
+		char *sql = nx_xasprintf("SELECT %s FROM %s", what[i], from);
 
 		rc = nx_duck_query_i64(d, sql, &v[i], err);
 		free(sql);
@@ -194,7 +208,7 @@ static const char from_events_sql[] =
 	"start_ts // %" PRId64 " AS k, core, track, count(*)::BIGINT AS count, "
 	"sum(end_ts - start_ts)::BIGINT AS busy, min(start_ts) AS first_ts, "
 	"max(end_ts) AS last_ts, arg_max({'id': id, 's': start_ts, 'e': end_ts, 'l': label}, "
-	"((end_ts - start_ts)::HUGEINT << 64) - id) AS r FROM tl.ev%d WHERE true";
+	"((end_ts - start_ts)::HUGEINT << 64) - id) AS r FROM %s WHERE true";
 static const char from_level_sql[] =
 	"k // 2 AS k, core, track, sum(count)::BIGINT AS count, sum(busy)::BIGINT AS busy, "
 	"min(first_ts) AS first_ts, max(last_ts) AS last_ts, arg_max({'id': id, "
@@ -278,13 +292,14 @@ static bool sql_l0(void)
 }
 
 /* Levels lo..hi of source s's pyramid (s < 0: the counters'), from n rows with times
- * first..last: the finest in slices of about chunk_rows input rows (bounds), an event
- * source's in C (lod_l0.c) unless sql_l0(), the counters' by grouping queries; the others
- * in C, each from the one below (lod_levels.c), unless sql_levels(). The finest level of
- * an event source is a phase of its own (clk). */
-static int build_levels(struct nx_duck *d, int s, int lo, int hi, int64_t first, int64_t last,
-			int64_t n, const struct nx_lod_bounds *bounds, struct phase_clock *clk,
-			struct nx_err *err)
+ * first..last (an event source's in the relation `from`, named `name` in errors): the
+ * finest in slices of about chunk_rows input rows (bounds), an event source's in C
+ * (lod_l0.c) unless sql_l0(), the counters' by grouping queries; the others in C, each
+ * from the one below (lod_levels.c), unless sql_levels(). The finest level of an event
+ * source is a phase of its own (clk). */
+static int build_levels(struct nx_duck *d, int s, const char *from, const char *name, int lo,
+			int hi, int64_t first, int64_t last, int64_t n, const struct nx_lod_bounds *bounds,
+			struct phase_clock *clk, struct nx_err *err)
 {
 	int64_t rows = n;
 	int rc = 0;
@@ -295,14 +310,15 @@ static int build_levels(struct nx_duck *d, int s, int lo, int hi, int64_t first,
 		if (l > lo && !sql_levels())
 			return nx__lod_levels_up(d, s, lo, hi, err);
 		if (l == lo && s >= 0 && !sql_l0()) {
-			rc = nx__lod_l0(d, s, lo, first, last, n, bounds->chunk_rows, &rows, err);
+			rc = nx__lod_l0(d, s, from, name, lo, first, last, n, bounds->chunk_rows,
+					&rows, err);
 			continue;
 		}
 		struct level_job j = { .unit = l == lo ? 1 : (int64_t)1 << (l - 1) };
 
 		if (s >= 0) {
 			j.head = nx_xasprintf(insert_sql, s, l);
-			j.body = l == lo ? nx_xasprintf(from_events_sql, (int64_t)1 << l, s)
+			j.body = l == lo ? nx_xasprintf(from_events_sql, (int64_t)1 << l, from)
 					 : nx_xasprintf(from_level_sql, s, l - 1);
 			j.count = nx_xasprintf(count_sql, s, l);
 			j.time = l == lo ? "start_ts" : "k";
@@ -372,41 +388,55 @@ static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, i
 	return 0;
 }
 
-/* tl.ev<s>, its pyramid, its rows of tl.tracks and tl.meta. */
+/* Whether the events of a table in start order are read in place from the profile's
+ * files, by this build and by the server's windows, rather than copied into tl.ev<s>:
+ * NX_LOD_EVENTS_IN_PLACE=1. It saves the copy (a third of the build's CPU at 10M
+ * records), but DuckDB walks the whole footer of a file for every window, about 12 ms
+ * of CPU per window at 10M records and 90 ms at 100M, against 1 ms for tl.ev<s>
+ * (docs/memory.md, "Events read in place"): off by default. */
+static bool events_in_place(void)
+{
+	return env_on("NX_LOD_EVENTS_IN_PLACE");
+}
+
+/* tl.ev<s> (when copied), its pyramid, its rows of tl.tracks and tl.meta. */
 static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 			const char *scratch, int s, const struct nx_ptable *t,
 			const struct nx_lod_bounds *bounds, uint64_t *events,
 			struct phase_clock *clk, struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
-	struct nx_strbuf sql = NX_STRBUF_INIT;
+	struct nx_strbuf sql = NX_STRBUF_INIT, from = NX_STRBUF_INIT;
 	int64_t v[3];
-	bool ordered = false;
+	bool ordered = false, copy;
 	int rc, lo, hi;
 
 	/* from here on t's files are those read, as paths */
 	rc = create_view(d, sl, dir, t, &t, err);
 	if (!rc)
 		rc = in_start_order(d, NULL, t, &ordered, err);
-	if (!rc)
+	copy = s == NX_LOD_SRC_FW || !ordered || !events_in_place();
+	if (!rc && copy)
 		rc = events_sql(d, NULL, scratch, s, t, ordered, &sql, err);
-	if (rc) {
-		nx_strbuf_release(&sql);
-		return rc;
-	}
-	rc = nx_duck_exec(d, sql.buf, err);
+	if (!rc && copy)
+		rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
+	if (copy)
+		nx_strbuf_addf(&from, "tl.ev%d", s);
+	else
+		nx__lod_events_sql(&from, s);
 	if (!rc)
-		rc = query3(d, "SELECT %s FROM tl.ev%d", s, v, err);
+		rc = query3(d, from.buf, v, err);
 	if (rc)
-		return rc;
+		goto out;
 	*events += (uint64_t)v[0];
-	clock_lap(clk, "tl.ev%d %s", s, src->table);
+	clock_lap(clk, "%s %s", copy ? "tl.ev copy" : "span", src->table);
 	/* one level past the one whose bucket spans the profile, for views wider than it */
 	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
 	lo = v[0] > 0 ? ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[0]) : hi + 1;
-	if ((rc = build_levels(d, s, lo, hi, v[1], v[2], v[0], bounds, clk, err)))
-		return rc;
+	if ((rc = build_levels(d, s, from.buf, copy ? from.buf : src->table, lo, hi, v[1], v[2],
+			       v[0], bounds, clk, err)))
+		goto out;
 	if (lo < hi)
 		clock_lap(clk, "tl.lod %s L%d..L%d", src->table, lo + 1, hi);
 	else
@@ -424,13 +454,15 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	else
 		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
 				     "count(*)::BIGINT, min(start_ts), max(end_ts), track, 0 "
-				     "FROM tl.ev%d GROUP BY ALL",
-			       src->kind, s, s);
+				     "FROM %s GROUP BY ALL",
+			       src->kind, s, from.buf);
 	nx_strbuf_addf(&sql, "; INSERT INTO tl.meta VALUES (%d, %" PRId64 ", %d, %d, %s)", s, v[0],
 		       lo, hi, ordered ? "true" : "false");
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
 	clock_lap(clk, "tl.tracks %s", src->table);
+out:
+	nx_strbuf_release(&from);
 	return rc;
 }
 
@@ -461,7 +493,7 @@ static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *b
 	lo = ceil_log2((double)LOD_K * (double)(v[2] - v[1]) * (double)v[3] / (double)v[0]);
 	if (lo > hi)
 		lo = hi + 1;
-	rc = build_levels(d, -1, lo, hi, v[1], v[2], v[0], bounds, NULL, err);
+	rc = build_levels(d, -1, NULL, NULL, lo, hi, v[1], v[2], v[0], bounds, NULL, err);
 	sql = nx_xasprintf("INSERT INTO tl.meta VALUES (-1, %" PRId64 ", %d, %d, true)", v[0], lo,
 			   hi);
 	if (!rc)
@@ -747,8 +779,7 @@ static int rest_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *di
 
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
-		char *q = nx_xasprintf("SELECT count(*) FROM duckdb_tables() WHERE database_name "
-				       "= 'tl' AND table_name = 'ev%d'", s);
+		char *q = nx_xasprintf("SELECT count(*) FROM tl.meta WHERE src = %d", s);
 		int64_t built = 0;
 
 		if (cached_source(files, s))

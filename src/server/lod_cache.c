@@ -302,12 +302,15 @@ static int build_into(const char *root, const char *key, const char *final, cons
 	return rc;
 }
 
-/* Reads the rows and level range of each source, and whether there are counters. */
+/* Reads the rows and level range of each source, whether its events were copied, and
+ * whether there are counters. */
 static int read_meta(struct nx_lod *lod, struct nx_err *err)
 {
 	static const char sql[] = "SELECT src, n, lo, hi, (SELECT count(*) FROM tl.ctr), "
 				  "(SELECT count(*) FROM duckdb_tables() WHERE database_name = 'tl' "
-				  "AND table_name = 'lines') FROM tl.meta";
+				  "AND table_name = 'lines'), (SELECT count(*) FROM duckdb_tables() t "
+				  "WHERE t.database_name = 'tl' AND t.table_name = 'ev' || m.src) "
+				  "FROM tl.meta m";
 	struct nx_query_limits lim = { .max_rows = 100, .max_bytes = 1 << 16 };
 	struct nx_strbuf out = NX_STRBUF_INIT;
 	json_t *root, *row;
@@ -335,6 +338,7 @@ static int read_meta(struct nx_lod *lod, struct nx_err *err)
 		if (s < 0 || s >= NX_LOD_NSRC)
 			continue;
 		lod->src[s].present = true;
+		lod->src[s].copied = json_integer_value(json_array_get(row, 6)) > 0;
 		lod->src[s].n = (uint64_t)json_integer_value(json_array_get(row, 1));
 		lod->src[s].lo = (int)json_integer_value(json_array_get(row, 2));
 		lod->src[s].hi = (int)json_integer_value(json_array_get(row, 3));

@@ -2,11 +2,12 @@
  * lod_l0.c: the finest level of an event source's pyramid, from its events (lod_levels.h).
  * The events are read slice by slice, in the time slices the grouping query would use
  * (nx__lod_slice_width; DuckDB's zone maps on start_ts read only the row groups of a
- * slice), each slice in the order tl.ev<s> holds it: in start order when it was sorted,
- * nearly so when it was copied in file order. A slice's rows are folded into a hash table
- * keyed by (bucket, core, track), whose groups are then sorted by that key and appended
- * to tl.lod: the rows and row order of the grouping query, bucket start_ts // 2^level
- * truncated as DuckDB's, without its hash of strings and HUGEINT keys. */
+ * slice), each slice in the order tl.ev<s> (or the profile's table read in place) holds
+ * it: in start order when it was sorted, nearly so in file order. A slice's rows are
+ * folded into a hash table keyed by (bucket, core, track), whose groups are then sorted
+ * by that key and appended to tl.lod: the rows and row order of the grouping query,
+ * bucket start_ts // 2^level truncated as DuckDB's, without its hash of strings and
+ * HUGEINT keys. */
 #include "common/compat.h"
 #include "server/lod_levels.h"
 #include "server/lod.h"
@@ -37,6 +38,7 @@ struct group {
 
 struct slice {
 	int src, level;
+	const char *name; /* of the events read, for errors */
 	struct group *g;
 	size_t n, cap;
 	uint32_t *slot; /* 1 + index into g; 0: free */
@@ -133,8 +135,8 @@ static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 
 		/* tl.ev<s> keeps only events with both times (NX_TL_IN_BOUNDS_SQL) */
 		if (!nx_dchunk_i64(c, 3, i, &s) || !nx_dchunk_i64(c, 4, i, &e))
-			return nx_errf(err, NX_EDB, "tl.ev%d: an event without a start or an end",
-				       sl->src);
+			return nx_errf(err, NX_EDB, "%s: an event without a start or an end",
+				       sl->name);
 		core_null = !nx_dchunk_i64(c, 0, i, &core);
 		if (!nx_dchunk_str(c, 1, i, &t, &tlen))
 			tlen = NULL_LEN;
@@ -247,23 +249,24 @@ static int slice_flush(struct slice *sl, struct nx_duck *d, int64_t *rows, struc
 	return rc;
 }
 
-int nx__lod_l0(struct nx_duck *d, int src, int level, int64_t first, int64_t last, int64_t n,
-	       int64_t chunk, int64_t *rows, struct nx_err *err)
+int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, int level,
+	       int64_t first, int64_t last, int64_t n, int64_t chunk, int64_t *rows,
+	       struct nx_err *err)
 {
-	struct slice sl = { .src = src, .level = level, .arena = NX_STRBUF_INIT };
+	struct slice sl = { .src = src, .level = level, .name = name, .arena = NX_STRBUF_INIT };
 	int64_t w = nx__lod_slice_width(level, first, last, n, chunk);
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int rc = 0;
 
 	*rows = 0;
 	if (level < 0 || level > 62)
-		return nx_errf(err, NX_EUSAGE, "tl.ev%d: no pyramid level %d", src, level);
+		return nx_errf(err, NX_EUSAGE, "%s: no pyramid level %d", name, level);
 	rehash(&sl);
 	for (int64_t c = w == INT64_MAX ? 0 : nx__lod_floor_div(first, w);
 	     !rc && (w == INT64_MAX ? c == 0 : c <= nx__lod_floor_div(last, w)); c++) {
 		nx_strbuf_reset(&sql);
-		nx_strbuf_addf(&sql, "SELECT core, track, id, start_ts, end_ts, label FROM tl.ev%d",
-			       src);
+		nx_strbuf_addf(&sql, "SELECT core, track, id, start_ts, end_ts, label FROM %s",
+			       from);
 		if (w != INT64_MAX)
 			nx_strbuf_addf(&sql, " WHERE start_ts >= %" PRId64
 					     " AND start_ts < %" PRId64, c * w, (c + 1) * w);

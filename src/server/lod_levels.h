@@ -19,14 +19,16 @@ struct nx_duck;
  * value. */
 int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, struct nx_err *err);
 
-/* Level `level` of tl.lod for event source src, from the n events of tl.ev<src> (times
- * first..last), in the time slices of about chunk rows the grouping query uses
+/* Level `level` of tl.lod for event source src, from its n events (times first..last)
+ * in the relation `from` (tl.ev<src>, or the profile's table, nx__lod_events_sql; name
+ * names it in errors), in the time slices of about chunk rows the grouping query uses
  * (nx__lod_slice_width): per slice, one row per (bucket start_ts // 2^level, truncated
  * as DuckDB's, core, track) in that order, with the event count, summed duration, first
  * start, last end and the longest event (then the lowest id; the first of equal ones;
  * none when every id is NULL), the rows the grouping query of lod_build.c gives, at the
  * same places. *rows gets the level's row count. */
-int nx__lod_l0(struct nx_duck *d, int src, int level, int64_t first, int64_t last, int64_t n,
-	       int64_t chunk, int64_t *rows, struct nx_err *err);
+int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, int level,
+	       int64_t first, int64_t last, int64_t n, int64_t chunk, int64_t *rows,
+	       struct nx_err *err);
 
 #endif

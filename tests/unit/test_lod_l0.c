@@ -5,7 +5,8 @@
  *     order and not; one with times either side of zero, NULL cores, tracks, ids and
  *     labels, equal durations, and rows out of order inside row groups, so tl.ev keeps
  *     them out of order) hold, row for row and at the same row ids, the finest level the
- *     grouping query builds (NX_LOD_SQL_L0=1, the reference), in one slice and in many
+ *     grouping query builds (NX_LOD_SQL_L0=1, the reference), and the one built from the
+ *     events read in place (NX_LOD_EVENTS_IN_PLACE=1), in one slice and in many
  *     (NX_LOD_CHUNK_ROWS), where bucket 0 is split between the slices either side of 0
  *     as the query splits it;
  *   - a small level gives the rows worked out by hand (bucket 0 takes -3 and 3, as
@@ -73,45 +74,67 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Copies profile dir to dir.<tag>, builds the cache of both (chunk: NX_LOD_CHUNK_ROWS, or
- * NULL), dir's with the finest level in C and the copy's with the grouping query, and
- * checks the pyramids match row for row; returns a database with them attached as a and
- * b. */
+/* Copies profile dir to dir.<tag> three times, builds the cache of each (chunk:
+ * NX_LOD_CHUNK_ROWS, or NULL): the first with the finest level in C from the events
+ * copied into tl.ev<s>, the second with the grouping query, the third in C from the
+ * events read in place from the profile's files (NX_LOD_EVENTS_IN_PLACE=1), and checks
+ * the pyramids match row for row; returns a database with the first two attached as a
+ * and b. */
 static struct nx_duck *compare_builds(const char *dir, const char *tag, const char *chunk)
 {
 	struct nx_err err = { 0 };
 	struct nx_duck *d = NULL;
 	uint64_t events = 0, ref_events = 0;
-	char *ref = NULL, *copy = NULL;
+	char *ref = NULL, *copy = NULL, *copied = NULL;
 
 	assert_true(asprintf(&copy, "%s.%s", dir, tag) > 0);
 	assert_true(asprintf(&ref, "%s.%s.ref", dir, tag) > 0);
-	assert_int_equal(nx_test_sh("cp -r '%s' '%s' && cp -r '%s' '%s'", dir, copy, dir, ref), 0);
+	assert_true(asprintf(&copied, "%s.%s.copied", dir, tag) > 0);
+	assert_int_equal(nx_test_sh("cp -r '%s' '%s' && cp -r '%s' '%s' && cp -r '%s' '%s'", dir,
+				    copy, dir, ref, dir, copied), 0);
 	if (chunk)
 		setenv("NX_LOD_CHUNK_ROWS", chunk, 1);
 	assert_ok(nx_lod_build_carried(copy, "p", &events, NULL, &err), &err);
 	setenv("NX_LOD_SQL_L0", "1", 1);
 	assert_ok(nx_lod_build_carried(ref, "p", &ref_events, NULL, &err), &err);
 	unsetenv("NX_LOD_SQL_L0");
+	setenv("NX_LOD_EVENTS_IN_PLACE", "1", 1);
+	assert_ok(nx_lod_build_carried(copied, "p", &ref_events, NULL, &err), &err);
+	unsetenv("NX_LOD_EVENTS_IN_PLACE");
 	unsetenv("NX_LOD_CHUNK_ROWS");
 	assert_true(events > 0);
 	assert_int_equal(events, ref_events);
 
 	assert_ok(nx_duck_open(&d, 2, NULL, &err), &err);
 	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS a (READ_ONLY); "
-		       "ATTACH '%s/.timeline/timeline.duckdb' AS b (READ_ONLY)", copy, ref);
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM a.lod"),
-			 nx_test_qi(d, "SELECT count(*) FROM b.lod"));
-	/* the same rows at the same places (rowid), either way */
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM a.lod EXCEPT "
-				       "ALL SELECT rowid, * FROM b.lod)"), 0);
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM b.lod EXCEPT "
-				       "ALL SELECT rowid, * FROM a.lod)"), 0);
+		       "ATTACH '%s/.timeline/timeline.duckdb' AS b (READ_ONLY); "
+		       "ATTACH '%s/.timeline/timeline.duckdb' AS c (READ_ONLY)", copy, ref, copied);
+	/* the same rows at the same places (rowid), either way, for both references */
+	for (int r = 0; r < 2; r++) {
+		const char *b = r ? "c" : "b";
+
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM a.lod"),
+				 nx_test_qi(d, "SELECT count(*) FROM %s.lod", b));
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM a.lod "
+					       "EXCEPT ALL SELECT rowid, * FROM %s.lod)", b), 0);
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM %s.lod "
+					       "EXCEPT ALL SELECT rowid, * FROM a.lod)", b), 0);
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT * FROM a.meta EXCEPT "
+					       "ALL SELECT * FROM %s.meta)", b), 0);
+	}
+	/* the default build copied the events; the one that read them in place copied those
+	 * of the sources in start order not */
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name "
+				       "= 'a' AND table_name = 'ev0'"), 1);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() t JOIN c.meta m ON "
+				       "t.table_name = 'ev' || m.src WHERE t.database_name = 'c' "
+				       "AND m.ordered AND m.src < 3"), 0);
 	/* a finest level was built */
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.lod l JOIN a.meta m ON l.src = m.src "
 				  "AND l.level = m.lo") > 0);
 	free(copy);
 	free(ref);
+	free(copied);
 	return d;
 }
 
@@ -195,7 +218,7 @@ static void test_small_level_by_hand(void **state)
 		       "(0, 'a', 2, 1, 6, 'two'), (0, 'b', NULL, 0, 9, 'nil'), "
 		       "(NULL, 'a', 5, -5, -1, NULL), (0, NULL, 6, 9, 10, 'x'), "
 		       "(0, 'b', NULL, 2, 3, 'nil')");
-	assert_ok(nx__lod_l0(d, 0, 2, -5, 10, 7, 500000, &rows, &err), &err);
+	assert_ok(nx__lod_l0(d, 0, "tl.ev0", "tl.ev0", 2, -5, 10, 7, 500000, &rows, &err), &err);
 	assert_int_equal(rows, 4);
 	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM tl.lod EXCEPT "
 				       "ALL SELECT * FROM (VALUES "
@@ -216,13 +239,13 @@ static void test_bad_events_refused(void **state)
 	(void)state;
 	nx_test_exf(d, "INSERT INTO tl.ev0 VALUES (0, 'a', 1, 3, 4, 'x'), "
 		       "(0, 'a', 2, NULL, 4, 'y')");
-	assert_int_not_equal(nx__lod_l0(d, 0, 2, 3, 4, 2, 500000, &rows, &err), 0);
+	assert_int_not_equal(nx__lod_l0(d, 0, "tl.ev0", "tl.ev0", 2, 3, 4, 2, 500000, &rows, &err), 0);
 	assert_non_null(strstr(err.msg, "tl.ev0: an event without a start or an end"));
 	memset(&err, 0, sizeof(err));
-	assert_int_not_equal(nx__lod_l0(d, 0, 63, 3, 4, 2, 500000, &rows, &err), 0);
+	assert_int_not_equal(nx__lod_l0(d, 0, "tl.ev0", "tl.ev0", 63, 3, 4, 2, 500000, &rows, &err), 0);
 	assert_non_null(strstr(err.msg, "tl.ev0: no pyramid level 63"));
 	memset(&err, 0, sizeof(err));
-	assert_int_not_equal(nx__lod_l0(d, 1, 2, 3, 4, 2, 500000, &rows, &err), 0);
+	assert_int_not_equal(nx__lod_l0(d, 1, "tl.ev1", "tl.ev1", 2, 3, 4, 2, 500000, &rows, &err), 0);
 	assert_non_null(strstr(err.msg, "ev1"));
 	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod"), 0);
 	nx_duck_close(d);

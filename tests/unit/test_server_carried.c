@@ -249,28 +249,83 @@ static void test_view_carries_its_cache(void **state)
 	assert_non_null(strstr(want[1][2], "\"lod\":true"));
 }
 
-/* The cache a server builds itself (the carried one set aside) answers the same. */
+/* The cache the server built of profile name, attached as tl to a database of its own
+ * (*path gets its file). */
+static struct nx_duck *open_server_cache(const char *name, char *path, size_t size)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	char *sql = NULL;
+	FILE *p;
+
+	assert_true(asprintf(&sql, "ls -d '%s/.cache/timeline/'%s@v*/timeline.duckdb", data_dir,
+			     name) > 0);
+	p = popen(sql, "r");
+	free(sql);
+	assert_non_null(p);
+	assert_non_null(fgets(path, (int)size, p));
+	pclose(p);
+	path[strcspn(path, "\n")] = '\0';
+	assert_true(asprintf(&sql, "ATTACH '%s' AS tl (READ_ONLY)", path) > 0);
+	if (nx_duck_open(&d, 1, NULL, &err) || nx_duck_exec(d, sql, &err))
+		fail_msg("%s: %s", path, err.msg);
+	free(sql);
+	return d;
+}
+
+/* The value of query sql over the cache the server built of profile name. */
+static int64_t server_cache_i64(const char *name, const char *sql)
+{
+	struct nx_err err = { 0 };
+	char path[512];
+	struct nx_duck *d = open_server_cache(name, path, sizeof(path));
+	int64_t n = -1;
+
+	if (nx_duck_query_i64(d, sql, &n, &err))
+		fail_msg("%s: %s", path, err.msg);
+	nx_duck_close(d);
+	return n;
+}
+
+/* The cache a server builds itself (the carried one set aside) answers the same, and so
+ * does one whose events of the tables in start order are read in place from the profile
+ * (NX_LOD_EVENTS_IN_PLACE=1): no tl.ev0 then. */
 static void test_same_as_the_servers_own(void **state)
 {
 	struct nx_server *s;
 	unsigned port;
 
 	(void)state;
-	for (size_t k = 0; k < 2; k++)
-		assert_int_equal(nx_test_sh("mv '%s/profiles/global/%s@latest/.timeline' '%s.away-%s'",
-				    data_dir, names[k], data_dir, names[k]), 0);
-	s = nx_sfx_start_logged(data_dir, log_path, &port);
-	assert_non_null(s);
-	for (size_t k = 0; k < 2; k++) {
-		assert_true(cached(port, names[k]));
-		check_same_replies(port, k);
-	}
-	nx_sfx_stop_logged(s);
-	for (size_t k = 0; k < 2; k++) {
-		assert_true(built_by_server(names[k]));
-		assert_int_equal(nx_test_sh("mv '%s.away-%s' '%s/profiles/global/%s@latest/.timeline' && "
-				    "rm -rf '%s/.cache/timeline'/%s@v*", data_dir, names[k], data_dir,
-				    names[k], data_dir, names[k]), 0);
+	for (int in_place = 0; in_place < 2; in_place++) {
+		for (size_t k = 0; k < 2; k++)
+			assert_int_equal(nx_test_sh("mv '%s/profiles/global/%s@latest/.timeline' "
+						    "'%s.away-%s'", data_dir, names[k], data_dir,
+						    names[k]), 0);
+		if (in_place)
+			setenv("NX_LOD_EVENTS_IN_PLACE", "1", 1);
+		s = nx_sfx_start_logged(data_dir, log_path, &port);
+		assert_non_null(s);
+		for (size_t k = 0; k < 2; k++) {
+			assert_true(cached(port, names[k]));
+			check_same_replies(port, k);
+		}
+		nx_sfx_stop_logged(s);
+		unsetenv("NX_LOD_EVENTS_IN_PLACE");
+		for (size_t k = 0; k < 2; k++) {
+			assert_true(built_by_server(names[k]));
+			/* tl.ev0 unless read in place, which "v"'s Instruction is (in start
+			 * order; "t"'s is not, so it is copied either way) */
+			assert_int_equal(server_cache_i64(names[k], "SELECT count(*) FROM "
+							  "duckdb_tables() WHERE database_name = "
+							  "'tl' AND table_name = 'ev0'"),
+					 !in_place || k == 1);
+			assert_int_equal(server_cache_i64(names[k], "SELECT ordered::INT FROM tl.meta "
+							  "WHERE src = 0"), k == 0);
+			assert_int_equal(nx_test_sh("mv '%s.away-%s' '%s/profiles/global/%s@latest/"
+						    ".timeline' && rm -rf '%s/.cache/timeline'/%s@v*",
+						    data_dir, names[k], data_dir, names[k], data_dir,
+						    names[k]), 0);
+		}
 	}
 }
 
@@ -347,26 +402,14 @@ static void test_carried_damaged_while_served(void **state)
 /* The finest and coarsest level of the counters' pyramid of "c"'s cache. */
 static void pyramid_levels(int64_t *lo, int64_t *hi)
 {
-	struct nx_duck *d = NULL;
 	struct nx_err err = { 0 };
-	char *sql = NULL;
-	FILE *p;
 	char path[512];
+	struct nx_duck *d = open_server_cache("c", path, sizeof(path));
 
-	assert_true(asprintf(&sql, "ls -d '%s/.cache/timeline/'c@v*/timeline.duckdb", data_dir) > 0);
-	p = popen(sql, "r");
-	free(sql);
-	assert_non_null(p);
-	assert_non_null(fgets(path, sizeof(path), p));
-	pclose(p);
-	path[strcspn(path, "\n")] = '\0';
-	assert_true(asprintf(&sql, "ATTACH '%s' AS tl (READ_ONLY)", path) > 0);
-	if (nx_duck_open(&d, 1, NULL, &err) || nx_duck_exec(d, sql, &err) ||
-	    nx_duck_query_i64(d, "SELECT lo FROM tl.meta WHERE src = -1", lo, &err) ||
+	if (nx_duck_query_i64(d, "SELECT lo FROM tl.meta WHERE src = -1", lo, &err) ||
 	    nx_duck_query_i64(d, "SELECT hi FROM tl.meta WHERE src = -1", hi, &err))
 		fail_msg("%s: %s", path, err.msg);
 	nx_duck_close(d);
-	free(sql);
 }
 
 /* The counters of "c" from its cache (pyramid or values) and from its table, for
@@ -449,7 +492,7 @@ static void test_bounds_from_environment(void **state)
 		{ "NX_LOD_SLICE_GROUPS", "64k" },     { "NX_LOD_SLICE_GROUPS", "1000001" },
 		{ "NX_LOD_MEMORY_LIMIT", "160MB..................................." },
 	};
-	static const char *const tables[] = { "ev0", "lod", "tracks", "meta", "ctr", "ctr_lod" };
+	static const char *const tables[] = { "lod", "tracks", "meta", "ctr", "ctr_lod" };
 	char *copy[2] = { NULL, NULL };
 	struct nx_err err = { 0 };
 	struct nx_duck *d = NULL;
