@@ -8,7 +8,9 @@
  * NX_LOD_MEMORY_LIMIT and NX_LOD_CHUNK_ROWS set its bounds (server/lod.h); NX_LOD_SQL_LEVELS=1
  * builds the pyramids' levels above the finest by grouping queries (the build before they
  * were built in C), and NX_LOD_SLICE_GROUPS=0 reads every table file whole (the build
- * before it read large files as slices of row groups), for a before/after on one profile.
+ * before it read large files as slices of row groups), for a before/after on one profile;
+ * NX_LOD_EVENTS_IN_PLACE=1 leaves the events of a table in start order in the profile's
+ * parquet rather than copying them (docs/memory.md, "Events read in place").
  * usage: bench_lod_build PROFILE_DIR NAME */
 #include "common/compat.h"
 #include "server/lod_carried.h"

@@ -430,7 +430,10 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	if (rc)
 		goto out;
 	*events += (uint64_t)v[0];
-	clock_lap(clk, "%s %s", copy ? "tl.ev copy" : "span", src->table);
+	if (copy)
+		clock_lap(clk, "tl.ev%d %s", s, src->table);
+	else
+		clock_lap(clk, "span of %s (read in place)", src->table);
 	/* one level past the one whose bucket spans the profile, for views wider than it */
 	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
 	lo = v[0] > 0 ? ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[0]) : hi + 1;
