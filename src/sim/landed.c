@@ -3,7 +3,10 @@
  * such bytes starts dve_landed_ps late (docs/simulator.md, "VectorE reads of DMA-written
  * bytes"). The map keeps one bit per 64-byte granule of a partition's address space,
  * for all partitions at once: a DMA trigger marks the SBUF bytes its descriptors write,
- * and any engine instruction writing SBUF clears the granules it covers whole. */
+ * and any engine instruction writing SBUF clears every granule it touches: the pool places
+ * tiles on 64-byte boundaries, so bytes of a granule an engine writes in part belonged to
+ * an earlier tile there, and a small tile (a 4-byte accumulator) an engine keeps writing
+ * is not read as DMA-written because a reload once used its granule. */
 #include "common/compat.h"
 #include "sim/sim_int.h"
 
@@ -36,8 +39,7 @@ static void mark(struct sim *s, uint64_t lo, uint64_t hi)
 
 static void clear(struct sim *s, uint64_t lo, uint64_t hi)
 {
-	for (uint64_t g = (lo + GRANULE - 1) / GRANULE; g < GRANULES && (g + 1) * GRANULE <= hi;
-	     g++)
+	for (uint64_t g = lo / GRANULE; g < GRANULES && g * GRANULE < hi; g++)
 		s->landed[g / 64] &= ~((uint64_t)1 << (g % 64));
 }
 

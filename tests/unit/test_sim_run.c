@@ -540,6 +540,33 @@ static void test_landed_stall(void **state)
 	free(rs.r);
 }
 
+/* An engine write clears every 64-byte granule it touches, even in part: a 4-byte tile an
+ * engine wrote inside a granule a DMA once wrote is the engine's (the pool places tiles on
+ * 64-byte boundaries), while the next granule, untouched, still delays VectorE. */
+static void test_landed_partial_granule(void **state)
+{
+	static const char body[] =
+		"@10 Sync dma_trigger block=b0\n"
+		"@11 Vector memset dst=sbuf[0:128]+64:fp32[1] imm=0 wait=S[1]>=16\n"
+		"@12 Vector tensor_copy src=sbuf[0:128]+64:fp32[1] "
+		"dst=sbuf[0:128]+8192:fp32[1]\n"
+		"@13 Vector tensor_copy src=sbuf[0:128]+128:fp32[1] "
+		"dst=sbuf[0:128]+8256:fp32[1]\n";
+	struct recs rs;
+	struct nx_sim_stats st;
+	struct nx_err err = { 0 };
+	const struct nx_rec *v[3];
+
+	(void)state;
+	assert_int_equal(run(body, false, "trn1", &rs, &st, &err), 0);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_non_null(v[i] = find(&rs, NX_REC_INST, NX_ENGINE_VECTOR, i));
+	assert_int_equal(v[1]->u.inst.start, v[0]->u.inst.end);       /* written by VectorE */
+	assert_int_equal(v[2]->u.inst.start, v[1]->u.inst.end + 766); /* still the load's */
+	assert_int_equal(v[2]->u.inst.wait_ticks, 766);
+	free(rs.r);
+}
+
 /* A program without any DMA block (a Tensor-engine microbenchmark) assembles and runs. */
 static void test_no_dma_blocks(void **state)
 {
@@ -682,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_dge_and_sem_latency),
 		cmocka_unit_test(test_descriptor_ring),
 		cmocka_unit_test(test_landed_stall),
+		cmocka_unit_test(test_landed_partial_granule),
 		cmocka_unit_test(test_no_dma_blocks),
 		cmocka_unit_test(test_deterministic_capture),
 		cmocka_unit_test(test_capture_start_ns),
