@@ -2,11 +2,11 @@
  * fsutil.c: file-system helpers (see fsutil.h). */
 #include "common/compat.h"
 #include "common/fsutil.h"
+#include "common/pathlist.h"
 #include "common/xalloc.h"
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,33 +216,29 @@ int nx_mkdirs(const char *path, struct nx_err *err)
 }
 
 /* The temporary directories made by nx_make_temp_dir and not yet released, for
- * nx_temp_dirs_remove() (the thread that handles the signals ending a command). */
-static pthread_mutex_t temp_dirs_lock = PTHREAD_MUTEX_INITIALIZER;
-static char **temp_dirs;
-static size_t n_temp_dirs, temp_dirs_cap;
+ * nx_temp_dirs_remove() (the thread that handles the signals ending a command): each is
+ * made and listed, or removed and dropped, in one locked step (common/pathlist.h). */
+static struct nx_path_list temp_dirs = NX_PATH_LIST_INIT;
 
 int nx_make_temp_dir(const char *tag, char **out, struct nx_err *err)
 {
 	const char *base = getenv("TMPDIR");
 	char *path = nx_xasprintf("%s/nx-%s-XXXXXX", base && *base ? base : "/tmp", tag);
+	int rc = 0;
 
 	*out = NULL;
-	pthread_mutex_lock(&temp_dirs_lock);
-	if (!mkdtemp(path)) {
-		int rc = nx_errf(err, -errno, "cannot create a temporary directory '%s': %s", path,
-				 strerror(errno));
-		pthread_mutex_unlock(&temp_dirs_lock);
+	nx_path_list_lock(&temp_dirs);
+	if (mkdtemp(path))
+		nx_path_list_add(&temp_dirs, path);
+	else
+		rc = nx_errf(err, -errno, "cannot create a temporary directory '%s': %s", path,
+			     strerror(errno));
+	nx_path_list_unlock(&temp_dirs);
+	if (rc)
 		free(path);
-		return rc;
-	}
-	if (n_temp_dirs == temp_dirs_cap) {
-		temp_dirs_cap = temp_dirs_cap ? 2 * temp_dirs_cap : 4;
-		temp_dirs = nx_xrealloc(temp_dirs, temp_dirs_cap * sizeof(*temp_dirs));
-	}
-	temp_dirs[n_temp_dirs++] = nx_xstrdup(path);
-	pthread_mutex_unlock(&temp_dirs_lock);
-	*out = path;
-	return 0;
+	else
+		*out = path;
+	return rc;
 }
 
 void nx_temp_dir_release(char *path)
@@ -251,21 +247,10 @@ void nx_temp_dir_release(char *path)
 
 	if (!path)
 		return;
-	pthread_mutex_lock(&temp_dirs_lock);
+	nx_path_list_lock(&temp_dirs);
 	nx_remove_tree(path, &ignored);
-	for (size_t i = 0; i < n_temp_dirs; i++) {
-		if (strcmp(temp_dirs[i], path))
-			continue;
-		free(temp_dirs[i]);
-		temp_dirs[i] = temp_dirs[--n_temp_dirs];
-		break;
-	}
-	if (!n_temp_dirs) {
-		free(temp_dirs);
-		temp_dirs = NULL;
-		temp_dirs_cap = 0;
-	}
-	pthread_mutex_unlock(&temp_dirs_lock);
+	nx_path_list_drop(&temp_dirs, path);
+	nx_path_list_unlock(&temp_dirs);
 	free(path);
 }
 
@@ -273,9 +258,8 @@ void nx_temp_dirs_remove(void (*remove)(const char *path))
 {
 	/* the lock stays held: the process is ending, and no directory may be made or
 	 * released from now on */
-	pthread_mutex_lock(&temp_dirs_lock);
-	for (size_t i = 0; i < n_temp_dirs; i++)
-		remove(temp_dirs[i]);
+	nx_path_list_lock(&temp_dirs);
+	nx_path_list_each(&temp_dirs, remove);
 }
 
 int nx_remove_tree(const char *path, struct nx_err *err)

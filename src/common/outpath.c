@@ -4,12 +4,12 @@
 #include "common/compat.h"
 #include "common/outpath.h"
 #include "common/fsutil.h"
+#include "common/pathlist.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,49 +288,33 @@ int nx_out_file_check(const char *path, const struct nx_out_kind *kind, unsigned
 	return classify(path, kind, flags, &t, err);
 }
 
-/* The temporaries being written, for nx_out_file_remove_temporaries(). */
-static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
-static char **tmps;
-static size_t ntmps, tmps_cap;
+/* The temporaries being written, for nx_out_file_remove_temporaries(): each is created
+ * and listed in one locked step (common/pathlist.h). */
+static struct nx_path_list tmps = NX_PATH_LIST_INIT;
 
-static void tmp_known(const char *tmp, bool known)
+static void forget_tmp(const char *tmp)
 {
-	pthread_mutex_lock(&tmp_lock);
-	if (known) {
-		if (ntmps == tmps_cap) {
-			tmps_cap = tmps_cap ? 2 * tmps_cap : 4;
-			tmps = nx_xrealloc(tmps, tmps_cap * sizeof(*tmps));
-		}
-		tmps[ntmps++] = nx_xstrdup(tmp);
-	} else {
-		for (size_t i = 0; i < ntmps; i++) {
-			if (strcmp(tmps[i], tmp))
-				continue;
-			free(tmps[i]);
-			tmps[i] = tmps[--ntmps];
-			break;
-		}
-		if (!ntmps) {
-			free(tmps);
-			tmps = NULL;
-			tmps_cap = 0;
-		}
-	}
-	pthread_mutex_unlock(&tmp_lock);
+	nx_path_list_lock(&tmps);
+	nx_path_list_drop(&tmps, tmp);
+	nx_path_list_unlock(&tmps);
+}
+
+static void unlink_path(const char *path)
+{
+	unlink(path);
 }
 
 void nx_out_file_remove_temporaries(void)
 {
-	pthread_mutex_lock(&tmp_lock);
-	for (size_t i = 0; i < ntmps; i++)
-		unlink(tmps[i]);
-	pthread_mutex_unlock(&tmp_lock);
+	nx_path_list_lock(&tmps);
+	nx_path_list_each(&tmps, unlink_path);
+	nx_path_list_unlock(&tmps);
 }
 
 static void release(struct nx_out_file *f)
 {
 	if (f->tmp)
-		tmp_known(f->tmp, false);
+		forget_tmp(f->tmp);
 	free(f->path);
 	free(f->tmp);
 	memset(f, 0, sizeof(*f));
@@ -361,8 +345,11 @@ int nx_out_file_open(struct nx_out_file *f, const char *path, const struct nx_ou
 		if (f->fd < 0)
 			rc = nx_errf(err, -errno, "cannot open the output '%s': %s", path,
 				     strerror(errno));
-	} else if (!(rc = nx_tmp_create(path, &f->tmp, &f->fd, err))) {
-		tmp_known(f->tmp, true);
+	} else {
+		nx_path_list_lock(&tmps);
+		if (!(rc = nx_tmp_create(path, &f->tmp, &f->fd, err)))
+			nx_path_list_add(&tmps, f->tmp);
+		nx_path_list_unlock(&tmps);
 	}
 	if (!rc && !(f->fp = fdopen(f->fd, "w")))
 		rc = nx_errf(err, -errno, "cannot open the output '%s': %s", path, strerror(errno));
