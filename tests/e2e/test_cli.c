@@ -611,5 +611,5 @@ int main(void)
 		cmocka_unit_test(test_recommend_windows),
 		cmocka_unit_test(test_recommend_interrupted),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -242,5 +242,5 @@ int main(void)
 		cmocka_unit_test(test_seed_python_snippets),
 		cmocka_unit_test(test_no_dge),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

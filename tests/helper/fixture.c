@@ -358,11 +358,10 @@ out:
 
 char *nx_test_dir(const char *tag)
 {
-	const char *base = getenv("NX_TEST_TMP");
-	char *dir = nx_xasprintf("%s/%s-%d", base && *base ? base : "/tmp/nx-test", tag, (int)getpid());
-	struct nx_err err = { 0 };
-	nx_remove_tree(dir, &err);
-	nx_mkdirs(dir, &err);
+	char *dir = nx_test_fresh_dir("nx-test-", tag);
+
+	if (!dir)
+		exit(1);
 	return dir;
 }
 

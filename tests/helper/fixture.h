@@ -13,6 +13,7 @@
 #include "common/err.h"
 #include "neff/neff.h"
 #include "ntff/ntff.h"
+#include "helper/test_dirs.h"
 
 struct nx_fixture_opts {
 	bool dge_notifications;  /* write DMA packet records (default true in tests) */
@@ -28,7 +29,8 @@ void nx_fixture_build_neff(struct nx_neff *n, bool with_debug_info);
 /* Writes dir/fixture.neff and dir/fixture.ntff. */
 int nx_fixture_write(const char *dir, const struct nx_fixture_opts *o, struct nx_err *err);
 
-/* A fresh empty directory below $NX_TEST_TMP (or /tmp), named after `tag`. */
+/* A new empty directory named after `tag` (nx_test_fresh_dir; the program ends if none
+ * can be made). Removed by nx_test_done when every test passed. */
 char *nx_test_dir(const char *tag);
 /* The neuron-explorer binary of the build ($NX_BIN, set by ctest). A test that needs it
  * fails, naming the variable, when it is not set or not executable: it never passes as

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "helper/server_fixture.h"
 #include "helper/http_client.h"
+#include "helper/test_dirs.h"
 
 #include <duckdb.h>
 #include <fcntl.h>
@@ -14,21 +15,7 @@
 
 char *nx_sfx_tmpdir(const char *tag)
 {
-	const char *base = getenv("NX_TEST_TMP");
-	char *dir = NULL, *cmd = NULL;
-
-	if (!base || !*base)
-		base = "/tmp";
-	mkdir(base, 0755);
-	if (asprintf(&dir, "%s/server-%s-%d", base, tag, (int)getpid()) < 0)
-		return NULL;
-	if (asprintf(&cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir) < 0 || system(cmd) != 0) {
-		free(cmd);
-		free(dir);
-		return NULL;
-	}
-	free(cmd);
-	return dir;
+	return nx_test_fresh_dir("server-", tag);
 }
 
 int nx_sfx_sql(const char *sql)

@@ -6,13 +6,15 @@
 #define NX_TEST_SERVER_FIXTURE_H
 
 #include "server/server.h"
+#include "helper/test_dirs.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A fresh, empty directory $NX_TEST_TMP/server-<tag>-<pid> (or under /tmp).
- * Caller frees. */
+/* A new empty directory $NX_TEST_TMP/server-<tag>-XXXXXX/<tag> (or under /tmp), made by
+ * nx_test_fresh_dir and removed by nx_test_done when every test passed. NULL after
+ * printing why; caller frees. */
 char *nx_sfx_tmpdir(const char *tag);
 
 /* Runs SQL statements (separated by ';') on a throwaway in-memory DuckDB.

@@ -130,5 +130,5 @@ int main(void)
 		cmocka_unit_test(test_bad_spill_path),
 		cmocka_unit_test(test_spill_write_fails),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -200,5 +200,5 @@ int main(void)
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_summary_outputs),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

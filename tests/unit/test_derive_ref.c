@@ -635,5 +635,5 @@ int main(void)
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_parts),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -475,5 +475,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ahead_never_copied, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_split_copy, fx_setup, fx_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -655,5 +655,5 @@ int main(void)
 		cmocka_unit_test(test_ir_hierarchy),
 		cmocka_unit_test(test_neff_bir_names),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -139,5 +139,5 @@ int main(void)
 		cmocka_unit_test(test_many_runs),
 		cmocka_unit_test(test_unwritable_dir),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

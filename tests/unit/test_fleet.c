@@ -7,6 +7,7 @@
  * one length, any line read back alone, with the manifest gone; their bad forms), a
  * task's state from its status files, and the run-name checks. */
 #include "common/compat.h"
+#include "helper/test_dirs.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -69,11 +70,12 @@ static void make_run(const char *root)
 
 static int setup(void **state)
 {
-	const char *base = getenv("NX_TEST_TMP");
 	struct nx_err err = { 0 };
 
 	(void)state;
-	tmp = nx_xasprintf("%s/fleet-%d", base && *base ? base : "/tmp", (int)getpid());
+	tmp = nx_test_fresh_dir("", "fleet");
+	if (!tmp)
+		fail_msg("no test directory");
 	if (nx_mkdirs(tmp, &err))
 		fail_msg("%s", err.msg);
 	make_run("run");
@@ -82,11 +84,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = nx_xasprintf("rm -rf '%s'", tmp);
-
 	(void)state;
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
 	free(tmp);
 	return 0;
 }
@@ -559,5 +557,5 @@ int main(void)
 		cmocka_unit_test(task_states),
 		cmocka_unit_test(run_names),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -9,6 +9,7 @@
  * time and the parts joined by name; a member file that is not parquet fails
  * the index with an error naming it, and leaves the published index as it was. */
 #include "common/compat.h"
+#include "helper/test_dirs.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -271,11 +272,12 @@ static void check_same_as_reference(void)
 
 static int setup(void **state)
 {
-	const char *base = getenv("NX_TEST_TMP");
 	struct nx_err err = { 0 };
 
 	(void)state;
-	tmp = nx_xasprintf("%s/fleet-index-%d", base && *base ? base : "/tmp", (int)getpid());
+	tmp = nx_test_fresh_dir("", "fleet-index");
+	if (!tmp)
+		fail_msg("no test directory");
 	data = nx_path_join(tmp, "data");
 	if (nx_mkdirs(data, &err) || nx_duck_open(&db, 2, NULL, &err))
 		fail_msg("%s", err.msg);
@@ -285,12 +287,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = nx_xasprintf("rm -rf '%s'", tmp);
-
 	(void)state;
 	nx_duck_close(db);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
 	free(data);
 	free(tmp);
 	return 0;
@@ -437,5 +435,5 @@ int main(void)
 		cmocka_unit_test(many_schemas),
 		cmocka_unit_test(damaged_member),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

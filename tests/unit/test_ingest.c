@@ -344,5 +344,5 @@ int main(void)
 		cmocka_unit_test(test_republish_replaces),
 		cmocka_unit_test(test_onchip_handoff),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -231,5 +231,5 @@ int main(void)
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	nx_duck_close(d);
 	free(dir);
-	return rc;
+	return nx_test_done(rc);
 }

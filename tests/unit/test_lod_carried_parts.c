@@ -257,5 +257,5 @@ int main(void)
 		cmocka_unit_test(test_view_overlapped_and_serial_agree),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

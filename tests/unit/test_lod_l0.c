@@ -260,5 +260,5 @@ int main(void)
 		cmocka_unit_test(test_bad_events_refused),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

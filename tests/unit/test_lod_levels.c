@@ -252,5 +252,5 @@ int main(void)
 		cmocka_unit_test(test_levels_while_the_file_checkpoints),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

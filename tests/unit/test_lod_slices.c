@@ -330,5 +330,5 @@ int main(void)
 		cmocka_unit_test(test_each_slice),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -171,5 +171,5 @@ int main(void)
 		cmocka_unit_test(escaping),
 		cmocka_unit_test(server_access_log),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -458,5 +458,5 @@ int main(void)
 		cmocka_unit_test(test_validate),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

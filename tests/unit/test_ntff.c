@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "helper/asserts.h"
+#include "helper/test_dirs.h"
 
 static char *tmp_dir;
 static unsigned file_seq;
@@ -42,26 +43,14 @@ static char *writer_tmp(const char *path)
 
 static int group_setup(void **state)
 {
-	const char *base = getenv("NX_TEST_TMP");
-	struct nx_err err = { 0 };
-
 	(void)state;
-	if (!base || !*base)
-		base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	tmp_dir = nx_xasprintf("%s/test_ntff-%d", base, (int)getpid());
-	if (nx_remove_tree(tmp_dir, &err) || nx_mkdirs(tmp_dir, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	return 0;
+	tmp_dir = nx_test_fresh_dir("", "test_ntff");
+	return tmp_dir ? 0 : -1;
 }
 
 static int group_teardown(void **state)
 {
-	struct nx_err err = { 0 };
-
 	(void)state;
-	nx_remove_tree(tmp_dir, &err);
 	free(tmp_dir);
 	return 0;
 }
@@ -1564,5 +1553,5 @@ int main(void)
 		cmocka_unit_test(test_malformed_records),
 	};
 
-	return cmocka_run_group_tests_name("ntff", tests, group_setup, group_teardown);
+	return nx_test_done(cmocka_run_group_tests_name("ntff", tests, group_setup, group_teardown));
 }

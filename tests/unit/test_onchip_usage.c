@@ -204,5 +204,5 @@ int main(void)
 		cmocka_unit_test(test_without_dma),
 		cmocka_unit_test(test_kernel_invariants),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

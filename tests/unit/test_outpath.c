@@ -363,5 +363,5 @@ int main(void)
 	dir = nx_test_dir("outpath");
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	free(dir);
-	return rc;
+	return nx_test_done(rc);
 }

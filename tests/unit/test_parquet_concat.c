@@ -451,5 +451,5 @@ int main(void)
 		cmocka_unit_test(test_slices_read_like_their_row_groups),
 		cmocka_unit_test(test_bad_files_are_refused_by_the_slicer),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -201,5 +201,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_written_file_reads, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_cannot_create, fx_setup, fx_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

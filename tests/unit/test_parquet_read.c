@@ -359,5 +359,5 @@ int main(void)
 		cmocka_unit_test(test_bad_bytes),
 		cmocka_unit_test(test_footer_in_slices),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

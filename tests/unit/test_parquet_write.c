@@ -433,5 +433,5 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_cells_of_megabytes, fx_setup, fx_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -209,5 +209,5 @@ int main(void)
 		cmocka_unit_test(test_zipped_file_reads_like_both),
 		cmocka_unit_test(test_mismatches_and_bad_files_are_refused),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

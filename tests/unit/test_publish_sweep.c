@@ -128,7 +128,6 @@ int main(void)
 
 	dir = nx_test_dir("publish_sweep");
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	nx_test_sh("rm -rf '%s'", dir);
 	free(dir);
-	return rc;
+	return nx_test_done(rc);
 }

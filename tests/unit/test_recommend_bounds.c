@@ -311,5 +311,5 @@ int main(void)
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_window_parse),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

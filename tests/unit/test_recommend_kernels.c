@@ -471,5 +471,5 @@ int main(void)
 		cmocka_unit_test(test_xfer_merge),
 		cmocka_unit_test(test_cli),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

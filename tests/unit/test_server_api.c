@@ -665,5 +665,5 @@ int main(void)
 		cmocka_unit_test(test_start_errors),
 	};
 
-	return cmocka_run_group_tests_name("server_api", tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests_name("server_api", tests, setup, teardown));
 }

@@ -357,5 +357,5 @@ int main(void)
 		cmocka_unit_test(test_leftovers_cleaned_at_start),
 	};
 
-	return cmocka_run_group_tests_name("server_cache", tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests_name("server_cache", tests, setup, teardown));
 }

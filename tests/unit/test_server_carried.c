@@ -547,5 +547,5 @@ int main(void)
 		cmocka_unit_test(test_bounds_from_environment),
 	};
 
-	return cmocka_run_group_tests_name("server_carried", tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests_name("server_carried", tests, setup, teardown));
 }

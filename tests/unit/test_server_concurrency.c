@@ -133,5 +133,5 @@ int main(void)
 		cmocka_unit_test(test_many_clients),
 	};
 
-	return cmocka_run_group_tests_name("server_concurrency", tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests_name("server_concurrency", tests, setup, teardown));
 }

@@ -569,5 +569,5 @@ int main(void)
 		cmocka_unit_test(test_damaged_table_named),
 	};
 
-	return cmocka_run_group_tests_name("server_hardening", tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests_name("server_hardening", tests, setup, teardown));
 }

@@ -428,5 +428,5 @@ int main(void)
 		cmocka_unit_test(test_through_server),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

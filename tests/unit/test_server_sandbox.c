@@ -598,5 +598,5 @@ int main(void)
 		cmocka_unit_test(test_analysis_bounds_part),
 	};
 
-	return cmocka_run_group_tests_name("server_sandbox", tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests_name("server_sandbox", tests, setup, teardown));
 }

@@ -146,5 +146,5 @@ int main(void)
 		cmocka_unit_test(test_caps_cut_a_streamed_result),
 	};
 
-	return cmocka_run_group_tests_name("server_stream", tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests_name("server_stream", tests, setup, teardown));
 }

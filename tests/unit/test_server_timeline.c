@@ -691,5 +691,5 @@ int main(void)
 		cmocka_unit_test(test_without_cache),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -416,5 +416,5 @@ int main(void)
 		cmocka_unit_test(test_lines_of_a_window),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

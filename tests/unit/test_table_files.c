@@ -113,5 +113,5 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_readers_agree),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

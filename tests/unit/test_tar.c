@@ -356,5 +356,5 @@ int main(void)
 		cmocka_unit_test(test_gzip_errors),
 		cmocka_unit_test(test_stream_writer),
 	};
-	return cmocka_run_group_tests_name("tar", tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests_name("tar", tests, NULL, NULL));
 }

@@ -407,5 +407,5 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_directory_and_perfetto),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

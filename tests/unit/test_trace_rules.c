@@ -685,5 +685,5 @@ int main(void)
 		cmocka_unit_test(test_stream_keys),
 		cmocka_unit_test(test_mixed_clocks),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }
