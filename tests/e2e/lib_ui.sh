@@ -1,21 +1,23 @@
 #!/bin/bash
 # lib_ui.sh: what an end-to-end test of the web UI shares, sourced (not a test: tests are
-# t*.sh): ui_setup makes the scratch directory $T (removed on exit, with the servers in
-# pids), readies the test tools and Debian's Chromium ($CHROMIUM); ui_serve DATA serves a
-# data path with view on free ports and sets $UI; ui_stop stops it with ctrl-c and checks
-# it exited cleanly (and, under ASan, without a report). fail prints the servers' output.
+# t*.sh): ui_setup makes the scratch directory $T (lib_e2e.sh: removed on exit, after the
+# servers in pids are stopped), readies the test tools and Debian's Chromium ($CHROMIUM);
+# ui_serve DATA serves a data path with view on free ports and sets $UI; ui_stop stops it
+# with ctrl-c and checks it exited cleanly (and, under ASan, without a report). fail
+# prints the servers' output.
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+
 ui_setup() { # name
 	BIN=${NX_BIN:?NX_BIN not set}
 	SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
-	T=${NX_TEST_TMP:-/tmp}/$1.$$
-	rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
 	pids=()
-	trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+	e2e_setup "$1"
 	bash "$SRC/tests/tools/setup.sh" || fail "tests/tools/setup.sh"
 	CHROMIUM=$(bash "$SRC/tests/tools/install-chromium.sh") || fail "no chromium"
 }
 
 fail() { echo "FAIL: $*" >&2; for f in view.out view.err; do [ -f "$f" ] && sed 's/^/  /' "$f" >&2; done; exit 1; }
+e2e_cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; }
 
 ui_serve() { # data path
 	"$BIN" view --data-path "$1" --port 0 --api-server-port 0 > view.out 2> view.err &

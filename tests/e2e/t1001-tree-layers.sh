@@ -5,10 +5,8 @@
 # violation and a folder without a row, naming the file and line.
 set -u
 SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
-T=${NX_TEST_TMP:-/tmp}/t1001.$$
-rm -rf "$T" && mkdir -p "$T" || exit 1
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t1001
 
 out=$(bash "$SRC/scripts/check-layers.sh" "$SRC") || fail "the tree breaks the layer rule:
 $out"

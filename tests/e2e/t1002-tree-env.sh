@@ -6,10 +6,8 @@
 # wrapper, one read in a file its row does not name, and a row no code reads.
 set -u
 SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
-T=${NX_TEST_TMP:-/tmp}/t1002.$$
-rm -rf "$T" && mkdir -p "$T" || exit 1
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t1002
 
 out=$(bash "$SRC/scripts/check-env.sh" "$SRC") || fail "src/ and DEVELOPERS.md disagree:
 $out"

@@ -5,10 +5,8 @@
 # exit codes (2 usage, 1 failure) and error messages naming the file and the place.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
-T=${NX_TEST_TMP:-/tmp}/t5001.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5001
 
 "$BIN" kernel list > list.txt || fail "kernel list"
 for k in matmul_v0 matmul_v1 matmul_v2 matmul_transpose softmax layernorm attention \

@@ -5,10 +5,8 @@
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
-T=${NX_TEST_TMP:-/tmp}/t5002.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5002
 [ -x "$SQL" ] || { echo "skip: no nx-sql"; exit 77; }
 
 ingest() { # kernel size name [gen options]

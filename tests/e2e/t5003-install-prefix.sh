@@ -8,10 +8,8 @@
 # is not our link is kept by a second install.
 set -u
 BUILD=${NX_BUILD_DIR:?NX_BUILD_DIR not set}
-T=${NX_TEST_TMP:-/tmp}/t5003.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5003
 
 P=$T/prefix
 cmake --install "$BUILD" --prefix "$P" > install.log 2>&1 || { cat install.log; fail "cmake --install"; }

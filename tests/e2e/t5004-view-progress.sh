@@ -7,10 +7,8 @@
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 GEN=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/bench/bench_gen_trace
-T=${NX_TEST_TMP:-/tmp}/t5004.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5004
 [ -x "$GEN" ] || { echo "skip: no bench_gen_trace (a build with NX_BENCH=OFF)"; exit 77; }
 
 "$GEN" tr 0.05 > /dev/null || fail "gen"

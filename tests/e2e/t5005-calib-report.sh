@@ -13,10 +13,9 @@ if [ ! -x "$CAL" ]; then
 	echo "skipped: $CAL not built (NX_BENCH=OFF)"
 	exit 0
 fi
-T=${NX_TEST_TMP:-/tmp}/t5005.$$
-rm -rf "$T" && mkdir -p "$T/ref/nki-calibration" && cd "$T" || exit 1
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5005
+mkdir -p "$T/ref/nki-calibration" || exit 1
 
 cols="problem	kernel_file	latency	hbm_read_bytes	hbm_write_bytes	spill_reload_bytes"
 cols="$cols	spill_save_bytes	scalar_engine_active_time_percent"

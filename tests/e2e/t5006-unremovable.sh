@@ -7,8 +7,8 @@
 # neither way to pin a file works here.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
-T=${NX_TEST_TMP:-/tmp}/t5006.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5006
 # release: frees every pinned file wherever a rename moved it
 release() {
 	find "$T" -name 'pinned*' -o -name old.ntff | while read -r f; do
@@ -16,8 +16,7 @@ release() {
 	done
 	find "$T" -type d -exec chmod u+w {} + 2> /dev/null
 }
-trap 'release; cd /; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+e2e_cleanup() { release; }
 msg() { grep -qF -- "$1" err.txt || fail "message lacks '$1': $(cat err.txt)"; }
 
 # pin DIR: puts a file into DIR that cannot be removed

@@ -21,10 +21,8 @@ PY=${NX_PYTHON:-/usr/bin/python3}
 H=$SRC/tests/e2e/harness
 NP=$BUILD/neuron-profile
 SQL=$BUILD/nx-sql
-T=${NX_TEST_TMP:-/tmp}/t5006.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5006
 q() { "$SQL" "$1"; }
 # same float32 value, as printed with 9 significant digits by both sides
 same() { "$PY" -c 'import sys; a, b = map(float, sys.argv[1:]); sys.exit(abs(a - b) > 1e-6 * abs(b))' "$1" "$2"; }

@@ -8,10 +8,8 @@
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 PY=/usr/bin/python3
-T=${NX_TEST_TMP:-/tmp}/t5007.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-trap 'cd /; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5007
 msg() { grep -qF -- "$1" err.txt || fail "message lacks '$1': $(cat err.txt)"; }
 A=dp/profiles/global/p@latest/source_folder.tar.gz
 # peak RSS of a command in kB (GNU time's %M), its exit status in $RC

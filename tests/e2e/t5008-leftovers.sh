@@ -8,11 +8,10 @@
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 GEN=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/bench/bench_gen_trace
-T=${NX_TEST_TMP:-/tmp}/t5008.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5008
 PIDS=
-trap 'for p in $PIDS; do kill -CONT $p; kill $p; done 2> /dev/null; cd /; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+e2e_cleanup() { for p in $PIDS; do kill -CONT $p; kill $p; done 2> /dev/null; }
 [ -x "$GEN" ] || { echo "skip: no bench_gen_trace (NX_BENCH=OFF)"; exit 77; }
 G=dp/profiles/global
 

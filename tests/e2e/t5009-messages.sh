@@ -7,10 +7,8 @@
 # (Fleet verbs: t6002; upload: t5007; a full disk: t5010.)
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
-T=${NX_TEST_TMP:-/tmp}/t5009.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-trap 'cd /; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5009
 # expect CODE MESSAGE CMD...: exit CODE, stderr exactly "neuron-explorer <...>: MESSAGE"
 # (one line), nothing on stdout
 expect() {

@@ -7,10 +7,10 @@
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 GEN=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/bench/bench_gen_trace
-T=${NX_TEST_TMP:-/tmp}/t5010.$$
-rm -rf "$T" && mkdir -p "$T/full" && cd "$T" || exit 1
-trap 'cd /; umount "$T/full" 2> /dev/null; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5010
+mkdir -p "$T/full" || exit 1
+e2e_cleanup() { umount "$T/full" 2> /dev/null; }
 msg() { grep -qF -- "$1" err.txt || fail "message lacks '$1': $(cat err.txt)"; }
 [ -x "$GEN" ] || { echo "skip: no bench_gen_trace (NX_BENCH=OFF)"; exit 77; }
 mount -t tmpfs -o size=1m tmpfs full 2> /dev/null || { echo "skip: cannot mount a tmpfs (not root?)"; exit 77; }

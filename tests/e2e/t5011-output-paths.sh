@@ -8,10 +8,8 @@
 # Two captures to one -s path at once each write a temporary file of their own.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
-T=${NX_TEST_TMP:-/tmp}/t5011.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-trap 'cd /; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5011
 # refused CMD...: exit 2, the message on stderr, nothing on stdout, no ingest started
 refused() {
 	"$@" > out.txt 2> err.txt

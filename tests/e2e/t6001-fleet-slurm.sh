@@ -14,11 +14,9 @@ set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
 SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
-T=${NX_TEST_TMP:-/tmp}/t6001.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-cleanup() { bash "$SRC/tests/tools/slurm_stop.sh" "$T/slurm"; rm -rf "$T"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t6001
+e2e_cleanup() { bash "$SRC/tests/tools/slurm_stop.sh" "$T/slurm"; }
 
 bash "$SRC/tests/tools/slurm_setup.sh" "$T/slurm" || fail "Slurm did not start (see above)"
 . "$T/slurm/env.sh"

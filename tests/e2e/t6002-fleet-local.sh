@@ -12,12 +12,10 @@ set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
 SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
-T=${NX_TEST_TMP:-/tmp}/t6002.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t6002
 SRV=
-cleanup() { [ -n "$SRV" ] && kill "$SRV" 2> /dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+e2e_cleanup() { [ -n "$SRV" ] && kill "$SRV" 2> /dev/null; }
 q() { "$SQL" "$1"; }
 
 bash "$SRC/tests/tools/slurm_fleet_run.sh" "$BIN" run 4 1 > /dev/null || fail "making the run"

@@ -9,15 +9,9 @@
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
-T=${NX_TEST_TMP:-/tmp}/t6003.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-cleanup() {
-	[ -n "${ING:-}" ] && kill "$ING" 2> /dev/null
-	cd /
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t6003
+e2e_cleanup() { [ -n "${ING:-}" ] && kill "$ING" 2> /dev/null; }
 msg() { grep -qF -- "$1" err.txt || fail "message lacks '$1': $(cat err.txt)"; }
 # member NAME for the task whose input ends with SUFFIX
 member() { awk -F'\t' -v s="$1" 'NR > 1 && substr($10, length($10) - length(s) + 1) == s { print $3 }' \

@@ -6,18 +6,9 @@
 # profiles page, the profile, zooms the timeline, clicks an instruction, runs SQL.
 # Screenshots stay in $NX_TEST_TMP/ui-screenshots.
 set -u
-BIN=${NX_BIN:?NX_BIN not set}
-SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
-T=${NX_TEST_TMP:-/tmp}/t7001.$$
+. "$(dirname "${BASH_SOURCE[0]}")/lib_ui.sh"
+ui_setup t7001
 SHOTS=${NX_TEST_TMP:-/tmp}/ui-screenshots
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$T"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; for f in view.out view.err; do [ -f "$f" ] && sed 's/^/  /' "$f" >&2; done; exit 1; }
-
-bash "$SRC/tests/tools/setup.sh" || fail "tests/tools/setup.sh"
-CHROMIUM=$(bash "$SRC/tests/tools/install-chromium.sh") || fail "no chromium"
 
 "$BIN" kernel gen matmul_v0 --size 512 -o mm.neff > /dev/null || fail "kernel gen"
 NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$BIN" capture -n mm.neff -s mm.ntff > /dev/null || fail "capture"
@@ -94,9 +85,5 @@ for s in 1-profiles 2-profile 3-zoomed-in 4-details 4-timeline 4-selection 5-sql
 done
 
 # ctrl-c stops both servers cleanly (under ASan: no leak or error report)
-kill -INT "${pids[0]}"
-wait "${pids[0]}"; rc=$?
-pids=()
-[ $rc -eq 0 ] || fail "view exited with $rc after SIGINT"
-grep -q "Sanitizer" view.err && fail "sanitizer report"
+ui_stop
 exit 0

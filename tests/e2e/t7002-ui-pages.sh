@@ -8,18 +8,10 @@
 # page (paging, CSV, schema browser, examples). First, with curl, the endpoints the pages
 # stand on. Screenshots stay in $NX_TEST_TMP/ui-screenshots/pages.
 set -u
-BIN=${NX_BIN:?NX_BIN not set}
-SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
-T=${NX_TEST_TMP:-/tmp}/t7002.$$
+. "$(dirname "${BASH_SOURCE[0]}")/lib_ui.sh"
+ui_setup t7002
 SHOTS=${NX_TEST_TMP:-/tmp}/ui-screenshots/pages
-rm -rf "$T" && mkdir -p "$T/dl" && cd "$T" || exit 1
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$T"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; for f in view.out view.err; do [ -f "$f" ] && sed 's/^/  /' "$f" >&2; done; exit 1; }
-
-bash "$SRC/tests/tools/setup.sh" || fail "tests/tools/setup.sh"
-CHROMIUM=$(bash "$SRC/tests/tools/install-chromium.sh") || fail "no chromium"
+mkdir -p "$T/dl" || exit 1
 
 for k in matmul_v0 matmul_v1; do
 	"$BIN" kernel gen $k --size 512 -o $k.neff > /dev/null || fail "kernel gen $k"
@@ -35,12 +27,7 @@ done
 "$BIN" upload --source-code "$SRC/kernels" --data-path data --display-name mm-v0 > /dev/null ||
 	fail "upload"
 
-"$BIN" view --data-path data --port 0 --api-server-port 0 > view.out 2> view.err &
-pids+=($!)
-for _ in $(seq 600); do grep -q "ctrl-c to exit" view.out 2>/dev/null && break; sleep 0.1; done
-grep -q "ctrl-c to exit" view.out || fail "view did not start"
-UI=$(sed -n 's|^View a list of profiles at \(http://localhost:[0-9]*\)/$|\1|p' view.out)
-[ -n "$UI" ] || fail "view did not print the UI's URL"
+ui_serve data
 
 # what the pages stand on: the page routes, the source archive, the compare report
 for p in / /profile/mm-v0/source "/profile/mm-v0/source?loc=matmul_v0.py:28" /profile/mm-v0/sql \
@@ -67,9 +54,5 @@ for s in 1-profiles 2-compare 3-overview 4-source 5-source-no-archive 6-sql 7-fr
 	[ -s "$SHOTS/$s.png" ] || fail "no screenshot $s.png"
 done
 
-kill -INT "${pids[0]}"
-wait "${pids[0]}"; rc=$?
-pids=()
-[ $rc -eq 0 ] || fail "view exited with $rc after SIGINT"
-grep -q "Sanitizer" view.err && fail "sanitizer report"
+ui_stop
 exit 0

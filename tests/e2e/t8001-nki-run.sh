@@ -8,10 +8,8 @@ set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
 PY=${NX_PYTHON:-/usr/bin/python3}
-T=${NX_TEST_TMP:-/tmp}/t8001.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t8001
 "$PY" -c 'import numpy' 2>/dev/null || { echo "skip: no python3 with numpy"; exit 0; }
 
 dir=$("$BIN" nki path) || fail "nki path"

@@ -10,11 +10,10 @@
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 PY=${NX_PYTHON:-/usr/bin/python3}
-T=${NX_TEST_TMP:-/tmp}/t8002.$$
-rm -rf "$T" && mkdir -p "$T" && cd "$T" || exit 1
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t8002
 SRV=
-trap '[ -n "$SRV" ] && kill "$SRV" 2> /dev/null; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+e2e_cleanup() { [ -n "$SRV" ] && kill "$SRV" 2> /dev/null; }
 "$PY" -c 'import numpy' 2>/dev/null || { echo "skip: no python3 with numpy"; exit 77; }
 
 cat > prog.py <<'EOF'
