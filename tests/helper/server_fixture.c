@@ -7,6 +7,7 @@
 
 #include <duckdb.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,22 @@ int nx_sfx_sql(const char *sql)
 out:
 	duckdb_disconnect(&c);
 	duckdb_close(&db);
+	return rc;
+}
+
+int nx_sfx_sqlf(const char *fmt, ...)
+{
+	va_list ap;
+	char *sql = NULL;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vasprintf(&sql, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	rc = nx_sfx_sql(sql);
+	free(sql);
 	return rc;
 }
 

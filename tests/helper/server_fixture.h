@@ -20,6 +20,8 @@ char *nx_sfx_tmpdir(const char *tag);
 /* Runs SQL statements (separated by ';') on a throwaway in-memory DuckDB.
  * Returns 0, or -1 after printing DuckDB's error. */
 int nx_sfx_sql(const char *sql);
+/* nx_sfx_sql of a formatted text. */
+int nx_sfx_sqlf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Writes <data>/profiles/global/<name>@latest with Summary, Instruction (split
  * into Instruction_0/_1.parquet, n_instr rows in all), DmaPacket, SchemaFields

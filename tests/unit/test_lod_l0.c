@@ -20,6 +20,7 @@
 #include "db/duck.h"
 #include "helper/asserts.h"
 #include "helper/fixture.h"
+#include "helper/lod_pair.h"
 #include "helper/profile_db.h"
 #include "helper/server_fixture.h"
 
@@ -31,47 +32,25 @@
 #include <string.h>
 #include <cmocka.h>
 
-static char *root;
-
 /* "edge": Instruction with times from -75000 to 75000 ns, out of order inside each row
  * group of 2048 (the row groups themselves in start order), NULL cores, tracks, ids and
  * labels on some rows, equal durations, 8 tracks a core; DmaPacket on 3 queues in order. */
 static int make_edge_profile(const char *dir)
 {
-	char *sql = NULL;
-	int rc;
-
-	if (nx_test_sh("mkdir -p '%s'", dir) ||
-	    asprintf(&sql,
-		     "COPY (SELECT CASE WHEN i %% 53 = 0 THEN NULL ELSE (i * 7) %% 1000 END"
-		     "::BIGINT AS id, CASE WHEN i %% 101 = 0 THEN NULL ELSE i %% 3 END::BIGINT AS "
-		     "pcore_idx, CASE WHEN i %% 89 = 0 THEN NULL ELSE 'tr' || (i %% 8) END AS "
-		     "timeline_track, CASE WHEN i %% 7 = 0 THEN NULL ELSE 'op' || (i %% 5) END AS "
-		     "opcode, (i * 5 - 75000)::BIGINT AS start_ts, (i * 5 - 75000 + (i %% 4) * 30)"
-		     "::BIGINT AS end_ts FROM range(30000) t(i) ORDER BY i // 2048, hash(i)) TO "
-		     "'%s/Instruction.parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048); "
-		     "COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'q' || (i %% 3) AS queue_name, "
-		     "(i * 40 - 7000)::BIGINT AS start_ts, (i * 40 - 7000 + 25)::BIGINT AS end_ts "
-		     "FROM range(3000) t(i)) TO '%s/DmaPacket.parquet' (FORMAT parquet)",
-		     dir, dir) < 0)
+	if (nx_test_sh("mkdir -p '%s'", dir))
 		return -1;
-	rc = nx_sfx_sql(sql);
-	free(sql);
-	return rc;
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	root = nx_sfx_tmpdir("lod-l0");
-	return root ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(root);
-	return 0;
+	return nx_sfx_sqlf(
+		"COPY (SELECT CASE WHEN i %% 53 = 0 THEN NULL ELSE (i * 7) %% 1000 END"
+		"::BIGINT AS id, CASE WHEN i %% 101 = 0 THEN NULL ELSE i %% 3 END::BIGINT AS "
+		"pcore_idx, CASE WHEN i %% 89 = 0 THEN NULL ELSE 'tr' || (i %% 8) END AS "
+		"timeline_track, CASE WHEN i %% 7 = 0 THEN NULL ELSE 'op' || (i %% 5) END AS "
+		"opcode, (i * 5 - 75000)::BIGINT AS start_ts, (i * 5 - 75000 + (i %% 4) * 30)"
+		"::BIGINT AS end_ts FROM range(30000) t(i) ORDER BY i // 2048, hash(i)) TO "
+		"'%s/Instruction.parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048); "
+		"COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'q' || (i %% 3) AS queue_name, "
+		"(i * 40 - 7000)::BIGINT AS start_ts, (i * 40 - 7000 + 25)::BIGINT AS end_ts "
+		"FROM range(3000) t(i)) TO '%s/DmaPacket.parquet' (FORMAT parquet)",
+		dir, dir);
 }
 
 /* Copies profile dir to dir.<tag> three times, builds the cache of each (chunk:
@@ -142,7 +121,7 @@ static void timeline_profile(bool ordered, const char *chunk)
 {
 	char *data = NULL, *dir = NULL;
 
-	assert_true(asprintf(&data, "%s/t%d%s", root, ordered, chunk ? chunk : "") > 0);
+	assert_true(asprintf(&data, "%s/t%d%s", nx_lod_root, ordered, chunk ? chunk : "") > 0);
 	assert_true(asprintf(&dir, "%s/profiles/global/t@latest", data) > 0);
 	assert_int_equal(nx_sfx_make_timeline_profile(data, "t", ordered), 0);
 	nx_duck_close(compare_builds(dir, "c", chunk));
@@ -164,7 +143,7 @@ static void test_edge_profile_matches_reference(void **state)
 	char *dir = NULL;
 
 	(void)state;
-	assert_true(asprintf(&dir, "%s/edge", root) > 0);
+	assert_true(asprintf(&dir, "%s/edge", nx_lod_root) > 0);
 	assert_int_equal(make_edge_profile(dir), 0);
 	d = compare_builds(dir, "whole", NULL);
 	/* the events were copied in file order, out of start order */
@@ -260,5 +239,6 @@ int main(void)
 		cmocka_unit_test(test_bad_events_refused),
 	};
 
-	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
+	return nx_test_done(cmocka_run_group_tests(tests, nx_lod_group_setup,
+						   nx_lod_group_teardown));
 }

@@ -17,6 +17,7 @@
 #include "db/duck.h"
 #include "helper/asserts.h"
 #include "helper/fixture.h"
+#include "helper/lod_pair.h"
 #include "helper/profile_db.h"
 #include "helper/server_fixture.h"
 
@@ -28,73 +29,39 @@
 #include <string.h>
 #include <cmocka.h>
 
-static char *root;
-
 /* "edge": Instruction with times from -50000 to 50000 ns, NULL cores, tracks and labels
  * on some rows, equal durations, 40 tracks; DmaPacket on 3 queues; SemaphoreUpdate with
  * NULL and NaN values. */
 static int make_edge_profile(const char *dir)
 {
-	char *sql = NULL;
-	int rc;
-
-	if (nx_test_sh("mkdir -p '%s'", dir) ||
-	    asprintf(&sql,
-		     "COPY (SELECT i AS id, CASE WHEN i %% 101 = 0 THEN NULL ELSE i %% 3 END::BIGINT "
-		     "AS pcore_idx, CASE WHEN i %% 89 = 0 THEN NULL ELSE 'tr' || (i %% 40) END AS "
-		     "timeline_track, CASE WHEN i %% 7 = 0 THEN NULL ELSE 'op' || (i %% 5) END AS "
-		     "opcode, (i * 5 - 50000)::BIGINT AS start_ts, (i * 5 - 50000 + (i %% 4) * 30)"
-		     "::BIGINT AS end_ts FROM range(20000) t(i) ORDER BY start_ts, id) TO "
-		     "'%s/Instruction.parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048); "
-		     "COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'q' || (i %% 3) AS queue_name, "
-		     "(i * 40 - 7000)::BIGINT AS start_ts, (i * 40 - 7000 + 25)::BIGINT AS end_ts "
-		     "FROM range(3000) t(i)) TO '%s/DmaPacket.parquet' (FORMAT parquet); "
-		     "COPY (SELECT (i %% 2)::BIGINT AS pcore_idx, (i * 11 - 30000)::BIGINT AS "
-		     "timestamp, (i %% 4)::BIGINT AS id, CASE WHEN i %% 13 = 0 THEN NULL WHEN "
-		     "i %% 29 = 0 THEN 'nan'::DOUBLE ELSE ((i * 7919) %% 101)::DOUBLE END AS value "
-		     "FROM range(8000) t(i)) TO '%s/SemaphoreUpdate.parquet' (FORMAT parquet)",
-		     dir, dir, dir) < 0)
+	if (nx_test_sh("mkdir -p '%s'", dir))
 		return -1;
-	rc = nx_sfx_sql(sql);
-	free(sql);
-	return rc;
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	root = nx_sfx_tmpdir("lod-levels");
-	return root ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(root);
-	return 0;
+	return nx_sfx_sqlf(
+		"COPY (SELECT i AS id, CASE WHEN i %% 101 = 0 THEN NULL ELSE i %% 3 END::BIGINT "
+		"AS pcore_idx, CASE WHEN i %% 89 = 0 THEN NULL ELSE 'tr' || (i %% 40) END AS "
+		"timeline_track, CASE WHEN i %% 7 = 0 THEN NULL ELSE 'op' || (i %% 5) END AS "
+		"opcode, (i * 5 - 50000)::BIGINT AS start_ts, (i * 5 - 50000 + (i %% 4) * 30)"
+		"::BIGINT AS end_ts FROM range(20000) t(i) ORDER BY start_ts, id) TO "
+		"'%s/Instruction.parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048); "
+		"COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'q' || (i %% 3) AS queue_name, "
+		"(i * 40 - 7000)::BIGINT AS start_ts, (i * 40 - 7000 + 25)::BIGINT AS end_ts "
+		"FROM range(3000) t(i)) TO '%s/DmaPacket.parquet' (FORMAT parquet); "
+		"COPY (SELECT (i %% 2)::BIGINT AS pcore_idx, (i * 11 - 30000)::BIGINT AS "
+		"timestamp, (i %% 4)::BIGINT AS id, CASE WHEN i %% 13 = 0 THEN NULL WHEN "
+		"i %% 29 = 0 THEN 'nan'::DOUBLE ELSE ((i * 7919) %% 101)::DOUBLE END AS value "
+		"FROM range(8000) t(i)) TO '%s/SemaphoreUpdate.parquet' (FORMAT parquet)",
+		dir, dir, dir);
 }
 
 /* Copies profile dir to dir.ref, builds the cache of both, dir's with the levels in C and
  * dir.ref's with the grouping queries, and checks the pyramids match row for row. */
 static void compare_builds(const char *dir, int64_t min_up_rows)
 {
-	struct nx_err err = { 0 };
-	struct nx_duck *d = NULL;
-	uint64_t events = 0, ref_events = 0;
+	struct nx_duck *d;
 	char *ref = NULL;
 
 	assert_true(asprintf(&ref, "%s.ref", dir) > 0);
-	assert_int_equal(nx_test_sh("cp -r '%s' '%s'", dir, ref), 0);
-	assert_ok(nx_lod_build_carried(dir, "p", &events, NULL, &err), &err);
-	setenv("NX_LOD_SQL_LEVELS", "1", 1);
-	assert_ok(nx_lod_build_carried(ref, "p", &ref_events, NULL, &err), &err);
-	unsetenv("NX_LOD_SQL_LEVELS");
-	assert_true(events > 0);
-	assert_int_equal(events, ref_events);
-
-	assert_ok(nx_duck_open(&d, 2, NULL, &err), &err);
-	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS a (READ_ONLY); "
-		       "ATTACH '%s/.timeline/timeline.duckdb' AS b (READ_ONLY)", dir, ref);
+	d = nx_lod_build_pair(dir, ref, "NX_LOD_SQL_LEVELS", "1", NULL);
 	/* the same rows at the same places (rowid), either way */
 	nx_test_same_rows(d, "a", "b", "lod", true);
 	nx_test_same_rows(d, "a", "b", "ctr_lod", true);
@@ -112,7 +79,7 @@ static void test_timeline_profile_matches_reference(void **state)
 	char *data = NULL, *dir = NULL;
 
 	(void)state;
-	assert_true(asprintf(&data, "%s/t", root) > 0);
+	assert_true(asprintf(&data, "%s/t", nx_lod_root) > 0);
 	assert_true(asprintf(&dir, "%s/profiles/global/t@latest", data) > 0);
 	assert_int_equal(nx_sfx_make_timeline_profile(data, "t", true), 0);
 	compare_builds(dir, 100);
@@ -125,7 +92,7 @@ static void test_edge_profile_matches_reference(void **state)
 	char *dir = NULL;
 
 	(void)state;
-	assert_true(asprintf(&dir, "%s/edge", root) > 0);
+	assert_true(asprintf(&dir, "%s/edge", nx_lod_root) > 0);
 	assert_int_equal(make_edge_profile(dir), 0);
 	compare_builds(dir, 100);
 	free(dir);
@@ -162,7 +129,7 @@ static void test_levels_while_the_file_checkpoints(void **state)
 	char *path = NULL;
 
 	(void)state;
-	assert_true(asprintf(&path, "%s/checkpoints.duckdb", root) > 0);
+	assert_true(asprintf(&path, "%s/checkpoints.duckdb", nx_lod_root) > 0);
 	d = open_levels_db_at(path);
 	nx_test_exf(d, "SET checkpoint_threshold = '4KB'; INSERT INTO tl.lod SELECT 0, 3, i // 4, 0, "
 		       "'t' || (i %% 4), 2, 10, i * 8, i * 8 + 5, i, i * 8, i * 8 + 5, 'x' FROM "
@@ -252,5 +219,6 @@ int main(void)
 		cmocka_unit_test(test_levels_while_the_file_checkpoints),
 	};
 
-	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
+	return nx_test_done(cmocka_run_group_tests(tests, nx_lod_group_setup,
+						   nx_lod_group_teardown));
 }

@@ -20,6 +20,7 @@
 #include "db/parquet_slice.h"
 #include "helper/asserts.h"
 #include "helper/fixture.h"
+#include "helper/lod_pair.h"
 #include "helper/profile_db.h"
 #include "helper/server_fixture.h"
 
@@ -32,8 +33,6 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-static char *root;
-
 /* Rows per row group of the big table, and its row groups */
 #define GROUP_ROWS 2048
 #define GROUPS 200
@@ -42,45 +41,25 @@ static char *root;
  * lines on a third of the rows when located, else none), DmaPacket, and SbufUsage. */
 static int make_many_groups_profile(const char *dir, bool located)
 {
-	char *sql = NULL;
-	int rc;
-
-	if (nx_test_sh("mkdir -p '%s'", dir) ||
-	    asprintf(&sql,
-		     "COPY (SELECT i AS id, (i %% 3)::BIGINT AS pcore_idx, 'tr' || (i %% 6) AS "
-		     "timeline_track, 'op' || (i %% 5) AS opcode, (i * 7)::BIGINT AS start_ts, "
-		     "(i * 7 + 3 + hash(i) %% 40)::BIGINT AS end_ts, "
-		     "(3 + hash(i) %% 40)::BIGINT AS duration_ns, NULL::VARCHAR AS "
-		     "nki_source_location, CASE WHEN i %% 3 = 0 AND %s THEN 'k.py:' || (i %% 11) "
-		     "END AS bir_debug_info_source_location FROM range(%d) t(i) ORDER BY "
-		     "start_ts, id) TO '%s/Instruction.parquet' (FORMAT parquet, ROW_GROUP_SIZE "
-		     "%d); "
-		     "COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'q' || (i %% 3) AS queue_name, "
-		     "(i * 90)::BIGINT AS start_ts, (i * 90 + 60)::BIGINT AS end_ts "
-		     "FROM range(5000) t(i)) TO '%s/DmaPacket.parquet' (FORMAT parquet); "
-		     "COPY (SELECT (i %% 2)::BIGINT AS pcore_idx, (i * 500)::BIGINT AS timestamp, "
-		     "(i %% 10) / 10.0 AS avg_util_percent FROM range(3000) t(i)) TO "
-		     "'%s/SbufUsage.parquet' (FORMAT parquet)",
-		     located ? "true" : "false", GROUPS * GROUP_ROWS, dir, GROUP_ROWS, dir,
-		     dir) < 0)
+	if (nx_test_sh("mkdir -p '%s'", dir))
 		return -1;
-	rc = nx_sfx_sql(sql);
-	free(sql);
-	return rc;
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	root = nx_sfx_tmpdir("lod-slices");
-	return root ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(root);
-	return 0;
+	return nx_sfx_sqlf(
+		"COPY (SELECT i AS id, (i %% 3)::BIGINT AS pcore_idx, 'tr' || (i %% 6) AS "
+		"timeline_track, 'op' || (i %% 5) AS opcode, (i * 7)::BIGINT AS start_ts, "
+		"(i * 7 + 3 + hash(i) %% 40)::BIGINT AS end_ts, "
+		"(3 + hash(i) %% 40)::BIGINT AS duration_ns, NULL::VARCHAR AS "
+		"nki_source_location, CASE WHEN i %% 3 = 0 AND %s THEN 'k.py:' || (i %% 11) "
+		"END AS bir_debug_info_source_location FROM range(%d) t(i) ORDER BY "
+		"start_ts, id) TO '%s/Instruction.parquet' (FORMAT parquet, ROW_GROUP_SIZE "
+		"%d); "
+		"COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'q' || (i %% 3) AS queue_name, "
+		"(i * 90)::BIGINT AS start_ts, (i * 90 + 60)::BIGINT AS end_ts "
+		"FROM range(5000) t(i)) TO '%s/DmaPacket.parquet' (FORMAT parquet); "
+		"COPY (SELECT (i %% 2)::BIGINT AS pcore_idx, (i * 500)::BIGINT AS timestamp, "
+		"(i %% 10) / 10.0 AS avg_util_percent FROM range(3000) t(i)) TO "
+		"'%s/SbufUsage.parquet' (FORMAT parquet)",
+		located ? "true" : "false", GROUPS * GROUP_ROWS, dir, GROUP_ROWS, dir,
+		dir);
 }
 
 static uint32_t row_groups(const char *path)
@@ -100,30 +79,19 @@ static uint32_t row_groups(const char *path)
  * the same rows in the same order; returns the events. *lines gets tl.lines' rows. */
 static uint64_t compare_builds(const char *dir, const char *groups, int64_t *lines)
 {
-	struct nx_err err = { 0 };
-	struct nx_duck *d = NULL;
-	uint64_t events = 0, whole_events = 0;
+	struct nx_duck *d;
+	uint64_t events = 0;
 	static const char *const tables[] = { "ev0", "ev1", "ev2", "ev3", "lod", "ctr",
 					       "ctr_lod", "tracks", "meta", "lines" };
 	char *whole = NULL;
 	int64_t n, found = 0;
 
 	assert_true(asprintf(&whole, "%s.whole", dir) > 0);
-	assert_int_equal(nx_test_sh("rm -rf '%s' && cp -r '%s' '%s'", whole, dir, whole), 0);
 	setenv("NX_LOD_SLICE_GROUPS", groups, 1);
-	assert_ok(nx_lod_build_carried(dir, "p", &events, NULL, &err), &err);
-	setenv("NX_LOD_SLICE_GROUPS", "0", 1);
-	assert_ok(nx_lod_build_carried(whole, "p", &whole_events, NULL, &err), &err);
-	unsetenv("NX_LOD_SLICE_GROUPS");
-	assert_true(events > 0);
-	assert_int_equal(events, whole_events);
+	d = nx_lod_build_pair(dir, whole, "NX_LOD_SLICE_GROUPS", "0", &events);
 	/* no slice (nor anything else) left beside the cache */
 	assert_int_equal(nx_test_sh("test -z \"$(ls -A '%s/.timeline' | grep -v '^timeline\\.')\"",
 				    dir), 0);
-
-	assert_ok(nx_duck_open(&d, 2, NULL, &err), &err);
-	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS a (READ_ONLY); "
-		       "ATTACH '%s/.timeline/timeline.duckdb' AS b (READ_ONLY)", dir, whole);
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		const char *t = tables[i];
 
@@ -153,7 +121,7 @@ static void many_row_groups(bool located)
 	struct nx_duck *d = NULL;
 	int64_t lines = 0;
 
-	assert_true(asprintf(&dir, "%s/many-%d", root, located) > 0);
+	assert_true(asprintf(&dir, "%s/many-%d", nx_lod_root, located) > 0);
 	assert_int_equal(make_many_groups_profile(dir, located), 0);
 	assert_true(asprintf(&path, "%s/Instruction.parquet", dir) > 0);
 	assert_true(row_groups(path) >= GROUPS);
@@ -190,7 +158,7 @@ static void two_files(bool ordered)
 	char *data = NULL, *dir = NULL;
 	int64_t lines = 0;
 
-	assert_true(asprintf(&data, "%s/two-%d", root, ordered) > 0);
+	assert_true(asprintf(&data, "%s/two-%d", nx_lod_root, ordered) > 0);
 	assert_true(asprintf(&dir, "%s/profiles/global/t@latest", data) > 0);
 	assert_int_equal(nx_sfx_make_timeline_profile(data, "t", ordered), 0);
 	compare_builds(dir, "2", &lines);
@@ -221,7 +189,7 @@ static void test_damaged_large_file_refused(void **state)
 	off_t size;
 
 	(void)state;
-	assert_true(asprintf(&dir, "%s/bad", root) > 0);
+	assert_true(asprintf(&dir, "%s/bad", nx_lod_root) > 0);
 	assert_int_equal(make_many_groups_profile(dir, true), 0);
 	assert_true(asprintf(&path, "%s/Instruction.parquet", dir) > 0);
 	assert_int_equal(stat(path, &st), 0);
@@ -273,7 +241,7 @@ static void test_each_slice(void **state)
 	uint32_t n = 0;
 
 	(void)state;
-	assert_true(asprintf(&dir, "%s/each", root) > 0);
+	assert_true(asprintf(&dir, "%s/each", nx_lod_root) > 0);
 	assert_true(asprintf(&out, "%s/out", dir) > 0);
 	assert_int_equal(make_many_groups_profile(dir, true), 0);
 	assert_int_equal(nx_test_sh("mkdir -p '%s'", out), 0);
@@ -330,5 +298,6 @@ int main(void)
 		cmocka_unit_test(test_each_slice),
 	};
 
-	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
+	return nx_test_done(cmocka_run_group_tests(tests, nx_lod_group_setup,
+						   nx_lod_group_teardown));
 }

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT
+ * lod_pair.c: a timeline cache built two ways for the cache build tests (see
+ * lod_pair.h). */
+#include "common/compat.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "helper/lod_pair.h"
+#include "helper/asserts.h"
+#include "helper/fixture.h"
+#include "helper/profile_db.h"
+#include "helper/server_fixture.h"
+#include "server/lod_carried.h"
+
+#include <stdlib.h>
+
+char *nx_lod_root;
+
+int nx_lod_group_setup(void **state)
+{
+	(void)state;
+	nx_lod_root = nx_sfx_tmpdir("lod");
+	return nx_lod_root ? 0 : -1;
+}
+
+int nx_lod_group_teardown(void **state)
+{
+	(void)state;
+	free(nx_lod_root);
+	nx_lod_root = NULL;
+	return 0;
+}
+
+struct nx_duck *nx_lod_build_pair(const char *dir, const char *ref, const char *var,
+				  const char *value, uint64_t *events)
+{
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	uint64_t n = 0, ref_n = 0;
+
+	assert_int_equal(nx_test_sh("rm -rf '%s' && cp -r '%s' '%s'", ref, dir, ref), 0);
+	assert_ok(nx_lod_build_carried(dir, "p", &n, NULL, &err), &err);
+	setenv(var, value, 1);
+	assert_ok(nx_lod_build_carried(ref, "p", &ref_n, NULL, &err), &err);
+	unsetenv(var);
+	assert_true(n > 0);
+	assert_int_equal(n, ref_n);
+	assert_ok(nx_duck_open(&d, 2, NULL, &err), &err);
+	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS a (READ_ONLY); "
+		       "ATTACH '%s/.timeline/timeline.duckdb' AS b (READ_ONLY)", dir, ref);
+	if (events)
+		*events = n;
+	return d;
+}

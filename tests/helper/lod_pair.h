@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT
+ * lod_pair.h: what the timeline cache's build tests (test_lod_l0, test_lod_levels,
+ * test_lod_slices) share: the group's directory, and a profile's cache built two ways,
+ * the second under one environment variable, and attached side by side for comparison.
+ * Every failure is a cmocka test failure with the message (include after cmocka.h). */
+#ifndef NX_TEST_LOD_PAIR_H
+#define NX_TEST_LOD_PAIR_H
+
+#include "common/compat.h"
+#include "db/duck.h"
+
+/* The group's directory, made by nx_lod_group_setup (nx_sfx_tmpdir("lod")). */
+extern char *nx_lod_root;
+/* cmocka group setup and teardown making and freeing nx_lod_root (removed with the other
+ * test directories by nx_test_done). */
+int nx_lod_group_setup(void **state);
+int nx_lod_group_teardown(void **state);
+
+/* Copies profile directory dir to ref (what was at ref first is removed: a name inside
+ * the test's own directory), builds the cache of dir with the environment as it is and
+ * of ref with var=value (unset afterwards), checks both count the same events, more than
+ * none, and returns a database with dir's cache attached as a and ref's as b (READ_ONLY).
+ * *events (if non-NULL) gets the events. */
+struct nx_duck *nx_lod_build_pair(const char *dir, const char *ref, const char *var,
+				  const char *value, uint64_t *events);
+
+#endif
