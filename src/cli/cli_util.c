@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,19 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+int nx_cli_bad_option(const char *cmd, int c, char *const *argv)
+{
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+	const char *opt = optopt ? shortopt : argv[optind - 1];
+
+	if (c == ':')
+		nx_cli_error(cmd, "option '%s' needs a value", opt);
+	else
+		nx_cli_error(cmd, "unknown option '%s'", opt);
+	nx_cli_usage(stderr, "try 'neuron-explorer %s --help'\n", cmd);
+	return NX_EXIT_USAGE;
+}
 
 int nx_cli_uint(const char *cmd, const char *flag, const char *arg, unsigned long long min,
 		unsigned long long max, unsigned long long *out)

@@ -11,6 +11,10 @@
 int nx_cli_uint(const char *cmd, const char *flag, const char *arg, unsigned long long min,
 		unsigned long long max, unsigned long long *out);
 
+/* What getopt_long returned for an option it did not take (opterr = 0 and an optstring
+ * starting with ':'): says which option, and where the help is; returns NX_EXIT_USAGE. */
+int nx_cli_bad_option(const char *cmd, int c, char *const *argv);
+
 /* A display name that follows the one naming rule (NX_NAME_RULE in ingest/ingest.h). */
 int nx_cli_name(const char *cmd, const char *name);
 

@@ -70,6 +70,9 @@ static double wall_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The NEFF run when -n is not given (the runtime's name of it). */
+static const char default_neff[] = "file.neff";
+
 /* profile_exec_N.ntff in the directory of the -s path. */
 static char *nth_path(const char *session, unsigned long n)
 {
@@ -90,7 +93,7 @@ struct capture_args {
 };
 
 /* One option of capture's own (the common ones are taken before). */
-static int parse_opt(struct capture_args *a, int c)
+static int parse_opt(struct capture_args *a, int c, char **argv)
 {
 	switch (c) {
 	case 'n': a->neff_path = optarg; break;
@@ -123,8 +126,7 @@ static int parse_opt(struct capture_args *a, int c)
 	}
 	case 'v': a->verbose = true; break;
 	default:
-		usage(stderr);
-		return NX_EXIT_USAGE;
+		return nx_cli_bad_option("capture", c, argv);
 	}
 	return NX_EXIT_OK;
 }
@@ -149,19 +151,20 @@ static int parse(int argc, char **argv, struct capture_args *a)
 
 	memset(a, 0, sizeof(*a));
 	nx_cli_common_init(&a->co, "capture");
-	a->neff_path = "file.neff";
+	a->neff_path = default_neff;
 	a->session = "profile.ntff";
 	a->num_exec = a->nth = 1;
 	a->so.target = "trn2";
 	a->so.exec_index = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:s:vqh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:s:vqh", opts, NULL)) != -1) {
 		if (nx_cli_common_opt(&a->co, c, optarg)) {
 			if (a->co.help) {
 				usage(stdout);
 				return NX_EXIT_OK;
 			}
-		} else if ((rc = parse_opt(a, c))) {
+		} else if ((rc = parse_opt(a, c, argv))) {
 			return rc;
 		}
 	}
@@ -192,6 +195,11 @@ static int prepare(struct capture_args *a, struct nx_neff *neff, char **out)
 	a->so.exec_index = (uint32_t)(a->nth ? a->nth : 1);
 	if (a->verbose || (!a->co.quiet && isatty(2)))
 		a->so.progress = progress;
+	if (a->neff_path == default_neff && access(default_neff, F_OK) != 0) {
+		nx_cli_error("capture", "no NEFF to run: give one with -n K.neff (the default, "
+			     "'%s', is not in this directory)", default_neff);
+		return NX_EXIT_USAGE;
+	}
 	if (nx_neff_read(a->neff_path, neff, &err)) {
 		memset(neff, 0, sizeof(*neff)); /* released already */
 		nx_cli_error("capture", "%s", err.msg);

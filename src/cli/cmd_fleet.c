@@ -424,9 +424,11 @@ static int do_ingest(struct opts *o)
 			     "--sbatch-arg and --wait go with --slurm");
 		return NX_EXIT_USAGE;
 	}
+	/* the run directory is read (planned) before anything is written into the data
+	 * path, so a wrong one leaves nothing behind */
 	if (nx_fleet_check_run(o->data_path, o->co.display_name, &err) ||
-	    lock_run(o->data_path, o->co.display_name, &lock, &err) || !(self = self_path(&err)) ||
 	    nx_fleet_plan(o->input, o->co.display_name, &p, &err) ||
+	    lock_run(o->data_path, o->co.display_name, &lock, &err) || !(self = self_path(&err)) ||
 	    nx_fleet_manifest_write(o->data_path, &p, &err)) {
 		rc = fail(&err);
 		goto out;

@@ -92,7 +92,8 @@ static int do_asm(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -104,7 +105,7 @@ static int do_asm(int argc, char **argv)
 			       "An existing K.neff is replaced only when it is a NEFF.\n");
 			return NX_EXIT_OK;
 		default:
-			return NX_EXIT_USAGE;
+			return nx_cli_bad_option("kernel asm", c, argv);
 		}
 	}
 	if (optind + 1 != argc || !out) {
@@ -165,7 +166,8 @@ static int parse_gen(int argc, char **argv, struct gen_args *a)
 	nx_cli_common_init(&a->co, "kernel gen");
 	a->ko.target = "trn2";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:qh", opts, NULL)) != -1) {
 		if (nx_cli_common_opt(&a->co, c, optarg)) {
 			if (a->co.help) {
 				gen_usage();
@@ -183,7 +185,7 @@ static int parse_gen(int argc, char **argv, struct gen_args *a)
 		case 't': a->ko.target = optarg; break;
 		case 'l': a->listing = optarg; break;
 		case 'f': a->ko.instr_fetch = true; break;
-		default: return NX_EXIT_USAGE;
+		default: return nx_cli_bad_option("kernel gen", c, argv);
 		}
 	}
 	if (optind + 1 != argc || !a->out) {

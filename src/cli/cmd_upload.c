@@ -62,12 +62,12 @@ static int parse(int argc, char **argv, struct upload_args *a)
 	memset(a, 0, sizeof(*a));
 	nx_cli_common_init(&a->co, "upload");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		if (c == 'c') {
 			a->src = optarg;
 		} else if (!nx_cli_common_opt(&a->co, c, optarg)) {
-			usage(stderr);
-			return NX_EXIT_USAGE;
+			return nx_cli_bad_option("upload", c, argv);
 		} else if (a->co.help) {
 			usage(stdout);
 			return NX_EXIT_OK;

@@ -80,7 +80,9 @@ int nx_neff_header_decode(const char *name, const uint8_t *file, size_t file_len
 	if (file_len < NX_NEFF_HEADER_SIZE)
 		return nx_errf(err, NX_ETRUNC,
 			       "%s: truncated header: the file has %zu bytes, the header alone "
-			       "needs %u", name, file_len, NX_NEFF_HEADER_SIZE);
+			       "needs %u: it is not a NEFF, or one cut short (kernel gen, kernel "
+			       "asm and the compiler write whole ones)", name, file_len,
+			       NX_NEFF_HEADER_SIZE);
 	h->pkg_version = nx_get_le(file + H_PKG_VERSION, 8);
 	h->header_size = nx_get_le(file + H_HEADER_SIZE, 8);
 	h->data_size = nx_get_le(file + H_DATA_SIZE, 8);

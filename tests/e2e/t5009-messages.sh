@@ -90,6 +90,29 @@ expect 2 "neuron-explorer fleet: -j needs a whole number from 1 to 1024, not '0'
 expect 2 "neuron-explorer fleet: SLURM_ARRAY_TASK_ID needs a whole number from 0 to 100000000, not '-3'" \
 	env SLURM_ARRAY_TASK_ID=-3 "$BIN" fleet run-task --list x --display-name r
 
+# a newcomer's first tries: options a command does not take, a missing value, no NEFF
+# where capture looks by default, a file that is no NEFF, a run directory without a run
+# (nothing written into the data path)
+for c in capture "kernel asm" "kernel gen" upload; do
+	expect 2 "neuron-explorer $c: unknown option '--bogus'
+try 'neuron-explorer $c --help'" "$BIN" $c --bogus
+done
+expect 2 "neuron-explorer capture: unknown option '-Z'
+try 'neuron-explorer capture --help'" "$BIN" capture -Z
+expect 2 "neuron-explorer kernel gen: option '-o' needs a value
+try 'neuron-explorer kernel gen --help'" "$BIN" kernel gen matmul_v0 -o
+expect 2 "neuron-explorer capture: no NEFF to run: give one with -n K.neff (the default, 'file.neff', is not in this directory)" \
+	"$BIN" capture
+[ ! -e profile.ntff ] || fail "capture without a NEFF wrote profile.ntff"
+echo "not a neff" > notneff.bin
+expect 1 "neuron-explorer capture: notneff.bin: truncated header: the file has 11 bytes, the header alone needs 1024: it is not a NEFF, or one cut short (kernel gen, kernel asm and the compiler write whole ones)" \
+	"$BIN" capture -n notneff.bin -s nn/p.ntff
+[ ! -e nn ] || fail "capture of a bad NEFF made its output directory"
+mkdir emptyrun
+expect 1 "neuron-explorer fleet: no NEFF/NTFF pair and no framework trace under 'emptyrun'" \
+	"$BIN" fleet ingest emptyrun --display-name er --data-path dp
+[ ! -e dp/fleet/er ] || fail "fleet ingest of an empty run wrote dp/fleet/er"
+
 # the log level: a bad one is a usage error naming where it came from; a good one passes
 expect 2 "neuron-explorer: --log-level: 'loud' is not a log level (error, warn, info, debug)" \
 	"$BIN" --log-level loud view -d adir
