@@ -242,14 +242,28 @@ static int fail(const struct nx_err *err)
 	return err->code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 }
 
-/* The data path as an absolute path (Slurm jobs do not share our working directory). */
-static char *absolute_data_path(const char *opt, struct nx_err *err)
+/* The data path as an absolute path (Slurm jobs do not share our working directory),
+ * made first by the verbs that write a run (ingest, run-task); the others only read, so
+ * a data path that does not exist is left so (they then find no run in it). */
+static char *absolute_data_path(const char *opt, bool make, struct nx_err *err)
 {
-	char *p = nx_expand_home(opt), *r;
+	char *p = nx_expand_home(opt), *r, *cwd;
 
-	if (nx_mkdirs(p, err)) {
+	if (make && nx_mkdirs(p, err)) {
 		free(p);
 		return NULL;
+	}
+	if (!make && access(p, F_OK) != 0 && errno == ENOENT) {
+		if (p[0] == '/')
+			return p;
+		cwd = getcwd(NULL, 0);
+		r = cwd ? nx_path_join(cwd, p) : NULL;
+		if (!r)
+			nx_errf(err, -errno, "cannot resolve data path '%s': %s", opt,
+				strerror(errno));
+		free(cwd);
+		free(p);
+		return r;
 	}
 	r = realpath(p, NULL);
 	free(p);
@@ -630,12 +644,14 @@ int cmd_fleet(int argc, char **argv)
 	struct opts o;
 	struct nx_err err = { 0 };
 	int rc = NX_EXIT_USAGE;
+	bool make;
 
 	if (parse(argc, argv, &o) || (rc = check(&o)) >= 0) {
 		free(o.extra);
 		return rc;
 	}
-	if (!(o.data_path = absolute_data_path(o.co.data_path, &err))) {
+	make = !strcmp(o.sub, "ingest") || !strcmp(o.sub, "run-task");
+	if (!(o.data_path = absolute_data_path(o.co.data_path, make, &err))) {
 		free(o.extra);
 		return fail(&err);
 	}

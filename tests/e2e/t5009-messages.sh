@@ -112,6 +112,11 @@ mkdir emptyrun
 expect 1 "neuron-explorer fleet: no NEFF/NTFF pair and no framework trace under 'emptyrun'" \
 	"$BIN" fleet ingest emptyrun --display-name er --data-path dp
 [ ! -e dp/fleet/er ] || fail "fleet ingest of an empty run wrote dp/fleet/er"
+for v in status report export; do
+	expect 1 "neuron-explorer fleet: no fleet run 'er' in '$T/nodp' (no $T/nodp/fleet/er/manifest.tsv); run 'neuron-explorer fleet ingest' first" \
+		"$BIN" fleet $v --display-name er --data-path nodp -o out
+	[ ! -e nodp ] || fail "fleet $v made the data path it only reads"
+done
 
 # the log level: a bad one is a usage error naming where it came from; a good one passes
 expect 2 "neuron-explorer: --log-level: 'loud' is not a log level (error, warn, info, debug)" \
