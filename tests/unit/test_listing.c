@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "helper/asserts.h"
+#include "helper/fixture.h"
 
 #define assert_contains(hay, needle)                                                       \
 	do {                                                                              \
@@ -151,16 +152,12 @@ static void test_good(void **state)
 
 static void test_roundtrip(void **state)
 {
-	const char *base = getenv("NX_TEST_TMP");
 	struct nx_neff a, b;
 	struct nx_err err = { 0 };
-	char *path;
+	char *dir = nx_test_dir("listing"), *path = nx_path_join(dir, "roundtrip.neff");
 
 	(void)state;
-	if (!base)
-		base = "/tmp";
-	assert_int_equal(nx_mkdirs(base, &err), 0);
-	path = nx_xasprintf("%s/test_listing.%d.neff", base, (int)getpid());
+	free(dir);
 	assert_int_equal(nx_listing_assemble("good.txt", good, strlen(good), &a, &err), 0);
 	if (nx_neff_write(path, &a, &err) || nx_neff_read(path, &b, &err))
 		fail_msg("%s", err.msg);
@@ -283,5 +280,5 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }

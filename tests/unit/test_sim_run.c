@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "helper/asserts.h"
+#include "helper/fixture.h"
 
 #define assert_contains(hay, needle)                                                       \
 	do {                                                                              \
@@ -589,7 +590,6 @@ static void test_no_dma_blocks(void **state)
 
 static void test_deterministic_capture(void **state)
 {
-	const char *base = getenv("NX_TEST_TMP");
 	struct nx_sim_opts o = { .target = "trn2", .dma_packets = true, .exec_index = 2 };
 	struct nx_err err = { 0 };
 	struct nx_neff neff;
@@ -597,11 +597,10 @@ static void test_deterministic_capture(void **state)
 	size_t l1 = 0, l2 = 0;
 
 	(void)state;
-	if (!base)
-		base = "/tmp";
-	assert_int_equal(nx_mkdirs(base, &err), 0);
-	p1 = nx_xasprintf("%s/test_sim_run.%d.a.ntff", base, (int)getpid());
-	p2 = nx_xasprintf("%s/test_sim_run.%d.b.ntff", base, (int)getpid());
+	char *dir = nx_test_dir("sim-run-same");
+	p1 = nx_path_join(dir, "a.ntff");
+	p2 = nx_path_join(dir, "b.ntff");
+	free(dir);
 	text = nx_xasprintf("%s@10 Sync dma_trigger block=b0\n"
 			    "@20 Tensor ldweights src=sbuf[0:128]+0:bf16[128] wait=S[1]>=16\n"
 			    "@20 Tensor matmul src=sbuf[0:128]+256:bf16[512] dst=psum[0:128]+0:fp32[512] "
@@ -644,7 +643,6 @@ static uint64_t rec_time(const struct nx_rec *r)
 static void test_capture_start_ns(void **state)
 {
 	const uint64_t t = 1733350000123456789ull;
-	const char *base = getenv("NX_TEST_TMP");
 	struct nx_sim_opts o = { .target = "trn2", .dma_packets = true, .exec_index = 1 };
 	struct nx_ntff_reader *ra = NULL, *rb = NULL;
 	struct nx_err err = { 0 };
@@ -654,10 +652,10 @@ static void test_capture_start_ns(void **state)
 	int ga, gb, n = 0, kinds = 0;
 
 	(void)state;
-	base = base ? base : "/tmp";
-	assert_int_equal(nx_mkdirs(base, &err), 0);
-	p1 = nx_xasprintf("%s/test_sim_run.%d.t0.ntff", base, (int)getpid());
-	p2 = nx_xasprintf("%s/test_sim_run.%d.tT.ntff", base, (int)getpid());
+	char *dir = nx_test_dir("sim-run-start");
+	p1 = nx_path_join(dir, "t0.ntff");
+	p2 = nx_path_join(dir, "tT.ntff");
+	free(dir);
 	text = nx_xasprintf("%s@10 Sync dma_trigger block=b0\n"
 			    "@20 Tensor matmul src=sbuf[0:128]+256:bf16[512] dst=psum[0:128]+0:fp32[512] "
 			    "wait=S[1]>=16\n", head);
@@ -715,5 +713,5 @@ int main(void)
 		cmocka_unit_test(test_capture_start_ns),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }
