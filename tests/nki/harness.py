@@ -2,10 +2,12 @@
 
 Each test is a function named test_*; a test passes when it returns without raising. The
 run prints one line per test and closes with 'N passed, M failed'; the exit status is 1
-when any failed. Kernels compile through the real neuron-explorer binary (NX_NKI_BIN) and
-check their numerics against numpy.
+when any failed; when none did, the folders tmpdir() made are removed. Kernels compile
+through the real neuron-explorer binary (NX_NKI_BIN) and check their numerics against
+numpy.
 """
 import os
+import shutil
 import sys
 import tempfile
 import traceback
@@ -13,10 +15,17 @@ import traceback
 import numpy as np
 
 
+# the folders tmpdir() made, removed by run() when every test passed
+_made = []
+
+
 def tmpdir():
+    """A new folder of the test's own under $NX_TEST_TMP (or the system's temporary one)."""
     base = os.environ.get('NX_TEST_TMP') or tempfile.gettempdir()
     os.makedirs(base, exist_ok=True)
-    return tempfile.mkdtemp(prefix='nki-', dir=base)
+    d = tempfile.mkdtemp(prefix='nki-', dir=base)
+    _made.append(d)
+    return d
 
 
 def close(got, want, atol=1e-3, rtol=1e-3, what=''):
@@ -93,4 +102,7 @@ def run(mod):
             print('ok   %s' % n)
         sys.stdout.flush()
     print('%d passed, %d failed' % (passed, failed))
+    if not failed:
+        for d in _made:
+            shutil.rmtree(d, ignore_errors=True)
     return 1 if failed else 0
