@@ -2,19 +2,27 @@
  * bench_gen_trace.c: writes a large synthetic NEFF + NTFF pair for the ingest
  * benchmark: a small program (512 instructions per engine, 64 DMA blocks) and a trace
  * of N records, about 70% instruction executions and 30% DMA packets, in time order.
- * usage: bench_gen_trace OUT_DIR MILLIONS_OF_RECORDS */
+ * With --source-lines the program carries debug info as a compiled NKI kernel does: each
+ * run of LINE_RUN instructions of an engine comes from one line of bench_kernel.py, so
+ * Instruction.bir_debug_info_source_location is filled and `recommend` localises its
+ * findings (and the transfers their DMA_TRIGGER starts) to lines.
+ * usage: bench_gen_trace [--source-lines] OUT_DIR MILLIONS_OF_RECORDS */
 #include "common/compat.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "neff/neff.h"
 #include "ntff/ntff.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PROG 512
 #define BLOCKS 64
+/* instructions of an engine per source line: 8 lines an engine, 40 in the kernel */
+#define LINE_RUN 64
+#define LINES_PER_ENGINE (PROG / LINE_RUN)
 
 static struct nx_ap ap(int mem, unsigned parts, unsigned elems)
 {
@@ -26,6 +34,34 @@ static struct nx_ap ap(int mem, unsigned parts, unsigned elems)
 	a.size[1] = 1;
 	a.step[0] = a.step[1] = 1;
 	return a;
+}
+
+/* The debug info of --source-lines: one kernel instruction per source line of
+ * bench_kernel.py, the lines of an engine ten apart from the next's. No stack frame: with
+ * one, every instruction carries the whole IR id chain and the ingest's IR hierarchy
+ * tables (BirInstruction ...) roll all of them up, which at 10M records ran out of the
+ * derive stage's memory limit (2026-12-05): this benchmark is about recommend. */
+static void add_source_lines(struct nx_neff *n)
+{
+	struct nx_debug_info *dbg = &n->dbg;
+
+	dbg->ninsts = NX_ENGINE_COUNT * LINES_PER_ENGINE;
+	dbg->insts = nx_xcalloc(dbg->ninsts, sizeof(*dbg->insts));
+	for (size_t k = 0; k < dbg->ninsts; k++) {
+		struct nx_dbg_inst *d = &dbg->insts[k];
+		int64_t line = 10 + (int64_t)(k / LINES_PER_ENGINE) * 10 +
+			       (int64_t)(k % LINES_PER_ENGINE);
+
+		d->name = nx_xasprintf("inst.%zu:0", k);
+		d->file = nx_xstrdup("bench_kernel.py");
+		d->line = line;
+		d->stack_frame_id = -1;
+		d->iteration_vars_id = -1;
+		d->bir_location = nx_xasprintf("bench_kernel.py:%" PRId64, line);
+	}
+	for (int e = 0; e < NX_ENGINE_COUNT; e++)
+		for (int i = 0; i < PROG; i++)
+			n->inst[e][i].debug_id = (uint32_t)(e * LINES_PER_ENGINE + i / LINE_RUN);
 }
 
 static void build_neff(struct nx_neff *n)
@@ -129,8 +165,14 @@ int main(int argc, char **argv)
 	struct nx_err err = { 0 };
 	struct nx_rec r;
 
+	bool source_lines = argc > 1 && !strcmp(argv[1], "--source-lines");
+
+	if (source_lines) {
+		argv++;
+		argc--;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: bench_gen_trace OUT_DIR MILLIONS_OF_RECORDS\n");
+		fprintf(stderr, "usage: bench_gen_trace [--source-lines] OUT_DIR MILLIONS_OF_RECORDS\n");
 		return 2;
 	}
 	uint64_t total = (uint64_t)(atof(argv[2]) * 1e6);
@@ -139,6 +181,8 @@ int main(int argc, char **argv)
 	if (nx_mkdirs(argv[1], &err))
 		goto fail;
 	build_neff(&n);
+	if (source_lines)
+		add_source_lines(&n);
 	if (nx_neff_write(neff_path, &n, &err))
 		goto fail;
 	memset(&info, 0, sizeof(info));
