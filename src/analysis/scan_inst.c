@@ -126,6 +126,15 @@ struct text_cache {
 	int32_t id[TEXT_CACHE];
 };
 
+/* The groups of recent rows by their key: a row of a group met before costs a compare
+ * instead of a lookup in the map (a tenth of the pass, one per row). Emptied when a group
+ * is added, since the map may then move its values. */
+#define GROUP_CACHE 256
+struct group_cache {
+	struct group_key k[GROUP_CACHE];
+	struct group *g[GROUP_CACHE];
+};
+
 struct pass {
 	struct nx_duck *d;
 	struct nx_rec_scan *sc;
@@ -149,6 +158,7 @@ struct pass {
 	int64_t row, last_id;
 	bool any_id;
 	struct text_cache cache[4]; /* src, engine, opcode, tti */
+	struct group_cache groups;
 };
 
 /* Whether a cell, upper-cased (or lower-cased), is want; -1 when it holds a byte
@@ -299,15 +309,12 @@ static int edges_of(struct pass *p, int64_t id, struct nx_err *err)
  * at a newline), NULL when empty. */
 enum text_kind { TEXT_AS_IS, TEXT_LOWER, TEXT_BASENAME };
 
-static int32_t text_id(struct nx_rec_dict *d, struct text_cache *c, const char *s, size_t len,
-		       enum text_kind kind)
+/* The number of a text the cache did not have. */
+static int32_t text_lookup(struct nx_rec_dict *d, const char *s, size_t len, enum text_kind kind)
 {
-	size_t slot = ((uintptr_t)s >> 3 ^ len) % TEXT_CACHE;
 	char small[64] = "", *buf = small; /* initialised: gcc -fsanitize sees a read of it */
 	int32_t id;
 
-	if (c->p[slot] == s && c->len[slot] == len)
-		return c->id[slot];
 	if (kind == TEXT_AS_IS) {
 		id = nx__rec_dict_id(d, s, len);
 	} else if (kind == TEXT_LOWER) {
@@ -326,6 +333,18 @@ static int32_t text_id(struct nx_rec_dict *d, struct text_cache *c, const char *
 				from = i + 1;
 		id = from < len ? nx__rec_dict_id(d, s + from, len - from) : -1;
 	}
+	return id;
+}
+
+static int32_t text_id(struct nx_rec_dict *d, struct text_cache *c, const char *s, size_t len,
+		       enum text_kind kind)
+{
+	size_t slot = ((uintptr_t)s >> 3 ^ len) % TEXT_CACHE;
+	int32_t id;
+
+	if (c->p[slot] == s && c->len[slot] == len)
+		return c->id[slot];
+	id = text_lookup(d, s, len, kind);
 	c->p[slot] = s;
 	c->len[slot] = len;
 	c->id[slot] = id;
@@ -346,18 +365,37 @@ static bool in_window(const struct nx_rec_scan_window *w, bool has_start, int64_
 	return has_start && (w->whole || (start >= w->t0 && start < w->t1));
 }
 
+/* The group of key k, added (with the stream row at hand as its first) when new. */
+static struct group *group_of(struct pass *p, const struct group_key *k)
+{
+	struct group_cache *c = &p->groups;
+	uint32_t h = (uint32_t)k->src * 0x9E3779B1u ^ (uint32_t)k->engine * 0x85EBCA77u ^
+		     (uint32_t)k->opcode * 0xC2B2AE3Du ^ (uint32_t)k->tti;
+	size_t slot = (h ^ h >> 16) % GROUP_CACHE;
+	bool added;
+	struct group *g;
+
+	if (c->g[slot] && !memcmp(&c->k[slot], k, sizeof(*k)))
+		return c->g[slot];
+	g = nx_strmap_get(&p->sc->groups, (const char *)k, sizeof(*k), &added);
+	if (added) {
+		memset(c, 0, sizeof(*c));
+		g->first_row = p->row;
+	}
+	c->k[slot] = *k;
+	c->g[slot] = g;
+	return g;
+}
+
 static void add_to_group(struct pass *p, const struct nx_pqr_batch *b, size_t r,
 			 const struct group_key *k, int64_t start)
 {
-	bool added;
-	struct group *g = nx_strmap_get(&p->sc->groups, (const char *)k, sizeof(*k), &added);
+	struct group *g = group_of(p, k);
 	const char *op;
 	size_t len;
 	int64_t v;
 	double f;
 
-	if (added)
-		g->first_row = p->row;
 	g->n++;
 	if (nx__rec_f64(b, C_FLOPS, r, &f)) {
 		g->flops += f;
@@ -408,7 +446,7 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 
 	memset(p->cache, 0, sizeof(p->cache));
 	for (size_t r = 0; !rc && r < b->rows; r++, p->row++) {
-		int64_t id, start, end, wait, rb, wb;
+		int64_t id = 0, start = 0, end, wait, rb = 0, wb = 0;
 		bool has_id = nx__rec_i64(b, C_ID, r, &id);
 		bool has_start = nx__rec_i64(b, C_START, r, &start);
 		bool has_rb = nx__rec_i64(b, C_RD, r, &rb), has_wb = nx__rec_i64(b, C_WR, r, &wb);

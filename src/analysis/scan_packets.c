@@ -62,7 +62,7 @@ static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 	const struct nx_rec_scan_window *w = &sc->win;
 
 	for (size_t r = 0; r < b->rows; r++) {
-		int64_t s, e, bytes, rs, re, agg, dur;
+		int64_t s = 0, e = 0, bytes, rs, re, agg, dur;
 		bool hs = nx__rec_i64(b, P_START, r, &s), he = nx__rec_i64(b, P_END, r, &e);
 
 		sc->packets++;

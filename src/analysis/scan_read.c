@@ -302,37 +302,3 @@ int nx__rec_read_pass(struct nx_duck *d, const char *dir, const char *table,
 		return rc;
 	}
 }
-
-/* ---- cells ------------------------------------------------------------------------ */
-
-bool nx__rec_i64(const struct nx_pqr_batch *b, size_t k, size_t row, int64_t *v)
-{
-	const struct nx_pqr_col *c = &b->col[k];
-
-	if (c->kind == NX_PQR_NULL || (c->valid && !c->valid[row]))
-		return false;
-	*v = c->i64[row];
-	return true;
-}
-
-bool nx__rec_f64(const struct nx_pqr_batch *b, size_t k, size_t row, double *v)
-{
-	const struct nx_pqr_col *c = &b->col[k];
-
-	if (c->kind == NX_PQR_NULL || (c->valid && !c->valid[row]))
-		return false;
-	*v = c->f64[row];
-	return true;
-}
-
-bool nx__rec_str(const struct nx_pqr_batch *b, size_t k, size_t row, const char **s,
-		 size_t *len)
-{
-	const struct nx_pqr_col *c = &b->col[k];
-
-	if (c->kind == NX_PQR_NULL || (c->valid && !c->valid[row]))
-		return false;
-	*s = c->str[row];
-	*len = c->len[row];
-	return true;
-}
