@@ -136,7 +136,7 @@ static int sweep(struct nx_duck *d, struct nx_rec_result *r, struct sweep *sw, s
 	int rc;
 
 	lower(nx_rec_engine_name[r->bottleneck], engine, sizeof(engine));
-	rc = nx__rec_busy_runs(d, sc, r->bottleneck == NX_REC_ENG_DMA ? NULL : engine, &sw->busy,
+	rc = nx__rec_busy_runs(d, r->scan, r->bottleneck == NX_REC_ENG_DMA ? NULL : engine, &sw->busy,
 			       err);
 	if (rc)
 		return rc;

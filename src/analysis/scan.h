@@ -198,6 +198,11 @@ struct nx_rec_scan {
 	/* and its sums over DmaPacketAggregated's rows in the window: their bytes (NAN when
 	 * none is known), and those with VIRTUAL in the destination plus in the source */
 	double xfer_bytes, xfer_spill_bytes;
+	/* the union runs of all packets, unclipped: what the serialisation investigation
+	 * sweeps beside when DMA is the bottleneck, kept by the DmaPacket pass so that it
+	 * need not read the table again (dropped beyond NX_REC_DMA_RUNS_MAX runs) */
+	struct nx_rec_stretches dma_runs;
+	bool dma_runs_kept;
 	bool passes_done;      /* the two passes ran (else only nx__rec_scan_extents) */
 };
 
@@ -206,8 +211,11 @@ void nx__rec_dict_init(struct nx_rec_dict *d);
 int32_t nx__rec_dict_id(struct nx_rec_dict *d, const char *s, size_t len);
 void nx__rec_dict_release(struct nx_rec_dict *d);
 
+/* The most union runs of DmaPacket the pass keeps (24 bytes each). */
+#define NX_REC_DMA_RUNS_MAX ((size_t)1 << 18)
+
 /* scan_packets.c: the DmaPacket pass (count, extremes, the union and kernel bytes in the
- * window), the engines' unions over ActiveTime in the window, and the busy runs of the
+ * window, the union's runs over the whole profile), the engines' unions over ActiveTime in the window, and the busy runs of the
  * bottleneck for the serialisation investigation. */
 int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err);
 /* The first start and last end of the kernel's packets (queue_type not 'instruction',
@@ -216,8 +224,9 @@ int nx__rec_kernel_extent(struct nx_duck *d, const struct nx_rec_scan *sc, int64
 			  int64_t *t1, struct nx_err *err);
 int nx__rec_engine_unions(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t t0, int64_t t1,
 			  int64_t out[4], struct nx_err *err);
-/* The union runs of DmaPacket (engine NULL) or of the engine's ActiveTime rows. */
-int nx__rec_busy_runs(struct nx_duck *d, const struct nx_rec_scan *sc, const char *engine,
+/* The union runs of DmaPacket (engine NULL: those the DmaPacket pass kept, handed over,
+ * else read again) or of the engine's ActiveTime rows. */
+int nx__rec_busy_runs(struct nx_duck *d, struct nx_rec_scan *sc, const char *engine,
 		      struct nx_rec_stretches *st, struct nx_err *err);
 
 /* scan_inst.c: the Instruction pass; it writes rx_InstAgg and sorts the attributed

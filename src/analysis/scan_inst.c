@@ -798,4 +798,6 @@ void nx__rec_scan_release(struct nx_rec_scan *sc)
 	sc->edges_open = sc->busy_open = false;
 	free(sc->busy_cache);
 	sc->busy_cache = NULL;
+	nx__rec_stretches_release(&sc->dma_runs);
+	sc->dma_runs_kept = false;
 }

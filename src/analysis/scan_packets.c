@@ -28,6 +28,10 @@ struct packets {
 	struct nx_rec_union u;
 	int64_t last, bytes;
 	bool any;
+	/* a window's pass: the union of the packets unclipped, for sc->dma_runs */
+	struct nx_rec_union all;
+	int64_t all_last;
+	bool all_any;
 };
 
 static void packets_reset(void *arg)
@@ -42,6 +46,35 @@ static void packets_reset(void *arg)
 	sc->packets = 0;
 	sc->pk_lo_set = sc->pk_hi_set = false;
 	nx__rec_busy_reset(sc);
+	nx__rec_stretches_release(&sc->dma_runs);
+	sc->dma_runs_kept = true;
+}
+
+/* A run of the union of all packets into sc->dma_runs, while they are not too many. */
+static void keep_run(struct nx_rec_scan *sc, int64_t rs, int64_t re)
+{
+	if (!sc->dma_runs_kept)
+		return;
+	if (sc->dma_runs.n == NX_REC_DMA_RUNS_MAX) {
+		nx__rec_stretches_release(&sc->dma_runs);
+		sc->dma_runs_kept = false;
+		return;
+	}
+	nx__rec_stretches_add(&sc->dma_runs, rs, re);
+}
+
+/* [s, e) (e > s) into the unclipped union of a window's pass. */
+static int all_add(struct packets *p, int64_t s, int64_t e)
+{
+	int64_t rs, re;
+
+	if (p->all_any && s < p->all_last)
+		return NX_REC_UNSORTED;
+	p->all_any = true;
+	p->all_last = s;
+	if (nx__rec_union_add(&p->all, s, e, &rs, &re))
+		keep_run(p->sc, rs, re);
+	return 0;
 }
 
 /* A kernel packet: coalesce(queue_type, '') <> 'instruction' AND transfer_bytes > 4. */
@@ -83,6 +116,11 @@ static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 			p->bytes += bytes;
 		if (!hs || !he)
 			continue;
+		if (!w->whole && e > s) {
+			int rc = all_add(p, s, e);
+			if (rc)
+				return rc;
+		}
 		if (!w->whole) {
 			s = s > w->t0 ? s : w->t0;
 			e = e < w->t1 ? e : w->t1;
@@ -93,7 +131,9 @@ static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 			return NX_REC_UNSORTED;
 		p->any = true;
 		p->last = s;
-		nx__rec_union_add(&p->u, s, e, &rs, &re);
+		/* over the whole profile, the union is that of all packets */
+		if (nx__rec_union_add(&p->u, s, e, &rs, &re) && w->whole)
+			keep_run(sc, rs, re);
 	}
 	return 0;
 }
@@ -111,7 +151,10 @@ int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_er
 		rc = nx__rec_busy_finish(sc, err);
 	if (rc)
 		return nx_err_wrap(err, "reading DmaPacket");
-	nx__rec_union_end(&p.u, &rs, &re);
+	if (nx__rec_union_end(&p.u, &rs, &re) && sc->win.whole)
+		keep_run(sc, rs, re);
+	if (nx__rec_union_end(&p.all, &rs, &re))
+		keep_run(sc, rs, re);
 	sc->dma_union = p.u.total;
 	sc->dma_bytes = (double)p.bytes;
 	return 0;
@@ -338,7 +381,7 @@ static int busy_batch(void *arg, const struct nx_pqr_batch *bt, struct nx_err *e
 	return 0;
 }
 
-int nx__rec_busy_runs(struct nx_duck *d, const struct nx_rec_scan *sc, const char *engine,
+int nx__rec_busy_runs(struct nx_duck *d, struct nx_rec_scan *sc, const char *engine,
 		      struct nx_rec_stretches *st, struct nx_err *err)
 {
 	static const struct nx_rec_colspec cols[] = { { "start_ts", NX_REC_BIGINT }, { "end_ts", NX_REC_BIGINT } };
@@ -346,6 +389,17 @@ int nx__rec_busy_runs(struct nx_duck *d, const struct nx_rec_scan *sc, const cha
 	int64_t rs, re;
 	int rc;
 
+	if (!engine && sc->dma_runs_kept) {
+		nx__rec_stretches_release(st);
+		*st = sc->dma_runs;
+		memset(&sc->dma_runs, 0, sizeof(sc->dma_runs));
+		sc->dma_runs_kept = false;
+		return 0;
+	}
+	if (engine) { /* not DMA's: its runs are not needed */
+		nx__rec_stretches_release(&sc->dma_runs);
+		sc->dma_runs_kept = false;
+	}
 	if (engine)
 		rc = nx__rec_read_pass(d, sc->dir, "ActiveTime", active_cols, 3, ACTIVE_ORDER,
 				       busy_reset, busy_engine_batch, &b, err);
