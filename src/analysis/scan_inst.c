@@ -119,7 +119,7 @@ struct edge {
 /* The dictionary numbers of a string column's recent texts, by where the text lies:
  * the C reader's dictionary-encoded strings share their bytes within a batch, so a row
  * repeating a value costs a compare; cleared at every batch. */
-#define TEXT_CACHE 64
+#define TEXT_CACHE 256
 struct text_cache {
 	const char *p[TEXT_CACHE];
 	size_t len[TEXT_CACHE];
@@ -129,7 +129,7 @@ struct text_cache {
 /* The groups of recent rows by their key: a row of a group met before costs a compare
  * instead of a lookup in the map (a tenth of the pass, one per row). Emptied when a group
  * is added, since the map may then move its values. */
-#define GROUP_CACHE 256
+#define GROUP_CACHE 1024
 struct group_cache {
 	struct group_key k[GROUP_CACHE];
 	struct group *g[GROUP_CACHE];

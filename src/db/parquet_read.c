@@ -733,7 +733,8 @@ struct hybrid {
 	int nbits;
 };
 
-static int hybrid_next(struct hybrid *h, uint32_t *out)
+/* Reads the next run's header once the current run is used up. */
+static int hybrid_refill(struct hybrid *h)
 {
 	while (!h->run && !h->packed) {
 		/* the next run's header: a varint, bit 0 telling bit-packed from RLE */
@@ -762,6 +763,13 @@ static int hybrid_next(struct hybrid *h, uint32_t *out)
 				h->value |= (uint32_t)*h->p++ << (8 * i);
 		}
 	}
+	return 0;
+}
+
+static int hybrid_next(struct hybrid *h, uint32_t *out)
+{
+	if (hybrid_refill(h))
+		return -1;
 	if (h->run) {
 		h->run--;
 		*out = h->value;
@@ -914,11 +922,23 @@ static int levels(struct colbuf *cb, const uint8_t *p, const uint8_t *end, size_
 	struct hybrid h = { .p = p, .end = end, .bw = 1 };
 
 	*present = 0;
-	for (size_t r = row; r < row + n; r++) {
+	for (size_t r = row; r < row + n;) {
 		uint32_t v;
+		if (hybrid_refill(&h))
+			return -1;
+		if (h.run) { /* a run of one level (all rows valid, mostly) at once */
+			size_t k = h.run < row + n - r ? h.run : row + n - r;
+			if (h.value > 1)
+				return -1;
+			memset(cb->valid + r, (int)h.value, k);
+			*present += h.value * k;
+			h.run -= (uint32_t)k;
+			r += k;
+			continue;
+		}
 		if (hybrid_next(&h, &v) || v > 1)
 			return -1;
-		cb->valid[r] = (uint8_t)v;
+		cb->valid[r++] = (uint8_t)v;
 		*present += v;
 	}
 	return 0;
