@@ -356,6 +356,44 @@ static void test_flow_order(void **state)
 					    w ? "--window kernel" : ""), 0);
 }
 
+/* The DmaPacket pass keeps the union's runs for the serialisation investigation when DMA
+ * is the bottleneck; read again from DmaPacket (NX_REC_DMA_RUNS=read, as when there are
+ * too many to keep) they give the same reports, whole and windowed, JSON and Markdown
+ * with details, on every kernel, and on a copy with DmaPacket in reverse order (the pass
+ * then runs sorted by DuckDB). */
+static void test_dma_runs(void **state)
+{
+	static const char *const names[] = { "dma_tiny", "serial_sem", "mm_v0", "vector_bound" };
+	static const char *const windows[] = { "", "--window kernel", "--window dpa" };
+
+	(void)state;
+	assert_int_equal(nx_test_sh("cd '%s' && mkdir -p runs/profiles/global && "
+				    "cp -r data/profiles/global/dma_tiny@latest runs/profiles/global/ "
+				    "&& p=runs/profiles/global/dma_tiny@latest && "
+				    "rm $p/DmaPacket.parquet && \"$(dirname '%s')/nx-sql\" "
+				    "-C data/profiles/global/dma_tiny@latest \"COPY (SELECT * FROM "
+				    "DmaPacket ORDER BY start_ts DESC) TO '$p/DmaPacket.parquet'\" "
+				    ">/dev/null", g->dir, g->bin), 0);
+	for (size_t i = 0; i <= sizeof(names) / sizeof(*names); i++)
+		for (size_t w = 0; w < 3; w++) {
+			const char *data = i < 4 ? "data" : "runs";
+			const char *name = i < 4 ? names[i] : "dma_tiny";
+			assert_int_equal(nx_test_sh("cd '%s' && for how in keep read; do "
+						    "NX_REC_DMA_RUNS=$how '%s' recommend --data-path "
+						    "%s --display-name %s --format json %s "
+						    ">runs-$how.json && NX_REC_DMA_RUNS=$how '%s' "
+						    "recommend --data-path %s --display-name %s "
+						    "--details %s >runs-$how.md || exit 1; done && "
+						    "cmp runs-keep.json runs-read.json && "
+						    "cmp runs-keep.md runs-read.md",
+						    g->dir, g->bin, data, name, windows[w], g->bin,
+						    data, name, windows[w]), 0);
+		}
+	/* the investigation ran beside DMA's runs */
+	assert_int_equal(nx_test_sh("cd '%s' && grep -q '\"bottleneck\": *\"DMA\"' runs-keep.json "
+				    "&& grep -q serialisation runs-keep.json", g->dir), 0);
+}
+
 /* Both reports of one profile (JSON and Markdown with details, in window w) with the
  * transfers' merge (scan_xfer.c) and with DuckDB's joins (NX_REC_XFER=sql), into
  * DATA-NAME.{json,md} and DATA-NAME.sql.{json,md} of the test directory; 0 when the
@@ -469,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_reader_report),
 		cmocka_unit_test(test_flow_order),
 		cmocka_unit_test(test_xfer_merge),
+		cmocka_unit_test(test_dma_runs),
 		cmocka_unit_test(test_cli),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
