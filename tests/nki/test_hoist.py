@@ -138,6 +138,54 @@ def test_repeated_load_served_from_the_buffer_holding_it():
 
 
 @nki.jit
+def k_cycle(x, w):
+    # rmsnorm_matmul's weight pattern: the same six w tiles read again for every row block,
+    # one live at a time, at a site given fewer buffers than tiles
+    out = nl.ndarray((4, 6, 128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    for i in nl.affine_range(4):
+        a = nl.load(x[i])
+        for j in nl.affine_range(6):
+            t = nl.load(w[j])  # the weight site
+            nl.store(out[i, j], value=nl.multiply(a, t))
+    return out
+
+
+def belady_misses(seq, n):
+    """Misses of optimal replacement (evict what is needed furthest ahead) with n slots."""
+    held, miss = set(), 0
+    for i, x in enumerate(seq):
+        if x in held:
+            continue
+        miss += 1
+        if len(held) == n:
+            ahead = lambda y: seq.index(y, i + 1) if y in seq[i + 1:] else len(seq)
+            held.remove(max(held, key=ahead))
+        held.add(x)
+    return miss
+
+
+def test_served_buffers_keep_the_tiles_loaded_again_soonest():
+    x, w = rnd(4, 128, 128), rnd(6, 128, 128)
+    want = x[:, None] * w[None]
+    line = line_of('t = nl.load(w[j])')
+    tile = w[0].nbytes
+    loaded = {}
+    for reuse in ('turn', 'furthest'):
+        for n in (3, 6):
+            pol = 'bufs@%d=%d,serve_reuse=%s' % (line, n, reuse)
+            k = nki.baremetal(k_cycle, nx_policy=pol)
+            H.close(k(x, w), want, 1e-5, 1e-5, pol)
+            loaded[reuse, n] = (H.loaded_bytes(k.last.prog) - x.nbytes) // tile
+    # buffers taken in turn keep nothing of a cycle longer than the site's buffers: every
+    # weight load is issued; furthest next use issues what optimal replacement with three
+    # buffers misses (16: all 6, then 10 over the three later blocks)
+    assert loaded['turn', 3] == 24, loaded
+    assert loaded['furthest', 3] == belady_misses(list(range(6)) * 4, 3) == 16, loaded
+    # with a buffer per tile both read w once
+    assert loaded['turn', 6] == loaded['furthest', 6] == 6, loaded
+
+
+@nki.jit
 def k_rewritten(x):
     # the same HBM rows loaded again after a store changed them: never served from SBUF
     out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
@@ -167,6 +215,8 @@ def test_bad_policy_values():
         assert 'serve_loads' in str(e), str(e)
     else:
         raise AssertionError('an unknown policy was accepted')
+    H.raises(lambda: nki.baremetal(k_twice, nx_policy='serve_reuse=belady')(x),
+             "bad value 'belady' for serve_reuse")
 
 
 if __name__ == '__main__':

@@ -19,7 +19,9 @@ recorded trace (docs/nki.md, "Compiler decisions").
    are spilled to HBM (Belady: the one used furthest ahead) and reloaded before their next
    use; saves are triggered by the tile's last writer (as stores), reloads by Sync, and with
    `spill_ahead` the pool evicts ahead of need. A load of bytes a free buffer still holds
-   takes that buffer instead (served.py).
+   takes that buffer instead (served.py); which free buffer a new tile takes is the one freed
+   longest ago, or with `serve_reuse=furthest` the one whose bytes are loaded again furthest
+   ahead.
 3. sync: a dependency (RAW, WAR, WAW on overlapping bytes) between two instructions of
    different engines or DMA queues becomes a semaphore wait; waits already implied by
    earlier ones (same engine order, transitively through what each producer had waited
@@ -557,6 +559,8 @@ def _assign(prog, ins_list, tiles, sites):
     dirty = sp.dirty
     spilled = sp.spilled
     held = served.Held() if pool is None and prog.pol.serve_loads else None
+    reuse = (served.Reuse(ins_list) if held is not None and prog.pol.serve_reuse == 'furthest'
+             else None)
     home = {}                     # served tile -> the site whose buffer it took
     owner = {a[0]: s for s in sites for a in s.slots} if held is not None else {}
     nserved = {}                  # site -> [loads served, bytes]
@@ -615,7 +619,7 @@ def _assign(prog, ins_list, tiles, sites):
                     # a site has at least as many buffers as tiles live at once
                     raise CompileError('internal: no free buffer at site %s' % (_where(s.loc),),
                                        where=_where(ins.loc))
-                a = s.free.popleft()
+                a = s.free.popleft() if reuse is None else reuse.take(s.free, held, k)
                 where[key] = a
                 if held is not None:
                     held.forget(a[0])

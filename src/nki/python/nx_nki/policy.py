@@ -27,6 +27,7 @@ class Policy:
         self.stationary_reuse = True
         self.hoist = True         # loop-invariant work done once (invariant.py)
         self.serve_loads = True   # loads of bytes a buffer still holds are served (served.py)
+        self.serve_reuse = 'turn'  # free buffer a new tile takes: turn | furthest (served.py)
         self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
         self.fuse = True          # x op (c * x) as one single-input op (fuse.py)
@@ -119,6 +120,7 @@ _KEYS = {
     'target': ('target', _one_of('trn1', 'trn2')), 'numerics': ('numerics', _flag),
     'stationary_reuse': ('stationary_reuse', _flag), 'hoist': ('hoist', _flag),
     'serve_loads': ('serve_loads', _flag), 'window': ('window', _count), 'fuse': ('fuse', _flag),
+    'serve_reuse': ('serve_reuse', _one_of('turn', 'furthest')),
     'align': ('align', _count), 'spill_ahead': ('spill_ahead', _count),
     'spill_queues': ('spill_queues', _count),
     'spill_trigger': ('spill_trigger', _one_of('writer', 'sync')),

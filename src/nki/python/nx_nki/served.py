@@ -6,7 +6,12 @@ still holds a load's bytes while no other tile has been given it, nothing has wr
 tile since, and nothing has written to that HBM tensor since (docs/nki.md, "Compiler
 decisions", served loads). The allocation (compiler.py, _assign) asks this record as it
 hands out buffers; only a buffer whose tile is dead (back on its site's free list) serves.
+Which free buffer a new tile takes is the policy `serve_reuse`: `turn` (the one freed
+longest ago) or `furthest` (Reuse below: the one whose held bytes are loaded again furthest
+ahead, or never: optimal replacement among the buffers a site has).
 """
+import bisect
+
 from . import remat
 
 
@@ -57,3 +62,40 @@ class Held:
         gone = [k for k in self.by_key if k[0] is buf]
         for k in gone:
             del self.of_slot[self.by_key.pop(k)]
+
+
+class Reuse:
+    """Furthest next use: a site's free buffer for a new tile is the one whose held bytes
+    the program loads again furthest ahead (a buffer holding nothing a later load asks for
+    first, in turn), so the buffers a loop keeps hold the tiles needed soonest."""
+
+    __slots__ = ('at',)
+    NEVER = 1 << 60
+
+    def __init__(self, ins_list):
+        self.at = {}              # load key -> indices of the loads asking for those bytes
+        for k, ins in enumerate(ins_list):
+            key = load_key(ins)
+            if key is not None:
+                self.at.setdefault(key, []).append(k)
+
+    def next_load(self, key, k):
+        """The first instruction after k loading the bytes of `key` (NEVER: none)."""
+        ks = self.at.get(key) if key is not None else None
+        if not ks:
+            return self.NEVER
+        j = bisect.bisect_right(ks, k)
+        return ks[j] if j < len(ks) else self.NEVER
+
+    def take(self, free, held, k):
+        """Removes from deque `free` (slot id, addr) pairs and returns the buffer a tile
+        allocated at instruction k takes."""
+        best, bnext = None, -1
+        for a in free:
+            nxt = self.next_load(held.of_slot.get(a[0]), k)
+            if nxt > bnext:
+                best, bnext = a, nxt
+                if nxt == self.NEVER:
+                    break
+        free.remove(best)
+        return best
