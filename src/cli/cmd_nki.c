@@ -62,7 +62,7 @@ static void run_usage(FILE *f)
 		"  --policy K=V,...      the shim's compiler policies (bufs=N, bufs@LINE=N,\n"
 		"                        engines=balance|vector, queues=N, dge=on|off, sbuf=BYTES,\n"
 		"                        fuse=on|off, hoist=on|off, serve_loads=on|off,\n"
-		"                        serve_reuse=turn|furthest,\n"
+		"                        serve_reuse=auto|furthest|turn, serve_sbuf=BYTES,\n"
 		"                        spill_trigger=writer|sync, spill_ahead=N;\n"
 		"                        docs/nki.md has them all)\n"
 		"  --compile-opt FLAGS   the real compiler's flags (--target, --disable-dge;\n"

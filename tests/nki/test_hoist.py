@@ -170,12 +170,14 @@ def test_served_buffers_keep_the_tiles_loaded_again_soonest():
     line = line_of('t = nl.load(w[j])')
     tile = w[0].nbytes
     loaded = {}
-    for reuse in ('turn', 'furthest'):
+    for reuse in ('auto', 'turn', 'furthest'):
         for n in (3, 6):
             pol = 'bufs@%d=%d,serve_reuse=%s' % (line, n, reuse)
             k = nki.baremetal(k_cycle, nx_policy=pol)
             H.close(k(x, w), want, 1e-5, 1e-5, pol)
             loaded[reuse, n] = (H.loaded_bytes(k.last.prog) - x.nbytes) // tile
+    # a site given the buffers it asks for (bufs@) rotates them: auto is turn there
+    assert loaded['auto', 3] == loaded['turn', 3]
     # buffers taken in turn keep nothing of a cycle longer than the site's buffers: every
     # weight load is issued; furthest next use issues what optimal replacement with three
     # buffers misses (16: all 6, then 10 over the three later blocks)
@@ -183,6 +185,40 @@ def test_served_buffers_keep_the_tiles_loaded_again_soonest():
     assert loaded['furthest', 3] == belady_misses(list(range(6)) * 4, 3) == 16, loaded
     # with a buffer per tile both read w once
     assert loaded['turn', 6] == loaded['furthest', 6] == 6, loaded
+
+
+def test_serve_budget_takes_back_only_the_buffers_keeping_loads():
+    x, w = rnd(4, 128, 128), rnd(6, 128, 128)
+    want = x[:, None] * w[None]
+    line = line_of('t = nl.load(w[j])')
+    tile = w[0].nbytes
+
+    def run(pol):
+        k = nki.baremetal(k_cycle, nx_policy='target=trn1,bufs@%d=6%s' % (line, pol))
+        H.close(k(x, w), want, 1e-5, 1e-5, pol)
+        assert not decisions(k.last.prog, 'pool'), pol
+        bufs = {d[1][1]: d[2]['bufs'] for d in decisions(k.last.prog, 'alloc')}
+        return bufs, (H.loaded_bytes(k.last.prog) - x.nbytes) // tile
+
+    # the kernel's buffers fit trn1's budget (152 KiB): a buffer per weight tile, read once
+    bufs, reads = run('')
+    assert bufs[line] == 6 and reads == 6, (bufs, reads)
+    # a budget smaller than the buffers: the weight site (its loads asked for again) is cut
+    # to its live tile and reads every weight again; the sites streaming x and the products
+    # (nothing loaded again) keep theirs; the whole SBUF still holds them (no pool)
+    bufs, reads = run(',serve_sbuf=1')
+    assert bufs[line] == 1 and reads == 24, (bufs, reads)
+    assert bufs[line_of('a = nl.load(x[i])')] == 4, bufs
+    # room for three weight buffers beside the others (4 x 512 B for x, 4 x 512 B for the
+    # products): a site given fewer buffers than it asked for keeps the tiles loaded again
+    # soonest (serve_reuse=auto), the 16 loads of optimal replacement; in turn, all 24
+    bufs, reads = run(',serve_sbuf=%d' % (8 * 512 + 3 * 512))
+    assert bufs[line] == 3 and reads == belady_misses(list(range(6)) * 4, 3), (bufs, reads)
+    bufs, reads = run(',serve_sbuf=%d,serve_reuse=turn' % (8 * 512 + 3 * 512))
+    assert bufs[line] == 3 and reads == 24, (bufs, reads)
+    # serve_loads=off: nothing is served, so no buffer is taken back for it
+    bufs, reads = run(',serve_sbuf=1,serve_loads=off')
+    assert bufs[line] == 6 and reads == 24, (bufs, reads)
 
 
 @nki.jit

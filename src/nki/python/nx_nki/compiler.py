@@ -15,13 +15,14 @@ recorded trace (docs/nki.md, "Compiler decisions").
 2. allocate: every on-chip tile gets SBUF/PSUM space. Tiles are grouped by allocation site
    (the source line that declared them); a site gets as many buffers as it has tiles live at
    once, more (multi-buffering: `bufs`, default 3, all 8 PSUM banks shared out) where
-   there is room, and fewer only when the live tiles exceed the target's SBUF: then tiles
+   there is room (sites keeping loads for a later load: within `serve_sbuf`), and fewer
+   only when the live tiles exceed the target's SBUF: then tiles
    are spilled to HBM (Belady: the one used furthest ahead) and reloaded before their next
    use; saves are triggered by the tile's last writer (as stores), reloads by Sync, and with
    `spill_ahead` the pool evicts ahead of need. A load of bytes a free buffer still holds
-   takes that buffer instead (served.py); which free buffer a new tile takes is the one freed
-   longest ago, or with `serve_reuse=furthest` the one whose bytes are loaded again furthest
-   ahead.
+   takes that buffer instead (served.py); a new tile takes the free buffer freed longest ago,
+   or at a site given fewer buffers than it asked for the one whose bytes are loaded again
+   furthest ahead (`serve_reuse`).
 3. sync: a dependency (RAW, WAR, WAW on overlapping bytes) between two instructions of
    different engines or DMA queues becomes a semaphore wait; waits already implied by
    earlier ones (same engine order, transitively through what each producer had waited
@@ -355,7 +356,7 @@ def hoist(prog, ins_list):
 
 class Site:
     __slots__ = ('key', 'kind', 'loc', 'tiles', 'size', 'live', 'want', 'slots', 'free',
-                 'order', 'spills', 'name', 'addr0')
+                 'order', 'spills', 'name', 'addr0', 'asked')
 
     def __init__(self, key, kind, loc, order):
         self.key = key
@@ -365,6 +366,7 @@ class Site:
         self.size = 0
         self.live = 0
         self.want = 0
+        self.asked = 0            # SBUF buffers before any were taken back
         self.order = order
         self.spills = 0
         self.name = ''
@@ -437,7 +439,9 @@ def allocate(prog, ins_list):
     else:
         tiles, byorder = _live_sites(ins_list, pol)
     prog.live_sites = None
-    prog.pooled = _choose_buffers(prog, byorder, pol)
+    again = (served.loaded_again(ins_list, lambda v: tiles[(v[0], v[1])][2])
+             if pol.serve_loads else set())
+    prog.pooled = _choose_buffers(prog, byorder, pol, again)
     # lay out the buffers: SBUF from 0 in site order, PSUM by banks
     sb = 0
     bank = 0
@@ -463,23 +467,21 @@ def allocate(prog, ins_list):
     return _assign(prog, ins_list, tiles, byorder)
 
 
-def _choose_buffers(prog, sites, pol):
+def _choose_buffers(prog, sites, pol, again):
+    """Buffers per site (want); True when SBUF must be one pool. again: the sites keeping
+    loaded bytes that a later load asks for (served.loaded_again)."""
     cap = pol.capacity()
     sb = [s for s in sites if s.kind == 'sbuf']
     ps = [s for s in sites if s.kind == 'psum']
     for s in sb:
         n = pol.site_bufs.get(s.loc[1] if s.loc else -1, pol.bufs)
-        s.want = min(s.tiles, s.live * n)
+        s.want = s.asked = min(s.tiles, s.live * n)
     total = sum(s.want * s.size for s in sb)
     # too much: take extra buffers back, first from the sites that cycle least often
-    # (fewest generations of tiles: tiles / live), then the largest tiles
-    while total > cap:
-        cand = [s for s in sb if s.want > s.live]
-        if not cand:
-            break
-        s = min(cand, key=lambda x: (x.tiles / x.live, -x.size, x.order))
-        s.want -= 1
-        total -= s.size
+    # (fewest generations of tiles: tiles / live), then the largest tiles; then the extra
+    # buffers of sites keeping loads for a later load, until all fit pol.serve_capacity()
+    total = _take_back(sb, total, cap, lambda s: True)
+    total = _take_back(sb, total, pol.serve_capacity(), lambda s: s in again)
     pooled = total > cap
     if pooled:
         # the live tiles of every site do not fit side by side: SBUF becomes one pool in
@@ -506,6 +508,19 @@ def _choose_buffers(prog, sites, pol):
                 used += nb
                 changed = True
     return pooled
+
+
+def _take_back(sb, total, room, which):
+    """Takes extra buffers (beyond the live tiles) back from the sites `which` accepts until
+    the SBUF sites' buffers (`total` bytes) fit `room`; returns the new total."""
+    while total > room:
+        cand = [s for s in sb if s.want > s.live and which(s)]
+        if not cand:
+            break
+        s = min(cand, key=lambda x: (x.tiles / x.live, -x.size, x.order))
+        s.want -= 1
+        total -= s.size
+    return total
 
 
 class _SpillState:
@@ -559,8 +574,10 @@ def _assign(prog, ins_list, tiles, sites):
     dirty = sp.dirty
     spilled = sp.spilled
     held = served.Held() if pool is None and prog.pol.serve_loads else None
-    reuse = (served.Reuse(ins_list) if held is not None and prog.pol.serve_reuse == 'furthest'
-             else None)
+    # furthest next use: at every site, or (auto) at the sites given fewer buffers than asked
+    how = prog.pol.serve_reuse
+    pick = set(s for s in sites if how == 'furthest' or (how == 'auto' and s.want < s.asked))
+    reuse = served.Reuse(ins_list) if held is not None and pick else None
     home = {}                     # served tile -> the site whose buffer it took
     owner = {a[0]: s for s in sites for a in s.slots} if held is not None else {}
     nserved = {}                  # site -> [loads served, bytes]
@@ -619,7 +636,7 @@ def _assign(prog, ins_list, tiles, sites):
                     # a site has at least as many buffers as tiles live at once
                     raise CompileError('internal: no free buffer at site %s' % (_where(s.loc),),
                                        where=_where(ins.loc))
-                a = s.free.popleft() if reuse is None else reuse.take(s.free, held, k)
+                a = reuse.take(s.free, held, k) if reuse and s in pick else s.free.popleft()
                 where[key] = a
                 if held is not None:
                     held.forget(a[0])

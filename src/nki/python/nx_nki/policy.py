@@ -9,6 +9,11 @@ import os
 import shlex
 
 SBUF_BYTES = {'trn2': 224 * 1024, 'trn1': 192 * 1024}
+# Per-partition SBUF within which a site whose loaded bytes a later load asks for again
+# keeps extra buffers (the buffers served loads find them in): on trn1 fitted to the
+# nki-calibration rmsnorm_matmul's weight reads (docs/simulator.md, "Gaps"); on trn2 nothing
+# is measured: all of it.
+SERVE_SBUF_BYTES = {'trn2': 224 * 1024, 'trn1': 152 * 1024}
 PSUM_BANKS = 8
 PSUM_BANK_BYTES = 2048
 
@@ -20,6 +25,7 @@ class Policy:
         self.bufs = 4             # buffers per SBUF allocation site that has several tiles
         self.site_bufs = {}       # {line: n} per-site overrides (bufs@LINE=n)
         self.sbuf_bytes = None    # per-partition SBUF the allocator may use (None: target's)
+        self.serve_sbuf = None    # of which buffers keeping loads fill (None: SERVE_SBUF_BYTES)
         self.align = 64           # SBUF tile alignment in bytes
         self.engines = 'balance'  # engine picks for unknown_engine: balance | vector
         self.queues = 4           # DMA queues per trigger engine
@@ -27,7 +33,7 @@ class Policy:
         self.stationary_reuse = True
         self.hoist = True         # loop-invariant work done once (invariant.py)
         self.serve_loads = True   # loads of bytes a buffer still holds are served (served.py)
-        self.serve_reuse = 'turn'  # free buffer a new tile takes: turn | furthest (served.py)
+        self.serve_reuse = 'auto'  # buffer a new tile takes: auto | furthest | turn (served.py)
         self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
         self.fuse = True          # x op (c * x) as one single-input op (fuse.py)
@@ -38,6 +44,11 @@ class Policy:
 
     def capacity(self):
         return self.sbuf_bytes or SBUF_BYTES[self.target]
+
+    def serve_capacity(self):
+        """The SBUF that sites keeping loaded bytes for a later load fill with extra buffers
+        (never more than capacity())."""
+        return min(self.serve_sbuf or SERVE_SBUF_BYTES[self.target], self.capacity())
 
     def ahead(self):
         """Tiles of a site the SBUF pool rotates when it spills (spill_ahead, else bufs)."""
@@ -120,7 +131,8 @@ _KEYS = {
     'target': ('target', _one_of('trn1', 'trn2')), 'numerics': ('numerics', _flag),
     'stationary_reuse': ('stationary_reuse', _flag), 'hoist': ('hoist', _flag),
     'serve_loads': ('serve_loads', _flag), 'window': ('window', _count), 'fuse': ('fuse', _flag),
-    'serve_reuse': ('serve_reuse', _one_of('turn', 'furthest')),
+    'serve_sbuf': ('serve_sbuf', _count),
+    'serve_reuse': ('serve_reuse', _one_of('auto', 'furthest', 'turn')),
     'align': ('align', _count), 'spill_ahead': ('spill_ahead', _count),
     'spill_queues': ('spill_queues', _count),
     'spill_trigger': ('spill_trigger', _one_of('writer', 'sync')),

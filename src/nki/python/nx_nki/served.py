@@ -7,8 +7,10 @@ tile since, and nothing has written to that HBM tensor since (docs/nki.md, "Comp
 decisions", served loads). The allocation (compiler.py, _assign) asks this record as it
 hands out buffers; only a buffer whose tile is dead (back on its site's free list) serves.
 Which free buffer a new tile takes is the policy `serve_reuse`: `turn` (the one freed
-longest ago) or `furthest` (Reuse below: the one whose held bytes are loaded again furthest
-ahead, or never: optimal replacement among the buffers a site has).
+longest ago), `furthest` (Reuse below: the one whose held bytes are loaded again furthest
+ahead, or never: optimal replacement among the buffers a site has), or `auto` (the default:
+furthest at the sites given fewer buffers than they asked for, in turn at the others, whose
+buffers rotate for the overlap of loads and compute).
 """
 import bisect
 
@@ -27,6 +29,21 @@ def load_key(ins):
     src = r[0]
     b = ins.dst[0]
     return (src[0], src[2], src[3], b.dtype, b.P, b.F)
+
+
+def loaded_again(ins_list, site_of):
+    """The allocation sites (site_of: (buf, blk) -> site) of tiles whose loaded bytes a later
+    whole-tile load asks for again: the sites whose extra buffers would serve it."""
+    last = {}
+    again = set()
+    for ins in ins_list:
+        key = load_key(ins)
+        if key is None:
+            continue
+        if key in last:
+            again.add(last[key])
+        last[key] = site_of(ins.dst)
+    return again
 
 
 class Held:
