@@ -210,8 +210,8 @@ def test_serve_budget_takes_back_only_the_buffers_keeping_loads():
     assert bufs[line] == 1 and reads == 24, (bufs, reads)
     assert bufs[line_of('a = nl.load(x[i])')] == 4, bufs
     # room for three weight buffers beside the others (4 x 512 B for x, 4 x 512 B for the
-    # products): a site given fewer buffers than it asked for keeps the tiles loaded again
-    # soonest (serve_reuse=auto), the 16 loads of optimal replacement; in turn, all 24
+    # products): a site the budget took buffers from keeps the tiles loaded again soonest
+    # (serve_reuse=auto), the 16 loads of optimal replacement; in turn, all 24
     bufs, reads = run(',serve_sbuf=%d' % (8 * 512 + 3 * 512))
     assert bufs[line] == 3 and reads == belady_misses(list(range(6)) * 4, 3), (bufs, reads)
     bufs, reads = run(',serve_sbuf=%d,serve_reuse=turn' % (8 * 512 + 3 * 512))

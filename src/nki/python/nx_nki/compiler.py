@@ -21,8 +21,8 @@ recorded trace (docs/nki.md, "Compiler decisions").
    use; saves are triggered by the tile's last writer (as stores), reloads by Sync, and with
    `spill_ahead` the pool evicts ahead of need. A load of bytes a free buffer still holds
    takes that buffer instead (served.py); a new tile takes the free buffer freed longest ago,
-   or at a site given fewer buffers than it asked for the one whose bytes are loaded again
-   furthest ahead (`serve_reuse`).
+   or at a site the served-loads budget took buffers from the one whose bytes are loaded
+   again furthest ahead (`serve_reuse`).
 3. sync: a dependency (RAW, WAR, WAW on overlapping bytes) between two instructions of
    different engines or DMA queues becomes a semaphore wait; waits already implied by
    earlier ones (same engine order, transitively through what each producer had waited
@@ -366,7 +366,7 @@ class Site:
         self.size = 0
         self.live = 0
         self.want = 0
-        self.asked = 0            # SBUF buffers before any were taken back
+        self.asked = 0            # SBUF buffers before the served-loads budget took any back
         self.order = order
         self.spills = 0
         self.name = ''
@@ -475,12 +475,14 @@ def _choose_buffers(prog, sites, pol, again):
     ps = [s for s in sites if s.kind == 'psum']
     for s in sb:
         n = pol.site_bufs.get(s.loc[1] if s.loc else -1, pol.bufs)
-        s.want = s.asked = min(s.tiles, s.live * n)
+        s.want = min(s.tiles, s.live * n)
     total = sum(s.want * s.size for s in sb)
     # too much: take extra buffers back, first from the sites that cycle least often
     # (fewest generations of tiles: tiles / live), then the largest tiles; then the extra
     # buffers of sites keeping loads for a later load, until all fit pol.serve_capacity()
     total = _take_back(sb, total, cap, lambda s: True)
+    for s in sb:
+        s.asked = s.want
     total = _take_back(sb, total, pol.serve_capacity(), lambda s: s in again)
     pooled = total > cap
     if pooled:
@@ -574,7 +576,8 @@ def _assign(prog, ins_list, tiles, sites):
     dirty = sp.dirty
     spilled = sp.spilled
     held = served.Held() if pool is None and prog.pol.serve_loads else None
-    # furthest next use: at every site, or (auto) at the sites given fewer buffers than asked
+    # furthest next use: at every site, or (auto) at the sites the served-loads budget took
+    # buffers from
     how = prog.pol.serve_reuse
     pick = set(s for s in sites if how == 'furthest' or (how == 'auto' and s.want < s.asked))
     reuse = served.Reuse(ins_list) if held is not None and pick else None

@@ -9,8 +9,8 @@ hands out buffers; only a buffer whose tile is dead (back on its site's free lis
 Which free buffer a new tile takes is the policy `serve_reuse`: `turn` (the one freed
 longest ago), `furthest` (Reuse below: the one whose held bytes are loaded again furthest
 ahead, or never: optimal replacement among the buffers a site has), or `auto` (the default:
-furthest at the sites given fewer buffers than they asked for, in turn at the others, whose
-buffers rotate for the overlap of loads and compute).
+furthest at the sites the served-loads budget (`serve_sbuf`) took buffers from, in turn at
+the others, whose buffers rotate for the overlap of loads and compute).
 """
 import bisect
 
