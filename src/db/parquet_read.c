@@ -364,6 +364,7 @@ static int window_fill(struct window *w, const uint8_t *keep, struct nx_err *err
 	w->len += want;
 	nx_tc_in_init(&w->in, w->buf, w->len, w->f->path, w->lo);
 	w->in.depth = depth;
+	w->in.more = w->lo + w->len < w->end;
 	return 0;
 }
 

@@ -68,6 +68,7 @@ static int view(struct nx_pq_slicer *s, uint64_t at, uint64_t want, struct nx_tc
 		s->len = len;
 	}
 	nx_tc_in_init(in, s->buf + (at - s->start), s->start + s->len - at, s->path, at);
+	in->more = s->start + s->len < end;
 	return 0;
 }
 

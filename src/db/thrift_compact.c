@@ -18,6 +18,7 @@ void nx_tc_in_init(struct nx_tc_in *in, const void *buf, size_t len, const char 
 	in->file = file;
 	in->base = base;
 	in->depth = 0;
+	in->more = false;
 }
 
 uint64_t nx_tc_offset(const struct nx_tc_in *in)
@@ -107,7 +108,8 @@ int nx_tc_read_list(struct nx_tc_in *in, uint32_t *n, int *elem, struct nx_err *
 		return bad(in, NX_ECORRUPT, "unknown list element type", err);
 	/* every element takes at least one byte */
 	if (size > left(in))
-		return bad(in, NX_ECORRUPT, "list longer than the footer", err);
+		return bad(in, in->more ? NX_ETRUNC : NX_ECORRUPT, "list longer than the footer",
+			   err);
 	*n = (uint32_t)size;
 	return 0;
 }
@@ -192,7 +194,8 @@ static int walk_map(struct nx_tc_in *in, struct nx_strbuf *out, struct nx_err *e
 	if (n == 0)
 		return 0;
 	if (n > left(in) / 2)
-		return bad(in, NX_ECORRUPT, "map longer than the footer", err);
+		return bad(in, in->more ? NX_ETRUNC : NX_ECORRUPT, "map longer than the footer",
+			   err);
 	if (in->p == in->end)
 		return bad(in, NX_ETRUNC, "ends inside a map header", err);
 	uint8_t kv = *in->p++;

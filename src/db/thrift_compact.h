@@ -35,6 +35,9 @@ struct nx_tc_in {
 	const char *file;
 	uint64_t base;
 	int depth;
+	/* the buffer is a window on a longer footer: a list or map whose count exceeds the
+	 * bytes left in it runs past the window (NX_ETRUNC, read on), not past the footer */
+	bool more;
 };
 
 void nx_tc_in_init(struct nx_tc_in *in, const void *buf, size_t len, const char *file,
