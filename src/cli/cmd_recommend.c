@@ -112,6 +112,17 @@ static char *resolve(const char *data_path, const char *what)
 	return nx_profile_dir(data_path, what);
 }
 
+/* Whether the profile dir exists; says how to make it when it does not. */
+static bool have_profile(const char *dir, const char *what, const char *data_path)
+{
+	if (nx_is_dir(dir))
+		return true;
+	nx_cli_error("recommend", "no profile '%s' in the data path '%s' (%s): ingest it first "
+		     "with 'neuron-explorer view -n NEFF -s NTFF --data-path %s --display-name %s', "
+		     "or give -n/-s here", what, data_path, dir, data_path, what);
+	return false;
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
 	nx_cli_error("recommend", fmt, arg);
@@ -244,6 +255,9 @@ static int prepare(const struct rec_args *a, struct rec_run *r)
 	if (a->cmp_a) {
 		r->dir_a = resolve(r->data_path, a->cmp_a);
 		r->dir_b = resolve(r->data_path, a->cmp_b);
+		if (!have_profile(r->dir_a, a->cmp_a, r->data_path) ||
+		    !have_profile(r->dir_b, a->cmp_b, r->data_path))
+			return NX_EXIT_FAIL;
 		if (is_fleet_run(r->dir_a) || is_fleet_run(r->dir_b)) {
 			nx_cli_error("recommend", "--compare takes two profiles, and '%s' is a fleet "
 				     "run: compare two of its members", is_fleet_run(r->dir_a)
@@ -254,6 +268,8 @@ static int prepare(const struct rec_args *a, struct rec_run *r)
 	}
 	if (!a->neff) {
 		r->dir_a = nx_profile_dir(r->data_path, a->co.display_name);
+		if (!have_profile(r->dir_a, a->co.display_name, r->data_path))
+			return NX_EXIT_FAIL;
 		r->fleet = is_fleet_run(r->dir_a);
 		return NX_EXIT_OK;
 	}

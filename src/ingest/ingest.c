@@ -223,6 +223,16 @@ static int create_profile_view(struct nx_ingest_ctx *c, struct nx_duck *d, struc
 }
 
 
+/* An input must be a file: says which of missing or a directory it is. */
+static int input_file(const char *kind, const char *path, struct nx_err *err)
+{
+	if (nx_is_file(path))
+		return 0;
+	if (nx_is_dir(path))
+		return nx_errf(err, -EISDIR, "%s file '%s' is a directory, not a file", kind, path);
+	return nx_errf(err, -ENOENT, "%s file '%s' does not exist", kind, path);
+}
+
 static int open_inputs(struct nx_ingest_ctx *c, const struct nx_ingest_opts *o,
 		       struct nx_err *err)
 {
@@ -230,10 +240,11 @@ static int open_inputs(struct nx_ingest_ctx *c, const struct nx_ingest_opts *o,
 	struct nx_neff_header tmp = { 0 };
 	int rc;
 
-	if (!nx_is_file(o->neff_path))
-		return nx_errf(err, -ENOENT, "NEFF file '%s' does not exist", o->neff_path);
-	if (!nx_is_file(o->ntff_path))
-		return nx_errf(err, -ENOENT, "NTFF file '%s' does not exist", o->ntff_path);
+	rc = input_file("NEFF", o->neff_path, err);
+	if (!rc)
+		rc = input_file("NTFF", o->ntff_path, err);
+	if (rc)
+		return rc;
 	rc = nx_neff_read(o->neff_path, &c->neff, err);
 	if (rc)
 		return rc;

@@ -2,7 +2,8 @@
 # t5009-messages.sh: the messages and exit codes users hit (issue 37), each checked word
 # for word: outputs checked before any work, a missing path, -s with -d, equal ports, a
 # data path that is a file, an NTFF without its NEFF, a profile compared with itself,
-# a framework-only trace's summaries, the directory-depth limit, capture's one line, a
+# a framework-only trace's summaries, an input that is a directory, a profile not
+# ingested yet, the directory-depth limit, capture's one line, a
 # bad whole number, a bad log level.
 # (Fleet verbs: t6002; upload: t5007; a full disk: t5010.)
 set -u
@@ -43,6 +44,15 @@ expect 2 "neuron-explorer view: the data path 'afile' is not a directory; give t
 	"$BIN" view --data-path afile
 expect 2 "neuron-explorer recommend: the data path 'afile' is not a directory; give the directory that holds (or is to hold) the profiles" \
 	"$BIN" recommend --data-path afile --display-name a
+expect 1 "neuron-explorer view: NEFF file 'adir' is a directory, not a file" \
+	"$BIN" view -n adir -s k.ntff --data-path dp --display-name d --ingest-only -q
+expect 1 "neuron-explorer view: NTFF file 'nosuch.ntff' does not exist" \
+	"$BIN" view -n k.neff -s nosuch.ntff --data-path dp --display-name d --ingest-only -q
+[ ! -e dp/profiles/global/d@latest ] || fail "a refused input left a profile"
+expect 1 "neuron-explorer recommend: no profile 'nosuch' in the data path 'dp' (dp/profiles/global/nosuch@latest): ingest it first with 'neuron-explorer view -n NEFF -s NTFF --data-path dp --display-name nosuch', or give -n/-s here" \
+	"$BIN" recommend --data-path dp --display-name nosuch
+expect 1 "neuron-explorer recommend: no profile 'nosuch' in the data path 'dp' (dp/profiles/global/nosuch@latest): ingest it first with 'neuron-explorer view -n NEFF -s NTFF --data-path dp --display-name nosuch', or give -n/-s here" \
+	"$BIN" recommend --data-path dp --compare a nosuch
 
 mkdir -p lone/sub && cp k.ntff lone/sub/123_instid_0_vnc_0.ntff
 expect 1 "neuron-explorer view: no NEFF/NTFF pair under 'lone': the NTFF 'lone/sub/123_instid_0_vnc_0.ntff' has no NEFF of its hash beside it or elsewhere in the tree (neff_123.neff, neff_123_vnc_0.neff or graph_123.neff)" \
