@@ -1,5 +1,5 @@
 #!/bin/bash
-# t5006-unremovable.sh: an old file that cannot be removed (chattr +i as root; without
+# t5012-unremovable.sh: an old file that cannot be removed (chattr +i as root; without
 # root, a file in a directory we made read-only) is an error with exit 1 naming where it
 # stays, never a silent exit 0: the previous version of a re-ingested profile, of an
 # output directory, an NTFF capture replaces. After the file is released, the next
@@ -8,7 +8,7 @@
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 . "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
-e2e_setup t5006
+e2e_setup t5012
 # release: frees every pinned file wherever a rename moved it
 release() {
 	find "$T" -name 'pinned*' -o -name old.ntff | while read -r f; do
