@@ -99,9 +99,8 @@ int nx_cli_data_path(const char *cmd, const char *path)
 	return rc;
 }
 
-/* The temporary directory, owned by the signal thread's view too: guarded by tmp_lock. */
+/* Guards starting the signal thread (and, held by it for good, ends every other use). */
 static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *tmp_path;
 static bool tmp_thread_started;
 
 /* Removes the temporary tree while the other threads keep running until the process ends:
@@ -159,8 +158,6 @@ static void *signal_thread(void *arg)
 		return NULL;
 	pthread_mutex_lock(&tmp_lock);
 	nx_out_file_remove_temporaries();
-	if (tmp_path)
-		remove_tmp_while_running(tmp_path);
 	nx_temp_dirs_remove(remove_tmp_while_running);
 	/* end the process as the signal would have (the lock stays held: nothing else
 	 * may touch the directory from now on) */
@@ -206,38 +203,24 @@ void nx_cli_guard_outputs(void)
 
 char *nx_cli_tmp_data_path(const char *cmd, const char *what)
 {
-	const char *base = getenv("TMPDIR");
-	char *path = nx_xasprintf("%s/nx-%s-XXXXXX", base && *base ? base : "/tmp", what);
+	struct nx_err err = { 0 };
+	char *path = NULL;
 
 	pthread_mutex_lock(&tmp_lock);
 	signal_thread_once();
 	/* a reader that stops early (`| head`, `| grep -q`) must not end the command before
 	 * it removes its temporary data path: writes to the closed pipe fail instead */
 	signal(SIGPIPE, SIG_IGN);
-	if (!mkdtemp(path)) {
-		pthread_mutex_unlock(&tmp_lock);
-		nx_cli_error(cmd, "cannot create a temporary data path '%s': %s", path,
-			     strerror(errno));
-		free(path);
+	pthread_mutex_unlock(&tmp_lock);
+	/* made and listed in one step: the signal thread removes it with the others */
+	if (nx_make_temp_dir(what, &path, &err)) {
+		nx_cli_error(cmd, "%s", err.msg);
 		return NULL;
 	}
-	tmp_path = path;
-	pthread_mutex_unlock(&tmp_lock);
-	return nx_xstrdup(path);
+	return path;
 }
 
 void nx_cli_tmp_release(char *path)
 {
-	struct nx_err err = { 0 };
-
-	if (!path)
-		return;
-	pthread_mutex_lock(&tmp_lock);
-	nx_remove_tree(path, &err);
-	if (tmp_path && !strcmp(tmp_path, path)) {
-		free(tmp_path);
-		tmp_path = NULL;
-	}
-	pthread_mutex_unlock(&tmp_lock);
-	free(path);
+	nx_temp_dir_release(path);
 }

@@ -27,7 +27,7 @@ char *nx_cli_default_name(const char *path);
 int nx_cli_data_path(const char *cmd, const char *path);
 
 
-/* A temporary data path $TMPDIR/nx-<what>-XXXXXX (or /tmp), removed by
+/* A temporary data path $TMPDIR/nx-<what>-XXXXXX (or /tmp; nx_make_temp_dir), removed by
  * nx_cli_tmp_release() and also when SIGINT, SIGTERM or SIGHUP interrupts the command:
  * from the first call on, those signals are handled by a dedicated thread that removes
  * the directory and then ends the process with the signal's default action. Returns
