@@ -36,6 +36,7 @@ from collections import deque
 
 from . import errors
 from . import fuse
+from . import interchange
 from . import invariant
 from . import remat
 from . import served
@@ -1174,6 +1175,8 @@ def compile_trace(trace, pol):
     ins = [i for i in trace.ins if i.op != 'dead']
     if pol.fuse:
         ins = fuse.unary(prog, ins)
+    if pol.loop_order == 'reuse':
+        ins = interchange.reorder(prog, ins)
     ins = hoist(prog, ins)
     ins = reload_blocks(prog, ins)
     pick(prog, ins)

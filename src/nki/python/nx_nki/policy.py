@@ -37,6 +37,7 @@ class Policy:
         self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
         self.fuse = True          # x op (c * x) as one single-input op (fuse.py)
+        self.loop_order = 'reuse'   # affine_range nests: reuse | source (interchange.py)
         self.spill_ahead = None   # pooled SBUF rotates this many tiles a site (None: bufs)
         self.spill_trigger = 'writer'  # spill saves triggered by: writer | sync
         self.spill_queues = 1     # queues per spill direction and trigger engine
@@ -135,6 +136,7 @@ _KEYS = {
     'serve_reuse': ('serve_reuse', _one_of('auto', 'furthest', 'turn')),
     'align': ('align', _count), 'spill_ahead': ('spill_ahead', _count),
     'spill_queues': ('spill_queues', _count),
+    'loop_order': ('loop_order', _one_of('source', 'reuse')),
     'spill_trigger': ('spill_trigger', _one_of('writer', 'sync')),
 }
 

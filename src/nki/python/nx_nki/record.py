@@ -50,6 +50,7 @@ class Trace:
         self.nest = ()             # ((var, value, line, file), ...) outermost first
         self.epoch = 0             # iterations of nl.sequential_range loops begun so far
         self.loops = []            # the live loop iterators, outermost first
+        self.loop_kinds = {}       # (line, file) of a `for` -> affine_range, range, ...
         self.notes = []            # (loc, text): things the user should know
         self.program_id = ()
         self.grid = ()
@@ -147,6 +148,7 @@ class _Loop:
             else:
                 self.depth = len(loops)
                 loops.append(self)
+                t.loop_kinds[(self.line, self.file)] = self.kind
                 t.nest = t.nest + ((self.var, v, self.line, self.file),)
         return v
 
