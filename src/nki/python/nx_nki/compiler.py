@@ -1,7 +1,9 @@
 """compiler.py: the decisions the real NKI compiler makes, as deterministic passes over a
 recorded trace (docs/nki.md, "Compiler decisions").
 
-0. hoisting: a computed tile whose whole content repeats an earlier tile's (loop-invariant
+0. loop order: a perfect nest of affine_range loops whose SBUF tiles do not fit runs in the
+   order of its loops that reloads the fewest bytes (interchange.py, `loop_order`).
+0a. hoisting: a computed tile whose whole content repeats an earlier tile's (loop-invariant
    work in the unrolled trace) is that tile while the kept tiles fit SBUF (invariant.py).
 0b. re-loads: when the live tiles fit SBUF but not with a second buffer for the sites that
    stream one tile at a time, a block of loaded tiles held over a loop is re-loaded, just
@@ -357,7 +359,7 @@ def hoist(prog, ins_list):
 
 class Site:
     __slots__ = ('key', 'kind', 'loc', 'tiles', 'size', 'live', 'want', 'slots', 'free',
-                 'order', 'spills', 'name', 'addr0', 'asked')
+                 'order', 'spills', 'name', 'addr0', 'asked', 'first', 'last', 'banks')
 
     def __init__(self, key, kind, loc, order):
         self.key = key
@@ -371,6 +373,9 @@ class Site:
         self.order = order
         self.spills = 0
         self.name = ''
+        self.first = 0            # the first and last instruction touching a tile of it
+        self.last = 0
+        self.banks = None         # PSUM: the first bank of each buffer (psum_share)
 
 
 def _tile_bytes(buf):
@@ -413,7 +418,11 @@ def _live_sites(ins_list, pol):
                 if sz > s.size:
                     s.size = sz
                 tiles[key] = [k, k, s, [k]]
+                if s.tiles == 1:
+                    s.first = k
+                s.last = k
             else:
+                t[2].last = k
                 if t[1] != k:
                     t[3].append(k)
                 t[1] = k
@@ -452,9 +461,10 @@ def allocate(prog, ins_list):
         if s.kind == 'psum':
             nb = s.size // PSUM_BANK_BYTES
             for j in range(s.want):
-                s.slots.append((slot_id, bank * PSUM_BANK_BYTES))
+                b = s.banks[j] if s.banks is not None else bank
+                s.slots.append((slot_id, b * PSUM_BANK_BYTES))
                 slot_id += 1
-                bank += nb
+                bank = max(bank, b + nb)
             s.addr0 = s.slots[0][1] if s.slots else 0
         else:
             s.addr0 = sb
@@ -501,6 +511,11 @@ def _choose_buffers(prog, sites, pol, again):
                            % (used, PSUM_BANKS, worst.live), where=_where(worst.loc))
     for s in ps:
         s.want = s.live
+    if pol.psum_share and _share_banks(ps):
+        return pooled
+    for s in ps:
+        s.want = s.live
+        s.banks = None
     changed = True
     while changed:
         changed = False
@@ -511,6 +526,64 @@ def _choose_buffers(prog, sites, pol, again):
                 used += nb
                 changed = True
     return pooled
+
+
+def _share_banks(ps):
+    """PSUM banks by lifetime (`psum_share`): sites never live at the same time (from the
+    first to the last instruction touching one of their tiles) use the same banks, so each
+    site's extra buffers are handed out, one at a time to the sites with more tiles than
+    buffers, from the banks the sites overlapping it leave; then each buffer takes the lowest
+    banks no overlapping site placed before it holds. False when that layout does not fit
+    (the caller then shares the banks out over all sites)."""
+    def nbanks(s):
+        return s.size // PSUM_BANK_BYTES
+
+    def overlaps(a, b):
+        return a.first <= b.last and b.first <= a.last
+
+    near = {s: [o for o in ps if o is not s and overlaps(s, o)] for s in ps}
+
+    def peak(s):
+        # the most banks in use at once while s is live (the load peaks at a site's start)
+        worst = 0
+        for t in [s] + near[s]:
+            x = max(t.first, s.first)
+            worst = max(worst, sum(o.want * nbanks(o) for o in [s] + near[s]
+                                   if o.first <= x <= o.last))
+        return worst
+
+    if any(peak(s) > PSUM_BANKS for s in ps):
+        return False
+    changed = True
+    while changed:
+        changed = False
+        for s in ps:
+            if s.want < s.tiles:
+                s.want += 1
+                if peak(s) <= PSUM_BANKS:
+                    changed = True
+                else:
+                    s.want -= 1
+    placed = []
+    for s in sorted(ps, key=lambda x: x.first):
+        held = set()
+        for o in placed:
+            if overlaps(s, o):
+                for b in o.banks:
+                    held.update(range(b, b + nbanks(o)))
+        s.banks = []
+        for _ in range(s.want):
+            b = next((b for b in range(PSUM_BANKS - nbanks(s) + 1)
+                      if not held.intersection(range(b, b + nbanks(s)))), None)
+            if b is None:
+                break
+            s.banks.append(b)
+            held.update(range(b, b + nbanks(s)))
+        if len(s.banks) < s.live:
+            return False
+        s.want = len(s.banks)
+        placed.append(s)
+    return True
 
 
 def _take_back(sb, total, room, which):

@@ -37,6 +37,7 @@ class Policy:
         self.window = 8           # reordering window per engine (1: program order)
         self.numerics = True
         self.fuse = True          # x op (c * x) as one single-input op (fuse.py)
+        self.psum_share = True    # PSUM banks shared by sites never live at once
         self.loop_order = 'reuse'   # affine_range nests: reuse | source (interchange.py)
         self.spill_ahead = None   # pooled SBUF rotates this many tiles a site (None: bufs)
         self.spill_trigger = 'writer'  # spill saves triggered by: writer | sync
@@ -137,6 +138,7 @@ _KEYS = {
     'align': ('align', _count), 'spill_ahead': ('spill_ahead', _count),
     'spill_queues': ('spill_queues', _count),
     'loop_order': ('loop_order', _one_of('source', 'reuse')),
+    'psum_share': ('psum_share', _flag),
     'spill_trigger': ('spill_trigger', _one_of('writer', 'sync')),
 }
 
