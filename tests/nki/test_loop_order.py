@@ -23,49 +23,42 @@ NQ, NK, F = 8, 4, 512           # 8 q tiles and 4 k tiles of 2 KiB a partition
 SMALL = 'sbuf=16384'            # 16 KiB a partition: the 24 KiB of q and k do not fit
 
 
-@nki.jit
-def k_products(q, k):
-    """out[i, j] = q[j] * k[i]: the j loop inside re-reads every q tile per k tile."""
-    out = nl.ndarray((NK, NQ, 128, F), dtype=q.dtype, buffer=nl.shared_hbm)
+def load_blocks(q, k):
+    """q and k loaded into SBUF blocks of NQ and NK tiles (called by the kernels)."""
     qs = nl.ndarray((NQ, nl.par_dim(128), F), dtype=q.dtype, buffer=nl.sbuf)
     ks = nl.ndarray((NK, nl.par_dim(128), F), dtype=q.dtype, buffer=nl.sbuf)
     for j in nl.affine_range(NQ):
         qs[j] = nl.load(q[j])
     for i in nl.affine_range(NK):
         ks[i] = nl.load(k[i])
-    for i in nl.affine_range(NK):
-        for j in nl.affine_range(NQ):
-            nl.store(out[i, j], value=nl.multiply(qs[j], ks[i]))
-    return out
+    return qs, ks
 
 
-@nki.jit
-def k_sequential(q, k):
-    """The same nest with sequential_range loops: their order is the user's."""
-    out = nl.ndarray((NK, NQ, 128, F), dtype=q.dtype, buffer=nl.shared_hbm)
-    qs = nl.ndarray((NQ, nl.par_dim(128), F), dtype=q.dtype, buffer=nl.sbuf)
-    ks = nl.ndarray((NK, nl.par_dim(128), F), dtype=q.dtype, buffer=nl.sbuf)
-    for j in nl.affine_range(NQ):
-        qs[j] = nl.load(q[j])
-    for i in nl.affine_range(NK):
-        ks[i] = nl.load(k[i])
-    for i in nl.sequential_range(NK):
-        for j in nl.sequential_range(NQ):
-            nl.store(out[i, j], value=nl.multiply(qs[j], ks[i]))
-    return out
+def products(loop):
+    """out[i, j] = q[j] * k[i] with loops of kind `loop`: the j loop inside re-reads every q
+    tile per k tile (affine_range: the compiler may turn the nest round; sequential_range:
+    the order is the user's)."""
+    @nki.jit
+    def kernel(q, k):
+        out = nl.ndarray((NK, NQ, 128, F), dtype=q.dtype, buffer=nl.shared_hbm)
+        qs, ks = load_blocks(q, k)
+        for i in loop(NK):
+            for j in loop(NQ):
+                nl.store(out[i, j], value=nl.multiply(qs[j], ks[i]))
+        return out
+    return kernel
+
+
+k_products = products(nl.affine_range)
+k_sequential = products(nl.sequential_range)
 
 
 @nki.jit
 def k_carried(q, k):
     """An iteration reads the count the previous j wrote (not an accumulation): kept."""
     out = nl.ndarray((NK, NQ, 128, F), dtype=q.dtype, buffer=nl.shared_hbm)
-    qs = nl.ndarray((NQ, nl.par_dim(128), F), dtype=q.dtype, buffer=nl.sbuf)
-    ks = nl.ndarray((NK, nl.par_dim(128), F), dtype=q.dtype, buffer=nl.sbuf)
+    qs, ks = load_blocks(q, k)
     count = nl.zeros((NK, NQ, nl.par_dim(128), 1), dtype=q.dtype, buffer=nl.sbuf)
-    for j in nl.affine_range(NQ):
-        qs[j] = nl.load(q[j])
-    for i in nl.affine_range(NK):
-        ks[i] = nl.load(k[i])
     for i in nl.affine_range(NK):
         for j in nl.affine_range(NQ):
             nl.store(out[i, j], value=nl.multiply(qs[j], ks[i]))
@@ -126,16 +119,19 @@ def test_nests_kept():
             raise AssertionError('%s: reordered: %s' % (what, orders(text)))
 
 
-def test_policy_value():
-    if policy.make().loop_order != 'reuse':
-        raise AssertionError('loop_order is not reuse by default')
-    try:
-        policy.make(nx_policy='loop_order=inner')
-    except ValueError as e:
-        if str(e) != "nx_policy: bad value 'inner' for loop_order":
-            raise AssertionError('loop_order=inner: %r' % str(e))
-    else:
-        raise AssertionError('loop_order=inner accepted')
+def test_policy_values():
+    pol = policy.make()
+    if (pol.loop_order, pol.psum_share) != ('reuse', True):
+        raise AssertionError('defaults: loop_order=%s psum_share=%s'
+                             % (pol.loop_order, pol.psum_share))
+    for key, value in (('loop_order', 'inner'), ('psum_share', 'some')):
+        try:
+            policy.make(nx_policy='%s=%s' % (key, value))
+        except ValueError as e:
+            if str(e) != "nx_policy: bad value '%s' for %s" % (value, key):
+                raise AssertionError('%s=%s: %r' % (key, value, str(e)))
+        else:
+            raise AssertionError('%s=%s accepted' % (key, value))
 
 
 if __name__ == '__main__':
