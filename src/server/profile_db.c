@@ -7,6 +7,7 @@
  * sandbox alone would still allow writes inside the profile directory. */
 #include "common/compat.h"
 #include "server/duck_vec.h"
+#include "server/lod.h"
 #include "server/profile_db.h"
 #include "server/resident.h"
 #include "server/result_json.h"
@@ -16,6 +17,8 @@
 #include "common/xalloc.h"
 #include "db/duck.h"
 #include "db/duck_conn.h"
+#include "db/parquet_footer.h"
+#include "db/parquet_slice.h"
 #include "db/parquet_union.h"
 
 #include <pthread.h>
@@ -25,6 +28,20 @@
 #include <strings.h>
 
 #define POOL_MAX 16
+
+/* A profile whose table files' footers take more than this, as stored, has its footers
+ * parsed by each query that reads them instead of kept: DuckDB holds about ten times a
+ * footer's stored size while it is parsed (111 MB for the 11 MB footer of a 100M-record
+ * profile's Instruction.parquet, 2,137 row groups of 55 columns), which its footer cache
+ * kept for the life of the server. */
+#define FOOTER_CACHE_MAX (4u << 20)
+
+/* A table file of more than this many row groups is read as slices of this many (each a
+ * parquet file of its own, made when the database opens): DuckDB parses a file's whole
+ * footer for any query over it, 111 MB (above) for a narrow WHERE on start_ts, where a
+ * list of slices holds one slice's footer at a time and skips slices by their
+ * statistics. */
+#define SLICE_GROUPS 64
 
 /* A pooled connection and the statements prepared on it. */
 struct pconn {
@@ -48,13 +65,18 @@ struct nx_pdb {
 	const struct nx_pfiles *files; /* borrowed: it outlives the database */
 	bool *tried;                   /* per files->t[i]: its view was made (or failed) */
 	size_t untried;                /* a fleet run's union tables not made yet */
+	char *scratch;                 /* the slices of large files, removed with the database */
+	struct nx_lod_slices slices;   /* the tables read as slices, their files in scratch */
 };
 
-/* File i of t: in dir, or "../<member>@latest/<file>" beside it for a fleet run. */
+/* File i of t: in dir, or "../<member>@latest/<file>" beside it for a fleet run; a
+ * slice (an absolute path in the scratch folder) as it is. */
 static char *file_path(const char *dir, const struct nx_ptable *t, size_t i)
 {
 	const char *slash = strrchr(dir, '/');
 
+	if (t->files[i][0] == '/')
+		return nx_xstrdup(t->files[i]);
 	if (t->members && slash && !strncmp(t->files[i], "../", 3)) {
 		char *parent = nx_xstrndup(dir, (size_t)(slash - dir));
 		char *p = nx_path_join(parent, t->files[i] + 3);
@@ -159,7 +181,9 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
 static char *make_view(duckdb_connection c, const char *dir, const struct nx_ptable *t)
 {
 	struct nx_err verr = { 0 };
-	char *why = t->members ? NULL : damaged_files(c, dir, t);
+	/* a table read as slices: the slicer has read its footers already */
+	bool sliced = t->nfiles && t->files[0][0] == '/';
+	char *why = t->members || sliced ? NULL : damaged_files(c, dir, t);
 
 	if (!why && create_view(c, dir, t, &verr)) {
 		char *line = first_line(verr.msg);
@@ -182,20 +206,47 @@ static void add_broken(struct nx_pdb *p, const char *table, char *why)
 	p->broken[p->nbroken++].msg = why;
 }
 
-/* Narrows file access to dir (and a fleet run's members) and freezes the
- * configuration. */
+/* Narrows file access to dir (and a fleet run's members, and the scratch folder of its
+ * slices when set) and freezes the configuration. */
 static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfiles *files,
-		     struct nx_err *err)
+		     const char *scratch, struct nx_err *err)
 {
-	const char **dirs = nx_xcalloc(files->nallow + 1, sizeof(*dirs));
+	const char **dirs = nx_xcalloc(files->nallow + 2, sizeof(*dirs));
+	size_t n = 0;
 	int rc;
 
-	dirs[0] = dir;
+	dirs[n++] = dir;
 	for (size_t i = 0; i < files->nallow; i++)
-		dirs[i + 1] = files->allow[i];
-	rc = nx_duck_con_sandbox(c, dirs, files->nallow + 1, NULL, err);
+		dirs[n++] = files->allow[i];
+	if (scratch)
+		dirs[n++] = scratch;
+	rc = nx_duck_con_sandbox(c, dirs, n, NULL, err);
 	free(dirs);
 	return rc;
+}
+
+/* The bytes the footers of the profile's own table files take, as stored (read from each
+ * file's last eight bytes); a file that cannot be opened as parquet counts nothing (its
+ * view reports it). */
+static uint64_t footer_bytes(const char *dir, const struct nx_pfiles *files)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < files->n; i++) {
+		const struct nx_ptable *t = &files->t[i];
+
+		for (size_t j = 0; !t->members && j < t->nfiles; j++) {
+			struct nx_pq_file f = { 0 };
+			struct nx_err ignored = { 0 };
+			char *path = file_path(dir, t, j);
+
+			if (!nx_pq_open(&f, path, &ignored))
+				sum += f.footer_len;
+			nx_pq_close(&f);
+			free(path);
+		}
+	}
+	return sum;
 }
 
 /* Whether the profile is a fleet run (union tables over its members' files). */
@@ -205,6 +256,57 @@ static bool has_members(const struct nx_pfiles *files)
 		if (files->t[i].members)
 			return true;
 	return false;
+}
+
+/* The settings of a profile's database: the parquet footer cache on unless the footers are
+ * large; neither for a fleet run, nor DuckDB's external file cache when the cache is off. */
+static const char *cache_settings(const char *dir, const struct nx_pfiles *files)
+{
+	if (has_members(files) || footer_bytes(dir, files) > FOOTER_CACHE_MAX)
+		return "SET enable_external_file_cache = false";
+	return NX_DUCK_FOOTER_CACHE_SQL;
+}
+
+/* Whether a file of t has more than SLICE_GROUPS row groups (a file the slicer cannot
+ * read counts as small: its view says what is wrong with it). */
+static bool is_large(const char *dir, const struct nx_ptable *t)
+{
+	bool large = false;
+
+	for (size_t i = 0; !large && i < t->nfiles; i++) {
+		struct nx_pq_slicer *sl;
+		struct nx_err ignored = { 0 };
+		char *path = file_path(dir, t, i);
+
+		if (!nx_pq_slicer_open(&sl, path, &ignored)) {
+			large = nx_pq_slicer_row_groups(sl) > SLICE_GROUPS;
+			nx_pq_slicer_close(sl);
+		}
+		free(path);
+	}
+	return large;
+}
+
+/* Table t as its view reads it: a table with a file of more than SLICE_GROUPS row groups
+ * as slices of its files, cut into p->scratch (made on the first), else t itself. NULL,
+ * with *why naming the file, when they cannot be cut. */
+static const struct nx_ptable *read_as(struct nx_pdb *p, const struct nx_ptable *t, char **why)
+{
+	const struct nx_ptable *out = t;
+	struct nx_err err = { 0 };
+
+	if (t->members || !is_large(p->dir, t))
+		return t;
+	if (!p->scratch) {
+		if (nx_make_temp_dir("serve-slices", &p->scratch, &err))
+			goto fail;
+		nx__lod_slices_init(&p->slices, p->scratch, SLICE_GROUPS);
+	}
+	if (!nx__lod_sliced(&p->slices, p->dir, t, &out, &err))
+		return out;
+fail:
+	*why = nx_xasprintf("table %s cannot be read: %s", t->name, err.msg);
+	return NULL;
 }
 
 /* A new nx_pdb in *out with its database and a first connection in *c; on failure the
@@ -232,24 +334,34 @@ static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
 int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *files,
 		 unsigned threads, struct nx_err *err)
 {
+	size_t n = files->n ? files->n : 1;
+	const struct nx_ptable **as = nx_xcalloc(n, sizeof(*as));
+	char **why = nx_xcalloc(n, sizeof(*why));
 	struct nx_pdb *p;
 	duckdb_connection c;
 	int rc;
 
 	if ((rc = pdb_new(threads, &p, &c, err)))
 		goto fail;
-	/* Parquet footers are parsed once per file, not once per query: a footer of a
-	 * 100M-row table is megabytes, and the timeline asks for small windows often. The
-	 * cache checks each file's modification time, and a new profile version gets a new
-	 * database. Not for a fleet run: its union views span every member's files, and
-	 * their footers, kept, took 1.4 MB per member (1.5 GB at 1,000), for queries that
-	 * read each small footer once; nor DuckDB's external file cache, which kept what
-	 * queries read of every member's files. Sandbox next: even our own view
+	p->dir = nx_xstrdup(dir);
+	p->files = files;
+	p->tried = nx_xcalloc(n, sizeof(*p->tried));
+	/* Large files are cut into slices first (read_as), so that the sandbox admits their
+	 * folder; a table that cannot be cut gets its reason in why[i]. */
+	for (size_t i = 0; i < files->n; i++)
+		as[i] = read_as(p, &files->t[i], &why[i]);
+	/* Parquet footers are parsed once per file, not once per query, when they are small
+	 * (FOOTER_CACHE_MAX): SQL over small tables asks often. The cache checks each file's
+	 * modification time, and a new profile version gets a new database. Not for a fleet
+	 * run: its union views span every member's files, and their footers, kept, took 1.4
+	 * MB per member (1.5 GB at 1,000), for queries that read each small footer once; nor
+	 * for large footers, which held 150 MB at 100M records from the first query on (the
+	 * timeline reads its own cache, not these files). Without it, nor DuckDB's external
+	 * file cache, which kept what queries read. Sandbox next: even our own view
 	 * definitions run inside it. */
-	rc = nx_duck_con_exec(c, has_members(files) ? "SET enable_external_file_cache = false"
-						  : NX_DUCK_FOOTER_CACHE_SQL, err);
+	rc = nx_duck_con_exec(c, cache_settings(dir, files), err);
 	if (!rc)
-		rc = lock_down(c, dir, files, err);
+		rc = lock_down(c, dir, files, p->scratch, err);
 	if (rc) {
 		nx_err_wrap(err, "cannot sandbox the database of '%s'", dir);
 		goto fail;
@@ -257,31 +369,35 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	/* A fleet run's union views are made when a query first names their table
 	 * (ensure_views): binding one stats every member's file of it, and making all of
 	 * them made opening a run cost per member what few queries use. */
-	p->dir = nx_xstrdup(dir);
-	p->files = files;
-	p->tried = nx_xcalloc(files->n ? files->n : 1, sizeof(*p->tried));
 	for (size_t i = 0; i < files->n; i++) {
 		const struct nx_ptable *t = &files->t[i];
-		char *why;
 
 		if (t->members) {
 			p->untried++;
 			continue;
 		}
 		p->tried[i] = true;
-		why = make_view(c, dir, t);
-		if (why)
-			add_broken(p, t->name, why);
+		if (as[i])
+			why[i] = make_view(c, dir, as[i]);
+		if (why[i])
+			add_broken(p, t->name, why[i]);
 		else
 			nx__resident_add(&p->res, t->name, t->bytes);
+		why[i] = NULL;
 	}
 	p->idle[p->nidle++] = pconn_of(c);
 	*out = p;
+	free(as);
+	free(why);
 	return 0;
 fail:
 	if (c)
 		duckdb_disconnect(&c);
 	nx__pdb_free(&p);
+	for (size_t i = 0; i < files->n; i++)
+		free(why[i]);
+	free(as);
+	free(why);
 	return rc;
 }
 
@@ -333,6 +449,8 @@ void nx__pdb_free(struct nx_pdb **pdb)
 	free(p->broken);
 	free(p->tried);
 	free(p->dir);
+	nx__lod_slices_release(&p->slices);
+	nx_temp_dir_release(p->scratch);
 	nx__resident_release(&p->res);
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->views);

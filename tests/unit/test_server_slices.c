@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT
+ * test_server_slices.c: the server reads a table file of more than 64 row groups as
+ * slices of its row groups (server/profile_db.c), on a real server over real parquet
+ * written by DuckDB. Profile "big" has an Instruction.parquet of 100 row groups, "one"
+ * the same rows in one row group (read whole); through _search both answer alike: a
+ * count, a narrow WHERE on start_ts, a page of SELECT * at an offset (rows in file
+ * order), the bounds of the analysis, and tableSchema lists the same columns. A query
+ * naming a missing table gets DuckDB's message as before. The slices live in a private
+ * folder under $TMPDIR while the server runs and are removed when it stops; the
+ * profile's folder is left as it was. A large file with a damaged footer: the reply
+ * names the table and the file, and the other tables still answer. */
+#include "common/compat.h"
+#include "server/server.h"
+#include "common/fsutil.h"
+#include "helper/asserts.h"
+#include "helper/server_fixture.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#define GROUP_ROWS 2048
+#define GROUPS 100
+#define API "/api/v1/profiles/namespace/global/profile_name/"
+
+static char *data_dir, *tmp_dir;
+static struct nx_server *srv;
+static unsigned port;
+
+/* Profile name with Instruction of GROUPS * GROUP_ROWS rows in row groups of rg_rows,
+ * and a Summary. */
+static int make_profile(const char *name, unsigned rg_rows)
+{
+	return nx_sfx_sqlf(
+		"COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, "
+		"(['Tensor','Vector','Scalar'])[1 + (i %% 3)::INT] AS timeline_track, "
+		"(['MATMUL','ACTIVATE','IOTA'])[1 + (i %% 3)::INT] AS opcode, "
+		"(i * 10)::BIGINT AS start_ts, (i * 10 + 7)::BIGINT AS end_ts, "
+		"7::BIGINT AS duration_ns FROM range(%u) r(i)) "
+		"TO '%s/profiles/global/%s@latest/Instruction.parquet' "
+		"(FORMAT parquet, ROW_GROUP_SIZE %u);"
+		"COPY (SELECT 1.5::DOUBLE AS total_time, 1::BIGINT AS event_count) "
+		"TO '%s/profiles/global/%s@latest/Summary.parquet' (FORMAT parquet)",
+		GROUPS * GROUP_ROWS, data_dir, name, rg_rows, data_dir, name);
+}
+
+static int make_dirs(void)
+{
+	const char *names[] = { "big", "one", "dmg" };
+	struct nx_err err = { 0 };
+
+	for (size_t i = 0; i < 3; i++) {
+		char *p = NULL;
+		int rc = asprintf(&p, "%s/profiles/global/%s@latest", data_dir, names[i]) < 0 ||
+			 nx_mkdirs(p, &err);
+
+		free(p);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Damages the footer of dmg's Instruction.parquet in its middle. */
+static int damage_footer(void)
+{
+	char *p = NULL;
+	struct stat st;
+	unsigned char tail[8], junk[64];
+	uint32_t len;
+	int fd, rc = -1;
+
+	if (asprintf(&p, "%s/profiles/global/dmg@latest/Instruction.parquet", data_dir) < 0)
+		return -1;
+	fd = open(p, O_RDWR);
+	free(p);
+	if (fd < 0)
+		return -1;
+	memset(junk, 0xff, sizeof(junk));
+	if (!fstat(fd, &st) && pread(fd, tail, 8, st.st_size - 8) == 8) {
+		len = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
+		      (uint32_t)tail[3] << 24;
+		if (pwrite(fd, junk, sizeof(junk), st.st_size - 8 - len / 2) == sizeof(junk))
+			rc = 0;
+	}
+	close(fd);
+	return rc;
+}
+
+static int setup(void **state)
+{
+	struct nx_server_opts o;
+
+	(void)state;
+	data_dir = nx_sfx_tmpdir("slices");
+	if (!data_dir || asprintf(&tmp_dir, "%s/tmp", data_dir) < 0 || mkdir(tmp_dir, 0755) ||
+	    make_dirs() || make_profile("big", GROUP_ROWS) ||
+	    make_profile("one", GROUPS * GROUP_ROWS) || make_profile("dmg", GROUP_ROWS) ||
+	    damage_footer())
+		return -1;
+	/* the server's temporary folders go here, to be looked at */
+	setenv("TMPDIR", tmp_dir, 1);
+	nx_sfx_opts(&o, data_dir);
+	if (!(srv = nx_sfx_start(&o, &port)))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	nx_server_stop(srv);
+	free(tmp_dir);
+	free(data_dir);
+	return 0;
+}
+
+/* The rows of sql's reply from profile, as JSON text (caller frees). */
+static char *rows_of(const char *profile, const char *sql)
+{
+	int status = 0;
+	json_t *j = nx_sfx_query(port, profile, sql, &status);
+	char *s;
+
+	assert_non_null(j);
+	if (status != 200)
+		fail_msg("%s on %s: %d %s", sql, profile, status, json_dumps(j, 0));
+	s = json_dumps(json_object_get(j, "rows"), 0);
+	json_decref(j);
+	return s;
+}
+
+/* sql answers the same on both profiles, and not with no rows. */
+static void assert_same(const char *sql)
+{
+	char *a = rows_of("big", sql), *b = rows_of("one", sql);
+
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, "[]");
+	free(a);
+	free(b);
+}
+
+/* How many entries dir holds (not . and ..), -1 when it cannot be read. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* The slice folders of the server in tmp_dir, and the parquet files they hold. */
+static void count_slices(int *folders, int *files)
+{
+	DIR *d = opendir(tmp_dir);
+	struct dirent *e;
+
+	*folders = *files = 0;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char *p = NULL;
+
+		if (strncmp(e->d_name, "nx-serve-slices-", 16))
+			continue;
+		(*folders)++;
+		NX_ASSERT_CMP(asprintf(&p, "%s/%s", tmp_dir, e->d_name), >, 0);
+		*files += entries(p);
+		free(p);
+	}
+	closedir(d);
+}
+
+static void test_same_answers(void **state)
+{
+	char *path = NULL;
+	int folders, files;
+
+	(void)state;
+	assert_same("SELECT count(*), sum(id), min(start_ts), max(end_ts) FROM Instruction");
+	assert_same("SELECT count(*), sum(duration_ns) FROM Instruction WHERE start_ts BETWEEN "
+		    "1000000 AND 1100000");
+	assert_same("SELECT * FROM (SELECT * FROM Instruction) AS nx_page LIMIT 7 OFFSET 150000");
+	assert_same("SELECT id, opcode FROM Instruction WHERE id % 20000 = 3");
+	assert_same("SELECT * FROM Summary");
+	/* "big" is read as slices: 100 row groups in slices of 64 */
+	count_slices(&folders, &files);
+	assert_int_equal(folders, 1);
+	assert_int_equal(files, 2);
+	/* the profile's folder is as it was: its two files */
+	NX_ASSERT_CMP(asprintf(&path, "%s/profiles/global/big@latest", data_dir), >, 0);
+	assert_int_equal(entries(path), 2);
+	free(path);
+}
+
+static void test_schema_and_bounds(void **state)
+{
+	int status = 0;
+	json_t *a, *b;
+	char *sa, *sb;
+
+	(void)state;
+	a = nx_sfx_get(port, API "big/analysis?part=bounds", &status);
+	assert_int_equal(status, 200);
+	b = nx_sfx_get(port, API "one/analysis?part=bounds", &status);
+	assert_int_equal(status, 200);
+	/* the profiles' names aside, the same report */
+	json_object_del(json_object_get(a, "report"), "profile");
+	json_object_del(json_object_get(b, "report"), "profile");
+	sa = json_dumps(a, JSON_SORT_KEYS);
+	sb = json_dumps(b, JSON_SORT_KEYS);
+	assert_non_null(strstr(sa, "\"bottleneck\""));
+	assert_string_equal(sa, sb);
+	json_decref(a);
+	json_decref(b);
+	free(sa);
+	free(sb);
+
+	sa = rows_of("big", "SELECT column_name, data_type FROM information_schema.columns "
+			    "WHERE table_name = 'Instruction' ORDER BY ordinal_position");
+	sb = rows_of("one", "SELECT column_name, data_type FROM information_schema.columns "
+			    "WHERE table_name = 'Instruction' ORDER BY ordinal_position");
+	assert_string_equal(sa, sb);
+	assert_non_null(strstr(sa, "start_ts"));
+	free(sa);
+	free(sb);
+}
+
+static void test_missing_table(void **state)
+{
+	int status = 0;
+	json_t *j = nx_sfx_query(port, "big", "SELECT * FROM Nope", &status);
+	const char *msg;
+
+	(void)state;
+	assert_non_null(j);
+	assert_int_equal(status, 400);
+	msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "Table with name Nope does not exist"));
+	json_decref(j);
+}
+
+static void test_damaged_large_file(void **state)
+{
+	int status = 0;
+	json_t *j = nx_sfx_query(port, "dmg", "SELECT count(*) FROM Instruction", &status);
+	const char *msg;
+	char *s;
+
+	(void)state;
+	assert_non_null(j);
+	assert_int_equal(status, 500);
+	msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "table Instruction cannot be read"));
+	assert_non_null(strstr(msg, "Instruction.parquet"));
+	json_decref(j);
+	s = rows_of("dmg", "SELECT total_time FROM Summary");
+	assert_string_equal(s, "[[1.5]]");
+	free(s);
+}
+
+/* Last: stops the server and looks for its slices. */
+static void test_slices_removed(void **state)
+{
+	int folders, files;
+
+	(void)state;
+	nx_server_stop(srv);
+	srv = NULL;
+	count_slices(&folders, &files);
+	assert_int_equal(folders, 0);
+	assert_int_equal(entries(tmp_dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_answers),
+		cmocka_unit_test(test_schema_and_bounds),
+		cmocka_unit_test(test_missing_table),
+		cmocka_unit_test(test_damaged_large_file),
+		cmocka_unit_test(test_slices_removed),
+	};
+
+	return nx_test_done(cmocka_run_group_tests_name("server_slices", tests, setup, teardown));
+}
