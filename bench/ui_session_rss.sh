@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ui_session_rss.sh: the server's memory through what the web UI requests when a user opens a
+# profile (not a ctest test). Serves DATA_PATH with `neuron-explorer view` and sends, in the
+# UI's order: the profile list, the tables, the profile's facts (count of Instruction, Summary,
+# ExecutionInfo), recommend's bounds, the Summary row and its schema, the timeline's tracks,
+# the whole-profile timeline and counters, then the Analysis page (instruction count and the
+# `recommend` analysis), then a narrow SQL page over Instruction (a WHERE on start_ts over a
+# hundredth of the profile). After each request: its time, the server's RSS and peak RSS
+# (VmRSS, VmHWM). The profile is only read: serve a hard-linked copy (`cp -al`) of one whose
+# timeline cache was built, or the first tracks request builds it (and that build's peak
+# shows).
+#
+# usage: bench/ui_session_rss.sh [BUILD_DIR] DATA_PATH PROFILE
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+data=${2:?usage: bench/ui_session_rss.sh [BUILD_DIR] DATA_PATH PROFILE}
+name=${3:?usage: bench/ui_session_rss.sh [BUILD_DIR] DATA_PATH PROFILE}
+work=$(mktemp -d "${TMPDIR:-/tmp}/nx-bench-session.XXXXXX")
+pid=
+cleanup() { [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+"$build/neuron-explorer" view --data-path "$data" --port 0 --api-server-port 0 --disable-ui \
+	> "$work/view.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do grep -q "ctrl-c" "$work/view.out" && break; sleep 0.1; done
+api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\2|p' "$work/view.out")
+[[ -n $api ]] || { cat "$work/view.out" >&2; exit 1; }
+base="$api/api/v1/profiles/namespace/global/profile_name/$name"
+mem() { awk '/^VmRSS|^VmHWM/ { v[$1] = $2 } END { printf "%7.1f %7.1f", v["VmRSS:"] / 1024, v["VmHWM:"] / 1024 }' "/proc/$pid/status"; }
+step() { # label, then curl arguments
+	local label=$1 t
+	shift
+	t=$(curl -sf -o "$work/r.json" -w '%{time_total}' "$@") || { echo "$label: request failed" >&2; exit 1; }
+	printf '%-30s %9.1f %s %9d\n' "$label" "$(echo "$t * 1000" | bc)" "$(mem)" "$(stat -c %s "$work/r.json")"
+}
+q() { step "$1" -X POST -H 'Content-Type: application/json' \
+	-d "$(printf '{"type":"databaseExplorerQuery","query":"%s"}' "$2")" "$api/api/v1/db/$name/_search"; }
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+printf '%-30s %9s %7s %7s %9s\n' request ms rss_MB peak_MB bytes
+printf '%-30s %9s %s\n' "(server started)" - "$(mem)"
+step "profiles: list" "$api/api/v1/profiles"
+step "profiles: tables" -X POST -H 'Content-Type: application/json' -d '{"type":"listDbFiles"}' \
+	"$api/api/v1/db/$name/_search"
+q "profiles: facts" "SELECT (SELECT count(*) FROM Instruction) AS instructions, (SELECT total_time FROM Summary LIMIT 1) AS total_time, (SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel"
+step "profiles: bounds" "$base/analysis?part=bounds"
+q "overview: Summary" "SELECT * FROM Summary LIMIT 1"
+step "overview: tableSchema" -X POST -H 'Content-Type: application/json' \
+	-d '{"type":"tableSchema","tableName":"Summary"}' "$api/api/v1/db/$name/_search"
+step "timeline: tracks" "$base/timeline/tracks"
+span=$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1])).rows.filter((x) => x[0] !== "counter");
+	console.log(Math.min(...r.map((x) => x[4])), Math.max(...r.map((x) => x[5])))' "$work/r.json")
+t0=${span% *}
+t1=${span#* }
+step "timeline: whole profile" "$base/timeline?t0=$t0&t1=$t1&px=1200&dma=transfers"
+step "timeline: counters" "$base/timeline/counters?t0=$t0&t1=$t1&px=1200"
+q "analysis: instruction count" "SELECT count(*) FROM Instruction"
+step "analysis: recommend" "$base/analysis"
+q "sql: a hundredth by start_ts" "SELECT count(*), sum(duration_ns) FROM Instruction WHERE start_ts BETWEEN $t0 AND $((t0 + (t1 - t0) / 100))"
+echo "server peak RSS through the session: $(awk '/^VmHWM/ { printf "%.1f MB", $2 / 1024 }' "/proc/$pid/status")"
