@@ -8,7 +8,10 @@
  * naming a missing table gets DuckDB's message as before. The slices live in a private
  * folder under $TMPDIR while the server runs and are removed when it stops; the
  * profile's folder is left as it was. A large file with a damaged footer: the reply
- * names the table and the file, and the other tables still answer. */
+ * names the table and the file, and the other tables still answer. The bounds' extents
+ * (analysis/scan_extent.c, read by the C reader) on odd tables: NULL starts and ends, no
+ * DmaPacket, an Instruction without end_ts: part=bounds gives the bounds and engines of
+ * the whole analysis, or its error. */
 #include "common/compat.h"
 #include "server/server.h"
 #include "common/fsutil.h"
@@ -56,10 +59,10 @@ static int make_profile(const char *name, unsigned rg_rows)
 
 static int make_dirs(void)
 {
-	const char *names[] = { "big", "one", "dmg" };
+	const char *names[] = { "big", "one", "dmg", "nulls", "noend" };
 	struct nx_err err = { 0 };
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		char *p = NULL;
 		int rc = asprintf(&p, "%s/profiles/global/%s@latest", data_dir, names[i]) < 0 ||
 			 nx_mkdirs(p, &err);
@@ -97,6 +100,26 @@ static int damage_footer(void)
 	return rc;
 }
 
+/* "nulls": some starts and ends NULL (the first start and the last end among them);
+ * "noend": Instruction without end_ts. Both without DmaPacket. */
+static int make_odd_profiles(void)
+{
+	return nx_sfx_sqlf(
+		"COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'Tensor' AS timeline_track, "
+		"'MATMUL' AS opcode, CASE WHEN i %% 7 = 0 THEN NULL ELSE i * 10 END AS start_ts, "
+		"CASE WHEN i %% 5 = 4 THEN NULL ELSE i * 10 + 7 END AS end_ts, 7::BIGINT AS "
+		"duration_ns FROM range(5000) r(i)) "
+		"TO '%s/profiles/global/nulls@latest/Instruction.parquet' (FORMAT parquet);"
+		"COPY (SELECT 1.5::DOUBLE AS total_time, 1::BIGINT AS event_count) "
+		"TO '%s/profiles/global/nulls@latest/Summary.parquet' (FORMAT parquet);"
+		"COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'Tensor' AS timeline_track, "
+		"'MATMUL' AS opcode, i * 10 AS start_ts, 7::BIGINT AS duration_ns FROM range(50) r(i)) "
+		"TO '%s/profiles/global/noend@latest/Instruction.parquet' (FORMAT parquet);"
+		"COPY (SELECT 1.5::DOUBLE AS total_time, 1::BIGINT AS event_count) "
+		"TO '%s/profiles/global/noend@latest/Summary.parquet' (FORMAT parquet)",
+		data_dir, data_dir, data_dir, data_dir);
+}
+
 static int setup(void **state)
 {
 	struct nx_server_opts o;
@@ -106,7 +129,7 @@ static int setup(void **state)
 	if (!data_dir || asprintf(&tmp_dir, "%s/tmp", data_dir) < 0 || mkdir(tmp_dir, 0755) ||
 	    make_dirs() || make_profile("big", GROUP_ROWS) ||
 	    make_profile("one", GROUPS * GROUP_ROWS) || make_profile("dmg", GROUP_ROWS) ||
-	    damage_footer())
+	    damage_footer() || make_odd_profiles())
 		return -1;
 	/* the server's temporary folders go here, to be looked at */
 	setenv("TMPDIR", tmp_dir, 1);
@@ -277,6 +300,42 @@ static void test_damaged_large_file(void **state)
 	free(s);
 }
 
+/* part=bounds of profile against its whole analysis: the same bounds and engines, or the
+ * same error. */
+static void assert_bounds_as_whole(const char *profile)
+{
+	char path[256];
+	int sa = 0, sb = 0;
+	json_t *all, *b;
+
+	snprintf(path, sizeof(path), API "%s/analysis", profile);
+	all = nx_sfx_get(port, path, &sa);
+	snprintf(path, sizeof(path), API "%s/analysis?part=bounds", profile);
+	b = nx_sfx_get(port, path, &sb);
+	assert_non_null(all);
+	assert_non_null(b);
+	assert_int_equal(sa, sb);
+	if (sa == 200) {
+		assert_true(json_equal(json_object_get(json_object_get(all, "report"), "bounds"),
+				       json_object_get(json_object_get(b, "report"), "bounds")));
+		assert_true(json_equal(json_object_get(json_object_get(all, "report"), "engines"),
+				       json_object_get(json_object_get(b, "report"), "engines")));
+	} else {
+		assert_true(json_equal(all, b));
+	}
+	json_decref(all);
+	json_decref(b);
+}
+
+static void test_bounds_odd_tables(void **state)
+{
+	(void)state;
+	assert_bounds_as_whole("nulls");
+	/* the analysis needs end_ts: both refuse the profile alike */
+	assert_bounds_as_whole("noend");
+	assert_bounds_as_whole("big");
+}
+
 /* Last: stops the server and looks for its slices. */
 static void test_slices_removed(void **state)
 {
@@ -297,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_schema_and_bounds),
 		cmocka_unit_test(test_missing_table),
 		cmocka_unit_test(test_damaged_large_file),
+		cmocka_unit_test(test_bounds_odd_tables),
 		cmocka_unit_test(test_slices_removed),
 	};
 
