@@ -288,25 +288,23 @@ static bool is_large(const char *dir, const struct nx_ptable *t)
 }
 
 /* Table t as its view reads it: a table with a file of more than SLICE_GROUPS row groups
- * as slices of its files, cut into p->scratch (made on the first), else t itself. NULL,
- * with *why naming the file, when they cannot be cut. */
-static const struct nx_ptable *read_as(struct nx_pdb *p, const struct nx_ptable *t, char **why)
+ * as slices of its files, cut into p->scratch (made on the first), else t itself. A cut
+ * that fails (a full temporary folder, a row group past the file's end) leaves no slice
+ * and the table is read whole, as before: its view then says what is wrong with a
+ * damaged file. */
+static const struct nx_ptable *read_as(struct nx_pdb *p, const struct nx_ptable *t)
 {
 	const struct nx_ptable *out = t;
-	struct nx_err err = { 0 };
+	struct nx_err ignored = { 0 };
 
 	if (t->members || !is_large(p->dir, t))
 		return t;
 	if (!p->scratch) {
-		if (nx_make_temp_dir("serve-slices", &p->scratch, &err))
-			goto fail;
+		if (nx_make_temp_dir("serve-slices", &p->scratch, &ignored))
+			return t;
 		nx__lod_slices_init(&p->slices, p->scratch, SLICE_GROUPS);
 	}
-	if (!nx__lod_sliced(&p->slices, p->dir, t, &out, &err))
-		return out;
-fail:
-	*why = nx_xasprintf("table %s cannot be read: %s", t->name, err.msg);
-	return NULL;
+	return nx__lod_sliced(&p->slices, p->dir, t, &out, &ignored) ? t : out;
 }
 
 /* A new nx_pdb in *out with its database and a first connection in *c; on failure the
@@ -334,9 +332,7 @@ static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
 int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *files,
 		 unsigned threads, struct nx_err *err)
 {
-	size_t n = files->n ? files->n : 1;
-	const struct nx_ptable **as = nx_xcalloc(n, sizeof(*as));
-	char **why = nx_xcalloc(n, sizeof(*why));
+	const struct nx_ptable **as = nx_xcalloc(files->n ? files->n : 1, sizeof(*as));
 	struct nx_pdb *p;
 	duckdb_connection c;
 	int rc;
@@ -345,11 +341,11 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		goto fail;
 	p->dir = nx_xstrdup(dir);
 	p->files = files;
-	p->tried = nx_xcalloc(n, sizeof(*p->tried));
+	p->tried = nx_xcalloc(files->n ? files->n : 1, sizeof(*p->tried));
 	/* Large files are cut into slices first (read_as), so that the sandbox admits their
-	 * folder; a table that cannot be cut gets its reason in why[i]. */
+	 * folder. */
 	for (size_t i = 0; i < files->n; i++)
-		as[i] = read_as(p, &files->t[i], &why[i]);
+		as[i] = read_as(p, &files->t[i]);
 	/* Parquet footers are parsed once per file, not once per query, when they are small
 	 * (FOOTER_CACHE_MAX): SQL over small tables asks often. The cache checks each file's
 	 * modification time, and a new profile version gets a new database. Not for a fleet
@@ -371,33 +367,28 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	 * them made opening a run cost per member what few queries use. */
 	for (size_t i = 0; i < files->n; i++) {
 		const struct nx_ptable *t = &files->t[i];
+		char *why;
 
 		if (t->members) {
 			p->untried++;
 			continue;
 		}
 		p->tried[i] = true;
-		if (as[i])
-			why[i] = make_view(c, dir, as[i]);
-		if (why[i])
-			add_broken(p, t->name, why[i]);
+		why = make_view(c, dir, as[i]);
+		if (why)
+			add_broken(p, t->name, why);
 		else
 			nx__resident_add(&p->res, t->name, t->bytes);
-		why[i] = NULL;
 	}
 	p->idle[p->nidle++] = pconn_of(c);
 	*out = p;
 	free(as);
-	free(why);
 	return 0;
 fail:
 	if (c)
 		duckdb_disconnect(&c);
 	nx__pdb_free(&p);
-	for (size_t i = 0; i < files->n; i++)
-		free(why[i]);
 	free(as);
-	free(why);
 	return rc;
 }
 

@@ -7,7 +7,8 @@
  * order), the bounds of the analysis, and tableSchema lists the same columns. A query
  * naming a missing table gets DuckDB's message as before. The slices live in a private
  * folder under $TMPDIR while the server runs and are removed when it stops; the
- * profile's folder is left as it was. A large file with a damaged footer: the reply
+ * profile's folder is left as it was; a server that cannot make that folder reads the
+ * file whole, with the same answers. A large file with a damaged footer: the reply
  * names the table and the file, and the other tables still answer. The bounds' extents
  * (analysis/scan_extent.c, read by the C reader) on odd tables: NULL starts and ends, no
  * DmaPacket, an Instruction without end_ts: part=bounds gives the bounds and engines of
@@ -336,7 +337,7 @@ static void test_bounds_odd_tables(void **state)
 	assert_bounds_as_whole("big");
 }
 
-/* Last: stops the server and looks for its slices. */
+/* Stops the server and looks for its slices. */
 static void test_slices_removed(void **state)
 {
 	int folders, files;
@@ -349,6 +350,25 @@ static void test_slices_removed(void **state)
 	assert_int_equal(entries(tmp_dir), 0);
 }
 
+/* Last: a server whose temporary folder cannot be made reads the large file whole, with
+ * the same answers. */
+static void test_cut_fails_read_whole(void **state)
+{
+	struct nx_server_opts o;
+	char *missing = NULL;
+
+	(void)state;
+	NX_ASSERT_CMP(asprintf(&missing, "%s/no/such/folder", data_dir), >, 0);
+	setenv("TMPDIR", missing, 1);
+	nx_sfx_opts(&o, data_dir);
+	srv = nx_sfx_start(&o, &port);
+	assert_non_null(srv);
+	assert_same("SELECT count(*), sum(id), min(start_ts), max(end_ts) FROM Instruction");
+	assert_same("SELECT * FROM (SELECT * FROM Instruction) AS nx_page LIMIT 7 OFFSET 150000");
+	setenv("TMPDIR", tmp_dir, 1);
+	free(missing);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_large_file),
 		cmocka_unit_test(test_bounds_odd_tables),
 		cmocka_unit_test(test_slices_removed),
+		cmocka_unit_test(test_cut_fails_read_whole),
 	};
 
 	return nx_test_done(cmocka_run_group_tests_name("server_slices", tests, setup, teardown));
