@@ -21,6 +21,7 @@
 #include "db/parquet_slice.h"
 #include "db/parquet_union.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,14 @@
  * kept for the life of the server. */
 #define FOOTER_CACHE_MAX (4u << 20)
 
-/* A table file of more than this many row groups is read as slices of this many (each a
- * parquet file of its own, made when the database opens): DuckDB parses a file's whole
- * footer for any query over it, 111 MB (above) for a narrow WHERE on start_ts, where a
- * list of slices holds one slice's footer at a time and skips slices by their
- * statistics. */
+/* A table file whose footer takes more than SLICE_FOOTER bytes as stored (the environment's
+ * NX_SERVER_SLICE_FOOTER when set) and that has more than SLICE_GROUPS row groups is read
+ * as slices of SLICE_GROUPS row groups (each a parquet file of its own, made when the
+ * database opens): DuckDB parses a file's whole footer for any query over it, 111 MB
+ * (above) for a narrow WHERE on start_ts, where a list of slices holds one slice's footer
+ * at a time and skips slices by their statistics. A smaller footer costs less than the
+ * cut (a copy of the file's bytes): 1.1 MB at 10M records. */
+#define SLICE_FOOTER (2u << 20)
 #define SLICE_GROUPS 64
 
 /* A pooled connection and the statements prepared on it. */
@@ -267,21 +271,45 @@ static const char *cache_settings(const char *dir, const struct nx_pfiles *files
 	return NX_DUCK_FOOTER_CACHE_SQL;
 }
 
-/* Whether a file of t has more than SLICE_GROUPS row groups (a file the slicer cannot
- * read counts as small: its view says what is wrong with it). */
-static bool is_large(const char *dir, const struct nx_ptable *t)
+/* SLICE_FOOTER, or NX_SERVER_SLICE_FOOTER (a whole number of bytes). */
+static int slice_footer(uint64_t *out, struct nx_err *err)
+{
+	const char *v = getenv("NX_SERVER_SLICE_FOOTER");
+	char *end = NULL;
+	long long n;
+
+	*out = SLICE_FOOTER;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || *end || n < 0)
+		return nx_errf(err, NX_EUSAGE, "NX_SERVER_SLICE_FOOTER is '%.40s'; give a whole "
+			       "number of bytes (0: cut every file of more than %d row groups)",
+			       v, SLICE_GROUPS);
+	*out = (uint64_t)n;
+	return 0;
+}
+
+/* Whether a file of t has a footer of more than footer bytes and more than SLICE_GROUPS
+ * row groups (a file that cannot be read as parquet counts as small: its view says what
+ * is wrong with it). */
+static bool is_large(const char *dir, const struct nx_ptable *t, uint64_t footer)
 {
 	bool large = false;
 
 	for (size_t i = 0; !large && i < t->nfiles; i++) {
+		struct nx_pq_file f = { 0 };
 		struct nx_pq_slicer *sl;
 		struct nx_err ignored = { 0 };
 		char *path = file_path(dir, t, i);
 
-		if (!nx_pq_slicer_open(&sl, path, &ignored)) {
+		if (!nx_pq_open(&f, path, &ignored) && f.footer_len > footer &&
+		    !nx_pq_slicer_open(&sl, path, &ignored)) {
 			large = nx_pq_slicer_row_groups(sl) > SLICE_GROUPS;
 			nx_pq_slicer_close(sl);
 		}
+		nx_pq_close(&f);
 		free(path);
 	}
 	return large;
@@ -292,12 +320,13 @@ static bool is_large(const char *dir, const struct nx_ptable *t)
  * that fails (a full temporary folder, a row group past the file's end) leaves no slice
  * and the table is read whole, as before: its view then says what is wrong with a
  * damaged file. */
-static const struct nx_ptable *read_as(struct nx_pdb *p, const struct nx_ptable *t)
+static const struct nx_ptable *read_as(struct nx_pdb *p, const struct nx_ptable *t,
+				       uint64_t footer)
 {
 	const struct nx_ptable *out = t;
 	struct nx_err ignored = { 0 };
 
-	if (t->members || !is_large(p->dir, t))
+	if (t->members || !is_large(p->dir, t, footer))
 		return t;
 	if (!p->scratch) {
 		if (nx_make_temp_dir("serve-slices", &p->scratch, &ignored))
@@ -335,9 +364,10 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	const struct nx_ptable **as = nx_xcalloc(files->n ? files->n : 1, sizeof(*as));
 	struct nx_pdb *p;
 	duckdb_connection c;
+	uint64_t footer;
 	int rc;
 
-	if ((rc = pdb_new(threads, &p, &c, err)))
+	if ((rc = pdb_new(threads, &p, &c, err)) || (rc = slice_footer(&footer, err)))
 		goto fail;
 	p->dir = nx_xstrdup(dir);
 	p->files = files;
@@ -345,7 +375,7 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	/* Large files are cut into slices first (read_as), so that the sandbox admits their
 	 * folder. */
 	for (size_t i = 0; i < files->n; i++)
-		as[i] = read_as(p, &files->t[i]);
+		as[i] = read_as(p, &files->t[i], footer);
 	/* Parquet footers are parsed once per file, not once per query, when they are small
 	 * (FOOTER_CACHE_MAX): SQL over small tables asks often. The cache checks each file's
 	 * modification time, and a new profile version gets a new database. Not for a fleet

@@ -8,7 +8,8 @@
  * naming a missing table gets DuckDB's message as before. The slices live in a private
  * folder under $TMPDIR while the server runs and are removed when it stops; the
  * profile's folder is left as it was; a server that cannot make that folder reads the
- * file whole, with the same answers. A large file with a damaged footer: the reply
+ * file whole, with the same answers. Files are cut only past a footer size (2 MiB by
+ * default, NX_SERVER_SLICE_FOOTER bytes here: 0); a bad value gets an error naming it. A large file with a damaged footer: the reply
  * names the table and the file, and the other tables still answer. The bounds' extents
  * (analysis/scan_extent.c, read by the C reader) on odd tables: NULL starts and ends, no
  * DmaPacket, an Instruction without end_ts: part=bounds gives the bounds and engines of
@@ -132,8 +133,10 @@ static int setup(void **state)
 	    make_profile("one", GROUPS * GROUP_ROWS) || make_profile("dmg", GROUP_ROWS) ||
 	    damage_footer() || make_odd_profiles())
 		return -1;
-	/* the server's temporary folders go here, to be looked at */
+	/* the server's temporary folders go here, to be looked at; a file is cut whatever the
+	 * size of its footer (by default only past 2 MiB) */
 	setenv("TMPDIR", tmp_dir, 1);
+	setenv("NX_SERVER_SLICE_FOOTER", "0", 1);
 	nx_sfx_opts(&o, data_dir);
 	if (!(srv = nx_sfx_start(&o, &port)))
 		return -1;
@@ -369,6 +372,37 @@ static void test_cut_fails_read_whole(void **state)
 	free(missing);
 }
 
+/* Last: NX_SERVER_SLICE_FOOTER that is no number of bytes: queries get an error naming it;
+ * by default (2 MiB) the test's small footers are read whole. */
+static void test_slice_footer_setting(void **state)
+{
+	struct nx_server_opts o;
+	int status = 0, folders, files;
+	json_t *j;
+	const char *msg;
+
+	(void)state;
+	nx_server_stop(srv);
+	setenv("NX_SERVER_SLICE_FOOTER", "2MB", 1);
+	nx_sfx_opts(&o, data_dir);
+	srv = nx_sfx_start(&o, &port);
+	assert_non_null(srv);
+	j = nx_sfx_query(port, "big", "SELECT count(*) FROM Instruction", &status);
+	assert_non_null(j);
+	NX_ASSERT_CMP(status, >=, 400);
+	msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "NX_SERVER_SLICE_FOOTER is '2MB'"));
+	json_decref(j);
+	nx_server_stop(srv);
+	unsetenv("NX_SERVER_SLICE_FOOTER");
+	srv = nx_sfx_start(&o, &port);
+	assert_non_null(srv);
+	assert_same("SELECT count(*), sum(id), min(start_ts), max(end_ts) FROM Instruction");
+	count_slices(&folders, &files);
+	assert_int_equal(folders, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_bounds_odd_tables),
 		cmocka_unit_test(test_slices_removed),
 		cmocka_unit_test(test_cut_fails_read_whole),
+		cmocka_unit_test(test_slice_footer_setting),
 	};
 
 	return nx_test_done(cmocka_run_group_tests_name("server_slices", tests, setup, teardown));
