@@ -185,6 +185,7 @@ struct nx_lod_bounds {
 	const char *memory_limit;
 	int64_t chunk_rows;
 	uint32_t slice_groups; /* a table file of more row groups is read in slices of them */
+	long purge_ms; /* DuckDB's allocator purged this often during a build; 0: never */
 };
 /* The bounds of every build, view's and the server's alike (lod_bounds.c; the peaks they
  * give are in docs/memory.md, "The timeline cache"): NX_LOD_MEMORY for DuckDB and slices
@@ -199,6 +200,11 @@ struct nx_lod_bounds {
  * build before slices, for a before/after). */
 #define NX_LOD_SLICE_GROUPS 64
 #define NX_LOD_SLICE_GROUPS_MAX 1000000
+/* How often, in ms, a build has DuckDB's allocator give back the pages it freed
+ * (db/duck_alloc.h; docs/memory.md, "Where the build's memory is");
+ * NX_LOD_PURGE_MS overrides it, 0 never purging (the build before, for a before/after). */
+#define NX_LOD_PURGE_MS 100
+#define NX_LOD_PURGE_MS_MAX 60000
 int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err);
 /* The least l with 2^l >= x (at most 62), and a / b rounded down. */
 int nx__lod_ceil_log2(double x);

@@ -2,8 +2,8 @@
  * lod_bounds.c: the one set of bounds of every build of the timeline cache, the one
  * `view` carries into a profile (lod_carried.c) and the one a server builds for a
  * profile without it (lod_cache.c): DuckDB's memory_limit, the input rows of each
- * grouping query of the pyramid and the row groups of a slice of a large table file
- * (lod.h; docs/memory.md, "The timeline cache"). */
+ * grouping query of the pyramid, the row groups of a slice of a large table file and
+ * how often the build purges DuckDB's allocator (lod.h; docs/memory.md, "The timeline cache"). */
 #include "common/compat.h"
 #include "server/lod.h"
 
@@ -15,13 +15,33 @@
 /* The longest memory_limit taken from the environment ("160MB", "1.5GiB") */
 #define LIMIT_MAX 31
 
+/* A whole number from the environment variable name, from 0 to max, into *out (left as
+ * it is when the variable is unset or empty); what it counts, for the error: unit. */
+static int env_whole(const char *name, long long max, const char *unit, long long *out,
+		     struct nx_err *err)
+{
+	const char *v = getenv(name);
+	char *end = NULL;
+	long long n;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || *end || n < 0 || n > max)
+		return nx_errf(err, NX_EUSAGE, "%s is '%.40s'; give a whole number of %s from 0 "
+			       "to %lld", name, v, unit, max);
+	*out = n;
+	return 0;
+}
+
 int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 {
 	const char *limit = getenv("NX_LOD_MEMORY_LIMIT");
 	const char *rows = getenv("NX_LOD_CHUNK_ROWS");
-	const char *groups = getenv("NX_LOD_SLICE_GROUPS");
 	char *end = NULL;
-	long long n;
+	long long n, groups = NX_LOD_SLICE_GROUPS, purge = NX_LOD_PURGE_MS;
+	int rc;
 
 	b->memory_limit = NX_LOD_MEMORY;
 	b->chunk_rows = NX_LOD_CHUNK_ROWS;
@@ -41,15 +61,13 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 				       NX_LOD_CHUNK_ROWS_MIN, NX_LOD_CHUNK_ROWS_MAX);
 		b->chunk_rows = n;
 	}
-	if (groups && *groups) {
-		errno = 0;
-		n = strtoll(groups, &end, 10);
-		if (errno || *end || n < 0 || n > NX_LOD_SLICE_GROUPS_MAX)
-			return nx_errf(err, NX_EUSAGE, "NX_LOD_SLICE_GROUPS is '%.40s'; give a "
-				       "whole number of row groups from 0 (no slices) to %d", groups,
-				       NX_LOD_SLICE_GROUPS_MAX);
-		b->slice_groups = (uint32_t)n;
-	}
+	if ((rc = env_whole("NX_LOD_SLICE_GROUPS", NX_LOD_SLICE_GROUPS_MAX,
+			    "row groups (0: no slices)", &groups, err)) ||
+	    (rc = env_whole("NX_LOD_PURGE_MS", NX_LOD_PURGE_MS_MAX, "milliseconds (0: no purges)",
+			    &purge, err)))
+		return rc;
+	b->slice_groups = (uint32_t)groups;
+	b->purge_ms = (long)purge;
 	return 0;
 }
 

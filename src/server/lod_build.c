@@ -36,6 +36,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/duck_alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -832,6 +833,9 @@ static int build_part(const char *dir, const struct nx_pfiles *files,
 		phases->n = 0;
 	if (phases)
 		clock_read(&clk.cpu, &clk.wall);
+	/* the pages DuckDB frees go back to the system while the part runs, not a second
+	 * later: they were up to 90 MiB beside the pool (docs/memory.md) */
+	nx_duck_alloc_purger_start(bounds->purge_ms);
 	rc = part_open(&d, dir, out_dir, scratch, bounds, builds, &ref, err);
 	if (!rc && !stamp)
 		rc = events_body(d, &sl, dir, scratch, files, bounds, builds, &n, &clk, err);
@@ -839,6 +843,7 @@ static int build_part(const char *dir, const struct nx_pfiles *files,
 		rc = rest_body(d, &sl, dir, scratch, files, stamp, bounds, &n, &clk, err);
 	rc = part_close(d, rc, scratch, builds, &ref, &clk,
 			stamp ? "checkpoint" : "checkpoint of the events", err);
+	nx_duck_alloc_purger_stop(bounds->purge_ms);
 	nx__lod_slices_release(&sl);
 	if (rc)
 		nx_err_wrap(err, "cannot build the timeline summary of %s", dir);

@@ -481,8 +481,8 @@ static void test_counter_pyramid_matches_full_resolution(void **state)
 }
 
 /* The build's bounds from the environment (server/lod.h): a value that is not one is
- * refused, naming the variable, and leaves no cache; the smallest slices give the cache
- * the default ones give, row for row. */
+ * refused, naming the variable, and leaves no cache; the smallest slices, with DuckDB's
+ * allocator purged every millisecond, give the cache the default ones give, row for row. */
 static void test_bounds_from_environment(void **state)
 {
 	static const char *const bad[][2] = {
@@ -490,6 +490,8 @@ static void test_bounds_from_environment(void **state)
 		{ "NX_LOD_CHUNK_ROWS", "100000001" }, { "NX_LOD_CHUNK_ROWS", "12x" },
 		{ "NX_LOD_CHUNK_ROWS", "-500000" },   { "NX_LOD_SLICE_GROUPS", "-1" },
 		{ "NX_LOD_SLICE_GROUPS", "64k" },     { "NX_LOD_SLICE_GROUPS", "1000001" },
+		{ "NX_LOD_PURGE_MS", "-1" },          { "NX_LOD_PURGE_MS", "100ms" },
+		{ "NX_LOD_PURGE_MS", "60001" },
 		{ "NX_LOD_MEMORY_LIMIT", "160MB..................................." },
 	};
 	static const char *const tables[] = { "lod", "tracks", "meta", "ctr", "ctr_lod" };
@@ -516,9 +518,12 @@ static void test_bounds_from_environment(void **state)
 	}
 	nx_err_clear(&err);
 	assert_int_equal(nx_lod_build_carried(copy[0], "t", &events, NULL, &err), 0);
+	/* and DuckDB's allocator purged every millisecond while it builds */
 	assert_int_equal(setenv("NX_LOD_CHUNK_ROWS", "10000", 1), 0);
+	assert_int_equal(setenv("NX_LOD_PURGE_MS", "1", 1), 0);
 	assert_int_equal(nx_lod_build_carried(copy[1], "t", &events, NULL, &err), 0);
 	unsetenv("NX_LOD_CHUNK_ROWS");
+	unsetenv("NX_LOD_PURGE_MS");
 	assert_int_equal(events, 34000);
 	assert_int_equal(nx_duck_open(&d, 1, "256MB", &err), 0);
 	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS a (READ_ONLY); ATTACH "
