@@ -8,12 +8,13 @@
  * carry one yet. Every half second a thread samples where the memory is: the process's
  * RSS and anonymous pages (/proc/self/smaps_rollup), glibc's heap (mallinfo2: in use and
  * free in its arenas, and its own mmaps) and DuckDB's allocator (its jemalloc's allocated,
- * resident and retained bytes); each phase line shows them at the phase's largest RSS,
- * and NX_BENCH_MEM_TRACE=1 prints every sample to stderr.
+ * active, dirty, muzzy, resident and retained bytes); each phase line shows them at the
+ * phase's largest RSS, and NX_BENCH_MEM_TRACE=1 prints every sample to stderr.
  * NX_LOD_MEMORY_LIMIT and NX_LOD_CHUNK_ROWS set its bounds (server/lod.h); NX_LOD_SQL_LEVELS=1
  * builds the pyramids' levels above the finest by grouping queries (the build before they
  * were built in C), and NX_LOD_SLICE_GROUPS=0 reads every table file whole (the build
  * before it read large files as slices of row groups), for a before/after on one profile;
+ * NX_LOD_PURGE_MS=0 builds without purging DuckDB's allocator (the build before it did);
  * NX_LOD_EVENTS_IN_PLACE=1 leaves the events of a table in start order in the profile's
  * parquet rather than copying them (docs/memory.md, "Events read in place").
  * usage: bench_lod_build PROFILE_DIR NAME */
@@ -38,6 +39,7 @@ struct mem_sample {
 	double rss, anon;
 	double glibc_used, glibc_free, glibc_mmap;
 	double je_alloc, je_resident, je_retained;
+	double je_active, je_dirty, je_muzzy; /* bytes: active pages, dirty and muzzy pages */
 };
 
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
@@ -81,6 +83,7 @@ static double je_stat(mallctl_fn mallctl, const char *name)
 static void sample(struct sampler *s, struct mem_sample *m)
 {
 	struct mallinfo2 mi = mallinfo2();
+	double page = (double)sysconf(_SC_PAGESIZE);
 	uint64_t epoch = 1;
 
 	m->rss = proc_field("/proc/self/smaps_rollup", "Rss:");
@@ -93,15 +96,20 @@ static void sample(struct sampler *s, struct mem_sample *m)
 	m->je_alloc = je_stat(s->mallctl, "stats.allocated");
 	m->je_resident = je_stat(s->mallctl, "stats.resident");
 	m->je_retained = je_stat(s->mallctl, "stats.retained");
+	m->je_active = je_stat(s->mallctl, "stats.active");
+	/* in pages, of every arena (4096: MALLCTL_ARENAS_ALL) */
+	m->je_dirty = je_stat(s->mallctl, "stats.arenas.4096.pdirty") * page;
+	m->je_muzzy = je_stat(s->mallctl, "stats.arenas.4096.pmuzzy") * page;
 }
 
 static void print_sample(FILE *f, const struct mem_sample *m)
 {
 	fprintf(f, "RSS %4.0f (anon %4.0f; glibc used %3.0f free %3.0f mmap %3.0f; duckdb "
-		   "allocated %3.0f resident %3.0f retained %4.0f) MiB",
+		   "allocated %3.0f active %3.0f dirty %3.0f muzzy %3.0f resident %3.0f "
+		   "retained %4.0f) MiB",
 		m->rss / MIB, m->anon / MIB, m->glibc_used / MIB, m->glibc_free / MIB,
-		m->glibc_mmap / MIB, m->je_alloc / MIB, m->je_resident / MIB,
-		m->je_retained / MIB);
+		m->glibc_mmap / MIB, m->je_alloc / MIB, m->je_active / MIB, m->je_dirty / MIB,
+		m->je_muzzy / MIB, m->je_resident / MIB, m->je_retained / MIB);
 }
 
 static void *sampler_run(void *arg)
