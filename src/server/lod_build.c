@@ -309,7 +309,7 @@ static int build_levels(struct nx_duck *d, int s, const char *from, const char *
 		if (l == lo + 1 && clk)
 			clock_lap(clk, "tl.lod %s L%d", nx__lod_sources[s].table, lo);
 		if (l > lo && !sql_levels())
-			return nx__lod_levels_up(d, s, lo, hi, err);
+			return nx__lod_levels_up(d, s, lo, hi, bounds->chunk_rows, err);
 		if (l == lo && s >= 0 && !sql_l0()) {
 			rc = nx__lod_l0(d, s, from, name, lo, first, last, n, bounds->chunk_rows,
 					&rows, err);

@@ -4,9 +4,9 @@
  * cache in (k, core, track) order: the rows whose halved bucket is the same come one
  * after the other, so only that bucket's rows (two per track at most, three at bucket 0,
  * for the halving truncates towards zero as DuckDB's does) are held, sorted by (core,
- * track), combined and appended in that order (through a staging table, build_level
- * says why). The results are those of the grouping
- * query each level used to run (lod_build.c keeps it as the reference the tests compare
+ * track), combined and appended in that order (through a staging table, a slice of
+ * the level at a time: build_slice and build_level say why). The results are those of
+ * the grouping query each level used to run (lod_build.c keeps it as the reference the tests compare
  * against), at a fraction of its CPU: no hash table, no HUGEINT keys. */
 #include "common/compat.h"
 #include "server/lod_levels.h"
@@ -307,41 +307,46 @@ static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 	return rc;
 }
 
-/* Level b->level from the level below, the rows of `from` (a table and its filter): they
- * are appended to the staging table `to` in the in-memory database (the cache's file is
- * not written by one connection while another reads it: the commit of either would then
- * wait for the other's lock to checkpoint the file), then copied into the cache table. */
-static int build_level(struct nx_duck *d, struct bucket *b, const char *from, const char *to,
-		       struct nx_err *err)
+/* Appends to the staging table `to` (in the in-memory database: the cache's file is not
+ * written by one connection while another reads it, for the commit of either would then
+ * wait for the other's lock to checkpoint the file) the rows of level b->level made from
+ * the rows of `from` (a table and its filter) whose bucket k is in [k0, k1) (k1 INT64_MAX:
+ * no end), then moves them into the cache table and empties `to`. */
+static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, const char *to,
+		       int64_t k0, int64_t k1, struct nx_err *err)
 {
 	const char *table = b->ctr ? "tl.ctr_lod" : "tl.lod";
 	char *sql = nx_xasprintf("CREATE OR REPLACE TABLE %s AS SELECT * FROM %s LIMIT 0", to,
 				 table);
+	struct nx_strbuf q = NX_STRBUF_INIT;
 	int rc = nx_duck_exec(d, sql, err);
 
 	free(sql);
 	if (b->ctr)
-		sql = nx_xasprintf("SELECT k, core, track, lo, hi, last, last_ts FROM %s", from);
+		nx_strbuf_addf(&q, "SELECT k, core, track, lo, hi, last, last_ts FROM %s", from);
 	else
-		sql = nx_xasprintf("SELECT k, core, track, count, busy, first_ts, last_ts, id, "
+		nx_strbuf_addf(&q, "SELECT k, core, track, count, busy, first_ts, last_ts, id, "
 				   "start_ts, end_ts, label FROM %s",
-				   from);
+			       from);
+	if (k0 != INT64_MIN)
+		nx_strbuf_addf(&q, " AND k >= %" PRId64, k0);
+	if (k1 != INT64_MAX)
+		nx_strbuf_addf(&q, " AND k < %" PRId64, k1);
 	b->open = false;
 	b->n = 0;
-	b->seen = 0;
 	nx_strbuf_reset(&b->arena);
 	if (!rc)
 		rc = nx_duck_appender_open(d, to, &b->app, err);
 	if (!rc)
-		rc = nx_duck_scan(d, sql, take_chunk, b, err);
+		rc = nx_duck_scan(d, q.buf, take_chunk, b, err);
 	if (!rc && b->open)
 		rc = bucket_flush(b, err);
 	if (!rc)
 		rc = nx_duck_appender_close(b->app, err);
-	else
+	else if (b->app)
 		nx_duck_appender_close(b->app, &(struct nx_err){ 0 });
 	b->app = NULL;
-	free(sql);
+	nx_strbuf_release(&q);
 	if (!rc) {
 		sql = nx_xasprintf("INSERT INTO %s SELECT * FROM %s", table, to);
 		rc = nx_duck_exec(d, sql, err);
@@ -350,24 +355,66 @@ static int build_level(struct nx_duck *d, struct bucket *b, const char *from, co
 	return rc;
 }
 
-int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, struct nx_err *err)
+/* The first bucket at or after k that does not share its parent with the one before it
+ * (the halving truncates towards zero, so -1, 0 and 1 share parent 0). */
+static int64_t parent_start(int64_t k)
 {
-	static const char *const staging[2] = { "nx_level_a", "nx_level_b" };
+	while (k > INT64_MIN && (k - 1) / 2 == k / 2)
+		k++;
+	return k;
+}
+
+/* Level b->level from the level below, the rows of `from` (a table and its filter, in the
+ * cache), in slices of about chunk input rows cut between parent buckets, so that what
+ * the staging table holds at once is one slice's rows rather than the whole level (5.3M
+ * rows at 100M records, which filled DuckDB's pool). The rows go into the cache in the
+ * same order as in one piece, so their row ids are the same. */
+static int build_level(struct nx_duck *d, struct bucket *b, const char *from, const char *to,
+		       int64_t chunk, struct nx_err *err)
+{
+	static const char *const what[3] = { "count(*)", "min(k)", "max(k)" };
+	int64_t v[3] = { 0, 0, 0 }, n, width, k0 = INT64_MIN;
+	int rc = 0;
+
+	b->seen = 0;
+	for (int i = 0; i < 3 && !rc && (i == 0 || v[0] > chunk); i++) {
+		char *sql = nx_xasprintf("SELECT %s FROM %s", what[i], from);
+
+		rc = nx_duck_query_i64(d, sql, &v[i], err);
+		free(sql);
+	}
+	if (rc || v[0] <= chunk || v[2] <= v[1])
+		return rc ? rc : build_slice(d, b, from, to, INT64_MIN, INT64_MAX, err);
+	n = (v[0] + chunk - 1) / chunk;
+	width = (v[2] - v[1]) / n + 1;
+	for (int64_t i = 1; i < n && !rc; i++) {
+		int64_t k1 = parent_start(v[1] + i * width);
+
+		if (k1 <= k0 || k1 > v[2])
+			continue;
+		rc = build_slice(d, b, from, to, k0, k1, err);
+		k0 = k1;
+	}
+	return rc ? rc : build_slice(d, b, from, to, k0, INT64_MAX, err);
+}
+
+int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
+		      struct nx_err *err)
+{
 	struct bucket b = { .ctr = src < 0, .src = src, .arena = NX_STRBUF_INIT };
-	char *from = src < 0 ? nx_xasprintf("tl.ctr_lod WHERE level = %d", lo)
-			     : nx_xasprintf("tl.lod WHERE src = %d AND level = %d", src, lo);
 	int rc = 0;
 
 	for (int l = lo + 1; l <= hi && !rc; l++) {
+		char *from = src < 0 ? nx_xasprintf("tl.ctr_lod WHERE level = %d", l - 1)
+				     : nx_xasprintf("tl.lod WHERE src = %d AND level = %d", src,
+						    l - 1);
+
 		b.level = l;
-		rc = build_level(d, &b, from, staging[l % 2], err);
+		rc = build_level(d, &b, from, "nx_level", chunk, err);
 		free(from);
-		from = nx_xstrdup(staging[l % 2]);
 	}
 	if (!rc)
-		rc = nx_duck_exec(d, "DROP TABLE IF EXISTS nx_level_a; DROP TABLE IF EXISTS "
-				     "nx_level_b", err);
-	free(from);
+		rc = nx_duck_exec(d, "DROP TABLE IF EXISTS nx_level", err);
 	free(b.rows);
 	nx_strbuf_release(&b.arena);
 	return rc;

@@ -16,8 +16,10 @@ struct nx_duck;
  * too. The rows are the ones the grouping query over the level below gives (lod_build.c):
  * bucket k / 2 (truncated, as DuckDB's integer division), counts and busy times summed,
  * first and last times, the longest event (then the lowest id), least, greatest and last
- * value. */
-int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, struct nx_err *err);
+ * value. A level is read in slices of about chunk rows of the level below (all at once
+ * when it has no more), each appended before the next is read. */
+int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
+		      struct nx_err *err);
 
 /* Level `level` of tl.lod for event source src, from its n events (times first..last)
  * in the relation `from` (tl.ev<src>, or the profile's table, nx__lod_events_sql; name

@@ -10,7 +10,8 @@
  *     every number, NULLs left out);
  *   - a level below out of bucket order, or with a NULL count, is refused with an error
  *     naming the level (the build then fails, and leaves no cache);
- *   - levels are built into a cache file that checkpoints every few KB of its log. */
+ *   - levels are built into a cache file that checkpoints every few KB of its log, in
+ *     slices of 100,000 rows of the level below (and the small level in slices of 2). */
 #include "common/compat.h"
 #include "server/lod_carried.h"
 #include "server/lod_levels.h"
@@ -134,7 +135,7 @@ static void test_levels_while_the_file_checkpoints(void **state)
 	nx_test_exf(d, "SET checkpoint_threshold = '4KB'; INSERT INTO tl.lod SELECT 0, 3, i // 4, 0, "
 		       "'t' || (i %% 4), 2, 10, i * 8, i * 8 + 5, i, i * 8, i * 8 + 5, 'x' FROM "
 		       "range(1000000) t(i) ORDER BY i // 4, 't' || (i %% 4)");
-	assert_ok(nx__lod_levels_up(d, 0, 3, 21, &err), &err);
+	assert_ok(nx__lod_levels_up(d, 0, 3, 21, 100000, &err), &err);
 	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod WHERE level = 4"), 500000);
 	assert_int_equal(nx_test_qi(d, "SELECT sum(count) FROM tl.lod WHERE level = 21"), 2000000);
 	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod WHERE level = 21"), 4);
@@ -162,8 +163,10 @@ static void test_small_level_by_hand(void **state)
 		       "(3, 0, 0, 's', 1.0, 2.0, 2.0, 7), (3, 1, 0, 's', 'nan', 'nan', 'nan', 9), "
 		       "(3, 1, 0, 't', NULL, NULL, NULL, 12), (3, 2, 0, 't', 4.0, 6.0, 5.0, 20), "
 		       "(3, 3, 0, 't', -3.0, 1.0, 0.5, 30)");
-	assert_ok(nx__lod_levels_up(d, 1, 3, 5, &err), &err);
-	assert_ok(nx__lod_levels_up(d, -1, 3, 4, &err), &err);
+	/* in slices of 2 rows of the level below: cut before bucket 2, for -1, 0 and 1 share
+	 * their parent */
+	assert_ok(nx__lod_levels_up(d, 1, 3, 5, 2, &err), &err);
+	assert_ok(nx__lod_levels_up(d, -1, 3, 4, 2, &err), &err);
 	/* level 4: bucket 0 has (0, 'a') from -1, 0 and 1 (the longest: ids 5, 4 and 3 all
 	 * last 5 ns, id 3 is the lowest), (0, NULL) and (NULL, 'a'); bucket 1 has (0, 'b') */
 	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM tl.lod WHERE "
@@ -200,10 +203,10 @@ static void test_bad_levels_refused(void **state)
 		       "(0, 2, 4, 0, 'a', 1, 1, 8, 9, 1, 8, 9, 'x'), "
 		       "(0, 2, 1, 0, 'a', 1, 1, 2, 3, 2, 2, 3, 'y'), "
 		       "(2, 2, 1, 0, 'a', NULL, 1, 2, 3, 2, 2, 3, 'y')");
-	assert_int_not_equal(nx__lod_levels_up(d, 0, 2, 3, &err), 0);
+	assert_int_not_equal(nx__lod_levels_up(d, 0, 2, 3, 1000, &err), 0);
 	assert_non_null(strstr(err.msg, "level 2 of the events' pyramid is not in bucket order"));
 	memset(&err, 0, sizeof(err));
-	assert_int_not_equal(nx__lod_levels_up(d, 2, 2, 3, &err), 0);
+	assert_int_not_equal(nx__lod_levels_up(d, 2, 2, 3, 1000, &err), 0);
 	assert_non_null(strstr(err.msg, "level 2 of the events' pyramid: NULL"));
 	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod WHERE level = 3"), 0);
 	nx_duck_close(d);
