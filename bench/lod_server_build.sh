@@ -7,7 +7,8 @@
 # GET .../timeline/tracks makes it build the cache. Prints the request's wall time, the
 # server's CPU seconds over it (user + system, /proc: the figure to compare on a loaded
 # machine), its peak RSS (VmHWM) and the cache's size. The scratch data path is removed.
-# NX_LOD_MEMORY_LIMIT, NX_LOD_CHUNK_ROWS and NX_LOD_SLICE_GROUPS pass to the server (lod.h).
+# NX_LOD_MEMORY_LIMIT, NX_LOD_CHUNK_ROWS, NX_LOD_SLICE_GROUPS and NX_LOD_PURGE_MS pass to the
+# server (lod.h).
 #
 # usage: bench/lod_server_build.sh PROFILE_DIR [BUILD_DIR] [WORK_DIR]
 #   PROFILE_DIR: <data>/profiles/global/<name>@latest; BUILD_DIR holds neuron-explorer
