@@ -59,12 +59,19 @@ static void *purger_run(void *arg)
 	return NULL;
 }
 
-void nx_duck_alloc_purger_start(long interval_ms)
+/* Whether a purger with this interval can run: a positive interval, and the library's own
+ * allocator found. */
+static bool can_purge(long interval_ms)
 {
 	if (interval_ms <= 0)
-		return;
+		return false;
 	pthread_once(&lookup_once, lookup);
-	if (!duck_mallctl)
+	return duck_mallctl != NULL;
+}
+
+void nx_duck_alloc_purger_start(long interval_ms)
+{
+	if (!can_purge(interval_ms))
 		return;
 	pthread_mutex_lock(&life);
 	pthread_mutex_lock(&lock);
@@ -79,10 +86,7 @@ void nx_duck_alloc_purger_stop(long interval_ms)
 {
 	bool join = false;
 
-	if (interval_ms <= 0)
-		return;
-	pthread_once(&lookup_once, lookup);
-	if (!duck_mallctl)
+	if (!can_purge(interval_ms))
 		return;
 	pthread_mutex_lock(&life);
 	pthread_mutex_lock(&lock);
