@@ -62,7 +62,12 @@ enum nx_dtype {
 /* Short names used in operand strings and listings: bf16 fp16 fp32 fp8 tf32 int32 uint8
  * int8 int16 uint16 uint32 fp8_e5m2 fp8_e3m4. */
 const char *nx_dtype_name(int dtype);
-unsigned nx_dtype_size(int dtype);
+extern const unsigned char nx__dtype_sizes[NX_DT_COUNT]; /* isa_names.c */
+/* Bytes per element, 0 for an unknown dtype (inline: the simulator asks per operand). */
+static inline unsigned nx_dtype_size(int dtype)
+{
+	return dtype >= 0 && dtype < NX_DT_COUNT ? nx__dtype_sizes[dtype] : 0;
+}
 int nx_dtype_parse(const char *s); /* -1 when unknown; also accepts "bfloat16", "float32" ... */
 
 enum nx_mem {

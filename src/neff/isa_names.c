@@ -22,7 +22,7 @@ static const char *const dtype_names[NX_DT_COUNT] = {
 	"bf16", "fp16", "fp32", "fp8", "tf32", "int32", "uint8", "int8", "int16", "uint16",
 	"uint32", "fp8_e5m2", "fp8_e3m4",
 };
-static const unsigned dtype_sizes[NX_DT_COUNT] = { 2, 2, 4, 1, 4, 4, 1, 1, 2, 2, 4, 1, 1 };
+const unsigned char nx__dtype_sizes[NX_DT_COUNT] = { 2, 2, 4, 1, 4, 4, 1, 1, 2, 2, 4, 1, 1 };
 
 struct alias {
 	const char *name;
@@ -147,11 +147,6 @@ int nx_engine_parse(const char *s)
 const char *nx_dtype_name(int dtype)
 {
 	return name_of(dtype_names, NX_DT_COUNT, dtype);
-}
-
-unsigned nx_dtype_size(int dtype)
-{
-	return dtype >= 0 && dtype < NX_DT_COUNT ? dtype_sizes[dtype] : 0;
 }
 
 int nx_dtype_parse(const char *s)
