@@ -129,21 +129,22 @@ static unsigned needs(int op)
 	}
 }
 
-/* Byte range [lo, hi) touched inside each partition by an access pattern. */
-static void ap_range(const struct nx_ap *ap, int64_t *lo, int64_t *hi)
+/* Byte range [lo, hi) touched inside each partition by an access pattern. An axis of
+ * one element (or none) spans nothing, so the outer two count only when used. */
+static inline void ap_range(const struct nx_ap *ap, int64_t *lo, int64_t *hi)
 {
 	int64_t es = nx_dtype_size(ap->dtype), a = 0, b = 0;
-	/* the outer two axes only when the pattern has them */
-	unsigned nd = ap->size[2] > 1 || ap->size[3] > 1 ? NX_AP_DIMS : 2;
 
-	for (unsigned k = 0; k < nd; k++) {
-		int64_t d;
+	for (unsigned k = 0; k < NX_AP_DIMS; k++) {
+		int64_t d = (int64_t)ap->size[k] - 1;
 
-		if (ap->size[k] <= 1) /* an axis of one element (or none) spans nothing */
+		if (d <= 0)
 			continue;
-		d = (int64_t)(ap->size[k] - 1) * ap->step[k];
-		a += d < 0 ? d : 0;
-		b += d > 0 ? d : 0;
+		d *= ap->step[k];
+		if (d < 0)
+			a += d;
+		else
+			b += d;
 	}
 	*lo = (int64_t)ap->offset + a * es;
 	*hi = (int64_t)ap->offset + (b + 1) * es;
@@ -291,10 +292,11 @@ static int check_block(const struct nx_neff *neff, const struct nx_machine *m, i
 	return 0;
 }
 
-/* "what" for the failed shape rule, or NULL. */
-static int shape_err(const struct nx_neff *neff, int e, size_t i, struct nx_err *err,
+/* inst_err with a formatted "what" (kept out of the callers, which then need no buffer
+ * on their stack). */
+static int inst_errf(const struct nx_neff *neff, int e, size_t i, struct nx_err *err,
 		     const char *fmt, ...) NX_PRINTF(5, 6);
-static int shape_err(const struct nx_neff *neff, int e, size_t i, struct nx_err *err,
+static int inst_errf(const struct nx_neff *neff, int e, size_t i, struct nx_err *err,
 		     const char *fmt, ...)
 {
 	char what[256];
@@ -316,7 +318,7 @@ static int column(const struct nx_neff *neff, int e, size_t i, const char *role,
 	if (ap->mem == NX_MEM_NONE)
 		return 0;
 	if (nx_ap_partitions(ap) != nx_ap_partitions(src) || nx_ap_free_elems(ap) != 1)
-		return shape_err(neff, e, i, err, "%s must be %u partitions x 1 element (it is %u "
+		return inst_errf(neff, e, i, err, "%s must be %u partitions x 1 element (it is %u "
 				 "x %" PRIu64 ")", role, nx_ap_partitions(src),
 				 nx_ap_partitions(ap), nx_ap_free_elems(ap));
 	return 0;
@@ -355,7 +357,7 @@ static int check_shapes(const struct nx_neff *neff, const struct nx_machine *m, 
 	const char *op = nx_opcode_name(in->opcode);
 	int rc;
 
-#define BAD(...) shape_err(neff, e, i, err, __VA_ARGS__)
+#define BAD(...) inst_errf(neff, e, i, err, __VA_ARGS__)
 	if (((need & N_DST) && !nx_ap_used(&in->dst)) ||
 	    ((need & N_SRC0) && !nx_ap_used(&in->src0)))
 		return inst_err(neff, e, i, err, need & N_SRC0 ? "missing dst or src0 operand"
@@ -480,22 +482,18 @@ static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, in
 		      unsigned char *block_seen, struct nx_err *err)
 {
 	const struct nx_inst *in = &neff->inst[e][i];
-	char what[256];
 	int rc;
 
 	if (in->opcode >= NX_OP_COUNT)
 		return inst_err(neff, e, i, err, "unknown opcode");
-	if (in->engine != e) {
-		snprintf(what, sizeof(what), "instruction is for the %s engine but sits in the %s stream",
-			 nx_engine_name(in->engine < NX_ENGINE_COUNT ? in->engine : 0),
-			 nx_engine_name(e));
-		return inst_err(neff, e, i, err, what);
-	}
-	if (!allowed(e, in->opcode)) {
-		snprintf(what, sizeof(what), "%s cannot run on the %s engine",
-			 nx_opcode_name(in->opcode), nx_engine_name(e));
-		return inst_err(neff, e, i, err, what);
-	}
+	if (in->engine != e)
+		return inst_errf(neff, e, i, err,
+				 "instruction is for the %s engine but sits in the %s stream",
+				 nx_engine_name(in->engine < NX_ENGINE_COUNT ? in->engine : 0),
+				 nx_engine_name(e));
+	if (!allowed(e, in->opcode))
+		return inst_errf(neff, e, i, err, "%s cannot run on the %s engine",
+				 nx_opcode_name(in->opcode), nx_engine_name(e));
 	if ((in->wait_cond != NX_WAIT_NONE && in->wait_sem >= NX_NUM_SEMAPHORES) ||
 	    (in->sig_op != NX_SEM_NONE && in->sig_sem >= NX_NUM_SEMAPHORES))
 		return inst_err(neff, e, i, err, "semaphore index out of range (0..255)");
@@ -514,11 +512,9 @@ static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, in
 		if (in->src0.mem != NX_MEM_SBUF || in->dst.mem != NX_MEM_PSUM)
 			return inst_err(neff, e, i, err,
 					"MATMUL needs its moving operand in SBUF and dst in PSUM");
-		if (nx_ap_free_elems(&in->src0) > m->mm_max_moving) {
-			snprintf(what, sizeof(what), "moving free size %" PRIu64 " exceeds %u",
-				 nx_ap_free_elems(&in->src0), m->mm_max_moving);
-			return inst_err(neff, e, i, err, what);
-		}
+		if (nx_ap_free_elems(&in->src0) > m->mm_max_moving)
+			return inst_errf(neff, e, i, err, "moving free size %" PRIu64 " exceeds %u",
+					 nx_ap_free_elems(&in->src0), m->mm_max_moving);
 		{
 			int64_t lo, hi;
 
@@ -533,18 +529,14 @@ static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, in
 	case NX_OP_LDWEIGHTS:
 		if (in->src0.mem != NX_MEM_SBUF)
 			return inst_err(neff, e, i, err, "LDWEIGHTS needs its operand in SBUF");
-		if (nx_ap_free_elems(&in->src0) > m->hw->te_cols) {
-			snprintf(what, sizeof(what), "stationary free size %" PRIu64 " exceeds %u",
-				 nx_ap_free_elems(&in->src0), m->hw->te_cols);
-			return inst_err(neff, e, i, err, what);
-		}
+		if (nx_ap_free_elems(&in->src0) > m->hw->te_cols)
+			return inst_errf(neff, e, i, err, "stationary free size %" PRIu64
+					 " exceeds %u", nx_ap_free_elems(&in->src0), m->hw->te_cols);
 		break;
 	case NX_OP_DMA_TRIGGER:
-		if (in->dma_block == NX_NONE32 || in->dma_block >= neff->nblocks) {
-			snprintf(what, sizeof(what), "DMA block %u does not exist (NEFF has %zu)",
-				 in->dma_block, neff->nblocks);
-			return inst_err(neff, e, i, err, what);
-		}
+		if (in->dma_block == NX_NONE32 || in->dma_block >= neff->nblocks)
+			return inst_errf(neff, e, i, err, "DMA block %u does not exist (NEFF has %zu)",
+					 in->dma_block, neff->nblocks);
 		if (!block_seen[in->dma_block]) {
 			block_seen[in->dma_block] = 1;
 			return check_block(neff, m, e, i, &neff->blocks[in->dma_block], err);
