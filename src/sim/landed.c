@@ -31,23 +31,51 @@ static void span(uint64_t off, unsigned ndim, const uint64_t *size, const int64_
 	*hi = off + (uint64_t)above + es;
 }
 
-static void mark(struct sim *s, uint64_t lo, uint64_t hi)
+/* The granules of bytes [lo, hi) are [*g, *end), within the map. */
+static void granule_range(uint64_t lo, uint64_t hi, uint64_t *g, uint64_t *end)
 {
-	for (uint64_t g = lo / GRANULE; g < GRANULES && g * GRANULE < hi; g++)
-		s->landed[g / 64] |= (uint64_t)1 << (g % 64);
+	*g = lo / GRANULE;
+	*end = hi / GRANULE + (hi % GRANULE != 0);
+	if (*end > GRANULES)
+		*end = GRANULES;
 }
 
-static void clear(struct sim *s, uint64_t lo, uint64_t hi)
+/* The granules from g up to end that share g's word of the map, as a mask of that word;
+ * *g moves past them. */
+static uint64_t word_mask(uint64_t *g, uint64_t end)
 {
-	for (uint64_t g = lo / GRANULE; g < GRANULES && g * GRANULE < hi; g++)
-		s->landed[g / 64] &= ~((uint64_t)1 << (g % 64));
+	unsigned bit = (unsigned)(*g % 64), n = 64 - bit;
+
+	if (n > end - *g)
+		n = (unsigned)(end - *g);
+	*g += n;
+	return (n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1) << bit;
 }
 
-static bool any(const struct sim *s, uint64_t lo, uint64_t hi)
+/* Marks (on) or clears the granules of bytes [lo, hi), a word of 64 at a time. */
+static void set_granules(struct sim *s, uint64_t lo, uint64_t hi, bool on)
 {
-	for (uint64_t g = lo / GRANULE; g < GRANULES && g * GRANULE < hi; g++)
-		if (s->landed[g / 64] >> (g % 64) & 1)
+	uint64_t g, end;
+
+	granule_range(lo, hi, &g, &end);
+	while (g < end) {
+		uint64_t w = g / 64, mask = word_mask(&g, end);
+
+		s->landed[w] = on ? s->landed[w] | mask : s->landed[w] & ~mask;
+	}
+}
+
+static bool any_granule(const struct sim *s, uint64_t lo, uint64_t hi)
+{
+	uint64_t g, end;
+
+	granule_range(lo, hi, &g, &end);
+	while (g < end) {
+		uint64_t w = g / 64;
+
+		if (s->landed[w] & word_mask(&g, end))
 			return true;
+	}
 	return false;
 }
 
@@ -78,7 +106,7 @@ void nx__sim_landed_block(struct sim *s, uint32_t block)
 		/* the first dimension is the partitions */
 		span(d->to_off, d->to_ndim - 1, d->to_sizes + 1, d->to_steps + 1, es ? es : 1,
 		     &lo, &hi);
-		mark(s, lo, hi);
+		set_granules(s, lo, hi, true);
 	}
 }
 
@@ -92,7 +120,7 @@ void nx__sim_landed_write(struct sim *s, const struct nx_inst *in)
 		if (out[i]->mem != NX_MEM_SBUF)
 			continue;
 		ap_span(out[i], &lo, &hi);
-		clear(s, lo, hi);
+		set_granules(s, lo, hi, false);
 	}
 }
 
@@ -106,7 +134,7 @@ bool nx__sim_landed_read(const struct sim *s, const struct nx_inst *in)
 		if (src[i]->mem != NX_MEM_SBUF)
 			continue;
 		ap_span(src[i], &lo, &hi);
-		if (any(s, lo, hi))
+		if (any_granule(s, lo, hi))
 			return true;
 	}
 	return false;
