@@ -45,9 +45,15 @@ struct nx_dma_geom {
 void nx_cost_dma_geom(const struct nx_dma_desc *d, struct nx_dma_geom *g);
 
 /* Engine time in picoseconds to move `rows` runs of `row_bytes` (one packet): a fixed
- * cost per run plus the engine's streaming time. */
-uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64_t row_bytes,
-			       bool transpose);
+ * cost per run plus the engine's streaming time (inline: asked once per packet). */
+static inline uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows,
+					     uint64_t row_bytes, bool transpose)
+{
+	uint64_t per_row = m->dma_desc_overhead_ps + row_bytes * m->dma_engine_fs_per_byte / 1000;
+	uint64_t t = rows * per_row;
+
+	return transpose ? t * m->dma_transpose_factor : t;
+}
 
 /* Static descriptor rings: the least time between the starts of two descriptors of
  * one queue on one DMA engine (per_engine false: the time the engine takes to stream

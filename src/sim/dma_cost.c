@@ -93,15 +93,6 @@ void nx_cost_dma_geom(const struct nx_dma_desc *d, struct nx_dma_geom *g)
 		g->hbm_run = run;
 }
 
-uint64_t nx_cost_dma_packet_ps(const struct nx_machine *m, uint64_t rows, uint64_t row_bytes,
-			       bool transpose)
-{
-	uint64_t per_row = m->dma_desc_overhead_ps + row_bytes * m->dma_engine_fs_per_byte / 1000;
-	uint64_t t = rows * per_row;
-
-	return transpose ? t * m->dma_transpose_factor : t;
-}
-
 uint64_t nx_cost_dma_ring_gap_ps(const struct nx_machine *m, bool per_engine)
 {
 	uint64_t bytes = per_engine ? m->dma_ring_engine_bytes : m->dma_ring_queue_bytes;

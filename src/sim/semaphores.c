@@ -1,23 +1,10 @@
 /* SPDX-License-Identifier: MIT
  * semaphores.c: the 256 semaphores of a NeuronCore. Instructions wait on one before
  * they issue (>= or ==) and update one when they complete; DMA engines add 1 each at
- * the end of a transfer. Every change is a SEM record and wakes the waiting engines. */
+ * the end of a transfer. Every change is a SEM record and wakes the waiting engines
+ * (the wait check itself, nx__sim_sem_ready, is inline in sim_int.h). */
 #include "common/compat.h"
 #include "sim/sim_int.h"
-
-bool nx__sim_sem_ready(const struct sim *s, const struct nx_inst *in)
-{
-	int64_t v = s->sem[in->wait_sem];
-
-	switch (in->wait_cond) {
-	case NX_WAIT_GE:
-		return v >= (int64_t)in->wait_value;
-	case NX_WAIT_EQ:
-		return v == (int64_t)in->wait_value;
-	default:
-		return true;
-	}
-}
 
 int nx__sim_sem_update(struct sim *s, unsigned sem, int op, int32_t value, int source)
 {

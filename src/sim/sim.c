@@ -42,21 +42,28 @@ static int fetch_queue(const struct nx_neff *neff, int e)
 
 int nx__sim_wake(struct sim *s, unsigned sem)
 {
-	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+	unsigned waiting = s->waiters[sem];
+
+	/* engines in order; starting one blocks or wakes no other */
+	for (int e = 0; waiting; e++, waiting >>= 1) {
 		struct sim_engine *g = &s->eng[e];
-		const struct nx_inst *in;
 		int rc;
 
-		if (!g->blocked)
-			continue;
-		in = &s->neff->inst[e][g->pc];
-		if (in->wait_sem != sem || !nx__sim_sem_ready(s, in))
+		if (!(waiting & 1) || !nx__sim_sem_ready(s, &s->neff->inst[e][g->pc]))
 			continue;
 		g->blocked = false;
+		s->waiters[sem] &= (uint8_t)~(1u << e);
 		if ((rc = start(s, e)))
 			return rc;
 	}
 	return 0;
+}
+
+/* Engine e waits until its next instruction's semaphore holds (nx__sim_wake). */
+static void block(struct sim *s, int e, const struct nx_inst *in)
+{
+	s->eng[e].blocked = true;
+	s->waiters[in->wait_sem] |= (uint8_t)(1u << e);
 }
 
 /* When the instruction after `in` (issued at start, ending at end) may issue. */
@@ -103,7 +110,7 @@ static int issue(struct sim *s, int e)
 		dur = s->m->hw_dge_ps;
 	if (s->m->dve_landed_ps && e != NX_ENGINE_TENSOR)
 		nx__sim_landed_write(s, in);
-	if (e == NX_ENGINE_TENSOR && (rc = nx__sim_throttle(s, in, start, &dur)))
+	if (e == NX_ENGINE_TENSOR && s->m->throttle && (rc = nx__sim_throttle(s, in, start, &dur)))
 		return rc;
 	end = start + dur;
 	g->inst_ids[pc] = s->next_inst_id++;
@@ -167,7 +174,7 @@ static int ready(struct sim *s, int e)
 	}
 	in = &s->neff->inst[e][g->pc];
 	if (!nx__sim_sem_ready(s, in)) {
-		g->blocked = true;
+		block(s, e, in);
 		return 0;
 	}
 	return start(s, e);
@@ -193,10 +200,10 @@ static int start(struct sim *s, int e)
 /* The stall of start() is over: issue, or block if the wait no longer holds. */
 static int stalled(struct sim *s, int e)
 {
-	struct sim_engine *g = &s->eng[e];
+	const struct nx_inst *in = &s->neff->inst[e][s->eng[e].pc];
 
-	if (!nx__sim_sem_ready(s, &s->neff->inst[e][g->pc])) {
-		g->blocked = true;
+	if (!nx__sim_sem_ready(s, in)) {
+		block(s, e, in);
 		return 0;
 	}
 	return issue(s, e);

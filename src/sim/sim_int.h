@@ -136,6 +136,7 @@ struct sim {
 	struct sim_engine eng[NX_ENGINE_COUNT];
 	int32_t sem[NX_NUM_SEMAPHORES];
 	uint8_t sem_src[NX_NUM_SEMAPHORES]; /* source of the last update, SIM_SEMSRC_NONE */
+	uint8_t waiters[NX_NUM_SEMAPHORES]; /* bit e: engine e is blocked on the semaphore */
 	struct sim_dma dma;
 	struct sim_throttle thr;
 	uint64_t landed[SIM_LANDED_WORDS]; /* landed.c (trn1): granules a DMA wrote last */
@@ -150,8 +151,20 @@ static inline uint64_t nx__sim_ticks(uint64_t ps)
 	return ps / 1000;
 }
 
-/* semaphores.c */
-bool nx__sim_sem_ready(const struct sim *s, const struct nx_inst *in);
+/* semaphores.c (the wait check is inline: every instruction makes it) */
+static inline bool nx__sim_sem_ready(const struct sim *s, const struct nx_inst *in)
+{
+	int64_t v = s->sem[in->wait_sem];
+
+	switch (in->wait_cond) {
+	case NX_WAIT_GE:
+		return v >= (int64_t)in->wait_value;
+	case NX_WAIT_EQ:
+		return v == (int64_t)in->wait_value;
+	default:
+		return true;
+	}
+}
 int nx__sim_sem_update(struct sim *s, unsigned sem, int op, int32_t value, int source);
 
 /* landed.c: SBUF granules whose last writer was a DMA (used when dve_landed_ps) */
