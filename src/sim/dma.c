@@ -107,7 +107,7 @@ void nx__sim_dma_release(struct sim *s)
 	d->xfer = NULL;
 }
 
-static void fifo_push(struct sim_fifo *f, const struct sim_pkt *p)
+static inline void fifo_push(struct sim_fifo *f, const struct sim_pkt *p)
 {
 	if (f->head && f->head == f->len) {
 		f->head = f->len = 0;
@@ -278,6 +278,7 @@ static void build_packets(struct sim *s, uint32_t transfer)
 				rows_e[e] = g.rows / ne + (e < g.rows % ne);
 		}
 		left = dd->bytes ? dd->bytes : g.rows * g.row_bytes;
+		NX_GROW(d->scratch, d->nscratch + ne, d->capscratch);
 		for (unsigned e = 0; e < ne; e++) {
 			struct sim_pkt p = { transfer, (uint32_t)k, rows_e[e], g.row_bytes, 0,
 					     g.hbm, dd->transpose, (uint8_t)e };
@@ -295,16 +296,15 @@ static void build_packets(struct sim *s, uint32_t transfer)
 				p.rows = (p.bytes + run - 1) / run;
 				p.row_bytes = (p.bytes + p.rows - 1) / p.rows;
 			}
-			NX_GROW(d->scratch, d->nscratch + 1, d->capscratch);
 			d->scratch[d->nscratch++] = p;
 		}
 	}
 	if (t->sem >= 0) {
+		NX_GROW(d->scratch, d->nscratch + ne, d->capscratch);
 		for (unsigned e = 0; e < ne; e++) {
 			struct sim_pkt p = { transfer, NX_NONE32, 1, 4, 4, false, false,
 					     (uint8_t)e };
 
-			NX_GROW(d->scratch, d->nscratch + 1, d->capscratch);
 			d->scratch[d->nscratch++] = p;
 		}
 	}
@@ -478,7 +478,7 @@ static int start_next(struct sim *s, unsigned e)
 int nx__sim_dma_done(struct sim *s, unsigned e)
 {
 	struct sim_dma *d = &s->dma;
-	struct sim_pkt p = d->cur[e];
+	const struct sim_pkt *p = &d->cur[e];  /* until start_next replaces it */
 	int rc;
 
 	if (d->wake[e])  /* no packet ended: a held-back queue may start now */
@@ -486,8 +486,8 @@ int nx__sim_dma_done(struct sim *s, unsigned e)
 	d->busy[e] = false;
 	if (s->now > s->end_ps)
 		s->end_ps = s->now;
-	if (p.desc == NX_NONE32) {
-		const struct sim_transfer *t = &d->xfer[p.transfer];
+	if (p->desc == NX_NONE32) {
+		const struct sim_transfer *t = &d->xfer[p->transfer];
 
 		rc = nx__sim_sem_update(s, (unsigned)t->sem, NX_SEM_INC, 1, NX_SEMSRC_AXI);
 		if (rc)
