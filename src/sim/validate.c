@@ -531,11 +531,13 @@ static int check_inst(const struct nx_neff *neff, const struct nx_machine *m, in
 			return inst_err(neff, e, i, err, "LDWEIGHTS needs its operand in SBUF");
 		if (nx_ap_free_elems(&in->src0) > m->hw->te_cols)
 			return inst_errf(neff, e, i, err, "stationary free size %" PRIu64
-					 " exceeds %u", nx_ap_free_elems(&in->src0), m->hw->te_cols);
+					 " exceeds %u", nx_ap_free_elems(&in->src0),
+					 m->hw->te_cols);
 		break;
 	case NX_OP_DMA_TRIGGER:
 		if (in->dma_block == NX_NONE32 || in->dma_block >= neff->nblocks)
-			return inst_errf(neff, e, i, err, "DMA block %u does not exist (NEFF has %zu)",
+			return inst_errf(neff, e, i, err,
+					 "DMA block %u does not exist (NEFF has %zu)",
 					 in->dma_block, neff->nblocks);
 		if (!block_seen[in->dma_block]) {
 			block_seen[in->dma_block] = 1;
