@@ -14,7 +14,8 @@
 # this with it as BASE_BUILD.
 set -euo pipefail
 usage() {
-	echo "usage: sim_identity.sh BASE_BUILD NEW_BUILD WORK_DIR [--reference DIR | --neffs DIR]" >&2
+	echo "usage: sim_identity.sh BASE_BUILD NEW_BUILD WORK_DIR" \
+		"[--reference DIR | --neffs DIR]" >&2
 	exit 2
 }
 [ $# -ge 3 ] || usage
@@ -91,9 +92,15 @@ done
 if [ -n "$ref" ]; then
 	py=""
 	for p in /usr/bin/python3 python3; do
-		if command -v "$p" >/dev/null && "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
+		if command -v "$p" >/dev/null && "$p" -c 'import numpy' 2>/dev/null; then
+			py=$p
+			break
+		fi
 	done
-	[ -n "$py" ] || { echo "sim_identity.sh: --reference needs a python3 with numpy" >&2; exit 1; }
+	[ -n "$py" ] || {
+		echo "sim_identity.sh: --reference needs a python3 with numpy" >&2
+		exit 1
+	}
 	shim=$("$new" nki path)
 	PYTHONPATH="$shim${PYTHONPATH:+:$PYTHONPATH}" "$py" "$(dirname "$0")/nki_calibration.py" \
 		"$ref" "$work/nki" "$work/nki.tsv" "$new" >&2
