@@ -149,6 +149,16 @@ typedef int (*nx_dchunk_fn)(void *arg, const struct nx_dchunk *c, struct nx_err 
 int nx_duck_scan(struct nx_duck *d, const char *sql, nx_dchunk_fn fn, void *arg,
 		 struct nx_err *err);
 
+/* Registers on d's first connection the SQL function name(arg, ...) -> BOOLEAN, of n
+ * arguments of the kinds given (NX_CELL_INT: BIGINT, NX_CELL_FLOAT: DOUBLE, NX_CELL_BOOL,
+ * NX_CELL_TEXT: VARCHAR), true on every row, NULLs included, never folded away: each
+ * chunk of its arguments goes to fn(arg, ...) as a scan's would, while the query calling
+ * it runs (in the WHERE of a CREATE TABLE ... AS, fn sees the rows being copied; on one
+ * thread, in the order they are read). A non-zero return of fn fails that query with the
+ * message fn set. arg must outlive every query calling the function. */
+int nx_duck_chunk_function(struct nx_duck *d, const char *name, const enum nx_cell_kind *kinds,
+			   size_t n, nx_dchunk_fn fn, void *arg, struct nx_err *err);
+
 /* A streaming result read chunk by chunk by its caller, on d's first connection or its
  * second (so that two can be read in step). */
 struct nx_duck_cursor;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * duck_scan.c: a query's result streamed to C chunk by chunk, and rows appended to a
- * table, on a database opened by nx_duck_open (see duck.h): the analysis reads the
- * large tables in passes of its own and keeps what they yield in small tables. */
+ * duck_scan.c: a query's result streamed to C chunk by chunk, the rows a query reads
+ * handed to C as it runs (a function of its own), and rows appended to a table, on a
+ * database opened by nx_duck_open (see duck.h): the analysis reads the large tables in
+ * passes of its own and keeps what they yield in small tables. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/duck_conn.h"
@@ -175,6 +176,77 @@ int nx_duck_scan(struct nx_duck *d, const char *sql, nx_dchunk_fn fn, void *arg,
 		rc = fn(arg, chunk, err);
 	nx_duck_cursor_close(c);
 	return rc;
+}
+
+/* A chunk function (nx_duck_chunk_function): its C side. */
+struct chunk_fn {
+	nx_dchunk_fn fn;
+	void *arg;
+	size_t ncols;
+	duckdb_type type[MAX_COLS];
+	struct nx_err err;
+};
+
+static void chunk_fn_call(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output)
+{
+	struct chunk_fn *f = duckdb_scalar_function_get_extra_info(info);
+	bool *out = duckdb_vector_get_data(output);
+	struct nx_dchunk c = { .rows = duckdb_data_chunk_get_size(input), .ncols = f->ncols };
+
+	for (size_t i = 0; i < c.ncols; i++) {
+		duckdb_vector v = duckdb_data_chunk_get_vector(input, i);
+
+		c.type[i] = f->type[i];
+		c.data[i] = duckdb_vector_get_data(v);
+		c.valid[i] = duckdb_vector_get_validity(v);
+	}
+	for (size_t r = 0; r < c.rows; r++)
+		out[r] = true;
+	if (f->fn(f->arg, &c, &f->err))
+		duckdb_scalar_function_set_error(info, f->err.msg);
+}
+
+int nx_duck_chunk_function(struct nx_duck *d, const char *name, const enum nx_cell_kind *kinds,
+			   size_t n, nx_dchunk_fn fn, void *arg, struct nx_err *err)
+{
+	static const duckdb_type of_kind[] = {
+		[NX_CELL_NULL] = DUCKDB_TYPE_INVALID, [NX_CELL_INT] = DUCKDB_TYPE_BIGINT,
+		[NX_CELL_FLOAT] = DUCKDB_TYPE_DOUBLE, [NX_CELL_BOOL] = DUCKDB_TYPE_BOOLEAN,
+		[NX_CELL_TEXT] = DUCKDB_TYPE_VARCHAR,
+	};
+	duckdb_scalar_function sf;
+	duckdb_logical_type t;
+	struct chunk_fn *f;
+	duckdb_state st;
+
+	if (n > MAX_COLS || !nx__duck_con(d))
+		return nx_errf(err, NX_EUSAGE, "cannot make the function %s", name);
+	f = nx_xcalloc(1, sizeof(*f));
+	f->fn = fn;
+	f->arg = arg;
+	f->ncols = n;
+	sf = duckdb_create_scalar_function();
+	duckdb_scalar_function_set_name(sf, name);
+	for (size_t i = 0; i < n; i++) {
+		f->type[i] = (size_t)kinds[i] < NX_ARRAY_SIZE(of_kind) ? of_kind[kinds[i]]
+							       : DUCKDB_TYPE_INVALID;
+		t = duckdb_create_logical_type(f->type[i]);
+		duckdb_scalar_function_add_parameter(sf, t);
+		duckdb_destroy_logical_type(&t);
+	}
+	t = duckdb_create_logical_type(DUCKDB_TYPE_BOOLEAN);
+	duckdb_scalar_function_set_return_type(sf, t);
+	duckdb_destroy_logical_type(&t);
+	/* called on every row, NULLs included, and never folded away */
+	duckdb_scalar_function_set_special_handling(sf);
+	duckdb_scalar_function_set_volatile(sf);
+	duckdb_scalar_function_set_extra_info(sf, f, free);
+	duckdb_scalar_function_set_function(sf, chunk_fn_call);
+	st = duckdb_register_scalar_function(nx__duck_con(d), sf);
+	duckdb_destroy_scalar_function(&sf);
+	if (st != DuckDBSuccess)
+		return nx_errf(err, NX_EDB, "cannot make the function %s", name);
+	return 0;
 }
 
 struct nx_duck_appender {
