@@ -11,7 +11,10 @@
  *      skip every row group outside a window: the integer bounds start_ts < t1 AND
  *      end_ts > t0 prune by both columns.
  *   2. the pyramid in tl.lod: level L0 grouped from tl.ev<s> by (core, track,
- *      start_ts // 2^L0) in one pass per time slice in C (lod_l0.c), every coarser
+ *      start_ts // 2^L0) in one pass per time slice in C (lod_l0.c), or, for a table
+ *      in start order whose row groups' statistics give its span, count and lateness
+ *      (events_pass), folded from the rows as they are copied into tl.ev<s>, in the
+ *      same pass (lod_l0_pass.c; NX_LOD_COPY_THEN_L0=1: copy, then read back); every coarser
  *      level from the level below in C (lod_levels.c): counts and busy times add,
  *      first/last and the longest event combine, up to one bucket past the whole span.
  *      L0 is chosen so that a bucket holds LOD_K events on average, so a view finer
@@ -336,6 +339,19 @@ static int build_levels(struct nx_duck *d, int s, const char *from, const char *
 	return rc;
 }
 
+/* The SELECT of tl.ev<s> from the profile's table (s not the framework's), in file order. */
+static void events_select(struct nx_strbuf *sql, int s)
+{
+	const struct nx_lod_source *src = &nx__lod_sources[s];
+
+	nx_strbuf_addf(sql, "SELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, id::BIGINT "
+			    "AS id, start_ts::BIGINT AS start_ts, end_ts::BIGINT AS end_ts, "
+			    "(%s)::VARCHAR AS label FROM ",
+		       src->track, src->label);
+	nx_sql_quote_ident(sql, src->table);
+	nx_strbuf_addstr(sql, " WHERE " NX_TL_IN_BOUNDS_SQL);
+}
+
 /* The SELECT of tl.ev<s> from the profile's table, in start order when it is not
  * (ordered) already. Framework events get their depth lanes (lod_lanes.c): their lane
  * and stream are kept, and an event off lane 0 has the track "<stream> / depth <lane>". */
@@ -349,12 +365,8 @@ static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, i
 	int rc = 0;
 
 	if (s != NX_LOD_SRC_FW) {
-		nx_strbuf_addf(sql, "CREATE TABLE tl.ev%d AS SELECT pcore_idx::BIGINT AS core, "
-				    "(%s)::VARCHAR AS track, id::BIGINT AS id, start_ts::BIGINT AS "
-				    "start_ts, end_ts::BIGINT AS end_ts, (%s)::VARCHAR AS label FROM ",
-			       s, src->track, src->label);
-		nx_sql_quote_ident(sql, src->table);
-		nx_strbuf_addstr(sql, " WHERE " NX_TL_IN_BOUNDS_SQL);
+		nx_strbuf_addf(sql, "CREATE TABLE tl.ev%d AS ", s);
+		events_select(sql, s);
 		if (!ordered)
 			nx_strbuf_addstr(sql, " ORDER BY start_ts, id");
 		return 0;
@@ -400,6 +412,133 @@ static bool events_in_place(void)
 	return env_on("NX_LOD_EVENTS_IN_PLACE");
 }
 
+/* The levels of an event source's pyramid from its count, first start and last end v:
+ * one level past the one whose bucket spans the profile, for views wider than it (hi),
+ * and the finest (lo), whose buckets hold LOD_K events on average; lo > hi: none. */
+static void span_levels(const int64_t v[3], int *lo, int *hi)
+{
+	*hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
+	*lo = v[0] > 0 ? ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[0]) : *hi + 1;
+}
+
+/* One row of stats_sql's result. */
+static int take_stats(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+{
+	int64_t *out = arg;
+
+	(void)err;
+	for (size_t i = 0; i < 6 && nx_dchunk_rows(c); i++)
+		if (!nx_dchunk_i64(c, i, 0, &out[i]))
+			out[6] = 1;
+	return 0;
+}
+
+/* What the row groups' statistics say of a table's events (files, twice): the row
+ * groups that do not bound them (a column without statistics, with NULLs, or a time
+ * beyond NX_TL_TIME_BOUND), the rows, the least start, the greatest end, the lateness
+ * (per row group of start_ts in file order, the greatest start up to it, its own
+ * included, less its least start: a row starts at most that much before one read
+ * earlier), and the row groups of end_ts less those of start_ts. */
+static const char stats_sql[] =
+	"WITH m AS (SELECT list_position(%s, file_name) AS fi, row_group_id AS rg, "
+	"path_in_schema AS p, row_group_num_rows AS nr, stats_null_count AS nc, "
+	"TRY_CAST(stats_min_value AS BIGINT) AS lo, TRY_CAST(stats_max_value AS BIGINT) AS hi "
+	"FROM parquet_metadata(%s) WHERE path_in_schema IN ('start_ts', 'end_ts')), "
+	"s AS (SELECT (max(hi) OVER (ORDER BY fi, rg ROWS UNBOUNDED PRECEDING))::HUGEINT - lo "
+	"AS late "
+	"FROM m WHERE p = 'start_ts') "
+	"SELECT (SELECT count(*) FILTER (nc IS NULL OR nc > 0 OR lo IS NULL OR hi IS NULL OR "
+	"lo < -2305843009213693952 OR hi > 2305843009213693952) FROM m)::BIGINT, "
+	"(SELECT sum(nr) FROM m WHERE p = 'start_ts')::BIGINT, "
+	"(SELECT min(lo) FROM m WHERE p = 'start_ts'), (SELECT max(hi) FROM m WHERE p = 'end_ts'), "
+	"(SELECT least(max(late), 4611686018427387904)::BIGINT FROM s), "
+	"((SELECT count(*) FROM m WHERE p = 'end_ts') - "
+	"(SELECT count(*) FROM m WHERE p = 'start_ts'))::BIGINT";
+
+/* v gets the count, first start and last end of the events of t (its files as read,
+ * paths) and *late their lateness, from the row groups' statistics alone (stats_sql);
+ * *ok false when the statistics do not tell. */
+static int stats_span(struct nx_duck *d, const struct nx_ptable *t, int64_t v[3], int64_t *late,
+		      bool *ok, struct nx_err *err)
+{
+	struct nx_strbuf files = NX_STRBUF_INIT;
+	int64_t r[7] = { 1, 0, 0, 0, 0, 1, 0 };
+	char *sql;
+	int rc;
+
+	nx__lod_file_list(&files, NULL, t);
+	sql = nx_xasprintf(stats_sql, files.buf, files.buf);
+	rc = nx_duck_scan(d, sql, take_stats, r, err);
+	free(sql);
+	nx_strbuf_release(&files);
+	*ok = !rc && !r[6] && r[0] == 0 && r[1] > 0 && r[5] == 0 && r[4] >= 0;
+	v[0] = r[1];
+	v[1] = r[2];
+	v[2] = r[3];
+	*late = r[4];
+	return rc;
+}
+
+/* Whether tl.ev<s> is copied first and its finest level then read back from the copy
+ * (lod_l0.c), even when one pass could do both: NX_LOD_COPY_THEN_L0=1, the build before
+ * the pass (the reference of the tests, and bench_lod_build's "before"). */
+static bool copy_then_l0(void)
+{
+	return env_on("NX_LOD_COPY_THEN_L0");
+}
+
+/* The most time slices the pass keeps open: a file whose row groups overlap more is
+ * copied, and its finest level read back from the copy. */
+#define PASS_MAX_SLICES 16
+
+/* What events_pass did. */
+enum pass_done { PASS_NONE, PASS_COPY, PASS_COPY_L0 };
+
+/* tl.ev<s> and the finest level of its pyramid in one pass over the profile's table t
+ * (its files as read, in start order; lod_l0_pass.c), when the row groups' statistics
+ * give the span, count and lateness of its events (v, *lo, *hi get them) and the
+ * lateness keeps at most PASS_MAX_SLICES slices open. When the rows then prove the
+ * statistics loose (another count or span), the level is removed again and *done says
+ * only the copy was made. */
+static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t,
+		       const struct nx_lod_bounds *bounds, int64_t v[3], int *lo, int *hi,
+		       enum pass_done *done, struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int64_t late = 0, got[3], rows = 0, w, threads = 0;
+	bool ok = false;
+	int rc;
+
+	*done = PASS_NONE;
+	if (s == NX_LOD_SRC_FW || sql_l0() || copy_then_l0())
+		return 0;
+	/* the rows reach the pass in file order on one thread only (its settings are locked) */
+	if ((rc = nx_duck_query_i64(d, "SELECT current_setting('threads')", &threads, err)) ||
+	    threads != 1)
+		return rc;
+	if ((rc = stats_span(d, t, v, &late, &ok, err)) || !ok)
+		return rc;
+	span_levels(v, lo, hi);
+	if (*lo > *hi)
+		return 0;
+	w = nx__lod_slice_width(*lo, v[1], v[2], v[0], bounds->chunk_rows);
+	if (w != INT64_MAX && late / w + 2 > PASS_MAX_SLICES)
+		return 0;
+	events_select(&sql, s);
+	rc = nx__lod_l0_pass(d, s, sql.buf, nx__lod_sources[s].table, *lo, v[1], v[2], v[0],
+			     bounds->chunk_rows, late, &rows, got, err);
+	nx_strbuf_reset(&sql);
+	if (!rc && (got[0] != v[0] || got[1] != v[1] || got[2] != v[2])) {
+		nx_strbuf_addf(&sql, "DELETE FROM tl.lod WHERE src = %d", s);
+		rc = nx_duck_exec(d, sql.buf, err);
+		*done = PASS_COPY;
+	} else if (!rc) {
+		*done = PASS_COPY_L0;
+	}
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
 /* tl.ev<s> (when copied), its pyramid, its rows of tl.tracks and tl.meta. */
 static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 			const char *scratch, int s, const struct nx_ptable *t,
@@ -408,39 +547,47 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT, from = NX_STRBUF_INIT;
+	enum pass_done pass = PASS_NONE;
 	int64_t v[3];
 	bool ordered = false, copy;
-	int rc, lo, hi;
+	int rc, lo = 0, hi = 0;
 
 	/* from here on t's files are those read, as paths */
 	rc = create_view(d, sl, dir, t, &t, err);
 	if (!rc)
 		rc = in_start_order(d, NULL, t, &ordered, err);
 	copy = s == NX_LOD_SRC_FW || !ordered || !events_in_place();
-	if (!rc && copy)
+	if (!rc && copy && ordered)
+		rc = events_pass(d, s, t, bounds, v, &lo, &hi, &pass, err);
+	if (!rc && copy && pass == PASS_NONE)
 		rc = events_sql(d, NULL, scratch, s, t, ordered, &sql, err);
-	if (!rc && copy)
+	if (!rc && copy && pass == PASS_NONE)
 		rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
 	if (copy)
 		nx_strbuf_addf(&from, "tl.ev%d", s);
 	else
 		nx__lod_events_sql(&from, s);
-	if (!rc)
+	if (!rc && pass != PASS_COPY_L0)
 		rc = query3(d, from.buf, v, err);
 	if (rc)
 		goto out;
 	*events += (uint64_t)v[0];
-	if (copy)
+	if (pass == PASS_COPY_L0)
+		clock_lap(clk, "tl.ev%d %s and tl.lod L%d", s, src->table, lo);
+	else if (copy)
 		clock_lap(clk, "tl.ev%d %s", s, src->table);
 	else
 		clock_lap(clk, "span of %s (read in place)", src->table);
-	/* one level past the one whose bucket spans the profile, for views wider than it */
-	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
-	lo = v[0] > 0 ? ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[0]) : hi + 1;
-	if ((rc = build_levels(d, s, from.buf, copy ? from.buf : src->table, lo, hi, v[1], v[2],
-			       v[0], bounds, clk, err)))
-		goto out;
+	if (pass == PASS_COPY_L0) {
+		if (lo < hi && (rc = nx__lod_levels_up(d, s, lo, hi, bounds->chunk_rows, err)))
+			goto out;
+	} else {
+		span_levels(v, &lo, &hi);
+		if ((rc = build_levels(d, s, from.buf, copy ? from.buf : src->table, lo, hi, v[1],
+				       v[2], v[0], bounds, clk, err)))
+			goto out;
+	}
 	if (lo < hi)
 		clock_lap(clk, "tl.lod %s L%d..L%d", src->table, lo + 1, hi);
 	else
@@ -721,9 +868,10 @@ static const char part_settings_sql[] =
 	"SET preserve_insertion_order = true; SET enable_external_file_cache = false; "
 	"SET allocator_flush_threshold = '16MB'; ";
 
-/* Opens a database for a build part, with out_dir/timeline.duckdb attached as tl (created
- * when absent), sandboxed to the profile and out_dir, registered in builds. */
-static int part_open(struct nx_duck **d, const char *dir, const char *out_dir,
+/* Opens a database for a build part, on `threads` threads, with out_dir/timeline.duckdb
+ * attached as tl (created when absent), sandboxed to the profile and out_dir (which locks
+ * its settings), registered in builds. */
+static int part_open(struct nx_duck **d, int threads, const char *dir, const char *out_dir,
 		     const char *scratch, const struct nx_lod_bounds *bounds,
 		     struct nx_lod_builds *builds, struct nx_lod_build_ref *ref, struct nx_err *err)
 {
@@ -731,7 +879,8 @@ static int part_open(struct nx_duck **d, const char *dir, const char *out_dir,
 	char *out = nx_path_join(out_dir, NX_LOD_FILE);
 	int rc;
 
-	if ((rc = nx_mkdirs(scratch, err)) || (rc = nx_duck_open(d, 2, bounds->memory_limit, err)) ||
+	if ((rc = nx_mkdirs(scratch, err)) ||
+	    (rc = nx_duck_open(d, threads, bounds->memory_limit, err)) ||
 	    (rc = builds_enter(builds, ref, *d, err)))
 		goto out;
 	nx_strbuf_addstr(&sql, part_settings_sql);
@@ -836,7 +985,9 @@ static int build_part(const char *dir, const struct nx_pfiles *files,
 	/* the pages DuckDB frees go back to the system while the part runs, not a second
 	 * later: they were up to 90 MiB beside the pool (docs/memory.md) */
 	nx_duck_alloc_purger_start(bounds->purge_ms);
-	rc = part_open(&d, dir, out_dir, scratch, bounds, builds, &ref, err);
+	/* the events part on one thread when its copies may fold L0 (events_pass) */
+	rc = part_open(&d, !stamp && !sql_l0() && !copy_then_l0() ? 1 : 2, dir, out_dir, scratch,
+		       bounds, builds, &ref, err);
 	if (!rc && !stamp)
 		rc = events_body(d, &sl, dir, scratch, files, bounds, builds, &n, &clk, err);
 	else if (!rc)

@@ -7,7 +7,8 @@
  * folded into a hash table keyed by (bucket, core, track), whose groups are then sorted
  * by that key and appended to tl.lod: the rows and row order of the grouping query,
  * bucket start_ts // 2^level truncated as DuckDB's, without its hash of strings and
- * HUGEINT keys. */
+ * HUGEINT keys. A slice's groups are also what lod_l0_pass.c folds the rows of the events
+ * copy into. */
 #include "common/compat.h"
 #include "server/lod_levels.h"
 #include "server/lod.h"
@@ -36,7 +37,7 @@ struct group {
 	size_t label_off, label_len;
 };
 
-struct slice {
+struct nx_lod_l0_slice {
 	int src, level;
 	const char *name; /* of the events read, for errors */
 	struct group *g;
@@ -65,7 +66,7 @@ static uint64_t key_hash(int64_t k, bool core_null, int64_t core, const char *t,
 	return mix(h, len);
 }
 
-static void rehash(struct slice *sl)
+static void rehash(struct nx_lod_l0_slice *sl)
 {
 	size_t mask;
 
@@ -83,7 +84,7 @@ static void rehash(struct slice *sl)
 }
 
 /* The group of (k, core, track), a new one when the slice has none yet. */
-static struct group *group_of(struct slice *sl, int64_t k, bool core_null, int64_t core,
+static struct group *group_of(struct nx_lod_l0_slice *sl, int64_t k, bool core_null, int64_t core,
 			      const char *t, size_t len)
 {
 	uint64_t h = key_hash(k, core_null, core, t, len);
@@ -120,51 +121,55 @@ static struct group *group_of(struct slice *sl, int64_t k, bool core_null, int64
 	return g;
 }
 
-static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_t i,
+		    struct nx_err *err)
 {
-	struct slice *sl = arg;
-	size_t rows = nx_dchunk_rows(c);
-	int64_t width = (int64_t)1 << sl->level;
+	int64_t core = 0, id = 0, s, e;
+	const char *t = NULL, *l = NULL;
+	size_t tlen = 0, llen = 0;
+	bool core_null, has_id;
+	struct group *g;
 
-	for (size_t i = 0; i < rows; i++) {
-		int64_t core = 0, id = 0, s, e;
-		const char *t = NULL, *l = NULL;
-		size_t tlen = 0, llen = 0;
-		bool core_null, has_id;
-		struct group *g;
-
-		/* tl.ev<s> keeps only events with both times (NX_TL_IN_BOUNDS_SQL) */
-		if (!nx_dchunk_i64(c, 3, i, &s) || !nx_dchunk_i64(c, 4, i, &e))
-			return nx_errf(err, NX_EDB, "%s: an event without a start or an end",
-				       sl->name);
-		core_null = !nx_dchunk_i64(c, 0, i, &core);
-		if (!nx_dchunk_str(c, 1, i, &t, &tlen))
-			tlen = NULL_LEN;
-		has_id = nx_dchunk_i64(c, 2, i, &id);
-		g = group_of(sl, s / width, core_null, core, t, tlen);
-		g->count++;
-		g->busy += (__int128)e - s;
-		if (s < g->first)
-			g->first = s;
-		if (e > g->last)
-			g->last = e;
-		/* times are within +-2^61 ns, so a duration fits; the first of equals stays */
-		if (has_id && (!g->has_r || e - s > g->e - g->s ||
-			       (e - s == g->e - g->s && id < g->id))) {
-			g->has_r = true;
-			g->id = id;
-			g->s = s;
-			g->e = e;
-			if (!nx_dchunk_str(c, 5, i, &l, &llen)) {
-				g->label_len = NULL_LEN;
-			} else {
-				g->label_off = sl->arena.len;
-				g->label_len = llen;
-				nx_strbuf_add(&sl->arena, l, llen);
-			}
+	/* tl.ev<s> keeps only events with both times (NX_TL_IN_BOUNDS_SQL) */
+	if (!nx_dchunk_i64(c, 3, i, &s) || !nx_dchunk_i64(c, 4, i, &e))
+		return nx_errf(err, NX_EDB, "%s: an event without a start or an end", sl->name);
+	core_null = !nx_dchunk_i64(c, 0, i, &core);
+	if (!nx_dchunk_str(c, 1, i, &t, &tlen))
+		tlen = NULL_LEN;
+	has_id = nx_dchunk_i64(c, 2, i, &id);
+	g = group_of(sl, s / ((int64_t)1 << sl->level), core_null, core, t, tlen);
+	g->count++;
+	g->busy += (__int128)e - s;
+	if (s < g->first)
+		g->first = s;
+	if (e > g->last)
+		g->last = e;
+	/* times are within +-2^61 ns, so a duration fits; the first of equals stays */
+	if (has_id && (!g->has_r || e - s > g->e - g->s || (e - s == g->e - g->s && id < g->id))) {
+		g->has_r = true;
+		g->id = id;
+		g->s = s;
+		g->e = e;
+		if (!nx_dchunk_str(c, 5, i, &l, &llen)) {
+			g->label_len = NULL_LEN;
+		} else {
+			g->label_off = sl->arena.len;
+			g->label_len = llen;
+			nx_strbuf_add(&sl->arena, l, llen);
 		}
 	}
 	return 0;
+}
+
+static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+{
+	struct nx_lod_l0_slice *sl = arg;
+	size_t rows = nx_dchunk_rows(c);
+	int rc = 0;
+
+	for (size_t i = 0; i < rows && !rc; i++)
+		rc = nx__lod_l0_fold(sl, c, i, err);
+	return rc;
 }
 
 /* The order of ORDER BY k, core, track: tracks by their bytes, then their length; NULL
@@ -195,8 +200,8 @@ static void append_bytes(struct nx_duck_appender *a, const char *base, size_t of
 	nx_duck_append_str(a, len == NULL_LEN ? NULL : base + off, len == NULL_LEN ? 0 : len);
 }
 
-/* Appends the slice's groups in (k, core, track) order to tl.lod, empties the slice. */
-static int slice_flush(struct slice *sl, struct nx_duck *d, int64_t *rows, struct nx_err *err)
+int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *rows,
+		     struct nx_err *err)
 {
 	struct nx_duck_appender *a = NULL;
 	const char *base = sl->arena.buf;
@@ -249,11 +254,34 @@ static int slice_flush(struct slice *sl, struct nx_duck *d, int64_t *rows, struc
 	return rc;
 }
 
+struct nx_lod_l0_slice *nx__lod_l0_slice_new(int src, int level, const char *name)
+{
+	struct nx_lod_l0_slice *sl = nx_xcalloc(1, sizeof(*sl));
+
+	sl->src = src;
+	sl->level = level;
+	sl->name = name;
+	nx_strbuf_init(&sl->arena);
+	rehash(sl);
+	return sl;
+}
+
+void nx__lod_l0_slice_free(struct nx_lod_l0_slice *sl)
+{
+	if (!sl)
+		return;
+	nx_strbuf_release(&sl->arena);
+	free(sl->g);
+	free(sl->slot);
+	free(sl);
+}
+
 int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, int level,
 	       int64_t first, int64_t last, int64_t n, int64_t chunk, int64_t *rows,
 	       struct nx_err *err)
 {
-	struct slice sl = { .src = src, .level = level, .name = name, .arena = NX_STRBUF_INIT };
+	struct nx_lod_l0_slice sl = { .src = src, .level = level, .name = name,
+				      .arena = NX_STRBUF_INIT };
 	int64_t w = nx__lod_slice_width(level, first, last, n, chunk);
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int rc = 0;
@@ -272,7 +300,7 @@ int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, i
 					     " AND start_ts < %" PRId64, c * w, (c + 1) * w);
 		rc = nx_duck_scan(d, sql.buf, take_chunk, &sl, err);
 		if (!rc)
-			rc = slice_flush(&sl, d, rows, err);
+			rc = nx__lod_l0_flush(&sl, d, rows, err);
 	}
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&sl.arena);

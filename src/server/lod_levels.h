@@ -33,4 +33,32 @@ int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, i
 	       int64_t first, int64_t last, int64_t n, int64_t chunk, int64_t *rows,
 	       struct nx_err *err);
 
+/* The groups of one time slice of the finest level (nx__lod_l0's), for a pass that reads
+ * the events itself (lod_l0_pass.c): fold adds row `row` of chunk c, whose columns are
+ * tl.ev<src>'s (core, track, id, start_ts, end_ts, label), to its group; flush appends
+ * the groups to tl.lod as nx__lod_l0 appends a slice's, adds their count to *rows and
+ * empties the slice. */
+struct nx_dchunk;
+struct nx_lod_l0_slice;
+struct nx_lod_l0_slice *nx__lod_l0_slice_new(int src, int level, const char *name);
+int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_t row,
+		    struct nx_err *err);
+int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *rows,
+		     struct nx_err *err);
+void nx__lod_l0_slice_free(struct nx_lod_l0_slice *sl);
+
+/* The events of source src copied into tl.ev<src> and its finest level folded in the same
+ * pass (lod_l0_pass.c), on a database d of one thread (else an error): tl.ev<src> made
+ * (CREATE TABLE ... AS) from the rows
+ * of `select` (tl.ev<src>'s columns, in the order of the profile's files), each row also
+ * going into the group of its time slice (the slices of nx__lod_l0 for level, first,
+ * last, n, chunk), and a slice appended to tl.lod once no row to come can fall into it:
+ * `late` bounds how far a row's start may lie before one read before it (the row groups'
+ * start_ts statistics give it). The slices kept open are those within late of the last
+ * start (at most late / width + 2 of them). *rows gets the level's rows, got (count,
+ * first start, last end) those of the events read. */
+int nx__lod_l0_pass(struct nx_duck *d, int src, const char *select, const char *name,
+		    int level, int64_t first, int64_t last, int64_t n, int64_t chunk,
+		    int64_t late, int64_t *rows, int64_t got[3], struct nx_err *err);
+
 #endif
