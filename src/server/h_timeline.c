@@ -589,8 +589,10 @@ static int source_reply(struct nx_req *rq, struct nx_profile *p, struct nx_lod *
 		lod_window_sql(&sql, s, level, t0, t1, bucket);
 		rc = run_chunks(rq, db, sql.buf, nx__tl_reply_chunk, rep, err);
 	} else if (!empty) {
+		/* the text columns as VARCHAR: tl.ev<s> may hold ENUMs (lod_build.c) */
 		if (copied)
-			nx_strbuf_addf(&f, "tl.ev%d", s);
+			nx_strbuf_addf(&f, "(SELECT core, track::VARCHAR AS track, id, start_ts, "
+					   "end_ts, label::VARCHAR AS label FROM tl.ev%d)", s);
 		else
 			nx__lod_events_sql(&f, s);
 		/* the window's rows, bucketed here for tracks with many: one query, unless

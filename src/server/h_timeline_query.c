@@ -292,9 +292,11 @@ static int aggregate_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod
 		const struct nx_lod_source *src = &nx__lod_sources[a->srcs[i]];
 
 		nx_strbuf_addf(&sql, "%sSELECT '%s' AS kind, ", i ? " UNION ALL " : "", src->kind);
-		/* busy: the durations clipped to the window */
+		/* busy: the durations clipped to the window; the cache's text as VARCHAR, for
+		 * tl.ev<s> may hold ENUMs (lod_build.c) */
 		if (use_cache)
-			nx_strbuf_addf(&sql, "core, track, label, count(*)::BIGINT AS count, "
+			nx_strbuf_addf(&sql, "core, track::VARCHAR AS track, label::VARCHAR AS "
+					     "label, count(*)::BIGINT AS count, "
 					     "sum(least(end_ts, %" PRId64 ") - greatest(start_ts, %"
 					     PRId64 "))::BIGINT AS busy, min(start_ts) AS first, "
 					     "max(end_ts) AS last FROM tl.ev%d", a->t1, a->t0, a->srcs[i]);

@@ -8,6 +8,9 @@
  * per event source (Instruction, DmaPacketAggregated, DmaPacket, SystemProfileEvents):
  *   tl.ev<s>   the events reduced to what the timeline draws (core, track, id, start_ts,
  *              end_ts, label), in start order, so a window reads one or two row groups;
+ *              but for the framework's, track and label are ENUM types of tl
+ *              (tl.ev<s>_track, tl.ev<s>_label, their values sorted) unless a column has
+ *              more than 65535 distinct values, so readers cast them to VARCHAR;
  *              framework events (not their metadata rows) on depth lanes: a nested or
  *              overlapping event's track is its stream's name plus " / depth N"
  *              (lod_lanes.c), and tl.ev3 also keeps the stream and the lane. With
@@ -85,8 +88,9 @@ extern const struct nx_lod_counter nx__lod_counters[];
 extern const size_t nx__lod_ncounters;
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
-#define NX_LOD_FORMAT 6 /* 6: the counters' pyramid (tl.ctr_lod); 5: framework lanes,
-			 * tracks with stream and lane, lines with DMA */
+#define NX_LOD_FORMAT 7 /* 7: tl.ev<s>'s track and label as ENUMs; 6: the counters'
+			 * pyramid (tl.ctr_lod); 5: framework lanes, tracks with stream
+			 * and lane, lines with DMA */
 /* The cache `view` builds into a profile before publishing it (lod_carried.c): the
  * directory inside the profile, and the version its stamp names (the profile
  * directory's identity is not known before it is published; the cache moves with it). */

@@ -352,12 +352,64 @@ static void events_select(struct nx_strbuf *sql, int s)
 	nx_strbuf_addstr(sql, " WHERE " NX_TL_IN_BOUNDS_SQL);
 }
 
+/* The most distinct values a text column of tl.ev<s> is stored as an ENUM with. */
+#define ENUM_MAX 65535
+
+/* Whether tl.ev<s> keeps its text columns as VARCHAR: NX_LOD_TEXT_COLUMNS=1 (the cache
+ * before they were ENUMs, for a before/after of the copy and of the server's replies). */
+static bool text_columns(void)
+{
+	return env_on("NX_LOD_TEXT_COLUMNS");
+}
+
+/* *cols gets the columns of tl.ev<s> (s not the framework's) over events_select's: its
+ * track and label as ENUM types made in tl from the sorted distinct values of their
+ * expressions over the profile's table (tl.ev<s>_track, tl.ev<s>_label; sorted, so that
+ * the ENUM orders and groups as its text: DuckDB orders ENUM values by their place), a
+ * small integer per row that the copy stores for less than the string (docs/memory.md,
+ * "ENUM columns"); a column with no value or more than ENUM_MAX stays VARCHAR, as both do
+ * with text_columns(). Caller frees. */
+static int events_cols(struct nx_duck *d, int s, char **cols, struct nx_err *err)
+{
+	const struct nx_lod_source *src = &nx__lod_sources[s];
+	const char *expr[2] = { src->track, src->label }, *name[2] = { "track", "label" };
+	char *cast[2] = { NULL, NULL };
+	int rc = 0;
+
+	for (int i = 0; i < 2; i++) {
+		struct nx_strbuf q = NX_STRBUF_INIT, values = NX_STRBUF_INIT;
+		int64_t n = 0;
+
+		nx_strbuf_addf(&values, "SELECT DISTINCT (%s)::VARCHAR FROM ", expr[i]);
+		nx_sql_quote_ident(&values, src->table);
+		nx_strbuf_addf(&values, " WHERE (%s) IS NOT NULL", expr[i]);
+		nx_strbuf_addf(&q, "SELECT count(*) FROM (%s)", values.buf);
+		if (!rc && !text_columns())
+			rc = nx_duck_query_i64(d, q.buf, &n, err);
+		if (!rc && n > 0 && n <= ENUM_MAX) {
+			cast[i] = nx_xasprintf("::tl.ev%d_%s", s, name[i]);
+			nx_strbuf_reset(&q);
+			nx_strbuf_addf(&q, "CREATE TYPE tl.ev%d_%s AS ENUM (%s ORDER BY 1)", s,
+				       name[i], values.buf);
+			rc = nx_duck_exec(d, q.buf, err);
+		}
+		nx_strbuf_release(&q);
+		nx_strbuf_release(&values);
+	}
+	*cols = nx_xasprintf("core, track%s AS track, id, start_ts, end_ts, label%s AS label",
+			     cast[0] ? cast[0] : "", cast[1] ? cast[1] : "");
+	free(cast[0]);
+	free(cast[1]);
+	return rc;
+}
+
 /* The SELECT of tl.ev<s> from the profile's table, in start order when it is not
- * (ordered) already. Framework events get their depth lanes (lod_lanes.c): their lane
- * and stream are kept, and an event off lane 0 has the track "<stream> / depth <lane>". */
+ * (ordered) already; cols: events_cols's. Framework events get their depth lanes
+ * (lod_lanes.c): their lane and stream are kept, and an event off lane 0 has the track
+ * "<stream> / depth <lane>". */
 static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, int s,
-		      const struct nx_ptable *t, bool ordered, struct nx_strbuf *sql,
-		      struct nx_err *err)
+		      const struct nx_ptable *t, bool ordered, const char *cols,
+		      struct nx_strbuf *sql, struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	char *csv = NULL;
@@ -365,8 +417,9 @@ static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, i
 	int rc = 0;
 
 	if (s != NX_LOD_SRC_FW) {
-		nx_strbuf_addf(sql, "CREATE TABLE tl.ev%d AS ", s);
+		nx_strbuf_addf(sql, "CREATE TABLE tl.ev%d AS SELECT %s FROM (", s, cols);
 		events_select(sql, s);
+		nx_strbuf_addch(sql, ')');
 		if (!ordered)
 			nx_strbuf_addstr(sql, " ORDER BY start_ts, id");
 		return 0;
@@ -500,7 +553,7 @@ enum pass_done { PASS_NONE, PASS_COPY, PASS_COPY_L0 };
  * lateness keeps at most PASS_MAX_SLICES slices open. When the rows then prove the
  * statistics loose (another count or span), the level is removed again and *done says
  * only the copy was made. */
-static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t,
+static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t, const char *cols,
 		       const struct nx_lod_bounds *bounds, int64_t v[3], int *lo, int *hi,
 		       enum pass_done *done, struct nx_err *err)
 {
@@ -525,8 +578,8 @@ static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t,
 	if (w != INT64_MAX && late / w + 2 > PASS_MAX_SLICES)
 		return 0;
 	events_select(&sql, s);
-	rc = nx__lod_l0_pass(d, s, sql.buf, nx__lod_sources[s].table, *lo, v[1], v[2], v[0],
-			     bounds->chunk_rows, late, &rows, got, err);
+	rc = nx__lod_l0_pass(d, s, sql.buf, cols, nx__lod_sources[s].table, *lo, v[1], v[2],
+			     v[0], bounds->chunk_rows, late, &rows, got, err);
 	nx_strbuf_reset(&sql);
 	if (!rc && (got[0] != v[0] || got[1] != v[1] || got[2] != v[2])) {
 		nx_strbuf_addf(&sql, "DELETE FROM tl.lod WHERE src = %d", s);
@@ -548,6 +601,7 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT, from = NX_STRBUF_INIT;
 	enum pass_done pass = PASS_NONE;
+	char *cols = NULL;
 	int64_t v[3];
 	bool ordered = false, copy;
 	int rc, lo = 0, hi = 0;
@@ -557,10 +611,13 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	if (!rc)
 		rc = in_start_order(d, NULL, t, &ordered, err);
 	copy = s == NX_LOD_SRC_FW || !ordered || !events_in_place();
+	if (!rc && copy && s != NX_LOD_SRC_FW)
+		rc = events_cols(d, s, &cols, err);
 	if (!rc && copy && ordered)
-		rc = events_pass(d, s, t, bounds, v, &lo, &hi, &pass, err);
+		rc = events_pass(d, s, t, cols, bounds, v, &lo, &hi, &pass, err);
 	if (!rc && copy && pass == PASS_NONE)
-		rc = events_sql(d, NULL, scratch, s, t, ordered, &sql, err);
+		rc = events_sql(d, NULL, scratch, s, t, ordered, cols, &sql, err);
+	free(cols);
 	if (!rc && copy && pass == PASS_NONE)
 		rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);

@@ -293,8 +293,9 @@ int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, i
 	for (int64_t c = w == INT64_MAX ? 0 : nx__lod_floor_div(first, w);
 	     !rc && (w == INT64_MAX ? c == 0 : c <= nx__lod_floor_div(last, w)); c++) {
 		nx_strbuf_reset(&sql);
-		nx_strbuf_addf(&sql, "SELECT core, track, id, start_ts, end_ts, label FROM %s",
-			       from);
+		/* tl.ev<s> may hold its text columns as ENUMs (lod_build.c) */
+		nx_strbuf_addf(&sql, "SELECT core, track::VARCHAR, id, start_ts, end_ts, "
+				     "label::VARCHAR FROM %s", from);
 		if (w != INT64_MAX)
 			nx_strbuf_addf(&sql, " WHERE start_ts >= %" PRId64
 					     " AND start_ts < %" PRId64, c * w, (c + 1) * w);

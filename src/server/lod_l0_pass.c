@@ -91,9 +91,9 @@ static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 /* The passes run so far in this process. */
 static atomic_uint passes;
 
-int nx__lod_l0_pass(struct nx_duck *d, int src, const char *select, const char *name,
-		    int level, int64_t first, int64_t last, int64_t n, int64_t chunk,
-		    int64_t late, int64_t *rows, int64_t got[3], struct nx_err *err)
+int nx__lod_l0_pass(struct nx_duck *d, int src, const char *select, const char *cols,
+		    const char *name, int level, int64_t first, int64_t last, int64_t n,
+		    int64_t chunk, int64_t late, int64_t *rows, int64_t got[3], struct nx_err *err)
 {
 	static const enum nx_cell_kind kinds[] = { NX_CELL_INT, NX_CELL_TEXT, NX_CELL_INT,
 						   NX_CELL_INT, NX_CELL_INT, NX_CELL_TEXT };
@@ -122,8 +122,8 @@ int nx__lod_l0_pass(struct nx_duck *d, int src, const char *select, const char *
 		rc = nx_duck_chunk_function(d, fn, kinds, NX_ARRAY_SIZE(kinds), take_chunk, &p,
 					    err);
 	if (!rc) {
-		sql = nx_xasprintf("CREATE TABLE tl.ev%d AS SELECT * FROM (%s) WHERE %s(core, "
-				   "track, id, start_ts, end_ts, label)", src, select, fn);
+		sql = nx_xasprintf("CREATE TABLE tl.ev%d AS SELECT %s FROM (%s) WHERE %s(core, "
+				   "track, id, start_ts, end_ts, label)", src, cols, select, fn);
 		rc = nx_duck_exec(d, sql, err);
 		free(sql);
 	}

@@ -49,16 +49,17 @@ void nx__lod_l0_slice_free(struct nx_lod_l0_slice *sl);
 
 /* The events of source src copied into tl.ev<src> and its finest level folded in the same
  * pass (lod_l0_pass.c), on a database d of one thread (else an error): tl.ev<src> made
- * (CREATE TABLE ... AS) from the rows
- * of `select` (tl.ev<src>'s columns, in the order of the profile's files), each row also
- * going into the group of its time slice (the slices of nx__lod_l0 for level, first,
- * last, n, chunk), and a slice appended to tl.lod once no row to come can fall into it:
- * `late` bounds how far a row's start may lie before one read before it (the row groups'
- * start_ts statistics give it). The slices kept open are those within late of the last
- * start (at most late / width + 2 of them). *rows gets the level's rows, got (count,
- * first start, last end) those of the events read. */
-int nx__lod_l0_pass(struct nx_duck *d, int src, const char *select, const char *name,
-		    int level, int64_t first, int64_t last, int64_t n, int64_t chunk,
-		    int64_t late, int64_t *rows, int64_t got[3], struct nx_err *err);
+ * (CREATE TABLE ... AS) as the columns `cols` over the rows of `select` (core, track, id,
+ * start_ts, end_ts, label, the text as VARCHAR, in the order of the profile's files),
+ * each row also going into the group of its time slice (the slices of nx__lod_l0 for
+ * level, first, last, n, chunk), and a slice appended to tl.lod once no row to come can
+ * fall into it: `late` bounds how far a row's start may lie before one read before it
+ * (the row groups' start_ts statistics give it). The slices kept open are those within
+ * late of the last start (at most late / width + 2 of them). *rows gets the level's rows,
+ * got (count, first start, last end) those of the events read. */
+int nx__lod_l0_pass(struct nx_duck *d, int src, const char *select, const char *cols,
+		    const char *name, int level, int64_t first, int64_t last, int64_t n,
+		    int64_t chunk, int64_t late, int64_t *rows, int64_t got[3],
+		    struct nx_err *err);
 
 #endif

@@ -13,7 +13,10 @@
  *     single row group would keep too many slices open, are copied first and read back,
  *     with the same rows;
  *   - rows that start earlier than the lateness given allows, and a level past 62, are
- *     refused with an error naming the table. */
+ *     refused with an error naming the table;
+ *   - tl.ev<s>'s track and label are ENUMs holding the rows of the cache with VARCHARs
+ *     (NX_LOD_TEXT_COLUMNS=1) at the same row ids, but for a column of more than 65535
+ *     distinct values, which stays VARCHAR. */
 #include "common/compat.h"
 #include "server/lod_carried.h"
 #include "server/lod_levels.h"
@@ -181,6 +184,56 @@ static void test_fallbacks(void **state)
 	free(dir);
 }
 
+/* The number of tl.ev0's columns track and label stored as ENUMs in cache db. */
+static int64_t enum_columns(struct nx_duck *d, const char *db)
+{
+	return nx_test_qi(d, "SELECT count(*) FROM duckdb_columns() WHERE database_name = '%s' "
+			     "AND table_name = 'ev0' AND column_name IN ('track', 'label') AND "
+			     "data_type LIKE 'ENUM%%'", db);
+}
+
+static void test_enum_columns(void **state)
+{
+	static const char *const tables[] = { "ev0", "ev1", "lod" };
+	char *dir = NULL, *ref = NULL;
+	struct nx_duck *d;
+
+	(void)state;
+	/* the ENUM cache (a) holds the rows of the VARCHAR one (b), at the same row ids */
+	assert_true(asprintf(&dir, "%s/shuffled-enum", nx_lod_root) > 0);
+	assert_true(asprintf(&ref, "%s.text", dir) > 0);
+	make_profile(dir, 30000, 2048, false);
+	d = nx_lod_build_pair(dir, ref, "NX_LOD_TEXT_COLUMNS", "1", NULL);
+	assert_int_equal(enum_columns(d, "a"), 2);
+	assert_int_equal(enum_columns(d, "b"), 0);
+	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
+		const char *t = tables[i];
+
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM a.%s "
+					       "EXCEPT ALL SELECT rowid, * FROM b.%s)", t, t), 0);
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM b.%s "
+					       "EXCEPT ALL SELECT rowid, * FROM a.%s)", t, t), 0);
+	}
+	nx_duck_close(d);
+	free(dir);
+	free(ref);
+	/* 70000 distinct labels: the label stays VARCHAR, the track is an ENUM */
+	assert_true(asprintf(&dir, "%s/labels", nx_lod_root) > 0);
+	assert_int_equal(nx_test_sh("mkdir -p '%s'", dir), 0);
+	assert_int_equal(nx_sfx_sqlf("COPY (SELECT i::BIGINT AS id, 0::BIGINT AS pcore_idx, "
+				     "'row' || (i %% 3) AS timeline_track, 'op' || i AS opcode, "
+				     "(i * 10)::BIGINT AS start_ts, (i * 10 + 5)::BIGINT AS end_ts "
+				     "FROM range(70000) t(i)) TO '%s/Instruction.parquet' "
+				     "(FORMAT parquet)", dir), 0);
+	d = compare_with_reference(dir, "c7");
+	assert_int_equal(enum_columns(d, "a"), 1);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM duckdb_columns() WHERE "
+				       "database_name = 'a' AND table_name = 'ev0' AND "
+				       "column_name = 'label' AND data_type = 'VARCHAR'"), 1);
+	nx_duck_close(d);
+	free(dir);
+}
+
 /* tl.lod, empty, without tl.ev0. */
 static const char tables_sql[] =
 	"DROP TABLE IF EXISTS tl.ev0; CREATE OR REPLACE TABLE tl.lod (src UTINYINT, "
@@ -205,20 +258,20 @@ static void test_late_rows_refused(void **state)
 	nx_test_exf(d, "%s", tables_sql);
 	/* slices of 4 ns (times 0..11 in 3 rows, chunk 1 row): 400 - 10 is far more than a
 	 * lateness of 8 allows */
-	assert_int_not_equal(nx__lod_l0_pass(d, 0, select_sql, "Instruction", 2, 0, 11, 3, 1, 8,
-					     &rows, got, &err),
+	assert_int_not_equal(nx__lod_l0_pass(d, 0, select_sql, "*", "Instruction", 2, 0, 11, 3, 1,
+					     8, &rows, got, &err),
 			     0);
 	assert_non_null(strstr(err.msg, "Instruction: the event starting at 10 ns"));
 	memset(&err, 0, sizeof(err));
-	assert_int_not_equal(nx__lod_l0_pass(d, 0, select_sql, "Instruction", 63, 0, 11, 3, 1, 8,
-					     &rows, got, &err),
+	assert_int_not_equal(nx__lod_l0_pass(d, 0, select_sql, "*", "Instruction", 63, 0, 11, 3,
+					     1, 8, &rows, got, &err),
 			     0);
 	assert_non_null(strstr(err.msg, "Instruction: no pyramid level 63"));
 	/* with the true lateness the three rows come through, in three slices */
 	nx_test_exf(d, "%s", tables_sql);
 	memset(&err, 0, sizeof(err));
-	assert_ok(nx__lod_l0_pass(d, 0, select_sql, "Instruction", 2, 0, 11, 3, 1, 390, &rows, got,
-				  &err),
+	assert_ok(nx__lod_l0_pass(d, 0, select_sql, "*", "Instruction", 2, 0, 11, 3, 1, 390, &rows,
+				  got, &err),
 		  &err);
 	assert_int_equal(got[0], 3);
 	assert_int_equal(got[1], 0);
@@ -242,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_rows_out_of_order_in_row_groups),
 		cmocka_unit_test(test_fallbacks),
 		cmocka_unit_test(test_late_rows_refused),
+		cmocka_unit_test(test_enum_columns),
 	};
 
 	return nx_test_done(cmocka_run_group_tests(tests, nx_lod_group_setup,

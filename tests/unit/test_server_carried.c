@@ -226,7 +226,7 @@ static void test_view_carries_its_cache(void **state)
 
 	(void)state;
 	assert_int_equal(nx_test_sh("grep -q '^  timeline_cache ' '%s.view'", data_dir), 0);
-	assert_int_equal(nx_test_sh("d=$(printf '%s' '%s'); grep -qx 'format 6' \"$d/timeline.stamp\" && "
+	assert_int_equal(nx_test_sh("d=$(printf '%s' '%s'); grep -qx 'format 7' \"$d/timeline.stamp\" && "
 			    "grep -qx 'profile v' \"$d/timeline.stamp\" && "
 			    "grep -qx 'version carried' \"$d/timeline.stamp\" && "
 			    "grep -qx \"bytes $(stat -c %%s \"$d/timeline.duckdb\")\" "
@@ -287,22 +287,30 @@ static int64_t server_cache_i64(const char *name, const char *sql)
 	return n;
 }
 
-/* The cache a server builds itself (the carried one set aside) answers the same, and so
- * does one whose events of the tables in start order are read in place from the profile
- * (NX_LOD_EVENTS_IN_PLACE=1): no tl.ev0 then. */
+/* The cache a server builds itself (the carried one set aside) answers the same, byte for
+ * byte, and so does one whose events of the tables in start order are read in place from
+ * the profile (NX_LOD_EVENTS_IN_PLACE=1): no tl.ev0 then; and one whose tl.ev<s> keep
+ * their text as VARCHAR (NX_LOD_TEXT_COLUMNS=1), where the others hold ENUMs. */
 static void test_same_as_the_servers_own(void **state)
 {
+	static const char enum_sql[] = "SELECT count(*) FROM duckdb_columns() WHERE "
+				       "database_name = 'tl' AND table_name = 'ev0' AND "
+				       "column_name IN ('track', 'label') AND data_type LIKE 'ENUM%'";
 	struct nx_server *s;
 	unsigned port;
 
 	(void)state;
-	for (int in_place = 0; in_place < 2; in_place++) {
+	for (int way = 0; way < 3; way++) {
+		bool in_place = way == 1, text = way == 2;
+
 		for (size_t k = 0; k < 2; k++)
 			assert_int_equal(nx_test_sh("mv '%s/profiles/global/%s@latest/.timeline' "
 						    "'%s.away-%s'", data_dir, names[k], data_dir,
 						    names[k]), 0);
 		if (in_place)
 			setenv("NX_LOD_EVENTS_IN_PLACE", "1", 1);
+		if (text)
+			setenv("NX_LOD_TEXT_COLUMNS", "1", 1);
 		s = nx_sfx_start_logged(data_dir, log_path, &port);
 		assert_non_null(s);
 		for (size_t k = 0; k < 2; k++) {
@@ -311,6 +319,7 @@ static void test_same_as_the_servers_own(void **state)
 		}
 		nx_sfx_stop_logged(s);
 		unsetenv("NX_LOD_EVENTS_IN_PLACE");
+		unsetenv("NX_LOD_TEXT_COLUMNS");
 		for (size_t k = 0; k < 2; k++) {
 			assert_true(built_by_server(names[k]));
 			/* tl.ev0 unless read in place, which "v"'s Instruction is (in start
@@ -321,6 +330,9 @@ static void test_same_as_the_servers_own(void **state)
 					 !in_place || k == 1);
 			assert_int_equal(server_cache_i64(names[k], "SELECT ordered::INT FROM tl.meta "
 							  "WHERE src = 0"), k == 0);
+			/* the copied events' track and label as ENUMs, unless text */
+			if (!in_place || k == 1)
+				assert_int_equal(server_cache_i64(names[k], enum_sql), text ? 0 : 2);
 			assert_int_equal(nx_test_sh("mv '%s.away-%s' '%s/profiles/global/%s@latest/"
 						    ".timeline' && rm -rf '%s/.cache/timeline'/%s@v*",
 						    data_dir, names[k], data_dir, names[k], data_dir,
@@ -338,8 +350,8 @@ static void test_unusable_carried_cache(void **state)
 	} cases[] = {
 		{ "a stamp of an older version", "sed -i 's/^version carried$/version 1-2-3/' "
 		  "\"$T\"/timeline.stamp", "it was built for another version of the profile" },
-		{ "an older format", "sed -i 's/^format 6$/format 5/' \"$T\"/timeline.stamp",
-		  "it is in format 5, not 6" },
+		{ "an older format", "sed -i 's/^format 7$/format 6/' \"$T\"/timeline.stamp",
+		  "it is in format 6, not 7" },
 		{ "another profile's", "sed -i 's/^profile v$/profile w/' \"$T\"/timeline.stamp",
 		  "it was built for profile 'w'" },
 		{ "truncated", "truncate -s 16384 \"$T\"/timeline.duckdb",
