@@ -16,7 +16,9 @@
  * before it read large files as slices of row groups), for a before/after on one profile;
  * NX_LOD_PURGE_MS=0 builds without purging DuckDB's allocator (the build before it did);
  * NX_LOD_EVENTS_IN_PLACE=1 leaves the events of a table in start order in the profile's
- * parquet rather than copying them (docs/memory.md, "Events read in place").
+ * parquet rather than copying them (docs/memory.md, "Events read in place"), and
+ * NX_LOD_COPY_THEN_L0=1 copies the events first and reads them back for L0 (the build
+ * before the two were one pass; bench/lod_pass_compare.sh runs both and compares).
  * usage: bench_lod_build PROFILE_DIR NAME */
 #include "common/compat.h"
 #include "server/lod_carried.h"
