@@ -209,7 +209,8 @@ int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *row
 
 	for (size_t i = 0; i < sl->n; i++)
 		sl->g[i].track_at = base + sl->g[i].track_off;
-	qsort(sl->g, sl->n, sizeof(*sl->g), group_order);
+	if (sl->n) /* an empty slice of the pass may have no groups at all yet */
+		qsort(sl->g, sl->n, sizeof(*sl->g), group_order);
 	if (sl->n && (rc = nx_duck_appender_open(d, "tl.lod", &a, err)))
 		return rc;
 	for (size_t i = 0; i < sl->n && !rc; i++) {
