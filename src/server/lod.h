@@ -195,7 +195,7 @@ struct nx_lod_bounds {
  * give are in docs/memory.md, "The timeline cache"): NX_LOD_MEMORY for DuckDB and slices
  * of NX_LOD_CHUNK_ROWS rows. NX_LOD_MEMORY_LIMIT and NX_LOD_CHUNK_ROWS in the environment
  * override them (a usage error when the value is not one). */
-#define NX_LOD_MEMORY "160MB"
+#define NX_LOD_MEMORY "128MB"
 #define NX_LOD_CHUNK_ROWS 500000
 #define NX_LOD_CHUNK_ROWS_MIN 10000
 #define NX_LOD_CHUNK_ROWS_MAX 100000000
