@@ -6,6 +6,7 @@
  * how often the build purges DuckDB's allocator (lod.h; docs/memory.md, "The timeline cache"). */
 #include "common/compat.h"
 #include "server/lod.h"
+#include "common/env_num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,26 +15,6 @@
 
 /* The longest memory_limit taken from the environment ("160MB", "1.5GiB") */
 #define LIMIT_MAX 31
-
-/* A whole number from the environment variable name, from 0 to max, into *out (left as
- * it is when the variable is unset or empty); what it counts, for the error: unit. */
-static int env_whole(const char *name, long long max, const char *unit, long long *out,
-		     struct nx_err *err)
-{
-	const char *v = getenv(name);
-	char *end = NULL;
-	long long n;
-
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	if (errno || *end || n < 0 || n > max)
-		return nx_errf(err, NX_EUSAGE, "%s is '%.40s'; give a whole number of %s from 0 "
-			       "to %lld", name, v, unit, max);
-	*out = n;
-	return 0;
-}
 
 int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 {
@@ -61,9 +42,9 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 				       NX_LOD_CHUNK_ROWS_MIN, NX_LOD_CHUNK_ROWS_MAX);
 		b->chunk_rows = n;
 	}
-	if ((rc = env_whole("NX_LOD_SLICE_GROUPS", NX_LOD_SLICE_GROUPS_MAX,
+	if ((rc = nx_env_whole("NX_LOD_SLICE_GROUPS", NX_LOD_SLICE_GROUPS_MAX,
 			    "row groups (0: no slices)", &groups, err)) ||
-	    (rc = env_whole("NX_LOD_PURGE_MS", NX_LOD_PURGE_MS_MAX, "milliseconds (0: no purges)",
+	    (rc = nx_env_whole("NX_LOD_PURGE_MS", NX_LOD_PURGE_MS_MAX, "milliseconds (0: no purges)",
 			    &purge, err)))
 		return rc;
 	b->slice_groups = (uint32_t)groups;

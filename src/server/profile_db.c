@@ -12,6 +12,7 @@
 #include "server/resident.h"
 #include "server/result_json.h"
 #include "server/stmt_cache.h"
+#include "common/env_num.h"
 #include "common/fsutil.h"
 #include "common/json_writer.h"
 #include "common/xalloc.h"
@@ -22,6 +23,7 @@
 #include "db/parquet_union.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,21 +276,12 @@ static const char *cache_settings(const char *dir, const struct nx_pfiles *files
 /* SLICE_FOOTER, or NX_SERVER_SLICE_FOOTER (a whole number of bytes). */
 static int slice_footer(uint64_t *out, struct nx_err *err)
 {
-	const char *v = getenv("NX_SERVER_SLICE_FOOTER");
-	char *end = NULL;
-	long long n;
+	long long n = SLICE_FOOTER;
+	int rc = nx_env_whole("NX_SERVER_SLICE_FOOTER", LLONG_MAX,
+			      "bytes (0: cut every file of more than 64 row groups)", &n, err);
 
-	*out = SLICE_FOOTER;
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	if (errno || *end || n < 0)
-		return nx_errf(err, NX_EUSAGE, "NX_SERVER_SLICE_FOOTER is '%.40s'; give a whole "
-			       "number of bytes (0: cut every file of more than %d row groups)",
-			       v, SLICE_GROUPS);
 	*out = (uint64_t)n;
-	return 0;
+	return rc;
 }
 
 /* Whether a file of t has a footer of more than footer bytes and more than SLICE_GROUPS
