@@ -57,6 +57,11 @@ grep -q 'NKI and NumPy match' user.log || fail "user script output"
 	-n run.neff -s run.ntff --data-path dp --display-name nkirun > run.log 2>&1 ||
 	{ cat run.log; fail "nki run"; }
 grep -q 'instructions recorded' run.log || fail "nki run summary line"
+grep -q '^warning:' run.log && fail "nki run warned about a kernel that made NKI calls"
+# a function that makes no NKI call: a profile, and a warning that it is empty
+printf 'def idle(a):\n    return a\n' > idle.py
+"$BIN" nki run idle.py --entry idle --input a=128x128 > idle.log 2>&1 || { cat idle.log; fail "nki run idle"; }
+grep -q '^warning: idle made no NKI call' idle.log || { cat idle.log; fail "no warning for an empty kernel"; }
 if [ -x "$SQL" ]; then
 	q() { "$SQL" -C "dp/profiles/global/nkirun@latest" "$1"; }
 	[ "$(q "SELECT COUNT(*) FROM Instruction WHERE opcode = 'TENSOR_SCALAR'")" = 4 ] ||

@@ -189,6 +189,10 @@ def main(argv=None):
                      pol.target, neff, ntff, wall))
             for loc, text in res.prog.trace.notes:
                 print('note: %s%s' % (('%s:%d: ' % loc) if loc else '', text))
+        if res.ninstr == 0:
+            sys.stderr.write('warning: %s made no NKI call (no load, store or compute), so its '
+                             'profile is empty: is it the kernel, and does it use nki.language '
+                             'or nki.isa?\n' % args.entry)
         if args.display_name:
             driver.ingest(neff, ntff, args.data_path, args.display_name)
             if not args.quiet:
