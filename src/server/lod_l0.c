@@ -8,7 +8,10 @@
  * by that key and appended to tl.lod: the rows and row order of the grouping query,
  * bucket start_ts // 2^level truncated as DuckDB's, without its hash of strings and
  * HUGEINT keys. A slice's groups are also what lod_l0_pass.c folds the rows of the events
- * copy into. */
+ * copy into. The rows come in (nearly) start order, so a (core, track) keeps adding to
+ * the group of its latest bucket: a small table of the latest group per (core, track)
+ * finds it without the probe of the whole slice's table, whose slots and groups miss the
+ * CPU's caches (docs/memory.md, "Where the events part's CPU goes"). */
 #include "common/compat.h"
 #include "server/lod_levels.h"
 #include "server/lod.h"
@@ -21,6 +24,9 @@
 #include <string.h>
 
 #define NULL_LEN SIZE_MAX
+
+/* Entries of a slice's table of the latest group per (core, track); a power of two. */
+#define RECENT 256
 
 /* One (bucket, core, track) of a slice: what the grouping query aggregates. The track
  * and the longest event's label are bytes of the slice's arena (len NULL_LEN: NULL). */
@@ -44,6 +50,7 @@ struct nx_lod_l0_slice {
 	size_t n, cap;
 	uint32_t *slot; /* 1 + index into g; 0: free */
 	size_t nslots;
+	uint32_t recent[RECENT]; /* by track_hash: 1 + index of its latest group; 0: none */
 	struct nx_strbuf arena;
 };
 
@@ -53,17 +60,22 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-static uint64_t key_hash(int64_t k, bool core_null, int64_t core, const char *t, size_t len)
+/* The hash of (core, track): the track's bytes eight at a time. */
+static uint64_t track_hash(bool core_null, int64_t core, const char *t, size_t len)
 {
-	uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)k);
-
-	h = mix(h, core_null ? 1 : (uint64_t)core * 2);
+	uint64_t h = mix(0x243f6a8885a308d3ull, core_null ? 1 : (uint64_t)core * 2), w;
+	size_t i = 0;
 
 	if (len == NULL_LEN)
 		return mix(h, 0x5bd1e995);
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)t[i]) * 0x100000001b3ull;
-	return mix(h, len);
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, t + i, 8);
+		h = mix(h, w);
+	}
+	w = 0;
+	if (len > i)
+		memcpy(&w, t + i, len - i);
+	return mix(mix(h, w), len);
 }
 
 static void rehash(struct nx_lod_l0_slice *sl)
@@ -83,29 +95,40 @@ static void rehash(struct nx_lod_l0_slice *sl)
 	}
 }
 
+static bool same_key(const struct nx_lod_l0_slice *sl, const struct group *g, uint64_t h,
+		     int64_t k, bool core_null, int64_t core, const char *t, size_t len)
+{
+	return g->hash == h && g->k == k && g->core_null == core_null &&
+	       (core_null || g->core == core) && g->track_len == len &&
+	       (len == NULL_LEN || !memcmp(sl->arena.buf + g->track_off, t, len));
+}
+
 /* The group of (k, core, track), a new one when the slice has none yet. */
 static struct group *group_of(struct nx_lod_l0_slice *sl, int64_t k, bool core_null, int64_t core,
 			      const char *t, size_t len)
 {
-	uint64_t h = key_hash(k, core_null, core, t, len);
+	uint64_t ht = track_hash(core_null, core, t, len), h = mix(ht, (uint64_t)k);
+	uint32_t *recent = &sl->recent[ht & (RECENT - 1)];
 	size_t mask, j;
 	struct group *g;
 
+	if (*recent && same_key(sl, &sl->g[*recent - 1], h, k, core_null, core, t, len))
+		return &sl->g[*recent - 1];
 	if (2 * (sl->n + 1) > sl->nslots)
 		rehash(sl);
 	mask = sl->nslots - 1;
 	for (j = h & mask; sl->slot[j]; j = (j + 1) & mask) {
-		g = &sl->g[sl->slot[j] - 1];
-		if (g->hash == h && g->k == k && g->core_null == core_null &&
-		    (core_null || g->core == core) && g->track_len == len &&
-		    (len == NULL_LEN || !memcmp(sl->arena.buf + g->track_off, t, len)))
-			return g;
+		if (same_key(sl, &sl->g[sl->slot[j] - 1], h, k, core_null, core, t, len)) {
+			*recent = sl->slot[j];
+			return &sl->g[sl->slot[j] - 1];
+		}
 	}
 	if (sl->n == sl->cap) {
 		sl->cap = sl->cap ? 2 * sl->cap : 1024;
 		sl->g = nx_xrealloc(sl->g, sl->cap * sizeof(*sl->g));
 	}
 	sl->slot[j] = (uint32_t)(sl->n + 1);
+	*recent = sl->slot[j];
 	g = &sl->g[sl->n++];
 	memset(g, 0, sizeof(*g));
 	g->k = k;
@@ -251,6 +274,7 @@ int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *row
 	*rows += rc ? 0 : (int64_t)sl->n;
 	sl->n = 0;
 	memset(sl->slot, 0, sl->nslots * sizeof(*sl->slot));
+	memset(sl->recent, 0, sizeof(sl->recent));
 	nx_strbuf_reset(&sl->arena);
 	return rc;
 }
