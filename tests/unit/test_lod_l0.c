@@ -4,11 +4,11 @@
  *   - the timeline caches of generated profiles (the servers' timeline profile, in start
  *     order and not; one with times either side of zero, NULL cores, tracks, ids and
  *     labels, equal durations, and rows out of order inside row groups, so tl.ev keeps
- *     them out of order) hold, row for row and at the same row ids, the finest level the
- *     grouping query builds (NX_LOD_SQL_L0=1, the reference), and the one built from the
- *     events read in place (NX_LOD_EVENTS_IN_PLACE=1), in one slice and in many
- *     (NX_LOD_CHUNK_ROWS), where bucket 0 is split between the slices either side of 0
- *     as the query splits it;
+ *     them out of order; the same with 600 tracks of 1 to 19 bytes) hold, row for row
+ *     and at the same row ids, the finest level the grouping query builds
+ *     (NX_LOD_SQL_L0=1, the reference), and the one built from the events read in place
+ *     (NX_LOD_EVENTS_IN_PLACE=1), in one slice and in many (NX_LOD_CHUNK_ROWS), where
+ *     bucket 0 is split between the slices either side of 0 as the query splits it;
  *   - a small level gives the rows worked out by hand (bucket 0 takes -3 and 3, as
  *     DuckDB's truncating start_ts // 4 does; the longest event, then the lowest id; a
  *     group whose ids are all NULL has no longest event);
@@ -34,15 +34,16 @@
 
 /* "edge": Instruction with times from -75000 to 75000 ns, out of order inside each row
  * group of 2048 (the row groups themselves in start order), NULL cores, tracks, ids and
- * labels on some rows, equal durations, 8 tracks a core; DmaPacket on 3 queues in order. */
-static int make_edge_profile(const char *dir)
+ * labels on some rows, equal durations, its tracks `track` of i (NULL on some rows);
+ * DmaPacket on 3 queues in order. */
+static int make_edge_profile(const char *dir, const char *track)
 {
 	if (nx_test_sh("mkdir -p '%s'", dir))
 		return -1;
 	return nx_sfx_sqlf(
 		"COPY (SELECT CASE WHEN i %% 53 = 0 THEN NULL ELSE (i * 7) %% 1000 END"
 		"::BIGINT AS id, CASE WHEN i %% 101 = 0 THEN NULL ELSE i %% 3 END::BIGINT AS "
-		"pcore_idx, CASE WHEN i %% 89 = 0 THEN NULL ELSE 'tr' || (i %% 8) END AS "
+		"pcore_idx, CASE WHEN i %% 89 = 0 THEN NULL ELSE %s END AS "
 		"timeline_track, CASE WHEN i %% 7 = 0 THEN NULL ELSE 'op' || (i %% 5) END AS "
 		"opcode, (i * 5 - 75000)::BIGINT AS start_ts, (i * 5 - 75000 + (i %% 4) * 30)"
 		"::BIGINT AS end_ts FROM range(30000) t(i) ORDER BY i // 2048, hash(i)) TO "
@@ -50,7 +51,7 @@ static int make_edge_profile(const char *dir)
 		"COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'q' || (i %% 3) AS queue_name, "
 		"(i * 40 - 7000)::BIGINT AS start_ts, (i * 40 - 7000 + 25)::BIGINT AS end_ts "
 		"FROM range(3000) t(i)) TO '%s/DmaPacket.parquet' (FORMAT parquet)",
-		dir, dir);
+		track, dir, dir);
 }
 
 /* Copies profile dir to dir.<tag> three times, builds the cache of each (chunk:
@@ -144,7 +145,7 @@ static void test_edge_profile_matches_reference(void **state)
 
 	(void)state;
 	assert_true(asprintf(&dir, "%s/edge", nx_lod_root) > 0);
-	assert_int_equal(make_edge_profile(dir), 0);
+	assert_int_equal(make_edge_profile(dir, "'tr' || (i % 8)"), 0);
 	d = compare_builds(dir, "whole", NULL);
 	/* the events were copied in file order, out of start order */
 	assert_int_equal(nx_test_qi(d, "SELECT ordered::INT FROM a.meta WHERE src = 0"), 1);
@@ -162,6 +163,27 @@ static void test_edge_profile_matches_reference(void **state)
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM (SELECT l.core, l.track FROM a.lod l "
 				  "JOIN a.meta m ON l.src = m.src AND l.level = m.lo WHERE "
 				  "l.src = 0 AND l.k = 0 GROUP BY ALL HAVING count(*) > 1)") > 0);
+	nx_duck_close(d);
+	free(dir);
+}
+
+/* 600 tracks of 1 to 19 bytes, each with runs of 4 events in a row: more (core, track)
+ * than the fold's table of latest groups has entries, so they share entries, and rows
+ * that find their group there as well as ones that do not (lod_l0.c). */
+static void test_many_tracks_match_reference(void **state)
+{
+	struct nx_duck *d;
+	char *dir = NULL;
+
+	(void)state;
+	assert_true(asprintf(&dir, "%s/many", nx_lod_root) > 0);
+	assert_int_equal(make_edge_profile(dir, "repeat('t', (i // 4) % 17) || ((i // 4) % 600)"),
+			 0);
+	d = compare_builds(dir, "whole", NULL);
+	assert_true(nx_test_qi(d, "SELECT count(DISTINCT track) FROM a.lod l JOIN a.meta m ON "
+				  "l.src = m.src AND l.level = m.lo WHERE l.src = 0") > 500);
+	nx_duck_close(d);
+	d = compare_builds(dir, "sliced", "10000");
 	nx_duck_close(d);
 	free(dir);
 }
@@ -235,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timeline_profile_matches_reference),
 		cmocka_unit_test(test_edge_profile_matches_reference),
+		cmocka_unit_test(test_many_tracks_match_reference),
 		cmocka_unit_test(test_small_level_by_hand),
 		cmocka_unit_test(test_bad_events_refused),
 	};
