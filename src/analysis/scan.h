@@ -73,6 +73,11 @@ int nx__rec_read_open(struct nx_duck *d, const char *dir, const char *table,
 /* The next batch into *b, NULL at the end. */
 int nx__rec_read_next(struct nx_rec_read *r, const struct nx_pqr_batch **b, struct nx_err *err);
 void nx__rec_read_close(struct nx_rec_read *r);
+/* The rows of dir's table and the range of each of its integer columns cols (out[k]),
+ * from its files' footers alone (db/parquet_read.h, nx_pqr_ranges): an error (NX_ENOTFOUND
+ * when the statistics do not tell) means the rows must be read instead. */
+int nx__rec_read_ranges(const char *dir, const char *table, const struct nx_rec_colspec *cols,
+			size_t ncols, int64_t *rows, struct nx_pqr_range *out, struct nx_err *err);
 /* A pass over a table with nx__rec_read_*: reset (NULL: none) readies it for a new
  * start; fn takes each batch and returns 0, NX_REC_UNSORTED when it needs the rows sorted by
  * order_by (it then starts again, sorted by DuckDB), or an error. */

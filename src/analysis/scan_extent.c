@@ -8,6 +8,7 @@
 #include "analysis/scan.h"
 #include "db/profile_views.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 struct extent {
@@ -44,10 +45,32 @@ static void extent_reset(void *arg)
 	memset(arg, 0, sizeof(struct extent));
 }
 
-/* The extent of dir's table (zero rows when it has no file), read in one pass over its
- * two columns by the C reader (scan.h): through DuckDB, a query over the whole file held
- * its whole footer, 111 MB for the 70M-row Instruction.parquet of a 100M-record profile,
- * in the server's process (the web UI's bottleneck). */
+/* The extent from the footers' statistics: the row groups' row counts, least start_ts
+ * and greatest end_ts; false when they do not tell (then the rows are read). Not when
+ * NX_REC_READ=duckdb asks every read of DuckDB. */
+static bool footer_extent(const char *dir, const char *table,
+			  const struct nx_rec_colspec cols[2], struct extent *x)
+{
+	const char *how = getenv("NX_REC_READ");
+	struct nx_pqr_range r[2];
+	struct nx_err ignored = { 0 };
+
+	if ((how && !strcmp(how, "duckdb")) ||
+	    nx__rec_read_ranges(dir, table, cols, 2, &x->n, r, &ignored))
+		return false;
+	x->lo_set = r[0].set;
+	x->lo = r[0].lo;
+	x->hi_set = r[1].set;
+	x->hi = r[1].hi;
+	return true;
+}
+
+/* The extent of dir's table (zero rows when it has no file): from its footers when their
+ * statistics tell (tens of ms for the 11 MB footer of the 70M-row Instruction.parquet of
+ * a 100M-record profile, against 2.4 s for the pass), else in one pass over its two
+ * columns by the C reader (scan.h): through DuckDB, a query over the whole file held its
+ * whole footer, 111 MB at 100M records, in the server's process (the web UI's
+ * bottleneck). */
 static int table_extent(struct nx_duck *d, const char *dir, const char *table,
 			struct extent *x, struct nx_err *err)
 {
@@ -56,8 +79,9 @@ static int table_extent(struct nx_duck *d, const char *dir, const char *table,
 	const char *dirs[] = { dir, NULL };
 
 	memset(x, 0, sizeof(*x));
-	if (!nx_db_table_has_file(dirs, table))
+	if (!nx_db_table_has_file(dirs, table) || footer_extent(dir, table, cols, x))
 		return 0;
+	memset(x, 0, sizeof(*x));
 	return nx__rec_read_pass(d, dir, table, cols, 2, NULL, extent_reset, extent_batch, x,
 				 err);
 }

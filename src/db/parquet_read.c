@@ -29,11 +29,20 @@ enum { REP_REQUIRED = 0, REP_OPTIONAL = 1 };
 /* A page larger than this is refused as corrupt (DuckDB's are well under 100 MB). */
 #define MAX_PAGE ((uint64_t)1 << 30)
 
-/* Where a column's chunk of one row group lies. */
+/* What a chunk's statistics say (parquet.thrift's Statistics): its null count (-1 when
+ * absent), and its least and greatest value as stored, little-endian, when they are exact
+ * and 4 or 8 bytes long (min_len, max_len 0 otherwise). */
+struct stats {
+	int64_t nulls, min, max;
+	uint8_t min_len, max_len;
+};
+
+/* Where a column's chunk of one row group lies, and its statistics. */
 struct chunk {
 	uint64_t start, len;
 	int64_t values;
 	int codec;
+	struct stats st;
 };
 
 /* What a file's footer says of the asked columns. */
@@ -233,6 +242,65 @@ static int read_schema(struct nx_tc_in *in, struct file *f, char *const *names, 
 	return 0;
 }
 
+/* A little-endian integer of 4 or 8 bytes, sign-extended; its length, or 0 for another. */
+static uint8_t le_int(const char *p, size_t len, int64_t *v)
+{
+	int32_t i32;
+
+	if (len == 4) {
+		memcpy(&i32, p, 4);
+		*v = i32;
+	} else if (len == 8) {
+		memcpy(v, p, 8);
+	} else {
+		return 0;
+	}
+	return (uint8_t)len;
+}
+
+/* A Statistics struct: 3 null_count, 5 max_value, 6 min_value, 7 and 8 whether they are
+ * exact (the deprecated 1 max and 2 min, of another sort order, are not read). */
+static int read_stats(struct nx_tc_in *in, struct stats *st, struct nx_err *err)
+{
+	int16_t last = 0, id;
+	int type, rc;
+	bool max_exact = true, min_exact = true;
+
+	st->nulls = -1;
+	st->min_len = st->max_len = 0;
+	for (;;) {
+		if ((rc = nx_tc_read_field(in, last, &type, &id, err)))
+			return rc;
+		if (type == NX_TC_STOP)
+			break;
+		if (id == 3) {
+			rc = read_i(in, type, id, &st->nulls, err);
+		} else if (id == 5 || id == 6) {
+			const char *v;
+			size_t len;
+			if (!(rc = nx_pq_want(in, type, NX_TC_BINARY, id, err)) &&
+			    !(rc = read_binary(in, &v, &len, err))) {
+				if (id == 5)
+					st->max_len = le_int(v, len, &st->max);
+				else
+					st->min_len = le_int(v, len, &st->min);
+			}
+		} else if ((id == 7 || id == 8) && (type == NX_TC_TRUE || type == NX_TC_FALSE)) {
+			*(id == 7 ? &max_exact : &min_exact) = type == NX_TC_TRUE;
+		} else {
+			rc = nx_tc_skip(in, type, err);
+		}
+		if (rc)
+			return rc;
+		last = id;
+	}
+	if (!max_exact)
+		st->max_len = 0;
+	if (!min_exact)
+		st->min_len = 0;
+	return 0;
+}
+
 /* A ColumnChunk; fills c when it is one of the asked columns (slot >= 0). */
 static int read_chunk(struct nx_tc_in *in, const struct file *f, struct chunk *c,
 		      struct nx_err *err)
@@ -254,6 +322,7 @@ static int read_chunk(struct nx_tc_in *in, const struct file *f, struct chunk *c
 			int64_t data = 0, dict = 0, size = 0, codec = 0, values = 0;
 			if ((rc = nx_pq_want(in, type, NX_TC_STRUCT, id, err)))
 				return rc;
+			c->st = (struct stats){ .nulls = -1 };
 			for (;;) {
 				if ((rc = nx_tc_read_field(in, mlast, &mtype, &mid, err)))
 					return rc;
@@ -261,7 +330,11 @@ static int read_chunk(struct nx_tc_in *in, const struct file *f, struct chunk *c
 					break;
 				int64_t *v = mid == 4 ? &codec : mid == 5 ? &values : mid == 7 ? &size
 					   : mid == 9 ? &data : mid == 11 ? &dict : NULL;
-				rc = v ? read_i(in, mtype, mid, v, err) : nx_tc_skip(in, mtype, err);
+				if (mid == 12 && !(rc = nx_pq_want(in, mtype, NX_TC_STRUCT, mid, err)))
+					rc = read_stats(in, &c->st, err);
+				else if (mid != 12)
+					rc = v ? read_i(in, mtype, mid, v, err)
+					       : nx_tc_skip(in, mtype, err);
 				if (rc)
 					return rc;
 				mlast = mid;
@@ -531,6 +604,48 @@ int nx_pqr_open(struct nx_pqr **out, const char *const *files, size_t nfiles,
 enum nx_pqr_kind nx_pqr_kind(const struct nx_pqr *r, size_t k)
 {
 	return k < r->ncols ? r->kind[k] : NX_PQR_NULL;
+}
+
+/* Widens *x by chunk c of a column of physical type ptype; false when its statistics do
+ * not tell (absent, inexact, of another width) and it may hold values. */
+static bool range_add(struct nx_pqr_range *x, const struct stats *st, int ptype, int64_t rows)
+{
+	uint8_t width = ptype == T_INT32 ? 4 : 8;
+
+	if (rows == 0 || st->nulls == rows)
+		return true; /* no value in it */
+	if (st->min_len != width || st->max_len != width || st->min > st->max)
+		return false;
+	if (!x->set || st->min < x->lo)
+		x->lo = st->min;
+	if (!x->set || st->max > x->hi)
+		x->hi = st->max;
+	x->set = true;
+	return true;
+}
+
+int nx_pqr_ranges(const struct nx_pqr *r, int64_t *rows, struct nx_pqr_range *out,
+		  struct nx_err *err)
+{
+	*rows = 0;
+	memset(out, 0, r->ncols * sizeof(*out));
+	for (size_t i = 0; i < r->nfiles; i++) {
+		const struct file *f = &r->files[i];
+		for (uint32_t g = 0; g < f->ngroups; g++) {
+			*rows += f->group_rows[g];
+			for (size_t k = 0; k < r->ncols; k++) {
+				const struct chunk *c = &f->chunks[(size_t)g * r->ncols + k];
+				if (f->ptype[k] != T_INT32 && f->ptype[k] != T_INT64)
+					return nx_errf(err, NX_ENOTFOUND, "'%s': column %s is not "
+						       "an integer column", f->path, r->names[k]);
+				if (!range_add(&out[k], &c->st, f->ptype[k], f->group_rows[g]))
+					return nx_errf(err, NX_ENOTFOUND, "'%s': row group %u lacks "
+						       "exact statistics of column %s", f->path,
+						       g, r->names[k]);
+			}
+		}
+	}
+	return 0;
 }
 
 /* ---- pages ------------------------------------------------------------------------ */

@@ -54,6 +54,19 @@ int nx_pqr_open(struct nx_pqr **out, const char *const *files, size_t nfiles,
 		const char *const *cols, size_t ncols, struct nx_err *err);
 /* The kind of column k (NX_PQR_NULL when no file has it). */
 enum nx_pqr_kind nx_pqr_kind(const struct nx_pqr *r, size_t k);
+/* What the footers' statistics say of integer columns, no row read: their least and
+ * greatest value (set false when no row holds one). */
+struct nx_pqr_range {
+	bool set;
+	int64_t lo, hi;
+};
+/* The files' rows into *rows and each column's range into out[0..ncols), from the row
+ * groups' statistics (exact min_value and max_value, null_count). NX_ENOTFOUND, naming
+ * the file and row group, when they do not tell: a column that is not INT32 or INT64 or
+ * that a file lacks, a row group that may hold values and lacks them (the rows must then
+ * be read). */
+int nx_pqr_ranges(const struct nx_pqr *r, int64_t *rows, struct nx_pqr_range *out,
+		  struct nx_err *err);
 /* The next row group's rows into *b (NULL after the last). */
 int nx_pqr_next(struct nx_pqr *r, const struct nx_pqr_batch **b, struct nx_err *err);
 void nx_pqr_close(struct nx_pqr *r);

@@ -7,7 +7,8 @@
  * too. What it does not read (lz4, a list column) is refused with NX_EVERSION, and bad bytes
  * anywhere (cut short, a flipped byte in the footer or in a page) give an error that
  * names the file, never a crash; a footer larger than the reader's window over it reads
- * the same. */
+ * the same. The footers' statistics give each integer column's range, or say they do
+ * not tell. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/parquet_concat.h"
@@ -353,6 +354,112 @@ static void test_footer_in_slices(void **state)
 	free(dir);
 }
 
+static int64_t q64(struct nx_duck *d, const char *sql)
+{
+	struct nx_err err = { 0 };
+	int64_t v = 0;
+
+	if (nx_duck_query_i64(d, sql, &v, &err))
+		fail_msg("%s: %s", sql, err.msg);
+	return v;
+}
+
+/* The files' ranges from their footers' statistics against DuckDB's count, min and max
+ * over the rows: INT64 and INT32 columns, NULLs, a row group of NULLs only, several
+ * files. A DOUBLE column, a column a file lacks and a minimum made larger than the
+ * maximum (a damaged statistic) do not tell: NX_ENOTFOUND, naming the file. */
+static void test_ranges(void **state)
+{
+	char *dir = nx_test_dir("pq-read-ranges");
+	char *a = fmt("%s/a.parquet", dir), *b = fmt("%s/b.parquet", dir);
+	char *bad = fmt("%s/bad.parquet", dir), *sql;
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_pqr *r = NULL;
+	struct nx_pqr_range x[2];
+	int64_t rows = 0;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	/* rows 2048..4095 NULL in lo: a row group of NULLs only */
+	sql = fmt("COPY (SELECT CASE WHEN i BETWEEN 2048 AND 4095 OR i %% 7 = 0 THEN NULL "
+		  "ELSE 81985529216486895 - i * 3 END::BIGINT AS lo, (i %% 977 - 300)::INTEGER "
+		  "AS hi, i / 2.0 AS dbl FROM range(5000) r(i)) TO '%s' (FORMAT parquet, "
+		  "ROW_GROUP_SIZE 2048)", a);
+	ex(d, sql);
+	free(sql);
+	sql = fmt("COPY (SELECT (i * 5 - 70)::BIGINT AS lo, NULL::INTEGER AS hi FROM range(300) "
+		  "r(i)) TO '%s' (FORMAT parquet)", b);
+	ex(d, sql);
+	free(sql);
+	const char *files[] = { a, b }, *cols[] = { "lo", "hi" };
+	assert_int_equal(nx_pqr_open(&r, files, 2, cols, 2, &err), 0);
+	assert_int_equal(nx_pqr_ranges(r, &rows, x, &err), 0);
+	nx_pqr_close(r);
+	sql = fmt("SELECT count(*) FROM read_parquet(['%s', '%s'], union_by_name = true)", a, b);
+	assert_int_equal(rows, q64(d, sql));
+	free(sql);
+	sql = fmt("SELECT min(lo) FROM read_parquet(['%s', '%s'])", a, b);
+	assert_true(x[0].set);
+	assert_int_equal(x[0].lo, q64(d, sql));
+	free(sql);
+	sql = fmt("SELECT max(lo) FROM read_parquet(['%s', '%s'])", a, b);
+	assert_int_equal(x[0].hi, q64(d, sql));
+	free(sql);
+	sql = fmt("SELECT min(hi) FROM '%s'", a);
+	assert_true(x[1].set);
+	assert_int_equal(x[1].lo, q64(d, sql));
+	free(sql);
+	sql = fmt("SELECT max(hi) FROM '%s'", a);
+	assert_int_equal(x[1].hi, q64(d, sql));
+	free(sql);
+	/* b alone: hi NULL in every row */
+	const char *just_b[] = { b };
+	assert_int_equal(nx_pqr_open(&r, just_b, 1, cols, 2, &err), 0);
+	assert_int_equal(nx_pqr_ranges(r, &rows, x, &err), 0);
+	nx_pqr_close(r);
+	assert_int_equal(rows, 300);
+	assert_false(x[1].set);
+	assert_int_equal(x[0].lo, -70);
+	/* a DOUBLE column */
+	const char *dbl[] = { "lo", "dbl" };
+	assert_int_equal(nx_pqr_open(&r, files, 1, dbl, 2, &err), 0);
+	assert_int_equal(nx_pqr_ranges(r, &rows, x, &err), NX_ENOTFOUND);
+	assert_non_null(strstr(err.msg, a));
+	nx_pqr_close(r);
+	/* a column the file lacks */
+	const char *nope[] = { "lo", "nope" };
+	assert_int_equal(nx_pqr_open(&r, files, 1, nope, 2, &err), 0);
+	assert_int_equal(nx_pqr_ranges(r, &rows, x, &err), NX_ENOTFOUND);
+	nx_pqr_close(r);
+	/* the least lo (81985529216486895 - 4999 * 3, 0x0123456789AB935A) made the largest in
+	 * the footer: the rows must be read */
+	nx_duck_close(d);
+	char *data = slurp(a, &len);
+	static const unsigned char least[] = { 0x5a, 0x93, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01 };
+	int patched = 0;
+	for (size_t i = 0; i + 8 <= len; i++)
+		if (!memcmp(data + i, least, 8)) {
+			memset(data + i, 0x7f, 8);
+			patched++;
+		}
+	NX_ASSERT_CMP(patched, >, 0);
+	spit(bad, data, len);
+	const char *damaged[] = { bad };
+	assert_int_equal(nx_pqr_open(&r, damaged, 1, cols, 2, &err), 0);
+	assert_int_equal(nx_pqr_ranges(r, &rows, x, &err), NX_ENOTFOUND);
+	assert_non_null(strstr(err.msg, bad));
+	if (!strstr(err.msg, "row group 2 "))
+		fail_msg("%s", err.msg);
+	nx_pqr_close(r);
+	free(data);
+	free(a);
+	free(b);
+	free(bad);
+	free(dir);
+}
+
 /* A list whose count exceeds the bytes left in a window over a longer footer runs past
  * the window (NX_ETRUNC: the reader moves the window and parses again); in a whole footer
  * it is corrupt. The reader once took the first for the second: a 100M-record
@@ -382,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_bad_bytes),
 		cmocka_unit_test(test_footer_in_slices),
 		cmocka_unit_test(test_list_past_window),
+		cmocka_unit_test(test_ranges),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }
