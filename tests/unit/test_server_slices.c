@@ -12,8 +12,9 @@
  * default, NX_SERVER_SLICE_FOOTER bytes here: 0); a bad value gets an error naming it. A large file with a damaged footer: the reply
  * names the table and the file, and the other tables still answer. The bounds' extents
  * (analysis/scan_extent.c, read by the C reader) on odd tables: NULL starts and ends, no
- * DmaPacket, an Instruction without end_ts: part=bounds gives the bounds and engines of
- * the whole analysis, or its error. */
+ * DmaPacket, an Instruction without end_ts, a footer whose statistic of the least start
+ * is damaged: part=bounds gives the bounds and engines of the whole analysis, or its
+ * error. */
 #include "common/compat.h"
 #include "server/server.h"
 #include "common/fsutil.h"
@@ -61,10 +62,10 @@ static int make_profile(const char *name, unsigned rg_rows)
 
 static int make_dirs(void)
 {
-	const char *names[] = { "big", "one", "dmg", "nulls", "noend" };
+	const char *names[] = { "big", "one", "dmg", "nulls", "noend", "badstat" };
 	struct nx_err err = { 0 };
 
-	for (size_t i = 0; i < 5; i++) {
+	for (size_t i = 0; i < 6; i++) {
 		char *p = NULL;
 		int rc = asprintf(&p, "%s/profiles/global/%s@latest", data_dir, names[i]) < 0 ||
 			 nx_mkdirs(p, &err);
@@ -102,6 +103,52 @@ static int damage_footer(void)
 	return rc;
 }
 
+/* "badstat": starts from 0x0123456789ABCDEF, some NULL; the least start's statistic in
+ * the footer of its Instruction.parquet made larger than any start (a damaged value the
+ * bounds must not trust: they read the rows instead). */
+static int make_bad_stats(void)
+{
+	static const unsigned char least[] = { 0xf9, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01 };
+	unsigned char *buf = NULL, tail[8];
+	char *p = NULL;
+	struct stat st;
+	uint32_t len;
+	int fd, patched = 0;
+
+	if (nx_sfx_sqlf("COPY (SELECT i AS id, 0::BIGINT AS pcore_idx, 'Tensor' AS "
+			"timeline_track, 'MATMUL' AS opcode, CASE WHEN i %% 7 = 0 THEN NULL ELSE "
+			"81985529216486895 + i * 10 END AS start_ts, CASE WHEN i %% 7 = 0 THEN NULL "
+			"ELSE 81985529216486902 + i * 10 END AS end_ts, 7::BIGINT AS duration_ns "
+			"FROM range(5000) r(i)) "
+			"TO '%s/profiles/global/badstat@latest/Instruction.parquet' (FORMAT parquet);"
+			"COPY (SELECT 1.5::DOUBLE AS total_time, 1::BIGINT AS event_count) "
+			"TO '%s/profiles/global/badstat@latest/Summary.parquet' (FORMAT parquet)",
+			data_dir, data_dir) ||
+	    asprintf(&p, "%s/profiles/global/badstat@latest/Instruction.parquet", data_dir) < 0)
+		return -1;
+	fd = open(p, O_RDWR);
+	free(p);
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && pread(fd, tail, 8, st.st_size - 8) == 8) {
+		len = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
+		      (uint32_t)tail[3] << 24;
+		buf = malloc(len);
+		if (buf && pread(fd, buf, len, st.st_size - 8 - len) == (ssize_t)len) {
+			for (uint32_t i = 0; i + 8 <= len; i++)
+				if (!memcmp(buf + i, least, 8)) {
+					memset(buf + i, 0x7f, 8);
+					patched++;
+				}
+			if (patched && pwrite(fd, buf, len, st.st_size - 8 - len) != (ssize_t)len)
+				patched = 0;
+		}
+	}
+	free(buf);
+	close(fd);
+	return patched ? 0 : -1;
+}
+
 /* "nulls": some starts and ends NULL (the first start and the last end among them);
  * "noend": Instruction without end_ts. Both without DmaPacket. */
 static int make_odd_profiles(void)
@@ -131,7 +178,7 @@ static int setup(void **state)
 	if (!data_dir || asprintf(&tmp_dir, "%s/tmp", data_dir) < 0 || mkdir(tmp_dir, 0755) ||
 	    make_dirs() || make_profile("big", GROUP_ROWS) ||
 	    make_profile("one", GROUPS * GROUP_ROWS) || make_profile("dmg", GROUP_ROWS) ||
-	    damage_footer() || make_odd_profiles())
+	    damage_footer() || make_odd_profiles() || make_bad_stats())
 		return -1;
 	/* the server's temporary folders go here, to be looked at; a file is cut whatever the
 	 * size of its footer (by default only past 2 MiB) */
@@ -304,7 +351,7 @@ static void test_damaged_large_file(void **state)
 	free(s);
 }
 
-/* part=bounds of profile against its whole analysis: the same bounds and engines, or the
+/* part=bounds of profile against its whole analysis: the same span, bounds and engines, or the
  * same error. */
 static void assert_bounds_as_whole(const char *profile)
 {
@@ -324,6 +371,9 @@ static void assert_bounds_as_whole(const char *profile)
 				       json_object_get(json_object_get(b, "report"), "bounds")));
 		assert_true(json_equal(json_object_get(json_object_get(all, "report"), "engines"),
 				       json_object_get(json_object_get(b, "report"), "engines")));
+		/* the span: the least start and the greatest end */
+		assert_true(json_equal(json_object_get(json_object_get(all, "report"), "profile"),
+				       json_object_get(json_object_get(b, "report"), "profile")));
 	} else {
 		assert_true(json_equal(all, b));
 	}
@@ -338,6 +388,8 @@ static void test_bounds_odd_tables(void **state)
 	/* the analysis needs end_ts: both refuse the profile alike */
 	assert_bounds_as_whole("noend");
 	assert_bounds_as_whole("big");
+	/* a damaged statistic: the rows are read, the same bounds as the whole analysis */
+	assert_bounds_as_whole("badstat");
 }
 
 /* Stops the server and looks for its slices. */
