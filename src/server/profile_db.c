@@ -10,6 +10,7 @@
 #include "server/lod.h"
 #include "server/profile_db.h"
 #include "server/resident.h"
+#include "server/slice_dir.h"
 #include "server/result_json.h"
 #include "server/stmt_cache.h"
 #include "common/env_num.h"
@@ -70,8 +71,10 @@ struct nx_pdb {
 	char *dir;
 	const struct nx_pfiles *files; /* borrowed: it outlives the database */
 	bool *tried;                   /* per files->t[i]: its view was made (or failed) */
-	size_t untried;                /* a fleet run's union tables not made yet */
+	bool *large;                   /* per files->t[i]: read as slices, cut on first use */
+	size_t untried;                /* union tables and large tables without a view yet */
 	char *scratch;                 /* the slices of large files, removed with the database */
+	int scratch_lock;              /* the lock on scratch's mark (slice_dir.h) */
 	struct nx_lod_slices slices;   /* the tables read as slices, their files in scratch */
 };
 
@@ -308,24 +311,38 @@ static bool is_large(const char *dir, const struct nx_ptable *t, uint64_t footer
 	return large;
 }
 
-/* Table t as its view reads it: a table with a file of more than SLICE_GROUPS row groups
- * as slices of its files, cut into p->scratch (made on the first), else t itself. A cut
- * that fails (a full temporary folder, a row group past the file's end) leaves no slice
- * and the table is read whole, as before: its view then says what is wrong with a
- * damaged file. */
-static const struct nx_ptable *read_as(struct nx_pdb *p, const struct nx_ptable *t,
-				       uint64_t footer)
+/* Marks the tables with a file of more than SLICE_GROUPS row groups whose footer takes
+ * more than footer bytes (p->large) and makes the folder of their slices, p->scratch: when
+ * that folder cannot be made, every table is read whole, as before. */
+static void find_large(struct nx_pdb *p, uint64_t footer)
+{
+	struct nx_err ignored = { 0 };
+	bool any = false;
+
+	for (size_t i = 0; i < p->files->n; i++) {
+		const struct nx_ptable *t = &p->files->t[i];
+
+		p->large[i] = !t->members && is_large(p->dir, t, footer);
+		any |= p->large[i];
+	}
+	if (!any)
+		return;
+	if (nx__slice_dir_make(&p->scratch, &p->scratch_lock, &ignored)) {
+		memset(p->large, 0, p->files->n * sizeof(*p->large));
+		return;
+	}
+	nx__lod_slices_init(&p->slices, p->scratch, SLICE_GROUPS);
+}
+
+/* Large table t as its view reads it: slices of its files cut into p->scratch. A cut that
+ * fails (a full temporary folder, a row group past the file's end) leaves no slice and
+ * the table is read whole, as before: its view then says what is wrong with a damaged
+ * file. The caller holds p->views. */
+static const struct nx_ptable *read_as(struct nx_pdb *p, const struct nx_ptable *t)
 {
 	const struct nx_ptable *out = t;
 	struct nx_err ignored = { 0 };
 
-	if (t->members || !is_large(p->dir, t, footer))
-		return t;
-	if (!p->scratch) {
-		if (nx_make_temp_dir("serve-slices", &p->scratch, &ignored))
-			return t;
-		nx__lod_slices_init(&p->slices, p->scratch, SLICE_GROUPS);
-	}
 	return nx__lod_sliced(&p->slices, p->dir, t, &out, &ignored) ? t : out;
 }
 
@@ -340,6 +357,7 @@ static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
 
 	*out = p;
 	*c = NULL;
+	p->scratch_lock = -1;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->views, NULL);
 	nx__resident_init(&p->res, NX_RESIDENT_BUDGET);
@@ -354,7 +372,6 @@ static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
 int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *files,
 		 unsigned threads, struct nx_err *err)
 {
-	const struct nx_ptable **as = nx_xcalloc(files->n ? files->n : 1, sizeof(*as));
 	struct nx_pdb *p;
 	duckdb_connection c;
 	uint64_t footer;
@@ -365,10 +382,12 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	p->dir = nx_xstrdup(dir);
 	p->files = files;
 	p->tried = nx_xcalloc(files->n ? files->n : 1, sizeof(*p->tried));
-	/* Large files are cut into slices first (read_as), so that the sandbox admits their
-	 * folder. */
-	for (size_t i = 0; i < files->n; i++)
-		as[i] = read_as(p, &files->t[i], footer);
+	p->large = nx_xcalloc(files->n ? files->n : 1, sizeof(*p->large));
+	/* The folder of the slices of large files is made first, so that the sandbox admits
+	 * it; the files are cut when a query first names their table (ensure_views): cutting
+	 * the 1.3 GB Instruction.parquet of a 100M-record profile took 1.3 s, and the first
+	 * queries of the web UI need none of it (docs/memory.md). */
+	find_large(p, footer);
 	/* Parquet footers are parsed once per file, not once per query, when they are small
 	 * (FOOTER_CACHE_MAX): SQL over small tables asks often. The cache checks each file's
 	 * modification time, and a new profile version gets a new database. Not for a fleet
@@ -385,19 +404,20 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		nx_err_wrap(err, "cannot sandbox the database of '%s'", dir);
 		goto fail;
 	}
-	/* A fleet run's union views are made when a query first names their table
-	 * (ensure_views): binding one stats every member's file of it, and making all of
-	 * them made opening a run cost per member what few queries use. */
+	/* A fleet run's union views, and the views of large tables, are made when a query
+	 * first names their table (ensure_views): binding one stats every member's file of
+	 * it, and making all of them made opening a run cost per member what few queries use;
+	 * a large table is cut first. */
 	for (size_t i = 0; i < files->n; i++) {
 		const struct nx_ptable *t = &files->t[i];
 		char *why;
 
-		if (t->members) {
+		if (t->members || p->large[i]) {
 			p->untried++;
 			continue;
 		}
 		p->tried[i] = true;
-		why = make_view(c, dir, as[i]);
+		why = make_view(c, dir, t);
 		if (why)
 			add_broken(p, t->name, why);
 		else
@@ -405,13 +425,11 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	}
 	p->idle[p->nidle++] = pconn_of(c);
 	*out = p;
-	free(as);
 	return 0;
 fail:
 	if (c)
 		duckdb_disconnect(&c);
 	nx__pdb_free(&p);
-	free(as);
 	return rc;
 }
 
@@ -462,9 +480,10 @@ void nx__pdb_free(struct nx_pdb **pdb)
 	}
 	free(p->broken);
 	free(p->tried);
+	free(p->large);
 	free(p->dir);
 	nx__lod_slices_release(&p->slices);
-	nx_temp_dir_release(p->scratch);
+	nx__slice_dir_release(p->scratch, p->scratch_lock);
 	nx__resident_release(&p->res);
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->views);
@@ -612,10 +631,27 @@ static bool names_table(const char *sql, const char *name)
 	return false;
 }
 
-/* Makes, on c, the views of a fleet run's union tables that sql names and that were not
- * made yet (views belong to the database: every connection sees them). A table whose
- * view cannot be made is recorded with the damaged files, as at opening; a deadline
- * that fires meanwhile (r, when armed) leaves the table to the next query. */
+/* Whether sql may ask the catalog for the tables or their columns: every view is then
+ * made (a word in a literal or comment too, which only makes the views early). */
+static bool names_catalog(const char *sql)
+{
+	static const char *const words[] = { "information_schema", "duckdb_views",
+					     "duckdb_columns", "duckdb_tables", "SHOW",
+					     "DESCRIBE", "SUMMARIZE", "pragma_table_info",
+					     "pragma_show_tables", "pragma_show_tables_expanded" };
+
+	for (size_t i = 0; i < NX_ARRAY_SIZE(words); i++)
+		if (names_table(sql, words[i]))
+			return true;
+	return false;
+}
+
+/* Makes, on c, the views not made yet of the tables that sql names: a fleet run's union
+ * tables, and large tables, cut into slices first (views belong to the database: every
+ * connection sees them; a statement that may ask the catalog makes those of the large
+ * tables). A table whose view cannot be made is recorded with the damaged files, as at
+ * opening; a deadline that fires meanwhile (r, when armed) leaves the table to the next
+ * query. */
 static int ensure_views(struct nx_pdb *p, duckdb_connection c, const char *sql, struct run *r,
 			struct nx_err *err)
 {
@@ -626,9 +662,10 @@ static int ensure_views(struct nx_pdb *p, duckdb_connection c, const char *sql, 
 		const struct nx_ptable *t = &p->files->t[i];
 		char *why;
 
-		if (p->tried[i] || !names_table(sql, t->name))
+		if (p->tried[i] || !(names_table(sql, t->name) ||
+				     (p->large[i] && names_catalog(sql))))
 			continue;
-		why = make_view(c, p->dir, t);
+		why = make_view(c, p->dir, p->large[i] ? read_as(p, t) : t);
 		if (why && r && r->armed && r->wd.fired) {
 			free(why);
 			rc = db_error(r, NULL, err);

@@ -6,6 +6,7 @@
  * opts.ui a second daemon on the UI port shares all state and routes. */
 #include "common/compat.h"
 #include "server/server.h"
+#include "server/slice_dir.h"
 #include "server/dispatch.h"
 #include "server/http.h"
 #include "server/timeline.h"
@@ -198,13 +199,15 @@ static struct MHD_Daemon *start_daemon(struct nx_server *s, int fd)
 				MHD_OPTION_END);
 }
 
-/* What earlier servers left in the timeline cache: the private build directories of
- * the dead ones, the caches of deleted profiles (lod.h). */
+/* What earlier servers left: in the timeline cache, the private build directories of
+ * the dead ones, the caches of deleted profiles (lod.h); in the temporary folder, the
+ * slices of the dead ones (slice_dir.h). */
 static void clean_caches(struct nx_server *s)
 {
 	struct nx_strbuf log = NX_STRBUF_INIT;
 
 	nx__lod_clean(s->reg.data_real, s->reg.global_dir, &log);
+	nx__slice_dirs_sweep(&log);
 	for (const char *l = log.buf; !s->o.quiet && l && *l; l = strchr(l, '\n') + 1)
 		nx_log(NX_LOG_INFO, "neuron-explorer api: %.*s", (int)strcspn(l, "\n"), l);
 	nx_strbuf_release(&log);
