@@ -190,8 +190,15 @@ function findingSources(f) {
   return seen;
 }
 
-/* How many device instructions a profile has (what `recommend` analyses; 0 without). */
-const instructionCount = (name) => NX.query(name, 'SELECT count(*) FROM Instruction').then((x) => x.rows[0][0]).catch(() => 0);
+/* How many device instructions a profile has (what `recommend` analyses; 0 without): the
+ * rows listDbFiles reads from the footers, else (a fleet run) a count through SQL, which
+ * makes the server cut a large Instruction table into slices (docs/memory.md). */
+const instructionCount = (name) => NX.search(name, { type: 'listDbFiles' }).then((f) => {
+  const t = f.tables.find((x) => x.name === 'Instruction');
+  if (!t) return 0;
+  if (t.rows !== null && t.rows !== undefined) return t.rows;
+  return NX.query(name, 'SELECT count(*) FROM Instruction').then((x) => x.rows[0][0]);
+}).catch(() => 0);
 const hasInstructions = (name) => instructionCount(name).then((n) => n > 0);
 
 /* The Analysis page: the `recommend` analysis (GET .../analysis): bounds and gaps chart,

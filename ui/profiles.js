@@ -5,12 +5,15 @@
 'use strict';
 
 /* Kind, kernel and total time of one profile, from one SELECT of scalar subqueries over
- * the tables the profile has, and its bottleneck from recommend's bounds. */
+ * the tables the profile has, and its bottleneck from recommend's bounds. The instruction
+ * count is the one listDbFiles gives from the footers when it has it: counting through
+ * SQL makes the server cut a large Instruction table into slices (docs/memory.md). */
 async function profileFacts(name) {
   const files = await NX.search(name, { type: 'listDbFiles' });
   const has = new Set(files.tables.map((t) => t.name));
+  const inst = files.tables.find((t) => t.name === 'Instruction');
   const parts = ['1 AS one'];
-  if (has.has('Instruction')) parts.push('(SELECT count(*) FROM Instruction) AS instructions');
+  if (inst && (inst.rows === null || inst.rows === undefined)) parts.push('(SELECT count(*) FROM Instruction) AS instructions');
   if (has.has('SystemProfileEvents'))
     parts.push('(SELECT count(*) FROM SystemProfileEvents) AS fw_events',
       '(SELECT max(end_ts) - min(start_ts) FROM SystemProfileEvents WHERE duration_ns > 0) AS fw_span_ns',
@@ -18,6 +21,7 @@ async function profileFacts(name) {
   if (has.has('Summary')) parts.push('(SELECT total_time FROM Summary LIMIT 1) AS total_time');
   if (has.has('ExecutionInfo')) parts.push('(SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel');
   const f = await NX.query(name, 'SELECT ' + parts.join(', ')).then((r) => NX.objects(r)[0]);
+  if (inst && f.instructions === undefined) f.instructions = inst.rows;
   /* the bottleneck as recommend names it, from recommend itself (one definition) */
   f.bottleneck = f.instructions > 0 ? await NX.get(NX.profileBase(name) + '/analysis?part=bounds')
     .then((r) => r.report.bottleneck).catch(() => null) : null;

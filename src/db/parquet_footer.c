@@ -79,6 +79,55 @@ void nx_pq_close(struct nx_pq_file *f)
 	f->fd = -1;
 }
 
+/* The fields before num_rows (1 version, 2 schema) from the footer's first len bytes:
+ * NX_ETRUNC when they run past them. */
+static int rows_in(const struct nx_pq_file *f, const uint8_t *buf, size_t len, int64_t *rows,
+		   struct nx_err *err)
+{
+	struct nx_tc_in in;
+	int16_t last = 0, id;
+	int type, rc;
+
+	nx_tc_in_init(&in, buf, len, f->path, f->data_end);
+	in.more = len < f->footer_len;
+	for (;;) {
+		if ((rc = nx_tc_read_field(&in, last, &type, &id, err)))
+			return rc;
+		if (type == NX_TC_STOP || id > 3)
+			return nx_pq_err(f, NX_ECORRUPT, nx_tc_offset(&in), "footer without its "
+					 "rows (num_rows)", err);
+		if (id == 3) {
+			if ((rc = nx_pq_want(&in, type, NX_TC_I64, id, err)) ||
+			    (rc = nx_tc_read_zigzag(&in, rows, err)))
+				return rc;
+			return *rows < 0 ? nx_pq_err(f, NX_ECORRUPT, nx_tc_offset(&in),
+						     "negative num_rows", err) : 0;
+		}
+		if ((rc = nx_tc_skip(&in, type, err)))
+			return rc;
+		last = id;
+	}
+}
+
+int nx_pq_num_rows(const struct nx_pq_file *f, int64_t *rows, struct nx_err *err)
+{
+	size_t len = f->footer_len < (64u << 10) ? f->footer_len : (64u << 10);
+	uint8_t *buf = NULL;
+	int rc;
+
+	for (;;) {
+		buf = nx_xrealloc(buf, len ? len : 1);
+		rc = nx_pq_read_at(f, buf, len, f->data_end, err);
+		if (!rc)
+			rc = rows_in(f, buf, len, rows, err);
+		if (rc != NX_ETRUNC || len >= f->footer_len)
+			break;
+		len = len * 2 < f->footer_len ? len * 2 : f->footer_len;
+	}
+	free(buf);
+	return rc;
+}
+
 int nx_pq_read_footer(const struct nx_pq_file *f, uint8_t **out, struct nx_err *err)
 {
 	uint8_t *buf = nx_xmalloc(f->footer_len ? f->footer_len : 1);

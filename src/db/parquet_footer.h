@@ -44,6 +44,9 @@ struct nx_pq_head {
  * when it is not -1 (nx_pq_close), whatever the result. */
 int nx_pq_open(struct nx_pq_file *f, const char *path, struct nx_err *err);
 void nx_pq_close(struct nx_pq_file *f);
+/* The rows f's footer declares (FileMetaData's num_rows), read from the footer's start
+ * up to that field: its schema, not its row groups (64 KiB for a footer of 11 MB). */
+int nx_pq_num_rows(const struct nx_pq_file *f, int64_t *rows, struct nx_err *err);
 /* Reads f's footer, whole, into *out (the caller frees it). */
 int nx_pq_read_footer(const struct nx_pq_file *f, uint8_t **out, struct nx_err *err);
 /* Checks a FileMetaData and sets f->rows, f->row_groups and h's ranges (h->footer is

@@ -5,7 +5,9 @@
  * and files of the profile). */
 #include "common/compat.h"
 #include "server/http.h"
+#include "common/fsutil.h"
 #include "common/json_writer.h"
+#include "db/parquet_footer.h"
 #include "common/xalloc.h"
 
 #include <jansson.h>
@@ -26,6 +28,29 @@ static enum MHD_Result query_error(struct nx_req *rq, const struct nx_err *err)
 	default:
 		return nx__reply_nx_err(rq, err);
 	}
+}
+
+/* The rows of table t of the profile in dir as its files' footers declare them; -1 for a
+ * fleet run's union table, or when a file cannot be read as parquet (its queries then say
+ * what is wrong). */
+static int64_t table_rows(const char *dir, const struct nx_ptable *t)
+{
+	int64_t sum = 0;
+
+	for (size_t j = 0; !t->members && j < t->nfiles; j++) {
+		struct nx_pq_file f;
+		struct nx_err ignored = { 0 };
+		char *path = nx_path_join(dir, t->files[j]);
+		int64_t rows = -1;
+		int rc = nx_pq_open(&f, path, &ignored) || nx_pq_num_rows(&f, &rows, &ignored);
+
+		nx_pq_close(&f);
+		free(path);
+		if (rc)
+			return -1;
+		sum += rows;
+	}
+	return t->members ? -1 : sum;
 }
 
 static enum MHD_Result list_files(struct nx_req *rq, struct nx_profile *p)
@@ -52,6 +77,12 @@ static enum MHD_Result list_files(struct nx_req *rq, struct nx_profile *p)
 		nx_jw_array_end(&jw);
 		nx_jw_key(&jw, "size_bytes");
 		nx_jw_uint(&jw, t->bytes);
+		nx_jw_key(&jw, "rows");
+		int64_t rows = table_rows(p->dir, t);
+		if (rows < 0)
+			nx_jw_null(&jw);
+		else
+			nx_jw_uint(&jw, (uint64_t)rows);
 		nx_jw_object_end(&jw);
 	}
 	nx_jw_array_end(&jw);

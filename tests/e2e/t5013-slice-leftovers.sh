@@ -17,14 +17,16 @@ mkdir -p $P tmp
 	fail "making the profile"
 export TMPDIR=$T/tmp NX_SERVER_SLICE_FOOTER=0 # cut every file of more than 64 row groups
 
-# serve: a server in the background, its pid in S and port in PORT
+# serve: a server in the background (its output in srv-N.txt), its pid in S, port in PORT
+N=0
 serve() {
-	"$BIN" view --data-path dp --api-server-port 0 --disable-ui > srv.txt 2>&1 &
+	N=$((N + 1))
+	"$BIN" view --data-path dp --api-server-port 0 --disable-ui > srv-$N.txt 2>&1 &
 	S=$!
 	PIDS="$PIDS $S"
-	for _ in $(seq 300); do grep -q "listening" srv.txt && break; sleep 0.1; done
-	PORT=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/api.*/\1/p' srv.txt)
-	[ -n "$PORT" ] || fail "server: $(cat srv.txt)"
+	for _ in $(seq 300); do grep -q "listening" srv-$N.txt && break; sleep 0.1; done
+	PORT=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/api.*/\1/p' srv-$N.txt)
+	[ -n "$PORT" ] || fail "server: $(cat srv-$N.txt)"
 }
 q() { curl -s -X POST "http://127.0.0.1:$PORT/api/v1/db/p/_search" -H 'Content-Type: application/json' -d "{\"type\":\"databaseExplorerQuery\",\"query\":\"$1\"}"; }
 folders() { ls -A tmp | grep '^nx-serve-slices-' | sort; }

@@ -192,7 +192,17 @@ struct nx_server *nx_sfx_start(const struct nx_server_opts *o, unsigned *port)
 json_t *nx_sfx_query(unsigned port, const char *profile, const char *sql, int *status)
 {
 	json_t *req = json_pack("{s:s, s:s}", "type", "databaseExplorerQuery", "query", sql);
-	char *body = json_dumps(req, 0), path[512];
+	char *body = json_dumps(req, 0);
+	json_t *j = nx_sfx_search(port, profile, body, status);
+
+	free(body);
+	json_decref(req);
+	return j;
+}
+
+json_t *nx_sfx_search(unsigned port, const char *profile, const char *body, int *status)
+{
+	char path[512];
 	struct nx_http_resp r;
 	json_t *j = NULL;
 
@@ -205,8 +215,6 @@ json_t *nx_sfx_query(unsigned port, const char *profile, const char *sql, int *s
 			fprintf(stderr, "not JSON: %.300s\n", r.body);
 		nx_http_resp_free(&r);
 	}
-	free(body);
-	json_decref(req);
 	return j;
 }
 

@@ -55,6 +55,8 @@ bool nx_sfx_logged(const char *log, const char *text);
  * the HTTP status. Returns the parsed reply (caller decrefs), or NULL after printing why
  * (no reply, or a body that is not JSON). */
 json_t *nx_sfx_query(unsigned port, const char *profile, const char *sql, int *status);
+/* POSTs body (JSON) to the _search of profile on port, as nx_sfx_query. */
+json_t *nx_sfx_search(unsigned port, const char *profile, const char *body, int *status);
 
 /* GETs path on port; *status gets the HTTP status. Returns the parsed reply (caller
  * decrefs), or NULL after printing why. */

@@ -257,6 +257,20 @@ static void test_list_db_files(void **state)
 			inst = json_array_get(tables, i);
 	assert_non_null(inst);
 	assert_int_equal(json_array_size(json_object_get(inst, "files")), 2);
+	/* each table's rows, from its files' footers, are its count(*) */
+	for (size_t i = 0; i < json_array_size(tables); i++) {
+		json_t *t = json_array_get(tables, i), *c;
+		char body[256];
+
+		snprintf(body, sizeof(body), "{\"type\": \"databaseExplorerQuery\", \"query\": "
+			 "\"SELECT count(*) FROM %s\"}", json_string_value(json_object_get(t, "name")));
+		c = search("my-kernel", body, 200);
+		assert_true(json_is_integer(json_object_get(t, "rows")));
+		assert_int_equal(json_integer_value(json_object_get(t, "rows")),
+				 json_integer_value(json_array_get(json_array_get(
+					 json_object_get(c, "rows"), 0), 0)));
+		json_decref(c);
+	}
 	json_decref(j);
 	j = search("no-such-profile", "{\"type\": \"listDbFiles\"}", 404);
 	assert_error(j, "not_found");

@@ -101,6 +101,13 @@ static int damage_footer(void)
 			rc = 0;
 	}
 	close(fd);
+	/* and a table file that is no parquet at all */
+	if (!rc && asprintf(&p, "%s/profiles/global/dmg@latest/Flow.parquet", data_dir) > 0) {
+		FILE *f = fopen(p, "w");
+
+		rc = !f || fputs("not a parquet file", f) < 0 || fclose(f);
+		free(p);
+	}
 	return rc;
 }
 
@@ -365,6 +372,20 @@ static void test_damaged_large_file(void **state)
 	s = rows_of("dmg", "SELECT total_time FROM Summary");
 	assert_string_equal(s, "[[1.5]]");
 	free(s);
+	/* listDbFiles: the rows of each table from its footers, null for a file that is no
+	 * parquet; a large table's rows without cutting it */
+	j = nx_sfx_search(port, "dmg", "{\"type\":\"listDbFiles\"}", &status);
+	assert_int_equal(status, 200);
+	s = json_dumps(json_object_get(j, "tables"), JSON_SORT_KEYS);
+	assert_non_null(strstr(s, "\"name\": \"Flow\", \"rows\": null"));
+	assert_non_null(strstr(s, "\"name\": \"Summary\", \"rows\": 1,"));
+	free(s);
+	json_decref(j);
+	j = nx_sfx_search(port, "big", "{\"type\":\"listDbFiles\"}", &status);
+	s = json_dumps(json_object_get(j, "tables"), JSON_SORT_KEYS);
+	assert_non_null(strstr(s, "\"name\": \"Instruction\", \"rows\": 204800,"));
+	free(s);
+	json_decref(j);
 }
 
 /* part=bounds of profile against its whole analysis: the same span, bounds and engines, or the
