@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: MIT
 # ui_session_rss.sh: the server's memory through what the web UI requests when a user opens a
 # profile (not a ctest test). Serves DATA_PATH with `neuron-explorer view` and sends, in the
-# UI's order: the profile list, the tables, the profile's facts (count of Instruction, Summary,
-# ExecutionInfo), recommend's bounds, the Summary row and its schema, the timeline's tracks,
-# the whole-profile timeline and counters, then the Analysis page (instruction count and the
-# `recommend` analysis), then a narrow SQL page over Instruction (a WHERE on start_ts over a
-# hundredth of the profile). After each request: its time, the server's RSS and peak RSS
-# (VmRSS, VmHWM). The profile is only read: serve a hard-linked copy (`cp -al`) of one whose
-# timeline cache was built, or the first tracks request builds it (and that build's peak
-# shows).
+# UI's order: the profile list, the tables (with their rows: the instruction count), the
+# profile's facts (SystemProfileEvents, Summary, ExecutionInfo), recommend's bounds, the
+# Summary row and its schema, the timeline's tracks, the whole-profile timeline and
+# counters, then the Analysis page (the tables again for its instruction count, and the
+# `recommend` analysis), then a count(*) of Instruction through SQL (the first query naming
+# it: the server cuts a large file into slices then) and a narrow SQL page over Instruction
+# (a WHERE on start_ts over a hundredth of the profile). After each request: its time, the
+# server's RSS and peak RSS (VmRSS, VmHWM). The profile is only read: serve a hard-linked
+# copy (`cp -al`) of one whose timeline cache was built, or the first tracks request builds
+# it (and that build's peak shows).
 #
 # usage: bench/ui_session_rss.sh [BUILD_DIR] DATA_PATH PROFILE
 set -euo pipefail
@@ -42,7 +44,7 @@ printf '%-30s %9s %s\n' "(server started)" - "$(mem)"
 step "profiles: list" "$api/api/v1/profiles"
 step "profiles: tables" -X POST -H 'Content-Type: application/json' -d '{"type":"listDbFiles"}' \
 	"$api/api/v1/db/$name/_search"
-q "profiles: facts" "SELECT (SELECT count(*) FROM Instruction) AS instructions, (SELECT total_time FROM Summary LIMIT 1) AS total_time, (SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel"
+q "profiles: facts" "SELECT 1 AS one, (SELECT count(*) FROM SystemProfileEvents) AS fw_events, (SELECT max(end_ts) - min(start_ts) FROM SystemProfileEvents WHERE duration_ns > 0) AS fw_span_ns, (SELECT min(instance_id) FROM SystemProfileEvents) AS fw_instance, (SELECT total_time FROM Summary LIMIT 1) AS total_time, (SELECT neff_name FROM ExecutionInfo LIMIT 1) AS kernel"
 step "profiles: bounds" "$base/analysis?part=bounds"
 q "overview: Summary" "SELECT * FROM Summary LIMIT 1"
 step "overview: tableSchema" -X POST -H 'Content-Type: application/json' \
@@ -54,7 +56,9 @@ t0=${span% *}
 t1=${span#* }
 step "timeline: whole profile" "$base/timeline?t0=$t0&t1=$t1&px=1200&dma=transfers"
 step "timeline: counters" "$base/timeline/counters?t0=$t0&t1=$t1&px=1200"
-q "analysis: instruction count" "SELECT count(*) FROM Instruction"
+step "analysis: instruction count" -X POST -H 'Content-Type: application/json' -d '{"type":"listDbFiles"}' \
+	"$api/api/v1/db/$name/_search"
 step "analysis: recommend" "$base/analysis"
+q "sql: count(*) of Instruction" "SELECT count(*) FROM Instruction"
 q "sql: a hundredth by start_ts" "SELECT count(*), sum(duration_ns) FROM Instruction WHERE start_ts BETWEEN $t0 AND $((t0 + (t1 - t0) / 100))"
 echo "server peak RSS through the session: $(awk '/^VmHWM/ { printf "%.1f MB", $2 / 1024 }' "/proc/$pid/status")"

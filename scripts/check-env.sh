@@ -4,7 +4,8 @@
 # each file that reads it, and that every row names a variable read in each file it lists.
 # A variable is read by getenv("NAME"), or, in a file whose getenv takes a name from its
 # caller, by a call there whose first argument is "NAME" in capitals (such as
-# env_size("NX_TRIG_RUN", ...)), or by nx_env_whole("NAME", ...) anywhere (common/env_num.h).
+# a helper("NAME", ...)), or by nx_env_whole("NAME", ...) or nx_env_whole_or("NAME", ...)
+# anywhere (common/env_num.h).
 # Prints each mismatch, exits 1 if any.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -32,7 +33,7 @@ done < <(grep -rnoP --include='*.c' 'getenv\("\K[A-Za-z_][A-Za-z0-9_]*(?="\))' s
 # the shared reader of a whole number (common/env_num.h): read where it is called
 while IFS=: read -r file name; do
 	read_in["$name $file"]=1
-done < <(grep -rnoP --include='*.c' 'nx_env_whole\("\K[A-Z][A-Z0-9_]+(?=")' src |
+done < <(grep -rnoP --include='*.c' 'nx_env_whole(?:_or)?\("\K[A-Z][A-Z0-9_]+(?=")' src |
 	 awk -F: '{ print $1 ":" $3 }')
 for file in $(grep -rlP --include='*.c' 'getenv\((?!")' src || true); do
 	while read -r name; do

@@ -2,6 +2,7 @@
  * env_num.c: a whole number read from an environment variable (env_num.h). */
 #include "common/compat.h"
 #include "common/env_num.h"
+#include "common/log.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,4 +23,16 @@ int nx_env_whole(const char *name, long long max, const char *unit, long long *o
 			       "to %lld", name, v, unit, max);
 	*out = n;
 	return 0;
+}
+
+long long nx_env_whole_or(const char *name, long long max, const char *unit, long long dflt)
+{
+	struct nx_err err = { 0 };
+	long long n = dflt;
+
+	if (nx_env_whole(name, max, unit, &n, &err)) {
+		nx_log(NX_LOG_WARN, "%s; using %lld", err.msg, dflt);
+		n = dflt;
+	}
+	return n;
 }

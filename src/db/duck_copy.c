@@ -3,10 +3,12 @@
  * source's through the nx_source() table function, inline or run ahead, and the row
  * group sizes of the tables written from row sources (see duck.h, duck_copy.h). */
 #include "common/compat.h"
+#include "common/env_num.h"
 #include "db/duck_copy.h"
 #include "db/duck_conn.h"
 #include "db/source_ahead.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 void nx__copy_sql(struct nx_strbuf *sql, const char *select_sql, const char *path,
@@ -48,15 +50,14 @@ int nx_duck_copy_query(struct nx_duck *d, const char *select_sql, const char *pa
 
 unsigned long nx__source_row_group(unsigned long wanted)
 {
-	const char *v = getenv("NX_INGEST_ROW_GROUP");
-	long n = v && *v ? atol(v) : 0;
+	long long n = nx_env_whole_or("NX_INGEST_ROW_GROUP", LONG_MAX, "rows (0: the default)", 0);
 	return n > 0 ? (unsigned long)n : wanted ? wanted : 32768UL;
 }
 
 unsigned long nx__part_row_groups(void)
 {
-	const char *v = getenv("NX_INGEST_PART_GROUPS");
-	long n = v && *v ? atol(v) : 0;
+	long long n = nx_env_whole_or("NX_INGEST_PART_GROUPS", LONG_MAX,
+				      "row groups (0: the default)", 0);
 	return n > 0 ? (unsigned long)n : 64UL;
 }
 

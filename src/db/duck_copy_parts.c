@@ -3,6 +3,7 @@
  * by two that each write some of its columns, joined side by side (see
  * nx_duck_copy_source_parts in duck.h; docs/memory.md, "Two writers"). */
 #include "common/compat.h"
+#include "common/env_num.h"
 #include "db/duck_copy.h"
 #include "db/duck_conn.h"
 #include "db/parquet_zip.h"
@@ -13,6 +14,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +36,8 @@ static size_t split_column(const struct nx_table *t)
 	size_t total = 0, sum = 0, at;
 
 	if (v && *v) {
-		long n = atol(v);
+		long long n = nx_env_whole_or("NX_INGEST_SPLIT_AT", LONG_MAX,
+					      "columns (0: no split)", 0);
 		return n > 0 && (size_t)n < t->nfields ? (size_t)n : 0;
 	}
 	if (t->nfields < 2)

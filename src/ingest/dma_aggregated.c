@@ -5,6 +5,7 @@
  * them in arrival order, and a transfer leaves it when written (strmap never removes a
  * key), so the index stays as small as the open transfers. */
 #include "common/compat.h"
+#include "common/env_num.h"
 #include "ingest/dma_aggregated.h"
 #include "common/hash.h"
 #include "common/xalloc.h"
@@ -15,6 +16,7 @@
 #include "ingest/pending_dma.h"
 
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -379,8 +381,8 @@ static void agg_release(struct agg_src *s)
 /* The open-transfer limit: NX_DMA_AGG_OPEN (for tests), else 65536. */
 static size_t open_limit(void)
 {
-	const char *v = getenv("NX_DMA_AGG_OPEN");
-	long n = v && *v ? strtol(v, NULL, 10) : 0;
+	long long n = nx_env_whole_or("NX_DMA_AGG_OPEN", LONG_MAX,
+				      "open transfers (0: the default)", 0);
 	return n > 0 ? (size_t)n : 65536;
 }
 

@@ -5,12 +5,14 @@
  * slots are fixed-size spans keyed by a 64-bit id, and when a run is full the same array
  * is compacted and sorted in place and written out, with no allocation per key. */
 #include "common/compat.h"
+#include "common/env_num.h"
 #include "ingest/dma_trigger.h"
 #include "common/hash.h"
 #include "common/xalloc.h"
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,16 +39,16 @@ struct nx_trig_block {
 
 /* Sizes from the environment, for tests: NX_TRIG_RUN spans per run, NX_TRIG_BLOCK
  * spans per cached block. */
-static size_t env_size(const char *name, size_t dflt)
+/* A size from the environment (0, unset or bad: dflt). */
+static size_t or_default(long long n, size_t dflt)
 {
-	const char *v = getenv(name);
-	long n = v && *v ? strtol(v, NULL, 10) : 0;
 	return n > 0 ? (size_t)n : dflt;
 }
 
 static size_t block_spans(void)
 {
-	return env_size("NX_TRIG_BLOCK", 4096);
+	return or_default(nx_env_whole_or("NX_TRIG_BLOCK", LONG_MAX, "spans (0: the default)", 0),
+			  4096);
 }
 
 static int fail(struct nx_trig_map *m, int code, const char *what)
@@ -62,7 +64,8 @@ void nx_trig_init(struct nx_trig_map *m, const char *dir)
 	memset(m, 0, sizeof(*m));
 	m->dir = nx_xstrdup(dir);
 	m->fd = -1;
-	m->run_cap = env_size("NX_TRIG_RUN", 65536);
+	m->run_cap = or_default(nx_env_whole_or("NX_TRIG_RUN", LONG_MAX,
+						"trigger ids (0: the default)", 0), 65536);
 	m->cap = 16;
 	while (m->cap < 2 * m->run_cap)
 		m->cap *= 2;

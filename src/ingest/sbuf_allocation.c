@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT
  * sbuf_allocation.c: SbufAllocation through an external sort (see sbuf_allocation.h). */
 #include "common/compat.h"
+#include "common/env_num.h"
 #include "ingest/sbuf_allocation.h"
 #include "ingest/context.h"
 #include "ingest/dma_block.h"
 #include "common/xalloc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +46,7 @@ static int sa_cmp(const void *pa, const void *pb)
 void nx_sbuf_alloc_init(struct nx_sbuf_alloc *a, const char *staging_dir)
 {
 	/* NX_SBUF_SORT_BYTES: a smaller buffer, for tests of the spill path */
-	const char *v = getenv("NX_SBUF_SORT_BYTES");
-	long n = v && *v ? atol(v) : 0;
+	long long n = nx_env_whole_or("NX_SBUF_SORT_BYTES", LONG_MAX, "bytes (0: the default)", 0);
 
 	nx_xsort_init(&a->sort, staging_dir, sizeof(struct sa_rec), sa_cmp,
 		      n > 0 ? (size_t)n : SORT_BYTES);
