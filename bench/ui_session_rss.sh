@@ -9,7 +9,8 @@
 # `recommend` analysis), then a count(*) of Instruction through SQL (the first query naming
 # it: the server cuts a large file into slices then) and a narrow SQL page over Instruction
 # (a WHERE on start_ts over a hundredth of the profile). After each request: its time, the
-# server's RSS and peak RSS (VmRSS, VmHWM). The profile is only read: serve a hard-linked
+# server's CPU time it took (user + system, ms: what holds on a loaded machine), RSS and peak
+# RSS (VmRSS, VmHWM). The profile is only read: serve a hard-linked
 # copy (`cp -al`) of one whose timeline cache was built, or the first tracks request builds
 # it (and that build's peak shows).
 #
@@ -30,17 +31,26 @@ api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0
 [[ -n $api ]] || { cat "$work/view.out" >&2; exit 1; }
 base="$api/api/v1/profiles/namespace/global/profile_name/$name"
 mem() { awk '/^VmRSS|^VmHWM/ { v[$1] = $2 } END { printf "%7.1f %7.1f", v["VmRSS:"] / 1024, v["VmHWM:"] / 1024 }' "/proc/$pid/status"; }
+# the server's CPU time so far (user + system), in ms: unlike the wall time, it holds on a
+# loaded machine
+hz=$(getconf CLK_TCK)
+cpu() { sed 's/.*) //' "/proc/$pid/stat" | awk -v hz="$hz" '{ printf "%d", ($12 + $13) * 1000 / hz }'; }
+last_cpu=0
 step() { # label, then curl arguments
-	local label=$1 t
+	local label=$1 t now
 	shift
 	t=$(curl -sf -o "$work/r.json" -w '%{time_total}' "$@") || { echo "$label: request failed" >&2; exit 1; }
-	printf '%-30s %9.1f %s %9d\n' "$label" "$(echo "$t * 1000" | bc)" "$(mem)" "$(stat -c %s "$work/r.json")"
+	now=$(cpu)
+	printf '%-30s %9.1f %7d %s %9d\n' "$label" "$(echo "$t * 1000" | bc)" $((now - last_cpu)) \
+		"$(mem)" "$(stat -c %s "$work/r.json")"
+	last_cpu=$now
 }
 q() { step "$1" -X POST -H 'Content-Type: application/json' \
 	-d "$(printf '{"type":"databaseExplorerQuery","query":"%s"}' "$2")" "$api/api/v1/db/$name/_search"; }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-printf '%-30s %9s %7s %7s %9s\n' request ms rss_MB peak_MB bytes
-printf '%-30s %9s %s\n' "(server started)" - "$(mem)"
+printf '%-30s %9s %7s %7s %7s %9s\n' request ms cpu_ms rss_MB peak_MB bytes
+last_cpu=$(cpu)
+printf '%-30s %9s %7d %s\n' "(server started)" - "$last_cpu" "$(mem)"
 step "profiles: list" "$api/api/v1/profiles"
 step "profiles: tables" -X POST -H 'Content-Type: application/json' -d '{"type":"listDbFiles"}' \
 	"$api/api/v1/db/$name/_search"
