@@ -8,7 +8,7 @@
  * naming a missing table gets DuckDB's message as before. The slices live in a private
  * folder under $TMPDIR while the server runs and are removed when it stops; the
  * profile's folder is left as it was; a file is cut only when a query first names its
- * table; a server that cannot make that folder reads the file whole, with the same
+ * table (or may ask the catalog); a server that cannot make that folder reads the file whole, with the same
  * answers. Files are cut only past a footer size (2 MiB by
  * default, NX_SERVER_SLICE_FOOTER bytes here: 0); a bad value gets an error naming it. A large file with a damaged footer: the reply
  * names the table and the file, and the other tables still answer. The bounds' extents
@@ -492,6 +492,29 @@ static void test_slice_footer_setting(void **state)
 	assert_int_equal(folders, 0);
 }
 
+/* Last: a statement that may ask the catalog (information_schema) without naming the large
+ * table sees its columns: its view is made, the file cut, for it. */
+static void test_catalog_makes_large_views(void **state)
+{
+	struct nx_server_opts o;
+	int folders, files;
+	char *s;
+
+	(void)state;
+	nx_server_stop(srv);
+	setenv("NX_SERVER_SLICE_FOOTER", "0", 1);
+	nx_sfx_opts(&o, data_dir);
+	srv = nx_sfx_start(&o, &port);
+	assert_non_null(srv);
+	s = rows_of("big", "SELECT count(*) FROM information_schema.columns WHERE table_name = "
+			   "'Instr' || 'uction'");
+	assert_string_equal(s, "[[7]]");
+	free(s);
+	count_slices(&folders, &files);
+	assert_int_equal(folders, 1);
+	assert_int_equal(files, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_slices_removed),
 		cmocka_unit_test(test_cut_fails_read_whole),
 		cmocka_unit_test(test_slice_footer_setting),
+		cmocka_unit_test(test_catalog_makes_large_views),
 	};
 
 	return nx_test_done(cmocka_run_group_tests_name("server_slices", tests, setup, teardown));
