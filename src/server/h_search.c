@@ -2,7 +2,7 @@
  * h_search.c: POST /api/v1/db/<name>/_search, the query endpoint of the seeds.
  * The JSON body's "type" selects the operation: databaseExplorerQuery (one
  * sandboxed SELECT), tableSchema (fields of a table) or listDbFiles (the tables
- * and files of the profile). */
+ * and files of the profile, each table's rows from its footers). */
 #include "common/compat.h"
 #include "server/http.h"
 #include "common/fsutil.h"

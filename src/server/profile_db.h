@@ -2,8 +2,9 @@
  * profile_db.h: one sandboxed, read-only DuckDB database per profile. Opening
  * creates an in-memory database, locks the engine down (only the profile directory
  * is readable, no other external access, configuration frozen), and then creates
- * one view per table of the profile directory (a fleet run's union views when a
- * statement first names their table); a small table that queries keep
+ * one view per table of the profile directory (a fleet run's union views, and those
+ * of large tables, read as slices cut into a private folder, when a statement first
+ * names their table); a small table that queries keep
  * reading is later swapped for an in-memory copy (resident.h). Queries must be a
  * single SELECT as DuckDB's own parser classifies it; they run under a watchdog
  * deadline and their JSON reply is cut at row and byte caps. Connections are pooled
