@@ -8,8 +8,8 @@
  * naming a missing table gets DuckDB's message as before. The slices live in a private
  * folder under $TMPDIR while the server runs and are removed when it stops; the
  * profile's folder is left as it was; a file is cut only when a query first names its
- * table (or may ask the catalog); a server that cannot make that folder reads the file whole, with the same
- * answers. Files are cut only past a footer size (2 MiB by
+ * table (or may ask the catalog); a server that cannot make that folder reads the file
+ * whole, with the same answers. Files are cut only past a footer size (2 MiB by
  * default, NX_SERVER_SLICE_FOOTER bytes here: 0); a bad value gets an error naming it. A large file with a damaged footer: the reply
  * names the table and the file, and the other tables still answer. The bounds' extents
  * (analysis/scan_extent.c, read by the C reader) on odd tables: NULL starts and ends, no
