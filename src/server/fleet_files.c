@@ -4,10 +4,11 @@
  * `neuron-explorer fleet index`) lists the run's member profiles; every table those
  * members have, and the index itself lacks, becomes one table of the run whose files
  * are "../<member>@latest/<file>" and which profile_db.c serves as a union view with a
- * `profile` column. Members must be sibling profile directories that resolve inside
- * the data path, and hold no link (profile_files.h); the others are skipped. Their
- * directories join the run's identity, so a member changed later is noticed. No
- * DuckDB here. */
+ * `profile` column; its files are kept as member and base name numbers, not as paths
+ * (nx__ptable_file renders them). Members must be sibling profile directories that
+ * resolve inside the data path, and hold no link (profile_files.h); the others are
+ * skipped. Their directories join the run's identity, so a member changed later is
+ * noticed. No DuckDB here. */
 #include "common/compat.h"
 #include "server/profile_files.h"
 #include "server/paths.h"
@@ -35,7 +36,19 @@ static struct nx_ptable *union_table(struct nx_pfiles *pf, const char *name)
 	memset(t, 0, sizeof(*t));
 	t->name = nx_xstrdup(name);
 	t->members = true;
+	t->run = pf->members;
 	return t;
+}
+
+/* The number of base name base in t, added when new. */
+static uint32_t base_of(struct nx_ptable *t, const char *base)
+{
+	for (size_t i = 0; i < t->nbases; i++)
+		if (!strcmp(t->bases[i], base))
+			return (uint32_t)i;
+	t->bases = nx_xrealloc(t->bases, (t->nbases + 1) * sizeof(*t->bases));
+	t->bases[t->nbases] = nx_xstrdup(base);
+	return (uint32_t)t->nbases++;
 }
 
 static void add_member(struct nx_pfiles *pf, const char *global, const char *member)
@@ -44,6 +57,7 @@ static void add_member(struct nx_pfiles *pf, const char *global, const char *mem
 	char *real = nx__path_resolve_within(global, path);
 	struct nx_pfiles m;
 	struct nx_err ignored = { 0 };
+	bool used = false;
 
 	free(path);
 	if (!real || !nx_is_dir(real) || nx__pfiles_scan_plain(real, &m, &ignored)) {
@@ -55,13 +69,21 @@ static void add_member(struct nx_pfiles *pf, const char *global, const char *mem
 
 		if (!t)
 			continue;
-		t->files = nx_xrealloc(t->files, (t->nfiles + m.t[i].nfiles) * sizeof(*t->files));
+		t->mf = nx_xrealloc(t->mf, (t->nfiles + m.t[i].nfiles) * sizeof(*t->mf));
 		t->sizes = nx_xrealloc(t->sizes, (t->nfiles + m.t[i].nfiles) * sizeof(*t->sizes));
 		for (size_t j = 0; j < m.t[i].nfiles; j++) {
-			t->files[t->nfiles] = nx_xasprintf("../%s@latest/%s", member, m.t[i].files[j]);
+			t->mf[t->nfiles].member = (uint32_t)pf->members->n;
+			t->mf[t->nfiles].base = base_of(t, m.t[i].files[j]);
 			t->sizes[t->nfiles++] = m.t[i].sizes[j];
 			t->bytes += m.t[i].sizes[j];
+			used = true;
 		}
+	}
+	if (used) {
+		struct nx_pmembers *pm = pf->members;
+
+		pm->name = nx_xrealloc(pm->name, (pm->n + 1) * sizeof(*pm->name));
+		pm->name[pm->n++] = nx_xstrdup(member);
 	}
 	nx__pfiles_take_dirs(pf, &m, real);
 	nx__pfiles_release(&m);
@@ -85,6 +107,8 @@ int nx__pfiles_scan_fleet(const char *dir, struct nx_pfiles *pf, struct nx_err *
 	if (rc)
 		return rc;
 	global = nx_xstrndup(dir, (size_t)(slash - dir));
+	if (!pf->members)
+		pf->members = nx_xcalloc(1, sizeof(*pf->members));
 	for (line = data; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)

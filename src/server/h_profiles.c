@@ -201,8 +201,12 @@ enum MHD_Result nx__h_artifacts(struct nx_req *rq, char **cap)
 	if (wanted(types, "parquet")) {
 		for (size_t i = 0; i < p->files.n; i++) {
 			const struct nx_ptable *t = &p->files.t[i];
-			for (size_t j = 0; j < t->nfiles; j++)
-				artifact(&jw, p, "parquet", t->files[j], t->sizes[j]);
+			for (size_t j = 0; j < t->nfiles; j++) {
+				char *file = nx__ptable_file(t, j);
+
+				artifact(&jw, p, "parquet", file, t->sizes[j]);
+				free(file);
+			}
 		}
 	}
 	nx_jw_array_end(&jw);

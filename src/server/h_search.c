@@ -53,6 +53,15 @@ static int64_t table_rows(const char *dir, const struct nx_ptable *t)
 	return t->members ? -1 : sum;
 }
 
+/* File j of t, as a JSON string. */
+static void put_file(struct nx_jw *jw, const struct nx_ptable *t, size_t j)
+{
+	char *file = nx__ptable_file(t, j);
+
+	nx_jw_string(jw, file);
+	free(file);
+}
+
 static enum MHD_Result list_files(struct nx_req *rq, struct nx_profile *p)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
@@ -73,7 +82,7 @@ static enum MHD_Result list_files(struct nx_req *rq, struct nx_profile *p)
 		nx_jw_key(&jw, "files");
 		nx_jw_array_begin(&jw);
 		for (size_t j = 0; j < t->nfiles; j++)
-			nx_jw_string(&jw, t->files[j]);
+			put_file(&jw, t, j);
 		nx_jw_array_end(&jw);
 		nx_jw_key(&jw, "size_bytes");
 		nx_jw_uint(&jw, t->bytes);
@@ -90,7 +99,7 @@ static enum MHD_Result list_files(struct nx_req *rq, struct nx_profile *p)
 	nx_jw_array_begin(&jw);
 	for (size_t i = 0; i < p->files.n; i++)
 		for (size_t j = 0; j < p->files.t[i].nfiles; j++)
-			nx_jw_string(&jw, p->files.t[i].files[j]);
+			put_file(&jw, &p->files.t[i], j);
 	if (p->files.has_source)
 		nx_jw_string(&jw, NX_SOURCE_ARCHIVE);
 	nx_jw_array_end(&jw);

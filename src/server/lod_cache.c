@@ -75,9 +75,13 @@ void nx__lod_stamp_expect(const char *name, const char *version, const struct nx
 	struct nx_strbuf list = NX_STRBUF_INIT;
 
 	for (size_t i = 0; i < files->n; i++)
-		for (size_t j = 0; j < files->t[i].nfiles; j++)
-			nx_strbuf_addf(&list, "%s\t%s\t%" PRIu64 "\n", files->t[i].name,
-				       files->t[i].files[j], files->t[i].sizes[j]);
+		for (size_t j = 0; j < files->t[i].nfiles; j++) {
+			char *file = nx__ptable_file(&files->t[i], j);
+
+			nx_strbuf_addf(&list, "%s\t%s\t%" PRIu64 "\n", files->t[i].name, file,
+				       files->t[i].sizes[j]);
+			free(file);
+		}
 	s->format = NX_LOD_FORMAT;
 	s->profile = nx_xstrdup(name);
 	s->version = nx_xstrdup(version);

@@ -83,16 +83,19 @@ struct nx_pdb {
 static char *file_path(const char *dir, const struct nx_ptable *t, size_t i)
 {
 	const char *slash = strrchr(dir, '/');
+	char *file = nx__ptable_file(t, i), *p;
 
-	if (t->files[i][0] == '/')
-		return nx_xstrdup(t->files[i]);
-	if (t->members && slash && !strncmp(t->files[i], "../", 3)) {
+	if (file[0] == '/')
+		return file;
+	if (t->members && slash && !strncmp(file, "../", 3)) {
 		char *parent = nx_xstrndup(dir, (size_t)(slash - dir));
-		char *p = nx_path_join(parent, t->files[i] + 3);
+		p = nx_path_join(parent, file + 3);
 		free(parent);
-		return p;
+	} else {
+		p = nx_path_join(dir, file);
 	}
-	return nx_path_join(dir, t->files[i]);
+	free(file);
+	return p;
 }
 
 static struct pconn *pconn_of(duckdb_connection c)
@@ -167,7 +170,10 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
 		nx_sql_quote(&sql, path);
 		nx_strbuf_addstr(&sql, ") LIMIT 0");
 		if (nx_duck_con_exec(c, sql.buf, &ferr)) {
-			nx_strbuf_addf(&names, "%s%s", bad++ ? ", " : "", t->files[i]);
+			char *file = nx__ptable_file(t, i);
+
+			nx_strbuf_addf(&names, "%s%s", bad++ ? ", " : "", file);
+			free(file);
 			if (!why)
 				why = first_line(ferr.msg);
 		}
@@ -191,7 +197,7 @@ static char *make_view(duckdb_connection c, const char *dir, const struct nx_pta
 {
 	struct nx_err verr = { 0 };
 	/* a table read as slices: the slicer has read its footers already */
-	bool sliced = t->nfiles && t->files[0][0] == '/';
+	bool sliced = t->files && t->nfiles && t->files[0][0] == '/';
 	char *why = t->members || sliced ? NULL : damaged_files(c, dir, t);
 
 	if (!why && create_view(c, dir, t, &verr)) {

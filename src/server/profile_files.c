@@ -202,13 +202,25 @@ int nx__pfiles_scan(const char *dir, struct nx_pfiles *out, struct nx_err *err)
 void nx__pfiles_release(struct nx_pfiles *pf)
 {
 	for (size_t i = 0; i < pf->n; i++) {
-		for (size_t j = 0; j < pf->t[i].nfiles; j++)
-			free(pf->t[i].files[j]);
-		free(pf->t[i].files);
-		free(pf->t[i].sizes);
-		free(pf->t[i].name);
+		struct nx_ptable *t = &pf->t[i];
+
+		for (size_t j = 0; t->files && j < t->nfiles; j++)
+			free(t->files[j]);
+		for (size_t j = 0; j < t->nbases; j++)
+			free(t->bases[j]);
+		free(t->files);
+		free(t->mf);
+		free(t->bases);
+		free(t->sizes);
+		free(t->name);
 	}
 	free(pf->t);
+	if (pf->members) {
+		for (size_t i = 0; i < pf->members->n; i++)
+			free(pf->members->name[i]);
+		free(pf->members->name);
+		free(pf->members);
+	}
 	for (size_t i = 0; i < pf->nallow; i++)
 		free(pf->allow[i]);
 	free(pf->allow);
@@ -224,4 +236,17 @@ const struct nx_ptable *nx__pfiles_find(const struct nx_pfiles *pf, const char *
 		if (!strcasecmp(pf->t[i].name, name))
 			return &pf->t[i];
 	return NULL;
+}
+
+char *nx__ptable_file(const struct nx_ptable *t, size_t i)
+{
+	if (t->files)
+		return nx_xstrdup(t->files[i]);
+	return nx_xasprintf("../%s@latest/%s", t->run->name[t->mf[i].member],
+			    t->bases[t->mf[i].base]);
+}
+
+const char *nx__ptable_member(const struct nx_ptable *t, size_t i)
+{
+	return t->files ? NULL : t->run->name[t->mf[i].member];
 }

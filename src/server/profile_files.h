@@ -15,13 +15,33 @@
 #include <sys/types.h>
 #include <time.h>
 
+/* A fleet run's member profiles, by number (owned by the run's nx_pfiles, at a fixed
+ * address: its union tables point to it). */
+struct nx_pmembers {
+	char **name;
+	size_t n;
+};
+
+/* File i of a fleet run's union table: member number and base name number. */
+struct nx_pmember_file {
+	uint32_t member;
+	uint32_t base;
+};
+
 struct nx_ptable {
 	char *name;
-	char **files; /* base names, in read order */
+	char **files; /* a profile's own table: base names, in read order; NULL in a union table */
 	uint64_t *sizes;
 	size_t nfiles;
 	uint64_t bytes;
-	bool members; /* a fleet run's union table: files are "../<member>@latest/<file>" */
+	/* A fleet run's union table: file i is "../<member>@latest/<base>" (nx__ptable_file),
+	 * stored as numbers, 8 bytes a file: the paths as strings were the largest part of a
+	 * server's memory per member (7 MB at 1,500 members). */
+	bool members;
+	struct nx_pmember_file *mf;    /* per file */
+	char **bases;                  /* the distinct base names (one, or a split table's parts) */
+	size_t nbases;
+	const struct nx_pmembers *run; /* borrowed from the nx_pfiles */
 };
 
 /* The identity of a directory when it was scanned: an entry added or removed below it
@@ -42,6 +62,7 @@ struct nx_pfiles {
 	size_t nallow;
 	struct nx_pdir *dirs; /* the subdirectories, and a fleet run's member directories */
 	size_t ndirs;
+	struct nx_pmembers *members; /* a fleet run: its members with tables, else NULL */
 };
 
 /* Scans dir (a resolved path), with the member tables when it is a fleet run's index
@@ -57,6 +78,13 @@ void nx__pfiles_release(struct nx_pfiles *pf);
 void nx__pfiles_take_dirs(struct nx_pfiles *pf, struct nx_pfiles *from, const char *dir);
 /* Whether the directories of pf->dirs are as they were scanned. */
 bool nx__pfiles_dirs_unchanged(const struct nx_pfiles *pf);
+
+/* File i of t as it is named in listings and read beside the profile directory: a base
+ * name, "../<member>@latest/<base>" in a fleet run's union table, or a slice's absolute
+ * path. Caller frees. */
+char *nx__ptable_file(const struct nx_ptable *t, size_t i);
+/* Its member's name in a union table, else NULL (borrowed). */
+const char *nx__ptable_member(const struct nx_ptable *t, size_t i);
 
 /* Case-insensitive lookup, as SQL identifiers are. Returns a borrowed pointer. */
 const struct nx_ptable *nx__pfiles_find(const struct nx_pfiles *pf, const char *name);

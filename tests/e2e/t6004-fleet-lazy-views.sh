@@ -7,7 +7,8 @@
 # beside the index by DuckDB), on first and later use; the table schema request makes a
 # view too; a member file removed after the server opened the run (unseen by its
 # identity check) gives an error naming the file, before and after that table's view was
-# made, and the server goes on answering.
+# made, and the server goes on answering. The API's file listings name every member
+# file.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SRC=${NX_SOURCE_DIR:?NX_SOURCE_DIR not set}
@@ -65,6 +66,21 @@ first=$(ls "$G/$tab@latest" | sed -n 's/^\(Dma[A-Za-z]*\)\.parquet$/\1/p' | head
 [ -n "$first" ] || fail "no Dma table in $tab: $(ls "$G/$tab@latest")"
 s "{\"type\":\"tableSchema\",\"tableName\":\"$first\"}" > schema.json
 grep -q '"profile"' schema.json || fail "schema of $first: $(head -c 400 schema.json)"
+
+# the file listings (listDbFiles, the artifacts) name every member file as
+# ../<member>@latest/<file>, as the scan keeps them (member and name numbers)
+s '{"type":"listDbFiles"}' > files.json
+curl -s "http://127.0.0.1:$PORT/api/v1/profiles/namespace/global/profile_name/$R/artifacts" > art.json
+nf=0
+while read -r m; do
+	for f in $(cd "$G/$m@latest" && ls *.parquet); do
+		grep -qF "\"../$m@latest/$f\"" files.json || fail "listDbFiles lacks ../$m@latest/$f"
+		grep -qF "\"name\":\"../$m@latest/$f\"" art.json || fail "artifacts lack ../$m@latest/$f"
+		nf=$((nf + 1))
+	done
+done < $IDX/fleet-members.txt
+[ "$(grep -o '"\.\./[^"]*@latest/[^"]*"' art.json | wc -l)" = "$nf" ] ||
+	fail "artifacts: $(grep -o '"\.\./[^"]*"' art.json | wc -l) member files, expected $nf"
 
 # member files removed after the server opened the run; each member directory's time is
 # put back, so the server's identity check does not see it (as in a race with it)
