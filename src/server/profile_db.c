@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define POOL_MAX 16
 
@@ -152,20 +153,33 @@ static char *first_line(const char *msg)
 }
 
 /* Reads the footer of each file of t alone. Returns NULL when all are parquet files,
- * else "table T cannot be read: F is damaged or not a parquet file (DuckDB: ...)". A
- * view over several parts would only notice a damaged later part when a query
- * reaches it, and DuckDB would then not say which table it belongs to. */
+ * else "table T cannot be read: F is damaged or not a parquet file (DuckDB: ...)", or
+ * "F (member M) is gone since the profile was opened" for a file removed meanwhile (a
+ * fleet run's member removed after the scan). A view over several parts would only
+ * notice a damaged later part when a query reaches it, and DuckDB would then not say
+ * which table it belongs to. */
 static char *damaged_files(duckdb_connection c, const char *dir, const struct nx_ptable *t)
 {
-	struct nx_strbuf names = NX_STRBUF_INIT;
-	char *why = NULL, *msg = NULL;
-	size_t bad = 0;
+	struct nx_strbuf names = NX_STRBUF_INIT, gone = NX_STRBUF_INIT, text = NX_STRBUF_INIT;
+	char *why = NULL, *msg;
+	size_t bad = 0, ngone = 0;
 
 	for (size_t i = 0; i < t->nfiles; i++) {
 		struct nx_strbuf sql = NX_STRBUF_INIT;
 		struct nx_err ferr = { 0 };
 		char *path = file_path(dir, t, i);
 
+		if (access(path, F_OK) != 0 && errno == ENOENT) {
+			char *file = nx__ptable_file(t, i);
+			const char *member = nx__ptable_member(t, i);
+
+			nx_strbuf_addf(&gone, "%s%s", ngone++ ? ", " : "", file);
+			if (member)
+				nx_strbuf_addf(&gone, " (member %s)", member);
+			free(file);
+			free(path);
+			continue;
+		}
 		nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet(");
 		nx_sql_quote(&sql, path);
 		nx_strbuf_addstr(&sql, ") LIMIT 0");
@@ -180,11 +194,18 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
 		nx_strbuf_release(&sql);
 		free(path);
 	}
+	if (ngone || bad)
+		nx_strbuf_addf(&text, "table %s cannot be read: ", t->name);
+	if (ngone)
+		nx_strbuf_addf(&text, "%s %s gone since the profile was opened", gone.buf,
+			       ngone > 1 ? "are" : "is");
 	if (bad)
-		msg = nx_xasprintf("table %s cannot be read: %s %s damaged or not a parquet file "
-				   "(DuckDB: %s)", t->name, names.buf, bad > 1 ? "are" : "is", why);
+		nx_strbuf_addf(&text, "%s%s %s damaged or not a parquet file (DuckDB: %s)",
+			       ngone ? "; " : "", names.buf, bad > 1 ? "are" : "is", why);
+	msg = text.buf;
 	free(why);
 	nx_strbuf_release(&names);
+	nx_strbuf_release(&gone);
 	return msg;
 }
 
