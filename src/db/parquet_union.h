@@ -36,10 +36,12 @@ void nx_pq_union_select(struct nx_strbuf *sql, const char *const *paths, size_t 
 
 /* Appends statements, each ending in ';', that create the table `table` as
  * "<head> FROM (<the union of paths[0..n)>) <tail>" (head: "SELECT ...", tail: "" or a
- * GROUP BY ...), reading at most `per` files per statement: each part becomes a table
- * of its own (<table>__part<k>, dropped at the end) and the parts are joined by column
- * name, as one read would have joined the files. tail is applied to each part alone:
- * it may group by a column of the file (the profile), not across files. */
+ * GROUP BY ...), reading at most `per` files per statement. When every file holds the
+ * same schema, the first part creates the table and each next part is inserted into
+ * it; else each part becomes a table of its own (<table>__part<k>, dropped at the end)
+ * and the parts are joined by column name, as one read would have joined the files.
+ * tail is applied to each part alone: it may group by a column of the file (the
+ * profile), not across files. */
 void nx_pq_union_create(struct nx_strbuf *sql, const char *table, const char *head,
 			const char *tail, const char *const *paths, size_t n, size_t per);
 

@@ -6,7 +6,8 @@
  * member shares a schema (read without union_by_name), when some members' columns come
  * in another order or with one more (groups joined by name), and when there are more
  * schemas than groups (union_by_name over all), and when they are read a few files at a
- * time and the parts joined by name; a member file that is not parquet fails
+ * time (the parts inserted into one table when they share a schema, else joined by
+ * name); a member file that is not parquet fails
  * the index with an error naming it, and leaves the published index as it was. */
 #include "common/compat.h"
 #include "helper/test_dirs.h"
@@ -294,6 +295,10 @@ static int teardown(void **state)
 	return 0;
 }
 
+static int64_t differing_rows(const char *a, const char *b);
+static void create_in_parts(const char *table, const char *head, const char *tail,
+			    size_t per);
+
 /* Every member shares a schema: one group per table, and the index's rows. */
 static void one_schema(void **state)
 {
@@ -320,6 +325,22 @@ static void one_schema(void **state)
 				   "profile = 'r-t9-0000abcd'"), 9);
 	assert_int_equal(query_i64("SELECT min(rank) FROM ref_FleetProfile WHERE "
 				   "instance = 'ip-10-0-0-3'"), 3);
+	/* one schema read in parts: the parts after the first are inserted into the table,
+	 * the same rows and columns as one read, and no part table */
+	create_in_parts("whole1", "SELECT *", "", 0);
+	create_in_parts("parts1", "SELECT *", "", 7);
+	create_in_parts("grouped1", "SELECT profile, count(*) AS n", "GROUP BY ALL", 3);
+	assert_int_equal(query_i64("SELECT count(*) FROM parts1"), NDEV);
+	assert_int_equal(differing_rows("whole1", "parts1"), 0);
+	assert_int_equal(query_i64("SELECT count(*) FROM (SELECT column_name, data_type, "
+				   "ordinal_position FROM information_schema.columns WHERE table_name "
+				   "= 'whole1' EXCEPT ALL SELECT column_name, data_type, "
+				   "ordinal_position FROM information_schema.columns WHERE table_name "
+				   "= 'parts1')"), 0);
+	assert_int_equal(query_i64("SELECT count(*) FROM grouped1 WHERE n = 1"), NDEV);
+	assert_int_equal(query_i64("SELECT count(*) FROM duckdb_tables() WHERE "
+				   "table_name LIKE '%__part%'"), 0);
+	exec("DROP TABLE whole1; DROP TABLE parts1; DROP TABLE grouped1");
 }
 
 /* Some members' columns in another order, one with a column more: a few groups joined
