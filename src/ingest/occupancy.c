@@ -778,6 +778,13 @@ int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *pro
 		return 0;
 	c = j->c;
 	atomic_store(&j->handoff, true);
+	/* the ingest's thread now waits for the pass, which must not wait for idle time to
+	 * see the handover: on a loaded machine an idle-priority thread runs for a slice
+	 * now and then, and the ingest slept meanwhile (docs/memory.md) */
+	if (j->threaded) {
+		struct sched_param normal = { 0 };
+		(void)pthread_setschedparam(j->thread, SCHED_OTHER, &normal);
+	}
 	onchip_wait(j);
 	rc = j->rc;
 	if (rc && err)
