@@ -187,6 +187,7 @@ void nx__lines_sql(struct nx_strbuf *sql, bool dma, const int64_t *win);
  * the pyramid's grouping queries (a level is built in time slices of about that many). */
 struct nx_lod_bounds {
 	const char *memory_limit;
+	bool memory_given; /* memory_limit is NX_LOD_MEMORY_LIMIT's */
 	int64_t chunk_rows;
 	uint32_t slice_groups; /* a table file of more row groups is read in slices of them */
 	long purge_ms; /* DuckDB's allocator purged this often during a build; 0: never */

@@ -25,6 +25,7 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 	int rc;
 
 	b->memory_limit = NX_LOD_MEMORY;
+	b->memory_given = false;
 	b->chunk_rows = NX_LOD_CHUNK_ROWS;
 	b->slice_groups = NX_LOD_SLICE_GROUPS;
 	if (limit && *limit) {
@@ -32,6 +33,7 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 			return nx_errf(err, NX_EUSAGE, "NX_LOD_MEMORY_LIMIT is %zu characters "
 				       "long; give a size such as 160MB", strlen(limit));
 		b->memory_limit = limit;
+		b->memory_given = true;
 	}
 	if (rows && *rows) {
 		errno = 0;

@@ -94,7 +94,9 @@ int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
 	return rc;
 }
 
-/* The first part: the events and their pyramids. */
+/* The first part: the events and their pyramids, in a smaller buffer pool than the
+ * build's (unless NX_LOD_MEMORY_LIMIT sets both), since the ingest's database is open
+ * beside it. */
 static void *events_part(void *arg)
 {
 	struct nx_lod_carried_job *job = arg;
@@ -102,6 +104,8 @@ static void *events_part(void *arg)
 	struct nx_lod_bounds bounds;
 
 	job->rc = nx__lod_bounds(&bounds, &job->err);
+	if (!job->rc && !bounds.memory_given)
+		bounds.memory_limit = NX_LOD_CARRIED_OVERLAP_MEMORY;
 	if (!job->rc)
 		job->rc = nx__pfiles_scan_plain(job->dir, &files, &job->err);
 	if (!job->rc)

@@ -40,6 +40,11 @@ int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
  * frees job. On any failure nothing of the cache is left in dir. abort, when the ingest
  * fails instead, interrupts the first part, waits for it, removes what it made and frees
  * job. */
+/* DuckDB's memory_limit of the first part (lod.h's NX_LOD_MEMORY is the rest's): with
+ * the ingest's own database beside it, 128 MB took `view` to 299 MiB at 100M records
+ * (docs/memory.md, "The cache beside the ingest"); NX_LOD_MEMORY_LIMIT sets both. */
+#define NX_LOD_CARRIED_OVERLAP_MEMORY "96MB"
+
 struct nx_lod_carried_job;
 struct nx_lod_carried_job *nx_lod_carried_start(const char *dir, const char *name);
 void nx_lod_carried_wait(struct nx_lod_carried_job *job);
