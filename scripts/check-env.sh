@@ -4,8 +4,8 @@
 # each file that reads it, and that every row names a variable read in each file it lists.
 # A variable is read by getenv("NAME"), or, in a file whose getenv takes a name from its
 # caller, by a call there whose first argument is "NAME" in capitals (such as
-# a helper("NAME", ...)), or by nx_env_whole("NAME", ...) or nx_env_whole_or("NAME", ...)
-# anywhere (common/env_num.h).
+# a helper("NAME", ...)), or by one of common/env_num.h's readers anywhere:
+# nx_env_whole, nx_env_whole_or, nx_env_range, nx_env_size or nx_env_size_or("NAME", ...).
 # Prints each mismatch, exits 1 if any.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -30,10 +30,10 @@ while IFS=: read -r file name; do
 	read_in["$name $file"]=1
 done < <(grep -rnoP --include='*.c' 'getenv\("\K[A-Za-z_][A-Za-z0-9_]*(?="\))' src |
 	 awk -F: '{ print $1 ":" $3 }')
-# the shared reader of a whole number (common/env_num.h): read where it is called
+# the shared readers of a whole number or a size (common/env_num.h): read where called
 while IFS=: read -r file name; do
 	read_in["$name $file"]=1
-done < <(grep -rnoP --include='*.c' 'nx_env_whole(?:_or)?\("\K[A-Z][A-Z0-9_]+(?=")' src |
+done < <(grep -rnoP --include='*.c' 'nx_env_(?:whole|range|size)(?:_or)?\("\K[A-Z][A-Z0-9_]+(?=")' src |
 	 awk -F: '{ print $1 ":" $3 }')
 for file in $(grep -rlP --include='*.c' 'getenv\((?!")' src || true); do
 	while read -r name; do

@@ -5,6 +5,7 @@
  * report prints it. */
 #include "common/compat.h"
 #include "analysis/rec.h"
+#include "common/env_num.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
@@ -75,16 +76,18 @@ static char *profile_name(const char *dir)
 	return nx_xstrndup(dir + start, end - start);
 }
 
-/* DuckDB's memory limit for the analysis: the caller's, NX_REC_MEMORY_LIMIT, or 128 MB.
- * Beyond it DuckDB spills into the analysis's own directory (docs/recommend.md,
- * "Memory and time"). */
-static const char *memory_limit(const struct nx_recommend_opts *o)
+/* *limit gets DuckDB's memory limit for the analysis: the caller's, NX_REC_MEMORY_LIMIT
+ * (a size, or a usage error naming it), or 128 MB. Beyond it DuckDB spills into the
+ * analysis's own directory (docs/recommend.md, "Memory and time"). */
+static int memory_limit(const struct nx_recommend_opts *o, const char **limit,
+			struct nx_err *err)
 {
-	const char *v = getenv("NX_REC_MEMORY_LIMIT");
-
-	if (o->memory_limit)
-		return o->memory_limit;
-	return v && *v && strlen(v) < 32 ? v : "128MB";
+	*limit = "128MB";
+	if (o->memory_limit) {
+		*limit = o->memory_limit;
+		return 0;
+	}
+	return nx_env_size("NX_REC_MEMORY_LIMIT", limit, err);
 }
 
 /* The steps, on a database sandboxed to dir that spills into spill. */
@@ -123,6 +126,7 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct n
 {
 	struct nx_duck *d = NULL;
 	struct nx_rec_scan sc;
+	const char *limit = NULL;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -137,9 +141,11 @@ int nx__rec_analyse(const struct nx_recommend_opts *o, const char *dir, struct n
 	sc.dir = dir;
 	/* the private directory DuckDB and the waits' sort spill into, removed at the end;
 	 * queries still read only dir (the same sandbox as the server's) */
-	rc = nx_make_temp_dir("recommend-spill", &sc.spill, err);
+	rc = memory_limit(o, &limit, err);
 	if (!rc)
-		rc = nx_duck_open(&d, o->threads, memory_limit(o), err);
+		rc = nx_make_temp_dir("recommend-spill", &sc.spill, err);
+	if (!rc)
+		rc = nx_duck_open(&d, o->threads, limit, err);
 	if (!rc)
 		rc = steps(d, o, dir, r, err);
 	if (!rc)

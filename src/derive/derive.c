@@ -4,6 +4,7 @@
 #include "derive/derive.h"
 #include "derive/sql_files.h"
 #include "db/profile_views.h"
+#include "common/env_num.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -86,12 +87,11 @@ static double now_s(void)
 static int retry_with_more_memory(struct nx_duck *d, const char *sql, const char *path,
 				  uint64_t *rows, struct nx_err *err)
 {
-	const char *big = getenv("NX_DERIVE_RETRY_MEMORY_LIMIT");
 	char set[96];
 	int rc;
 
 	snprintf(set, sizeof(set), "SET memory_limit = '%s'",
-		 big && *big && strlen(big) < 32 ? big : "1GB");
+		 nx_env_size_or("NX_DERIVE_RETRY_MEMORY_LIMIT", "1GB"));
 	memset(err, 0, sizeof(*err));
 	rc = nx_duck_exec(d, set, err);
 	if (!rc)
@@ -104,8 +104,7 @@ static int retry_with_more_memory(struct nx_duck *d, const char *sql, const char
 
 const char *nx_derive_memory_limit(void)
 {
-	const char *limit = getenv("NX_DERIVE_MEMORY_LIMIT");
-	return limit && *limit && strlen(limit) < 32 ? limit : "128MB";
+	return nx_env_size_or("NX_DERIVE_MEMORY_LIMIT", "128MB");
 }
 
 int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,

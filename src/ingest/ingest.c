@@ -13,6 +13,7 @@
 #include "db/parquet_concat.h"
 #include "ingest/ingest.h"
 #include "ingest/context.h"
+#include "common/env_num.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/strbuf.h"
@@ -163,11 +164,23 @@ static void collect_warnings(struct nx_ingest_ctx *c, uint64_t dma_rows)
 				    c->exec[i].has_start ? "stop" : "start");
 }
 
-/* DuckDB's memory_limit while the raw tables stream: NX_INGEST_MEMORY_LIMIT or 256MB. */
+/* DuckDB's memory_limit while the raw tables stream: NX_INGEST_MEMORY_LIMIT or 256MB
+ * (bound_memory has refused a value that is not a size). */
 static const char *raw_limit(void)
 {
-	const char *limit = getenv("NX_INGEST_MEMORY_LIMIT");
-	return limit && *limit && strlen(limit) < 32 ? limit : "256MB";
+	return nx_env_size_or("NX_INGEST_MEMORY_LIMIT", "256MB");
+}
+
+/* The ingest's three memory limits from the environment, refused up front when one is
+ * not a size (a usage error naming it), rather than by DuckDB in the middle. */
+static int limits_check(struct nx_err *err)
+{
+	const char *v;
+	int rc = nx_env_size("NX_INGEST_MEMORY_LIMIT", &v, err);
+
+	if (!rc)
+		rc = nx_env_size("NX_DERIVE_MEMORY_LIMIT", &v, err);
+	return rc ? rc : nx_env_size("NX_DERIVE_RETRY_MEMORY_LIMIT", &v, err);
 }
 
 /* Keeps DuckDB's memory bounded whatever the trace size: operators that need more
@@ -180,8 +193,12 @@ static int bound_memory(struct nx_duck *d, const char *staging, struct nx_err *e
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	char *spill = nx_path_join(staging, "spill");
-	int rc;
+	int rc = limits_check(err);
 
+	if (rc) {
+		free(spill);
+		return rc;
+	}
 	nx_strbuf_addf(&sql, "SET memory_limit = '%s'; SET preserve_insertion_order = true; "
 			     "SET enable_external_file_cache = false; SET temp_directory = ",
 		       raw_limit());

@@ -8,42 +8,27 @@
 #include "server/lod.h"
 #include "common/env_num.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* The longest memory_limit taken from the environment ("160MB", "1.5GiB") */
-#define LIMIT_MAX 31
 
 int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 {
-	const char *limit = getenv("NX_LOD_MEMORY_LIMIT");
-	const char *rows = getenv("NX_LOD_CHUNK_ROWS");
-	char *end = NULL;
-	long long n, groups = NX_LOD_SLICE_GROUPS, purge = NX_LOD_PURGE_MS;
+	const char *limit = NULL;
+	long long rows = NX_LOD_CHUNK_ROWS, groups = NX_LOD_SLICE_GROUPS, purge = NX_LOD_PURGE_MS;
 	int rc;
 
 	b->memory_limit = NX_LOD_MEMORY;
 	b->memory_given = false;
 	b->chunk_rows = NX_LOD_CHUNK_ROWS;
 	b->slice_groups = NX_LOD_SLICE_GROUPS;
-	if (limit && *limit) {
-		if (strlen(limit) > LIMIT_MAX)
-			return nx_errf(err, NX_EUSAGE, "NX_LOD_MEMORY_LIMIT is %zu characters "
-				       "long; give a size such as 160MB", strlen(limit));
+	if ((rc = nx_env_size("NX_LOD_MEMORY_LIMIT", &limit, err)) ||
+	    (rc = nx_env_range("NX_LOD_CHUNK_ROWS", NX_LOD_CHUNK_ROWS_MIN, NX_LOD_CHUNK_ROWS_MAX,
+			       "rows", &rows, err)))
+		return rc;
+	if (limit) {
 		b->memory_limit = limit;
 		b->memory_given = true;
 	}
-	if (rows && *rows) {
-		errno = 0;
-		n = strtoll(rows, &end, 10);
-		if (errno || *end || n < NX_LOD_CHUNK_ROWS_MIN || n > NX_LOD_CHUNK_ROWS_MAX)
-			return nx_errf(err, NX_EUSAGE, "NX_LOD_CHUNK_ROWS is '%.40s'; give a whole "
-				       "number of rows from %d to %d", rows,
-				       NX_LOD_CHUNK_ROWS_MIN, NX_LOD_CHUNK_ROWS_MAX);
-		b->chunk_rows = n;
-	}
+	b->chunk_rows = rows;
 	if ((rc = nx_env_whole("NX_LOD_SLICE_GROUPS", NX_LOD_SLICE_GROUPS_MAX,
 			    "row groups (0: no slices)", &groups, err)) ||
 	    (rc = nx_env_whole("NX_LOD_PURGE_MS", NX_LOD_PURGE_MS_MAX, "milliseconds (0: no purges)",

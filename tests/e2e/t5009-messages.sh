@@ -4,7 +4,7 @@
 # data path that is a file, an NTFF without its NEFF, a profile compared with itself,
 # a framework-only trace's summaries, an input that is a directory, a profile not
 # ingested yet, the directory-depth limit, capture's one line, a
-# bad whole number, a bad log level.
+# bad whole number, a bad memory size, a bad log level.
 # (Fleet verbs: t6002; upload: t5007; a full disk: t5010.)
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
@@ -99,6 +99,17 @@ expect 2 "neuron-explorer fleet: -j needs a whole number from 1 to 1024, not '0'
 	"$BIN" fleet ingest -j 0 x
 expect 2 "neuron-explorer fleet: SLURM_ARRAY_TASK_ID needs a whole number from 0 to 100000000, not '-3'" \
 	env SLURM_ARRAY_TASK_ID=-3 "$BIN" fleet run-task --list x --display-name r
+
+# a memory limit from the environment that is not a size: refused before any work,
+# naming the variable (the timeline cache's own: test_server_carried)
+size_help="give a size such as 160MB or 1.5GiB (a number and B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)"
+expect 2 "neuron-explorer view: NX_INGEST_MEMORY_LIMIT is 'lots'; $size_help" \
+	env NX_INGEST_MEMORY_LIMIT=lots "$BIN" view -n k.neff -s k.ntff -q --data-path dp --display-name ml --ingest-only
+[ ! -e dp/profiles/global/ml@latest ] || fail "an ingest with a bad memory limit published"
+expect 2 "neuron-explorer view: NX_DERIVE_MEMORY_LIMIT is '128'; $size_help" \
+	env NX_DERIVE_MEMORY_LIMIT=128 "$BIN" view -n k.neff -s k.ntff -q --data-path dp --display-name ml --ingest-only
+expect 2 "neuron-explorer recommend: analysing 'dp/profiles/global/a@latest': NX_REC_MEMORY_LIMIT is '0MB'; $size_help" \
+	env NX_REC_MEMORY_LIMIT=0MB "$BIN" recommend --data-path dp --display-name a
 
 # a newcomer's first tries: options a command does not take, a missing value, no NEFF
 # where capture looks by default, a file that is no NEFF, a run directory without a run

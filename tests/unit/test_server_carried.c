@@ -505,6 +505,8 @@ static void test_bounds_from_environment(void **state)
 		{ "NX_LOD_PURGE_MS", "-1" },          { "NX_LOD_PURGE_MS", "100ms" },
 		{ "NX_LOD_PURGE_MS", "60001" },
 		{ "NX_LOD_MEMORY_LIMIT", "160MB..................................." },
+		{ "NX_LOD_MEMORY_LIMIT", "lots" },    { "NX_LOD_MEMORY_LIMIT", "160" },
+		{ "NX_LOD_MEMORY_LIMIT", "0MB" },
 	};
 	static const char *const tables[] = { "lod", "tracks", "meta", "ctr", "ctr_lod" };
 	char *copy[2] = { NULL, NULL };
