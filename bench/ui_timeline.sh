@@ -84,7 +84,11 @@ for m in $sizes; do
 	cache=$( { find "$prof/.timeline" "$d/data/.cache/timeline" -name timeline.duckdb \
 		2>/dev/null || true; } | head -1)
 	cbytes=$(stat -c %s "$cache")
-	lod_rows=$("$build/nx-sql" "ATTACH '$cache' AS tl (READ_ONLY)" "SELECT count(*) FROM tl.lod")
+	# the pyramid: one table per event source, tl.lod0..tl.lod3 (cache format 8)
+	lod_sql=$("$build/nx-sql" "ATTACH '$cache' AS tl (READ_ONLY)" "SELECT string_agg('SELECT \
+count(*) AS n FROM tl.' || table_name, ' UNION ALL ') FROM duckdb_tables() WHERE \
+database_name = 'tl' AND regexp_matches(table_name, '^lod[0-9]\$')")
+	lod_rows=$("$build/nx-sql" "ATTACH '$cache' AS tl (READ_ONLY)" "SELECT sum(n) FROM ($lod_sql)")
 	awk -v how="$how" -v b="$build_s" -v s="$scan" -v c="$cbytes" -v e="$ev_bytes" -v r="$lod_rows" \
 		-v hwm="$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")" 'BEGIN {
 		printf "timeline cache %s: %.2f s (baseline, one read of the Instruction columns: %.1f s; ratio %.2fx)\n", how, b, s, b / s

@@ -252,6 +252,13 @@ int nx_duck_chunk_function(struct nx_duck *d, const char *name, const enum nx_ce
 struct nx_duck_appender {
 	duckdb_appender app;
 	char *table;
+	/* typed (nx_duck_appender_open_typed): the rows buffered in chunk */
+	duckdb_data_chunk chunk;
+	size_t ncols, col, row;
+	duckdb_vector *vec;
+	void **data;
+	uint64_t **validity;
+	bool failed; /* a cell's column did not exist: the row's end fails */
 };
 
 static int appender_err(struct nx_duck_appender *a, const char *what, struct nx_err *err)
@@ -259,6 +266,17 @@ static int appender_err(struct nx_duck_appender *a, const char *what, struct nx_
 	const char *m = duckdb_appender_error(a->app);
 
 	return nx_errf(err, NX_EDB, "%s %s: %s", what, a->table, m ? m : "failed");
+}
+
+static void appender_free(struct nx_duck_appender *a)
+{
+	if (a->chunk)
+		duckdb_destroy_data_chunk(&a->chunk);
+	free(a->vec);
+	free(a->data);
+	free(a->validity);
+	free(a->table);
+	free(a);
 }
 
 int nx_duck_appender_open(struct nx_duck *d, const char *table, struct nx_duck_appender **out,
@@ -271,8 +289,7 @@ int nx_duck_appender_open(struct nx_duck *d, const char *table, struct nx_duck_a
 
 	a->table = nx_xstrdup(table);
 	if (!nx__duck_con_app(d)) {
-		free(a->table);
-		free(a);
+		appender_free(a);
 		*out = NULL;
 		return nx_errf(err, NX_EDB, "cannot connect to DuckDB for appending to %s", table);
 	}
@@ -289,46 +306,152 @@ int nx_duck_appender_open(struct nx_duck *d, const char *table, struct nx_duck_a
 	if (st != DuckDBSuccess) {
 		rc = appender_err(a, "cannot append to", err);
 		duckdb_appender_destroy(&a->app);
-		free(a->table);
-		free(a);
+		appender_free(a);
 		a = NULL;
 	}
 	*out = a;
 	return rc;
 }
 
+/* The chunk's vectors, fresh after a reset. */
+static void chunk_vectors(struct nx_duck_appender *a)
+{
+	for (size_t i = 0; i < a->ncols; i++) {
+		a->vec[i] = duckdb_data_chunk_get_vector(a->chunk, i);
+		duckdb_vector_ensure_validity_writable(a->vec[i]);
+		a->data[i] = duckdb_vector_get_data(a->vec[i]);
+		a->validity[i] = duckdb_vector_get_validity(a->vec[i]);
+	}
+}
+
+int nx_duck_appender_open_typed(struct nx_duck *d, const char *table,
+				const enum nx_cell_kind *kinds, size_t n,
+				struct nx_duck_appender **out, struct nx_err *err)
+{
+	static const duckdb_type types[] = {
+		[NX_CELL_NULL] = DUCKDB_TYPE_VARCHAR, [NX_CELL_INT] = DUCKDB_TYPE_BIGINT,
+		[NX_CELL_FLOAT] = DUCKDB_TYPE_DOUBLE, [NX_CELL_BOOL] = DUCKDB_TYPE_BOOLEAN,
+		[NX_CELL_TEXT] = DUCKDB_TYPE_VARCHAR,
+	};
+	duckdb_logical_type *lt;
+	struct nx_duck_appender *a;
+	int rc = nx_duck_appender_open(d, table, out, err);
+
+	if (rc)
+		return rc;
+	a = *out;
+	lt = nx_xcalloc(n ? n : 1, sizeof(*lt));
+	for (size_t i = 0; i < n; i++)
+		lt[i] = duckdb_create_logical_type(types[kinds[i]]);
+	a->chunk = duckdb_create_data_chunk(lt, (idx_t)n);
+	for (size_t i = 0; i < n; i++)
+		duckdb_destroy_logical_type(&lt[i]);
+	free(lt);
+	a->ncols = n;
+	a->vec = nx_xcalloc(n ? n : 1, sizeof(*a->vec));
+	a->data = nx_xcalloc(n ? n : 1, sizeof(*a->data));
+	a->validity = nx_xcalloc(n ? n : 1, sizeof(*a->validity));
+	chunk_vectors(a);
+	return 0;
+}
+
+/* The typed appender's cell of the current column (NULL: no such column), moved past. */
+static size_t typed_cell(struct nx_duck_appender *a)
+{
+	if (a->col >= a->ncols) {
+		a->failed = true;
+		return SIZE_MAX;
+	}
+	duckdb_validity_set_row_valid(a->validity[a->col], a->row);
+	return a->col++;
+}
+
 void nx_duck_append_i64(struct nx_duck_appender *a, int64_t v)
 {
-	duckdb_append_int64(a->app, v);
+	size_t c;
+
+	if (!a->chunk) {
+		duckdb_append_int64(a->app, v);
+	} else if ((c = typed_cell(a)) != SIZE_MAX) {
+		((int64_t *)a->data[c])[a->row] = v;
+	}
 }
 
 void nx_duck_append_f64(struct nx_duck_appender *a, double v)
 {
-	duckdb_append_double(a->app, v);
+	size_t c;
+
+	if (!a->chunk) {
+		duckdb_append_double(a->app, v);
+	} else if ((c = typed_cell(a)) != SIZE_MAX) {
+		((double *)a->data[c])[a->row] = v;
+	}
 }
 
 void nx_duck_append_bool(struct nx_duck_appender *a, bool v)
 {
-	duckdb_append_bool(a->app, v);
-}
+	size_t c;
 
-void nx_duck_append_str(struct nx_duck_appender *a, const char *s, size_t len)
-{
-	if (s)
-		duckdb_append_varchar_length(a->app, s, (idx_t)len);
-	else
-		duckdb_append_null(a->app);
+	if (!a->chunk) {
+		duckdb_append_bool(a->app, v);
+	} else if ((c = typed_cell(a)) != SIZE_MAX) {
+		((bool *)a->data[c])[a->row] = v;
+	}
 }
 
 void nx_duck_append_null(struct nx_duck_appender *a)
 {
-	duckdb_append_null(a->app);
+	if (!a->chunk) {
+		duckdb_append_null(a->app);
+	} else if (a->col >= a->ncols) {
+		a->failed = true;
+	} else {
+		duckdb_validity_set_row_invalid(a->validity[a->col], a->row);
+		a->col++;
+	}
+}
+
+void nx_duck_append_str(struct nx_duck_appender *a, const char *s, size_t len)
+{
+	size_t c;
+
+	if (!s) {
+		nx_duck_append_null(a);
+	} else if (!a->chunk) {
+		duckdb_append_varchar_length(a->app, s, (idx_t)len);
+	} else if ((c = typed_cell(a)) != SIZE_MAX) {
+		duckdb_vector_assign_string_element_len(a->vec[c], a->row, s, (idx_t)len);
+	}
+}
+
+/* Appends the typed appender's buffered rows. */
+static int chunk_flush(struct nx_duck_appender *a, struct nx_err *err)
+{
+	duckdb_state st;
+
+	if (!a->row)
+		return 0;
+	duckdb_data_chunk_set_size(a->chunk, (idx_t)a->row);
+	st = duckdb_append_data_chunk(a->app, a->chunk);
+	duckdb_data_chunk_reset(a->chunk);
+	a->row = 0;
+	chunk_vectors(a);
+	return st == DuckDBSuccess ? 0 : appender_err(a, "cannot append rows to", err);
 }
 
 int nx_duck_append_end_row(struct nx_duck_appender *a, struct nx_err *err)
 {
-	if (duckdb_appender_end_row(a->app) != DuckDBSuccess)
-		return appender_err(a, "cannot append a row to", err);
+	if (!a->chunk) {
+		if (duckdb_appender_end_row(a->app) != DuckDBSuccess)
+			return appender_err(a, "cannot append a row to", err);
+		return 0;
+	}
+	if (a->failed || a->col != a->ncols)
+		return nx_errf(err, NX_EDB, "cannot append a row to %s: %zu cells for %zu "
+			       "columns", a->table, a->failed ? a->ncols + 1 : a->col, a->ncols);
+	a->col = 0;
+	if (++a->row == duckdb_vector_size())
+		return chunk_flush(a, err);
 	return 0;
 }
 
@@ -338,10 +461,11 @@ int nx_duck_appender_close(struct nx_duck_appender *a, struct nx_err *err)
 
 	if (!a)
 		return 0;
-	if (duckdb_appender_close(a->app) != DuckDBSuccess)
+	if (a->chunk && !a->failed)
+		rc = chunk_flush(a, err);
+	if (duckdb_appender_close(a->app) != DuckDBSuccess && !rc)
 		rc = appender_err(a, "cannot write the rows of", err);
 	duckdb_appender_destroy(&a->app);
-	free(a->table);
-	free(a);
+	appender_free(a);
 	return rc;
 }

@@ -538,14 +538,15 @@ static void window_sql(struct nx_strbuf *sql, const char *from, int64_t t0, int6
 	}
 }
 
-/* The window query of source s from level `level` of the pyramid. */
+/* The window query of source s from level `level` of its pyramid, tl.lod<s> (its text
+ * columns may be ENUMs, lod_build.c: read as VARCHAR). */
 static void lod_window_sql(struct nx_strbuf *sql, int s, int level, int64_t t0, int64_t t1,
 			   int64_t bucket)
 {
 	nx_strbuf_addf(sql,
-		"SELECT core, track, true AS bins, id, start_ts, end_ts, label, count, busy, "
-		"last_ts FROM tl.lod WHERE src = %d AND level = %d AND k >= %" PRId64 " AND k < %"
-		PRId64,
+		"SELECT core, track::VARCHAR AS track, true AS bins, id, start_ts, end_ts, "
+		"label::VARCHAR AS label, count, busy, last_ts FROM tl.lod%d WHERE level = %d "
+		"AND k >= %" PRId64 " AND k < %" PRId64,
 		s, level, t0 / bucket, t1 / bucket);
 }
 

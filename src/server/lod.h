@@ -19,8 +19,10 @@
  *              the profile's own files (nx__lod_events_sql), by the build and by the
  *              server's windows (a cache built so needs a server that knows it; slower
  *              windows: docs/memory.md, "Events read in place");
- *   tl.lod     the pyramid: per track, power-of-two time bucket and level, the event
- *              count, busy time, first start, last end and the longest event;
+ *   tl.lod<s>  the pyramid: per track, power-of-two time bucket and level, the event
+ *              count, busy time, first start, last end and the longest event; its
+ *              track and label of tl.ev<s>'s types (the ENUMs where it has them, so
+ *              readers cast them to VARCHAR; VARCHAR for a source read in place);
  * and tl.ctr (the counter and semaphore values, by time) with its pyramid tl.ctr_lod
  * (per series, bucket and level: least, greatest and last value), tl.tracks (the rows
  * of the timeline with their counts and spans), tl.meta (per source: rows, span, levels) and,
@@ -63,7 +65,7 @@
 	NX_TL_IN_BOUNDS_SQL " AND NOT starts_with(coalesce(extra_attributes_json, ''), "    \
 	"'{\"ph\":\"M\"')"
 
-/* The event sources, in the order of nx_lod.src[] (the `src` column of tl.lod). */
+/* The event sources, in the order of nx_lod.src[] (s of tl.ev<s> and tl.lod<s>). */
 struct nx_lod_source {
 	const char *table;
 	const char *kind;  /* "instruction", "dma" or "framework" */
@@ -88,9 +90,10 @@ extern const struct nx_lod_counter nx__lod_counters[];
 extern const size_t nx__lod_ncounters;
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
-#define NX_LOD_FORMAT 7 /* 7: tl.ev<s>'s track and label as ENUMs; 6: the counters'
-			 * pyramid (tl.ctr_lod); 5: framework lanes, tracks with stream
-			 * and lane, lines with DMA */
+#define NX_LOD_FORMAT 8 /* 8: one pyramid table per source, tl.lod<s>, its track and
+			 * label of tl.ev<s>'s types; 7: tl.ev<s>'s track and label as
+			 * ENUMs; 6: the counters' pyramid (tl.ctr_lod); 5: framework
+			 * lanes, tracks with stream and lane, lines with DMA */
 /* The cache `view` builds into a profile before publishing it (lod_carried.c): the
  * directory inside the profile, and the version its stamp names (the profile
  * directory's identity is not known before it is published; the cache moves with it). */

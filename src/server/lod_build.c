@@ -201,12 +201,12 @@ static int query3(struct nx_duck *d, const char *from, int64_t v[3], struct nx_e
 	return rc;
 }
 
-/* The statements of a pyramid level: of tl.lod from the event rows (source, bucket
+/* The statements of a pyramid level: of tl.lod<s> from the event rows (source, bucket
  * width) or from the level below (source, level), and of tl.ctr_lod from the counter
  * values (bucket width) or from the level below (level). The longest event and the
  * last value are kept with arg_max (see above). */
 static const char insert_sql[] =
-	"INSERT INTO tl.lod SELECT %d, %d, k, core, track, count, busy, first_ts, last_ts, "
+	"INSERT INTO tl.lod%d SELECT %d, k, core, track, count, busy, first_ts, last_ts, "
 	"r.id, r.s, r.e, r.l FROM (SELECT ";
 static const char from_events_sql[] =
 	"start_ts // %" PRId64 " AS k, core, track, count(*)::BIGINT AS count, "
@@ -217,8 +217,8 @@ static const char from_level_sql[] =
 	"k // 2 AS k, core, track, sum(count)::BIGINT AS count, sum(busy)::BIGINT AS busy, "
 	"min(first_ts) AS first_ts, max(last_ts) AS last_ts, arg_max({'id': id, "
 	"'s': start_ts, 'e': end_ts, 'l': label}, ((end_ts - start_ts)::HUGEINT << 64) - id) "
-	"AS r FROM tl.lod WHERE src = %d AND level = %d";
-static const char count_sql[] = "SELECT count(*) FROM tl.lod WHERE src = %d AND level = %d";
+	"AS r FROM tl.lod%d WHERE level = %d";
+static const char count_sql[] = "SELECT count(*) FROM tl.lod%d WHERE level = %d";
 static const char ctr_insert_sql[] =
 	"INSERT INTO tl.ctr_lod SELECT %d, k, core, track, lo, hi, r.v, r.ts FROM (SELECT ";
 static const char ctr_from_values_sql[] =
@@ -368,8 +368,10 @@ static bool text_columns(void)
  * the ENUM orders and groups as its text: DuckDB orders ENUM values by their place), a
  * small integer per row that the copy stores for less than the string (docs/memory.md,
  * "ENUM columns"); a column with no value or more than ENUM_MAX stays VARCHAR, as both do
- * with text_columns(). Caller frees. */
-static int events_cols(struct nx_duck *d, int s, char **cols, struct nx_err *err)
+ * with text_columns(). types[0] and types[1] get the SQL types of track and label (the
+ * ENUM's name or VARCHAR), which tl.lod<s> uses too. Caller frees *cols and types. */
+static int events_cols(struct nx_duck *d, int s, char **cols, char *types[2],
+		       struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	const char *expr[2] = { src->track, src->label }, *name[2] = { "track", "label" };
@@ -398,6 +400,8 @@ static int events_cols(struct nx_duck *d, int s, char **cols, struct nx_err *err
 	}
 	*cols = nx_xasprintf("core, track%s AS track, id, start_ts, end_ts, label%s AS label",
 			     cast[0] ? cast[0] : "", cast[1] ? cast[1] : "");
+	for (int i = 0; i < 2; i++)
+		types[i] = cast[i] ? nx_xstrdup(cast[i] + 2) : nx_xstrdup("VARCHAR");
 	free(cast[0]);
 	free(cast[1]);
 	return rc;
@@ -582,7 +586,7 @@ static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t, cons
 			     v[0], bounds->chunk_rows, late, &rows, got, err);
 	nx_strbuf_reset(&sql);
 	if (!rc && (got[0] != v[0] || got[1] != v[1] || got[2] != v[2])) {
-		nx_strbuf_addf(&sql, "DELETE FROM tl.lod WHERE src = %d", s);
+		nx_strbuf_addf(&sql, "DELETE FROM tl.lod%d", s);
 		rc = nx_duck_exec(d, sql.buf, err);
 		*done = PASS_COPY;
 	} else if (!rc) {
@@ -592,7 +596,21 @@ static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t, cons
 	return rc;
 }
 
-/* tl.ev<s> (when copied), its pyramid, its rows of tl.tracks and tl.meta. */
+/* tl.lod<s>, empty: its track and label of types (SQL; NULL: VARCHAR), tl.ev<s>'s. */
+static int lod_table(struct nx_duck *d, int s, char *const types[2], struct nx_err *err)
+{
+	char *sql = nx_xasprintf("CREATE TABLE tl.lod%d (level UTINYINT, k BIGINT, core BIGINT, "
+				 "track %s, count BIGINT, busy BIGINT, first_ts BIGINT, "
+				 "last_ts BIGINT, id BIGINT, start_ts BIGINT, end_ts BIGINT, "
+				 "label %s)",
+				 s, types[0] ? types[0] : "VARCHAR", types[1] ? types[1] : "VARCHAR");
+	int rc = nx_duck_exec(d, sql, err);
+
+	free(sql);
+	return rc;
+}
+
+/* tl.ev<s> (when copied), tl.lod<s> and its pyramid, its rows of tl.tracks and tl.meta. */
 static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 			const char *scratch, int s, const struct nx_ptable *t,
 			const struct nx_lod_bounds *bounds, uint64_t *events,
@@ -601,7 +619,7 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT, from = NX_STRBUF_INIT;
 	enum pass_done pass = PASS_NONE;
-	char *cols = NULL;
+	char *cols = NULL, *types[2] = { NULL, NULL };
 	int64_t v[3];
 	bool ordered = false, copy;
 	int rc, lo = 0, hi = 0;
@@ -612,7 +630,11 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 		rc = in_start_order(d, NULL, t, &ordered, err);
 	copy = s == NX_LOD_SRC_FW || !ordered || !events_in_place();
 	if (!rc && copy && s != NX_LOD_SRC_FW)
-		rc = events_cols(d, s, &cols, err);
+		rc = events_cols(d, s, &cols, types, err);
+	if (!rc)
+		rc = lod_table(d, s, types, err);
+	free(types[0]);
+	free(types[1]);
 	if (!rc && copy && ordered)
 		rc = events_pass(d, s, t, cols, bounds, v, &lo, &hi, &pass, err);
 	if (!rc && copy && pass == PASS_NONE)
@@ -657,7 +679,8 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	else if (lo <= hi)
 		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
 				     "sum(count)::BIGINT, min(first_ts), max(last_ts), track, 0 "
-				     "FROM tl.lod WHERE src = %d AND level = %d GROUP BY ALL",
+				     "FROM (SELECT core, track::VARCHAR AS track, count, first_ts, "
+				     "last_ts FROM tl.lod%d WHERE level = %d) GROUP BY ALL",
 			       src->kind, s, s, lo);
 	else
 		nx_strbuf_addf(&sql, "INSERT INTO tl.tracks SELECT '%s', %d, core, track, "
@@ -820,9 +843,6 @@ static bool cached_source(const struct nx_pfiles *files, int s)
 }
 
 static const char schema_sql[] =
-	"CREATE TABLE tl.lod (src UTINYINT, level UTINYINT, k BIGINT, core BIGINT, "
-	"track VARCHAR, count BIGINT, busy BIGINT, first_ts BIGINT, last_ts BIGINT, id BIGINT, "
-	"start_ts BIGINT, end_ts BIGINT, label VARCHAR); "
 	"CREATE TABLE tl.ctr (core BIGINT, track VARCHAR, ts BIGINT, v DOUBLE); "
 	"CREATE TABLE tl.ctr_lod (level UTINYINT, k BIGINT, core BIGINT, track VARCHAR, "
 	"lo DOUBLE, hi DOUBLE, last DOUBLE, last_ts BIGINT); "

@@ -5,7 +5,7 @@
  * slice), each slice in the order tl.ev<s> (or the profile's table read in place) holds
  * it: in start order when it was sorted, nearly so in file order. A slice's rows are
  * folded into a hash table keyed by (bucket, core, track), whose groups are then sorted
- * by that key and appended to tl.lod: the rows and row order of the grouping query,
+ * by that key and appended to tl.lod<s>: the rows and row order of the grouping query,
  * bucket start_ts // 2^level truncated as DuckDB's, without its hash of strings and
  * HUGEINT keys. A slice's groups are also what lod_l0_pass.c folds the rows of the events
  * copy into. The rows come in (nearly) start order, so a (core, track) keeps adding to
@@ -234,8 +234,15 @@ int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *row
 		sl->g[i].track_at = base + sl->g[i].track_off;
 	if (sl->n) /* an empty slice of the pass may have no groups at all yet */
 		qsort(sl->g, sl->n, sizeof(*sl->g), group_order);
-	if (sl->n && (rc = nx_duck_appender_open(d, "tl.lod", &a, err)))
-		return rc;
+	if (sl->n) {
+		char *table = nx_xasprintf("tl.lod%d", sl->src);
+
+		rc = nx_duck_appender_open_typed(d, table, nx__lod_row_kinds,
+						 NX_LOD_ROW_COLUMNS, &a, err);
+		free(table);
+		if (rc)
+			return rc;
+	}
 	for (size_t i = 0; i < sl->n && !rc; i++) {
 		const struct group *g = &sl->g[i];
 
@@ -244,7 +251,6 @@ int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *row
 				     "bucket %" PRId64 " overflows", sl->level, sl->src, g->k);
 			break;
 		}
-		nx_duck_append_i64(a, sl->src);
 		nx_duck_append_i64(a, sl->level);
 		nx_duck_append_i64(a, g->k);
 		if (g->core_null)

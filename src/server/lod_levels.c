@@ -19,6 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+const enum nx_cell_kind nx__lod_row_kinds[NX_LOD_ROW_COLUMNS] = {
+	NX_CELL_INT, NX_CELL_INT, NX_CELL_INT, NX_CELL_TEXT, NX_CELL_INT, NX_CELL_INT,
+	NX_CELL_INT, NX_CELL_INT, NX_CELL_INT, NX_CELL_INT,  NX_CELL_INT, NX_CELL_TEXT,
+};
+
 /* A string cell of a row: its bytes in the bucket's arena; len NULL_LEN: NULL. */
 #define NULL_LEN SIZE_MAX
 struct cell {
@@ -26,7 +31,7 @@ struct cell {
 };
 
 /* A row of a level: its bucket, core and track, then the event pyramid's columns
- * (tl.lod) or the counters' (tl.ctr_lod). */
+ * (tl.lod<s>) or the counters' (tl.ctr_lod). */
 struct row {
 	int64_t k, core;
 	bool core_null;
@@ -225,8 +230,6 @@ static int row_append(struct bucket *b, const struct row *r, struct nx_err *err)
 	struct nx_duck_appender *a = b->app;
 	const char *base = b->arena.buf;
 
-	if (!b->ctr)
-		nx_duck_append_i64(a, b->src);
 	nx_duck_append_i64(a, b->level);
 	nx_duck_append_i64(a, b->parent);
 	append_opt_i64(a, !r->core_null, r->core);
@@ -315,7 +318,8 @@ static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, const char *to,
 		       int64_t k0, int64_t k1, struct nx_err *err)
 {
-	const char *table = b->ctr ? "tl.ctr_lod" : "tl.lod";
+	char *table = b->ctr ? nx_xstrdup("tl.ctr_lod") : nx_xasprintf("tl.lod%d", b->src);
+	/* the staging table gets tl.lod<s>'s ENUM types, so the move stores their codes */
 	char *sql = nx_xasprintf("CREATE OR REPLACE TABLE %s AS SELECT * FROM %s LIMIT 0", to,
 				 table);
 	struct nx_strbuf q = NX_STRBUF_INIT;
@@ -325,8 +329,8 @@ static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, co
 	if (b->ctr)
 		nx_strbuf_addf(&q, "SELECT k, core, track, lo, hi, last, last_ts FROM %s", from);
 	else
-		nx_strbuf_addf(&q, "SELECT k, core, track, count, busy, first_ts, last_ts, id, "
-				   "start_ts, end_ts, label FROM %s",
+		nx_strbuf_addf(&q, "SELECT k, core, track::VARCHAR, count, busy, first_ts, "
+				   "last_ts, id, start_ts, end_ts, label::VARCHAR FROM %s",
 			       from);
 	if (k0 != INT64_MIN)
 		nx_strbuf_addf(&q, " AND k >= %" PRId64, k0);
@@ -335,8 +339,11 @@ static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, co
 	b->open = false;
 	b->n = 0;
 	nx_strbuf_reset(&b->arena);
-	if (!rc)
+	if (!rc && b->ctr)
 		rc = nx_duck_appender_open(d, to, &b->app, err);
+	else if (!rc)
+		rc = nx_duck_appender_open_typed(d, to, nx__lod_row_kinds, NX_LOD_ROW_COLUMNS,
+						 &b->app, err);
 	if (!rc)
 		rc = nx_duck_scan(d, q.buf, take_chunk, b, err);
 	if (!rc && b->open)
@@ -352,6 +359,7 @@ static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, co
 		rc = nx_duck_exec(d, sql, err);
 		free(sql);
 	}
+	free(table);
 	return rc;
 }
 
@@ -406,8 +414,7 @@ int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 
 	for (int l = lo + 1; l <= hi && !rc; l++) {
 		char *from = src < 0 ? nx_xasprintf("tl.ctr_lod WHERE level = %d", l - 1)
-				     : nx_xasprintf("tl.lod WHERE src = %d AND level = %d", src,
-						    l - 1);
+				     : nx_xasprintf("tl.lod%d WHERE level = %d", src, l - 1);
 
 		b.level = l;
 		rc = build_level(d, &b, from, "nx_level", chunk, err);

@@ -7,10 +7,17 @@
 
 #include "common/compat.h"
 #include "common/err.h"
+#include "db/duck.h"
 
 struct nx_duck;
 
-/* Levels lo+1..hi of tl.lod for source src (src >= 0) or of tl.ctr_lod (src < 0), each
+/* The columns of tl.lod<s> as the appenders write them (level, k, core, track, count,
+ * busy, first_ts, last_ts, id, start_ts, end_ts, label): track and label as text, which
+ * DuckDB casts a chunk at a time to the table's ENUM types where it has them. */
+#define NX_LOD_ROW_COLUMNS 12
+extern const enum nx_cell_kind nx__lod_row_kinds[NX_LOD_ROW_COLUMNS];
+
+/* Levels lo+1..hi of tl.lod<src> for source src (src >= 0) or of tl.ctr_lod (src < 0), each
  * from the level below, which must be in the table already in (k, core, track) order, as
  * the finest level's grouping queries insert it; each level is appended in that order
  * too. The rows are the ones the grouping query over the level below gives (lod_build.c):
@@ -21,7 +28,7 @@ struct nx_duck;
 int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 		      struct nx_err *err);
 
-/* Level `level` of tl.lod for event source src, from its n events (times first..last)
+/* Level `level` of tl.lod<src> for event source src, from its n events (times first..last)
  * in the relation `from` (tl.ev<src>, or the profile's table, nx__lod_events_sql; name
  * names it in errors), in the time slices of about chunk rows the grouping query uses
  * (nx__lod_slice_width): per slice, one row per (bucket start_ts // 2^level, truncated
@@ -36,7 +43,7 @@ int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, i
 /* The groups of one time slice of the finest level (nx__lod_l0's), for a pass that reads
  * the events itself (lod_l0_pass.c): fold adds row `row` of chunk c, whose columns are
  * tl.ev<src>'s (core, track, id, start_ts, end_ts, label), to its group; flush appends
- * the groups to tl.lod as nx__lod_l0 appends a slice's, adds their count to *rows and
+ * the groups to tl.lod<src> as nx__lod_l0 appends a slice's, adds their count to *rows and
  * empties the slice. */
 struct nx_dchunk;
 struct nx_lod_l0_slice;
@@ -52,7 +59,7 @@ void nx__lod_l0_slice_free(struct nx_lod_l0_slice *sl);
  * (CREATE TABLE ... AS) as the columns `cols` over the rows of `select` (core, track, id,
  * start_ts, end_ts, label, the text as VARCHAR, in the order of the profile's files),
  * each row also going into the group of its time slice (the slices of nx__lod_l0 for
- * level, first, last, n, chunk), and a slice appended to tl.lod once no row to come can
+ * level, first, last, n, chunk), and a slice appended to tl.lod<src> once no row to come can
  * fall into it: `late` bounds how far a row's start may lie before one read before it
  * (the row groups' start_ts statistics give it). The slices kept open are those within
  * late of the last start (at most late / width + 2 of them). *rows gets the level's rows,

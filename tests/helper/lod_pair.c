@@ -13,6 +13,7 @@
 #include "helper/profile_db.h"
 #include "helper/server_fixture.h"
 #include "server/lod_carried.h"
+#include "common/strbuf.h"
 
 #include <stdlib.h>
 
@@ -33,6 +34,28 @@ int nx_lod_group_teardown(void **state)
 	return 0;
 }
 
+void nx_lod_pyramid_view(struct nx_duck *d, const char *db)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int n = 0;
+
+	nx_strbuf_addf(&sql, "CREATE OR REPLACE TEMP VIEW %s_lod AS ", db);
+	for (int s = 0; s < 4; s++) {
+		if (!nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
+				   "'%s' AND table_name = 'lod%d'", db, s))
+			continue;
+		nx_strbuf_addf(&sql, "%sSELECT %d::UTINYINT AS src, * REPLACE (track::VARCHAR AS "
+				     "track, label::VARCHAR AS label) FROM %s.lod%d",
+			       n++ ? " UNION ALL " : "", s, db, s);
+	}
+	if (!n)
+		nx_strbuf_addstr(&sql, "SELECT NULL::UTINYINT AS src, NULL::UTINYINT AS level, "
+				       "NULL::BIGINT AS k, NULL::BIGINT AS core, NULL::VARCHAR AS "
+				       "track, NULL::BIGINT AS count LIMIT 0");
+	nx_test_exf(d, "%s", sql.buf);
+	nx_strbuf_release(&sql);
+}
+
 struct nx_duck *nx_lod_build_pair(const char *dir, const char *ref, const char *var,
 				  const char *value, uint64_t *events)
 {
@@ -50,6 +73,8 @@ struct nx_duck *nx_lod_build_pair(const char *dir, const char *ref, const char *
 	assert_ok(nx_duck_open(&d, 2, NULL, &err), &err);
 	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS a (READ_ONLY); "
 		       "ATTACH '%s/.timeline/timeline.duckdb' AS b (READ_ONLY)", dir, ref);
+	nx_lod_pyramid_view(d, "a");
+	nx_lod_pyramid_view(d, "b");
 	if (events)
 		*events = n;
 	return d;

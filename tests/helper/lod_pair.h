@@ -19,8 +19,13 @@ int nx_lod_group_teardown(void **state);
 /* Copies profile directory dir to ref (what was at ref first is removed: a name inside
  * the test's own directory), builds the cache of dir with the environment as it is and
  * of ref with var=value (unset afterwards), checks both count the same events, more than
- * none, and returns a database with dir's cache attached as a and ref's as b (READ_ONLY).
+ * none, and returns a database with dir's cache attached as a and ref's as b (READ_ONLY),
+ * with the views a_lod and b_lod (nx_lod_pyramid_view).
  * *events (if non-NULL) gets the events. */
+/* A temporary view <db>_lod over the pyramid tables lod0..lod3 of attached cache db, as
+ * the single table of the caches before format 8: its source as src, track and label as
+ * VARCHAR (no rowid: compare row places table by table, nx_test_same_rows "lod"). */
+void nx_lod_pyramid_view(struct nx_duck *d, const char *db);
 struct nx_duck *nx_lod_build_pair(const char *dir, const char *ref, const char *var,
 				  const char *value, uint64_t *events);
 

@@ -25,7 +25,8 @@ int64_t nx_test_qi(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
 /* Runs a formatted statement. */
 void nx_test_exf(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
 /* Table t of attached databases a and b holds the same rows (at the same places, rowid,
- * when in_order): the same count, and EXCEPT ALL empty either way. */
+ * when in_order): the same count, and EXCEPT ALL empty either way. t "lod": each of the
+ * timeline cache's pyramid tables lod0..lod3 that either has. */
 void nx_test_same_rows(struct nx_duck *d, const char *a, const char *b, const char *t,
 		       bool in_order);
 /* A whole file read into memory (caller frees), and written back. */

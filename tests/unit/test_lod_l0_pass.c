@@ -62,7 +62,7 @@ static bool pass_ran(const char *dir, int src)
  * row for row at the same row ids; returns the database with both attached (a, b). */
 static struct nx_duck *compare_with_reference(const char *dir, const char *tag)
 {
-	static const char *const tables[] = { "lod", "meta", "tracks", "ev0", "ev1", "ev2" };
+	static const char *const tables[] = { "lod0", "lod1", "lod2", "meta", "tracks", "ev0", "ev1", "ev2" };
 	struct nx_duck *d;
 	char *copy = NULL, *ref = NULL;
 
@@ -86,7 +86,7 @@ static struct nx_duck *compare_with_reference(const char *dir, const char *tag)
 		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT %s* FROM b.%s EXCEPT "
 					       "ALL SELECT %s* FROM a.%s)", id, t, id, t), 0);
 	}
-	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.lod l JOIN a.meta m ON l.src = m.src "
+	assert_true(nx_test_qi(d, "SELECT count(*) FROM a_lod l JOIN a.meta m ON l.src = m.src "
 				  "AND l.level = m.lo") > 0);
 	free(copy);
 	free(ref);
@@ -154,7 +154,7 @@ static void test_rows_out_of_order_in_row_groups(void **state)
 	/* the copy kept the file's order, out of start order, and has the NULL keys */
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM (SELECT start_ts < lag(start_ts) OVER "
 				  "(ORDER BY rowid) AS back FROM a.ev0) WHERE back") > 1000);
-	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.lod WHERE src = 0 AND (core IS NULL OR "
+	assert_true(nx_test_qi(d, "SELECT count(*) FROM a_lod WHERE src = 0 AND (core IS NULL OR "
 				  "track IS NULL OR id IS NULL OR label IS NULL)") > 0);
 	nx_duck_close(d);
 	unsetenv("NX_LOD_CHUNK_ROWS");
@@ -184,17 +184,18 @@ static void test_fallbacks(void **state)
 	free(dir);
 }
 
-/* The number of tl.ev0's columns track and label stored as ENUMs in cache db. */
-static int64_t enum_columns(struct nx_duck *d, const char *db)
+/* The number of table t's columns track and label stored as ENUMs in cache db (tl.ev0,
+ * tl.lod0). */
+static int64_t enum_columns(struct nx_duck *d, const char *db, const char *t)
 {
 	return nx_test_qi(d, "SELECT count(*) FROM duckdb_columns() WHERE database_name = '%s' "
-			     "AND table_name = 'ev0' AND column_name IN ('track', 'label') AND "
-			     "data_type LIKE 'ENUM%%'", db);
+			     "AND table_name = '%s' AND column_name IN ('track', 'label') AND "
+			     "data_type LIKE 'ENUM%%'", db, t);
 }
 
 static void test_enum_columns(void **state)
 {
-	static const char *const tables[] = { "ev0", "ev1", "lod" };
+	static const char *const tables[] = { "ev0", "ev1", "lod0", "lod1" };
 	char *dir = NULL, *ref = NULL;
 	struct nx_duck *d;
 
@@ -204,8 +205,11 @@ static void test_enum_columns(void **state)
 	assert_true(asprintf(&ref, "%s.text", dir) > 0);
 	make_profile(dir, 30000, 2048, false);
 	d = nx_lod_build_pair(dir, ref, "NX_LOD_TEXT_COLUMNS", "1", NULL);
-	assert_int_equal(enum_columns(d, "a"), 2);
-	assert_int_equal(enum_columns(d, "b"), 0);
+	/* tl.lod<s> has tl.ev<s>'s types */
+	assert_int_equal(enum_columns(d, "a", "ev0"), 2);
+	assert_int_equal(enum_columns(d, "a", "lod0"), 2);
+	assert_int_equal(enum_columns(d, "b", "ev0"), 0);
+	assert_int_equal(enum_columns(d, "b", "lod0"), 0);
 	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
 		const char *t = tables[i];
 
@@ -226,17 +230,18 @@ static void test_enum_columns(void **state)
 				     "FROM range(70000) t(i)) TO '%s/Instruction.parquet' "
 				     "(FORMAT parquet)", dir), 0);
 	d = compare_with_reference(dir, "c7");
-	assert_int_equal(enum_columns(d, "a"), 1);
+	assert_int_equal(enum_columns(d, "a", "ev0"), 1);
+	assert_int_equal(enum_columns(d, "a", "lod0"), 1);
 	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM duckdb_columns() WHERE "
-				       "database_name = 'a' AND table_name = 'ev0' AND "
-				       "column_name = 'label' AND data_type = 'VARCHAR'"), 1);
+				       "database_name = 'a' AND table_name IN ('ev0', 'lod0') AND "
+				       "column_name = 'label' AND data_type = 'VARCHAR'"), 2);
 	nx_duck_close(d);
 	free(dir);
 }
 
-/* tl.lod, empty, without tl.ev0. */
+/* tl.lod0, empty, without tl.ev0. */
 static const char tables_sql[] =
-	"DROP TABLE IF EXISTS tl.ev0; CREATE OR REPLACE TABLE tl.lod (src UTINYINT, "
+	"DROP TABLE IF EXISTS tl.ev0; CREATE OR REPLACE TABLE tl.lod0 ("
 	"level UTINYINT, k BIGINT, core BIGINT, track VARCHAR, count BIGINT, busy BIGINT, "
 	"first_ts BIGINT, last_ts BIGINT, id BIGINT, start_ts BIGINT, end_ts BIGINT, "
 	"label VARCHAR)";
@@ -278,11 +283,11 @@ static void test_late_rows_refused(void **state)
 	assert_int_equal(got[2], 405);
 	assert_int_equal(rows, 3);
 	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.ev0"), 3);
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM tl.lod EXCEPT "
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM tl.lod0 EXCEPT "
 				       "ALL SELECT * FROM (VALUES "
-				       "(0, 0, 2, 0, 0, 'a', 1, 5, 0, 5, 1, 0, 5, 'x'), "
-				       "(1, 0, 2, 2, 0, 'a', 1, 2, 10, 12, 3, 10, 12, 'z'), "
-				       "(2, 0, 2, 100, 0, 'a', 1, 5, 400, 405, 2, 400, 405, "
+				       "(0, 2, 0, 0, 'a', 1, 5, 0, 5, 1, 0, 5, 'x'), "
+				       "(1, 2, 2, 0, 'a', 1, 2, 10, 12, 3, 10, 12, 'z'), "
+				       "(2, 2, 100, 0, 'a', 1, 5, 400, 405, 2, 400, 405, "
 				       "'y')))"),
 			 0);
 	nx_duck_close(d);

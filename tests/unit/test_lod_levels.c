@@ -67,7 +67,7 @@ static void compare_builds(const char *dir, int64_t min_up_rows)
 	nx_test_same_rows(d, "a", "b", "lod", true);
 	nx_test_same_rows(d, "a", "b", "ctr_lod", true);
 	/* levels above the finest were built, for events and counters */
-	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.lod l JOIN a.meta m ON l.src = m.src "
+	assert_true(nx_test_qi(d, "SELECT count(*) FROM a_lod l JOIN a.meta m ON l.src = m.src "
 				  "AND l.level > m.lo") >= min_up_rows);
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.ctr_lod l JOIN a.meta m ON m.src = -1 "
 				  "AND l.level > m.lo") > 0);
@@ -99,8 +99,8 @@ static void test_edge_profile_matches_reference(void **state)
 	free(dir);
 }
 
-/* A database with an empty tl.lod and tl.ctr_lod (the cache's schema), tl in memory or
- * in the file path. */
+/* A database with empty tl.lod0, tl.lod1 (its track and label ENUMs, as the build makes
+ * them), tl.lod2 and tl.ctr_lod (the cache's schema), tl in memory or in the file path. */
 static struct nx_duck *open_levels_db_at(const char *path)
 {
 	struct nx_err err = { 0 };
@@ -108,9 +108,14 @@ static struct nx_duck *open_levels_db_at(const char *path)
 
 	assert_ok(nx_duck_open(&d, 2, NULL, &err), &err);
 	nx_test_exf(d, "ATTACH '%s' AS tl; "
-		       "CREATE TABLE tl.lod (src UTINYINT, level UTINYINT, k BIGINT, core BIGINT, "
+		       "CREATE TABLE tl.lod0 (level UTINYINT, k BIGINT, core BIGINT, "
 		       "track VARCHAR, count BIGINT, busy BIGINT, first_ts BIGINT, last_ts BIGINT, "
 		       "id BIGINT, start_ts BIGINT, end_ts BIGINT, label VARCHAR); "
+		       "CREATE TABLE tl.lod2 AS FROM tl.lod0; "
+		       "CREATE TYPE tl.ev1_track AS ENUM ('a', 'b'); "
+		       "CREATE TYPE tl.ev1_label AS ENUM ('u', 'v', 'x', 'y', 'z'); "
+		       "CREATE TABLE tl.lod1 AS SELECT * REPLACE (track::tl.ev1_track AS track, "
+		       "label::tl.ev1_label AS label) FROM tl.lod0; "
 		       "CREATE TABLE tl.ctr_lod (level UTINYINT, k BIGINT, core BIGINT, track "
 		       "VARCHAR, lo DOUBLE, hi DOUBLE, last DOUBLE, last_ts BIGINT)", path);
 	return d;
@@ -132,13 +137,13 @@ static void test_levels_while_the_file_checkpoints(void **state)
 	(void)state;
 	assert_true(asprintf(&path, "%s/checkpoints.duckdb", nx_lod_root) > 0);
 	d = open_levels_db_at(path);
-	nx_test_exf(d, "SET checkpoint_threshold = '4KB'; INSERT INTO tl.lod SELECT 0, 3, i // 4, 0, "
+	nx_test_exf(d, "SET checkpoint_threshold = '4KB'; INSERT INTO tl.lod0 SELECT 3, i // 4, 0, "
 		       "'t' || (i %% 4), 2, 10, i * 8, i * 8 + 5, i, i * 8, i * 8 + 5, 'x' FROM "
 		       "range(1000000) t(i) ORDER BY i // 4, 't' || (i %% 4)");
 	assert_ok(nx__lod_levels_up(d, 0, 3, 21, 100000, &err), &err);
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod WHERE level = 4"), 500000);
-	assert_int_equal(nx_test_qi(d, "SELECT sum(count) FROM tl.lod WHERE level = 21"), 2000000);
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod WHERE level = 21"), 4);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod0 WHERE level = 4"), 500000);
+	assert_int_equal(nx_test_qi(d, "SELECT sum(count) FROM tl.lod0 WHERE level = 21"), 2000000);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod0 WHERE level = 21"), 4);
 	nx_duck_close(d);
 	free(path);
 }
@@ -151,14 +156,14 @@ static void test_small_level_by_hand(void **state)
 	(void)state;
 	/* level 3 in (k, core, track) order: buckets -1, 0, 1 make bucket 0 of level 4,
 	 * 2 and 3 make bucket 1 */
-	nx_test_exf(d, "INSERT INTO tl.lod VALUES "
-		       "(1, 3, -1, 0, 'a', 2, 10, -8, -1, 5, -8, -3, 'x'), "
-		       "(1, 3, 0, 0, 'a', 1, 5, 0, 5, 4, 0, 5, 'y'), "
-		       "(1, 3, 0, NULL, 'a', 1, 1, 1, 2, 9, 1, 2, NULL), "
-		       "(1, 3, 1, 0, 'a', 3, 7, 8, 15, 3, 10, 15, 'z'), "
-		       "(1, 3, 1, 0, NULL, 1, 2, 9, 11, NULL, NULL, NULL, NULL), "
-		       "(1, 3, 2, 0, 'b', 1, 4, 16, 20, 1, 16, 20, 'u'), "
-		       "(1, 3, 3, 0, 'b', 1, 6, 24, 30, 2, 24, 30, 'v'); "
+	nx_test_exf(d, "INSERT INTO tl.lod1 VALUES "
+		       "(3, -1, 0, 'a', 2, 10, -8, -1, 5, -8, -3, 'x'), "
+		       "(3, 0, 0, 'a', 1, 5, 0, 5, 4, 0, 5, 'y'), "
+		       "(3, 0, NULL, 'a', 1, 1, 1, 2, 9, 1, 2, NULL), "
+		       "(3, 1, 0, 'a', 3, 7, 8, 15, 3, 10, 15, 'z'), "
+		       "(3, 1, 0, NULL, 1, 2, 9, 11, NULL, NULL, NULL, NULL), "
+		       "(3, 2, 0, 'b', 1, 4, 16, 20, 1, 16, 20, 'u'), "
+		       "(3, 3, 0, 'b', 1, 6, 24, 30, 2, 24, 30, 'v'); "
 		       "INSERT INTO tl.ctr_lod VALUES "
 		       "(3, 0, 0, 's', 1.0, 2.0, 2.0, 7), (3, 1, 0, 's', 'nan', 'nan', 'nan', 9), "
 		       "(3, 1, 0, 't', NULL, NULL, NULL, 12), (3, 2, 0, 't', 4.0, 6.0, 5.0, 20), "
@@ -169,16 +174,16 @@ static void test_small_level_by_hand(void **state)
 	assert_ok(nx__lod_levels_up(d, -1, 3, 4, 2, &err), &err);
 	/* level 4: bucket 0 has (0, 'a') from -1, 0 and 1 (the longest: ids 5, 4 and 3 all
 	 * last 5 ns, id 3 is the lowest), (0, NULL) and (NULL, 'a'); bucket 1 has (0, 'b') */
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM tl.lod WHERE "
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT rowid, * FROM tl.lod1 WHERE "
 				       "level = 4 EXCEPT ALL SELECT * FROM (VALUES "
-				       "(7, 1, 4, 0, 0, 'a', 6, 22, -8, 15, 3, 10, 15, 'z'), "
-				       "(8, 1, 4, 0, 0, NULL, 1, 2, 9, 11, NULL, NULL, NULL, NULL), "
-				       "(9, 1, 4, 0, NULL, 'a', 1, 1, 1, 2, 9, 1, 2, NULL), "
-				       "(10, 1, 4, 1, 0, 'b', 2, 10, 16, 30, 2, 24, 30, 'v')))"),
+				       "(7, 4, 0, 0, 'a', 6, 22, -8, 15, 3, 10, 15, 'z'), "
+				       "(8, 4, 0, 0, NULL, 1, 2, 9, 11, NULL, NULL, NULL, NULL), "
+				       "(9, 4, 0, NULL, 'a', 1, 1, 1, 2, 9, 1, 2, NULL), "
+				       "(10, 4, 1, 0, 'b', 2, 10, 16, 30, 2, 24, 30, 'v')))"),
 			 0);
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod WHERE level = 4"), 4);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod1 WHERE level = 4"), 4);
 	/* level 5 from level 4: one bucket, 0 */
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod WHERE level = 5 AND k = 0"),
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod1 WHERE level = 5 AND k = 0"),
 			 4);
 	/* counters: (0, 's') least 1, greatest NaN, last NaN at 9; (0, 't') from 1 only
 	 * (bucket 0 of level 4): NULLs; bucket 1: least -3, greatest 6, last 0.5 at 30 */
@@ -199,16 +204,17 @@ static void test_bad_levels_refused(void **state)
 	struct nx_duck *d = open_levels_db();
 
 	(void)state;
-	nx_test_exf(d, "INSERT INTO tl.lod VALUES "
-		       "(0, 2, 4, 0, 'a', 1, 1, 8, 9, 1, 8, 9, 'x'), "
-		       "(0, 2, 1, 0, 'a', 1, 1, 2, 3, 2, 2, 3, 'y'), "
-		       "(2, 2, 1, 0, 'a', NULL, 1, 2, 3, 2, 2, 3, 'y')");
+	nx_test_exf(d, "INSERT INTO tl.lod0 VALUES "
+		       "(2, 4, 0, 'a', 1, 1, 8, 9, 1, 8, 9, 'x'), "
+		       "(2, 1, 0, 'a', 1, 1, 2, 3, 2, 2, 3, 'y'); "
+		       "INSERT INTO tl.lod2 VALUES (2, 1, 0, 'a', NULL, 1, 2, 3, 2, 2, 3, 'y')");
 	assert_int_not_equal(nx__lod_levels_up(d, 0, 2, 3, 1000, &err), 0);
 	assert_non_null(strstr(err.msg, "level 2 of the events' pyramid is not in bucket order"));
 	memset(&err, 0, sizeof(err));
 	assert_int_not_equal(nx__lod_levels_up(d, 2, 2, 3, 1000, &err), 0);
 	assert_non_null(strstr(err.msg, "level 2 of the events' pyramid: NULL"));
-	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod WHERE level = 3"), 0);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod0 WHERE level = 3"), 0);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.lod2 WHERE level = 3"), 0);
 	nx_duck_close(d);
 }
 
