@@ -34,6 +34,7 @@ struct nx_duck {
 				       * second cursor), made when needed */
 	duckdb_connection con_app;    /* appenders' (an appender's flush on a connection ends
 				       * the streaming result it is reading) */
+	bool sibling;                 /* db is another handle's (nx_duck_open_sibling) */
 	struct source_slot slot[NX_AHEAD_READERS]; /* what the running COPYs read */
 };
 
@@ -187,6 +188,21 @@ fail:
 	return rc;
 }
 
+int nx_duck_open_sibling(struct nx_duck *d, struct nx_duck **out, struct nx_err *err)
+{
+	struct nx_duck *s = nx_xcalloc(1, sizeof(*s));
+
+	s->db = d->db;
+	s->sibling = true;
+	if (duckdb_connect(s->db, &s->con) != DuckDBSuccess) {
+		free(s);
+		*out = NULL;
+		return nx_errf(err, NX_EDB, "cannot connect to DuckDB");
+	}
+	*out = s;
+	return 0;
+}
+
 duckdb_connection nx__duck_con(struct nx_duck *d)
 {
 	return d->con;
@@ -238,7 +254,7 @@ void nx_duck_close(struct nx_duck *d)
 		duckdb_disconnect(&d->con2);
 	if (d->con_app)
 		duckdb_disconnect(&d->con_app);
-	if (d->db)
+	if (d->db && !d->sibling)
 		duckdb_close(&d->db);
 	free(d);
 }

@@ -66,6 +66,10 @@ int nx_duck_drain_source(struct nx_row_source *src, uint64_t *rows, struct nx_er
 int nx_duck_open(struct nx_duck **out, unsigned threads, const char *memory_limit,
 		 struct nx_err *err);
 void nx_duck_close(struct nx_duck *d);
+/* *out gets a handle of its own on d's database (its own connections: one runs its
+ * statements while d's run others, on another thread), without the ingest's nx_source
+ * function; closed with nx_duck_close before d, which leaves the database open. */
+int nx_duck_open_sibling(struct nx_duck *d, struct nx_duck **out, struct nx_err *err);
 /* Asks the statement running on d (from another thread) to stop: it fails with
  * DuckDB's "Interrupted" error. Harmless when nothing runs. */
 void nx_duck_interrupt(struct nx_duck *d);

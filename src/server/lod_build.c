@@ -35,6 +35,7 @@
 #include "common/compat.h"
 #include "server/lod.h"
 #include "server/lod_levels.h"
+#include "common/env_num.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -117,18 +118,21 @@ static int create_view(struct nx_duck *d, struct nx_lod_slices *sl, const char *
 	return rc;
 }
 
-/* The laps of a build's phases (struct nx_lod_phases; ph NULL: none kept). */
+/* The laps of a build's phases (struct nx_lod_phases; ph NULL: none kept): the CPU of
+ * the process, or of the calling thread (thread: one of the events part's two threads,
+ * whose DuckDB runs each statement on the thread that runs it). */
 struct phase_clock {
 	struct nx_lod_phases *ph;
 	double cpu, wall; /* at the lap's start */
+	bool thread;
 };
 
-static void clock_read(double *cpu, double *wall)
+static void clock_read(const struct phase_clock *c, double *cpu, double *wall)
 {
 	struct rusage ru;
 	struct timespec ts;
 
-	getrusage(RUSAGE_SELF, &ru);
+	getrusage(c->thread ? RUSAGE_THREAD : RUSAGE_SELF, &ru);
 	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -143,7 +147,7 @@ static void NX_PRINTF(2, 3) clock_lap(struct phase_clock *c, const char *fmt, ..
 
 	if (!c->ph)
 		return;
-	clock_read(&cpu, &wall);
+	clock_read(c, &cpu, &wall);
 	if (c->ph->n < NX_LOD_MAX_PHASES) {
 		size_t i = c->ph->n++;
 
@@ -352,6 +356,9 @@ static void events_select(struct nx_strbuf *sql, int s)
 	nx_strbuf_addstr(sql, " WHERE " NX_TL_IN_BOUNDS_SQL);
 }
 
+/* The type of a text column that is no ENUM. */
+static const char text_type[] = "VARCHAR";
+
 /* The most distinct values a text column of tl.ev<s> is stored as an ENUM with. */
 #define ENUM_MAX 65535
 
@@ -401,7 +408,7 @@ static int events_cols(struct nx_duck *d, int s, char **cols, char *types[2],
 	*cols = nx_xasprintf("core, track%s AS track, id, start_ts, end_ts, label%s AS label",
 			     cast[0] ? cast[0] : "", cast[1] ? cast[1] : "");
 	for (int i = 0; i < 2; i++)
-		types[i] = cast[i] ? nx_xstrdup(cast[i] + 2) : nx_xstrdup("VARCHAR");
+		types[i] = nx_xstrdup(cast[i] ? cast[i] + 2 : text_type);
 	free(cast[0]);
 	free(cast[1]);
 	return rc;
@@ -603,18 +610,20 @@ static int lod_table(struct nx_duck *d, int s, char *const types[2], struct nx_e
 				 "track %s, count BIGINT, busy BIGINT, first_ts BIGINT, "
 				 "last_ts BIGINT, id BIGINT, start_ts BIGINT, end_ts BIGINT, "
 				 "label %s)",
-				 s, types[0] ? types[0] : "VARCHAR", types[1] ? types[1] : "VARCHAR");
+				 s, types[0] ? types[0] : text_type, types[1] ? types[1] : text_type);
 	int rc = nx_duck_exec(d, sql, err);
 
 	free(sql);
 	return rc;
 }
 
-/* tl.ev<s> (when copied), tl.lod<s> and its pyramid, its rows of tl.tracks and tl.meta. */
+/* tl.ev<s> (when copied), tl.lod<s> and its pyramid, its rows of tl.tracks and tl.meta;
+ * with tail, those rows are not written but *tail gets the statements that write them
+ * (the events part on two threads writes them after both, in source order). */
 static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 			const char *scratch, int s, const struct nx_ptable *t,
 			const struct nx_lod_bounds *bounds, uint64_t *events,
-			struct phase_clock *clk, struct nx_err *err)
+			struct phase_clock *clk, char **tail, struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT, from = NX_STRBUF_INIT;
@@ -689,6 +698,12 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 			       src->kind, s, from.buf);
 	nx_strbuf_addf(&sql, "; INSERT INTO tl.meta VALUES (%d, %" PRId64 ", %d, %d, %s)", s, v[0],
 		       lo, hi, ordered ? "true" : "false");
+	if (tail) {
+		size_t len;
+
+		*tail = nx_strbuf_detach(&sql, &len);
+		goto out;
+	}
 	rc = nx_duck_exec(d, sql.buf, err);
 	nx_strbuf_release(&sql);
 	clock_lap(clk, "tl.tracks %s", src->table);
@@ -990,20 +1005,139 @@ static int part_close(struct nx_duck *d, int rc, const char *scratch,
 	return rc;
 }
 
-/* The events part: tl.ev<s> and the pyramid of every event source. */
+/* How many threads build the events part: NX_LOD_EVENTS_THREADS, 1 or 2 (default 2:
+ * Instruction on one, the other sources on the other, each on a connection of its own to
+ * the part's database; docs/memory.md, "The events part on two threads"). */
+static int events_threads(long long *n, struct nx_err *err)
+{
+	int rc = nx_env_whole("NX_LOD_EVENTS_THREADS", 2, "threads", n, err);
+
+	if (!rc && *n == 0)
+		rc = nx_errf(err, NX_EUSAGE, "NX_LOD_EVENTS_THREADS must be 1 or 2, not 0");
+	return rc;
+}
+
+/* One thread of the events part: the sources srcs[0..nsrc) on database d, in order, each
+ * with its rows of tl.tracks and tl.meta left in tail[s] to be written after both
+ * threads (in source order, as one thread writes them). */
+struct events_job {
+	struct nx_duck *d;
+	const char *dir, *scratch;
+	const struct nx_pfiles *files;
+	const struct nx_lod_bounds *bounds;
+	struct nx_lod_builds *builds;
+	int srcs[NX_LOD_NSRC];
+	size_t nsrc;
+	char *tail[NX_LOD_NSRC];
+	uint64_t n;
+	struct nx_lod_phases ph;
+	bool timed;
+	struct nx_err err;
+	int rc;
+};
+
+static void *events_run(void *arg)
+{
+	struct events_job *j = arg;
+	struct phase_clock clk = { .ph = j->timed ? &j->ph : NULL, .thread = true };
+	struct nx_lod_slices sl;
+
+	nx__lod_slices_init(&sl, j->scratch, j->bounds->slice_groups);
+	if (clk.ph)
+		clock_read(&clk, &clk.cpu, &clk.wall);
+	for (size_t i = 0; i < j->nsrc && !j->rc; i++) {
+		int s = j->srcs[i];
+		const struct nx_ptable *t = nx__pfiles_find(j->files, nx__lod_sources[s].table);
+
+		if (!(j->rc = builds_check(j->builds, &j->err)))
+			j->rc = build_source(j->d, &sl, j->dir, j->scratch, s, t, j->bounds, &j->n,
+					     &clk, &j->tail[s], &j->err);
+		if (j->rc)
+			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[s].table);
+	}
+	nx__lod_slices_release(&sl);
+	return NULL;
+}
+
+/* The events part on two threads (events_threads): Instruction on this one, on d, the
+ * other sources on a second, on a connection of its own to d's database (threads=1:
+ * each statement runs on the thread that runs it, so the two use both cores, and the L0
+ * pass still sees its rows in order); the tables of one source are all its own, so each
+ * has the rows and row ids of the one-thread build; tl.tracks and tl.meta then get their
+ * rows in source order. Phases are timed per thread (RUSAGE_THREAD): Instruction's, then
+ * the others', each thread's wall times overlapping the other's. */
+static int events_two(struct nx_duck *d, const char *dir, const char *scratch,
+		      const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
+		      struct nx_lod_builds *builds, uint64_t *n, struct phase_clock *clk,
+		      struct nx_err *err)
+{
+	struct events_job job[2];
+	struct nx_lod_build_ref ref = { 0 };
+	pthread_t th;
+	bool started = false;
+	int rc = 0;
+
+	memset(job, 0, sizeof(job));
+	for (int k = 0; k < 2; k++) {
+		job[k] = (struct events_job){ .dir = dir, .scratch = scratch, .files = files,
+					      .bounds = bounds, .builds = builds,
+					      .timed = clk->ph != NULL };
+	}
+	for (int s = 0; s < NX_LOD_NSRC; s++)
+		if (cached_source(files, s))
+			job[s ? 1 : 0].srcs[job[s ? 1 : 0].nsrc++] = s;
+	job[0].d = d;
+	if (job[1].nsrc && !(rc = nx_duck_open_sibling(d, &job[1].d, err)) &&
+	    !(rc = builds_enter(builds, &ref, job[1].d, err)))
+		started = !pthread_create(&th, NULL, events_run, &job[1]);
+	if (!rc && job[1].nsrc && !started)
+		rc = nx_errf(err, NX_EDB, "cannot start the second thread of the events part");
+	if (!rc)
+		events_run(&job[0]);
+	if (started)
+		pthread_join(th, NULL);
+	builds_leave(builds, &ref);
+	nx_duck_close(job[1].d);
+	for (int k = 0; k < 2 && !rc; k++)
+		if ((rc = job[k].rc))
+			*err = job[k].err;
+	for (int k = 0; k < 2 && clk->ph; k++)
+		for (size_t i = 0; i < job[k].ph.n && clk->ph->n < NX_LOD_MAX_PHASES; i++)
+			clk->ph->ph[clk->ph->n++] = job[k].ph.ph[i];
+	if (clk->ph)
+		clock_read(clk, &clk->cpu, &clk->wall);
+	for (int s = 0; s < NX_LOD_NSRC; s++) {
+		if (!rc && job[s ? 1 : 0].tail[s]) {
+			rc = nx_duck_exec(d, job[s ? 1 : 0].tail[s], err);
+			clock_lap(clk, "tl.tracks %s", nx__lod_sources[s].table);
+		}
+		free(job[s ? 1 : 0].tail[s]);
+	}
+	*n += job[0].n + job[1].n;
+	return rc;
+}
+
+/* The events part: tl.ev<s> and the pyramid of every event source, on one thread or two
+ * (events_threads; one when the part's DuckDB runs on two threads, for the reference
+ * builds NX_LOD_SQL_L0, NX_LOD_SQL_LEVELS and NX_LOD_COPY_THEN_L0). */
 static int events_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 		       const char *scratch, const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
 		       struct nx_lod_builds *builds, uint64_t *n, struct phase_clock *clk,
 		       struct nx_err *err)
 {
-	int rc = nx_duck_exec(d, schema_sql, err);
+	long long threads = 2;
+	int rc = events_threads(&threads, err);
 
+	if (!rc)
+		rc = nx_duck_exec(d, schema_sql, err);
 	clock_lap(clk, "open");
+	if (!rc && threads == 2 && !sql_l0() && !copy_then_l0())
+		return events_two(d, dir, scratch, files, bounds, builds, n, clk, err);
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles && !(rc = builds_check(builds, err)))
-			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, err);
+			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, err);
 	}
 	return rc;
 }
@@ -1026,7 +1160,7 @@ static int rest_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *di
 			rc = nx_duck_query_i64(d, q, &built, err);
 		free(q);
 		if (!rc && cached_source(files, s) && !built)
-			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, err);
+			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, err);
 		else if (!rc && cached_source(files, s) && s < 2) /* the summary reads them */
 			rc = create_view(d, sl, dir, t, NULL, err);
 	}
@@ -1058,7 +1192,7 @@ static int build_part(const char *dir, const struct nx_pfiles *files,
 	if (phases && !stamp)
 		phases->n = 0;
 	if (phases)
-		clock_read(&clk.cpu, &clk.wall);
+		clock_read(&clk, &clk.cpu, &clk.wall);
 	/* the pages DuckDB frees go back to the system while the part runs, not a second
 	 * later: they were up to 90 MiB beside the pool (docs/memory.md) */
 	nx_duck_alloc_purger_start(bounds->purge_ms);

@@ -10,8 +10,13 @@
 
 /* Where a build's time goes, phase by phase in the order they ran (the events copy and
  * the pyramid of each source, the counters, the per-line summary, the final checkpoint):
- * the process's CPU seconds (user + system, every thread: meaningful when nothing else
- * runs in the process, as in bench/bench_lod_build) and wall seconds of each. */
+ * the CPU seconds (user + system) and wall seconds of each. The CPU is the process's
+ * (every thread: meaningful when nothing else runs in the process, as in
+ * bench/bench_lod_build), but for the phases of the events part on two threads
+ * (NX_LOD_EVENTS_THREADS, lod_build.c): those are the CPU of the thread that ran them
+ * (RUSAGE_THREAD; DuckDB runs each of their statements on that thread), the first
+ * thread's (Instruction) listed before the second's (the other sources), and their wall
+ * times overlap. */
 #define NX_LOD_MAX_PHASES 24
 struct nx_lod_phases {
 	size_t n;

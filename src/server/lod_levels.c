@@ -410,6 +410,10 @@ int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 		      struct nx_err *err)
 {
 	struct bucket b = { .ctr = src < 0, .src = src, .arena = NX_STRBUF_INIT };
+	/* a staging table per source: the events part builds two sources at once, on two
+	 * connections of one database (lod_build.c) */
+	char *to = src < 0 ? nx_xstrdup("nx_level") : nx_xasprintf("nx_level%d", src);
+	char *drop = nx_xasprintf("DROP TABLE IF EXISTS %s", to);
 	int rc = 0;
 
 	for (int l = lo + 1; l <= hi && !rc; l++) {
@@ -417,11 +421,13 @@ int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 				     : nx_xasprintf("tl.lod%d WHERE level = %d", src, l - 1);
 
 		b.level = l;
-		rc = build_level(d, &b, from, "nx_level", chunk, err);
+		rc = build_level(d, &b, from, to, chunk, err);
 		free(from);
 	}
 	if (!rc)
-		rc = nx_duck_exec(d, "DROP TABLE IF EXISTS nx_level", err);
+		rc = nx_duck_exec(d, drop, err);
+	free(to);
+	free(drop);
 	free(b.rows);
 	nx_strbuf_release(&b.arena);
 	return rc;
