@@ -10,7 +10,7 @@
  *                         (ties: the lowest id), event count and busy time.
  * Everything is read from the profile's timeline cache (lod.h), built on first use:
  * buckets at least as wide as a source's finest pyramid level come from that level of
- * tl.lod, one level and window only; finer views read the window's rows of tl.ev<s> (or,
+ * tl.lod<s>, one level and window only; finer views read the window's rows of tl.ev<s> (or,
  * for a source whose events the cache did not copy, of the profile's own table),
  * and tracks with many are bucketed here (timeline_reply.c), or by DuckDB when the
  * window holds more than RAW_QUERY_PER_PX rows per pixel. Without a cache (it could not

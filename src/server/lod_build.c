@@ -10,7 +10,8 @@
  *      of its own, so its pyramid keeps nested slices apart. DuckDB's zone maps then
  *      skip every row group outside a window: the integer bounds start_ts < t1 AND
  *      end_ts > t0 prune by both columns.
- *   2. the pyramid in tl.lod: level L0 grouped from tl.ev<s> by (core, track,
+ *   2. the pyramid in tl.lod<s> (its track and label of tl.ev<s>'s types, ENUMs where
+ *      it has them): level L0 grouped from tl.ev<s> by (core, track,
  *      start_ts // 2^L0) in one pass per time slice in C (lod_l0.c), or, for a table
  *      in start order whose row groups' statistics give its span, count and lateness
  *      (events_pass), folded from the rows as they are copied into tl.ev<s>, in the
@@ -25,6 +26,9 @@
  *      grouping queries that are the reference of the C passes (NX_LOD_SQL_L0,
  *      NX_LOD_SQL_LEVELS) keep the longest event with arg_max by duration * 2^64 - id
  *      (a HUGEINT: the longest, then the lowest id).
+ * The events part builds Instruction on one thread and the other sources on a second,
+ * each on its own connection to the part's one-threaded DuckDB (events_two), unless
+ * NX_LOD_EVENTS_THREADS=1.
  * Then tl.ctr (counter and semaphore values by time) and its pyramid tl.ctr_lod, built
  * the same way (per series: least, greatest and last value), tl.tracks, tl.meta, and
  * tl.lines (per source line of Instruction, for the source view). Events with a time beyond
