@@ -62,7 +62,8 @@ static bool pass_ran(const char *dir, int src)
  * row for row at the same row ids; returns the database with both attached (a, b). */
 static struct nx_duck *compare_with_reference(const char *dir, const char *tag)
 {
-	static const char *const tables[] = { "lod0", "lod1", "lod2", "meta", "tracks", "ev0", "ev1", "ev2" };
+	static const char *const tables[] = { "lod0",   "lod1", "lod2", "meta",
+					       "tracks", "ev0",  "ev1",  "ev2" };
 	struct nx_duck *d;
 	char *copy = NULL, *ref = NULL;
 
