@@ -29,14 +29,16 @@ if [[ $skip != *" tsan "* ]]; then
 	# both ingests read ahead of DuckDB's writer (db/duck.c); the device ingest runs its
 	# occupancy pass on a thread (ingest/src_staging.c); the trace ingest inflates gzip
 	# on a thread and writes the empty tables on a thread of their own (trace/input.c,
-	# ingest/ingest_dir.c)
+	# ingest/ingest_dir.c); the timeline cache's events part builds on two threads
+	# (server/lod_build.c)
 	threaded=$(cd "$here/tests/unit" && ls test_server_*.c test_duck_source.c \
-		test_ingest.c test_trace_ingest.c test_trace_tok.c | sed 's/\.c$//')
+		test_ingest.c test_trace_ingest.c test_trace_tok.c test_lod_threads.c |
+		sed 's/\.c$//')
 	# shellcheck disable=SC2086
 	ninja -C "$here/build-tsan" neuron-explorer $threaded
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$here/tests/tools/tsan.supp" \
 		ctest --test-dir "$here/build-tsan" --output-on-failure -j2 \
-		-R '^(test_server_.*|test_duck_source|test_ingest|test_trace_ingest|test_trace_tok)$'
+		-R '^(test_server_.*|test_duck_source|test_ingest|test_trace_ingest|test_trace_tok|test_lod_threads)$'
 fi
 
 if [[ $skip != *" fuzz "* ]]; then
