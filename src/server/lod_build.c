@@ -1014,11 +1014,7 @@ static int part_close(struct nx_duck *d, int rc, const char *scratch,
  * the part's database; docs/memory.md, "The events part on two threads"). */
 static int events_threads(long long *n, struct nx_err *err)
 {
-	int rc = nx_env_whole("NX_LOD_EVENTS_THREADS", 2, "threads", n, err);
-
-	if (!rc && *n == 0)
-		rc = nx_errf(err, NX_EUSAGE, "NX_LOD_EVENTS_THREADS must be 1 or 2, not 0");
-	return rc;
+	return nx_env_range("NX_LOD_EVENTS_THREADS", 1, 2, "threads", n, err);
 }
 
 /* One thread of the events part: the sources srcs[0..nsrc) on database d, in order, each
