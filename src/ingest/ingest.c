@@ -20,6 +20,7 @@
 #include "common/xalloc.h"
 #include "derive/derive.h"
 #include "ingest/dma_aggregated.h"
+#include "ingest/memory_note.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -387,6 +388,8 @@ static int stage_derive(struct run *r, struct nx_err *err)
 	if ((rc = derive_memory(r->d, err)) ||
 	    (rc = nx_derive_run(r->d, r->pp.tmp, r->staging, r->c.progress, NULL, NULL, err)))
 		return rc;
+	if (nx_memory_note_on())
+		nx_memory_note(r->d, r->c.progress, "the derive SQL");
 	snprintf(limit_sql, sizeof(limit_sql), "SET memory_limit = '%s'", raw_limit());
 	if ((rc = nx_duck_exec(r->d, limit_sql, err)))
 		return rc;
@@ -484,6 +487,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		r.c.stage = stages[i].progress;
 		nx_log(NX_LOG_DEBUG, "ingest: %s", stages[i].name);
 		rc = stages[i].run(&r, err);
+		if (!rc && nx_memory_note_on())
+			nx_memory_note(r.d, r.c.progress, stages[i].name);
 	}
 	if (!rc && published) {
 		*published = r.pp.final;
