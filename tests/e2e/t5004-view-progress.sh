@@ -4,6 +4,7 @@
 # "Wrote ..." line on stderr when not a terminal (no live line, no carriage return);
 # nothing with -q; on a terminal (script(1)) the same lines, plus live "[raw] <table>:
 # N rows, M rows/s" lines when a table takes more than a second (not asserted: timing).
+# With NX_INGEST_MEMORY_LOG=1, a "memory after <phase>:" note at each phase end.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 GEN=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/bench/bench_gen_trace
@@ -28,6 +29,19 @@ grep -Eq "^Wrote [0-9]+ raw rows to .*: raw tables [0-9.]+ s, derived tables [0-
 	2> errq.txt > outq.txt || fail "ingest -q"
 [ ! -s errq.txt ] || fail "-q printed: $(head -3 errq.txt)"
 [ -d dp/profiles/global/q@latest ] || fail "-q ingest published nothing"
+
+! grep -q "^memory after" err.txt || fail "memory notes without NX_INGEST_MEMORY_LOG"
+NX_INGEST_MEMORY_LOG=1 "$BIN" view -n tr/bench.neff -s tr/bench.ntff --data-path dp --display-name m \
+	--ingest-only 2> errm.txt > outm.txt || fail "ingest with NX_INGEST_MEMORY_LOG=1"
+for phase in "stream the trace tables" "the derive SQL" "run the derive SQL" "publish"; do
+	grep -Eq "^memory after $phase: VmRSS [0-9]+ MB VmHWM [0-9]+ MB" errm.txt ||
+		grep -Eq "^memory after $phase: VmHWM [0-9]+ MB VmRSS [0-9]+ MB" errm.txt ||
+		fail "no memory note after '$phase'"
+done
+grep -q "^memory after the derive SQL: .*; duckdb_memory():" errm.txt || fail "no duckdb_memory() in the notes"
+grep -q "^memory after publish: " errm.txt && ! grep -q "^memory after publish: .*duckdb_memory" errm.txt ||
+	fail "a note after publish names the closed database"
+[ -d dp/profiles/global/m@latest ] || fail "the ingest with memory notes published nothing"
 
 if command -v script > /dev/null; then
 	script -qec "$BIN view -n tr/bench.neff -s tr/bench.ntff --data-path dp --display-name r --ingest-only" \
