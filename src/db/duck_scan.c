@@ -258,7 +258,8 @@ struct nx_duck_appender {
 	duckdb_vector *vec;
 	void **data;
 	uint64_t **validity;
-	bool failed; /* a cell's column did not exist: the row's end fails */
+	enum nx_cell_kind *kinds; /* of the chunk's columns */
+	bool failed; /* a cell past the columns or of another kind: the row's end fails */
 };
 
 static int appender_err(struct nx_duck_appender *a, const char *what, struct nx_err *err)
@@ -275,6 +276,7 @@ static void appender_free(struct nx_duck_appender *a)
 	free(a->vec);
 	free(a->data);
 	free(a->validity);
+	free(a->kinds);
 	free(a->table);
 	free(a);
 }
@@ -351,14 +353,17 @@ int nx_duck_appender_open_typed(struct nx_duck *d, const char *table,
 	a->vec = nx_xcalloc(n ? n : 1, sizeof(*a->vec));
 	a->data = nx_xcalloc(n ? n : 1, sizeof(*a->data));
 	a->validity = nx_xcalloc(n ? n : 1, sizeof(*a->validity));
+	a->kinds = nx_xcalloc(n ? n : 1, sizeof(*a->kinds));
+	memcpy(a->kinds, kinds, n * sizeof(*kinds));
 	chunk_vectors(a);
 	return 0;
 }
 
-/* The typed appender's cell of the current column (NULL: no such column), moved past. */
-static size_t typed_cell(struct nx_duck_appender *a)
+/* The typed appender's cell of the current column, moved past; SIZE_MAX when there is no
+ * such column or it holds another kind than the cell's (the row then fails). */
+static size_t typed_cell(struct nx_duck_appender *a, enum nx_cell_kind kind)
 {
-	if (a->col >= a->ncols) {
+	if (a->col >= a->ncols || a->kinds[a->col] != kind) {
 		a->failed = true;
 		return SIZE_MAX;
 	}
@@ -372,7 +377,7 @@ void nx_duck_append_i64(struct nx_duck_appender *a, int64_t v)
 
 	if (!a->chunk) {
 		duckdb_append_int64(a->app, v);
-	} else if ((c = typed_cell(a)) != SIZE_MAX) {
+	} else if ((c = typed_cell(a, NX_CELL_INT)) != SIZE_MAX) {
 		((int64_t *)a->data[c])[a->row] = v;
 	}
 }
@@ -383,7 +388,7 @@ void nx_duck_append_f64(struct nx_duck_appender *a, double v)
 
 	if (!a->chunk) {
 		duckdb_append_double(a->app, v);
-	} else if ((c = typed_cell(a)) != SIZE_MAX) {
+	} else if ((c = typed_cell(a, NX_CELL_FLOAT)) != SIZE_MAX) {
 		((double *)a->data[c])[a->row] = v;
 	}
 }
@@ -394,7 +399,7 @@ void nx_duck_append_bool(struct nx_duck_appender *a, bool v)
 
 	if (!a->chunk) {
 		duckdb_append_bool(a->app, v);
-	} else if ((c = typed_cell(a)) != SIZE_MAX) {
+	} else if ((c = typed_cell(a, NX_CELL_BOOL)) != SIZE_MAX) {
 		((bool *)a->data[c])[a->row] = v;
 	}
 }
@@ -419,7 +424,7 @@ void nx_duck_append_str(struct nx_duck_appender *a, const char *s, size_t len)
 		nx_duck_append_null(a);
 	} else if (!a->chunk) {
 		duckdb_append_varchar_length(a->app, s, (idx_t)len);
-	} else if ((c = typed_cell(a)) != SIZE_MAX) {
+	} else if ((c = typed_cell(a, NX_CELL_TEXT)) != SIZE_MAX) {
 		duckdb_vector_assign_string_element_len(a->vec[c], a->row, s, (idx_t)len);
 	}
 }
@@ -447,8 +452,9 @@ int nx_duck_append_end_row(struct nx_duck_appender *a, struct nx_err *err)
 		return 0;
 	}
 	if (a->failed || a->col != a->ncols)
-		return nx_errf(err, NX_EDB, "cannot append a row to %s: %zu cells for %zu "
-			       "columns", a->table, a->failed ? a->ncols + 1 : a->col, a->ncols);
+		return nx_errf(err, NX_EDB, "cannot append a row to %s: %s (%zu columns)",
+			       a->table, a->failed ? "a cell past its columns or of another kind "
+			       "than its column's" : "fewer cells than columns", a->ncols);
 	a->col = 0;
 	if (++a->row == duckdb_vector_size())
 		return chunk_flush(a, err);

@@ -5,7 +5,11 @@
  * the database's two connections while an appender writes; the appended rows read back.
  * Bad input: bad SQL, a column of a type the scan does not read, a callback that stops
  * the scan, an appender on a missing table and a row of the wrong shape each give an
- * error naming what failed, never a crash, and the table keeps only whole rows. */
+ * error naming what failed, never a crash, and the table keeps only whole rows. The typed
+ * appender (rows buffered in chunks DuckDB casts): several chunks of every kind, NULLs
+ * and an ENUM column read back as appended; a cell of another kind than its column's, a
+ * cell too many, a cell too few and a text that is no value of the ENUM each fail with
+ * the table named. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "helper/asserts.h"
@@ -223,12 +227,102 @@ static void test_bad_input(void **state)
 	nx_duck_close(d);
 }
 
+/* A table of every kind the typed appender takes, an ENUM among them. */
+static struct nx_duck *typed_db(struct nx_duck_appender **app)
+{
+	static const enum nx_cell_kind kinds[] = { NX_CELL_INT, NX_CELL_TEXT, NX_CELL_FLOAT,
+						   NX_CELL_BOOL, NX_CELL_TEXT };
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+
+	if (nx_duck_open(&d, 1, "64MB", &err) ||
+	    nx_duck_exec(d, "CREATE TYPE abc AS ENUM ('a', 'b', 'c'); CREATE TABLE k (i BIGINT, "
+			    "e abc, f DOUBLE, b BOOLEAN, s VARCHAR)", &err) ||
+	    nx_duck_appender_open_typed(d, "k", kinds, NX_ARRAY_SIZE(kinds), app, &err))
+		fail_msg("%s", err.msg);
+	return d;
+}
+
+static void test_typed_appender(void **state)
+{
+	static const char *const abc[] = { "a", "b", "c" };
+	struct nx_duck_appender *app = NULL;
+	struct nx_err err = { 0 };
+	struct nx_duck *d = typed_db(&app);
+	char text[32];
+	int64_t v = 0;
+
+	(void)state;
+	for (int i = 0; i < ROWS; i++) {
+		nx_duck_append_i64(app, i);
+		if (i % 7 == 0)
+			nx_duck_append_null(app);
+		else
+			nx_duck_append_str(app, abc[i % 3], 1);
+		nx_duck_append_f64(app, i / 4.0);
+		nx_duck_append_bool(app, i % 2);
+		snprintf(text, sizeof(text), "row %d", i);
+		nx_duck_append_str(app, i % 5 ? text : NULL, strlen(text));
+		if (nx_duck_append_end_row(app, &err))
+			fail_msg("%s", err.msg);
+	}
+	if (nx_duck_appender_close(app, &err))
+		fail_msg("%s", err.msg);
+	/* every cell as appended, in order */
+	if (nx_duck_query_i64(d, "SELECT count(*) FROM (SELECT rowid AS r, * FROM k) WHERE i = r "
+			      "AND (e IS NULL) = (i % 7 = 0) AND (i % 7 = 0 OR e::VARCHAR = "
+			      "['a', 'b', 'c'][i % 3 + 1]) AND f = i / 4 AND b = (i % 2 = 1) AND "
+			      "(s IS NULL) = (i % 5 = 0) AND (i % 5 = 0 OR s = 'row ' || i)", &v, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(v, ROWS);
+	nx_duck_close(d);
+}
+
+static void test_typed_appender_bad_rows(void **state)
+{
+	struct nx_duck_appender *app = NULL;
+	struct nx_err err = { 0 };
+	struct nx_duck *d;
+
+	(void)state;
+	for (int k = 0; k < 4; k++) {
+		d = typed_db(&app);
+		memset(&err, 0, sizeof(err));
+		nx_duck_append_i64(app, 1);
+		nx_duck_append_str(app, k == 3 ? "z" : "a", 1); /* z: no value of abc */
+		if (k == 0)
+			nx_duck_append_i64(app, 2); /* a BIGINT where a DOUBLE goes */
+		else
+			nx_duck_append_f64(app, 2.0);
+		nx_duck_append_bool(app, true);
+		if (k != 2) /* 2: a cell too few */
+			nx_duck_append_str(app, "x", 1);
+		if (k == 1) /* a cell too many */
+			nx_duck_append_str(app, "y", 1);
+		if (k < 3) {
+			assert_int_not_equal(nx_duck_append_end_row(app, &err), 0);
+			assert_non_null(strstr(err.msg, "cannot append a row to k"));
+			memset(&err, 0, sizeof(err));
+			nx_duck_appender_close(app, &err);
+		} else {
+			/* the cast fails when the chunk is appended: at close here */
+			if (nx_duck_append_end_row(app, &err))
+				fail_msg("%s", err.msg);
+			assert_int_not_equal(nx_duck_appender_close(app, &err), 0);
+			assert_non_null(strstr(err.msg, "k"));
+		}
+		nx_duck_close(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_reads_every_cell),
 		cmocka_unit_test(test_cursors_in_step_with_appender),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_typed_appender),
+		cmocka_unit_test(test_typed_appender_bad_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
