@@ -7,8 +7,8 @@
  * ours in its WHERE (nx_duck_chunk_function) sees each chunk of them on its way. That
  * order is start order but for a bounded lateness (a row starts at most `late` ns before
  * one read earlier), so a few time slices are open at once: each row goes to its slice's
- * groups, and a slice is flushed to tl.lod, in slice order, once the row being read
- * proves no later row can fall into it. The rows and row order of tl.ev<s> and tl.lod
+ * groups, and a slice is flushed to tl.lod<s>, in slice order, once the row being read
+ * proves no later row can fall into it. The rows and row order of tl.ev<s> and tl.lod<s>
  * are those of the copy and of nx__lod_l0. (Appending the chunks of a streamed SELECT
  * to tl.ev<s> instead cost more CPU than the copy and the read-back together: DuckDB's
  * appender stores strings uncompressed, and the checkpoint compresses them again.) */

@@ -2,7 +2,7 @@
  * test_lod_l0_pass.c: the events copy and the finest level of their pyramid in one pass
  * (server/lod_l0_pass.c), on real DuckDB databases and real parquet profiles:
  *   - the caches of generated profiles built in one pass hold, row for row and at the
- *     same row ids, the tl.ev<s>, tl.lod and tl.meta (and the rows of tl.tracks, whose
+ *     same row ids, the tl.ev<s>, tl.lod<s> and tl.meta (and the rows of tl.tracks, whose
  *     GROUP BY order the thread count sets) of the build that copies
  *     first and reads L0 back (NX_LOD_COPY_THEN_L0=1, the reference): the servers'
  *     timeline profile (its DMA in one pass, its Instruction files out of order sorted
