@@ -9,6 +9,7 @@
 #include "common/le.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "db/parquet_dict.h"
 #include "db/parquet_meta.h"
 #include "db/parquet_empty.h"
 #include "db/rowbuf.h"
@@ -30,8 +31,16 @@
 #define ZSTD_LEVEL 1
 /* A row group ends early when one column's values pass this. */
 #define GROUP_BYTES ((size_t)64 << 20)
+/* A string column's chunk is dictionary-encoded unless its distinct values pass a
+ * quarter of the row group's rows or 1 MiB PLAIN; past either it is written PLAIN, and
+ * so are the column's next DICT_SKIP chunks before the dictionary is tried again (a
+ * column of all-distinct values would hash a quarter of its values in vain in each). */
+#define DICT_FRACTION 4
+#define DICT_BYTES ((size_t)1 << 20)
+#define DICT_SKIP 15
 
-enum { PAGE_DATA = 0, ENC_PLAIN = 0, ENC_RLE = 3, CODEC_ZSTD = 6 };
+enum { PAGE_DATA = 0, PAGE_DICT = 2, ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICT = 8,
+       CODEC_ZSTD = 6 };
 
 struct col {
 	const struct nx_field *f;
@@ -39,6 +48,9 @@ struct col {
 	enum nx_coltype ct;
 	int max_def;           /* 1 for a scalar, 3 for a list */
 	struct nx_strbuf vals; /* the row group's values, PLAIN (booleans: a byte each) */
+	struct nx_pq_dict dict; /* or their dictionary and indices, when dict_on */
+	bool dict_able, dict_on;
+	unsigned dict_skip;    /* chunks left to write PLAIN before trying it again */
 	uint8_t *def, *rep;    /* its levels, a byte each (rep: lists only) */
 	size_t nlev, levcap;
 	uint64_t nulls;        /* NULL cells of a scalar */
@@ -117,6 +129,8 @@ int nx_pqw_open(struct nx_pqw **out, const struct nx_table *t, const char *path,
 		c->leaf = nx_pq_leaf_of(c->f);
 		c->ct = nx_rowbuf_coltype(c->f);
 		c->max_def = c->leaf.list ? 3 : 1;
+		c->dict_able = c->dict_on = !c->leaf.list && c->ct == NX_COL_VARCHAR;
+		nx_pq_dict_reset(&c->dict, w->row_group / DICT_FRACTION, DICT_BYTES);
 	}
 	int rc = put(w, "PAR1", 4, err);
 	if (rc) {
@@ -183,6 +197,22 @@ static inline void put_str(struct nx_strbuf *vals, const duckdb_string_t *s)
 	nx_strbuf_add(vals, p, len);
 }
 
+/* A string of a scalar column: into its dictionary while it has one, else PLAIN (the
+ * chunk's values so far too, when the dictionary has just passed its bound). */
+static inline void add_str(struct col *c, const duckdb_string_t *s)
+{
+	if (c->dict_on) {
+		uint32_t len;
+		const char *p = str_of(s, &len);
+		if (nx_pq_dict_add(&c->dict, p, len, true))
+			return;
+		nx_pq_dict_spill(&c->dict, &c->vals);
+		c->dict_on = false;
+		c->dict_skip = DICT_SKIP;
+	}
+	put_str(&c->vals, s);
+}
+
 /* Rows [from, to) of a scalar column. Values go in little-endian, as the machine
  * holds them (x86-64 and arm64 alike). */
 static void add_scalar(struct col *c, const void *data, const uint64_t *valid, size_t from,
@@ -225,7 +255,7 @@ static void add_scalar(struct col *c, const void *data, const uint64_t *valid, s
 			nx_strbuf_addch(&c->vals, ((const bool *)data)[r] ? 1 : 0);
 			break;
 		default:
-			put_str(&c->vals, &((const duckdb_string_t *)data)[r]);
+			add_str(c, &((const duckdb_string_t *)data)[r]);
 			break;
 		}
 	}
@@ -377,28 +407,18 @@ static void put_stats(struct nx_strbuf *out, const struct col *c)
 	nx_strbuf_addch(out, NX_TC_STOP);
 }
 
-/* Writes column c's page for the row group and appends its ColumnChunk to w->groups;
- * *raw and *packed grow by the page's sizes with its header. */
-static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t *packed,
-			struct nx_err *err)
+/* Compresses w->page and writes it after its PageHeader: 1 type, 2 uncompressed size,
+ * 3 compressed size, then 5 data_page_header (1 num_values, 2 encoding, 3 definition
+ * and 4 repetition level encodings) or 7 dictionary_page_header (1 num_values,
+ * 2 encoding). *raw and *packed grow by the page's sizes with its header. */
+static int write_page(struct nx_pqw *w, const struct col *c, int type, size_t values,
+		      int encoding, uint64_t *raw, uint64_t *packed, struct nx_err *err)
 {
-	uint64_t at = w->off;
 	int16_t last = 0;
 	size_t bound, z;
 	int rc;
 
-	/* a scalar column has one level per row; a list column at least one */
-	NX_ASSERT(c->leaf.list ? c->nlev >= w->group_rows : c->nlev == w->group_rows);
-	NX_ASSERT(c->ct != NX_COL_BOOLEAN || c->vals.len == c->nlev - c->nulls);
-	nx_strbuf_reset(&w->page);
-	if (c->leaf.list)
-		put_levels(&w->page, c->rep, c->nlev, 1);
-	put_levels(&w->page, c->def, c->nlev, c->max_def == 1 ? 1 : 2);
-	if (c->ct == NX_COL_BOOLEAN)
-		put_bools(&w->page, &c->vals);
-	else
-		nx_strbuf_add(&w->page, c->vals.buf ? c->vals.buf : "", c->vals.len);
-	if (w->page.len > INT32_MAX || c->nlev > INT32_MAX)
+	if (w->page.len > INT32_MAX || values > INT32_MAX)
 		return nx_errf(err, -EFBIG, "'%s': column %s: a page of %zu bytes is too large "
 			       "for parquet", w->path, c->f->name, w->page.len);
 	bound = ZSTD_compressBound(w->page.len);
@@ -407,34 +427,73 @@ static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t
 		w->zcap = bound;
 		w->zbuf = nx_xmalloc(bound);
 	}
-	z = ZSTD_compressCCtx(w->zc, w->zbuf, w->zcap, w->page.buf, w->page.len, ZSTD_LEVEL);
+	z = ZSTD_compressCCtx(w->zc, w->zbuf, w->zcap, w->page.buf ? w->page.buf : "",
+			      w->page.len, ZSTD_LEVEL);
 	if (ZSTD_isError(z))
 		return nx_errf(err, -EIO, "'%s': column %s: zstd: %s", w->path, c->f->name,
 			       ZSTD_getErrorName(z));
-
-	/* PageHeader: 1 type, 2 uncompressed size, 3 compressed size, 5 data_page_header
-	 * (1 num_values, 2 encoding, 3 definition and 4 repetition level encodings) */
 	nx_strbuf_reset(&w->hdr);
-	put_i32_field(&w->hdr, &last, 1, PAGE_DATA);
+	put_i32_field(&w->hdr, &last, 1, type);
 	put_i32_field(&w->hdr, &last, 2, (int32_t)w->page.len);
 	put_i32_field(&w->hdr, &last, 3, (int32_t)z);
-	nx_tc_write_field(&w->hdr, last, NX_TC_STRUCT, 5);
+	nx_tc_write_field(&w->hdr, last, NX_TC_STRUCT, type == PAGE_DICT ? 7 : 5);
 	last = 0;
-	put_i32_field(&w->hdr, &last, 1, (int32_t)c->nlev);
-	put_i32_field(&w->hdr, &last, 2, ENC_PLAIN);
-	put_i32_field(&w->hdr, &last, 3, ENC_RLE);
-	put_i32_field(&w->hdr, &last, 4, ENC_RLE);
+	put_i32_field(&w->hdr, &last, 1, (int32_t)values);
+	put_i32_field(&w->hdr, &last, 2, encoding);
+	if (type == PAGE_DATA) {
+		put_i32_field(&w->hdr, &last, 3, ENC_RLE);
+		put_i32_field(&w->hdr, &last, 4, ENC_RLE);
+	}
 	nx_strbuf_addch(&w->hdr, NX_TC_STOP);
 	nx_strbuf_addch(&w->hdr, NX_TC_STOP);
-	uint64_t u = w->hdr.len + w->page.len, p = w->hdr.len + z;
 	if ((rc = put(w, w->hdr.buf, w->hdr.len, err)) || (rc = put(w, w->zbuf, z, err)))
+		return rc;
+	*raw += w->hdr.len + w->page.len;
+	*packed += w->hdr.len + z;
+	return 0;
+}
+
+/* Writes column c's pages for the row group (a dictionary page first, when the chunk
+ * has a dictionary) and appends its ColumnChunk to w->groups; *raw and *packed grow by
+ * the pages' sizes with their headers. */
+static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t *packed,
+			struct nx_err *err)
+{
+	uint64_t at = w->off, data_at = at, u = 0, p = 0;
+	bool dict = c->dict_on && c->dict.n > 0;
+	int16_t last = 0;
+	int rc;
+
+	/* a scalar column has one level per row; a list column at least one */
+	NX_ASSERT(c->leaf.list ? c->nlev >= w->group_rows : c->nlev == w->group_rows);
+	NX_ASSERT(c->ct != NX_COL_BOOLEAN || c->vals.len == c->nlev - c->nulls);
+	NX_ASSERT(!dict || (c->vals.len == 0 && c->dict.nidx == c->nlev - c->nulls));
+	if (dict) {
+		nx_strbuf_reset(&w->page);
+		nx_strbuf_add(&w->page, c->dict.vals.buf, c->dict.vals.len);
+		if ((rc = write_page(w, c, PAGE_DICT, c->dict.n, ENC_PLAIN, &u, &p, err)))
+			return rc;
+		data_at = w->off;
+	}
+	nx_strbuf_reset(&w->page);
+	if (c->leaf.list)
+		put_levels(&w->page, c->rep, c->nlev, 1);
+	put_levels(&w->page, c->def, c->nlev, c->max_def == 1 ? 1 : 2);
+	if (dict)
+		nx_pq_dict_put_indices(&c->dict, &w->page);
+	else if (c->ct == NX_COL_BOOLEAN)
+		put_bools(&w->page, &c->vals);
+	else
+		nx_strbuf_add(&w->page, c->vals.buf ? c->vals.buf : "", c->vals.len);
+	if ((rc = write_page(w, c, PAGE_DATA, c->nlev, dict ? ENC_RLE_DICT : ENC_PLAIN, &u, &p,
+			     err)))
 		return rc;
 	*raw += u;
 	*packed += p;
 
 	/* ColumnChunk: 2 file_offset, 3 meta_data. ColumnMetaData: 1 type, 2 encodings,
 	 * 3 path_in_schema, 4 codec, 5 num_values, 6 and 7 sizes, 9 data_page_offset,
-	 * 12 statistics (scalars) */
+	 * 11 dictionary_page_offset (a chunk with a dictionary), 12 statistics (scalars) */
 	struct nx_strbuf *g = &w->groups;
 	last = 0;
 	put_i64_field(g, &last, 2, (int64_t)at);
@@ -442,9 +501,11 @@ static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t
 	last = 0;
 	put_i32_field(g, &last, 1, c->leaf.type);
 	nx_tc_write_field(g, last, NX_TC_LIST, 2);
-	nx_tc_write_list(g, 2, NX_TC_I32);
+	nx_tc_write_list(g, dict ? 3 : 2, NX_TC_I32);
 	nx_tc_write_zigzag(g, ENC_PLAIN);
 	nx_tc_write_zigzag(g, ENC_RLE);
+	if (dict)
+		nx_tc_write_zigzag(g, ENC_RLE_DICT);
 	nx_tc_write_field(g, 2, NX_TC_LIST, 3);
 	const char *path[3] = { c->f->name, "list", "element" };
 	uint32_t depth = c->leaf.list ? 3 : 1;
@@ -458,7 +519,9 @@ static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t
 	put_i64_field(g, &last, 5, (int64_t)c->nlev);
 	put_i64_field(g, &last, 6, (int64_t)u);
 	put_i64_field(g, &last, 7, (int64_t)p);
-	put_i64_field(g, &last, 9, (int64_t)at);
+	put_i64_field(g, &last, 9, (int64_t)data_at);
+	if (dict)
+		put_i64_field(g, &last, 11, (int64_t)at);
 	if (!c->leaf.list) {
 		nx_tc_write_field(g, last, NX_TC_STRUCT, 12);
 		put_stats(g, c);
@@ -470,6 +533,13 @@ static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t
 	c->nlev = 0;
 	c->nulls = 0;
 	c->minmax = c->nan = false;
+	if (c->dict_skip) {
+		c->dict_skip--;
+		c->dict_on = false;
+	} else {
+		c->dict_on = c->dict_able;
+	}
+	nx_pq_dict_reset(&c->dict, w->row_group / DICT_FRACTION, DICT_BYTES);
 	return 0;
 }
 
@@ -538,6 +608,7 @@ static void release(struct nx_pqw *w)
 {
 	for (size_t i = 0; w->cols && i < w->t->nfields; i++) {
 		nx_strbuf_release(&w->cols[i].vals);
+		nx_pq_dict_release(&w->cols[i].dict);
 		free(w->cols[i].def);
 		free(w->cols[i].rep);
 	}

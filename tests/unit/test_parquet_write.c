@@ -27,10 +27,12 @@
 #include <cmocka.h>
 
 /* Rows 0..rows-1 of any table: each cell is a function of (row, column), NULL for some;
- * fails at fail_at (-1: never). */
+ * fails at fail_at (-1: never). With strings set, the string columns are those of
+ * strings_cell instead. */
 struct gen {
 	const struct nx_table *t;
 	int64_t next, rows, fail_at;
+	bool strings;
 };
 
 static void cell(struct nx_rowbuf *b, const struct nx_field *f, size_t col, size_t n,
@@ -73,6 +75,51 @@ static void cell(struct nx_rowbuf *b, const struct nx_field *f, size_t col, size
 	}
 }
 
+/* A string cell for the dictionary: by column, one of three kinds. Repeats: NULL, "",
+ * a 3000-byte string of three kinds and five short ones, so a chunk's dictionary holds
+ * ten values. All distinct: a chunk passes the dictionary's bound of a quarter of its
+ * rows. Few distinct but large (the first such column only): every 64th row a distinct
+ * string of 20000 bytes, which passes the 1 MiB bound in a row group of 4096 rows. */
+static void strings_cell(struct nx_rowbuf *b, size_t col, size_t n, int64_t row,
+			 bool first_large)
+{
+	char text[64];
+
+	if (col % 3 == 0) {
+		int64_t k = row % 7;
+		if (k == 0)
+			return;
+		if (k == 1) {
+			nx_rowbuf_str(b, col, n, "");
+		} else if (k == 2) {
+			char *big = nx_xmalloc(3001);
+			memset(big, 'a' + (int)(row % 3), 3000);
+			big[3000] = '\0';
+			nx_rowbuf_str(b, col, n, big);
+			free(big);
+		} else {
+			snprintf(text, sizeof(text), "v%" PRId64, row % 5);
+			nx_rowbuf_str(b, col, n, text);
+		}
+	} else if (col % 3 == 1) {
+		if (row % 10 == 3)
+			return;
+		snprintf(text, sizeof(text), "distinct value %" PRId64 "/%zu", row, col);
+		nx_rowbuf_str(b, col, n, text);
+	} else if (first_large && row % 64 == 0) {
+		char *big = nx_xmalloc(20001);
+		memset(big, 'k', 20000);
+		big[20000] = '\0';
+		int len = snprintf(text, sizeof(text), "%" PRId64 ":", row);
+		memcpy(big, text, (size_t)len);
+		nx_rowbuf_str(b, col, n, big);
+		free(big);
+	} else {
+		snprintf(text, sizeof(text), "x%" PRId64, row % 3);
+		nx_rowbuf_str(b, col, n, text);
+	}
+}
+
 static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 {
 	struct gen *g = self;
@@ -81,8 +128,13 @@ static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	for (; n < cap && g->next < g->rows; n++, g->next++) {
 		if (g->next == g->fail_at)
 			return nx_errf(err, NX_ECORRUPT, "'gen': bad row %" PRId64, g->next);
-		for (size_t c = 0; c < g->t->nfields; c++)
-			cell(b, &g->t->fields[c], c, n, g->next);
+		for (size_t c = 0, large = 0; c < g->t->nfields; c++) {
+			const char *type = nx_schema_duck_type(&g->t->fields[c]);
+			if (g->strings && type && !strcmp(type, "VARCHAR"))
+				strings_cell(b, c, n, g->next, c % 3 == 2 && !large++);
+			else
+				cell(b, &g->t->fields[c], c, n, g->next);
+		}
 	}
 	return (int)n;
 }
@@ -94,6 +146,7 @@ static struct nx_row_source gen_source(struct gen *g, const struct nx_table *t, 
 	g->next = 0;
 	g->rows = rows;
 	g->fail_at = fail_at;
+	g->strings = false;
 	return (struct nx_row_source){ .table = t, .self = g, .next = gen_next };
 }
 
@@ -153,7 +206,7 @@ static int write_ours(struct nx_row_source *src, const char *path, unsigned long
 
 /* Writes rows of t both ways and checks that DuckDB reads the same rows and types. */
 static void same_as_duckdb(struct fx *f, const struct nx_table *t, int64_t rows,
-			   unsigned long row_group)
+			   unsigned long row_group, bool strings)
 {
 	char *ours = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
 	char *theirs = nx_xasprintf("%s/%s.duck.parquet", f->dir, t->name);
@@ -162,9 +215,11 @@ static void same_as_duckdb(struct fx *f, const struct nx_table *t, int64_t rows,
 	struct nx_row_source src = gen_source(&g, t, rows, -1);
 	uint64_t n1 = 0, n2 = 0;
 
+	g.strings = strings;
 	if (nx_duck_copy_source(f->d, &src, theirs, &n1, &err))
 		fail_msg("%s: DuckDB: %s", t->name, err.msg);
 	src = gen_source(&g, t, rows, -1);
+	g.strings = strings;
 	if (write_ours(&src, ours, row_group, &n2, &err))
 		fail_msg("%s: ours: %s", t->name, err.msg);
 	assert_int_equal(n1, rows);
@@ -197,7 +252,7 @@ static void test_every_table_reads_as_duckdbs(void **state)
 		const struct nx_table *t = &nx_schema_tables[i];
 		if (!t->written || t->nfields > 128)
 			continue;
-		same_as_duckdb(f, t, 3000, 0);
+		same_as_duckdb(f, t, 3000, 0, false);
 		tables++;
 	}
 	assert_true(tables >= 40);
@@ -211,7 +266,7 @@ static void test_row_groups_split_batches(void **state)
 	char *path = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
 	char *duck = nx_xasprintf("%s/%s.duck.parquet", f->dir, t->name);
 
-	same_as_duckdb(f, t, 20000, 777);
+	same_as_duckdb(f, t, 20000, 777, false);
 	assert_int_equal(q(f->d, "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')",
 			   path), (20000 + 776) / 777);
 	assert_int_equal(q(f->d, "SELECT max(row_group_num_rows) FROM parquet_metadata('%s')",
@@ -244,9 +299,67 @@ static void test_more_row_groups_than_ordinals(void **state)
 		    (!t || nx_schema_tables[i].nfields < t->nfields))
 			t = &nx_schema_tables[i];
 	char *path = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
-	same_as_duckdb(f, t, 33000, 1);
+	same_as_duckdb(f, t, 33000, 1, false);
 	assert_int_equal(q(f->d, "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('%s')",
 			   path), 33000);
+	free(path);
+}
+
+/* Chunks of string columns with a dictionary (repeats, NULLs, empty and long strings)
+ * and chunks written PLAIN after their dictionary passed its bound (all-distinct
+ * values; large ones): DuckDB reads the same rows as from its own file, and each column's
+ * chunks have a dictionary page or not as they should. */
+static void test_string_dictionaries(void **state)
+{
+	struct fx *f = *state;
+	const struct nx_table *t = nx_schema_table("Instruction");
+	char *path = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
+	const char *large = NULL;
+	int64_t cols[3] = { 0, 0, 0 };
+
+	same_as_duckdb(f, t, 20000, 4096, true);
+	for (size_t c = 0; c < t->nfields; c++) {
+		const char *type = nx_schema_duck_type(&t->fields[c]);
+		if (!type || strcmp(type, "VARCHAR"))
+			continue;
+		const char *name = t->fields[c].name;
+		if (c % 3 == 2 && !large)
+			large = name;
+		cols[c % 3]++;
+		/* row groups of the column with a dictionary page, and of them those whose
+		 * data page is RLE_DICTIONARY */
+		int64_t dict = q(f->d, "SELECT count(*) FROM parquet_metadata('%s') WHERE "
+				       "path_in_schema = '%s' AND dictionary_page_offset IS NOT "
+				       "NULL AND encodings LIKE '%%RLE_DICTIONARY%%'", path, name);
+		int64_t plain = q(f->d, "SELECT count(*) FROM parquet_metadata('%s') WHERE "
+					"path_in_schema = '%s' AND dictionary_page_offset IS NULL "
+					"AND encodings NOT LIKE '%%DICTIONARY%%'", path, name);
+		if (c % 3 == 1 || name == large) { /* past the bound in every chunk */
+			assert_int_equal(dict, 0);
+			assert_int_equal(plain, 5);
+		} else {
+			assert_int_equal(dict, 5);
+			assert_int_equal(plain, 0);
+		}
+	}
+	assert_non_null(large);
+	assert_true(cols[0] >= 3 && cols[1] >= 3 && cols[2] >= 3);
+	/* the repeats come back as they went in */
+	for (size_t c = 0; c < t->nfields; c += 3) {
+		const char *type = nx_schema_duck_type(&t->fields[c]);
+		if (!type || strcmp(type, "VARCHAR"))
+			continue;
+		const char *name = t->fields[c].name;
+		assert_int_equal(q(f->d, "SELECT count(*) FROM '%s' WHERE \"%s\" IS NULL", path,
+				   name), (20000 + 6) / 7);
+		assert_int_equal(q(f->d, "SELECT count(*) FROM '%s' WHERE \"%s\" = ''", path,
+				   name), (20000 + 5) / 7);
+		assert_int_equal(q(f->d, "SELECT count(*) FROM read_parquet('%s', file_row_number "
+				      "= true) WHERE \"%s\" = repeat(chr(97 + (file_row_number %% 3)"
+				      "::INT), 3000)", path, name), (20000 + 4) / 7);
+		assert_int_equal(q(f->d, "SELECT count(DISTINCT \"%s\") FROM '%s'", name, path), 9);
+		break;
+	}
 	free(path);
 }
 
@@ -423,6 +536,7 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_more_row_groups_than_ordinals, fx_setup,
 						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_string_dictionaries, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_rows_is_a_valid_file, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_source_error_keeps_the_old_file, fx_setup,
