@@ -106,10 +106,12 @@ void nx_duck_ahead_stop(struct nx_duck_ahead *a);
  * dir/<T>_0.parquet, <T>_1.parquet, ... of 64 row groups each (NX_INGEST_PART_GROUPS),
  * so no file's metadata grows with the table (db/parquet_concat.h joins them later).
  * No rows: no file. src runs ahead on a thread of its own, as with nx_duck_copy_ahead
- * (and under its rule: it shares no state with what runs meanwhile), and two COPYs on
- * two threads write it, each some of the columns, into files joined side by side
- * (db/parquet_zip.h): the same rows in the same row groups as one COPY writes
- * (NX_INGEST_WRITERS=1 makes it one). d gets a second connection for that. */
+ * (and under its rule: it shares no state with what runs meanwhile), and our parquet
+ * writer (db/parquet_write.h) writes it on the calling thread; a failure names the
+ * table and leaves no part. With NX_INGEST_WRITER=duckdb, DuckDB's COPY writes it
+ * instead: two COPYs on two threads, each some of the columns, into files joined side
+ * by side (db/parquet_zip.h), the same rows in the same row groups as one COPY writes
+ * (NX_INGEST_WRITERS=1 makes it one); d gets a second connection for that. */
 int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
 			      uint64_t *rows, struct nx_err *err);
 /* Runs COPY (<select_sql>) TO path as zstd parquet; *rows gets the row count. */

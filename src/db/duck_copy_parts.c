@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT
- * duck_copy_parts.c: a large table copied as parts of a few million rows, by one COPY or
- * by two that each write some of its columns, joined side by side (see
- * nx_duck_copy_source_parts in duck.h; docs/memory.md, "Two writers"). */
+ * duck_copy_parts.c: a large table copied as parts of a few million rows, by our parquet
+ * writer (db/parquet_write.h) or by DuckDB's: one COPY, or two that each write some of
+ * its columns, joined side by side (see nx_duck_copy_source_parts in duck.h;
+ * docs/memory.md, "Two writers" and "Our writer for the raw tables"). */
 #include "common/compat.h"
 #include "common/env_num.h"
 #include "db/duck_copy.h"
 #include "db/duck_conn.h"
+#include "db/parquet_write.h"
 #include "db/parquet_zip.h"
 #include "db/rowbuf.h"
 #include "db/source_ahead.h"
@@ -17,6 +19,18 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Whose writer writes a table in parts: NX_INGEST_WRITER, `ours` (the default) or
+ * `duckdb`; *ours is set for ours. */
+static int part_writer_kind(bool *ours, struct nx_err *err)
+{
+	const char *v = getenv("NX_INGEST_WRITER");
+
+	*ours = !v || !*v || !strcmp(v, "ours");
+	if (*ours || !strcmp(v, "duckdb"))
+		return 0;
+	return nx_errf(err, NX_EUSAGE, "NX_INGEST_WRITER is '%s': it must be ours or duckdb", v);
+}
 
 /* Writers of a table written in parts: NX_INGEST_WRITERS (1 or 2), else 2. */
 static unsigned part_writers(void)
@@ -297,17 +311,50 @@ static int copy_split(struct nx_duck *d, struct nx_row_source *src, struct nx_du
 	return rc;
 }
 
+/* The parts of src written by DuckDB, by one COPY into tmp[0] or split by columns from
+ * column at on (copy_split); *from says which of tmp holds the *nparts parts. */
+static int duck_parts(struct nx_duck *d, struct nx_row_source *src, size_t at,
+		      char *const tmp[3], uint64_t *rows, size_t *nparts, int *from,
+		      struct nx_err *err)
+{
+	const char *t = src->table->name;
+	char *pattern = nx_xasprintf("%s_{i}", t);
+	struct nx_err ignored = { 0 };
+	struct nx_duck_ahead *a = NULL;
+	int64_t threads = 0;
+	int rc;
+
+	/* two writers need two threads to run their COPYs: one blocked on the source waits
+	 * for the other to take its batch (part_write_both) */
+	if (at && (nx_duck_con_query_i64(nx__duck_con(d),
+					 "SELECT current_setting('threads')::BIGINT", &threads,
+					 &ignored) || threads < 2))
+		at = 0;
+	rc = nx__ahead_begin(src, false, at ? 2 : 1, &a, err);
+	if (!rc && at) {
+		rc = copy_split(d, src, a, at, tmp, rows, nparts, from, err);
+	} else if (!rc) {
+		rc = nx__copy_source(d, src, a, tmp[0], pattern, 0, rows, err);
+		*nparts = rc ? 0 : count_parts(tmp[0], t);
+	}
+	free(pattern);
+	return rc;
+}
+
 int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
 			      uint64_t *rows, struct nx_err *err)
 {
 	const char *t = src->table->name;
 	size_t at = part_writers() > 1 ? split_column(src->table) : 0, nparts = 0;
-	char *tmp[3], *pattern = nx_xasprintf("%s_{i}", t);
+	char *tmp[3];
 	struct nx_err ignored = { 0 };
 	struct nx_duck_ahead *a = NULL;
 	uint64_t n = 0;
 	int from = 0, rc;
+	bool ours;
 
+	if ((rc = part_writer_kind(&ours, err)))
+		return rc;
 	for (int k = 0; k < 3; k++) {
 		char *name = nx_xasprintf(".%s.parts%d.tmp", t, k);
 		tmp[k] = nx_path_join(dir, name);
@@ -315,21 +362,19 @@ int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, cons
 		nx_remove_tree(tmp[k], &ignored);
 	}
 	/* The trace tables are the bulk of an ingest: their source decodes the trace on a
-	 * thread of its own while DuckDB encodes, on one thread, or on two that each write
-	 * some of the columns (docs/memory.md, "Two writers"). */
-	/* two writers need two threads to run their COPYs: one blocked on the source waits
-	 * for the other to take its batch (part_write_both) */
-	int64_t threads = 0;
-	if (at && (nx_duck_con_query_i64(nx__duck_con(d),
-					 "SELECT current_setting('threads')::BIGINT", &threads,
-					 &ignored) || threads < 2))
-		at = 0;
-	rc = nx__ahead_begin(src, false, at ? 2 : 1, &a, err);
-	if (!rc && at) {
-		rc = copy_split(d, src, a, at, tmp, &n, &nparts, &from, err);
-	} else if (!rc) {
-		rc = nx__copy_source(d, src, a, tmp[0], pattern, 0, &n, err);
-		nparts = rc ? 0 : count_parts(tmp[0], t);
+	 * thread of its own while our writer encodes on this one, or DuckDB on one thread,
+	 * or on two that each write some of the columns (docs/memory.md, "Two writers",
+	 * "Our writer for the raw tables"). */
+	if (ours) {
+		unsigned long rg = nx__source_row_group(0);
+		rc = nx_mkdirs(tmp[0], err);
+		if (!rc)
+			rc = nx__ahead_begin(src, true, 1, &a, err);
+		if (!rc)
+			rc = nx_pqw_write_parts(a, tmp[0], (uint64_t)rg * nx__part_row_groups(), rg,
+						&n, &nparts, err);
+	} else {
+		rc = duck_parts(d, src, at, tmp, &n, &nparts, &from, err);
 	}
 	if (!rc)
 		rc = move_parts(tmp[from], dir, t, nparts, err);
@@ -337,7 +382,6 @@ int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, cons
 		nx_remove_tree(tmp[k], &ignored);
 		free(tmp[k]);
 	}
-	free(pattern);
 	if (rows)
 		*rows = n;
 	return rc;

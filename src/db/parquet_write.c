@@ -576,7 +576,13 @@ static int flush_group(struct nx_pqw *w, struct nx_err *err)
 
 int nx_pqw_add(struct nx_pqw *w, const struct nx_rowbuf *b, size_t n, struct nx_err *err)
 {
-	size_t done = 0;
+	return nx_pqw_add_rows(w, b, 0, n, err);
+}
+
+int nx_pqw_add_rows(struct nx_pqw *w, const struct nx_rowbuf *b, size_t from, size_t n,
+		    struct nx_err *err)
+{
+	size_t done = from;
 	int rc;
 
 	while (done < n) {

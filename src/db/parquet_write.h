@@ -30,6 +30,9 @@ int nx_pqw_open(struct nx_pqw **out, const struct nx_table *t, const char *path,
 		unsigned long row_group, struct nx_err *err);
 /* Adds rows [0, n) of b, a batch of rows of the file's table. */
 int nx_pqw_add(struct nx_pqw *w, const struct nx_rowbuf *b, size_t n, struct nx_err *err);
+/* Adds rows [from, n) of b. */
+int nx_pqw_add_rows(struct nx_pqw *w, const struct nx_rowbuf *b, size_t from, size_t n,
+		    struct nx_err *err);
 /* Writes what is left and the footer, renames the file to its path, and frees w;
  * *rows (may be NULL) gets the number of rows. On failure nothing is left at path but
  * what was there before, and w is freed too. */
@@ -48,5 +51,14 @@ int nx_pqw_write_source(struct nx_row_source *src, const char *path, uint64_t *r
  * stopped and freed by, whichever way this ends), as nx_duck_copy_ahead would write it. */
 int nx_pqw_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long row_group,
 		       uint64_t *rows, struct nx_err *err);
+
+/* Likewise, into parts dir/<T>_0.parquet, <T>_1.parquet, ... of part_rows rows each
+ * (the last may hold fewer; no rows: no part), in row groups of row_group rows, as
+ * nx_duck_copy_source_parts writes them with DuckDB's COPY: *nparts gets their number.
+ * a is stopped and freed whichever way this ends; on failure the part being written is
+ * given up (those done before stay: the caller writes into a directory of its own). */
+int nx_pqw_write_parts(struct nx_duck_ahead *a, const char *dir, uint64_t part_rows,
+		       unsigned long row_group, uint64_t *rows, size_t *nparts,
+		       struct nx_err *err);
 
 #endif

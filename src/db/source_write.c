@@ -8,6 +8,24 @@
 #include "db/duck_copy.h"
 #include "db/rowbuf.h"
 #include "db/source_ahead.h"
+#include "common/assert.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+
+/* b made to read the rows of a batch's chunk of t's columns; its row count. */
+static size_t bind_batch(struct nx_rowbuf *b, const struct nx_table *t, duckdb_data_chunk chunk)
+{
+	b->ncols = t->nfields;
+	b->capacity = duckdb_vector_size();
+	for (size_t c = 0; c < t->nfields; c++) {
+		b->type[c] = nx_rowbuf_coltype(&t->fields[c]);
+		b->vec[c] = duckdb_data_chunk_get_vector(chunk, c);
+		b->data[c] = duckdb_vector_get_data(b->vec[c]);
+		b->validity[c] = duckdb_vector_get_validity(b->vec[c]);
+	}
+	return (size_t)duckdb_data_chunk_get_size(chunk);
+}
 
 int nx_pqw_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long row_group,
 		       uint64_t *rows, struct nx_err *err)
@@ -21,16 +39,8 @@ int nx_pqw_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long 
 		struct nx_rowbuf b;
 		if ((rc = nx__ahead_take(a, 0, &batch, err)) || !batch.chunk)
 			break;
-		duckdb_data_chunk chunk = batch.chunk;
-		b.ncols = t->nfields;
-		b.capacity = duckdb_vector_size();
-		for (size_t c = 0; c < t->nfields; c++) {
-			b.type[c] = nx_rowbuf_coltype(&t->fields[c]);
-			b.vec[c] = duckdb_data_chunk_get_vector(chunk, c);
-			b.data[c] = duckdb_vector_get_data(b.vec[c]);
-			b.validity[c] = duckdb_vector_get_validity(b.vec[c]);
-		}
-		rc = nx_pqw_add(w, &b, (size_t)duckdb_data_chunk_get_size(chunk), err);
+		size_t n = bind_batch(&b, t, batch.chunk);
+		rc = nx_pqw_add(w, &b, n, err);
 		/* the batch is freed for the producer by the next take */
 	}
 	nx_duck_ahead_stop(a);
@@ -39,6 +49,62 @@ int nx_pqw_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long 
 		return rc;
 	}
 	return nx_pqw_close(w, rows, err);
+}
+
+int nx_pqw_write_parts(struct nx_duck_ahead *a, const char *dir, uint64_t part_rows,
+		       unsigned long row_group, uint64_t *rows, size_t *nparts,
+		       struct nx_err *err)
+{
+	const struct nx_table *t = a->src->table;
+	struct nx_pqw *w = NULL;
+	uint64_t in_part = 0, total = 0;
+	size_t np = 0;
+	int rc = 0;
+
+	NX_ASSERT(part_rows > 0);
+	while (!rc) {
+		struct nx_ahead_batch batch;
+		struct nx_rowbuf b;
+		if ((rc = nx__ahead_take(a, 0, &batch, err)) || !batch.chunk)
+			break;
+		size_t n = bind_batch(&b, t, batch.chunk);
+		for (size_t done = 0; !rc && done < n;) {
+			if (!w) {
+				char *path = nx_xasprintf("%s/%s_%zu.parquet", dir, t->name, np);
+				rc = nx_pqw_open(&w, t, path, row_group, err);
+				free(path);
+				in_part = 0;
+				if (rc)
+					break;
+			}
+			/* the rows of the batch that fit the part */
+			size_t to = n - done > part_rows - in_part ? done + (size_t)(part_rows - in_part)
+								   : n;
+			rc = nx_pqw_add_rows(w, &b, done, to, err);
+			in_part += to - done;
+			total += to - done;
+			done = to;
+			if (!rc && in_part == part_rows) {
+				struct nx_pqw *full = w;
+				w = NULL;
+				rc = nx_pqw_close(full, NULL, err);
+				np += !rc;
+			}
+		}
+		/* the batch is freed for the producer by the next take */
+	}
+	nx_duck_ahead_stop(a);
+	if (w && rc) {
+		nx_pqw_abort(w);
+	} else if (w) {
+		rc = nx_pqw_close(w, NULL, err);
+		np += !rc;
+	}
+	if (rc)
+		return nx_err_wrap(err, "writing %s in parts", t->name);
+	*rows = total;
+	*nparts = np;
+	return 0;
 }
 
 /* Called with each batch of a source read inline: its n rows. */

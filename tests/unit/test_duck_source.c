@@ -340,7 +340,8 @@ static void test_ahead_never_copied(void **state)
 }
 
 /* Copies a source of rows SystemProfileEvents rows (long lists or not) in parts into
- * dir/<sub> with NX_INGEST_WRITERS set to writers; returns the number of parts. */
+ * dir/<sub> with NX_INGEST_WRITERS set to writers ("ours": NX_INGEST_WRITER=ours, else
+ * duckdb); returns the number of parts. */
 static size_t copy_parts(struct nx_duck *d, const char *dir, const char *sub, int64_t rows,
 			 bool long_lists, const char *writers, int64_t fail_at,
 			 struct nx_err *err, int *rc)
@@ -355,8 +356,10 @@ static size_t copy_parts(struct nx_duck *d, const char *dir, const char *sub, in
 	s.long_lists = long_lists;
 	assert_int_equal(nx_mkdirs(out, err), 0);
 	setenv("NX_INGEST_WRITERS", writers, 1);
+	setenv("NX_INGEST_WRITER", strcmp(writers, "ours") ? "duckdb" : "ours", 1);
 	*rc = nx_duck_copy_source_parts(d, &src, out, &n, err);
 	unsetenv("NX_INGEST_WRITERS");
+	unsetenv("NX_INGEST_WRITER");
 	for (;; parts++) {
 		char *p = nx_xasprintf("%s/SystemProfileEvents_%zu.parquet", out, parts);
 		bool have = nx_is_file(p);
@@ -464,6 +467,74 @@ static void test_split_copy(void **state)
 	assert_int_equal(two, 1);
 }
 
+/* The parts written by our writer (NX_INGEST_WRITER's default): the same parts, rows in
+ * the same order, row groups and column types as DuckDB's one COPY writes; lists long
+ * or not. Row groups that do not end with a batch: parts of whole row groups, the last
+ * smaller. A source error names the table, and no part is left; a writer that is
+ * neither ours nor duckdb is refused. */
+static void test_our_parts(void **state)
+{
+	struct fx *f = *state;
+	struct nx_err err = { 0 };
+	int rc;
+	const int64_t n = 9 * 2048 + 5;
+
+	setenv("NX_INGEST_ROW_GROUP", "4096", 1);
+	setenv("NX_INGEST_PART_GROUPS", "2", 1);
+	size_t one = copy_parts(f->d, f->dir, "duck", n, false, "1", 0, &err, &rc);
+	assert_int_equal(rc, 0);
+	size_t ours = copy_parts(f->d, f->dir, "ours", n, false, "ours", 0, &err, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ours, 3);
+	assert_int_equal(ours, one);
+	same_parts(f->d, f->dir, "duck", "ours", one);
+	one = copy_parts(f->d, f->dir, "duck_long", n, true, "1", 0, &err, &rc);
+	assert_int_equal(rc, 0);
+	ours = copy_parts(f->d, f->dir, "ours_long", n, true, "ours", 0, &err, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ours, one);
+	same_parts(f->d, f->dir, "duck_long", "ours_long", one);
+	/* 3000-row groups, 6000-row parts: batches of 2048 rows cut across both */
+	setenv("NX_INGEST_ROW_GROUP", "3000", 1);
+	ours = copy_parts(f->d, f->dir, "odd", n, false, "ours", 0, &err, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ours, 4);
+	char *all = nx_xasprintf("%s/odd/SystemProfileEvents_*.parquet", f->dir);
+	assert_int_equal(q(f->d, "SELECT count(*) FROM (SELECT id, row_number() OVER () AS r "
+				 "FROM read_parquet('%s')) WHERE id <> r", all), 0);
+	assert_int_equal(q(f->d, "SELECT count(*) FROM read_parquet('%s')", all), n);
+	assert_int_equal(q(f->d, "SELECT count(*) FROM (SELECT file_name, sum(row_group_num_rows) "
+				 "// count(DISTINCT path_in_schema) AS rows FROM "
+				 "parquet_metadata('%s') GROUP BY 1) WHERE rows <> 6000 AND NOT "
+				 "ends_with(file_name, '_3.parquet')", all), 0);
+	assert_int_equal(q(f->d, "SELECT max(row_group_num_rows) FROM parquet_metadata('%s')", all),
+			 3000);
+	free(all);
+	/* the source fails half way: its error with the table's name, and no part */
+	ours = copy_parts(f->d, f->dir, "bad", n, false, "ours", 5 * 2048 + 3, &err, &rc);
+	assert_int_equal(rc, NX_ECORRUPT);
+	assert_string_equal(err.msg, "writing SystemProfileEvents in parts: 'events.json': bad "
+				     "event at row 10243");
+	assert_int_equal(ours, 0);
+	unsetenv("NX_INGEST_ROW_GROUP");
+	unsetenv("NX_INGEST_PART_GROUPS");
+	/* no rows: no part */
+	ours = copy_parts(f->d, f->dir, "none", 0, false, "ours", 0, &err, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ours, 0);
+	/* a writer of another name */
+	char *out = nx_path_join(f->dir, "other");
+	struct nx_row_source src;
+	struct evsrc s;
+	uint64_t rows = 0;
+	ev_init(&s, &src, 10, 0);
+	setenv("NX_INGEST_WRITER", "arrow", 1);
+	assert_int_equal(nx_duck_copy_source_parts(f->d, &src, out, &rows, &err), NX_EUSAGE);
+	unsetenv("NX_INGEST_WRITER");
+	assert_string_equal(err.msg, "NX_INGEST_WRITER is 'arrow': it must be ours or duckdb");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +545,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ahead_before_open, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_ahead_never_copied, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_split_copy, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_our_parts, fx_setup, fx_teardown),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }
