@@ -3,8 +3,8 @@
  * (db/parquet_write.c): the distinct values of the chunk, PLAIN, in the order first
  * seen, and for each value that is not NULL its index into them.
  *
- * Why: a trace table's string columns hold few distinct values (engine, opcode,
- * operands repeat from instruction to instruction). PLAIN they made our files 27 % larger
+ * Why: a trace table's columns hold few distinct values (engine, opcode, operands, byte
+ * counts repeat from instruction to instruction). PLAIN they made our files 27 % larger
  * than DuckDB's, and DuckDB reading them back verified every string's UTF-8 again; a
  * dictionary page and indices are what DuckDB's own writer makes of them.
  *

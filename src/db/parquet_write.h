@@ -7,10 +7,17 @@
  * of the CPU of a framework-trace ingest, for SystemProfileEvents alone
  * (docs/framework-traces.md). What that table needs from a writer is little.
  *
+ * The raw trace tables (Instruction, DmaPacket) are written by it too, in parts
+ * (nx_pqw_write_parts; docs/memory.md, "Our writer for the raw tables").
+ *
  * What: the columns DuckDB's writer would make for the table (db/parquet_meta.h). Each
  * row group has one data page (v1) per column: definition levels (and repetition
  * levels for a list) in the RLE/bit-packed hybrid, then the values of the cells that
- * are not NULL, PLAIN, the whole page compressed with zstd. Integer and float columns
+ * are not NULL, the whole page compressed with zstd. The values of a scalar column other
+ * than a boolean are dictionary-encoded, as DuckDB's writer does (a dictionary page of
+ * the chunk's distinct values, PLAIN, before a data page of RLE_DICTIONARY indices;
+ * db/parquet_dict.h), unless the chunk has too many distinct values: then, and for
+ * lists and booleans, they are PLAIN. Integer and float columns
  * carry min/max statistics, every scalar column its null count, so DuckDB can skip row
  * groups as it does in its own files. A row group holds row_group rows, or fewer when a
  * column's values pass 64 MB. The file is written as a temporary sibling and renamed

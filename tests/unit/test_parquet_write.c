@@ -27,12 +27,12 @@
 #include <cmocka.h>
 
 /* Rows 0..rows-1 of any table: each cell is a function of (row, column), NULL for some;
- * fails at fail_at (-1: never). With strings set, the string columns are those of
- * strings_cell instead. */
+ * fails at fail_at (-1: never). With dict set, the string columns are those of
+ * strings_cell instead, and every third number column's those of repeats_cell. */
 struct gen {
 	const struct nx_table *t;
 	int64_t next, rows, fail_at;
-	bool strings;
+	bool dict;
 };
 
 static void cell(struct nx_rowbuf *b, const struct nx_field *f, size_t col, size_t n,
@@ -120,6 +120,25 @@ static void strings_cell(struct nx_rowbuf *b, size_t col, size_t n, int64_t row,
 	}
 }
 
+/* A number cell that repeats: NULL, the extremes (-0.0 and NaN for floats), 0 and five
+ * others, so a chunk's dictionary holds eight values. */
+static void repeats_cell(struct nx_rowbuf *b, const char *type, size_t col, size_t n,
+			 int64_t row)
+{
+	int64_t k = row % 9;
+	bool i64 = !strcmp(type, "BIGINT");
+
+	if (k == 0)
+		return;
+	if (!strcmp(type, "DOUBLE") || !strcmp(type, "FLOAT"))
+		nx_rowbuf_f64(b, col, n, k == 1 ? -0.0 : k == 2 ? NAN : k == 3 ? 0.0
+						  : (double)(row % 5) + 0.5);
+	else
+		nx_rowbuf_i64(b, col, n, k == 1 ? (i64 ? INT64_MIN : INT32_MIN)
+				       : k == 2 ? (i64 ? INT64_MAX : INT32_MAX)
+				       : k == 3 ? 0 : (row % 5) * 1000 - 7);
+}
+
 static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 {
 	struct gen *g = self;
@@ -130,8 +149,13 @@ static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 			return nx_errf(err, NX_ECORRUPT, "'gen': bad row %" PRId64, g->next);
 		for (size_t c = 0, large = 0; c < g->t->nfields; c++) {
 			const char *type = nx_schema_duck_type(&g->t->fields[c]);
-			if (g->strings && type && !strcmp(type, "VARCHAR"))
+			if (g->dict && type && !strcmp(type, "VARCHAR"))
 				strings_cell(b, c, n, g->next, c % 3 == 2 && !large++);
+			else if (g->dict && type && c % 3 == 0 && (!strcmp(type, "BIGINT") ||
+								   !strcmp(type, "INTEGER") ||
+								   !strcmp(type, "DOUBLE") ||
+								   !strcmp(type, "FLOAT")))
+				repeats_cell(b, type, c, n, g->next);
 			else
 				cell(b, &g->t->fields[c], c, n, g->next);
 		}
@@ -146,7 +170,7 @@ static struct nx_row_source gen_source(struct gen *g, const struct nx_table *t, 
 	g->next = 0;
 	g->rows = rows;
 	g->fail_at = fail_at;
-	g->strings = false;
+	g->dict = false;
 	return (struct nx_row_source){ .table = t, .self = g, .next = gen_next };
 }
 
@@ -206,7 +230,7 @@ static int write_ours(struct nx_row_source *src, const char *path, unsigned long
 
 /* Writes rows of t both ways and checks that DuckDB reads the same rows and types. */
 static void same_as_duckdb(struct fx *f, const struct nx_table *t, int64_t rows,
-			   unsigned long row_group, bool strings)
+			   unsigned long row_group, bool dict)
 {
 	char *ours = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
 	char *theirs = nx_xasprintf("%s/%s.duck.parquet", f->dir, t->name);
@@ -215,11 +239,11 @@ static void same_as_duckdb(struct fx *f, const struct nx_table *t, int64_t rows,
 	struct nx_row_source src = gen_source(&g, t, rows, -1);
 	uint64_t n1 = 0, n2 = 0;
 
-	g.strings = strings;
+	g.dict = dict;
 	if (nx_duck_copy_source(f->d, &src, theirs, &n1, &err))
 		fail_msg("%s: DuckDB: %s", t->name, err.msg);
 	src = gen_source(&g, t, rows, -1);
-	g.strings = strings;
+	g.dict = dict;
 	if (write_ours(&src, ours, row_group, &n2, &err))
 		fail_msg("%s: ours: %s", t->name, err.msg);
 	assert_int_equal(n1, rows);
@@ -305,27 +329,27 @@ static void test_more_row_groups_than_ordinals(void **state)
 	free(path);
 }
 
-/* Chunks of string columns with a dictionary (repeats, NULLs, empty and long strings)
- * and chunks written PLAIN after their dictionary passed its bound (all-distinct
- * values; large ones): DuckDB reads the same rows as from its own file, and each column's
- * chunks have a dictionary page or not as they should. */
-static void test_string_dictionaries(void **state)
+/* Chunks with a dictionary (strings: repeats, NULLs, empty and long strings; numbers:
+ * repeats, NULLs, extremes, -0.0 and NaN) and chunks written PLAIN after their
+ * dictionary passed its bound (all-distinct values; large strings), in Instruction and
+ * DmaPacket (its one FLOAT, an INTEGER): DuckDB reads the same rows as from its own file,
+ * and each column's chunks have a dictionary page or not as they should (booleans and
+ * lists never). */
+static void check_dictionaries(struct fx *f, const struct nx_table *t)
 {
-	struct fx *f = *state;
-	const struct nx_table *t = nx_schema_table("Instruction");
 	char *path = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
 	const char *large = NULL;
-	int64_t cols[3] = { 0, 0, 0 };
+	int64_t kinds[2] = { 0, 0 };
 
 	same_as_duckdb(f, t, 20000, 4096, true);
 	for (size_t c = 0; c < t->nfields; c++) {
 		const char *type = nx_schema_duck_type(&t->fields[c]);
-		if (!type || strcmp(type, "VARCHAR"))
+		if (!type || strchr(type, '[') || !strcmp(type, "BOOLEAN"))
 			continue;
 		const char *name = t->fields[c].name;
-		if (c % 3 == 2 && !large)
+		bool str = !strcmp(type, "VARCHAR");
+		if (str && c % 3 == 2 && !large)
 			large = name;
-		cols[c % 3]++;
 		/* row groups of the column with a dictionary page, and of them those whose
 		 * data page is RLE_DICTIONARY */
 		int64_t dict = q(f->d, "SELECT count(*) FROM parquet_metadata('%s') WHERE "
@@ -334,17 +358,24 @@ static void test_string_dictionaries(void **state)
 		int64_t plain = q(f->d, "SELECT count(*) FROM parquet_metadata('%s') WHERE "
 					"path_in_schema = '%s' AND dictionary_page_offset IS NULL "
 					"AND encodings NOT LIKE '%%DICTIONARY%%'", path, name);
-		if (c % 3 == 1 || name == large) { /* past the bound in every chunk */
-			assert_int_equal(dict, 0);
-			assert_int_equal(plain, 5);
-		} else {
-			assert_int_equal(dict, 5);
-			assert_int_equal(plain, 0);
-		}
+		bool want = str ? c % 3 == 0 || (c % 3 == 2 && name != large) : c % 3 == 0;
+		assert_int_equal(dict, want ? 5 : 0);
+		assert_int_equal(plain, want ? 0 : 5);
+		kinds[want]++;
 	}
-	assert_non_null(large);
-	assert_true(cols[0] >= 3 && cols[1] >= 3 && cols[2] >= 3);
-	/* the repeats come back as they went in */
+	assert_true(kinds[0] >= 2 && kinds[1] >= 2);
+	free(path);
+}
+
+static void test_dictionaries(void **state)
+{
+	struct fx *f = *state;
+	const struct nx_table *t = nx_schema_table("Instruction");
+	char *path = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
+
+	check_dictionaries(f, nx_schema_table("DmaPacket"));
+	check_dictionaries(f, t);
+	/* the repeated strings come back as they went in */
 	for (size_t c = 0; c < t->nfields; c += 3) {
 		const char *type = nx_schema_duck_type(&t->fields[c]);
 		if (!type || strcmp(type, "VARCHAR"))
@@ -536,7 +567,7 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_more_row_groups_than_ordinals, fx_setup,
 						fx_teardown),
-		cmocka_unit_test_setup_teardown(test_string_dictionaries, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_dictionaries, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_rows_is_a_valid_file, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_source_error_keeps_the_old_file, fx_setup,
