@@ -8,11 +8,12 @@
 # cache that view builds into the profile before publishing it (its own line,
 # timeline_cache; bench/bench_lod_build measures it alone), and again with the cache built
 # whole after the ingest (NX_VIEW_CACHE_SERIAL=1; NX_BENCH_SERIAL=0 skips it). The raw
-# stage is also run with one writer per trace table (NX_INGEST_WRITERS=1, the build before
-# two writers shared the columns; docs/memory.md, "Two writers") and with two,
-# alternating, NX_BENCH_PAIRS pairs (default 1), for their ratios to the same floor, CPU
-# seconds and peak RSS; NX_BENCH_ONE=0 skips those runs. NX_BENCH_KEEP=1 keeps the generated traces and profiles (they take
-# about 0.5 GB per 10M records).
+# stage is also run with the trace tables written by DuckDB's two COPYs
+# (NX_INGEST_WRITER=duckdb, the build before our writer wrote them; docs/memory.md, "Our
+# writer for the raw tables") and by ours, alternating, NX_BENCH_PAIRS pairs (default 1),
+# for their ratios to the same floor, CPU seconds and peak RSS; NX_BENCH_ONE=0 skips
+# those runs. NX_BENCH_KEEP=1 keeps the generated traces and profiles (they take about
+# 0.5 GB per 10M records).
 set -euo pipefail
 build=$1
 work=$2
@@ -71,22 +72,23 @@ for m in $sizes; do
 		     END { printf "    cache built after the ingest (NX_VIEW_CACHE_SERIAL=1): total %.2f s (total/floor %.2fx, overlapped %.2fx); CPU %.1f s; peak RSS %.0f MB\n",
 			t, t / floor, wall / floor, c, m / 1024 }' "$slog"
 	fi
-	# the raw stage with one writer per trace table and with two, alternating
-	# (NX_BENCH_PAIRS pairs), against the same floor: wall, CPU and peak RSS of each
+	# the raw stage with DuckDB's writer and with ours, alternating (NX_BENCH_PAIRS
+	# pairs), against the same floor: wall, CPU and peak RSS of each
 	if [[ ${NX_BENCH_ONE:-1} != 0 ]]; then
 		for ((r = 1; r <= ${NX_BENCH_PAIRS:-1}; r++)); do
-			for w in 1 2; do
-				wlog=$d/writers$w-pair$r.log
-				NX_INGEST_WRITERS=$w /usr/bin/time -v "$bin" view -n "$d/bench.neff" \
+			for w in duckdb ours; do
+				wlog=$d/writer-$w-pair$r.log
+				NX_INGEST_WRITER=$w /usr/bin/time -v "$bin" view -n "$d/bench.neff" \
 					-s "$d/bench.ntff" --data-path "$d/data" \
 					--display-name "bench-w$w" --ingest-only >"$wlog" 2>&1
 				rm -rf "$d/data/profiles/global/bench-w$w@"*
 				wraw=$(grep -oP 'raw tables \K[0-9.]+' "$wlog")
-				awk -v floor="$floor" -v w="$w" -v r="$r" -v t="$wraw" '
+				who=$([[ $w == ours ]] && echo our || echo "DuckDB's")
+				awk -v floor="$floor" -v who="$who" -v r="$r" -v t="$wraw" '
 				     /User time|System time/ { split($0, f, ": "); c += f[2] }
 				     /Maximum resident/ { m = $NF }
-				     END { printf "    %s writer%s per trace table (pair %d): raw tables %.2f s (raw/floor %.2fx); CPU %.1f s; peak RSS %.0f MB\n",
-					w, w == 1 ? "" : "s", r, t, t / floor, c, m / 1024 }' "$wlog"
+				     END { printf "    the trace tables by %s writer (pair %d): raw tables %.2f s (raw/floor %.2fx); CPU %.1f s; peak RSS %.0f MB\n",
+					who, r, t, t / floor, c, m / 1024 }' "$wlog"
 			done
 		done
 	fi

@@ -25,16 +25,25 @@ void nx_pq_dict_release(struct nx_pq_dict *d)
 {
 	nx_strbuf_release(&d->vals);
 	free(d->off);
-	free(d->hash);
 	free(d->slots);
 	free(d->idx);
 	memset(d, 0, sizeof(*d));
 }
 
-/* A hash of len bytes, eight at a time. */
-static uint64_t hash_bytes(const unsigned char *p, size_t len)
+/* A hash of len bytes, eight at a time (a number's 8 or 4 at once). */
+static inline uint64_t hash_bytes(const unsigned char *p, size_t len)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	uint32_t w4;
+
+	if (len == 8) {
+		memcpy(&w, p, 8);
+		return nx_mix64(h ^ w);
+	}
+	if (len == 4) {
+		memcpy(&w4, p, 4);
+		return nx_mix64(h ^ w4);
+	}
 
 	for (; len >= 8; p += 8, len -= 8) {
 		memcpy(&w, p, 8);
@@ -53,16 +62,19 @@ static uint64_t hash_bytes(const unsigned char *p, size_t len)
 static void grow_slots(struct nx_pq_dict *d)
 {
 	size_t n = d->nslots ? d->nslots * 2 : 256;
+	uint64_t *old = d->slots;
 
-	free(d->slots);
 	d->slots = nx_xcalloc(n, sizeof(*d->slots));
-	d->nslots = n;
-	for (size_t k = 0; k < d->n; k++) {
-		size_t s = d->hash[k] & (n - 1);
+	for (size_t i = 0; i < d->nslots; i++) {
+		if (!old[i])
+			continue;
+		size_t s = (old[i] >> 32) & (n - 1);
 		while (d->slots[s])
 			s = (s + 1) & (n - 1);
-		d->slots[s] = (uint32_t)k + 1;
+		d->slots[s] = old[i];
 	}
+	d->nslots = n;
+	free(old);
 }
 
 static void push_index(struct nx_pq_dict *d, uint32_t k)
@@ -76,14 +88,24 @@ static void push_index(struct nx_pq_dict *d, uint32_t k)
 
 bool nx_pq_dict_add(struct nx_pq_dict *d, const void *p, uint32_t len, bool strlen)
 {
-	uint32_t pre = strlen ? 4 : 0, h = (uint32_t)hash_bytes(p, len);
+	uint32_t pre = strlen ? 4 : 0, h;
 	size_t s;
 
+	/* the value before it again (a run, common in a trace's columns): no hash */
+	if (d->nidx) {
+		uint32_t k = d->idx[d->nidx - 1];
+		if (d->off[k + 1] - d->off[k] == pre + len &&
+		    !memcmp(d->vals.buf + d->off[k] + pre, p, len)) {
+			push_index(d, k);
+			return true;
+		}
+	}
+	h = (uint32_t)hash_bytes(p, len);
 	if (!d->nslots)
 		grow_slots(d);
 	for (s = h & (d->nslots - 1); d->slots[s]; s = (s + 1) & (d->nslots - 1)) {
-		uint32_t k = d->slots[s] - 1;
-		if (d->hash[k] == h && d->off[k + 1] - d->off[k] == pre + len &&
+		uint32_t k = (uint32_t)d->slots[s] - 1;
+		if ((uint32_t)(d->slots[s] >> 32) == h && d->off[k + 1] - d->off[k] == pre + len &&
 		    !memcmp(d->vals.buf + d->off[k] + pre, p, len)) {
 			push_index(d, k);
 			return true;
@@ -94,7 +116,6 @@ bool nx_pq_dict_add(struct nx_pq_dict *d, const void *p, uint32_t len, bool strl
 	if (d->n + 2 > d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 256;
 		d->off = nx_xrealloc(d->off, d->cap * sizeof(*d->off));
-		d->hash = nx_xrealloc(d->hash, d->cap * sizeof(*d->hash));
 	}
 	if (strlen) {
 		uint8_t le[4];
@@ -104,8 +125,7 @@ bool nx_pq_dict_add(struct nx_pq_dict *d, const void *p, uint32_t len, bool strl
 	nx_strbuf_add(&d->vals, p, len);
 	d->off[d->n] = (uint32_t)(d->vals.len - pre - len);
 	d->off[d->n + 1] = (uint32_t)d->vals.len;
-	d->hash[d->n] = h;
-	d->slots[s] = (uint32_t)++d->n;
+	d->slots[s] = (uint64_t)h << 32 | (uint32_t)++d->n;
 	push_index(d, (uint32_t)d->n - 1);
 	if (2 * d->n > d->nslots) /* at most half full */
 		grow_slots(d);

@@ -22,8 +22,8 @@
 struct nx_pq_dict {
 	struct nx_strbuf vals;  /* the distinct values, PLAIN, in index order */
 	uint32_t *off;          /* value k is vals[off[k], off[k + 1]) */
-	uint32_t *hash;         /* value k's hash (its low 32 bits) */
-	uint32_t *slots;        /* k + 1 of the value there, 0 for none */
+	uint64_t *slots;        /* the value there: its hash's low 32 bits << 32 | k + 1;
+				 * 0 for none */
 	size_t n, cap, nslots;
 	uint32_t *idx;          /* the chunk's indices, one per value not NULL */
 	size_t nidx, idxcap;
