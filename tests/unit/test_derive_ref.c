@@ -589,8 +589,9 @@ static void test_kernel(void **state)
 
 /* The trace tables written in parts of one row group (2048 rows) and joined at the end
  * (db/parquet_concat.h), with Flow's trigger edges joined in SQL over Instruction's
- * parts: every table as with the defaults, the raw ones in the same order; and by one
- * writer instead of two: every table the same, the raw ones in the same row groups. */
+ * parts: every table as with the defaults, the raw ones in the same order; and by
+ * DuckDB's writer instead of ours (NX_INGEST_WRITER=duckdb), one COPY or two: every
+ * table the same, the raw ones in the same row groups. */
 static void test_parts(void **state)
 {
 	(void)state;
@@ -607,11 +608,14 @@ static void test_parts(void **state)
 	setenv("NX_INGEST_PART_GROUPS", "1", 1);
 	setenv("NX_SBUF_SORT_BYTES", "480", 1); /* SbufAllocation's sort: runs of 10 rows */
 	char *parts = ingest_keep(neff, ntff, data, "m-parts");
-	/* the same with one writer per trace table instead of two (docs/memory.md, "Both
-	 * cores"): the same rows in the same row groups */
+	/* the same by DuckDB's writer, with two COPYs and one (docs/memory.md, "Two
+	 * writers"): the same rows in the same row groups */
+	setenv("NX_INGEST_WRITER", "duckdb", 1);
+	char *two = ingest_keep(neff, ntff, data, "m-two");
 	setenv("NX_INGEST_WRITERS", "1", 1);
 	char *one = ingest_keep(neff, ntff, data, "m-one");
 	unsetenv("NX_INGEST_WRITERS");
+	unsetenv("NX_INGEST_WRITER");
 	unsetenv("NX_FLOW_TRIG");
 	unsetenv("NX_INGEST_ROW_GROUP");
 	unsetenv("NX_INGEST_PART_GROUPS");
@@ -619,7 +623,10 @@ static void test_parts(void **state)
 	compare_all_tables(prof, parts);
 	compare_all_tables(one, parts);
 	compare_row_groups(one, parts);
+	compare_all_tables(two, parts);
+	compare_row_groups(two, parts);
 	free(one);
+	free(two);
 	free(parts);
 	free(prof);
 	free(data);
