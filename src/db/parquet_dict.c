@@ -86,27 +86,17 @@ static void push_index(struct nx_pq_dict *d, uint32_t k)
 	d->idx[d->nidx++] = k;
 }
 
-bool nx_pq_dict_add(struct nx_pq_dict *d, const void *p, uint32_t len, bool strlen)
+bool nx__pq_dict_add_other(struct nx_pq_dict *d, const void *p, uint32_t len, bool strlen)
 {
-	uint32_t pre = strlen ? 4 : 0, h;
+	uint32_t pre = strlen ? 4 : 0, h = (uint32_t)hash_bytes(p, len);
 	size_t s;
 
-	/* the value before it again (a run, common in a trace's columns): no hash */
-	if (d->nidx) {
-		uint32_t k = d->idx[d->nidx - 1];
-		if (d->off[k + 1] - d->off[k] == pre + len &&
-		    !memcmp(d->vals.buf + d->off[k] + pre, p, len)) {
-			push_index(d, k);
-			return true;
-		}
-	}
-	h = (uint32_t)hash_bytes(p, len);
 	if (!d->nslots)
 		grow_slots(d);
 	for (s = h & (d->nslots - 1); d->slots[s]; s = (s + 1) & (d->nslots - 1)) {
 		uint32_t k = (uint32_t)d->slots[s] - 1;
 		if ((uint32_t)(d->slots[s] >> 32) == h && d->off[k + 1] - d->off[k] == pre + len &&
-		    !memcmp(d->vals.buf + d->off[k] + pre, p, len)) {
+		    nx__pq_same(d->vals.buf + d->off[k] + pre, p, len)) {
 			push_index(d, k);
 			return true;
 		}
