@@ -46,6 +46,8 @@
 #include "db/duck.h"
 #include "db/duck_alloc.h"
 
+#include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,8 +349,9 @@ static int build_levels(struct nx_duck *d, int s, const char *from, const char *
 	return rc;
 }
 
-/* The SELECT of tl.ev<s> from the profile's table (s not the framework's), in file order. */
-static void events_select(struct nx_strbuf *sql, int s)
+/* The SELECT of tl.ev<s> from the profile's table (s not the framework's), in file order;
+ * from (may be NULL: the table's view) reads some of its files instead. */
+static void events_select(struct nx_strbuf *sql, int s, const char *from)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 
@@ -356,7 +359,10 @@ static void events_select(struct nx_strbuf *sql, int s)
 			    "AS id, start_ts::BIGINT AS start_ts, end_ts::BIGINT AS end_ts, "
 			    "(%s)::VARCHAR AS label FROM ",
 		       src->track, src->label);
-	nx_sql_quote_ident(sql, src->table);
+	if (from)
+		nx_strbuf_addstr(sql, from);
+	else
+		nx_sql_quote_ident(sql, src->table);
 	nx_strbuf_addstr(sql, " WHERE " NX_TL_IN_BOUNDS_SQL);
 }
 
@@ -433,7 +439,7 @@ static int events_sql(struct nx_duck *d, const char *dir, const char *scratch, i
 
 	if (s != NX_LOD_SRC_FW) {
 		nx_strbuf_addf(sql, "CREATE TABLE tl.ev%d AS SELECT %s FROM (", s, cols);
-		events_select(sql, s);
+		events_select(sql, s, NULL);
 		nx_strbuf_addch(sql, ')');
 		if (!ordered)
 			nx_strbuf_addstr(sql, " ORDER BY start_ts, id");
@@ -562,6 +568,244 @@ static bool copy_then_l0(void)
 /* What events_pass did. */
 enum pass_done { PASS_NONE, PASS_COPY, PASS_COPY_L0 };
 
+/* Instruction's events part shared by the two threads of the events part (events_two;
+ * docs/memory.md, "The tail after the raw stage"): the first thread copies and folds
+ * the rows of the table's first files (its slices, lod_slices.c), the second, between
+ * its own sources, the rows of the files after them, on a connection of its own in a
+ * transaction that it commits once the first's rows are in tl.ev0, so that they come
+ * after them (lod_levels.h, struct nx_lod_l0_half). The first then joins the two halves
+ * of L0 and appends the second's later slices (the stage table) after them: tl.ev0 and
+ * tl.lod0 get the rows and row ids of the pass on one thread. */
+struct events_split {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int offer;   /* 0: not decided yet; 1: offered; -1: none */
+	bool taken;  /* by the second thread */
+	bool closed; /* the second thread takes no offer (it is done, or failed) */
+	int first;   /* the first half's rows: 0 being copied; 1 in tl.ev0; -1 failed */
+	int second;  /* the second half's pass: 0 running; 1 done; -1 failed or declined */
+	bool partner_failed; /* the first thread failed for the second's failure */
+	int64_t others;      /* the rows of the second thread's own sources */
+	/* the offer: the second half's pass */
+	char *select, *cols;
+	int level;
+	int64_t v[3], chunk, late;
+	struct nx_lod_l0_half half;
+	struct nx_duck *d2; /* the second half's connection, until it commits */
+	struct nx_lod_build_ref ref2;
+};
+
+/* The stage of the second half's later slices (lod_levels.h). */
+#define SPLIT_STAGE "nx_l0_stage0"
+
+/* Sets *field to v and wakes the other thread. */
+static void split_set(struct events_split *sp, int *field, int v)
+{
+	pthread_mutex_lock(&sp->lock);
+	*field = v;
+	pthread_cond_broadcast(&sp->cond);
+	pthread_mutex_unlock(&sp->lock);
+}
+
+/* Waits until *field is set (not 0), and returns it. */
+static int split_wait(struct events_split *sp, const int *field)
+{
+	int v;
+
+	pthread_mutex_lock(&sp->lock);
+	while (!*field)
+		pthread_cond_wait(&sp->cond, &sp->lock);
+	v = *field;
+	pthread_mutex_unlock(&sp->lock);
+	return v;
+}
+
+/* One file of the table as read: its rows and the least and greatest start of its row
+ * groups' statistics. */
+struct split_file {
+	int64_t rows, lo, hi;
+	bool seen;
+};
+
+struct split_files {
+	struct split_file *f;
+	size_t n;
+};
+
+static int take_split_files(void *arg, const struct nx_dchunk *c, struct nx_err *err)
+{
+	struct split_files *sf = arg;
+
+	(void)err;
+	for (size_t r = 0; r < nx_dchunk_rows(c); r++) {
+		int64_t i = 0, v[3];
+
+		if (!nx_dchunk_i64(c, 0, r, &i) || i < 1 || (size_t)i > sf->n)
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (!nx_dchunk_i64(c, (size_t)k + 1, r, &v[k]))
+				return 0; /* a file unseen: no split */
+		sf->f[i - 1] = (struct split_file){ v[0], v[1], v[2], true };
+	}
+	return 0;
+}
+
+/* read_parquet over files [a, b) of t (paths). */
+static char *files_from(const struct nx_ptable *t, size_t a, size_t b)
+{
+	struct nx_ptable part = *t;
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	size_t len;
+
+	part.files = t->files + a;
+	part.nfiles = b - a;
+	nx_strbuf_addstr(&sql, "read_parquet(");
+	nx__lod_file_list(&sql, NULL, &part);
+	nx_strbuf_addch(&sql, ')');
+	return nx_strbuf_detach(&sql, &len);
+}
+
+/* Where Instruction's rows are split (*j: the first file of the second half; 0: no
+ * split): the first thread's share of the rows is a half, plus the second's own
+ * sources' weight (their rows count three quarters of one of Instruction's, as their
+ * copies cost at 10M records, "Where the events part's CPU goes"), less the levels above
+ * L0 that the first builds alone (a quarter of the copy's cost); at a file's boundary,
+ * a file of each half at least. c gets, for width w, the least slice of the second's
+ * rows and the greatest of the first's. */
+static int split_point(struct nx_duck *d, const struct nx_ptable *t, const struct events_split *sp,
+		       int64_t w, size_t *j, int64_t c[2], struct nx_err *err)
+{
+	struct split_files sf = { 0 };
+	struct nx_strbuf sql = NX_STRBUF_INIT, files = NX_STRBUF_INIT;
+	double x, best = 2, total = 0, cum = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int rc;
+
+	*j = 0;
+	if (t->nfiles < 2)
+		return 0;
+	sf.n = t->nfiles;
+	sf.f = nx_xcalloc(sf.n, sizeof(*sf.f));
+	nx__lod_file_list(&files, NULL, t);
+	nx_strbuf_addf(&sql, "SELECT list_position(%s, file_name)::BIGINT, "
+			     "sum(row_group_num_rows)::BIGINT, min(TRY_CAST(stats_min_value AS BIGINT)), "
+			     "max(TRY_CAST(stats_max_value AS BIGINT)) FROM parquet_metadata(%s) "
+			     "WHERE path_in_schema = 'start_ts' GROUP BY ALL",
+		       files.buf, files.buf);
+	rc = nx_duck_scan(d, sql.buf, take_split_files, &sf, err);
+	for (size_t i = 0; i < sf.n && !rc; i++) {
+		if (!sf.f[i].seen)
+			goto out;
+		total += (double)sf.f[i].rows;
+	}
+	if (rc || total <= 0)
+		goto out;
+	x = 0.5 + 0.5 * (0.75 * (double)sp->others / total - 0.25);
+	x = x < 0.25 ? 0.25 : x > 0.9 ? 0.9 : x;
+	for (size_t i = 1; i < sf.n; i++) {
+		cum += (double)sf.f[i - 1].rows;
+		if (fabs(cum / total - x) < best) {
+			best = fabs(cum / total - x);
+			*j = i;
+		}
+	}
+	for (size_t i = 0; i < sf.n; i++) {
+		if (i < *j && sf.f[i].hi > hi)
+			hi = sf.f[i].hi;
+		if (i >= *j && sf.f[i].lo < lo)
+			lo = sf.f[i].lo;
+	}
+	c[0] = w == INT64_MAX ? 0 : nx__lod_floor_div(lo, w);
+	c[1] = w == INT64_MAX ? 0 : nx__lod_floor_div(hi, w);
+out:
+	free(sf.f);
+	nx_strbuf_release(&sql);
+	nx_strbuf_release(&files);
+	return rc;
+}
+
+/* The first thread: offers the second half of source s's pass (t its files as read)
+ * when the second thread takes offers and the table has two files or more; then runs
+ * the first half, joins the two, and appends the second's later slices. *split false:
+ * no offer was made (the caller runs the whole pass). */
+static int split_first(struct nx_duck *d, int s, const struct nx_ptable *t, const char *cols,
+		       int lo, const int64_t v[3], int64_t late, int64_t chunk,
+		       struct events_split *sp, bool *split, int64_t got[3], struct nx_err *err)
+{
+	struct nx_lod_l0_half first = { 0 };
+	struct nx_strbuf a = NX_STRBUF_INIT, b = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
+	int64_t w = nx__lod_slice_width(lo, v[1], v[2], v[0], chunk), c[2], rows = 0;
+	char *from_a = NULL, *from_b = NULL;
+	size_t j = 0;
+	bool closed;
+	int rc;
+
+	*split = false;
+	pthread_mutex_lock(&sp->lock);
+	closed = sp->closed;
+	pthread_mutex_unlock(&sp->lock);
+	if (closed || (rc = split_point(d, t, sp, w, &j, c, err)) || !j)
+		return closed ? 0 : rc;
+	from_a = files_from(t, 0, j);
+	from_b = files_from(t, j, t->nfiles);
+	events_select(&a, s, from_a);
+	events_select(&b, s, from_b);
+	/* tl.ev<s> and the stage, made before either half appends to them */
+	nx_strbuf_addf(&q, "CREATE TABLE tl.ev%d AS SELECT %s FROM (%s) LIMIT 0; "
+			   "CREATE TABLE " SPLIT_STAGE " AS SELECT * FROM tl.lod%d LIMIT 0",
+		       s, cols, a.buf, s);
+	rc = nx_duck_exec(d, q.buf, err);
+	if (!rc) {
+		pthread_mutex_lock(&sp->lock);
+		if (!sp->closed) {
+			sp->select = nx_strbuf_detach(&b, &(size_t){ 0 });
+			sp->cols = nx_xstrdup(cols);
+			sp->level = lo;
+			memcpy(sp->v, v, sizeof(sp->v));
+			sp->chunk = chunk;
+			sp->late = late;
+			sp->half = (struct nx_lod_l0_half){ .second = true, .c_first = c[0],
+							    .c_aside = c[1], .stage = SPLIT_STAGE };
+			sp->offer = 1;
+			*split = true;
+			pthread_cond_broadcast(&sp->cond);
+		}
+		pthread_mutex_unlock(&sp->lock);
+	}
+	if (!rc && !*split) /* the second thread closed meanwhile: one pass after all */
+		rc = nx_duck_exec(d, "DROP TABLE " SPLIT_STAGE, err);
+	if (!rc && !*split) {
+		nx_strbuf_reset(&q);
+		nx_strbuf_addf(&q, "DROP TABLE tl.ev%d", s);
+		rc = nx_duck_exec(d, q.buf, err);
+	}
+	if (rc || !*split)
+		goto out;
+	rc = nx__lod_l0_half(d, s, a.buf, cols, nx__lod_sources[s].table, lo, v[1], v[2], v[0],
+			     chunk, late, &first, err);
+	split_set(sp, &sp->first, rc ? -1 : 1);
+	if (split_wait(sp, &sp->second) < 0 && !rc) {
+		sp->partner_failed = true;
+		rc = nx_errf(err, NX_EDB, "the second half of %s failed",
+			     nx__lod_sources[s].table);
+	}
+	rc = nx__lod_l0_half_join(d, rc, &first, &sp->half, &rows, got, err);
+	if (!rc) {
+		nx_strbuf_reset(&q);
+		nx_strbuf_addf(&q, "INSERT INTO tl.lod%d SELECT * FROM " SPLIT_STAGE, s);
+		rc = nx_duck_exec(d, q.buf, err);
+	}
+	if (!rc)
+		rc = nx_duck_exec(d, "DROP TABLE " SPLIT_STAGE, err);
+out:
+	free(from_a);
+	free(from_b);
+	nx_strbuf_release(&a);
+	nx_strbuf_release(&b);
+	nx_strbuf_release(&q);
+	return rc;
+}
+
 /* tl.ev<s> and the finest level of its pyramid in one pass over the profile's table t
  * (its files as read, in start order; lod_l0_pass.c), when the row groups' statistics
  * give the span, count and lateness of its events (v, *lo, *hi get them) and the
@@ -570,11 +814,11 @@ enum pass_done { PASS_NONE, PASS_COPY, PASS_COPY_L0 };
  * only the copy was made. */
 static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t, const char *cols,
 		       const struct nx_lod_bounds *bounds, int64_t v[3], int *lo, int *hi,
-		       enum pass_done *done, struct nx_err *err)
+		       enum pass_done *done, struct events_split *sp, struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int64_t late = 0, got[3], rows = 0, w, threads = 0;
-	bool ok = false;
+	bool ok = false, split = false;
 	int rc;
 
 	*done = PASS_NONE;
@@ -592,9 +836,13 @@ static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t, cons
 	w = nx__lod_slice_width(*lo, v[1], v[2], v[0], bounds->chunk_rows);
 	if (w != INT64_MAX && late / w + 2 > PASS_MAX_SLICES)
 		return 0;
-	events_select(&sql, s);
-	rc = nx__lod_l0_pass(d, s, sql.buf, cols, nx__lod_sources[s].table, *lo, v[1], v[2],
-			     v[0], bounds->chunk_rows, late, &rows, got, err);
+	if (sp && s == 0)
+		rc = split_first(d, s, t, cols, *lo, v, late, bounds->chunk_rows, sp, &split, got,
+				 err);
+	events_select(&sql, s, NULL);
+	if (!rc && !split)
+		rc = nx__lod_l0_pass(d, s, sql.buf, cols, nx__lod_sources[s].table, *lo, v[1],
+				     v[2], v[0], bounds->chunk_rows, late, &rows, got, err);
 	nx_strbuf_reset(&sql);
 	if (!rc && (got[0] != v[0] || got[1] != v[1] || got[2] != v[2])) {
 		nx_strbuf_addf(&sql, "DELETE FROM tl.lod%d", s);
@@ -627,7 +875,8 @@ static int lod_table(struct nx_duck *d, int s, char *const types[2], struct nx_e
 static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 			const char *scratch, int s, const struct nx_ptable *t,
 			const struct nx_lod_bounds *bounds, uint64_t *events,
-			struct phase_clock *clk, char **tail, struct nx_err *err)
+			struct phase_clock *clk, char **tail, struct events_split *sp,
+			struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT, from = NX_STRBUF_INIT;
@@ -649,7 +898,7 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	free(types[0]);
 	free(types[1]);
 	if (!rc && copy && ordered)
-		rc = events_pass(d, s, t, cols, bounds, v, &lo, &hi, &pass, err);
+		rc = events_pass(d, s, t, cols, bounds, v, &lo, &hi, &pass, sp, err);
 	if (!rc && copy && pass == PASS_NONE)
 		rc = events_sql(d, NULL, scratch, s, t, ordered, cols, &sql, err);
 	free(cols);
@@ -1009,6 +1258,67 @@ static int part_close(struct nx_duck *d, int rc, const char *scratch,
 	return rc;
 }
 
+/* The second thread: the second half's pass, in a transaction of a connection of its
+ * own (sp->d2) that split_commit ends. */
+static int split_second(struct nx_duck *d, struct nx_lod_builds *builds, struct events_split *sp,
+			struct nx_err *err)
+{
+	int rc = nx_duck_open_sibling(d, &sp->d2, err);
+
+	if (!rc)
+		rc = builds_enter(builds, &sp->ref2, sp->d2, err);
+	if (!rc)
+		rc = nx_duck_exec(sp->d2, "BEGIN TRANSACTION", err);
+	if (!rc)
+		rc = nx__lod_l0_half(sp->d2, 0, sp->select, sp->cols, nx__lod_sources[0].table,
+				     sp->level, sp->v[1], sp->v[2], sp->v[0], sp->chunk, sp->late,
+				     &sp->half, err);
+	split_set(sp, &sp->second, rc ? -1 : 1);
+	return rc;
+}
+
+/* The second thread, between its sources (last: after them): takes the offer once made
+ * (after its last source it waits for the first thread to decide), or, after the last
+ * or a failure (failed), takes none from then on. */
+static int split_poll(struct nx_duck *d, struct nx_lod_builds *builds, struct events_split *sp,
+		      bool last, bool failed, struct nx_err *err)
+{
+	bool take = false;
+
+	if (!sp)
+		return 0;
+	pthread_mutex_lock(&sp->lock);
+	while (last && !failed && !sp->offer)
+		pthread_cond_wait(&sp->cond, &sp->lock);
+	if (sp->offer == 1 && !sp->taken && !failed) {
+		take = sp->taken = true;
+	} else if ((last || failed) && !sp->taken) {
+		sp->closed = true;
+		if (sp->offer == 1)
+			sp->second = -1;
+		pthread_cond_broadcast(&sp->cond);
+	}
+	pthread_mutex_unlock(&sp->lock);
+	return take ? split_second(d, builds, sp, err) : 0;
+}
+
+/* The second thread, at its end: commits its half once the first half's rows are in
+ * tl.ev0 (so that its rows come after them), or rolls it back when either failed. */
+static int split_commit(struct nx_lod_builds *builds, struct events_split *sp, int rc,
+			struct nx_err *err)
+{
+	if (!sp || !sp->taken)
+		return rc;
+	if (sp->d2 && split_wait(sp, &sp->first) == 1 && !rc && sp->second == 1)
+		rc = nx_duck_exec(sp->d2, "COMMIT", err);
+	else if (sp->d2)
+		nx_duck_exec(sp->d2, "ROLLBACK", &(struct nx_err){ 0 });
+	builds_leave(builds, &sp->ref2);
+	nx_duck_close(sp->d2);
+	sp->d2 = NULL;
+	return rc;
+}
+
 /* How many threads build the events part: NX_LOD_EVENTS_THREADS, 1 or 2 (default 2:
  * Instruction on one, the other sources on the other, each on a connection of its own to
  * the part's database; docs/memory.md, "The events part on two threads"). */
@@ -1032,9 +1342,42 @@ struct events_job {
 	uint64_t n;
 	struct nx_lod_phases ph;
 	bool timed;
+	struct events_split *split; /* Instruction's, shared by both (NULL: not split) */
+	bool second;                /* the second thread */
 	struct nx_err err;
 	int rc;
 };
+
+/* The first thread, at its end: no offer of Instruction's second half comes any more. */
+static void split_settle(struct events_split *sp)
+{
+	if (!sp)
+		return;
+	pthread_mutex_lock(&sp->lock);
+	if (!sp->offer)
+		sp->offer = -1;
+	pthread_cond_broadcast(&sp->cond);
+	pthread_mutex_unlock(&sp->lock);
+}
+
+/* The second thread: Instruction's second half when offered (split_poll), its lap. */
+static void split_turn(struct events_job *j, struct phase_clock *clk, bool last)
+{
+	bool taken = j->split && j->split->taken;
+
+	if (!j->second)
+		return;
+	/* (a failure of its own stays in j->err) */
+	int rc = split_poll(j->d, j->builds, j->split, last, j->rc != 0, &j->err);
+
+	if (rc)
+		j->rc = rc;
+	if (!taken && j->split && j->split->taken) {
+		clock_lap(clk, "tl.ev0 %s, second half", nx__lod_sources[0].table);
+		if (j->rc)
+			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[0].table);
+	}
+}
 
 static void *events_run(void *arg)
 {
@@ -1049,14 +1392,58 @@ static void *events_run(void *arg)
 		int s = j->srcs[i];
 		const struct nx_ptable *t = nx__pfiles_find(j->files, nx__lod_sources[s].table);
 
+		split_turn(j, &clk, false);
+		if (j->rc)
+			break;
 		if (!(j->rc = builds_check(j->builds, &j->err)))
 			j->rc = build_source(j->d, &sl, j->dir, j->scratch, s, t, j->bounds, &j->n,
-					     &clk, &j->tail[s], &j->err);
+					     &clk, &j->tail[s], j->second ? NULL : j->split,
+					     &j->err);
 		if (j->rc)
 			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[s].table);
 	}
+	if (j->second) {
+		split_turn(j, &clk, true);
+		int was = j->rc;
+
+		if ((j->rc = split_commit(j->builds, j->split, j->rc, &j->err)) && !was)
+			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[0].table);
+	} else {
+		split_settle(j->split);
+	}
 	nx__lod_slices_release(&sl);
 	return NULL;
+}
+
+/* Whether Instruction's events may be shared by both threads of the events part
+ * (events_split): unless NX_LOD_EVENTS_SPLIT=0 (the build before, for a before/after). */
+static bool split_on(void)
+{
+	const char *v = getenv("NX_LOD_EVENTS_SPLIT");
+
+	return !v || strcmp(v, "0");
+}
+
+/* *n gets the rows of the tables of sources srcs[0..nsrc) (their footers' counts). */
+static int others_rows(struct nx_duck *d, const char *dir, const struct nx_pfiles *files,
+		       const int *srcs, size_t nsrc, int64_t *n, struct nx_err *err)
+{
+	int rc = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < nsrc && !rc; i++) {
+		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[srcs[i]].table);
+		struct nx_strbuf sql = NX_STRBUF_INIT;
+		int64_t v = 0;
+
+		nx_strbuf_addstr(&sql, "SELECT count(*) FROM read_parquet(");
+		nx__lod_file_list(&sql, dir, t);
+		nx_strbuf_addch(&sql, ')');
+		rc = nx_duck_query_i64(d, sql.buf, &v, err);
+		*n += v;
+		nx_strbuf_release(&sql);
+	}
+	return rc;
 }
 
 /* The events part on two threads (events_threads): Instruction on this one, on d, the
@@ -1073,6 +1460,8 @@ static int events_two(struct nx_duck *d, const char *dir, const char *scratch,
 {
 	struct events_job job[2];
 	struct nx_lod_build_ref ref = { 0 };
+	struct events_split split = { .lock = PTHREAD_MUTEX_INITIALIZER,
+				      .cond = PTHREAD_COND_INITIALIZER };
 	pthread_t th;
 	bool started = false;
 	int rc = 0;
@@ -1081,11 +1470,18 @@ static int events_two(struct nx_duck *d, const char *dir, const char *scratch,
 	for (int k = 0; k < 2; k++) {
 		job[k] = (struct events_job){ .dir = dir, .scratch = scratch, .files = files,
 					      .bounds = bounds, .builds = builds,
-					      .timed = clk->ph != NULL };
+					      .timed = clk->ph != NULL, .second = k == 1 };
 	}
 	for (int s = 0; s < NX_LOD_NSRC; s++)
 		if (cached_source(files, s))
 			job[s ? 1 : 0].srcs[job[s ? 1 : 0].nsrc++] = s;
+	/* Instruction shared by both threads when the second has sources of its own (their
+	 * rows weigh the split; a table that cannot be read fails its thread, naming it) and
+	 * NX_LOD_EVENTS_SPLIT is not 0 */
+	if (job[0].nsrc && job[1].nsrc && split_on() &&
+	    !others_rows(d, dir, files, job[1].srcs, job[1].nsrc, &split.others,
+			 &(struct nx_err){ 0 })) /* a table that fails fails its thread */
+		job[0].split = job[1].split = &split;
 	job[0].d = d;
 	if (job[1].nsrc && !(rc = nx_duck_open_sibling(d, &job[1].d, err)) &&
 	    !(rc = builds_enter(builds, &ref, job[1].d, err)))
@@ -1101,6 +1497,13 @@ static int events_two(struct nx_duck *d, const char *dir, const char *scratch,
 	for (int k = 0; k < 2 && !rc; k++)
 		if ((rc = job[k].rc))
 			*err = job[k].err;
+	/* the first thread failed for the second half's failure: the second's error says why */
+	if (rc && job[0].rc && split.partner_failed && job[1].rc)
+		*err = job[1].err;
+	free(split.select);
+	free(split.cols);
+	pthread_mutex_destroy(&split.lock);
+	pthread_cond_destroy(&split.cond);
 	for (int k = 0; k < 2 && clk->ph; k++)
 		for (size_t i = 0; i < job[k].ph.n && clk->ph->n < NX_LOD_MAX_PHASES; i++)
 			clk->ph->ph[clk->ph->n++] = job[k].ph.ph[i];
@@ -1137,7 +1540,7 @@ static int events_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles && !(rc = builds_check(builds, err)))
-			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, err);
+			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, NULL, err);
 	}
 	return rc;
 }
@@ -1160,7 +1563,7 @@ static int rest_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *di
 			rc = nx_duck_query_i64(d, q, &built, err);
 		free(q);
 		if (!rc && cached_source(files, s) && !built)
-			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, err);
+			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, NULL, err);
 		else if (!rc && cached_source(files, s) && s < 2) /* the summary reads them */
 			rc = create_view(d, sl, dir, t, NULL, err);
 	}

@@ -11,7 +11,9 @@
  * copy into. The rows come in (nearly) start order, so a (core, track) keeps adding to
  * the group of its latest bucket: a small table of the latest group per (core, track)
  * finds it without the probe of the whole slice's table, whose slots and groups miss the
- * CPU's caches (docs/memory.md, "Where the events part's CPU goes"). */
+ * CPU's caches (docs/memory.md, "Where the events part's CPU goes"). The groups of a
+ * slice read in two halves (lod_l0_pass.c's split) merge into one slice as if its rows
+ * had been folded in one. */
 #include "common/compat.h"
 #include "server/lod_levels.h"
 #include "server/lod.h"
@@ -223,8 +225,45 @@ static void append_bytes(struct nx_duck_appender *a, const char *base, size_t of
 	nx_duck_append_str(a, len == NULL_LEN ? NULL : base + off, len == NULL_LEN ? 0 : len);
 }
 
+void nx__lod_l0_merge(struct nx_lod_l0_slice *to, const struct nx_lod_l0_slice *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		const struct group *f = &from->g[i];
+		const char *t = f->track_len == NULL_LEN ? NULL : from->arena.buf + f->track_off;
+		struct group *g = group_of(to, f->k, f->core_null, f->core, t, f->track_len);
+
+		g->count += f->count;
+		g->busy += f->busy;
+		if (f->first < g->first)
+			g->first = f->first;
+		if (f->last > g->last)
+			g->last = f->last;
+		/* the fold's rule, so the longest (then the lowest id) wins whichever half
+		 * read it; of equals, to's (the rows read first) stays */
+		if (f->has_r && (!g->has_r || f->e - f->s > g->e - g->s ||
+				 (f->e - f->s == g->e - g->s && f->id < g->id))) {
+			g->has_r = true;
+			g->id = f->id;
+			g->s = f->s;
+			g->e = f->e;
+			g->label_len = f->label_len;
+			if (f->label_len != NULL_LEN) {
+				g->label_off = to->arena.len;
+				nx_strbuf_add(&to->arena, from->arena.buf + f->label_off,
+					      f->label_len);
+			}
+		}
+	}
+}
+
 int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *rows,
 		     struct nx_err *err)
+{
+	return nx__lod_l0_flush_to(sl, d, NULL, rows, err);
+}
+
+int nx__lod_l0_flush_to(struct nx_lod_l0_slice *sl, struct nx_duck *d, const char *to,
+			int64_t *rows, struct nx_err *err)
 {
 	struct nx_duck_appender *a = NULL;
 	const char *base = sl->arena.buf;
@@ -235,7 +274,7 @@ int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *row
 	if (sl->n) /* an empty slice of the pass may have no groups at all yet */
 		qsort(sl->g, sl->n, sizeof(*sl->g), group_order);
 	if (sl->n) {
-		char *table = nx_xasprintf("tl.lod%d", sl->src);
+		char *table = to ? nx_xstrdup(to) : nx_xasprintf("tl.lod%d", sl->src);
 
 		rc = nx_duck_appender_open_typed(d, table, nx__lod_row_kinds,
 						 NX_LOD_ROW_COLUMNS, &a, err);
@@ -283,6 +322,11 @@ int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *row
 	memset(sl->recent, 0, sizeof(sl->recent));
 	nx_strbuf_reset(&sl->arena);
 	return rc;
+}
+
+size_t nx__lod_l0_count(const struct nx_lod_l0_slice *sl)
+{
+	return sl->n;
 }
 
 struct nx_lod_l0_slice *nx__lod_l0_slice_new(int src, int level, const char *name)

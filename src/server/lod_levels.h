@@ -53,6 +53,14 @@ int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_
 int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *rows,
 		     struct nx_err *err);
 void nx__lod_l0_slice_free(struct nx_lod_l0_slice *sl);
+/* flush_to appends to the table `to` (NULL: tl.lod<src>), which has tl.lod<src>'s columns;
+ * merge adds the groups of slice `from` (of the same source, level and time slice, its
+ * rows read after to's) to slice `to`: the groups the rows of both give folded in one. */
+int nx__lod_l0_flush_to(struct nx_lod_l0_slice *sl, struct nx_duck *d, const char *to,
+			int64_t *rows, struct nx_err *err);
+void nx__lod_l0_merge(struct nx_lod_l0_slice *to, const struct nx_lod_l0_slice *from);
+/* The groups a slice holds. */
+size_t nx__lod_l0_count(const struct nx_lod_l0_slice *sl);
 
 /* The events of source src copied into tl.ev<src> and its finest level folded in the same
  * pass (lod_l0_pass.c), on a database d of one thread (else an error): tl.ev<src> made
@@ -68,5 +76,40 @@ int nx__lod_l0_pass(struct nx_duck *d, int src, const char *select, const char *
 		    const char *name, int level, int64_t first, int64_t last, int64_t n,
 		    int64_t chunk, int64_t late, int64_t *rows, int64_t got[3],
 		    struct nx_err *err);
+
+/* The same pass over the rows of a table in two halves, each on a connection of its
+ * own, so that two threads share it (lod_build.c's events split): the first half the
+ * rows of the first files, the second the rows of the files after them. Each appends
+ * its rows to tl.ev<src> (INSERT: the table is made before), and the caller commits
+ * the second's after the first's, so tl.ev<src> holds the rows at the row ids of one
+ * pass. The time slices of the first half's rows go to tl.lod<src> as the pass flushes
+ * them, but for the ones still open at its end (kept in the half); the second half's
+ * slices up to c_aside (the last the first half's rows can fall in) are kept in its half
+ * too, the later ones appended to the table `stage`. nx__lod_l0_half_join then merges
+ * the second's kept slices into the first's and appends them to tl.lod<src> in slice
+ * order (the caller then appends `stage`'s rows after them): tl.lod<src> gets the rows
+ * of one pass, in its order. A slice the second half keeps that the first has flushed
+ * already is an error (the statistics' lateness did not hold). */
+struct nx_lod_l0_half {
+	bool second;
+	int64_t c_first;   /* second: the least slice its rows can fall in */
+	int64_t c_aside;   /* second: its slices up to this one are kept */
+	const char *stage; /* second: where its later slices go */
+	/* filled by the pass: */
+	struct nx_lod_l0_run *pass; /* first: the pass, its open slices */
+	struct nx_lod_l0_slice **kept; /* second: its kept slices, of slices kept_c[] */
+	int64_t *kept_c;
+	size_t nkept;
+	int64_t rows, got[3];
+};
+int nx__lod_l0_half(struct nx_duck *d, int src, const char *select, const char *cols,
+		    const char *name, int level, int64_t first, int64_t last, int64_t n,
+		    int64_t chunk, int64_t late, struct nx_lod_l0_half *half, struct nx_err *err);
+/* Joins two halves on d (the first's connection): see above; *rows gets both halves'
+ * level rows, got what both read. Frees what the halves hold (also on failure, and when
+ * called with err set by the caller's failure: rc != 0 then only frees). */
+int nx__lod_l0_half_join(struct nx_duck *d, int rc, struct nx_lod_l0_half *first,
+			 struct nx_lod_l0_half *second, int64_t *rows, int64_t got[3],
+			 struct nx_err *err);
 
 #endif
