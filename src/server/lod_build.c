@@ -595,6 +595,11 @@ struct events_split {
 	struct nx_lod_build_ref ref2;
 };
 
+/* The split passes' time slices hold a quarter of one pass's rows (chunk_rows): the
+ * two halves run at once, each with its open slices, about 14 MB each at 10M records
+ * with one pass's width (docs/memory.md, "The tail after the raw stage"). */
+#define SPLIT_CHUNK_DIV 4
+
 /* The stage of the second half's later slices (lod_levels.h). */
 #define SPLIT_STAGE "nx_l0_stage0"
 
@@ -734,13 +739,18 @@ static int split_first(struct nx_duck *d, int s, const struct nx_ptable *t, cons
 {
 	struct nx_lod_l0_half first = { 0 };
 	struct nx_strbuf a = NX_STRBUF_INIT, b = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
-	int64_t w = nx__lod_slice_width(lo, v[1], v[2], v[0], chunk), c[2], rows = 0;
+	int64_t w, c[2], rows = 0;
 	char *from_a = NULL, *from_b = NULL;
 	size_t j = 0;
 	bool closed;
 	int rc;
 
 	*split = false;
+	/* narrower time slices than one pass's: each half keeps its own open (lod_levels.h),
+	 * and the rows and their order do not depend on the width */
+	chunk = chunk / SPLIT_CHUNK_DIV > NX_LOD_CHUNK_ROWS_MIN ? chunk / SPLIT_CHUNK_DIV
+							       : NX_LOD_CHUNK_ROWS_MIN;
+	w = nx__lod_slice_width(lo, v[1], v[2], v[0], chunk);
 	pthread_mutex_lock(&sp->lock);
 	closed = sp->closed;
 	pthread_mutex_unlock(&sp->lock);
@@ -1278,17 +1288,17 @@ static int split_second(struct nx_duck *d, struct nx_lod_builds *builds, struct 
 }
 
 /* The second thread, between its sources (last: after them): takes the offer once made
- * (after its last source it waits for the first thread to decide), or, after the last
- * or a failure (failed), takes none from then on. */
+ * (with wait or after its last source it waits for the first thread to decide), or,
+ * after the last or a failure (failed), takes none from then on. */
 static int split_poll(struct nx_duck *d, struct nx_lod_builds *builds, struct events_split *sp,
-		      bool last, bool failed, struct nx_err *err)
+		      bool last, bool wait, bool failed, struct nx_err *err)
 {
 	bool take = false;
 
 	if (!sp)
 		return 0;
 	pthread_mutex_lock(&sp->lock);
-	while (last && !failed && !sp->offer)
+	while ((last || wait) && !failed && !sp->offer)
 		pthread_cond_wait(&sp->cond, &sp->lock);
 	if (sp->offer == 1 && !sp->taken && !failed) {
 		take = sp->taken = true;
@@ -1360,17 +1370,16 @@ static void split_settle(struct events_split *sp)
 	pthread_mutex_unlock(&sp->lock);
 }
 
-/* The second thread: Instruction's second half when offered (split_poll), its lap. */
-static void split_turn(struct events_job *j, struct phase_clock *clk, bool last)
+/* The second thread: Instruction's second half when offered (split_poll), its lap; a
+ * failure of its own stays in j->err. */
+static void split_turn(struct events_job *j, struct phase_clock *clk, bool last, bool wait)
 {
 	bool taken = j->split && j->split->taken;
+	int rc;
 
 	if (!j->second)
 		return;
-	/* (a failure of its own stays in j->err) */
-	int rc = split_poll(j->d, j->builds, j->split, last, j->rc != 0, &j->err);
-
-	if (rc)
+	if ((rc = split_poll(j->d, j->builds, j->split, last, wait, j->rc != 0, &j->err)))
 		j->rc = rc;
 	if (!taken && j->split && j->split->taken) {
 		clock_lap(clk, "tl.ev0 %s, second half", nx__lod_sources[0].table);
@@ -1392,7 +1401,10 @@ static void *events_run(void *arg)
 		int s = j->srcs[i];
 		const struct nx_ptable *t = nx__pfiles_find(j->files, nx__lod_sources[s].table);
 
-		split_turn(j, &clk, false);
+		/* the first source (DmaPacketAggregated's, small) while the first thread
+		 * prepares Instruction; then the offer first, when it comes, so that the
+		 * first thread's wait for the second half is short */
+		split_turn(j, &clk, false, i > 0);
 		if (j->rc)
 			break;
 		if (!(j->rc = builds_check(j->builds, &j->err)))
@@ -1403,9 +1415,10 @@ static void *events_run(void *arg)
 			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[s].table);
 	}
 	if (j->second) {
-		split_turn(j, &clk, true);
-		int was = j->rc;
+		int was;
 
+		split_turn(j, &clk, true, true);
+		was = j->rc;
 		if ((j->rc = split_commit(j->builds, j->split, j->rc, &j->err)) && !was)
 			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[0].table);
 	} else {

@@ -8,7 +8,13 @@
  *   - NX_LOD_EVENTS_THREADS other than 1 or 2 is a usage error naming it, and nothing
  *     of the cache is left;
  *   - a damaged table of either thread's sources fails the build with an error naming
- *     the source and the file, and leaves nothing. */
+ *     the source and the file, and leaves nothing;
+ *   - Instruction's events shared by both threads (its first files on the first, the
+ *     files after them on the second, L0's time slices of both halves merged): the same
+ *     tables, row ids included, as with Instruction on one thread (NX_LOD_EVENTS_SPLIT=0)
+ *     and as the one-thread build, on a table in start order but for a small lateness
+ *     whose split falls inside a time slice; damaged rows in either half fail the build
+ *     naming Instruction, and leave nothing. */
 #include "common/compat.h"
 #include "server/lod_carried.h"
 #include "db/duck.h"
@@ -118,12 +124,147 @@ static void test_either_thread_fails_naming_its_source(void **state)
 	damaged_source_fails("bad-dma", "DmaPacket");    /* the second */
 }
 
+/* The timeline profile with an Instruction of 60,000 rows in start order but for a
+ * lateness of a few ns (so the events are copied and L0 folded in one pass), in row
+ * groups of 2048 rows, read as slices of 4 of them (NX_LOD_SLICE_GROUPS, set by the
+ * caller): the split falls at a slice file's boundary, inside a time slice of L0. */
+static char *split_profile(const char *tag)
+{
+	char *dir = timeline_profile(tag);
+
+	assert_int_equal(nx_test_sh("rm -f '%s'/Instruction_*.parquet", dir), 0);
+	assert_int_equal(
+		nx_sfx_sqlf("COPY (SELECT i AS id, CASE WHEN i %% 13 = 0 THEN 1 ELSE 0 END::BIGINT "
+			    "AS pcore_idx, (['Tensor','Vector','Sync'])[i %% 3 + 1] AS timeline_track, "
+			    "(['MATMUL','LDWEIGHTS','ACTIVATE'])[(i // 3) %% 3 + 1] AS opcode, "
+			    "(i * 10 + (i %% 5) * 3)::BIGINT AS start_ts, (i * 10 + (i %% 5) * 3 + "
+			    "CASE WHEN i %% 997 = 0 THEN 5000 ELSE 1 + hash(i) %% 40 END)::BIGINT "
+			    "AS end_ts FROM range(60000) t(i) ORDER BY i) TO '%s/Instruction.parquet' "
+			    "(FORMAT parquet, ROW_GROUP_SIZE 2048)", dir),
+		0);
+	return dir;
+}
+
+static void split_env(bool on)
+{
+	setenv("NX_LOD_SLICE_GROUPS", "4", 1);
+	setenv("NX_LOD_CHUNK_ROWS", "10000", 1);
+	if (!on)
+		setenv("NX_LOD_EVENTS_SPLIT", "0", 1);
+}
+
+static void split_env_clear(void)
+{
+	unsetenv("NX_LOD_SLICE_GROUPS");
+	unsetenv("NX_LOD_CHUNK_ROWS");
+	unsetenv("NX_LOD_EVENTS_SPLIT");
+}
+
+/* Every table of the caches a and b (attached to d) holds the same rows at the same row
+ * ids; the count of tables compared. */
+static int64_t same_tables(struct nx_duck *d)
+{
+	static const char *const tables[] = { "ev0", "ev1", "ev2", "ev3", "lod0", "lod1",
+					       "lod2", "lod3", "tracks", "meta", "ctr", "ctr_lod",
+					       "lines", "stamp" };
+	int64_t found = 0;
+
+	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
+		if (!nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
+				   "'a' AND table_name = '%s'", tables[i]))
+			continue;
+		nx_test_same_rows(d, "a", "b", tables[i], true);
+		found++;
+	}
+	assert_int_equal(found, nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE "
+					      "database_name = 'b'"));
+	return found;
+}
+
+static void test_split_matches_one_pass(void **state)
+{
+	static const char *const ref_var[] = { "NX_LOD_EVENTS_SPLIT", "NX_LOD_EVENTS_THREADS" };
+	char *dir = split_profile("split"), *ref = NULL, *probe = NULL;
+	struct nx_lod_phases ph = { 0 };
+	struct nx_err err = { 0 };
+	bool second = false;
+	uint64_t n = 0;
+
+	(void)state;
+	/* the split happens: the second thread has a phase of Instruction's second half */
+	assert_true(asprintf(&probe, "%s.probe", dir) > 0);
+	assert_int_equal(nx_test_sh("cp -r '%s' '%s'", dir, probe), 0);
+	split_env(true);
+	assert_ok(nx_lod_build_carried(probe, "p", &n, &ph, &err), &err);
+	for (size_t i = 0; i < ph.n; i++)
+		second |= strstr(ph.ph[i].name, "Instruction, second half") != NULL;
+	assert_true(second);
+	assert_int_equal(n, 60000 + 1000); /* Instruction and DmaPacketAggregated */
+	for (size_t k = 0; k < NX_ARRAY_SIZE(ref_var); k++) {
+		struct nx_duck *d;
+
+		assert_true(asprintf(&ref, "%s.ref%zu", dir, k) > 0);
+		assert_int_equal(nx_test_sh("rm -rf '%s/.timeline'", dir), 0);
+		split_env(true);
+		d = nx_lod_build_pair(dir, ref, ref_var[k], k ? "1" : "0", NULL);
+		assert_true(same_tables(d) >= 8);
+		/* the pass folded L0: the table was in start order, and the level has rows of
+		 * time slices on both sides of the split */
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM a.meta WHERE src = 0 AND "
+					       "ordered"), 1);
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM a.ev0"), 60000);
+		assert_true(nx_test_qi(d, "SELECT count(*) FROM a.lod0 WHERE k > 0") > 100);
+		nx_duck_close(d);
+		free(ref);
+	}
+	split_env_clear();
+	free(probe);
+	free(dir);
+}
+
+/* The profile of split_profile with the start_ts page of row group rg of Instruction
+ * overwritten: the split build fails naming Instruction, and leaves nothing. */
+static void split_half_fails(const char *tag, int rg)
+{
+	char *dir = split_profile(tag);
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	int64_t at;
+	uint64_t n = 0;
+
+	assert_ok(nx_duck_open(&d, 1, NULL, &err), &err);
+	at = nx_test_qi(d, "SELECT data_page_offset FROM parquet_metadata('%s/Instruction.parquet') "
+			   "WHERE path_in_schema = 'start_ts' AND row_group_id = %d", dir, rg);
+	nx_duck_close(d);
+	assert_true(at > 4);
+	assert_int_equal(nx_test_sh("head -c 64 /dev/zero | tr '\\0' '\\377' | dd "
+				    "of='%s/Instruction.parquet' bs=1 seek=%lld conv=notrunc "
+				    "2>/dev/null", dir, (long long)at), 0);
+	split_env(true);
+	assert_int_not_equal(nx_lod_build_carried(dir, "t", &n, NULL, &err), 0);
+	split_env_clear();
+	/* the half that read the rows says why, not the other's wait for it */
+	if (!strstr(err.msg, "the events of Instruction") || strstr(err.msg, "second half"))
+		fail_msg("row group %d: %s", rg, err.msg);
+	assert_int_equal(nx_test_sh("test -e '%s/.timeline'", dir), 1);
+	free(dir);
+}
+
+static void test_either_half_fails(void **state)
+{
+	(void)state;
+	split_half_fails("split-bad-first", 1);   /* of the first files */
+	split_half_fails("split-bad-second", 28); /* of the last */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_threads_match_one),
 		cmocka_unit_test(test_bad_thread_counts_refused),
 		cmocka_unit_test(test_either_thread_fails_naming_its_source),
+		cmocka_unit_test(test_split_matches_one_pass),
+		cmocka_unit_test(test_either_half_fails),
 	};
 
 	return nx_test_done(cmocka_run_group_tests(tests, nx_lod_group_setup,
