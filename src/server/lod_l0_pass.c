@@ -11,9 +11,10 @@
  * proves no later row can fall into it. The rows and row order of tl.ev<s> and tl.lod<s>
  * are those of the copy and of nx__lod_l0. The pass may also run in two halves on two
  * connections (lod_levels.h, struct nx_lod_l0_half), the second half's rows appended
- * after the first's, and the time slices both halves' rows fall in merged. (Appending the chunks of a streamed SELECT
- * to tl.ev<s> instead cost more CPU than the copy and the read-back together: DuckDB's
- * appender stores strings uncompressed, and the checkpoint compresses them again.) */
+ * after the first's, and the time slices both halves' rows fall in merged. (Appending
+ * the chunks of a streamed SELECT to tl.ev<s> instead cost more CPU than the copy and
+ * the read-back together: DuckDB's appender stores strings uncompressed, and the
+ * checkpoint compresses them again.) */
 #include "common/compat.h"
 #include "server/lod_levels.h"
 #include "server/lod.h"
