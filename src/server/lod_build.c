@@ -584,6 +584,7 @@ struct events_split {
 	bool closed; /* the second thread takes no offer (it is done, or failed) */
 	int first;   /* the first half's rows: 0 being copied; 1 in tl.ev0; -1 failed */
 	int second;  /* the second half's pass: 0 running; 1 done; -1 failed or declined */
+	int committed; /* the second half's rows: 0 not yet; 1 committed; -1 rolled back */
 	bool partner_failed; /* the first thread failed for the second's failure */
 	int64_t others;      /* the rows of the second thread's own sources */
 	/* the offer: the second half's pass */
@@ -854,6 +855,13 @@ static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t, cons
 		rc = nx__lod_l0_pass(d, s, sql.buf, cols, nx__lod_sources[s].table, *lo, v[1],
 				     v[2], v[0], bounds->chunk_rows, late, &rows, got, err);
 	nx_strbuf_reset(&sql);
+	/* the rows prove the statistics loose: L0 is read back from tl.ev<s>, which must
+	 * hold the second half's rows first (committed at the second thread's end) */
+	if (!rc && split && (got[0] != v[0] || got[1] != v[1] || got[2] != v[2]) &&
+	    split_wait(sp, &sp->committed) < 0) {
+		sp->partner_failed = true;
+		rc = nx_errf(err, NX_EDB, "the second half of %s failed", nx__lod_sources[s].table);
+	}
 	if (!rc && (got[0] != v[0] || got[1] != v[1] || got[2] != v[2])) {
 		nx_strbuf_addf(&sql, "DELETE FROM tl.lod%d", s);
 		rc = nx_duck_exec(d, sql.buf, err);
@@ -1319,10 +1327,14 @@ static int split_commit(struct nx_lod_builds *builds, struct events_split *sp, i
 {
 	if (!sp || !sp->taken)
 		return rc;
-	if (sp->d2 && split_wait(sp, &sp->first) == 1 && !rc && sp->second == 1)
-		rc = nx_duck_exec(sp->d2, "COMMIT", err);
-	else if (sp->d2)
-		nx_duck_exec(sp->d2, "ROLLBACK", &(struct nx_err){ 0 });
+	if (sp->d2 && split_wait(sp, &sp->first) == 1 && !rc && sp->second == 1 &&
+	    !(rc = nx_duck_exec(sp->d2, "COMMIT", err))) {
+		split_set(sp, &sp->committed, 1);
+	} else {
+		if (sp->d2)
+			nx_duck_exec(sp->d2, "ROLLBACK", &(struct nx_err){ 0 });
+		split_set(sp, &sp->committed, -1);
+	}
 	builds_leave(builds, &sp->ref2);
 	nx_duck_close(sp->d2);
 	sp->d2 = NULL;
