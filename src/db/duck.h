@@ -112,6 +112,9 @@ void nx_duck_ahead_stop(struct nx_duck_ahead *a);
  * instead: two COPYs on two threads, each some of the columns, into files joined side
  * by side (db/parquet_zip.h), the same rows in the same row groups as one COPY writes
  * (NX_INGEST_WRITERS=1 makes it one); d gets a second connection for that. */
+/* Whether NX_INGEST_WRITER, if set, names a writer (ours or duckdb): a usage error
+ * naming it otherwise, so an ingest can refuse it before any work. */
+int nx_duck_part_writer_check(struct nx_err *err);
 int nx_duck_copy_source_parts(struct nx_duck *d, struct nx_row_source *src, const char *dir,
 			      uint64_t *rows, struct nx_err *err);
 /* Runs COPY (<select_sql>) TO path as zstd parquet; *rows gets the row count. */

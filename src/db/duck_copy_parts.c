@@ -32,6 +32,13 @@ static int part_writer_kind(bool *ours, struct nx_err *err)
 	return nx_errf(err, NX_EUSAGE, "NX_INGEST_WRITER is '%s': it must be ours or duckdb", v);
 }
 
+int nx_duck_part_writer_check(struct nx_err *err)
+{
+	bool ours;
+
+	return part_writer_kind(&ours, err);
+}
+
 /* Writers of a table written in parts: NX_INGEST_WRITERS (1 or 2), else 2. */
 static unsigned part_writers(void)
 {

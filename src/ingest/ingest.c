@@ -181,7 +181,9 @@ static int limits_check(struct nx_err *err)
 
 	if (!rc)
 		rc = nx_env_size("NX_DERIVE_MEMORY_LIMIT", &v, err);
-	return rc ? rc : nx_env_size("NX_DERIVE_RETRY_MEMORY_LIMIT", &v, err);
+	if (!rc)
+		rc = nx_env_size("NX_DERIVE_RETRY_MEMORY_LIMIT", &v, err);
+	return rc ? rc : nx_duck_part_writer_check(err);
 }
 
 /* Keeps DuckDB's memory bounded whatever the trace size: operators that need more

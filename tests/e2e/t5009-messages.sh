@@ -108,6 +108,10 @@ expect 2 "neuron-explorer view: NX_INGEST_MEMORY_LIMIT is 'lots'; $size_help" \
 [ ! -e dp/profiles/global/ml@latest ] || fail "an ingest with a bad memory limit published"
 expect 2 "neuron-explorer view: NX_DERIVE_MEMORY_LIMIT is '128'; $size_help" \
 	env NX_DERIVE_MEMORY_LIMIT=128 "$BIN" view -n k.neff -s k.ntff -q --data-path dp --display-name ml --ingest-only
+# the raw tables' writer, likewise
+expect 2 "neuron-explorer view: NX_INGEST_WRITER is 'arrow': it must be ours or duckdb" \
+	env NX_INGEST_WRITER=arrow "$BIN" view -n k.neff -s k.ntff -q --data-path dp --display-name ml --ingest-only
+[ ! -e dp/profiles/global/ml@latest ] || fail "an ingest with an unknown writer published"
 expect 2 "neuron-explorer recommend: analysing 'dp/profiles/global/a@latest': NX_REC_MEMORY_LIMIT is '0MB'; $size_help" \
 	env NX_REC_MEMORY_LIMIT=0MB "$BIN" recommend --data-path dp --display-name a
 
