@@ -12,6 +12,7 @@
 #include "hw/hw.h"
 #include "ingest/dma_block.h"
 #include "ingest/internal_table.h"
+#include "ingest/onchip_map.h"
 #include "ingest/onchip_usage.h"
 #include "ingest/sbuf_allocation.h"
 
@@ -45,12 +46,9 @@
  *    overwritten)), or at max(write end, last read end) when it lives to the trace end.
  * Rows with negative `bytes` are the parts of an allocation overwritten while the rest
  * stayed live: they cancel those bytes from the overwrite to the allocation's end, so
- * the usage sums count every byte once. */
-#define CELL_BYTES 64u
-#define GROUP_PARTS 32u
-#define NGROUPS (NX_NUM_PARTITIONS / GROUP_PARTS)
-
-enum { OC_SBUF = 0, OC_PSUM = 1, OC_NMEM = 2 };
+ * the usage sums count every byte once. The map and the allocations are onchip_map.c;
+ * this file turns the records into its reads and writes. */
+enum { OC_SBUF = NX_OC_SBUF, OC_PSUM = NX_OC_PSUM };
 
 static const struct nx_field onchip_fields[] = {
 	F("mem", "string", ""), F("unit", "integer", "int64"),
@@ -63,34 +61,8 @@ static const struct nx_field onchip_fields[] = {
 };
 static const struct nx_table onchip_table = NX_INTERNAL_TABLE("nx_OnchipAlloc", onchip_fields);
 
-/* A range of one memory: partitions p0..p1 and bytes lo..hi of each, inclusive. */
-struct oc_range {
-	int mem;
-	unsigned p0, p1;
-	uint64_t lo, hi;
-};
-
-struct oc_loss {
-	int64_t ts, bytes;
-};
-
-struct oc_alloc {
-	struct oc_range r;
-	unsigned unit;           /* SBUF: first partition of the group; PSUM: bank */
-	int64_t start, wend, rend, kill;
-	int64_t bytes;
-	size_t cells;            /* cells still owned */
-	bool dma;
-	int engine;
-	uint32_t pc, block, desc;
-	uint64_t transfer;
-	struct oc_loss *loss;    /* bytes overwritten while other cells stayed live */
-	size_t nloss, loss_cap;
-	int32_t next_free;
-};
-
 struct oc_row {
-	struct oc_range r;
+	struct nx_oc_range r;
 	unsigned unit;
 	int64_t start, end, bytes;
 	bool dma;
@@ -98,15 +70,24 @@ struct oc_row {
 	uint32_t pc, block;
 };
 
+/* What a static instruction reads and writes of SBUF/PSUM, the same at every execution:
+ * its clipped ranges, computed once per slot of a direct-mapped cache (loops execute the
+ * same few static instructions over and over; the cache stays small whatever the NEFF). */
+#define INST_SLOTS 2048u
+struct oc_inst {
+	uint32_t index;                 /* key: the instruction's index ... */
+	uint8_t engine;                 /* ... and engine; NX_ENGINE_COUNT: empty slot */
+	uint8_t nsrc;                   /* src[0..nsrc) are read */
+	uint8_t out;                    /* bit o: dst[o] is written */
+	uint8_t in_place;               /* bit o: dst[o] continues what holds it */
+	bool acc;                       /* an accumulating MATMUL: dst[0] is read first */
+	struct nx_oc_range src[3], dst[2];
+};
+
 struct onchip_src {
 	struct nx_ingest_ctx *ctx;
-	uint64_t cap_bytes[OC_NMEM];    /* bytes per partition */
-	uint64_t bank_bytes;            /* PSUM bank size per partition */
-	size_t ncols[OC_NMEM];
-	int32_t *owner[OC_NMEM];        /* [group * ncols + col], -1 = free */
-	struct oc_alloc *pool;
-	size_t npool, pool_cap;
-	int32_t free_head;
+	struct nx_oc_map map;
+	struct oc_inst *insts;          /* INST_SLOTS */
 	struct oc_row *out;             /* finished rows not yet handed to DuckDB */
 	size_t nout, out_cap, out_pos;
 	/* Each record kind is in time order in the file, but the kinds are not merged:
@@ -127,11 +108,6 @@ struct onchip_src {
 	uint64_t pause_at;              /* tests: behave as handed over after this many records */
 };
 
-static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
-static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
-static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
-
 /* Byte extent of a strided pattern: elements at sum(i_k * step_k), i_k < size_k. */
 static void extent(uint64_t off, unsigned n, const uint64_t *size, const int64_t *step,
 		   unsigned esz, uint64_t *lo, uint64_t *hi)
@@ -150,16 +126,7 @@ static void extent(uint64_t off, unsigned n, const uint64_t *size, const int64_t
 	*hi = off + (uint64_t)(pos + 1) * esz - 1;
 }
 
-static bool clip_range(const struct onchip_src *s, struct oc_range *r)
-{
-	if (r->p0 >= NX_NUM_PARTITIONS || r->lo >= s->cap_bytes[r->mem])
-		return false;
-	r->p1 = r->p1 >= NX_NUM_PARTITIONS ? NX_NUM_PARTITIONS - 1 : r->p1;
-	r->hi = min_u64(r->hi, s->cap_bytes[r->mem] - 1);
-	return true;
-}
-
-static bool ap_range(const struct onchip_src *s, const struct nx_ap *ap, struct oc_range *r)
+static bool ap_range(const struct onchip_src *s, const struct nx_ap *ap, struct nx_oc_range *r)
 {
 	if (ap->mem != NX_MEM_SBUF && ap->mem != NX_MEM_PSUM)
 		return false;
@@ -173,12 +140,12 @@ static bool ap_range(const struct onchip_src *s, const struct nx_ap *ap, struct 
 	r->p0 = ap->start_partition;
 	r->p1 = r->p0 + nx_ap_partitions(ap) - 1;
 	extent(ap->offset, NX_AP_DIMS, size, step, nx_dtype_size(ap->dtype), &r->lo, &r->hi);
-	return clip_range(s, r);
+	return nx_oc_clip(&s->map, r);
 }
 
 /* The SBUF/PSUM side of a DMA descriptor: dimension 0 counts partitions. */
 static bool desc_range(const struct onchip_src *s, const struct nx_dma_desc *d, bool to,
-		       struct oc_range *r)
+		       struct nx_oc_range *r)
 {
 	int loc = to ? d->to_loc : d->from_loc;
 	unsigned nd = to ? d->to_ndim : d->from_ndim;
@@ -192,40 +159,24 @@ static bool desc_range(const struct onchip_src *s, const struct nx_dma_desc *d, 
 	extent(to ? d->to_off : d->from_off, nd > 1 ? nd - 1 : 0, size + 1,
 	       (to ? d->to_steps : d->from_steps) + 1,
 	       nx_dtype_size(to && d->cast ? d->to_dtype : d->dtype), &r->lo, &r->hi);
-	return clip_range(s, r);
+	return nx_oc_clip(&s->map, r);
 }
 
-static bool range_eq(const struct oc_range *a, const struct oc_range *b)
+static bool range_eq(const struct nx_oc_range *a, const struct nx_oc_range *b)
 {
 	return a->mem == b->mem && a->p0 == b->p0 && a->p1 == b->p1 && a->lo == b->lo &&
 	       a->hi == b->hi;
-}
-
-/* Bytes of range r inside cell (group g, column col). */
-static int64_t cell_bytes(const struct oc_range *r, unsigned g, size_t col)
-{
-	unsigned p0 = r->p0 > g * GROUP_PARTS ? r->p0 : g * GROUP_PARTS;
-	unsigned p1 = r->p1 < (g + 1) * GROUP_PARTS - 1 ? r->p1 : (g + 1) * GROUP_PARTS - 1;
-	uint64_t lo = max_u64(r->lo, col * CELL_BYTES);
-	uint64_t hi = min_u64(r->hi, (col + 1) * CELL_BYTES - 1);
-
-	return p1 < p0 || hi < lo ? 0 : (int64_t)(p1 - p0 + 1) * (int64_t)(hi - lo + 1);
-}
-
-/* Bytes of one allocation unit: a partition group of SBUF, a PSUM bank. */
-static int64_t unit_capacity(const struct onchip_src *s, int mem)
-{
-	return (int64_t)(mem == OC_SBUF ? GROUP_PARTS * s->cap_bytes[OC_SBUF]
-					: NX_NUM_PARTITIONS * s->bank_bytes);
 }
 
 /* Every row feeds SbufUsage/PsumUsage; the SBUF allocations (not the PSUM ones nor the
  * negative corrections) feed SbufAllocation. Only when the staging tables are kept for
  * the reference tests (tests/unit/test_derive_ref.c) are the rows also written, all of
  * them, as nx_OnchipAlloc. */
-static void emit(struct onchip_src *s, const struct oc_alloc *a, int64_t start, int64_t end,
+static void emit(void *arg, const struct nx_oc_alloc *a, int64_t start, int64_t end,
 		 int64_t bytes)
 {
+	struct onchip_src *s = arg;
+
 	if (s->ctx->keep_staging) {
 		NX_GROW(s->out, s->nout + 1, s->out_cap);
 		s->out[s->nout++] = (struct oc_row){ .r = a->r, .unit = a->unit, .start = start,
@@ -237,121 +188,41 @@ static void emit(struct onchip_src *s, const struct oc_alloc *a, int64_t start, 
 				  a->pc, a->block);
 	if (s->usage)
 		nx_onchip_usage_add(s->usage, a->r.mem == OC_SBUF ? NX_USAGE_SBUF : NX_USAGE_PSUM,
-				    a->unit, start, end, bytes, unit_capacity(s, a->r.mem));
+				    a->unit, start, end, bytes,
+				    nx_oc_unit_capacity(&s->map, a->r.mem));
 }
 
-/* Writes the rows of allocation i and returns it to the free list. */
-static void close_alloc(struct onchip_src *s, int32_t i)
+/* The ranges of instruction `index` of `engine`, from the cache or computed into it. */
+static const struct oc_inst *inst_ranges(struct onchip_src *s, int engine, uint32_t index)
 {
-	struct oc_alloc *a = &s->pool[i];
-	int64_t end = max_i64(a->wend, min_i64(a->rend, a->kill));
+	struct oc_inst *e = &s->insts[(index + (uint32_t)engine * 613u) % INST_SLOTS];
 
-	emit(s, a, a->start, end, a->bytes);
-	for (size_t k = 0; k < a->nloss; k++)
-		if (a->loss[k].ts < end)
-			emit(s, a, max_i64(a->start, a->loss[k].ts), end, -a->loss[k].bytes);
-	free(a->loss);
-	a->loss = NULL;
-	a->nloss = a->loss_cap = 0;
-	a->next_free = s->free_head;
-	s->free_head = i;
-}
+	if (e->engine == engine && e->index == index)
+		return e;
+	const struct nx_inst *in = &s->ctx->neff.inst[engine][index];
+	const struct nx_ap *srcs[3] = { &in->src0, &in->src1, &in->src2 };
+	const struct nx_ap *outs[2] = { &in->dst, &in->dst2 };
+	struct nx_oc_range src[3];
+	bool has_src[3];
 
-static void read_range(struct onchip_src *s, const struct oc_range *r, int64_t end)
-{
-	size_t n = s->ncols[r->mem];
-
-	for (unsigned g = r->p0 / GROUP_PARTS; g <= r->p1 / GROUP_PARTS; g++)
-		for (size_t col = r->lo / CELL_BYTES; col <= r->hi / CELL_BYTES; col++) {
-			int32_t o = s->owner[r->mem][g * n + col];
-			if (o >= 0 && s->pool[o].rend < end)
-				s->pool[o].rend = end;
-		}
-}
-
-/* Cells of r: partition groups x 64-byte columns. */
-static size_t range_cells(const struct oc_range *r)
-{
-	return (size_t)(r->p1 / GROUP_PARTS - r->p0 / GROUP_PARTS + 1) *
-	       (size_t)(r->hi / CELL_BYTES - r->lo / CELL_BYTES + 1);
-}
-
-struct oc_writer {
-	int64_t start, end;
-	bool in_place, dma;
-	int engine;
-	uint32_t pc, block, desc;
-	uint64_t transfer;
-};
-
-/* One allocation unit (a partition group of SBUF, a bank of PSUM) written by w. */
-static void write_unit(struct onchip_src *s, const struct oc_range *r, unsigned unit,
-		       const struct oc_writer *w)
-{
-	size_t n = s->ncols[r->mem];
-	int32_t o = s->owner[r->mem][(r->p0 / GROUP_PARTS) * n + r->lo / CELL_BYTES];
-
-	if (o >= 0) {
-		struct oc_alloc *a = &s->pool[o];
-		bool same = range_eq(&a->r, r) && a->cells == range_cells(r);
-		if (same && !w->dma && w->in_place) {
-			a->wend = max_i64(a->wend, w->end);
-			a->rend = max_i64(a->rend, a->wend);
-			return;
-		}
+	*e = (struct oc_inst){ .index = index, .engine = (uint8_t)engine };
+	for (int k = 0; k < 3; k++)
+		if ((has_src[k] = ap_range(s, srcs[k], &src[k])))
+			e->src[e->nsrc++] = src[k];
+	/* dst, then the second output (reduce_res) of the NKI operations */
+	for (int o = 0; o < 2; o++) {
+		struct nx_oc_range *dst = &e->dst[o];
+		if (!ap_range(s, outs[o], dst))
+			continue;
+		bool in_place = !o && in->opcode == NX_OP_MATMUL && (in->flags & NX_INST_ACCUMULATE);
+		if (in_place)
+			e->acc = true;
+		for (int k = 0; k < 3; k++)
+			in_place = in_place || (has_src[k] && range_eq(dst, &src[k]));
+		e->out |= (uint8_t)(1u << o);
+		e->in_place |= (uint8_t)(in_place ? 1u << o : 0u);
 	}
-	int32_t i = s->free_head;
-	if (i >= 0) {
-		s->free_head = s->pool[i].next_free;
-	} else {
-		NX_GROW(s->pool, s->npool + 1, s->pool_cap);
-		i = (int32_t)s->npool++;
-	}
-	struct oc_alloc *a = &s->pool[i];
-	*a = (struct oc_alloc){ .r = *r, .unit = unit, .start = w->start, .wend = w->end,
-		.rend = w->end, .kill = INT64_MAX, .dma = w->dma, .engine = w->engine,
-		.pc = w->pc, .block = w->block, .desc = w->desc, .transfer = w->transfer,
-		.next_free = -1 };
-	for (unsigned g = r->p0 / GROUP_PARTS; g <= r->p1 / GROUP_PARTS; g++)
-		for (size_t col = r->lo / CELL_BYTES; col <= r->hi / CELL_BYTES; col++) {
-			int32_t *cell = &s->owner[r->mem][g * n + col];
-			a->bytes += cell_bytes(r, g, col);
-			a->cells++;
-			if (*cell >= 0) {
-				struct oc_alloc *old = &s->pool[*cell];
-				int64_t lost = cell_bytes(&old->r, g, col);
-				if (--old->cells == 0) {
-					old->kill = w->start;
-					close_alloc(s, *cell);
-				} else if (old->nloss && old->loss[old->nloss - 1].ts == w->start) {
-					old->loss[old->nloss - 1].bytes += lost;
-				} else {
-					NX_GROW(old->loss, old->nloss + 1, old->loss_cap);
-					old->loss[old->nloss++] = (struct oc_loss){ w->start, lost };
-				}
-			}
-			*cell = i;
-		}
-}
-
-/* Splits r into allocation units: SBUF partition groups, PSUM banks. */
-static void write_range(struct onchip_src *s, const struct oc_range *r, const struct oc_writer *w)
-{
-	struct oc_range u = *r;
-
-	if (r->mem == OC_SBUF) {
-		for (unsigned g = r->p0 / GROUP_PARTS; g <= r->p1 / GROUP_PARTS; g++) {
-			u.p0 = r->p0 > g * GROUP_PARTS ? r->p0 : g * GROUP_PARTS;
-			u.p1 = r->p1 < (g + 1) * GROUP_PARTS - 1 ? r->p1 : (g + 1) * GROUP_PARTS - 1;
-			write_unit(s, &u, g * GROUP_PARTS, w);
-		}
-		return;
-	}
-	for (uint64_t b = r->lo / s->bank_bytes; b <= r->hi / s->bank_bytes; b++) {
-		u.lo = max_u64(r->lo, b * s->bank_bytes);
-		u.hi = min_u64(r->hi, (b + 1) * s->bank_bytes - 1);
-		write_unit(s, &u, (unsigned)b, w);
-	}
+	return e;
 }
 
 static void onchip_inst(struct onchip_src *s, const struct nx_rec_inst *r)
@@ -359,28 +230,19 @@ static void onchip_inst(struct onchip_src *s, const struct nx_rec_inst *r)
 	const struct nx_neff *n = &s->ctx->neff;
 	if (r->engine >= NX_ENGINE_COUNT || r->index >= n->ninst[r->engine])
 		return;
-	const struct nx_inst *in = &n->inst[r->engine][r->index];
-	const struct nx_ap *outs[2] = { &in->dst, &in->dst2 };
-	struct oc_range src[3], dst;
-	bool has_src[3] = { ap_range(s, &in->src0, &src[0]), ap_range(s, &in->src1, &src[1]),
-			    ap_range(s, &in->src2, &src[2]) };
+	const struct oc_inst *e = inst_ranges(s, r->engine, r->index);
 	int64_t start = nx_ticks_to_ns(s->ctx, r->start), end = nx_ticks_to_ns(s->ctx, r->end);
 
-	for (int k = 0; k < 3; k++)
-		if (has_src[k])
-			read_range(s, &src[k], end);
-	/* dst, then the second output (reduce_res) of the NKI operations */
+	for (unsigned k = 0; k < e->nsrc; k++)
+		nx_oc_read(&s->map, &e->src[k], end);
 	for (int o = 0; o < 2; o++) {
-		if (!ap_range(s, outs[o], &dst))
+		if (!(e->out & (1u << o)))
 			continue;
-		bool acc = !o && in->opcode == NX_OP_MATMUL && (in->flags & NX_INST_ACCUMULATE);
-		if (acc)
-			read_range(s, &dst, end);
-		struct oc_writer w = { .start = start, .end = end, .engine = r->engine,
-			.pc = r->index, .in_place = acc };
-		for (int k = 0; k < 3; k++)
-			w.in_place = w.in_place || (has_src[k] && range_eq(&dst, &src[k]));
-		write_range(s, &dst, &w);
+		if (!o && e->acc)
+			nx_oc_read(&s->map, &e->dst[0], end);
+		struct nx_oc_writer w = { .start = start, .end = end, .engine = r->engine,
+			.pc = r->index, .in_place = e->in_place & (1u << o) };
+		nx_oc_write(&s->map, &e->dst[o], &w);
 	}
 }
 
@@ -392,28 +254,22 @@ static void onchip_dma(struct onchip_src *s, const struct nx_rec_dma *r)
 	const struct nx_dma_desc *d = &n->blocks[r->block].desc[r->desc];
 	int64_t start = nx_ticks_to_ns(s->ctx, r->start), end = nx_ticks_to_ns(s->ctx, r->end);
 	const struct nx_dma_block *blk = &n->blocks[r->block];
-	struct oc_range rg;
+	struct nx_oc_range rg;
 
 	if (desc_range(s, d, false, &rg))
-		read_range(s, &rg, end);
+		nx_oc_read(&s->map, &rg, end);
 	if (r->packet_idx == 0) {
 		/* the transfer's first packet writes every destination range of its block */
 		for (uint32_t k = 0; k < blk->ndesc; k++) {
-			struct oc_writer w = { .start = start, .end = end, .dma = true, .engine = -1,
-				.block = r->block, .desc = k, .transfer = r->transfer };
+			struct nx_oc_writer w = { .start = start, .end = end, .dma = true,
+				.engine = -1, .block = r->block, .desc = k,
+				.transfer = r->transfer };
 			if (desc_range(s, &blk->desc[k], true, &rg))
-				write_range(s, &rg, &w);
+				nx_oc_write(&s->map, &rg, &w);
 		}
 	} else if (desc_range(s, d, true, &rg)) {
 		/* a later packet extends what its transfer wrote and still holds */
-		size_t nc = s->ncols[rg.mem];
-		for (unsigned g = rg.p0 / GROUP_PARTS; g <= rg.p1 / GROUP_PARTS; g++)
-			for (size_t col = rg.lo / CELL_BYTES; col <= rg.hi / CELL_BYTES; col++) {
-				int32_t o = s->owner[rg.mem][g * nc + col];
-				struct oc_alloc *a = o >= 0 ? &s->pool[o] : NULL;
-				if (a && a->dma && a->transfer == r->transfer && a->wend < end)
-					a->rend = max_i64(a->rend, a->wend = end);
-			}
+		nx_oc_extend(&s->map, &rg, r->transfer, end);
 	}
 }
 
@@ -468,9 +324,7 @@ static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		s->nout = s->out_pos = 0;
 		if (!s->have[0] && !s->have[1]) {
 			/* what is still live ends with its last access */
-			for (size_t i = 0; i < s->npool; i++)
-				if (s->pool[i].cells)
-					close_alloc(s, (int32_t)i);
+			nx_oc_close_all(&s->map);
 			s->done = true;
 			break;
 		}
@@ -500,7 +354,7 @@ static int onchip_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		nx_rowbuf_i64(b, 6, row, o->r.p0);
 		nx_rowbuf_i64(b, 7, row, o->r.p1 - o->r.p0 + 1);
 		nx_rowbuf_i64(b, 8, row, o->bytes);
-		nx_rowbuf_i64(b, 9, row, unit_capacity(s, o->r.mem));
+		nx_rowbuf_i64(b, 9, row, nx_oc_unit_capacity(&s->map, o->r.mem));
 		nx_rowbuf_str(b, 10, row, o->dma ? "dma" : "instruction");
 		if (o->dma) {
 			nx_rowbuf_i64(b, 13, row, o->block);
@@ -519,27 +373,21 @@ static int onchip_init(struct onchip_src *s, struct nx_ingest_ctx *c, struct nx_
 
 	if (!m)
 		m = nx_hw_get(NULL);
-	*s = (struct onchip_src){ .ctx = c, .free_head = -1 };
-	s->cap_bytes[OC_SBUF] = m->sbuf_partition_bytes;
-	s->cap_bytes[OC_PSUM] = m->psum_partition_bytes;
-	s->bank_bytes = m->psum_bank_bytes;
-	for (int k = 0; k < OC_NMEM; k++) {
-		s->ncols[k] = (size_t)((s->cap_bytes[k] + CELL_BYTES - 1) / CELL_BYTES);
-		s->owner[k] = nx_xmalloc(NGROUPS * s->ncols[k] * sizeof(int32_t));
-		memset(s->owner[k], 0xff, NGROUPS * s->ncols[k] * sizeof(int32_t));
-	}
+	*s = (struct onchip_src){ .ctx = c };
+	nx_oc_map_init(&s->map, m->sbuf_partition_bytes, m->psum_partition_bytes,
+		       m->psum_bank_bytes, emit, s);
+	s->insts = nx_xmalloc(INST_SLOTS * sizeof(*s->insts));
+	for (size_t i = 0; i < INST_SLOTS; i++)
+		s->insts[i] = (struct oc_inst){ .engine = NX_ENGINE_COUNT };
 	int rc = nx_ntff_reader_open(&s->inst_reader, c->ntff_path, err);
 	return rc ? rc : nx_ntff_reader_open(&s->dma_reader, c->ntff_path, err);
 }
 
 static void onchip_release(struct onchip_src *s)
 {
-	for (size_t i = 0; i < s->npool; i++)
-		free(s->pool[i].loss);
-	free(s->pool);
+	nx_oc_map_release(&s->map);
+	free(s->insts);
 	free(s->out);
-	for (int k = 0; k < OC_NMEM; k++)
-		free(s->owner[k]);
 	if (s->inst_reader)
 		nx_ntff_reader_close(s->inst_reader);
 	if (s->dma_reader)
