@@ -71,23 +71,31 @@ struct oc_row {
 };
 
 /* What a static instruction reads and writes of SBUF/PSUM, the same at every execution:
- * its clipped ranges, computed once per slot of a direct-mapped cache (loops execute the
- * same few static instructions over and over; the cache stays small whatever the NEFF). */
-#define INST_SLOTS 2048u
+ * its clipped ranges, computed once per slot of a direct-mapped cache indexed by the
+ * instruction's number in the NEFF (all engines), of as many slots as the NEFF has
+ * instructions up to INST_SLOTS (a larger NEFF shares slots). A range is held in 12 bytes
+ * (a partition's bytes fit 32 bits on every target; onchip_init checks). */
+#define INST_SLOTS 4096u
+struct oc_crange {
+	uint32_t lo, hi;
+	uint8_t mem, p0, p1;
+};
 struct oc_inst {
 	uint32_t index;                 /* key: the instruction's index ... */
 	uint8_t engine;                 /* ... and engine; NX_ENGINE_COUNT: empty slot */
 	uint8_t nsrc;                   /* src[0..nsrc) are read */
 	uint8_t out;                    /* bit o: dst[o] is written */
-	uint8_t in_place;               /* bit o: dst[o] continues what holds it */
-	bool acc;                       /* an accumulating MATMUL: dst[0] is read first */
-	struct nx_oc_range src[3], dst[2];
+	uint8_t flags;                  /* bit o: dst[o] is written in place; bit 2: an
+					 * accumulating MATMUL, dst[0] is read first */
+	struct oc_crange src[3], dst[2];
 };
 
 struct onchip_src {
 	struct nx_ingest_ctx *ctx;
 	struct nx_oc_map map;
-	struct oc_inst *insts;          /* INST_SLOTS */
+	struct oc_inst *insts;          /* nslots, a power of two */
+	size_t nslots;
+	size_t base[NX_ENGINE_COUNT];   /* number in the NEFF of each engine's first instruction */
 	struct oc_row *out;             /* finished rows not yet handed to DuckDB */
 	size_t nout, out_cap, out_pos;
 	/* Each record kind is in time order in the file, but the kinds are not merged:
@@ -192,35 +200,48 @@ static void emit(void *arg, const struct nx_oc_alloc *a, int64_t start, int64_t 
 				    nx_oc_unit_capacity(&s->map, a->r.mem));
 }
 
+static struct oc_crange crange(const struct nx_oc_range *r)
+{
+	return (struct oc_crange){ .lo = (uint32_t)r->lo, .hi = (uint32_t)r->hi,
+				   .mem = (uint8_t)r->mem, .p0 = (uint8_t)r->p0,
+				   .p1 = (uint8_t)r->p1 };
+}
+
+static struct nx_oc_range range_of(const struct oc_crange *c)
+{
+	return (struct nx_oc_range){ .mem = c->mem, .p0 = c->p0, .p1 = c->p1, .lo = c->lo,
+				     .hi = c->hi };
+}
+
 /* The ranges of instruction `index` of `engine`, from the cache or computed into it. */
 static const struct oc_inst *inst_ranges(struct onchip_src *s, int engine, uint32_t index)
 {
-	struct oc_inst *e = &s->insts[(index + (uint32_t)engine * 613u) % INST_SLOTS];
+	struct oc_inst *e = &s->insts[(s->base[engine] + index) & (s->nslots - 1)];
 
 	if (e->engine == engine && e->index == index)
 		return e;
 	const struct nx_inst *in = &s->ctx->neff.inst[engine][index];
 	const struct nx_ap *srcs[3] = { &in->src0, &in->src1, &in->src2 };
 	const struct nx_ap *outs[2] = { &in->dst, &in->dst2 };
-	struct nx_oc_range src[3];
+	struct nx_oc_range src[3], dst;
 	bool has_src[3];
 
 	*e = (struct oc_inst){ .index = index, .engine = (uint8_t)engine };
 	for (int k = 0; k < 3; k++)
 		if ((has_src[k] = ap_range(s, srcs[k], &src[k])))
-			e->src[e->nsrc++] = src[k];
+			e->src[e->nsrc++] = crange(&src[k]);
 	/* dst, then the second output (reduce_res) of the NKI operations */
 	for (int o = 0; o < 2; o++) {
-		struct nx_oc_range *dst = &e->dst[o];
-		if (!ap_range(s, outs[o], dst))
+		if (!ap_range(s, outs[o], &dst))
 			continue;
 		bool in_place = !o && in->opcode == NX_OP_MATMUL && (in->flags & NX_INST_ACCUMULATE);
 		if (in_place)
-			e->acc = true;
+			e->flags |= 4u;
 		for (int k = 0; k < 3; k++)
-			in_place = in_place || (has_src[k] && range_eq(dst, &src[k]));
+			in_place = in_place || (has_src[k] && range_eq(&dst, &src[k]));
+		e->dst[o] = crange(&dst);
 		e->out |= (uint8_t)(1u << o);
-		e->in_place |= (uint8_t)(in_place ? 1u << o : 0u);
+		e->flags |= (uint8_t)(in_place ? 1u << o : 0u);
 	}
 	return e;
 }
@@ -233,16 +254,19 @@ static void onchip_inst(struct onchip_src *s, const struct nx_rec_inst *r)
 	const struct oc_inst *e = inst_ranges(s, r->engine, r->index);
 	int64_t start = nx_ticks_to_ns(s->ctx, r->start), end = nx_ticks_to_ns(s->ctx, r->end);
 
-	for (unsigned k = 0; k < e->nsrc; k++)
-		nx_oc_read(&s->map, &e->src[k], end);
+	for (unsigned k = 0; k < e->nsrc; k++) {
+		struct nx_oc_range rg = range_of(&e->src[k]);
+		nx_oc_read(&s->map, &rg, end);
+	}
 	for (int o = 0; o < 2; o++) {
 		if (!(e->out & (1u << o)))
 			continue;
-		if (!o && e->acc)
-			nx_oc_read(&s->map, &e->dst[0], end);
+		struct nx_oc_range rg = range_of(&e->dst[o]);
+		if (!o && (e->flags & 4u))
+			nx_oc_read(&s->map, &rg, end);
 		struct nx_oc_writer w = { .start = start, .end = end, .engine = r->engine,
-			.pc = r->index, .in_place = e->in_place & (1u << o) };
-		nx_oc_write(&s->map, &e->dst[o], &w);
+			.pc = r->index, .in_place = e->flags & (1u << o) };
+		nx_oc_write(&s->map, &rg, &w);
 	}
 }
 
@@ -376,8 +400,18 @@ static int onchip_init(struct onchip_src *s, struct nx_ingest_ctx *c, struct nx_
 	*s = (struct onchip_src){ .ctx = c };
 	nx_oc_map_init(&s->map, m->sbuf_partition_bytes, m->psum_partition_bytes,
 		       m->psum_bank_bytes, emit, s);
-	s->insts = nx_xmalloc(INST_SLOTS * sizeof(*s->insts));
-	for (size_t i = 0; i < INST_SLOTS; i++)
+	if (m->sbuf_partition_bytes > UINT32_MAX || m->psum_partition_bytes > UINT32_MAX)
+		return nx_errf(err, NX_EUSAGE, "occupancy.c: target %s: a partition of more "
+			       "than 4 GiB", m->target);
+	size_t total = 0;
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		s->base[e] = total;
+		total += c->neff.ninst[e];
+	}
+	for (s->nslots = 1; s->nslots < total && s->nslots < INST_SLOTS; s->nslots *= 2)
+		;
+	s->insts = nx_xmalloc(s->nslots * sizeof(*s->insts));
+	for (size_t i = 0; i < s->nslots; i++)
 		s->insts[i] = (struct oc_inst){ .engine = NX_ENGINE_COUNT };
 	int rc = nx_ntff_reader_open(&s->inst_reader, c->ntff_path, err);
 	return rc ? rc : nx_ntff_reader_open(&s->dma_reader, c->ntff_path, err);
