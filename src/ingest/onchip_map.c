@@ -29,6 +29,9 @@ void nx_oc_map_init(struct nx_oc_map *m, uint64_t sbuf_partition_bytes,
 		m->ncols[k] = (size_t)((m->cap_bytes[k] + CELL - 1) / CELL);
 		m->owner[k] = nx_xmalloc(NGROUPS * m->ncols[k] * sizeof(int32_t));
 		memset(m->owner[k], 0xff, NGROUPS * m->ncols[k] * sizeof(int32_t));
+		/* one bit more than the columns: the edge after the last one */
+		m->nwords[k] = m->ncols[k] / 64 + 1;
+		m->edge[k] = nx_xcalloc(NGROUPS * m->nwords[k], sizeof(uint64_t));
 	}
 }
 
@@ -37,8 +40,10 @@ void nx_oc_map_release(struct nx_oc_map *m)
 	for (size_t i = 0; i < m->npool; i++)
 		free(m->pool[i].loss);
 	free(m->pool);
-	for (int k = 0; k < NX_OC_NMEM; k++)
+	for (int k = 0; k < NX_OC_NMEM; k++) {
 		free(m->owner[k]);
+		free(m->edge[k]);
+	}
 	memset(m, 0, sizeof(*m));
 }
 
@@ -128,23 +133,52 @@ static void take(struct nx_oc_map *m, int32_t o, unsigned g, size_t ca, size_t c
 	close_alloc(m, o);
 }
 
-/* The end of the run of cells of the same owner as row[c], up to column c1. */
-static size_t run_end(const int32_t *row, size_t c, size_t c1)
+/* The first marked column after c up to c1 in a row's edge bits (the end of the run
+ * holding c, plus one), or c1 + 1. */
+static size_t next_edge(const uint64_t *w, size_t c, size_t c1)
 {
-	int32_t o = row[c];
+	size_t x = c + 1, k = x / 64, last = c1 / 64;
 
-	while (c < c1 && row[c + 1] == o)
-		c++;
-	return c;
+	if (x > c1)
+		return c1 + 1;
+	uint64_t v = w[k] & (~(uint64_t)0 << (x % 64));
+	while (!v) {
+		if (++k > last)
+			return c1 + 1;
+		v = w[k];
+	}
+	size_t b = k * 64 + (size_t)__builtin_ctzll(v);
+	return b <= c1 ? b : c1 + 1;
+}
+
+/* Columns a..b (a <= b) of a row now hold one new owner: no run starts inside them, one
+ * starts at a and one at b + 1. */
+static void mark_run(uint64_t *w, size_t a, size_t b)
+{
+	size_t ka = a / 64, kb = b / 64;
+	uint64_t ma = ~(uint64_t)0 << (a % 64), mb = ~(uint64_t)0 >> (63 - b % 64);
+
+	if (ka == kb) {
+		w[ka] &= ~(ma & mb);
+	} else {
+		w[ka] &= ~ma;
+		for (size_t k = ka + 1; k < kb; k++)
+			w[k] = 0;
+		w[kb] &= ~mb;
+	}
+	w[ka] |= (uint64_t)1 << (a % 64);
+	w[(b + 1) / 64] |= (uint64_t)1 << ((b + 1) % 64);
 }
 
 void nx_oc_read(struct nx_oc_map *m, const struct nx_oc_range *r, int64_t end)
 {
-	size_t n = m->ncols[r->mem], c0 = r->lo / CELL, c1 = r->hi / CELL;
+	size_t n = m->ncols[r->mem], nw = m->nwords[r->mem], c0 = r->lo / CELL,
+	       c1 = r->hi / CELL;
 
 	for (unsigned g = r->p0 / GP; g <= r->p1 / GP; g++) {
 		const int32_t *row = m->owner[r->mem] + g * n;
-		for (size_t c = c0; c <= c1; c = run_end(row, c, c1) + 1) {
+		const uint64_t *w = m->edge[r->mem] + g * nw;
+		for (size_t c = c0; c <= c1; c = next_edge(w, c, c1)) {
 			int32_t o = row[c];
 			if (o >= 0 && m->pool[o].rend < end)
 				m->pool[o].rend = end;
@@ -155,11 +189,13 @@ void nx_oc_read(struct nx_oc_map *m, const struct nx_oc_range *r, int64_t end)
 void nx_oc_extend(struct nx_oc_map *m, const struct nx_oc_range *r, uint64_t transfer,
 		  int64_t end)
 {
-	size_t n = m->ncols[r->mem], c0 = r->lo / CELL, c1 = r->hi / CELL;
+	size_t n = m->ncols[r->mem], nw = m->nwords[r->mem], c0 = r->lo / CELL,
+	       c1 = r->hi / CELL;
 
 	for (unsigned g = r->p0 / GP; g <= r->p1 / GP; g++) {
 		const int32_t *row = m->owner[r->mem] + g * n;
-		for (size_t c = c0; c <= c1; c = run_end(row, c, c1) + 1) {
+		const uint64_t *w = m->edge[r->mem] + g * nw;
+		for (size_t c = c0; c <= c1; c = next_edge(w, c, c1)) {
 			int32_t o = row[c];
 			struct nx_oc_alloc *a = o >= 0 ? &m->pool[o] : NULL;
 			if (a && a->dma && a->transfer == transfer && a->wend < end)
@@ -200,14 +236,16 @@ static void write_unit(struct nx_oc_map *m, const struct nx_oc_range *r, unsigne
 	a->cells = range_cells(r);
 	for (unsigned g = r->p0 / GP; g <= r->p1 / GP; g++) {
 		int32_t *row = m->owner[r->mem] + g * n;
-		for (size_t c = c0, e; c <= c1; c = e + 1) {
+		uint64_t *ew = m->edge[r->mem] + g * m->nwords[r->mem];
+		for (size_t c = c0, e; c <= c1; c = e) {
 			o = row[c];
-			e = run_end(row, c, c1);
-			for (size_t x = c; x <= e; x++)
-				row[x] = i;
+			e = next_edge(ew, c, c1);
 			if (o >= 0)
-				take(m, o, g, c, e, w->start);
+				take(m, o, g, c, e - 1, w->start);
 		}
+		for (size_t c = c0; c <= c1; c++)
+			row[c] = i;
+		mark_run(ew, c0, c1);
 	}
 }
 

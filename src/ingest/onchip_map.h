@@ -5,7 +5,9 @@
  * the allocations, and each allocation's rows are handed to a callback when it ends.
  * The model is described in occupancy.c and docs/derived-tables.md. The cells are walked
  * a row of columns at a time, in runs of cells of the same owner, with each run's bytes
- * computed at once (tests/unit/test_onchip_map.c checks it against the per-cell model). */
+ * computed at once (tests/unit/test_onchip_map.c checks it against the per-cell model):
+ * beside each row of owners a bitmap marks where a run may start, so a read or a DMA
+ * packet visits a run per owner rather than every cell. */
 #ifndef NX_INGEST_ONCHIP_MAP_H
 #define NX_INGEST_ONCHIP_MAP_H
 
@@ -61,6 +63,10 @@ struct nx_oc_map {
 	uint64_t bank_bytes;             /* PSUM bank size per partition */
 	size_t ncols[NX_OC_NMEM];
 	int32_t *owner[NX_OC_NMEM];      /* [group * ncols + col], -1 = free */
+	/* [group * nwords + col / 64], bit col % 64: a run may start at col, i.e. every
+	 * cell from an unmarked column up to the next marked one has the same owner */
+	uint64_t *edge[NX_OC_NMEM];
+	size_t nwords[NX_OC_NMEM];
 	struct nx_oc_alloc *pool;
 	size_t npool, pool_cap;
 	int32_t free_head;
