@@ -13,6 +13,7 @@
 #include "ingest/dma_block.h"
 #include "ingest/internal_table.h"
 #include "ingest/onchip_map.h"
+#include "ingest/onchip_rows.h"
 #include "ingest/onchip_usage.h"
 #include "ingest/sbuf_allocation.h"
 
@@ -104,7 +105,7 @@ struct onchip_src {
 	struct nx_ntff_reader *inst_reader, *dma_reader;
 	struct nx_rec head[2];          /* next instruction, next DMA packet */
 	bool have[2], primed, done;
-	struct nx_onchip_usage *usage;  /* SbufUsage / PsumUsage, fed every row */
+	struct nx_onchip_rows *rows;    /* SbufUsage / PsumUsage's rows, every row */
 	struct nx_sbuf_alloc *sa;       /* SbufAllocation, fed its rows */
 	uint64_t records;               /* records passed, for progress */
 	double t0, last;
@@ -194,8 +195,8 @@ static void emit(void *arg, const struct nx_oc_alloc *a, int64_t start, int64_t 
 	if (s->sa && a->r.mem == OC_SBUF && bytes > 0)
 		nx_sbuf_alloc_add(s->sa, start, end, a->r.lo, a->r.hi, a->unit, a->dma, a->engine,
 				  a->pc, a->block);
-	if (s->usage)
-		nx_onchip_usage_add(s->usage, a->r.mem == OC_SBUF ? NX_USAGE_SBUF : NX_USAGE_PSUM,
+	if (s->rows)
+		nx_onchip_rows_add(s->rows, a->r.mem == OC_SBUF ? NX_USAGE_SBUF : NX_USAGE_PSUM,
 				    a->unit, start, end, bytes,
 				    nx_oc_unit_capacity(&s->map, a->r.mem));
 }
@@ -432,21 +433,20 @@ static void onchip_release(struct onchip_src *s)
  * the raw stage, in the time the raw stage leaves a core idle (SCHED_IDLE): it reads the
  * trace through readers of its own, the parsed NEFF and the context's fixed facts, and
  * writes only its own state. Its SbufUsage/PsumUsage grid needs the trace's time
- * bounds, which the raw stage collects as it goes (nx_ctx_see), so it first reads them
- * itself (trace_bounds). When the raw stage ends, the calling thread takes the pass
- * over wherever it is (on a loaded machine an idle-priority thread may have had little
- * time): the rest of the pass, or all of it should the bounds not be read yet or ever
- * differ. With keep_staging it all runs then, on the calling thread, because it writes
- * nx_OnchipAlloc through DuckDB. */
+ * bounds, which the raw stage collects as it goes (nx_ctx_see): the pass logs the rows
+ * (onchip_rows.h) and they go into the grid once the raw stage has ended. When it
+ * ends, the calling thread takes the pass over wherever it is (on a loaded machine an
+ * idle-priority thread may have had little time): the rest of the pass, or all of it
+ * should it not have started. With keep_staging it all runs then, on the calling
+ * thread, because it writes nx_OnchipAlloc through DuckDB. */
 struct nx_onchip_job {
 	struct nx_ingest_ctx *c;
 	char *staging_dir;
 	struct onchip_src os;
 	struct nx_sbuf_alloc sa;
-	struct nx_onchip_usage usage;
+	struct nx_onchip_rows ulog;     /* SbufUsage / PsumUsage's rows */
 	struct nx_row_source src;
-	bool prepared;          /* os, sa and usage are set up, for first..last */
-	int64_t first, last;
+	bool prepared;          /* os, sa and rows are set up */
 	bool threaded;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -460,90 +460,29 @@ struct nx_onchip_job {
 	double t0, seconds;
 };
 
-/* The bounds nx_ctx_see collects over the raw stage, as the trace tables' sources
- * convert each record's span (src_instruction.c, src_trace.c); an execution record
- * counts only with an index the context keeps (nx_ctx_exec). Nothing seen: first > last. */
-static int trace_bounds(const struct nx_ingest_ctx *c, const atomic_bool *stop,
-			const atomic_bool *handoff, int64_t *first, int64_t *last,
-			struct nx_err *err)
-{
-	const uint32_t kinds = NX_REC_MASK(NX_REC_INST) | NX_REC_MASK(NX_REC_DMA) |
-			       NX_REC_MASK(NX_REC_SEM) | NX_REC_MASK(NX_REC_THROTTLE) |
-			       NX_REC_MASK(NX_REC_ERROR) | NX_REC_MASK(NX_REC_EXEC);
-	struct nx_ntff_reader *r = NULL;
-	struct nx_rec rec;
-	uint64_t n = 0;
-	int rc = nx_ntff_reader_open(&r, c->ntff_path, err);
-
-	*first = 1;
-	*last = 0;
-	while (!rc && (rc = nx_ntff_reader_next(r, kinds, &rec, err)) > 0) {
-		int64_t a, b;
-		rc = 0;
-		switch (rec.kind) {
-		case NX_REC_INST:
-			a = nx_ticks_to_ns(c, rec.u.inst.start), b = nx_ticks_to_ns(c, rec.u.inst.end);
-			break;
-		case NX_REC_DMA:
-			a = nx_ticks_to_ns(c, rec.u.dma.start), b = nx_ticks_to_ns(c, rec.u.dma.end);
-			break;
-		case NX_REC_SEM:
-			a = b = nx_ticks_to_ns(c, rec.u.sem.ts);
-			break;
-		case NX_REC_THROTTLE:
-			a = nx_ticks_to_ns(c, rec.u.throttle.ts);
-			b = a + nx_ticks_to_ns(c, rec.u.throttle.duration);
-			break;
-		case NX_REC_ERROR:
-			a = b = nx_ticks_to_ns(c, rec.u.error.ts);
-			break;
-		default: /* NX_REC_EXEC */
-			if (rec.u.exec.index >= 1u << 20)
-				continue;
-			a = b = nx_ticks_to_ns(c, rec.u.exec.ts);
-			break;
-		}
-		nx_bounds_see(first, last, a, b);
-		if ((++n & 0xffff) == 0) {
-			if (atomic_load(stop))
-				rc = nx_errf(err, NX_EUSAGE, "the occupancy pass was stopped");
-			else if (atomic_load(handoff))
-				break; /* the caller runs the pass from the start */
-		}
-	}
-	if (r)
-		nx_ntff_reader_close(r);
-	return rc < 0 ? rc : 0;
-}
-
 static void onchip_unprepare(struct nx_onchip_job *j)
 {
 	if (!j->prepared)
 		return;
 	onchip_release(&j->os);
 	nx_sbuf_alloc_release(&j->sa);
-	nx_onchip_usage_release(&j->usage);
+	nx_onchip_rows_release(&j->ulog);
 	j->prepared = false;
 }
 
-/* Sets the pass up for a trace spanning first..last (first > last: nothing seen). */
-static int onchip_prepare(struct nx_onchip_job *j, int64_t first, int64_t last,
-			  struct nx_err *err)
+/* Sets the pass up. */
+static int onchip_prepare(struct nx_onchip_job *j, struct nx_err *err)
 {
 	struct nx_ingest_ctx *c = j->c;
 	int rc;
 
-	j->first = first;
-	j->last = last;
-	if (first > last)
-		first = last = 0;
-	nx_onchip_usage_init(&j->usage, first, last, (int64_t)c->info->pcore_idx);
+	nx_onchip_rows_init(&j->ulog, j->staging_dir);
 	nx_sbuf_alloc_init(&j->sa, j->staging_dir);
 	j->src = (struct nx_row_source){ .table = &onchip_table, .self = &j->os,
 					 .next = onchip_next };
 	j->prepared = true;
 	rc = onchip_init(&j->os, c, err);
-	j->os.usage = &j->usage;
+	j->os.rows = &j->ulog;
 	j->os.sa = &j->sa;
 	j->os.t0 = j->os.last = nx_now_s();
 	return rc;
@@ -553,17 +492,16 @@ static void *onchip_main(void *arg)
 {
 	struct nx_onchip_job *j = arg;
 	struct sched_param idle = { 0 };
-	/* tests: "bounds" hands the pass over before it starts, a number after that many
-	 * records, as a starved thread would */
+	/* tests: "bounds" hands the pass over before it starts (the name is from when the
+	 * pass read the trace's bounds first), a number after that many records, as a
+	 * starved thread would */
 	const char *test = getenv("NX_TEST_ONCHIP_HANDOFF");
 	bool at_once = test && !strcmp(test, "bounds");
-	int64_t first, last;
 
 	/* only the time the other threads leave: it must not slow the raw stage */
 	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
-	j->rc = at_once ? 0 : trace_bounds(j->c, &j->stop, &j->handoff, &first, &last, &j->err);
-	if (!j->rc && !at_once && !atomic_load(&j->handoff))
-		j->rc = onchip_prepare(j, first, last, &j->err);
+	if (!at_once && !atomic_load(&j->handoff))
+		j->rc = onchip_prepare(j, &j->err);
 	if (!j->rc && j->prepared) {
 		j->os.seen = &j->seen;
 		j->os.stop = &j->stop;
@@ -671,13 +609,11 @@ int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *pro
 	rc = j->rc;
 	if (rc && err)
 		*err = j->err;
-	if (!rc && (!j->prepared || j->first != c->first_ns || j->last != c->last_ns)) {
-		/* keep_staging, bounds not read yet, or bounds that differ from the raw
-		 * stage's: the whole pass, here */
+	if (!rc && !j->prepared) {
+		/* keep_staging, or a pass that had not started: the whole pass, here */
 		char path[4096];
-		onchip_unprepare(j);
 		j->t0 = nx_now_s();
-		rc = onchip_prepare(j, c->first_ns, c->last_ns, err);
+		rc = onchip_prepare(j, err);
 		snprintf(path, sizeof(path), "%s/nx_OnchipAlloc.parquet", j->staging_dir);
 		if (!rc && c->keep_staging)
 			rc = nx_ctx_copy(c, d, &j->src, path, NULL, "staging", &rows, err);
@@ -698,7 +634,18 @@ int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *pro
 	if (!rc)
 		rc = nx_sbuf_alloc_write(&j->sa, c, d, profile_dir, &rows, err);
 	t0 = nx_now_s();
-	if (!rc && !(rc = nx_onchip_usage_write(&j->usage, d, profile_dir, urows, err))) {
+	if (!rc) {
+		/* the grid over the raw stage's bounds (first > last: nothing seen) */
+		struct nx_onchip_usage usage;
+		bool none = c->first_ns > c->last_ns;
+		nx_onchip_usage_init(&usage, none ? 0 : c->first_ns, none ? 0 : c->last_ns,
+				     (int64_t)c->info->pcore_idx);
+		rc = nx_onchip_rows_replay(&j->ulog, &usage, err);
+		if (!rc)
+			rc = nx_onchip_usage_write(&usage, d, profile_dir, urows, err);
+		nx_onchip_usage_release(&usage);
+	}
+	if (!rc) {
 		/* the sampling is a by-product of the occupancy pass: its own time is tiny */
 		double dt = (nx_now_s() - t0) / 2;
 		nx_ctx_table_done(c, "SbufUsage", "derived in C", urows[NX_USAGE_SBUF], dt);
