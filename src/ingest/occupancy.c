@@ -18,6 +18,7 @@
 #include "ingest/sbuf_allocation.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -627,10 +628,13 @@ int nx_onchip_finish(struct nx_onchip_job *j, struct nx_duck *d, const char *pro
 		rc = nx_duck_drain_source(&j->src, &rows, err);
 		j->seconds = nx_now_s() - j->t0;
 	}
-	if (!rc && !c->keep_staging)
-		nx_ctx_table_done(c, "nx_OnchipPass", "staging: records read beside the raw "
-				  "stage, no table; from its start to its end", j->os.records,
-				  j->seconds);
+	if (!rc && !c->keep_staging) {
+		char note[256];
+		snprintf(note, sizeof(note), "staging: records read beside the raw stage, no "
+			 "table; from its start to its end; %" PRIu64 " usage rows logged, %"
+			 PRIu64 " bytes spilled", j->ulog.rows, j->ulog.spilled);
+		nx_ctx_table_done(c, "nx_OnchipPass", note, j->os.records, j->seconds);
+	}
 	if (!rc)
 		rc = nx_sbuf_alloc_write(&j->sa, c, d, profile_dir, &rows, err);
 	t0 = nx_now_s();

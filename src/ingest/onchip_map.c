@@ -204,6 +204,22 @@ void nx_oc_extend(struct nx_oc_map *m, const struct nx_oc_range *r, uint64_t tra
 	}
 }
 
+/* p[0..n) = v, two cells a store (the cells of a write are a hot loop). */
+static void fill(int32_t *p, size_t n, int32_t v)
+{
+	uint64_t two = (uint64_t)(uint32_t)v * 0x100000001u;
+	size_t k = 0;
+
+	if (n && ((uintptr_t)p & 7)) {
+		p[0] = v;
+		k = 1;
+	}
+	for (; k + 2 <= n; k += 2)
+		memcpy(p + k, &two, sizeof(two));
+	if (k < n)
+		p[k] = v;
+}
+
 /* One allocation unit (a partition group of SBUF, a bank of PSUM) written by w. */
 static void write_unit(struct nx_oc_map *m, const struct nx_oc_range *r, unsigned unit,
 		       const struct nx_oc_writer *w)
@@ -243,8 +259,7 @@ static void write_unit(struct nx_oc_map *m, const struct nx_oc_range *r, unsigne
 			if (o >= 0)
 				take(m, o, g, c, e - 1, w->start);
 		}
-		for (size_t c = c0; c <= c1; c++)
-			row[c] = i;
+		fill(row + c0, c1 - c0 + 1, i);
 		mark_run(ew, c0, c1);
 	}
 }

@@ -30,15 +30,17 @@ struct nx_oc_loss {
 };
 
 struct nx_oc_alloc {
+	/* first what the walks of the cells read, in one 64-byte line's worth */
+	int64_t rend, wend;      /* last read end, write end */
 	struct nx_oc_range r;
-	unsigned unit;           /* SBUF: first partition of the group; PSUM: bank */
-	int64_t start, wend, rend, kill;
-	int64_t bytes;
-	size_t cells;            /* cells still owned */
+	uint64_t transfer;
+	uint32_t cells;          /* cells still owned */
 	bool dma;
+	unsigned unit;           /* SBUF: first partition of the group; PSUM: bank */
+	int64_t start, kill;
+	int64_t bytes;
 	int engine;
 	uint32_t pc, block, desc;
-	uint64_t transfer;
 	struct nx_oc_loss *loss; /* bytes overwritten while other cells stayed live */
 	size_t nloss, loss_cap;
 	int32_t next_free;
