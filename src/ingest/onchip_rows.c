@@ -31,11 +31,14 @@ void nx_onchip_rows_init(struct nx_onchip_rows *q, const char *dir)
 	q->fd = -1;
 }
 
+/* Writes the buffer out and empties it; after an error the rows are dropped (the error
+ * is kept for the replay). */
 static void flush(struct nx_onchip_rows *q)
 {
 	const unsigned char *p = q->buf;
 	size_t len = q->n;
 
+	q->n = 0;
 	if (q->rc)
 		return;
 	if (q->fd < 0) {
@@ -61,7 +64,6 @@ static void flush(struct nx_onchip_rows *q)
 		len -= (size_t)w;
 		q->spilled += (uint64_t)w;
 	}
-	q->n = 0;
 }
 
 static unsigned char *put(unsigned char *p, uint64_t v)

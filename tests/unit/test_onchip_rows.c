@@ -3,7 +3,8 @@
  * (src/ingest/onchip_rows.c): a few rows that stay in the buffer and a million that
  * spill to the staging directory, times and bytes of every sign and size, replayed into
  * a grid, give the same prefix sums as the rows added to it directly; the spill file
- * leaves nothing behind. */
+ * leaves nothing behind; a spill that cannot be written (a full disk: here a directory
+ * that does not exist) is an error naming it at the replay, and nothing overruns. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,10 +98,33 @@ static void test_replay(void **state)
 	free(dir);
 }
 
+static void test_spill_fails(void **state)
+{
+	(void)state;
+	char *dir = nx_test_dir("onchip-rows-fail");
+	char *missing = nx_xasprintf("%s/missing", dir);
+	struct nx_onchip_usage u;
+	struct nx_onchip_rows q;
+	struct nx_err err = { 0 };
+
+	nx_onchip_usage_init(&u, 0, 1000, 0);
+	nx_onchip_rows_init(&q, missing);
+	for (int i = 0; i < 100000; i++)
+		nx_onchip_rows_add(&q, i % 2, 0, i, i + 5, 1000000007LL * i, 100);
+	assert_true(nx_onchip_rows_replay(&q, &u, &err) < 0);
+	assert_non_null(strstr(err.msg, missing));
+	assert_non_null(strstr(err.msg, "cannot create the file"));
+	nx_onchip_rows_release(&q);
+	nx_onchip_usage_release(&u);
+	free(missing);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_spill_fails),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }
