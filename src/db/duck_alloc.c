@@ -8,6 +8,8 @@
 #include "db/duck_alloc.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <time.h>
@@ -99,4 +101,27 @@ void nx_duck_alloc_purger_stop(long interval_ms)
 	if (join)
 		pthread_join(thread, NULL);
 	pthread_mutex_unlock(&life);
+}
+
+int nx_duck_alloc_stats(struct nx_duck_alloc_stats *s)
+{
+	static const char *const names[] = { "stats.allocated", "stats.active",
+					     "stats.resident", "stats.mapped",
+					     "stats.retained" };
+	size_t *dst[] = { &s->allocated, &s->active, &s->resident, &s->mapped, &s->retained };
+	uint64_t epoch = 1;
+	size_t len = sizeof(epoch);
+
+	pthread_once(&lookup_once, lookup);
+	if (!duck_mallctl)
+		return -ENOENT;
+	/* the statistics are a snapshot taken at each new epoch */
+	if (duck_mallctl("epoch", &epoch, &len, &epoch, sizeof(epoch)))
+		return -ENOENT;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		len = sizeof(size_t);
+		if (duck_mallctl(names[i], dst[i], &len, NULL, 0))
+			return -ENOENT;
+	}
+	return 0;
 }

@@ -17,4 +17,12 @@ void nx_duck_alloc_purger_start(long interval_ms);
 /* Ends one nx_duck_alloc_purger_start's use; the last user's stop ends the thread. */
 void nx_duck_alloc_purger_stop(long interval_ms);
 
+/* DuckDB's allocator's own figures in bytes (jemalloc's stats.*): allocated to objects,
+ * in active pages, resident, mapped, and retained (unmapped but kept as address space). */
+struct nx_duck_alloc_stats {
+	size_t allocated, active, resident, mapped, retained;
+};
+/* Fills s; -ENOENT when the library has no allocator of its own or no statistics. */
+int nx_duck_alloc_stats(struct nx_duck_alloc_stats *s);
+
 #endif

@@ -426,8 +426,13 @@ static int stage_finish(struct run *r, struct nx_err *err)
 {
 	int rc;
 
-	if (r->hook_job) /* it reads the parts */
+	if (r->hook_job) { /* it reads the parts */
+		if (nx_memory_note_on())
+			nx_memory_note(r->d, r->c.progress, "the ingest's work, before the wait");
 		r->o->before_publish->wait(r->hook_job);
+		if (nx_memory_note_on())
+			nx_memory_note(r->d, r->c.progress, "the wait for the hook's first part");
+	}
 	if ((rc = join_parts(&r->c, r->pp.tmp, err)) ||
 	    (rc = write_static(&r->c, r->d, "Warning", r->pp.tmp, false, err)) ||
 	    (rc = write_static(&r->c, r->d, "SchemaFields", r->pp.tmp, true, err)))
@@ -485,6 +490,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 	r.c.skip_buf_usage = o->skip_buf_usage;
 	r.c.keep_staging = o->keep_staging;
 	r.c.progress = o->progress;
+	if (nx_memory_note_on())
+		nx_memory_watch_start();
 	for (size_t i = 0; !rc && i < NX_ARRAY_SIZE(stages); i++) {
 		r.c.stage = stages[i].progress;
 		nx_log(NX_LOG_DEBUG, "ingest: %s", stages[i].name);
@@ -492,6 +499,8 @@ int nx_ingest(const struct nx_ingest_opts *o, char **published, struct nx_err *e
 		if (!rc && nx_memory_note_on())
 			nx_memory_note(r.d, r.c.progress, stages[i].name);
 	}
+	if (nx_memory_note_on())
+		nx_memory_watch_stop(o->progress);
 	if (!rc && published) {
 		*published = r.pp.final;
 		r.pp.final = NULL;

@@ -16,4 +16,10 @@ bool nx_memory_note_on(void);
  * (d may be NULL: the process's figures only). Never fails. */
 void nx_memory_note(struct nx_duck *d, const struct nx_progress *p, const char *when);
 
+/* Starts a thread that samples VmRSS every 100 ms and keeps the figures of the note above
+ * (but duckdb_memory()'s) at its highest; nx_memory_watch_stop ends it and emits them as
+ * a NOTE "memory at the highest VmRSS seen: ..." on p. One watch at a time. */
+void nx_memory_watch_start(void);
+void nx_memory_watch_stop(const struct nx_progress *p);
+
 #endif
