@@ -4,7 +4,9 @@
 # "Wrote ..." line on stderr when not a terminal (no live line, no carriage return);
 # nothing with -q; on a terminal (script(1)) the same lines, plus live "[raw] <table>:
 # N rows, M rows/s" lines when a table takes more than a second (not asserted: timing).
-# With NX_INGEST_MEMORY_LOG=1, a "memory after <phase>:" note at each phase end.
+# With NX_INGEST_MEMORY_LOG=1, a "memory after <phase>:" note at each phase end, with
+# glibc's and DuckDB's allocators' figures, and one at the end with the figures at the
+# highest VmRSS the watcher saw.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 GEN=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/bench/bench_gen_trace
@@ -41,6 +43,11 @@ done
 grep -q "^memory after the derive SQL: .*; duckdb_memory():" errm.txt || fail "no duckdb_memory() in the notes"
 grep -q "^memory after publish: " errm.txt && ! grep -q "^memory after publish: .*duckdb_memory" errm.txt ||
 	fail "a note after publish names the closed database"
+grep -Eq "^memory after the derive SQL: .* anon [0-9]+ MB; glibc: [0-9]+ arenas, [0-9.]+ MB mapped in them \([0-9.]+ MB in use, [0-9.]+ MB free\), [0-9.]+ MB in mmaps(; jemalloc: [0-9.]+ MB allocated, [0-9.]+ MB active, [0-9.]+ MB resident, [0-9.]+ MB mapped)?; duckdb_memory\(\):" \
+	errm.txt || fail "no allocators' figures in the notes: $(grep '^memory after the derive SQL' errm.txt)"
+[ "$(grep -c '^memory at the highest VmRSS seen: VmHWM [0-9]* MB VmRSS [0-9]* MB .*; glibc: ' errm.txt)" = 1 ] ||
+	fail "not one note of the highest VmRSS"
+! grep -q "^memory at the highest" err.txt || fail "a watcher's note without NX_INGEST_MEMORY_LOG"
 [ -d dp/profiles/global/m@latest ] || fail "the ingest with memory notes published nothing"
 
 if command -v script > /dev/null; then
