@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -55,6 +56,9 @@ static void *purger_run(void *arg)
 			break;
 		pthread_mutex_unlock(&lock);
 		duck_mallctl(PURGE_ALL, NULL, NULL, NULL, 0);
+		/* and glibc's free pages, in every arena: DuckDB's own objects (not its
+		 * buffers) are allocated there */
+		malloc_trim(0);
 		pthread_mutex_lock(&lock);
 	}
 	pthread_mutex_unlock(&lock);
