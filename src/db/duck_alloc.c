@@ -3,7 +3,9 @@
  * reached through its control entry point, duckdb_je_mallctl, which libduckdb exports;
  * it is looked up once. One thread serves every user of the process (the build of
  * `view` beside its ingest, or a server's builds), and it purges every arena at once, so
- * the ingest's DuckDB and a server's query databases give their freed pages back too. */
+ * the ingest's DuckDB and a server's query databases give their freed pages back too;
+ * then glibc's (malloc_trim: every arena's free pages), which hold DuckDB's other objects.
+ * It also reads the allocator's statistics for the ingest's memory notes. */
 #include "common/compat.h"
 #include "db/duck_alloc.h"
 

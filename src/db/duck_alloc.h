@@ -4,7 +4,10 @@
  * allocates through a jemalloc of its own, which returns a freed page only as allocation
  * goes on, after about a second: a query that frees and allocates a lot (the timeline
  * cache's build) kept 40 to 90 MiB of such pages resident beside its buffer pool. While a
- * caller wants it, a thread purges them every interval_ms. */
+ * caller wants it, a thread purges them every interval_ms, and glibc's free pages too
+ * (malloc_trim): DuckDB's objects other than its buffers (row groups' version info and
+ * segments, our own L0 slices) are allocated there, and its arenas kept 15 to 30 MiB of
+ * freed pages at 100M records (docs/memory.md, "The peak at 100M, again"). */
 #ifndef NX_DB_DUCK_ALLOC_H
 #define NX_DB_DUCK_ALLOC_H
 
