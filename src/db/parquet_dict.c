@@ -5,7 +5,7 @@
 #include "common/hash.h"
 #include "common/le.h"
 #include "common/xalloc.h"
-#include "db/thrift_compact.h"
+#include "db/parquet_rle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -130,51 +130,12 @@ void nx_pq_dict_spill(const struct nx_pq_dict *d, struct nx_strbuf *out)
 	}
 }
 
-/* The length of the run of equal indices at i. */
-static size_t run_at(const uint32_t *v, size_t i, size_t n)
-{
-	size_t j = i + 1;
-
-	while (j < n && v[j] == v[i])
-		j++;
-	return j - i;
-}
-
-/* A run of 8 or more equal indices is an RLE run (its value in (bw + 7) / 8 bytes,
- * little-endian); indices between runs are bit-packed 8 to a group, the last group
- * padded with zeros (a reader stops at the page's value count). */
 void nx_pq_dict_put_indices(const struct nx_pq_dict *d, struct nx_strbuf *out)
 {
-	const uint32_t *v = d->idx;
-	size_t n = d->nidx, i = 0;
 	int bw = 1;
 
 	while (bw < 32 && d->n > ((size_t)1 << bw))
 		bw++;
 	nx_strbuf_addch(out, (char)bw);
-	while (i < n) {
-		size_t r = run_at(v, i, n);
-		if (r >= 8) {
-			nx_tc_write_varint(out, (uint64_t)r << 1);
-			for (int b = 0; b < (bw + 7) / 8; b++)
-				nx_strbuf_addch(out, (char)(v[i] >> (8 * b)));
-			i += r;
-			continue;
-		}
-		size_t j = i;
-		do
-			j += 8;
-		while (j < n && run_at(v, j, n) < 8);
-		nx_tc_write_varint(out, (uint64_t)((j - i) / 8) << 1 | 1);
-		for (; i < j; i += 8) {
-			uint64_t acc = 0;
-			int bits = 0;
-			for (size_t k = 0; k < 8; k++) {
-				acc |= (uint64_t)(i + k < n ? v[i + k] : 0) << bits;
-				for (bits += bw; bits >= 8; bits -= 8, acc >>= 8)
-					nx_strbuf_addch(out, (char)acc);
-			}
-		}
-		i = j < n ? j : n;
-	}
+	nx_pq_rle_put32(out, d->idx, d->nidx, bw);
 }

@@ -12,6 +12,7 @@
 #include "common/xalloc.h"
 #include "db/parquet_dict.h"
 #include "db/parquet_meta.h"
+#include "db/parquet_rle.h"
 #include "db/parquet_empty.h"
 #include "db/rowbuf.h"
 #include "db/thrift_compact.h"
@@ -315,48 +316,15 @@ static void add_list(struct col *c, duckdb_vector vec, const uint64_t *valid, si
 
 /* ---- a row group's pages and footer entries ---------------------------------------- */
 
-/* The length of the run of equal levels at i. */
-static size_t run_at(const uint8_t *lv, size_t i, size_t n)
-{
-	size_t j = i + 1;
-
-	while (j < n && lv[j] == lv[i])
-		j++;
-	return j - i;
-}
-
-/* Appends n levels of bit width bw (1 or 2) in the RLE/bit-packed hybrid, after their
- * length (4 bytes, little-endian: data page v1). A run of 8 or more equal levels is an
- * RLE run; levels between runs are bit-packed 8 to a group, the last group of the page
- * padded with zeros (a reader stops at the page's value count). */
+/* Appends n levels of bit width bw (1 or 2) in the RLE/bit-packed hybrid
+ * (db/parquet_rle.c), after their length (4 bytes, little-endian: data page v1). */
 static void put_levels(struct nx_strbuf *out, const uint8_t *lv, size_t n, int bw)
 {
-	size_t at = out->len, i = 0;
+	size_t at = out->len;
 
 	NX_ASSERT(bw == 1 || bw == 2);
 	nx_strbuf_add(out, "\0\0\0\0", 4);
-	while (i < n) {
-		size_t r = run_at(lv, i, n);
-		if (r >= 8) {
-			nx_tc_write_varint(out, (uint64_t)r << 1);
-			nx_strbuf_addch(out, (char)lv[i]);
-			i += r;
-			continue;
-		}
-		size_t j = i;
-		do
-			j += 8;
-		while (j < n && run_at(lv, j, n) < 8);
-		nx_tc_write_varint(out, (uint64_t)((j - i) / 8) << 1 | 1);
-		for (; i < j; i += 8) {
-			uint32_t acc = 0;
-			for (size_t k = 0; k < 8; k++)
-				acc |= (uint32_t)(i + k < n ? lv[i + k] : 0) << (bw * k);
-			for (int b = 0; b < bw; b++)
-				nx_strbuf_addch(out, (char)(acc >> (8 * b)));
-		}
-		i = j < n ? j : n;
-	}
+	nx_pq_rle_put8(out, lv, n, bw);
 	nx_put_le32((uint8_t *)out->buf + at, (uint32_t)(out->len - at - 4));
 }
 
