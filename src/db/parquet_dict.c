@@ -24,36 +24,34 @@ void nx_pq_dict_reset(struct nx_pq_dict *d, size_t max_values, size_t max_bytes)
 void nx_pq_dict_release(struct nx_pq_dict *d)
 {
 	nx_strbuf_release(&d->vals);
-	free(d->off);
+	free(d->dv);
 	free(d->slots);
 	free(d->idx);
 	memset(d, 0, sizeof(*d));
 }
 
-/* A hash of len bytes, eight at a time (a number's 8 or 4 at once). */
-static inline uint64_t hash_bytes(const unsigned char *p, size_t len)
+/* A hash of a value from its first words and length; past 16 bytes, of the rest too,
+ * eight bytes at a time. */
+static inline uint64_t hash_value(const unsigned char *p, uint32_t len, uint64_t w0,
+				  uint64_t w1)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
-	uint32_t w4;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len ^ w0, w;
 
-	if (len == 8) {
-		memcpy(&w, p, 8);
-		return nx_mix64(h ^ w);
-	}
-	if (len == 4) {
-		memcpy(&w4, p, 4);
-		return nx_mix64(h ^ w4);
-	}
-
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 29;
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, p, len);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
+	if (len <= 8)
+		return nx_mix64(h);
+	h = (h ^ (w1 * 0xff51afd7ed558ccdull)) * 0xc4ceb9fe1a85ec53ull;
+	if (len > 16) {
+		size_t n = len - 16;
+		for (p += 16; n >= 8; p += 8, n -= 8) {
+			memcpy(&w, p, 8);
+			h = (h ^ w) * 0xff51afd7ed558ccdull;
+			h ^= h >> 29;
+		}
+		if (n) {
+			w = 0;
+			memcpy(&w, p, n);
+			h = (h ^ w) * 0xff51afd7ed558ccdull;
+		}
 	}
 	return nx_mix64(h);
 }
@@ -86,35 +84,36 @@ static void push_index(struct nx_pq_dict *d, uint32_t k)
 	d->idx[d->nidx++] = k;
 }
 
-bool nx__pq_dict_add_other(struct nx_pq_dict *d, const void *p, uint32_t len, bool strlen)
+bool nx__pq_dict_add_other(struct nx_pq_dict *d, const void *p, uint32_t len, bool strlen,
+			   uint64_t w0, uint64_t w1)
 {
-	uint32_t pre = strlen ? 4 : 0, h = (uint32_t)hash_bytes(p, len);
+	uint32_t pre = strlen ? 4 : 0, h = (uint32_t)hash_value(p, len, w0, w1);
 	size_t s;
 
 	if (!d->nslots)
 		grow_slots(d);
 	for (s = h & (d->nslots - 1); d->slots[s]; s = (s + 1) & (d->nslots - 1)) {
 		uint32_t k = (uint32_t)d->slots[s] - 1;
-		if ((uint32_t)(d->slots[s] >> 32) == h && d->off[k + 1] - d->off[k] == pre + len &&
-		    nx__pq_same(d->vals.buf + d->off[k] + pre, p, len)) {
+		if ((uint32_t)(d->slots[s] >> 32) == h && nx__pq_dict_is(d, k, p, len, w0, w1)) {
 			push_index(d, k);
 			return true;
 		}
 	}
 	if (d->n + 1 > d->max_values || d->vals.len + pre + len > d->max_bytes)
 		return false;
-	if (d->n + 2 > d->cap) {
+	if (d->n + 1 > d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 256;
-		d->off = nx_xrealloc(d->off, d->cap * sizeof(*d->off));
+		d->dv = nx_xrealloc(d->dv, d->cap * sizeof(*d->dv));
 	}
 	if (strlen) {
 		uint8_t le[4];
 		nx_put_le32(le, len);
 		nx_strbuf_add(&d->vals, le, 4);
 	}
+	d->is_str = strlen;
+	d->dv[d->n] = (struct nx_pq_dval){ .w0 = w0, .w1 = w1, .len = len,
+					   .at = (uint32_t)d->vals.len };
 	nx_strbuf_add(&d->vals, p, len);
-	d->off[d->n] = (uint32_t)(d->vals.len - pre - len);
-	d->off[d->n + 1] = (uint32_t)d->vals.len;
 	d->slots[s] = (uint64_t)h << 32 | (uint32_t)++d->n;
 	push_index(d, (uint32_t)d->n - 1);
 	if (2 * d->n > d->nslots) /* at most half full */
@@ -125,8 +124,9 @@ bool nx__pq_dict_add_other(struct nx_pq_dict *d, const void *p, uint32_t len, bo
 void nx_pq_dict_spill(const struct nx_pq_dict *d, struct nx_strbuf *out)
 {
 	for (size_t i = 0; i < d->nidx; i++) {
-		uint32_t k = d->idx[i];
-		nx_strbuf_add(out, d->vals.buf + d->off[k], d->off[k + 1] - d->off[k]);
+		const struct nx_pq_dval *v = &d->dv[d->idx[i]];
+		uint32_t pre = d->is_str ? 4 : 0;
+		nx_strbuf_add(out, d->vals.buf + v->at - pre, v->len + pre);
 	}
 }
 
