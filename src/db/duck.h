@@ -32,6 +32,10 @@ void nx_rowbuf_strn(struct nx_rowbuf *b, size_t col, size_t row, const char *s, 
  * outlives the statement or file write the batch is for (a literal, the parsed NEFF);
  * DuckDB's COPY and our writer copy the bytes before that ends. */
 void nx_rowbuf_str_kept(struct nx_rowbuf *b, size_t col, size_t row, const char *s);
+/* The same for len bytes at s (strlen(s) when s is NUL-terminated, made once by the
+ * caller for a string set in many rows). */
+void nx_rowbuf_str_kept_len(struct nx_rowbuf *b, size_t col, size_t row, const char *s,
+			    size_t len);
 /* List columns (BIGINT[], VARCHAR[]): a cell is set once. nx_rowbuf_strlist makes the
  * items of s split at every sep, as DuckDB's string_split does ("" is [""], "1,2" is
  * ["1", "2"]); a NULL s leaves the cell NULL. nx_rowbuf_i64list makes the n items of v.

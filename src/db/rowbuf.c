@@ -207,11 +207,15 @@ void nx_rowbuf_str(struct nx_rowbuf *b, size_t col, size_t row, const char *s)
 
 void nx_rowbuf_str_kept(struct nx_rowbuf *b, size_t col, size_t row, const char *s)
 {
-	size_t len;
+	if (s)
+		nx_rowbuf_str_kept_len(b, col, row, s, strlen(s));
+}
 
+void nx_rowbuf_str_kept_len(struct nx_rowbuf *b, size_t col, size_t row, const char *s,
+			    size_t len)
+{
 	if (!s)
 		return;
-	len = strlen(s);
 	if (b->type[col] != NX_COL_VARCHAR || len > UINT32_MAX) {
 		nx_rowbuf_strn(b, col, row, s, len);
 		return;

@@ -136,6 +136,26 @@ static void ir_facts(const struct nx_neff *n, const struct nx_inst *in, const st
 		s->hlo_attrs = nx_xasprintf("custom_call_target=\"%s\"", f->function);
 }
 
+static uint32_t len_of(const char *s)
+{
+	return s ? (uint32_t)strlen(s) : 0;
+}
+
+/* s's string lengths (struct nx_static_inst, len). */
+static void static_lengths(struct nx_static_inst *s)
+{
+	s->len.operands = len_of(s->operands);
+	s->len.nki_loc = len_of(s->nki_loc);
+	s->len.bir_loc = len_of(s->bir_loc);
+	s->len.kernel_name = len_of(s->kernel_name);
+	s->len.bir_id = len_of(s->bir_id);
+	s->len.bir_name = len_of(s->bir_name);
+	s->len.penguin_id = len_of(s->penguin_id);
+	s->len.framework_name = len_of(s->framework_name);
+	s->len.hlo_attrs = len_of(s->hlo_attrs);
+	s->len.stack_frame_ids = len_of(s->stack_frame_ids);
+}
+
 void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 {
 	const struct nx_neff *n = &c->neff;
@@ -170,6 +190,7 @@ void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 			}
 			if (in->opcode == NX_OP_DMA_TRIGGER && in->dma_block < n->nblocks)
 				block_bytes(n, &n->blocks[in->dma_block], s);
+			static_lengths(s);
 		}
 	}
 	nx_strbuf_release(&sb);

@@ -39,6 +39,13 @@ struct nx_static_inst {
 	struct nx_inst_work work;
 	int64_t hbm_read, hbm_write, spill_save, spill_reload;
 	int64_t input_q, output_q, weight_q;
+	/* The lengths of the strings above (0 for NULL), made once: every Instruction row
+	 * of the instruction points at them (nx_rowbuf_str_kept_len), each a strlen() per
+	 * row before. */
+	struct {
+		uint32_t operands, nki_loc, bir_loc, kernel_name, bir_id, bir_name, penguin_id,
+			framework_name, hlo_attrs, stack_frame_ids;
+	} len;
 };
 
 struct nx_ingest_ctx {

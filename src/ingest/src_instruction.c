@@ -59,7 +59,8 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	nx_rowbuf_i64(b, ix[C_END], row, end);
 	nx_rowbuf_i64(b, ix[C_DUR], row, end - start);
 	/* Every string cell is a literal or the parsed NEFF's, which outlive the copy:
-	 * the cells point at them (nx_rowbuf_str_kept). */
+	 * the cells point at them (nx_rowbuf_str_kept), the NEFF's with their lengths made
+	 * once (struct nx_static_inst, len). */
 	nx_rowbuf_str_kept(b, ix[C_ENGINE], row,
 			   r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine) : "Unknown");
 	nx_rowbuf_i64(b, ix[C_PCORE], row, c->info->pcore_idx);
@@ -107,30 +108,33 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	}
 	nx_rowbuf_str_kept(b, ix[C_TRACK], row, track_of(in));
 	nx_rowbuf_str_kept(b, ix[C_OPCODE], row, nx_opcode_name(in->opcode));
-	nx_rowbuf_str_kept(b, ix[C_OPERANDS], row, st->operands);
+	nx_rowbuf_str_kept_len(b, ix[C_OPERANDS], row, st->operands, st->len.operands);
 	nx_rowbuf_str_kept(b, ix[C_COPCODE], row,
 			   in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER"
 							   : nx_opcode_name(in->opcode));
 	nx_rowbuf_i64(b, ix[C_CPC], row, r->index);
-	nx_rowbuf_str_kept(b, ix[C_BIR_ID], row, st->bir_id);
+	nx_rowbuf_str_kept_len(b, ix[C_BIR_ID], row, st->bir_id, st->len.bir_id);
 	nx_rowbuf_i64(b, ix[C_RAW_BIR], row, (int64_t)in->bir_id);
-	nx_rowbuf_str_kept(b, ix[C_KNAME], row, st->kernel_name);
-	nx_rowbuf_str_kept(b, ix[C_BIR_NAME], row, st->bir_name);
+	nx_rowbuf_str_kept_len(b, ix[C_KNAME], row, st->kernel_name, st->len.kernel_name);
+	nx_rowbuf_str_kept_len(b, ix[C_BIR_NAME], row, st->bir_name, st->len.bir_name);
 	if (st->stack_frame_ids[0])
-		nx_rowbuf_str_kept(b, ix[C_FRAMES], row, st->stack_frame_ids);
+		nx_rowbuf_str_kept_len(b, ix[C_FRAMES], row, st->stack_frame_ids,
+				       st->len.stack_frame_ids);
 	if (st->raw_penguin >= 0) {
-		nx_rowbuf_str_kept(b, ix[C_PENGUIN], row, st->penguin_id);
+		nx_rowbuf_str_kept_len(b, ix[C_PENGUIN], row, st->penguin_id, st->len.penguin_id);
 		nx_rowbuf_i64(b, ix[C_RAW_PENGUIN], row, st->raw_penguin);
 	}
 	if (st->raw_hlo >= 0) {
 		nx_rowbuf_i64(b, ix[C_RAW_HLO], row, st->raw_hlo);
 		nx_rowbuf_i64(b, ix[C_RAW_FW], row, st->raw_framework);
-		nx_rowbuf_str_kept(b, ix[C_HLO_NAME], row, st->framework_name);
-		nx_rowbuf_str_kept(b, ix[C_HLO_ATTRS], row, st->hlo_attrs);
-		nx_rowbuf_str_kept(b, ix[C_LAYER], row, st->framework_name);
+		nx_rowbuf_str_kept_len(b, ix[C_HLO_NAME], row, st->framework_name,
+				       st->len.framework_name);
+		nx_rowbuf_str_kept_len(b, ix[C_HLO_ATTRS], row, st->hlo_attrs, st->len.hlo_attrs);
+		nx_rowbuf_str_kept_len(b, ix[C_LAYER], row, st->framework_name,
+				       st->len.framework_name);
 	}
-	nx_rowbuf_str_kept(b, ix[C_NKI], row, st->nki_loc);
-	nx_rowbuf_str_kept(b, ix[C_BIRLOC], row, st->bir_loc);
+	nx_rowbuf_str_kept_len(b, ix[C_NKI], row, st->nki_loc, st->len.nki_loc);
+	nx_rowbuf_str_kept_len(b, ix[C_BIRLOC], row, st->bir_loc, st->len.bir_loc);
 	nx_rowbuf_i64(b, ix[C_HBM_R], row, st->hbm_read);
 	nx_rowbuf_i64(b, ix[C_HBM_W], row, st->hbm_write);
 	nx_rowbuf_i64(b, ix[C_SB_R], row, (int64_t)st->work.sbuf_read_bytes);

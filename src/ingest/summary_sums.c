@@ -26,10 +26,43 @@ static bool is_setup(const char *op)
 	return false;
 }
 
-void nx_inst_sums_add(struct nx_inst_sums *s, const struct nx_inst_row *r)
+enum { OP_MATMUL = 1, OP_ACTIVATE = 2, OP_SETUP = 4 };
+
+/* The index of an engine's name among eng_n's, -1 for none; kept by its pointer (a
+ * direct-mapped table: a name whose slot another took is compared again). */
+static int engine_of(struct nx_inst_sums *s, const char *name)
 {
 	static const char *const engines[5] = { "Tensor", "Vector", "Scalar", "Sync", "GpSimd" };
-	bool matmul = !strcmp(r->opcode, "MATMUL");
+	struct nx_sums_name *m = &s->eng_seen[((uintptr_t)name >> 3) % NX_ARRAY_SIZE(s->eng_seen)];
+
+	if (m->name != name) {
+		m->name = name;
+		m->what = -1;
+		for (int e = 0; e < 5; e++)
+			if (!strcmp(name, engines[e]))
+				m->what = e;
+	}
+	return m->what;
+}
+
+/* The OP_* classes of an opcode's name, kept as engine_of keeps an engine's. */
+static int opcode_of(struct nx_inst_sums *s, const char *name)
+{
+	struct nx_sums_name *m = &s->op_seen[((uintptr_t)name >> 3) % NX_ARRAY_SIZE(s->op_seen)];
+
+	if (m->name != name) {
+		m->name = name;
+		m->what = (!strcmp(name, "MATMUL") ? OP_MATMUL : 0) |
+			  (!strcmp(name, "ACTIVATE") ? OP_ACTIVATE : 0) |
+			  (is_setup(name) ? OP_SETUP : 0);
+	}
+	return m->what;
+}
+
+void nx_inst_sums_add(struct nx_inst_sums *s, const struct nx_inst_row *r)
+{
+	int op = opcode_of(s, r->opcode), e = engine_of(s, r->engine);
+	bool matmul = op & OP_MATMUL;
 	int64_t dur = r->end - r->start;
 
 	s->n++;
@@ -38,25 +71,24 @@ void nx_inst_sums_add(struct nx_inst_sums *s, const struct nx_inst_row *r)
 			add(&s->bytes[k], r->bytes[k]);
 	if (r->known && r->bytes[NX_SUM_PS_SB] > 0)
 		s->ps_sb_n++; /* count(*) FILTER (WHERE psum_read_sbuf_write_bytes > 0) */
-	for (int e = 0; e < 5; e++)
-		if (!strcmp(r->engine, engines[e])) {
-			s->eng_n[e]++;
-			add(&s->eng_t[e], dur);
-			/* sum(raw_flops) FILTER (WHERE engine = 'Tensor' AND opcode = 'MATMUL') ... */
-			if (e == 0 && matmul && r->has_flops) {
-				add(&s->hw_flops, r->raw_flops);
-				add(&s->tp_flops, r->flops_tp);
-				add(&s->adj_flops, r->adj_flops);
-				add(&s->adj_tp_flops, r->adj_flops_tp);
-			}
+	if (e >= 0) {
+		s->eng_n[e]++;
+		add(&s->eng_t[e], dur);
+		/* sum(raw_flops) FILTER (WHERE engine = 'Tensor' AND opcode = 'MATMUL') ... */
+		if (e == 0 && matmul && r->has_flops) {
+			add(&s->hw_flops, r->raw_flops);
+			add(&s->tp_flops, r->flops_tp);
+			add(&s->adj_flops, r->adj_flops);
+			add(&s->adj_tp_flops, r->adj_flops_tp);
 		}
+	}
 	if (matmul)
 		s->mm_n++;
-	if (!strcmp(r->opcode, "ACTIVATE")) {
+	if (op & OP_ACTIVATE) {
 		s->act_n++;
 		add(&s->act_t, dur);
 	}
-	if (!is_setup(r->opcode)) {
+	if (!(op & OP_SETUP)) {
 		if (!s->has_x || r->start < s->x_first)
 			s->x_first = r->start;
 		if (!s->has_x || r->end > s->x_last)

@@ -22,8 +22,15 @@ enum { NX_SUM_HBM_R, NX_SUM_HBM_W, NX_SUM_SB_R, NX_SUM_SB_W, NX_SUM_SP_S, NX_SUM
        NX_SUM_PS_R, NX_SUM_PS_W, NX_SUM_PS_SB, NX_SUM_IN_Q, NX_SUM_OUT_Q, NX_SUM_W_Q,
        NX_SUM_BYTES };
 
+/* What nx_inst_sums_add found of an engine or opcode name, kept by its pointer. */
+struct nx_sums_name {
+	const char *name;
+	int what; /* engine: its index in eng_n, -1 none; opcode: NX__SUMS_* bits */
+};
+
 struct nx_inst_sums {
 	uint64_t n, ps_sb_n, mm_n, act_n, eng_n[5];
+	struct nx_sums_name eng_seen[8], op_seen[64]; /* by pointer: the names' strcmp()s */
 	struct nx_sum bytes[NX_SUM_BYTES];
 	struct nx_sum hw_flops, tp_flops, adj_flops, adj_tp_flops, act_t, eng_t[5];
 	int64_t x_first, x_last;
@@ -36,7 +43,9 @@ struct nx_dma_sums {
 	int64_t d_first, d_last;
 };
 
-/* Per-instruction figures of one Instruction row (byte columns are NULL when !known). */
+/* Per-instruction figures of one Instruction row (byte columns are NULL when !known).
+ * engine and opcode are names that stay the same for the sums' life (the ISA's, or
+ * literals): their classes are kept by pointer, each name compared once. */
 struct nx_inst_row {
 	const char *engine, *opcode;
 	int64_t start, end;
