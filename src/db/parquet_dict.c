@@ -77,6 +77,8 @@ static void grow_slots(struct nx_pq_dict *d)
 
 static void push_index(struct nx_pq_dict *d, uint32_t k)
 {
+	d->last = d->dv[k];
+	d->last_k = k;
 	if (d->nidx == d->idxcap) {
 		d->idxcap = d->idxcap ? d->idxcap * 2 : 4096;
 		d->idx = nx_xrealloc(d->idx, d->idxcap * sizeof(*d->idx));

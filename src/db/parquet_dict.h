@@ -39,6 +39,8 @@ struct nx_pq_dict {
 	size_t nidx, idxcap;
 	size_t max_values, max_bytes; /* the bound */
 	bool is_str;            /* its values are strings, each after its length */
+	struct nx_pq_dval last; /* the last index's value (with nidx > 0), at hand */
+	uint32_t last_k;
 };
 
 /* Empties d for a new chunk, with a bound of max_values distinct values and max_bytes
@@ -101,12 +103,11 @@ static inline bool nx_pq_dict_add(struct nx_pq_dict *d, const void *p, uint32_t 
 	uint64_t w0, w1;
 
 	nx__pq_words(p, len, &w0, &w1);
-	if (d->nidx && d->nidx < d->idxcap) {
-		uint32_t k = d->idx[d->nidx - 1];
-		if (nx__pq_dict_is(d, k, p, len, w0, w1)) {
-			d->idx[d->nidx++] = k;
-			return true;
-		}
+	if (d->nidx && d->nidx < d->idxcap && d->last.w0 == w0 && d->last.w1 == w1 &&
+	    d->last.len == len &&
+	    (len <= 16 || !memcmp(d->vals.buf + d->last.at + 16, (const char *)p + 16, len - 16))) {
+		d->idx[d->nidx++] = d->last_k;
+		return true;
 	}
 	return nx__pq_dict_add_other(d, p, len, strlen, w0, w1);
 }
