@@ -35,6 +35,19 @@ static inline size_t run_at(const void *v, size_t size, size_t i, size_t lim)
 	return j - i;
 }
 
+/* Whether the 8 values at i (all before the end) are equal: the run an RLE run needs. */
+static inline bool eight_equal(const void *v, size_t size, size_t i)
+{
+	if (size == 1) {
+		uint64_t w;
+		memcpy(&w, (const uint8_t *)v + i, 8);
+		return w == 0x0101010101010101ull * (w & 0xff);
+	}
+	const uint32_t *x = (const uint32_t *)v + i;
+	return ((x[1] ^ x[0]) | (x[2] ^ x[0]) | (x[3] ^ x[0]) | (x[4] ^ x[0]) | (x[5] ^ x[0]) |
+		(x[6] ^ x[0]) | (x[7] ^ x[0])) == 0;
+}
+
 /* A varint (ULEB128) at o; where it ends. */
 static inline uint8_t *varint(uint8_t *o, uint64_t x)
 {
@@ -51,6 +64,12 @@ static inline uint8_t *pack8(uint8_t *o, const void *v, size_t size, size_t i, s
 	uint64_t acc = 0;
 	int nb = 0;
 
+	if (size == 1 && bw == 1 && have == 8) { /* levels of a scalar: a bit from each byte */
+		memcpy(&acc, (const uint8_t *)v + i, 8);
+		/* byte k's bit lands at bit 56 + k of the product, nothing carried into it */
+		*o++ = (uint8_t)((acc * 0x0102040810204080ull) >> 56);
+		return o;
+	}
 	for (size_t k = 0; k < 8; k++) {
 		acc |= (uint64_t)(k < have ? get(v, size, i + k) : 0) << nb;
 		nb += bw;
@@ -87,7 +106,7 @@ static inline __attribute__((always_inline)) void put(struct nx_strbuf *out, con
 		size_t j = i;
 		do
 			j += 8;
-		while (j < n && (j + 8 > n || run_at(v, size, j, j + 8) < 8));
+		while (j < n && (j + 8 > n || !eight_equal(v, size, j)));
 		size_t groups = (j - i) / 8;
 		nx_strbuf_grow(out, 10 + groups * (size_t)bw);
 		uint8_t *o = varint((uint8_t *)out->buf + out->len, (uint64_t)groups << 1 | 1);
