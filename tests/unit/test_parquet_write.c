@@ -32,7 +32,7 @@
 struct gen {
 	const struct nx_table *t;
 	int64_t next, rows, fail_at;
-	bool dict;
+	bool dict, words; /* words: the cells of words_cell and runs_cell */
 };
 
 static void cell(struct nx_rowbuf *b, const struct nx_field *f, size_t col, size_t n,
@@ -139,6 +139,28 @@ static void repeats_cell(struct nx_rowbuf *b, const char *type, size_t col, size
 				       : k == 3 ? 0 : (row % 5) * 1000 - 7);
 }
 
+/* A string of 0 to 36 bytes, some of each length one byte apart from the others at
+ * every place (before, at and past the 4th, 8th and 16th byte: the dictionary compares
+ * a value's first 16 bytes as two words, db/parquet_dict.h). */
+static void words_cell(struct nx_rowbuf *b, size_t col, size_t n, int64_t row)
+{
+	static const char base[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ";
+	char s[40];
+	size_t len = (size_t)(row % 37), at = len ? (size_t)(row / 37) % len : 0;
+
+	memcpy(s, base, len);
+	if (len && (row / 37) % 2)
+		s[at] = '#';
+	nx_rowbuf_strn(b, col, n, s, len);
+}
+
+/* A number in runs of 1 to 12 rows (RLE runs and bit-packed groups, their bounds at every
+ * place of a group of 8), of more than 1024 distinct values in 20000 rows. */
+static void runs_cell(struct nx_rowbuf *b, size_t col, size_t n, int64_t row)
+{
+	nx_rowbuf_i64(b, col, n, (row / (1 + (row / 1000) % 12)) % 3000);
+}
+
 static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 {
 	struct gen *g = self;
@@ -149,7 +171,11 @@ static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 			return nx_errf(err, NX_ECORRUPT, "'gen': bad row %" PRId64, g->next);
 		for (size_t c = 0, large = 0; c < g->t->nfields; c++) {
 			const char *type = nx_schema_duck_type(&g->t->fields[c]);
-			if (g->dict && type && !strcmp(type, "VARCHAR"))
+			if (g->words && type && !strcmp(type, "VARCHAR"))
+				words_cell(b, c, n, g->next);
+			else if (g->words && type && !strcmp(type, "BIGINT"))
+				runs_cell(b, c, n, g->next);
+			else if (g->dict && type && !strcmp(type, "VARCHAR"))
 				strings_cell(b, c, n, g->next, c % 3 == 2 && !large++);
 			else if (g->dict && type && c % 3 == 0 && (!strcmp(type, "BIGINT") ||
 								   !strcmp(type, "INTEGER") ||
@@ -170,7 +196,7 @@ static struct nx_row_source gen_source(struct gen *g, const struct nx_table *t, 
 	g->next = 0;
 	g->rows = rows;
 	g->fail_at = fail_at;
-	g->dict = false;
+	g->dict = g->words = false;
 	return (struct nx_row_source){ .table = t, .self = g, .next = gen_next };
 }
 
@@ -229,8 +255,8 @@ static int write_ours(struct nx_row_source *src, const char *path, unsigned long
 }
 
 /* Writes rows of t both ways and checks that DuckDB reads the same rows and types. */
-static void same_as_duckdb(struct fx *f, const struct nx_table *t, int64_t rows,
-			   unsigned long row_group, bool dict)
+static void same_as_duckdb_as(struct fx *f, const struct nx_table *t, int64_t rows,
+			      unsigned long row_group, bool dict, bool words)
 {
 	char *ours = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
 	char *theirs = nx_xasprintf("%s/%s.duck.parquet", f->dir, t->name);
@@ -240,10 +266,12 @@ static void same_as_duckdb(struct fx *f, const struct nx_table *t, int64_t rows,
 	uint64_t n1 = 0, n2 = 0;
 
 	g.dict = dict;
+	g.words = words;
 	if (nx_duck_copy_source(f->d, &src, theirs, &n1, &err))
 		fail_msg("%s: DuckDB: %s", t->name, err.msg);
 	src = gen_source(&g, t, rows, -1);
 	g.dict = dict;
+	g.words = words;
 	if (write_ours(&src, ours, row_group, &n2, &err))
 		fail_msg("%s: ours: %s", t->name, err.msg);
 	assert_int_equal(n1, rows);
@@ -265,6 +293,12 @@ static void same_as_duckdb(struct fx *f, const struct nx_table *t, int64_t rows,
 		fail_msg("%s: column types differ from DuckDB's", t->name);
 	free(ours);
 	free(theirs);
+}
+
+static void same_as_duckdb(struct fx *f, const struct nx_table *t, int64_t rows,
+			   unsigned long row_group, bool dict)
+{
+	same_as_duckdb_as(f, t, rows, row_group, dict, false);
 }
 
 static void test_every_table_reads_as_duckdbs(void **state)
@@ -391,6 +425,29 @@ static void test_dictionaries(void **state)
 		assert_int_equal(q(f->d, "SELECT count(DISTINCT \"%s\") FROM '%s'", name, path), 9);
 		break;
 	}
+	free(path);
+}
+
+/* The dictionary's way of comparing values (their first 16 bytes as two words, the rest
+ * after) and its indices in the RLE/bit-packed hybrid (db/parquet_rle.c): strings of 0
+ * to 36 bytes one byte apart at every place, numbers in runs of 1 to 12 ending at every
+ * place of a group of 8, indices 11 bits wide, read back by DuckDB as from its own file;
+ * every distinct string a dictionary entry of its own. */
+static void test_dictionary_words_and_runs(void **state)
+{
+	struct fx *f = *state;
+	const struct nx_table *t = nx_schema_table("Instruction");
+	char *path = nx_xasprintf("%s/%s.ours.parquet", f->dir, t->name);
+
+	same_as_duckdb_as(f, t, 20000, 32768, false, true);
+	/* one row group, every scalar column not a boolean with a dictionary */
+	assert_int_equal(q(f->d, "SELECT count(*) FROM parquet_metadata('%s') WHERE "
+			       "path_in_schema = 'opcode' AND dictionary_page_offset IS NOT NULL",
+			   path), 1);
+	assert_int_equal(q(f->d, "SELECT count(DISTINCT opcode) FROM '%s'", path),
+			 q(f->d, "SELECT count(DISTINCT opcode::BLOB) FROM '%s'", path));
+	assert_true(q(f->d, "SELECT count(DISTINCT opcode) FROM '%s'", path) > 500);
+	assert_true(q(f->d, "SELECT count(DISTINCT pc) FROM '%s'", path) > 1024); /* 11 bits */
 	free(path);
 }
 
@@ -568,6 +625,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_more_row_groups_than_ordinals, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_dictionaries, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_dictionary_words_and_runs, fx_setup,
+						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_rows_is_a_valid_file, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_source_error_keeps_the_old_file, fx_setup,
