@@ -12,6 +12,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/parquet_read.h"
 #include "db/parquet_write.h"
 #include "helper/fixture.h"
 #include "schema/schema.h"
@@ -142,23 +143,35 @@ static void repeats_cell(struct nx_rowbuf *b, const char *type, size_t col, size
 /* A string of 0 to 36 bytes, some of each length one byte apart from the others at
  * every place (before, at and past the 4th, 8th and 16th byte: the dictionary compares
  * a value's first 16 bytes as two words, db/parquet_dict.h). */
-static void words_cell(struct nx_rowbuf *b, size_t col, size_t n, int64_t row)
+static size_t word_of(int64_t row, char s[40])
 {
 	static const char base[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ";
-	char s[40];
 	size_t len = (size_t)(row % 37), at = len ? (size_t)(row / 37) % len : 0;
 
 	memcpy(s, base, len);
 	if (len && (row / 37) % 2)
 		s[at] = '#';
+	return len;
+}
+
+static void words_cell(struct nx_rowbuf *b, size_t col, size_t n, int64_t row)
+{
+	char s[40];
+	size_t len = word_of(row, s);
+
 	nx_rowbuf_strn(b, col, n, s, len);
+}
+
+static int64_t run_of(int64_t row)
+{
+	return (row / (1 + (row / 1000) % 12)) % 3000;
 }
 
 /* A number in runs of 1 to 12 rows (RLE runs and bit-packed groups, their bounds at every
  * place of a group of 8), of more than 1024 distinct values in 20000 rows. */
 static void runs_cell(struct nx_rowbuf *b, size_t col, size_t n, int64_t row)
 {
-	nx_rowbuf_i64(b, col, n, (row / (1 + (row / 1000) % 12)) % 3000);
+	nx_rowbuf_i64(b, col, n, run_of(row));
 }
 
 static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
@@ -431,8 +444,8 @@ static void test_dictionaries(void **state)
 /* The dictionary's way of comparing values (their first 16 bytes as two words, the rest
  * after) and its indices in the RLE/bit-packed hybrid (db/parquet_rle.c): strings of 0
  * to 36 bytes one byte apart at every place, numbers in runs of 1 to 12 ending at every
- * place of a group of 8, indices 11 bits wide, read back by DuckDB as from its own file;
- * every distinct string a dictionary entry of its own. */
+ * place of a group of 8, indices 11 bits wide, read back by DuckDB as from its own file
+ * and by our reader value for value; every distinct string a dictionary entry of its own. */
 static void test_dictionary_words_and_runs(void **state)
 {
 	struct fx *f = *state;
@@ -448,6 +461,27 @@ static void test_dictionary_words_and_runs(void **state)
 			 q(f->d, "SELECT count(DISTINCT opcode::BLOB) FROM '%s'", path));
 	assert_true(q(f->d, "SELECT count(DISTINCT opcode) FROM '%s'", path) > 500);
 	assert_true(q(f->d, "SELECT count(DISTINCT pc) FROM '%s'", path) > 1024); /* 11 bits */
+	/* and by our reader (db/parquet_read.c), value for value */
+	static const char *const cols[] = { "opcode", "pc" };
+	const char *files[] = { path };
+	struct nx_pqr *r = NULL;
+	const struct nx_pqr_batch *b;
+	struct nx_err err = { 0 };
+	int64_t row = 0;
+	int rc = nx_pqr_open(&r, files, 1, cols, 2, &err);
+	while (!rc && !(rc = nx_pqr_next(r, &b, &err)) && b)
+		for (size_t i = 0; i < b->rows; i++, row++) {
+			char want[40];
+			size_t len = word_of(row, want);
+			assert_true(!b->col[0].valid || b->col[0].valid[i]);
+			assert_int_equal(b->col[0].len[i], len);
+			assert_memory_equal(b->col[0].str[i], want, len);
+			assert_int_equal(b->col[1].i64[i], run_of(row));
+		}
+	if (rc)
+		fail_msg("reader: %s", err.msg);
+	nx_pqr_close(r);
+	assert_int_equal(row, 20000);
 	free(path);
 }
 
