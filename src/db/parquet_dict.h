@@ -8,8 +8,9 @@
  * than DuckDB's, and DuckDB reading them back verified every string's UTF-8 again; a
  * dictionary page and indices are what DuckDB's own writer makes of them.
  *
- * What: a hash table (open addressing) over the values' PLAIN bytes; a value is added
- * by its bytes, and a string's with the 4-byte length that PLAIN puts before it. The
+ * What: a hash table (open addressing) over the values; a value is added by its bytes,
+ * and a string's with the 4-byte length that PLAIN puts before it, and found by its
+ * first 16 bytes as two words and its length (its bytes past 16 compared after). The
  * dictionary refuses a value past its bound (nx_pq_dict_add returns false); the writer
  * then writes the chunk PLAIN, after nx_pq_dict_spill has turned the indices so far
  * back into PLAIN values. No DuckDB here. */
