@@ -7,6 +7,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,4 +59,18 @@ int nx_test_done(int failed)
 	made = NULL;
 	n_made = 0;
 	return failed;
+}
+
+size_t nx_test_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return (size_t)-1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
 }

@@ -5,6 +5,8 @@
 #ifndef NX_TEST_TEST_DIRS_H
 #define NX_TEST_TEST_DIRS_H
 
+#include <stddef.h>
+
 /* A new empty directory <base>/<prefix><tag>-XXXXXX/<tag>, base being $NX_TEST_TMP (made
  * if missing) or /tmp. It is a directory of its own inside a new one, so the siblings a
  * test derives from it ("<dir>.log", "<dir>.ref") are new and removed with it too. NULL
@@ -13,5 +15,7 @@ char *nx_test_fresh_dir(const char *prefix, const char *tag);
 /* Ends a test program: with no failed test, removes every directory nx_test_fresh_dir
  * made; returns failed, for main to return. */
 int nx_test_done(int failed);
+/* The entries of dir but "." and ".."; (size_t)-1 when it cannot be read. */
+size_t nx_test_entries(const char *dir);
 
 #endif

@@ -8,8 +8,8 @@
 #include "common/fsutil.h"
 #include "helper/asserts.h"
 #include "helper/fixture.h"
+#include "helper/test_dirs.h"
 
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -32,19 +32,6 @@ static uint64_t next_rand(uint64_t *x)
 	*x ^= *x >> 7;
 	*x ^= *x << 17;
 	return *x;
-}
-
-static size_t files_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
 }
 
 /* Sorts n records (keys below key_range) with a buffer of mem bytes and checks that
@@ -79,7 +66,7 @@ static void sort_and_check(const char *dir, size_t n, uint64_t key_range, size_t
 	NX_ASSERT_CMP(got, ==, n);
 	NX_ASSERT_CMP(sum_out, ==, sum_in);
 	assert_true(expect_spill ? s.spilled > n : s.spilled == 0);
-	NX_ASSERT_CMP(files_in(dir), ==, 0); /* run files are unlinked while open */
+	NX_ASSERT_CMP(nx_test_entries(dir), ==, 0); /* run files are unlinked while open */
 	nx_xsort_release(&s);
 }
 

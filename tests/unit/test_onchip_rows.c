@@ -17,7 +17,6 @@
 #include "ingest/onchip_rows.h"
 #include "ingest/onchip_usage.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,19 +26,6 @@ static uint64_t rnd64(void)
 {
 	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
 	return rng_state >> 11;
-}
-
-static size_t files_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
 }
 
 static void check(const char *dir, size_t nrows, uint64_t seed)
@@ -70,7 +56,7 @@ static void check(const char *dir, size_t nrows, uint64_t seed)
 	assert_int_equal(nx_onchip_rows_replay(&q, &got, &err), 0);
 	assert_true(nrows < 1000 ? q.fd < 0 : q.fd >= 0);
 	nx_onchip_rows_release(&q);
-	assert_int_equal(files_in(dir), 0);
+	assert_int_equal(nx_test_entries(dir), 0);
 	for (int m = 0; m < NX_USAGE_NMEM; m++) {
 		assert_int_equal(got.seen[m], want.seen[m]);
 		assert_int_equal(got.capacity[m], want.capacity[m]);
