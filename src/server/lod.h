@@ -217,6 +217,15 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err);
 /* The least l with 2^l >= x (at most 62), and a / b rounded down. */
 int nx__lod_ceil_log2(double x);
 int64_t nx__lod_floor_div(int64_t a, int64_t b);
+/* Whether the event [s, e) of id takes the place of a bucket's representative [s0, e0)
+ * of id0 (has0: the bucket has one): the longest wins, then the lowest id; of equals the
+ * one there stays. Times are within +-2^61 ns (NX_TL_TIME_BOUND), so a duration fits.
+ * The one rule of the fold, of the merge of L0's halves and of the levels above. */
+static inline bool nx__lod_longer(int64_t s, int64_t e, int64_t id, bool has0, int64_t s0,
+				  int64_t e0, int64_t id0)
+{
+	return !has0 || e - s > e0 - s0 || (e - s == e0 - s0 && id < id0);
+}
 /* The time slices a level of bucket 2^level is built in, from nin input rows with times
  * first..last, about chunk rows each: slice c holds the times [c * w, (c + 1) * w) for the
  * w returned, a power of two at least the level's bucket; INT64_MAX: one slice, all. */

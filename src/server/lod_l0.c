@@ -169,8 +169,7 @@ int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_
 		g->first = s;
 	if (e > g->last)
 		g->last = e;
-	/* times are within +-2^61 ns, so a duration fits; the first of equals stays */
-	if (has_id && (!g->has_r || e - s > g->e - g->s || (e - s == g->e - g->s && id < g->id))) {
+	if (has_id && nx__lod_longer(s, e, id, g->has_r, g->s, g->e, g->id)) {
 		g->has_r = true;
 		g->id = id;
 		g->s = s;
@@ -238,10 +237,9 @@ void nx__lod_l0_merge(struct nx_lod_l0_slice *to, const struct nx_lod_l0_slice *
 			g->first = f->first;
 		if (f->last > g->last)
 			g->last = f->last;
-		/* the fold's rule, so the longest (then the lowest id) wins whichever half
-		 * read it; of equals, to's (the rows read first) stays */
-		if (f->has_r && (!g->has_r || f->e - f->s > g->e - g->s ||
-				 (f->e - f->s == g->e - g->s && f->id < g->id))) {
+		/* the fold's rule whichever half read it; of equals, to's (the rows read
+		 * first) stays */
+		if (f->has_r && nx__lod_longer(f->s, f->e, f->id, g->has_r, g->s, g->e, g->id)) {
 			g->has_r = true;
 			g->id = f->id;
 			g->s = f->s;

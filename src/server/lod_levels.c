@@ -10,6 +10,7 @@
  * against), at a fraction of its CPU: no hash table, no HUGEINT keys. */
 #include "common/compat.h"
 #include "server/lod_levels.h"
+#include "server/lod.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
@@ -190,10 +191,7 @@ static int row_combine(struct bucket *b, struct row *acc, const struct row *r,
 		acc->first = r->first;
 	if (r->last > acc->last)
 		acc->last = r->last;
-	/* the longest event, then the lowest id; times are within +-2^61 ns
-	 * (NX_TL_TIME_BOUND), so a duration fits */
-	if (r->has_r && (!acc->has_r || r->e - r->s > acc->e - acc->s ||
-			 (r->e - r->s == acc->e - acc->s && r->id < acc->id))) {
+	if (r->has_r && nx__lod_longer(r->s, r->e, r->id, acc->has_r, acc->s, acc->e, acc->id)) {
 		acc->has_r = true;
 		acc->id = r->id;
 		acc->s = r->s;

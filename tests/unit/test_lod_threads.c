@@ -45,14 +45,30 @@ static char *timeline_profile(const char *tag)
 	return dir;
 }
 
+static int64_t same_tables(struct nx_duck *d)
+{
+	static const char *const tables[] = { "ev0", "ev1", "ev2", "ev3", "lod0", "lod1",
+					       "lod2", "lod3", "tracks", "meta", "ctr", "ctr_lod",
+					       "lines", "stamp" };
+	int64_t found = 0;
+
+	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
+		if (!nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
+				   "'a' AND table_name = '%s'", tables[i]))
+			continue;
+		nx_test_same_rows(d, "a", "b", tables[i], true);
+		found++;
+	}
+	assert_int_equal(found, nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE "
+					      "database_name = 'b'"));
+	return found;
+}
+
 static void test_two_threads_match_one(void **state)
 {
-	static const char *const tables[] = { "ev0", "ev1",    "ev2",  "ev3",   "lod0",
-					       "lod1", "lod2",   "lod3", "tracks", "meta",
-					       "ctr", "ctr_lod", "lines", "stamp" };
 	char *dir = timeline_profile("pair"), *ref = NULL;
 	struct nx_duck *d;
-	int64_t n, found = 0;
+	int64_t n, found;
 
 	(void)state;
 	assert_true(asprintf(&ref, "%s.one", dir) > 0);
@@ -61,16 +77,8 @@ static void test_two_threads_match_one(void **state)
 	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM a.meta WHERE src = 0"), 1);
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.meta WHERE src IN (1, 2)") > 0);
 	n = nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'a'");
-	assert_int_equal(n, nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE "
-					  "database_name = 'b'"));
 	/* every table, row ids included: tl.tracks and tl.meta in the same order too */
-	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
-		if (!nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
-				   "'a' AND table_name = '%s'", tables[i]))
-			continue;
-		nx_test_same_rows(d, "a", "b", tables[i], true);
-		found++;
-	}
+	found = same_tables(d);
 	assert_int_equal(found, n);
 	assert_true(found >= 8); /* ev0..2, lod0..2, tracks, meta, ... */
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.tracks") > 0);
@@ -162,24 +170,6 @@ static void split_env_clear(void)
 
 /* Every table of the caches a and b (attached to d) holds the same rows at the same row
  * ids; the count of tables compared. */
-static int64_t same_tables(struct nx_duck *d)
-{
-	static const char *const tables[] = { "ev0", "ev1", "ev2", "ev3", "lod0", "lod1",
-					       "lod2", "lod3", "tracks", "meta", "ctr", "ctr_lod",
-					       "lines", "stamp" };
-	int64_t found = 0;
-
-	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
-		if (!nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
-				   "'a' AND table_name = '%s'", tables[i]))
-			continue;
-		nx_test_same_rows(d, "a", "b", tables[i], true);
-		found++;
-	}
-	assert_int_equal(found, nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE "
-					      "database_name = 'b'"));
-	return found;
-}
 
 static void test_split_matches_one_pass(void **state)
 {
