@@ -172,12 +172,6 @@ static bool desc_range(const struct onchip_src *s, const struct nx_dma_desc *d, 
 	return nx_oc_clip(&s->map, r);
 }
 
-static bool range_eq(const struct nx_oc_range *a, const struct nx_oc_range *b)
-{
-	return a->mem == b->mem && a->p0 == b->p0 && a->p1 == b->p1 && a->lo == b->lo &&
-	       a->hi == b->hi;
-}
-
 /* Every row feeds SbufUsage/PsumUsage; the SBUF allocations (not the PSUM ones nor the
  * negative corrections) feed SbufAllocation. Only when the staging tables are kept for
  * the reference tests (tests/unit/test_derive_ref.c) are the rows also written, all of
@@ -240,7 +234,7 @@ static const struct oc_inst *inst_ranges(struct onchip_src *s, int engine, uint3
 		if (in_place)
 			e->flags |= 4u;
 		for (int k = 0; k < 3; k++)
-			in_place = in_place || (has_src[k] && range_eq(&dst, &src[k]));
+			in_place = in_place || (has_src[k] && nx_oc_range_eq(&dst, &src[k]));
 		e->dst[o] = crange(&dst);
 		e->out |= (uint8_t)(1u << o);
 		e->flags |= (uint8_t)(in_place ? 1u << o : 0u);

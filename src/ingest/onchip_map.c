@@ -62,12 +62,6 @@ int64_t nx_oc_unit_capacity(const struct nx_oc_map *m, int mem)
 					   : NX_NUM_PARTITIONS * m->bank_bytes);
 }
 
-static bool range_eq(const struct nx_oc_range *a, const struct nx_oc_range *b)
-{
-	return a->mem == b->mem && a->p0 == b->p0 && a->p1 == b->p1 && a->lo == b->lo &&
-	       a->hi == b->hi;
-}
-
 /* Cells of r: partition groups x 64-byte columns. */
 static size_t range_cells(const struct nx_oc_range *r)
 {
@@ -229,7 +223,7 @@ static void write_unit(struct nx_oc_map *m, const struct nx_oc_range *r, unsigne
 
 	if (o >= 0) {
 		struct nx_oc_alloc *a = &m->pool[o];
-		bool same = range_eq(&a->r, r) && a->cells == range_cells(r);
+		bool same = nx_oc_range_eq(&a->r, r) && a->cells == range_cells(r);
 		if (same && !w->dma && w->in_place) {
 			a->wend = max_i64(a->wend, w->end);
 			a->rend = max_i64(a->rend, a->wend);

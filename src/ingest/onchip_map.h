@@ -25,6 +25,12 @@ struct nx_oc_range {
 	uint64_t lo, hi;
 };
 
+static inline bool nx_oc_range_eq(const struct nx_oc_range *a, const struct nx_oc_range *b)
+{
+	return a->mem == b->mem && a->p0 == b->p0 && a->p1 == b->p1 && a->lo == b->lo &&
+	       a->hi == b->hi;
+}
+
 struct nx_oc_loss {
 	int64_t ts, bytes;
 };

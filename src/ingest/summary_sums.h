@@ -47,6 +47,8 @@ struct nx_dma_sums {
  * engine and opcode are names that stay the same for the sums' life (the ISA's, or
  * literals): their classes are kept by pointer, each name compared once. */
 struct nx_inst_row {
+	/* names that live, unchanged, as long as the sums: their classes are kept by
+	 * pointer (the ISA's names and literals) */
 	const char *engine, *opcode;
 	int64_t start, end;
 	bool known;
