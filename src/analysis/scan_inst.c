@@ -118,12 +118,20 @@ struct edge {
 
 /* The dictionary numbers of a string column's recent texts, by where the text lies:
  * the C reader's dictionary-encoded strings share their bytes within a batch, so a row
- * repeating a value costs a compare; cleared at every batch. */
+ * repeating a value costs a compare; cleared at every batch. A batch whose column comes
+ * with its chunk's dictionary indices (nx_pqr_col.idx) is looked up by index instead:
+ * by_idx[i] is the number of the dictionary's value i plus 2 (0: not yet looked up),
+ * sized and zeroed per batch for its dictionary. */
 #define TEXT_CACHE 256
 struct text_cache {
 	const char *p[TEXT_CACHE];
 	size_t len[TEXT_CACHE];
 	int32_t id[TEXT_CACHE];
+};
+
+struct text_by_idx {
+	int32_t *id;
+	size_t cap;
 };
 
 /* The groups of recent rows by their key: a row of a group met before costs a compare
@@ -158,6 +166,7 @@ struct pass {
 	int64_t row, last_id;
 	bool any_id;
 	struct text_cache cache[4]; /* src, engine, opcode, tti */
+	struct text_by_idx by_idx[4];
 	struct group_cache groups;
 };
 
@@ -351,13 +360,46 @@ static int32_t text_id(struct nx_rec_dict *d, struct text_cache *c, const char *
 	return id;
 }
 
-static int32_t text_cell(struct nx_rec_dict *d, struct text_cache *c, const struct nx_pqr_batch *b,
-			 size_t col, size_t r, enum text_kind kind)
+/* The number of column col's text at row r (-1 for NULL): by its dictionary index when
+ * the batch gives one (bi readied for the batch by text_by_idx_ready), else by where it
+ * lies. */
+static inline int32_t text_cell(struct nx_rec_dict *d, struct text_cache *c,
+				struct text_by_idx *bi, const struct nx_pqr_batch *b, size_t col,
+				size_t r, enum text_kind kind)
 {
+	const struct nx_pqr_col *cl = &b->col[col];
 	const char *s;
 	size_t len;
 
-	return nx__rec_str(b, col, r, &s, &len) ? text_id(d, c, s, len, kind) : -1;
+	if (nx__rec_null(cl, r))
+		return -1;
+	if (cl->idx) {
+		uint32_t i = cl->idx[r];
+		int32_t id = bi->id[i];
+		if (id)
+			return id - 2;
+		id = text_lookup(d, cl->dict_str[i], cl->dict_len[i], kind);
+		bi->id[i] = id + 2;
+		return id;
+	}
+	s = cl->str[r];
+	len = cl->len[r];
+	return text_id(d, c, s, len, kind);
+}
+
+/* bi sized and emptied for column col's dictionary in batch b (none: nothing to do). */
+static void text_by_idx_ready(struct text_by_idx *bi, const struct nx_pqr_batch *b, size_t col)
+{
+	size_t n = b->col[col].idx ? b->col[col].ndict : 0;
+
+	if (!n)
+		return;
+	if (n > bi->cap) {
+		free(bi->id);
+		bi->id = nx_xmalloc(n * sizeof(*bi->id));
+		bi->cap = n;
+	}
+	memset(bi->id, 0, n * sizeof(*bi->id));
 }
 
 static bool in_window(const struct nx_rec_scan_window *w, bool has_start, int64_t start)
@@ -445,6 +487,10 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 	int rc = 0;
 
 	memset(p->cache, 0, sizeof(p->cache));
+	text_by_idx_ready(&p->by_idx[0], b, C_SRC);
+	text_by_idx_ready(&p->by_idx[1], b, C_ENGINE);
+	text_by_idx_ready(&p->by_idx[2], b, C_OPCODE);
+	text_by_idx_ready(&p->by_idx[3], b, C_TTI);
 	for (size_t r = 0; !rc && r < b->rows; r++, p->row++) {
 		int64_t id = 0, start = 0, end, wait, rb = 0, wb = 0;
 		bool has_id = nx__rec_i64(b, C_ID, r, &id);
@@ -462,7 +508,7 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 			sc->in_hi = end;
 			sc->in_hi_set = true;
 		}
-		k.src = text_cell(&sc->src, &p->cache[0], b, C_SRC, r, TEXT_BASENAME);
+		k.src = text_cell(&sc->src, &p->cache[0], &p->by_idx[0], b, C_SRC, r, TEXT_BASENAME);
 		sc->with_source += k.src >= 0;
 		if (nx__rec_i64(b, C_WAIT, r, &wait))
 			sc->with_wait++;
@@ -479,10 +525,10 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 			for (size_t i = 0; i < p->nedges; i++)
 				dge |= p->edges[i].dge;
 		}
-		k.engine = text_cell(&sc->engine, &p->cache[1], b, C_ENGINE, r, TEXT_LOWER);
+		k.engine = text_cell(&sc->engine, &p->cache[1], &p->by_idx[1], b, C_ENGINE, r, TEXT_LOWER);
 		if (in_window(&sc->win, has_start, start)) {
-			k.opcode = text_cell(&sc->opcode, &p->cache[2], b, C_OPCODE, r, TEXT_AS_IS);
-			k.tti = text_cell(&sc->tti, &p->cache[3], b, C_TTI, r, TEXT_AS_IS);
+			k.opcode = text_cell(&sc->opcode, &p->cache[2], &p->by_idx[2], b, C_OPCODE, r, TEXT_AS_IS);
+			k.tti = text_cell(&sc->tti, &p->cache[3], &p->by_idx[3], b, C_TTI, r, TEXT_AS_IS);
 			add_to_group(p, b, r, &k, start);
 		}
 		if (wait > 0 && has_start) {
@@ -662,6 +708,10 @@ static void attempt_end(struct attempt *a)
 	free(a->p.edges);
 	a->p.cur = NULL;
 	a->p.edges = NULL;
+	for (size_t i = 0; i < NX_ARRAY_SIZE(a->p.by_idx); i++) {
+		free(a->p.by_idx[i].id);
+		a->p.by_idx[i] = (struct text_by_idx){ 0 };
+	}
 }
 
 static void attempt_reset(void *arg)

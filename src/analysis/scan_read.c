@@ -238,6 +238,10 @@ static void from_chunk(struct nx_rec_read *r, const struct nx_dchunk *c)
 		col->f64 = r->f64[k];
 		col->str = r->str[k];
 		col->len = r->len[k];
+		col->idx = NULL; /* no dictionary through DuckDB */
+		col->dict_str = NULL;
+		col->dict_len = NULL;
+		col->ndict = 0;
 	}
 }
 
@@ -267,6 +271,7 @@ int nx__rec_read_next(struct nx_rec_read *r, const struct nx_pqr_batch **b, stru
 				r->f64[k][i] = (double)col->i64[i];
 			col->f64 = r->f64[k];
 			col->kind = NX_PQR_F64;
+			col->idx = NULL; /* its dictionary holds the integers */
 		} else if (col->kind == NX_PQR_BOOL) {
 			col->kind = NX_PQR_I64;
 		}

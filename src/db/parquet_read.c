@@ -75,6 +75,10 @@ struct colbuf {
 	const char **d_str;
 	uint32_t *d_len;
 	size_t d_n, d_cap;
+	/* each row's index into the dictionary (0 for a NULL), and whether every data page
+	 * of the chunk so far was dictionary-encoded (then the batch hands idx on) */
+	uint32_t *idx, *scratch;
+	bool all_dict;
 };
 
 struct nx_pqr {
@@ -845,6 +849,7 @@ struct hybrid {
 	int bw;
 	uint32_t run, value; /* an RLE run: run values of value */
 	uint32_t packed;     /* bit-packed values left in the current group run */
+	const uint8_t *packed_end; /* where the bit-packed run's bytes end (or the page's) */
 	uint64_t bits;
 	int nbits;
 };
@@ -869,6 +874,9 @@ static int hybrid_refill(struct hybrid *h)
 			h->packed = (uint32_t)(hdr >> 1) * 8;
 			h->bits = 0;
 			h->nbits = 0;
+			/* groups of 8 values take bw bytes each */
+			uint64_t bytes = (hdr >> 1) * (uint64_t)h->bw;
+			h->packed_end = bytes < (uint64_t)(h->end - h->p) ? h->p + bytes : h->end;
 		} else {
 			int bytes = (h->bw + 7) / 8;
 			if ((hdr >> 1) > ((uint64_t)1 << 31) || h->end - h->p < bytes)
@@ -882,25 +890,50 @@ static int hybrid_refill(struct hybrid *h)
 	return 0;
 }
 
-static int hybrid_next(struct hybrid *h, uint32_t *out)
+/* The next n values into out[0..n): runs filled at once, bit-packed values unpacked
+ * from a 64-bit buffer refilled a byte at a time within the run's bytes. -1 when the
+ * bytes end before them. */
+static int hybrid_get(struct hybrid *h, uint32_t *out, size_t n)
 {
-	if (hybrid_refill(h))
-		return -1;
-	if (h->run) {
-		h->run--;
-		*out = h->value;
-		return 0;
-	}
-	while (h->nbits < h->bw) {
-		if (h->p >= h->end)
+	while (n) {
+		if (hybrid_refill(h))
 			return -1;
-		h->bits |= (uint64_t)*h->p++ << h->nbits;
-		h->nbits += 8;
+		if (h->run) {
+			size_t k = h->run < n ? h->run : n;
+			uint32_t v = h->value;
+			for (size_t i = 0; i < k; i++)
+				out[i] = v;
+			h->run -= (uint32_t)k;
+			out += k;
+			n -= k;
+			continue;
+		}
+		size_t k = h->packed < n ? h->packed : n;
+		int bw = h->bw, nbits = h->nbits;
+		uint64_t bits = h->bits, mask = bw ? (~0ull >> (64 - bw)) : 0;
+		const uint8_t *q = h->p, *qend = h->packed_end;
+		for (size_t i = 0; i < k; i++) {
+			if (nbits < bw) {
+				while (nbits <= 56 && q < qend) {
+					bits |= (uint64_t)*q++ << nbits;
+					nbits += 8;
+				}
+				if (nbits < bw)
+					return -1;
+			}
+			out[i] = (uint32_t)(bits & mask);
+			bits = bw < 64 ? bits >> bw : 0;
+			nbits -= bw;
+		}
+		h->bits = bits;
+		h->nbits = nbits;
+		h->p = q;
+		h->packed -= (uint32_t)k;
+		if (!h->packed)
+			h->p = h->packed_end; /* the rest of the run's last byte is padding */
+		out += k;
+		n -= k;
 	}
-	*out = h->bw ? (uint32_t)(h->bits & ((1ull << h->bw) - 1)) : 0;
-	h->bits >>= h->bw;
-	h->nbits -= h->bw;
-	h->packed--;
 	return 0;
 }
 
@@ -913,6 +946,8 @@ static void col_room(struct colbuf *cb, size_t rows)
 	cb->f64 = nx_xrealloc(cb->f64, rows * sizeof(*cb->f64));
 	cb->str = nx_xrealloc(cb->str, rows * sizeof(*cb->str));
 	cb->len = nx_xrealloc(cb->len, rows * sizeof(*cb->len));
+	cb->idx = nx_xrealloc(cb->idx, rows * sizeof(*cb->idx));
+	cb->scratch = nx_xrealloc(cb->scratch, rows * sizeof(*cb->scratch));
 	cb->cap = rows;
 }
 
@@ -999,33 +1034,89 @@ static void dict_room(struct colbuf *cb, size_t n)
 	cb->d_cap = n;
 }
 
-/* The values of a data page: rows [row, row + n) of which `present` are not NULL. */
+/* PLAIN values of a data page whose n rows from row on are all valid: numbers copied
+ * as a block (the host is little-endian, as parquet), the rest by plain(). */
+static int plain_all(struct colbuf *cb, int ptype, const uint8_t *p, const uint8_t *end,
+		     size_t row, size_t n)
+{
+	size_t have = (size_t)(end - p);
+
+	switch (ptype) {
+	case T_INT64:
+	case T_DOUBLE:
+		if (have / 8 < n)
+			return -1;
+		memcpy(ptype == T_INT64 ? (void *)(cb->i64 + row) : (void *)(cb->f64 + row), p,
+		       n * 8);
+		return 0;
+	case T_INT32:
+	case T_FLOAT:
+		if (have / 4 < n)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			int32_t i32;
+			float f32;
+			if (ptype == T_INT32) {
+				memcpy(&i32, p + 4 * i, 4);
+				cb->i64[row + i] = i32;
+			} else {
+				memcpy(&f32, p + 4 * i, 4);
+				cb->f64[row + i] = f32;
+			}
+		}
+		return 0;
+	default:
+		return plain(cb, ptype, p, end, n, false, row, row + n);
+	}
+}
+
+/* The values of a data page: rows [row, row + n) of which `present` are not NULL. -1
+ * when the values are short, -2 for an encoding this reader lacks, -3 for a dictionary
+ * index past the dictionary. Dictionary indices are decoded in one batch into idx (0 for
+ * a NULL row), then the values looked up. */
 static int page_values(struct colbuf *cb, int ptype, int64_t enc, const uint8_t *p,
 		       const uint8_t *end, size_t row, size_t n, size_t present)
 {
-	if (enc == ENC_PLAIN)
+	if (enc == ENC_PLAIN) {
+		cb->all_dict = false;
+		if (present == n)
+			return plain_all(cb, ptype, p, end, row, n);
 		return plain(cb, ptype, p, end, present, false, row, row + n);
+	}
 	if (enc != ENC_PLAIN_DICT && enc != ENC_RLE_DICT)
 		return -2;
-	if (!present)
+	uint32_t *idx = cb->idx + row;
+	if (!present) {
+		memset(idx, 0, n * sizeof(*idx));
 		return 0;
+	}
 	if (p >= end || *p > 32)
 		return -1;
 	struct hybrid h = { .p = p + 1, .end = end, .bw = *p };
-	for (size_t r = row; r < row + n; r++) {
-		uint32_t k;
-		if (!cb->valid[r])
-			continue;
-		if (hybrid_next(&h, &k) || k >= cb->d_n)
-			return -1;
-		if (ptype == T_BYTE_ARRAY) {
-			cb->str[r] = cb->d_str[k];
-			cb->len[r] = cb->d_len[k];
-		} else if (ptype == T_FLOAT || ptype == T_DOUBLE) {
-			cb->f64[r] = cb->d_f64[k];
-		} else {
-			cb->i64[r] = cb->d_i64[k];
+	uint32_t *got = present == n ? idx : cb->scratch;
+	if (hybrid_get(&h, got, present))
+		return -1;
+	uint32_t most = 0;
+	for (size_t i = 0; i < present; i++)
+		most = got[i] > most ? got[i] : most;
+	if (most >= cb->d_n)
+		return -3;
+	if (got != idx) /* spread over the valid rows, 0 in the NULL ones */
+		for (size_t r = 0, j = 0; r < n; r++)
+			idx[r] = cb->valid[row + r] ? got[j++] : 0;
+	if (ptype == T_BYTE_ARRAY) {
+		const char **str = cb->str + row;
+		uint32_t *len = cb->len + row;
+		for (size_t r = 0; r < n; r++) {
+			str[r] = cb->d_str[idx[r]];
+			len[r] = cb->d_len[idx[r]];
 		}
+	} else if (ptype == T_FLOAT || ptype == T_DOUBLE) {
+		for (size_t r = 0; r < n; r++)
+			cb->f64[row + r] = cb->d_f64[idx[r]];
+	} else {
+		for (size_t r = 0; r < n; r++)
+			cb->i64[row + r] = cb->d_i64[idx[r]];
 	}
 	return 0;
 }
@@ -1052,10 +1143,18 @@ static int levels(struct colbuf *cb, const uint8_t *p, const uint8_t *end, size_
 			r += k;
 			continue;
 		}
-		if (hybrid_next(&h, &v) || v > 1)
+		/* a bit-packed run (levels that change often), in one batch */
+		size_t k = h.packed < row + n - r ? h.packed : row + n - r;
+		if (hybrid_get(&h, cb->scratch, k))
 			return -1;
-		cb->valid[r++] = (uint8_t)v;
-		*present += v;
+		for (size_t i = 0; i < k; i++) {
+			v = cb->scratch[i];
+			if (v > 1)
+				return -1;
+			cb->valid[r + i] = (uint8_t)v;
+			*present += v;
+		}
+		r += k;
 	}
 	return 0;
 }
@@ -1073,6 +1172,7 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 	col_room(cb, rows ? rows : 1);
 	cb->npages = 0;
 	cb->d_n = 0;
+	cb->all_dict = true;
 	if (ptype < 0) {
 		memset(cb->valid, 0, rows);
 		return 0;
@@ -1104,6 +1204,9 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 		if (pg.type == PAGE_INDEX)
 			continue;
 		if (pg.type == PAGE_DICT) {
+			/* one dictionary, before the data pages: another would renumber */
+			if (row || cb->d_n)
+				cb->all_dict = false;
 			if (pg.values < 0 || (uint64_t)pg.values > (uint64_t)pg.usize + 1 ||
 			    (pg.encoding != ENC_PLAIN && pg.encoding != ENC_PLAIN_DICT))
 				return bad(f, NX_ECORRUPT, at, "a dictionary page this reader does "
@@ -1164,6 +1267,9 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 		if (rc == -2)
 			return bad(f, NX_EVERSION, at, "an encoding this reader does not read (PLAIN "
 				   "or dictionary)", err);
+		if (rc == -3)
+			return bad(f, NX_ECORRUPT, at, "a dictionary index past the chunk's "
+				   "dictionary", err);
 		if (rc)
 			return bad(f, NX_ECORRUPT, at, "page values shorter than its rows", err);
 		row += n;
@@ -1197,6 +1303,11 @@ int nx_pqr_next(struct nx_pqr *r, const struct nx_pqr_batch **b, struct nx_err *
 		col->f64 = cb->f64;
 		col->str = cb->str;
 		col->len = cb->len;
+		bool dict = f->ptype[k] >= 0 && cb->all_dict && cb->d_n;
+		col->idx = dict ? cb->idx : NULL;
+		col->dict_str = dict ? cb->d_str : NULL;
+		col->dict_len = dict ? cb->d_len : NULL;
+		col->ndict = dict ? cb->d_n : 0;
 	}
 	r->batch.rows = rows;
 	r->batch.ncols = r->ncols;
@@ -1233,6 +1344,8 @@ void nx_pqr_close(struct nx_pqr *r)
 		free(cb->d_f64);
 		free(cb->d_str);
 		free(cb->d_len);
+		free(cb->idx);
+		free(cb->scratch);
 		free(r->names[k]);
 	}
 	free(r->names);
