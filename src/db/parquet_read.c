@@ -77,7 +77,8 @@ struct colbuf {
 	size_t d_n, d_cap;
 	/* each row's index into the dictionary (0 for a NULL), and whether every data page
 	 * of the chunk so far was dictionary-encoded (then the batch hands idx on) */
-	uint32_t *idx, *scratch;
+	uint32_t *idx;
+	size_t idx_cap;
 	bool all_dict;
 };
 
@@ -90,6 +91,9 @@ struct nx_pqr {
 	struct colbuf cols[NX_PQR_MAX_COLS];
 	struct nx_pqr_batch batch;
 	ZSTD_DCtx *zd;
+	/* the decoded indices or levels of a page with NULLs, before they are spread */
+	uint32_t *scratch;
+	size_t scratch_cap;
 };
 
 /* The parquet_footer.h view of f, for its reads and error messages. */
@@ -946,8 +950,6 @@ static void col_room(struct colbuf *cb, size_t rows)
 	cb->f64 = nx_xrealloc(cb->f64, rows * sizeof(*cb->f64));
 	cb->str = nx_xrealloc(cb->str, rows * sizeof(*cb->str));
 	cb->len = nx_xrealloc(cb->len, rows * sizeof(*cb->len));
-	cb->idx = nx_xrealloc(cb->idx, rows * sizeof(*cb->idx));
-	cb->scratch = nx_xrealloc(cb->scratch, rows * sizeof(*cb->scratch));
 	cb->cap = rows;
 }
 
@@ -1072,10 +1074,11 @@ static int plain_all(struct colbuf *cb, int ptype, const uint8_t *p, const uint8
 
 /* The values of a data page: rows [row, row + n) of which `present` are not NULL. -1
  * when the values are short, -2 for an encoding this reader lacks, -3 for a dictionary
- * index past the dictionary. Dictionary indices are decoded in one batch into idx (0 for
- * a NULL row), then the values looked up. */
-static int page_values(struct colbuf *cb, int ptype, int64_t enc, const uint8_t *p,
-		       const uint8_t *end, size_t row, size_t n, size_t present)
+ * index past the dictionary. Dictionary indices are decoded in one batch (a string
+ * column's into idx, 0 for a NULL row; a number's into scratch), then the values looked
+ * up. */
+static int page_values(struct colbuf *cb, uint32_t *scratch, int ptype, int64_t enc,
+		       const uint8_t *p, const uint8_t *end, size_t row, size_t n, size_t present)
 {
 	if (enc == ENC_PLAIN) {
 		cb->all_dict = false;
@@ -1085,15 +1088,23 @@ static int page_values(struct colbuf *cb, int ptype, int64_t enc, const uint8_t 
 	}
 	if (enc != ENC_PLAIN_DICT && enc != ENC_RLE_DICT)
 		return -2;
-	uint32_t *idx = cb->idx + row;
+	/* a string column's indices are kept (nx_pqr_col.idx), a number's only decoded */
+	bool keep = ptype == T_BYTE_ARRAY;
+	if (keep && cb->idx_cap < cb->cap) {
+		free(cb->idx);
+		cb->idx = nx_xmalloc(cb->cap * sizeof(*cb->idx));
+		cb->idx_cap = cb->cap;
+	}
+	uint32_t *idx = keep ? cb->idx + row : NULL;
 	if (!present) {
-		memset(idx, 0, n * sizeof(*idx));
+		if (keep)
+			memset(idx, 0, n * sizeof(*idx));
 		return 0;
 	}
 	if (p >= end || *p > 32)
 		return -1;
 	struct hybrid h = { .p = p + 1, .end = end, .bw = *p };
-	uint32_t *got = present == n ? idx : cb->scratch;
+	uint32_t *got = keep && present == n ? idx : scratch;
 	if (hybrid_get(&h, got, present))
 		return -1;
 	uint32_t most = 0;
@@ -1101,10 +1112,11 @@ static int page_values(struct colbuf *cb, int ptype, int64_t enc, const uint8_t 
 		most = got[i] > most ? got[i] : most;
 	if (most >= cb->d_n)
 		return -3;
-	if (got != idx) /* spread over the valid rows, 0 in the NULL ones */
-		for (size_t r = 0, j = 0; r < n; r++)
-			idx[r] = cb->valid[row + r] ? got[j++] : 0;
-	if (ptype == T_BYTE_ARRAY) {
+	const uint8_t *valid = cb->valid + row;
+	if (keep) {
+		if (got != idx) /* spread over the valid rows, 0 in the NULL ones */
+			for (size_t r = 0, j = 0; r < n; r++)
+				idx[r] = valid[r] ? got[j++] : 0;
 		const char **str = cb->str + row;
 		uint32_t *len = cb->len + row;
 		for (size_t r = 0; r < n; r++) {
@@ -1112,19 +1124,23 @@ static int page_values(struct colbuf *cb, int ptype, int64_t enc, const uint8_t 
 			len[r] = cb->d_len[idx[r]];
 		}
 	} else if (ptype == T_FLOAT || ptype == T_DOUBLE) {
-		for (size_t r = 0; r < n; r++)
-			cb->f64[row + r] = cb->d_f64[idx[r]];
+		double *out = cb->f64 + row;
+		for (size_t r = 0, j = 0; r < n; r++)
+			if (present == n || valid[r])
+				out[r] = cb->d_f64[got[j++]];
 	} else {
-		for (size_t r = 0; r < n; r++)
-			cb->i64[row + r] = cb->d_i64[idx[r]];
+		int64_t *out = cb->i64 + row;
+		for (size_t r = 0, j = 0; r < n; r++)
+			if (present == n || valid[r])
+				out[r] = cb->d_i64[got[j++]];
 	}
 	return 0;
 }
 
 /* Definition levels of n rows from row on (max level 1): valid bytes; *present gets how
  * many are set. */
-static int levels(struct colbuf *cb, const uint8_t *p, const uint8_t *end, size_t row,
-		  size_t n, size_t *present)
+static int levels(struct colbuf *cb, uint32_t *scratch, const uint8_t *p, const uint8_t *end,
+		  size_t row, size_t n, size_t *present)
 {
 	struct hybrid h = { .p = p, .end = end, .bw = 1 };
 
@@ -1145,10 +1161,10 @@ static int levels(struct colbuf *cb, const uint8_t *p, const uint8_t *end, size_
 		}
 		/* a bit-packed run (levels that change often), in one batch */
 		size_t k = h.packed < row + n - r ? h.packed : row + n - r;
-		if (hybrid_get(&h, cb->scratch, k))
+		if (hybrid_get(&h, scratch, k))
 			return -1;
 		for (size_t i = 0; i < k; i++) {
-			v = cb->scratch[i];
+			v = scratch[i];
 			if (v > 1)
 				return -1;
 			cb->valid[r + i] = (uint8_t)v;
@@ -1170,6 +1186,11 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 	struct nx_tc_in in;
 
 	col_room(cb, rows ? rows : 1);
+	if (r->scratch_cap < rows) {
+		free(r->scratch);
+		r->scratch = nx_xmalloc(rows * sizeof(*r->scratch));
+		r->scratch_cap = rows;
+	}
 	cb->npages = 0;
 	cb->d_n = 0;
 	cb->all_dict = true;
@@ -1241,7 +1262,7 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 					return bad(f, NX_ECORRUPT, at, "a page without its levels", err);
 				memcpy(&len, vals, 4);
 				if (len > (size_t)(end - vals - 4) ||
-				    levels(cb, vals + 4, vals + 4 + len, row, n, &present))
+				    levels(cb, r->scratch, vals + 4, vals + 4 + len, row, n, &present))
 					return bad(f, NX_ECORRUPT, at, "bad definition levels", err);
 				vals += 4 + len;
 			}
@@ -1251,8 +1272,8 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 			if (pg.v2_def_len < 0 || pg.v2_rep_len < 0 || lv > (uint64_t)pg.csize ||
 			    lv > (uint64_t)pg.usize)
 				return bad(f, NX_ECORRUPT, at, "page levels longer than the page", err);
-			if (f->max_def[k] && levels(cb, body + pg.v2_rep_len, body + lv, row, n,
-						    &present))
+			if (f->max_def[k] && levels(cb, r->scratch, body + pg.v2_rep_len, body + lv,
+						    row, n, &present))
 				return bad(f, NX_ECORRUPT, at, "bad definition levels", err);
 			if ((rc = inflate_page(r, cb, f, pg.v2_compressed ? c->codec : CODEC_NONE,
 					       body + lv, (size_t)(pg.csize - (int64_t)lv),
@@ -1263,7 +1284,7 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 		}
 		if (!f->max_def[k])
 			memset(cb->valid + row, 1, n);
-		rc = page_values(cb, ptype, pg.encoding, vals, end, row, n, present);
+		rc = page_values(cb, r->scratch, ptype, pg.encoding, vals, end, row, n, present);
 		if (rc == -2)
 			return bad(f, NX_EVERSION, at, "an encoding this reader does not read (PLAIN "
 				   "or dictionary)", err);
@@ -1303,7 +1324,7 @@ int nx_pqr_next(struct nx_pqr *r, const struct nx_pqr_batch **b, struct nx_err *
 		col->f64 = cb->f64;
 		col->str = cb->str;
 		col->len = cb->len;
-		bool dict = f->ptype[k] >= 0 && cb->all_dict && cb->d_n;
+		bool dict = f->ptype[k] == T_BYTE_ARRAY && cb->all_dict && cb->d_n;
 		col->idx = dict ? cb->idx : NULL;
 		col->dict_str = dict ? cb->d_str : NULL;
 		col->dict_len = dict ? cb->d_len : NULL;
@@ -1345,11 +1366,11 @@ void nx_pqr_close(struct nx_pqr *r)
 		free(cb->d_str);
 		free(cb->d_len);
 		free(cb->idx);
-		free(cb->scratch);
 		free(r->names[k]);
 	}
 	free(r->names);
 	free(r->files);
 	ZSTD_freeDCtx(r->zd);
+	free(r->scratch);
 	free(r);
 }

@@ -38,11 +38,11 @@ struct nx_pqr_col {
 	const double *f64;
 	const char *const *str;
 	const uint32_t *len;
-	/* When the row group's chunk of the column is dictionary-encoded throughout (any
-	 * kind; strings, mostly): idx[r] is row r's index into its ndict distinct values
-	 * (0 for a NULL row), str[r] is dict_str[idx[r]] (the same bytes) and len[r]
-	 * dict_len[idx[r]], so a caller may work once per distinct value. idx is NULL
-	 * otherwise (PLAIN pages, a column the file lacks). */
+	/* A STR column whose chunk in the row group is dictionary-encoded throughout:
+	 * idx[r] is row r's index into its ndict distinct values (0 for a NULL row), str[r]
+	 * is dict_str[idx[r]] (the same bytes) and len[r] dict_len[idx[r]], so a caller may
+	 * work once per distinct value. idx is NULL otherwise (PLAIN pages, another kind,
+	 * a column the file lacks). */
 	const uint32_t *idx;
 	const char *const *dict_str;
 	const uint32_t *dict_len;
