@@ -8,11 +8,15 @@
  * anywhere (cut short, a flipped byte in the footer or in a page) give an error that
  * names the file, never a crash; a footer larger than the reader's window over it reads
  * the same. The footers' statistics give each integer column's range, or say they do
- * not tell. */
+ * not tell. Our writer's dictionary pages (one per chunk, over several row groups, with
+ * NULLs and runs across the groups' bounds, beside PLAIN chunks of the same column) read
+ * as DuckDB reads them, their indices handed on for the strings (nx_pqr_col.idx); a
+ * damaged dictionary or data page is refused with an error naming the file and byte. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/parquet_concat.h"
 #include "db/parquet_read.h"
+#include "db/parquet_write.h"
 #include "db/thrift_compact.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -460,6 +464,260 @@ static void test_ranges(void **state)
 	free(dir);
 }
 
+/* ---- our writer's dictionaries -------------------------------------------------------- */
+
+static const struct nx_field DICT_FIELDS[] = {
+	{ .name = "id", .type = "integer", .format = "int64", .unit = "", .enum_name = "",
+	  .example = "", .description = "", .required = true },
+	{ .name = "small", .type = "integer", .format = "int64", .unit = "", .enum_name = "",
+	  .example = "", .description = "" },
+	{ .name = "name", .type = "string", .format = "", .unit = "", .enum_name = "",
+	  .example = "", .description = "" },
+	{ .name = "word", .type = "string", .format = "", .unit = "", .enum_name = "",
+	  .example = "", .description = "", .required = true },
+};
+static const struct nx_table DICT_T = { .name = "DictT", .modality = "", .profile_kind = "",
+					.description = "", .written = true, .nfields = 4,
+					.fields = DICT_FIELDS };
+static const char *const DICT_COLS[] = { "id", "small", "name", "word" };
+#define DICT_ROWS 23000
+#define DICT_GROUP "5000"
+
+/* Row i: small in runs of 1 to 12 (RLE runs and bit-packed groups), NULL in runs of 7
+ * every 35 rows; name one of 5 in runs of 9 (across the groups' bounds at every 5000),
+ * NULL every 13th row (bit-packed levels); word one of 37 in the first 20000 rows
+ * (dictionary chunks) and distinct in the last group (a PLAIN chunk). */
+static int dict_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
+{
+	int64_t *next = self;
+	size_t n = 0, cap = nx_rowbuf_capacity(b);
+	char s[32];
+
+	(void)err;
+	for (; n < cap && *next < DICT_ROWS; n++, ++*next) {
+		int64_t i = *next;
+		nx_rowbuf_i64(b, 0, n, i);
+		if ((i / 7) % 5)
+			nx_rowbuf_i64(b, 1, n, (i / (1 + (i / 1000) % 12)) % 300);
+		if (i % 13) {
+			snprintf(s, sizeof(s), "n%" PRId64, (i / 9) % 5);
+			nx_rowbuf_str(b, 2, n, s);
+		}
+		if (i < 20000)
+			snprintf(s, sizeof(s), "w%" PRId64, i % 37);
+		else
+			snprintf(s, sizeof(s), "w-%" PRId64, i);
+		nx_rowbuf_str(b, 3, n, s);
+	}
+	return (int)n;
+}
+
+static void write_dict_file(const char *path)
+{
+	struct nx_err err = { 0 };
+	int64_t next = 0;
+	uint64_t rows = 0;
+	struct nx_row_source src = { .table = &DICT_T, .self = &next, .next = dict_next };
+
+	setenv("NX_INGEST_ROW_GROUP", DICT_GROUP, 1);
+	if (nx_pqw_write_source(&src, path, &rows, &err))
+		fail_msg("%s", err.msg);
+	unsetenv("NX_INGEST_ROW_GROUP");
+	assert_int_equal(rows, DICT_ROWS);
+}
+
+/* Reads cols of a file whole: 0, or an error that names the file and its byte; *msg
+ * (may be NULL) gets the message. */
+static int read_cols(const char *path, const char *const *cols, size_t ncols, char **msg)
+{
+	struct nx_pqr *r = NULL;
+	struct nx_err err = { 0 };
+	const struct nx_pqr_batch *b;
+	const char *files[] = { path };
+	int rc = nx_pqr_open(&r, files, 1, cols, ncols, &err);
+
+	while (!rc && !(rc = nx_pqr_next(r, &b, &err)) && b)
+		;
+	nx_pqr_close(r);
+	if (rc && (!strstr(err.msg, path) || !strstr(err.msg, "at byte")))
+		fail_msg("the error does not name the file and byte: %s", err.msg);
+	if (msg)
+		*msg = rc ? nx_xstrdup(err.msg) : NULL;
+	return rc;
+}
+
+static int dict_chunk(void *arg, const struct nx_dchunk *ch, struct nx_err *err)
+{
+	struct cells *c = arg;
+	size_t rows = nx_dchunk_rows(ch);
+
+	(void)err;
+	for (size_t r = 0; r < rows; r++)
+		for (size_t k = 0; k < 4; k++) {
+			const char *s;
+			size_t len;
+			add(c, nx_dchunk_str(ch, k, r, &s, &len) ? nx_xstrndup(s, len) : NULL);
+		}
+	return 0;
+}
+
+/* Every cell as DuckDB reads it, and the strings' dictionary indices point at the same
+ * bytes: name has them in every row group, word in all but the PLAIN last. */
+static void test_our_dictionaries(void **state)
+{
+	char *dir = nx_test_dir("pq-read-dict");
+	char *path = fmt("%s/ours.parquet", dir);
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_pqr *r = NULL;
+	const struct nx_pqr_batch *b;
+	struct cells mine = { 0 }, duck = { 0 };
+	const char *files[] = { path };
+	size_t groups = 0, name_dict = 0, word_dict = 0;
+	int rc;
+
+	(void)state;
+	write_dict_file(path);
+	assert_int_equal(nx_pqr_open(&r, files, 1, DICT_COLS, 4, &err), 0);
+	while (!(rc = nx_pqr_next(r, &b, &err)) && b) {
+		groups++;
+		reader_cells(b, &mine);
+		assert_null(b->col[0].idx); /* numbers: no indices handed on */
+		assert_null(b->col[1].idx);
+		for (size_t k = 2; k < 4; k++) {
+			const struct nx_pqr_col *c = &b->col[k];
+			if (!c->idx)
+				continue;
+			*(k == 2 ? &name_dict : &word_dict) += 1;
+			NX_ASSERT_CMP(c->ndict, <=, 37);
+			for (size_t i = 0; i < b->rows; i++) {
+				if (!c->valid[i])
+					continue;
+				NX_ASSERT_CMP(c->idx[i], <, c->ndict);
+				assert_ptr_equal(c->str[i], c->dict_str[c->idx[i]]);
+				assert_int_equal(c->len[i], c->dict_len[c->idx[i]]);
+			}
+		}
+	}
+	assert_int_equal(rc, 0);
+	nx_pqr_close(r);
+	assert_int_equal(groups, 5);
+	assert_int_equal(name_dict, 5);
+	assert_int_equal(word_dict, 4);
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	char *sql = fmt("SELECT id::VARCHAR, small::VARCHAR, name, word FROM '%s'", path);
+	if (nx_duck_scan(d, sql, dict_chunk, &duck, &err))
+		fail_msg("%s: %s", sql, err.msg);
+	/* and the chunks were written as meant: dictionaries but for word's last */
+	free(sql);
+	sql = fmt("SELECT count(*) FROM parquet_metadata('%s') WHERE path_in_schema = 'word' "
+		  "AND dictionary_page_offset IS NOT NULL AND dictionary_page_offset > 0", path);
+	assert_int_equal(q64(d, sql), 4);
+	nx_duck_close(d);
+	NX_ASSERT_CMP(mine.n, ==, duck.n);
+	NX_ASSERT_CMP(mine.n, ==, (size_t)DICT_ROWS * 4);
+	for (size_t i = 0; i < mine.n; i++) {
+		bool same = (!mine.v[i] && !duck.v[i]) ||
+			    (mine.v[i] && duck.v[i] && !strcmp(mine.v[i], duck.v[i]));
+		if (!same)
+			fail_msg("row %zu column %s: '%s' against DuckDB's '%s'", i / 4,
+				 DICT_COLS[i % 4], mine.v[i] ? mine.v[i] : "NULL",
+				 duck.v[i] ? duck.v[i] : "NULL");
+	}
+	release(&mine);
+	release(&duck);
+	free(sql);
+	free(path);
+	free(dir);
+}
+
+/* The pages of a column chunk: [from, to) from parquet_metadata. */
+static void chunk_span(struct nx_duck *d, const char *path, const char *col, int group,
+		       int64_t *dict, int64_t *data, int64_t *end)
+{
+	char *sql = fmt("SELECT dictionary_page_offset FROM parquet_metadata('%s') WHERE "
+			"path_in_schema = '%s' AND row_group_id = %d", path, col, group);
+	*dict = q64(d, sql);
+	free(sql);
+	sql = fmt("SELECT data_page_offset FROM parquet_metadata('%s') WHERE path_in_schema = "
+		  "'%s' AND row_group_id = %d", path, col, group);
+	*data = q64(d, sql);
+	free(sql);
+	sql = fmt("SELECT least(dictionary_page_offset, data_page_offset) + total_compressed_size "
+		  "FROM parquet_metadata('%s') WHERE path_in_schema = '%s' AND row_group_id = %d",
+		  path, col, group);
+	*end = q64(d, sql);
+	free(sql);
+	NX_ASSERT_CMP(*dict, >, 0);
+	NX_ASSERT_CMP(*dict, <, *data);
+	NX_ASSERT_CMP(*data, <, *end);
+}
+
+/* Every byte of a dictionary page flipped in turn (its header and its values; our
+ * writer's, zstd, in the second row group of three): a read or an error naming the file
+ * and byte, never a crash. And in an uncompressed file of 5 distinct strings (3-bit
+ * indices), bytes of the data page flipped: some index then points past the dictionary,
+ * refused as such. */
+static void test_damaged_dictionary(void **state)
+{
+	char *dir = nx_test_dir("pq-read-dict-bad");
+	char *good = fmt("%s/ours.parquet", dir), *bad = fmt("%s/bad.parquet", dir);
+	char *plain = fmt("%s/plain.parquet", dir), *msg;
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	int64_t dict, data, end;
+	size_t len;
+	int refused = 0, past = 0;
+
+	(void)state;
+	write_dict_file(good);
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	chunk_span(d, good, "name", 1, &dict, &data, &end);
+	char *sql = fmt("COPY (SELECT 'k' || (range %% 5) AS name FROM range(3000)) TO '%s' "
+			"(FORMAT parquet, COMPRESSION uncompressed, ROW_GROUP_SIZE 1000)", plain);
+	ex(d, sql);
+	free(sql);
+	int64_t p_dict, p_data, p_end;
+	chunk_span(d, plain, "name", 1, &p_dict, &p_data, &p_end);
+	nx_duck_close(d);
+
+	char *bytes = slurp(good, &len), *copy = nx_xmalloc(len);
+	const char *cols[] = { "name" };
+	assert_int_equal(read_cols(good, cols, 1, NULL), 0);
+	for (int64_t i = dict; i < data; i++) {
+		memcpy(copy, bytes, len);
+		copy[i] ^= 0x5a;
+		spit(bad, copy, len);
+		if (read_cols(bad, DICT_COLS, 4, &msg)) {
+			refused++;
+			free(msg);
+		}
+	}
+	NX_ASSERT_CMP(refused, >, 0);
+	free(bytes);
+	free(copy);
+
+	bytes = slurp(plain, &len);
+	copy = nx_xmalloc(len);
+	assert_int_equal(read_cols(plain, cols, 1, NULL), 0);
+	for (int64_t i = p_data; i < p_end; i++) {
+		memcpy(copy, bytes, len);
+		copy[i] ^= 0x5a;
+		spit(bad, copy, len);
+		if (read_cols(bad, cols, 1, &msg)) {
+			past += strstr(msg, "a dictionary index past the chunk's dictionary") != NULL;
+			free(msg);
+		}
+	}
+	NX_ASSERT_CMP(past, >, 0);
+	free(bytes);
+	free(copy);
+	free(good);
+	free(bad);
+	free(plain);
+	free(dir);
+}
+
 /* A list whose count exceeds the bytes left in a window over a longer footer runs past
  * the window (NX_ETRUNC: the reader moves the window and parses again); in a whole footer
  * it is corrupt. The reader once took the first for the second: a 100M-record
@@ -490,6 +748,8 @@ int main(void)
 		cmocka_unit_test(test_footer_in_slices),
 		cmocka_unit_test(test_list_past_window),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_our_dictionaries),
+		cmocka_unit_test(test_damaged_dictionary),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }
