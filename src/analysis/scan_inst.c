@@ -508,7 +508,8 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 			sc->in_hi = end;
 			sc->in_hi_set = true;
 		}
-		k.src = text_cell(&sc->src, &p->cache[0], &p->by_idx[0], b, C_SRC, r, TEXT_BASENAME);
+		k.src = text_cell(&sc->src, &p->cache[0], &p->by_idx[0], b, C_SRC, r,
+				  TEXT_BASENAME);
 		sc->with_source += k.src >= 0;
 		if (nx__rec_i64(b, C_WAIT, r, &wait))
 			sc->with_wait++;
@@ -525,10 +526,13 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 			for (size_t i = 0; i < p->nedges; i++)
 				dge |= p->edges[i].dge;
 		}
-		k.engine = text_cell(&sc->engine, &p->cache[1], &p->by_idx[1], b, C_ENGINE, r, TEXT_LOWER);
+		k.engine = text_cell(&sc->engine, &p->cache[1], &p->by_idx[1], b, C_ENGINE, r,
+				     TEXT_LOWER);
 		if (in_window(&sc->win, has_start, start)) {
-			k.opcode = text_cell(&sc->opcode, &p->cache[2], &p->by_idx[2], b, C_OPCODE, r, TEXT_AS_IS);
-			k.tti = text_cell(&sc->tti, &p->cache[3], &p->by_idx[3], b, C_TTI, r, TEXT_AS_IS);
+			k.opcode = text_cell(&sc->opcode, &p->cache[2], &p->by_idx[2], b, C_OPCODE,
+					     r, TEXT_AS_IS);
+			k.tti = text_cell(&sc->tti, &p->cache[3], &p->by_idx[3], b, C_TTI, r,
+					  TEXT_AS_IS);
 			add_to_group(p, b, r, &k, start);
 		}
 		if (wait > 0 && has_start) {

@@ -3,7 +3,9 @@
  * columns (see parquet_read.h). At open each file's footer is read once, in slices, and
  * reduced to where the asked columns' chunks lie; a batch reads each chunk whole, inflates its
  * pages and decodes levels and values into arrays of the row group's rows. Field
- * numbers are those of parquet.thrift. */
+ * numbers are those of parquet.thrift. A page's dictionary indices are decoded in one
+ * batch, and a string column's chunk is handed on with its dictionary and each row's
+ * index (nx_pqr_col.idx), for callers that work once per distinct value. */
 #include "common/compat.h"
 #include "db/parquet_read.h"
 #include "db/parquet_footer.h"
@@ -1262,7 +1264,8 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 					return bad(f, NX_ECORRUPT, at, "a page without its levels", err);
 				memcpy(&len, vals, 4);
 				if (len > (size_t)(end - vals - 4) ||
-				    levels(cb, r->scratch, vals + 4, vals + 4 + len, row, n, &present))
+				    levels(cb, r->scratch, vals + 4, vals + 4 + len, row, n,
+					   &present))
 					return bad(f, NX_ECORRUPT, at, "bad definition levels", err);
 				vals += 4 + len;
 			}

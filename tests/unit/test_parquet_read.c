@@ -705,7 +705,7 @@ static void test_damaged_dictionary(void **state)
 		copy[i] ^= 0x5a;
 		spit(bad, copy, len);
 		if (read_cols(bad, cols, 1, &msg)) {
-			past += strstr(msg, "a dictionary index past the chunk's dictionary") != NULL;
+			past += !!strstr(msg, "a dictionary index past the chunk's dictionary");
 			free(msg);
 		}
 	}
