@@ -4,8 +4,9 @@
  * cache in (k, core, track) order: the rows whose halved bucket is the same come one
  * after the other, so only that bucket's rows (two per track at most, three at bucket 0,
  * for the halving truncates towards zero as DuckDB's does) are held, sorted by (core,
- * track), combined and appended in that order (through a staging table, a slice of
- * the level at a time: build_slice and build_level say why). The results are those of
+ * track), combined and kept in that order, a slice of the level at a time, then
+ * appended to the cache's table once the slice's read has ended (build_slice and
+ * build_level say why). The results are those of
  * the grouping query each level used to run (lod_build.c keeps it as the reference the tests compare
  * against), at a fraction of its CPU: no hash table, no HUGEINT keys. */
 #include "common/compat.h"
@@ -24,6 +25,10 @@ const enum nx_cell_kind nx__lod_row_kinds[NX_LOD_ROW_COLUMNS] = {
 	NX_CELL_INT, NX_CELL_INT, NX_CELL_INT, NX_CELL_TEXT, NX_CELL_INT, NX_CELL_INT,
 	NX_CELL_INT, NX_CELL_INT, NX_CELL_INT, NX_CELL_INT,  NX_CELL_INT, NX_CELL_TEXT,
 };
+
+/* The levels' slices, in input rows, are the bounds' chunk rows over this
+ * (nx__lod_levels_up). */
+#define LEVEL_SLICE_DIV 8
 
 /* A string cell of a row: its bytes in the bucket's arena; len NULL_LEN: NULL. */
 #define NULL_LEN SIZE_MAX
@@ -60,7 +65,10 @@ struct bucket {
 	struct row *rows;
 	size_t n, cap, seen;
 	struct nx_strbuf arena;
-	struct nx_duck_appender *app;
+	/* the slice's rows of the level being built, their strings in out_arena */
+	struct row *out;
+	size_t nout, outcap;
+	struct nx_strbuf out_arena;
 };
 
 static struct cell cell_read(const struct nx_dchunk *c, size_t col, size_t i,
@@ -201,6 +209,18 @@ static int row_combine(struct bucket *b, struct row *acc, const struct row *r,
 	return 0;
 }
 
+/* c, whose bytes are at base + c.off, with its bytes copied to the end of arena. */
+static struct cell cell_keep(struct nx_strbuf *arena, const char *base, struct cell c)
+{
+	struct cell out = { arena->len, c.len };
+
+	if (c.len != NULL_LEN)
+		nx_strbuf_add(arena, base + c.off, c.len);
+	else
+		out.off = 0;
+	return out;
+}
+
 static void append_cell(struct nx_duck_appender *a, const char *base, struct cell c)
 {
 	nx_duck_append_str(a, c.len == NULL_LEN ? NULL : base + c.off,
@@ -223,13 +243,13 @@ static void append_opt_f64(struct nx_duck_appender *a, bool null, double v)
 		nx_duck_append_f64(a, v);
 }
 
-static int row_append(struct bucket *b, const struct row *r, struct nx_err *err)
+static int row_append(struct nx_duck_appender *a, const struct bucket *b, const struct row *r,
+		      struct nx_err *err)
 {
-	struct nx_duck_appender *a = b->app;
-	const char *base = b->arena.buf;
+	const char *base = b->out_arena.buf;
 
 	nx_duck_append_i64(a, b->level);
-	nx_duck_append_i64(a, b->parent);
+	nx_duck_append_i64(a, r->k);
 	append_opt_i64(a, !r->core_null, r->core);
 	append_cell(a, base, r->track);
 	if (b->ctr) {
@@ -253,8 +273,26 @@ static int row_append(struct bucket *b, const struct row *r, struct nx_err *err)
 	return nx_duck_append_end_row(a, err);
 }
 
-/* Sorts the bucket's rows by (core, track), appends one combined row per pair, empties
- * the bucket. */
+/* Keeps acc, the combined row of one (core, track) of bucket b->parent, in b->out. */
+static void row_keep(struct bucket *b, const struct row *acc)
+{
+	struct row *o;
+
+	if (b->nout == b->outcap) {
+		b->outcap = b->outcap ? 2 * b->outcap : 1024;
+		b->out = nx_xrealloc(b->out, b->outcap * sizeof(*b->out));
+	}
+	o = &b->out[b->nout++];
+	*o = *acc;
+	o->k = b->parent;
+	o->track = cell_keep(&b->out_arena, b->arena.buf, acc->track);
+	o->track_at = NULL;
+	if (!b->ctr)
+		o->label = cell_keep(&b->out_arena, b->arena.buf, acc->label);
+}
+
+/* Sorts the bucket's rows by (core, track), keeps one combined row per pair (row_keep),
+ * empties the bucket. */
 static int bucket_flush(struct bucket *b, struct nx_err *err)
 {
 	int rc = 0;
@@ -269,7 +307,7 @@ static int bucket_flush(struct bucket *b, struct nx_err *err)
 		for (; j < b->n && !key_cmp(&acc, &b->rows[j]) && !rc; j++)
 			rc = row_combine(b, &acc, &b->rows[j], err);
 		if (!rc)
-			rc = row_append(b, &acc, err);
+			row_keep(b, &acc);
 		i = j;
 	}
 	b->n = 0;
@@ -308,22 +346,21 @@ static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 	return rc;
 }
 
-/* Appends to the staging table `to` (in the in-memory database: the cache's file is not
- * written by one connection while another reads it, for the commit of either would then
- * wait for the other's lock to checkpoint the file) the rows of level b->level made from
- * the rows of `from` (a table and its filter) whose bucket k is in [k0, k1) (k1 INT64_MAX:
- * no end), then moves them into the cache table and empties `to`. */
-static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, const char *to,
-		       int64_t k0, int64_t k1, struct nx_err *err)
+/* Appends to the cache's table the rows of level b->level made from the rows of `from`
+ * (a table and its filter) whose bucket k is in [k0, k1) (k1 INT64_MAX: no end). The
+ * rows are kept in C (row_keep) while the level below is read and appended once its
+ * read has ended: the cache's file is never written by one connection (the appender's)
+ * while another reads it, for the commit of either would then wait for the other's lock
+ * to checkpoint the file. (They went through a staging table of the in-memory database
+ * before, then an INSERT into the cache: docs/memory.md, "The levels above L0".) */
+static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, int64_t k0,
+		       int64_t k1, struct nx_err *err)
 {
 	char *table = b->ctr ? nx_xstrdup("tl.ctr_lod") : nx_xasprintf("tl.lod%d", b->src);
-	/* the staging table gets tl.lod<s>'s ENUM types, so the move stores their codes */
-	char *sql = nx_xasprintf("CREATE OR REPLACE TABLE %s AS SELECT * FROM %s LIMIT 0", to,
-				 table);
+	struct nx_duck_appender *app = NULL;
 	struct nx_strbuf q = NX_STRBUF_INIT;
-	int rc = nx_duck_exec(d, sql, err);
+	int rc;
 
-	free(sql);
 	if (b->ctr)
 		nx_strbuf_addf(&q, "SELECT k, core, track, lo, hi, last, last_ts FROM %s", from);
 	else
@@ -336,27 +373,29 @@ static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, co
 		nx_strbuf_addf(&q, " AND k < %" PRId64, k1);
 	b->open = false;
 	b->n = 0;
+	b->nout = 0;
 	nx_strbuf_reset(&b->arena);
-	if (!rc && b->ctr)
-		rc = nx_duck_appender_open(d, to, &b->app, err);
-	else if (!rc)
-		rc = nx_duck_appender_open_typed(d, to, nx__lod_row_kinds, NX_LOD_ROW_COLUMNS,
-						 &b->app, err);
-	if (!rc)
-		rc = nx_duck_scan(d, q.buf, take_chunk, b, err);
+	nx_strbuf_reset(&b->out_arena);
+	rc = nx_duck_scan(d, q.buf, take_chunk, b, err);
 	if (!rc && b->open)
 		rc = bucket_flush(b, err);
-	if (!rc)
-		rc = nx_duck_appender_close(b->app, err);
-	else if (b->app)
-		nx_duck_appender_close(b->app, &(struct nx_err){ 0 });
-	b->app = NULL;
 	nx_strbuf_release(&q);
-	if (!rc) {
-		sql = nx_xasprintf("INSERT INTO %s SELECT * FROM %s", table, to);
-		rc = nx_duck_exec(d, sql, err);
-		free(sql);
+	if (!rc && !b->nout) {
+		free(table);
+		return 0;
 	}
+	/* text into the ENUM columns a chunk at a time (nx_duck_appender_open_typed) */
+	if (!rc && b->ctr)
+		rc = nx_duck_appender_open(d, table, &app, err);
+	else if (!rc)
+		rc = nx_duck_appender_open_typed(d, table, nx__lod_row_kinds, NX_LOD_ROW_COLUMNS,
+						 &app, err);
+	for (size_t i = 0; i < b->nout && !rc; i++)
+		rc = row_append(app, b, &b->out[i], err);
+	if (!rc)
+		rc = nx_duck_appender_close(app, err);
+	else if (app)
+		nx_duck_appender_close(app, &(struct nx_err){ 0 });
 	free(table);
 	return rc;
 }
@@ -372,11 +411,11 @@ static int64_t parent_start(int64_t k)
 
 /* Level b->level from the level below, the rows of `from` (a table and its filter, in the
  * cache), in slices of about chunk input rows cut between parent buckets, so that what
- * the staging table holds at once is one slice's rows rather than the whole level (5.3M
- * rows at 100M records, which filled DuckDB's pool). The rows go into the cache in the
+ * is kept at once is one slice's rows rather than the whole level (5.3M rows at 100M
+ * records, which filled DuckDB's pool when they were staged in it). The rows go into the cache in the
  * same order as in one piece, so their row ids are the same. */
-static int build_level(struct nx_duck *d, struct bucket *b, const char *from, const char *to,
-		       int64_t chunk, struct nx_err *err)
+static int build_level(struct nx_duck *d, struct bucket *b, const char *from, int64_t chunk,
+		       struct nx_err *err)
 {
 	static const char *const what[3] = { "count(*)", "min(k)", "max(k)" };
 	int64_t v[3] = { 0, 0, 0 }, n, width, k0 = INT64_MIN;
@@ -390,7 +429,7 @@ static int build_level(struct nx_duck *d, struct bucket *b, const char *from, co
 		free(sql);
 	}
 	if (rc || v[0] <= chunk || v[2] <= v[1])
-		return rc ? rc : build_slice(d, b, from, to, INT64_MIN, INT64_MAX, err);
+		return rc ? rc : build_slice(d, b, from, INT64_MIN, INT64_MAX, err);
 	n = (v[0] + chunk - 1) / chunk;
 	width = (v[2] - v[1]) / n + 1;
 	for (int64_t i = 1; i < n && !rc; i++) {
@@ -398,20 +437,20 @@ static int build_level(struct nx_duck *d, struct bucket *b, const char *from, co
 
 		if (k1 <= k0 || k1 > v[2])
 			continue;
-		rc = build_slice(d, b, from, to, k0, k1, err);
+		rc = build_slice(d, b, from, k0, k1, err);
 		k0 = k1;
 	}
-	return rc ? rc : build_slice(d, b, from, to, k0, INT64_MAX, err);
+	return rc ? rc : build_slice(d, b, from, k0, INT64_MAX, err);
 }
 
 int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 		      struct nx_err *err)
 {
-	struct bucket b = { .ctr = src < 0, .src = src, .arena = NX_STRBUF_INIT };
-	/* a staging table per source: the events part builds two sources at once, on two
-	 * connections of one database (lod_build.c) */
-	char *to = src < 0 ? nx_xstrdup("nx_level") : nx_xasprintf("nx_level%d", src);
-	char *drop = nx_xasprintf("DROP TABLE IF EXISTS %s", to);
+	struct bucket b = { .ctr = src < 0, .src = src, .arena = NX_STRBUF_INIT,
+			    .out_arena = NX_STRBUF_INIT };
+	/* a slice's rows are kept in C until its read ends: an eighth of the bound's input
+	 * rows, so that they hold at most about chunk / 8 rows (11 MB at 500K) */
+	int64_t slice = chunk / LEVEL_SLICE_DIV > 0 ? chunk / LEVEL_SLICE_DIV : 1;
 	int rc = 0;
 
 	for (int l = lo + 1; l <= hi && !rc; l++) {
@@ -419,14 +458,12 @@ int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 				     : nx_xasprintf("tl.lod%d WHERE level = %d", src, l - 1);
 
 		b.level = l;
-		rc = build_level(d, &b, from, to, chunk, err);
+		rc = build_level(d, &b, from, slice, err);
 		free(from);
 	}
-	if (!rc)
-		rc = nx_duck_exec(d, drop, err);
-	free(to);
-	free(drop);
 	free(b.rows);
+	free(b.out);
 	nx_strbuf_release(&b.arena);
+	nx_strbuf_release(&b.out_arena);
 	return rc;
 }

@@ -23,8 +23,9 @@ extern const enum nx_cell_kind nx__lod_row_kinds[NX_LOD_ROW_COLUMNS];
  * too. The rows are the ones the grouping query over the level below gives (lod_build.c):
  * bucket k / 2 (truncated, as DuckDB's integer division), counts and busy times summed,
  * first and last times, the longest event (then the lowest id), least, greatest and last
- * value. A level is read in slices of about chunk rows of the level below (all at once
- * when it has no more), each appended before the next is read. */
+ * value. A level is read in slices of about chunk / 8 rows of the level below (all at
+ * once when it has no more), each slice's rows kept in C until its read has ended, then
+ * appended to the table (no staging table) before the next is read. */
 int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 		      struct nx_err *err);
 

@@ -168,8 +168,8 @@ static void test_small_level_by_hand(void **state)
 		       "(3, 0, 0, 's', 1.0, 2.0, 2.0, 7), (3, 1, 0, 's', 'nan', 'nan', 'nan', 9), "
 		       "(3, 1, 0, 't', NULL, NULL, NULL, 12), (3, 2, 0, 't', 4.0, 6.0, 5.0, 20), "
 		       "(3, 3, 0, 't', -3.0, 1.0, 0.5, 30)");
-	/* in slices of 2 rows of the level below: cut before bucket 2, for -1, 0 and 1 share
-	 * their parent */
+	/* in slices of one row of the level below (the bound of 2 rows over 8, at least 1):
+	 * cut before bucket 2 only, for -1, 0 and 1 share their parent */
 	assert_ok(nx__lod_levels_up(d, 1, 3, 5, 2, &err), &err);
 	assert_ok(nx__lod_levels_up(d, -1, 3, 4, 2, &err), &err);
 	/* level 4: bucket 0 has (0, 'a') from -1, 0 and 1 (the longest: ids 5, 4 and 3 all
