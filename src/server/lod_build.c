@@ -801,6 +801,9 @@ static int split_first(struct nx_duck *d, int s, const struct nx_ptable *t, cons
 			     nx__lod_sources[s].table);
 	}
 	rc = nx__lod_l0_half_join(d, rc, &first, &sp->half, &rows, got, err);
+	/* the stage's rows are visible here although the second half's transaction has not
+	 * committed: they were appended through the appenders' own connection, which commits
+	 * each append (nx__duck_con_app, duck_conn.h), not in that transaction */
 	if (!rc) {
 		nx_strbuf_reset(&q);
 		nx_strbuf_addf(&q, "INSERT INTO tl.lod%d SELECT * FROM " SPLIT_STAGE, s);
