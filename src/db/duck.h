@@ -172,6 +172,14 @@ int nx_duck_scan(struct nx_duck *d, const char *sql, nx_dchunk_fn fn, void *arg,
 int nx_duck_chunk_function(struct nx_duck *d, const char *name, const enum nx_cell_kind *kinds,
 			   size_t n, nx_dchunk_fn fn, void *arg, struct nx_err *err);
 
+/* Registers on d's first connection the SQL function name(VARCHAR) -> type, type an ENUM
+ * type of at most 65535 values (its SQL name, e.g. tl.ev0_track): the value of the text,
+ * NULL for NULL, and a failure of the query for text that is none of its values, as the
+ * cast to the type gives. Unlike the cast, DuckDB runs it once per entry of a dictionary
+ * vector (a parquet column chunk's), not once per row (duck_enum.c). */
+int nx_duck_enum_function(struct nx_duck *d, const char *name, const char *type,
+			  struct nx_err *err);
+
 /* A streaming result read chunk by chunk by its caller, on d's first connection or its
  * second (so that two can be read in step). */
 struct nx_duck_cursor;

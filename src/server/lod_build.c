@@ -49,6 +49,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,21 +380,41 @@ static bool text_columns(void)
 	return env_on("NX_LOD_TEXT_COLUMNS");
 }
 
+/* Whether the copy casts track and label to their ENUMs as before, row by row:
+ * NX_LOD_ENUM_CAST=1 (a before/after; 0 or unset: nx_duck_enum_function's functions,
+ * which DuckDB runs once per entry of a parquet dictionary; docs/memory.md, "The events
+ * part's CPU, again"). Another value is refused. */
+static int enum_cast(bool *on, struct nx_err *err)
+{
+	long long v = 0;
+	int rc = nx_env_whole("NX_LOD_ENUM_CAST", 1, "0 or 1 (1: the ENUMs cast row by row)", &v,
+			      err);
+
+	*on = v == 1;
+	return rc;
+}
+
+/* The functions made in this process, each with a name of its own. */
+static atomic_uint enum_functions;
+
 /* *cols gets the columns of tl.ev<s> (s not the framework's) over events_select's: its
  * track and label as ENUM types made in tl from the sorted distinct values of their
  * expressions over the profile's table (tl.ev<s>_track, tl.ev<s>_label; sorted, so that
  * the ENUM orders and groups as its text: DuckDB orders ENUM values by their place), a
  * small integer per row that the copy stores for less than the string (docs/memory.md,
  * "ENUM columns"); a column with no value or more than ENUM_MAX stays VARCHAR, as both do
- * with text_columns(). types[0] and types[1] get the SQL types of track and label (the
- * ENUM's name or VARCHAR), which tl.lod<s> uses too. Caller frees *cols and types. */
+ * with text_columns(). The text becomes the ENUM's value through a function of ours
+ * (nx_duck_enum_function) rather than a cast, unless enum_cast(). types[0] and types[1]
+ * get the SQL types of track and label (the ENUM's name or VARCHAR), which tl.lod<s> uses
+ * too. Caller frees *cols and types. */
 static int events_cols(struct nx_duck *d, int s, char **cols, char *types[2],
 		       struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	const char *expr[2] = { src->track, src->label }, *name[2] = { "track", "label" };
-	char *cast[2] = { NULL, NULL };
-	int rc = 0;
+	char *col[2] = { NULL, NULL }, *type[2] = { NULL, NULL };
+	bool cast = false;
+	int rc = enum_cast(&cast, err);
 
 	for (int i = 0; i < 2; i++) {
 		struct nx_strbuf q = NX_STRBUF_INIT, values = NX_STRBUF_INIT;
@@ -406,21 +427,32 @@ static int events_cols(struct nx_duck *d, int s, char **cols, char *types[2],
 		if (!rc && !text_columns())
 			rc = nx_duck_query_i64(d, q.buf, &n, err);
 		if (!rc && n > 0 && n <= ENUM_MAX) {
-			cast[i] = nx_xasprintf("::tl.ev%d_%s", s, name[i]);
+			type[i] = nx_xasprintf("tl.ev%d_%s", s, name[i]);
 			nx_strbuf_reset(&q);
-			nx_strbuf_addf(&q, "CREATE TYPE tl.ev%d_%s AS ENUM (%s ORDER BY 1)", s,
-				       name[i], values.buf);
+			nx_strbuf_addf(&q, "CREATE TYPE %s AS ENUM (%s ORDER BY 1)", type[i],
+				       values.buf);
 			rc = nx_duck_exec(d, q.buf, err);
+			if (!rc && !cast) {
+				char *fn = nx_xasprintf("nx_enum%u",
+							atomic_fetch_add(&enum_functions, 1));
+
+				rc = nx_duck_enum_function(d, fn, type[i], err);
+				col[i] = nx_xasprintf("%s(%s)", fn, name[i]);
+				free(fn);
+			} else {
+				col[i] = nx_xasprintf("%s::%s", name[i], type[i]);
+			}
 		}
 		nx_strbuf_release(&q);
 		nx_strbuf_release(&values);
 	}
-	*cols = nx_xasprintf("core, track%s AS track, id, start_ts, end_ts, label%s AS label",
-			     cast[0] ? cast[0] : "", cast[1] ? cast[1] : "");
-	for (int i = 0; i < 2; i++)
-		types[i] = nx_xstrdup(cast[i] ? cast[i] + 2 : text_type);
-	free(cast[0]);
-	free(cast[1]);
+	*cols = nx_xasprintf("core, %s AS track, id, start_ts, end_ts, %s AS label",
+			     col[0] ? col[0] : "track", col[1] ? col[1] : "label");
+	for (int i = 0; i < 2; i++) {
+		types[i] = nx_xstrdup(type[i] ? type[i] : text_type);
+		free(type[i]);
+		free(col[i]);
+	}
 	return rc;
 }
 
@@ -1234,6 +1266,13 @@ static const char part_settings_sql[] =
 	"SET preserve_insertion_order = true; SET enable_external_file_cache = false; "
 	"SET allocator_flush_threshold = '16MB'; ";
 
+/* And, unless bounds->auto_compression, DuckDB stores each integer and ENUM column
+ * bitpacked (or constant) without analysing RLE beside it: on the profiles measured the
+ * same file for about 0.1 s less CPU at 10M records (docs/memory.md, "The events part's
+ * CPU, again"). Text and floating-point columns, which bitpacking cannot store, and the
+ * validity masks keep DuckDB's choice. */
+static const char part_bitpacking_sql[] = "SET force_compression = 'bitpacking'; ";
+
 /* Opens a database for a build part, on `threads` threads, with out_dir/timeline.duckdb
  * attached as tl (created when absent), sandboxed to the profile and out_dir (which locks
  * its settings), registered in builds. */
@@ -1250,6 +1289,8 @@ static int part_open(struct nx_duck **d, int threads, const char *dir, const cha
 	    (rc = builds_enter(builds, ref, *d, err)))
 		goto out;
 	nx_strbuf_addstr(&sql, part_settings_sql);
+	if (!bounds->auto_compression)
+		nx_strbuf_addstr(&sql, part_bitpacking_sql);
 	nx_strbuf_addstr(&sql, "ATTACH ");
 	nx_sql_quote(&sql, out);
 	nx_strbuf_addstr(&sql, " AS tl");
