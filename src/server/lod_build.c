@@ -909,13 +909,19 @@ static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t, cons
 }
 
 /* tl.lod<s>, empty: its track and label of types (SQL; NULL: VARCHAR), tl.ev<s>'s. */
-static int lod_table(struct nx_duck *d, int s, char *const types[2], struct nx_err *err)
+static int lod_table(struct nx_duck *d, int s, char *const types[2],
+		     const struct nx_lod_bounds *bounds, struct nx_err *err)
 {
-	char *sql = nx_xasprintf("CREATE TABLE tl.lod%d (level UTINYINT, k BIGINT, core BIGINT, "
+	/* level is stored as runs where bitpacking is forced (part_bitpacking_sql): a
+	 * window's filter on it reads the runs rather than unpacking every value (about 0.1
+	 * ms more per window of a level bitpacked; docs/memory.md, "The events part's CPU,
+	 * again") */
+	char *sql = nx_xasprintf("CREATE TABLE tl.lod%d (level UTINYINT%s, k BIGINT, core BIGINT, "
 				 "track %s, count BIGINT, busy BIGINT, first_ts BIGINT, "
 				 "last_ts BIGINT, id BIGINT, start_ts BIGINT, end_ts BIGINT, "
 				 "label %s)",
-				 s, types[0] ? types[0] : text_type, types[1] ? types[1] : text_type);
+				 s, bounds->auto_compression ? "" : " USING COMPRESSION rle",
+				 types[0] ? types[0] : text_type, types[1] ? types[1] : text_type);
 	int rc = nx_duck_exec(d, sql, err);
 
 	free(sql);
@@ -947,7 +953,7 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	if (!rc && copy && s != NX_LOD_SRC_FW)
 		rc = events_cols(d, s, &cols, types, err);
 	if (!rc)
-		rc = lod_table(d, s, types, err);
+		rc = lod_table(d, s, types, bounds, err);
 	free(types[0]);
 	free(types[1]);
 	if (!rc && copy && ordered)

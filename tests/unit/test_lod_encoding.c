@@ -9,8 +9,8 @@
  *     (NX_LOD_ENUM_CAST=1) holds the same tables, every row at the same row id, with the
  *     same column types;
  *   - the cache built with bitpacking forced (the default) and with DuckDB's own choice
- *     (NX_LOD_AUTO_COMPRESSION=1): the same rows and row ids, and no RLE segment in the
- *     integer columns of the former;
+ *     (NX_LOD_AUTO_COMPRESSION=1): the same rows and row ids, no RLE segment in the
+ *     integer columns of the former's tl.ev0, its tl.lod0's level stored as runs;
  *   - either variable other than 0 or 1 is a usage error naming it, and leaves nothing. */
 #include "common/compat.h"
 #include "server/lod_carried.h"
@@ -128,9 +128,17 @@ static void pair_same(const char *tag, const char *var)
 	/* the ENUMs were made: the text columns of Instruction's tables are none */
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM duckdb_columns() WHERE database_name = "
 				  "'a' AND table_name = 'ev0' AND data_type LIKE 'ENUM%%'") == 2);
-	if (!strcmp(var, "NX_LOD_AUTO_COMPRESSION"))
+	if (!strcmp(var, "NX_LOD_AUTO_COMPRESSION")) {
 		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM pragma_storage_info('a.ev0') "
 					       "WHERE compression = 'RLE'"), 0);
+		/* but the pyramid's level, which a window filters on, is kept as runs */
+		assert_true(nx_test_qi(d, "SELECT count(*) FROM pragma_storage_info('a.lod0') "
+					  "WHERE column_name = 'level' AND segment_type <> 'VALIDITY'") > 0);
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM pragma_storage_info('a.lod0') "
+					       "WHERE column_name = 'level' AND segment_type <> "
+					       "'VALIDITY' AND compression NOT IN ('RLE', 'Constant')"),
+				 0);
+	}
 	nx_duck_close(d);
 	free(ref);
 	free(dir);
