@@ -194,7 +194,6 @@ struct nx_lod_bounds {
 	int64_t chunk_rows;
 	uint32_t slice_groups; /* a table file of more row groups is read in slices of them */
 	long purge_ms; /* DuckDB's allocator purged this often during a build; 0: never */
-	bool auto_compression; /* DuckDB picks each column's compression (NX_LOD_AUTO_COMPRESSION=1) */
 };
 /* The bounds of every build, view's and the server's alike (lod_bounds.c; the peaks they
  * give are in docs/memory.md, "The timeline cache"): NX_LOD_MEMORY for DuckDB and slices
@@ -214,9 +213,6 @@ struct nx_lod_bounds {
  * NX_LOD_PURGE_MS overrides it, 0 never purging (the build before, for a before/after). */
 #define NX_LOD_PURGE_MS 100
 #define NX_LOD_PURGE_MS_MAX 60000
-/* The build has DuckDB store its integer and ENUM columns bitpacked (or constant) without
- * weighing RLE against it (lod_build.c, part_open; docs/memory.md, "The events part's CPU,
- * again"); NX_LOD_AUTO_COMPRESSION=1 lets DuckDB choose, as before (a before/after). */
 int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err);
 /* The least l with 2^l >= x (at most 62), and a / b rounded down. */
 int nx__lod_ceil_log2(double x);

@@ -3,8 +3,7 @@
  * `view` carries into a profile (lod_carried.c) and the one a server builds for a
  * profile without it (lod_cache.c): DuckDB's memory_limit, the input rows of each
  * grouping query of the pyramid, the row groups of a slice of a large table file and
- * how often the build purges DuckDB's allocator, and whether DuckDB chooses the
- * compression of its columns (lod.h; docs/memory.md, "The timeline cache"). */
+ * how often the build purges DuckDB's allocator (lod.h; docs/memory.md, "The timeline cache"). */
 #include "common/compat.h"
 #include "server/lod.h"
 #include "common/env_num.h"
@@ -15,7 +14,6 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 {
 	const char *limit = NULL;
 	long long rows = NX_LOD_CHUNK_ROWS, groups = NX_LOD_SLICE_GROUPS, purge = NX_LOD_PURGE_MS;
-	long long autoc = 0;
 	int rc;
 
 	b->memory_limit = NX_LOD_MEMORY;
@@ -34,13 +32,10 @@ int nx__lod_bounds(struct nx_lod_bounds *b, struct nx_err *err)
 	if ((rc = nx_env_whole("NX_LOD_SLICE_GROUPS", NX_LOD_SLICE_GROUPS_MAX,
 			    "row groups (0: no slices)", &groups, err)) ||
 	    (rc = nx_env_whole("NX_LOD_PURGE_MS", NX_LOD_PURGE_MS_MAX, "milliseconds (0: no purges)",
-			    &purge, err)) ||
-	    (rc = nx_env_whole("NX_LOD_AUTO_COMPRESSION", 1,
-			    "0 or 1 (1: DuckDB chooses each column's compression)", &autoc, err)))
+			    &purge, err)))
 		return rc;
 	b->slice_groups = (uint32_t)groups;
 	b->purge_ms = (long)purge;
-	b->auto_compression = autoc == 1;
 	return 0;
 }
 

@@ -909,19 +909,13 @@ static int events_pass(struct nx_duck *d, int s, const struct nx_ptable *t, cons
 }
 
 /* tl.lod<s>, empty: its track and label of types (SQL; NULL: VARCHAR), tl.ev<s>'s. */
-static int lod_table(struct nx_duck *d, int s, char *const types[2],
-		     const struct nx_lod_bounds *bounds, struct nx_err *err)
+static int lod_table(struct nx_duck *d, int s, char *const types[2], struct nx_err *err)
 {
-	/* level is stored as runs where bitpacking is forced (part_bitpacking_sql): a
-	 * window's filter on it reads the runs rather than unpacking every value (about 0.1
-	 * ms more per window of a level bitpacked; docs/memory.md, "The events part's CPU,
-	 * again") */
-	char *sql = nx_xasprintf("CREATE TABLE tl.lod%d (level UTINYINT%s, k BIGINT, core BIGINT, "
+	char *sql = nx_xasprintf("CREATE TABLE tl.lod%d (level UTINYINT, k BIGINT, core BIGINT, "
 				 "track %s, count BIGINT, busy BIGINT, first_ts BIGINT, "
 				 "last_ts BIGINT, id BIGINT, start_ts BIGINT, end_ts BIGINT, "
 				 "label %s)",
-				 s, bounds->auto_compression ? "" : " USING COMPRESSION rle",
-				 types[0] ? types[0] : text_type, types[1] ? types[1] : text_type);
+				 s, types[0] ? types[0] : text_type, types[1] ? types[1] : text_type);
 	int rc = nx_duck_exec(d, sql, err);
 
 	free(sql);
@@ -953,7 +947,7 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	if (!rc && copy && s != NX_LOD_SRC_FW)
 		rc = events_cols(d, s, &cols, types, err);
 	if (!rc)
-		rc = lod_table(d, s, types, bounds, err);
+		rc = lod_table(d, s, types, err);
 	free(types[0]);
 	free(types[1]);
 	if (!rc && copy && ordered)
@@ -1272,13 +1266,6 @@ static const char part_settings_sql[] =
 	"SET preserve_insertion_order = true; SET enable_external_file_cache = false; "
 	"SET allocator_flush_threshold = '16MB'; ";
 
-/* And, unless bounds->auto_compression, DuckDB stores each integer and ENUM column
- * bitpacked (or constant) without analysing RLE beside it: on the profiles measured the
- * same file for about 0.1 s less CPU at 10M records (docs/memory.md, "The events part's
- * CPU, again"). Text and floating-point columns, which bitpacking cannot store, and the
- * validity masks keep DuckDB's choice. */
-static const char part_bitpacking_sql[] = "SET force_compression = 'bitpacking'; ";
-
 /* Opens a database for a build part, on `threads` threads, with out_dir/timeline.duckdb
  * attached as tl (created when absent), sandboxed to the profile and out_dir (which locks
  * its settings), registered in builds. */
@@ -1295,8 +1282,6 @@ static int part_open(struct nx_duck **d, int threads, const char *dir, const cha
 	    (rc = builds_enter(builds, ref, *d, err)))
 		goto out;
 	nx_strbuf_addstr(&sql, part_settings_sql);
-	if (!bounds->auto_compression)
-		nx_strbuf_addstr(&sql, part_bitpacking_sql);
 	nx_strbuf_addstr(&sql, "ATTACH ");
 	nx_sql_quote(&sql, out);
 	nx_strbuf_addstr(&sql, " AS tl");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * test_lod_encoding.c: how the timeline cache's events part has DuckDB encode what it
- * copies (server/lod_build.c, db/duck_enum.c), on real parquet and real DuckDB:
+ * test_lod_encoding.c: how the timeline cache's events part turns the events' text into
+ * its ENUM types (server/lod_build.c, db/duck_enum.c), on real parquet and real DuckDB:
  *   - nx_duck_enum_function gives what the cast to its ENUM gives, on a parquet column
  *     read through its dictionary pages, on plain text, on NULLs, on an ENUM of more
  *     than 255 values (two-byte codes); text that is none of the values fails the query;
@@ -8,10 +8,7 @@
  *   - the cache built with the function (the default) and with the cast
  *     (NX_LOD_ENUM_CAST=1) holds the same tables, every row at the same row id, with the
  *     same column types;
- *   - the cache built with bitpacking forced (the default) and with DuckDB's own choice
- *     (NX_LOD_AUTO_COMPRESSION=1): the same rows and row ids, no RLE segment in the
- *     integer columns of the former's tl.ev0, its tl.lod0's level stored as runs;
- *   - either variable other than 0 or 1 is a usage error naming it, and leaves nothing. */
+ *   - NX_LOD_ENUM_CAST other than 0 or 1 is a usage error naming it, and leaves nothing. */
 #include "common/compat.h"
 #include "server/lod_carried.h"
 #include "db/duck.h"
@@ -128,17 +125,6 @@ static void pair_same(const char *tag, const char *var)
 	/* the ENUMs were made: the text columns of Instruction's tables are none */
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM duckdb_columns() WHERE database_name = "
 				  "'a' AND table_name = 'ev0' AND data_type LIKE 'ENUM%%'") == 2);
-	if (!strcmp(var, "NX_LOD_AUTO_COMPRESSION")) {
-		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM pragma_storage_info('a.ev0') "
-					       "WHERE compression = 'RLE'"), 0);
-		/* but the pyramid's level, which a window filters on, is kept as runs */
-		assert_true(nx_test_qi(d, "SELECT count(*) FROM pragma_storage_info('a.lod0') "
-					  "WHERE column_name = 'level' AND segment_type <> 'VALIDITY'") > 0);
-		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM pragma_storage_info('a.lod0') "
-					       "WHERE column_name = 'level' AND segment_type <> "
-					       "'VALIDITY' AND compression NOT IN ('RLE', 'Constant')"),
-				 0);
-	}
 	nx_duck_close(d);
 	free(ref);
 	free(dir);
@@ -150,15 +136,9 @@ static void test_enum_function_cache_matches_cast(void **state)
 	pair_same("enum", "NX_LOD_ENUM_CAST");
 }
 
-static void test_bitpacking_cache_matches_auto(void **state)
-{
-	(void)state;
-	pair_same("auto", "NX_LOD_AUTO_COMPRESSION");
-}
-
 static void test_bad_values_refused(void **state)
 {
-	static const char *const var[] = { "NX_LOD_ENUM_CAST", "NX_LOD_AUTO_COMPRESSION" };
+	static const char *const var[] = { "NX_LOD_ENUM_CAST" };
 	static const char *const bad[] = { "2", "yes", "-1" };
 	char *dir = timeline_profile("bad");
 	struct nx_err err = { 0 };
@@ -183,7 +163,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_enum_function_is_the_cast),
 		cmocka_unit_test(test_enum_function_cache_matches_cast),
-		cmocka_unit_test(test_bitpacking_cache_matches_auto),
 		cmocka_unit_test(test_bad_values_refused),
 	};
 
