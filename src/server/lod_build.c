@@ -417,20 +417,27 @@ static int events_cols(struct nx_duck *d, int s, char **cols, char *types[2],
 	int rc = enum_cast(&cast, err);
 
 	for (int i = 0; i < 2; i++) {
-		struct nx_strbuf q = NX_STRBUF_INIT, values = NX_STRBUF_INIT;
+		struct nx_strbuf q = NX_STRBUF_INIT;
 		int64_t n = 0;
 
-		nx_strbuf_addf(&values, "SELECT DISTINCT (%s)::VARCHAR FROM ", expr[i]);
-		nx_sql_quote_ident(&values, src->table);
-		nx_strbuf_addf(&values, " WHERE (%s) IS NOT NULL", expr[i]);
-		nx_strbuf_addf(&q, "SELECT count(*) FROM (%s)", values.buf);
-		if (!rc && !text_columns())
-			rc = nx_duck_query_i64(d, q.buf, &n, err);
+		/* the distinct values read once, kept (at most one past ENUM_MAX: enough to
+		 * tell) in a table of this connection for their count and the type */
+		nx_strbuf_addf(&q, "CREATE OR REPLACE TEMP TABLE nx_values%d AS SELECT DISTINCT "
+				   "(%s)::VARCHAR AS v FROM ", s, expr[i]);
+		nx_sql_quote_ident(&q, src->table);
+		nx_strbuf_addf(&q, " WHERE (%s) IS NOT NULL LIMIT %d", expr[i], ENUM_MAX + 1);
+		if (!rc && !text_columns()) {
+			rc = nx_duck_exec(d, q.buf, err);
+			nx_strbuf_reset(&q);
+			nx_strbuf_addf(&q, "SELECT count(*) FROM nx_values%d", s);
+			if (!rc)
+				rc = nx_duck_query_i64(d, q.buf, &n, err);
+		}
 		if (!rc && n > 0 && n <= ENUM_MAX) {
 			type[i] = nx_xasprintf("tl.ev%d_%s", s, name[i]);
 			nx_strbuf_reset(&q);
-			nx_strbuf_addf(&q, "CREATE TYPE %s AS ENUM (%s ORDER BY 1)", type[i],
-				       values.buf);
+			nx_strbuf_addf(&q, "CREATE TYPE %s AS ENUM (SELECT v FROM nx_values%d ORDER "
+					   "BY 1)", type[i], s);
 			rc = nx_duck_exec(d, q.buf, err);
 			if (!rc && !cast) {
 				char *fn = nx_xasprintf("nx_enum%u",
@@ -443,8 +450,12 @@ static int events_cols(struct nx_duck *d, int s, char **cols, char *types[2],
 				col[i] = nx_xasprintf("%s::%s", name[i], type[i]);
 			}
 		}
+		if (!rc && !text_columns()) {
+			nx_strbuf_reset(&q);
+			nx_strbuf_addf(&q, "DROP TABLE IF EXISTS nx_values%d", s);
+			rc = nx_duck_exec(d, q.buf, err);
+		}
 		nx_strbuf_release(&q);
-		nx_strbuf_release(&values);
 	}
 	*cols = nx_xasprintf("core, %s AS track, id, start_ts, end_ts, %s AS label",
 			     col[0] ? col[0] : "track", col[1] ? col[1] : "label");
