@@ -420,8 +420,24 @@ static int stage_unstage(struct run *r, struct nx_err *err)
 	return rc;
 }
 
+/* The ingest's database for its last two tables (Warning, SchemaFields: a few rows),
+ * opened again after the wait for the hook's first part. The staging folder, its spill
+ * folder, is gone by then, and so is any need to spill. */
+static int reopen_small(struct run *r, struct nx_err *err)
+{
+	char sql[160];
+	int rc = nx_duck_open(&r->d, 1, NULL, err);
+
+	snprintf(sql, sizeof(sql), "SET memory_limit = '%s'; SET preserve_insertion_order = true; "
+		 "SET temp_directory = ''", raw_limit());
+	return rc ? rc : nx_duck_exec(r->d, sql, err);
+}
+
 /* The trace tables' parts joined, the last tables, and a zero-row file for each stored
- * table that got no rows. Quiet: the library reports through c.progress only. */
+ * table that got no rows. Quiet: the library reports through c.progress only. While the
+ * hook's first part runs on (view: the timeline cache's events, the whole peak of a
+ * large profile, docs/memory.md), the ingest's database is closed: it holds about 10 MB
+ * (its catalog, its pool's pages) that the part can use. */
 static int stage_finish(struct run *r, struct nx_err *err)
 {
 	int rc;
@@ -429,7 +445,11 @@ static int stage_finish(struct run *r, struct nx_err *err)
 	if (r->hook_job) { /* it reads the parts */
 		if (nx_memory_note_on())
 			nx_memory_note(r->d, r->c.progress, "the ingest's work, before the wait");
+		nx_duck_close(r->d);
+		r->d = NULL;
 		r->o->before_publish->wait(r->hook_job);
+		if ((rc = reopen_small(r, err)))
+			return rc;
 		if (nx_memory_note_on())
 			nx_memory_note(r->d, r->c.progress, "the wait for the hook's first part");
 	}
