@@ -214,6 +214,16 @@ int nx_duck_append_end_row(struct nx_duck_appender *a, struct nx_err *err);
 int nx_duck_appender_open_typed(struct nx_duck *d, const char *table,
 				const enum nx_cell_kind *kinds, size_t n,
 				struct nx_duck_appender **out, struct nx_err *err);
+/* For a typed appender: the rows appended so far that filled whole chunks are committed
+ * to the table; the rest (fewer than 2048) stay in the appender's chunk for more rows or
+ * the close. Appends that begin and end on whole vectors of the table (2048 rows) keep
+ * their version info small: DuckDB holds 32 KB per vector an append covers in part until
+ * the next checkpoint (docs/memory.md, "Version info of appends"). */
+int nx_duck_appender_commit(struct nx_duck_appender *a, struct nx_err *err);
+/* Before a typed appender's first row: the table holds table_rows rows, so its first
+ * chunk is cut at the table's next multiple of 2048 rows and each commit after it ends on
+ * a whole vector. */
+void nx_duck_appender_align(struct nx_duck_appender *a, uint64_t table_rows);
 /* Flushes and frees a (NULL: nothing); the rows are in the table once it returns 0. */
 int nx_duck_appender_close(struct nx_duck_appender *a, struct nx_err *err);
 

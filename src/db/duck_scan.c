@@ -259,6 +259,7 @@ struct nx_duck_appender {
 	void **data;
 	uint64_t **validity;
 	enum nx_cell_kind *kinds; /* of the chunk's columns */
+	size_t fill; /* the chunk is handed to DuckDB at this many rows (nx_duck_appender_align) */
 	bool failed; /* a cell past the columns or of another kind: the row's end fails */
 };
 
@@ -355,7 +356,29 @@ int nx_duck_appender_open_typed(struct nx_duck *d, const char *table,
 	a->validity = nx_xcalloc(n ? n : 1, sizeof(*a->validity));
 	a->kinds = nx_xcalloc(n ? n : 1, sizeof(*a->kinds));
 	memcpy(a->kinds, kinds, n * sizeof(*kinds));
+	a->fill = duckdb_vector_size();
 	chunk_vectors(a);
+	return 0;
+}
+
+void nx_duck_appender_align(struct nx_duck_appender *a, uint64_t table_rows)
+{
+	uint64_t v = duckdb_vector_size();
+
+	if (a->chunk && !a->row)
+		a->fill = (size_t)(v - table_rows % v);
+}
+
+int nx_duck_appender_commit(struct nx_duck_appender *a, struct nx_err *err)
+{
+	if (!a->chunk)
+		return nx_errf(err, NX_EUSAGE, "appending to %s: only a typed appender commits "
+			       "whole chunks", a->table);
+	if (a->failed)
+		return nx_errf(err, NX_EDB, "cannot append a row to %s: a cell past its columns "
+			       "or of another kind than its column's", a->table);
+	if (duckdb_appender_flush(a->app) != DuckDBSuccess)
+		return appender_err(a, "cannot append rows to", err);
 	return 0;
 }
 
@@ -456,8 +479,10 @@ int nx_duck_append_end_row(struct nx_duck_appender *a, struct nx_err *err)
 			       a->table, a->failed ? "a cell past its columns or of another kind "
 			       "than its column's" : "fewer cells than columns", a->ncols);
 	a->col = 0;
-	if (++a->row == duckdb_vector_size())
+	if (++a->row == a->fill) {
+		a->fill = duckdb_vector_size();
 		return chunk_flush(a, err);
+	}
 	return 0;
 }
 

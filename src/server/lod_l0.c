@@ -254,16 +254,10 @@ void nx__lod_l0_merge(struct nx_lod_l0_slice *to, const struct nx_lod_l0_slice *
 	}
 }
 
-int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *rows,
-		     struct nx_err *err)
-{
-	return nx__lod_l0_flush_to(sl, d, NULL, rows, err);
-}
-
 int nx__lod_l0_flush_to(struct nx_lod_l0_slice *sl, struct nx_duck *d, const char *to,
-			int64_t *rows, struct nx_err *err)
+			struct nx_duck_appender **app, int64_t *rows, struct nx_err *err)
 {
-	struct nx_duck_appender *a = NULL;
+	struct nx_duck_appender *a = *app;
 	const char *base = sl->arena.buf;
 	int rc = 0;
 
@@ -271,14 +265,15 @@ int nx__lod_l0_flush_to(struct nx_lod_l0_slice *sl, struct nx_duck *d, const cha
 		sl->g[i].track_at = base + sl->g[i].track_off;
 	if (sl->n) /* an empty slice of the pass may have no groups at all yet */
 		qsort(sl->g, sl->n, sizeof(*sl->g), group_order);
-	if (sl->n) {
+	if (sl->n && !a) {
 		char *table = to ? nx_xstrdup(to) : nx_xasprintf("tl.lod%d", sl->src);
 
 		rc = nx_duck_appender_open_typed(d, table, nx__lod_row_kinds,
-						 NX_LOD_ROW_COLUMNS, &a, err);
+						 NX_LOD_ROW_COLUMNS, app, err);
 		free(table);
 		if (rc)
 			return rc;
+		a = *app; /* the table is empty: its commits end on whole vectors */
 	}
 	for (size_t i = 0; i < sl->n && !rc; i++) {
 		const struct group *g = &sl->g[i];
@@ -310,10 +305,8 @@ int nx__lod_l0_flush_to(struct nx_lod_l0_slice *sl, struct nx_duck *d, const cha
 		}
 		rc = nx_duck_append_end_row(a, err);
 	}
-	if (a && !rc)
-		rc = nx_duck_appender_close(a, err);
-	else if (a)
-		nx_duck_appender_close(a, &(struct nx_err){ 0 });
+	if (sl->n && !rc)
+		rc = nx_duck_appender_commit(a, err);
 	*rows += rc ? 0 : (int64_t)sl->n;
 	sl->n = 0;
 	memset(sl->slot, 0, sl->nslots * sizeof(*sl->slot));
@@ -357,6 +350,7 @@ int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, i
 				      .arena = NX_STRBUF_INIT };
 	int64_t w = nx__lod_slice_width(level, first, last, n, chunk);
 	struct nx_strbuf sql = NX_STRBUF_INIT;
+	struct nx_duck_appender *app = NULL;
 	int rc = 0;
 
 	*rows = 0;
@@ -374,8 +368,12 @@ int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, i
 					     " AND start_ts < %" PRId64, c * w, (c + 1) * w);
 		rc = nx_duck_scan(d, sql.buf, take_chunk, &sl, err);
 		if (!rc)
-			rc = nx__lod_l0_flush(&sl, d, rows, err);
+			rc = nx__lod_l0_flush_to(&sl, d, NULL, &app, rows, err);
 	}
+	if (!rc)
+		rc = nx_duck_appender_close(app, err);
+	else
+		nx_duck_appender_close(app, &(struct nx_err){ 0 });
 	nx_strbuf_release(&sql);
 	nx_strbuf_release(&sl.arena);
 	free(sl.g);

@@ -37,6 +37,9 @@ struct nx_lod_l0_run {
 	int64_t got[3];   /* count, first start, last end */
 	struct nx_lod_l0_half *half; /* NULL: the whole table in one pass */
 	int src, level;
+	/* the flushes' appender (nx__lod_l0_flush_to), closed once the pass's table has its
+	 * last slice: commits on whole vectors, the rest of a flush waiting for the next */
+	struct nx_duck_appender *app;
 };
 
 static struct nx_lod_l0_slice *slot(struct nx_lod_l0_run *p, int64_t c)
@@ -74,7 +77,8 @@ static int flush_before(struct nx_lod_l0_run *p, int64_t c, struct nx_err *err)
 			keep_slice(p, p->c_lo);
 		else
 			rc = nx__lod_l0_flush_to(slot(p, p->c_lo), p->d,
-						 second ? p->half->stage : NULL, &p->rows, err);
+						 second ? p->half->stage : NULL, &p->app,
+						 &p->rows, err);
 	}
 	if (!rc && p->c_lo < c)
 		p->c_lo = c;
@@ -122,6 +126,7 @@ static void run_free(struct nx_lod_l0_run *p)
 {
 	if (!p)
 		return;
+	nx_duck_appender_close(p->app, &(struct nx_err){ 0 }); /* a failed pass's, if open */
 	for (size_t i = 0; i < p->m; i++)
 		nx__lod_l0_slice_free(p->sl[i]);
 	free(p->sl);
@@ -176,6 +181,10 @@ static int run(struct nx_duck *d, int src, const char *select, const char *cols,
 	/* the first half's open slices wait for the second's (nx__lod_l0_half_join) */
 	if (!rc && p->started && !(half && !half->second))
 		rc = flush_before(p, p->c_lo + (int64_t)p->m, err);
+	if (!rc && !(half && !half->second)) {
+		rc = nx_duck_appender_close(p->app, err);
+		p->app = NULL;
+	}
 	free(fn);
 	*rows = p->rows;
 	for (int i = 0; i < 3; i++)
@@ -247,6 +256,10 @@ int nx__lod_l0_half_join(struct nx_duck *d, int rc, struct nx_lod_l0_half *first
 	}
 	if (!rc && p->started)
 		rc = flush_before(p, p->c_lo + (int64_t)p->m, err);
+	if (!rc) {
+		rc = nx_duck_appender_close(p->app, err);
+		p->app = NULL;
+	}
 	if (!rc) {
 		*rows = p->rows + second->rows;
 		got[0] = first->got[0] + second->got[0];

@@ -69,6 +69,11 @@ struct bucket {
 	struct row *out;
 	size_t nout, outcap;
 	struct nx_strbuf out_arena;
+	/* the events' level being built: its appender, kept over the level's slices so that
+	 * each slice's commit ends on a whole vector of the table, which holds table_rows
+	 * rows (nx_duck_appender_commit); closed at the level's end, before the next reads it */
+	struct nx_duck_appender *app;
+	uint64_t table_rows;
 };
 
 static struct cell cell_read(const struct nx_dchunk *c, size_t col, size_t i,
@@ -384,18 +389,29 @@ static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, in
 		free(table);
 		return 0;
 	}
-	/* text into the ENUM columns a chunk at a time (nx_duck_appender_open_typed) */
-	if (!rc && b->ctr)
+	if (!rc && b->ctr) {
 		rc = nx_duck_appender_open(d, table, &app, err);
-	else if (!rc)
+		for (size_t i = 0; i < b->nout && !rc; i++)
+			rc = row_append(app, b, &b->out[i], err);
+		if (!rc)
+			rc = nx_duck_appender_close(app, err);
+		else if (app)
+			nx_duck_appender_close(app, &(struct nx_err){ 0 });
+		free(table);
+		return rc;
+	}
+	/* text into the ENUM columns a chunk at a time (nx_duck_appender_open_typed) */
+	if (!rc && !b->app) {
 		rc = nx_duck_appender_open_typed(d, table, nx__lod_row_kinds, NX_LOD_ROW_COLUMNS,
-						 &app, err);
+						 &b->app, err);
+		if (!rc)
+			nx_duck_appender_align(b->app, b->table_rows);
+	}
 	for (size_t i = 0; i < b->nout && !rc; i++)
-		rc = row_append(app, b, &b->out[i], err);
+		rc = row_append(b->app, b, &b->out[i], err);
 	if (!rc)
-		rc = nx_duck_appender_close(app, err);
-	else if (app)
-		nx_duck_appender_close(app, &(struct nx_err){ 0 });
+		rc = nx_duck_appender_commit(b->app, err);
+	b->table_rows += b->nout;
 	free(table);
 	return rc;
 }
@@ -409,19 +425,15 @@ static int64_t parent_start(int64_t k)
 	return k;
 }
 
-/* Level b->level from the level below, the rows of `from` (a table and its filter, in the
- * cache), in slices of about chunk input rows cut between parent buckets, so that what
- * is kept at once is one slice's rows rather than the whole level (5.3M rows at 100M
- * records, which filled DuckDB's pool when they were staged in it). The rows go into the cache in the
- * same order as in one piece, so their row ids are the same. */
-static int build_level(struct nx_duck *d, struct bucket *b, const char *from, int64_t chunk,
-		       struct nx_err *err)
+/* The slices of level b->level (build_level): the level below, `from` (a table and its
+ * filter), in slices of about chunk input rows cut between parent buckets. */
+static int build_slices(struct nx_duck *d, struct bucket *b, const char *from, int64_t chunk,
+			struct nx_err *err)
 {
 	static const char *const what[3] = { "count(*)", "min(k)", "max(k)" };
 	int64_t v[3] = { 0, 0, 0 }, n, width, k0 = INT64_MIN;
 	int rc = 0;
 
-	b->seen = 0;
 	for (int i = 0; i < 3 && !rc && (i == 0 || v[0] > chunk); i++) {
 		char *sql = nx_xasprintf("SELECT %s FROM %s", what[i], from);
 
@@ -443,6 +455,26 @@ static int build_level(struct nx_duck *d, struct bucket *b, const char *from, in
 	return rc ? rc : build_slice(d, b, from, k0, INT64_MAX, err);
 }
 
+/* Level b->level from the level below, the rows of `from` (a table and its filter, in the
+ * cache), in slices (build_slices), so that what is kept at once is one slice's rows
+ * rather than the whole level (5.3M rows at 100M records, which filled DuckDB's pool when
+ * they were staged in it). The rows go into the cache in the same order as in one piece,
+ * so their row ids are the same; all of them are in the table when it returns 0. */
+static int build_level(struct nx_duck *d, struct bucket *b, const char *from, int64_t chunk,
+		       struct nx_err *err)
+{
+	int rc;
+
+	b->seen = 0;
+	rc = build_slices(d, b, from, chunk, err);
+	if (!rc)
+		rc = nx_duck_appender_close(b->app, err);
+	else
+		nx_duck_appender_close(b->app, &(struct nx_err){ 0 });
+	b->app = NULL;
+	return rc;
+}
+
 int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 		      struct nx_err *err)
 {
@@ -450,9 +482,16 @@ int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 			    .out_arena = NX_STRBUF_INIT };
 	/* a slice's rows are kept in C until its read ends: an eighth of the bound's input
 	 * rows, so that they hold at most about chunk / 8 rows (11 MB at 500K) */
-	int64_t slice = chunk / LEVEL_SLICE_DIV > 0 ? chunk / LEVEL_SLICE_DIV : 1;
+	int64_t slice = chunk / LEVEL_SLICE_DIV > 0 ? chunk / LEVEL_SLICE_DIV : 1, rows = 0;
 	int rc = 0;
 
+	if (!b.ctr) { /* where the levels' rows start: their commits end on whole vectors */
+		char *sql = nx_xasprintf("SELECT count(*) FROM tl.lod%d", src);
+
+		rc = nx_duck_query_i64(d, sql, &rows, err);
+		b.table_rows = (uint64_t)rows;
+		free(sql);
+	}
 	for (int l = lo + 1; l <= hi && !rc; l++) {
 		char *from = src < 0 ? nx_xasprintf("tl.ctr_lod WHERE level = %d", l - 1)
 				     : nx_xasprintf("tl.lod%d WHERE level = %d", src, l - 1);

@@ -43,22 +43,24 @@ int nx__lod_l0(struct nx_duck *d, int src, const char *from, const char *name, i
 
 /* The groups of one time slice of the finest level (nx__lod_l0's), for a pass that reads
  * the events itself (lod_l0_pass.c): fold adds row `row` of chunk c, whose columns are
- * tl.ev<src>'s (core, track, id, start_ts, end_ts, label), to its group; flush appends
- * the groups to tl.lod<src> as nx__lod_l0 appends a slice's, adds their count to *rows and
+ * tl.ev<src>'s (core, track, id, start_ts, end_ts, label), to its group; flush_to (below)
+ * appends the groups as nx__lod_l0 appends a slice's, adds their count to *rows and
  * empties the slice. */
 struct nx_dchunk;
 struct nx_lod_l0_slice;
 struct nx_lod_l0_slice *nx__lod_l0_slice_new(int src, int level, const char *name);
 int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_t row,
 		    struct nx_err *err);
-int nx__lod_l0_flush(struct nx_lod_l0_slice *sl, struct nx_duck *d, int64_t *rows,
-		     struct nx_err *err);
 void nx__lod_l0_slice_free(struct nx_lod_l0_slice *sl);
-/* flush_to appends to the table `to` (NULL: tl.lod<src>), which has tl.lod<src>'s columns;
- * merge adds the groups of slice `from` (of the same source, level and time slice, its
+/* flush_to appends to the table `to` (NULL: tl.lod<src>), which has tl.lod<src>'s columns
+ * and no rows before the first flush, through *app (opened by the first flush with rows;
+ * the caller closes it once the table's last slice is flushed): each flush commits the
+ * rows that fill whole vectors of the table, the rest (fewer than 2048) wait in the
+ * appender for the next flush or its close (nx_duck_appender_commit, db/duck.h); merge adds the groups of slice `from` (of the same source, level and time slice, its
  * rows read after to's) to slice `to`: the groups the rows of both give folded in one. */
+struct nx_duck_appender;
 int nx__lod_l0_flush_to(struct nx_lod_l0_slice *sl, struct nx_duck *d, const char *to,
-			int64_t *rows, struct nx_err *err);
+			struct nx_duck_appender **app, int64_t *rows, struct nx_err *err);
 void nx__lod_l0_merge(struct nx_lod_l0_slice *to, const struct nx_lod_l0_slice *from);
 /* The groups a slice holds. */
 size_t nx__lod_l0_count(const struct nx_lod_l0_slice *sl);

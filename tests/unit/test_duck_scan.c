@@ -9,7 +9,9 @@
  * appender (rows buffered in chunks DuckDB casts): several chunks of every kind, NULLs
  * and an ENUM column read back as appended; a cell of another kind than its column's, a
  * cell too many, a cell too few and a text that is no value of the ENUM each fail with
- * the table named. */
+ * the table named. Its commits: after an alignment to the rows a table holds, each commit
+ * makes visible the rows up to the table's last whole vector, in order, the rest at the
+ * close; a plain appender refuses to commit so. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "helper/asserts.h"
@@ -315,6 +317,65 @@ static void test_typed_appender_bad_rows(void **state)
 	}
 }
 
+static int64_t count_of(struct nx_duck *d, const char *sql)
+{
+	struct nx_err err = { 0 };
+	int64_t n = -1;
+
+	if (nx_duck_query_i64(d, sql, &n, &err))
+		fail_msg("%s", err.msg);
+	return n;
+}
+
+static void append_range(struct nx_duck_appender *app, int64_t from, int64_t to)
+{
+	struct nx_err err = { 0 };
+
+	for (int64_t i = from; i < to; i++) {
+		nx_duck_append_i64(app, i);
+		if (nx_duck_append_end_row(app, &err))
+			fail_msg("%s", err.msg);
+	}
+}
+
+static void test_typed_appender_commits(void **state)
+{
+	static const enum nx_cell_kind kinds[] = { NX_CELL_INT };
+	struct nx_duck_appender *app = NULL;
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+
+	(void)state;
+	if (nx_duck_open(&d, 1, NULL, &err) ||
+	    nx_duck_exec(d, "CREATE TABLE c AS SELECT range - 100 AS i FROM range(100)", &err) ||
+	    nx_duck_appender_open_typed(d, "c", kinds, 1, &app, &err))
+		fail_msg("%s", err.msg);
+	nx_duck_appender_align(app, 100);
+	append_range(app, 0, 3000);
+	if (nx_duck_appender_commit(app, &err))
+		fail_msg("%s", err.msg);
+	/* 100 rows, then a first chunk of 1948 to the vector's end: 2048 in the table */
+	assert_int_equal(count_of(d, "SELECT count(*) FROM c"), 2048);
+	append_range(app, 3000, 5000);
+	if (nx_duck_appender_commit(app, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(count_of(d, "SELECT count(*) FROM c"), 4096);
+	if (nx_duck_appender_close(app, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(count_of(d, "SELECT count(*) FROM c"), 5100);
+	/* in order: row id r holds r - 100 */
+	assert_int_equal(count_of(d, "SELECT count(*) FROM c WHERE i <> rowid - 100"), 0);
+
+	if (nx_duck_appender_open(d, "c", &app, &err))
+		fail_msg("%s", err.msg);
+	assert_int_not_equal(nx_duck_appender_commit(app, &err), 0);
+	assert_non_null(strstr(err.msg, "appending to c"));
+	memset(&err, 0, sizeof(err));
+	if (nx_duck_appender_close(app, &err))
+		fail_msg("%s", err.msg);
+	nx_duck_close(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_typed_appender),
 		cmocka_unit_test(test_typed_appender_bad_rows),
+		cmocka_unit_test(test_typed_appender_commits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
