@@ -79,3 +79,42 @@ struct nx_duck *nx_lod_build_pair(const char *dir, const char *ref, const char *
 		*events = n;
 	return d;
 }
+
+char *nx_lod_timeline_profile(const char *tag)
+{
+	char *data = NULL, *dir = NULL;
+
+	assert_true(asprintf(&data, "%s/%s", nx_lod_root, tag) > 0);
+	assert_true(asprintf(&dir, "%s/profiles/global/t@latest", data) > 0);
+	assert_int_equal(nx_sfx_make_timeline_profile(data, "t", true), 0);
+	free(data);
+	return dir;
+}
+
+int64_t nx_lod_same_tables(struct nx_duck *d, bool types)
+{
+	static const char *const tables[] = { "ev0", "ev1", "ev2", "ev3", "lod0", "lod1",
+					       "lod2", "lod3", "tracks", "meta", "ctr", "ctr_lod",
+					       "lines", "stamp" };
+	int64_t found = 0;
+
+	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
+		if (!nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
+				   "'a' AND table_name = '%s'", tables[i]))
+			continue;
+		nx_test_same_rows(d, "a", "b", tables[i], true);
+		if (types)
+			assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT column_index, "
+						       "data_type FROM duckdb_columns() WHERE "
+						       "database_name = 'a' AND table_name = '%s' "
+						       "EXCEPT SELECT column_index, data_type FROM "
+						       "duckdb_columns() WHERE database_name = 'b' "
+						       "AND table_name = '%s')",
+						    tables[i], tables[i]),
+					 0);
+		found++;
+	}
+	assert_int_equal(found, nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE "
+					      "database_name = 'b'"));
+	return found;
+}

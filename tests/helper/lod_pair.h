@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * lod_pair.h: what the timeline cache's build tests (test_lod_l0, test_lod_levels,
- * test_lod_slices) share: the group's directory, and a profile's cache built two ways,
- * the second under one environment variable, and attached side by side for comparison.
+ * test_lod_slices, test_lod_threads, test_lod_encoding) share: the group's directory, a
+ * test profile, and a profile's cache built two ways, the second under one environment
+ * variable, attached side by side and compared table by table.
  * Every failure is a cmocka test failure with the message (include after cmocka.h). */
 #ifndef NX_TEST_LOD_PAIR_H
 #define NX_TEST_LOD_PAIR_H
@@ -28,5 +29,13 @@ int nx_lod_group_teardown(void **state);
 void nx_lod_pyramid_view(struct nx_duck *d, const char *db);
 struct nx_duck *nx_lod_build_pair(const char *dir, const char *ref, const char *var,
 				  const char *value, uint64_t *events);
+
+/* The timeline profile of the servers' tests (Instruction, DmaPacketAggregated,
+ * DmaPacket, counters) made in nx_lod_root/<tag>: its directory (caller frees). */
+char *nx_lod_timeline_profile(const char *tag);
+/* Every cache table of a and b (attached to d, as nx_lod_build_pair does): the same rows
+ * at the same row ids, and with types, the same column types; b has no other table.
+ * Returns the count of tables. */
+int64_t nx_lod_same_tables(struct nx_duck *d, bool types);
 
 #endif

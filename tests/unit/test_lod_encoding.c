@@ -26,45 +26,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-static char *timeline_profile(const char *tag)
-{
-	char *data = NULL, *dir = NULL;
-
-	assert_true(asprintf(&data, "%s/%s", nx_lod_root, tag) > 0);
-	assert_true(asprintf(&dir, "%s/profiles/global/t@latest", data) > 0);
-	assert_int_equal(nx_sfx_make_timeline_profile(data, "t", true), 0);
-	free(data);
-	return dir;
-}
-
-/* Every table of a and b (attached to d): the same rows at the same row ids, the same
- * column types; the count of tables. */
-static int64_t same_tables(struct nx_duck *d)
-{
-	static const char *const tables[] = { "ev0", "ev1", "ev2", "ev3", "lod0", "lod1",
-					       "lod2", "lod3", "tracks", "meta", "ctr", "ctr_lod",
-					       "lines", "stamp" };
-	int64_t found = 0;
-
-	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
-		if (!nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
-				   "'a' AND table_name = '%s'", tables[i]))
-			continue;
-		nx_test_same_rows(d, "a", "b", tables[i], true);
-		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT column_index, "
-					       "data_type FROM duckdb_columns() WHERE database_name "
-					       "= 'a' AND table_name = '%s' EXCEPT SELECT "
-					       "column_index, data_type FROM duckdb_columns() WHERE "
-					       "database_name = 'b' AND table_name = '%s')",
-					    tables[i], tables[i]),
-				 0);
-		found++;
-	}
-	assert_int_equal(found, nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE "
-					      "database_name = 'b'"));
-	return found;
-}
-
 static void test_enum_function_is_the_cast(void **state)
 {
 	struct nx_duck *d = NULL;
@@ -116,12 +77,12 @@ static void test_enum_function_is_the_cast(void **state)
 
 static void pair_same(const char *tag, const char *var)
 {
-	char *dir = timeline_profile(tag), *ref = NULL;
+	char *dir = nx_lod_timeline_profile(tag), *ref = NULL;
 	struct nx_duck *d;
 
 	assert_true(asprintf(&ref, "%s.ref", dir) > 0);
 	d = nx_lod_build_pair(dir, ref, var, "1", NULL);
-	assert_true(same_tables(d) >= 8);
+	assert_true(nx_lod_same_tables(d, true) >= 8);
 	/* the ENUMs were made: the text columns of Instruction's tables are none */
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM duckdb_columns() WHERE database_name = "
 				  "'a' AND table_name = 'ev0' AND data_type LIKE 'ENUM%%'") == 2);
@@ -140,7 +101,7 @@ static void test_bad_values_refused(void **state)
 {
 	static const char *const var[] = { "NX_LOD_ENUM_CAST" };
 	static const char *const bad[] = { "2", "yes", "-1" };
-	char *dir = timeline_profile("bad");
+	char *dir = nx_lod_timeline_profile("bad");
 	struct nx_err err = { 0 };
 	uint64_t n = 0;
 

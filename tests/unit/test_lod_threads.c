@@ -32,41 +32,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-/* The timeline profile of the servers' tests (Instruction, DmaPacketAggregated,
- * DmaPacket, counters) in nx_lod_root/<tag>: its directory (caller frees). */
-static char *timeline_profile(const char *tag)
-{
-	char *data = NULL, *dir = NULL;
-
-	assert_true(asprintf(&data, "%s/%s", nx_lod_root, tag) > 0);
-	assert_true(asprintf(&dir, "%s/profiles/global/t@latest", data) > 0);
-	assert_int_equal(nx_sfx_make_timeline_profile(data, "t", true), 0);
-	free(data);
-	return dir;
-}
-
-static int64_t same_tables(struct nx_duck *d)
-{
-	static const char *const tables[] = { "ev0", "ev1", "ev2", "ev3", "lod0", "lod1",
-					       "lod2", "lod3", "tracks", "meta", "ctr", "ctr_lod",
-					       "lines", "stamp" };
-	int64_t found = 0;
-
-	for (size_t i = 0; i < NX_ARRAY_SIZE(tables); i++) {
-		if (!nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
-				   "'a' AND table_name = '%s'", tables[i]))
-			continue;
-		nx_test_same_rows(d, "a", "b", tables[i], true);
-		found++;
-	}
-	assert_int_equal(found, nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE "
-					      "database_name = 'b'"));
-	return found;
-}
-
 static void test_two_threads_match_one(void **state)
 {
-	char *dir = timeline_profile("pair"), *ref = NULL;
+	char *dir = nx_lod_timeline_profile("pair"), *ref = NULL;
 	struct nx_duck *d;
 	int64_t n, found;
 
@@ -78,7 +46,7 @@ static void test_two_threads_match_one(void **state)
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.meta WHERE src IN (1, 2)") > 0);
 	n = nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'a'");
 	/* every table, row ids included: tl.tracks and tl.meta in the same order too */
-	found = same_tables(d);
+	found = nx_lod_same_tables(d, false);
 	assert_int_equal(found, n);
 	assert_true(found >= 8); /* ev0..2, lod0..2, tracks, meta, ... */
 	assert_true(nx_test_qi(d, "SELECT count(*) FROM a.tracks") > 0);
@@ -90,7 +58,7 @@ static void test_two_threads_match_one(void **state)
 static void test_bad_thread_counts_refused(void **state)
 {
 	static const char *const bad[] = { "0", "3", "two", "-1" };
-	char *dir = timeline_profile("bad-count");
+	char *dir = nx_lod_timeline_profile("bad-count");
 	struct nx_err err = { 0 };
 	uint64_t n = 0;
 
@@ -111,7 +79,7 @@ static void test_bad_thread_counts_refused(void **state)
  * source and the file, and leaves nothing. */
 static void damaged_source_fails(const char *tag, const char *table)
 {
-	char *dir = timeline_profile(tag), *want = NULL;
+	char *dir = nx_lod_timeline_profile(tag), *want = NULL;
 	struct nx_err err = { 0 };
 	uint64_t n = 0;
 
@@ -138,7 +106,7 @@ static void test_either_thread_fails_naming_its_source(void **state)
  * caller): the split falls at a slice file's boundary, inside a time slice of L0. */
 static char *split_profile(const char *tag)
 {
-	char *dir = timeline_profile(tag);
+	char *dir = nx_lod_timeline_profile(tag);
 
 	assert_int_equal(nx_test_sh("rm -f '%s'/Instruction_*.parquet", dir), 0);
 	assert_int_equal(
@@ -197,7 +165,7 @@ static void test_split_matches_one_pass(void **state)
 		assert_int_equal(nx_test_sh("rm -rf '%s/.timeline'", dir), 0);
 		split_env(true);
 		d = nx_lod_build_pair(dir, ref, ref_var[k], k ? "1" : "0", NULL);
-		assert_true(same_tables(d) >= 8);
+		assert_true(nx_lod_same_tables(d, false) >= 8);
 		/* the pass folded L0: the table was in start order, and the level has rows of
 		 * time slices on both sides of the split */
 		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM a.meta WHERE src = 0 AND "
