@@ -26,6 +26,12 @@ const enum nx_cell_kind nx__lod_row_kinds[NX_LOD_ROW_COLUMNS] = {
 	NX_CELL_INT, NX_CELL_INT, NX_CELL_INT, NX_CELL_INT,  NX_CELL_INT, NX_CELL_TEXT,
 };
 
+/* The cells of a row of tl.ctr_lod (level, k, core, track, lo, hi, last, last_ts). */
+static const enum nx_cell_kind ctr_row_kinds[] = {
+	NX_CELL_INT, NX_CELL_INT, NX_CELL_INT, NX_CELL_TEXT,
+	NX_CELL_FLOAT, NX_CELL_FLOAT, NX_CELL_FLOAT, NX_CELL_INT,
+};
+
 /* The levels' slices, in input rows, are the bounds' chunk rows over this
  * (nx__lod_levels_up). */
 #define LEVEL_SLICE_DIV 8
@@ -69,9 +75,9 @@ struct bucket {
 	struct row *out;
 	size_t nout, outcap;
 	struct nx_strbuf out_arena;
-	/* the events' level being built: its appender, kept over the level's slices so that
-	 * each slice's commit ends on a whole vector of the table, which holds table_rows
-	 * rows (nx_duck_appender_commit); closed at the level's end, before the next reads it */
+	/* the level being built: its appender, kept over the level's slices so that each
+	 * slice's commit ends on a whole vector of the table, which holds table_rows rows
+	 * (nx_duck_appender_commit); closed at the level's end, before the next reads it */
 	struct nx_duck_appender *app;
 	uint64_t table_rows;
 };
@@ -362,7 +368,6 @@ static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, in
 		       int64_t k1, struct nx_err *err)
 {
 	char *table = b->ctr ? nx_xstrdup("tl.ctr_lod") : nx_xasprintf("tl.lod%d", b->src);
-	struct nx_duck_appender *app = NULL;
 	struct nx_strbuf q = NX_STRBUF_INIT;
 	int rc;
 
@@ -389,21 +394,14 @@ static int build_slice(struct nx_duck *d, struct bucket *b, const char *from, in
 		free(table);
 		return 0;
 	}
-	if (!rc && b->ctr) {
-		rc = nx_duck_appender_open(d, table, &app, err);
-		for (size_t i = 0; i < b->nout && !rc; i++)
-			rc = row_append(app, b, &b->out[i], err);
-		if (!rc)
-			rc = nx_duck_appender_close(app, err);
-		else if (app)
-			nx_duck_appender_close(app, &(struct nx_err){ 0 });
-		free(table);
-		return rc;
-	}
 	/* text into the ENUM columns a chunk at a time (nx_duck_appender_open_typed) */
 	if (!rc && !b->app) {
-		rc = nx_duck_appender_open_typed(d, table, nx__lod_row_kinds, NX_LOD_ROW_COLUMNS,
-						 &b->app, err);
+		if (b->ctr)
+			rc = nx_duck_appender_open_typed(d, table, ctr_row_kinds,
+							 NX_ARRAY_SIZE(ctr_row_kinds), &b->app, err);
+		else
+			rc = nx_duck_appender_open_typed(d, table, nx__lod_row_kinds,
+							 NX_LOD_ROW_COLUMNS, &b->app, err);
 		if (!rc)
 			nx_duck_appender_align(b->app, b->table_rows);
 	}
@@ -485,8 +483,9 @@ int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 	int64_t slice = chunk / LEVEL_SLICE_DIV > 0 ? chunk / LEVEL_SLICE_DIV : 1, rows = 0;
 	int rc = 0;
 
-	if (!b.ctr) { /* where the levels' rows start: their commits end on whole vectors */
-		char *sql = nx_xasprintf("SELECT count(*) FROM tl.lod%d", src);
+	{ /* where the levels' rows start: their commits end on whole vectors */
+		char *sql = b.ctr ? nx_xstrdup("SELECT count(*) FROM tl.ctr_lod")
+				  : nx_xasprintf("SELECT count(*) FROM tl.lod%d", src);
 
 		rc = nx_duck_query_i64(d, sql, &rows, err);
 		b.table_rows = (uint64_t)rows;
