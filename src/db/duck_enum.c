@@ -9,29 +9,17 @@
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/duck_conn.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The values of the ENUM in an open-addressing table of their codes. */
+/* The codes of the ENUM's values, by their text. */
 struct enum_map {
-	size_t mask; /* slots - 1, slots a power of two over twice the values */
-	uint32_t *slot; /* code + 1; 0: empty */
-	char **value;
-	size_t *len;
-	size_t n;
-	bool wide; /* codes are uint16 (else uint8) */
+	struct nx_strmap code; /* of each value: uint32_t */
+	bool wide;             /* codes are uint16 (else uint8) */
 };
-
-static uint64_t hash_text(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h ^ (h >> 29);
-}
 
 static void map_free(void *p)
 {
@@ -39,25 +27,8 @@ static void map_free(void *p)
 
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->n; i++)
-		free(m->value[i]);
-	free(m->value);
-	free(m->len);
-	free(m->slot);
+	nx_strmap_release(&m->code);
 	free(m);
-}
-
-/* The code of s (n bytes), or -1 when it is none of the ENUM's values. */
-static long map_find(const struct enum_map *m, const char *s, size_t n)
-{
-	for (size_t i = hash_text(s, n) & m->mask;; i = (i + 1) & m->mask) {
-		uint32_t c = m->slot[i];
-
-		if (!c)
-			return -1;
-		if (m->len[c - 1] == n && !memcmp(m->value[c - 1], s, n))
-			return (long)c - 1;
-	}
 }
 
 static void enum_call(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output)
@@ -70,7 +41,7 @@ static void enum_call(duckdb_function_info info, duckdb_data_chunk input, duckdb
 	idx_t rows = duckdb_data_chunk_get_size(input);
 
 	for (idx_t r = 0; r < rows; r++) {
-		long c = 0;
+		uint32_t c = 0;
 
 		if (valid && !duckdb_validity_row_is_valid(valid, r)) {
 			if (!out_valid) {
@@ -80,14 +51,15 @@ static void enum_call(duckdb_function_info info, duckdb_data_chunk input, duckdb
 			duckdb_validity_set_row_invalid(out_valid, r);
 		} else {
 			duckdb_string_t s = in[r];
-			uint32_t n = duckdb_string_t_length(s);
+			const uint32_t *code = nx_strmap_find(&m->code, duckdb_string_t_data(&s),
+							      duckdb_string_t_length(s));
 
-			c = map_find(m, duckdb_string_t_data(&s), n);
-			if (c < 0) {
+			if (!code) {
 				duckdb_scalar_function_set_error(info, "a value that is none of the "
 								       "ENUM's");
 				return;
 			}
+			c = *code;
 		}
 		if (m->wide)
 			((uint16_t *)out)[r] = (uint16_t)c;
@@ -127,22 +99,12 @@ int nx_duck_enum_function(struct nx_duck *d, const char *name, const char *type,
 	}
 	m = nx_xcalloc(1, sizeof(*m));
 	m->wide = duckdb_enum_internal_type(t) == DUCKDB_TYPE_USMALLINT;
-	m->n = duckdb_enum_dictionary_size(t);
-	m->value = nx_xcalloc(m->n ? m->n : 1, sizeof(*m->value));
-	m->len = nx_xcalloc(m->n ? m->n : 1, sizeof(*m->len));
-	m->mask = 15;
-	while (m->mask + 1 < 2 * m->n + 2)
-		m->mask = m->mask * 2 + 1;
-	m->slot = nx_xcalloc(m->mask + 1, sizeof(*m->slot));
-	for (size_t i = 0; i < m->n; i++) {
-		size_t j;
+	nx_strmap_init(&m->code, sizeof(uint32_t));
+	for (idx_t i = 0; i < duckdb_enum_dictionary_size(t); i++) {
+		char *v = duckdb_enum_dictionary_value(t, i);
 
-		m->value[i] = duckdb_enum_dictionary_value(t, (idx_t)i);
-		m->len[i] = strlen(m->value[i]);
-		for (j = hash_text(m->value[i], m->len[i]) & m->mask; m->slot[j];
-		     j = (j + 1) & m->mask)
-			;
-		m->slot[j] = (uint32_t)i + 1;
+		*(uint32_t *)nx_strmap_get(&m->code, v, strlen(v), NULL) = (uint32_t)i;
+		duckdb_free(v);
 	}
 	sf = duckdb_create_scalar_function();
 	duckdb_scalar_function_set_name(sf, name);
