@@ -107,6 +107,21 @@ const char *nx_derive_memory_limit(void)
 	return nx_env_size_or("NX_DERIVE_MEMORY_LIMIT", "128MB");
 }
 
+/* Whether a file's "-- empty when:" condition (a SELECT of one value) holds: a value that
+ * is not 0 (NULL counts as 0: the query then runs). */
+static int is_empty(struct nx_duck *d, const char *cond_sql, bool *empty, struct nx_err *err)
+{
+	char *sql = nx_xasprintf("SELECT CAST((%s) AS BIGINT)", cond_sql);
+	int64_t v = 0;
+	int rc = nx_duck_query_i64(d, sql, &v, err);
+
+	free(sql);
+	if (rc)
+		return nx_err_wrap(err, "its '-- empty when:' condition");
+	*empty = v != 0;
+	return 0;
+}
+
 int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 		  const struct nx_progress *progress, nx_derive_note_fn note, void *note_arg,
 		  struct nx_err *err)
@@ -155,6 +170,24 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 			if (note)
 				note(note_arg, table, missing);
 			continue;
+		}
+		/* "-- empty when: SELECT ...": a condition, read off what the ingest already
+		 * counted, under which the query gives no rows; then it is not run (no file,
+		 * as for a query that gives none) */
+		if (!stage && header_value(f->text, "empty when", requires, sizeof(requires))) {
+			bool empty = false;
+			rc = is_empty(d, requires, &empty, err);
+			if (rc) {
+				nx_err_wrap(err, "derive %s (%s)", table, f->name);
+				break;
+			}
+			if (empty) {
+				struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE,
+					.stage = "derive", .table = table, .how = "derived",
+					.rows = 0, .seconds = now_s() - t0 };
+				nx_progress_emit(progress, &ev);
+				continue;
+			}
 		}
 		if (stage) {
 			/* an internal table for a later file: the query as it is, into the

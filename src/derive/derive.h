@@ -21,6 +21,8 @@ typedef void (*nx_derive_note_fn)(void *arg, const char *table, const char *why)
  *   -- stage: <name>            or: an internal table written as it is into staging
  *                               (e.g. a part nx_T_1 of a split table nx_T), even empty
  *   -- requires: <T1>, <T2>     tables that must exist, else the file is skipped
+ *   -- empty when: SELECT ...   a condition (one value, true or not 0) under which the
+ *                               query gives no rows: then it is not run, no file
  * and its body is one SELECT. Tables with no rows are not written. */
 int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 		  const struct nx_progress *progress, nx_derive_note_fn note, void *note_arg,

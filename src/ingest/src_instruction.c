@@ -92,6 +92,8 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 			(int64_t)w->psum_read_sbuf_write_bytes, st->input_q, st->output_q,
 			st->weight_q };
 		memcpy(sr.bytes, v, sizeof(v));
+		/* the columns the hierarchy tables (85-88) need, as written below */
+		sr.chain = st->raw_penguin >= 0 && st->raw_hlo >= 0;
 		sr.has_flops = in->engine == NX_ENGINE_TENSOR &&
 			       (in->opcode == NX_OP_MATMUL || in->opcode == NX_OP_LDWEIGHTS);
 		sr.raw_flops = (int64_t)w->raw_flops;

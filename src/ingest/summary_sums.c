@@ -69,6 +69,8 @@ void nx_inst_sums_add(struct nx_inst_sums *s, const struct nx_inst_row *r)
 	if (r->known)
 		for (int k = 0; k < NX_SUM_BYTES; k++)
 			add(&s->bytes[k], r->bytes[k]);
+	if (r->chain)
+		s->chain_n++;
 	if (r->known && r->bytes[NX_SUM_PS_SB] > 0)
 		s->ps_sb_n++; /* count(*) FILTER (WHERE psum_read_sbuf_write_bytes > 0) */
 	if (e >= 0) {
@@ -201,6 +203,7 @@ int nx_sums_create_views(const struct nx_inst_sums *i, const struct nx_dma_sums 
 	}
 	i64_col(&sb, i->has_x, i->x_first, "x_first");
 	i64_col(&sb, i->has_x, i->x_last, "x_last");
+	i64_col(&sb, true, (int64_t)i->chain_n, "chain_n");
 	if ((rc = nx_duck_exec(d, sb.buf, err)))
 		goto out;
 	nx_strbuf_reset(&sb);

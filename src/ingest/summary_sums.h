@@ -30,6 +30,7 @@ struct nx_sums_name {
 
 struct nx_inst_sums {
 	uint64_t n, ps_sb_n, mm_n, act_n, eng_n[5];
+	uint64_t chain_n; /* rows that carry the whole IR id chain (the hierarchy tables') */
 	struct nx_sums_name eng_seen[8], op_seen[64]; /* by pointer: the names' strcmp()s */
 	struct nx_sum bytes[NX_SUM_BYTES];
 	struct nx_sum hw_flops, tp_flops, adj_flops, adj_tp_flops, act_t, eng_t[5];
@@ -52,6 +53,7 @@ struct nx_inst_row {
 	const char *engine, *opcode;
 	int64_t start, end;
 	bool known;
+	bool chain; /* raw_bir_id, raw_penguin_id, raw_hlo_id and raw_framework_id all set */
 	int64_t bytes[NX_SUM_BYTES];
 	bool has_flops;
 	int64_t raw_flops, adj_flops, flops_tp, adj_flops_tp;

@@ -25,7 +25,7 @@
 #include <string.h>
 
 struct ctx {
-	char *dir, *data, *full, *nodma;
+	char *dir, *data, *full, *nodma, *nodebug;
 	struct nx_duck *d;
 };
 
@@ -41,6 +41,9 @@ static int setup(void **state)
 	c->full = nx_test_ingest_fixture(c->dir, c->data, &fo, "full");
 	fo.dge_notifications = false;
 	c->nodma = nx_test_ingest_fixture(c->dir, c->data, &fo, "nodma");
+	nx_fixture_opts_default(&fo);
+	fo.with_debug_info = false;
+	c->nodebug = nx_test_ingest_fixture(c->dir, c->data, &fo, "nodebug");
 	assert_int_equal(nx_duck_open(&c->d, 1, NULL, &err), 0);
 	*state = c;
 	return 0;
@@ -54,6 +57,7 @@ static int teardown(void **state)
 	free(c->data);
 	free(c->full);
 	free(c->nodma);
+	free(c->nodebug);
 	free(c);
 	return 0;
 }
@@ -156,6 +160,41 @@ static void test_no_dma_profile(void **state)
 	EQ(c, "SELECT count(*) FROM Flow WHERE dependency_type = 'DGE_TRIGGER'", 0);
 }
 
+/* The IR hierarchy tables hold one row per id of the instructions that carry the whole
+ * id chain. With kernel debug entries (the full fixture) the four queries run; without
+ * them no instruction carries the chain, the ingest counts none (nx_InstSums.chain_n),
+ * so the queries are not run ("-- empty when:") and the tables are the zero-row files of
+ * every schema table, as the queries would give. */
+static void test_ir_hierarchy_rows(void **state)
+{
+	struct ctx *c = *state;
+	static const char *const levels[][2] = {
+		{ "BirInstruction", "raw_bir_id" }, { "PenguinInstruction", "raw_penguin_id" },
+		{ "HloInstruction", "raw_hlo_id" }, { "FrameworkInstruction", "raw_framework_id" },
+	};
+	static const char chain[] = "raw_bir_id IS NOT NULL AND raw_penguin_id IS NOT NULL AND "
+				    "raw_hlo_id IS NOT NULL AND raw_framework_id IS NOT NULL";
+	const char *profiles[] = { c->full, c->nodebug };
+
+	for (size_t p = 0; p < NX_ARRAY_SIZE(profiles); p++) {
+		nx_test_use_profile(&c->d, profiles[p]);
+		int64_t n = nx_test_qi(c->d, "SELECT count(*) FROM Instruction WHERE %s", chain);
+		assert_true(nx_test_qi(c->d, "SELECT count(*) FROM Instruction") > 0);
+		assert_true(p == 0 ? n > 0 : n == 0);
+		for (size_t l = 0; l < NX_ARRAY_SIZE(levels); l++) {
+			char *f = nx_xasprintf("%s.parquet", levels[l][0]);
+			char *path = nx_path_join(profiles[p], f);
+
+			assert_true(nx_is_file(path));
+			assert_int_equal(nx_test_qi(c->d, "SELECT count(*) FROM %s", levels[l][0]),
+					 nx_test_qi(c->d, "SELECT count(DISTINCT %s) FROM Instruction "
+							  "WHERE %s", levels[l][1], chain));
+			free(path);
+			free(f);
+		}
+	}
+}
+
 static void test_invariants(void **state)
 {
 	struct ctx *c = *state;
@@ -197,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_dma_aggregation_and_flow),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_no_dma_profile),
+		cmocka_unit_test(test_ir_hierarchy_rows),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_summary_outputs),
 	};
