@@ -87,6 +87,12 @@ int nx_duck_query_f64(struct nx_duck *d, const char *sql, double *out, struct nx
  * source's own error (e.g. a corrupt trace chunk) is returned as is, with its message. */
 int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			uint64_t *rows, struct nx_err *err);
+/* Like nx_duck_copy_source, written by our parquet writer (db/parquet_write.h) on the
+ * calling thread, or by DuckDB's COPY with NX_INGEST_WRITER=duckdb: the same rows in the
+ * same row groups, at about half DuckDB's CPU (docs/memory.md, "Our writer for the raw
+ * tables"). The ingest's tables derived in C go this way. */
+int nx_duck_write_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
+			 uint64_t *rows, struct nx_err *err);
 /* Like nx_duck_copy_source, with src->next run on a thread of its own up to a few
  * batches ahead of DuckDB's writer, so that reading and writing overlap, in two steps so
  * that the source can read before the database exists (the trace ingest starts it before

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT
- * duck_copy_parts.c: a large table copied as parts of a few million rows, by our parquet
- * writer (db/parquet_write.h) or by DuckDB's: one COPY, or two that each write some of
- * its columns, joined side by side (see nx_duck_copy_source_parts in duck.h;
- * docs/memory.md, "Two writers" and "Our writer for the raw tables"). */
+ * duck_copy_parts.c: the ingest's choice of parquet writer, ours (db/parquet_write.h) or
+ * DuckDB's (NX_INGEST_WRITER): a row source written whole (nx_duck_write_source), and a
+ * large table copied as parts of a few million rows, by ours or by DuckDB's one COPY, or
+ * two that each write some of its columns, joined side by side (see
+ * nx_duck_copy_source_parts in duck.h; docs/memory.md, "Two writers" and "Our writer for
+ * the raw tables"). */
 #include "common/compat.h"
 #include "common/env_num.h"
 #include "db/duck_copy.h"
@@ -37,6 +39,18 @@ int nx_duck_part_writer_check(struct nx_err *err)
 	bool ours;
 
 	return part_writer_kind(&ours, err);
+}
+
+int nx_duck_write_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
+			 uint64_t *rows, struct nx_err *err)
+{
+	bool ours;
+	int rc = part_writer_kind(&ours, err);
+
+	if (rc)
+		return rc;
+	return ours ? nx_pqw_write_source(src, path, rows, err)
+		    : nx_duck_copy_source(d, src, path, rows, err);
 }
 
 /* Writers of a table written in parts: NX_INGEST_WRITERS (1 or 2), else 2. */

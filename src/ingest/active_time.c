@@ -286,7 +286,7 @@ static int write_one(struct nx_duck *d, struct nx_row_source *src, const char *d
 	char *path = nx_xasprintf("%s/%s.parquet", dir, src->table->name);
 	uint64_t rows = 0;
 	double t0 = nx_active_now();
-	int rc = nx_duck_copy_source(d, src, path, &rows, err);
+	int rc = nx_duck_write_source(d, src, path, &rows, err);
 
 	if (!rc && rows == 0)
 		remove(path);

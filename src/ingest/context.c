@@ -294,7 +294,7 @@ static int ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_so
 
 	p.t0 = p.last = nx_now_s();
 	rc = parts ? nx_duck_copy_source_parts(d, from, path, rows, err)
-		   : nx_duck_copy_source(d, from, path, rows, err);
+		   : nx_duck_write_source(d, from, path, rows, err);
 	if (!rc)
 		nx_ctx_table_done(c, p.name, how, *rows, nx_now_s() - p.t0);
 	return rc;

@@ -75,7 +75,7 @@ int nx_dma_usage_write(const struct nx_dma_usage *u, struct nx_duck *d, const ch
 			break;
 		src = (struct nx_row_source){ .table = s.map.table, .self = &s, .next = usage_next };
 		path = nx_xasprintf("%s/%s.parquet", dir, tables[i]);
-		rc = nx_duck_copy_source(d, &src, path, &rows[i], err);
+		rc = nx_duck_write_source(d, &src, path, &rows[i], err);
 		free(path);
 	}
 	return rc;

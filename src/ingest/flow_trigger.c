@@ -164,9 +164,9 @@ int nx_flow_trig_write(struct nx_flow_trig *f, struct nx_duck *d, const char *di
 		if (!rc)
 			rc = nx_duck_copy_query(d, q.buf, path, rows, err);
 	} else if (f->sorted) {
-		rc = nx_duck_copy_source(d, &src, path, rows, err);
+		rc = nx_duck_write_source(d, &src, path, rows, err);
 	} else {
-		rc = nx_duck_copy_source(d, &src, tmp, rows, err);
+		rc = nx_duck_write_source(d, &src, tmp, rows, err);
 		nx_strbuf_addstr(&q, "SELECT * FROM read_parquet(");
 		nx_sql_quote(&q, tmp);
 		nx_strbuf_addstr(&q, ") ORDER BY out_id, in_id");

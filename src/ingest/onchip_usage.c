@@ -132,7 +132,7 @@ int nx_onchip_usage_write(struct nx_onchip_usage *u, struct nx_duck *d, const ch
 			return rc;
 		src = (struct nx_row_source){ .table = s.map.table, .self = &s, .next = usage_next };
 		char *path = nx_xasprintf("%s/%s.parquet", dir, tables[m]);
-		rc = nx_duck_copy_source(d, &src, path, &rows[m], err);
+		rc = nx_duck_write_source(d, &src, path, &rows[m], err);
 		if (!rc && rows[m] == 0)
 			remove(path);
 		free(path);

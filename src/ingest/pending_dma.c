@@ -83,7 +83,7 @@ int nx_pending_dma_write(const struct nx_pending_dma *p, struct nx_duck *d, cons
 		return rc;
 	src = (struct nx_row_source){ .table = s.map.table, .self = &s, .next = pending_next };
 	path = nx_xasprintf("%s/PendingDma.parquet", dir);
-	rc = nx_duck_copy_source(d, &src, path, rows, err);
+	rc = nx_duck_write_source(d, &src, path, rows, err);
 	if (!rc && *rows == 0)
 		remove(path);
 	free(path);
