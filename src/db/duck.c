@@ -269,6 +269,13 @@ int nx_duck_exec(struct nx_duck *d, const char *sql, struct nx_err *err)
 	return nx_duck_con_exec(d->con, sql, err);
 }
 
+int nx_duck_appends_exec(struct nx_duck *d, const char *sql, struct nx_err *err)
+{
+	if (!nx__duck_con_app(d))
+		return nx_errf(err, NX_EDB, "cannot connect to DuckDB for appending");
+	return nx_duck_con_exec(d->con_app, sql, err);
+}
+
 int nx_duck_query_i64(struct nx_duck *d, const char *sql, int64_t *out, struct nx_err *err)
 {
 	return nx_duck_con_query_i64(d->con, sql, out, err);

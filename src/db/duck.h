@@ -232,6 +232,10 @@ int nx_duck_appender_commit(struct nx_duck_appender *a, struct nx_err *err);
 void nx_duck_appender_align(struct nx_duck_appender *a, uint64_t table_rows);
 /* Flushes and frees a (NULL: nothing); the rows are in the table once it returns 0. */
 int nx_duck_appender_close(struct nx_duck_appender *a, struct nx_err *err);
+/* Runs sql on the connection of d's appenders: after "BEGIN TRANSACTION" there, the rows
+ * every appender of d flushes or closes are in that transaction until "COMMIT" (a
+ * committed transaction's rows go at the tables' ends) or "ROLLBACK" there. */
+int nx_duck_appends_exec(struct nx_duck *d, const char *sql, struct nx_err *err);
 
 /* Locks the database down before anything reads a file: files can then be read only
  * below dirs[0..n) (allowed_directories), all other external access (other files,

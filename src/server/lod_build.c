@@ -940,7 +940,7 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 			const char *scratch, int s, const struct nx_ptable *t,
 			const struct nx_lod_bounds *bounds, uint64_t *events,
 			struct phase_clock *clk, char **tail, struct events_split *sp,
-			struct nx_err *err)
+			struct nx_lod_levels_two *two, struct nx_err *err)
 {
 	const struct nx_lod_source *src = &nx__lod_sources[s];
 	struct nx_strbuf sql = NX_STRBUF_INIT, from = NX_STRBUF_INIT;
@@ -985,7 +985,8 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	else
 		clock_lap(clk, "span of %s (read in place)", src->table);
 	if (pass == PASS_COPY_L0) {
-		if (lo < hi && (rc = nx__lod_levels_up(d, s, lo, hi, bounds->chunk_rows, err)))
+		if (lo < hi && (rc = nx__lod_levels_up_two(d, s, lo, hi, bounds->chunk_rows,
+							    s == 0 ? two : NULL, err)))
 			goto out;
 	} else {
 		span_levels(v, &lo, &hi);
@@ -1411,6 +1412,7 @@ struct events_job {
 	struct nx_lod_phases ph;
 	bool timed;
 	struct events_split *split; /* Instruction's, shared by both (NULL: not split) */
+	struct nx_lod_levels_two *levels; /* Instruction's levels above L0, shared (NULL: not) */
 	bool second;                /* the second thread */
 	struct nx_err err;
 	int rc;
@@ -1468,7 +1470,7 @@ static void *events_run(void *arg)
 		if (!(j->rc = builds_check(j->builds, &j->err)))
 			j->rc = build_source(j->d, &sl, j->dir, j->scratch, s, t, j->bounds, &j->n,
 					     &clk, &j->tail[s], j->second ? NULL : j->split,
-					     &j->err);
+					     j->second ? NULL : j->levels, &j->err);
 		if (j->rc)
 			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[s].table);
 	}
@@ -1479,8 +1481,13 @@ static void *events_run(void *arg)
 		was = j->rc;
 		if ((j->rc = split_commit(j->builds, j->split, j->rc, &j->err)) && !was)
 			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[0].table);
+		/* then it helps with Instruction's levels above L0 until the first ends them */
+		if (nx__lod_levels_second(j->d, j->levels, j->rc != 0))
+			clock_lap(&clk, "tl.lod %s, second thread's levels",
+				  nx__lod_sources[0].table);
 	} else {
 		split_settle(j->split);
+		nx__lod_levels_two_end(j->levels);
 	}
 	nx__lod_slices_release(&sl);
 	return NULL;
@@ -1493,6 +1500,17 @@ static bool split_on(void)
 	const char *v = getenv("NX_LOD_EVENTS_SPLIT");
 
 	return !v || strcmp(v, "0");
+}
+
+/* The least rows of a level of Instruction's pyramid for its level above to be built on
+ * both threads of the events part: NX_LOD_LEVELS_SPLIT_ROWS, 0 (never: the first thread
+ * builds them all) to 1,000,000,000, default LEVELS_SPLIT_ROWS (docs/memory.md, "The
+ * levels on both threads"). */
+#define LEVELS_SPLIT_ROWS 200000
+static int levels_split_rows(long long *n, struct nx_err *err)
+{
+	*n = LEVELS_SPLIT_ROWS;
+	return nx_env_range("NX_LOD_LEVELS_SPLIT_ROWS", 0, 1000000000, "rows", n, err);
 }
 
 /* *n gets the rows of the tables of sources srcs[0..nsrc) (their footers' counts). */
@@ -1535,6 +1553,7 @@ static int events_two(struct nx_duck *d, const char *dir, const char *scratch,
 				      .cond = PTHREAD_COND_INITIALIZER };
 	pthread_t th;
 	bool started = false;
+	long long min_rows = 0;
 	int rc = 0;
 
 	memset(job, 0, sizeof(job));
@@ -1553,8 +1572,13 @@ static int events_two(struct nx_duck *d, const char *dir, const char *scratch,
 	    !others_rows(d, dir, files, job[1].srcs, job[1].nsrc, &split.others,
 			 &(struct nx_err){ 0 })) /* a table that fails fails its thread */
 		job[0].split = job[1].split = &split;
+	/* Instruction's levels above L0 on both threads: the second helps once its sources
+	 * are done (nx__lod_levels_up_two) */
+	if (!(rc = levels_split_rows(&min_rows, err)) && min_rows && job[0].nsrc &&
+	    job[0].srcs[0] == 0 && job[1].nsrc)
+		job[0].levels = job[1].levels = nx__lod_levels_two_new(min_rows);
 	job[0].d = d;
-	if (job[1].nsrc && !(rc = nx_duck_open_sibling(d, &job[1].d, err)) &&
+	if (!rc && job[1].nsrc && !(rc = nx_duck_open_sibling(d, &job[1].d, err)) &&
 	    !(rc = builds_enter(builds, &ref, job[1].d, err)))
 		started = !pthread_create(&th, NULL, events_run, &job[1]);
 	if (!rc && job[1].nsrc && !started)
@@ -1573,6 +1597,7 @@ static int events_two(struct nx_duck *d, const char *dir, const char *scratch,
 		*err = job[1].err;
 	free(split.select);
 	free(split.cols);
+	nx__lod_levels_two_free(job[0].levels);
 	pthread_mutex_destroy(&split.lock);
 	pthread_cond_destroy(&split.cond);
 	for (int k = 0; k < 2 && clk->ph; k++)
@@ -1611,7 +1636,8 @@ static int events_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *
 		const struct nx_ptable *t = nx__pfiles_find(files, nx__lod_sources[s].table);
 
 		if (t && !t->members && t->nfiles && !(rc = builds_check(builds, err)))
-			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, NULL, err);
+			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, NULL, NULL,
+					  err);
 	}
 	return rc;
 }
@@ -1634,7 +1660,8 @@ static int rest_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *di
 			rc = nx_duck_query_i64(d, q, &built, err);
 		free(q);
 		if (!rc && cached_source(files, s) && !built)
-			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, NULL, err);
+			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, NULL, NULL,
+					  err);
 		else if (!rc && cached_source(files, s) && s < 2) /* the summary reads them */
 			rc = create_view(d, sl, dir, t, NULL, err);
 	}

@@ -18,6 +18,8 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -473,14 +475,228 @@ static int build_level(struct nx_duck *d, struct bucket *b, const char *from, in
 	return rc;
 }
 
+/* Instruction's levels on both threads of the events part (lod_levels.h): the state the
+ * two share, under lock. */
+struct nx_lod_levels_two {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int64_t min_rows;
+	bool joined; /* the second thread waits for parts */
+	bool gone;   /* the second thread does not come (it failed) */
+	bool ended;  /* the first offers no more parts */
+	/* the part offered: buckets k >= k0 of level level - 1 (level 0: none) */
+	int src, level;
+	int64_t k0, slice;
+	int first;  /* the first's part of the level: 0 being built, 1 committed, -1 failed */
+	int second; /* the second's: 0 being built, 1 committed, -1 failed, -2 rolled back */
+	int64_t rows; /* the second's rows of the level */
+	struct nx_err err; /* the second's failure */
+};
+
+/* Test hook (nx__lod_levels_test_hook). */
+static atomic_bool hook_wait_join;
+static atomic_int hook_fail_level;
+
+void nx__lod_levels_test_hook(bool wait_join, int fail_level)
+{
+	atomic_store(&hook_wait_join, wait_join);
+	atomic_store(&hook_fail_level, fail_level);
+}
+
+struct nx_lod_levels_two *nx__lod_levels_two_new(int64_t min_rows)
+{
+	struct nx_lod_levels_two *t = nx_xcalloc(1, sizeof(*t));
+
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->cond, NULL);
+	t->min_rows = min_rows;
+	return t;
+}
+
+void nx__lod_levels_two_free(struct nx_lod_levels_two *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->cond);
+	free(t);
+}
+
+void nx__lod_levels_two_end(struct nx_lod_levels_two *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->ended = true;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void bucket_release(struct bucket *b)
+{
+	free(b->rows);
+	free(b->out);
+	nx_strbuf_release(&b->arena);
+	nx_strbuf_release(&b->out_arena);
+}
+
+/* The second thread's part of the level offered: its rows appended in a transaction of
+ * the appenders' connection, committed once the first's part of the level has (so that
+ * they come after its rows), rolled back when either failed. */
+static int second_part(struct nx_duck *d, struct nx_lod_levels_two *t, int src, int level,
+		       int64_t k0, int64_t slice, struct nx_err *err)
+{
+	struct bucket b = { .src = src, .level = level, .arena = NX_STRBUF_INIT,
+			    .out_arena = NX_STRBUF_INIT };
+	char *from = nx_xasprintf("tl.lod%d WHERE level = %d AND k >= %" PRId64, src, level - 1,
+				  k0);
+	int rc = nx_duck_appends_exec(d, "BEGIN TRANSACTION", err), first;
+
+	if (!rc && atomic_load(&hook_fail_level) == level)
+		rc = nx_errf(err, NX_EDB, "a test's failure of level %d", level);
+	if (!rc)
+		rc = build_level(d, &b, from, slice, err);
+	pthread_mutex_lock(&t->lock);
+	while (!t->first)
+		pthread_cond_wait(&t->cond, &t->lock);
+	first = t->first;
+	pthread_mutex_unlock(&t->lock);
+	if (!rc && first == 1)
+		rc = nx_duck_appends_exec(d, "COMMIT", err);
+	else
+		nx_duck_appends_exec(d, "ROLLBACK", &(struct nx_err){ 0 });
+	pthread_mutex_lock(&t->lock);
+	t->rows = (int64_t)b.table_rows;
+	t->second = rc ? -1 : first == 1 ? 1 : -2;
+	if (rc)
+		t->err = *err;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	bucket_release(&b);
+	free(from);
+	return rc;
+}
+
+int nx__lod_levels_second(struct nx_duck *d, struct nx_lod_levels_two *t, bool gone)
+{
+	int done = 0, parts = 0;
+
+	if (!t)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	t->gone = gone;
+	t->joined = !gone;
+	pthread_cond_broadcast(&t->cond);
+	while (!gone) {
+		int src, level;
+		int64_t k0, slice;
+
+		while (!t->ended && (!t->level || t->level == done))
+			pthread_cond_wait(&t->cond, &t->lock);
+		if (t->ended)
+			break;
+		src = t->src;
+		done = level = t->level;
+		k0 = t->k0;
+		slice = t->slice;
+		pthread_mutex_unlock(&t->lock);
+		/* a failure is the first thread's to report, naming the level */
+		gone = second_part(d, t, src, level, k0, slice, &(struct nx_err){ 0 }) != 0;
+		parts++;
+		pthread_mutex_lock(&t->lock);
+		if (gone)
+			t->gone = true;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return parts;
+}
+
+/* Whether the second thread takes a part of level b->level (t may be NULL): it has
+ * joined (with the test hook, the first waits for it to join or leave), and the level
+ * below has at least t->min_rows rows. */
+static bool offer_ready(struct nx_lod_levels_two *t, int64_t below)
+{
+	bool ready;
+
+	if (!t || below < t->min_rows || below < 2)
+		return false;
+	pthread_mutex_lock(&t->lock);
+	while (atomic_load(&hook_wait_join) && !t->joined && !t->gone)
+		pthread_cond_wait(&t->cond, &t->lock);
+	ready = t->joined && !t->gone && !t->ended;
+	pthread_mutex_unlock(&t->lock);
+	return ready;
+}
+
+/* Level b->level in two parts, the level below's buckets before k0 on this thread (d),
+ * those from k0 on the second's, whose rows are committed after this one's; *rows gets
+ * the second's rows. */
+static int level_two(struct nx_duck *d, struct nx_lod_levels_two *t, struct bucket *b,
+		     const char *from, int64_t k0, int64_t slice, int64_t *rows,
+		     struct nx_err *err)
+{
+	char *mine = nx_xasprintf("%s AND k < %" PRId64, from, k0);
+	int rc, second;
+
+	pthread_mutex_lock(&t->lock);
+	t->src = b->src;
+	t->level = b->level;
+	t->k0 = k0;
+	t->slice = slice;
+	t->first = t->second = 0;
+	t->rows = 0;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	rc = build_level(d, b, mine, slice, err);
+	pthread_mutex_lock(&t->lock);
+	t->first = rc ? -1 : 1;
+	pthread_cond_broadcast(&t->cond);
+	while (!t->second)
+		pthread_cond_wait(&t->cond, &t->lock);
+	second = t->second;
+	*rows = t->rows;
+	if (!rc && second == -1)
+		rc = nx_errf(err, t->err.code ? t->err.code : NX_EDB,
+			     "level %d of tl.lod%d (%s), the second thread's part: %s", b->level,
+			     b->src, nx__lod_sources[b->src].table, t->err.msg);
+	t->level = 0;
+	pthread_mutex_unlock(&t->lock);
+	free(mine);
+	return rc;
+}
+
+/* Where the second thread's part of a level starts: at the first bucket of a parent at
+ * or after the bucket of the median row of the level below (its rows, in k order, are
+ * the table's rows [at, at + below)). *k0 INT64_MIN: no split (the median's parent's
+ * start is past the level's). */
+static int cut_at(struct nx_duck *d, int src, int64_t at, int64_t below, int64_t *k0,
+		  struct nx_err *err)
+{
+	char *sql = nx_xasprintf("SELECT k FROM tl.lod%d WHERE rowid = %" PRId64, src,
+				 at + below / 2);
+	int64_t k = 0;
+	int rc = nx_duck_query_i64(d, sql, &k, err);
+
+	free(sql);
+	*k0 = rc ? INT64_MIN : parent_start(k);
+	return rc;
+}
+
 int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 		      struct nx_err *err)
+{
+	return nx__lod_levels_up_two(d, src, lo, hi, chunk, NULL, err);
+}
+
+int nx__lod_levels_up_two(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
+			  struct nx_lod_levels_two *two, struct nx_err *err)
 {
 	struct bucket b = { .ctr = src < 0, .src = src, .arena = NX_STRBUF_INIT,
 			    .out_arena = NX_STRBUF_INIT };
 	/* a slice's rows are kept in C until its read ends: an eighth of the bound's input
 	 * rows, so that they hold at most about chunk / 8 rows (11 MB at 500K) */
 	int64_t slice = chunk / LEVEL_SLICE_DIV > 0 ? chunk / LEVEL_SLICE_DIV : 1, rows = 0;
+	int64_t below;
 	int rc = 0;
 
 	{ /* where the levels' rows start: their commits end on whole vectors */
@@ -491,17 +707,26 @@ int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 		b.table_rows = (uint64_t)rows;
 		free(sql);
 	}
+	/* the table holds the level below only: it is its rows */
+	below = rows;
 	for (int l = lo + 1; l <= hi && !rc; l++) {
 		char *from = src < 0 ? nx_xasprintf("tl.ctr_lod WHERE level = %d", l - 1)
 				     : nx_xasprintf("tl.lod%d WHERE level = %d", src, l - 1);
+		uint64_t before = b.table_rows;
+		int64_t k0 = INT64_MIN, second = 0;
 
 		b.level = l;
-		rc = build_level(d, &b, from, slice, err);
+		if (src >= 0 && offer_ready(two, below))
+			rc = cut_at(d, src, (int64_t)before - below, below, &k0, err);
+		if (!rc && k0 != INT64_MIN) {
+			rc = level_two(d, two, &b, from, k0, slice, &second, err);
+			b.table_rows += (uint64_t)second;
+		} else if (!rc) {
+			rc = build_level(d, &b, from, slice, err);
+		}
+		below = (int64_t)(b.table_rows - before);
 		free(from);
 	}
-	free(b.rows);
-	free(b.out);
-	nx_strbuf_release(&b.arena);
-	nx_strbuf_release(&b.out_arena);
+	bucket_release(&b);
 	return rc;
 }

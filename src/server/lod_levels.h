@@ -29,6 +29,35 @@ extern const enum nx_cell_kind nx__lod_row_kinds[NX_LOD_ROW_COLUMNS];
 int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 		      struct nx_err *err);
 
+/* The same levels of an event source's pyramid (src >= 0) shared with a second thread
+ * (lod_build.c's events part; docs/memory.md, "The levels on both threads"), two NULL:
+ * all on this one. A level whose level below has two->min_rows rows or more, when the
+ * second thread waits for work (nx__lod_levels_second) by the time the level starts, is
+ * built in two parts: the buckets of the parents before a cut near the level below's
+ * median row here, on d, the others by the second thread on its own connection in a
+ * transaction of its appenders that it commits once this part has committed (a
+ * committed transaction's rows go at the table's end), so the table gets the rows at
+ * the row ids of one thread; the next level starts once both are in. Other levels are
+ * built here alone. The table must hold the level lo only when it is called. A failure
+ * of the second's part fails the build naming the table and level. */
+struct nx_lod_levels_two;
+int nx__lod_levels_up_two(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
+			  struct nx_lod_levels_two *two, struct nx_err *err);
+/* The state the two threads share; levels of fewer than min_rows input rows stay on one
+ * (at least 2 for a split). */
+struct nx_lod_levels_two *nx__lod_levels_two_new(int64_t min_rows);
+void nx__lod_levels_two_free(struct nx_lod_levels_two *two);
+/* The first thread, at its end: no more parts are offered (the second returns). */
+void nx__lod_levels_two_end(struct nx_lod_levels_two *two);
+/* The second thread, once its own work is done (on its own connection d): builds the
+ * parts offered until the first ends (two NULL: nothing); gone (it failed): it takes
+ * none. Returns the count of parts it built; a failed part is the first's error. */
+int nx__lod_levels_second(struct nx_duck *d, struct nx_lod_levels_two *two, bool gone);
+/* Test hook: with wait_join the first thread waits, before each level large enough to
+ * split, for the second to join or to leave, so a test's levels are split whatever the
+ * timing; the second's part of level fail_level (0: none) fails. */
+void nx__lod_levels_test_hook(bool wait_join, int fail_level);
+
 /* Level `level` of tl.lod<src> for event source src, from its n events (times first..last)
  * in the relation `from` (tl.ev<src>, or the profile's table, nx__lod_events_sql; name
  * names it in errors), in the time slices of about chunk rows the grouping query uses

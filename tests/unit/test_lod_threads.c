@@ -14,9 +14,16 @@
  *     tables, row ids included, as with Instruction on one thread (NX_LOD_EVENTS_SPLIT=0)
  *     and as the one-thread build, on a table in start order but for a small lateness
  *     whose split falls inside a time slice; damaged rows in either half fail the build
- *     naming Instruction, and leave nothing. */
+ *     naming Instruction, and leave nothing;
+ *   - Instruction's levels above L0 on both threads (every level split,
+ *     NX_LOD_LEVELS_SPLIT_ROWS=1, the first thread waiting for the second by a test hook):
+ *     the same tables, row ids included, as with the levels on the first thread
+ *     (NX_LOD_LEVELS_SPLIT_ROWS=0) and as the one-thread build; a failure of the second
+ *     thread's part of a level fails the build naming the table and the level, and
+ *     leaves nothing; NX_LOD_LEVELS_SPLIT_ROWS not a whole number of rows is refused. */
 #include "common/compat.h"
 #include "server/lod_carried.h"
+#include "server/lod_levels.h"
 #include "db/duck.h"
 #include "helper/asserts.h"
 #include "helper/fixture.h"
@@ -215,6 +222,113 @@ static void test_either_half_fails(void **state)
 	split_half_fails("split-bad-second", 28); /* of the last */
 }
 
+/* Every level of Instruction's pyramid split between the two threads. */
+static void levels_env(void)
+{
+	split_env(true);
+	setenv("NX_LOD_LEVELS_SPLIT_ROWS", "1", 1);
+	nx__lod_levels_test_hook(true, 0);
+}
+
+static void levels_env_clear(void)
+{
+	split_env_clear();
+	unsetenv("NX_LOD_LEVELS_SPLIT_ROWS");
+	nx__lod_levels_test_hook(false, 0);
+}
+
+static void test_levels_split_match_one_thread(void **state)
+{
+	static const char *const ref_var[] = { "NX_LOD_LEVELS_SPLIT_ROWS",
+					       "NX_LOD_EVENTS_THREADS" };
+	char *dir = split_profile("levels"), *ref = NULL, *probe = NULL;
+	struct nx_lod_phases ph = { 0 };
+	struct nx_err err = { 0 };
+	bool second = false;
+	uint64_t n = 0;
+
+	(void)state;
+	/* the second thread built parts of the levels */
+	assert_true(asprintf(&probe, "%s.probe", dir) > 0);
+	assert_int_equal(nx_test_sh("cp -r '%s' '%s'", dir, probe), 0);
+	levels_env();
+	assert_ok(nx_lod_build_carried(probe, "p", &n, &ph, &err), &err);
+	for (size_t i = 0; i < ph.n; i++)
+		second |= strstr(ph.ph[i].name, "Instruction, second thread's levels") != NULL;
+	assert_true(second);
+	for (size_t k = 0; k < NX_ARRAY_SIZE(ref_var); k++) {
+		struct nx_duck *d;
+
+		assert_true(asprintf(&ref, "%s.lref%zu", dir, k) > 0);
+		assert_int_equal(nx_test_sh("rm -rf '%s/.timeline'", dir), 0);
+		levels_env();
+		d = nx_lod_build_pair(dir, ref, ref_var[k], k ? "1" : "0", NULL);
+		assert_true(nx_lod_same_tables(d, false) >= 8);
+		/* levels above L0, several of them with buckets on both sides of a cut */
+		assert_true(nx_test_qi(d, "SELECT count(DISTINCT level) FROM a.lod0") > 5);
+		assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM a.lod0"),
+				 nx_test_qi(d, "SELECT count(*) FROM b.lod0"));
+		nx_duck_close(d);
+		free(ref);
+	}
+	levels_env_clear();
+	free(probe);
+	free(dir);
+}
+
+static void test_levels_second_part_fails(void **state)
+{
+	char *dir = split_profile("levels-bad");
+	struct nx_err err = { 0 };
+	uint64_t n = 0;
+	int lo;
+	struct nx_duck *d = NULL;
+
+	(void)state;
+	/* L0 of Instruction in a build without the hook, then a build whose second part of
+	 * the level above L0 + 2 fails */
+	levels_env();
+	assert_ok(nx_lod_build_carried(dir, "p", &n, NULL, &err), &err);
+	assert_ok(nx_duck_open(&d, 1, NULL, &err), &err);
+	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS c (READ_ONLY)", dir);
+	lo = (int)nx_test_qi(d, "SELECT lo FROM c.meta WHERE src = 0");
+	nx_duck_close(d);
+	assert_int_equal(nx_test_sh("rm -rf '%s/.timeline'", dir), 0);
+	nx__lod_levels_test_hook(true, lo + 2);
+	assert_int_not_equal(nx_lod_build_carried(dir, "t", &n, NULL, &err), 0);
+	levels_env_clear();
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "level %d of tl.lod0", lo + 2);
+		if (!strstr(err.msg, want) || !strstr(err.msg, "Instruction") ||
+		    !strstr(err.msg, "a test's failure"))
+			fail_msg("%s", err.msg);
+	}
+	assert_int_equal(nx_test_sh("test -e '%s/.timeline'", dir), 1);
+	free(dir);
+}
+
+static void test_levels_split_rows_refused(void **state)
+{
+	static const char *const bad[] = { "-1", "x", "1000000001", "1e6" };
+	char *dir = nx_lod_timeline_profile("levels-env");
+	struct nx_err err = { 0 };
+	uint64_t n = 0;
+
+	(void)state;
+	for (size_t i = 0; i < NX_ARRAY_SIZE(bad); i++) {
+		nx_err_clear(&err);
+		assert_int_equal(setenv("NX_LOD_LEVELS_SPLIT_ROWS", bad[i], 1), 0);
+		assert_int_equal(nx_lod_build_carried(dir, "t", &n, NULL, &err), NX_EUSAGE);
+		unsetenv("NX_LOD_LEVELS_SPLIT_ROWS");
+		if (!strstr(err.msg, "NX_LOD_LEVELS_SPLIT_ROWS"))
+			fail_msg("NX_LOD_LEVELS_SPLIT_ROWS=%s: %s", bad[i], err.msg);
+		assert_int_equal(nx_test_sh("test -e '%s/.timeline'", dir), 1);
+	}
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +337,9 @@ int main(void)
 		cmocka_unit_test(test_either_thread_fails_naming_its_source),
 		cmocka_unit_test(test_split_matches_one_pass),
 		cmocka_unit_test(test_either_half_fails),
+		cmocka_unit_test(test_levels_split_match_one_thread),
+		cmocka_unit_test(test_levels_second_part_fails),
+		cmocka_unit_test(test_levels_split_rows_refused),
 	};
 
 	return nx_test_done(cmocka_run_group_tests(tests, nx_lod_group_setup,
