@@ -425,56 +425,6 @@ static int64_t parent_start(int64_t k)
 	return k;
 }
 
-/* The slices of level b->level (build_level): the level below, `from` (a table and its
- * filter), in slices of about chunk input rows cut between parent buckets. */
-static int build_slices(struct nx_duck *d, struct bucket *b, const char *from, int64_t chunk,
-			struct nx_err *err)
-{
-	static const char *const what[3] = { "count(*)", "min(k)", "max(k)" };
-	int64_t v[3] = { 0, 0, 0 }, n, width, k0 = INT64_MIN;
-	int rc = 0;
-
-	for (int i = 0; i < 3 && !rc && (i == 0 || v[0] > chunk); i++) {
-		char *sql = nx_xasprintf("SELECT %s FROM %s", what[i], from);
-
-		rc = nx_duck_query_i64(d, sql, &v[i], err);
-		free(sql);
-	}
-	if (rc || v[0] <= chunk || v[2] <= v[1])
-		return rc ? rc : build_slice(d, b, from, INT64_MIN, INT64_MAX, err);
-	n = (v[0] + chunk - 1) / chunk;
-	width = (v[2] - v[1]) / n + 1;
-	for (int64_t i = 1; i < n && !rc; i++) {
-		int64_t k1 = parent_start(v[1] + i * width);
-
-		if (k1 <= k0 || k1 > v[2])
-			continue;
-		rc = build_slice(d, b, from, k0, k1, err);
-		k0 = k1;
-	}
-	return rc ? rc : build_slice(d, b, from, k0, INT64_MAX, err);
-}
-
-/* Level b->level from the level below, the rows of `from` (a table and its filter, in the
- * cache), in slices (build_slices), so that what is kept at once is one slice's rows
- * rather than the whole level (5.3M rows at 100M records, which filled DuckDB's pool when
- * they were staged in it). The rows go into the cache in the same order as in one piece,
- * so their row ids are the same; all of them are in the table when it returns 0. */
-static int build_level(struct nx_duck *d, struct bucket *b, const char *from, int64_t chunk,
-		       struct nx_err *err)
-{
-	int rc;
-
-	b->seen = 0;
-	rc = build_slices(d, b, from, chunk, err);
-	if (!rc)
-		rc = nx_duck_appender_close(b->app, err);
-	else
-		nx_duck_appender_close(b->app, &(struct nx_err){ 0 });
-	b->app = NULL;
-	return rc;
-}
-
 /* Instruction's levels on both threads of the events part (lod_levels.h): the state the
  * two share, under lock. */
 struct nx_lod_levels_two {
@@ -494,10 +444,164 @@ struct nx_lod_levels_two {
 };
 
 /* Test hook (nx__lod_levels_test_hook). */
-static atomic_bool hook_wait_join;
+static atomic_int hook_wait_join;
 static atomic_int hook_fail_level;
 
-void nx__lod_levels_test_hook(bool wait_join, int fail_level)
+/* The first thread's view of a level it may share: the level below is the table's rows
+ * [at, at + below) (in k order); offered: the second took the buckets from k0 on. */
+struct level_share {
+	struct nx_lod_levels_two *two;
+	int64_t at, below, slice, k0;
+	bool offered;
+};
+
+/* Whether the second thread waits for work (with the test hook, the first waits for it
+ * to join or leave first). */
+static bool second_waits(struct nx_lod_levels_two *t)
+{
+	bool ready;
+
+	pthread_mutex_lock(&t->lock);
+	while (atomic_load(&hook_wait_join) && !t->joined && !t->gone)
+		pthread_cond_wait(&t->cond, &t->lock);
+	ready = t->joined && !t->gone && !t->ended && !t->level;
+	pthread_mutex_unlock(&t->lock);
+	return ready;
+}
+
+/* Before the first thread reads the slice of the level below from bucket k0 on (`from`
+ * its rows): when the second waits for work and the rest of the level below holds
+ * min_rows rows or more, the rest is cut at the first bucket of a parent at or after the
+ * one of the rest's median row, and the buckets from there on are offered to the second.
+ * Returns where the first's part ends (INT64_MAX: no cut; a query that fails here only
+ * means no cut). */
+static int64_t offer(struct nx_duck *d, struct bucket *b, struct level_share *sh,
+		     const char *from, int64_t k0)
+{
+	struct nx_lod_levels_two *t = sh ? sh->two : NULL;
+	struct nx_err ignored = { 0 };
+	int64_t done = 0, k = 0;
+	char *sql;
+	int rc = 0;
+
+	if (!t || sh->offered || sh->below < t->min_rows || sh->below < 2 ||
+	    (atomic_load(&hook_wait_join) == 2 && k0 == INT64_MIN) || !second_waits(t))
+		return INT64_MAX;
+	if (k0 != INT64_MIN) {
+		sql = nx_xasprintf("SELECT count(*) FROM %s AND k < %" PRId64, from, k0);
+		rc = nx_duck_query_i64(d, sql, &done, &ignored);
+		free(sql);
+	}
+	if (rc || sh->below - done < t->min_rows || sh->below - done < 2)
+		return INT64_MAX;
+	sql = nx_xasprintf("SELECT k FROM tl.lod%d WHERE rowid = %" PRId64, b->src,
+			   sh->at + done + (sh->below - done) / 2);
+	rc = nx_duck_query_i64(d, sql, &k, &ignored);
+	free(sql);
+	if (rc)
+		return INT64_MAX;
+	sh->offered = true;
+	sh->k0 = parent_start(k);
+	pthread_mutex_lock(&t->lock);
+	t->src = b->src;
+	t->level = b->level;
+	t->k0 = sh->k0;
+	t->slice = sh->slice;
+	t->first = t->second = 0;
+	t->rows = 0;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	return sh->k0;
+}
+
+/* The first thread, its part of the level offered in the table (rc its outcome): waits
+ * for the second's; *rows gets the second's rows. */
+static int offer_end(struct level_share *sh, const struct bucket *b, int rc, int64_t *rows,
+		     struct nx_err *err)
+{
+	struct nx_lod_levels_two *t = sh->two;
+
+	pthread_mutex_lock(&t->lock);
+	t->first = rc ? -1 : 1;
+	pthread_cond_broadcast(&t->cond);
+	while (!t->second)
+		pthread_cond_wait(&t->cond, &t->lock);
+	*rows = t->rows;
+	if (!rc && t->second == -1)
+		rc = nx_errf(err, t->err.code ? t->err.code : NX_EDB,
+			     "level %d of tl.lod%d (%s), the second thread's part: %s", b->level,
+			     b->src, nx__lod_sources[b->src].table, t->err.msg);
+	t->level = 0;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+/* The slices of level b->level (build_level): the level below, `from` (a table and its
+ * filter), in slices of about chunk input rows cut between parent buckets; with sh, the
+ * rest of the level may be offered to the second thread before each slice (offer), and
+ * this thread's slices end where its part does. */
+static int build_slices(struct nx_duck *d, struct bucket *b, const char *from, int64_t chunk,
+			struct level_share *sh, struct nx_err *err)
+{
+	static const char *const what[3] = { "count(*)", "min(k)", "max(k)" };
+	int64_t v[3] = { 0, 0, 0 }, n, width, k0 = INT64_MIN, end;
+	int rc = 0;
+
+	for (int i = 0; i < 3 && !rc && (i == 0 || v[0] > chunk); i++) {
+		char *sql = nx_xasprintf("SELECT %s FROM %s", what[i], from);
+
+		rc = nx_duck_query_i64(d, sql, &v[i], err);
+		free(sql);
+	}
+	if (rc)
+		return rc;
+	end = offer(d, b, sh, from, INT64_MIN);
+	if (v[0] <= chunk || v[2] <= v[1])
+		return build_slice(d, b, from, INT64_MIN, end, err);
+	n = (v[0] + chunk - 1) / chunk;
+	width = (v[2] - v[1]) / n + 1;
+	for (int64_t i = 1; i < n && !rc; i++) {
+		int64_t k1 = parent_start(v[1] + i * width);
+
+		if (k1 <= k0 || k1 > v[2])
+			continue;
+		if (k1 >= end)
+			break;
+		rc = build_slice(d, b, from, k0, k1, err);
+		k0 = k1;
+		if (!rc && end == INT64_MAX)
+			end = offer(d, b, sh, from, k0);
+	}
+	return rc ? rc : build_slice(d, b, from, k0, end, err);
+}
+
+/* Level b->level from the level below, the rows of `from` (a table and its filter, in the
+ * cache), in slices (build_slices), so that what is kept at once is one slice's rows
+ * rather than the whole level (5.3M rows at 100M records, which filled DuckDB's pool when
+ * they were staged in it). The rows go into the cache in the same order as in one piece,
+ * so their row ids are the same; all of them are in the table when it returns 0 (with
+ * sh, the second thread's part too, committed after this thread's). */
+static int build_level(struct nx_duck *d, struct bucket *b, const char *from, int64_t chunk,
+		       struct level_share *sh, struct nx_err *err)
+{
+	int64_t second = 0;
+	int rc;
+
+	b->seen = 0;
+	rc = build_slices(d, b, from, chunk, sh, err);
+	if (!rc)
+		rc = nx_duck_appender_close(b->app, err);
+	else
+		nx_duck_appender_close(b->app, &(struct nx_err){ 0 });
+	b->app = NULL;
+	if (sh && sh->offered) {
+		rc = offer_end(sh, b, rc, &second, err);
+		b->table_rows += (uint64_t)second;
+	}
+	return rc;
+}
+
+void nx__lod_levels_test_hook(int wait_join, int fail_level)
 {
 	atomic_store(&hook_wait_join, wait_join);
 	atomic_store(&hook_fail_level, fail_level);
@@ -555,7 +659,7 @@ static int second_part(struct nx_duck *d, struct nx_lod_levels_two *t, int src, 
 	if (!rc && atomic_load(&hook_fail_level) == level)
 		rc = nx_errf(err, NX_EDB, "a test's failure of level %d", level);
 	if (!rc)
-		rc = build_level(d, &b, from, slice, err);
+		rc = build_level(d, &b, from, slice, NULL, err);
 	pthread_mutex_lock(&t->lock);
 	while (!t->first)
 		pthread_cond_wait(&t->cond, &t->lock);
@@ -611,77 +715,6 @@ int nx__lod_levels_second(struct nx_duck *d, struct nx_lod_levels_two *t, bool g
 	return parts;
 }
 
-/* Whether the second thread takes a part of level b->level (t may be NULL): it has
- * joined (with the test hook, the first waits for it to join or leave), and the level
- * below has at least t->min_rows rows. */
-static bool offer_ready(struct nx_lod_levels_two *t, int64_t below)
-{
-	bool ready;
-
-	if (!t || below < t->min_rows || below < 2)
-		return false;
-	pthread_mutex_lock(&t->lock);
-	while (atomic_load(&hook_wait_join) && !t->joined && !t->gone)
-		pthread_cond_wait(&t->cond, &t->lock);
-	ready = t->joined && !t->gone && !t->ended;
-	pthread_mutex_unlock(&t->lock);
-	return ready;
-}
-
-/* Level b->level in two parts, the level below's buckets before k0 on this thread (d),
- * those from k0 on the second's, whose rows are committed after this one's; *rows gets
- * the second's rows. */
-static int level_two(struct nx_duck *d, struct nx_lod_levels_two *t, struct bucket *b,
-		     const char *from, int64_t k0, int64_t slice, int64_t *rows,
-		     struct nx_err *err)
-{
-	char *mine = nx_xasprintf("%s AND k < %" PRId64, from, k0);
-	int rc, second;
-
-	pthread_mutex_lock(&t->lock);
-	t->src = b->src;
-	t->level = b->level;
-	t->k0 = k0;
-	t->slice = slice;
-	t->first = t->second = 0;
-	t->rows = 0;
-	pthread_cond_broadcast(&t->cond);
-	pthread_mutex_unlock(&t->lock);
-	rc = build_level(d, b, mine, slice, err);
-	pthread_mutex_lock(&t->lock);
-	t->first = rc ? -1 : 1;
-	pthread_cond_broadcast(&t->cond);
-	while (!t->second)
-		pthread_cond_wait(&t->cond, &t->lock);
-	second = t->second;
-	*rows = t->rows;
-	if (!rc && second == -1)
-		rc = nx_errf(err, t->err.code ? t->err.code : NX_EDB,
-			     "level %d of tl.lod%d (%s), the second thread's part: %s", b->level,
-			     b->src, nx__lod_sources[b->src].table, t->err.msg);
-	t->level = 0;
-	pthread_mutex_unlock(&t->lock);
-	free(mine);
-	return rc;
-}
-
-/* Where the second thread's part of a level starts: at the first bucket of a parent at
- * or after the bucket of the median row of the level below (its rows, in k order, are
- * the table's rows [at, at + below)). *k0 INT64_MIN: no split (the median's parent's
- * start is past the level's). */
-static int cut_at(struct nx_duck *d, int src, int64_t at, int64_t below, int64_t *k0,
-		  struct nx_err *err)
-{
-	char *sql = nx_xasprintf("SELECT k FROM tl.lod%d WHERE rowid = %" PRId64, src,
-				 at + below / 2);
-	int64_t k = 0;
-	int rc = nx_duck_query_i64(d, sql, &k, err);
-
-	free(sql);
-	*k0 = rc ? INT64_MIN : parent_start(k);
-	return rc;
-}
-
 int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 		      struct nx_err *err)
 {
@@ -713,17 +746,12 @@ int nx__lod_levels_up_two(struct nx_duck *d, int src, int lo, int hi, int64_t ch
 		char *from = src < 0 ? nx_xasprintf("tl.ctr_lod WHERE level = %d", l - 1)
 				     : nx_xasprintf("tl.lod%d WHERE level = %d", src, l - 1);
 		uint64_t before = b.table_rows;
-		int64_t k0 = INT64_MIN, second = 0;
+		struct level_share sh = { .two = src >= 0 ? two : NULL,
+					  .at = (int64_t)before - below, .below = below,
+					  .slice = slice };
 
 		b.level = l;
-		if (src >= 0 && offer_ready(two, below))
-			rc = cut_at(d, src, (int64_t)before - below, below, &k0, err);
-		if (!rc && k0 != INT64_MIN) {
-			rc = level_two(d, two, &b, from, k0, slice, &second, err);
-			b.table_rows += (uint64_t)second;
-		} else if (!rc) {
-			rc = build_level(d, &b, from, slice, err);
-		}
+		rc = build_level(d, &b, from, slice, &sh, err);
 		below = (int64_t)(b.table_rows - before);
 		free(from);
 	}

@@ -53,10 +53,12 @@ void nx__lod_levels_two_end(struct nx_lod_levels_two *two);
  * parts offered until the first ends (two NULL: nothing); gone (it failed): it takes
  * none. Returns the count of parts it built; a failed part is the first's error. */
 int nx__lod_levels_second(struct nx_duck *d, struct nx_lod_levels_two *two, bool gone);
-/* Test hook: with wait_join the first thread waits, before each level large enough to
+/* Test hook: with wait_join 1 the first thread waits, before each level large enough to
  * split, for the second to join or to leave, so a test's levels are split whatever the
- * timing; the second's part of level fail_level (0: none) fails. */
-void nx__lod_levels_test_hook(bool wait_join, int fail_level);
+ * timing; with 2 it offers no part before a level's first slice, and waits before its
+ * second (a part offered in the middle of a level); the second's part of level
+ * fail_level (0: none) fails. */
+void nx__lod_levels_test_hook(int wait_join, int fail_level);
 
 /* Level `level` of tl.lod<src> for event source src, from its n events (times first..last)
  * in the relation `from` (tl.ev<src>, or the profile's table, nx__lod_events_sql; name

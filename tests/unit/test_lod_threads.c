@@ -223,35 +223,37 @@ static void test_either_half_fails(void **state)
 }
 
 /* Every level of Instruction's pyramid split between the two threads. */
-static void levels_env(void)
+static void levels_env(int mode)
 {
 	split_env(true);
 	setenv("NX_LOD_LEVELS_SPLIT_ROWS", "1", 1);
-	nx__lod_levels_test_hook(true, 0);
+	nx__lod_levels_test_hook(mode, 0);
 }
 
 static void levels_env_clear(void)
 {
 	split_env_clear();
 	unsetenv("NX_LOD_LEVELS_SPLIT_ROWS");
-	nx__lod_levels_test_hook(false, 0);
+	nx__lod_levels_test_hook(0, 0);
 }
 
-static void test_levels_split_match_one_thread(void **state)
+/* Instruction's levels split (mode: nx__lod_levels_test_hook's, the parts offered at each
+ * level's start, or after its first slice) match the levels on the first thread and the
+ * one-thread build. */
+static void levels_split_match(const char *tag, int mode)
 {
 	static const char *const ref_var[] = { "NX_LOD_LEVELS_SPLIT_ROWS",
 					       "NX_LOD_EVENTS_THREADS" };
-	char *dir = split_profile("levels"), *ref = NULL, *probe = NULL;
+	char *dir = split_profile(tag), *ref = NULL, *probe = NULL;
 	struct nx_lod_phases ph = { 0 };
 	struct nx_err err = { 0 };
 	bool second = false;
 	uint64_t n = 0;
 
-	(void)state;
 	/* the second thread built parts of the levels */
 	assert_true(asprintf(&probe, "%s.probe", dir) > 0);
 	assert_int_equal(nx_test_sh("cp -r '%s' '%s'", dir, probe), 0);
-	levels_env();
+	levels_env(mode);
 	assert_ok(nx_lod_build_carried(probe, "p", &n, &ph, &err), &err);
 	for (size_t i = 0; i < ph.n; i++)
 		second |= strstr(ph.ph[i].name, "Instruction, second thread's levels") != NULL;
@@ -261,7 +263,7 @@ static void test_levels_split_match_one_thread(void **state)
 
 		assert_true(asprintf(&ref, "%s.lref%zu", dir, k) > 0);
 		assert_int_equal(nx_test_sh("rm -rf '%s/.timeline'", dir), 0);
-		levels_env();
+		levels_env(mode);
 		d = nx_lod_build_pair(dir, ref, ref_var[k], k ? "1" : "0", NULL);
 		assert_true(nx_lod_same_tables(d, false) >= 8);
 		/* levels above L0, several of them with buckets on both sides of a cut */
@@ -276,6 +278,13 @@ static void test_levels_split_match_one_thread(void **state)
 	free(dir);
 }
 
+static void test_levels_split_match_one_thread(void **state)
+{
+	(void)state;
+	levels_split_match("levels", 1);
+	levels_split_match("levels-mid", 2);
+}
+
 static void test_levels_second_part_fails(void **state)
 {
 	char *dir = split_profile("levels-bad");
@@ -287,14 +296,14 @@ static void test_levels_second_part_fails(void **state)
 	(void)state;
 	/* L0 of Instruction in a build without the hook, then a build whose second part of
 	 * the level above L0 + 2 fails */
-	levels_env();
+	levels_env(1);
 	assert_ok(nx_lod_build_carried(dir, "p", &n, NULL, &err), &err);
 	assert_ok(nx_duck_open(&d, 1, NULL, &err), &err);
 	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS c (READ_ONLY)", dir);
 	lo = (int)nx_test_qi(d, "SELECT lo FROM c.meta WHERE src = 0");
 	nx_duck_close(d);
 	assert_int_equal(nx_test_sh("rm -rf '%s/.timeline'", dir), 0);
-	nx__lod_levels_test_hook(true, lo + 2);
+	nx__lod_levels_test_hook(1, lo + 2);
 	assert_int_not_equal(nx_lod_build_carried(dir, "t", &n, NULL, &err), 0);
 	levels_env_clear();
 	{
