@@ -28,7 +28,8 @@
  *      (a HUGEINT: the longest, then the lowest id).
  * The events part builds Instruction on one thread and the other sources on a second,
  * each on its own connection to the part's one-threaded DuckDB (events_two), unless
- * NX_LOD_EVENTS_THREADS=1.
+ * NX_LOD_EVENTS_THREADS=1; the second, once its sources are done, builds parts of
+ * Instruction's large levels above L0 (nx__lod_levels_up_two, NX_LOD_LEVELS_SPLIT_ROWS).
  * Then tl.ctr (counter and semaphore values by time) and its pyramid tl.ctr_lod, built
  * the same way (per series: least, greatest and last value), tl.tracks, tl.meta, and
  * tl.lines (per source line of Instruction, for the source view). Events with a time beyond

@@ -8,7 +8,9 @@
  * appended to the cache's table once the slice's read has ended (build_slice and
  * build_level say why). The results are those of
  * the grouping query each level used to run (lod_build.c keeps it as the reference the tests compare
- * against), at a fraction of its CPU: no hash table, no HUGEINT keys. */
+ * against), at a fraction of its CPU: no hash table, no HUGEINT keys. An event source's
+ * level may be shared with a second thread (nx__lod_levels_up_two): the rest of the
+ * level cut at a parent bucket, the second's part committed after this one's. */
 #include "common/compat.h"
 #include "server/lod_levels.h"
 #include "server/lod.h"

@@ -31,15 +31,16 @@ int nx__lod_levels_up(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 
 /* The same levels of an event source's pyramid (src >= 0) shared with a second thread
  * (lod_build.c's events part; docs/memory.md, "The levels on both threads"), two NULL:
- * all on this one. A level whose level below has two->min_rows rows or more, when the
- * second thread waits for work (nx__lod_levels_second) by the time the level starts, is
- * built in two parts: the buckets of the parents before a cut near the level below's
- * median row here, on d, the others by the second thread on its own connection in a
- * transaction of its appenders that it commits once this part has committed (a
- * committed transaction's rows go at the table's end), so the table gets the rows at
- * the row ids of one thread; the next level starts once both are in. Other levels are
- * built here alone. The table must hold the level lo only when it is called. A failure
- * of the second's part fails the build naming the table and level. */
+ * all on this one. Before each slice of a level whose level below holds two->min_rows
+ * rows or more (the rest of it, too), when the second thread waits for work
+ * (nx__lod_levels_second), the rest of the level below is cut at the first bucket of a
+ * parent at or after the one of its median row: this thread builds the buckets before
+ * the cut, on d, the second the others, on its own connection, in a transaction of its
+ * appenders that it commits once this part has committed (a committed transaction's
+ * rows go at the table's end), so the table gets the rows at the row ids of one thread;
+ * the next level starts once both parts are in. The table must hold the level lo only
+ * when it is called. A failure of the second's part fails the build naming the table
+ * and level. */
 struct nx_lod_levels_two;
 int nx__lod_levels_up_two(struct nx_duck *d, int src, int lo, int hi, int64_t chunk,
 			  struct nx_lod_levels_two *two, struct nx_err *err);
