@@ -1476,16 +1476,16 @@ static void *events_run(void *arg)
 			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[s].table);
 	}
 	if (j->second) {
-		int was;
+		int was, lv[2] = { 0, 0 };
 
 		split_turn(j, &clk, true, true);
 		was = j->rc;
 		if ((j->rc = split_commit(j->builds, j->split, j->rc, &j->err)) && !was)
 			nx_err_wrap(&j->err, "the events of %s", nx__lod_sources[0].table);
 		/* then it helps with Instruction's levels above L0 until the first ends them */
-		if (nx__lod_levels_second(j->d, j->levels, j->rc != 0))
-			clock_lap(&clk, "tl.lod %s, second thread's levels",
-				  nx__lod_sources[0].table);
+		if (nx__lod_levels_second(j->d, j->levels, j->rc != 0, lv))
+			clock_lap(&clk, "tl.lod %s L%d..L%d, second thread",
+				  nx__lod_sources[0].table, lv[0], lv[1]);
 	} else {
 		split_settle(j->split);
 		nx__lod_levels_two_end(j->levels);

@@ -683,7 +683,8 @@ static int second_part(struct nx_duck *d, struct nx_lod_levels_two *t, int src, 
 	return rc;
 }
 
-int nx__lod_levels_second(struct nx_duck *d, struct nx_lod_levels_two *t, bool gone)
+int nx__lod_levels_second(struct nx_duck *d, struct nx_lod_levels_two *t, bool gone,
+			  int levels[2])
 {
 	int done = 0, parts = 0;
 
@@ -708,7 +709,9 @@ int nx__lod_levels_second(struct nx_duck *d, struct nx_lod_levels_two *t, bool g
 		pthread_mutex_unlock(&t->lock);
 		/* a failure is the first thread's to report, naming the level */
 		gone = second_part(d, t, src, level, k0, slice, &(struct nx_err){ 0 }) != 0;
-		parts++;
+		if (!parts++)
+			levels[0] = level;
+		levels[1] = level;
 		pthread_mutex_lock(&t->lock);
 		if (gone)
 			t->gone = true;

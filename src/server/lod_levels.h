@@ -52,8 +52,10 @@ void nx__lod_levels_two_free(struct nx_lod_levels_two *two);
 void nx__lod_levels_two_end(struct nx_lod_levels_two *two);
 /* The second thread, once its own work is done (on its own connection d): builds the
  * parts offered until the first ends (two NULL: nothing); gone (it failed): it takes
- * none. Returns the count of parts it built; a failed part is the first's error. */
-int nx__lod_levels_second(struct nx_duck *d, struct nx_lod_levels_two *two, bool gone);
+ * none. Returns the count of parts it built, levels[0] and [1] the first and last level
+ * of them (when it built any); a failed part is the first's error. */
+int nx__lod_levels_second(struct nx_duck *d, struct nx_lod_levels_two *two, bool gone,
+			  int levels[2]);
 /* Test hook: with wait_join 1 the first thread waits, before each level large enough to
  * split, for the second to join or to leave, so a test's levels are split whatever the
  * timing; with 2 it offers no part before a level's first slice, and waits before its

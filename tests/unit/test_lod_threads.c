@@ -256,7 +256,8 @@ static void levels_split_match(const char *tag, int mode)
 	levels_env(mode);
 	assert_ok(nx_lod_build_carried(probe, "p", &n, &ph, &err), &err);
 	for (size_t i = 0; i < ph.n; i++)
-		second |= strstr(ph.ph[i].name, "Instruction, second thread's levels") != NULL;
+		second |= strstr(ph.ph[i].name, "tl.lod Instruction L") &&
+			  strstr(ph.ph[i].name, ", second thread");
 	assert_true(second);
 	for (size_t k = 0; k < NX_ARRAY_SIZE(ref_var); k++) {
 		struct nx_duck *d;
