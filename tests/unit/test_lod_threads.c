@@ -62,24 +62,33 @@ static void test_two_threads_match_one(void **state)
 	free(ref);
 }
 
-static void test_bad_thread_counts_refused(void **state)
+/* Each malformed value of the variable var is refused: the build fails naming var, and
+ * leaves nothing. */
+static void malformed_refused(const char *var, const char *tag, const char *const *bad,
+			      size_t nbad)
 {
-	static const char *const bad[] = { "0", "3", "two", "-1" };
-	char *dir = nx_lod_timeline_profile("bad-count");
+	char *dir = nx_lod_timeline_profile(tag);
 	struct nx_err err = { 0 };
 	uint64_t n = 0;
 
-	(void)state;
-	for (size_t i = 0; i < NX_ARRAY_SIZE(bad); i++) {
+	for (size_t i = 0; i < nbad; i++) {
 		nx_err_clear(&err);
-		assert_int_equal(setenv("NX_LOD_EVENTS_THREADS", bad[i], 1), 0);
+		assert_int_equal(setenv(var, bad[i], 1), 0);
 		assert_int_equal(nx_lod_build_carried(dir, "t", &n, NULL, &err), NX_EUSAGE);
-		unsetenv("NX_LOD_EVENTS_THREADS");
-		if (!strstr(err.msg, "NX_LOD_EVENTS_THREADS"))
-			fail_msg("NX_LOD_EVENTS_THREADS=%s: %s", bad[i], err.msg);
+		unsetenv(var);
+		if (!strstr(err.msg, var))
+			fail_msg("%s=%s: %s", var, bad[i], err.msg);
 		assert_int_equal(nx_test_sh("test -e '%s/.timeline'", dir), 1);
 	}
 	free(dir);
+}
+
+static void test_bad_thread_counts_refused(void **state)
+{
+	static const char *const bad[] = { "0", "3", "two", "-1" };
+
+	(void)state;
+	malformed_refused("NX_LOD_EVENTS_THREADS", "bad-count", bad, NX_ARRAY_SIZE(bad));
 }
 
 /* file of a copy of the profile cut to 100 bytes: the two-thread build fails naming the
@@ -322,21 +331,9 @@ static void test_levels_second_part_fails(void **state)
 static void test_levels_split_rows_refused(void **state)
 {
 	static const char *const bad[] = { "-1", "x", "1000000001", "1e6" };
-	char *dir = nx_lod_timeline_profile("levels-env");
-	struct nx_err err = { 0 };
-	uint64_t n = 0;
 
 	(void)state;
-	for (size_t i = 0; i < NX_ARRAY_SIZE(bad); i++) {
-		nx_err_clear(&err);
-		assert_int_equal(setenv("NX_LOD_LEVELS_SPLIT_ROWS", bad[i], 1), 0);
-		assert_int_equal(nx_lod_build_carried(dir, "t", &n, NULL, &err), NX_EUSAGE);
-		unsetenv("NX_LOD_LEVELS_SPLIT_ROWS");
-		if (!strstr(err.msg, "NX_LOD_LEVELS_SPLIT_ROWS"))
-			fail_msg("NX_LOD_LEVELS_SPLIT_ROWS=%s: %s", bad[i], err.msg);
-		assert_int_equal(nx_test_sh("test -e '%s/.timeline'", dir), 1);
-	}
-	free(dir);
+	malformed_refused("NX_LOD_LEVELS_SPLIT_ROWS", "levels-env", bad, NX_ARRAY_SIZE(bad));
 }
 
 int main(void)
