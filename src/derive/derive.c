@@ -136,7 +136,7 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 
 	for (size_t i = 0; !rc && i < nx_sql_file_count; i++) {
 		const struct nx_sql_file *f = &nx_sql_files[i];
-		char table[128], requires[512], missing[128] = "";
+		char table[128], requires[512], empty_when[512], missing[128] = "";
 		struct nx_strbuf sql = NX_STRBUF_INIT;
 		uint64_t rows = 0;
 		double t0 = now_s();
@@ -174,9 +174,9 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 		/* "-- empty when: SELECT ...": a condition, read off what the ingest already
 		 * counted, under which the query gives no rows; then it is not run (no file,
 		 * as for a query that gives none) */
-		if (!stage && header_value(f->text, "empty when", requires, sizeof(requires))) {
+		if (!stage && header_value(f->text, "empty when", empty_when, sizeof(empty_when))) {
 			bool empty = false;
-			rc = is_empty(d, requires, &empty, err);
+			rc = is_empty(d, empty_when, &empty, err);
 			if (rc) {
 				nx_err_wrap(err, "derive %s (%s)", table, f->name);
 				break;
