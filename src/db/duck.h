@@ -20,6 +20,8 @@ struct nx_duck;
  * it valid. Columns are addressed by field index in the schema table. */
 struct nx_rowbuf;
 size_t nx_rowbuf_capacity(const struct nx_rowbuf *b);
+/* Where the rows' keys go (struct nx_row_keys): NULL when the batch takes none. */
+uint32_t *nx_rowbuf_keys(struct nx_rowbuf *b);
 void nx_rowbuf_i64(struct nx_rowbuf *b, size_t col, size_t row, int64_t v);
 void nx_rowbuf_i32(struct nx_rowbuf *b, size_t col, size_t row, int32_t v);
 void nx_rowbuf_f32(struct nx_rowbuf *b, size_t col, size_t row, float v);
@@ -54,12 +56,29 @@ struct nx_colmap {
 int nx_colmap_init(struct nx_colmap *map, const char *table, const char *const *names,
 		   struct nx_err *err);
 
+/* A row key's absence: the row's keyed columns are not known to follow its key. */
+#define NX_ROW_NOKEY UINT32_MAX
+
+/* A source's promise that some of its columns are functions of a key per row: on every
+ * row of the same key, column c (bit c % 64 of cols[c / 64]) holds the same value, NULL
+ * or not. Keys are 0 .. n - 1, or NX_ROW_NOKEY for a row that promises nothing (an
+ * unknown instruction). Our parquet writer then gives such a cell its dictionary index
+ * from a memo of the key instead of a hash (db/parquet_write.h, "Keyed columns"); it
+ * checks each value against the memo's, so a broken promise costs time, never data. */
+struct nx_row_keys {
+	uint32_t n;
+	uint64_t cols[2];
+};
+
 struct nx_row_source {
 	const struct nx_table *table;
 	void *self;
 	/* Fills rows [0, n) of b with n <= capacity and returns n; 0 means the end. A
-	 * negative return is an error described in err. */
+	 * negative return is an error described in err. With keys set (NULL: none), next
+	 * also writes each row's key to b->keys[row] whenever b->keys is not NULL (only
+	 * batches bound for our writer have it). */
 	int (*next)(void *self, struct nx_rowbuf *b, struct nx_err *err);
+	const struct nx_row_keys *keys;
 };
 
 /* Runs a source to its end into a scratch batch, without a database (fuzzing and

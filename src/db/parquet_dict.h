@@ -112,6 +112,23 @@ static inline bool nx_pq_dict_add(struct nx_pq_dict *d, const void *p, uint32_t 
 	}
 	return nx__pq_dict_add_other(d, p, len, strlen, w0, w1);
 }
+/* Adds the len bytes at p as value k, with no hash, when value k of the chunk is those
+ * bytes (a memo's guess, db/parquet_write.c's keyed columns): true then, with the index
+ * pushed. False, with d unchanged, when k is not a value of the chunk, holds another
+ * value, or the indices need room: the caller adds it by nx_pq_dict_add. */
+static inline bool nx_pq_dict_add_at(struct nx_pq_dict *d, uint32_t k, const void *p,
+				     uint32_t len)
+{
+	uint64_t w0, w1;
+
+	if (k >= d->n || d->nidx >= d->idxcap)
+		return false;
+	nx__pq_words(p, len, &w0, &w1);
+	if (!nx__pq_dict_is(d, k, p, len, w0, w1))
+		return false;
+	d->idx[d->nidx++] = k;
+	return true;
+}
 /* Appends the PLAIN value of every index so far to out, in order. */
 void nx_pq_dict_spill(const struct nx_pq_dict *d, struct nx_strbuf *out);
 /* Appends the data page's values: the indices' bit width (1 byte), then the indices in

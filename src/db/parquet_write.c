@@ -6,6 +6,7 @@
  * encoded row groups the footer lists. */
 #include "common/compat.h"
 #include "db/parquet_write.h"
+#include "db/duck.h"
 #include "common/assert.h"
 #include "common/le.h"
 #include "common/strbuf.h"
@@ -43,6 +44,10 @@
 #define DICT_FRACTION 4
 #define DICT_BYTES ((size_t)1 << 20)
 #define DICT_SKIP 15
+/* The memos of a source's keyed columns, at most (4 bytes per key and column): 16 MiB is
+ * about 100,000 instructions in a NEFF for the 40 keyed columns of Instruction. Past it
+ * the writer ignores the keys (the same file, the usual way). */
+#define MEMO_BYTES ((size_t)16 << 20)
 
 enum { PAGE_DATA = 0, PAGE_DICT = 2, ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICT = 8,
        CODEC_ZSTD = 6 };
@@ -64,6 +69,7 @@ struct col {
 		int64_t i;
 		double d;
 	} min, max;
+	uint32_t *memo;        /* a keyed column's: key -> its value's index + 1 (0: none) */
 };
 
 struct nx_pqw {
@@ -81,6 +87,7 @@ struct nx_pqw {
 	ZSTD_CCtx *zc;
 	void *zbuf;
 	size_t zcap;
+	uint32_t nkeys;          /* the source's keys (0: the columns are not keyed) */
 };
 
 /* ---- writing the file -------------------------------------------------------------- */
@@ -205,7 +212,8 @@ static inline void put_str(struct nx_strbuf *vals, const duckdb_string_t *s)
 /* A value of a scalar column, len bytes at p (a string: after its length), into the
  * column's dictionary while it has one, else PLAIN (the chunk's values so far too,
  * when the dictionary has just passed its bound). */
-static inline void add_value(struct col *c, const void *p, uint32_t len, bool str)
+static inline __attribute__((always_inline)) void add_value(struct col *c, const void *p,
+							    uint32_t len, bool str)
 {
 	if (c->dict_on) {
 		if (nx_pq_dict_add(&c->dict, p, len, str))
@@ -222,20 +230,36 @@ static inline void add_value(struct col *c, const void *p, uint32_t len, bool st
 	nx_strbuf_add(&c->vals, p, len);
 }
 
-static inline void add_str(struct col *c, const duckdb_string_t *s)
+/* A keyed column's value of a row of key `key` (len bytes at p), when its key's memo
+ * names the chunk's dictionary index of that very value: the index pushed with no hash,
+ * and no min/max to update (a value of the dictionary was seen in this chunk). Any other
+ * case (no key, no memo, a memo of an earlier chunk or of another value: a source that
+ * broke its promise) is a miss, for the usual way. */
+static inline bool memo_hit(struct col *c, uint32_t key, uint32_t nkeys, const void *p,
+			    uint32_t len)
 {
-	uint32_t len;
-	const char *p = str_of(s, &len);
+	return c->dict_on && key < nkeys && c->memo[key] &&
+	       nx_pq_dict_add_at(&c->dict, c->memo[key] - 1, p, len);
+}
 
-	add_value(c, p, len, true);
+/* After a miss added the value of a row of key `key` the usual way: its index, for the
+ * key's next rows (none once the chunk went PLAIN). */
+static inline void memo_note(struct col *c, uint32_t key, uint32_t nkeys)
+{
+	if (c->dict_on && key < nkeys)
+		c->memo[key] = c->dict.idx[c->dict.nidx - 1] + 1;
 }
 
 /* Rows [from, to) of a scalar column of type ct. Values go in little-endian, as the
- * machine holds them (x86-64 and arm64 alike). Inline into add_scalar once per type, ct
- * a constant there: no switch per row. */
+ * machine holds them (x86-64 and arm64 alike). Inline into add_scalar once per type and
+ * keyed or not, ct and keyed constants there: no switch per row. A keyed column's value
+ * (keyed: keys[r] is row r's key, below nkeys or not a key) is first looked up in its
+ * key's memo (memo_hit). */
 static inline __attribute__((always_inline)) void add_typed(struct col *c, const void *data,
 							    const uint64_t *valid, size_t from,
-							    size_t to, enum nx_coltype ct)
+							    size_t to, enum nx_coltype ct,
+							    bool keyed, const uint32_t *keys,
+							    uint32_t nkeys)
 {
 	for (size_t r = from; r < to; r++) {
 		bool ok = nx_rowbuf_valid(valid, r);
@@ -247,49 +271,93 @@ static inline __attribute__((always_inline)) void add_typed(struct col *c, const
 		switch (ct) {
 		case NX_COL_BIGINT: {
 			int64_t v = ((const int64_t *)data)[r];
+			if (keyed && memo_hit(c, keys[r], nkeys, &v, 8))
+				break;
 			see_i64(c, v);
 			add_value(c, &v, 8, false);
+			if (keyed)
+				memo_note(c, keys[r], nkeys);
 			break;
 		}
 		case NX_COL_INTEGER: {
 			int32_t v = ((const int32_t *)data)[r];
+			if (keyed && memo_hit(c, keys[r], nkeys, &v, 4))
+				break;
 			see_i64(c, v);
 			add_value(c, &v, 4, false);
+			if (keyed)
+				memo_note(c, keys[r], nkeys);
 			break;
 		}
 		case NX_COL_DOUBLE: {
 			double v = ((const double *)data)[r];
+			if (keyed && memo_hit(c, keys[r], nkeys, &v, 8))
+				break;
 			see_f64(c, v);
 			add_value(c, &v, 8, false);
+			if (keyed)
+				memo_note(c, keys[r], nkeys);
 			break;
 		}
 		case NX_COL_FLOAT: {
 			float v = ((const float *)data)[r];
+			if (keyed && memo_hit(c, keys[r], nkeys, &v, 4))
+				break;
 			see_f64(c, v);
 			add_value(c, &v, 4, false);
+			if (keyed)
+				memo_note(c, keys[r], nkeys);
 			break;
 		}
 		case NX_COL_BOOLEAN:
 			nx_strbuf_addch(&c->vals, ((const bool *)data)[r] ? 1 : 0);
 			break;
-		default:
-			add_str(c, &((const duckdb_string_t *)data)[r]);
+		default: {
+			uint32_t len;
+			const char *p = str_of(&((const duckdb_string_t *)data)[r], &len);
+			if (keyed && memo_hit(c, keys[r], nkeys, p, len))
+				break;
+			add_value(c, p, len, true);
+			if (keyed)
+				memo_note(c, keys[r], nkeys);
 			break;
+		}
 		}
 	}
 }
 
 static void add_scalar(struct col *c, const void *data, const uint64_t *valid, size_t from,
-		       size_t to)
+		       size_t to, const uint32_t *keys, uint32_t nkeys)
 {
 	levels_room(c, to - from);
+	if (c->memo && keys && c->dict_on) {
+		switch (c->ct) {
+		case NX_COL_BIGINT:
+			add_typed(c, data, valid, from, to, NX_COL_BIGINT, true, keys, nkeys);
+			return;
+		case NX_COL_INTEGER:
+			add_typed(c, data, valid, from, to, NX_COL_INTEGER, true, keys, nkeys);
+			return;
+		case NX_COL_DOUBLE:
+			add_typed(c, data, valid, from, to, NX_COL_DOUBLE, true, keys, nkeys);
+			return;
+		case NX_COL_FLOAT:
+			add_typed(c, data, valid, from, to, NX_COL_FLOAT, true, keys, nkeys);
+			return;
+		case NX_COL_BOOLEAN:
+			break;
+		default:
+			add_typed(c, data, valid, from, to, NX_COL_VARCHAR, true, keys, nkeys);
+			return;
+		}
+	}
 	switch (c->ct) {
-	case NX_COL_BIGINT: add_typed(c, data, valid, from, to, NX_COL_BIGINT); break;
-	case NX_COL_INTEGER: add_typed(c, data, valid, from, to, NX_COL_INTEGER); break;
-	case NX_COL_DOUBLE: add_typed(c, data, valid, from, to, NX_COL_DOUBLE); break;
-	case NX_COL_FLOAT: add_typed(c, data, valid, from, to, NX_COL_FLOAT); break;
-	case NX_COL_BOOLEAN: add_typed(c, data, valid, from, to, NX_COL_BOOLEAN); break;
-	default: add_typed(c, data, valid, from, to, NX_COL_VARCHAR); break;
+	case NX_COL_BIGINT: add_typed(c, data, valid, from, to, NX_COL_BIGINT, false, NULL, 0); break;
+	case NX_COL_INTEGER: add_typed(c, data, valid, from, to, NX_COL_INTEGER, false, NULL, 0); break;
+	case NX_COL_DOUBLE: add_typed(c, data, valid, from, to, NX_COL_DOUBLE, false, NULL, 0); break;
+	case NX_COL_FLOAT: add_typed(c, data, valid, from, to, NX_COL_FLOAT, false, NULL, 0); break;
+	case NX_COL_BOOLEAN: add_typed(c, data, valid, from, to, NX_COL_BOOLEAN, false, NULL, 0); break;
+	default: add_typed(c, data, valid, from, to, NX_COL_VARCHAR, false, NULL, 0); break;
 	}
 }
 
@@ -573,6 +641,24 @@ static int flush_group(struct nx_pqw *w, struct nx_err *err)
 	return 0;
 }
 
+void nx_pqw_keys(struct nx_pqw *w, const struct nx_row_keys *k)
+{
+	size_t keyed = 0;
+
+	for (size_t i = 0; k && k->n && i < w->t->nfields && i < 128; i++) {
+		const struct col *c = &w->cols[i];
+		keyed += (k->cols[i / 64] >> (i % 64) & 1) && c->dict_able;
+	}
+	if (!keyed || (size_t)k->n * keyed * sizeof(uint32_t) > MEMO_BYTES)
+		return;
+	w->nkeys = k->n;
+	for (size_t i = 0; i < w->t->nfields && i < 128; i++) {
+		struct col *c = &w->cols[i];
+		if ((k->cols[i / 64] >> (i % 64) & 1) && c->dict_able && !c->memo)
+			c->memo = nx_xcalloc(k->n, sizeof(*c->memo));
+	}
+}
+
 int nx_pqw_add(struct nx_pqw *w, const struct nx_rowbuf *b, size_t n, struct nx_err *err)
 {
 	return nx_pqw_add_rows(w, b, 0, n, err);
@@ -595,7 +681,8 @@ int nx_pqw_add_rows(struct nx_pqw *w, const struct nx_rowbuf *b, size_t from, si
 			if (c->leaf.list)
 				add_list(c, b->vec[i], b->validity[i], done, to);
 			else
-				add_scalar(c, b->data[i], b->validity[i], done, to);
+				add_scalar(c, b->data[i], b->validity[i], done, to, b->keys,
+					   w->nkeys);
 			if (c->vals.len > biggest)
 				biggest = c->vals.len;
 		}
@@ -616,6 +703,7 @@ static void release(struct nx_pqw *w)
 		nx_pq_dict_release(&w->cols[i].dict);
 		free(w->cols[i].def);
 		free(w->cols[i].rep);
+		free(w->cols[i].memo);
 	}
 	free(w->cols);
 	nx_strbuf_release(&w->page);

@@ -21,7 +21,21 @@
  * carry min/max statistics, every scalar column its null count, so DuckDB can skip row
  * groups as it does in its own files. A row group holds row_group rows, or fewer when a
  * column's values pass 64 MB. The file is written as a temporary sibling and renamed
- * at the end, so a failed write leaves path as it was. */
+ * at the end, so a failed write leaves path as it was.
+ *
+ * Keyed columns: a row source may promise that some of its columns are functions of a
+ * key per row (struct nx_row_keys, db/duck.h; Instruction's about 40 columns of the
+ * static instruction, its key the instruction's engine and index). Rows interleave
+ * engines, so those cells seldom repeat the row before and each took a hash and a probe
+ * of the chunk's dictionary. The writer keeps, per keyed column, a memo key -> the
+ * dictionary index its last value got: a cell whose memo names an index of the chunk's
+ * dictionary holding the very same bytes (two words and the length compared, the rest
+ * of a long string with memcmp) gets that index with no hash and no min/max update;
+ * any other (first of its key in the chunk, memo of an earlier chunk, a NULL, the chunk
+ * already PLAIN, a row of no key, a value other than the memo's: a broken promise) goes
+ * the usual way and notes its index. The dictionary sees the same values in the same
+ * order either way, so the file is byte for byte the one written without keys
+ * (test_parquet_keyed; docs/memory.md, "The static columns by key"). */
 #ifndef NX_DB_PARQUET_WRITE_H
 #define NX_DB_PARQUET_WRITE_H
 
@@ -35,6 +49,12 @@ struct nx_pqw;
 /* Starts a file for rows of t at path, in row groups of row_group rows (0: 8192). */
 int nx_pqw_open(struct nx_pqw **out, const struct nx_table *t, const char *path,
 		unsigned long row_group, struct nx_err *err);
+struct nx_row_keys;
+/* Takes the keyed columns of k (NULL or no key: none) for the rows added next, whose
+ * batches then carry their keys (b->keys; a batch without is added the usual way).
+ * Ignored when the memos would pass 16 MiB (k->n keys times the keyed columns, 4 bytes
+ * each). */
+void nx_pqw_keys(struct nx_pqw *w, const struct nx_row_keys *k);
 /* Adds rows [0, n) of b, a batch of rows of the file's table. */
 int nx_pqw_add(struct nx_pqw *w, const struct nx_rowbuf *b, size_t n, struct nx_err *err);
 /* Adds rows [from, n) of b. */

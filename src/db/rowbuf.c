@@ -296,6 +296,7 @@ void nx_rowbuf_bind(struct nx_rowbuf *b, duckdb_data_chunk chunk, const struct n
 {
 	b->chunk = chunk;
 	b->arena = NULL;
+	b->keys = NULL;
 	b->ncols = t->nfields;
 	b->capacity = duckdb_vector_size();
 	for (size_t c = 0; c < b->ncols; c++) {
@@ -311,4 +312,9 @@ void nx_rowbuf_bind(struct nx_rowbuf *b, duckdb_data_chunk chunk, const struct n
 			duckdb_list_vector_set_size(b->vec[c], 0);
 		}
 	}
+}
+
+uint32_t *nx_rowbuf_keys(struct nx_rowbuf *b)
+{
+	return b->keys;
 }

@@ -25,6 +25,9 @@ struct nx_rowbuf {
 	 * they are copied here, and the chunk's strings point at them: only for a batch
 	 * that our writer reads and that is destroyed before the arena is freed. */
 	struct nx_arena *arena;
+	/* NULL, or where the source writes each row's key (struct nx_row_keys, duck.h): a
+	 * batch bound for our writer from a source that has keys. */
+	uint32_t *keys;
 };
 
 struct nx_field;

@@ -61,6 +61,7 @@ static void *ahead_main(void *arg)
 			nx_rowbuf_bind(&b, slot->chunk, t);
 			if (a->own_strings)
 				b.arena = &slot->arena;
+			b.keys = slot->keys;
 			n = a->src->next(a->src->self, &b, &err);
 			if (n > 0)
 				duckdb_data_chunk_set_size(slot->chunk, (idx_t)n);
@@ -152,6 +153,9 @@ int nx__ahead_begin(struct nx_row_source *src, bool own_strings, unsigned reader
 	a->readers = readers;
 	for (size_t i = 0; i < NX_AHEAD_BATCHES; i++)
 		a->free[a->nfree++] = &a->batches[NX_AHEAD_BATCHES - 1 - i];
+	/* the rows' keys, for our writer only (DuckDB's has no use for them) */
+	for (size_t i = 0; own_strings && src->keys && i < NX_AHEAD_BATCHES; i++)
+		a->batches[i].keys = nx_xmalloc(duckdb_vector_size() * sizeof(uint32_t));
 	for (size_t c = 0; c < t->nfields; c++)
 		a->types[c] = nx_rowbuf_logical_type(&t->fields[c]);
 	pthread_mutex_init(&a->mu, NULL);
@@ -164,6 +168,8 @@ int nx__ahead_begin(struct nx_row_source *src, bool own_strings, unsigned reader
 		pthread_cond_destroy(&a->room);
 		pthread_cond_destroy(&a->ready);
 		pthread_mutex_destroy(&a->mu);
+		for (size_t i = 0; i < NX_AHEAD_BATCHES; i++)
+			free(a->batches[i].keys);
 		free(a);
 		return nx_errf(err, -e, "cannot start the row source's thread: %s", strerror(e));
 	}
@@ -187,6 +193,7 @@ void nx_duck_ahead_stop(struct nx_duck_ahead *a)
 		if (a->batches[i].chunk)
 			duckdb_destroy_data_chunk(&a->batches[i].chunk);
 		nx_arena_free(&a->batches[i].arena);
+		free(a->batches[i].keys);
 	}
 	for (size_t c = 0; c < a->src->table->nfields; c++)
 		duckdb_destroy_logical_type(&a->types[c]);

@@ -32,10 +32,12 @@
 #define NX_AHEAD_READERS 2
 
 /* A chunk filled by a source run ahead, with the arena of its strings when it is bound
- * for our writer. */
+ * for our writer, and then too, when the source has keys (struct nx_row_keys), its
+ * rows' keys (NULL otherwise). */
 struct nx_ahead_batch {
 	duckdb_data_chunk chunk;
 	struct nx_arena arena;
+	uint32_t *keys;
 };
 
 /* A source run on a producer thread into a bounded queue of chunks, which the scan of

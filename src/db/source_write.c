@@ -18,6 +18,8 @@ static size_t bind_batch(struct nx_rowbuf *b, const struct nx_table *t, duckdb_d
 {
 	b->ncols = t->nfields;
 	b->capacity = duckdb_vector_size();
+	b->arena = NULL;
+	b->keys = NULL;
 	for (size_t c = 0; c < t->nfields; c++) {
 		b->type[c] = nx_rowbuf_coltype(&t->fields[c]);
 		b->vec[c] = duckdb_data_chunk_get_vector(chunk, c);
@@ -34,12 +36,15 @@ int nx_pqw_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long 
 	struct nx_pqw *w = NULL;
 	int rc = nx_pqw_open(&w, t, path, nx__source_row_group(row_group), err);
 
+	if (!rc)
+		nx_pqw_keys(w, a->src->keys);
 	while (!rc) {
 		struct nx_ahead_batch batch;
 		struct nx_rowbuf b;
 		if ((rc = nx__ahead_take(a, 0, &batch, err)) || !batch.chunk)
 			break;
 		size_t n = bind_batch(&b, t, batch.chunk);
+		b.keys = batch.keys;
 		rc = nx_pqw_add(w, &b, n, err);
 		/* the batch is freed for the producer by the next take */
 	}
@@ -68,6 +73,7 @@ int nx_pqw_write_parts(struct nx_duck_ahead *a, const char *dir, uint64_t part_r
 		if ((rc = nx__ahead_take(a, 0, &batch, err)) || !batch.chunk)
 			break;
 		size_t n = bind_batch(&b, t, batch.chunk);
+		b.keys = batch.keys;
 		for (size_t done = 0; !rc && done < n;) {
 			if (!w) {
 				char *path = nx_xasprintf("%s/%s_%zu.parquet", dir, t->name, np);
@@ -76,6 +82,7 @@ int nx_pqw_write_parts(struct nx_duck_ahead *a, const char *dir, uint64_t part_r
 				in_part = 0;
 				if (rc)
 					break;
+				nx_pqw_keys(w, a->src->keys);
 			}
 			/* the rows of the batch that fit the part */
 			size_t to = n - done > part_rows - in_part ? done + (size_t)(part_rows - in_part)
@@ -119,10 +126,13 @@ static int each_batch(struct nx_row_source *src, batch_fn fn, void *arg, struct 
 	duckdb_logical_type types[128];
 	duckdb_data_chunk chunk;
 	struct nx_rowbuf b;
+	uint32_t *keys = src->keys ? nx_xmalloc(duckdb_vector_size() * sizeof(*keys)) : NULL;
 	int n, rc = 0;
 
-	if (t->nfields > NX_ARRAY_SIZE(types))
+	if (t->nfields > NX_ARRAY_SIZE(types)) {
+		free(keys);
 		return nx_errf(err, NX_EUSAGE, "table %s has too many fields", t->name);
+	}
 	for (size_t c = 0; c < t->nfields; c++)
 		types[c] = nx_rowbuf_logical_type(&t->fields[c]);
 	chunk = duckdb_create_data_chunk(types, t->nfields);
@@ -133,6 +143,7 @@ static int each_batch(struct nx_row_source *src, batch_fn fn, void *arg, struct 
 		duckdb_data_chunk_reset(chunk);
 		nx_rowbuf_bind(&b, chunk, t);
 		b.arena = &arena;
+		b.keys = keys;
 		n = src->next(src->self, &b, err);
 		if (n > 0) {
 			duckdb_data_chunk_set_size(chunk, (idx_t)n);
@@ -141,6 +152,7 @@ static int each_batch(struct nx_row_source *src, batch_fn fn, void *arg, struct 
 		nx_arena_free(&arena);
 	} while (n > 0 && !rc);
 	duckdb_destroy_data_chunk(&chunk);
+	free(keys);
 	return n < 0 ? n : rc;
 }
 
@@ -169,8 +181,10 @@ int nx_pqw_write_source(struct nx_row_source *src, const char *path, uint64_t *r
 	struct nx_pqw *w = NULL;
 	int rc = nx_pqw_open(&w, src->table, path, nx__source_row_group(0), err);
 
-	if (!rc)
+	if (!rc) {
+		nx_pqw_keys(w, src->keys);
 		rc = each_batch(src, write_batch, w, err);
+	}
 	if (rc) {
 		nx_pqw_abort(w);
 		return rc;

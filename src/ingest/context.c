@@ -288,7 +288,8 @@ static int ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_so
 		    uint64_t *rows, struct nx_err *err)
 {
 	struct progress_src p = { .c = c, .inner = src, .name = name ? name : src->table->name };
-	struct nx_row_source wrap = { .table = src->table, .self = &p, .next = progress_next };
+	struct nx_row_source wrap = { .table = src->table, .self = &p, .next = progress_next,
+				       .keys = src->keys };
 	struct nx_row_source *from = c->progress ? &wrap : src;
 	int rc;
 

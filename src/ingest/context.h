@@ -138,6 +138,11 @@ struct nx_src_trace {
 	struct nx_colmap map;
 	nx_trace_fill_fn fill;
 	bool done;
+	/* Instruction's columns of the static instruction, keyed by it (db/duck.h,
+	 * struct nx_row_keys): engine e's instruction i is key key_base[e] + i */
+	struct nx_row_keys keys;
+	uint32_t key_base[NX_ENGINE_COUNT];
+	uint32_t *row_keys; /* the batch's keys being filled (NULL: none wanted) */
 };
 /* A source streaming the records of one kind into `table` (columns `names`, in the
  * order the fill function indexes them). Rewinds the NTFF. */

@@ -53,6 +53,8 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	} else {
 		c->unknown_inst++;
 	}
+	if (s->row_keys)
+		s->row_keys[row] = in ? s->key_base[r->engine] + r->index : NX_ROW_NOKEY;
 	nx_ctx_see(c, start, end);
 	nx_active_add(&c->active, r->engine, in ? in->opcode : -1, start, end);
 	nx_rowbuf_i64(b, ix[C_START], row, start);
@@ -172,8 +174,36 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		x->rows++;
 }
 
+/* The columns fill_row writes from the static instruction alone (its engine and index:
+ * the row's key), NULL or not: every column but the times, the record's id, wait and
+ * DMA span, and pcore_idx (the same on every row: the dictionary's run path has it). */
+static const int keyed_cols[] = {
+	C_ENGINE, C_TRACK, C_OPCODE, C_OPERANDS, C_COPCODE, C_PC, C_CPC, C_BIR_ID, C_RAW_BIR,
+	C_KNAME, C_NKI, C_BIRLOC, C_HBM_R, C_HBM_W, C_SB_R, C_SB_W, C_SPILL_S, C_SPILL_R,
+	C_PS_R, C_PS_W, C_PS_SB, C_IN_Q, C_OUT_Q, C_W_Q, C_PERF, C_TTYPE, C_TELEM, C_RAW_FLOPS,
+	C_ADJ_FLOPS, C_TELEM_T, C_FLOPS_T, C_ADJ_FLOPS_T, C_ACT, C_BIR_NAME, C_PENGUIN,
+	C_RAW_PENGUIN, C_RAW_HLO, C_RAW_FW, C_HLO_NAME, C_HLO_ATTRS, C_LAYER, C_FRAMES,
+};
+
 int nx_src_instruction_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
 			    struct nx_row_source *src, struct nx_err *err)
 {
-	return nx_src_trace_init(s, c, NX_REC_INST, "Instruction", names, fill_row, src, err);
+	int rc = nx_src_trace_init(s, c, NX_REC_INST, "Instruction", names, fill_row, src, err);
+	uint64_t n = 0;
+
+	if (rc)
+		return rc;
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		s->key_base[e] = (uint32_t)n;
+		n += c->neff.ninst[e];
+	}
+	if (n == 0 || n >= NX_ROW_NOKEY)
+		return 0; /* no keys: every row the usual way */
+	s->keys.n = (uint32_t)n;
+	for (size_t i = 0; i < NX_ARRAY_SIZE(keyed_cols); i++) {
+		int col = s->map.idx[keyed_cols[i]];
+		s->keys.cols[col / 64] |= (uint64_t)1 << (col % 64);
+	}
+	src->keys = &s->keys;
+	return 0;
 }

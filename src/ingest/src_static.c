@@ -477,5 +477,6 @@ int nx_src_static_init(struct nx_src_static *s, struct nx_ingest_ctx *c, const c
 	src->table = s->map.table;
 	src->self = s;
 	src->next = next;
+	src->keys = NULL;
 	return 0;
 }

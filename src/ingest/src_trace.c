@@ -164,6 +164,7 @@ static int next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	size_t cap = nx_rowbuf_capacity(b), n = 0;
 	struct nx_rec rec;
 
+	s->row_keys = s->keys.n ? nx_rowbuf_keys(b) : NULL;
 	while (!s->done && n < cap) {
 		int rc = nx_ntff_reader_next(s->ctx->ntff, NX_REC_MASK(s->kind), &rec, err);
 		if (rc < 0)
@@ -197,6 +198,7 @@ int nx_src_trace_init(struct nx_src_trace *s, struct nx_ingest_ctx *c, int kind,
 	src->table = s->map.table;
 	src->self = s;
 	src->next = next;
+	src->keys = NULL;
 	return 0;
 }
 

@@ -653,6 +653,7 @@ int nx_tev_init(struct nx_tev_src *s, struct nx_tev_file *files, size_t nfiles,
 	src->table = s->map.table;
 	src->self = s;
 	src->next = next;
+	src->keys = NULL;
 	return 0;
 }
 

@@ -129,5 +129,6 @@ int nx_src_small_init(struct nx_src_small *s, const char *table,
 	src->table = s->map.table;
 	src->self = s;
 	src->next = next;
+	src->keys = NULL;
 	return 0;
 }

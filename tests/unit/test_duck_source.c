@@ -88,6 +88,7 @@ static void ev_init(struct evsrc *s, struct nx_row_source *src, int64_t rows, in
 	src->table = s->map.table;
 	src->self = s;
 	src->next = ev_next;
+	src->keys = NULL;
 }
 
 static int64_t q(struct nx_duck *d, const char *fmt, const char *path)
@@ -233,6 +234,7 @@ static void test_bigint_lists(void **state)
 	src.table = s.map.table;
 	src.self = &s;
 	src.next = bin_next;
+	src.keys = NULL;
 	if (copy_ahead(d, &src, path, 0, &rows, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(rows, 5000);
