@@ -68,7 +68,18 @@ int nx_colmap_init(struct nx_colmap *map, const char *table, const char *const *
 struct nx_row_keys {
 	uint32_t n;
 	uint64_t cols[2];
+	/* Optional (NULL: none; only with n <= NX_ROW_KEYS_FILLED): writes the keyed cells
+	 * of key `key` into row `row` of b, given arg. With it, the source leaves the keyed
+	 * cells of every row with a key unwritten in a batch that takes keys
+	 * (nx_rowbuf_keys not NULL): our writer takes them from rows it had filled once, one
+	 * per key. Called on the writer's thread while next runs on another: it reads only
+	 * what does not change. DuckDB's writer takes no keys, and gets every cell. */
+	void (*fill)(void *arg, uint32_t key, struct nx_rowbuf *b, size_t row);
+	void *arg;
 };
+/* The keys a source with a fill may have at most: our writer keeps a row per key (about
+ * 7 MB of batches for Instruction's 51 columns at the most). */
+#define NX_ROW_KEYS_FILLED 8192u
 
 struct nx_row_source {
 	const struct nx_table *table;

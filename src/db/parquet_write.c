@@ -45,9 +45,10 @@
 #define DICT_FRACTION 4
 #define DICT_BYTES ((size_t)1 << 20)
 #define DICT_SKIP 15
-/* The memos of a source's keyed columns, at most (4 bytes per key and column): 16 MiB is
- * about 100,000 instructions in a NEFF for the 40 keyed columns of Instruction. Past it
- * the writer ignores the keys (the same file, the usual way). */
+/* The memos of a source's keyed columns, at most (8 bytes per key and column), when the
+ * source has no fill: 16 MiB is about 50,000 instructions in a NEFF for the 42 keyed
+ * columns of Instruction. Past it the writer ignores the keys (the same file, the usual
+ * way). A filled source has at most NX_ROW_KEYS_FILLED keys: 8 MiB at most. */
 #define MEMO_BYTES ((size_t)16 << 20)
 
 enum { PAGE_DATA = 0, PAGE_DICT = 2, ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICT = 8,
@@ -70,9 +71,15 @@ struct col {
 		int64_t i;
 		double d;
 	} min, max;
-	uint32_t *memo;        /* a keyed column's: key -> its value's index + 1 (0: none) */
+	/* a keyed column's memo: key -> gen << 32 | its value's index + 1 (or MEMO_NULL),
+	 * of this chunk when gen is the column's (bumped when the chunk's dictionary is) */
+	uint64_t *memo;
+	uint32_t gen;
 	uint64_t memo_hits;    /* its cells that took their index from the memo */
 };
+
+/* A memo's NULL (a filled source's: its key's cell is NULL). */
+#define MEMO_NULL UINT32_MAX
 
 struct nx_pqw {
 	const struct nx_table *t;
@@ -90,6 +97,13 @@ struct nx_pqw {
 	void *zbuf;
 	size_t zcap;
 	uint32_t nkeys;          /* the source's keys (0: the columns are not keyed) */
+	/* A filled source's (struct nx_row_keys' fill): the keyed cells of key k are at
+	 * row k % svec of static batch k / svec; column i's data and validity there are
+	 * sdata and svalid [batch * nfields + i]. */
+	duckdb_data_chunk *statics;
+	size_t nstatics, svec;
+	void **sdata;
+	uint64_t **svalid;
 };
 
 /* ---- writing the file -------------------------------------------------------------- */
@@ -144,6 +158,7 @@ int nx_pqw_open(struct nx_pqw **out, const struct nx_table *t, const char *path,
 		c->ct = nx_rowbuf_coltype(c->f);
 		c->max_def = c->leaf.list ? 3 : 1;
 		c->dict_able = c->dict_on = !c->leaf.list && c->ct != NX_COL_BOOLEAN;
+		c->gen = 1; /* a memo's zeros are of no chunk */
 		nx_pq_dict_reset(&c->dict, w->row_group / DICT_FRACTION, DICT_BYTES);
 	}
 	int rc = put(w, "PAR1", 4, err);
@@ -240,8 +255,8 @@ static inline __attribute__((always_inline)) void add_value(struct col *c, const
 static inline bool memo_hit(struct col *c, uint32_t key, uint32_t nkeys, const void *p,
 			    uint32_t len)
 {
-	if (!c->dict_on || key >= nkeys || !c->memo[key] ||
-	    !nx_pq_dict_add_at(&c->dict, c->memo[key] - 1, p, len))
+	if (!c->dict_on || key >= nkeys || c->memo[key] >> 32 != c->gen ||
+	    !nx_pq_dict_add_at(&c->dict, (uint32_t)c->memo[key] - 1, p, len))
 		return false;
 	c->memo_hits++;
 	return true;
@@ -252,7 +267,7 @@ static inline bool memo_hit(struct col *c, uint32_t key, uint32_t nkeys, const v
 static inline void memo_note(struct col *c, uint32_t key, uint32_t nkeys)
 {
 	if (c->dict_on && key < nkeys)
-		c->memo[key] = c->dict.idx[c->dict.nidx - 1] + 1;
+		c->memo[key] = (uint64_t)c->gen << 32 | (c->dict.idx[c->dict.nidx - 1] + 1);
 }
 
 /* Rows [from, to) of a scalar column of type ct. Values go in little-endian, as the
@@ -331,10 +346,118 @@ static inline __attribute__((always_inline)) void add_typed(struct col *c, const
 	}
 }
 
-static void add_scalar(struct col *c, const void *data, const uint64_t *valid, size_t from,
-		       size_t to, const uint32_t *keys, uint32_t nkeys)
+/* Rows [from, to) of column ci (c), of type ct, keyed, of a filled source: a row with a
+ * key has no cell in the batch; its key's memo gives its level and index with no value
+ * read at all, or (a miss) its value is read from the key's static row and added the
+ * usual way, and noted. A row of no key is read from the batch. */
+static inline __attribute__((always_inline)) void add_filled(const struct nx_pqw *w,
+							     struct col *c, size_t ci,
+							     const void *data,
+							     const uint64_t *valid, size_t from,
+							     size_t to, enum nx_coltype ct,
+							     const uint32_t *keys)
+{
+	const uint64_t gen = (uint64_t)c->gen << 32;
+
+	for (size_t r = from; r < to; r++) {
+		uint32_t key = keys[r];
+		const void *d = data;
+		const uint64_t *vm = valid;
+		size_t at = r;
+		if (key < w->nkeys) {
+			uint64_t e = c->memo[key];
+			if ((e & ~(uint64_t)UINT32_MAX) == gen && c->dict_on) {
+				uint32_t m = (uint32_t)e;
+				if (m == MEMO_NULL) {
+					c->def[c->nlev++] = 0;
+					c->nulls++;
+					c->memo_hits++;
+					continue;
+				}
+				if (c->dict.nidx < c->dict.idxcap) {
+					c->def[c->nlev++] = 1;
+					c->dict.idx[c->dict.nidx++] = m - 1;
+					c->memo_hits++;
+					continue;
+				}
+			}
+			size_t sb = key / w->svec * w->t->nfields + ci;
+			d = w->sdata[sb];
+			vm = w->svalid[sb];
+			at = key % w->svec;
+		}
+		bool ok = nx_rowbuf_valid(vm, at);
+		c->def[c->nlev++] = ok;
+		if (!ok) {
+			c->nulls++;
+			if (key < w->nkeys && c->dict_on)
+				c->memo[key] = gen | MEMO_NULL;
+			continue;
+		}
+		switch (ct) {
+		case NX_COL_BIGINT: {
+			int64_t v = ((const int64_t *)d)[at];
+			see_i64(c, v);
+			add_value(c, &v, 8, false);
+			break;
+		}
+		case NX_COL_INTEGER: {
+			int32_t v = ((const int32_t *)d)[at];
+			see_i64(c, v);
+			add_value(c, &v, 4, false);
+			break;
+		}
+		case NX_COL_DOUBLE: {
+			double v = ((const double *)d)[at];
+			see_f64(c, v);
+			add_value(c, &v, 8, false);
+			break;
+		}
+		case NX_COL_FLOAT: {
+			float v = ((const float *)d)[at];
+			see_f64(c, v);
+			add_value(c, &v, 4, false);
+			break;
+		}
+		default: {
+			uint32_t len;
+			const char *p = str_of(&((const duckdb_string_t *)d)[at], &len);
+			add_value(c, p, len, true);
+			break;
+		}
+		}
+		if (key < w->nkeys && c->dict_on)
+			c->memo[key] = gen | (c->dict.idx[c->dict.nidx - 1] + 1);
+	}
+}
+
+static void add_scalar(const struct nx_pqw *w, struct col *c, size_t ci, const void *data,
+		       const uint64_t *valid, size_t from, size_t to, const uint32_t *keys,
+		       uint32_t nkeys)
 {
 	levels_room(c, to - from);
+	if (c->memo && keys && w->statics) {
+		switch (c->ct) {
+		case NX_COL_BIGINT:
+			add_filled(w, c, ci, data, valid, from, to, NX_COL_BIGINT, keys);
+			return;
+		case NX_COL_INTEGER:
+			add_filled(w, c, ci, data, valid, from, to, NX_COL_INTEGER, keys);
+			return;
+		case NX_COL_DOUBLE:
+			add_filled(w, c, ci, data, valid, from, to, NX_COL_DOUBLE, keys);
+			return;
+		case NX_COL_FLOAT:
+			add_filled(w, c, ci, data, valid, from, to, NX_COL_FLOAT, keys);
+			return;
+		case NX_COL_BOOLEAN:
+			NX_ASSERT(!"a keyed boolean"); /* nx_pqw_keys keys no boolean */
+			break;
+		default:
+			add_filled(w, c, ci, data, valid, from, to, NX_COL_VARCHAR, keys);
+			return;
+		}
+	}
 	if (c->memo && keys && c->dict_on) {
 		switch (c->ct) {
 		case NX_COL_BIGINT:
@@ -612,6 +735,7 @@ static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t
 		c->dict_on = c->dict_able;
 	}
 	nx_pq_dict_reset(&c->dict, w->row_group / DICT_FRACTION, DICT_BYTES);
+	c->gen++; /* the memo's entries are of the chunk before */
 	return 0;
 }
 
@@ -646,22 +770,63 @@ static int flush_group(struct nx_pqw *w, struct nx_err *err)
 	return 0;
 }
 
-void nx_pqw_keys(struct nx_pqw *w, const struct nx_row_keys *k)
+/* Fills the static rows of a filled source: one per key, in batches of svec rows. */
+static void fill_statics(struct nx_pqw *w, const struct nx_row_keys *k)
+{
+	const struct nx_table *t = w->t;
+	duckdb_logical_type types[128];
+
+	w->svec = duckdb_vector_size();
+	w->nstatics = (k->n + w->svec - 1) / w->svec;
+	w->statics = nx_xcalloc(w->nstatics, sizeof(*w->statics));
+	w->sdata = nx_xcalloc(w->nstatics * t->nfields, sizeof(*w->sdata));
+	w->svalid = nx_xcalloc(w->nstatics * t->nfields, sizeof(*w->svalid));
+	for (size_t i = 0; i < t->nfields; i++)
+		types[i] = nx_rowbuf_logical_type(&t->fields[i]);
+	for (size_t sb = 0; sb < w->nstatics; sb++) {
+		struct nx_rowbuf b;
+		size_t rows = k->n - sb * w->svec < w->svec ? k->n - sb * w->svec : w->svec;
+		w->statics[sb] = duckdb_create_data_chunk(types, t->nfields);
+		nx_rowbuf_bind(&b, w->statics[sb], t);
+		for (size_t r = 0; r < rows; r++)
+			k->fill(k->arg, (uint32_t)(sb * w->svec + r), &b, r);
+		duckdb_data_chunk_set_size(w->statics[sb], (idx_t)rows);
+		for (size_t i = 0; i < t->nfields; i++) {
+			w->sdata[sb * t->nfields + i] = b.data[i];
+			w->svalid[sb * t->nfields + i] = b.validity[i];
+		}
+	}
+	for (size_t i = 0; i < t->nfields; i++)
+		duckdb_destroy_logical_type(&types[i]);
+}
+
+int nx_pqw_keys(struct nx_pqw *w, const struct nx_row_keys *k, struct nx_err *err)
 {
 	size_t keyed = 0;
 
 	for (size_t i = 0; k && k->n && i < w->t->nfields && i < 128; i++) {
 		const struct col *c = &w->cols[i];
-		keyed += (k->cols[i / 64] >> (i % 64) & 1) && c->dict_able;
+		if (!(k->cols[i / 64] >> (i % 64) & 1))
+			continue;
+		if (!c->dict_able && k->fill) /* its cells would be missing from the batches */
+			return nx_errf(err, NX_EUSAGE, "'%s': column %s, a boolean or a list, "
+				       "cannot be keyed by a fill", w->path, c->f->name);
+		keyed += c->dict_able;
 	}
-	if (!keyed || (size_t)k->n * keyed * sizeof(uint32_t) > MEMO_BYTES)
-		return;
+	if (k && k->fill && k->n > NX_ROW_KEYS_FILLED)
+		return nx_errf(err, NX_EUSAGE, "'%s': %u keys with a fill, more than %u",
+			       w->path, k->n, NX_ROW_KEYS_FILLED);
+	if (!keyed || (!k->fill && (size_t)k->n * keyed * sizeof(uint64_t) > MEMO_BYTES))
+		return 0;
 	w->nkeys = k->n;
 	for (size_t i = 0; i < w->t->nfields && i < 128; i++) {
 		struct col *c = &w->cols[i];
 		if ((k->cols[i / 64] >> (i % 64) & 1) && c->dict_able && !c->memo)
 			c->memo = nx_xcalloc(k->n, sizeof(*c->memo));
 	}
+	if (k->fill && !w->statics)
+		fill_statics(w, k);
+	return 0;
 }
 
 int nx_pqw_add(struct nx_pqw *w, const struct nx_rowbuf *b, size_t n, struct nx_err *err)
@@ -686,8 +851,8 @@ int nx_pqw_add_rows(struct nx_pqw *w, const struct nx_rowbuf *b, size_t from, si
 			if (c->leaf.list)
 				add_list(c, b->vec[i], b->validity[i], done, to);
 			else
-				add_scalar(c, b->data[i], b->validity[i], done, to, b->keys,
-					   w->nkeys);
+				add_scalar(w, c, i, b->data[i], b->validity[i], done, to,
+					   b->keys, w->nkeys);
 			if (c->vals.len > biggest)
 				biggest = c->vals.len;
 		}
@@ -710,6 +875,11 @@ static void release(struct nx_pqw *w)
 		free(w->cols[i].rep);
 		free(w->cols[i].memo);
 	}
+	for (size_t i = 0; i < w->nstatics; i++)
+		duckdb_destroy_data_chunk(&w->statics[i]);
+	free(w->statics);
+	free(w->sdata);
+	free(w->svalid);
 	free(w->cols);
 	nx_strbuf_release(&w->page);
 	nx_strbuf_release(&w->hdr);

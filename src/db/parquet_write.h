@@ -52,9 +52,10 @@ int nx_pqw_open(struct nx_pqw **out, const struct nx_table *t, const char *path,
 struct nx_row_keys;
 /* Takes the keyed columns of k (NULL or no key: none) for the rows added next, whose
  * batches then carry their keys (b->keys; a batch without is added the usual way).
- * Ignored when the memos would pass 16 MiB (k->n keys times the keyed columns, 4 bytes
- * each). */
-void nx_pqw_keys(struct nx_pqw *w, const struct nx_row_keys *k);
+ * Without a fill, ignored when the memos would pass 16 MiB (k->n keys times the keyed
+ * columns, 8 bytes each). With one, fills the static rows; an error (NX_EUSAGE) when
+ * it keys a boolean or a list, or has more than NX_ROW_KEYS_FILLED keys. */
+int nx_pqw_keys(struct nx_pqw *w, const struct nx_row_keys *k, struct nx_err *err);
 /* Adds rows [0, n) of b, a batch of rows of the file's table. */
 int nx_pqw_add(struct nx_pqw *w, const struct nx_rowbuf *b, size_t n, struct nx_err *err);
 /* Adds rows [from, n) of b. */

@@ -37,7 +37,7 @@ int nx_pqw_write_ahead(struct nx_duck_ahead *a, const char *path, unsigned long 
 	int rc = nx_pqw_open(&w, t, path, nx__source_row_group(row_group), err);
 
 	if (!rc)
-		nx_pqw_keys(w, a->src->keys);
+		rc = nx_pqw_keys(w, a->src->keys, err);
 	while (!rc) {
 		struct nx_ahead_batch batch;
 		struct nx_rowbuf b;
@@ -82,7 +82,8 @@ int nx_pqw_write_parts(struct nx_duck_ahead *a, const char *dir, uint64_t part_r
 				in_part = 0;
 				if (rc)
 					break;
-				nx_pqw_keys(w, a->src->keys);
+				if ((rc = nx_pqw_keys(w, a->src->keys, err)))
+					break;
 			}
 			/* the rows of the batch that fit the part */
 			size_t to = n - done > part_rows - in_part ? done + (size_t)(part_rows - in_part)
@@ -181,10 +182,8 @@ int nx_pqw_write_source(struct nx_row_source *src, const char *path, uint64_t *r
 	struct nx_pqw *w = NULL;
 	int rc = nx_pqw_open(&w, src->table, path, nx__source_row_group(0), err);
 
-	if (!rc) {
-		nx_pqw_keys(w, src->keys);
+	if (!rc && !(rc = nx_pqw_keys(w, src->keys, err)))
 		rc = each_batch(src, write_batch, w, err);
-	}
 	if (rc) {
 		nx_pqw_abort(w);
 		return rc;

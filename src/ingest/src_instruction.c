@@ -37,86 +37,23 @@ static const char *track_of(const struct nx_inst *in)
 	return nx_engine_name(in->engine);
 }
 
-static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
-		     const struct nx_rec *rec)
+/* The cells of a row of a known instruction that depend on it alone (the columns
+ * keyed_cols lists, below): engine e's instruction index, in and st its parsed and its
+ * static facts. Every string cell is a literal or the parsed NEFF's, which outlive the
+ * copy: the cells point at them (nx_rowbuf_str_kept), the NEFF's with their lengths made
+ * once (struct nx_static_inst, len). */
+static void fill_static(const int *ix, int e, uint32_t index, const struct nx_inst *in,
+			const struct nx_static_inst *st, struct nx_rowbuf *b, size_t row)
 {
-	const struct nx_rec_inst *r = &rec->u.inst;
-	struct nx_ingest_ctx *c = s->ctx;
-	const int *ix = s->map.idx;
-	int64_t start = nx_ticks_to_ns(c, r->start), end = nx_ticks_to_ns(c, r->end);
-	const struct nx_inst *in = NULL;
-	const struct nx_static_inst *st = NULL;
-
-	if (r->engine < NX_ENGINE_COUNT && r->index < c->neff.ninst[r->engine]) {
-		in = &c->neff.inst[r->engine][r->index];
-		st = &c->statics[r->engine][r->index];
-	} else {
-		c->unknown_inst++;
-	}
-	if (s->row_keys)
-		s->row_keys[row] = in ? s->key_base[r->engine] + r->index : NX_ROW_NOKEY;
-	nx_ctx_see(c, start, end);
-	nx_active_add(&c->active, r->engine, in ? in->opcode : -1, start, end);
-	nx_rowbuf_i64(b, ix[C_START], row, start);
-	nx_rowbuf_i64(b, ix[C_END], row, end);
-	nx_rowbuf_i64(b, ix[C_DUR], row, end - start);
-	/* Every string cell is a literal or the parsed NEFF's, which outlive the copy:
-	 * the cells point at them (nx_rowbuf_str_kept), the NEFF's with their lengths made
-	 * once (struct nx_static_inst, len). */
-	nx_rowbuf_str_kept(b, ix[C_ENGINE], row,
-			   r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine) : "Unknown");
-	nx_rowbuf_i64(b, ix[C_PCORE], row, c->info->pcore_idx);
-	nx_rowbuf_i64(b, ix[C_ID], row, (int64_t)r->id);
-	nx_rowbuf_i64(b, ix[C_PC], row, r->index);
-	nx_rowbuf_i64(b, ix[C_WAIT], row, nx_ticks_to_ns(c, r->wait_ticks));
-	/* The DMA this instruction triggered: first packet start, last packet end, and
-	 * the delay from this instruction's end to that start. The span then takes this
-	 * instruction's own times, for DmaPacketAggregated (a second record with the same
-	 * id finds them taken and gets no span). */
-	struct nx_trig_span *ts = nx_trig_find(&c->trig, r->id);
-	if (ts && !nx_trig_is_inst(ts)) {
-		nx_rowbuf_i64(b, ix[C_TRIG_S], row, ts->start);
-		nx_rowbuf_i64(b, ix[C_TRIG_E], row, ts->end);
-		nx_rowbuf_i64(b, ix[C_DMA_WAIT], row, ts->start - end);
-	}
-	if (ts)
-		nx_trig_set_inst(&c->trig, ts, start, end); /* counts a repeated id */
-	struct nx_inst_row sr = { .engine = r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine)
-									  : "Unknown",
-				  .opcode = in ? nx_opcode_name(in->opcode) : "UNKNOWN",
-				  .start = start, .end = end, .known = in != NULL };
-	if (in) {
-		const struct nx_inst_work *w = &st->work;
-		bool tp = in->flags & NX_INST_TRANSPOSE;
-		int64_t v[NX_SUM_BYTES] = { st->hbm_read, st->hbm_write, (int64_t)w->sbuf_read_bytes,
-			(int64_t)w->sbuf_write_bytes, st->spill_save, st->spill_reload,
-			(int64_t)w->psum_read_bytes, (int64_t)w->psum_write_bytes,
-			(int64_t)w->psum_read_sbuf_write_bytes, st->input_q, st->output_q,
-			st->weight_q };
-		memcpy(sr.bytes, v, sizeof(v));
-		/* the columns the hierarchy tables (85-88) need, as written below */
-		sr.chain = st->raw_penguin >= 0 && st->raw_hlo >= 0;
-		sr.has_flops = in->engine == NX_ENGINE_TENSOR &&
-			       (in->opcode == NX_OP_MATMUL || in->opcode == NX_OP_LDWEIGHTS);
-		sr.raw_flops = (int64_t)w->raw_flops;
-		sr.adj_flops = (int64_t)w->adjusted_flops;
-		sr.flops_tp = tp ? (int64_t)w->raw_flops : 0;
-		sr.adj_flops_tp = tp ? (int64_t)w->adjusted_flops : 0;
-	}
-	nx_inst_sums_add(&c->isums, &sr);
-	if (!in) {
-		nx_rowbuf_str_kept(b, ix[C_OPCODE], row, "UNKNOWN");
-		nx_rowbuf_str_kept(b, ix[C_OPERANDS], row, "");
-		nx_rowbuf_str_kept(b, ix[C_BIR_ID], row, "");
-		return;
-	}
+	nx_rowbuf_str_kept(b, ix[C_ENGINE], row, nx_engine_name(e));
+	nx_rowbuf_i64(b, ix[C_PC], row, index);
 	nx_rowbuf_str_kept(b, ix[C_TRACK], row, track_of(in));
 	nx_rowbuf_str_kept(b, ix[C_OPCODE], row, nx_opcode_name(in->opcode));
 	nx_rowbuf_str_kept_len(b, ix[C_OPERANDS], row, st->operands, st->len.operands);
 	nx_rowbuf_str_kept(b, ix[C_COPCODE], row,
 			   in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER"
 							   : nx_opcode_name(in->opcode));
-	nx_rowbuf_i64(b, ix[C_CPC], row, r->index);
+	nx_rowbuf_i64(b, ix[C_CPC], row, index);
 	nx_rowbuf_str_kept_len(b, ix[C_BIR_ID], row, st->bir_id, st->len.bir_id);
 	nx_rowbuf_i64(b, ix[C_RAW_BIR], row, (int64_t)in->bir_id);
 	nx_rowbuf_str_kept_len(b, ix[C_KNAME], row, st->kernel_name, st->len.kernel_name);
@@ -169,6 +106,81 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	}
 	if (in->opcode == NX_OP_ACTIVATE)
 		nx_rowbuf_str_kept(b, ix[C_ACT], row, nx_act_fn_name(in->act_fn));
+}
+
+static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
+		     const struct nx_rec *rec)
+{
+	const struct nx_rec_inst *r = &rec->u.inst;
+	struct nx_ingest_ctx *c = s->ctx;
+	const int *ix = s->map.idx;
+	int64_t start = nx_ticks_to_ns(c, r->start), end = nx_ticks_to_ns(c, r->end);
+	const struct nx_inst *in = NULL;
+	const struct nx_static_inst *st = NULL;
+
+	if (r->engine < NX_ENGINE_COUNT && r->index < c->neff.ninst[r->engine]) {
+		in = &c->neff.inst[r->engine][r->index];
+		st = &c->statics[r->engine][r->index];
+	} else {
+		c->unknown_inst++;
+	}
+	if (s->row_keys)
+		s->row_keys[row] = in ? s->key_base[r->engine] + r->index : NX_ROW_NOKEY;
+	nx_ctx_see(c, start, end);
+	nx_active_add(&c->active, r->engine, in ? in->opcode : -1, start, end);
+	nx_rowbuf_i64(b, ix[C_START], row, start);
+	nx_rowbuf_i64(b, ix[C_END], row, end);
+	nx_rowbuf_i64(b, ix[C_DUR], row, end - start);
+	nx_rowbuf_i64(b, ix[C_PCORE], row, c->info->pcore_idx);
+	nx_rowbuf_i64(b, ix[C_ID], row, (int64_t)r->id);
+	nx_rowbuf_i64(b, ix[C_WAIT], row, nx_ticks_to_ns(c, r->wait_ticks));
+	/* The DMA this instruction triggered: first packet start, last packet end, and
+	 * the delay from this instruction's end to that start. The span then takes this
+	 * instruction's own times, for DmaPacketAggregated (a second record with the same
+	 * id finds them taken and gets no span). */
+	struct nx_trig_span *ts = nx_trig_find(&c->trig, r->id);
+	if (ts && !nx_trig_is_inst(ts)) {
+		nx_rowbuf_i64(b, ix[C_TRIG_S], row, ts->start);
+		nx_rowbuf_i64(b, ix[C_TRIG_E], row, ts->end);
+		nx_rowbuf_i64(b, ix[C_DMA_WAIT], row, ts->start - end);
+	}
+	if (ts)
+		nx_trig_set_inst(&c->trig, ts, start, end); /* counts a repeated id */
+	struct nx_inst_row sr = { .engine = r->engine < NX_ENGINE_COUNT ? nx_engine_name(r->engine)
+									  : "Unknown",
+				  .opcode = in ? nx_opcode_name(in->opcode) : "UNKNOWN",
+				  .start = start, .end = end, .known = in != NULL };
+	if (in) {
+		const struct nx_inst_work *w = &st->work;
+		bool tp = in->flags & NX_INST_TRANSPOSE;
+		int64_t v[NX_SUM_BYTES] = { st->hbm_read, st->hbm_write, (int64_t)w->sbuf_read_bytes,
+			(int64_t)w->sbuf_write_bytes, st->spill_save, st->spill_reload,
+			(int64_t)w->psum_read_bytes, (int64_t)w->psum_write_bytes,
+			(int64_t)w->psum_read_sbuf_write_bytes, st->input_q, st->output_q,
+			st->weight_q };
+		memcpy(sr.bytes, v, sizeof(v));
+		/* the columns the hierarchy tables (85-88) need, as written below */
+		sr.chain = st->raw_penguin >= 0 && st->raw_hlo >= 0;
+		sr.has_flops = in->engine == NX_ENGINE_TENSOR &&
+			       (in->opcode == NX_OP_MATMUL || in->opcode == NX_OP_LDWEIGHTS);
+		sr.raw_flops = (int64_t)w->raw_flops;
+		sr.adj_flops = (int64_t)w->adjusted_flops;
+		sr.flops_tp = tp ? (int64_t)w->raw_flops : 0;
+		sr.adj_flops_tp = tp ? (int64_t)w->adjusted_flops : 0;
+	}
+	nx_inst_sums_add(&c->isums, &sr);
+	if (!in) {
+		nx_rowbuf_str_kept(b, ix[C_ENGINE], row, r->engine < NX_ENGINE_COUNT
+							 ? nx_engine_name(r->engine) : "Unknown");
+		nx_rowbuf_i64(b, ix[C_PC], row, r->index);
+		nx_rowbuf_str_kept(b, ix[C_OPCODE], row, "UNKNOWN");
+		nx_rowbuf_str_kept(b, ix[C_OPERANDS], row, "");
+		nx_rowbuf_str_kept(b, ix[C_BIR_ID], row, "");
+		return;
+	}
+	/* our writer takes these from the key's row (fill_key) */
+	if (!s->row_keys || !s->keys.fill)
+		fill_static(ix, r->engine, r->index, in, st, b, row);
 	struct nx_exec_window *x = nx_ctx_exec(c, r->exec);
 	if (x)
 		x->rows++;
@@ -184,6 +196,20 @@ static const int keyed_cols[] = {
 	C_ADJ_FLOPS, C_TELEM_T, C_FLOPS_T, C_ADJ_FLOPS_T, C_ACT, C_BIR_NAME, C_PENGUIN,
 	C_RAW_PENGUIN, C_RAW_HLO, C_RAW_FW, C_HLO_NAME, C_HLO_ATTRS, C_LAYER, C_FRAMES,
 };
+
+/* A key's row for our writer (struct nx_row_keys, fill): key k is engine e's
+ * instruction k - key_base[e]. On the writer's thread: reads the NEFF and the statics. */
+static void fill_key(void *arg, uint32_t key, struct nx_rowbuf *b, size_t row)
+{
+	const struct nx_src_trace *s = arg;
+	const struct nx_ingest_ctx *c = s->ctx;
+	int e = NX_ENGINE_COUNT - 1;
+
+	while (e > 0 && key < s->key_base[e])
+		e--;
+	uint32_t i = key - s->key_base[e];
+	fill_static(s->map.idx, e, i, &c->neff.inst[e][i], &c->statics[e][i], b, row);
+}
 
 int nx_src_instruction_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
 			    struct nx_row_source *src, struct nx_err *err)
@@ -203,6 +229,10 @@ int nx_src_instruction_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
 	for (size_t i = 0; i < NX_ARRAY_SIZE(keyed_cols); i++) {
 		int col = s->map.idx[keyed_cols[i]];
 		s->keys.cols[col / 64] |= (uint64_t)1 << (col % 64);
+	}
+	if (n <= NX_ROW_KEYS_FILLED) { /* the rows skip these cells for our writer */
+		s->keys.fill = fill_key;
+		s->keys.arg = s;
 	}
 	src->keys = &s->keys;
 	return 0;

@@ -33,6 +33,7 @@ struct gen {
 	int64_t next, rows;
 	uint32_t nokey;
 	bool liar;
+	bool filled; /* keys.fill: a batch that takes keys gets no keyed cell of a key */
 };
 
 static uint32_t key_of(const struct gen *g, int64_t r)
@@ -89,6 +90,8 @@ static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 			keys[n] = k;
 		for (size_t c = 0; c < g->t->nfields; c++) {
 			int64_t v = r;
+			if (keys && g->filled && keyed(g, c) && k != NX_ROW_NOKEY)
+				continue; /* the writer has the key's row */
 			if (keyed(g, c) && k != NX_ROW_NOKEY)
 				v = g->liar ? (int64_t)k * 7 + r / 700 : (int64_t)k;
 			cell(b, &g->t->fields[c], c, n, v);
@@ -97,19 +100,45 @@ static int gen_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	return (int)n;
 }
 
-/* A source of rows rows of table, nkeys keys (every other scalar column keyed). */
-static struct nx_row_source gen_source(struct gen *g, const char *table, int64_t rows,
-				       uint32_t nkeys, uint32_t nokey, bool liar, bool with_keys)
+/* How a source keeps its promise: it does (HONEST), breaks it (LIAR), or gives the
+ * writer a row per key and leaves the keyed cells of a key out of its batches (FILLED). */
+enum how { HONEST, LIAR, FILLED };
+
+/* The keyed cells of a key's row, for the writer of a filled source. */
+static void gen_fill(void *arg, uint32_t key, struct nx_rowbuf *b, size_t row)
 {
+	const struct gen *g = arg;
+
+	for (size_t c = 0; c < g->t->nfields; c++)
+		if (keyed(g, c))
+			cell(b, &g->t->fields[c], c, row, key);
+}
+
+/* A source of rows rows of table, nkeys keys: every other column keyed, but booleans and
+ * lists when filled (a fill keys neither). */
+static struct nx_row_source gen_source(struct gen *g, const char *table, int64_t rows,
+				       uint32_t nkeys, uint32_t nokey, enum how how, bool with_keys)
+{
+	bool filled = how == FILLED;
+
 	memset(g, 0, sizeof(*g));
 	g->t = nx_schema_table(table);
 	assert_non_null(g->t);
 	g->rows = rows;
 	g->nokey = nokey;
-	g->liar = liar;
+	g->liar = how == LIAR;
+	g->filled = filled;
 	g->keys.n = nkeys;
-	for (size_t c = 0; c < g->t->nfields && c < 128; c += 2)
+	for (size_t c = 0; c < g->t->nfields && c < 128; c += 2) {
+		const char *type = nx_schema_duck_type(&g->t->fields[c]);
+		if (filled && (!type || !strcmp(type, "BOOLEAN") || strchr(type, '[')))
+			continue;
 		g->keys.cols[c / 64] |= (uint64_t)1 << (c % 64);
+	}
+	if (filled) {
+		g->keys.fill = gen_fill;
+		g->keys.arg = g;
+	}
 	return (struct nx_row_source){ .table = g->t, .self = g, .next = gen_next,
 				       .keys = with_keys ? &g->keys : NULL };
 }
@@ -203,7 +232,7 @@ static void same_bytes(const char *a, const char *b)
  * keyed file is the unkeyed one and reads as DuckDB's. The keyed write took at least
  * min_hits cells from its memos (-1: the keys were ignored, no memo). */
 static void keyed_as_unkeyed(struct fx *f, const char *table, int64_t rows, uint32_t nkeys,
-			     uint32_t nokey, bool liar, unsigned long row_group, int64_t min_hits)
+			     uint32_t nokey, enum how how, unsigned long row_group, int64_t min_hits)
 {
 	char *with = nx_xasprintf("%s/%s.keyed.parquet", f->dir, table);
 	char *inl = nx_xasprintf("%s/%s.inline.parquet", f->dir, table);
@@ -215,7 +244,7 @@ static void keyed_as_unkeyed(struct fx *f, const char *table, int64_t rows, uint
 	struct nx_row_source src;
 	uint64_t n = 0;
 
-	src = gen_source(&g, table, rows, nkeys, nokey, liar, true);
+	src = gen_source(&g, table, rows, nkeys, nokey, how, true);
 	memo_cells = -1;
 	if (nx_duck_ahead_start(&src, true, &a, &err) ||
 	    nx_pqw_write_ahead(a, with, row_group, &n, &err))
@@ -226,7 +255,7 @@ static void keyed_as_unkeyed(struct fx *f, const char *table, int64_t rows, uint
 			 (long long)memo_cells, min_hits < 0 ? "no memo" : "at least",
 			 (long long)min_hits);
 	memo_cells = -1;
-	src = gen_source(&g, table, rows, nkeys, nokey, liar, false);
+	src = gen_source(&g, table, rows, nkeys, nokey, how, false);
 	if (nx_duck_ahead_start(&src, true, &a, &err) ||
 	    nx_pqw_write_ahead(a, without, row_group, &n, &err))
 		fail_msg("%s unkeyed: %s", table, err.msg);
@@ -234,13 +263,13 @@ static void keyed_as_unkeyed(struct fx *f, const char *table, int64_t rows, uint
 	assert_int_equal(memo_cells, -1); /* no keys, no memo */
 	same_bytes(with, without);
 	if (row_group == 0) { /* inline, in the default row groups */
-		src = gen_source(&g, table, rows, nkeys, nokey, liar, true);
+		src = gen_source(&g, table, rows, nkeys, nokey, how, true);
 		if (nx_pqw_write_source(&src, inl, &n, &err))
 			fail_msg("%s keyed inline: %s", table, err.msg);
 		same_bytes(inl, without);
 	}
 	/* DuckDB's writer is given the keys too, and takes none */
-	src = gen_source(&g, table, rows, nkeys, nokey, liar, true);
+	src = gen_source(&g, table, rows, nkeys, nokey, how, true);
 	if (nx_duck_copy_source(f->d, &src, duck, &n, &err))
 		fail_msg("%s DuckDB: %s", table, err.msg);
 	assert_int_equal(n, rows);
@@ -265,9 +294,9 @@ static void test_keyed_is_unkeyed(void **state)
 {
 	struct fx *f = *state;
 
-	keyed_as_unkeyed(f, "Instruction", 20000, 300, 13, false, 3000, 20000);
-	keyed_as_unkeyed(f, "DmaPacket", 20000, 300, 13, false, 3000, 20000);
-	keyed_as_unkeyed(f, "Instruction", 20000, 300, 0, false, 0, 20000);
+	keyed_as_unkeyed(f, "Instruction", 20000, 300, 13, HONEST, 3000, 20000);
+	keyed_as_unkeyed(f, "DmaPacket", 20000, 300, 13, HONEST, 3000, 20000);
+	keyed_as_unkeyed(f, "Instruction", 20000, 300, 0, HONEST, 0, 20000);
 }
 
 /* Keys of more distinct values than a chunk's dictionary holds (a quarter of 4096 rows):
@@ -276,7 +305,7 @@ static void test_keys_past_the_dictionary(void **state)
 {
 	struct fx *f = *state;
 
-	keyed_as_unkeyed(f, "Instruction", 30000, 5000, 7, false, 4096, 1);
+	keyed_as_unkeyed(f, "Instruction", 30000, 5000, 7, HONEST, 4096, 1);
 }
 
 /* A source that breaks its promise: one key, several values (NULL or not) across rows,
@@ -285,8 +314,8 @@ static void test_a_source_that_lies(void **state)
 {
 	struct fx *f = *state;
 
-	keyed_as_unkeyed(f, "Instruction", 30000, 50, 11, true, 3000, 30000);
-	keyed_as_unkeyed(f, "DmaPacket", 30000, 50, 0, true, 0, 30000);
+	keyed_as_unkeyed(f, "Instruction", 30000, 50, 11, LIAR, 3000, 30000);
+	keyed_as_unkeyed(f, "DmaPacket", 30000, 50, 0, LIAR, 0, 30000);
 }
 
 /* Keys whose memos would pass the bound: ignored, the same file. */
@@ -294,7 +323,54 @@ static void test_too_many_keys(void **state)
 {
 	struct fx *f = *state;
 
-	keyed_as_unkeyed(f, "Instruction", 5000, 1u << 30, 3, false, 0, -1);
+	keyed_as_unkeyed(f, "Instruction", 5000, 1u << 30, 3, HONEST, 0, -1);
+}
+
+/* A source with a fill: its batches for our writer lack the keyed cells of a key, which
+ * the writer takes from the rows it filled once; the same file as the unkeyed one, with
+ * rows of no key, NULLs by key, row groups inside batches, a dictionary past its bound. */
+static void test_filled_is_unkeyed(void **state)
+{
+	struct fx *f = *state;
+
+	keyed_as_unkeyed(f, "Instruction", 20000, 300, 13, FILLED, 3000, 20000);
+	keyed_as_unkeyed(f, "DmaPacket", 20000, 300, 0, FILLED, 0, 20000);
+	keyed_as_unkeyed(f, "SemaphoreUpdate", 20000, 300, 5, FILLED, 3000, 5000);
+	keyed_as_unkeyed(f, "Instruction", 30000, NX_ROW_KEYS_FILLED, 7, FILLED, 4096, 0);
+}
+
+/* A fill that keys a boolean, or has too many keys: an error, never a file of cells
+ * missing. */
+static void test_filled_refusals(void **state)
+{
+	struct fx *f = *state;
+	char *path = nx_xasprintf("%s/refused.parquet", f->dir);
+	struct nx_err err = { 0 };
+	struct nx_duck_ahead *a;
+	struct gen g;
+	struct nx_row_source src = gen_source(&g, "SemaphoreUpdate", 100, 10, 0, FILLED, true);
+	const struct nx_table *t = g.t;
+	uint64_t n;
+	size_t bool_col = t->nfields;
+
+	for (size_t c = 0; c < t->nfields; c++) {
+		const char *type = nx_schema_duck_type(&t->fields[c]);
+		if (type && !strcmp(type, "BOOLEAN"))
+			bool_col = c;
+	}
+	assert_true(bool_col < t->nfields);
+	g.keys.cols[bool_col / 64] |= (uint64_t)1 << (bool_col % 64);
+	assert_int_equal(nx_duck_ahead_start(&src, true, &a, &err), 0);
+	assert_int_equal(nx_pqw_write_ahead(a, path, 0, &n, &err), NX_EUSAGE);
+	assert_non_null(strstr(err.msg, "cannot be keyed by a fill"));
+	assert_false(nx_is_file(path));
+
+	src = gen_source(&g, "Instruction", 100, NX_ROW_KEYS_FILLED + 1, 0, FILLED, true);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(nx_pqw_write_source(&src, path, &n, &err), NX_EUSAGE);
+	assert_non_null(strstr(err.msg, "keys with a fill"));
+	assert_false(nx_is_file(path));
+	free(path);
 }
 
 int main(void)
@@ -305,6 +381,8 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_a_source_that_lies, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_too_many_keys, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_filled_is_unkeyed, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_filled_refusals, fx_setup, fx_teardown),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }
