@@ -13,7 +13,9 @@
  * first 16 bytes as two words and its length (its bytes past 16 compared after). The
  * dictionary refuses a value past its bound (nx_pq_dict_add returns false); the writer
  * then writes the chunk PLAIN, after nx_pq_dict_spill has turned the indices so far
- * back into PLAIN values. No DuckDB here. */
+ * back into PLAIN values. A value whose index the caller guesses (the writer's memo of
+ * a keyed column, db/parquet_write.h) is added by nx_pq_dict_add_at: the guess checked
+ * against the value, no hash. No DuckDB here. */
 #ifndef NX_DB_PARQUET_DICT_H
 #define NX_DB_PARQUET_DICT_H
 

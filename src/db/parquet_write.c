@@ -3,7 +3,8 @@
  * parquet_write.h). A column collects the levels of a row group and its values, into a
  * dictionary or PLAIN; at the group's end each column becomes one compressed data page,
  * after a dictionary page when it has one, and its ColumnChunk is appended to the
- * encoded row groups the footer lists. */
+ * encoded row groups the footer lists. A keyed column's cells (parquet_write.h, "Keyed
+ * columns") take their index from a memo per key when they can. */
 #include "common/compat.h"
 #include "db/parquet_write.h"
 #include "db/duck.h"

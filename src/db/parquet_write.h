@@ -28,13 +28,17 @@
  * static instruction, its key the instruction's engine and index). Rows interleave
  * engines, so those cells seldom repeat the row before and each took a hash and a probe
  * of the chunk's dictionary. The writer keeps, per keyed column, a memo key -> the
- * dictionary index its last value got: a cell whose memo names an index of the chunk's
- * dictionary holding the very same bytes (two words and the length compared, the rest
+ * dictionary index its last value got in the chunk: a cell whose memo names an index of
+ * the chunk's dictionary holding the very same bytes (two words and the length compared, the rest
  * of a long string with memcmp) gets that index with no hash and no min/max update;
- * any other (first of its key in the chunk, memo of an earlier chunk, a NULL, the chunk
- * already PLAIN, a row of no key, a value other than the memo's: a broken promise) goes
- * the usual way and notes its index. The dictionary sees the same values in the same
- * order either way, so the file is byte for byte the one written without keys
+ * any other (first of its key in the chunk, a NULL, the chunk already PLAIN, a row of
+ * no key, a value other than the memo's: a broken promise) goes
+ * the usual way and notes its index. A source with a fill (Instruction's) goes further:
+ * the writer fills one row per key once (per file), the source leaves the keyed cells of
+ * a row with a key out of the batches it makes for this writer, and the memo (of this
+ * chunk: a generation per column) gives the cell's level and index with no value read;
+ * a miss reads the value from the key's row. The dictionary sees the same values in the
+ * same order either way, so the file is byte for byte the one written without keys
  * (test_parquet_keyed; docs/memory.md, "The static columns by key"). */
 #ifndef NX_DB_PARQUET_WRITE_H
 #define NX_DB_PARQUET_WRITE_H

@@ -2,7 +2,8 @@
  * source_ahead.h: a row source run ahead on a producer thread of its own into a ring of
  * DuckDB data chunks, read by one or two writers (nx_duck_ahead_start in duck.h), for
  * the code of src/db that reads it: the nx_source() table function and the copies in
- * duck.c, and our parquet writer's feed. Private to src/db. */
+ * duck.c, and our parquet writer's feed (whose batches also carry the rows' keys when the
+ * source has keys: struct nx_row_keys, db/duck.h). Private to src/db. */
 #ifndef NX_DB_SOURCE_AHEAD_H
 #define NX_DB_SOURCE_AHEAD_H
 

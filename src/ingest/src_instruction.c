@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT
  * src_instruction.c: the Instruction table. Streams INST records from the NTFF and
  * joins each with its static instruction in the NEFF (opcode, operands, source
- * location, byte and flop figures), and with the span of the DMA it triggered. */
+ * location, byte and flop figures), and with the span of the DMA it triggered. The
+ * columns of the static instruction are keyed by it for our parquet writer, with a fill
+ * (struct nx_row_keys, db/duck.h): batches bound for that writer leave them out, and
+ * the writer takes each instruction's from a row filled once (fill_key). */
 #include "common/compat.h"
 #include "ingest/context.h"
 
