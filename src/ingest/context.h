@@ -165,6 +165,10 @@ int nx_read_exec_records(struct nx_ingest_ctx *c, struct nx_err *err);
 /* Internal tables for the derive SQL, written into dir (a staging directory): src_staging.c. */
 int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
 		     struct nx_err *err);
+/* nx_DmaTransfer into dir, from a pass over the NTFF's DMA records (src_staging.c): only
+ * for its readers, Flow's trigger edges by SQL and the tests' staging tables. */
+int nx_write_dma_transfers(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
+			   struct nx_err *err);
 /* occupancy.c: the on-chip occupancy pass (nx_OnchipAlloc into staging_dir, with keep_staging) and
  * the tables it feeds, SbufAllocation, SbufUsage and PsumUsage; nothing with
  * -F ignore-nc-buf-usage=true (*job NULL). nx_onchip_start starts the pass on a thread

@@ -3,7 +3,10 @@
  *   nx_DmaBlock      one row per NEFF DMA block: queue, semaphore, source/destination
  *                    text, partitions, shapes, offsets, steps, transpose facts;
  *   nx_DmaTransfer   one row per executed transfer: its block and triggering
- *                    instruction (from the first packet record of each transfer);
+ *                    instruction (from the first packet record of each transfer); a
+ *                    pass over the DMA records of its own, so it is written only when
+ *                    read (nx_write_dma_transfers: Flow's trigger edges by SQL, the
+ *                    tests' staging);
  *   nx_StaticInst    one row per NEFF instruction: semaphore wait and signal, DMA block,
  *                    operand text.
  * They are written under <tmp>/.staging/ and removed before the profile is published.
@@ -180,7 +183,6 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 		     struct nx_err *err)
 {
 	struct block_src bs = { .ctx = c };
-	struct transfer_src ts = { .ctx = c };
 	struct static_src ss = { .ctx = c };
 	struct nx_row_source src;
 	char path[4096];
@@ -191,13 +193,21 @@ int nx_write_staging(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir
 	snprintf(path, sizeof(path), "%s/nx_DmaBlock.parquet", dir);
 	if ((rc = nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err)))
 		return rc;
-	if ((rc = nx_ntff_reader_rewind(c->ntff, err)))
-		return rc;
-	src = (struct nx_row_source){ .table = &transfer_table, .self = &ts, .next = transfer_next };
-	snprintf(path, sizeof(path), "%s/nx_DmaTransfer.parquet", dir);
-	if ((rc = nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err)))
-		return rc;
 	src = (struct nx_row_source){ .table = &static_table, .self = &ss, .next = static_next };
 	snprintf(path, sizeof(path), "%s/nx_StaticInst.parquet", dir);
 	return nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err);
+}
+
+int nx_write_dma_transfers(struct nx_ingest_ctx *c, struct nx_duck *d, const char *dir,
+			   struct nx_err *err)
+{
+	struct transfer_src ts = { .ctx = c };
+	struct nx_row_source src = { .table = &transfer_table, .self = &ts,
+				     .next = transfer_next };
+	char path[4096];
+	uint64_t rows;
+	int rc = nx_ntff_reader_rewind(c->ntff, err);
+
+	snprintf(path, sizeof(path), "%s/nx_DmaTransfer.parquet", dir);
+	return rc ? rc : nx_ctx_copy(c, d, &src, path, NULL, "staging", &rows, err);
 }
