@@ -123,6 +123,12 @@ int nx_duck_copy_source(struct nx_duck *d, struct nx_row_source *src, const char
  * tables"). The ingest's tables derived in C go this way. */
 int nx_duck_write_source(struct nx_duck *d, struct nx_row_source *src, const char *path,
 			 uint64_t *rows, struct nx_err *err);
+/* Like nx_duck_write_source, with src->next run ahead on a thread of its own while the
+ * calling thread encodes (nx_duck_ahead_start, under its rule: the source shares no
+ * state with what runs meanwhile): the same file, for a source that costs about as much
+ * as its encoding (DmaPacketAggregated's pass). */
+int nx_duck_write_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
+			uint64_t *rows, struct nx_err *err);
 /* Like nx_duck_copy_source, with src->next run on a thread of its own up to a few
  * batches ahead of DuckDB's writer, so that reading and writing overlap, in two steps so
  * that the source can read before the database exists (the trace ingest starts it before

@@ -53,6 +53,21 @@ int nx_duck_write_source(struct nx_duck *d, struct nx_row_source *src, const cha
 		    : nx_duck_copy_source(d, src, path, rows, err);
 }
 
+int nx_duck_write_ahead(struct nx_duck *d, struct nx_row_source *src, const char *path,
+			uint64_t *rows, struct nx_err *err)
+{
+	struct nx_duck_ahead *a = NULL;
+	bool ours;
+	int rc = part_writer_kind(&ours, err);
+
+	if (!rc)
+		rc = nx_duck_ahead_start(src, ours, &a, err);
+	if (rc)
+		return rc;
+	return ours ? nx_pqw_write_ahead(a, path, 0, rows, err)
+		    : nx_duck_copy_ahead(d, a, path, 0, rows, err);
+}
+
 /* Writers of a table written in parts: NX_INGEST_WRITERS (1 or 2), else 2. */
 static unsigned part_writers(void)
 {

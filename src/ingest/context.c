@@ -283,8 +283,10 @@ static int progress_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 	return n;
 }
 
+enum copy_how { COPY_INLINE, COPY_AHEAD, COPY_PARTS };
+
 static int ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
-		    const char *path, bool parts, const char *name, const char *how,
+		    const char *path, enum copy_how mode, const char *name, const char *how,
 		    uint64_t *rows, struct nx_err *err)
 {
 	struct progress_src p = { .c = c, .inner = src, .name = name ? name : src->table->name };
@@ -294,8 +296,12 @@ static int ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_so
 	int rc;
 
 	p.t0 = p.last = nx_now_s();
-	rc = parts ? nx_duck_copy_source_parts(d, from, path, rows, err)
-		   : nx_duck_write_source(d, from, path, rows, err);
+	if (mode == COPY_PARTS)
+		rc = nx_duck_copy_source_parts(d, from, path, rows, err);
+	else if (mode == COPY_AHEAD)
+		rc = nx_duck_write_ahead(d, from, path, rows, err);
+	else
+		rc = nx_duck_write_source(d, from, path, rows, err);
 	if (!rc)
 		nx_ctx_table_done(c, p.name, how, *rows, nx_now_s() - p.t0);
 	return rc;
@@ -305,11 +311,18 @@ int nx_ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source
 		const char *path, const char *name, const char *how, uint64_t *rows,
 		struct nx_err *err)
 {
-	return ctx_copy(c, d, src, path, false, name, how, rows, err);
+	return ctx_copy(c, d, src, path, COPY_INLINE, name, how, rows, err);
+}
+
+int nx_ctx_copy_ahead(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
+		      const char *path, const char *name, const char *how, uint64_t *rows,
+		      struct nx_err *err)
+{
+	return ctx_copy(c, d, src, path, COPY_AHEAD, name, how, rows, err);
 }
 
 int nx_ctx_copy_parts(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
 		      const char *dir, uint64_t *rows, struct nx_err *err)
 {
-	return ctx_copy(c, d, src, dir, true, NULL, NULL, rows, err);
+	return ctx_copy(c, d, src, dir, COPY_PARTS, NULL, NULL, rows, err);
 }

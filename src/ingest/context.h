@@ -105,6 +105,11 @@ static inline void nx_ctx_see(struct nx_ingest_ctx *c, int64_t a, int64_t b)
 int nx_ctx_copy(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
 		const char *path, const char *name, const char *how, uint64_t *rows,
 		struct nx_err *err);
+/* The same with src run ahead on a thread of its own (nx_duck_write_ahead): src must
+ * share no state with the calling thread meanwhile; its progress is reported from there. */
+int nx_ctx_copy_ahead(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
+		      const char *path, const char *name, const char *how, uint64_t *rows,
+		      struct nx_err *err);
 /* The same into the parts of a split table in dir (nx_duck_copy_source_parts). */
 int nx_ctx_copy_parts(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_row_source *src,
 		      const char *dir, uint64_t *rows, struct nx_err *err);

@@ -60,7 +60,8 @@ struct agg_src {
 	struct xfer *ring;
 	size_t rmask;
 	uint64_t head, tail;
-	uint64_t *hslot;         /* hash index: seq + 1 of an open transfer, 0 when free */
+	struct hent { uint64_t seq1, id; } *hslot; /* hash index: seq + 1 of an open
+				  * transfer (0: free) and its id, so a probe reads no ring entry */
 	size_t hmask;
 	uint64_t last;           /* seq + 1 of the last packet's transfer (0: none): a
 				  * transfer's packets mostly come one after another */
@@ -103,7 +104,7 @@ static struct xfer *at(const struct agg_src *s, uint64_t seq)
 static size_t find_slot(const struct agg_src *s, uint64_t id)
 {
 	size_t i = nx_mix64(id) & s->hmask;
-	while (s->hslot[i] && at(s, s->hslot[i] - 1)->id != id)
+	while (s->hslot[i].seq1 && s->hslot[i].id != id)
 		i = (i + 1) & s->hmask;
 	return i;
 }
@@ -114,7 +115,7 @@ static void hash_rebuild(struct agg_src *s, size_t cap)
 	s->hslot = nx_xcalloc(cap, sizeof(*s->hslot));
 	s->hmask = cap - 1;
 	for (uint64_t q = s->head; q < s->tail; q++)
-		s->hslot[find_slot(s, at(s, q)->id)] = q + 1;
+		s->hslot[find_slot(s, at(s, q)->id)] = (struct hent){ q + 1, at(s, q)->id };
 }
 
 /* Removes slot i, moving later entries of its probe run back (linear probing). */
@@ -124,9 +125,9 @@ static void hash_delete(struct agg_src *s, size_t i)
 
 	for (;;) {
 		j = (j + 1) & s->hmask;
-		if (!s->hslot[j])
+		if (!s->hslot[j].seq1)
 			break;
-		size_t k = nx_mix64(at(s, s->hslot[j] - 1)->id) & s->hmask;
+		size_t k = nx_mix64(s->hslot[j].id) & s->hmask;
 		/* the entry at j may fill the hole at i unless its home lies in (i, j] */
 		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
 		if (!stays) {
@@ -134,7 +135,7 @@ static void hash_delete(struct agg_src *s, size_t i)
 			i = j;
 		}
 	}
-	s->hslot[i] = 0;
+	s->hslot[i] = (struct hent){ 0, 0 };
 }
 
 static struct xfer *open_new(struct agg_src *s, uint64_t id)
@@ -155,7 +156,7 @@ static struct xfer *open_new(struct agg_src *s, uint64_t id)
 	struct xfer *x = at(s, s->tail);
 	memset(x, 0, sizeof(*x));
 	x->id = id;
-	s->hslot[find_slot(s, id)] = ++s->tail;
+	s->hslot[find_slot(s, id)] = (struct hent){ ++s->tail, id };
 	return x;
 }
 
@@ -228,15 +229,13 @@ static void add_packet(struct agg_src *s, const struct nx_rec_dma *r)
 	struct xfer *x;
 	bool open = s->last > s->head && s->last <= s->tail &&
 		    at(s, s->last - 1)->id == r->transfer;
-	size_t i;
 
 	if (!open) {
-		i = find_slot(s, r->transfer);
-		open = s->hslot[i] != 0;
+		size_t i = find_slot(s, r->transfer);
+		open = s->hslot[i].seq1 != 0;
 		if (open)
-			s->last = s->hslot[i];
+			s->last = s->hslot[i].seq1;
 	}
-
 	if (s->any && start < s->last_start)
 		s->suspect = true; /* out of start order: the FIFO order is not the output's */
 	s->any = true;
@@ -422,7 +421,10 @@ static int run(struct nx_ingest_ctx *c, struct nx_duck *d, const char *path, siz
 	if (limit)
 		s.bloom = nx_xcalloc(BLOOM_BITS / 8, 1);
 	src = (struct nx_row_source){ .table = s.map.table, .self = &s, .next = agg_next };
-	rc = nx_ctx_copy(c, d, &src, path, NULL, "derived in C", rows, err);
+	/* the pass (decode, merge) on a thread of its own while this one encodes: both
+	 * cost about as much, and the other core is idle between the raw stage and the
+	 * timeline cache's events part, which waits for this table */
+	rc = nx_ctx_copy_ahead(c, d, &src, path, NULL, "derived in C", rows, err);
 	*suspect = s.suspect;
 	*dup_first = s.dup_first;
 	agg_release(&s);
