@@ -82,6 +82,22 @@ int nx_db_create_views(struct nx_duck *d, const char *dir, struct nx_err *err)
 	return rc;
 }
 
+int nx_db_create_table_view(struct nx_duck *d, const char *dir, const char *table,
+			    struct nx_err *err)
+{
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int rc;
+
+	nx_strbuf_addstr(&sql, "CREATE OR REPLACE VIEW ");
+	nx_sql_quote_ident(&sql, table);
+	nx_strbuf_addstr(&sql, " AS SELECT * FROM ");
+	rc = nx_db_add_table_scan(&sql, dir, table, err);
+	if (!rc)
+		rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
+	return rc;
+}
+
 /* A table "exists" for a derive file when it has a parquet file (split or not) in one
  * of the directories. */
 bool nx_db_table_has_file(const char *const *dirs, const char *name)

@@ -15,6 +15,11 @@
  * of split tables. */
 int nx_db_create_views(struct nx_duck *d, const char *dir, struct nx_err *err);
 
+/* Likewise for one table of dir only (an error when it has no file there): a file just
+ * written, without binding every other table's files again. */
+int nx_db_create_table_view(struct nx_duck *d, const char *dir, const char *table,
+			    struct nx_err *err);
+
 /* Creates an empty, correctly typed view for every schema table that has no file in
  * dir, so SQL can refer to any table. */
 int nx_db_create_empty_views(struct nx_duck *d, const char *dir, struct nx_err *err);

@@ -194,7 +194,7 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 			 * staging folder, kept when empty (its view must exist) */
 			char *path = nx_xasprintf("%s/%s.parquet", staging, table);
 			rc = nx_duck_copy_query(d, f->text, path, &rows, err);
-			if (!rc)
+			if (!rc) /* a few small files: all, for a part of a split one */
 				rc = nx_db_create_views(d, staging, err);
 			if (rc)
 				nx_err_wrap(err, "derive %s (%s)", table, f->name);
@@ -222,8 +222,8 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 				rc = retry_with_more_memory(d, sql.buf, path, &rows, err);
 			if (!rc && rows == 0)
 				remove(path);
-			else if (!rc)
-				rc = nx_db_create_views(d, dir, err);
+			else if (!rc) /* its view only: the other files have not changed */
+				rc = nx_db_create_table_view(d, dir, table, err);
 			if (rc)
 				nx_err_wrap(err, "derive %s (%s)", table, f->name);
 			free(path);
