@@ -34,7 +34,9 @@ act AS (
     FROM ActiveTime
 ),
 pk AS (SELECT * FROM nx_DmaSums),
-dpa AS (SELECT count(*) AS n, sum(duration_ns) AS t FROM DmaPacketAggregated),
+-- DmaPacketAggregated's count and summed duration, and the trace tables' rows, were
+-- counted by the ingest as it wrote them (nx_Profile; the reference reads the files).
+dpa AS (SELECT dpa_n AS n, dpa_t AS t FROM nx_Profile),
 merged AS (
     SELECT dma_active_ns AS dma, static_dma_active_ns AS st, dynamic_dma_active_ns AS dyn,
            software_dma_active_ns AS sw, hardware_dma_active_ns AS hw, all_active_ns AS all_
@@ -47,11 +49,7 @@ ten AS (
     FROM TensorInfo
 ),
 q AS (SELECT count(*) AS n FROM DmaQueuesInfo),
-rows_ AS (
-    SELECT (SELECT count(*) FROM Instruction) + (SELECT count(*) FROM DmaPacket)
-           + (SELECT count(*) FROM SemaphoreUpdate) + (SELECT count(*) FROM Throttle)
-           + (SELECT count(*) FROM Error) AS events
-),
+rows_ AS (SELECT trace_rows AS events FROM nx_Profile),
 base AS (
     SELECT p.total_ns, p.total_ns / 1e9 AS tt, md.*, ins.*, act.*, merged.*, ten.*,
            pk.n AS pk_n, pk.t AS pk_t, pk.bytes AS pk_bytes, pk.kbytes, pk.st_n, pk.st_b,

@@ -69,6 +69,9 @@ struct nx_ingest_ctx {
 	struct nx_dma_sums dsums;    /* Summary's DmaPacket aggregates */
 	uint64_t unknown_inst, unknown_queue, unknown_block;
 	uint64_t rows_total;
+	uint64_t trace_rows;        /* the trace tables' rows (Summary's event_count) */
+	uint64_t dpa_rows;          /* DmaPacketAggregated's rows and their summed duration */
+	unsigned __int128 dpa_dur_ns; /* (Summary's dma_transfer_*): nx_write_dma_aggregated */
 	const struct nx_progress *progress; /* may be NULL */
 	const char *stage;                  /* "raw", "staging", "derive": for progress */
 	size_t nwarn, warn_cap;

@@ -77,6 +77,7 @@ struct agg_src {
 	struct nx_flow_trig *flow;      /* Flow's DGE_TRIGGER edges, likewise */
 	struct nx_dma_usage *usage;     /* DmaUsage and HbmUsage, fed every packet */
 	uint64_t dup_first;      /* packet_idx 0 seen again in a transfer */
+	unsigned __int128 dur_ns; /* the written rows' summed duration_ns (each >= 0) */
 };
 
 static void bloom_add(struct agg_src *s, uint64_t id)
@@ -300,6 +301,7 @@ static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, struct
 	nx_rowbuf_i64(b, ix[A_START], row, x->start);
 	nx_rowbuf_i64(b, ix[A_END], row, x->end);
 	nx_rowbuf_i64(b, ix[A_DUR], row, dur);
+	s->dur_ns += (uint64_t)dur;
 	nx_rowbuf_i64(b, ix[A_ID], row, (int64_t)x->id);
 	nx_rowbuf_i64(b, ix[A_PCORE], row, c->info->pcore_idx);
 	nx_rowbuf_i64(b, ix[A_BLOCK_ID], row, bt ? bt->block_id : -1);
@@ -427,6 +429,7 @@ static int run(struct nx_ingest_ctx *c, struct nx_duck *d, const char *path, siz
 	rc = nx_ctx_copy_ahead(c, d, &src, path, NULL, "derived in C", rows, err);
 	*suspect = s.suspect;
 	*dup_first = s.dup_first;
+	c->dpa_dur_ns = s.dur_ns;
 	agg_release(&s);
 	return rc;
 }
@@ -458,6 +461,7 @@ int nx_write_dma_aggregated(struct nx_ingest_ctx *c, struct nx_duck *d, const ch
 	}
 	if (!rc && rows == 0)
 		remove(path);
+	c->dpa_rows = rc ? 0 : rows;
 	if (!rc) {
 		double t0 = nx_now_s();
 		rc = nx_pending_dma_write(&pending, d, dir, &prows, err);

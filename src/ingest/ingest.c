@@ -96,6 +96,7 @@ static int write_trace_tables(struct nx_ingest_ctx *c, struct nx_duck *d, const 
 		if (!rc)
 			rc = nx_ctx_copy_parts(c, d, &src, dir, &rows, err);
 		c->rows_total += rows;
+		c->trace_rows += rows;
 		if (!rc && s.kind == NX_REC_DMA)
 			rc = nx_trig_seal(&c->trig, err);
 		if (rc)
@@ -225,25 +226,43 @@ static int derive_memory(struct nx_duck *d, struct nx_err *err)
 
 /* nx_Profile: one row with the profile's time frame and the interval unions merged
  * while streaming, for the derive SQL. total_ns is the summed length of the executions
- * bounded by start/stop records, or the span of all records when there are none. */
+ * bounded by start/stop records, or the span of all records when there are none. With
+ * them the counts the ingest made as it wrote (Summary's, which read the tables' files
+ * for them before): the trace tables' rows, DmaPacketAggregated's rows and the sum of
+ * their duration_ns (NULL without rows, as SQL's sum), with the types of count(*) and
+ * sum(BIGINT). */
 static int create_profile_view(struct nx_ingest_ctx *c, struct nx_duck *d, struct nx_err *err)
 {
 	int64_t first = c->first_ns <= c->last_ns ? c->first_ns : 0;
 	int64_t last = c->first_ns <= c->last_ns ? c->last_ns : 0;
 	int64_t total = nx_ctx_total_ns(c);
 	const struct nx_active *a = &c->active;
-	char sql[768];
+	char sql[1024], dpa_t[48] = "NULL";
 
+	if (c->dpa_rows) { /* decimal digits of an unsigned 128-bit sum */
+		char rev[48];
+		size_t n = 0;
+		unsigned __int128 v = c->dpa_dur_ns;
+		do {
+			rev[n++] = (char)('0' + (int)(v % 10));
+			v /= 10;
+		} while (v);
+		for (size_t i = 0; i < n; i++)
+			dpa_t[i] = rev[n - 1 - i];
+		dpa_t[n] = '\0';
+	}
 	snprintf(sql, sizeof(sql),
 		 "CREATE OR REPLACE VIEW nx_Profile AS SELECT %" PRId64 "::BIGINT AS total_ns, "
 		 "%" PRId64 "::BIGINT AS first_ns, %" PRId64 "::BIGINT AS last_ns, "
 		 "%" PRId64 "::BIGINT AS dma_active_ns, %" PRId64 "::BIGINT AS static_dma_active_ns, "
 		 "%" PRId64 "::BIGINT AS dynamic_dma_active_ns, "
 		 "%" PRId64 "::BIGINT AS software_dma_active_ns, "
-		 "%" PRId64 "::BIGINT AS hardware_dma_active_ns, %" PRId64 "::BIGINT AS all_active_ns",
+		 "%" PRId64 "::BIGINT AS hardware_dma_active_ns, %" PRId64 "::BIGINT AS all_active_ns, "
+		 "%" PRIu64 "::BIGINT AS trace_rows, %" PRIu64 "::BIGINT AS dpa_n, "
+		 "%s::HUGEINT AS dpa_t",
 		 total, first, last, a->dma[NX_DMA_ALL].total, a->dma[NX_DMA_STATIC].total,
 		 a->dma[NX_DMA_DYNAMIC].total, a->dma[NX_DMA_SOFTWARE].total,
-		 a->dma[NX_DMA_HARDWARE].total, a->all_ns);
+		 a->dma[NX_DMA_HARDWARE].total, a->all_ns, c->trace_rows, c->dpa_rows, dpa_t);
 	return nx_duck_exec(d, sql, err);
 }
 
