@@ -1,5 +1,6 @@
 -- table: Summary
 -- requires: Instruction, Metadata
+-- optimizers off: join_order
 -- One row of whole-profile metrics. Conventions (see docs/derived-tables.md):
 --  * times in seconds; *_percent fields hold fractions of total_time (0..1), as the
 --    real tool writes them;
@@ -16,6 +17,8 @@
 --    its ceiling are estimated from the kernel's own matmul FLOPs, hardware_flops -
 --    transpose_flops (docs/derived-tables.md); collective fields are null (no
 --    collectives are modelled).
+--  * its CTEs are one row each, joined across: DuckDB's search for a join order took
+--    half of the query's time and cannot change the row, so it is off for it.
 WITH p AS (SELECT * FROM nx_Profile),
 md AS (
     SELECT tensor_engine_num_rows * tensor_engine_num_cols * 2.0 * tensor_engine_clock_freq * 1e9 AS te_peak,
