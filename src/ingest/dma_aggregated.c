@@ -9,6 +9,8 @@
 #include "ingest/dma_aggregated.h"
 #include "common/hash.h"
 #include "common/xalloc.h"
+#include "common/fsutil.h"
+#include "db/profile_views.h"
 #include "ingest/context.h"
 #include "ingest/dma_block.h"
 #include "ingest/dma_usage.h"
@@ -489,12 +491,25 @@ int nx_write_dma_aggregated(struct nx_ingest_ctx *c, struct nx_duck *d, const ch
 		 * otherwise the DMA records are not read a third time for it */
 		if (!exact || c->keep_staging)
 			rc = nx_write_dma_transfers(c, d, staging, err);
+		/* without SemaphoreUpdate rows, 39_flow_semaphore.sql is skipped and these
+		 * edges are the whole of Flow: written as Flow, and 40_flow.sql (requires
+		 * nx_FlowEdges) is skipped, rather than copied again by DuckDB */
+		const char *const dirs[] = { dir, NULL };
+		bool whole = !nx_db_table_has_file(dirs, "SemaphoreUpdate");
+		char *fpath = whole ? nx_path_join(dir, "Flow.parquet")
+				    : nx_path_join(staging, "nx_FlowEdges_0.parquet");
 		double t0 = nx_now_s();
 		if (!rc)
-			rc = nx_flow_trig_write(&flow, d, dir, staging, exact, &frows, err);
-		if (!rc)
+			rc = nx_flow_trig_write(&flow, d, dir, staging, fpath, exact, &frows, err);
+		if (!rc && whole && frows == 0)
+			remove(fpath); /* as the derive stage leaves a table without rows */
+		if (!rc && whole)
+			nx_ctx_table_done(c, "Flow", exact ? "derived in C" : "derived", frows,
+					  nx_now_s() - t0);
+		else if (!rc)
 			nx_ctx_table_done(c, "nx_FlowEdges_0", exact ? "staging, C" : "staging, SQL",
 					  frows, nx_now_s() - t0);
+		free(fpath);
 	}
 	nx_flow_trig_release(&flow);
 	nx_dma_usage_release(&usage);

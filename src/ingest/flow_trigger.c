@@ -145,9 +145,9 @@ static int join_sql(struct nx_strbuf *q, const char *dir, const char *staging,
 }
 
 int nx_flow_trig_write(struct nx_flow_trig *f, struct nx_duck *d, const char *dir,
-		       const char *staging, bool exact, uint64_t *rows, struct nx_err *err)
+		       const char *staging, const char *path, bool exact, uint64_t *rows,
+		       struct nx_err *err)
 {
-	char *path = nx_path_join(staging, "nx_FlowEdges_0.parquet");
 	char *tmp = nx_path_join(staging, ".nx_FlowEdges_unsorted.parquet");
 	struct nx_strbuf q = NX_STRBUF_INIT;
 	struct edge_src s = { .f = f, .left = f->edges };
@@ -175,7 +175,6 @@ int nx_flow_trig_write(struct nx_flow_trig *f, struct nx_duck *d, const char *di
 		remove(tmp);
 	}
 	nx_strbuf_release(&q);
-	free(path);
 	free(tmp);
 	return rc;
 }

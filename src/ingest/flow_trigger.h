@@ -4,7 +4,9 @@
  * names an instruction of the trace, collected while DmaPacketAggregated's rows are
  * written and kept in a file (24 bytes an edge), then written as the staging table
  * nx_FlowEdges_0, the first part of the edges Flow reads (src/derive/40_flow.sql), in
- * Flow's order (out_id, in_id). Transfers come in (start, id) order, which is that
+ * Flow's order (out_id, in_id); or, for a trace without SemaphoreUpdate rows (Flow
+ * without its SEMAPHORE part, 39_flow_semaphore.sql), as Flow itself, and 40_flow.sql
+ * is skipped (it requires nx_FlowEdges): DuckDB no longer copies the edges again. Transfers come in (start, id) order, which is that
  * order when transfer ids grow with their start (they do in the traces we write);
  * otherwise DuckDB sorts the edges. The SQL join this replaced
  * (tests/unit/reference/40_flow.sql) gives one edge per instruction record with the
@@ -38,11 +40,13 @@ int nx_flow_trig_open(struct nx_flow_trig *f, const char *dir, struct nx_err *er
 /* Forgets every edge (DmaPacketAggregated's pass runs again). */
 void nx_flow_trig_reset(struct nx_flow_trig *f);
 void nx_flow_trig_add(struct nx_flow_trig *f, uint64_t in_id, uint64_t out_id, int64_t gap);
-/* Writes staging/nx_FlowEdges_0.parquet (zero rows included); with !exact, from the
- * SQL join over nx_DmaTransfer (in staging), DmaPacketAggregated and Instruction (in
- * dir). *rows gets the edges written. */
+/* Writes the edges to path (zero rows included): staging/nx_FlowEdges_0.parquet, or
+ * dir/Flow.parquet when they are the whole of Flow (no SEMAPHORE part); with !exact,
+ * from the SQL join over nx_DmaTransfer (in staging), DmaPacketAggregated and
+ * Instruction (in dir). *rows gets the edges written. */
 int nx_flow_trig_write(struct nx_flow_trig *f, struct nx_duck *d, const char *dir,
-		       const char *staging, bool exact, uint64_t *rows, struct nx_err *err);
+		       const char *staging, const char *path, bool exact, uint64_t *rows,
+		       struct nx_err *err);
 void nx_flow_trig_release(struct nx_flow_trig *f);
 
 #endif

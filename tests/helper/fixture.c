@@ -323,7 +323,7 @@ int nx_fixture_write(const char *dir, const struct nx_fixture_opts *o, struct nx
 	r.kind = NX_REC_SEM;
 	r.u.sem = (struct nx_rec_sem){ .ts = 95 * k, .value = 1, .sem = 10, .source = NX_SEMSRC_AXI,
 				       .op = 1, .timing = NX_SEMT_COMPLETE };
-	if ((rc = put(w, &r, err)))
+	if (!o->without_sem && (rc = put(w, &r, err)))
 		goto fail;
 	memset(&r, 0, sizeof(r));
 	r.kind = NX_REC_THROTTLE;

@@ -21,6 +21,8 @@ struct nx_fixture_opts {
 	uint64_t ticks_per_ns;   /* 1 or more */
 	bool mismatched_uuid;    /* NTFF names another NEFF */
 	uint32_t bogus_inst;     /* add this many INST records with an unknown index */
+	bool without_sem;        /* no SEM record: SemaphoreUpdate (and Flow's SEMAPHORE part)
+				  * without rows */
 };
 void nx_fixture_opts_default(struct nx_fixture_opts *o);
 

@@ -29,7 +29,8 @@
  * give the same tables, the raw ones in the same row groups.
  * Each profile is ingested keeping its internal tables (.staging/), and the old SQL runs
  * over them. Profiles: the hand-checked fixture at two tick rates, the fixture without
- * DMA records, and a simulated attention kernel. */
+ * DMA records, the fixture without semaphore records (Flow's trigger edges written as
+ * Flow itself), and a simulated attention kernel. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -541,19 +542,34 @@ static void test_fixture(void **state)
 	struct nx_fixture_opts fo;
 	struct nx_err err = { 0 };
 
-	for (unsigned v = 0; v < 3; v++) {
+	/* 3: without SemaphoreUpdate rows, where the trigger edges are written as Flow
+	 * itself (40_flow.sql skipped) */
+	for (unsigned v = 0; v < 4; v++) {
 		char name[32];
 		snprintf(name, sizeof(name), "fix%u", v);
 		char *sub = nx_path_join(dir, name);
 		nx_fixture_opts_default(&fo);
 		fo.ticks_per_ns = v == 1 ? 3 : 1;
 		fo.dge_notifications = v != 2;
+		fo.without_sem = v == 3;
 		if (nx_mkdirs(sub, &err) || nx_fixture_write(sub, &fo, &err))
 			fail_msg("%s", err.msg);
 		char *neff = nx_path_join(sub, "fixture.neff"), *ntff = nx_path_join(sub, "fixture.ntff");
 		char *prof = ingest_keep(neff, ntff, data, name);
 		check_profile(prof, v != 2, v != 2 ? 1 : 0);
 		check_trigger_spill(neff, ntff, data, name, prof, v != 2);
+		/* the trigger edges are Flow's first part in staging, or Flow itself */
+		char *part = nx_path_join(prof, ".staging/nx_FlowEdges_0.parquet");
+		assert_int_equal(nx_is_file(part), v != 3);
+		free(part);
+		if (v == 3) { /* and so from the SQL join (nx_DmaTransfer written for it) */
+			setenv("NX_FLOW_TRIG", "sql", 1);
+			char *sql = ingest_keep(neff, ntff, data, "fix3-sql");
+			unsetenv("NX_FLOW_TRIG");
+			compare_flow(sql, 1);
+			compare_same(prof, sql, "Flow");
+			free(sql);
+		}
 		free(prof);
 		/* one open transfer at most: early writes, and the split transfer found */
 		setenv("NX_DMA_AGG_OPEN", "1", 1);
