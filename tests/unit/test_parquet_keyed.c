@@ -14,10 +14,10 @@
 #include "db/duck.h"
 #include "db/parquet_write.h"
 #include "helper/fixture.h"
+#include "helper/profile_db.h"
 #include "schema/schema.h"
 
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,37 +189,10 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-static int64_t q(struct nx_duck *d, const char *fmt, ...) NX_PRINTF(2, 3);
-static int64_t q(struct nx_duck *d, const char *fmt, ...)
-{
-	struct nx_err err = { 0 };
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int64_t v = -1;
-	va_list ap;
-
-	va_start(ap, fmt);
-	nx_strbuf_vaddf(&sql, fmt, ap);
-	va_end(ap);
-	if (nx_duck_query_i64(d, sql.buf, &v, &err))
-		fail_msg("%s: %s", sql.buf, err.msg);
-	nx_strbuf_release(&sql);
-	return v;
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-	struct nx_err err = { 0 };
-	char *data = NULL;
-
-	if (nx_read_file(path, &data, len, &err))
-		fail_msg("%s", err.msg);
-	return data;
-}
-
 static void same_bytes(const char *a, const char *b)
 {
 	size_t na, nb;
-	char *x = read_all(a, &na), *y = read_all(b, &nb);
+	char *x = nx_test_slurp(a, &na), *y = nx_test_slurp(b, &nb);
 
 	if (na != nb || memcmp(x, y, na))
 		fail_msg("'%s' (%zu bytes) and '%s' (%zu bytes) differ", a, na, b, nb);
@@ -273,14 +246,12 @@ static void keyed_as_unkeyed(struct fx *f, const char *table, int64_t rows, uint
 	if (nx_duck_copy_source(f->d, &src, duck, &n, &err))
 		fail_msg("%s DuckDB: %s", table, err.msg);
 	assert_int_equal(n, rows);
-	if (q(f->d, "SELECT count(*) FROM read_parquet('%s')", with) != rows)
+	if (nx_test_qi(f->d, "SELECT count(*) FROM read_parquet('%s')", with) != rows)
 		fail_msg("%s: row count", table);
-	if (q(f->d, "SELECT count(*) FROM (SELECT * FROM read_parquet('%s', file_row_number = "
-		    "true) EXCEPT ALL SELECT * FROM read_parquet('%s', file_row_number = true))",
-	      with, duck) ||
-	    q(f->d, "SELECT count(*) FROM (SELECT * FROM read_parquet('%s', file_row_number = "
-		    "true) EXCEPT ALL SELECT * FROM read_parquet('%s', file_row_number = true))",
-	      duck, with))
+#define EXCEPT_ALL                                                                         \
+	"SELECT count(*) FROM (SELECT * FROM read_parquet('%s', file_row_number = true) "    \
+	"EXCEPT ALL SELECT * FROM read_parquet('%s', file_row_number = true))"
+	if (nx_test_qi(f->d, EXCEPT_ALL, with, duck) || nx_test_qi(f->d, EXCEPT_ALL, duck, with))
 		fail_msg("%s: the keyed file's rows are not DuckDB's", table);
 	free(with);
 	free(inl);
