@@ -432,61 +432,38 @@ static inline __attribute__((always_inline)) void add_filled(const struct nx_pqw
 	}
 }
 
+/* Rows [from, to) of a scalar column of type ct (not a boolean): a filled source's keyed
+ * column (add_filled), a keyed one while its chunk has a dictionary, or the usual way.
+ * Inline once per type, ct a constant. */
+static inline __attribute__((always_inline)) void add_as(const struct nx_pqw *w, struct col *c,
+							 size_t ci, const void *data,
+							 const uint64_t *valid, size_t from,
+							 size_t to, const uint32_t *keys,
+							 uint32_t nkeys, enum nx_coltype ct)
+{
+	if (c->memo && keys && w->statics)
+		add_filled(w, c, ci, data, valid, from, to, ct, keys);
+	else if (c->memo && keys && c->dict_on)
+		add_typed(c, data, valid, from, to, ct, true, keys, nkeys);
+	else
+		add_typed(c, data, valid, from, to, ct, false, NULL, 0);
+}
+
 static void add_scalar(const struct nx_pqw *w, struct col *c, size_t ci, const void *data,
 		       const uint64_t *valid, size_t from, size_t to, const uint32_t *keys,
 		       uint32_t nkeys)
 {
 	levels_room(c, to - from);
-	if (c->memo && keys && w->statics) {
-		switch (c->ct) {
-		case NX_COL_BIGINT:
-			add_filled(w, c, ci, data, valid, from, to, NX_COL_BIGINT, keys);
-			return;
-		case NX_COL_INTEGER:
-			add_filled(w, c, ci, data, valid, from, to, NX_COL_INTEGER, keys);
-			return;
-		case NX_COL_DOUBLE:
-			add_filled(w, c, ci, data, valid, from, to, NX_COL_DOUBLE, keys);
-			return;
-		case NX_COL_FLOAT:
-			add_filled(w, c, ci, data, valid, from, to, NX_COL_FLOAT, keys);
-			return;
-		case NX_COL_BOOLEAN:
-			NX_ASSERT(!"a keyed boolean"); /* nx_pqw_keys keys no boolean */
-			break;
-		default:
-			add_filled(w, c, ci, data, valid, from, to, NX_COL_VARCHAR, keys);
-			return;
-		}
-	}
-	if (c->memo && keys && c->dict_on) {
-		switch (c->ct) {
-		case NX_COL_BIGINT:
-			add_typed(c, data, valid, from, to, NX_COL_BIGINT, true, keys, nkeys);
-			return;
-		case NX_COL_INTEGER:
-			add_typed(c, data, valid, from, to, NX_COL_INTEGER, true, keys, nkeys);
-			return;
-		case NX_COL_DOUBLE:
-			add_typed(c, data, valid, from, to, NX_COL_DOUBLE, true, keys, nkeys);
-			return;
-		case NX_COL_FLOAT:
-			add_typed(c, data, valid, from, to, NX_COL_FLOAT, true, keys, nkeys);
-			return;
-		case NX_COL_BOOLEAN:
-			break;
-		default:
-			add_typed(c, data, valid, from, to, NX_COL_VARCHAR, true, keys, nkeys);
-			return;
-		}
-	}
 	switch (c->ct) {
-	case NX_COL_BIGINT: add_typed(c, data, valid, from, to, NX_COL_BIGINT, false, NULL, 0); break;
-	case NX_COL_INTEGER: add_typed(c, data, valid, from, to, NX_COL_INTEGER, false, NULL, 0); break;
-	case NX_COL_DOUBLE: add_typed(c, data, valid, from, to, NX_COL_DOUBLE, false, NULL, 0); break;
-	case NX_COL_FLOAT: add_typed(c, data, valid, from, to, NX_COL_FLOAT, false, NULL, 0); break;
-	case NX_COL_BOOLEAN: add_typed(c, data, valid, from, to, NX_COL_BOOLEAN, false, NULL, 0); break;
-	default: add_typed(c, data, valid, from, to, NX_COL_VARCHAR, false, NULL, 0); break;
+	case NX_COL_BIGINT: add_as(w, c, ci, data, valid, from, to, keys, nkeys, NX_COL_BIGINT); break;
+	case NX_COL_INTEGER: add_as(w, c, ci, data, valid, from, to, keys, nkeys, NX_COL_INTEGER); break;
+	case NX_COL_DOUBLE: add_as(w, c, ci, data, valid, from, to, keys, nkeys, NX_COL_DOUBLE); break;
+	case NX_COL_FLOAT: add_as(w, c, ci, data, valid, from, to, keys, nkeys, NX_COL_FLOAT); break;
+	case NX_COL_BOOLEAN: /* never keyed: no dictionary, and nx_pqw_keys keys none by a fill */
+		NX_ASSERT(!(c->memo && keys && w->statics));
+		add_typed(c, data, valid, from, to, NX_COL_BOOLEAN, false, NULL, 0);
+		break;
+	default: add_as(w, c, ci, data, valid, from, to, keys, nkeys, NX_COL_VARCHAR); break;
 	}
 }
 
