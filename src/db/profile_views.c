@@ -46,19 +46,30 @@ static int create_view(struct nx_duck *d, const char *dir, const struct nx_table
 	return rc;
 }
 
-int nx_db_add_table_scan(struct nx_strbuf *sql, const char *dir, const char *table,
-			 struct nx_err *err)
+/* The run of files [*first, *first + return) of table in the list f of n (0: none). */
+static size_t table_run(const struct nx_table_file *f, size_t n, const char *table,
+			size_t *first)
 {
-	struct nx_table_file *f;
-	size_t n, i, run = 0;
-	int rc = nx_table_files_list(dir, NULL, NULL, &f, &n, err);
+	size_t i, run = 0;
 
-	if (rc)
-		return rc;
 	for (i = 0; i < n && strcmp(f[i].table, table); i++)
 		;
 	while (i + run < n && !strcmp(f[i + run].table, table))
 		run++;
+	*first = i;
+	return run;
+}
+
+int nx_db_add_table_scan(struct nx_strbuf *sql, const char *dir, const char *table,
+			 struct nx_err *err)
+{
+	struct nx_table_file *f;
+	size_t n, i, run;
+	int rc = nx_table_files_list(dir, NULL, NULL, &f, &n, err);
+
+	if (rc)
+		return rc;
+	run = table_run(f, n, table, &i);
 	if (run)
 		add_scan(sql, dir, &f[i], run);
 	else
@@ -85,16 +96,18 @@ int nx_db_create_views(struct nx_duck *d, const char *dir, struct nx_err *err)
 int nx_db_create_table_view(struct nx_duck *d, const char *dir, const char *table,
 			    struct nx_err *err)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT;
-	int rc;
+	struct nx_table_file *f;
+	size_t n, i, run;
+	int rc = nx_table_files_list(dir, NULL, NULL, &f, &n, err);
 
-	nx_strbuf_addstr(&sql, "CREATE OR REPLACE VIEW ");
-	nx_sql_quote_ident(&sql, table);
-	nx_strbuf_addstr(&sql, " AS SELECT * FROM ");
-	rc = nx_db_add_table_scan(&sql, dir, table, err);
-	if (!rc)
-		rc = nx_duck_exec(d, sql.buf, err);
-	nx_strbuf_release(&sql);
+	if (rc)
+		return rc;
+	run = table_run(f, n, table, &i);
+	if (run)
+		rc = create_view(d, dir, &f[i], run, err);
+	else
+		rc = nx_errf(err, NX_ENOTFOUND, "'%s' has no file of table %s", dir, table);
+	nx_table_files_free(f, n);
 	return rc;
 }
 
