@@ -30,15 +30,17 @@ if [[ $skip != *" tsan "* ]]; then
 	# occupancy pass on a thread (ingest/src_staging.c); the trace ingest inflates gzip
 	# on a thread and writes the empty tables on a thread of their own (trace/input.c,
 	# ingest/ingest_dir.c); the timeline cache's events part builds on two threads
-	# (server/lod_build.c)
+	# (server/lod_build.c); recommend's passes decode row groups on a thread of their own
+	# (analysis/scan_read.c: t5015 compares one thread and two, test_recommend_kernels
+	# runs them)
 	threaded=$(cd "$here/tests/unit" && ls test_server_*.c test_duck_source.c \
-		test_ingest.c test_trace_ingest.c test_trace_tok.c test_lod_threads.c |
-		sed 's/\.c$//')
+		test_ingest.c test_trace_ingest.c test_trace_tok.c test_lod_threads.c \
+		test_recommend_kernels.c | sed 's/\.c$//')
 	# shellcheck disable=SC2086
-	ninja -C "$here/build-tsan" neuron-explorer $threaded
+	ninja -C "$here/build-tsan" neuron-explorer nx-sql $threaded
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$here/tests/tools/tsan.supp" \
 		ctest --test-dir "$here/build-tsan" --output-on-failure -j2 \
-		-R '^(test_server_.*|test_duck_source|test_ingest|test_trace_ingest|test_trace_tok|test_lod_threads)$'
+		-R '^(test_server_.*|test_duck_source|test_ingest|test_trace_ingest|test_trace_tok|test_lod_threads|test_recommend_kernels|t5015-recommend-threads)$'
 fi
 
 if [[ $skip != *" fuzz "* ]]; then

@@ -3,19 +3,49 @@
  * profile table, batch by batch, with the types its rx_ view gives them. The C reader
  * (db/parquet_read.h) reads the table's files, holding one row group; files it does not
  * read (an encoding or codec it lacks, a column of another type) are read by DuckDB
- * instead, as are passes that need their rows sorted. */
+ * instead, as are passes that need their rows sorted. The C reader's row groups are
+ * decoded on a thread of their own, one ahead of the pass that reads them (NX_REC_THREADS,
+ * "recommend on two threads" in docs/memory.md). */
 #include "common/compat.h"
 #include "analysis/scan.h"
 #include "analysis/rec.h"
 #include "db/table_files.h"
+#include "common/env_num.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The C reader's batches as the view types them, in two sets (the reader's two sets of
+ * buffers, nx_pqr_two_sets): DOUBLE columns stored as integers cast into f64. */
+struct conv {
+	struct nx_pqr_batch batch;
+	double *f64[NX_PQR_MAX_COLS];
+	size_t cap;
+};
+
+/* The thread that decodes the row groups ahead: it holds at most two batches, the one
+ * the pass reads and the next. */
+struct ahead {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t ready, room;
+	const struct nx_pqr_batch *q[2]; /* decoded, not yet taken, from head */
+	size_t head, count;
+	bool held;  /* the pass holds the batch it took last */
+	bool done;  /* the thread met the end or an error (rc, err), and stopped */
+	bool stop;  /* the pass closes the read */
+	int rc;
+	struct nx_err err;
+};
+
 struct nx_rec_read {
 	struct nx_pqr *pqr;
+	struct conv conv[2];
+	unsigned set;            /* the conv of the reader's next batch */
+	struct ahead *ahead;     /* NULL: the pass decodes its batches itself */
 	struct nx_duck_cursor *cur;
 	const struct nx_rec_colspec *cols;
 	size_t ncols;
@@ -28,6 +58,8 @@ struct nx_rec_read {
 	uint32_t *len[NX_PQR_MAX_COLS];
 	size_t cap;
 };
+
+static void ahead_start(struct nx_rec_read *r);
 
 /* The table's files in read order (the rule of db/table_files.h). */
 static int table_files(const char *dir, const char *table, char ***out, size_t *n,
@@ -159,6 +191,8 @@ int nx__rec_read_open(struct nx_duck *d, const char *dir, const char *table,
 	}
 	if (!rc && !r->pqr)
 		rc = open_duck(d, files, nfiles, r, order_by, err);
+	else if (!rc)
+		ahead_start(r);
 	free_files(files, nfiles);
 	if (rc) {
 		nx__rec_read_close(r);
@@ -245,6 +279,144 @@ static void from_chunk(struct nx_rec_read *r, const struct nx_dchunk *c)
 	}
 }
 
+/* The C reader's next batch, typed as the view types it, into *b (NULL at the end). */
+static int pqr_next(struct nx_rec_read *r, const struct nx_pqr_batch **b, struct nx_err *err)
+{
+	const struct nx_pqr_batch *pb;
+	int rc;
+
+	*b = NULL;
+	if ((rc = nx_pqr_next(r->pqr, &pb, err)) || !pb)
+		return rc;
+	struct conv *cv = &r->conv[r->set];
+	r->set ^= r->ahead ? 1u : 0u; /* one set when the pass decodes (it used one before) */
+	cv->batch = *pb;
+	/* DOUBLE columns stored as integers are cast, as the view casts them */
+	for (size_t k = 0; k < r->ncols; k++) {
+		struct nx_pqr_col *col = &cv->batch.col[k];
+		if (r->cols[k].want == NX_REC_DOUBLE && col->kind == NX_PQR_I64) {
+			if (cv->cap < pb->rows) {
+				for (size_t j = 0; j < r->ncols; j++)
+					cv->f64[j] = nx_xrealloc(cv->f64[j],
+								 pb->rows * sizeof(**cv->f64));
+				cv->cap = pb->rows;
+			}
+			for (size_t i = 0; i < pb->rows; i++)
+				cv->f64[k][i] = (double)col->i64[i];
+			col->f64 = cv->f64[k];
+			col->kind = NX_PQR_F64;
+			col->idx = NULL; /* its dictionary holds the integers */
+		} else if (col->kind == NX_PQR_BOOL) {
+			col->kind = NX_PQR_I64;
+		}
+	}
+	*b = &cv->batch;
+	return 0;
+}
+
+/* The decoding thread: a batch whenever fewer than two are out, until the end, an
+ * error or the pass's stop. The set it decodes into is free: the batches out are the
+ * last ones before it, at most one, in the other set. */
+static void *ahead_main(void *arg)
+{
+	struct nx_rec_read *r = arg;
+	struct ahead *a = r->ahead;
+
+	for (;;) {
+		pthread_mutex_lock(&a->mu);
+		while (a->count + (a->held ? 1 : 0) == 2 && !a->stop)
+			pthread_cond_wait(&a->room, &a->mu);
+		bool stop = a->stop;
+		pthread_mutex_unlock(&a->mu);
+		const struct nx_pqr_batch *b = NULL;
+		struct nx_err err = { 0 };
+		int rc = stop ? 0 : pqr_next(r, &b, &err);
+		pthread_mutex_lock(&a->mu);
+		if (rc || !b) {
+			a->rc = rc;
+			a->err = err;
+			a->done = true;
+			pthread_cond_signal(&a->ready);
+			pthread_mutex_unlock(&a->mu);
+			return NULL;
+		}
+		a->q[(a->head + a->count) % 2] = b;
+		a->count++;
+		pthread_cond_signal(&a->ready);
+		pthread_mutex_unlock(&a->mu);
+	}
+}
+
+static void ahead_free(struct ahead *a)
+{
+	pthread_cond_destroy(&a->room);
+	pthread_cond_destroy(&a->ready);
+	pthread_mutex_destroy(&a->mu);
+	free(a);
+}
+
+/* Starts the thread (NX_REC_THREADS=1: none, the pass decodes); when it cannot start,
+ * the pass decodes too. */
+static void ahead_start(struct nx_rec_read *r)
+{
+	if (nx_env_whole_or("NX_REC_THREADS", 2, "threads", 2) < 2)
+		return;
+	struct ahead *a = nx_xcalloc(1, sizeof(*a));
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->ready, NULL);
+	pthread_cond_init(&a->room, NULL);
+	nx_pqr_two_sets(r->pqr);
+	r->ahead = a;
+	if (pthread_create(&a->thread, NULL, ahead_main, r)) {
+		r->ahead = NULL;
+		ahead_free(a);
+	}
+}
+
+/* Stops the thread and waits for it (it ends the row group it decodes). */
+static void ahead_stop(struct nx_rec_read *r)
+{
+	struct ahead *a = r->ahead;
+
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_signal(&a->room);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->thread, NULL);
+	r->ahead = NULL;
+	ahead_free(a);
+}
+
+/* The next batch the thread decoded: the one taken before is given back first. Its
+ * error comes once, after the batches before it. */
+static int ahead_next(struct ahead *a, const struct nx_pqr_batch **b, struct nx_err *err)
+{
+	int rc = 0;
+
+	*b = NULL;
+	pthread_mutex_lock(&a->mu);
+	if (a->held) {
+		a->held = false;
+		pthread_cond_signal(&a->room);
+	}
+	while (!a->count && !a->done)
+		pthread_cond_wait(&a->ready, &a->mu);
+	if (a->count) {
+		*b = a->q[a->head];
+		a->head = (a->head + 1) % 2;
+		a->count--;
+		a->held = true;
+	} else if (a->rc) {
+		rc = a->rc;
+		*err = a->err;
+		a->rc = 0;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
 int nx__rec_read_next(struct nx_rec_read *r, const struct nx_pqr_batch **b, struct nx_err *err)
 {
 	int rc;
@@ -258,33 +430,18 @@ int nx__rec_read_next(struct nx_rec_read *r, const struct nx_pqr_batch **b, stru
 		*b = &r->batch;
 		return 0;
 	}
-	const struct nx_pqr_batch *pb;
-	if ((rc = nx_pqr_next(r->pqr, &pb, err)) || !pb)
-		return rc;
-	r->batch = *pb;
-	/* DOUBLE columns stored as integers are cast, as the view casts them */
-	room(r, pb->rows ? pb->rows : 1);
-	for (size_t k = 0; k < r->ncols; k++) {
-		struct nx_pqr_col *col = &r->batch.col[k];
-		if (r->cols[k].want == NX_REC_DOUBLE && col->kind == NX_PQR_I64) {
-			for (size_t i = 0; i < pb->rows; i++)
-				r->f64[k][i] = (double)col->i64[i];
-			col->f64 = r->f64[k];
-			col->kind = NX_PQR_F64;
-			col->idx = NULL; /* its dictionary holds the integers */
-		} else if (col->kind == NX_PQR_BOOL) {
-			col->kind = NX_PQR_I64;
-		}
-	}
-	*b = &r->batch;
-	return 0;
+	return r->ahead ? ahead_next(r->ahead, b, err) : pqr_next(r, b, err);
 }
 
 void nx__rec_read_close(struct nx_rec_read *r)
 {
 	if (!r)
 		return;
+	ahead_stop(r);
 	nx_pqr_close(r->pqr);
+	for (size_t set = 0; set < 2; set++)
+		for (size_t k = 0; k < r->ncols; k++)
+			free(r->conv[set].f64[k]);
 	nx_duck_cursor_close(r->cur);
 	for (size_t k = 0; k < r->ncols; k++) {
 		free(r->valid[k]);

@@ -90,8 +90,10 @@ struct nx_pqr {
 	uint32_t group;
 	char **names;
 	enum nx_pqr_kind kind[NX_PQR_MAX_COLS];
-	struct colbuf cols[NX_PQR_MAX_COLS];
-	struct nx_pqr_batch batch;
+	/* one set of buffers, or two that batches alternate between (nx_pqr_two_sets) */
+	struct colbuf cols[2][NX_PQR_MAX_COLS];
+	struct nx_pqr_batch batch[2];
+	unsigned nsets, set;
 	ZSTD_DCtx *zd;
 	/* the decoded indices or levels of a page with NULLs, before they are spread */
 	uint32_t *scratch;
@@ -578,6 +580,7 @@ int nx_pqr_open(struct nx_pqr **out, const char *const *files, size_t nfiles,
 			       NX_PQR_MAX_COLS);
 	}
 	r->ncols = ncols;
+	r->nsets = 1;
 	r->names = nx_xcalloc(ncols ? ncols : 1, sizeof(*r->names));
 	for (size_t k = 0; k < ncols; k++)
 		r->names[k] = nx_xstrdup(cols[k]);
@@ -1181,7 +1184,7 @@ static int levels(struct colbuf *cb, uint32_t *scratch, const uint8_t *p, const 
 static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t rows,
 		       struct nx_err *err)
 {
-	struct colbuf *cb = &r->cols[k];
+	struct colbuf *cb = &r->cols[r->set][k];
 	const struct chunk *c = &f->chunks[(size_t)r->group * r->ncols + k];
 	int ptype = f->ptype[k], rc;
 	size_t row = 0;
@@ -1317,8 +1320,8 @@ int nx_pqr_next(struct nx_pqr *r, const struct nx_pqr_batch **b, struct nx_err *
 	f = &r->files[r->cur];
 	rows = (size_t)f->group_rows[r->group];
 	for (size_t k = 0; k < r->ncols; k++) {
-		struct colbuf *cb = &r->cols[k];
-		struct nx_pqr_col *col = &r->batch.col[k];
+		struct colbuf *cb = &r->cols[r->set][k];
+		struct nx_pqr_col *col = &r->batch[r->set].col[k];
 		if ((rc = read_column(r, f, k, rows, err)))
 			return rc;
 		col->kind = f->ptype[k] < 0 ? NX_PQR_NULL : kind_of(f->ptype[k]);
@@ -1333,11 +1336,17 @@ int nx_pqr_next(struct nx_pqr *r, const struct nx_pqr_batch **b, struct nx_err *
 		col->dict_len = dict ? cb->d_len : NULL;
 		col->ndict = dict ? cb->d_n : 0;
 	}
-	r->batch.rows = rows;
-	r->batch.ncols = r->ncols;
+	r->batch[r->set].rows = rows;
+	r->batch[r->set].ncols = r->ncols;
 	r->group++;
-	*b = &r->batch;
+	*b = &r->batch[r->set];
+	r->set = (r->set + 1) % r->nsets;
 	return 0;
+}
+
+void nx_pqr_two_sets(struct nx_pqr *r)
+{
+	r->nsets = 2;
 }
 
 void nx_pqr_close(struct nx_pqr *r)
@@ -1353,22 +1362,24 @@ void nx_pqr_close(struct nx_pqr *r)
 		free(f->chunks);
 	}
 	for (size_t k = 0; k < r->ncols; k++) {
-		struct colbuf *cb = &r->cols[k];
-		free(cb->raw);
-		for (size_t i = 0; i < cb->pages_cap; i++)
-			free(cb->pages[i]);
-		free(cb->pages);
-		free(cb->page_cap);
-		free(cb->valid);
-		free(cb->i64);
-		free(cb->f64);
-		free(cb->str);
-		free(cb->len);
-		free(cb->d_i64);
-		free(cb->d_f64);
-		free(cb->d_str);
-		free(cb->d_len);
-		free(cb->idx);
+		for (size_t set = 0; set < 2; set++) {
+			struct colbuf *cb = &r->cols[set][k];
+			free(cb->raw);
+			for (size_t i = 0; i < cb->pages_cap; i++)
+				free(cb->pages[i]);
+			free(cb->pages);
+			free(cb->page_cap);
+			free(cb->valid);
+			free(cb->i64);
+			free(cb->f64);
+			free(cb->str);
+			free(cb->len);
+			free(cb->d_i64);
+			free(cb->d_f64);
+			free(cb->d_str);
+			free(cb->d_len);
+			free(cb->idx);
+		}
 		free(r->names[k]);
 	}
 	free(r->names);

@@ -16,7 +16,8 @@
  * so a caller can read the file another way; malformed bytes are refused with an error
  * naming the file and the byte. A column the files lack reads as NULL. Memory: the
  * footer while it is scanned at open (then about 40 bytes per row group and column),
- * and one row group of the asked columns, compressed and decoded. */
+ * and one row group of the asked columns, compressed and decoded (two with
+ * nx_pqr_two_sets). */
 #ifndef NX_DB_PARQUET_READ_H
 #define NX_DB_PARQUET_READ_H
 
@@ -78,6 +79,11 @@ int nx_pqr_ranges(const struct nx_pqr *r, int64_t *rows, struct nx_pqr_range *ou
 		  struct nx_err *err);
 /* The next row group's rows into *b (NULL after the last). */
 int nx_pqr_next(struct nx_pqr *r, const struct nx_pqr_batch **b, struct nx_err *err);
+/* Before the first nx_pqr_next: batches alternate between two sets of buffers, so a
+ * batch stays valid until the second nx_pqr_next after the one that returned it (a
+ * caller may decode the next row group on one thread while another reads this one; the
+ * reader itself is for one thread at a time). Memory: two row groups, not one. */
+void nx_pqr_two_sets(struct nx_pqr *r);
 void nx_pqr_close(struct nx_pqr *r);
 
 #endif
