@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT
  * scan_read.c: the rows recommend's passes read (see scan.h): some columns of a
  * profile table, batch by batch, with the types its rx_ view gives them. The C reader
- * (db/parquet_read.h) reads the table's files, holding one row group; files it does not
+ * (db/parquet_read.h) reads the table's files, holding two row groups; files it does not
  * read (an encoding or codec it lacks, a column of another type) are read by DuckDB
  * instead, as are passes that need their rows sorted. The C reader's row groups are
- * decoded on a thread of their own, one ahead of the pass that reads them (NX_REC_THREADS,
- * "recommend on two threads" in docs/memory.md). */
+ * decoded on a thread of their own, one ahead of the pass that reads them (NX_REC_THREADS=1:
+ * on the pass's thread, one row group held; "recommend on two threads" in docs/memory.md). */
 #include "common/compat.h"
 #include "analysis/scan.h"
 #include "analysis/rec.h"
