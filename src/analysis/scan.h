@@ -18,6 +18,8 @@
 #include "db/duck.h"
 #include "db/parquet_read.h"
 
+#include <pthread.h>
+
 /* ---- spans.c: unions of intervals ------------------------------------------------- */
 
 /* The union of intervals that arrive in start order, merged as the SQL it replaced
@@ -73,6 +75,8 @@ int nx__rec_read_open(struct nx_duck *d, const char *dir, const char *table,
 /* The next batch into *b, NULL at the end. */
 int nx__rec_read_next(struct nx_rec_read *r, const struct nx_pqr_batch **b, struct nx_err *err);
 void nx__rec_read_close(struct nx_rec_read *r);
+/* Threads of the passes: 2 (the default), or 1 with NX_REC_THREADS=1. */
+int nx__rec_threads(void);
 /* The rows of dir's table and the range of each of its integer columns cols (out[k]),
  * from its files' footers alone (db/parquet_read.h, nx_pqr_ranges): an error (NX_ENOTFOUND
  * when the statistics do not tell) means the rows must be read instead. */
@@ -143,6 +147,28 @@ struct nx_rec_wait {
 	uint8_t feeds_dma; /* HBM bytes or a DGE_TRIGGER edge */
 	uint8_t has_id;
 };
+
+/* scan_waits.c: the waits handed to their sort (sc->waits) on a helper thread, a block
+ * of 2 MiB at a time while the pass fills the next (NX_REC_THREADS=1: added by the pass
+ * itself); the sort must not be touched between start and flush or stop. */
+struct nx_rec_waits_ahead {
+	struct nx_xsort *sort;
+	bool ahead;
+	struct nx_rec_wait *fill, *other; /* the pass's block, the helper's */
+	size_t n, n_other;
+	pthread_t thread;
+	bool running;
+	int rc; /* the helper's */
+	struct nx_err err;
+};
+
+void nx__rec_waits_start(struct nx_rec_waits_ahead *w, struct nx_xsort *sort);
+int nx__rec_waits_add(struct nx_rec_waits_ahead *w, const struct nx_rec_wait *x,
+		      struct nx_err *err);
+/* Every wait in the sort, the helper done: 0 or the first error of the adds. */
+int nx__rec_waits_flush(struct nx_rec_waits_ahead *w, struct nx_err *err);
+/* Waits for the helper and drops the waits not handed yet (an error, a new start). */
+void nx__rec_waits_stop(struct nx_rec_waits_ahead *w);
 
 /* A Flow edge that attributes a transfer to an instruction (attribution.h), kept in an
  * external sort by transfer id (then by the order the pass met it) for scan_xfer.c. */

@@ -168,6 +168,7 @@ struct pass {
 	struct text_cache cache[4]; /* src, engine, opcode, tti */
 	struct text_by_idx by_idx[4];
 	struct group_cache groups;
+	struct nx_rec_waits_ahead waits; /* to sc->waits */
 };
 
 /* Whether a cell, upper-cased (or lower-cased), is want; -1 when it holds a byte
@@ -542,7 +543,7 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 						 .line = k.src, .engine = (int16_t)k.engine };
 			w.feeds_dma = feeds > 0 || dge;
 			w.has_id = has_id;
-			rc = nx_xsort_add(&sc->waits, &w, err);
+			rc = nx__rec_waits_add(&p->waits, &w, err);
 		}
 	}
 	return rc;
@@ -706,6 +707,7 @@ struct attempt {
 
 static void attempt_end(struct attempt *a)
 {
+	nx__rec_waits_stop(&a->p.waits);
 	nx__rec_read_close(a->p.flow);
 	a->p.flow = NULL;
 	nx_duck_cursor_close(a->p.cur);
@@ -730,6 +732,7 @@ static void attempt_reset(void *arg)
 	a->p.sc = sc;
 	a->rc = 0;
 	reset(sc);
+	nx__rec_waits_start(&a->p.waits, &sc->waits);
 	if (a->edges_by_sql)
 		a->rc = nx_duck_cursor_open(d, EDGE_SQL, true, &a->p.cur, &a->err);
 	else
@@ -763,6 +766,8 @@ int nx__rec_scan_instructions(struct nx_duck *d, struct nx_rec_scan *sc, struct 
 			break;
 		a.edges_by_sql = true;
 	}
+	if (!rc) /* every wait in the sort before it is finished */
+		rc = nx__rec_waits_flush(&a.p.waits, err);
 	if (!rc && a.rc) { /* a table without rows: no batch saw the reset's error */
 		rc = a.rc;
 		*err = a.err;

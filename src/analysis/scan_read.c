@@ -355,11 +355,16 @@ static void ahead_free(struct ahead *a)
 	free(a);
 }
 
+int nx__rec_threads(void)
+{
+	return (int)nx_env_whole_or("NX_REC_THREADS", 2, "threads", 2) < 2 ? 1 : 2;
+}
+
 /* Starts the thread (NX_REC_THREADS=1: none, the pass decodes); when it cannot start,
  * the pass decodes too. */
 static void ahead_start(struct nx_rec_read *r)
 {
-	if (nx_env_whole_or("NX_REC_THREADS", 2, "threads", 2) < 2)
+	if (nx__rec_threads() < 2)
 		return;
 	struct ahead *a = nx_xcalloc(1, sizeof(*a));
 	pthread_mutex_init(&a->mu, NULL);

@@ -1,12 +1,14 @@
 #!/bin/bash
 # t5015-recommend-threads.sh: recommend's passes decode the row groups on a thread of
-# their own, one ahead of the pass (analysis/scan_read.c); NX_REC_THREADS=1 decodes them
-# on the pass's thread, as before. The reports are the same bytes both ways: a kernel
-# captured by the simulator and a bench trace with source lines (when the build has
-# bench_gen_trace), each ingested in row groups of a few hundred rows so that every pass
-# reads many; Markdown, JSON, --details, --window kernel, --window dpa --details and a
-# T0:T1 window. A damaged row group past the first of Instruction gives the same error
-# both ways, naming the file and the byte.
+# their own, one ahead of the pass (analysis/scan_read.c), and the Instruction pass hands
+# its semaphore waits to their sort on a helper thread (analysis/scan_waits.c);
+# NX_REC_THREADS=1 does both on the pass's thread, as before. The reports are the same
+# bytes both ways: a kernel captured by the simulator and a bench trace with source lines
+# (when the build has bench_gen_trace; 118,000 waits: three blocks, one run on disk), each
+# ingested in small row groups (500 and 8192 rows) so that every pass reads many;
+# Markdown, JSON, --details, --window kernel, --window dpa --details and a T0:T1 window.
+# DmaPacket and Flow reversed give the same reports. A damaged row group past the first
+# of Instruction gives the same error both ways, naming the file and the byte.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
@@ -22,8 +24,10 @@ NX_INGEST_ROW_GROUP=500 "$BIN" view -n k.neff -s k.ntff --data-path data --displ
 	--ingest-only -q > /dev/null || fail "ingest of the kernel"
 names=k
 if [ -x "$GEN" ]; then
-	"$GEN" --source-lines tr 0.1 > /dev/null || fail "gen"
-	NX_INGEST_ROW_GROUP=2000 "$BIN" view -n tr/bench.neff -s tr/bench.ntff --data-path data \
+	# 1.2M records: about 119,000 semaphore waits, handed to their sort in three blocks,
+	# which writes one run to disk (analysis/scan_waits.c)
+	"$GEN" --source-lines tr 1.2 > /dev/null || fail "gen"
+	NX_INGEST_ROW_GROUP=8192 "$BIN" view -n tr/bench.neff -s tr/bench.ntff --data-path data \
 		--display-name b --ingest-only -q > /dev/null || fail "ingest of the bench trace"
 	names="k b"
 else
