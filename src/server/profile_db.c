@@ -51,6 +51,15 @@
 #define SLICE_FOOTER (2u << 20)
 #define SLICE_GROUPS 64
 
+/* DuckDB's memory_limit of each database the server opens for a profile and for its
+ * timeline cache (the environment's NX_SERVER_MEMORY_LIMIT when set): without it DuckDB
+ * takes up to 80 % of the machine's memory, and a query beyond it spills to the
+ * database's private folder (SPILL below the folder of slices) or, with none, fails
+ * naming the limit (docs/memory.md, "The server's peak with flows, chains and
+ * aggregates"). */
+#define SERVER_MEMORY "64MB"
+#define SPILL "spill"
+
 /* A pooled connection and the statements prepared on it. */
 struct pconn {
 	duckdb_connection c;
@@ -74,7 +83,8 @@ struct nx_pdb {
 	bool *tried;                   /* per files->t[i]: its view was made (or failed) */
 	bool *large;                   /* per files->t[i]: read as slices, cut on first use */
 	size_t untried;                /* union tables and large tables without a view yet */
-	char *scratch;                 /* the slices of large files, removed with the database */
+	char *scratch;                 /* the slices of large files, and what DuckDB spills */
+	char *memory;                  /* DuckDB's memory_limit (SERVER_MEMORY or the env's) */
 	int scratch_lock;              /* the lock on scratch's mark (slice_dir.h) */
 	struct nx_lod_slices slices;   /* the tables read as slices, their files in scratch */
 };
@@ -152,13 +162,20 @@ static char *first_line(const char *msg)
 	return nx_xstrndup(msg, strcspn(msg, "\n"));
 }
 
+/* Whether DuckDB's message says it ran out of memory (its memory_limit). */
+static bool is_oom(const char *msg)
+{
+	return strstr(msg, "Out of Memory Error") != NULL;
+}
+
 /* Reads the footer of each file of t alone. Returns NULL when all are parquet files,
  * else "table T cannot be read: F is damaged or not a parquet file (DuckDB: ...)", or
  * "F (member M) is gone since the profile was opened" for a file removed meanwhile (a
  * fleet run's member removed after the scan). A view over several parts would only
  * notice a damaged later part when a query reaches it, and DuckDB would then not say
  * which table it belongs to. */
-static char *damaged_files(duckdb_connection c, const char *dir, const struct nx_ptable *t)
+static char *damaged_files(duckdb_connection c, const char *dir, const struct nx_ptable *t,
+			   const char *memory)
 {
 	struct nx_strbuf names = NX_STRBUF_INIT, gone = NX_STRBUF_INIT, text = NX_STRBUF_INIT;
 	char *why = NULL, *msg;
@@ -183,7 +200,23 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
 		nx_strbuf_addstr(&sql, "SELECT * FROM read_parquet(");
 		nx_sql_quote(&sql, path);
 		nx_strbuf_addstr(&sql, ") LIMIT 0");
-		if (nx_duck_con_exec(c, sql.buf, &ferr)) {
+		int frc = nx_duck_con_exec(c, sql.buf, &ferr);
+
+		if (frc && is_oom(ferr.msg)) {
+			/* not damaged: its footer does not fit the limit */
+			char *line = first_line(ferr.msg);
+
+			nx_strbuf_release(&sql);
+			free(path);
+			nx_strbuf_release(&names);
+			nx_strbuf_release(&gone);
+			free(why);
+			msg = nx_xasprintf("table %s cannot be read within the server's memory limit "
+					   "of %s per profile (NX_SERVER_MEMORY_LIMIT) (DuckDB: %s)",
+					   t->name, memory, line);
+			free(line);
+			return msg;
+		} else if (frc) {
 			char *file = nx__ptable_file(t, i);
 
 			nx_strbuf_addf(&names, "%s%s", bad++ ? ", " : "", file);
@@ -214,18 +247,23 @@ static char *damaged_files(duckdb_connection c, const char *dir, const struct nx
  * fails: a file that is not parquet makes db/parquet_union.c fall back to union_by_name,
  * which reads every footer and fails. Checking each first cost one query per file and
  * table, the bulk of making a run's views. */
-static char *make_view(duckdb_connection c, const char *dir, const struct nx_ptable *t)
+static char *make_view(duckdb_connection c, const char *dir, const struct nx_ptable *t,
+		       const char *memory)
 {
 	struct nx_err verr = { 0 };
 	/* a table read as slices: the slicer has read its footers already */
 	bool sliced = t->files && t->nfiles && t->files[0][0] == '/';
-	char *why = t->members || sliced ? NULL : damaged_files(c, dir, t);
+	char *why = t->members || sliced ? NULL : damaged_files(c, dir, t, memory);
 
 	if (!why && create_view(c, dir, t, &verr)) {
 		char *line = first_line(verr.msg);
 
 		if (t->members)
-			why = damaged_files(c, dir, t);
+			why = damaged_files(c, dir, t, memory);
+		if (!why && is_oom(line))
+			why = nx_xasprintf("table %s cannot be read within the server's memory "
+					   "limit of %s per profile (NX_SERVER_MEMORY_LIMIT) (DuckDB: "
+					   "%s)", t->name, memory, line);
 		if (!why)
 			why = nx_xasprintf("table %s cannot be read: its files do not form one table "
 					   "(DuckDB: %s)", t->name, line);
@@ -243,11 +281,12 @@ static void add_broken(struct nx_pdb *p, const char *table, char *why)
 }
 
 /* Narrows file access to dir (and a fleet run's members, and the scratch folder of its
- * slices when set) and freezes the configuration. */
+ * slices when set, where DuckDB then spills) and freezes the configuration. */
 static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfiles *files,
 		     const char *scratch, struct nx_err *err)
 {
 	const char **dirs = nx_xcalloc(files->nallow + 2, sizeof(*dirs));
+	char *spill = scratch ? nx_path_join(scratch, SPILL) : NULL;
 	size_t n = 0;
 	int rc;
 
@@ -256,7 +295,8 @@ static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfile
 		dirs[n++] = files->allow[i];
 	if (scratch)
 		dirs[n++] = scratch;
-	rc = nx_duck_con_sandbox(c, dirs, n, NULL, err);
+	rc = nx_duck_con_sandbox(c, dirs, n, spill, err);
+	free(spill);
 	free(dirs);
 	return rc;
 }
@@ -339,8 +379,9 @@ static bool is_large(const char *dir, const struct nx_ptable *t, uint64_t footer
 }
 
 /* Marks the tables with a file of more than SLICE_GROUPS row groups whose footer takes
- * more than footer bytes (p->large) and makes the folder of their slices, p->scratch: when
- * that folder cannot be made, every table is read whole, as before. */
+ * more than footer bytes (p->large) and makes the private folder, p->scratch, of their
+ * slices and of what DuckDB spills (made for every profile): when that folder cannot be
+ * made, every table is read whole, as before, and a query beyond the memory limit fails. */
 static void find_large(struct nx_pdb *p, uint64_t footer)
 {
 	struct nx_err ignored = { 0 };
@@ -352,8 +393,6 @@ static void find_large(struct nx_pdb *p, uint64_t footer)
 		p->large[i] = !t->members && is_large(p->dir, t, footer);
 		any |= p->large[i];
 	}
-	if (!any)
-		return;
 	if (nx__slice_dir_make(&p->scratch, &p->scratch_lock, &ignored)) {
 		memset(p->large, 0, p->files->n * sizeof(*p->large));
 		return;
@@ -379,7 +418,7 @@ static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
 		   struct nx_err *err)
 {
 	struct nx_pdb *p = nx_xcalloc(1, sizeof(*p));
-	struct nx_duck_config cfg = { .threads = threads };
+	struct nx_duck_config cfg = { .threads = threads, .memory_limit = SERVER_MEMORY };
 	int rc;
 
 	*out = p;
@@ -388,7 +427,10 @@ static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->views, NULL);
 	nx__resident_init(&p->res, NX_RESIDENT_BUDGET);
-	rc = nx_duck_db_open(&p->db, &cfg, err);
+	rc = nx_env_size("NX_SERVER_MEMORY_LIMIT", &cfg.memory_limit, err);
+	p->memory = nx_xstrdup(cfg.memory_limit);
+	if (!rc)
+		rc = nx_duck_db_open(&p->db, &cfg, err);
 	if (!rc && duckdb_connect(p->db, c) == DuckDBError) {
 		*c = NULL;
 		rc = nx_errf(err, NX_EDB, "cannot connect to DuckDB");
@@ -444,7 +486,7 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 			continue;
 		}
 		p->tried[i] = true;
-		why = make_view(c, dir, t);
+		why = make_view(c, dir, t, p->memory);
 		if (why)
 			add_broken(p, t->name, why);
 		else
@@ -509,6 +551,7 @@ void nx__pdb_free(struct nx_pdb **pdb)
 	free(p->tried);
 	free(p->large);
 	free(p->dir);
+	free(p->memory);
 	nx__lod_slices_release(&p->slices);
 	nx__slice_dir_release(p->scratch, p->scratch_lock);
 	nx__resident_release(&p->res);
@@ -612,6 +655,7 @@ static const char *stmt_name(duckdb_statement_type t)
 }
 
 struct run {
+	const char *memory; /* the database's memory_limit, for the error beyond it */
 	struct pconn *pc;
 	struct nx_wd_entry wd;
 	const struct nx_query_limits *lim;
@@ -633,6 +677,12 @@ static int db_error(struct run *r, const char *msg, struct nx_err *err)
 			       "the query ran longer than the %u ms limit and was interrupted; "
 			       "filter with WHERE, add LIMIT or aggregate",
 			       r->lim->timeout_ms);
+	if (is_oom(msg))
+		return nx_errf(err, -ENOMEM,
+			       "the query needs more memory than the server's limit of %s per "
+			       "profile (NX_SERVER_MEMORY_LIMIT) and could not spill it to disk; "
+			       "filter with WHERE, select fewer columns or aggregate (DuckDB: %.*s)",
+			       r->memory, (int)strcspn(msg, "\n"), msg);
 	if (!strncmp(msg, "Permission Error", 16))
 		return nx_errf(err, -EACCES,
 			       "refused by the sandbox (queries may read only this profile's "
@@ -692,7 +742,7 @@ static int ensure_views(struct nx_pdb *p, duckdb_connection c, const char *sql, 
 		if (p->tried[i] || !(names_table(sql, t->name) ||
 				     (p->large[i] && names_catalog(sql))))
 			continue;
-		why = make_view(c, p->dir, p->large[i] ? read_as(p, t) : t);
+		why = make_view(c, p->dir, p->large[i] ? read_as(p, t) : t, p->memory);
 		if (why && r && r->armed && r->wd.fired) {
 			free(why);
 			rc = db_error(r, NULL, err);
@@ -891,6 +941,7 @@ int nx__pdb_cursor_open(struct nx_pdb *pdb, const char *sql, const struct nx_que
 	k->pdb = pdb;
 	k->lim = *lim;
 	k->r.lim = &k->lim;
+	k->r.memory = pdb->memory;
 	rc = conn_get(pdb, &k->r.pc, err);
 	if (rc) {
 		free(k);
@@ -1001,7 +1052,7 @@ int nx__pdb_query(struct nx_pdb *pdb, const char *sql, const struct nx_query_lim
 int nx__pdb_query_chunks(struct nx_pdb *pdb, const char *sql, const struct nx_query_limits *lim,
 			 nx__pdb_chunk_fn fn, void *arg, struct nx_err *err)
 {
-	struct run r = { .lim = lim };
+	struct run r = { .lim = lim, .memory = pdb->memory };
 	duckdb_prepared_statement ps = NULL;
 	duckdb_pending_result pending = NULL;
 	duckdb_data_chunk chunk;

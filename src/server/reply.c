@@ -118,6 +118,8 @@ enum MHD_Result nx__reply_nx_err(struct nx_req *rq, const struct nx_err *err)
 		return nx__reply_error(rq, 403, "forbidden", "%s", msg);
 	case -ETIMEDOUT:
 		return nx__reply_error(rq, 504, "query_timeout", "%s", msg);
+	case -ENOMEM:
+		return nx__reply_error(rq, 503, "memory_limit", "%s", msg);
 	case NX_EDB:
 		return nx__reply_error(rq, 500, "database_error", "%s", msg);
 	case NX_ECORRUPT:
