@@ -109,6 +109,13 @@ void nx_duck_alloc_purger_stop(long interval_ms)
 	pthread_mutex_unlock(&life);
 }
 
+void nx_duck_alloc_purge(void)
+{
+	pthread_once(&lookup_once, lookup);
+	if (duck_mallctl)
+		duck_mallctl(PURGE_ALL, NULL, NULL, NULL, 0);
+}
+
 int nx_duck_alloc_stats(struct nx_duck_alloc_stats *s)
 {
 	static const char *const names[] = { "stats.allocated", "stats.active",

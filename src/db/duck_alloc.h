@@ -20,6 +20,10 @@ void nx_duck_alloc_purger_start(long interval_ms);
 /* Ends one nx_duck_alloc_purger_start's use; the last user's stop ends the thread. */
 void nx_duck_alloc_purger_stop(long interval_ms);
 
+/* Gives back, once and now, the pages DuckDB's allocator keeps after they were freed (what
+ * the purger does every interval); nothing when the library has no allocator of its own. */
+void nx_duck_alloc_purge(void);
+
 /* DuckDB's allocator's own figures in bytes (jemalloc's stats.*): allocated to objects,
  * in active pages, resident, mapped, and retained (unmapped but kept as address space). */
 struct nx_duck_alloc_stats {

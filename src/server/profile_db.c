@@ -18,6 +18,7 @@
 #include "common/json_writer.h"
 #include "common/xalloc.h"
 #include "db/duck.h"
+#include "db/duck_alloc.h"
 #include "db/duck_conn.h"
 #include "db/parquet_footer.h"
 #include "db/parquet_slice.h"
@@ -51,11 +52,12 @@
 #define SLICE_FOOTER (2u << 20)
 #define SLICE_GROUPS 64
 
-/* DuckDB's memory_limit of each database the server opens for a profile and for its
- * timeline cache (the environment's NX_SERVER_MEMORY_LIMIT when set): without it DuckDB
- * takes up to 80 % of the machine's memory, and a query beyond it spills to the
- * database's private folder (SPILL below the folder of slices) or, with none, fails
- * naming the limit (docs/memory.md, "The server's peak with flows, chains and
+/* DuckDB's memory_limit of each database the server opens for a profile (not a fleet
+ * run's: pdb_new) and for its timeline cache (the environment's NX_SERVER_MEMORY_LIMIT
+ * when set, for every one): without it DuckDB takes up to 80 % of the machine's memory,
+ * and its cache of the timeline cache's blocks held 220 MB at 100M records. A query
+ * beyond it spills to the database's private folder (SPILL below the folder of slices)
+ * or fails naming the limit (docs/memory.md, "The server's peak with flows, chains and
  * aggregates"). */
 #define SERVER_MEMORY "64MB"
 #define SPILL "spill"
@@ -414,11 +416,15 @@ static const struct nx_ptable *read_as(struct nx_pdb *p, const struct nx_ptable 
 
 /* A new nx_pdb in *out with its database and a first connection in *c; on failure the
  * caller still frees *out (and *c when set). */
-static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
+static int pdb_new(unsigned threads, bool fleet, struct nx_pdb **out, duckdb_connection *c,
 		   struct nx_err *err)
 {
 	struct nx_pdb *p = nx_xcalloc(1, sizeof(*p));
-	struct nx_duck_config cfg = { .threads = threads, .memory_limit = SERVER_MEMORY };
+	/* a fleet run's union views bind every member's footers at once: 9 members' took
+	 * more than 64MB (tests/e2e/t6004-fleet-lazy-views.sh); they keep DuckDB's default
+	 * unless NX_SERVER_MEMORY_LIMIT is set */
+	struct nx_duck_config cfg = { .threads = threads,
+				      .memory_limit = fleet ? NULL : SERVER_MEMORY };
 	int rc;
 
 	*out = p;
@@ -428,7 +434,7 @@ static int pdb_new(unsigned threads, struct nx_pdb **out, duckdb_connection *c,
 	pthread_mutex_init(&p->views, NULL);
 	nx__resident_init(&p->res, NX_RESIDENT_BUDGET);
 	rc = nx_env_size("NX_SERVER_MEMORY_LIMIT", &cfg.memory_limit, err);
-	p->memory = nx_xstrdup(cfg.memory_limit);
+	p->memory = nx_xstrdup(cfg.memory_limit ? cfg.memory_limit : "DuckDB's default");
 	if (!rc)
 		rc = nx_duck_db_open(&p->db, &cfg, err);
 	if (!rc && duckdb_connect(p->db, c) == DuckDBError) {
@@ -446,7 +452,8 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	uint64_t footer;
 	int rc;
 
-	if ((rc = pdb_new(threads, &p, &c, err)) || (rc = slice_footer(&footer, err)))
+	if ((rc = pdb_new(threads, has_members(files), &p, &c, err)) ||
+	    (rc = slice_footer(&footer, err)))
 		goto fail;
 	p->dir = nx_xstrdup(dir);
 	p->files = files;
@@ -510,7 +517,7 @@ int nx__pdb_open_attached(struct nx_pdb **out, const char *file, const char *dir
 	duckdb_connection c;
 	int rc;
 
-	if ((rc = pdb_new(threads, &p, &c, err)))
+	if ((rc = pdb_new(threads, false, &p, &c, err)))
 		goto fail;
 	nx_strbuf_addstr(&sql, "ATTACH ");
 	nx_sql_quote(&sql, file);
@@ -617,7 +624,11 @@ static int conn_get(struct nx_pdb *p, struct pconn **pc, struct nx_err *err)
 	return 0;
 }
 
-/* A connection that may carry a pending interrupt is not reused. */
+/* A connection that may carry a pending interrupt is not reused. After each query, the
+ * pages DuckDB's allocator freed go back to the system: it kept them (about a second, and
+ * only as allocation goes on), per arena of each thread, and a server answering flows and
+ * chains at 100M records held 60 MB more for nothing (docs/memory.md, "The server's peak
+ * with flows, chains and aggregates"). */
 static void conn_put(struct nx_pdb *p, struct pconn *pc, bool reuse)
 {
 	pthread_mutex_lock(&p->lock);
@@ -628,6 +639,7 @@ static void conn_put(struct nx_pdb *p, struct pconn *pc, bool reuse)
 	pthread_mutex_unlock(&p->lock);
 	if (pc)
 		pconn_close(pc);
+	nx_duck_alloc_purge();
 }
 
 static const char *stmt_name(duckdb_statement_type t)
@@ -757,6 +769,19 @@ static int ensure_views(struct nx_pdb *p, duckdb_connection c, const char *sql, 
 	return rc;
 }
 
+/* Whether sql names a table read as slices (its words, as names_table finds them). A
+ * statement over one is not kept: its bind holds a slice's footer as DuckDB parsed it
+ * (about ten times its stored size), and the timeline's flows and chains, a statement per
+ * event id, filled the caches with them: 90 MB more at 100M records (docs/memory.md, "The
+ * server's peak with flows, chains and aggregates"). */
+static bool names_large(struct nx_pdb *p, const char *sql)
+{
+	for (size_t i = 0; p->files && p->large && i < p->files->n; i++)
+		if (p->large[i] && names_table(sql, p->files->t[i].name))
+			return true;
+	return false;
+}
+
 /* Parses and prepares; accepts exactly one SELECT statement. A statement this
  * connection prepared before comes from its cache (*cached: the cache owns *ps). Then
  * counts the statement's reads of small tables, which may copy one into memory
@@ -809,7 +834,8 @@ static int prepare_select(struct nx_pdb *pdb, struct run *r, const char *sql,
 			     stmt_name(st));
 	} else {
 		tag.reads = nx__resident_mask(&pdb->res, sql);
-		*cached = nx__stmt_cache_put(&r->pc->stmts, sql, *ps, tag);
+		*cached = !names_large(pdb, sql) &&
+			  nx__stmt_cache_put(&r->pc->stmts, sql, *ps, tag);
 	}
 out:
 	duckdb_destroy_extracted(&ext);
