@@ -626,9 +626,9 @@ static int conn_get(struct nx_pdb *p, struct pconn **pc, struct nx_err *err)
 
 /* A connection that may carry a pending interrupt is not reused. After each query, the
  * pages DuckDB's allocator freed go back to the system: it kept them (about a second, and
- * only as allocation goes on), per arena of each thread, and a server answering flows and
- * chains at 100M records held 60 MB more for nothing (docs/memory.md, "The server's peak
- * with flows, chains and aggregates"). */
+ * only as allocation goes on), per arena of each thread: 59 MB of them after the flows and
+ * chains of a 100M-record profile (docs/memory.md, "The server's peak with flows, chains
+ * and aggregates"). */
 static void conn_put(struct nx_pdb *p, struct pconn *pc, bool reuse)
 {
 	pthread_mutex_lock(&p->lock);
