@@ -27,10 +27,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #define POOL_MAX 16
@@ -624,11 +626,27 @@ static int conn_get(struct nx_pdb *p, struct pconn **pc, struct nx_err *err)
 	return 0;
 }
 
-/* A connection that may carry a pending interrupt is not reused. After each query, the
- * pages DuckDB's allocator freed go back to the system: it kept them (about a second, and
- * only as allocation goes on), per arena of each thread: 59 MB of them after the flows and
- * chains of a 100M-record profile (docs/memory.md, "The server's peak with flows, chains
- * and aggregates"). */
+/* The pages DuckDB's allocator freed go back to the system after a query, at most once a
+ * second: it kept them (about a second, and only as allocation goes on), per arena of each
+ * thread: 59 MB of them after the flows and chains of a 100M-record profile (docs/memory.md,
+ * "The server's peak with flows, chains and aggregates"). A purge after every query made
+ * the next one fault its pages in again: the timeline's windows took 30 to 50 % more CPU. */
+#define PURGE_EVERY_NS 1000000000LL
+
+static void purge_now_and_then(void)
+{
+	static _Atomic long long last;
+	struct timespec ts;
+	long long now, was;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	was = atomic_load(&last);
+	if (now - was >= PURGE_EVERY_NS && atomic_compare_exchange_strong(&last, &was, now))
+		nx_duck_alloc_purge();
+}
+
+/* A connection that may carry a pending interrupt is not reused. */
 static void conn_put(struct nx_pdb *p, struct pconn *pc, bool reuse)
 {
 	pthread_mutex_lock(&p->lock);
@@ -639,7 +657,7 @@ static void conn_put(struct nx_pdb *p, struct pconn *pc, bool reuse)
 	pthread_mutex_unlock(&p->lock);
 	if (pc)
 		pconn_close(pc);
-	nx_duck_alloc_purge();
+	purge_now_and_then();
 }
 
 static const char *stmt_name(duckdb_statement_type t)
