@@ -46,18 +46,27 @@ static int create_view(struct nx_duck *d, const char *dir, const struct nx_table
 	return rc;
 }
 
-/* The run of files [*first, *first + return) of table in the list f of n (0: none). */
-static size_t table_run(const struct nx_table_file *f, size_t n, const char *table,
-			size_t *first)
+/* *f, *n: the files of dir (nx_table_files_list), and [*first, *first + *run) the run of
+ * table's among them; not one is an error naming both (nothing then to free). */
+static int table_run(const char *dir, const char *table, struct nx_table_file **f, size_t *n,
+		     size_t *first, size_t *run, struct nx_err *err)
 {
-	size_t i, run = 0;
+	size_t i, k = 0;
+	int rc = nx_table_files_list(dir, NULL, NULL, f, n, err);
 
-	for (i = 0; i < n && strcmp(f[i].table, table); i++)
+	if (rc)
+		return rc;
+	for (i = 0; i < *n && strcmp((*f)[i].table, table); i++)
 		;
-	while (i + run < n && !strcmp(f[i + run].table, table))
-		run++;
+	while (i + k < *n && !strcmp((*f)[i + k].table, table))
+		k++;
+	if (!k) {
+		nx_table_files_free(*f, *n);
+		return nx_errf(err, NX_ENOTFOUND, "'%s' has no file of table %s", dir, table);
+	}
 	*first = i;
-	return run;
+	*run = k;
+	return 0;
 }
 
 int nx_db_add_table_scan(struct nx_strbuf *sql, const char *dir, const char *table,
@@ -65,17 +74,13 @@ int nx_db_add_table_scan(struct nx_strbuf *sql, const char *dir, const char *tab
 {
 	struct nx_table_file *f;
 	size_t n, i, run;
-	int rc = nx_table_files_list(dir, NULL, NULL, &f, &n, err);
+	int rc = table_run(dir, table, &f, &n, &i, &run, err);
 
 	if (rc)
 		return rc;
-	run = table_run(f, n, table, &i);
-	if (run)
-		add_scan(sql, dir, &f[i], run);
-	else
-		rc = nx_errf(err, NX_ENOTFOUND, "'%s' has no file of table %s", dir, table);
+	add_scan(sql, dir, &f[i], run);
 	nx_table_files_free(f, n);
-	return rc;
+	return 0;
 }
 
 int nx_db_create_views(struct nx_duck *d, const char *dir, struct nx_err *err)
@@ -98,15 +103,11 @@ int nx_db_create_table_view(struct nx_duck *d, const char *dir, const char *tabl
 {
 	struct nx_table_file *f;
 	size_t n, i, run;
-	int rc = nx_table_files_list(dir, NULL, NULL, &f, &n, err);
+	int rc = table_run(dir, table, &f, &n, &i, &run, err);
 
 	if (rc)
 		return rc;
-	run = table_run(f, n, table, &i);
-	if (run)
-		rc = create_view(d, dir, &f[i], run, err);
-	else
-		rc = nx_errf(err, NX_ENOTFOUND, "'%s' has no file of table %s", dir, table);
+	rc = create_view(d, dir, &f[i], run, err);
 	nx_table_files_free(f, n);
 	return rc;
 }

@@ -4,7 +4,7 @@
 # $NX_TEST_TMP (or /tmp) that nobody else owns, and goes into it; on exit it runs the
 # test's e2e_cleanup, if the test defines one (servers to stop, a mount to undo), and
 # removes $T (KEEP=1 keeps it and says where). fail MESSAGE ends the test (a test may
-# define its own after sourcing).
+# define its own after sourcing). e2e_serve starts a server of $BIN (below).
 e2e_setup() { # name
 	local base=${NX_TEST_TMP:-/tmp}
 
@@ -24,3 +24,18 @@ e2e_exit() {
 }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# e2e_serve OUT [ARGS...]: `$BIN view --api-server-port 0 --disable-ui ARGS` in the
+# background, its output in OUT; S gets its pid (added to PIDS, for e2e_cleanup to kill),
+# PORT its API port; fails when it does not listen within 30 s. Variables set before the
+# call (VAR=value e2e_serve ...) reach the server.
+e2e_serve() {
+	local out=$1
+	shift
+	"$BIN" view --api-server-port 0 --disable-ui "$@" > "$out" 2>&1 &
+	S=$!
+	PIDS="${PIDS:-} $S"
+	for _ in $(seq 300); do grep -q "listening" "$out" && break; sleep 0.1; done
+	PORT=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/api.*/\1/p' "$out")
+	[ -n "$PORT" ] || fail "server: $(cat "$out")"
+}

@@ -21,12 +21,7 @@ export TMPDIR=$T/tmp NX_SERVER_SLICE_FOOTER=0 # cut every file of more than 64 r
 N=0
 serve() {
 	N=$((N + 1))
-	"$BIN" view --data-path dp --api-server-port 0 --disable-ui > srv-$N.txt 2>&1 &
-	S=$!
-	PIDS="$PIDS $S"
-	for _ in $(seq 300); do grep -q "listening" srv-$N.txt && break; sleep 0.1; done
-	PORT=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/api.*/\1/p' srv-$N.txt)
-	[ -n "$PORT" ] || fail "server: $(cat srv-$N.txt)"
+	e2e_serve srv-$N.txt --data-path dp
 }
 q() { curl -s -X POST "http://127.0.0.1:$PORT/api/v1/db/p/_search" -H 'Content-Type: application/json' -d "{\"type\":\"databaseExplorerQuery\",\"query\":\"$1\"}"; }
 folders() { ls -A tmp | grep '^nx-serve-slices-' | sort; }

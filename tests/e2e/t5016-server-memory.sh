@@ -21,12 +21,7 @@ export TMPDIR=$T/tmp
 N=0
 serve() {
 	N=$((N + 1))
-	NX_SERVER_MEMORY_LIMIT=$1 "$BIN" view --data-path dp --api-server-port 0 --disable-ui > srv-$N.txt 2>&1 &
-	S=$!
-	PIDS="$PIDS $S"
-	for _ in $(seq 300); do grep -q "listening" srv-$N.txt && break; sleep 0.1; done
-	PORT=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/api.*/\1/p' srv-$N.txt)
-	[ -n "$PORT" ] || fail "server: $(cat srv-$N.txt)"
+	NX_SERVER_MEMORY_LIMIT=$1 e2e_serve srv-$N.txt --data-path dp
 }
 q() { curl -s -w '\n%{http_code}' -X POST "http://127.0.0.1:$PORT/api/v1/db/p/_search" -H 'Content-Type: application/json' -d "{\"type\":\"databaseExplorerQuery\",\"query\":\"$1\"}"; }
 # a sort of every row: spills beyond a small limit
