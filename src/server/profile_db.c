@@ -389,13 +389,11 @@ static bool is_large(const char *dir, const struct nx_ptable *t, uint64_t footer
 static void find_large(struct nx_pdb *p, uint64_t footer)
 {
 	struct nx_err ignored = { 0 };
-	bool any = false;
 
 	for (size_t i = 0; i < p->files->n; i++) {
 		const struct nx_ptable *t = &p->files->t[i];
 
 		p->large[i] = !t->members && is_large(p->dir, t, footer);
-		any |= p->large[i];
 	}
 	if (nx__slice_dir_make(&p->scratch, &p->scratch_lock, &ignored)) {
 		memset(p->large, 0, p->files->n * sizeof(*p->large));
