@@ -14,10 +14,11 @@ export async function sqlRows(page, url, name, q) {
   return j.rows;
 }
 
-/* Resolves when the page's timeline has the data of its whole view. */
+/* Resolves when the page's timeline has the data of its whole view and has drawn it
+ * (no animation frame pending: the legend and status follow the draw). */
 export const settled = (page) => page.waitForFunction(() => {
   const tl = window.nx && window.nx.timeline;
-  return tl && tl.full && !tl.pending && tl.covered();
+  return tl && tl.full && !tl.pending && tl.covered() && !tl.frame;
 });
 
 /* Opens /profile/<name><hash> and waits for its timeline's data. */
