@@ -637,28 +637,87 @@ static bool range_add(struct nx_pqr_range *x, const struct stats *st, int ptype,
 	return true;
 }
 
+/* Widens *x by row group g of file f for column k; NX_ENOTFOUND when it does not tell. */
+static int group_range(const struct nx_pqr *r, const struct file *f, uint32_t g, size_t k,
+		       struct nx_pqr_range *x, struct nx_err *err)
+{
+	const struct chunk *c = &f->chunks[(size_t)g * r->ncols + k];
+
+	if (f->ptype[k] != T_INT32 && f->ptype[k] != T_INT64)
+		return nx_errf(err, NX_ENOTFOUND, "'%s': column %s is not an integer column",
+			       f->path, r->names[k]);
+	if (!range_add(x, &c->st, f->ptype[k], f->group_rows[g]))
+		return nx_errf(err, NX_ENOTFOUND, "'%s': row group %u lacks exact statistics "
+			       "of column %s", f->path, g, r->names[k]);
+	return 0;
+}
+
 int nx_pqr_ranges(const struct nx_pqr *r, int64_t *rows, struct nx_pqr_range *out,
 		  struct nx_err *err)
 {
+	int rc;
+
 	*rows = 0;
 	memset(out, 0, r->ncols * sizeof(*out));
 	for (size_t i = 0; i < r->nfiles; i++) {
 		const struct file *f = &r->files[i];
 		for (uint32_t g = 0; g < f->ngroups; g++) {
 			*rows += f->group_rows[g];
-			for (size_t k = 0; k < r->ncols; k++) {
-				const struct chunk *c = &f->chunks[(size_t)g * r->ncols + k];
-				if (f->ptype[k] != T_INT32 && f->ptype[k] != T_INT64)
-					return nx_errf(err, NX_ENOTFOUND, "'%s': column %s is not "
-						       "an integer column", f->path, r->names[k]);
-				if (!range_add(&out[k], &c->st, f->ptype[k], f->group_rows[g]))
-					return nx_errf(err, NX_ENOTFOUND, "'%s': row group %u lacks "
-						       "exact statistics of column %s", f->path,
-						       g, r->names[k]);
-			}
+			for (size_t k = 0; k < r->ncols; k++)
+				if ((rc = group_range(r, f, g, k, &out[k], err)))
+					return rc;
 		}
 	}
 	return 0;
+}
+
+size_t nx_pqr_groups(const struct nx_pqr *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nfiles; i++)
+		n += r->files[i].ngroups;
+	return n;
+}
+
+/* The file (index into r->files) and its row group of the files' row group g. */
+static bool group_at(const struct nx_pqr *r, size_t g, size_t *file, uint32_t *group)
+{
+	for (size_t i = 0; i < r->nfiles; i++) {
+		if (g < r->files[i].ngroups) {
+			*file = i;
+			*group = (uint32_t)g;
+			return true;
+		}
+		g -= r->files[i].ngroups;
+	}
+	return false;
+}
+
+int nx_pqr_group_range(const struct nx_pqr *r, size_t g, size_t k, struct nx_pqr_range *out,
+		       struct nx_err *err)
+{
+	size_t i;
+	uint32_t gi;
+
+	memset(out, 0, sizeof(*out));
+	if (k >= r->ncols || !group_at(r, g, &i, &gi))
+		return nx_errf(err, NX_EUSAGE, "no row group %zu or column %zu", g, k);
+	return group_range(r, &r->files[i], gi, k, out, err);
+}
+
+void nx_pqr_seek(struct nx_pqr *r, size_t g)
+{
+	size_t i;
+	uint32_t gi;
+
+	if (group_at(r, g, &i, &gi)) {
+		r->cur = i;
+		r->group = gi;
+	} else {
+		r->cur = r->nfiles;
+		r->group = 0;
+	}
 }
 
 /* ---- pages ------------------------------------------------------------------------ */

@@ -77,6 +77,15 @@ struct nx_pqr_range {
  * be read). */
 int nx_pqr_ranges(const struct nx_pqr *r, int64_t *rows, struct nx_pqr_range *out,
 		  struct nx_err *err);
+/* The row groups of all the files, numbered in read order from 0. */
+size_t nx_pqr_groups(const struct nx_pqr *r);
+/* What row group g's statistics say of integer column k, as nx_pqr_ranges (set false
+ * when none of its rows holds a value): NX_ENOTFOUND, naming the file and row group,
+ * when they do not tell. */
+int nx_pqr_group_range(const struct nx_pqr *r, size_t g, size_t k, struct nx_pqr_range *out,
+		       struct nx_err *err);
+/* Row group g is the next nx_pqr_next reads (past the last: none). */
+void nx_pqr_seek(struct nx_pqr *r, size_t g);
 /* The next row group's rows into *b (NULL after the last). */
 int nx_pqr_next(struct nx_pqr *r, const struct nx_pqr_batch **b, struct nx_err *err);
 /* Before the first nx_pqr_next: batches alternate between two sets of buffers, so a
