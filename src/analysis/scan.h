@@ -19,6 +19,7 @@
 #include "db/parquet_read.h"
 
 #include <pthread.h>
+#include <string.h>
 
 /* ---- spans.c: unions of intervals ------------------------------------------------- */
 
@@ -82,6 +83,12 @@ int nx__rec_threads(void);
  * when the statistics do not tell) means the rows must be read instead. */
 int nx__rec_read_ranges(const char *dir, const char *table, const struct nx_rec_colspec *cols,
 			size_t ncols, int64_t *rows, struct nx_pqr_range *out, struct nx_err *err);
+/* The C reader over dir's table for cols (their kinds those the view's types take), for
+ * a caller that picks its row groups by their statistics (nx_pqr_group_range,
+ * nx_pqr_seek): NX_ENOTFOUND when the table has no file or the C reader does not read
+ * it (a pass must read it instead), another error (a damaged footer) naming the file. */
+int nx__rec_read_groups(const char *dir, const char *table, const struct nx_rec_colspec *cols,
+			size_t ncols, struct nx_pqr **out, struct nx_err *err);
 /* A pass over a table with nx__rec_read_*: reset (NULL: none) readies it for a new
  * start; fn takes each batch and returns 0, NX_REC_UNSORTED when it needs the rows sorted by
  * order_by (it then starts again, sorted by DuckDB), or an error. */
@@ -127,6 +134,19 @@ static inline bool nx__rec_str(const struct nx_pqr_batch *b, size_t k, size_t ro
 	*s = c->str[row];
 	*len = c->len[row];
 	return true;
+}
+
+/* A kernel packet: coalesce(queue_type, '') <> 'instruction' AND transfer_bytes > 4, with
+ * transfer_bytes in column k and queue_type in column k + 1 of b; its bytes in *bytes. */
+static inline bool nx__rec_kernel_packet(const struct nx_pqr_batch *b, size_t k, size_t r,
+					 int64_t *bytes)
+{
+	const char *q;
+	size_t len;
+
+	if (!nx__rec_i64(b, k, r, bytes) || *bytes <= 4)
+		return false;
+	return !nx__rec_str(b, k + 1, r, &q, &len) || len != 11 || memcmp(q, "instruction", 11);
 }
 
 /* ---- what the passes learn ------------------------------------------------------- */
@@ -249,10 +269,16 @@ void nx__rec_dict_release(struct nx_rec_dict *d);
  * window, the union's runs over the whole profile), the engines' unions over ActiveTime in the window, and the busy runs of the
  * bottleneck for the serialisation investigation. */
 int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_err *err);
-/* The first start and last end of the kernel's packets (queue_type not 'instruction',
- * more than 4 bytes; bounds.c's window=kernel): 1 when there is none. */
+/* scan_kext.c: the first start and last end of the kernel's packets (queue_type not
+ * 'instruction', more than 4 bytes; bounds.c's window=kernel): 1 when there is none. */
 int nx__rec_kernel_extent(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t *t0,
 			  int64_t *t1, struct nx_err *err);
+/* The same from the footers' statistics of DmaPacket and the row groups they point at
+ * (*nread of them): NX_ENOTFOUND when they do not tell (no file, no statistics, a file
+ * the C reader does not read: the pass must read the table), another error for a
+ * damaged file, naming it. */
+int nx__rec_kernel_extent_footers(const char *dir, int64_t *t0, int64_t *t1, size_t *nread,
+				  struct nx_err *err);
 int nx__rec_engine_unions(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t t0, int64_t t1,
 			  int64_t out[4], struct nx_err *err);
 /* The union runs of DmaPacket (engine NULL: those the DmaPacket pass kept, handed over,

@@ -80,17 +80,6 @@ static int all_add(struct packets *p, int64_t s, int64_t e)
 	return 0;
 }
 
-/* A kernel packet: coalesce(queue_type, '') <> 'instruction' AND transfer_bytes > 4. */
-static bool kernel_packet(const struct nx_pqr_batch *b, size_t r, int64_t *bytes)
-{
-	const char *q;
-	size_t len;
-
-	if (!nx__rec_i64(b, 2, r, bytes) || *bytes <= 4)
-		return false;
-	return !nx__rec_str(b, 3, r, &q, &len) || len != 11 || memcmp(q, "instruction", 11);
-}
-
 static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
 {
 	struct packets *p = arg;
@@ -115,7 +104,8 @@ static int packets_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err 
 			sc->pk_hi = e;
 			sc->pk_hi_set = true;
 		}
-		if (hs && (w->whole || (s >= w->t0 && s < w->t1)) && kernel_packet(b, r, &bytes))
+		if (hs && (w->whole || (s >= w->t0 && s < w->t1)) &&
+		    nx__rec_kernel_packet(b, P_BYTES, r, &bytes))
 			p->bytes += bytes;
 		if (!hs || !he)
 			continue;
@@ -160,56 +150,6 @@ int nx__rec_scan_packets(struct nx_duck *d, struct nx_rec_scan *sc, struct nx_er
 		keep_run(sc, rs, re);
 	sc->dma_union = p.u.total;
 	sc->dma_bytes = (double)p.bytes;
-	return 0;
-}
-
-/* ---- the kernel's extent ----------------------------------------------------------- */
-
-struct kernel_extent {
-	bool lo_set, hi_set;
-	int64_t lo, hi;
-};
-
-static void kernel_extent_reset(void *arg)
-{
-	memset(arg, 0, sizeof(struct kernel_extent));
-}
-
-static int kernel_extent_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
-{
-	struct kernel_extent *x = arg;
-
-	(void)err;
-	for (size_t r = 0; r < b->rows; r++) {
-		int64_t s, e, bytes;
-
-		if (!kernel_packet(b, r, &bytes))
-			continue;
-		if (nx__rec_i64(b, 0, r, &s) && (!x->lo_set || s < x->lo)) {
-			x->lo = s;
-			x->lo_set = true;
-		}
-		if (nx__rec_i64(b, 1, r, &e) && (!x->hi_set || e > x->hi)) {
-			x->hi = e;
-			x->hi_set = true;
-		}
-	}
-	return 0;
-}
-
-int nx__rec_kernel_extent(struct nx_duck *d, const struct nx_rec_scan *sc, int64_t *t0,
-			  int64_t *t1, struct nx_err *err)
-{
-	struct kernel_extent x = { 0 };
-	int rc = nx__rec_read_pass(d, sc->dir, "DmaPacket", packet_cols, P_AGG, NULL,
-				   kernel_extent_reset, kernel_extent_batch, &x, err);
-
-	if (rc)
-		return nx_err_wrap(err, "reading DmaPacket");
-	if (!x.lo_set || !x.hi_set)
-		return 1;
-	*t0 = x.lo;
-	*t1 = x.hi;
 	return 0;
 }
 

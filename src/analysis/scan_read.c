@@ -224,6 +224,35 @@ int nx__rec_read_ranges(const char *dir, const char *table, const struct nx_rec_
 	return rc;
 }
 
+int nx__rec_read_groups(const char *dir, const char *table, const struct nx_rec_colspec *cols,
+			size_t ncols, struct nx_pqr **out, struct nx_err *err)
+{
+	const char *names[NX_PQR_MAX_COLS];
+	struct nx_pqr *pqr = NULL;
+	char **files;
+	size_t nfiles;
+	int rc = table_files(dir, table, &files, &nfiles, err);
+
+	*out = NULL;
+	for (size_t k = 0; k < ncols && k < NX_PQR_MAX_COLS; k++)
+		names[k] = cols[k].name;
+	if (!rc && !nfiles)
+		rc = nx_errf(err, NX_ENOTFOUND, "%s: no file", table);
+	if (!rc)
+		rc = nx_pqr_open(&pqr, (const char *const *)files, nfiles, names, ncols, err);
+	/* what the C reader does not read is read by the pass */
+	if (rc == NX_EVERSION || rc == NX_EMISMATCH)
+		rc = err->code = NX_ENOTFOUND;
+	if (!rc && !kinds_fit(pqr, cols, ncols))
+		rc = nx_errf(err, NX_ENOTFOUND, "%s: columns of other types", table);
+	if (rc)
+		nx_pqr_close(pqr);
+	else
+		*out = pqr;
+	free_files(files, nfiles);
+	return rc;
+}
+
 static void room(struct nx_rec_read *r, size_t rows)
 {
 	if (rows <= r->cap)
