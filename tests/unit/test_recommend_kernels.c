@@ -7,7 +7,8 @@
  * reports the DMA parts as not computable, the report as a reader sees it (remedies,
  * explained thresholds, shares <= 100, details on request), the same report with Flow's
  * edges out of order, the transfers' merge against DuckDB's joins (also with the DMA
- * tables out of order), and the CLI's exit codes. */
+ * tables out of order), --window kernel's extent from the footers against the pass,
+ * and the CLI's exit codes. */
 #include "common/compat.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -394,6 +395,37 @@ static void test_dma_runs(void **state)
 				    "&& grep -q serialisation runs-keep.json", g->dir), 0);
 }
 
+/* --window kernel from the row groups DmaPacket's statistics point at (scan_kext.c) gives
+ * the reports the pass over every packet gives (NX_REC_KEXT=pass), JSON and Markdown
+ * with details, on every kernel and on the copy with DmaPacket in reverse order. */
+static void test_kernel_extent(void **state)
+{
+	static const char *const names[] = { "dma_tiny", "serial_sem", "mm_v0", "vector_bound" };
+
+	(void)state;
+	assert_int_equal(nx_test_sh("cd '%s' && mkdir -p kext/profiles/global && "
+				    "cp -r data/profiles/global/dma_tiny@latest kext/profiles/global/ "
+				    "&& p=kext/profiles/global/dma_tiny@latest && "
+				    "rm $p/DmaPacket.parquet && \"$(dirname '%s')/nx-sql\" "
+				    "-C data/profiles/global/dma_tiny@latest \"COPY (SELECT * FROM "
+				    "DmaPacket ORDER BY start_ts DESC) TO '$p/DmaPacket.parquet'\" "
+				    ">/dev/null", g->dir, g->bin), 0);
+	for (size_t i = 0; i <= sizeof(names) / sizeof(*names); i++) {
+		const char *data = i < 4 ? "data" : "kext";
+		const char *name = i < 4 ? names[i] : "dma_tiny";
+		assert_int_equal(nx_test_sh("cd '%s' && for how in footers pass; do "
+					    "NX_REC_KEXT=$how '%s' recommend --data-path %s "
+					    "--display-name %s --format json --window kernel "
+					    ">kext-$how.json && NX_REC_KEXT=$how '%s' recommend "
+					    "--data-path %s --display-name %s --details --window kernel "
+					    ">kext-$how.md || exit 1; done && "
+					    "grep -q '\"window\"' kext-pass.json && "
+					    "cmp kext-footers.json kext-pass.json && "
+					    "cmp kext-footers.md kext-pass.md",
+					    g->dir, g->bin, data, name, g->bin, data, name), 0);
+	}
+}
+
 /* Both reports of one profile (JSON and Markdown with details, in window w) with the
  * transfers' merge (scan_xfer.c) and with DuckDB's joins (NX_REC_XFER=sql), into
  * DATA-NAME.{json,md} and DATA-NAME.sql.{json,md} of the test directory; 0 when the
@@ -508,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_flow_order),
 		cmocka_unit_test(test_xfer_merge),
 		cmocka_unit_test(test_dma_runs),
+		cmocka_unit_test(test_kernel_extent),
 		cmocka_unit_test(test_cli),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
