@@ -4,8 +4,9 @@
  * over every row and DuckDB's SQL over the file: kernel packets in the middle row groups
  * only, packets of queue 'instruction' or of at most 4 bytes at both ends, row groups
  * overlapping in time, NULL starts and queues; kernel packets from the first row group
- * on (two row groups read); no kernel packet; statistics that do not tell (the pass reads
- * the rows); a damaged footer (an error naming the file). */
+ * on (two row groups read); no kernel packet; a table split in two files; statistics
+ * that do not tell (the pass reads the rows); a damaged footer (an error naming the
+ * file). */
 #include "common/compat.h"
 #include "analysis/scan.h"
 #include "common/fsutil.h"
@@ -64,10 +65,10 @@ static int sql_extent(struct nx_duck *d, const char *p, int64_t *t0, int64_t *t1
 {
 	const char *kern = "transfer_bytes > 4 AND coalesce(queue_type, '') <> 'instruction'";
 
-	if (!nx_test_qi(d, "SELECT count(*) FROM '%s/DmaPacket.parquet' WHERE %s", p, kern))
+	if (!nx_test_qi(d, "SELECT count(*) FROM '%s/DmaPacket*.parquet' WHERE %s", p, kern))
 		return 1;
-	*t0 = nx_test_qi(d, "SELECT min(start_ts) FROM '%s/DmaPacket.parquet' WHERE %s", p, kern);
-	*t1 = nx_test_qi(d, "SELECT max(end_ts) FROM '%s/DmaPacket.parquet' WHERE %s", p, kern);
+	*t0 = nx_test_qi(d, "SELECT min(start_ts) FROM '%s/DmaPacket*.parquet' WHERE %s", p, kern);
+	*t1 = nx_test_qi(d, "SELECT max(end_ts) FROM '%s/DmaPacket*.parquet' WHERE %s", p, kern);
 	return 0;
 }
 
@@ -136,6 +137,11 @@ static void test_middle_groups(void **state)
 	p = profile(d, dir, "none", 1, 0);
 	same_extent(d, p, 1, &nread);
 	assert_int_equal(nread, 10);
+	/* a split table: none in DmaPacket.parquet, the middle ones in part 1 */
+	nx_test_exf(d, "COPY (SELECT * FROM '%s/middle/DmaPacket.parquet') TO "
+		    "'%s/DmaPacket_1.parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)", dir, p);
+	same_extent(d, p, 0, &nread);
+	NX_ASSERT_CMP(nread, <, 20);
 	free(p);
 	nx_duck_close(d);
 	free(dir);
