@@ -423,8 +423,8 @@ static void test_roundtrip(void **state)
 		"@9 Vector reciprocal src=sbuf[0:1]+0:fp32[4] dst=sbuf[0:1]+16:fp32[4]\n",
 		"@9 Scalar activate act=silu src=sbuf[0:1]+0:fp32[4] dst=sbuf[0:1]+16:fp32[4]\n",
 		"@9 Vector tensor_copy src=sbuf[0:1]+0:int8[4] dst=sbuf[0:1]+16:fp32[4]\n",
-		"@9 Vector tensor_tensor src=sbuf[0:1]+0:fp32[4] src1=sbuf[0:1]+0:fp32[4] "
-		"dst=sbuf[0:1]+16:fp32[4] alu=pow\n",
+		("@9 Vector tensor_tensor src=sbuf[0:1]+0:fp32[4] src1=sbuf[0:1]+0:fp32[4] "
+		 "dst=sbuf[0:1]+16:fp32[4] alu=pow\n"),
 		"tensor q input int16 4x4\n",
 	};
 	for (size_t i = 0; i < NX_ARRAY_SIZE(v3); i++) {

@@ -58,8 +58,11 @@ static void cell(struct nx_rowbuf *b, const struct nx_field *f, size_t col, size
 		int64_t v[3] = { row, -row, INT64_MAX };
 		nx_rowbuf_i64list(b, col, n, v, (size_t)(k % 4)); /* 0 items: an empty list */
 	} else if (!strcmp(type, "VARCHAR[]")) {
-		snprintf(text, sizeof(text), k == 1 ? "" : k == 2 ? "%" PRId64 ",,longer-than-twelve"
-							   : "%" PRId64 ",x", row);
+		if (k == 1)
+			text[0] = '\0';
+		else
+			snprintf(text, sizeof(text), k == 2 ? "%" PRId64 ",,longer-than-twelve"
+							    : "%" PRId64 ",x", row);
 		nx_rowbuf_strlist(b, col, n, text, ',');
 	} else if (k == 1) {
 		nx_rowbuf_str(b, col, n, "");

@@ -349,8 +349,8 @@ static void test_through_server(void **state)
 {
 	static const char *queries[] = {
 		"SELECT * FROM Summary",
-		"SELECT engine, opcode, count(*) AS n, sum(duration_ns) AS d FROM Instruction "
-		"GROUP BY ALL ORDER BY ALL",
+		("SELECT engine, opcode, count(*) AS n, sum(duration_ns) AS d FROM Instruction "
+		 "GROUP BY ALL ORDER BY ALL"),
 		"SELECT * FROM Instruction ORDER BY id LIMIT 20",
 	};
 	char *dir = nx_sfx_tmpdir("resident-server");
