@@ -5,6 +5,7 @@
  * and files of the profile, each table's rows from its footers). */
 #include "common/compat.h"
 #include "server/http.h"
+#include "server/user_query.h"
 #include "common/fsutil.h"
 #include "common/json_writer.h"
 #include "db/parquet_footer.h"
@@ -21,6 +22,8 @@ static enum MHD_Result query_error(struct nx_req *rq, const struct nx_err *err)
 		return nx__reply_error(rq, 403, "query_not_allowed", "%s", err->msg);
 	case -ETIMEDOUT:
 		return nx__reply_error(rq, 504, "query_timeout", "%s", err->msg);
+	case -EBUSY:
+		return nx__reply_error(rq, 503, "busy", "%s", err->msg);
 	case -ENOTSUP:
 		return nx__reply_error(rq, 400, "unsupported_type", "%s", err->msg);
 	case NX_EDB:
@@ -175,7 +178,7 @@ struct search_stream {
 	struct nx_req *rq;
 	struct nx_server *s;
 	struct nx_profile *p;    /* registry reference, put when the reply is released */
-	struct nx_pdb_cursor *cur;
+	struct nx_user_query *q;
 	struct nx_strbuf buf;    /* text not yet handed to MHD starts at off */
 	size_t off;
 	bool done;               /* the last piece is in buf */
@@ -193,7 +196,7 @@ static void read_piece(void *arg)
 	nx_strbuf_reset(&st->buf);
 	st->off = 0;
 	nx__query_slot_take(st->s);
-	rc = nx__pdb_cursor_fill(st->cur, &st->buf, STREAM_PIECE, &err);
+	rc = nx__uq_fill(st->q, &st->buf, STREAM_PIECE, &err);
 	nx__query_slot_give(st->s);
 	if (rc < 0) {
 		st->failed = true;
@@ -231,7 +234,7 @@ static void stream_release(void *cls)
 {
 	struct search_stream *st = cls;
 
-	nx__pdb_cursor_close(st->cur);
+	nx__uq_close(st->q);
 	nx__reg_put(&st->s->reg, st->p);
 	nx_strbuf_release(&st->buf);
 	free(st);
@@ -243,7 +246,7 @@ static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const 
 {
 	struct nx_query_limits lim = nx__query_limits(rq);
 	struct nx_strbuf sb = NX_STRBUF_INIT;
-	struct nx_pdb_cursor *cur = NULL;
+	struct nx_user_query *q = NULL;
 	struct nx_err err = { 0 };
 	int rc;
 
@@ -252,13 +255,13 @@ static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const 
 				       "profile '%s' has no table '%.100s' (listDbFiles lists its "
 				       "tables; a table exists only when the profile has that kind "
 				       "of data)", p->name, table);
+	/* a query beyond the profile's memory limit runs again under a larger one
+	 * (user_query.h) */
 	nx__query_slot_take(rq->s);
-	rc = nx__pdb_cursor_open(p->db, sql, &lim, &cur, &sb, &err);
-	if (!rc)
-		rc = nx__pdb_cursor_fill(cur, &sb, STREAM_AFTER, &err);
+	rc = nx__uq_open(p->db, sql, &lim, STREAM_AFTER, &q, &sb, &err);
 	nx__query_slot_give(rq->s);
 	if (rc <= 0) {
-		nx__pdb_cursor_close(cur);
+		nx__uq_close(q);
 		if (rc < 0) {
 			nx_strbuf_release(&sb);
 			return query_error(rq, &err);
@@ -266,7 +269,7 @@ static enum MHD_Result run_query(struct nx_req *rq, struct nx_profile *p, const 
 		return nx__reply_json(rq, 200, &sb);
 	}
 	struct search_stream *st = nx_xcalloc(1, sizeof(*st));
-	*st = (struct search_stream){ .rq = rq, .s = rq->s, .p = p, .cur = cur, .buf = sb };
+	*st = (struct search_stream){ .rq = rq, .s = rq->s, .p = p, .q = q, .buf = sb };
 	*kept = true;
 	return nx__reply_stream(rq, 200, "application/json", stream_read, st, stream_release);
 }

@@ -13,6 +13,7 @@
 #include "server/slice_dir.h"
 #include "server/result_json.h"
 #include "server/stmt_cache.h"
+#include "server/user_query.h"
 #include "common/env_num.h"
 #include "common/fsutil.h"
 #include "common/json_writer.h"
@@ -89,6 +90,13 @@ struct nx_pdb {
 	size_t untried;                /* union tables and large tables without a view yet */
 	char *scratch;                 /* the slices of large files, and what DuckDB spills */
 	char *memory;                  /* DuckDB's memory_limit (SERVER_MEMORY or the env's) */
+	bool limited;                  /* memory is a limit of ours, not DuckDB's default */
+	char *query_memory;            /* a user's query's run again (user_query.h) */
+	unsigned threads;
+	/* A retry database (nx__pdb_open_retry): the profile's database whose query it runs
+	 * again, and that database's limit; it borrows parent's dir, files and slices. */
+	struct nx_pdb *parent;
+	const char *base_memory;
 	int scratch_lock;              /* the lock on scratch's mark (slice_dir.h) */
 	struct nx_lod_slices slices;   /* the tables read as slices, their files in scratch */
 };
@@ -287,9 +295,9 @@ static void add_broken(struct nx_pdb *p, const char *table, char *why)
 /* Narrows file access to dir (and a fleet run's members, and the scratch folder of its
  * slices when set, where DuckDB then spills) and freezes the configuration. */
 static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfiles *files,
-		     const char *scratch, struct nx_err *err)
+		     const char *scratch, const char *slices, struct nx_err *err)
 {
-	const char **dirs = nx_xcalloc(files->nallow + 2, sizeof(*dirs));
+	const char **dirs = nx_xcalloc(files->nallow + 3, sizeof(*dirs));
 	char *spill = scratch ? nx_path_join(scratch, SPILL) : NULL;
 	size_t n = 0;
 	int rc;
@@ -299,6 +307,8 @@ static int lock_down(duckdb_connection c, const char *dir, const struct nx_pfile
 		dirs[n++] = files->allow[i];
 	if (scratch)
 		dirs[n++] = scratch;
+	if (slices)
+		dirs[n++] = slices;
 	rc = nx_duck_con_sandbox(c, dirs, n, spill, err);
 	free(spill);
 	free(dirs);
@@ -414,10 +424,24 @@ static const struct nx_ptable *read_as(struct nx_pdb *p, const struct nx_ptable 
 	return nx__lod_sliced(&p->slices, p->dir, t, &out, &ignored) ? t : out;
 }
 
+/* read_as for p or, for a retry database, its parent's slices (cut once per profile; the
+ * parent's views lock guards them, taken after p's). The caller holds p->views. */
+static const struct nx_ptable *read_as_shared(struct nx_pdb *p, const struct nx_ptable *t)
+{
+	const struct nx_ptable *out;
+
+	if (!p->parent)
+		return read_as(p, t);
+	pthread_mutex_lock(&p->parent->views);
+	out = read_as(p->parent, t);
+	pthread_mutex_unlock(&p->parent->views);
+	return out;
+}
+
 /* A new nx_pdb in *out with its database and a first connection in *c; on failure the
  * caller still frees *out (and *c when set). */
-static int pdb_new(unsigned threads, bool fleet, struct nx_pdb **out, duckdb_connection *c,
-		   struct nx_err *err)
+static int pdb_new(unsigned threads, bool fleet, const char *memory, struct nx_pdb **out,
+		   duckdb_connection *c, struct nx_err *err)
 {
 	struct nx_pdb *p = nx_xcalloc(1, sizeof(*p));
 	/* a fleet run's union views bind every member's footers at once: 9 members' took
@@ -425,15 +449,20 @@ static int pdb_new(unsigned threads, bool fleet, struct nx_pdb **out, duckdb_con
 	 * unless NX_SERVER_MEMORY_LIMIT is set */
 	struct nx_duck_config cfg = { .threads = threads,
 				      .memory_limit = fleet ? NULL : SERVER_MEMORY };
-	int rc;
+	int rc = 0;
 
 	*out = p;
 	*c = NULL;
 	p->scratch_lock = -1;
+	p->threads = threads;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->views, NULL);
 	nx__resident_init(&p->res, NX_RESIDENT_BUDGET);
-	rc = nx_env_size("NX_SERVER_MEMORY_LIMIT", &cfg.memory_limit, err);
+	if (memory)
+		cfg.memory_limit = memory;
+	else
+		rc = nx_env_size("NX_SERVER_MEMORY_LIMIT", &cfg.memory_limit, err);
+	p->limited = cfg.memory_limit != NULL;
 	p->memory = nx_xstrdup(cfg.memory_limit ? cfg.memory_limit : "DuckDB's default");
 	if (!rc)
 		rc = nx_duck_db_open(&p->db, &cfg, err);
@@ -452,8 +481,8 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	uint64_t footer;
 	int rc;
 
-	if ((rc = pdb_new(threads, has_members(files), &p, &c, err)) ||
-	    (rc = slice_footer(&footer, err)))
+	if ((rc = pdb_new(threads, has_members(files), NULL, &p, &c, err)) ||
+	    (rc = slice_footer(&footer, err)) || (rc = nx__query_memory(&p->query_memory, err)))
 		goto fail;
 	p->dir = nx_xstrdup(dir);
 	p->files = files;
@@ -475,7 +504,7 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	 * definitions run inside it. */
 	rc = nx_duck_con_exec(c, cache_settings(dir, files), err);
 	if (!rc)
-		rc = lock_down(c, dir, files, p->scratch, err);
+		rc = lock_down(c, dir, files, p->scratch, NULL, err);
 	if (rc) {
 		nx_err_wrap(err, "cannot sandbox the database of '%s'", dir);
 		goto fail;
@@ -517,7 +546,7 @@ int nx__pdb_open_attached(struct nx_pdb **out, const char *file, const char *dir
 	duckdb_connection c;
 	int rc;
 
-	if ((rc = pdb_new(threads, false, &p, &c, err)))
+	if ((rc = pdb_new(threads, false, NULL, &p, &c, err)))
 		goto fail;
 	nx_strbuf_addstr(&sql, "ATTACH ");
 	nx_sql_quote(&sql, file);
@@ -540,6 +569,66 @@ fail:
 	return rc;
 }
 
+int nx__pdb_open_retry(struct nx_pdb **out, struct nx_pdb *parent, struct nx_err *err)
+{
+	const char *memory = parent->query_memory;
+	struct nx_pdb *p;
+	duckdb_connection c;
+	const struct nx_pfiles *files = parent->files;
+	int rc;
+
+	if ((rc = pdb_new(parent->threads, false, memory, &p, &c, err)))
+		goto fail;
+	p->parent = parent;
+	p->base_memory = parent->memory;
+	p->dir = nx_xstrdup(parent->dir);
+	p->files = files;
+	p->tried = nx_xcalloc(files->n ? files->n : 1, sizeof(*p->tried));
+	p->large = nx_xcalloc(files->n ? files->n : 1, sizeof(*p->large));
+	/* its own folder, for what it spills (not the parent's: DuckDB names its spill
+	 * files alike in every database); it reads the parent's slices */
+	if (parent->scratch && nx__slice_dir_make(&p->scratch, &p->scratch_lock, err)) {
+		nx_err_wrap(err, "cannot make the spill folder of a query run again");
+		goto fail;
+	}
+	memcpy(p->large, parent->large, files->n * sizeof(*p->large));
+	rc = nx_duck_con_exec(c, cache_settings(p->dir, files), err);
+	if (!rc)
+		rc = lock_down(c, p->dir, files, p->scratch, parent->scratch, err);
+	if (rc) {
+		nx_err_wrap(err, "cannot sandbox the database of '%s'", p->dir);
+		goto fail;
+	}
+	/* its views are made as the statement names their tables (ensure_views): it runs
+	 * one statement */
+	p->untried = files->n;
+	p->idle[p->nidle++] = pconn_of(c);
+	*out = p;
+	return 0;
+fail:
+	if (c)
+		duckdb_disconnect(&c);
+	nx__pdb_free(&p);
+	*out = NULL;
+	return rc ? rc : err->code;
+}
+
+bool nx__pdb_retries(const struct nx_pdb *pdb)
+{
+	return pdb->limited && pdb->query_memory && pdb->files && !has_members(pdb->files) &&
+	       !pdb->parent;
+}
+
+const char *nx__pdb_memory(const struct nx_pdb *pdb)
+{
+	return pdb->memory;
+}
+
+const char *nx__pdb_query_memory(const struct nx_pdb *pdb)
+{
+	return pdb->query_memory ? pdb->query_memory : "none";
+}
+
 void nx__pdb_free(struct nx_pdb **pdb)
 {
 	struct nx_pdb *p = *pdb;
@@ -559,7 +648,9 @@ void nx__pdb_free(struct nx_pdb **pdb)
 	free(p->large);
 	free(p->dir);
 	free(p->memory);
-	nx__lod_slices_release(&p->slices);
+	free(p->query_memory);
+	if (!p->parent)
+		nx__lod_slices_release(&p->slices);
 	nx__slice_dir_release(p->scratch, p->scratch_lock);
 	nx__resident_release(&p->res);
 	pthread_mutex_destroy(&p->lock);
@@ -684,6 +775,7 @@ static const char *stmt_name(duckdb_statement_type t)
 
 struct run {
 	const char *memory; /* the database's memory_limit, for the error beyond it */
+	const char *base;   /* a retry database's: its parent's limit */
 	struct pconn *pc;
 	struct nx_wd_entry wd;
 	const struct nx_query_limits *lim;
@@ -705,6 +797,14 @@ static int db_error(struct run *r, const char *msg, struct nx_err *err)
 			       "the query ran longer than the %u ms limit and was interrupted; "
 			       "filter with WHERE, add LIMIT or aggregate",
 			       r->lim->timeout_ms);
+	if (is_oom(msg) && r->base)
+		return nx_errf(err, -ENOMEM,
+			       "the query needs more memory than the server's limit of %s per "
+			       "profile (NX_SERVER_MEMORY_LIMIT) and, run again alone, than its "
+			       "limit of %s for a user's query (NX_SERVER_QUERY_MEMORY_LIMIT), even "
+			       "spilling to disk; filter with WHERE, select fewer columns or "
+			       "aggregate, or raise NX_SERVER_QUERY_MEMORY_LIMIT (DuckDB: %.*s)",
+			       r->base, r->memory, (int)strcspn(msg, "\n"), msg);
 	if (is_oom(msg))
 		return nx_errf(err, -ENOMEM,
 			       "the query needs more memory than the server's limit of %s per "
@@ -770,7 +870,7 @@ static int ensure_views(struct nx_pdb *p, duckdb_connection c, const char *sql, 
 		if (p->tried[i] || !(names_table(sql, t->name) ||
 				     (p->large[i] && names_catalog(sql))))
 			continue;
-		why = make_view(c, p->dir, p->large[i] ? read_as(p, t) : t, p->memory);
+		why = make_view(c, p->dir, p->large[i] ? read_as_shared(p, t) : t, p->memory);
 		if (why && r && r->armed && r->wd.fired) {
 			free(why);
 			rc = db_error(r, NULL, err);
@@ -984,6 +1084,7 @@ int nx__pdb_cursor_open(struct nx_pdb *pdb, const char *sql, const struct nx_que
 	k->lim = *lim;
 	k->r.lim = &k->lim;
 	k->r.memory = pdb->memory;
+	k->r.base = pdb->base_memory;
 	rc = conn_get(pdb, &k->r.pc, err);
 	if (rc) {
 		free(k);

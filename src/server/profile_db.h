@@ -47,6 +47,21 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 		 unsigned threads, struct nx_err *err);
 void nx__pdb_free(struct nx_pdb **pdb);
 
+/* A database of its own for running again, alone, a user's query that did not fit the
+ * profile's database's memory_limit (user_query.h): the same sandbox, views and tables
+ * (large tables read from parent's slices, cut once) under the limit
+ * NX_SERVER_QUERY_MEMORY_LIMIT gave parent, spilling to a folder of its own; beyond it a
+ * query fails with -ENOMEM naming both limits and both variables. parent must outlive
+ * it. */
+int nx__pdb_open_retry(struct nx_pdb **out, struct nx_pdb *parent, struct nx_err *err);
+/* Whether a query on pdb that did not fit may run again on nx__pdb_open_retry's database:
+ * a profile's (not a fleet run's, nor a timeline cache's) under a limit of ours. */
+bool nx__pdb_retries(const struct nx_pdb *pdb);
+/* pdb's memory_limit, as set ("DuckDB's default" when none). */
+const char *nx__pdb_memory(const struct nx_pdb *pdb);
+/* The limit of that database ("none" when it has none). */
+const char *nx__pdb_query_memory(const struct nx_pdb *pdb);
+
 /* A database of our own making (the timeline cache, lod.h): the DuckDB file `file`
  * attached read-only as `tl`, then the same lock-down with dir as the only readable
  * directory. No views: queries name tl.<table>. */
