@@ -6,8 +6,11 @@
 # /timeline/flows and 30 /timeline/chain by Instruction id; writes one line per request
 # (status, SHA-256 of the body, ms, path) to OUT and prints one SHA-256 over all of them
 # and the p50/p99 per route. Two caches answer the same when the totals match (used for
-# docs/memory.md, "The events in files of our writer").
-# usage: bench/timeline_replies.py PORT PROFILE OUT [AGG]
+# docs/memory.md, "The events in files of our writer"). Given the server's PID, each line
+# also gets the server's VmHWM before and after the request (KiB) and the CPU ms it took
+# (user + system; docs/memory.md, "The server's memory: users' SQL and flatness").
+# usage: bench/timeline_replies.py PORT PROFILE OUT [AGG [PID]]
+import os
 import hashlib, json, random, sys, time, urllib.request, urllib.error
 port, name = sys.argv[1], sys.argv[2]
 base = f"http://127.0.0.1:{port}/api/v1/profiles/namespace/global/profile_name/{name}"
@@ -40,13 +43,25 @@ for i in range(int(sys.argv[4]) if len(sys.argv) > 4 else 100):
 for i in range(30):
     reqs.append(f"/timeline/flows?table=Instruction&id={rnd.randint(0, 7000000)}")
     reqs.append(f"/timeline/chain?table=Instruction&id={rnd.randint(0, 7000000)}")
+pid = sys.argv[5] if len(sys.argv) > 5 else None
+hz = os.sysconf("SC_CLK_TCK")
+def hwm():
+    for l in open(f"/proc/{pid}/status"):
+        if l.startswith("VmHWM:"):
+            return int(l.split()[1])
+def cpu():
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) * 1000 // hz
 h = hashlib.sha256(); times = {}
 out = open(sys.argv[3], "w")
 for p in reqs:
+    if pid:
+        h0, c0 = hwm(), cpu()
     st, b, ms = get(p)
     d = hashlib.sha256(b).hexdigest()
     h.update(p.encode()); h.update(str(st).encode()); h.update(b)
-    out.write(f"{st} {d} {ms:.2f} {p}\n")
+    extra = f" {h0} {hwm()} {cpu() - c0}" if pid else ""
+    out.write(f"{st} {d} {ms:.2f}{extra} {p}\n")
     k = p.split("?")[0]
     times.setdefault(k, []).append(ms)
 print("requests", len(reqs), "span", span, "all", h.hexdigest())

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeline_replies_rss.sh: the server's peak through bench/timeline_replies.py's requests
+# (not a ctest test). A fresh `neuron-explorer view` serves DATA_PATH; the requests (seed
+# 40, AGG aggregates, 10 by default) go to PROFILE with the server's pid, so OUT gets each
+# request's VmHWM before and after and its CPU ms; prints the replies' SHA-256, the server's
+# VmHWM at the start and the end, and per route the CPU seconds summed, the requests that
+# raised the peak and by how much (MiB). The environment reaches the server. Serve a
+# hard-linked copy (`cp -al`) whose timeline cache is built.
+#
+# usage: bench/timeline_replies_rss.sh BUILD_DIR DATA_PATH PROFILE OUT [AGG]
+set -euo pipefail
+usage="usage: bench/timeline_replies_rss.sh BUILD_DIR DATA_PATH PROFILE OUT [AGG]"
+build=$(cd "${1:?$usage}" && pwd)
+data=${2:?$usage}
+name=${3:?$usage}
+out=${4:?$usage}
+agg=${5:-10}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/nx-bench-replies.XXXXXX")
+pid=
+trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+"$build/neuron-explorer" view --data-path "$data" --port 0 --api-server-port 0 --disable-ui \
+	> "$work/view.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do grep -q "ctrl-c" "$work/view.out" && break; sleep 0.1; done
+port=$(sed -n 's|.*API server listening on http://127.0.0.1:\([0-9]*\)/api/v1 .*|\1|p' "$work/view.out")
+[[ -n $port ]] || { cat "$work/view.out" >&2; exit 1; }
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+echo "VmHWM at the start: $(awk '/^VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$pid/status")"
+python3 "$here/timeline_replies.py" "$port" "$name" "$out" "$agg" "$pid" > "$work/py.out"
+head -1 "$work/py.out"
+echo "VmHWM at the end: $(awk '/^VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$pid/status")"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+awk '{ split($7, a, "?"); r = a[1]; cpu[r] += $6; n[r]++; d = $5 - $4; if (d > 0) { up[r] += d; k[r]++ } }
+	END { for (r in cpu) printf "%-22s n %4d cpu %6.2f s  raised the peak %3d times by %6.1f MiB\n", r, n[r], cpu[r] / 1000, k[r], up[r] / 1024 }' "$out" | sort
