@@ -46,23 +46,34 @@
 #define FOOTER_CACHE_MAX (4u << 20)
 
 /* A table file whose footer takes more than SLICE_FOOTER bytes as stored (the environment's
- * NX_SERVER_SLICE_FOOTER when set) and that has more than SLICE_GROUPS row groups is read
- * as slices of SLICE_GROUPS row groups (each a parquet file of its own, made when the
- * database opens): DuckDB parses a file's whole footer for any query over it, 111 MB
- * (above) for a narrow WHERE on start_ts, where a list of slices holds one slice's footer
- * at a time and skips slices by their statistics. A smaller footer costs less than the
- * cut (a copy of the file's bytes): 1.1 MB at 10M records. */
+ * NX_SERVER_SLICE_FOOTER when set) and that has more than LARGE_GROUPS row groups is read
+ * as slices of SLICE_GROUPS row groups (each a parquet file of its own, cut when a query
+ * first names its table): DuckDB parses a file's whole footer for any query over it, 111
+ * MB (above) for a narrow WHERE on start_ts, where a list of slices holds one slice's
+ * footer per reading thread at a time and skips slices by their statistics. A smaller
+ * footer costs less than the cut (a copy of the file's bytes): 1.1 MB at 10M records.
+ * Slices of 16 row groups, not 64: the timeline's flows and chains, which read every
+ * slice of the 100M-record Instruction, raised the server's peak by 32 MiB with slices
+ * of 64 (a slice's footer as DuckDB parsed it, per thread), by 13 to 19 with 16
+ * (docs/memory.md, "The server's memory: users' SQL and flatness"). */
 #define SLICE_FOOTER (2u << 20)
-#define SLICE_GROUPS 64
+#define LARGE_GROUPS 64
+#define SLICE_GROUPS 16
 
 /* DuckDB's memory_limit of each database the server opens for a profile (not a fleet
- * run's: pdb_new) and for its timeline cache (the environment's NX_SERVER_MEMORY_LIMIT
- * when set, for every one): without it DuckDB takes up to 80 % of the machine's memory,
+ * run's: pdb_new), and for its timeline cache CACHE_MEMORY (the environment's
+ * NX_SERVER_MEMORY_LIMIT when set, for every one): without it DuckDB takes up to 80 % of the machine's memory,
  * and its cache of the timeline cache's blocks held 220 MB at 100M records. A query
  * beyond it spills to the database's private folder (SPILL below the folder of slices)
  * or fails naming the limit (docs/memory.md, "The server's peak with flows, chains and
  * aggregates"). */
 #define SERVER_MEMORY "64MB"
+/* The timeline cache's database's (nx__pdb_open_attached), unless NX_SERVER_MEMORY_LIMIT
+ * is set: its queries read a window's blocks of a read-only file, and the 64MB pool of
+ * their blocks was most of what the server held through the timeline's windows, more at
+ * 100M records than at 10M (docs/memory.md, "The server's memory: users' SQL and
+ * flatness"). */
+#define CACHE_MEMORY "32MB"
 #define SPILL "spill"
 
 /* A pooled connection and the statements prepared on it. */
@@ -368,7 +379,7 @@ static int slice_footer(uint64_t *out, struct nx_err *err)
 	return rc;
 }
 
-/* Whether a file of t has a footer of more than footer bytes and more than SLICE_GROUPS
+/* Whether a file of t has a footer of more than footer bytes and more than LARGE_GROUPS
  * row groups (a file that cannot be read as parquet counts as small: its view says what
  * is wrong with it). */
 static bool is_large(const char *dir, const struct nx_ptable *t, uint64_t footer)
@@ -383,7 +394,7 @@ static bool is_large(const char *dir, const struct nx_ptable *t, uint64_t footer
 
 		if (!nx_pq_open(&f, path, &ignored) && f.footer_len > footer &&
 		    !nx_pq_slicer_open(&sl, path, &ignored)) {
-			large = nx_pq_slicer_row_groups(sl) > SLICE_GROUPS;
+			large = nx_pq_slicer_row_groups(sl) > LARGE_GROUPS;
 			nx_pq_slicer_close(sl);
 		}
 		nx_pq_close(&f);
@@ -392,7 +403,7 @@ static bool is_large(const char *dir, const struct nx_ptable *t, uint64_t footer
 	return large;
 }
 
-/* Marks the tables with a file of more than SLICE_GROUPS row groups whose footer takes
+/* Marks the tables with a file of more than LARGE_GROUPS row groups whose footer takes
  * more than footer bytes (p->large) and makes the private folder, p->scratch, of their
  * slices and of what DuckDB spills (made for every profile): when that folder cannot be
  * made, every table is read whole, as before, and a query beyond the memory limit fails. */
@@ -440,15 +451,15 @@ static const struct nx_ptable *read_as_shared(struct nx_pdb *p, const struct nx_
 
 /* A new nx_pdb in *out with its database and a first connection in *c; on failure the
  * caller still frees *out (and *c when set). */
-static int pdb_new(unsigned threads, bool fleet, const char *memory, struct nx_pdb **out,
-		   duckdb_connection *c, struct nx_err *err)
+static int pdb_new(unsigned threads, bool fleet, const char *memory, const char *dflt,
+		   struct nx_pdb **out, duckdb_connection *c, struct nx_err *err)
 {
 	struct nx_pdb *p = nx_xcalloc(1, sizeof(*p));
 	/* a fleet run's union views bind every member's footers at once: 9 members' took
 	 * more than 64MB (tests/e2e/t6004-fleet-lazy-views.sh); they keep DuckDB's default
 	 * unless NX_SERVER_MEMORY_LIMIT is set */
 	struct nx_duck_config cfg = { .threads = threads,
-				      .memory_limit = fleet ? NULL : SERVER_MEMORY };
+				      .memory_limit = fleet ? NULL : dflt };
 	int rc = 0;
 
 	*out = p;
@@ -481,7 +492,7 @@ int nx__pdb_open(struct nx_pdb **out, const char *dir, const struct nx_pfiles *f
 	uint64_t footer;
 	int rc;
 
-	if ((rc = pdb_new(threads, has_members(files), NULL, &p, &c, err)) ||
+	if ((rc = pdb_new(threads, has_members(files), NULL, SERVER_MEMORY, &p, &c, err)) ||
 	    (rc = slice_footer(&footer, err)) || (rc = nx__query_memory(&p->query_memory, err)))
 		goto fail;
 	p->dir = nx_xstrdup(dir);
@@ -546,7 +557,7 @@ int nx__pdb_open_attached(struct nx_pdb **out, const char *file, const char *dir
 	duckdb_connection c;
 	int rc;
 
-	if ((rc = pdb_new(threads, false, NULL, &p, &c, err)))
+	if ((rc = pdb_new(threads, false, NULL, CACHE_MEMORY, &p, &c, err)))
 		goto fail;
 	nx_strbuf_addstr(&sql, "ATTACH ");
 	nx_sql_quote(&sql, file);
@@ -577,7 +588,7 @@ int nx__pdb_open_retry(struct nx_pdb **out, struct nx_pdb *parent, struct nx_err
 	const struct nx_pfiles *files = parent->files;
 	int rc;
 
-	if ((rc = pdb_new(parent->threads, false, memory, &p, &c, err)))
+	if ((rc = pdb_new(parent->threads, false, memory, NULL, &p, &c, err)))
 		goto fail;
 	p->parent = parent;
 	p->base_memory = parent->memory;
