@@ -47,9 +47,9 @@ mine=$(comm -13 <(printf '%s\n' foreign file link livemark | sed 's/^/nx-serve-s
 [ -f tmp/$mine/.nx-serve-slices ] || fail "no mark in $mine: $(ls -A tmp/$mine)"
 [ "$(slices $mine)" = 0 ] || fail "a query of Summary cut Instruction: $(ls tmp/$mine)"
 q "SELECT count(*) FROM Instruction" | grep -q '"rows":\[\[204800\]\]' || fail "count"
-[ "$(slices $mine)" = 2 ] || fail "slices: $(ls tmp/$mine)"
+[ "$(slices $mine)" = 7 ] || fail "slices: $(ls tmp/$mine)"
 kill -9 $S; wait $S 2> /dev/null
-[ "$(slices $mine)" = 2 ] || fail "the killed server left nothing to sweep"
+[ "$(slices $mine)" = 7 ] || fail "the killed server left nothing to sweep"
 
 # a live server with its own folder, then a third server: the killed one's folder goes
 serve
@@ -60,7 +60,7 @@ live=$(comm -13 <(printf '%s\n' foreign file link livemark | sed 's/^/nx-serve-s
 [ -d tmp/$mine ] && fail "the second server's start left the killed one's folder"
 serve
 q "SELECT count(*) FROM Instruction" | grep -q '"rows":\[\[204800\]\]' || fail "count (third)"
-[ "$(slices $live)" = 2 ] || fail "the live server's slices were touched: $(ls -A tmp/$live)"
+[ "$(slices $live)" = 7 ] || fail "the live server's slices were touched: $(ls -A tmp/$live)"
 [ -f tmp/nx-serve-slices-foreign/keep.parquet ] || fail "a folder without our mark was touched"
 [ -f tmp/nx-serve-slices-livemark/.nx-serve-slices ] || fail "a live process's folder was removed"
 [ -L tmp/nx-serve-slices-link ] && [ -f elsewhere/.nx-serve-slices ] || fail "the link or its target was touched"
