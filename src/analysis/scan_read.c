@@ -205,22 +205,12 @@ int nx__rec_read_open(struct nx_duck *d, const char *dir, const char *table,
 int nx__rec_read_ranges(const char *dir, const char *table, const struct nx_rec_colspec *cols,
 			size_t ncols, int64_t *rows, struct nx_pqr_range *out, struct nx_err *err)
 {
-	const char *names[NX_PQR_MAX_COLS];
 	struct nx_pqr *pqr = NULL;
-	char **files;
-	size_t nfiles;
-	int rc = table_files(dir, table, &files, &nfiles, err);
+	int rc = nx__rec_read_groups(dir, table, cols, ncols, &pqr, err);
 
-	for (size_t k = 0; k < ncols && k < NX_PQR_MAX_COLS; k++)
-		names[k] = cols[k].name;
-	if (!rc && !nfiles)
-		rc = nx_errf(err, NX_ENOTFOUND, "%s: no file", table);
-	if (!rc)
-		rc = nx_pqr_open(&pqr, (const char *const *)files, nfiles, names, ncols, err);
 	if (!rc)
 		rc = nx_pqr_ranges(pqr, rows, out, err);
 	nx_pqr_close(pqr);
-	free_files(files, nfiles);
 	return rc;
 }
 

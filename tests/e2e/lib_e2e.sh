@@ -39,3 +39,12 @@ e2e_serve() {
 	PORT=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/api.*/\1/p' "$out")
 	[ -n "$PORT" ] || fail "server: $(cat "$out")"
 }
+
+# e2e_million_profile DIR: a profile of Instruction (a million rows: id, start_ts, end_ts,
+# 97 opcodes) and Summary (total_time) in DIR, made by $SQL (nx-sql), for the tests of
+# the server's memory limits.
+e2e_million_profile() {
+	mkdir -p "$1" || fail "making $1"
+	"$SQL" "COPY (SELECT i AS id, i * 10 AS start_ts, i * 10 + 7 AS end_ts, 'op' || (i % 97) AS opcode FROM range(1000000) r(i)) TO '$1/Instruction.parquet' (FORMAT parquet); COPY (SELECT 1.5::DOUBLE AS total_time) TO '$1/Summary.parquet' (FORMAT parquet)" > /dev/null ||
+		fail "making the profile"
+}

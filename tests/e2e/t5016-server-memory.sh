@@ -12,9 +12,8 @@ e2e_setup t5016
 PIDS=
 e2e_cleanup() { for p in $PIDS; do kill -9 $p; done 2> /dev/null; }
 P=dp/profiles/global/p@latest
-mkdir -p $P tmp
-"$SQL" "COPY (SELECT i AS id, i * 10 AS start_ts, i * 10 + 7 AS end_ts, 'op' || (i % 97) AS opcode FROM range(1000000) r(i)) TO '$P/Instruction.parquet' (FORMAT parquet); COPY (SELECT 1.5::DOUBLE AS total_time) TO '$P/Summary.parquet' (FORMAT parquet)" > /dev/null ||
-	fail "making the profile"
+mkdir -p tmp
+e2e_million_profile $P
 export TMPDIR=$T/tmp
 # a user's query beyond the limit runs again under this one (t5017), where the list
 # below does not fit either

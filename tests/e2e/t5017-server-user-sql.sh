@@ -14,9 +14,8 @@ e2e_setup t5017
 PIDS=
 e2e_cleanup() { for p in $PIDS; do kill -9 $p; done 2> /dev/null; }
 P=dp/profiles/global/p@latest
-mkdir -p $P tmp
-"$SQL" "COPY (SELECT i AS id, i * 10 AS start_ts, i * 10 + 7 AS end_ts, 'op' || (i % 97) AS opcode FROM range(1000000) r(i)) TO '$P/Instruction.parquet' (FORMAT parquet); COPY (SELECT 1.5::DOUBLE AS total_time) TO '$P/Summary.parquet' (FORMAT parquet)" > /dev/null ||
-	fail "making the profile"
+mkdir -p tmp
+e2e_million_profile $P
 export TMPDIR=$T/tmp
 
 q() { curl -s -w '\n%{http_code}' -X POST "http://127.0.0.1:$PORT/api/v1/db/p/_search" -H 'Content-Type: application/json' -d "{\"type\":\"databaseExplorerQuery\",\"query\":\"$1\"}"; }
