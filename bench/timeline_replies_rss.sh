@@ -17,20 +17,15 @@ name=${3:?$usage}
 out=${4:?$usage}
 agg=${5:-10}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib_server.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nx-bench-replies.XXXXXX")
-pid=
-trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-"$build/neuron-explorer" view --data-path "$data" --port 0 --api-server-port 0 --disable-ui \
-	> "$work/view.out" 2>&1 &
-pid=$!
-for _ in $(seq 600); do grep -q "ctrl-c" "$work/view.out" && break; sleep 0.1; done
-port=$(sed -n 's|.*API server listening on http://127.0.0.1:\([0-9]*\)/api/v1 .*|\1|p' "$work/view.out")
-[[ -n $port ]] || { cat "$work/view.out" >&2; exit 1; }
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-echo "VmHWM at the start: $(awk '/^VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$pid/status")"
-python3 "$here/timeline_replies.py" "$port" "$name" "$out" "$agg" "$pid" > "$work/py.out"
+trap 'nx_serve_stop; rm -rf "$work"' EXIT
+nx_serve "$build" "$work/view.out" --data-path "$data" --disable-ui
+echo "load average: $(nx_load), $(nproc) cores"
+echo "VmHWM at the start: $(nx_hwm_mib "$nx_pid") MiB"
+python3 "$here/timeline_replies.py" "${nx_api##*:}" "$name" "$out" "$agg" "$nx_pid" > "$work/py.out"
 head -1 "$work/py.out"
-echo "VmHWM at the end: $(awk '/^VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$pid/status")"
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "VmHWM at the end: $(nx_hwm_mib "$nx_pid") MiB"
+echo "load average: $(nx_load)"
 awk '{ split($7, a, "?"); r = a[1]; cpu[r] += $6; n[r]++; d = $5 - $4; if (d > 0) { up[r] += d; k[r]++ } }
 	END { for (r in cpu) printf "%-22s n %4d cpu %6.2f s  raised the peak %3d times by %6.1f MiB\n", r, n[r], cpu[r] / 1000, k[r], up[r] / 1024 }' "$out" | sort

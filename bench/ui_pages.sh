@@ -22,9 +22,8 @@ set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 n=${N:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/nx-bench-pages.XXXXXX")
-pid=
-cleanup() { [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
+. "$(cd "$(dirname "$0")" && pwd)/lib_server.sh"
+trap 'nx_serve_stop; rm -rf "$work"' EXIT
 api=${API:-}
 name=${PROFILE:-big}
 if [[ -z $api ]]; then
@@ -50,11 +49,8 @@ if [[ -z $api ]]; then
 	 "$build/nx-sql" "COPY (SELECT 1 AS execution_index, 'big' AS neff_name) TO 'ExecutionInfo.parquet'
 		(FORMAT parquet)" >/dev/null)
 	echo "generated $rows rows in $(echo "$(date +%s.%N) - $t" | bc) s ($(du -sh "$dir" | cut -f1))"
-	"$build/neuron-explorer" view --data-path "$work/data" --port 0 --api-server-port 0 -q \
-		> "$work/view.out" 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do grep -q "ctrl-c" "$work/view.out" && break; sleep 0.1; done
-	api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\2|p' "$work/view.out")
+	nx_serve "$build" "$work/view.out" --data-path "$work/data" -q
+	api=$nx_api
 fi
 base="$api/api/v1/profiles/namespace/global/profile_name/$name"
 search() { # body -> seconds

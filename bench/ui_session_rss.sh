@@ -19,37 +19,28 @@ set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 data=${2:?usage: bench/ui_session_rss.sh [BUILD_DIR] DATA_PATH PROFILE}
 name=${3:?usage: bench/ui_session_rss.sh [BUILD_DIR] DATA_PATH PROFILE}
+. "$(cd "$(dirname "$0")" && pwd)/lib_server.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nx-bench-session.XXXXXX")
-pid=
-cleanup() { [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-"$build/neuron-explorer" view --data-path "$data" --port 0 --api-server-port 0 --disable-ui \
-	> "$work/view.out" 2>&1 &
-pid=$!
-for _ in $(seq 600); do grep -q "ctrl-c" "$work/view.out" && break; sleep 0.1; done
-api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\2|p' "$work/view.out")
-[[ -n $api ]] || { cat "$work/view.out" >&2; exit 1; }
+trap 'nx_serve_stop; rm -rf "$work"' EXIT
+nx_serve "$build" "$work/view.out" --data-path "$data" --disable-ui
+api=$nx_api
 base="$api/api/v1/profiles/namespace/global/profile_name/$name"
-mem() { awk '/^VmRSS|^VmHWM/ { v[$1] = $2 } END { printf "%7.1f %7.1f", v["VmRSS:"] / 1024, v["VmHWM:"] / 1024 }' "/proc/$pid/status"; }
-# the server's CPU time so far (user + system), in ms: unlike the wall time, it holds on a
-# loaded machine
-hz=$(getconf CLK_TCK)
-cpu() { sed 's/.*) //' "/proc/$pid/stat" | awk -v hz="$hz" '{ printf "%d", ($12 + $13) * 1000 / hz }'; }
+mem() { printf '%7s %7s' "$(nx_rss_mib "$nx_pid")" "$(nx_hwm_mib "$nx_pid")"; }
 last_cpu=0
 step() { # label, then curl arguments
 	local label=$1 t now
 	shift
 	t=$(curl -sf -o "$work/r.json" -w '%{time_total}' "$@") || { echo "$label: request failed" >&2; exit 1; }
-	now=$(cpu)
+	now=$(nx_cpu_ms "$nx_pid")
 	printf '%-30s %9.1f %7d %s %9d\n' "$label" "$(echo "$t * 1000" | bc)" $((now - last_cpu)) \
 		"$(mem)" "$(stat -c %s "$work/r.json")"
 	last_cpu=$now
 }
 q() { step "$1" -X POST -H 'Content-Type: application/json' \
 	-d "$(printf '{"type":"databaseExplorerQuery","query":"%s"}' "$2")" "$api/api/v1/db/$name/_search"; }
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+echo "load average: $(nx_load), $(nproc) cores"
 printf '%-30s %9s %7s %7s %7s %9s\n' request ms cpu_ms rss_MB peak_MB bytes
-last_cpu=$(cpu)
+last_cpu=$(nx_cpu_ms "$nx_pid")
 printf '%-30s %9s %7d %s\n' "(server started)" - "$last_cpu" "$(mem)"
 step "profiles: list" "$api/api/v1/profiles"
 step "profiles: tables" -X POST -H 'Content-Type: application/json' -d '{"type":"listDbFiles"}' \
@@ -71,4 +62,4 @@ step "analysis: instruction count" -X POST -H 'Content-Type: application/json' -
 step "analysis: recommend" "$base/analysis"
 q "sql: count(*) of Instruction" "SELECT count(*) FROM Instruction"
 q "sql: a hundredth by start_ts" "SELECT count(*), sum(duration_ns) FROM Instruction WHERE start_ts BETWEEN $t0 AND $((t0 + (t1 - t0) / 100))"
-echo "server peak RSS through the session: $(awk '/^VmHWM/ { printf "%.1f MB", $2 / 1024 }' "/proc/$pid/status")"
+echo "server peak RSS through the session: $(nx_hwm_mib "$nx_pid") MiB"

@@ -32,9 +32,8 @@ sizes=${SIZES:-10 100}
 tools=$here/../tests/tools
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-pid=
-cleanup() { [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; pid=; }
-trap cleanup EXIT
+. "$here/lib_server.sh"
+trap nx_serve_stop EXIT
 now() { date +%s.%N; }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 for m in $sizes; do
@@ -65,12 +64,8 @@ for m in $sizes; do
 		FROM read_parquet('$prof/Instruction.parquet')" > /dev/null
 	scan=$(echo "$(now) - $t" | bc)
 
-	"$build/neuron-explorer" view --data-path "$d/data" --port 0 --api-server-port 0 \
-		> "$d/view.out" 2>&1 &
-	pid=$!
-	for _ in $(seq 600); do grep -q "ctrl-c" "$d/view.out" && break; sleep 0.1; done
-	api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\2|p' "$d/view.out")
-	ui=$(sed -n 's|^View .* at \(http://localhost:[0-9]*\)/.*|\1|p' "$d/view.out")
+	nx_serve "$build" "$d/view.out" --data-path "$d/data"
+	pid=$nx_pid api=$nx_api ui=$nx_ui
 	base="$api/api/v1/profiles/namespace/global/profile_name/big$m"
 	how="built by the server on first open"
 	if [[ -f $prof/.timeline/timeline.duckdb ]]; then
@@ -106,6 +101,6 @@ database_name = 'tl' AND regexp_matches(table_name, '^lod[0-9]\$')")
 		node "$here/ui_fps.mjs" "$ui" "big$m" "$tools"
 		echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	fi
-	cleanup
+	nx_serve_stop
 	[[ ${KEEP:-0} == 1 ]] || rm -rf "$d"
 done

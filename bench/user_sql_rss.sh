@@ -21,30 +21,22 @@ if (($# == 0)); then
 		"SELECT count(*) FROM (SELECT id FROM Instruction GROUP BY id)" \
 		"SELECT * FROM DmaPacket d JOIN Instruction i ON d.start_ts=i.start_ts LIMIT 5"
 fi
+. "$(cd "$(dirname "$0")" && pwd)/lib_server.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nx-bench-usersql.XXXXXX")
-pid=
-stop() { [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; pid=; }
-trap 'stop; rm -rf "$work"' EXIT
-hz=$(getconf CLK_TCK)
-cpu() { sed 's/.*) //' "/proc/$pid/stat" | awk -v hz="$hz" '{ printf "%d", ($12 + $13) * 1000 / hz }'; }
-hwm() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$pid/status"; }
+trap 'nx_serve_stop; rm -rf "$work"' EXIT
 post() { curl -s -o "$work/r.json" -w '%{http_code} %{time_total}' -X POST \
 	-H 'Content-Type: application/json' -d "$(printf '{"type":"databaseExplorerQuery","query":"%s"}' "$1")" \
-	"$api/api/v1/db/$name/_search"; }
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+	"$nx_api/api/v1/db/$name/_search"; }
+echo "load average: $(nx_load), $(nproc) cores"
 printf '%-6s %9s %8s %8s %8s  %s\n' status wall_ms cpu_ms hwm0_MB hwm1_MB query
 for sql in "$@"; do
-	"$build/neuron-explorer" view --data-path "$data" --port 0 --api-server-port 0 --disable-ui \
-		> "$work/view.out" 2>&1 &
-	pid=$!
-	for _ in $(seq 600); do grep -q "ctrl-c" "$work/view.out" && break; sleep 0.1; done
-	api=$(sed -n 's|^\(Ready: \)\{0,1\}API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\2|p' "$work/view.out")
-	[[ -n $api ]] || { cat "$work/view.out" >&2; exit 1; }
+	nx_serve "$build" "$work/view.out" --data-path "$data" --disable-ui
 	post "SELECT 1 FROM Summary" > /dev/null
-	h0=$(hwm)
-	c0=$(cpu)
+	h0=$(nx_hwm_mib "$nx_pid")
+	c0=$(nx_cpu_ms "$nx_pid")
 	read -r code t <<< "$(post "$sql")"
-	printf '%-6s %9.0f %8d %8s %8s  %s\n' "$code" "$(echo "$t * 1000" | bc)" $(($(cpu) - c0)) "$h0" "$(hwm)" "$sql"
+	printf '%-6s %9.0f %8d %8s %8s  %s\n' "$code" "$(echo "$t * 1000" | bc)" \
+		$(($(nx_cpu_ms "$nx_pid") - c0)) "$h0" "$(nx_hwm_mib "$nx_pid")" "$sql"
 	echo "       reply: $(head -c 100 "$work/r.json")"
-	stop
+	nx_serve_stop
 done
