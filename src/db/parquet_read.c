@@ -958,9 +958,48 @@ static int hybrid_refill(struct hybrid *h)
 	return 0;
 }
 
-/* The next n values into out[0..n): runs filled at once, bit-packed values unpacked
- * from a 64-bit buffer refilled a byte at a time within the run's bytes. -1 when the
- * bytes end before them. */
+/* Of the current bit-packed run, up to k values into out whose 8 bytes from the one
+ * they start in are all within the page: each loaded on its own (no chain of shifts
+ * through a buffer), the buffer then left as hybrid_get's refill would leave it (the
+ * bits of the byte begun, none above). Returns how many. */
+static size_t unpack_far(struct hybrid *h, uint32_t *out, size_t k)
+{
+	int bw = h->bw;
+	/* the first value's bit, counted from the byte `start` */
+	size_t back = ((size_t)h->nbits + 7) / 8;
+	const uint8_t *start = h->p - back;
+	uint64_t off = back * 8 - (uint64_t)h->nbits;
+	size_t bytes = (size_t)(h->end - start), m; /* the page's: a load may pass the run */
+
+	if (!bw || !k || bytes < 8)
+		return 0;
+	/* value i starts at bit off + i * bw and needs its byte and 7 more */
+	uint64_t last_bit = (uint64_t)(bytes - 8) * 8 + 7;
+	if (last_bit < off)
+		return 0;
+	m = (size_t)((last_bit - off) / (uint64_t)bw) + 1;
+	m = m < k ? m : k;
+	uint64_t mask = ~0ull >> (64 - bw);
+	for (size_t i = 0; i < m; i++) {
+		uint64_t bit = off + (uint64_t)i * (uint64_t)bw, word;
+		memcpy(&word, start + bit / 8, 8);
+		out[i] = (uint32_t)((word >> (bit % 8)) & mask);
+	}
+	uint64_t end = off + (uint64_t)m * (uint64_t)bw;
+	h->p = start + end / 8;
+	h->bits = 0;
+	h->nbits = 0;
+	if (end % 8) { /* the rest of a byte begun */
+		h->bits = (uint64_t)*h->p++ >> (end % 8);
+		h->nbits = (int)(8 - end % 8);
+	}
+	return m;
+}
+
+/* The next n values into out[0..n): runs filled at once, bit-packed values loaded one
+ * by one where 8 bytes of the page follow them (unpack_far), else (the page's last 8
+ * bytes) unpacked from a 64-bit buffer refilled a byte at a time. -1 when the bytes end
+ * before them. */
 static int hybrid_get(struct hybrid *h, uint32_t *out, size_t n)
 {
 	while (n) {
@@ -977,6 +1016,15 @@ static int hybrid_get(struct hybrid *h, uint32_t *out, size_t n)
 			continue;
 		}
 		size_t k = h->packed < n ? h->packed : n;
+		size_t fast = unpack_far(h, out, k);
+		h->packed -= (uint32_t)fast;
+		out += fast;
+		n -= fast;
+		k -= fast;
+		if (!h->packed)
+			h->p = h->packed_end; /* the rest of the run's last byte is padding */
+		if (!k)
+			continue;
 		int bw = h->bw, nbits = h->nbits;
 		uint64_t bits = h->bits, mask = bw ? (~0ull >> (64 - bw)) : 0;
 		const uint8_t *q = h->p, *qend = h->packed_end;
@@ -1171,32 +1219,43 @@ static int page_values(struct colbuf *cb, uint32_t *scratch, int ptype, int64_t 
 	uint32_t *got = keep && present == n ? idx : scratch;
 	if (hybrid_get(&h, got, present))
 		return -1;
-	uint32_t most = 0;
-	for (size_t i = 0; i < present; i++)
-		most = got[i] > most ? got[i] : most;
-	if (most >= cb->d_n)
-		return -3;
+	/* each index is checked against the dictionary as it is looked up */
 	const uint8_t *valid = cb->valid + row;
+	size_t nd = cb->d_n;
 	if (keep) {
 		if (got != idx) /* spread over the valid rows, 0 in the NULL ones */
 			for (size_t r = 0, j = 0; r < n; r++)
 				idx[r] = valid[r] ? got[j++] : 0;
-		const char **str = cb->str + row;
+		const char **str = cb->str + row, *const *d_str = cb->d_str;
 		uint32_t *len = cb->len + row;
+		const uint32_t *d_len = cb->d_len;
 		for (size_t r = 0; r < n; r++) {
-			str[r] = cb->d_str[idx[r]];
-			len[r] = cb->d_len[idx[r]];
+			uint32_t i = idx[r];
+			if (i >= nd)
+				return -3;
+			str[r] = d_str[i];
+			len[r] = d_len[i];
 		}
 	} else if (ptype == T_FLOAT || ptype == T_DOUBLE) {
 		double *out = cb->f64 + row;
+		const double *d_f64 = cb->d_f64;
 		for (size_t r = 0, j = 0; r < n; r++)
-			if (present == n || valid[r])
-				out[r] = cb->d_f64[got[j++]];
+			if (present == n || valid[r]) {
+				uint32_t i = got[j++];
+				if (i >= nd)
+					return -3;
+				out[r] = d_f64[i];
+			}
 	} else {
 		int64_t *out = cb->i64 + row;
+		const int64_t *d_i64 = cb->d_i64;
 		for (size_t r = 0, j = 0; r < n; r++)
-			if (present == n || valid[r])
-				out[r] = cb->d_i64[got[j++]];
+			if (present == n || valid[r]) {
+				uint32_t i = got[j++];
+				if (i >= nd)
+					return -3;
+				out[r] = d_i64[i];
+			}
 	}
 	return 0;
 }

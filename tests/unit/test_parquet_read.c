@@ -11,7 +11,8 @@
  * not tell. Our writer's dictionary pages (one per chunk, over several row groups, with
  * NULLs and runs across the groups' bounds, beside PLAIN chunks of the same column) read
  * as DuckDB reads them, their indices handed on for the strings (nx_pqr_col.idx); a
- * damaged dictionary or data page is refused with an error naming the file and byte. */
+ * damaged dictionary or data page is refused with an error naming the file and byte.
+ * Dictionary indices of bit widths from 1 to 13 read as DuckDB reads them. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/parquet_concat.h"
@@ -240,6 +241,42 @@ static void test_reads_like_duckdb(void **state)
 	free(j2);
 	free(sn);
 	free(li);
+	free(dir);
+}
+
+/* Dictionary indices of bit widths 1, 7, 8, 9 and 13 (DuckDB writes the name column
+ * PLAIN), with NULLs between them and row groups that end within a bit-packed run,
+ * against DuckDB: the
+ * unpacking loads a value's bytes whole where the page holds 8 more, a byte at a time
+ * near its end. */
+static void test_dictionary_widths(void **state)
+{
+	char *dir = nx_test_dir("pq-widths");
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	static const char *const opts[] = {
+		", COMPRESSION zstd, ROW_GROUP_SIZE 60001",
+		", COMPRESSION uncompressed, ROW_GROUP_SIZE 4099",
+	};
+
+	(void)state;
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	for (size_t i = 0; i < NX_ARRAY_SIZE(opts); i++) {
+		char *p = fmt("%s/w%zu.parquet", dir, i);
+		char *sql = fmt(
+			"COPY (SELECT (range %% 2)::BIGINT AS id, (range * 7 %% 100)::INTEGER AS "
+			"small, CASE WHEN range %% 13 = 0 THEN NULL ELSE (range * 11 %% 300) / 3.0 "
+			"END::DOUBLE AS val, (range * 3 %% 5000)::FLOAT AS f, CASE WHEN range %% 3 = 0 "
+			"THEN NULL ELSE range %% 2 = 0 END AS flag, CASE WHEN range %% 17 = 0 THEN "
+			"NULL ELSE 'v' || (range * 31 %% 70000) END AS name, 'k' || (range * 5 %% "
+			"256) AS kind FROM range(150000)) TO '%s' (FORMAT parquet%s)", p, opts[i]);
+		ex(d, sql);
+		free(sql);
+		const char *files[] = { p };
+		assert_int_equal(compare(d, files, 1, 150000), 0);
+		free(p);
+	}
+	nx_duck_close(d);
 	free(dir);
 }
 
@@ -730,6 +767,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_like_duckdb),
+		cmocka_unit_test(test_dictionary_widths),
 		cmocka_unit_test(test_bad_bytes),
 		cmocka_unit_test(test_footer_in_slices),
 		cmocka_unit_test(test_list_past_window),
