@@ -14,7 +14,7 @@ void nx_tc_in_init(struct nx_tc_in *in, const void *buf, size_t len, const char 
 		   uint64_t base)
 {
 	in->buf = in->p = buf;
-	in->end = in->buf + len;
+	in->end = len ? in->buf + len : in->buf; /* buf may be NULL when len is 0 */
 	in->file = file;
 	in->base = base;
 	in->depth = 0;

@@ -95,12 +95,13 @@ printf '\000{"a":[1,-2.5e+3,true,false,null,"\\u00e9\\ud83d\\ude00\\n"],"b":{}}'
 printf '[{"ph":"b","id":"0x1","cat":"c","name":"a","ts":1,"pid":1,"tid":1},{"ph":"e","id":"0x1","cat":"c","name":"a","ts":2.5,"pid":1,"tid":1},{"ph":"s","id":7,"ts":1,"pid":"p","tid":"t"},{"ph":"f","id":7,"ts":3,"pid":"p","tid":"t","bp":"e"},{"ph":"C","name":"mem","ts":4,"pid":1,"args":{"v":1}}]' \
 	> "$c/trace_events/async-flow-counter.json"
 
-# Parquet files as DuckDB writes them: dictionaries and bloom filters, NULLs and
-# booleans, several row groups (nx-sql is built next to BIN).
+# Parquet files as DuckDB writes them: dictionaries (indices of 7 and 8 bits) and bloom
+# filters, NULLs and booleans, several row groups (nx-sql is built next to BIN).
 sql=$(dirname "$bin")/nx-sql
 "$sql" "COPY (SELECT range AS id, 'n' || (range % 7) AS name FROM range(300)) TO '$c/parquet/dict.parquet' (FORMAT parquet)" \
 	"COPY (SELECT range % 2 = 0 AS flag, CASE WHEN range % 3 = 0 THEN NULL ELSE range / 7.0 END AS v FROM range(200)) TO '$c/parquet/nulls.parquet' (FORMAT parquet, COMPRESSION zstd)" \
 	"COPY (SELECT range AS id FROM range(5000)) TO '$c/parquet/groups.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 2048)" \
+	"COPY (SELECT CASE WHEN range % 5 = 0 THEN NULL ELSE 'k' || (range * 5 % 256) END AS k, (range * 3 % 100)::INTEGER AS v FROM range(2000)) TO '$c/parquet/widths.parquet' (FORMAT parquet, COMPRESSION uncompressed, ROW_GROUP_SIZE 1000)" \
 	> /dev/null 2>&1
 
 s=$c/search
