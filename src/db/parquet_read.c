@@ -1017,18 +1017,10 @@ static int hybrid_get(struct hybrid *h, uint32_t *out, size_t n)
 		}
 		size_t k = h->packed < n ? h->packed : n;
 		size_t fast = unpack_far(h, out, k);
-		h->packed -= (uint32_t)fast;
-		out += fast;
-		n -= fast;
-		k -= fast;
-		if (!h->packed)
-			h->p = h->packed_end; /* the rest of the run's last byte is padding */
-		if (!k)
-			continue;
 		int bw = h->bw, nbits = h->nbits;
 		uint64_t bits = h->bits, mask = bw ? (~0ull >> (64 - bw)) : 0;
 		const uint8_t *q = h->p, *qend = h->packed_end;
-		for (size_t i = 0; i < k; i++) {
+		for (size_t i = fast; i < k; i++) {
 			if (nbits < bw) {
 				while (nbits <= 56 && q < qend) {
 					bits |= (uint64_t)*q++ << nbits;
