@@ -22,9 +22,10 @@ base=$(basename "$prof")
 name=${base%@latest}
 [[ $base == "$name@latest" && -f $prof/Instruction.parquet ]] ||
 	{ echo "lod_server_build.sh: $prof is not a profile (<name>@latest)" >&2; exit 2; }
-pid=
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib_server.sh"
 cleanup() {
-	[[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	nx_serve_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -34,32 +35,22 @@ mkdir -p "$dst"
 for f in "$prof"/*; do
 	ln "$f" "$dst/" 2>/dev/null || cp -r "$f" "$dst/"
 done
-"$build/neuron-explorer" view --data-path "$work/data" --disable-ui --api-server-port 0 \
-	> "$work/view.out" 2>&1 &
-pid=$!
-for _ in $(seq 600); do grep -q '^Ready:' "$work/view.out" && break; sleep 0.1; done
-api=$(sed -n 's|^Ready: API server listening on \(http://127.0.0.1:[0-9]*\)/api/v1 .*|\1|p' \
-	"$work/view.out")
-if [[ -z $api ]]; then
-	echo "lod_server_build.sh: the server did not start: $(cat "$work/view.out")" >&2
-	exit 1
-fi
-cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
-tick=$(getconf CLK_TCK)
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-c0=$(cpu)
+nx_serve "$build" "$work/view.out" --data-path "$work/data" --disable-ui ||
+	{ echo "lod_server_build.sh: the server did not start" >&2; exit 1; }
+echo "load average: $(nx_load), $(nproc) cores"
+c0=$(nx_cpu_ms "$nx_pid")
 t0=$(date +%s.%N)
-curl -sf -o /dev/null "$api/api/v1/profiles/namespace/global/profile_name/$name/timeline/tracks"
+curl -sf -o /dev/null "$nx_api/api/v1/profiles/namespace/global/profile_name/$name/timeline/tracks"
 t1=$(date +%s.%N)
-c1=$(cpu)
+c1=$(nx_cpu_ms "$nx_pid")
 cache=$(find "$work/data/.cache/timeline" -name timeline.duckdb | head -1)
 if [[ -z $cache ]]; then
 	echo "lod_server_build.sh: the server built no cache: $(cat "$work/view.out")" >&2
 	exit 1
 fi
-awk -v t="$(echo "$t1 - $t0" | bc)" -v c="$(echo "($c1 - $c0) / $tick" | bc -l)" \
-	-v hwm="$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")" -v b="$(stat -c %s "$cache")" \
+awk -v t="$(echo "$t1 - $t0" | bc)" -v c="$(( c1 - c0 ))" \
+	-v hwm="$(nx_hwm_mib "$nx_pid")" -v b="$(stat -c %s "$cache")" \
 	-v p="$prof" 'BEGIN {
-	printf "server build of the timeline cache of %s: %.2f s, CPU %.2f s, ", p, t, c
-	printf "server peak RSS %.0f MB, timeline.duckdb %.1f MB\n", hwm / 1024, b / 1e6 }'
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	printf "server build of the timeline cache of %s: %.2f s, CPU %.2f s, ", p, t, c / 1000
+	printf "server peak RSS %.0f MiB, timeline.duckdb %.1f MB\n", hwm, b / 1e6 }'
+echo "load average: $(nx_load)"

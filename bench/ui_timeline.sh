@@ -35,7 +35,7 @@ work=$(cd "$work" && pwd)
 . "$here/lib_server.sh"
 trap nx_serve_stop EXIT
 now() { date +%s.%N; }
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+echo "load average: $(nx_load), $(nproc) cores"
 for m in $sizes; do
 	d=$work/ui-$m
 	prof=$d/data/profiles/global/big$m@latest
@@ -85,21 +85,21 @@ count(*) AS n FROM tl.' || table_name, ' UNION ALL ') FROM duckdb_tables() WHERE
 database_name = 'tl' AND regexp_matches(table_name, '^lod[0-9]\$')")
 	lod_rows=$("$build/nx-sql" "ATTACH '$cache' AS tl (READ_ONLY)" "SELECT sum(n) FROM ($lod_sql)")
 	awk -v how="$how" -v b="$build_s" -v s="$scan" -v c="$cbytes" -v e="$ev_bytes" -v r="$lod_rows" \
-		-v hwm="$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")" 'BEGIN {
+		-v hwm="$(nx_hwm_mib "$pid")" 'BEGIN {
 		printf "timeline cache %s: %.2f s (baseline, one read of the Instruction columns: %.1f s; ratio %.2fx)\n", how, b, s, b / s
-		printf "  timeline.duckdb %.1f MB (%d pyramid rows) = %.2fx the event tables'"'"' parquet (%.1f MB); server peak RSS %.0f MB\n", c / 1e6, r, c / e, e / 1e6, hwm / 1024 }'
-	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+		printf "  timeline.duckdb %.1f MB (%d pyramid rows) = %.2fx the event tables'"'"' parquet (%.1f MB); server peak RSS %.0f MiB\n", c / 1e6, r, c / e, e / 1e6, hwm }'
+	echo "load average: $(nx_load)"
 	node "$here/ui_viewports.mjs" "$api" "big$m" "$pid"
-	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "load average: $(nx_load)"
 	echo "page data:"
 	API=$api PROFILE=big$m "$here/ui_pages.sh" "$build"
-	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "load average: $(nx_load)"
 	if [[ ! -d $tools/node_modules/playwright-core || ! -x /usr/bin/chromium ]]; then
 		echo "panning frame rate: skipped (needs: bash tests/tools/setup.sh; apt-get install chromium)"
 	else
 		echo "panning frame rate (headless Chromium, software canvas):"
 		node "$here/ui_fps.mjs" "$ui" "big$m" "$tools"
-		echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "load average: $(nx_load)"
 	fi
 	nx_serve_stop
 	[[ ${KEEP:-0} == 1 ]] || rm -rf "$d"
