@@ -21,6 +21,7 @@ set -euo pipefail
 
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib_server.sh" # nx_hwm_mib, nx_rss_mib
 rows=${ROWS:-10000000}
 duration=${DURATION:-15s}
 conns=${CONNECTIONS:-16}
@@ -147,12 +148,11 @@ cmp instruction-breakdown Instruction 'SELECT engine, opcode, COUNT(*) as cnt, S
 cmp source-line-hotspots Instruction 'SELECT bir_debug_info_source_location, engine, opcode, COUNT(*) as cnt, SUM(duration_ns) as total_dur_ns FROM Instruction WHERE bir_debug_info_source_location IS NOT NULL GROUP BY bir_debug_info_source_location, engine, opcode ORDER BY total_dur_ns DESC LIMIT 10'
 # A large result (about 100 MB of JSON, past the 64 MB reply cap) is streamed: the
 # server's peak RSS before and after it tells what it cost.
-hwm() { awk '/VmHWM/ {print $2 / 1024}' /proc/$server_pid/status; }
-before=$(hwm)
+before=$(nx_hwm_mib "$server_pid")
 big=$(curl -s -o /dev/null -w '%{size_download} %{time_total}' -X POST -H 'Content-Type: application/json' \
 	-d "$(q Instruction 'SELECT * FROM Instruction LIMIT 100000')" "$base/api/v1/db/bench/_search")
-echo "large result (Instruction LIMIT 100000): ${big% *} bytes in ${big#* } s; server peak RSS ${before} MB before, $(hwm) MB after"
-echo "server RSS after the runs: $(awk '/VmRSS/ {print $2 / 1024 " MB"}' /proc/$server_pid/status) (peak $(awk '/VmHWM/ {print $2 / 1024 " MB"}' /proc/$server_pid/status))"
+echo "large result (Instruction LIMIT 100000): ${big% *} bytes in ${big#* } s; server peak RSS ${before} MiB before, $(nx_hwm_mib "$server_pid") MiB after"
+echo "server RSS after the runs: $(nx_rss_mib "$server_pid") MiB (peak $(nx_hwm_mib "$server_pid") MiB)"
 
 if (( errors_total )); then
 	echo "FAILED: $errors_total errors (server log: $work/server.err)" >&2
