@@ -449,7 +449,9 @@ def allocate(prog, ins_list):
     else:
         tiles, byorder = _live_sites(ins_list, pol)
     prog.live_sites = None
-    again = (served.loaded_again(ins_list, lambda v: tiles[(v[0], v[1])][2])
+    # what each instruction loads (served.load_key), found once for the three passes that ask
+    lkeys = served.load_keys(ins_list) if pol.serve_loads else None
+    again = (served.loaded_again(ins_list, lkeys, lambda v: tiles[(v[0], v[1])][2])
              if pol.serve_loads else set())
     prog.pooled = _choose_buffers(prog, byorder, pol, again)
     # lay out the buffers: SBUF from 0 in site order, PSUM by banks
@@ -475,7 +477,7 @@ def allocate(prog, ins_list):
         s.free = deque(s.slots)
     prog.sbuf_used = sb
     prog.psum_banks = bank
-    return _assign(prog, ins_list, tiles, byorder)
+    return _assign(prog, ins_list, tiles, byorder, lkeys)
 
 
 def _choose_buffers(prog, sites, pol, again):
@@ -637,8 +639,9 @@ def _evict(prog, sp, ins, k, victim, out):
     sp.pool.release(vslot[1], vsize, k)
 
 
-def _assign(prog, ins_list, tiles, sites):
-    """Slots in program order; spills where a site has fewer buffers than live tiles."""
+def _assign(prog, ins_list, tiles, sites, lkeys):
+    """Slots in program order; spills where a site has fewer buffers than live tiles.
+    lkeys: each instruction's load key (served.load_keys), None without served loads."""
     out = []
     where = {}                    # (buf, blk) -> (slot_id, addr)
     last_of = {}
@@ -654,14 +657,14 @@ def _assign(prog, ins_list, tiles, sites):
     # buffers from
     how = prog.pol.serve_reuse
     pick = set(s for s in sites if how == 'furthest' or (how == 'auto' and s.want < s.asked))
-    reuse = served.Reuse(ins_list) if held is not None and pick else None
+    reuse = served.Reuse(lkeys) if held is not None and pick else None
     home = {}                     # served tile -> the site whose buffer it took
     owner = {a[0]: s for s in sites for a in s.slots} if held is not None else {}
     nserved = {}                  # site -> [loads served, bytes]
     for k, ins in enumerate(ins_list):
         views = (ins.dst,) + ins.srcs
         if held is not None and ins.op == 'dma' and ins.dst[0].kind == 'sbuf':
-            lk = served.load_key(ins)
+            lk = lkeys[k]
             dkey = (ins.dst[0], ins.dst[1])
             slot = held.find(lk) if dkey not in where else None
             hs = owner.get(slot)
@@ -726,7 +729,7 @@ def _assign(prog, ins_list, tiles, sites):
             if pool is not None:
                 sp.writer[(d[0], d[1])] = None if ins.op == 'dma' else ins.eng
         if held is not None:
-            _note_writes(held, ins, where)
+            _note_writes(held, ins, where, lkeys[k])
         for j in (ins.a.get('wsrc', ()) if ins.a else ()):
             v = ins.srcs[j]
             if v is not None and v[0].kind == 'sbuf':
@@ -772,16 +775,17 @@ def _release(where, home, tiles, key):
         s.free.append(a)
 
 
-def _note_writes(held, ins, where):
+def _note_writes(held, ins, where, lkey):
     """What instruction `ins` overwrites stops being a load's bytes: its SBUF destination
-    (and operands it writes), or an HBM tensor's bytes that buffers held."""
+    (and operands it writes), or an HBM tensor's bytes that buffers held. lkey: what ins
+    loads (served.load_key)."""
     d = ins.dst
     if d is not None:
         if d[0].kind == 'hbm':
             held.hbm_written(d[0])
         elif d[0].kind == 'sbuf':
             a = where.get((d[0], d[1]))
-            held.fill(a[0], served.load_key(ins) if ins.op == 'dma' else None)
+            held.fill(a[0], lkey)
     for j in (ins.a.get('wsrc', ()) if ins.a else ()):
         v = ins.srcs[j]
         if v is not None and v[0].kind == 'sbuf':

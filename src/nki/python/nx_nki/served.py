@@ -31,13 +31,18 @@ def load_key(ins):
     return (src[0], src[2], src[3], b.dtype, b.P, b.F)
 
 
-def loaded_again(ins_list, site_of):
+def load_keys(ins_list):
+    """load_key of every instruction of ins_list, in order."""
+    return [load_key(ins) if ins.op == 'dma' else None for ins in ins_list]
+
+
+def loaded_again(ins_list, keys, site_of):
     """The allocation sites (site_of: (buf, blk) -> site) of tiles whose loaded bytes a later
-    whole-tile load asks for again: the sites whose extra buffers would serve it."""
+    whole-tile load asks for again: the sites whose extra buffers would serve it. keys: the
+    instructions' load keys (load_keys)."""
     last = {}
     again = set()
-    for ins in ins_list:
-        key = load_key(ins)
+    for ins, key in zip(ins_list, keys):
         if key is None:
             continue
         if key in last:
@@ -89,10 +94,10 @@ class Reuse:
     __slots__ = ('at',)
     NEVER = 1 << 60
 
-    def __init__(self, ins_list):
+    def __init__(self, keys):
+        """keys: the instructions' load keys (load_keys)."""
         self.at = {}              # load key -> indices of the loads asking for those bytes
-        for k, ins in enumerate(ins_list):
-            key = load_key(ins)
+        for k, key in enumerate(keys):
             if key is not None:
                 self.at.setdefault(key, []).append(k)
 
