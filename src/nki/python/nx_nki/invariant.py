@@ -15,18 +15,21 @@ tiles still fit SBUF.
 from .record import Ins
 
 _WRITE_OPS_EXCLUDED = ('dead',)
+_PLAIN = frozenset((int, float, str, bool, bytes, type(None)))   # their own stand-ins
 
 
 def _freeze(v):
     """A hashable stand-in for an operation attribute (an object's identity when it has no
     value of its own, so that unknown attributes never make two operations equal)."""
     c = v.__class__
-    if c in (int, float, str, bool, bytes) or v is None:
+    if c in _PLAIN:
         return v
     if c in (tuple, list):
-        return tuple(_freeze(x) for x in v)
+        return tuple([x if x.__class__ in _PLAIN else _freeze(x) for x in v])
     if c is dict:
-        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+        # (an operation's attributes are mostly plain values: no call for those)
+        return tuple(sorted([(k, x if x.__class__ in _PLAIN else _freeze(x))
+                             for k, x in v.items()]))
     try:
         hash(v)
     except TypeError:
