@@ -1092,9 +1092,12 @@ def schedule(prog, ins_list):
         out = []
         win = stream[:W]
         nxt = len(win)
+        rd = ready.__getitem__
         while win:
             best = 0
-            if len(win) > 1:
+            # (an instruction ahead of the head only moves when its inputs are ready sooner:
+            # when none is, no byte-range check is needed)
+            if len(win) > 1 and min(map(rd, win)) < ready[win[0]]:
                 seen = set(touched[win[0]])
                 br = ready[win[0]]
                 ep = ins_list[win[0]].epoch
