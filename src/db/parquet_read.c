@@ -65,6 +65,8 @@ struct colbuf {
 	size_t raw_cap;
 	char **pages;              /* inflated pages: strings point into them */
 	size_t npages, pages_cap, *page_cap;
+	/* the row arrays, in one block (rows_mem) at an offset of the column's own */
+	void *rows_mem;
 	uint8_t *valid;
 	int64_t *i64;
 	double *f64;
@@ -1045,15 +1047,34 @@ static int hybrid_get(struct hybrid *h, uint32_t *out, size_t n)
 	return 0;
 }
 
-static void col_room(struct colbuf *cb, size_t rows)
+/* Room for rows in cb's row arrays (their contents dropped). They are large, so each
+ * block starts on a page; a pass reads row r of a dozen columns together, and arrays at
+ * the same offset within their pages would all fall in the same set of the CPU's
+ * 8-way L1 cache and evict each other at every row. So the arrays of colbuf number
+ * which start 64 bytes (a cache line) times which apart, modulo a page. */
+#define ROW_LINE ((size_t)64)
+#define ROW_PAGE ((size_t)4096)
+static void col_room(struct colbuf *cb, size_t rows, size_t which)
 {
+	size_t at = (which * ROW_LINE) % ROW_PAGE;
+	size_t sz[5] = { rows, rows * sizeof(*cb->i64), rows * sizeof(*cb->f64),
+			 rows * sizeof(*cb->str), rows * sizeof(*cb->len) };
+	size_t off[5];
+	uint8_t *m;
+
 	if (rows <= cb->cap)
 		return;
-	cb->valid = nx_xrealloc(cb->valid, rows);
-	cb->i64 = nx_xrealloc(cb->i64, rows * sizeof(*cb->i64));
-	cb->f64 = nx_xrealloc(cb->f64, rows * sizeof(*cb->f64));
-	cb->str = nx_xrealloc(cb->str, rows * sizeof(*cb->str));
-	cb->len = nx_xrealloc(cb->len, rows * sizeof(*cb->len));
+	for (size_t i = 0; i < 5; i++) {
+		off[i] = at;
+		at += (sz[i] + ROW_LINE - 1) / ROW_LINE * ROW_LINE;
+	}
+	free(cb->rows_mem);
+	cb->rows_mem = m = nx_xmalloc(at);
+	cb->valid = m + off[0];
+	cb->i64 = (int64_t *)(void *)(m + off[1]);
+	cb->f64 = (double *)(void *)(m + off[2]);
+	cb->str = (const char **)(void *)(m + off[3]);
+	cb->len = (uint32_t *)(void *)(m + off[4]);
 	cb->cap = rows;
 }
 
@@ -1300,7 +1321,7 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 	size_t row = 0;
 	struct nx_tc_in in;
 
-	col_room(cb, rows ? rows : 1);
+	col_room(cb, rows ? rows : 1, r->set * r->ncols + k);
 	if (r->scratch_cap < rows) {
 		free(r->scratch);
 		r->scratch = nx_xmalloc(rows * sizeof(*r->scratch));
@@ -1479,11 +1500,7 @@ void nx_pqr_close(struct nx_pqr *r)
 				free(cb->pages[i]);
 			free(cb->pages);
 			free(cb->page_cap);
-			free(cb->valid);
-			free(cb->i64);
-			free(cb->f64);
-			free(cb->str);
-			free(cb->len);
+			free(cb->rows_mem);
 			free(cb->d_i64);
 			free(cb->d_f64);
 			free(cb->d_str);
