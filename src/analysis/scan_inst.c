@@ -365,10 +365,9 @@ static int32_t text_id(struct nx_rec_dict *d, struct text_cache *c, const char *
  * the batch gives one (bi readied for the batch by text_by_idx_ready), else by where it
  * lies. */
 static inline int32_t text_cell(struct nx_rec_dict *d, struct text_cache *c,
-				struct text_by_idx *bi, const struct nx_pqr_batch *b, size_t col,
-				size_t r, enum text_kind kind)
+				struct text_by_idx *bi, const struct nx_pqr_col *cl, size_t r,
+				enum text_kind kind)
 {
-	const struct nx_pqr_col *cl = &b->col[col];
 	const char *s;
 	size_t len;
 
@@ -430,29 +429,38 @@ static struct group *group_of(struct pass *p, const struct group_key *k)
 	return g;
 }
 
-static void add_to_group(struct pass *p, const struct nx_pqr_batch *b, size_t r,
+/* A cell of a batch's column: true with its value, false when NULL (nx__rec_i64 and
+ * its kin on a column the pass holds in a local, whose valid is NULL when no row of
+ * the batch is NULL: see hoist). */
+static inline bool cell_i64(const struct nx_pqr_col *c, size_t r, int64_t *v)
+{
+	if (nx__rec_null(c, r))
+		return false;
+	*v = c->i64[r];
+	return true;
+}
+
+static void add_to_group(struct pass *p, const struct nx_pqr_col *col, size_t r,
 			 const struct group_key *k, int64_t start)
 {
 	struct group *g = group_of(p, k);
-	const char *op;
-	size_t len;
+	const struct nx_pqr_col *flops = &col[C_FLOPS], *ops = &col[C_OPERANDS];
 	int64_t v;
-	double f;
 
 	g->n++;
-	if (nx__rec_f64(b, C_FLOPS, r, &f)) {
-		g->flops += f;
+	if (!nx__rec_null(flops, r)) {
+		g->flops += flops->f64[r];
 		g->has_flops = true;
 	}
-	if (nx__rec_i64(b, C_DUR, r, &v)) {
+	if (cell_i64(&col[C_DUR], r, &v)) {
 		g->dur += v;
 		g->has_dur = true;
 	}
 	/* arg_min(operands, start_ts): the earliest row whose operands are not NULL, the
 	 * first of equals */
-	if (nx__rec_str(b, C_OPERANDS, r, &op, &len) && (!g->has_op || start < g->op_start)) {
+	if (!nx__rec_null(ops, r) && (!g->has_op || start < g->op_start)) {
 		free(g->op);
-		g->op = nx_xstrndup(op, len);
+		g->op = nx_xstrndup(ops->str[r], ops->len[r]);
 		g->op_start = start;
 		g->has_op = true;
 	}
@@ -481,40 +489,95 @@ static int sort_edges(struct pass *p, int32_t line, bool rd, bool hbm, struct nx
 	return rc;
 }
 
+/* The batch's columns into col, as locals of the pass's loop (read through b, every
+ * cell reloaded its column's pointers: a store to the pass's state might have moved
+ * them), with valid NULL for a column no row of the batch leaves NULL (its rows then
+ * skip the valid bytes). */
+static void hoist(struct nx_pqr_col col[C_N], const struct nx_pqr_batch *b)
+{
+	for (size_t k = 0; k < C_N; k++) {
+		col[k] = b->col[k];
+		if (col[k].kind != NX_PQR_NULL && col[k].valid &&
+		    !memchr(col[k].valid, 0, b->rows))
+			col[k].valid = NULL;
+	}
+}
+
+/* The least value of column c over the batch's valid rows into *lo (lo_set false when
+ * none before), or the greatest (hi): the data-quality step's extremes, a loop per
+ * batch. */
+static void fold_extreme(const struct nx_pqr_col *c, size_t rows, bool hi, int64_t *lo,
+			 bool *lo_set)
+{
+	const int64_t *v = c->i64;
+	const uint8_t *ok = c->valid;
+	int64_t m = hi ? INT64_MIN : INT64_MAX;
+	bool any = ok ? memchr(ok, 1, rows) != NULL : rows > 0;
+
+	if (c->kind == NX_PQR_NULL || !any)
+		return;
+	if (hi && ok) {
+		for (size_t r = 0; r < rows; r++)
+			m = ok[r] && v[r] > m ? v[r] : m;
+	} else if (hi) {
+		for (size_t r = 0; r < rows; r++)
+			m = v[r] > m ? v[r] : m;
+	} else if (ok) {
+		for (size_t r = 0; r < rows; r++)
+			m = ok[r] && v[r] < m ? v[r] : m;
+	} else {
+		for (size_t r = 0; r < rows; r++)
+			m = v[r] < m ? v[r] : m;
+	}
+	if (!*lo_set || (hi ? m > *lo : m < *lo)) {
+		*lo = m;
+		*lo_set = true;
+	}
+}
+
+/* The valid rows of column c in the batch. */
+static int64_t count_valid(const struct nx_pqr_col *c, size_t rows)
+{
+	int64_t n = 0;
+
+	if (c->kind == NX_PQR_NULL)
+		return 0;
+	if (!c->valid)
+		return (int64_t)rows;
+	for (size_t r = 0; r < rows; r++)
+		n += c->valid[r] != 0;
+	return n;
+}
+
 static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *err)
 {
 	struct pass *p = arg;
 	struct nx_rec_scan *sc = p->sc;
+	struct nx_pqr_col col[C_N];
 	int rc = 0;
 
+	hoist(col, b);
+	sc->insts += (int64_t)b->rows;
+	sc->with_wait += count_valid(&col[C_WAIT], b->rows);
+	fold_extreme(&col[C_START], b->rows, false, &sc->in_lo, &sc->in_lo_set);
+	fold_extreme(&col[C_END], b->rows, true, &sc->in_hi, &sc->in_hi_set);
 	memset(p->cache, 0, sizeof(p->cache));
 	text_by_idx_ready(&p->by_idx[0], b, C_SRC);
 	text_by_idx_ready(&p->by_idx[1], b, C_ENGINE);
 	text_by_idx_ready(&p->by_idx[2], b, C_OPCODE);
 	text_by_idx_ready(&p->by_idx[3], b, C_TTI);
 	for (size_t r = 0; !rc && r < b->rows; r++, p->row++) {
-		int64_t id = 0, start = 0, end, wait, rb = 0, wb = 0;
-		bool has_id = nx__rec_i64(b, C_ID, r, &id);
-		bool has_start = nx__rec_i64(b, C_START, r, &start);
-		bool has_rb = nx__rec_i64(b, C_RD, r, &rb), has_wb = nx__rec_i64(b, C_WR, r, &wb);
+		int64_t id = 0, start = 0, wait, rb = 0, wb = 0;
+		bool has_id = cell_i64(&col[C_ID], r, &id);
+		bool has_start = cell_i64(&col[C_START], r, &start);
+		bool has_rb = cell_i64(&col[C_RD], r, &rb), has_wb = cell_i64(&col[C_WR], r, &wb);
 		bool rd = has_rb && rb > 0, hbm = rd || (has_wb && wb > 0), dge = false;
 		struct group_key k;
 
-		sc->insts++;
-		if (has_start && (!sc->in_lo_set || start < sc->in_lo)) {
-			sc->in_lo = start;
-			sc->in_lo_set = true;
-		}
-		if (nx__rec_i64(b, C_END, r, &end) && (!sc->in_hi_set || end > sc->in_hi)) {
-			sc->in_hi = end;
-			sc->in_hi_set = true;
-		}
-		k.src = text_cell(&sc->src, &p->cache[0], &p->by_idx[0], b, C_SRC, r,
+		k.src = text_cell(&sc->src, &p->cache[0], &p->by_idx[0], &col[C_SRC], r,
 				  TEXT_BASENAME);
 		sc->with_source += k.src >= 0;
-		if (nx__rec_i64(b, C_WAIT, r, &wait))
-			sc->with_wait++;
-		else
+		if (!cell_i64(&col[C_WAIT], r, &wait))
 			wait = 0;
 		if (has_id) {
 			if (p->any_id && id < p->last_id)
@@ -527,14 +590,14 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 			for (size_t i = 0; i < p->nedges; i++)
 				dge |= p->edges[i].dge;
 		}
-		k.engine = text_cell(&sc->engine, &p->cache[1], &p->by_idx[1], b, C_ENGINE, r,
+		k.engine = text_cell(&sc->engine, &p->cache[1], &p->by_idx[1], &col[C_ENGINE], r,
 				     TEXT_LOWER);
 		if (in_window(&sc->win, has_start, start)) {
-			k.opcode = text_cell(&sc->opcode, &p->cache[2], &p->by_idx[2], b, C_OPCODE,
-					     r, TEXT_AS_IS);
-			k.tti = text_cell(&sc->tti, &p->cache[3], &p->by_idx[3], b, C_TTI, r,
+			k.opcode = text_cell(&sc->opcode, &p->cache[2], &p->by_idx[2],
+					     &col[C_OPCODE], r, TEXT_AS_IS);
+			k.tti = text_cell(&sc->tti, &p->cache[3], &p->by_idx[3], &col[C_TTI], r,
 					  TEXT_AS_IS);
-			add_to_group(p, b, r, &k, start);
+			add_to_group(p, col, r, &k, start);
 		}
 		if (wait > 0 && has_start) {
 			int64_t feeds = (has_rb ? rb : 0) + (has_wb ? wb : 0);
