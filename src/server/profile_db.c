@@ -588,6 +588,12 @@ int nx__pdb_open_retry(struct nx_pdb **out, struct nx_pdb *parent, struct nx_err
 	const struct nx_pfiles *files = parent->files;
 	int rc;
 
+	/* DuckDB's other settings are the parent's: preserve_insertion_order stays true (the
+	 * SQL page pages a query by LIMIT/OFFSET, one query per page: without that promise an
+	 * unordered query's pages may repeat or skip rows), and neither threads=1 nor
+	 * smaller allocator flush thresholds made a query of 100M records answer sooner or
+	 * peak lower (docs/memory.md, "Users' SQL at 100M records: the run again's
+	 * settings"). */
 	if ((rc = pdb_new(parent->threads, false, memory, NULL, &p, &c, err)))
 		goto fail;
 	p->parent = parent;
