@@ -811,9 +811,12 @@ static int db_error(struct run *r, const char *msg, struct nx_err *err)
 	msg = msg ? nx_duck_error_cause(msg) : "unknown DuckDB error";
 	if (r->armed && r->wd.fired)
 		return nx_errf(err, -ETIMEDOUT,
-			       "the query ran longer than the %u ms limit and was interrupted; "
-			       "filter with WHERE, add LIMIT or aggregate",
-			       r->lim->timeout_ms);
+			       "the query ran longer than the %u %s limit and was interrupted; "
+			       "filter with WHERE, add LIMIT or aggregate, or raise "
+			       "NX_SERVER_QUERY_TIMEOUT (seconds)",
+			       r->lim->timeout_ms % 1000 ? r->lim->timeout_ms
+							 : r->lim->timeout_ms / 1000,
+			       r->lim->timeout_ms % 1000 ? "ms" : "s");
 	if (is_oom(msg) && r->base)
 		return nx_errf(err, -ENOMEM,
 			       "the query needs more memory than the server's limit of %s per "

@@ -10,6 +10,7 @@
 #include "server/dispatch.h"
 #include "server/http.h"
 #include "server/timeline.h"
+#include "common/env_num.h"
 #include "common/xalloc.h"
 #include "common/log.h"
 #include "common/strbuf.h"
@@ -215,15 +216,23 @@ static void clean_caches(struct nx_server *s)
 
 int nx_server_start(struct nx_server **out, const struct nx_server_opts *o, struct nx_err *err)
 {
-	struct nx_server *s = nx_xcalloc(1, sizeof(*s));
+	struct nx_server *s;
+	long long timeout_s = 0;
 	int rc;
 
 	*out = NULL;
+	/* NX_SERVER_QUERY_TIMEOUT, when set, replaces the query timeout (a user's SQL on a
+	 * large profile may need more than the default 30 s); a bad value starts nothing */
+	if (nx_env_range("NX_SERVER_QUERY_TIMEOUT", 1, 86400, "seconds", &timeout_s, err))
+		return err->code;
+	s = nx_xcalloc(1, sizeof(*s));
 	nx__lod_builds_init(&s->builds);
 	s->listen_fd = -1;
 	s->ui_listen_fd = -1;
 	s->wake[0] = s->wake[1] = -1;
 	s->o = *o;
+	if (timeout_s)
+		s->o.query_timeout_ms = (unsigned)(timeout_s * 1000);
 	apply_defaults(&s->o);
 	s->data_path = nx_xstrdup(o->data_path ? o->data_path : ".");
 	s->host = nx_xstrdup(s->o.host);

@@ -373,6 +373,44 @@ static void test_long_query_holds_up_no_other(void **state)
 	nx_server_stop(s);
 }
 
+/* NX_SERVER_QUERY_TIMEOUT sets how long a query may run, in seconds, and the 504 names
+ * it; a value that is not such a number keeps the server from starting, naming it. */
+static void test_query_timeout_env(void **state)
+{
+	static const char *const bad[] = { "0", "abc", "86401", "-5", "1.5" };
+	struct nx_server_opts o;
+	struct nx_err err = { 0 };
+	struct nx_server *s;
+	json_t *j;
+	const char *msg;
+
+	(void)state;
+	assert_int_equal(setenv("NX_SERVER_QUERY_TIMEOUT", "1", 1), 0);
+	s = start_short(10, 0); /* 0: the default, which the variable replaces */
+	j = search(nx_server_port(s), "k",
+		   json_pack("{s:s, s:s}", "type", "databaseExplorerQuery", "query",
+			     "SELECT COUNT(*) FROM range(1000000000) a, range(1000000000) b"),
+		   504);
+	msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+	assert_non_null(msg);
+	if (!strstr(msg, "longer than the 1 s limit") || !strstr(msg, "NX_SERVER_QUERY_TIMEOUT"))
+		fail_msg("the 504 does not name the limit and its variable: %s", msg);
+	json_decref(j);
+	nx_server_stop(s);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(setenv("NX_SERVER_QUERY_TIMEOUT", bad[i], 1), 0);
+		nx_server_opts_init(&o, data_dir);
+		o.port = 0;
+		o.quiet = true;
+		s = NULL;
+		assert_int_equal(nx_server_start(&s, &o, &err), NX_EUSAGE);
+		assert_null(s);
+		if (!strstr(err.msg, "NX_SERVER_QUERY_TIMEOUT") || !strstr(err.msg, "seconds"))
+			fail_msg("'%s': the error does not name the variable: %s", bad[i], err.msg);
+	}
+	unsetenv("NX_SERVER_QUERY_TIMEOUT");
+}
+
 /* Checks the documented error shape: JSON body, JSON content type, matching status. */
 static void assert_json_error(const struct nx_http_resp *r, int status, const char *code)
 {
@@ -566,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_trickle_closed),
 		cmocka_unit_test(test_slow_reply_kept),
 		cmocka_unit_test(test_long_query_holds_up_no_other),
+		cmocka_unit_test(test_query_timeout_env),
 		cmocka_unit_test(test_damaged_table_named),
 	};
 
