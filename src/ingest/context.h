@@ -198,8 +198,13 @@ struct nx_src_static {
 	size_t count, pos;
 	/* Fills one row. */
 	void (*row)(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i);
+	/* KernelInstructions: the debug info's frames and iteration variables sorted by id,
+	 * so that a depth walks its parents by binary search (NULL for other tables) */
+	struct nx_dbg_by_id *frames_by_id, *itervars_by_id;
 };
 int nx_src_static_init(struct nx_src_static *s, struct nx_ingest_ctx *c, const char *table,
 		       struct nx_row_source *src, struct nx_err *err);
+/* Frees what init allocated (the source is spent or unused). */
+void nx_src_static_release(struct nx_src_static *s);
 
 #endif

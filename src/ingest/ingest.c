@@ -72,7 +72,11 @@ static int write_static(struct nx_ingest_ctx *c, struct nx_duck *d, const char *
 	struct nx_src_static s;
 	struct nx_row_source src;
 	int rc = nx_src_static_init(&s, c, table, &src, err);
-	return rc ? rc : write_table(c, d, &src, dir, keep_empty, &c->rows_total, err);
+
+	if (!rc)
+		rc = write_table(c, d, &src, dir, keep_empty, &c->rows_total, err);
+	nx_src_static_release(&s);
+	return rc;
 }
 
 typedef int (*trace_init_fn)(struct nx_src_trace *, struct nx_ingest_ctx *,

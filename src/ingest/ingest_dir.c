@@ -343,7 +343,10 @@ static int write_static(struct run *r, const char *table, const char *path, uint
 	struct nx_row_source src;
 	int rc = nx_src_static_init(&s, &r->ctx, table, &src, err);
 
-	return rc ? rc : write_source(&src, path, rows, err);
+	if (!rc)
+		rc = write_source(&src, path, rows, err);
+	nx_src_static_release(&s);
+	return rc;
 }
 
 /* Our warnings, merged with the device ingest's when there are both. */

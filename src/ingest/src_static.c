@@ -8,8 +8,11 @@
 #include "common/compat.h"
 #include "ingest/context.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -84,15 +87,60 @@ static void queue_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, 
 	I64("dram_channel", q->dram_channel);
 }
 
-/* Depth of a linked list walked through parent ids, bounded against cycles. */
-static int64_t frame_depth(const struct nx_debug_info *d, int64_t id)
+/* A frame's or iteration variable's id and its position in the debug info's list. */
+struct nx_dbg_by_id {
+	int64_t id;
+	size_t pos;
+};
+
+static int by_id_cmp(const void *a, const void *b)
 {
+	const struct nx_dbg_by_id *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The list's (id, position) pairs sorted by id, then position (NULL when n is 0). */
+static struct nx_dbg_by_id *sort_ids(size_t n, const int64_t *first_id, size_t stride)
+{
+	struct nx_dbg_by_id *v = n ? nx_xmalloc(n * sizeof(*v)) : NULL;
+
+	for (size_t k = 0; k < n; k++) {
+		v[k].id = *(const int64_t *)((const char *)first_id + k * stride);
+		v[k].pos = k;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_id_cmp);
+	return v;
+}
+
+/* The first position of id in the list, as a scan from the start would find it;
+ * SIZE_MAX when no entry has it. */
+static size_t pos_of(const struct nx_dbg_by_id *v, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].id == id ? v[lo].pos : SIZE_MAX;
+}
+
+/* Depth of a linked list walked through parent ids, bounded against cycles. */
+static int64_t frame_depth(const struct nx_src_static *s, int64_t id)
+{
+	const struct nx_debug_info *d = &s->ctx->neff.dbg;
 	int64_t depth = 0;
+
 	for (int guard = 0; id >= 0 && guard < 1024; guard++) {
-		size_t k;
-		for (k = 0; k < d->nframes && d->frames[k].id != id; k++)
-			;
-		if (k == d->nframes)
+		size_t k = pos_of(s->frames_by_id, d->nframes, id);
+		if (k == SIZE_MAX)
 			break;
 		depth++;
 		id = d->frames[k].parent;
@@ -100,14 +148,14 @@ static int64_t frame_depth(const struct nx_debug_info *d, int64_t id)
 	return depth;
 }
 
-static int64_t itervar_depth(const struct nx_debug_info *d, int64_t id)
+static int64_t itervar_depth(const struct nx_src_static *s, int64_t id)
 {
+	const struct nx_debug_info *d = &s->ctx->neff.dbg;
 	int64_t depth = 0;
+
 	for (int guard = 0; id >= 0 && guard < 1024; guard++) {
-		size_t k;
-		for (k = 0; k < d->nitervars && d->itervars[k].id != id; k++)
-			;
-		if (k == d->nitervars)
+		size_t k = pos_of(s->itervars_by_id, d->nitervars, id);
+		if (k == SIZE_MAX)
 			break;
 		depth++;
 		id = d->itervars[k].parent;
@@ -123,11 +171,11 @@ static void kinst_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, 
 	STR("kernel_instruction_name", k->name ? k->name : "");
 	if (k->stack_frame_id >= 0) {
 		I64("stack_frame_id", k->stack_frame_id);
-		I64("stack_frame_depth", frame_depth(d, k->stack_frame_id));
+		I64("stack_frame_depth", frame_depth(s, k->stack_frame_id));
 	}
 	if (k->iteration_vars_id >= 0) {
 		I64("iteration_variables_id", k->iteration_vars_id);
-		I64("iteration_variable_depth", itervar_depth(d, k->iteration_vars_id));
+		I64("iteration_variable_depth", itervar_depth(s, k->iteration_vars_id));
 	}
 	I64("pcore_idx", s->ctx->info->pcore_idx);
 	STR("file_path", k->file);
@@ -474,9 +522,24 @@ int nx_src_static_init(struct nx_src_static *s, struct nx_ingest_ctx *c, const c
 	if (rc)
 		return rc;
 	s->count = count_of(c, table);
+	if (!strcmp(table, "KernelInstructions")) {
+		const struct nx_debug_info *d = &c->neff.dbg;
+		s->frames_by_id = sort_ids(d->nframes, d->nframes ? &d->frames[0].id : NULL,
+					   sizeof(d->frames[0]));
+		s->itervars_by_id = sort_ids(d->nitervars,
+					     d->nitervars ? &d->itervars[0].id : NULL,
+					     sizeof(d->itervars[0]));
+	}
 	src->table = s->map.table;
 	src->self = s;
 	src->next = next;
 	src->keys = NULL;
 	return 0;
+}
+
+void nx_src_static_release(struct nx_src_static *s)
+{
+	free(s->frames_by_id);
+	free(s->itervars_by_id);
+	s->frames_by_id = s->itervars_by_id = NULL;
 }

@@ -158,6 +158,15 @@ static void test_tables_and_values(void **state)
 	assert_int_equal(Q(c, "TensorInfo", "SELECT sum(size) FROM %s WHERE type IN ('IN','OUT')"), 262144);
 	assert_int_equal(Q(c, "DmaQueuesInfo", "SELECT count(*) FROM %s"), 2);
 	assert_int_equal(Q(c, "KernelInstructions", "SELECT count(*) FROM %s"), 6);
+	/* depths walk the parents by id: frame 2 under frame 1, iteration variable 7 alone */
+	assert_int_equal(Q(c, "KernelInstructions", "SELECT count(*) FROM %s WHERE "
+						    "stack_frame_id = 2 AND stack_frame_depth = 2"), 6);
+	assert_int_equal(Q(c, "KernelInstructions", "SELECT count(*) FROM %s WHERE "
+						    "iteration_variables_id = 7 AND "
+						    "iteration_variable_depth = 1"), 3);
+	assert_int_equal(Q(c, "KernelInstructions", "SELECT count(*) FROM %s WHERE "
+						    "iteration_variables_id IS NULL AND "
+						    "iteration_variable_depth IS NULL"), 3);
 	assert_int_equal(Q(c, "KernelStackFrames", "SELECT count(*) FROM %s WHERE parent_stack_frame_id IS NULL"), 1);
 	assert_int_equal(Q(c, "KernelIterationVariables", "SELECT count(*) FROM %s WHERE variable_name = 'k'"), 1);
 
