@@ -1,6 +1,7 @@
 -- table: PenguinInstruction
 -- requires: Instruction
 -- empty when: SELECT chain_n = 0 FROM nx_InstSums
+-- threads: 1
 -- One row per Penguin instruction: a kernel statement in its loop nest (raw_penguin_id), rolled up from the
 -- instructions that carry the whole id chain (docs/derived-tables.md, "IR hierarchy"):
 -- time span, merged busy intervals ("[[s,e],...]", touching ones merge) with the

@@ -225,6 +225,21 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 			snprintf(opt, sizeof(opt), "SET disabled_optimizers = '%s'", off);
 			rc = nx_duck_exec(d, opt, err);
 		}
+		/* "-- threads: 1": this query on fewer of DuckDB's threads (the IR hierarchy's
+		 * list aggregates: each thread holds every group's lists until they merge) */
+		char thr[8];
+		int64_t threads_before = 0;
+		bool own_threads = !rc && header_value(f->text, "threads", thr, sizeof(thr)) &&
+				   thr[0] && strspn(thr, "0123456789") == strlen(thr);
+		if (own_threads) {
+			snprintf(set, sizeof(set), "SET threads = %s", thr);
+			rc = nx_duck_query_i64(d, "SELECT current_setting('threads')::BIGINT",
+					       &threads_before, err);
+			if (!rc)
+				rc = nx_duck_exec(d, set, err);
+			else
+				own_threads = false;
+		}
 		if (!rc) {
 			char *path = nx_xasprintf("%s/%s.parquet", dir, table);
 			rc = nx_duck_copy_query(d, sql.buf, path, &rows, err);
@@ -237,6 +252,14 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 			if (rc)
 				nx_err_wrap(err, "derive %s (%s)", table, f->name);
 			free(path);
+		}
+		if (own_threads) {
+			struct nx_err ignored = { 0 };
+			snprintf(set, sizeof(set), "SET threads = %" PRId64, threads_before);
+			if (rc)
+				nx_duck_exec(d, set, &ignored);
+			else
+				rc = nx_duck_exec(d, set, err);
 		}
 		if (own_opt) {
 			struct nx_err ignored = { 0 };
