@@ -267,6 +267,7 @@ static void from_chunk(struct nx_rec_read *r, const struct nx_dchunk *c)
 	r->batch.ncols = r->ncols;
 	for (size_t k = 0; k < r->ncols; k++) {
 		struct nx_pqr_col *col = &r->batch.col[k];
+		size_t present = 0;
 		for (size_t i = 0; i < rows; i++) {
 			const char *s;
 			size_t len = 0;
@@ -283,10 +284,11 @@ static void from_chunk(struct nx_rec_read *r, const struct nx_dchunk *c)
 				r->len[k][i] = (uint32_t)len;
 				break;
 			}
+			present += r->valid[k][i];
 		}
 		col->kind = r->cols[k].want == NX_REC_BIGINT ? NX_PQR_I64
 			  : r->cols[k].want == NX_REC_DOUBLE ? NX_PQR_F64 : NX_PQR_STR;
-		col->valid = r->valid[k];
+		col->valid = present == rows ? NULL : r->valid[k]; /* as the C reader's */
 		col->i64 = r->i64[k];
 		col->f64 = r->f64[k];
 		col->str = r->str[k];

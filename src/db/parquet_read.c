@@ -1089,7 +1089,8 @@ static bool take(const uint8_t **p, const uint8_t *end, void *v, size_t w)
 }
 
 /* n PLAIN values of a physical type from [p, end) into the dictionary (dict) or the
- * rows whose valid byte is set from row on (values, n of them). */
+ * rows whose valid byte is set from row on (values, n of them; when n is rows - row,
+ * every row, without reading the valid bytes). */
 static int plain(struct colbuf *cb, int ptype, const uint8_t *p, const uint8_t *end, size_t n,
 		 bool dict, size_t row, size_t rows)
 {
@@ -1098,6 +1099,7 @@ static int plain(struct colbuf *cb, int ptype, const uint8_t *p, const uint8_t *
 	const char **str = dict ? cb->d_str : cb->str;
 	uint32_t *lens = dict ? cb->d_len : cb->len;
 	size_t at = row;
+	bool all = !dict && n == rows - row;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t slot;
@@ -1107,6 +1109,8 @@ static int plain(struct colbuf *cb, int ptype, const uint8_t *p, const uint8_t *
 
 		if (dict) {
 			slot = i;
+		} else if (all) {
+			slot = at++;
 		} else {
 			while (at < rows && !cb->valid[at])
 				at++;
@@ -1311,14 +1315,15 @@ static int levels(struct colbuf *cb, uint32_t *scratch, const uint8_t *p, const 
 	return 0;
 }
 
-/* Reads column k's chunk of the current row group into its arrays. */
+/* Reads column k's chunk of the current row group into its arrays; *all_present is
+ * set when every row holds a value (a REQUIRED column, or no NULL in the levels). */
 static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t rows,
-		       struct nx_err *err)
+		       bool *all_present, struct nx_err *err)
 {
 	struct colbuf *cb = &r->cols[r->set][k];
 	const struct chunk *c = &f->chunks[(size_t)r->group * r->ncols + k];
 	int ptype = f->ptype[k], rc;
-	size_t row = 0;
+	size_t row = 0, rows_present = 0;
 	struct nx_tc_in in;
 
 	col_room(cb, rows ? rows : 1, r->set * r->ncols + k);
@@ -1330,6 +1335,7 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 	cb->npages = 0;
 	cb->d_n = 0;
 	cb->all_dict = true;
+	*all_present = false;
 	if (ptype < 0) {
 		memset(cb->valid, 0, rows);
 		return 0;
@@ -1431,7 +1437,9 @@ static int read_column(struct nx_pqr *r, const struct file *f, size_t k, size_t 
 		if (rc)
 			return bad(f, NX_ECORRUPT, at, "page values shorter than its rows", err);
 		row += n;
+		rows_present += present;
 	}
+	*all_present = rows_present == rows;
 	return 0;
 }
 
@@ -1453,10 +1461,11 @@ int nx_pqr_next(struct nx_pqr *r, const struct nx_pqr_batch **b, struct nx_err *
 	for (size_t k = 0; k < r->ncols; k++) {
 		struct colbuf *cb = &r->cols[r->set][k];
 		struct nx_pqr_col *col = &r->batch[r->set].col[k];
-		if ((rc = read_column(r, f, k, rows, err)))
+		bool all_present;
+		if ((rc = read_column(r, f, k, rows, &all_present, err)))
 			return rc;
 		col->kind = f->ptype[k] < 0 ? NX_PQR_NULL : kind_of(f->ptype[k]);
-		col->valid = cb->valid;
+		col->valid = all_present ? NULL : cb->valid;
 		col->i64 = cb->i64;
 		col->f64 = cb->f64;
 		col->str = cb->str;

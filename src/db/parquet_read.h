@@ -30,8 +30,11 @@ enum nx_pqr_kind { NX_PQR_NULL, NX_PQR_I64, NX_PQR_F64, NX_PQR_STR, NX_PQR_BOOL 
 
 /* One column of a batch: kind I64 for INT32 and INT64, F64 for FLOAT and DOUBLE, STR for
  * BYTE_ARRAY, BOOL (values in i64, 0 or 1) for BOOLEAN, NULL when the file lacks it.
- * valid[r] is 1 for a value (NULL: every row has one). Strings are not NUL-terminated;
- * everything is valid until the next nx_pqr_next. */
+ * valid[r] is 1 for a value, 0 for a NULL row. valid is NULL exactly when every row of
+ * the batch holds a value (a REQUIRED column, or an optional one none of whose rows in
+ * the row group is NULL, as its pages' definition levels tell): a caller then skips the
+ * valid bytes. A column the file lacks (kind NULL) has valid bytes, all 0. Strings are
+ * not NUL-terminated; everything is valid until the next nx_pqr_next. */
 struct nx_pqr_col {
 	enum nx_pqr_kind kind;
 	const uint8_t *valid;

@@ -12,7 +12,8 @@
  * NULLs and runs across the groups' bounds, beside PLAIN chunks of the same column) read
  * as DuckDB reads them, their indices handed on for the strings (nx_pqr_col.idx); a
  * damaged dictionary or data page is refused with an error naming the file and byte.
- * Dictionary indices of bit widths from 1 to 13 read as DuckDB reads them. */
+ * Dictionary indices of bit widths from 1 to 13 read as DuckDB reads them. A batch's
+ * column has no valid bytes (NULL) exactly when none of its rows is NULL. */
 #include "common/compat.h"
 #include "db/duck.h"
 #include "db/parquet_concat.h"
@@ -614,7 +615,7 @@ static void test_our_dictionaries(void **state)
 			*(k == 2 ? &name_dict : &word_dict) += 1;
 			NX_ASSERT_CMP(c->ndict, <=, 37);
 			for (size_t i = 0; i < b->rows; i++) {
-				if (!c->valid[i])
+				if (c->valid && !c->valid[i])
 					continue;
 				NX_ASSERT_CMP(c->idx[i], <, c->ndict);
 				assert_ptr_equal(c->str[i], c->dict_str[c->idx[i]]);
@@ -741,6 +742,140 @@ static void test_damaged_dictionary(void **state)
 	free(dir);
 }
 
+/* ---- valid NULL exactly when no row of a batch is NULL ---------------------------------- */
+
+#define VG 4096 /* rows per row group */
+static const char *const VALID_COLS[] = { "id", "opt", "s", "flag", "u", "absent" };
+
+/* Whether row i's cell of VALID_COLS[k] is NULL (g its row group, j its row there):
+ * opt none in groups 0 and 4, the last row of group 1, all of group 2, a third of group 3;
+ * s a fifth of group 3; flag the first row of group 1; u one row of group 4. */
+static bool valid_test_null(size_t k, int64_t i)
+{
+	int64_t g = i / VG, j = i % VG;
+
+	switch (k) {
+	case 1: return (g == 1 && j == VG - 1) || g == 2 || (g == 3 && j % 3 == 0);
+	case 2: return g == 3 && j % 5 == 0;
+	case 3: return g == 1 && j == 0;
+	case 4: return g == 4 && j == 100;
+	case 5: return true;
+	default: return false;
+	}
+}
+
+/* Checks a batch's column k against valid_test_null and the values the SQL gives; returns
+ * whether some row is NULL and adds the NULL rows to *nulls. */
+static bool valid_test_col(const struct nx_pqr_batch *b, size_t k, int64_t *nulls)
+{
+	const struct nx_pqr_col *c = &b->col[k];
+	bool any = false;
+	char want[32];
+
+	for (size_t r = 0; r < b->rows; r++) {
+		int64_t i = b->col[0].i64[r];
+		bool null = valid_test_null(k, i);
+		any |= null;
+		*nulls += null;
+		assert_int_equal(c->valid ? !c->valid[r] : false, null);
+		if (null)
+			continue;
+		switch (k) {
+		case 1: assert_int_equal(c->i64[r], i * 7); break;
+		case 3: assert_int_equal(c->i64[r], i % 2 == 0); break;
+		case 2: case 4:
+			snprintf(want, sizeof(want), "%c%" PRId64, k == 2 ? 's' : 'u',
+				 k == 2 ? i % 10 : i);
+			assert_int_equal(c->len[r], strlen(want));
+			assert_memory_equal(c->str[r], want, c->len[r]);
+			break;
+		default: break;
+		}
+	}
+	/* the contract: no valid bytes exactly when no row is NULL (a missing column has
+	 * them, all 0) */
+	if (c->kind == NX_PQR_NULL)
+		assert_non_null(c->valid);
+	else
+		assert_int_equal(c->valid == NULL, !any);
+	return any;
+}
+
+/* A batch column's valid is NULL exactly when none of its rows is NULL: optional columns
+ * with no NULL in a row group, one NULL at its end or start, some NULLs, only NULLs, of
+ * numbers, booleans and (dictionary and PLAIN) strings; a column the file lacks. Values
+ * as written. Our writer's columns likewise. (No REQUIRED column: neither DuckDB 1.4,
+ * NOT NULL or not, nor our writer writes one; the reader takes it as all present.) */
+static void test_valid_null_when_no_null(void **state)
+{
+	char *dir = nx_test_dir("pq-read-valid");
+	char *path = fmt("%s/v.parquet", dir), *ours = fmt("%s/ours.parquet", dir);
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+	struct nx_pqr *r = NULL;
+	const struct nx_pqr_batch *b;
+	const char *files[] = { path };
+	int64_t nulls[6] = { 0 }, rows = 0, none = 0, some = 0, all = 0;
+	int rc;
+
+	(void)state;
+	assert_int_equal(nx_duck_open(&d, 1, NULL, &err), 0);
+	char *sql = fmt("COPY (SELECT i AS id, CASE WHEN (g = 1 AND j = %d) OR g = 2 OR (g = 3 AND "
+			"j %% 3 = 0) THEN NULL ELSE i * 7 END AS opt, CASE WHEN g = 3 AND j %% 5 = 0 "
+			"THEN NULL ELSE 's' || (i %% 10) END AS s, CASE WHEN g = 1 AND j = 0 THEN "
+			"NULL ELSE i %% 2 = 0 END AS flag, CASE WHEN g = 4 AND j = 100 THEN NULL ELSE "
+			"'u' || i END AS u FROM (SELECT range AS i, range // %d AS g, range %% %d AS "
+			"j FROM range(%d)) ORDER BY i) TO '%s' (FORMAT parquet, ROW_GROUP_SIZE %d)",
+			VG - 1, VG, VG, 5 * VG, path, VG);
+	ex(d, sql);
+	free(sql);
+	assert_int_equal(nx_pqr_open(&r, files, 1, VALID_COLS, 6, &err), 0);
+	while (!(rc = nx_pqr_next(r, &b, &err)) && b) {
+		rows += (int64_t)b->rows;
+		for (size_t k = 0; k < 6; k++) {
+			int64_t before = nulls[k];
+			bool any = valid_test_col(b, k, &nulls[k]);
+			if (k == 1) {
+				none += !any;
+				some += any && nulls[k] - before < (int64_t)b->rows;
+				all += any && nulls[k] - before == (int64_t)b->rows;
+			}
+		}
+	}
+	assert_int_equal(rc, 0);
+	nx_pqr_close(r);
+	assert_int_equal(rows, 5 * VG);
+	/* every case met: row groups of opt with no NULL, some, all */
+	NX_ASSERT_CMP(none, >=, 2);
+	NX_ASSERT_CMP(some, >=, 2);
+	NX_ASSERT_CMP(all, >=, 1);
+	assert_int_equal(nulls[1], 1 + VG + (VG + 2) / 3);
+	assert_int_equal(nulls[3], 1);
+	assert_int_equal(nulls[4], 1);
+
+	/* our writer's file: id and word never NULL, small and name NULL in every group */
+	files[0] = ours;
+	write_dict_file(ours);
+	assert_int_equal(nx_pqr_open(&r, files, 1, DICT_COLS, 4, &err), 0);
+	size_t groups = 0;
+	while (!(rc = nx_pqr_next(r, &b, &err)) && b) {
+		groups++;
+		assert_null(b->col[0].valid);
+		assert_null(b->col[3].valid);
+		assert_non_null(b->col[1].valid);
+		assert_non_null(b->col[2].valid);
+		for (size_t i = 0; i < b->rows; i++)
+			assert_int_equal(b->col[0].i64[i], (int64_t)((groups - 1) * 5000 + i));
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(groups, 5);
+	nx_pqr_close(r);
+	nx_duck_close(d);
+	free(path);
+	free(ours);
+	free(dir);
+}
+
 /* A list whose count exceeds the bytes left in a window over a longer footer runs past
  * the window (NX_ETRUNC: the reader moves the window and parses again); in a whole footer
  * it is corrupt. The reader once took the first for the second: a 100M-record
@@ -774,6 +909,7 @@ int main(void)
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_our_dictionaries),
 		cmocka_unit_test(test_damaged_dictionary),
+		cmocka_unit_test(test_valid_null_when_no_null),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, NULL, NULL));
 }
