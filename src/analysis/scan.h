@@ -104,14 +104,18 @@ static inline bool nx__rec_null(const struct nx_pqr_col *c, size_t row)
 	return c->kind == NX_PQR_NULL || (c->valid && !c->valid[row]);
 }
 
-static inline bool nx__rec_i64(const struct nx_pqr_batch *b, size_t k, size_t row, int64_t *v)
+/* Column c's cell at row (for a pass that holds a batch's columns in locals). */
+static inline bool nx__rec_col_i64(const struct nx_pqr_col *c, size_t row, int64_t *v)
 {
-	const struct nx_pqr_col *c = &b->col[k];
-
 	if (nx__rec_null(c, row))
 		return false;
 	*v = c->i64[row];
 	return true;
+}
+
+static inline bool nx__rec_i64(const struct nx_pqr_batch *b, size_t k, size_t row, int64_t *v)
+{
+	return nx__rec_col_i64(&b->col[k], row, v);
 }
 
 static inline bool nx__rec_f64(const struct nx_pqr_batch *b, size_t k, size_t row, double *v)

@@ -429,17 +429,6 @@ static struct group *group_of(struct pass *p, const struct group_key *k)
 	return g;
 }
 
-/* A cell of a batch's column: true with its value, false when NULL (nx__rec_i64 and
- * its kin on a column the pass holds in a local, whose valid is NULL when no row of
- * the batch is NULL: see hoist). */
-static inline bool cell_i64(const struct nx_pqr_col *c, size_t r, int64_t *v)
-{
-	if (nx__rec_null(c, r))
-		return false;
-	*v = c->i64[r];
-	return true;
-}
-
 static void add_to_group(struct pass *p, const struct nx_pqr_col *col, size_t r,
 			 const struct group_key *k, int64_t start)
 {
@@ -452,7 +441,7 @@ static void add_to_group(struct pass *p, const struct nx_pqr_col *col, size_t r,
 		g->flops += flops->f64[r];
 		g->has_flops = true;
 	}
-	if (cell_i64(&col[C_DUR], r, &v)) {
+	if (nx__rec_col_i64(&col[C_DUR], r, &v)) {
 		g->dur += v;
 		g->has_dur = true;
 	}
@@ -487,20 +476,6 @@ static int sort_edges(struct pass *p, int32_t line, bool rd, bool hbm, struct nx
 		rc = nx_xsort_add(&sc->edges, &e, err);
 	}
 	return rc;
-}
-
-/* The batch's columns into col, as locals of the pass's loop (read through b, every
- * cell reloaded its column's pointers: a store to the pass's state might have moved
- * them), with valid NULL for a column no row of the batch leaves NULL (its rows then
- * skip the valid bytes). */
-static void hoist(struct nx_pqr_col col[C_N], const struct nx_pqr_batch *b)
-{
-	for (size_t k = 0; k < C_N; k++) {
-		col[k] = b->col[k];
-		if (col[k].kind != NX_PQR_NULL && col[k].valid &&
-		    !memchr(col[k].valid, 0, b->rows))
-			col[k].valid = NULL;
-	}
 }
 
 /* The least value of column c over the batch's valid rows into *lo (lo_set false when
@@ -556,7 +531,11 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 	struct nx_pqr_col col[C_N];
 	int rc = 0;
 
-	hoist(col, b);
+	/* the columns as locals of the loop (read through b, every cell reloaded its
+	 * column's pointers: a store to the pass's state might have moved them); a column
+	 * none of whose rows is NULL comes with valid NULL (db/parquet_read.h), so its
+	 * rows skip the valid bytes */
+	memcpy(col, b->col, sizeof(col));
 	sc->insts += (int64_t)b->rows;
 	sc->with_wait += count_valid(&col[C_WAIT], b->rows);
 	fold_extreme(&col[C_START], b->rows, false, &sc->in_lo, &sc->in_lo_set);
@@ -568,16 +547,17 @@ static int inst_batch(void *arg, const struct nx_pqr_batch *b, struct nx_err *er
 	text_by_idx_ready(&p->by_idx[3], b, C_TTI);
 	for (size_t r = 0; !rc && r < b->rows; r++, p->row++) {
 		int64_t id = 0, start = 0, wait, rb = 0, wb = 0;
-		bool has_id = cell_i64(&col[C_ID], r, &id);
-		bool has_start = cell_i64(&col[C_START], r, &start);
-		bool has_rb = cell_i64(&col[C_RD], r, &rb), has_wb = cell_i64(&col[C_WR], r, &wb);
+		bool has_id = nx__rec_col_i64(&col[C_ID], r, &id);
+		bool has_start = nx__rec_col_i64(&col[C_START], r, &start);
+		bool has_rb = nx__rec_col_i64(&col[C_RD], r, &rb);
+		bool has_wb = nx__rec_col_i64(&col[C_WR], r, &wb);
 		bool rd = has_rb && rb > 0, hbm = rd || (has_wb && wb > 0), dge = false;
 		struct group_key k;
 
 		k.src = text_cell(&sc->src, &p->cache[0], &p->by_idx[0], &col[C_SRC], r,
 				  TEXT_BASENAME);
 		sc->with_source += k.src >= 0;
-		if (!cell_i64(&col[C_WAIT], r, &wait))
+		if (!nx__rec_col_i64(&col[C_WAIT], r, &wait))
 			wait = 0;
 		if (has_id) {
 			if (p->any_id && id < p->last_id)
