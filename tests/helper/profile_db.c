@@ -48,6 +48,16 @@ char *nx_test_ingest_fixture(const char *dir, const char *data, const struct nx_
 	return out;
 }
 
+struct nx_duck *nx_test_duck(void)
+{
+	struct nx_duck *d = NULL;
+	struct nx_err err = { 0 };
+
+	if (nx_duck_open(&d, 1, NULL, &err))
+		fail_msg("%s", err.msg);
+	return d;
+}
+
 void nx_test_use_profile(struct nx_duck **d, const char *profile)
 {
 	struct nx_err err = { 0 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * profile_db.h: test plumbing shared by the derive, on-chip and recommend tests: ingest
- * the fixture pair as a named profile, open a DuckDB with a view per table of a profile,
- * and query single numbers. Every failure is a cmocka test failure with the message. */
+ * the fixture pair as a named profile, open a DuckDB (bare, or with a view per table of a
+ * profile), and query single numbers. Every failure is a cmocka test failure with the message. */
 #ifndef NX_TEST_PROFILE_DB_H
 #define NX_TEST_PROFILE_DB_H
 
@@ -15,6 +15,8 @@ char *nx_test_ingest(const char *neff, const char *ntff, const char *data, const
  * returns the published profile directory (caller frees). */
 char *nx_test_ingest_fixture(const char *dir, const char *data, const struct nx_fixture_opts *fo,
 			     const char *name);
+/* An in-memory DuckDB of one thread (caller closes). */
+struct nx_duck *nx_test_duck(void);
 /* Closes *d (if open) and reopens it with views over the profile's tables, plus empty
  * typed views for the tables it lacks. */
 void nx_test_use_profile(struct nx_duck **d, const char *profile);

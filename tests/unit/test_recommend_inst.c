@@ -41,16 +41,6 @@
 	"CASE WHEN g = 4 OR (g IN (2, 5) AND j % 7 = 0) THEN NULL WHEN g = 5 AND j = 500 "     \
 	"THEN 5 ELSE 10 + (j * 104729) % 40000 + g END::BIGINT"
 
-static struct nx_duck *duck(void)
-{
-	struct nx_duck *d = NULL;
-	struct nx_err err = { 0 };
-
-	if (nx_duck_open(&d, 1, NULL, &err))
-		fail_msg("%s", err.msg);
-	return d;
-}
-
 /* A profile directory dir/name with Instruction.parquet (start_ts as start) and a Flow of
  * one edge; returns the directory (caller frees). */
 static char *profile(struct nx_duck *d, const char *dir, const char *name, const char *start)
@@ -117,7 +107,7 @@ static void same_counts(struct nx_duck *d, const char *dir, const char *p, int64
 static void test_nulls_by_group(void **state)
 {
 	char *dir = nx_test_dir("rec-inst-nulls");
-	struct nx_duck *d = duck();
+	struct nx_duck *d = nx_test_duck();
 
 	(void)state;
 	char *p = profile(d, dir, "p", START_SQL);
@@ -134,7 +124,7 @@ static void test_nulls_by_group(void **state)
 static void test_all_null(void **state)
 {
 	char *dir = nx_test_dir("rec-inst-all-null");
-	struct nx_duck *d = duck();
+	struct nx_duck *d = nx_test_duck();
 
 	(void)state;
 	char *p = profile(d, dir, "p", "NULL::BIGINT");
@@ -148,7 +138,7 @@ static void test_all_null(void **state)
 static void test_no_wait_column(void **state)
 {
 	char *dir = nx_test_dir("rec-inst-no-wait");
-	struct nx_duck *d = duck();
+	struct nx_duck *d = nx_test_duck();
 
 	(void)state;
 	char *p = profile(d, dir, "p", START_SQL);

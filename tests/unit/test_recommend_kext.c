@@ -38,16 +38,6 @@
 	"AS transfer_bytes, CASE WHEN kern AND j %% 9 = 0 THEN NULL WHEN kern THEN 'sync' "    \
 	"WHEN j %% 2 = 0 THEN 'instruction' ELSE 'sync' END AS queue_type FROM k ORDER BY i"
 
-static struct nx_duck *duck(void)
-{
-	struct nx_duck *d = NULL;
-	struct nx_err err = { 0 };
-
-	if (nx_duck_open(&d, 1, NULL, &err))
-		fail_msg("%s", err.msg);
-	return d;
-}
-
 /* A profile directory dir/name holding DmaPacket.parquet with kernel packets in row
  * groups k0..k1 (k0 > k1: none); returns the directory (caller frees). */
 static char *profile(struct nx_duck *d, const char *dir, const char *name, int k0, int k1)
@@ -112,7 +102,7 @@ static void same_extent(struct nx_duck *d, const char *p, int want_rc, size_t *n
 static void test_middle_groups(void **state)
 {
 	char *dir = nx_test_dir("rec-kext-middle");
-	struct nx_duck *d = duck();
+	struct nx_duck *d = nx_test_duck();
 	size_t nread = 0;
 
 	(void)state;
@@ -153,7 +143,7 @@ static void test_middle_groups(void **state)
 static void test_no_statistics(void **state)
 {
 	char *dir = nx_test_dir("rec-kext-nostats");
-	struct nx_duck *d = duck();
+	struct nx_duck *d = nx_test_duck();
 	struct nx_err err = { 0 };
 	int64_t t0 = 0, t1 = 0, w0, w1;
 	size_t nread, len;
@@ -204,7 +194,7 @@ static void test_no_statistics(void **state)
 static void test_damaged_footer(void **state)
 {
 	char *dir = nx_test_dir("rec-kext-damaged");
-	struct nx_duck *d = duck();
+	struct nx_duck *d = nx_test_duck();
 	struct nx_err err = { 0 };
 	int64_t t0, t1;
 	size_t nread, len;
