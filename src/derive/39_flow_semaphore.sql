@@ -1,5 +1,6 @@
 -- stage: nx_FlowEdges_1
 -- requires: Instruction, nx_StaticInst, SemaphoreUpdate
+-- memory: 64MB
 -- Flow's SEMAPHORE edges (40_flow.sql): the producer whose semaphore update released a
 -- waiting instruction -> the waiting instruction. The releasing update is the last
 -- update of the waited semaphore at or before the waiter's start; its producer is the

@@ -122,6 +122,73 @@ static int is_empty(struct nx_duck *d, const char *cond_sql, bool *empty, struct
 	return 0;
 }
 
+/* The settings a file's header gives its one query, set before it and reset after:
+ * - "-- memory: 64MB": its own buffer pool (its sort or join spills sooner);
+ * - "-- optimizers off: join_order": DuckDB's optimizers it goes without (Summary's
+ *   one-row cross join: its join order search took half of its time, and no order
+ *   changes its one row);
+ * - "-- threads: 1": fewer of DuckDB's threads (the IR hierarchy's list aggregates: each
+ *   thread holds every group's lists until they merge). */
+struct own_settings {
+	bool memory, optimizers, threads;
+	int64_t threads_before;
+};
+
+static int own_apply(struct nx_duck *d, const char *text, struct own_settings *o,
+		     struct nx_err *err)
+{
+	char v[64], set[128];
+	int rc = 0;
+
+	if (header_value(text, "memory", v, sizeof(v)) && v[0] &&
+	    strspn(v, "0123456789KMGB") == strlen(v)) {
+		snprintf(set, sizeof(set), "SET memory_limit = '%s'", v);
+		if ((rc = nx_duck_exec(d, set, err)))
+			return rc;
+		o->memory = true;
+	}
+	if (header_value(text, "optimizers off", v, sizeof(v)) && v[0] &&
+	    strspn(v, "abcdefghijklmnopqrstuvwxyz_,") == strlen(v)) {
+		snprintf(set, sizeof(set), "SET disabled_optimizers = '%s'", v);
+		if ((rc = nx_duck_exec(d, set, err)))
+			return rc;
+		o->optimizers = true;
+	}
+	if (header_value(text, "threads", v, sizeof(v)) && v[0] && strlen(v) < 4 &&
+	    strspn(v, "0123456789") == strlen(v)) {
+		snprintf(set, sizeof(set), "SET threads = %s", v);
+		if ((rc = nx_duck_query_i64(d, "SELECT current_setting('threads')::BIGINT",
+					    &o->threads_before, err)) ||
+		    (rc = nx_duck_exec(d, set, err)))
+			return rc;
+		o->threads = true;
+	}
+	return 0;
+}
+
+/* Sets back what own_apply set; returns rc, or the reset's error when rc was 0 (after
+ * an error, the reset's own is ignored: the first one is the one to report). */
+static int own_reset(struct nx_duck *d, const struct own_settings *o, int rc,
+		     struct nx_err *err)
+{
+	struct nx_err ignored = { 0 };
+	struct nx_err *e = rc ? &ignored : err;
+	char set[96];
+	int r = 0;
+
+	if (o->threads) {
+		snprintf(set, sizeof(set), "SET threads = %" PRId64, o->threads_before);
+		r = nx_duck_exec(d, set, e) ? 1 : r;
+	}
+	if (o->optimizers)
+		r = nx_duck_exec(d, "SET disabled_optimizers = ''", e) ? 1 : r;
+	if (o->memory) {
+		snprintf(set, sizeof(set), "SET memory_limit = '%s'", nx_derive_memory_limit());
+		r = nx_duck_exec(d, set, e) ? 1 : r;
+	}
+	return rc ? rc : r ? err->code : 0;
+}
+
 int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 		  const struct nx_progress *progress, nx_derive_note_fn note, void *note_arg,
 		  struct nx_err *err)
@@ -193,7 +260,11 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 			/* an internal table for a later file: the query as it is, into the
 			 * staging folder, kept when empty (its view must exist) */
 			char *path = nx_xasprintf("%s/%s.parquet", staging, table);
-			rc = nx_duck_copy_query(d, f->text, path, &rows, err);
+			struct own_settings own = { 0 };
+			rc = own_apply(d, f->text, &own, err);
+			if (!rc)
+				rc = nx_duck_copy_query(d, f->text, path, &rows, err);
+			rc = own_reset(d, &own, rc, err);
 			if (!rc) /* a few small files: all, for a part of a split one */
 				rc = nx_db_create_views(d, staging, err);
 			if (rc)
@@ -207,39 +278,9 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 			continue;
 		}
 		rc = nx_derive_project(d, table, f->text, &sql, err);
-		/* "-- memory: 64MB": this query's own buffer pool (its sort spills sooner) */
-		char mem[32], set[96];
-		bool own_limit = !rc && header_value(f->text, "memory", mem, sizeof(mem)) &&
-				 strspn(mem, "0123456789KMGB") == strlen(mem);
-		if (own_limit) {
-			snprintf(set, sizeof(set), "SET memory_limit = '%s'", mem);
-			rc = nx_duck_exec(d, set, err);
-		}
-		/* "-- optimizers off: join_order": DuckDB's optimizers this query goes
-		 * without (Summary's one-row cross join: its join order search took half
-		 * of its time, and no order changes its one row) */
-		char off[64], opt[128];
-		bool own_opt = !rc && header_value(f->text, "optimizers off", off, sizeof(off)) &&
-			       strspn(off, "abcdefghijklmnopqrstuvwxyz_,") == strlen(off);
-		if (own_opt) {
-			snprintf(opt, sizeof(opt), "SET disabled_optimizers = '%s'", off);
-			rc = nx_duck_exec(d, opt, err);
-		}
-		/* "-- threads: 1": this query on fewer of DuckDB's threads (the IR hierarchy's
-		 * list aggregates: each thread holds every group's lists until they merge) */
-		char thr[8];
-		int64_t threads_before = 0;
-		bool own_threads = !rc && header_value(f->text, "threads", thr, sizeof(thr)) &&
-				   thr[0] && strspn(thr, "0123456789") == strlen(thr);
-		if (own_threads) {
-			snprintf(set, sizeof(set), "SET threads = %s", thr);
-			rc = nx_duck_query_i64(d, "SELECT current_setting('threads')::BIGINT",
-					       &threads_before, err);
-			if (!rc)
-				rc = nx_duck_exec(d, set, err);
-			else
-				own_threads = false;
-		}
+		struct own_settings own = { 0 };
+		if (!rc)
+			rc = own_apply(d, f->text, &own, err);
 		if (!rc) {
 			char *path = nx_xasprintf("%s/%s.parquet", dir, table);
 			rc = nx_duck_copy_query(d, sql.buf, path, &rows, err);
@@ -253,30 +294,7 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 				nx_err_wrap(err, "derive %s (%s)", table, f->name);
 			free(path);
 		}
-		if (own_threads) {
-			struct nx_err ignored = { 0 };
-			snprintf(set, sizeof(set), "SET threads = %" PRId64, threads_before);
-			if (rc)
-				nx_duck_exec(d, set, &ignored);
-			else
-				rc = nx_duck_exec(d, set, err);
-		}
-		if (own_opt) {
-			struct nx_err ignored = { 0 };
-			const char *reset = "SET disabled_optimizers = ''";
-			if (rc)
-				nx_duck_exec(d, reset, &ignored);
-			else
-				rc = nx_duck_exec(d, reset, err);
-		}
-		if (own_limit) {
-			struct nx_err ignored = { 0 };
-			snprintf(set, sizeof(set), "SET memory_limit = '%s'", nx_derive_memory_limit());
-			if (rc)
-				nx_duck_exec(d, set, &ignored);
-			else
-				rc = nx_duck_exec(d, set, err);
-		}
+		rc = own_reset(d, &own, rc, err);
 		if (!rc) {
 			struct nx_progress_event ev = { .kind = NX_PROGRESS_TABLE, .stage = "derive",
 				.table = table, .how = "derived", .rows = rows, .seconds = now_s() - t0 };
