@@ -46,8 +46,8 @@
 #define DICT_FRACTION 4
 #define DICT_BYTES ((size_t)1 << 20)
 #define DICT_SKIP 15
-/* The memos of a source's keyed columns, at most (8 bytes per key and column), when the
- * source has no fill: 16 MiB is about 50,000 instructions in a NEFF for the 42 keyed
+/* The memos of a source's keyed columns, at most (4 bytes per key and column), when the
+ * source has no fill: 16 MiB is about 100,000 instructions in a NEFF for the 42 keyed
  * columns of Instruction. Past it the writer ignores the keys (the same file, the usual
  * way). A filled source has at most NX_ROW_KEYS_FILLED keys: 8 MiB at most. */
 #define MEMO_BYTES ((size_t)16 << 20)
@@ -72,15 +72,21 @@ struct col {
 		int64_t i;
 		double d;
 	} min, max;
-	/* a keyed column's memo: key -> gen << 32 | its value's index + 1 (or MEMO_NULL),
-	 * of this chunk when gen is the column's (bumped when the chunk's dictionary is) */
-	uint64_t *memo;
+	/* a keyed column's memo: key -> gen << 16 | its value's index + 1 (or MEMO_NULL),
+	 * of this chunk when gen is the column's (bumped when the chunk's dictionary is;
+	 * 1 .. MEMO_GENS, the memo zeroed when it wraps). 4 bytes a key, not 8: Instruction's
+	 * 42 memos then hold 430 KB, not 860, at 2,560 keys, and a row group's lookups miss
+	 * the core's cache half as often (docs/memory.md, "Where view's CPU goes at 10M") */
+	uint32_t *memo;
 	uint32_t gen;
 	uint64_t memo_hits;    /* its cells that took their index from the memo */
 };
 
-/* A memo's NULL (a filled source's: its key's cell is NULL). */
-#define MEMO_NULL UINT32_MAX
+/* A memo's NULL (a filled source's: its key's cell is NULL); an index from it on is not
+ * memoed (a dictionary of 65,535 values or more: row groups over 262,140 rows). */
+#define MEMO_NULL 0xFFFFu
+/* The generations of a memo before it is zeroed and they start again. */
+#define MEMO_GENS 0xFFFFu
 
 struct nx_pqw {
 	const struct nx_table *t;
@@ -256,8 +262,9 @@ static inline __attribute__((always_inline)) void add_value(struct col *c, const
 static inline bool memo_hit(struct col *c, uint32_t key, uint32_t nkeys, const void *p,
 			    uint32_t len)
 {
-	if (!c->dict_on || key >= nkeys || c->memo[key] >> 32 != c->gen ||
-	    !nx_pq_dict_add_at(&c->dict, (uint32_t)c->memo[key] - 1, p, len))
+	if (!c->dict_on || key >= nkeys || c->memo[key] >> 16 != c->gen ||
+	    (c->memo[key] & MEMO_NULL) == MEMO_NULL ||
+	    !nx_pq_dict_add_at(&c->dict, (c->memo[key] & MEMO_NULL) - 1, p, len))
 		return false;
 	c->memo_hits++;
 	return true;
@@ -267,8 +274,8 @@ static inline bool memo_hit(struct col *c, uint32_t key, uint32_t nkeys, const v
  * key's next rows (none once the chunk went PLAIN). */
 static inline void memo_note(struct col *c, uint32_t key, uint32_t nkeys)
 {
-	if (c->dict_on && key < nkeys)
-		c->memo[key] = (uint64_t)c->gen << 32 | (c->dict.idx[c->dict.nidx - 1] + 1);
+	if (c->dict_on && key < nkeys && c->dict.idx[c->dict.nidx - 1] + 1 < MEMO_NULL)
+		c->memo[key] = c->gen << 16 | (c->dict.idx[c->dict.nidx - 1] + 1);
 }
 
 /* Rows [from, to) of a scalar column of type ct. Values go in little-endian, as the
@@ -358,7 +365,7 @@ static inline __attribute__((always_inline)) void add_filled(const struct nx_pqw
 							     size_t to, enum nx_coltype ct,
 							     const uint32_t *keys)
 {
-	const uint64_t gen = (uint64_t)c->gen << 32;
+	const uint32_t gen = c->gen;
 
 	for (size_t r = from; r < to; r++) {
 		uint32_t key = keys[r];
@@ -366,9 +373,9 @@ static inline __attribute__((always_inline)) void add_filled(const struct nx_pqw
 		const uint64_t *vm = valid;
 		size_t at = r;
 		if (key < w->nkeys) {
-			uint64_t e = c->memo[key];
-			if ((e & ~(uint64_t)UINT32_MAX) == gen && c->dict_on) {
-				uint32_t m = (uint32_t)e;
+			uint32_t e = c->memo[key];
+			if (e >> 16 == gen && c->dict_on) {
+				uint32_t m = e & MEMO_NULL;
 				if (m == MEMO_NULL) {
 					c->def[c->nlev++] = 0;
 					c->nulls++;
@@ -392,7 +399,7 @@ static inline __attribute__((always_inline)) void add_filled(const struct nx_pqw
 		if (!ok) {
 			c->nulls++;
 			if (key < w->nkeys && c->dict_on)
-				c->memo[key] = gen | MEMO_NULL;
+				c->memo[key] = gen << 16 | MEMO_NULL;
 			continue;
 		}
 		switch (ct) {
@@ -427,8 +434,8 @@ static inline __attribute__((always_inline)) void add_filled(const struct nx_pqw
 			break;
 		}
 		}
-		if (key < w->nkeys && c->dict_on)
-			c->memo[key] = gen | (c->dict.idx[c->dict.nidx - 1] + 1);
+		if (key < w->nkeys && c->dict_on && c->dict.idx[c->dict.nidx - 1] + 1 < MEMO_NULL)
+			c->memo[key] = gen << 16 | (c->dict.idx[c->dict.nidx - 1] + 1);
 	}
 }
 
@@ -713,7 +720,11 @@ static int flush_column(struct nx_pqw *w, struct col *c, uint64_t *raw, uint64_t
 		c->dict_on = c->dict_able;
 	}
 	nx_pq_dict_reset(&c->dict, w->row_group / DICT_FRACTION, DICT_BYTES);
-	c->gen++; /* the memo's entries are of the chunk before */
+	if (++c->gen > MEMO_GENS) { /* the memo's entries are of the chunks before */
+		if (c->memo)
+			memset(c->memo, 0, w->nkeys * sizeof(*c->memo));
+		c->gen = 1;
+	}
 	return 0;
 }
 
@@ -794,7 +805,7 @@ int nx_pqw_keys(struct nx_pqw *w, const struct nx_row_keys *k, struct nx_err *er
 	if (k && k->fill && k->n > NX_ROW_KEYS_FILLED)
 		return nx_errf(err, NX_EUSAGE, "'%s': %u keys with a fill, more than %u",
 			       w->path, k->n, NX_ROW_KEYS_FILLED);
-	if (!keyed || (!k->fill && (size_t)k->n * keyed * sizeof(uint64_t) > MEMO_BYTES))
+	if (!keyed || (!k->fill && (size_t)k->n * keyed * sizeof(uint32_t) > MEMO_BYTES))
 		return 0;
 	w->nkeys = k->n;
 	for (size_t i = 0; i < w->t->nfields && i < 128; i++) {
