@@ -195,6 +195,14 @@ bool nx_dchunk_i64(const struct nx_dchunk *c, size_t col, size_t row, int64_t *v
 bool nx_dchunk_f64(const struct nx_dchunk *c, size_t col, size_t row, double *v);
 bool nx_dchunk_str(const struct nx_dchunk *c, size_t col, size_t row, const char **s,
 		   size_t *len);
+/* Column col as an array, for a loop that reads every row without a call per cell: its
+ * values when it is BIGINT (NULL for another type), *valid its validity bits (NULL: no
+ * NULL in the chunk; row r is valid when bit r % 64 of word r / 64 is set). */
+const int64_t *nx_dchunk_i64s(const struct nx_dchunk *c, size_t col, const uint64_t **valid);
+static inline bool nx_dchunk_valid(const uint64_t *valid, size_t row)
+{
+	return !valid || (valid[row >> 6] >> (row & 63)) & 1;
+}
 /* Called for each chunk in order; a non-zero return (an error set in err) stops the
  * scan and is returned. */
 typedef int (*nx_dchunk_fn)(void *arg, const struct nx_dchunk *c, struct nx_err *err);

@@ -42,6 +42,14 @@ bool nx_dchunk_i64(const struct nx_dchunk *c, size_t col, size_t row, int64_t *v
 	}
 }
 
+const int64_t *nx_dchunk_i64s(const struct nx_dchunk *c, size_t col, const uint64_t **valid)
+{
+	if (col >= c->ncols || c->type[col] != DUCKDB_TYPE_BIGINT)
+		return NULL;
+	*valid = c->valid[col];
+	return c->data[col];
+}
+
 bool nx_dchunk_f64(const struct nx_dchunk *c, size_t col, size_t row, double *v)
 {
 	if (!valid(c, col, row))

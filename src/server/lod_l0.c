@@ -185,6 +185,56 @@ int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_
 	return 0;
 }
 
+int nx__lod_l0_cols_of(struct nx_lod_l0_cols *cols, const struct nx_dchunk *c, const int64_t **s,
+		       const int64_t **e, const uint64_t **s_valid, const uint64_t **e_valid,
+		       const char *name, struct nx_err *err)
+{
+	cols->c = c;
+	cols->core = nx_dchunk_i64s(c, 0, &cols->core_valid);
+	cols->id = nx_dchunk_i64s(c, 2, &cols->id_valid);
+	*s = nx_dchunk_i64s(c, 3, s_valid);
+	*e = nx_dchunk_i64s(c, 4, e_valid);
+	if (!cols->core || !cols->id || !*s || !*e)
+		return nx_errf(err, NX_EDB, "%s: the events' core, id, start_ts and end_ts are "
+			       "not all BIGINT", name);
+	return 0;
+}
+
+/* nx__lod_l0_fold's work on one row, its cells from the chunk's arrays. */
+void nx__lod_l0_fold_cols(struct nx_lod_l0_slice *sl, const struct nx_lod_l0_cols *cols, size_t i,
+			  int64_t s, int64_t e)
+{
+	const char *t = NULL, *l = NULL;
+	size_t tlen = 0, llen = 0;
+	bool core_null = !nx_dchunk_valid(cols->core_valid, i);
+	bool has_id = nx_dchunk_valid(cols->id_valid, i);
+	int64_t core = core_null ? 0 : cols->core[i], id = has_id ? cols->id[i] : 0;
+	struct group *g;
+
+	if (!nx_dchunk_str(cols->c, 1, i, &t, &tlen))
+		tlen = NULL_LEN;
+	g = group_of(sl, s / ((int64_t)1 << sl->level), core_null, core, t, tlen);
+	g->count++;
+	g->busy += (__int128)e - s;
+	if (s < g->first)
+		g->first = s;
+	if (e > g->last)
+		g->last = e;
+	if (has_id && nx__lod_longer(s, e, id, g->has_r, g->s, g->e, g->id)) {
+		g->has_r = true;
+		g->id = id;
+		g->s = s;
+		g->e = e;
+		if (!nx_dchunk_str(cols->c, 5, i, &l, &llen)) {
+			g->label_len = NULL_LEN;
+		} else {
+			g->label_off = sl->arena.len;
+			g->label_len = llen;
+			nx_strbuf_add(&sl->arena, l, llen);
+		}
+	}
+}
+
 static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 {
 	struct nx_lod_l0_slice *sl = arg;

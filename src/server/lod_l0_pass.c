@@ -89,14 +89,19 @@ static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 {
 	struct nx_lod_l0_run *p = arg;
 	size_t rows = nx_dchunk_rows(c);
-	int rc = 0;
+	struct nx_lod_l0_cols cols;
+	const int64_t *ss, *es;
+	const uint64_t *s_valid, *e_valid;
+	int rc = nx__lod_l0_cols_of(&cols, c, &ss, &es, &s_valid, &e_valid, p->name, err);
 
 	for (size_t i = 0; i < rows && !rc; i++) {
 		int64_t s, e, k;
 
-		if (!nx_dchunk_i64(c, 3, i, &s) || !nx_dchunk_i64(c, 4, i, &e))
+		if (!nx_dchunk_valid(s_valid, i) || !nx_dchunk_valid(e_valid, i))
 			return nx_errf(err, NX_EDB, "%s: an event without a start or an end",
 				       p->name);
+		s = ss[i];
+		e = es[i];
 		k = p->w == INT64_MAX ? 0 : nx__lod_floor_div(s, p->w);
 		if (!p->started) {
 			p->started = true;
@@ -111,7 +116,7 @@ static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 		if (k >= p->c_lo + (int64_t)p->m)
 			rc = flush_before(p, k - (int64_t)p->m + 1, err);
 		if (!rc)
-			rc = nx__lod_l0_fold(slot(p, k), c, i, err);
+			nx__lod_l0_fold_cols(slot(p, k), &cols, i, s, e);
 		p->got[0]++;
 		p->got[1] = s < p->got[1] ? s : p->got[1];
 		p->got[2] = e > p->got[2] ? e : p->got[2];

@@ -101,26 +101,57 @@ static struct cell cell_read(const struct nx_dchunk *c, size_t col, size_t i,
 	return out;
 }
 
-static int need_i64(const struct nx_dchunk *c, size_t col, size_t i, int64_t *v,
+/* A chunk's columns 0, 1 and 3..9 when all are BIGINT (an events' level: k, core, count
+ * .. end_ts), read once per chunk rather than by a call per cell; ok false otherwise (a
+ * counters' level), for the calls per cell. */
+struct chunk_cols {
+	const struct nx_dchunk *c;
+	bool ok;
+	const int64_t *v[10];
+	const uint64_t *valid[10];
+};
+
+static void cols_of(struct chunk_cols *cc, const struct nx_dchunk *c, bool ctr)
+{
+	cc->c = c;
+	cc->ok = !ctr;
+	for (size_t col = 0; col < 10 && cc->ok; col++)
+		if (col != 2 && !(cc->v[col] = nx_dchunk_i64s(c, col, &cc->valid[col])))
+			cc->ok = false;
+}
+
+/* nx_dchunk_i64 of column col (not 2) of row i. */
+static inline bool col_i64(const struct chunk_cols *cc, size_t col, size_t i, int64_t *v)
+{
+	if (!cc->ok)
+		return nx_dchunk_i64(cc->c, col, i, v);
+	if (!nx_dchunk_valid(cc->valid[col], i))
+		return false;
+	*v = cc->v[col][i];
+	return true;
+}
+
+static int need_i64(const struct chunk_cols *cc, size_t col, size_t i, int64_t *v,
 		    const struct bucket *b, struct nx_err *err)
 {
-	if (nx_dchunk_i64(c, col, i, v))
+	if (col_i64(cc, col, i, v))
 		return 0;
 	return nx_errf(err, NX_EDB, "level %d of the %s pyramid: NULL in column %zu of a row",
 		       b->level - 1, b->ctr ? "counters'" : "events'", col);
 }
 
 /* Reads row i of chunk c into r. */
-static int row_read(struct bucket *b, const struct nx_dchunk *c, size_t i, struct row *r,
+static int row_read(struct bucket *b, const struct chunk_cols *cc, size_t i, struct row *r,
 		    struct nx_err *err)
 {
+	const struct nx_dchunk *c = cc->c;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->ord = b->seen++;
-	if ((rc = need_i64(c, 0, i, &r->k, b, err)))
+	if ((rc = need_i64(cc, 0, i, &r->k, b, err)))
 		return rc;
-	r->core_null = !nx_dchunk_i64(c, 1, i, &r->core);
+	r->core_null = !col_i64(cc, 1, i, &r->core);
 	r->track = cell_read(c, 2, i, &b->arena);
 	if (b->ctr) {
 		r->lo_null = !nx_dchunk_f64(c, 3, i, &r->lo);
@@ -129,13 +160,13 @@ static int row_read(struct bucket *b, const struct nx_dchunk *c, size_t i, struc
 		r->has_last = nx_dchunk_i64(c, 6, i, &r->last_ts);
 		return 0;
 	}
-	if ((rc = need_i64(c, 3, i, &r->count, b, err)) ||
-	    (rc = need_i64(c, 4, i, &r->busy, b, err)) ||
-	    (rc = need_i64(c, 5, i, &r->first, b, err)) ||
-	    (rc = need_i64(c, 6, i, &r->last, b, err)))
+	if ((rc = need_i64(cc, 3, i, &r->count, b, err)) ||
+	    (rc = need_i64(cc, 4, i, &r->busy, b, err)) ||
+	    (rc = need_i64(cc, 5, i, &r->first, b, err)) ||
+	    (rc = need_i64(cc, 6, i, &r->last, b, err)))
 		return rc;
-	r->has_r = nx_dchunk_i64(c, 7, i, &r->id) && nx_dchunk_i64(c, 8, i, &r->s) &&
-		   nx_dchunk_i64(c, 9, i, &r->e);
+	r->has_r = col_i64(cc, 7, i, &r->id) && col_i64(cc, 8, i, &r->s) &&
+		   col_i64(cc, 9, i, &r->e);
 	r->label = cell_read(c, 10, i, &b->arena);
 	return 0;
 }
@@ -334,12 +365,14 @@ static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 {
 	struct bucket *b = arg;
 	size_t rows = nx_dchunk_rows(c);
+	struct chunk_cols cc;
 	int rc = 0;
 
+	cols_of(&cc, c, b->ctr);
 	for (size_t i = 0; i < rows && !rc; i++) {
 		int64_t k, parent;
 
-		if ((rc = need_i64(c, 0, i, &k, b, err)))
+		if ((rc = need_i64(&cc, 0, i, &k, b, err)))
 			break;
 		if (b->open && k < b->prev_k)
 			return nx_errf(err, NX_EDB, "level %d of the %s pyramid is not in bucket "
@@ -356,7 +389,7 @@ static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 			b->cap = b->cap ? 2 * b->cap : 64;
 			b->rows = nx_xrealloc(b->rows, b->cap * sizeof(*b->rows));
 		}
-		rc = row_read(b, c, i, &b->rows[b->n++], err);
+		rc = row_read(b, &cc, i, &b->rows[b->n++], err);
 	}
 	return rc;
 }

@@ -85,6 +85,19 @@ struct nx_lod_l0_slice;
 struct nx_lod_l0_slice *nx__lod_l0_slice_new(int src, int level, const char *name);
 int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_t row,
 		    struct nx_err *err);
+/* The same fold with the chunk's BIGINT columns read once per chunk (nx__lod_l0_cols_of;
+ * fails when core, id, start_ts or end_ts is of another type) instead of a call per cell,
+ * the row's start and end (not NULL) already read by the caller. */
+struct nx_lod_l0_cols {
+	const struct nx_dchunk *c;
+	const int64_t *core, *id;
+	const uint64_t *core_valid, *id_valid;
+};
+int nx__lod_l0_cols_of(struct nx_lod_l0_cols *cols, const struct nx_dchunk *c, const int64_t **s,
+		       const int64_t **e, const uint64_t **s_valid, const uint64_t **e_valid,
+		       const char *name, struct nx_err *err);
+void nx__lod_l0_fold_cols(struct nx_lod_l0_slice *sl, const struct nx_lod_l0_cols *cols, size_t row,
+			  int64_t s, int64_t e);
 void nx__lod_l0_slice_free(struct nx_lod_l0_slice *sl);
 /* flush_to appends to the table `to` (NULL: tl.lod<src>), which has tl.lod<src>'s columns
  * and no rows before the first flush, through *app (opened by the first flush with rows;
