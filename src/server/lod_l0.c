@@ -146,22 +146,19 @@ static struct group *group_of(struct nx_lod_l0_slice *sl, int64_t k, bool core_n
 	return g;
 }
 
-int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_t i,
-		    struct nx_err *err)
+/* One event into its group: row i of chunk c (its track and label read there), its
+ * times, core and id given. */
+static inline __attribute__((always_inline)) void
+fold_event(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_t i,
+		       int64_t s, int64_t e, bool core_null, int64_t core, bool has_id,
+		       int64_t id)
 {
-	int64_t core = 0, id = 0, s, e;
 	const char *t = NULL, *l = NULL;
 	size_t tlen = 0, llen = 0;
-	bool core_null, has_id;
 	struct group *g;
 
-	/* tl.ev<s> keeps only events with both times (NX_TL_IN_BOUNDS_SQL) */
-	if (!nx_dchunk_i64(c, 3, i, &s) || !nx_dchunk_i64(c, 4, i, &e))
-		return nx_errf(err, NX_EDB, "%s: an event without a start or an end", sl->name);
-	core_null = !nx_dchunk_i64(c, 0, i, &core);
 	if (!nx_dchunk_str(c, 1, i, &t, &tlen))
 		tlen = NULL_LEN;
-	has_id = nx_dchunk_i64(c, 2, i, &id);
 	g = group_of(sl, s / ((int64_t)1 << sl->level), core_null, core, t, tlen);
 	g->count++;
 	g->busy += (__int128)e - s;
@@ -182,6 +179,20 @@ int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_
 			nx_strbuf_add(&sl->arena, l, llen);
 		}
 	}
+}
+
+int nx__lod_l0_fold(struct nx_lod_l0_slice *sl, const struct nx_dchunk *c, size_t i,
+		    struct nx_err *err)
+{
+	int64_t core = 0, id = 0, s, e;
+	bool core_null, has_id;
+
+	/* tl.ev<s> keeps only events with both times (NX_TL_IN_BOUNDS_SQL) */
+	if (!nx_dchunk_i64(c, 3, i, &s) || !nx_dchunk_i64(c, 4, i, &e))
+		return nx_errf(err, NX_EDB, "%s: an event without a start or an end", sl->name);
+	core_null = !nx_dchunk_i64(c, 0, i, &core);
+	has_id = nx_dchunk_i64(c, 2, i, &id);
+	fold_event(sl, c, i, s, e, core_null, core, has_id, id);
 	return 0;
 }
 
@@ -200,39 +211,14 @@ int nx__lod_l0_cols_of(struct nx_lod_l0_cols *cols, const struct nx_dchunk *c, c
 	return 0;
 }
 
-/* nx__lod_l0_fold's work on one row, its cells from the chunk's arrays. */
 void nx__lod_l0_fold_cols(struct nx_lod_l0_slice *sl, const struct nx_lod_l0_cols *cols, size_t i,
 			  int64_t s, int64_t e)
 {
-	const char *t = NULL, *l = NULL;
-	size_t tlen = 0, llen = 0;
 	bool core_null = !nx_dchunk_valid(cols->core_valid, i);
 	bool has_id = nx_dchunk_valid(cols->id_valid, i);
-	int64_t core = core_null ? 0 : cols->core[i], id = has_id ? cols->id[i] : 0;
-	struct group *g;
 
-	if (!nx_dchunk_str(cols->c, 1, i, &t, &tlen))
-		tlen = NULL_LEN;
-	g = group_of(sl, s / ((int64_t)1 << sl->level), core_null, core, t, tlen);
-	g->count++;
-	g->busy += (__int128)e - s;
-	if (s < g->first)
-		g->first = s;
-	if (e > g->last)
-		g->last = e;
-	if (has_id && nx__lod_longer(s, e, id, g->has_r, g->s, g->e, g->id)) {
-		g->has_r = true;
-		g->id = id;
-		g->s = s;
-		g->e = e;
-		if (!nx_dchunk_str(cols->c, 5, i, &l, &llen)) {
-			g->label_len = NULL_LEN;
-		} else {
-			g->label_off = sl->arena.len;
-			g->label_len = llen;
-			nx_strbuf_add(&sl->arena, l, llen);
-		}
-	}
+	fold_event(sl, cols->c, i, s, e, core_null, core_null ? 0 : cols->core[i], has_id,
+		   has_id ? cols->id[i] : 0);
 }
 
 static int take_chunk(void *arg, const struct nx_dchunk *c, struct nx_err *err)
