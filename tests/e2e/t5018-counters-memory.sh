@@ -1,0 +1,43 @@
+#!/bin/bash
+# t5018-counters-memory.sh: the timeline's counter tracks (.../timeline/counters) of a
+# profile whose one dense semaphore sits beside many sparse ones (as a real NKI kernel's
+# do: the pyramid's finest level is set by the average series, so a window just finer
+# than it reads the dense series' rows raw) answer within the server's 32MB pool of the
+# timeline cache, and the same bytes as under a 1GB limit. The query used to hold every
+# row of the window (a materialised CTE) and got a 503 memory_limit.
+set -u
+BIN=${NX_BIN:?NX_BIN not set}
+SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
+. "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+e2e_setup t5018
+PIDS=
+e2e_cleanup() { for p in $PIDS; do kill -9 $p; done 2> /dev/null; }
+P=dp/profiles/global/p@latest
+mkdir -p $P tmp
+export TMPDIR=$T/tmp
+# semaphore 1: a million updates, one per us; semaphores 2..31: 100 each
+"$SQL" "COPY (SELECT 0 AS pcore_idx, i * 1000 AS timestamp, 1 AS id, (i % 100)::DOUBLE AS value FROM range(1000000) r(i) UNION ALL SELECT 0, i * 10000000 + s, s, s::DOUBLE FROM range(100) r(i), range(2, 32) t(s) ORDER BY timestamp) TO '$P/SemaphoreUpdate.parquet' (FORMAT parquet); COPY (SELECT 1.0::DOUBLE AS total_time) TO '$P/Summary.parquet' (FORMAT parquet)" > /dev/null ||
+	fail "making the profile"
+
+# the counters of windows at the pyramid's finest level (2^20 ns), just finer (2^19: the
+# raw rows of the whole span), finer still, and the whole span
+WINDOWS="t0=0&t1=1048576000&px=1000 t0=524288000&t1=1048576000&px=1000 t0=524288000&t1=786432000&px=1000 t0=600000000&t1=600100000&px=1000 t0=0&t1=2000000000&px=1000"
+counters() { # port: every window's reply and status
+	for w in $WINDOWS; do
+		curl -s -w ' %{http_code}\n' "http://127.0.0.1:$1/api/v1/profiles/namespace/global/profile_name/p/timeline/counters?$w"
+	done
+}
+
+NX_SERVER_MEMORY_LIMIT=1GB e2e_serve srv-1.txt --data-path dp
+want=$(counters $PORT)
+kill $S; wait $S 2> /dev/null
+[ "$(echo "$want" | grep -c ' 200$')" = 5 ] || fail "under 1GB: $(echo "$want" | cut -c1-300)"
+echo "$want" | grep -q '"track":"sem 1","before":' || fail "no dense series: $(echo "$want" | head -c 300)"
+echo "$want" | sed -n 3p | grep -q '"track":"sem 1","before":[0-9]' || fail "no value before the window: $(echo "$want" | sed -n 3p | head -c 300)"
+
+e2e_serve srv-2.txt --data-path dp
+got=$(counters $PORT)
+[ "$got" = "$want" ] || fail "under the default 32MB pool: $(echo "$got" | grep -v ' 200$' | cut -c1-300)"
+grep -q memory_limit srv-2.txt && fail "memory_limit in the log: $(grep memory_limit srv-2.txt)"
+kill $S; wait $S 2> /dev/null
+exit 0
