@@ -5,10 +5,16 @@
  *
  * Every value that sizes something is range-checked before use; counts come from the
  * data actually present (JSON arrays, file lengths), never from a field that merely
- * claims them. Errors read "<file>: <member>: <JSON path or record>: <problem>". */
+ * claims them. Errors read "<file>: <member>: <JSON path or record>: <problem>".
+ *
+ * The big members (the debug info, the engines' DMA blocks: tens of MB in a real kernel)
+ * are never parsed whole: neff_json.h hands their arrays' elements over one at a time,
+ * each tree freed once its element is read. */
 #include "common/compat.h"
 #include "neff/neff.h"
+#include "neff/neff_json.h"
 #include "neff/tar.h"
+#include "common/assert.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
@@ -36,6 +42,7 @@ struct rd {
 	struct nx_err *err;
 	struct nx_neff *neff;
 	struct keyed *by_name; /* tensors sorted by name */
+	int engine;            /* whose sg00/<Engine>.json is being read */
 };
 
 static int fail(struct rd *r, int code, const char *path, const char *fmt, ...) NX_PRINTF(4, 5);
@@ -166,23 +173,6 @@ static int get_typed(struct rd *r, json_t *obj, const char *path, const char *ke
 static char *dup_or_null(const char *s)
 {
 	return s ? nx_xstrdup(s) : NULL;
-}
-
-/* Loads a JSON member whose top level must be an object. */
-static int load_json(struct rd *r, const struct nx_tar_entry *e, json_t **root)
-{
-	json_error_t je;
-
-	*root = json_loadb((const char *)e->data, e->size, JSON_REJECT_DUPLICATES, &je);
-	if (!*root)
-		return fail(r, NX_ECORRUPT, NULL, "invalid JSON at line %d column %d: %s", je.line,
-			    je.column, je.text);
-	if (!json_is_object(*root)) {
-		json_decref(*root);
-		*root = NULL;
-		return fail(r, NX_ECORRUPT, NULL, "expected an object at the top level");
-	}
-	return 0;
 }
 
 /* Members may be stored with a leading "./" (tar -C dir .). */
@@ -599,28 +589,70 @@ static int parse_block(struct rd *r, json_t *b, const char *path, int engine,
 	return 0;
 }
 
-/* sg00/<Engine>.json: appends the engine's DMA blocks. */
-static int parse_engine_json(struct rd *r, json_t *root, int engine)
+/* The streamed array under key, or NULL when absent or null. A value of another type
+ * was left in the root by nx_nj_load, for get_typed to refuse. */
+static int streamed_array(struct rd *r, const struct nx_nj_doc *doc, const char *key,
+			  const struct nx_nj_array **a)
 {
-	struct nx_neff *n = r->neff;
-	size_t first = n->nblocks;
-	json_t *dma;
-	int rc;
+	json_t *other;
+	int rc = get_typed(r, doc->root, "", key, false, JSON_ARRAY, &other);
 
-	if ((rc = get_typed(r, root, "", "dma", false, JSON_ARRAY, &dma)) || !dma)
-		return rc;
-	n->blocks = nx_xrealloc(n->blocks, (n->nblocks + json_array_size(dma) + 1) *
-						   sizeof(*n->blocks));
-	for (size_t i = 0; i < json_array_size(dma); i++) {
-		char p[64];
-		struct nx_dma_block *b = &n->blocks[n->nblocks++];
+	NX_ASSERT(rc || !other); /* arrays under a streamed key stay in the text */
+	*a = nx_nj_find(doc, key);
+	return rc;
+}
 
-		memset(b, 0, sizeof(*b));
-		snprintf(p, sizeof(p), "dma[%zu]", i);
-		rc = parse_block(r, json_array_get(dma, i), p, engine, b);
+/* The elements of a->key, one at a time, each with its path "key[i]" (fn's to read,
+ * not to keep: the tree is freed after it); element i goes to out + i * size, which
+ * holds a->count of them. The count grows item by item so that a failure leaves only
+ * parsed items to release. */
+static int each_element(struct rd *r, const struct nx_nj_doc *doc,
+			const struct nx_nj_array *a, char *out, size_t size, size_t *count,
+			int (*fn)(struct rd *, json_t *, const char *, void *))
+{
+	struct nx_nj_iter it;
+	char msg[512], p[64];
+	json_t *elem;
+	int rc, more;
+
+	nx_nj_iter_init(&it, doc, a);
+	for (size_t i = 0; (more = nx_nj_next(&it, &elem, msg, sizeof(msg))) == 1; i++) {
+		snprintf(p, sizeof(p), "%s[%zu]", a->key, i);
+		if (i >= a->count) { /* the scanner and jansson disagree: never seen */
+			rc = fail(r, NX_ECORRUPT, p, "more elements than the %zu counted", a->count);
+		} else {
+			(*count)++;
+			rc = fn(r, elem, p, out + i * size);
+		}
+		json_decref(elem);
 		if (rc)
 			return rc;
 	}
+	return more < 0 ? fail(r, NX_ECORRUPT, NULL, "%s", msg) : 0;
+}
+
+static int block_element(struct rd *r, json_t *b, const char *p, void *out)
+{
+	memset(out, 0, sizeof(struct nx_dma_block));
+	return parse_block(r, b, p, r->engine, out);
+}
+
+/* sg00/<Engine>.json: appends the engine's DMA blocks. */
+static int parse_engine_json(struct rd *r, const struct nx_nj_doc *doc, int engine)
+{
+	const struct nx_nj_array *dma;
+	struct nx_neff *n = r->neff;
+	size_t first = n->nblocks;
+	int rc;
+
+	if ((rc = streamed_array(r, doc, "dma", &dma)) || !dma)
+		return rc;
+	n->blocks = nx_xrealloc(n->blocks, (n->nblocks + dma->count + 1) * sizeof(*n->blocks));
+	r->engine = engine;
+	rc = each_element(r, doc, dma, (char *)(n->blocks + first), sizeof(*n->blocks),
+			  &n->nblocks, block_element);
+	if (rc)
+		return rc;
 	/* Block ids are unique within one engine's file. */
 	size_t nb = n->nblocks - first;
 	struct keyed *ids = nx_xcalloc(nb + 1, sizeof(*ids));
@@ -852,27 +884,24 @@ static int parse_dbg_decision(struct rd *r, json_t *f, const char *p, void *out)
 	return 0;
 }
 
-/* Parses the optional array root[key] into a calloc'd array of `size`-byte items. The
- * count grows item by item so that a failure leaves only parsed items to release. */
-static int parse_array(struct rd *r, json_t *root, const char *key, size_t size, void **arr,
-		       size_t *count, int (*fn)(struct rd *, json_t *, const char *, void *))
+/* Parses the optional streamed array root[key] into a calloc'd array of `size`-byte
+ * items. */
+static int parse_array(struct rd *r, const struct nx_nj_doc *doc, const char *key,
+		       size_t size, void **arr, size_t *count,
+		       int (*fn)(struct rd *, json_t *, const char *, void *))
 {
-	json_t *a;
-	int rc = get_typed(r, root, "", key, false, JSON_ARRAY, &a);
-	size_t n = a ? json_array_size(a) : 0;
+	const struct nx_nj_array *a;
+	int rc = streamed_array(r, doc, key, &a);
 
-	*arr = nx_xcalloc(n + 1, size);
-	for (size_t i = 0; !rc && i < n; i++) {
-		char p[64];
-		snprintf(p, sizeof(p), "%s[%zu]", key, i);
-		(*count)++;
-		rc = fn(r, json_array_get(a, i), p, (char *)*arr + i * size);
-	}
-	return rc;
+	*arr = nx_xcalloc(a ? a->count + 1 : 1, size);
+	if (rc || !a)
+		return rc;
+	return each_element(r, doc, a, *arr, size, count, fn);
 }
 
-static int parse_debug(struct rd *r, json_t *root)
+static int parse_debug(struct rd *r, const struct nx_nj_doc *doc)
 {
+	json_t *root = doc->root;
 	struct nx_debug_info *d = &r->neff->dbg;
 	struct tree frames, vars;
 	void *insts = NULL, *fr = NULL, *iv = NULL;
@@ -885,26 +914,26 @@ static int parse_debug(struct rd *r, json_t *root)
 	if (version != 1)
 		return fail(r, NX_EVERSION, "version", "version %" PRId64 " is not supported (this "
 			    "build reads version 1)", version);
-	rc = parse_array(r, root, "instructions", sizeof(*d->insts), &insts, &d->ninsts,
+	rc = parse_array(r, doc, "instructions", sizeof(*d->insts), &insts, &d->ninsts,
 			 parse_dbg_inst);
 	d->insts = insts;
 	if (!rc)
-		rc = parse_array(r, root, "stack_frames", sizeof(*d->frames), &fr, &d->nframes,
+		rc = parse_array(r, doc, "stack_frames", sizeof(*d->frames), &fr, &d->nframes,
 				 parse_frame);
 	d->frames = fr;
 	if (!rc)
-		rc = parse_array(r, root, "iteration_variables", sizeof(*d->itervars), &iv,
+		rc = parse_array(r, doc, "iteration_variables", sizeof(*d->itervars), &iv,
 				 &d->nitervars, parse_itervar);
 	d->itervars = iv;
 	if (!rc) {
 		void *birs = NULL;
-		rc = parse_array(r, root, "bir_instructions", sizeof(*d->birs), &birs, &d->nbirs,
+		rc = parse_array(r, doc, "bir_instructions", sizeof(*d->birs), &birs, &d->nbirs,
 				 parse_dbg_bir);
 		d->birs = birs;
 	}
 	if (!rc) {
 		void *dec = NULL;
-		rc = parse_array(r, root, "compiler_decisions", sizeof(*d->decisions), &dec,
+		rc = parse_array(r, doc, "compiler_decisions", sizeof(*d->decisions), &dec,
 				 &d->ndecisions, parse_dbg_decision);
 		d->decisions = dec;
 	}
@@ -988,50 +1017,60 @@ static int parse_bin(struct rd *r, const struct nx_tar_entry *e, int engine)
 	return 0;
 }
 
+/* The arrays of each member handed over element by element (the other values and
+ * members are small, and parsed whole). */
+static const char *const no_arrays[] = { NULL };
+static const char *const engine_arrays[] = { "dma", NULL };
+static const char *const debug_arrays[] = { "instructions", "stack_frames",
+					    "iteration_variables", "bir_instructions",
+					    "compiler_decisions", NULL };
+
 /* Parses a JSON member with fn; absent optional members are skipped. */
 static int json_member(struct rd *r, const struct nx_tar *tar, const char *name, bool req,
-		       int (*fn)(struct rd *, json_t *, int), int arg)
+		       const char *const *streamed,
+		       int (*fn)(struct rd *, const struct nx_nj_doc *, int), int arg)
 {
 	const struct nx_tar_entry *e = find_member(tar, name);
-	json_t *root = NULL;
+	struct nx_nj_doc doc;
+	char msg[512];
 	int rc;
 
 	r->member = name;
 	if (!e)
 		return req ? fail(r, NX_ECORRUPT, NULL, "member is missing from the archive") : 0;
-	rc = load_json(r, e, &root);
-	if (!rc)
-		rc = fn(r, root, arg);
-	json_decref(root);
+	if (nx_nj_load(&doc, (const char *)e->data, e->size, streamed, msg, sizeof(msg)))
+		return fail(r, NX_ECORRUPT, NULL, "%s", msg);
+	rc = fn(r, &doc, arg);
+	nx_nj_release(&doc);
 	return rc;
 }
 
-static int do_info(struct rd *r, json_t *root, int arg)
+static int do_info(struct rd *r, const struct nx_nj_doc *doc, int arg)
 {
 	const char *s;
-	int rc = get_str(r, root, "", "tool_version", false, &s);
+	int rc = get_str(r, doc->root, "", "tool_version", false, &s);
 
 	(void)arg;
 	r->neff->tool_version = dup_or_null(s);
 	return rc;
 }
 
-static int do_def(struct rd *r, json_t *root, int arg)
+static int do_def(struct rd *r, const struct nx_nj_doc *doc, int arg)
 {
 	(void)arg;
-	return parse_def(r, root);
+	return parse_def(r, doc->root);
 }
 
-static int do_debug(struct rd *r, json_t *root, int arg)
+static int do_debug(struct rd *r, const struct nx_nj_doc *doc, int arg)
 {
 	(void)arg;
-	return parse_debug(r, root);
+	return parse_debug(r, doc);
 }
 
 int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct nx_neff *neff,
 		     struct nx_err *err)
 {
-	struct rd r = { name, "", err, neff, NULL };
+	struct rd r = { name, "", err, neff, NULL, 0 };
 	struct nx_tar tar;
 	char member[64];
 	int rc;
@@ -1049,15 +1088,17 @@ int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct n
 			    err);
 	if (rc)
 		goto out;
-	if ((rc = json_member(&r, &tar, "info.json", true, do_info, 0)) ||
-	    (rc = json_member(&r, &tar, "sg00/def.json", true, do_def, 0)))
+	if ((rc = json_member(&r, &tar, "info.json", true, no_arrays, do_info, 0)) ||
+	    (rc = json_member(&r, &tar, "sg00/def.json", true, no_arrays, do_def, 0)))
 		goto out;
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		snprintf(member, sizeof(member), "sg00/%s.json", nx_engine_name(e));
-		if ((rc = json_member(&r, &tar, member, false, parse_engine_json, e)))
+		if ((rc = json_member(&r, &tar, member, false, engine_arrays, parse_engine_json,
+				      e)))
 			goto out;
 	}
-	if ((rc = json_member(&r, &tar, "kernel_debug_info.json", false, do_debug, 0)))
+	rc = json_member(&r, &tar, "kernel_debug_info.json", false, debug_arrays, do_debug, 0);
+	if (rc)
 		goto out;
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		snprintf(member, sizeof(member), "sg00/%s.bin", nx_engine_name(e));

@@ -937,6 +937,49 @@ static void test_json_errors(void **state)
 			    "x.neff: sg00/Tensor.json: dma: expected array, found object");
 }
 
+/* The big members are read element by element (src/neff/neff_json.c): their faults are
+ * still placed in the member, and the checks keep their order. */
+static void test_json_pieces(void **state)
+{
+	(void)state;
+	expect_member_error("kernel_debug_info.json",
+			    "{\"version\": 1, \"instructions\": [{\"name\": \"a\"},\n {\"name\" \"b\"}]}",
+			    NX_ECORRUPT, "x.neff: kernel_debug_info.json: invalid JSON at line 2 "
+					 "column 10: expected ':'");
+	expect_member_error("kernel_debug_info.json",
+			    "{\"version\": 1, \"instructions\": [{\"name\": \"a\"}\n {\"name\": \"b\"}]}",
+			    NX_ECORRUPT, "x.neff: kernel_debug_info.json: invalid JSON at line 2 "
+					 "column 2: expected ',' or ']'");
+	expect_member_error("kernel_debug_info.json",
+			    "{\"version\": 1, \"instructions\": [{\"name\": \"a\"},", NX_ECORRUPT,
+			    "kernel_debug_info.json: invalid JSON at line 1 column 46: premature "
+			    "end of input");
+	/* jansson's own checks inside an element. */
+	expect_member_error("kernel_debug_info.json",
+			    "{\"version\": 1, \"instructions\": [{\"name\": \"a\"},\n"
+			    " {\"name\": \"a\", \"name\": \"b\"}]}", NX_ECORRUPT,
+			    "kernel_debug_info.json: invalid JSON at line 2 column 21: duplicate "
+			    "object key near '\"name\"'");
+	expect_member_error("sg00/Sync.json", "{\"dma\": [],\n\"dma\": []}", NX_ECORRUPT,
+			    "x.neff: sg00/Sync.json: invalid JSON at line 2 column 5: duplicate "
+			    "object key near '\"dma\"'");
+	/* The version is checked first wherever it stands, a syntax fault before it. */
+	expect_member_error("kernel_debug_info.json", "{\"instructions\": [5], \"version\": 2}",
+			    NX_EVERSION, "kernel_debug_info.json: version: version 2 is not "
+					 "supported");
+	expect_member_error("kernel_debug_info.json",
+			    "{\"instructions\": [5], \"version\": 2, }", NX_ECORRUPT,
+			    "kernel_debug_info.json: invalid JSON at line 1 column 37");
+	/* A key spelled with an escape is the same key. */
+	expect_member_error("kernel_debug_info.json",
+			    "{\"version\": 1, \"instr\\u0075ctions\": [{\"name\": 5}]}", NX_ECORRUPT,
+			    "kernel_debug_info.json: instructions[0].name: expected string, found "
+			    "integer");
+	expect_member_error("kernel_debug_info.json", "{\"version\": 1, \"stack_frames\": {}}",
+			    NX_ECORRUPT, "kernel_debug_info.json: stack_frames: expected array, "
+					 "found object");
+}
+
 static void test_def_values(void **state)
 {
 	(void)state;
@@ -1349,6 +1392,7 @@ int main(void)
 		cmocka_unit_test(test_payload_truncation),
 		cmocka_unit_test(test_tar_checksum),
 		cmocka_unit_test(test_json_errors),
+		cmocka_unit_test(test_json_pieces),
 		cmocka_unit_test(test_def_values),
 		cmocka_unit_test(test_dma_values),
 		cmocka_unit_test(test_debug_values),
