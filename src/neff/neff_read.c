@@ -93,18 +93,33 @@ static int get(struct rd *r, json_t *obj, const char *path, const char *key, boo
 	return 0;
 }
 
-static int int_value(struct rd *r, json_t *v, const char *path, const char *key, int64_t min,
-		     int64_t max, int64_t *out)
+#define NO_INDEX SIZE_MAX
+
+/* path.key, or path.key[index] unless index is NO_INDEX: the place of a failure (made
+ * only then, a snprintf per value read being a tenth of reading a big NEFF). */
+static const char *indexed_keypath(char buf[512], const char *path, const char *key,
+				   size_t index)
+{
+	char k[96];
+
+	if (index == NO_INDEX)
+		return keypath(buf, path, key);
+	snprintf(k, sizeof(k), "%s[%zu]", key, index);
+	return keypath(buf, path, k);
+}
+
+static int int_value(struct rd *r, json_t *v, const char *path, const char *key, size_t index,
+		     int64_t min, int64_t max, int64_t *out)
 {
 	char p[512];
 
-	keypath(p, path, key);
 	if (!json_is_integer(v))
-		return fail(r, NX_ECORRUPT, p, "expected integer, found %s", type_of(v));
+		return fail(r, NX_ECORRUPT, indexed_keypath(p, path, key, index),
+			    "expected integer, found %s", type_of(v));
 	*out = json_integer_value(v);
 	if (*out < min || *out > max)
-		return fail(r, NX_ECORRUPT, p, "value %" PRId64 " is out of range %" PRId64 "..%"
-			    PRId64, *out, min, max);
+		return fail(r, NX_ECORRUPT, indexed_keypath(p, path, key, index), "value %" PRId64
+			    " is out of range %" PRId64 "..%" PRId64, *out, min, max);
 	return 0;
 }
 
@@ -118,7 +133,7 @@ static int get_int(struct rd *r, json_t *obj, const char *path, const char *key,
 	*out = def;
 	if (rc || !v)
 		return rc;
-	return int_value(r, v, path, key, min, max, out);
+	return int_value(r, v, path, key, NO_INDEX, min, max, out);
 }
 
 /* String member (borrowed from the JSON tree); NULL when absent and not required. */
@@ -254,9 +269,8 @@ static int parse_var(struct rd *r, const char *name, json_t *v, struct nx_tensor
 			    "%zu dimensions, at most %zu supported", json_array_size(shape),
 			    NX_ARRAY_SIZE(t->shape));
 	for (size_t i = 0; shape && i < json_array_size(shape); i++) {
-		char key[32];
-		snprintf(key, sizeof(key), "shape[%zu]", i);
-		if ((rc = int_value(r, json_array_get(shape, i), path, key, 0, MAX_BYTES, &x)))
+		if ((rc = int_value(r, json_array_get(shape, i), path, "shape", i, 0, MAX_BYTES,
+				    &x)))
 			return rc;
 		t->shape[t->rank++] = (uint64_t)x;
 	}
@@ -408,18 +422,27 @@ struct side {
 	unsigned *ndim, *start;
 };
 
-static int parse_side(struct rd *r, json_t *d, const char *path, const char *pfx,
+/* The keys of one side, spelled out (not printed per descriptor). */
+struct side_keys {
+	const char *pfx, *off, *partition, *sizes, *steps;
+};
+
+static const struct side_keys from_keys = { "from", "from_off", "from_partition",
+					    "from_sizes", "from_steps" };
+static const struct side_keys to_keys = { "to", "to_off", "to_partition", "to_sizes",
+					  "to_steps" };
+
+static int parse_side(struct rd *r, json_t *d, const char *path, const struct side_keys *k,
 		      struct side *s, uint64_t *elems)
 {
-	char key[64], kp[512];
-	const char *where;
+	const char *pfx = k->pfx, *where;
 	json_t *sizes, *steps;
+	char kp[512];
 	int64_t x;
 	int rc;
 
 	if ((rc = get_str(r, d, path, pfx, true, &where)))
 		return rc;
-	keypath(kp, path, pfx);
 	*s->var = -1;
 	if (!strcmp(where, "sb")) {
 		*s->loc = NX_LOC_SBUF;
@@ -428,47 +451,43 @@ static int parse_side(struct rd *r, json_t *d, const char *path, const char *pfx
 	} else {
 		*s->loc = NX_LOC_HBM;
 		if ((*s->var = lookup_tensor(r, where)) < 0)
-			return fail(r, NX_ECORRUPT, kp, "unknown variable \"%s\"", where);
+			return fail(r, NX_ECORRUPT, keypath(kp, path, pfx),
+				    "unknown variable \"%s\"", where);
 	}
-	snprintf(key, sizeof(key), "%s_off", pfx);
-	if ((rc = get_int(r, d, path, key, true, 0, 0, MAX_BYTES, &x)))
+	if ((rc = get_int(r, d, path, k->off, true, 0, 0, MAX_BYTES, &x)))
 		return rc;
 	*s->off = (uint64_t)x;
-	snprintf(key, sizeof(key), "%s_partition", pfx);
-	if ((rc = get_int(r, d, path, key, false, 0, 0, NX_NUM_PARTITIONS - 1, &x)))
+	if ((rc = get_int(r, d, path, k->partition, false, 0, 0, NX_NUM_PARTITIONS - 1, &x)))
 		return rc;
 	*s->start = (unsigned)x;
-	snprintf(key, sizeof(key), "%s_sizes", pfx);
-	if ((rc = get_typed(r, d, path, key, true, JSON_ARRAY, &sizes)))
-		return rc;
-	snprintf(key, sizeof(key), "%s_steps", pfx);
-	if ((rc = get_typed(r, d, path, key, true, JSON_ARRAY, &steps)))
+	if ((rc = get_typed(r, d, path, k->sizes, true, JSON_ARRAY, &sizes)) ||
+	    (rc = get_typed(r, d, path, k->steps, true, JSON_ARRAY, &steps)))
 		return rc;
 	size_t nd = json_array_size(sizes);
 	if (nd < 1 || nd > 4)
-		return fail(r, NX_ECORRUPT, kp, "%s_sizes has %zu dimensions, expected 1..4", pfx,
-			    nd);
+		return fail(r, NX_ECORRUPT, keypath(kp, path, pfx),
+			    "%s_sizes has %zu dimensions, expected 1..4", pfx, nd);
 	if (json_array_size(steps) != nd)
-		return fail(r, NX_ECORRUPT, kp, "%s_steps has %zu entries but %s_sizes has %zu",
-			    pfx, json_array_size(steps), pfx, nd);
+		return fail(r, NX_ECORRUPT, keypath(kp, path, pfx),
+			    "%s_steps has %zu entries but %s_sizes has %zu", pfx,
+			    json_array_size(steps), pfx, nd);
 	*s->ndim = (unsigned)nd;
 	*elems = 1;
 	for (size_t i = 0; i < nd; i++) {
-		snprintf(key, sizeof(key), "%s_sizes[%zu]", pfx, i);
-		if ((rc = int_value(r, json_array_get(sizes, i), path, key, 0, MAX_DIM, &x)))
+		if ((rc = int_value(r, json_array_get(sizes, i), path, k->sizes, i, 0, MAX_DIM,
+				    &x)))
 			return rc;
 		s->sizes[i] = (uint64_t)x;
 		if (*elems && s->sizes[i] > (uint64_t)MAX_BYTES / *elems)
-			return fail(r, NX_ECORRUPT, kp, "%s_sizes: element count exceeds 2^48",
-				    pfx);
+			return fail(r, NX_ECORRUPT, keypath(kp, path, pfx),
+				    "%s_sizes: element count exceeds 2^48", pfx);
 		*elems *= s->sizes[i];
-		snprintf(key, sizeof(key), "%s_steps[%zu]", pfx, i);
-		if ((rc = int_value(r, json_array_get(steps, i), path, key, -MAX_STEP, MAX_STEP,
-				    &s->steps[i])))
+		if ((rc = int_value(r, json_array_get(steps, i), path, k->steps, i, -MAX_STEP,
+				    MAX_STEP, &s->steps[i])))
 			return rc;
 	}
 	if (*s->loc != NX_LOC_HBM && *s->start + s->sizes[0] > NX_NUM_PARTITIONS)
-		return fail(r, NX_ECORRUPT, kp, "partitions %u..%" PRIu64 " exceed the %u "
+		return fail(r, NX_ECORRUPT, keypath(kp, path, pfx), "partitions %u..%" PRIu64 " exceed the %u "
 			    "partitions", *s->start, *s->start + s->sizes[0] - 1,
 			    NX_NUM_PARTITIONS);
 	return 0;
@@ -537,8 +556,8 @@ static int parse_desc(struct rd *r, json_t *d, const char *path, struct nx_dma_d
 		dd->cast = true;
 	}
 	if ((rc = get_bool(r, d, path, "transpose", &dd->transpose)) ||
-	    (rc = parse_side(r, d, path, "from", &from, &fe)) ||
-	    (rc = parse_side(r, d, path, "to", &to, &te)))
+	    (rc = parse_side(r, d, path, &from_keys, &from, &fe)) ||
+	    (rc = parse_side(r, d, path, &to_keys, &to, &te)))
 		return rc;
 	if (fe != te)
 		return fail(r, NX_ECORRUPT, keypath(kp, path, "to_sizes"), "cover %" PRIu64
