@@ -14,7 +14,7 @@ c=$here/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$c"
-mkdir -p "$c"/{neff,ntff,listing,jtok,trace_events,search,parquet,tl_window,lod_stamp}
+mkdir -p "$c"/{neff,neff_json,ntff,listing,jtok,trace_events,search,parquet,tl_window,lod_stamp}
 
 for k in matmul_v0 matmul_v2 softmax layernorm attention dma_tiny serial_sem; do
 	"$bin" kernel gen "$k" --size 512 --listing "$c/listing/$k.lst" -o "$tmp/$k.neff" > /dev/null
@@ -74,6 +74,11 @@ for k in matmul_v2 softmax serial_sem nki_ops; do
 	{ printf '\001'; cat "$tmp/$k.neff"; } > "$c/neff/$k.fixed"
 	{ printf '\003'; head -c 1024 "$tmp/$k.neff"; tail -c +1025 "$tmp/$k.neff" | gzip -dc; } \
 		> "$c/neff/$k.tar"
+	# fuzz_neff_json: the members it reads piece by piece.
+	mkdir "$tmp/$k.x"
+	tail -c +1025 "$tmp/$k.neff" | gzip -dc | tar -x -C "$tmp/$k.x"
+	cp "$tmp/$k.x/kernel_debug_info.json" "$c/neff_json/$k-debug.json"
+	cp "$tmp/$k.x/sg00/Sync.json" "$c/neff_json/$k-Sync.json"
 	[ "$k" = nki_ops ] && continue # NTFF seeds: the library kernels only
 	NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 "$bin" capture -n "$tmp/$k.neff" \
 		-s "$c/ntff/$k-dge.ntff" > /dev/null
