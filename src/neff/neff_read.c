@@ -1044,8 +1044,9 @@ static const char *const debug_arrays[] = { "instructions", "stack_frames",
 					    "iteration_variables", "bir_instructions",
 					    "compiler_decisions", NULL };
 
-/* Parses a JSON member with fn; absent optional members are skipped. */
-static int json_member(struct rd *r, const struct nx_tar *tar, const char *name, bool req,
+/* Parses a JSON member with fn, then drops its text; absent optional members are
+ * skipped. */
+static int json_member(struct rd *r, struct nx_tar *tar, const char *name, bool req,
 		       const char *const *streamed,
 		       int (*fn)(struct rd *, const struct nx_nj_doc *, int), int arg)
 {
@@ -1061,6 +1062,7 @@ static int json_member(struct rd *r, const struct nx_tar *tar, const char *name,
 		return fail(r, NX_ECORRUPT, NULL, "%s", msg);
 	rc = fn(r, &doc, arg);
 	nx_nj_release(&doc);
+	nx_tar_drop(tar, e);
 	return rc;
 }
 

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* windowBits for zlib: 15-bit window, +16 selects the gzip wrapper. */
@@ -375,6 +377,22 @@ const struct nx_tar_entry *nx_tar_find(const struct nx_tar *tar, const char *nam
 		if (!strcmp(tar->ents[i].name, name))
 			return &tar->ents[i];
 	return NULL;
+}
+
+void nx_tar_drop(struct nx_tar *tar, const struct nx_tar_entry *e)
+{
+	struct nx_tar_entry *m = &tar->ents[e - tar->ents];
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (tar->buf && page > 0) {
+		uintptr_t mask = (uintptr_t)page - 1;
+		uintptr_t lo = ((uintptr_t)m->data + mask) & ~mask;
+		uintptr_t hi = ((uintptr_t)m->data + m->size) & ~mask;
+		if (hi > lo) /* whole pages of this member's data only: the buffer is ours */
+			(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
+	m->data = NULL;
+	m->size = 0;
 }
 
 void nx_tar_release(struct nx_tar *tar)

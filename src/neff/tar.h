@@ -51,6 +51,10 @@ int nx_tar_read_gz(const char *where, const uint8_t *gz, size_t gzlen, struct nx
 		   struct nx_err *err);
 /* Member by exact name, or NULL. */
 const struct nx_tar_entry *nx_tar_find(const struct nx_tar *tar, const char *name);
+/* Done with member e (one of tar's entries): the whole pages of its data go back to the
+ * system (madvise MADV_DONTNEED, when the tar owns its buffer), and it reads as empty
+ * from now on. A NEFF's big JSON members are dropped once parsed. */
+void nx_tar_drop(struct nx_tar *tar, const struct nx_tar_entry *e);
 void nx_tar_release(struct nx_tar *tar);
 
 /* The largest member the 11 octal digits of a ustar size field hold. */

@@ -877,6 +877,43 @@ static void test_payload_truncation(void **state)
 	pack_release(&p);
 }
 
+/* A dropped member reads as empty; its neighbours keep every byte, those that share a
+ * page with it included. */
+static void test_tar_drop(void **state)
+{
+	struct nx_strbuf tar = NX_STRBUF_INIT;
+	struct nx_err err = { 0 };
+	struct nx_tar t;
+	static char data[3][40000];
+	const size_t len[3] = { 700, 40000, 900 };
+	uint8_t *gz;
+	size_t gzlen;
+
+	(void)state;
+	for (int m = 0; m < 3; m++) {
+		char name[16];
+		for (size_t i = 0; i < len[m]; i++)
+			data[m][i] = (char)('a' + (i * 7 + (size_t)m) % 26);
+		snprintf(name, sizeof(name), "m%d", m);
+		assert_int_equal(nx_tar_add(&tar, name, data[m], len[m], &err), 0);
+	}
+	nx_tar_finish(&tar);
+	assert_int_equal(nx_gzip((uint8_t *)tar.buf, tar.len, &gz, &gzlen, &err), 0);
+	assert_int_equal(nx_tar_read_gz("t", gz, gzlen, &t, &err), 0);
+	nx_tar_drop(&t, nx_tar_find(&t, "m1"));
+	assert_null(nx_tar_find(&t, "m1")->data);
+	assert_int_equal(nx_tar_find(&t, "m1")->size, 0);
+	assert_int_equal(nx_tar_find(&t, "m0")->size, len[0]);
+	assert_memory_equal(nx_tar_find(&t, "m0")->data, data[0], len[0]);
+	assert_int_equal(nx_tar_find(&t, "m2")->size, len[2]);
+	assert_memory_equal(nx_tar_find(&t, "m2")->data, data[2], len[2]);
+	nx_tar_drop(&t, nx_tar_find(&t, "m0")); /* less than a page: nothing to give back */
+	assert_memory_equal(nx_tar_find(&t, "m2")->data, data[2], len[2]);
+	nx_tar_release(&t);
+	free(gz);
+	nx_strbuf_release(&tar);
+}
+
 static void test_tar_checksum(void **state)
 {
 	struct pack p;
@@ -1390,6 +1427,7 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_payload_truncation),
+		cmocka_unit_test(test_tar_drop),
 		cmocka_unit_test(test_tar_checksum),
 		cmocka_unit_test(test_json_errors),
 		cmocka_unit_test(test_json_pieces),
