@@ -487,8 +487,8 @@ static int parse_side(struct rd *r, json_t *d, const char *path, const struct si
 			return rc;
 	}
 	if (*s->loc != NX_LOC_HBM && *s->start + s->sizes[0] > NX_NUM_PARTITIONS)
-		return fail(r, NX_ECORRUPT, keypath(kp, path, pfx), "partitions %u..%" PRIu64 " exceed the %u "
-			    "partitions", *s->start, *s->start + s->sizes[0] - 1,
+		return fail(r, NX_ECORRUPT, keypath(kp, path, pfx), "partitions %u..%" PRIu64
+			    " exceed the %u partitions", *s->start, *s->start + s->sizes[0] - 1,
 			    NX_NUM_PARTITIONS);
 	return 0;
 }
@@ -638,7 +638,8 @@ static int each_element(struct rd *r, const struct nx_nj_doc *doc,
 	for (size_t i = 0; (more = nx_nj_next(&it, &elem, msg, sizeof(msg))) == 1; i++) {
 		snprintf(p, sizeof(p), "%s[%zu]", a->key, i);
 		if (i >= a->count) { /* the scanner and jansson disagree: never seen */
-			rc = fail(r, NX_ECORRUPT, p, "more elements than the %zu counted", a->count);
+			rc = fail(r, NX_ECORRUPT, p, "more elements than the %zu counted",
+				  a->count);
 		} else {
 			(*count)++;
 			rc = fn(r, elem, p, out + i * size);

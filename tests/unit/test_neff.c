@@ -980,11 +980,13 @@ static void test_json_pieces(void **state)
 {
 	(void)state;
 	expect_member_error("kernel_debug_info.json",
-			    "{\"version\": 1, \"instructions\": [{\"name\": \"a\"},\n {\"name\" \"b\"}]}",
+			    "{\"version\": 1, \"instructions\": [{\"name\": \"a\"},\n"
+			    " {\"name\" \"b\"}]}",
 			    NX_ECORRUPT, "x.neff: kernel_debug_info.json: invalid JSON at line 2 "
 					 "column 10: expected ':'");
 	expect_member_error("kernel_debug_info.json",
-			    "{\"version\": 1, \"instructions\": [{\"name\": \"a\"}\n {\"name\": \"b\"}]}",
+			    "{\"version\": 1, \"instructions\": [{\"name\": \"a\"}\n"
+			    " {\"name\": \"b\"}]}",
 			    NX_ECORRUPT, "x.neff: kernel_debug_info.json: invalid JSON at line 2 "
 					 "column 2: expected ',' or ']'");
 	expect_member_error("kernel_debug_info.json",
@@ -1009,7 +1011,8 @@ static void test_json_pieces(void **state)
 			    "kernel_debug_info.json: invalid JSON at line 1 column 37");
 	/* A key spelled with an escape is the same key. */
 	expect_member_error("kernel_debug_info.json",
-			    "{\"version\": 1, \"instr\\u0075ctions\": [{\"name\": 5}]}", NX_ECORRUPT,
+			    "{\"version\": 1, \"instr\\u0075ctions\": [{\"name\": 5}]}",
+			    NX_ECORRUPT,
 			    "kernel_debug_info.json: instructions[0].name: expected string, found "
 			    "integer");
 	expect_member_error("kernel_debug_info.json", "{\"version\": 1, \"stack_frames\": {}}",
