@@ -434,6 +434,21 @@ static int instruction(struct asm_state *st, char **tok, int n)
 	return 0;
 }
 
+/* A block's descriptors end at the first line that is not a `desc`: its array, grown by
+ * doubling from 16, is cut to its length (most blocks have one descriptor; at 16 each, a
+ * kernel's 66k blocks held 211 MB where 13 MB is used). */
+static void end_block(struct asm_state *st)
+{
+	struct nx_dma_block *b;
+
+	if (st->cur_block < 0)
+		return;
+	b = &st->neff->blocks[st->cur_block];
+	if (b->ndesc)
+		b->desc = nx_xrealloc(b->desc, b->ndesc * sizeof(*b->desc));
+	st->cur_block = -1;
+}
+
 static int line(struct asm_state *st, char *text)
 {
 	char *tok[NX_ASM_MAX_TOK];
@@ -442,7 +457,7 @@ static int line(struct asm_state *st, char *text)
 	if ((rc = tokenize(st, text, tok, &n)) || !n)
 		return rc;
 	if (strcmp(tok[0], "desc"))
-		st->cur_block = -1;
+		end_block(st);
 	if (!strcmp(tok[0], "kernel")) {
 		if (n != 2)
 			return nx__asm_fail(st, "expected: kernel NAME");
@@ -601,6 +616,7 @@ int nx_listing_assemble(const char *name, const char *text, size_t len, struct n
 			rc = line(&st, buf);
 		pos += n + 1;
 	}
+	end_block(&st);
 	if (!rc)
 		rc = resolve(&st);
 	if (!rc)

@@ -734,6 +734,8 @@ int nx_neff_write_mem(const struct nx_neff *neff, uint8_t **out, size_t *out_len
 		goto out;
 	nx_tar_finish(&w.tar);
 	rc = nx_gzip((const uint8_t *)w.tar.buf, w.tar.len, &gz, &gzlen, err);
+	/* The tar is the largest buffer here: gone before the read-back builds a NEFF again. */
+	nx_strbuf_release(&w.tar);
 	if (rc)
 		goto out;
 	if (!h.pkg_version)
@@ -748,6 +750,8 @@ int nx_neff_write_mem(const struct nx_neff *neff, uint8_t **out, size_t *out_len
 	file = nx_xmalloc(NX_NEFF_HEADER_SIZE + gzlen);
 	nx_neff_header_encode(&h, file);
 	memcpy(file + NX_NEFF_HEADER_SIZE, gz, gzlen);
+	free(gz);
+	gz = NULL;
 	/* Whatever the reader would reject (bad records, dangling ids) is the caller's bug. */
 	rc = nx_neff_read_mem("(new NEFF)", file, NX_NEFF_HEADER_SIZE + gzlen, &check, err);
 	if (rc) {
