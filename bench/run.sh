@@ -40,6 +40,9 @@ calib_ref=(); [ -n "$ref" ] && [ -r "$ref/nki-calibration/measured.tsv" ] && cal
 section calibration; "$here/calibration.sh" "$build" "$work" "${calib_ref[@]}"
 nki_ref=(); [ -n "$ref" ] && [ -d "$ref/nki-samples" ] && nki_ref=("$ref")
 section nki;       if missing bc; then skip bc; else "$here/nki.sh" "$build" "$work" "${nki_ref[@]}"; fi
+# a real NKI kernel's profile (the repository's tiled matmul, two sizes) through nki run,
+# kernel asm, capture, view, recommend and the server's first answers
+section nki-view;  if missing bc time; then skip bc time; else "$here/nki_view.sh" "$build" "$work"; fi
 section server;    if missing wrk bc time; then skip wrk bc time; else "$here/server.sh" "$build"; fi
 section soak;      if missing wrk; then skip wrk; else DURATION=${SOAK_DURATION:-5m} "$here/soak.sh" "$build"; fi
 section trace;     if missing time; then skip time; else "$here/trace.sh" "$build"; fi
