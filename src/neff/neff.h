@@ -8,6 +8,7 @@
  *   sg00/<Engine>.json        per-engine DMA blocks and descriptors ("dma")
  *   sg00/<Engine>.bin         per-engine instruction stream in our encoding (isa.h)
  *   kernel_debug_info.json    NKI source locations, call stacks, loop variables
+ *   kernel_source/<name>      the kernel's source file (ours, optional: neff_source.c)
  * Only subgraph sg00 (one physical core) is modelled. */
 #ifndef NX_NEFF_NEFF_H
 #define NX_NEFF_NEFF_H
@@ -156,6 +157,26 @@ struct nx_debug_info {
 /* Frees one decision's strings (not the struct). */
 void nx_dbg_decision_release(struct nx_dbg_decision *d);
 
+/* The kernel's source file a NEFF may carry as its member kernel_source/<name> (ours: the
+ * Neuron compiler writes none; `kernel asm --attach-source` does), so that its profile
+ * shows the code wherever the NEFF goes. The reader never fails on it: a member it cannot
+ * take (a bad name, over NX_NEFF_SOURCE_MAX, more than one) is left out and `problem`
+ * says why. */
+#define NX_NEFF_SOURCE_DIR "kernel_source/"
+#define NX_NEFF_SOURCE_MAX ((size_t)1 << 20)
+#define NX_NEFF_SOURCE_MAX_TEXT "1 MiB"
+/* The longest name: a member name of the writer's ustar headers is 99 bytes at most. */
+#define NX_NEFF_SOURCE_NAME_MAX (99 - (sizeof(NX_NEFF_SOURCE_DIR) - 1))
+struct nx_neff_source {
+	char *name;     /* the file's name, without directories; NULL: none carried */
+	uint8_t *text;
+	size_t len;
+	char *problem;  /* why a kernel_source/ member was left out; NULL: none was */
+};
+/* Checks a kernel source's name and size as the writer and the reader require them
+ * (NX_EUSAGE naming the fault). */
+int nx_neff_source_check(const char *name, uint64_t len, struct nx_err *err);
+
 struct nx_neff {
 	struct nx_neff_header hdr;
 	char *tool_version;               /* info.json tool_version, may be NULL */
@@ -166,6 +187,7 @@ struct nx_neff {
 	size_t ninst[NX_ENGINE_COUNT];
 	struct nx_inst *inst[NX_ENGINE_COUNT];
 	struct nx_debug_info dbg;
+	struct nx_neff_source source;
 };
 
 /* Parses a NEFF file fully. Errors name the file and the place (header field, tar

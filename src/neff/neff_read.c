@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * neff_read.c: parses a NEFF into struct nx_neff: header and hash, then the tarball's
  * info.json, sg00/def.json, sg00/<Engine>.json, kernel_debug_info.json and the
- * sg00/<Engine>.bin instruction streams (formats in docs/formats/neff.md).
+ * sg00/<Engine>.bin instruction streams (formats in docs/formats/neff.md), and the kernel
+ * source the NEFF may carry (neff_source.c).
  *
  * Every value that sizes something is range-checked before use; counts come from the
  * data actually present (JSON arrays, file lengths), never from a field that merely
@@ -13,6 +14,7 @@
 #include "common/compat.h"
 #include "neff/neff.h"
 #include "neff/neff_json.h"
+#include "neff/neff_source.h"
 #include "neff/tar.h"
 #include "common/assert.h"
 #include "common/fsutil.h"
@@ -1129,6 +1131,7 @@ int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct n
 		if (ent && (rc = parse_bin(&r, ent, e)))
 			goto out;
 	}
+	nx_neff_source_read(name, &tar, &neff->source);
 out:
 	free(r.by_name);
 	nx_tar_release(&tar);
@@ -1193,6 +1196,7 @@ void nx_neff_release(struct nx_neff *neff)
 	for (size_t i = 0; i < neff->dbg.ndecisions; i++)
 		nx_dbg_decision_release(&neff->dbg.decisions[i]);
 	free(neff->dbg.decisions);
+	nx_neff_source_release(&neff->source);
 	memset(neff, 0, sizeof(*neff));
 }
 

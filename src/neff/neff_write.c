@@ -5,6 +5,7 @@
  * writer never produces a file the reader rejects. */
 #include "common/compat.h"
 #include "neff/neff.h"
+#include "neff/neff_source.h"
 #include "neff/tar.h"
 #include "common/le.h"
 #include "common/outpath.h"
@@ -696,6 +697,8 @@ static int write_members(struct wr *w)
 	if (!rc && (n->dbg.ninsts || n->dbg.nframes || n->dbg.nitervars || n->dbg.nbirs ||
 		    n->dbg.ndecisions))
 		rc = write_debug(w);
+	if (!rc)
+		rc = nx_neff_source_write(&w->tar, &n->source, w->err);
 	return rc;
 }
 
