@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * cmd_kernel.c: `neuron-explorer kernel`, the kernel tools:
  *   kernel asm LISTING -o K.neff            pack a kernel listing into a NEFF
+ *     [--attach-source FILE]                carrying the kernel's source file
  *   kernel gen NAME [--size N] -o K.neff    generate a library kernel
  *   kernel list                             names and one-line descriptions
  * The listing format is described in docs/formats/listing.md. */
@@ -11,6 +12,7 @@
 #include "cli/commands.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 #include "kernels/library.h"
 #include "kernels/listing.h"
 #include "neff/neff.h"
@@ -19,10 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void usage(FILE *f)
 {
-	nx_cli_usage(f, "usage: neuron-explorer kernel asm LISTING -o K.neff\n"
+	nx_cli_usage(f, "usage: neuron-explorer kernel asm LISTING -o K.neff [--attach-source FILE]\n"
 		   "       neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
 		   "                                  [--listing FILE] [--instr-fetch] [-q] -o K.neff\n"
 		   "       neuron-explorer kernel list\n"
@@ -79,16 +82,42 @@ static int do_list(int argc, char **argv)
 	return NX_EXIT_OK;
 }
 
+/* The kernel's source file, read into src (NEFF member kernel_source/<its name>). */
+static int read_source(const char *path, struct nx_neff_source *src, struct nx_err *err)
+{
+	const char *base = strrchr(path, '/');
+	char *text = NULL;
+	size_t len = 0;
+	struct stat st;
+	int rc;
+
+	base = base ? base + 1 : path;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return nx_errf(err, NX_EUSAGE, "--attach-source '%s' is not a regular file", path);
+	if ((rc = nx_neff_source_check(base, (uint64_t)st.st_size, err)) ||
+	    (rc = nx_read_file(path, &text, &len, err)) ||
+	    (rc = nx_neff_source_check(base, len, err))) { /* it may have grown meanwhile */
+		free(text);
+		nx_err_wrap(err, "--attach-source '%s'", path);
+		return rc;
+	}
+	src->name = nx_xstrdup(base);
+	src->text = (uint8_t *)text;
+	src->len = len;
+	return 0;
+}
+
 static int do_asm(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "attach-source", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct nx_neff neff;
 	struct nx_err err = { 0 };
-	const char *out = NULL;
+	const char *out = NULL, *source = NULL;
 	int c, rc;
 
 	optind = 1;
@@ -98,11 +127,20 @@ static int do_asm(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'a':
+			source = optarg;
+			break;
 		case 'h':
-			nx_cli_usage(stdout, "usage: neuron-explorer kernel asm LISTING -o K.neff\n\n"
+			nx_cli_usage(stdout, "usage: neuron-explorer kernel asm LISTING -o K.neff "
+			       "[--attach-source FILE]\n\n"
 			       "Assembles a kernel listing (docs/formats/listing.md) into a NEFF with\n"
 			       "kernel debug info, so profiles point at the listing's source lines.\n"
-			       "An existing K.neff is replaced only when it is a NEFF.\n");
+			       "An existing K.neff is replaced only when it is a NEFF.\n"
+			       "  --attach-source FILE  the NEFF carries FILE (the kernel's source, at\n"
+			       "                        most " NX_NEFF_SOURCE_MAX_TEXT
+			       ", named by its file name alone), which\n"
+			       "                        'view' attaches to the profile for its source\n"
+			       "                        view\n");
 			return NX_EXIT_OK;
 		default:
 			return nx_cli_bad_option("kernel asm", c, argv);
@@ -117,6 +155,11 @@ static int do_asm(int argc, char **argv)
 	if (nx_listing_assemble_file(argv[optind], &neff, &err)) {
 		nx_cli_error("kernel", "%s", err.msg);
 		return NX_EXIT_FAIL;
+	}
+	if (source && read_source(source, &neff.source, &err)) {
+		nx_cli_error("kernel asm", "%s", err.msg);
+		nx_neff_release(&neff);
+		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 	}
 	rc = write_neff(out, &neff);
 	nx_neff_release(&neff);
