@@ -79,10 +79,16 @@ void nx_tar_finish(struct nx_strbuf *out);
 struct nx_targz;
 /* `where` (the output's name) starts error messages. */
 int nx_targz_open(struct nx_targz **w, int fd, const char *where, struct nx_err *err);
+/* Same, the gzip header carrying comment (a constant string, or NULL: none). */
+int nx_targz_open_comment(struct nx_targz **w, int fd, const char *where, const char *comment,
+			  struct nx_err *err);
 /* Adds the regular file open as in_fd, reading exactly size bytes from it (a file that
  * ends early is an error naming in_name). */
 int nx_targz_add_fd(struct nx_targz *w, const char *name, int in_fd, const char *in_name,
 		    uint64_t size, struct nx_err *err);
+/* Adds a regular file of len bytes from memory. */
+int nx_targz_add_mem(struct nx_targz *w, const char *name, const void *data, size_t len,
+		     struct nx_err *err);
 /* The tar bytes so far (headers, data, padding). */
 uint64_t nx_targz_tar_bytes(const struct nx_targz *w);
 /* Ends the archive and frees w; *gz_bytes (may be NULL) gets the bytes written to fd. */

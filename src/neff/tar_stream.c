@@ -2,7 +2,7 @@
  * tar_stream.c: a tar.gz written as a stream to a file descriptor (see tar.h): each
  * block of the archive goes through one zlib deflate stream and out in 64 KiB pieces, so
  * a member of any size costs two buffers. The gzip header carries no time and OS
- * "unknown", as nx_gzip's. */
+ * "unknown", as nx_gzip's, and a comment when the caller gives one. */
 #include "common/compat.h"
 #include "neff/tar.h"
 #include "common/fsutil.h"
@@ -51,10 +51,17 @@ static int deflate_out(struct nx_targz *w, const void *data, size_t n, int flush
 
 int nx_targz_open(struct nx_targz **wp, int fd, const char *where, struct nx_err *err)
 {
+	return nx_targz_open_comment(wp, fd, where, NULL, err);
+}
+
+int nx_targz_open_comment(struct nx_targz **wp, int fd, const char *where, const char *comment,
+			  struct nx_err *err)
+{
 	struct nx_targz *w = nx_xcalloc(1, sizeof(*w));
 
 	*wp = NULL;
 	w->gzh.os = 255;
+	w->gzh.comment = (Bytef *)(uintptr_t)comment;
 	w->fd = fd;
 	w->where = nx_xstrdup(where);
 	if (deflateInit2(&w->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, GZIP_WBITS, 8,
@@ -98,13 +105,12 @@ static int pad_out(struct nx_targz *w, uint64_t n, struct nx_err *err)
 	return pad ? deflate_out(w, zero, pad, Z_NO_FLUSH, err) : 0;
 }
 
-int nx_targz_add_fd(struct nx_targz *w, const char *name, int in_fd, const char *in_name,
-		    uint64_t size, struct nx_err *err)
+/* A member's header (and its long name first when it needs one). */
+static int member_header(struct nx_targz *w, const char *name, const char *in_name,
+			 uint64_t size, struct nx_err *err)
 {
 	uint8_t h[NX_TAR_BLOCK];
 	size_t nlen = strlen(name);
-	uint8_t *buf;
-	uint64_t done = 0;
 	int rc;
 
 	if (nlen == 0)
@@ -120,7 +126,27 @@ int nx_targz_add_fd(struct nx_targz *w, const char *name, int in_fd, const char 
 			return rc;
 	}
 	nx_tar_header(h, name, size, '0');
-	if ((rc = deflate_out(w, h, sizeof(h), Z_NO_FLUSH, err)))
+	return deflate_out(w, h, sizeof(h), Z_NO_FLUSH, err);
+}
+
+int nx_targz_add_mem(struct nx_targz *w, const char *name, const void *data, size_t len,
+		     struct nx_err *err)
+{
+	int rc = member_header(w, name, name, len, err);
+
+	if (!rc && len)
+		rc = deflate_out(w, data, len, Z_NO_FLUSH, err);
+	return rc ? rc : pad_out(w, len, err);
+}
+
+int nx_targz_add_fd(struct nx_targz *w, const char *name, int in_fd, const char *in_name,
+		    uint64_t size, struct nx_err *err)
+{
+	uint8_t *buf;
+	uint64_t done = 0;
+	int rc;
+
+	if ((rc = member_header(w, name, in_name, size, err)))
 		return rc;
 	buf = nx_xmalloc(PIECE);
 	while (!rc && done < size) {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT
  * test_tar.c: the gzip + ustar layer of NEFF payloads: round trips, deterministic
  * output, GNU/pax long names, and every corruption the reader must name (checksum,
- * truncation, oversized members, unterminated names, bad or truncated gzip). */
+ * truncation, oversized members, unterminated names, bad or truncated gzip); the
+ * streamed writer, and its gzip comment that marks a source archive made from a NEFF. */
 #include "common/compat.h"
 #include "neff/tar.h"
 #include "common/fsutil.h"
+#include "common/source_archive.h"
 #include "common/strbuf.h"
 #include "helper/fixture.h"
 
@@ -343,6 +345,63 @@ static void test_stream_writer(void **state)
 	free(dir);
 }
 
+/* A tar.gz with a gzip comment, members from memory: read back, and the comment is what
+ * tells a source archive made from a NEFF (common/source_archive.h) from any other,
+ * behind an extra field and a file name too; short, foreign or missing files are not. */
+static void test_comment(void **state)
+{
+	static const char text[] = "print(1)\n";
+	char *dir = nx_test_dir("tar-comment"), *out = nx_path_join(dir, "s.tgz");
+	char *hand = nx_path_join(dir, "hand.gz");
+	struct nx_err err = { 0 };
+	struct nx_targz *w = NULL;
+	struct nx_tar tar;
+	char *gz = NULL;
+	size_t gzlen = 0;
+	uint8_t h[96] = { 0x1f, 0x8b, 8, 4 | 8 | 16, 0, 0, 0, 0, 0, 255, 3, 0, 'a', 'b', 'c' };
+	size_t at = 15;
+	int fd;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		assert_true(fd >= 0);
+		assert_int_equal(nx_targz_open_comment(&w, fd, out, k ? NULL : NX_SOURCE_FROM_NEFF,
+						       &err), 0);
+		assert_int_equal(nx_targz_add_mem(w, "k.py", text, sizeof(text) - 1, &err), 0);
+		assert_int_equal(nx_targz_close(w, NULL, &err), 0);
+		close(fd);
+		assert_int_equal(nx_source_archive_from_neff(out), !k);
+		assert_int_equal(nx_read_file(out, &gz, &gzlen, &err), 0);
+		assert_int_equal(nx_tar_read_gz("s.tgz", (uint8_t *)gz, gzlen, &tar, &err), 0);
+		assert_int_equal(tar.n, 1);
+		assert_memory_equal(nx_tar_find(&tar, "k.py")->data, text, sizeof(text) - 1);
+		nx_tar_release(&tar);
+		free(gz);
+	}
+	memcpy(h + at, "name", 5); /* FEXTRA "abc", FNAME "name", FCOMMENT */
+	at += 5;
+	memcpy(h + at, NX_SOURCE_FROM_NEFF, sizeof(NX_SOURCE_FROM_NEFF));
+	at += sizeof(NX_SOURCE_FROM_NEFF);
+	assert_int_equal(nx_write_file_atomic(hand, h, at, &err), 0);
+	assert_true(nx_source_archive_from_neff(hand));
+	h[at - 2] ^= 1; /* another comment */
+	assert_int_equal(nx_write_file_atomic(hand, h, at, &err), 0);
+	assert_false(nx_source_archive_from_neff(hand));
+	assert_int_equal(nx_write_file_atomic(hand, h, 11, &err), 0); /* cut in FEXTRA */
+	assert_false(nx_source_archive_from_neff(hand));
+	assert_int_equal(nx_write_file_atomic(hand, h, at - 3, &err), 0); /* cut in FCOMMENT */
+	assert_false(nx_source_archive_from_neff(hand));
+	assert_int_equal(nx_write_file_atomic(hand, "not gzip", 8, &err), 0);
+	assert_false(nx_source_archive_from_neff(hand));
+	assert_false(nx_source_archive_from_neff(dir)); /* a directory */
+	unlink(hand);
+	assert_false(nx_source_archive_from_neff(hand));
+	free(out);
+	free(hand);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_name_limits),
 		cmocka_unit_test(test_gzip_errors),
 		cmocka_unit_test(test_stream_writer),
+		cmocka_unit_test(test_comment),
 	};
 	return nx_test_done(cmocka_run_group_tests_name("tar", tests, NULL, NULL));
 }
