@@ -20,6 +20,7 @@
 #include "common/xalloc.h"
 #include "derive/derive.h"
 #include "ingest/dma_aggregated.h"
+#include "ingest/kernel_source.h"
 #include "ingest/memory_note.h"
 
 #include <dirent.h>
@@ -327,9 +328,10 @@ struct run {
 	double t0, t_raw, t_derived;
 };
 
-/* The inputs, the temporary directory the profile is written in, its staging folder and
- * the database, with the raw stage's memory bounds; then the occupancy pass starts on its
- * own thread (nx_onchip_start). */
+/* The inputs, the temporary directory the profile is written in (with the kernel source
+ * the NEFF carries, for a profile of a data path), its staging folder and the database,
+ * with the raw stage's memory bounds; then the occupancy pass starts on its own thread
+ * (nx_onchip_start). */
 static int stage_open(struct run *r, struct nx_err *err)
 {
 	const struct nx_ingest_opts *o = r->o;
@@ -340,6 +342,9 @@ static int stage_open(struct run *r, struct nx_err *err)
 	nx_publish_plan(&r->pp, o->data_path, o->display_name, o->output_dir);
 	r->pp.nested = o->output_nested;
 	if ((rc = open_inputs(&r->c, o, err)) || (rc = nx_publish_prepare(&r->pp, err)))
+		return rc;
+	if (r->pp.name && (rc = nx_kernel_source_store(&r->c.neff.source, r->pp.tmp,
+							r->c.progress, err)))
 		return rc;
 	r->staging = nx_path_join(r->pp.tmp, ".staging");
 	if ((rc = nx_duck_open(&r->d, 2, NULL, err)) || (rc = nx_mkdirs(r->staging, err)) ||

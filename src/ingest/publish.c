@@ -4,8 +4,9 @@
  * rename (RENAME_EXCHANGE when a previous version exists), so readers see either the
  * old or the new profile, never a mix, and a failed or killed ingest leaves the old one
  * in place. Publications into a data path and `upload` hold the data path's lock while
- * they swap, so the source archive attached to the previous version is carried into
- * the new one and an upload lands in one version or the other, never in a removed one.
+ * they swap, so the source archive uploaded to the previous version is carried into the
+ * new one (in place of the one its NEFF brought) and an upload lands in one version or
+ * the other, never in a removed one.
  * Temporaries of ingests that were killed are removed by the next publication, which
  * finds them through the records each one leaves in NX_TMP_RECORDS beside them (so it
  * does not list the profiles: a data path may hold thousands), and by a server when it
@@ -308,8 +309,9 @@ int nx_publish_dir(const char *tmp_dir, const char *final_dir, struct nx_err *er
 	return !rc && old ? remove_old(tmp_dir, final_dir, err) : rc;
 }
 
-/* The previous version's source archive, linked (or copied) into the new one unless
- * that brings its own. */
+/* The previous version's source archive, linked (or copied) into the new one, when the
+ * user uploaded it: it replaces the one the new version's NEFF brought. One that came
+ * from the previous version's NEFF goes with it. */
 static int carry_source(const char *tmp_dir, const char *final_dir, struct nx_err *err)
 {
 	char *from = nx_path_join(final_dir, NX_SOURCE_ARCHIVE);
@@ -317,9 +319,12 @@ static int carry_source(const char *tmp_dir, const char *final_dir, struct nx_er
 	struct stat st;
 	int rc = 0;
 
-	if (lstat(from, &st) == 0 && S_ISREG(st.st_mode) && lstat(to, &st) != 0 &&
-	    link(from, to) != 0)
-		rc = nx_copy_file(from, to, err);
+	if (lstat(from, &st) == 0 && S_ISREG(st.st_mode) && !nx_source_archive_from_neff(from)) {
+		if (lstat(to, &st) == 0 && nx_source_archive_from_neff(to))
+			unlink(to);
+		if (lstat(to, &st) != 0 && link(from, to) != 0)
+			rc = nx_copy_file(from, to, err);
+	}
 	if (rc)
 		nx_err_wrap(err, "keeping the source attached to '%s'", final_dir);
 	free(from);
