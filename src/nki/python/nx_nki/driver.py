@@ -1,5 +1,6 @@
-"""driver.py: runs the neuron-explorer binary for the shim: `kernel asm` (listing -> NEFF),
-`capture` (NEFF -> simulated NTFF) and `view` (summary JSON, ingest).
+"""driver.py: runs the neuron-explorer binary for the shim: `kernel asm` (listing -> NEFF,
+carrying the kernel's source file), `capture` (NEFF -> simulated NTFF) and `view` (summary
+JSON, ingest).
 
 The binary is the one whose `nki path` the user put on PYTHONPATH: NX_NKI_BIN when set (the
 `nki run` command sets it), else the binary beside these packages (the build tree's
@@ -15,6 +16,10 @@ from . import errors
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _level_cache = {}
+# What a NEFF's kernel source may be (src/neff/neff.h: NX_NEFF_SOURCE_MAX,
+# NX_NEFF_SOURCE_NAME_MAX): `kernel asm --attach-source` refuses anything else.
+SOURCE_MAX = 1 << 20
+SOURCE_NAME_MAX = 85
 
 
 def binary():
@@ -97,8 +102,26 @@ def level():
     return lv
 
 
-def assemble(listing_path, neff_path, lines):
-    _run([binary(), 'kernel', 'asm', listing_path, '-o', neff_path], 'kernel asm', lines)
+def source_problem(path):
+    """Why the kernel's file cannot go into the NEFF (`kernel asm --attach-source`), or
+    None when it can."""
+    name = os.path.basename(path)
+    size = os.path.getsize(path)
+    if size > SOURCE_MAX:
+        return '%s is %.1f MiB, more than the %d MiB a NEFF carries' % (
+            path, size / 2.0**20, SOURCE_MAX >> 20)
+    if len(os.fsencode(name)) > SOURCE_NAME_MAX:
+        return 'its file name is longer than the %d bytes a NEFF takes' % SOURCE_NAME_MAX
+    return None
+
+
+def assemble(listing_path, neff_path, lines, source=None):
+    """The NEFF of the listing, carrying the file source (None: no source) so that its
+    profile shows the code (`view` attaches it)."""
+    args = [binary(), 'kernel', 'asm', listing_path, '-o', neff_path]
+    if source:
+        args += ['--attach-source', source]
+    _run(args, 'kernel asm', lines)
 
 
 def capture(neff_path, ntff_path, target, start_ns=None):
