@@ -169,8 +169,8 @@ static int ingest_device(const char *neff, const char *ntff, const char *data_pa
 	io.before_publish = &nx_view_cache_hook;
 	struct nx_view_progress vp;
 	nx_view_progress_init(&vp, quiet);
+	io.progress = &vp.cb; /* under -q, warnings only (as view -d) */
 	if (!quiet) {
-		io.progress = &vp.cb;
 		fprintf(stderr, "Ingesting '%s' + '%s' as '%s'\n", neff, ntff,
 			name ? name : output_dir);
 	}

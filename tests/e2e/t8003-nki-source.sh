@@ -80,7 +80,7 @@ printf '# edited\n' >> kern.py
 run k2
 member $G/k2@latest/source_folder.tar.gz kern.py | tail -1 | grep -qx '# edited' ||
 	fail "the edited kernel's source did not replace the previous NEFF's"
-"$BIN" kernel gen matmul_v0 --size 256 -o gen.neff -q || fail "kernel gen"
+"$BIN" kernel gen matmul_v0 --size 512 -o gen.neff -q || fail "kernel gen"
 "$BIN" capture -n gen.neff -s gen.ntff -q || fail "capture"
 "$BIN" view -n gen.neff -s gen.ntff --data-path dp --display-name k2 --ingest-only -q \
 	> /dev/null 2>&1 || fail "view of a NEFF without source"
