@@ -7,6 +7,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
+#include <malloc.h>
 #include <stdarg.h>
 #include <time.h>
 #include <stdio.h>
@@ -106,15 +107,28 @@ static const struct nx_dbg_frame *root_frame(const struct nx_debug_info *d, int6
 	return f;
 }
 
-/* Fills the IR hierarchy facts of one static instruction. */
-static void ir_facts(const struct nx_neff *n, const struct nx_inst *in, const struct nx_dbg_bir *birs,
-		     struct nx_static_inst *s)
+/* A copy of the text in sb, in the context's arena a (NUL-terminated). */
+static const char *keep_text(struct nx_arena *a, const struct nx_strbuf *sb)
 {
+	return nx_arena_copy(a, nx_strbuf_str(sb), sb->len + 1);
+}
+
+/* Fills the IR hierarchy facts of one static instruction; sb is scratch. */
+static void ir_facts(struct nx_ingest_ctx *c, const struct nx_inst *in,
+		     const struct nx_dbg_bir *birs, struct nx_static_inst *s, struct nx_strbuf *sb)
+{
+	const struct nx_neff *n = &c->neff;
 	struct nx_dbg_bir key = { .bir_id = in->bir_id };
 	const struct nx_dbg_bir *b = n->dbg.nbirs ? bsearch(&key, birs, n->dbg.nbirs, sizeof(*birs),
 							     cmp_bir) : NULL;
 
-	s->bir_name = b ? nx_xstrdup(b->name) : nx_xasprintf("I-%" PRIu32 "_sg0000", in->bir_id);
+	if (b) {
+		s->bir_name = b->name;
+	} else {
+		nx_strbuf_reset(sb);
+		nx_strbuf_addf(sb, "I-%" PRIu32 "_sg0000", in->bir_id);
+		s->bir_name = keep_text(&c->static_text, sb);
+	}
 	s->raw_penguin = s->raw_hlo = s->raw_framework = -1;
 	if (in->debug_id == NX_NONE32 || in->debug_id >= n->dbg.ninsts)
 		return;
@@ -129,11 +143,13 @@ static void ir_facts(const struct nx_neff *n, const struct nx_inst *in, const st
 		return;
 	s->raw_hlo = s->raw_framework = f->id;
 	s->framework_name = f->function;
+	nx_strbuf_reset(sb);
 	if (f->file)
-		s->hlo_attrs = nx_xasprintf("custom_call_target=\"%s\", source=\"%s:%" PRId64 "\"",
-					    f->function, f->file, f->line);
+		nx_strbuf_addf(sb, "custom_call_target=\"%s\", source=\"%s:%" PRId64 "\"",
+			       f->function, f->file, f->line);
 	else
-		s->hlo_attrs = nx_xasprintf("custom_call_target=\"%s\"", f->function);
+		nx_strbuf_addf(sb, "custom_call_target=\"%s\"", f->function);
+	s->hlo_attrs = keep_text(&c->static_text, sb);
 }
 
 static uint32_t len_of(const char *s)
@@ -141,10 +157,10 @@ static uint32_t len_of(const char *s)
 	return s ? (uint32_t)strlen(s) : 0;
 }
 
-/* s's string lengths (struct nx_static_inst, len). */
-static void static_lengths(struct nx_static_inst *s)
+/* s's string lengths (struct nx_static_inst, len), operands those of its operand text. */
+static void static_lengths(struct nx_static_inst *s, const char *operands)
 {
-	s->len.operands = len_of(s->operands);
+	s->len.operands = len_of(operands);
 	s->len.nki_loc = len_of(s->nki_loc);
 	s->len.bir_loc = len_of(s->bir_loc);
 	s->len.kernel_name = len_of(s->kernel_name);
@@ -167,30 +183,33 @@ void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 		qsort(birs, n->dbg.nbirs, sizeof(*birs), cmp_bir);
 	}
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
-		c->statics[e] = nx_xcalloc(n->ninst[e] ? n->ninst[e] : 1, sizeof(struct nx_static_inst));
+		size_t count = n->ninst[e] ? n->ninst[e] : 1;
+
+		c->statics[e] = nx_xcalloc(count, sizeof(struct nx_static_inst));
+		c->operands[e] = nx_xcalloc(count, sizeof(*c->operands[e]));
 		for (size_t i = 0; i < n->ninst[e]; i++) {
 			const struct nx_inst *in = &n->inst[e][i];
 			struct nx_static_inst *s = &c->statics[e][i];
 
 			nx_strbuf_reset(&sb);
 			nx_inst_format_operands(in, &sb);
-			s->operands = nx_xstrdup(nx_strbuf_str(&sb));
+			c->operands[e][i] = keep_text(&c->operand_text, &sb);
 			snprintf(s->bir_id, sizeof(s->bir_id), "sg0000:%" PRIu32, in->bir_id);
 			nx_inst_work(in, c->target_v3, &s->work);
-			ir_facts(n, in, birs, s);
+			ir_facts(c, in, birs, s, &sb);
 			if (in->debug_id != NX_NONE32 && in->debug_id < n->dbg.ninsts) {
 				const struct nx_dbg_inst *d = &n->dbg.insts[in->debug_id];
-				if (d->file)
-					s->nki_loc = nx_xasprintf("%s:%" PRId64, d->file, d->line);
-				if (d->bir_location)
-					s->bir_loc = nx_xstrdup(d->bir_location);
-				else if (s->nki_loc)
-					s->bir_loc = nx_xstrdup(s->nki_loc);
+				if (d->file) {
+					nx_strbuf_reset(&sb);
+					nx_strbuf_addf(&sb, "%s:%" PRId64, d->file, d->line);
+					s->nki_loc = keep_text(&c->static_text, &sb);
+				}
+				s->bir_loc = d->bir_location ? d->bir_location : s->nki_loc;
 				s->kernel_name = d->name;
 			}
 			if (in->opcode == NX_OP_DMA_TRIGGER && in->dma_block < n->nblocks)
 				block_bytes(n, &n->blocks[in->dma_block], s);
-			static_lengths(s);
+			static_lengths(s, c->operands[e][i]);
 		}
 	}
 	nx_strbuf_release(&sb);
@@ -212,23 +231,47 @@ int64_t nx_ctx_total_ns(const struct nx_ingest_ctx *c)
 	return any ? total : last - first;
 }
 
+static void free_statics(struct nx_ingest_ctx *c)
+{
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		free(c->statics[e]);
+		c->statics[e] = NULL;
+	}
+	nx_arena_free(&c->static_text);
+	nx_debug_info_release(&c->neff.dbg); /* after the statics, which point into it */
+}
+
+static void free_neff(struct nx_ingest_ctx *c)
+{
+	free_statics(c);
+	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
+		free(c->operands[e]);
+		c->operands[e] = NULL;
+	}
+	nx_arena_free(&c->operand_text);
+	nx_neff_release(&c->neff);
+}
+
+/* Both drops give the freed pages back at once (malloc_trim: glibc keeps the free pages
+ * amid what stays in its arenas, and its mmap threshold has risen past some of these
+ * blocks), for the stages that follow. */
+void nx_ctx_drop_statics(struct nx_ingest_ctx *c)
+{
+	free_statics(c);
+	malloc_trim(0);
+}
+
+void nx_ctx_drop_neff(struct nx_ingest_ctx *c)
+{
+	free_neff(c);
+	malloc_trim(0);
+}
+
 void nx_ctx_release(struct nx_ingest_ctx *c)
 {
 	nx_active_release(&c->active);
 	nx_trig_release(&c->trig);
-	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
-		if (!c->statics[e])
-			continue;
-		for (size_t i = 0; i < c->neff.ninst[e]; i++) {
-			free(c->statics[e][i].operands);
-			free(c->statics[e][i].nki_loc);
-			free(c->statics[e][i].bir_loc);
-			free(c->statics[e][i].bir_name);
-			free(c->statics[e][i].hlo_attrs);
-		}
-		free(c->statics[e]);
-		c->statics[e] = NULL;
-	}
+	free_neff(c);
 	for (size_t i = 0; i < c->nwarn; i++) {
 		free(c->warn[i].category);
 		free(c->warn[i].message);
@@ -237,7 +280,6 @@ void nx_ctx_release(struct nx_ingest_ctx *c)
 	free(c->exec);
 	if (c->ntff)
 		nx_ntff_reader_close(c->ntff);
-	nx_neff_release(&c->neff);
 	memset(c, 0, sizeof(*c));
 }
 

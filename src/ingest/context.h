@@ -6,6 +6,7 @@
 #define NX_INGEST_CONTEXT_H
 
 #include "common/compat.h"
+#include "common/arena.h"
 #include "common/err.h"
 #include "common/progress.h"
 #include "db/duck.h"
@@ -20,28 +21,29 @@ struct nx_warning {
 	char *message;
 };
 
-/* Per static instruction facts, computed once and reused by every executed instance. */
+/* Per static instruction facts, computed once and reused by every executed instance of
+ * the Instruction table. The strings are the context's (static_text, operand_text) or
+ * the NEFF's debug info's. */
 struct nx_static_inst {
-	char *operands;
-	char *nki_loc;       /* "file:line" or NULL */
-	char *bir_loc;       /* "file:line" or NULL */
+	const char *nki_loc; /* "file:line" or NULL */
+	const char *bir_loc; /* "file:line" or NULL */
 	const char *kernel_name;
 	char bir_id[32];
 	/* IR hierarchy (docs/derived-tables.md, "IR hierarchy"): the BIR name, the
 	 * penguin (debug instruction) and the kernel's framework op / HLO custom call
 	 * (outermost stack frame); raw ids are -1 and strings NULL when unknown. */
-	char *bir_name;
+	const char *bir_name;
 	char penguin_id[32];
 	int64_t raw_penguin, raw_hlo, raw_framework;
 	const char *framework_name;  /* borrowed from the NEFF */
-	char *hlo_attrs;
+	const char *hlo_attrs;
 	char stack_frame_ids[32];    /* "[<StackFrame.id of the innermost frame>]" or "" */
 	struct nx_inst_work work;
 	int64_t hbm_read, hbm_write, spill_save, spill_reload;
 	int64_t input_q, output_q, weight_q;
-	/* The lengths of the strings above (0 for NULL), made once: every Instruction row
-	 * of the instruction points at them (nx_rowbuf_str_kept_len), each a strlen() per
-	 * row before. */
+	/* The lengths of its strings (0 for NULL) and of its c->operands, made once: every
+	 * Instruction row of the instruction points at them (nx_rowbuf_str_kept_len), each a
+	 * strlen() per row before. */
 	struct {
 		uint32_t operands, nki_loc, bir_loc, kernel_name, bir_id, bir_name, penguin_id,
 			framework_name, hlo_attrs, stack_frame_ids;
@@ -57,7 +59,13 @@ struct nx_ingest_ctx {
 	bool skip_buf_usage;        /* skip SbufAllocation/SbufUsage/PsumUsage */
 	bool keep_staging;          /* tests: every nx_OnchipAlloc row, not only SBUF ones */
 	bool target_v3;
+	/* The statics, until the tables that read them are written (nx_ctx_drop_statics) */
 	struct nx_static_inst *statics[NX_ENGINE_COUNT];
+	struct nx_arena static_text; /* their strings, but the operands */
+	/* Each instruction's operand text, also read after the statics are gone (nx_StaticInst,
+	 * SbufAllocation), until nx_ctx_drop_neff */
+	const char **operands[NX_ENGINE_COUNT];
+	struct nx_arena operand_text;
 	/* Bounds over every record read, in ns; first > last means nothing seen yet. */
 	int64_t first_ns, last_ns;
 	/* Execution windows found in EXEC records and instructions per execution. */
@@ -132,6 +140,12 @@ struct nx_exec_window *nx_ctx_exec(struct nx_ingest_ctx *c, uint32_t index);
 
 /* Builds the static-instruction cache (operand text, locations, byte figures). */
 void nx_ctx_prepare_statics(struct nx_ingest_ctx *c);
+/* Frees the statics and the NEFF's debug info once the tables that read them are written
+ * (Instruction, the NEFF's tables): the operands and the rest of the NEFF stay. */
+void nx_ctx_drop_statics(struct nx_ingest_ctx *c);
+/* Frees the parsed NEFF and the operands once the last table that reads them is written
+ * (SbufAllocation); the statics too if still there. Their pages go back to the system. */
+void nx_ctx_drop_neff(struct nx_ingest_ctx *c);
 void nx_ctx_release(struct nx_ingest_ctx *c);
 
 /* Row sources. Each writes one table; *_init prepares the source over ctx. */

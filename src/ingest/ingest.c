@@ -367,7 +367,8 @@ static int stage_trace(struct run *r, struct nx_err *err)
 	return nx_active_finish_all(&r->c.active, err); /* reader errors name the NTFF */
 }
 
-/* The NEFF's tables, Metadata, ExecutionInfo and ActiveTime. */
+/* The NEFF's tables, Metadata, ExecutionInfo and ActiveTime; then the statics and the
+ * debug info go, which nothing after reads. */
 static int stage_neff(struct run *r, struct nx_err *err)
 {
 	static const char *const neff_tables[] = { "NeffHeader", "TensorInfo", "DmaQueuesInfo",
@@ -382,10 +383,12 @@ static int stage_neff(struct run *r, struct nx_err *err)
 			return rc;
 	collect_warnings(&r->c, r->dma_rows);
 	if ((rc = write_static(&r->c, r->d, "Metadata", r->pp.tmp, true, err)) ||
-	    (rc = write_static(&r->c, r->d, "ExecutionInfo", r->pp.tmp, false, err)))
+	    (rc = write_static(&r->c, r->d, "ExecutionInfo", r->pp.tmp, false, err)) ||
+	    (rc = nx_active_write(&r->c.active, r->d, r->pp.tmp, nx_ctx_total_ns(&r->c),
+				  r->c.progress, err)))
 		return rc;
-	return nx_active_write(&r->c.active, r->d, r->pp.tmp, nx_ctx_total_ns(&r->c),
-			       r->c.progress, err);
+	nx_ctx_drop_statics(&r->c);
+	return 0;
 }
 
 /* The staging tables and the C merges the derive SQL reads; they only serve the derived

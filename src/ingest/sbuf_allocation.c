@@ -100,8 +100,8 @@ static int sa_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		nx_rowbuf_str(b, ix[5], row, r.dma ? "dma" : "instruction");
 		if (!r.dma && r.engine < NX_ENGINE_COUNT && r.ref < n->ninst[r.engine]) {
 			nx_rowbuf_str(b, ix[6], row, nx_opcode_name(n->inst[r.engine][r.ref].opcode));
-			if (s->c->statics[r.engine])
-				nx_rowbuf_str(b, ix[7], row, s->c->statics[r.engine][r.ref].operands);
+			if (s->c->operands[r.engine])
+				nx_rowbuf_str(b, ix[7], row, s->c->operands[r.engine][r.ref]);
 		} else if (r.dma && r.ref < n->nblocks) {
 			const struct sa_block *k = &s->blocks[r.ref];
 			nx_rowbuf_str(b, ix[8], row, k->queue_name);

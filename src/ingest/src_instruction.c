@@ -41,18 +41,21 @@ static const char *track_of(const struct nx_inst *in)
 }
 
 /* The cells of a row of a known instruction that depend on it alone (the columns
- * keyed_cols lists, below): engine e's instruction index, in and st its parsed and its
- * static facts. Every string cell is a literal or the parsed NEFF's, which outlive the
- * copy: the cells point at them (nx_rowbuf_str_kept), the NEFF's with their lengths made
- * once (struct nx_static_inst, len). */
-static void fill_static(const int *ix, int e, uint32_t index, const struct nx_inst *in,
-			const struct nx_static_inst *st, struct nx_rowbuf *b, size_t row)
+ * keyed_cols lists, below): engine e's instruction index in c. Every string cell is a
+ * literal, the parsed NEFF's or the context's, which outlive the copy: the cells point at
+ * them (nx_rowbuf_str_kept), the latter with their lengths made once (struct
+ * nx_static_inst, len). */
+static void fill_static(const int *ix, const struct nx_ingest_ctx *c, int e, uint32_t index,
+			struct nx_rowbuf *b, size_t row)
 {
+	const struct nx_inst *in = &c->neff.inst[e][index];
+	const struct nx_static_inst *st = &c->statics[e][index];
+
 	nx_rowbuf_str_kept(b, ix[C_ENGINE], row, nx_engine_name(e));
 	nx_rowbuf_i64(b, ix[C_PC], row, index);
 	nx_rowbuf_str_kept(b, ix[C_TRACK], row, track_of(in));
 	nx_rowbuf_str_kept(b, ix[C_OPCODE], row, nx_opcode_name(in->opcode));
-	nx_rowbuf_str_kept_len(b, ix[C_OPERANDS], row, st->operands, st->len.operands);
+	nx_rowbuf_str_kept_len(b, ix[C_OPERANDS], row, c->operands[e][index], st->len.operands);
 	nx_rowbuf_str_kept(b, ix[C_COPCODE], row,
 			   in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER"
 							   : nx_opcode_name(in->opcode));
@@ -183,7 +186,7 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	}
 	/* our writer takes these from the key's row (fill_key) */
 	if (!s->row_keys || !s->keys.fill)
-		fill_static(ix, r->engine, r->index, in, st, b, row);
+		fill_static(ix, c, r->engine, r->index, b, row);
 	struct nx_exec_window *x = nx_ctx_exec(c, r->exec);
 	if (x)
 		x->rows++;
@@ -211,7 +214,7 @@ static void fill_key(void *arg, uint32_t key, struct nx_rowbuf *b, size_t row)
 	while (e > 0 && key < s->key_base[e])
 		e--;
 	uint32_t i = key - s->key_base[e];
-	fill_static(s->map.idx, e, i, &c->neff.inst[e][i], &c->statics[e][i], b, row);
+	fill_static(s->map.idx, c, e, i, b, row);
 }
 
 int nx_src_instruction_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,

@@ -169,8 +169,8 @@ static int static_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		}
 		if (in->dma_block != NX_NONE32)
 			nx_rowbuf_i64(b, 8, row, in->dma_block);
-		if (s->ctx->statics[s->engine])
-			nx_rowbuf_str(b, 9, row, s->ctx->statics[s->engine][s->pos].operands);
+		if (s->ctx->operands[s->engine])
+			nx_rowbuf_str(b, 9, row, s->ctx->operands[s->engine][s->pos]);
 		s->pos++;
 		row++;
 	}

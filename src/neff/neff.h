@@ -156,6 +156,9 @@ struct nx_debug_info {
 };
 /* Frees one decision's strings (not the struct). */
 void nx_dbg_decision_release(struct nx_dbg_decision *d);
+/* Frees the debug info and leaves it empty (nx_neff_release does it too; a reader done
+ * with it before the rest of the NEFF, as the ingest, calls it earlier). */
+void nx_debug_info_release(struct nx_debug_info *dbg);
 
 /* The kernel's source file a NEFF may carry as its member kernel_source/<name> (ours: the
  * Neuron compiler writes none; `kernel asm --attach-source` does), so that its profile

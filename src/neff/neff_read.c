@@ -1174,30 +1174,36 @@ void nx_neff_release(struct nx_neff *neff)
 	free(neff->blocks);
 	for (int e = 0; e < NX_ENGINE_COUNT; e++)
 		free(neff->inst[e]);
-	for (size_t i = 0; i < neff->dbg.ninsts; i++) {
-		free(neff->dbg.insts[i].name);
-		free(neff->dbg.insts[i].file);
-		free(neff->dbg.insts[i].bir_location);
-	}
-	free(neff->dbg.insts);
-	for (size_t i = 0; i < neff->dbg.nframes; i++) {
-		free(neff->dbg.frames[i].function);
-		free(neff->dbg.frames[i].file);
-	}
-	free(neff->dbg.frames);
-	for (size_t i = 0; i < neff->dbg.nbirs; i++)
-		free(neff->dbg.birs[i].name);
-	free(neff->dbg.birs);
-	for (size_t i = 0; i < neff->dbg.nitervars; i++) {
-		free(neff->dbg.itervars[i].name);
-		free(neff->dbg.itervars[i].file);
-	}
-	free(neff->dbg.itervars);
-	for (size_t i = 0; i < neff->dbg.ndecisions; i++)
-		nx_dbg_decision_release(&neff->dbg.decisions[i]);
-	free(neff->dbg.decisions);
+	nx_debug_info_release(&neff->dbg);
 	nx_neff_source_release(&neff->source);
 	memset(neff, 0, sizeof(*neff));
+}
+
+void nx_debug_info_release(struct nx_debug_info *dbg)
+{
+	for (size_t i = 0; i < dbg->ninsts; i++) {
+		free(dbg->insts[i].name);
+		free(dbg->insts[i].file);
+		free(dbg->insts[i].bir_location);
+	}
+	free(dbg->insts);
+	for (size_t i = 0; i < dbg->nframes; i++) {
+		free(dbg->frames[i].function);
+		free(dbg->frames[i].file);
+	}
+	free(dbg->frames);
+	for (size_t i = 0; i < dbg->nbirs; i++)
+		free(dbg->birs[i].name);
+	free(dbg->birs);
+	for (size_t i = 0; i < dbg->nitervars; i++) {
+		free(dbg->itervars[i].name);
+		free(dbg->itervars[i].file);
+	}
+	free(dbg->itervars);
+	for (size_t i = 0; i < dbg->ndecisions; i++)
+		nx_dbg_decision_release(&dbg->decisions[i]);
+	free(dbg->decisions);
+	memset(dbg, 0, sizeof(*dbg));
 }
 
 void nx_dbg_decision_release(struct nx_dbg_decision *d)
