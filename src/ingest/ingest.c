@@ -2,7 +2,8 @@
  * ingest.c: the ingest driver. NEFF + NTFF in, a published profile directory out:
  *   1. parse the NEFF and open the NTFF (uuid must match),
  *   2. stream each raw table from its record kind into parquet (bounded memory),
- *   3. write the NEFF-derived tables, 4. run the derive SQL,
+ *   3. write the NEFF-derived tables and the occupancy pass's, then free the NEFF,
+ *   4. run the derive SQL,
  *   5. write Metadata, ExecutionInfo, Warning, SchemaFields, and a zero-row file for
  *      every other stored schema table that got no rows,
  *   6. run the caller's hook on it (view: the timeline cache, whose first part, the
@@ -410,9 +411,20 @@ static int stage_staging(struct run *r, struct nx_err *err)
 	return 0;
 }
 
-/* The derive SQL in its own memory bound, then, back in the raw stage's (the last tables
- * must not need the spill folder, which goes away with the staging one), the tables of
- * the occupancy pass. */
+/* The tables of the occupancy pass (its rest, if any, on this thread), the last that read
+ * the NEFF, which then goes: the derive SQL runs without it. */
+static int stage_onchip(struct run *r, struct nx_err *err)
+{
+	int rc = nx_onchip_finish(r->onchip, r->d, r->pp.tmp, err);
+
+	r->onchip = NULL;
+	if (!rc)
+		nx_ctx_drop_neff(&r->c);
+	return rc;
+}
+
+/* The derive SQL in its own memory bound, then the raw stage's again (the last tables must
+ * not need the spill folder, which goes away with the staging one). */
 static int stage_derive(struct run *r, struct nx_err *err)
 {
 	char limit_sql[96];
@@ -424,10 +436,7 @@ static int stage_derive(struct run *r, struct nx_err *err)
 	if (nx_memory_note_on())
 		nx_memory_note(r->d, r->c.progress, "the derive SQL");
 	snprintf(limit_sql, sizeof(limit_sql), "SET memory_limit = '%s'", raw_limit());
-	if ((rc = nx_duck_exec(r->d, limit_sql, err)))
-		return rc;
-	rc = nx_onchip_finish(r->onchip, r->d, r->pp.tmp, err);
-	r->onchip = NULL;
+	rc = nx_duck_exec(r->d, limit_sql, err);
 	r->t_derived = now_s() - r->t0 - r->t_raw;
 	return rc;
 }
@@ -522,6 +531,7 @@ static const struct {
 	{ "stream the trace tables", stage_trace, "raw" },
 	{ "write the NEFF's tables", stage_neff, "raw" },
 	{ "write the staging tables", stage_staging, "staging" },
+	{ "write the occupancy pass's tables", stage_onchip, "derive" },
 	{ "run the derive SQL", stage_derive, "derive" },
 	{ "remove (or keep) the staging tables", stage_unstage, "derive" },
 	{ "join the parts, write the last tables", stage_finish, "raw" },
