@@ -343,6 +343,38 @@ static void test_onchip_handoff(void **state)
 	unsetenv("NX_TEST_ONCHIP_HANDOFF");
 }
 
+/* The NEFF's parts are freed as the ingest goes (the statics and the debug info once the
+ * raw tables are written, the rest after the occupancy pass's tables): the tables written
+ * after each point still carry its facts. SbufAllocation takes every instruction's
+ * opcode and operands (those of the Instruction table) and every DMA block's queue and
+ * tensor; the IR hierarchy tables, derived after the NEFF is gone, every instruction. */
+static void test_tables_after_neff_freed(void **state)
+{
+	struct ctx *c = *state;
+	struct nx_fixture_opts fo;
+	struct nx_err err = { 0 };
+
+	nx_fixture_opts_default(&fo);
+	if (ingest_fixture(c, &fo, "freed", &err))
+		fail_msg("%s", err.msg);
+	int64_t inst = Q(c, "SbufAllocation", "SELECT count(*) FROM %s WHERE "
+					    "op_source_type = 'instruction'");
+	int64_t dma = Q(c, "SbufAllocation", "SELECT count(*) FROM %s WHERE "
+					   "op_source_type = 'dma'");
+	assert_true(inst > 0 && dma > 0);
+	assert_int_equal(q64(c, "SELECT count(*) FROM '%s/SbufAllocation.parquet' s WHERE "
+			     "op_source_type = 'instruction' AND s.operands <> '' AND EXISTS "
+			     "(SELECT 1 FROM '%s/Instruction.parquet' i WHERE i.opcode = s.opcode AND "
+			     "i.operands = s.operands)", c->prof, c->prof), inst);
+	assert_int_equal(Q(c, "SbufAllocation", "SELECT count(*) FROM %s WHERE op_source_type = "
+					       "'dma' AND queue_name IS NOT NULL AND block_id IS "
+					       "NOT NULL AND tensor_name IS NOT NULL"), dma);
+	assert_int_equal(Q(c, "PenguinInstruction", "SELECT count(*) FROM %s"),
+			 Q(c, "KernelInstructions", "SELECT count(*) FROM %s"));
+	assert_int_equal(Q(c, "BirInstruction", "SELECT count(*) FROM %s"),
+			 Q(c, "Instruction", "SELECT count(DISTINCT bir_id) FROM %s"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_failures_keep_previous),
 		cmocka_unit_test(test_republish_replaces),
 		cmocka_unit_test(test_onchip_handoff),
+		cmocka_unit_test(test_tables_after_neff_freed),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }
