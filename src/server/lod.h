@@ -90,7 +90,8 @@ extern const struct nx_lod_counter nx__lod_counters[];
 extern const size_t nx__lod_ncounters;
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
-#define NX_LOD_FORMAT 8 /* 8: one pyramid table per source, tl.lod<s>, its track and
+#define NX_LOD_FORMAT 9 /* 9: the counters' finest level from the densest series;
+			 * 8: one pyramid table per source, tl.lod<s>, its track and
 			 * label of tl.ev<s>'s types; 7: tl.ev<s>'s track and label as
 			 * ENUMs; 6: the counters' pyramid (tl.ctr_lod); 5: framework
 			 * lanes, tracks with stream and lane, lines with DMA */

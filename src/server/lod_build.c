@@ -1034,19 +1034,25 @@ out:
 /* The counters' pyramid, tl.ctr_lod, and its row of tl.meta (src -1), unless a value
  * lies beyond +-2^61 ns: per series, power-of-two time bucket and level, the least and
  * greatest value and the last one (with its time). Its finest level L0 holds LOD_K
- * values of a series per bucket on average, so a window whose buckets are finer reads
- * tl.ctr, a coarser one one level. */
+ * values of the densest series (the one with the most values) per bucket on average
+ * over the span, so a window whose buckets are finer reads tl.ctr, fewer than LOD_K
+ * values of any series per pixel on average (twice that with the look-back), and a
+ * coarser one one level. (L0 from the average series let a real NKI kernel's two dense
+ * semaphores, half of its values, put 275k rows under 1,161 pixels: docs/memory.md,
+ * "The counters' pyramid from the densest series".) */
 static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *bounds,
 				struct nx_err *err)
 {
-	static const char *const what[] = { "count(*)", "min(ts)", "max(ts)",
-					    "count(DISTINCT (core, track))" };
+	static const char *const what[] = {
+		"count(*)", "min(ts)", "max(ts)",
+		"max(n) FROM (SELECT count(*) AS n FROM tl.ctr GROUP BY core, track)"
+	};
 	int64_t v[4];
 	int rc = 0, lo, hi;
 	char *sql;
 
 	for (size_t i = 0; i < NX_ARRAY_SIZE(what) && !rc; i++) {
-		sql = nx_xasprintf("SELECT %s FROM tl.ctr", what[i]);
+		sql = nx_xasprintf(i < 3 ? "SELECT %s FROM tl.ctr" : "SELECT %s", what[i]);
 		rc = nx_duck_query_i64(d, sql, &v[i], err);
 		free(sql);
 	}
@@ -1055,7 +1061,7 @@ static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *b
 	if (rc || v[0] <= 0 || v[1] < -NX_TL_TIME_BOUND || v[2] > NX_TL_TIME_BOUND)
 		return rc;
 	hi = ceil_log2((double)(v[2] > v[1] ? v[2] - v[1] : 1)) + 1;
-	lo = ceil_log2((double)LOD_K * (double)(v[2] - v[1]) * (double)v[3] / (double)v[0]);
+	lo = ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[3]);
 	if (lo > hi)
 		lo = hi + 1;
 	rc = build_levels(d, -1, NULL, NULL, lo, hi, v[1], v[2], v[0], bounds, NULL, err);
