@@ -83,6 +83,13 @@ NX.fmtNsExact = function (ns) {
   return (neg ? '−' : '') + s + ' ns';
 };
 
+/* A round axis step: the least of 1, 2 or 5 times a power of ten that is at least raw,
+ * and at least 1 (ns): the timeline's ticks and the Analysis chart's. */
+NX.niceStep = function (raw) {
+  const p10 = Math.pow(10, Math.floor(Math.log10(Math.max(1, raw))));
+  return Math.max(1, [1, 2, 5, 10].map((m) => m * p10).find((s) => s >= raw) || 10 * p10);
+};
+
 /* The unit a time axis labels its ticks in: by the largest time it shows. */
 NX.timeUnit = function (maxAbs) {
   for (const [scale, u] of [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs']]) if (maxAbs >= scale) return [scale, u];

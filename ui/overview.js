@@ -168,10 +168,13 @@ function boundsChart(r) {
   const H = y + 22;
   const tx = L + (W - L - R) * total / max;
   const axis = svg('g');
-  for (let i = 0; i <= 4; i++) {
-    const v = max * i / 4, x = L + (W - L - R) * i / 4;
+  /* ticks at round times (as the timeline's axis), three to six of them */
+  const step = NX.niceStep(max / 5), unit = NX.timeUnit(max);
+  for (let v = 0; v <= max; v += step) {
+    const x = L + (W - L - R) * v / max;
     axis.append(svg('line', { x1: x, x2: x, y1: top, y2: y, class: 'bc-grid' }),
-      svg('text', { x, y: y + 16, class: 'bc-tick', 'text-anchor': 'middle' }, NX.fmtNs(v)));
+      svg('text', { x, y: y + 16, class: 'bc-tick', 'text-anchor': 'middle' },
+        NX.fmtTick(v, step, unit)));
   }
   axis.append(svg('line', { x1: tx, x2: tx, y1: top, y2: y, class: 'bc-total' }),
     svg('text', { x: tx - 4, y: top + 14, class: 'bc-tick', 'text-anchor': 'end' }, 'measured total'));

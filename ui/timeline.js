@@ -396,9 +396,7 @@ class Timeline {
 
   /* Tick step of the axis: 1, 2 or 5 times a power of ten, ticks ~110 px apart, >= 1 ns. */
   tickStep() {
-    const raw = (this.t1 - this.t0) / (this.plotW() / 110);
-    const p10 = Math.pow(10, Math.floor(Math.log10(Math.max(1, raw))));
-    return Math.max(1, [1, 2, 5, 10].map((m) => m * p10).find((s) => s >= raw) || 10 * p10);
+    return NX.niceStep((this.t1 - this.t0) / (this.plotW() / 110));
   }
 
   /* The axis's ticks of the view: [{t, x, text}] at multiples of the step from the

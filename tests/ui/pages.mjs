@@ -83,6 +83,18 @@ try {
   await page.waitForURL('**/analysis');
   await page.locator('[data-testid=findings] tbody tr').first().waitFor();
   check(await page.locator('[data-testid=bounds-chart] g[data-name] rect').count() >= 20, 'bounds chart lacks bars');
+  // the chart's axis: ticks at 0 and every 1, 2 or 5 x 10^k ns, labelled with that time
+  const ticks = (await page.locator('[data-testid=bounds-chart] text.bc-tick').allTextContents())
+    .filter((t) => t !== 'measured total');
+  const scale = { ns: 1, 'µs': 1e3, ms: 1e6, s: 1e9 };
+  const tickNs = ticks.map((t) => {
+    const m = /^(\d+(?:\.\d+)?) (ns|µs|ms|s)$/.exec(t);
+    return m ? Math.round(Number(m[1]) * scale[m[2]]) : NaN;
+  });
+  const tick = tickNs[1], mant = tick / Math.pow(10, Math.floor(Math.log10(tick)));
+  check(ticks.length >= 3 && ticks.length <= 6 && tickNs.every((v, i) => v === i * tick) &&
+    [1, 2, 5].includes(Math.round(mant * 1e9) / 1e9),
+  `bounds chart ticks are not round: ${ticks.join(', ')}`);
   const src = page.locator('[data-testid=finding-source]').first();
   const loc = await src.textContent();
   check(/:\d+$/.test(loc), `finding source is not file:line: ${loc}`);
