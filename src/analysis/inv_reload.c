@@ -5,6 +5,7 @@
  * operations whose outputs were spilled. */
 #include "common/compat.h"
 #include "analysis/rec.h"
+#include "common/bytes_text.h"
 #include "common/xalloc.h"
 
 #include <math.h>
@@ -115,7 +116,8 @@ static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *in
 	       struct nx_err *err)
 {
 	static const char *const names[] = { "reload_bytes", "spill_bytes" };
-	struct nx_strbuf sql = NX_STRBUF_INIT;
+	struct nx_strbuf sql = NX_STRBUF_INIT, moved_text = NX_STRBUF_INIT;
+	struct nx_strbuf needed_text = NX_STRBUF_INIT;
 	double moved = r->in.dma_bytes, needed = r->in.necessary_bytes, v[2];
 	double excess = moved - needed;
 	int rc = 0;
@@ -161,24 +163,29 @@ static int run(struct nx_duck *d, struct nx_rec_result *r, struct nx_rec_inv *in
 	if (moved > 0)
 		inv->relevance_ns = nx__rec_pipeline_cut(r, NX_REC_ENG_DMA,
 							 r->bound[NX_REC_B_MEM] * fmax(excess, 0) / moved);
+	/* the bytes in the Summary's units (bytes_text.h) */
+	nx_bytes_text(&moved_text, moved);
+	nx_bytes_text(&needed_text, needed);
 	if (!(excess > 0.01 * moved)) {
-		nx__rec_inv_set(inv, NX_REC_NOTHING, "%.3f MB moved for %.3f MB of IN/OUT tensors: no "
-				"excess traffic", moved / 1e6, needed / 1e6);
+		nx__rec_inv_set(inv, NX_REC_NOTHING, "%s moved for %s of IN/OUT tensors: no "
+				"excess traffic", moved_text.buf, needed_text.buf);
 		inv->relevance_ns = 0;
 	} else if (inv->lines.nrows) {
-		nx__rec_inv_set(inv, NX_REC_FOUND, "%.3f MB moved for %.3f MB needed (%.2fx); %s (%s of "
+		nx__rec_inv_set(inv, NX_REC_FOUND, "%s moved for %s needed (%.2fx); %s (%s of "
 				"%s) holds %s%% of the excess",
-				moved / 1e6, needed / 1e6, moved / needed,
+				moved_text.buf, needed_text.buf, moved / needed,
 				nx__rec_cellq(&inv->lines, 0, "source"),
 				nx__rec_cellq(&inv->lines, 0, "kind"),
 				nx__rec_cellq(&inv->lines, 0, "tensor"),
 				nx__rec_cellq(&inv->lines, 0, "share_pct"));
 	} else {
-		nx__rec_inv_set(inv, NX_REC_FOUND, "%.3f MB moved for %.3f MB needed (%.2fx); no reload "
+		nx__rec_inv_set(inv, NX_REC_FOUND, "%s moved for %s needed (%.2fx); no reload "
 				"or spill could be attributed to a source line",
-				moved / 1e6, needed / 1e6, needed > 0 ? moved / needed : NAN);
+				moved_text.buf, needed_text.buf, needed > 0 ? moved / needed : NAN);
 	}
 out:
+	nx_strbuf_release(&moved_text);
+	nx_strbuf_release(&needed_text);
 	nx_strbuf_release(&sql);
 	return rc;
 }

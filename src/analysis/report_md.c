@@ -6,6 +6,7 @@
  * each investigation's Step 1. Times are microseconds throughout; shares never exceed 100%. */
 #include "common/compat.h"
 #include "analysis/rec.h"
+#include "common/bytes_text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,6 +26,14 @@ void nx__rec_md_bound_name(const struct nx_rec_result *r, int k, struct nx_strbu
 		nx_strbuf_addf(out, " (%s)", nx_rec_engine_name[r->bottleneck]);
 }
 
+/* Bytes exactly, then in the Summary's units (bytes_text.h): "5435817984 B (5.06 GiB)". */
+static void md_bytes(double v, struct nx_strbuf *out)
+{
+	nx_strbuf_addf(out, "%.0f B (", v);
+	nx_bytes_text(out, v);
+	nx_strbuf_addch(out, ')');
+}
+
 void nx__rec_md_metric(const struct nx_rec_metric *m, struct nx_strbuf *out)
 {
 	if (isnan(m->v))
@@ -32,7 +41,7 @@ void nx__rec_md_metric(const struct nx_rec_metric *m, struct nx_strbuf *out)
 	else if (!strcmp(m->unit, "ns"))
 		nx__rec_fmt_us(out, m->v);
 	else if (!strcmp(m->unit, "bytes"))
-		nx_strbuf_addf(out, "%.0f B (%.3f MB)", m->v, m->v / 1e6);
+		md_bytes(m->v, out);
 	else if (!strcmp(m->unit, "flops"))
 		nx_strbuf_addf(out, "%.0f (%.3f GFLOP)", m->v, m->v / 1e9);
 	else if (!strcmp(m->unit, "%"))

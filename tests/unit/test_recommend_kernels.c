@@ -3,7 +3,8 @@
  * (generated small, captured with DGE notifications, ingested, analysed through the
  * C API as JSON): the planted kernels name their planted bottleneck and source line
  * first, the matmul V0 -> V1 -> V2 series gets faster while the bottleneck moves from
- * DMA to Tensor (and the comparison says so), a capture without DGE notifications
+ * DMA to Tensor (and the comparison says so; V0's reloads written in the Summary's
+ * units, 3.00 MiB, in the JSON and the Markdown), a capture without DGE notifications
  * reports the DMA parts as not computable, the report as a reader sees it (remedies,
  * explained thresholds, shares <= 100, details on request), the same report with Flow's
  * edges out of order, the transfers' merge against DuckDB's joins (also with the DMA
@@ -18,6 +19,7 @@
 #include "helper/asserts.h"
 
 #include "analysis/recommend.h"
+#include "common/bytes_text.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "helper/fixture.h"
@@ -164,7 +166,7 @@ static void test_matmul_series(void **state)
 	char *v0 = profile("matmul_v0", 1024, true, "mm_v0");
 	char *v1 = profile("matmul_v1", 1024, true, "mm_v1");
 	char *v2 = profile("matmul_v2", 1024, true, "mm_v2");
-	json_t *a = analyse(v0, NULL, false, NULL), *b = analyse(v1, NULL, false, NULL);
+	json_t *a = analyse(v0, NULL, true, " MiB moved for "), *b = analyse(v1, NULL, false, NULL);
 	json_t *c = analyse(v2, NULL, false, NULL);
 
 	double t0 = num(a, "report.bounds.0.ns"), t1 = num(b, "report.bounds.0.ns");
@@ -175,6 +177,17 @@ static void test_matmul_series(void **state)
 	assert_string_equal(str(c, "report.bottleneck"), "Tensor");
 	/* V0 reloads its inputs: that is its first finding */
 	assert_string_equal(str(a, "report.findings.0.id"), "redundant_dma");
+	/* its text writes its bytes as the Summary does (bytes_text.h): "3.00 MiB moved for
+	 * ..." where the metrics keep them in bytes */
+	struct nx_strbuf want = NX_STRBUF_INIT;
+	nx_bytes_text(&want, num(a, "report.findings.0.metrics.dma_transfer_bytes"));
+	nx_strbuf_addstr(&want, " moved for ");
+	nx_bytes_text(&want, num(a, "report.findings.0.metrics.necessary_bytes"));
+	nx_strbuf_addstr(&want, " needed (");
+	const char *summary = str(a, "report.findings.0.summary");
+	if (!summary || strncmp(summary, want.buf, want.len) || !strstr(want.buf, "iB moved"))
+		fail_msg("summary '%s', want it to start with '%s'", summary, want.buf);
+	nx_strbuf_release(&want);
 	json_decref(a);
 	json_decref(b);
 	json_decref(c);
