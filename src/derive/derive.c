@@ -193,6 +193,15 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 		  const struct nx_progress *progress, nx_derive_note_fn note, void *note_arg,
 		  struct nx_err *err)
 {
+	return nx_derive_run_files(d, dir, staging, nx_sql_files, nx_sql_file_count, progress,
+				   note, note_arg, err);
+}
+
+int nx_derive_run_files(struct nx_duck *d, const char *dir, const char *staging,
+			const struct nx_sql_file *files, size_t nfiles,
+			const struct nx_progress *progress, nx_derive_note_fn note,
+			void *note_arg, struct nx_err *err)
+{
 	const char *dirs[] = { dir, staging, NULL };
 	int rc = nx_db_create_views(d, dir, err);
 
@@ -201,8 +210,8 @@ int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 	if (!rc)
 		rc = nx_db_create_empty_views(d, dir, err);
 
-	for (size_t i = 0; !rc && i < nx_sql_file_count; i++) {
-		const struct nx_sql_file *f = &nx_sql_files[i];
+	for (size_t i = 0; !rc && i < nfiles; i++) {
+		const struct nx_sql_file *f = &files[i];
 		char table[128], requires[512], empty_when[512], missing[128] = "";
 		struct nx_strbuf sql = NX_STRBUF_INIT;
 		uint64_t rows = 0;

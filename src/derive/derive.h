@@ -23,10 +23,21 @@ typedef void (*nx_derive_note_fn)(void *arg, const char *table, const char *why)
  *   -- requires: <T1>, <T2>     tables that must exist, else the file is skipped
  *   -- empty when: SELECT ...   a condition (one value, true or not 0) under which the
  *                               query gives no rows: then it is not run, no file
+ *   -- memory: 64MB, -- optimizers off: join_order, -- threads: 1
+ *                               DuckDB settings for its one query, set back after it
+ *                               (derive.c, own_apply), even when it fails
  * and its body is one SELECT. Tables with no rows are not written. */
 int nx_derive_run(struct nx_duck *d, const char *dir, const char *staging,
 		  const struct nx_progress *progress, nx_derive_note_fn note, void *note_arg,
 		  struct nx_err *err);
+
+/* nx_derive_run over the SQL files given, in their order, instead of the embedded ones
+ * (the tests' own files, test_derive_settings). */
+struct nx_sql_file;
+int nx_derive_run_files(struct nx_duck *d, const char *dir, const char *staging,
+			const struct nx_sql_file *files, size_t nfiles,
+			const struct nx_progress *progress, nx_derive_note_fn note,
+			void *note_arg, struct nx_err *err);
 
 /* DuckDB's memory_limit for the derive SQL: NX_DERIVE_MEMORY_LIMIT or 128MB. A query
  * that runs out of it is retried once with NX_DERIVE_RETRY_MEMORY_LIMIT (1GB). */
