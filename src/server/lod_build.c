@@ -1043,19 +1043,17 @@ out:
 static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *bounds,
 				struct nx_err *err)
 {
-	static const char *const what[] = {
-		"count(*)", "min(ts)", "max(ts)",
-		"max(n) FROM (SELECT count(*) AS n FROM tl.ctr GROUP BY core, track)"
+	static const char *const queries[] = {
+		"SELECT count(*) FROM tl.ctr", "SELECT min(ts) FROM tl.ctr",
+		"SELECT max(ts) FROM tl.ctr",
+		"SELECT max(n) FROM (SELECT count(*) AS n FROM tl.ctr GROUP BY core, track)"
 	};
 	int64_t v[4];
 	int rc = 0, lo, hi;
 	char *sql;
 
-	for (size_t i = 0; i < NX_ARRAY_SIZE(what) && !rc; i++) {
-		sql = nx_xasprintf(i < 3 ? "SELECT %s FROM tl.ctr" : "SELECT %s", what[i]);
-		rc = nx_duck_query_i64(d, sql, &v[i], err);
-		free(sql);
-	}
+	for (size_t i = 0; i < NX_ARRAY_SIZE(queries) && !rc; i++)
+		rc = nx_duck_query_i64(d, queries[i], &v[i], err);
 	/* times beyond the timeline's bound: no pyramid (windows read tl.ctr), so no span
 	 * or slice overflows */
 	if (rc || v[0] <= 0 || v[1] < -NX_TL_TIME_BOUND || v[2] > NX_TL_TIME_BOUND)
