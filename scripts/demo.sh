@@ -5,7 +5,8 @@
 #   capture it on the NeuronCore simulator with DGE notifications (NTFF),
 #   ingest NEFF + NTFF and serve the API (view --disable-ui),
 #   answer the seed workflow's queries over HTTP, then stop the server.
-# Everything is written under out/demo/ (DEMO_DIR overrides). The server takes port 3002
+# Everything is written under out/demo/ (DEMO_DIR overrides: a new folder, or one an
+# earlier demo made; any other is refused). The server takes port 3002
 # when it is free, else a free one; DEMO_PORT chooses another (0: any free port).
 # DEMO_SIZE sets the kernel's --size (default 4096; 512 is a quick run), DEMO_SKIP_BUILD=1
 # skips the set-up and build.
@@ -20,8 +21,19 @@ if [ "${DEMO_SKIP_BUILD:-0}" != 1 ]; then
 	bash "$here/scripts/build.sh" "$here/build"
 fi
 
+# The demo's folder is replaced on every run, so it must be one the demo made (it leaves
+# its marker there), an empty one, or the default out/demo: a DEMO_DIR holding anything
+# else is the user's and is left alone.
+marker=.neuron-explorer-demo
+if [ -e "$demo" ] && [ ! -e "$demo/$marker" ] && [ "$demo" != "$here/out/demo" ] &&
+	{ [ ! -d "$demo" ] || [ -n "$(ls -A "$demo")" ]; }; then
+	echo "demo: $demo exists and was not made by the demo (no $marker in it):" \
+		"set DEMO_DIR to a new folder" >&2
+	exit 2
+fi
 rm -rf "$demo"
 mkdir -p "$demo"
+touch "$demo/$marker"
 cd "$demo"
 echo "== generating the matmul_v0 kernel (NEFF)"
 "$bin" kernel gen matmul_v0 --size "${DEMO_SIZE:-4096}" -o kernel.neff
