@@ -23,8 +23,14 @@ fi
 
 # The demo's folder is replaced on every run, so it must be one the demo made (it leaves
 # its marker there), an empty one, or the default out/demo: a DEMO_DIR holding anything
-# else is the user's and is left alone.
+# else is the user's and is left alone. The demo never makes a symbolic link, so a link
+# (even to an empty folder) is the user's too.
 marker=.neuron-explorer-demo
+if [ -L "$demo" ]; then
+	echo "demo: $demo is a symbolic link, which the demo did not make:" \
+		"set DEMO_DIR to a new folder" >&2
+	exit 2
+fi
 if [ -e "$demo" ] && [ ! -e "$demo/$marker" ] && [ "$demo" != "$here/out/demo" ] &&
 	{ [ ! -d "$demo" ] || [ -n "$(ls -A "$demo")" ]; }; then
 	echo "demo: $demo exists and was not made by the demo (no $marker in it):" \
