@@ -385,6 +385,11 @@ static void test_comment(void **state)
 	at += sizeof(NX_SOURCE_FROM_NEFF);
 	assert_int_equal(nx_write_file_atomic(hand, h, at, &err), 0);
 	assert_true(nx_source_archive_from_neff(hand));
+	h[at - 1] = 'x'; /* the marker and more */
+	h[at] = 0;
+	assert_int_equal(nx_write_file_atomic(hand, h, at + 1, &err), 0);
+	assert_false(nx_source_archive_from_neff(hand));
+	h[at - 1] = 0;
 	h[at - 2] ^= 1; /* another comment */
 	assert_int_equal(nx_write_file_atomic(hand, h, at, &err), 0);
 	assert_false(nx_source_archive_from_neff(hand));
