@@ -3,7 +3,7 @@
 # script (nki.baremetal with save_neff_name/save_trace_name, then view summary-json),
 # `nki run` with an ingest whose instructions point at the user's file, and bad kernels
 # (unsupported call, out-of-bounds slice, >128 partitions, syntax error) giving the
-# documented one-line error and exit status.
+# documented one-line error and exit status; --listing under the output rule.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
@@ -62,6 +62,28 @@ grep -q '^warning:' run.log && fail "nki run warned about a kernel that made NKI
 printf 'def idle(a):\n    return a\n' > idle.py
 "$BIN" nki run idle.py --entry idle --input a=128x128 > idle.log 2>&1 || { cat idle.log; fail "nki run idle"; }
 grep -q '^warning: idle made no NKI call' idle.log || { cat idle.log; fail "no warning for an empty kernel"; }
+
+# --listing FILE follows the output rule: a user's file or a symbolic link is refused before
+# any work (exit 2, left as it is, no NEFF); a listing neuron-explorer wrote is replaced
+lrun() { "$BIN" nki run kern.py --entry scale_add --input a=256x256 --input b=256x256 "$@"; }
+echo mine > mine.lst
+ln -s mine.lst link.lst
+for f in mine.lst link.lst; do
+	lrun --listing $f -n l.neff -s l.ntff > l.log 2>&1; rc=$?
+	[ $rc = 2 ] || { cat l.log; fail "--listing $f: exit status $rc, expected 2"; }
+	grep -q "the output '$f' exists and is not a kernel listing that neuron-explorer wrote" l.log ||
+		{ cat l.log; fail "--listing $f: message"; }
+	[ ! -e l.neff ] || fail "--listing $f: a NEFF was written after the refusal"
+done
+[ "$(cat mine.lst)" = mine ] && [ "$(readlink link.lst)" = mine.lst ] || fail "--listing replaced a user's file"
+for k in 1 2; do
+	lrun --listing new.lst -n l$k.neff -s l$k.ntff -q > l.log 2>&1 || { cat l.log; fail "--listing new.lst, run $k"; }
+done
+head -1 new.lst | grep -q 'recorded by the neuron-explorer NKI shim' || fail "the listing's first line"
+"$BIN" kernel gen matmul_v0 --size 512 -o g.neff --listing new.lst -q > l.log 2>&1 ||
+	{ cat l.log; fail "kernel gen --listing over the shim's listing"; }
+ls -a | grep -q '\.tmp$' && fail "a temporary file was left"
+
 if [ -x "$SQL" ]; then
 	q() { "$SQL" -C "dp/profiles/global/nkirun@latest" "$1"; }
 	[ "$(q "SELECT COUNT(*) FROM Instruction WHERE opcode = 'TENSOR_SCALAR'")" = 4 ] ||

@@ -19,6 +19,7 @@ from . import api
 from . import dtypes as D
 from . import driver
 from . import errors
+from . import outputs
 from . import policy as P
 
 USAGE = 'neuron-explorer nki run FILE --entry NAME --input NAME=SHAPE[:DTYPE] ... [options]'
@@ -118,6 +119,9 @@ def main(argv=None):
         _usage("'%s' is not a file" % args.file)
     if args.data_path and not args.display_name:
         _usage('--data-path needs --display-name (the name to ingest the profile under)')
+    why = args.listing and outputs.listing_refusal(args.listing)
+    if why:
+        _usage(why)
     inputs = [parse_input(s) for s in args.input]
     extra = {}
     for s in args.arg:
@@ -180,8 +184,9 @@ def main(argv=None):
         res = api.run(fn, call, kw, grid, pol, 'capture', neff, ntff, name=args.entry)
         wall = time.perf_counter() - t0
         if args.listing:
-            with open(args.listing, 'w') as f:
-                f.write(res.listing)
+            why = outputs.write_listing(args.listing, res.listing)
+            if why:
+                _usage(why)
         if not args.quiet:
             print('nki run: %s: %d instructions recorded in %.2f s, compiled in %.2f s; %.3f us '
                   'simulated on %s; wrote %s and %s (%.2f s in all)'
