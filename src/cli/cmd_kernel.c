@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * cmd_kernel.c: `neuron-explorer kernel`, the kernel tools:
  *   kernel asm LISTING -o K.neff            pack a kernel listing into a NEFF
- *     [--attach-source FILE]                carrying the kernel's source file
+ *     [--attach-source FILE]...             carrying the kernel's source files
  *   kernel gen NAME [--size N] -o K.neff    generate a library kernel
  *   kernel list                             names and one-line descriptions
  * The listing format is described in docs/formats/listing.md. */
@@ -25,7 +25,7 @@
 
 static void usage(FILE *f)
 {
-	nx_cli_usage(f, "usage: neuron-explorer kernel asm LISTING -o K.neff [--attach-source FILE]\n"
+	nx_cli_usage(f, "usage: neuron-explorer kernel asm LISTING -o K.neff [--attach-source FILE]...\n"
 		   "       neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
 		   "                                  [--listing FILE] [--instr-fetch] [-q] -o K.neff\n"
 		   "       neuron-explorer kernel list\n"
@@ -82,7 +82,7 @@ static int do_list(int argc, char **argv)
 	return NX_EXIT_OK;
 }
 
-/* The kernel's source file, read into src (NEFF member kernel_source/<its name>). */
+/* A source file, added to src (NEFF member kernel_source/<its name>). */
 static int read_source(const char *path, struct nx_neff_source *src, struct nx_err *err)
 {
 	const char *base = strrchr(path, '/');
@@ -101,9 +101,7 @@ static int read_source(const char *path, struct nx_neff_source *src, struct nx_e
 		nx_err_wrap(err, "--attach-source '%s'", path);
 		return rc;
 	}
-	src->name = nx_xstrdup(base);
-	src->text = (uint8_t *)text;
-	src->len = len;
+	nx_neff_source_add(src, nx_xstrdup(base), (uint8_t *)text, len);
 	return 0;
 }
 
@@ -117,7 +115,8 @@ static int do_asm(int argc, char **argv)
 	};
 	struct nx_neff neff;
 	struct nx_err err = { 0 };
-	const char *out = NULL, *source = NULL;
+	const char *out = NULL, *sources[NX_NEFF_SOURCE_FILES_MAX];
+	size_t nsources = 0;
 	int c, rc;
 
 	optind = 1;
@@ -128,19 +127,25 @@ static int do_asm(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'a':
-			source = optarg;
+			if (nsources == NX_NEFF_SOURCE_FILES_MAX) {
+				nx_cli_error("kernel asm", "more than %d --attach-source files",
+					     NX_NEFF_SOURCE_FILES_MAX);
+				return NX_EXIT_USAGE;
+			}
+			sources[nsources++] = optarg;
 			break;
 		case 'h':
 			nx_cli_usage(stdout, "usage: neuron-explorer kernel asm LISTING -o K.neff "
-			       "[--attach-source FILE]\n\n"
+			       "[--attach-source FILE]...\n\n"
 			       "Assembles a kernel listing (docs/formats/listing.md) into a NEFF with\n"
 			       "kernel debug info, so profiles point at the listing's source lines.\n"
 			       "An existing K.neff is replaced only when it is a NEFF.\n"
-			       "  --attach-source FILE  the NEFF carries FILE (the kernel's source, at\n"
-			       "                        most " NX_NEFF_SOURCE_MAX_TEXT
-			       ", named by its file name alone), which\n"
-			       "                        'view' attaches to the profile for its source\n"
-			       "                        view\n");
+			       "  --attach-source FILE  the NEFF carries FILE, named by its file name\n"
+			       "                        alone, which 'view' attaches to the profile for\n"
+			       "                        its source view; again for more files (the\n"
+			       "                        kernel's own first, then its helpers': at most\n"
+			       "                        %d, of " NX_NEFF_SOURCE_MAX_TEXT " in all, each name once)\n",
+			       NX_NEFF_SOURCE_FILES_MAX);
 			return NX_EXIT_OK;
 		default:
 			return nx_cli_bad_option("kernel asm", c, argv);
@@ -156,7 +161,10 @@ static int do_asm(int argc, char **argv)
 		nx_cli_error("kernel", "%s", err.msg);
 		return NX_EXIT_FAIL;
 	}
-	if (source && read_source(source, &neff.source, &err)) {
+	rc = 0;
+	for (size_t i = 0; i < nsources && !rc; i++)
+		rc = read_source(sources[i], &neff.source, &err);
+	if (rc || (rc = nx_neff_source_check_all(&neff.source, &err))) {
 		nx_cli_error("kernel asm", "%s", err.msg);
 		nx_neff_release(&neff);
 		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * kernel_source.c: the kernel source a NEFF carries, stored as the profile's source
+ * kernel_source.c: the kernel sources a NEFF carries, stored as the profile's source
  * archive (see kernel_source.h; which archive wins over which: publish.c). */
 #include "common/compat.h"
 #include "ingest/kernel_source.h"
@@ -27,7 +27,7 @@ int nx_kernel_source_store(const struct nx_neff_source *src, const char *dir,
 		nx_progress_emit(progress, &ev);
 		free(msg);
 	}
-	if (!src->name)
+	if (!src->n)
 		return 0;
 	path = nx_path_join(dir, NX_SOURCE_ARCHIVE);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0) {
@@ -36,7 +36,10 @@ int nx_kernel_source_store(const struct nx_neff_source *src, const char *dir,
 		return rc;
 	}
 	rc = nx_targz_open_comment(&w, fd, path, NX_SOURCE_FROM_NEFF, err);
-	if (!rc && (rc = nx_targz_add_mem(w, src->name, src->text, src->len, err)))
+	for (size_t i = 0; i < src->n && !rc; i++)
+		rc = nx_targz_add_mem(w, src->files[i].name, src->files[i].text, src->files[i].len,
+				      err);
+	if (rc && w)
 		nx_targz_abort(w);
 	else if (!rc)
 		rc = nx_targz_close(w, NULL, err);

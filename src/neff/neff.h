@@ -160,25 +160,36 @@ void nx_dbg_decision_release(struct nx_dbg_decision *d);
  * with it before the rest of the NEFF, as the ingest, calls it earlier). */
 void nx_debug_info_release(struct nx_debug_info *dbg);
 
-/* The kernel's source file a NEFF may carry as its member kernel_source/<name> (ours: the
- * Neuron compiler writes none; `kernel asm --attach-source` does), so that its profile
- * shows the code wherever the NEFF goes. The reader never fails on it: a member it cannot
- * take (a bad name, over NX_NEFF_SOURCE_MAX, more than one) is left out and `problem`
- * says why. */
+/* The kernel's source files a NEFF may carry as its members kernel_source/<name> (ours: the
+ * Neuron compiler writes none; `kernel asm --attach-source` does): the kernel's own file
+ * first, then the files of its helpers, so that its profile shows the code wherever the
+ * NEFF goes. The reader never fails on them: members it cannot take (a bad name, two of
+ * one name, more than NX_NEFF_SOURCE_FILES_MAX, over NX_NEFF_SOURCE_MAX in all) are all
+ * left out and `problem` says why. */
 #define NX_NEFF_SOURCE_DIR "kernel_source/"
-#define NX_NEFF_SOURCE_MAX ((size_t)1 << 20)
+#define NX_NEFF_SOURCE_MAX ((size_t)1 << 20) /* their bytes in all */
 #define NX_NEFF_SOURCE_MAX_TEXT "1 MiB"
+#define NX_NEFF_SOURCE_FILES_MAX 64
 /* The longest name: a member name of the writer's ustar headers is 99 bytes at most. */
 #define NX_NEFF_SOURCE_NAME_MAX (99 - (sizeof(NX_NEFF_SOURCE_DIR) - 1))
-struct nx_neff_source {
-	char *name;     /* the file's name, without directories; NULL: none carried */
+struct nx_neff_source_file {
+	char *name;     /* the file's name, without directories */
 	uint8_t *text;
 	size_t len;
-	char *problem;  /* why a kernel_source/ member was left out; NULL: none was */
 };
-/* Checks a kernel source's name and size as the writer and the reader require them
+struct nx_neff_source {
+	size_t n;       /* files carried (0: none), the kernel's own first */
+	struct nx_neff_source_file *files;
+	char *problem;  /* why the kernel_source/ members were left out; NULL: none was */
+};
+/* Checks one kernel source's name and size as the writer and the reader require them
  * (NX_EUSAGE naming the fault). */
 int nx_neff_source_check(const char *name, uint64_t len, struct nx_err *err);
+/* Checks every file of src and the set: distinct names, their number, their bytes in all
+ * (NX_EUSAGE naming the fault). */
+int nx_neff_source_check_all(const struct nx_neff_source *src, struct nx_err *err);
+/* Appends a file to src, which takes name and text (malloc'd). */
+void nx_neff_source_add(struct nx_neff_source *src, char *name, uint8_t *text, size_t len);
 
 struct nx_neff {
 	struct nx_neff_header hdr;

@@ -1,13 +1,14 @@
 #!/bin/bash
-# t8003-nki-source.sh: the kernel source a NEFF carries. `nki run` puts the kernel's file
-# in its NEFF (kernel_source/<name>) and `view` attaches it: the API's artifacts list and
-# fs route give back the file's text, also from a copy of the NEFF and NTFF elsewhere. An
+# t8003-nki-source.sh: the kernel sources a NEFF carries. `nki run` puts the kernel's file
+# in its NEFF (kernel_source/<name>), and the files of the helpers it calls, and `view`
+# attaches them: the API's artifacts list and fs route give back the files' text, also
+# from a copy of the NEFF and NTFF elsewhere. An
 # uploaded archive is never replaced by a NEFF's (and survives re-ingests); a NEFF's
 # archive goes with its NEFF (an edited kernel's replaces it, a NEFF without one removes
 # it). Bad inputs: `kernel asm --attach-source` refuses a missing or oversized file (exit
 # 2, no NEFF); a NEFF whose kernel_source member is oversized, badly named or doubled is
 # ingested with a warning naming why and no archive; a kernel file over 1 MiB is run
-# with a note, its NEFF carrying no source.
+# with a note, its NEFF carrying no source; `kernel asm` refuses two files of one name.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 PY=${NX_PYTHON:-/usr/bin/python3}
@@ -63,6 +64,25 @@ mkdir far && cp run.neff run.ntff far/ && mv kern.py kern.py.away
 member $G/far@latest/source_folder.tar.gz kern.py | cmp -s - kern.py.away ||
 	fail "the copy's source"
 mv kern.py.away kern.py
+
+# a helper in another folder, called by the kernel: its file goes with the kernel's, and
+# the instructions it made point at it
+mkdir lib && printf 'import neuronxcc.nki.language as nl\n\n\ndef twice(x):\n    return nl.add(x, x)\n' > lib/helpers.py
+{ printf 'import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))\n'
+	printf 'from helpers import twice  # noqa: E402\n'
+	sed 's/value=nl.add(x, x)/value=twice(x)/' kern.py; } > kern2.py
+run h2 kern2.py
+[ "$(tar -tzf $G/h2@latest/source_folder.tar.gz | tr '\n' ' ')" = "kern2.py helpers.py " ] ||
+	fail "the helper's archive: $(tar -tzf $G/h2@latest/source_folder.tar.gz)"
+member $G/h2@latest/source_folder.tar.gz helpers.py | cmp -s - lib/helpers.py ||
+	fail "the archive's helpers.py is not the helper's text"
+"$BIN" nki run kern2.py --entry double --input a=256x128 -n h2.neff -s h2.ntff \
+	--listing h2.listing > /dev/null 2>&1 || fail "nki run kern2.py --listing"
+grep -q "^@$T/lib/helpers.py:5 " h2.listing || fail "no instruction points at the helper"
+mkdir again && cp kern.py again/
+"$BIN" kernel asm h2.listing -o dup.neff --attach-source kern.py --attach-source again/kern.py 2> err.txt
+[ $? = 2 ] && [ ! -e dup.neff ] || fail "two sources of one name: $(cat err.txt)"
+grep -q "two kernel sources are named 'kern.py'" err.txt || fail "message: $(cat err.txt)"
 
 # an uploaded archive wins over the NEFF's, and stays through re-ingests
 mkdir up && echo "# the user's own upload" > up/kern.py && echo "x = 1" > up/helper.py
@@ -121,11 +141,11 @@ def bad(out, members):
     open(out, 'wb').write(bytes(h) + gz)
 bad('big.neff', [('kernel_source/kern.py', b'#' * ((1 << 20) + 1))])
 bad('slash.neff', [('kernel_source/a/kern.py', b'x = 1\n')])
-bad('two.neff', [('kernel_source/a.py', b'a\n'), ('kernel_source/b.py', b'b\n')])
+bad('two.neff', [('kernel_source/a.py', b'a\n'), ('kernel_source/a.py', b'b\n')])
 EOF
 for k in big:"'kernel_source/kern.py': the kernel source 'kern.py' is 1.0 MiB" \
 	slash:"'kernel_source/a/kern.py': the kernel source's name holds '/'" \
-	two:"it holds 2 kernel_source/ members"; do
+	two:"two kernel sources are named 'a.py'"; do
 	n=${k%%:*}
 	"$BIN" view -n $n.neff -s run.ntff --data-path dp --display-name bad-$n --ingest-only -q \
 		> out.txt 2> err.txt || fail "view of $n.neff: $(cat err.txt)"
@@ -140,7 +160,7 @@ done
 # a kernel file over 1 MiB: run, with a note, and its NEFF carries no source
 { cat kern.py; head -c $((1024 * 1024)) /dev/zero | tr '\0' '#'; echo; } > large.py
 run k3 large.py
-grep -q "^note: the NEFF does not carry the kernel's source: $T/large.py is 1.0 MiB" run.log ||
+grep -q "^note: the NEFF does not carry $T/large.py: a NEFF carries at most 1 MiB of source in all (large.py is 1.0 MiB)" run.log ||
 	{ cat run.log; fail "no note for an oversized kernel file"; }
 [ ! -e $G/k3@latest/source_folder.tar.gz ] || fail "an oversized kernel file was attached"
 exit 0

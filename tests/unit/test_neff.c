@@ -1419,9 +1419,20 @@ static void test_writer_text(void **state)
 	nx_neff_release(&n);
 }
 
-/* The kernel source a NEFF carries: written and read back; the writer refuses what the
- * rule refuses; the reader takes "./kernel_source/" too and never fails because of one,
- * leaving it out with the reason. */
+/* One file for src: name and text copied. */
+static void source_add(struct nx_neff_source *src, const char *name, const char *text,
+		       size_t len)
+{
+	uint8_t *t = nx_xmalloc(len + 1);
+
+	memcpy(t, text, len);
+	nx_neff_source_add(src, nx_xstrdup(name), t, len);
+}
+
+/* The kernel sources a NEFF carries: written and read back in order (the kernel's own file
+ * and a helper's); the writer refuses what the rule refuses, for a file and for the set
+ * (two of one name, too many, too large in all); the reader takes "./kernel_source/" too
+ * and never fails because of them, leaving them all out with the reason. */
 static void test_kernel_source(void **state)
 {
 	struct nx_neff n, r;
@@ -1429,50 +1440,68 @@ static void test_kernel_source(void **state)
 	uint8_t *data = NULL;
 	size_t len;
 	struct pack p;
-	char long_name[NX_NEFF_SOURCE_NAME_MAX + 2];
+	char long_name[NX_NEFF_SOURCE_NAME_MAX + 2], name[16];
+	char *half = nx_xcalloc(1, NX_NEFF_SOURCE_MAX / 2 + 1);
 
 	(void)state;
 	build_sample(&n);
 	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), 0);
 	assert_int_equal(nx_neff_read_mem("x.neff", data, len, &r, &err), 0);
-	assert_null(r.source.name);
+	assert_int_equal(r.source.n, 0);
 	assert_null(r.source.problem);
 	nx_neff_release(&r);
 	free(data);
 
-	n.source.name = nx_xstrdup("k.py");
-	n.source.text = (uint8_t *)nx_xstrdup("x = 1\n");
-	n.source.len = 6;
+	source_add(&n.source, "k.py", "x = 1\n", 6);
+	source_add(&n.source, "helpers.py", "def f():\n    pass\n", 19);
 	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), 0);
 	assert_int_equal(nx_neff_read_mem("x.neff", data, len, &r, &err), 0);
-	assert_string_equal(r.source.name, "k.py");
-	assert_int_equal(r.source.len, 6);
-	assert_memory_equal(r.source.text, "x = 1\n", 6);
+	assert_int_equal(r.source.n, 2);
+	assert_string_equal(r.source.files[0].name, "k.py");
+	assert_int_equal(r.source.files[0].len, 6);
+	assert_memory_equal(r.source.files[0].text, "x = 1\n", 6);
+	assert_string_equal(r.source.files[1].name, "helpers.py");
+	assert_memory_equal(r.source.files[1].text, "def f():\n    pass\n", 19);
 	assert_null(r.source.problem);
 	nx_neff_release(&r);
 	free(data);
 
-	free(n.source.name);
-	n.source.name = nx_xstrdup("a/k.py");
+	free(n.source.files[1].name);
+	n.source.files[1].name = nx_xstrdup("k.py");
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "two kernel sources are named 'k.py'");
+	free(n.source.files[1].name);
+	n.source.files[1].name = nx_xstrdup("a/k.py");
 	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
 	assert_contains(err.msg, "the kernel source's name holds '/' (byte 2)");
-	free(n.source.name);
+	free(n.source.files[1].name);
 	memset(long_name, 'k', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
-	n.source.name = nx_xstrdup(long_name);
+	n.source.files[1].name = nx_xstrdup(long_name);
 	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
 	assert_contains(err.msg, "name is 86 bytes long; a NEFF takes at most 85");
-	free(n.source.name);
-	n.source.name = nx_xstrdup("..");
+	free(n.source.files[1].name);
+	n.source.files[1].name = nx_xstrdup("..");
 	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
 	assert_contains(err.msg, "must be a file name, not '..'");
-	free(n.source.name);
-	n.source.name = nx_xstrdup("k.py");
-	free(n.source.text);
-	n.source.text = nx_xcalloc(1, NX_NEFF_SOURCE_MAX + 1);
-	n.source.len = NX_NEFF_SOURCE_MAX + 1;
+	free(n.source.files[1].name);
+	n.source.files[1].name = nx_xstrdup("j.py");
+	free(n.source.files[1].text);
+	n.source.files[1].text = nx_xcalloc(1, NX_NEFF_SOURCE_MAX + 1);
+	n.source.files[1].len = NX_NEFF_SOURCE_MAX + 1;
 	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
-	assert_contains(err.msg, "the kernel source 'k.py' is 1.0 MiB; a NEFF carries at most 1 MiB");
+	assert_contains(err.msg, "the kernel source 'j.py' is 1.0 MiB; a NEFF carries at most 1 MiB");
+	n.source.files[1].len = NX_NEFF_SOURCE_MAX; /* each fits, not both */
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "the kernel sources are 1.0 MiB in all; a NEFF carries at most 1 MiB");
+	nx_neff_release(&n);
+	build_sample(&n);
+	for (int i = 0; i <= NX_NEFF_SOURCE_FILES_MAX; i++) {
+		snprintf(name, sizeof(name), "f%d.py", i);
+		source_add(&n.source, name, "\n", 1);
+	}
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), NX_EUSAGE);
+	assert_contains(err.msg, "65 kernel sources; a NEFF carries at most 64");
 	assert_null(data);
 	nx_neff_release(&n);
 
@@ -1480,30 +1509,42 @@ static void test_kernel_source(void **state)
 	pack_set(&p, "./kernel_source/k.py", "y\n", 2);
 	data = pack_build(&p, 0, 0, &len);
 	assert_int_equal(nx_neff_read_mem("x.neff", data, len, &r, &err), 0);
-	assert_string_equal(r.source.name, "k.py");
+	assert_int_equal(r.source.n, 1);
+	assert_string_equal(r.source.files[0].name, "k.py");
 	assert_null(r.source.problem);
 	nx_neff_release(&r);
 	free(data);
-	pack_set(&p, "kernel_source/j.py", "z\n", 2);
+	pack_set(&p, "kernel_source/k.py", "z\n", 2); /* a second k.py */
 	data = pack_build(&p, 0, 0, &len);
 	assert_int_equal(nx_neff_read_mem("x.neff", data, len, &r, &err), 0);
-	assert_null(r.source.name);
-	assert_string_equal(r.source.problem, "x.neff: it holds 2 kernel_source/ members; a NEFF "
-			    "carries one kernel source");
+	assert_int_equal(r.source.n, 0);
+	assert_string_equal(r.source.problem, "x.neff: two kernel sources are named 'k.py'");
 	assert_int_equal(r.ntensors, 5);
 	nx_neff_release(&r);
 	free(data);
+	pack_del(&p, "kernel_source/k.py");
+	pack_set(&p, "kernel_source/a.py", half, NX_NEFF_SOURCE_MAX / 2);
+	pack_set(&p, "kernel_source/b.py", half, NX_NEFF_SOURCE_MAX / 2 + 1);
+	data = pack_build(&p, 0, 0, &len);
+	assert_int_equal(nx_neff_read_mem("x.neff", data, len, &r, &err), 0);
+	assert_int_equal(r.source.n, 0);
+	assert_string_equal(r.source.problem, "x.neff: 3 kernel sources of 1.0 MiB in all; a NEFF "
+			    "carries at most 64, of 1 MiB");
+	nx_neff_release(&r);
+	free(data);
 	pack_del(&p, "./kernel_source/k.py");
-	pack_del(&p, "kernel_source/j.py");
+	pack_del(&p, "kernel_source/a.py");
+	pack_del(&p, "kernel_source/b.py");
 	pack_set(&p, "kernel_source/\x01.py", "z\n", 2);
 	data = pack_build(&p, 0, 0, &len);
 	assert_int_equal(nx_neff_read_mem("x.neff", data, len, &r, &err), 0);
-	assert_null(r.source.name);
+	assert_int_equal(r.source.n, 0);
 	assert_contains(r.source.problem, "x.neff: member 'kernel_source/\x01.py': the kernel "
 			"source's name holds a control character (byte 1)");
 	nx_neff_release(&r);
 	free(data);
 	pack_release(&p);
+	free(half);
 }
 
 int main(void)

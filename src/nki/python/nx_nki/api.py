@@ -307,11 +307,11 @@ def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name
         lst = _write_new(work, '%s.listing' % emit._ident(tr.name), text)
         neff_path = neff or os.path.join(work, '%s.neff' % emit._ident(tr.name))
         tc = call.now()
-        source = tr.source if tr.source and os.path.isfile(tr.source) else None
-        why = source and driver.source_problem(source)
-        if why:
-            tr.note(None, 'the NEFF does not carry the kernel\'s source: %s' % why)
-        driver.assemble(lst, neff_path, text.split('\n'), None if why else source)
+        files = dict.fromkeys(ins.loc[0] for ins in prog.ins if ins.loc)
+        sources, notes = driver.attachable_sources(tr.source, list(files))
+        for n in notes:
+            tr.note(None, n)
+        driver.assemble(lst, neff_path, text.split('\n'), sources)
         call.span('assemble', tc)
         res.neff = neff_path
         if mode == 'capture':

@@ -16,9 +16,11 @@ from . import errors
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _level_cache = {}
-# What a NEFF's kernel source may be (src/neff/neff.h: NX_NEFF_SOURCE_MAX,
-# NX_NEFF_SOURCE_NAME_MAX): `kernel asm --attach-source` refuses anything else.
+# What a NEFF's kernel sources may be (src/neff/neff.h: NX_NEFF_SOURCE_MAX, in all,
+# NX_NEFF_SOURCE_FILES_MAX, NX_NEFF_SOURCE_NAME_MAX): `kernel asm --attach-source`
+# refuses anything else.
 SOURCE_MAX = 1 << 20
+SOURCE_FILES_MAX = 64
 SOURCE_NAME_MAX = 85
 
 
@@ -102,25 +104,40 @@ def level():
     return lv
 
 
-def source_problem(path):
-    """Why the kernel's file cannot go into the NEFF (`kernel asm --attach-source`), or
-    None when it can."""
-    name = os.path.basename(path)
-    size = os.path.getsize(path)
-    if size > SOURCE_MAX:
-        return '%s is %.1f MiB, more than the %d MiB a NEFF carries' % (
-            path, size / 2.0**20, SOURCE_MAX >> 20)
-    if len(os.fsencode(name)) > SOURCE_NAME_MAX:
-        return 'its file name is longer than the %d bytes a NEFF takes' % SOURCE_NAME_MAX
-    return None
+def attachable_sources(kernel_file, files):
+    """The files the NEFF carries (`kernel asm --attach-source`): the kernel's own first,
+    then the other files its instructions point at (its helpers), in order, as far as the
+    NEFF takes them; and a note for each one left out, saying why."""
+    take, notes, names, total = [], [], set(), 0
+    for path in [kernel_file] + [f for f in files if f != kernel_file]:
+        if not path or not os.path.isfile(path):
+            continue
+        name = os.path.basename(path)
+        size = os.path.getsize(path)
+        if len(os.fsencode(name)) > SOURCE_NAME_MAX:
+            why = 'its file name is longer than the %d bytes a NEFF takes' % SOURCE_NAME_MAX
+        elif name in names:
+            why = 'another file of the kernel is named %s too' % name
+        elif len(take) == SOURCE_FILES_MAX:
+            why = 'a NEFF carries at most %d source files' % SOURCE_FILES_MAX
+        elif total + size > SOURCE_MAX:
+            why = 'a NEFF carries at most %d MiB of source in all (%s is %.1f MiB)' % (
+                SOURCE_MAX >> 20, name, size / 2.0**20)
+        else:
+            take.append(path)
+            names.add(name)
+            total += size
+            continue
+        notes.append('the NEFF does not carry %s: %s' % (path, why))
+    return take, notes
 
 
-def assemble(listing_path, neff_path, lines, source=None):
-    """The NEFF of the listing, carrying the file source (None: no source) so that its
-    profile shows the code (`view` attaches it)."""
+def assemble(listing_path, neff_path, lines, sources=()):
+    """The NEFF of the listing, carrying the source files (attachable_sources) so that
+    its profile shows the code (`view` attaches them)."""
     args = [binary(), 'kernel', 'asm', listing_path, '-o', neff_path]
-    if source:
-        args += ['--attach-source', source]
+    for f in sources:
+        args += ['--attach-source', f]
     _run(args, 'kernel asm', lines)
 
 
