@@ -311,7 +311,7 @@ def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name
         sources, notes = driver.attachable_sources(tr.source, list(files))
         for n in notes:
             tr.note(None, n)
-        driver.assemble(lst, neff_path, text.split('\n'), sources)
+        driver.assemble(lst, neff_path, text, sources)
         call.span('assemble', tc)
         res.neff = neff_path
         if mode == 'capture':
@@ -343,7 +343,7 @@ def _write_new(d, name, text):
         except FileExistsError:
             continue
         with os.fdopen(fd, 'w') as f:
-            f.write(text)
+            emit.write(f, text)
         return p
     raise errors.NkiError('cannot create a listing file in %s' % d)
 

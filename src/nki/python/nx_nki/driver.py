@@ -37,15 +37,18 @@ def binary():
                           'NX_NKI_BIN' % _HERE)
 
 
-def _run(args, what, listing_lines=None):
+def _run(args, what, listing=None):
+    """Runs a step; a failure is an NkiError naming the user's line (from the listing's
+    text, split into lines only then)."""
     try:
         p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as e:
         raise errors.NkiError('%s: cannot run %s: %s' % (what, args[0], e)) from None
     if p.returncode != 0:
         msg = (p.stderr.strip() or p.stdout.strip() or 'exit status %d' % p.returncode)
-        raise errors.NkiError('%s failed: %s' % (what, _locate(msg, listing_lines)),
-                              where=_where_of(msg, listing_lines))
+        lines = listing.split('\n') if listing is not None else None
+        raise errors.NkiError('%s failed: %s' % (what, _locate(msg, lines)),
+                              where=_where_of(msg, lines))
     return p
 
 
@@ -132,13 +135,14 @@ def attachable_sources(kernel_file, files):
     return take, notes
 
 
-def assemble(listing_path, neff_path, lines, sources=()):
-    """The NEFF of the listing, carrying the source files (attachable_sources) so that
-    its profile shows the code (`view` attaches them)."""
+def assemble(listing_path, neff_path, listing, sources=()):
+    """The NEFF of the listing (listing: its text, for the user's line of an error),
+    carrying the source files (attachable_sources) so that its profile shows the code
+    (`view` attaches them)."""
     args = [binary(), 'kernel', 'asm', listing_path, '-o', neff_path]
     for f in sources:
         args += ['--attach-source', f]
-    _run(args, 'kernel asm', lines)
+    _run(args, 'kernel asm', listing)
 
 
 def capture(neff_path, ntff_path, target, start_ns=None):

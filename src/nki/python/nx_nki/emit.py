@@ -15,6 +15,9 @@ _BASIC_DT = {'bfloat16': 'bf16', 'float16': 'fp16', 'float32': 'fp32', 'float8_e
              'tfloat32': 'tf32', 'int32': 'int32', 'uint8': 'uint8'}
 _FULL_DT = dict(_BASIC_DT, float8_e5m2='fp8_e5m2', int8='int8', int16='int16',
                 uint16='uint16', uint32='uint32', bool_='uint8')
+# lines joined into one piece of the listing at a time: the text is built from pieces, not
+# from one list of every line (whose small strings would outweigh the text itself)
+_PIECE_LINES = 4096
 _BASIC_ACT = {'identity', 'exp', 'relu', 'gelu', 'tanh', 'sigmoid', 'rsqrt', 'square', 'copy'}
 _BASIC_ALU = {'add', 'subtract', 'multiply', 'max', 'min', 'divide'}
 
@@ -35,7 +38,8 @@ class Emitter:
         self.level = level
         self.full = level == 'full'
         self.dts = _FULL_DT if self.full else _BASIC_DT
-        self.out = []
+        self.out = []             # the lines not yet joined into a piece
+        self.pieces = []
         self.nblock = 0
         self.names = {}
         self.source = source or prog.trace.source
@@ -247,6 +251,10 @@ class Emitter:
         nest = ()
         last_stat = None
         for ins in self.prog.ins:
+            if len(o) >= _PIECE_LINES:
+                o.append('')
+                self.pieces.append('\n'.join(o))
+                o.clear()
             self.cur_ins = ins
             if ins.nest != nest:
                 nest = ins.nest
@@ -588,7 +596,11 @@ class Emitter:
         self.header()
         self.body()
         self.out.append('')
-        return '\n'.join(self.out)
+        self.pieces.append('\n'.join(self.out))
+        self.out = []
+        text = ''.join(self.pieces)      # (each piece ends with its newline)
+        self.pieces = []
+        return text
 
 
 def _elems_axes(axes):
@@ -623,3 +635,13 @@ def _word(v):
 
 def listing(prog, level):
     return Emitter(prog, level).text()
+
+
+_WRITE_SLICE = 1 << 20
+
+
+def write(f, text):
+    """Writes a listing's text to text file f a slice at a time (one write would encode a
+    copy of the whole text first)."""
+    for k in range(0, len(text), _WRITE_SLICE):
+        f.write(text[k:k + _WRITE_SLICE])

@@ -8,6 +8,8 @@ import os
 import stat
 import tempfile
 
+from . import emit
+
 # The first lines of a listing neuron-explorer wrote: the shim's (emit.py) and `kernel
 # gen`'s (src/kernels/kgen.c); the binary recognises both.
 _MARKS = (b', recorded by the neuron-explorer NKI shim\n',
@@ -47,7 +49,7 @@ def write_listing(path, text):
         return "cannot write the output '%s': %s" % (path, e.strerror)
     try:
         with os.fdopen(fd, 'w') as f:
-            f.write(text)
+            emit.write(f, text)
         why = listing_refusal(path)  # again at the rename: a file may have appeared
         if why is None:
             os.replace(tmp, path)
