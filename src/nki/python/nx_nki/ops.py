@@ -215,7 +215,8 @@ _TILE_SHAPES = {}
 
 
 def _tile_shape(shape):
-    """(P, free shape, F, tile axes) of a result shape, made once per shape."""
+    """(shape, P, free shape, F, tile axes) of a result shape, made once per shape (the
+    results of one shape share its tuple)."""
     r = _TILE_SHAPES.get(shape)
     if r is None:
         P = shape[0]
@@ -223,7 +224,7 @@ def _tile_shape(shape):
         F = 1
         for x in fs:
             F *= x
-        r = _TILE_SHAPES[shape] = (P, fs, F, ((F, P),) + _rowmajor(fs))
+        r = _TILE_SHAPES[shape] = (shape, P, fs, F, ((F, P),) + _rowmajor(fs))
     return r
 
 
@@ -236,7 +237,7 @@ def result(tr, loc, shape, dtype, kind='sbuf'):
     if shape[0] > NUM_PARTITIONS:
         raise errors.located('a tile of %d partitions: at most %d' % (shape[0], NUM_PARTITIONS),
                              None, 3)
-    P, fs, F, taxes = _TILE_SHAPES.get(shape) or _tile_shape(shape)
+    shape, P, fs, F, taxes = _TILE_SHAPES.get(shape) or _tile_shape(shape)
     b = _B_new(Buf)
     b.kind = kind
     b.dtype = dtype
@@ -246,9 +247,8 @@ def result(tr, loc, shape, dtype, kind='sbuf'):
     b.fshape = fs
     b.taxes = taxes
     b.F = F
-    if kind == 'psum':
-        b.zeros = {}
-        b.mm_written = set()
+    # (a PSUM result's zeros stay None and its mm_written is made by its first matmul write:
+    # most are folded into an accumulation and never written again)
     b.temp = True
     bufs = tr.bufs
     b.id = len(bufs)
@@ -777,6 +777,8 @@ def _acc_flag(tr, dv, accumulate):
     location (since its nl.zeros or lazy zeros) overwrites and later ones accumulate."""
     buf, blk, off = dv[0], dv[1], dv[2]
     key = (blk, off)
+    if buf.mm_written is None:
+        buf.mm_written = set()
     if accumulate is not None:
         buf.mm_written.add(key)
         return bool(accumulate)

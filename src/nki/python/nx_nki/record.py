@@ -85,6 +85,10 @@ _codes = errors._shim_codes
 _getframe = sys._getframe
 
 
+# file -> {line: (file, line)}: one location tuple per call site, shared by its records
+_LOCS = {}
+
+
 def here(depth=2):
     """(file, line) of the user's call site."""
     f = _getframe(depth)
@@ -94,7 +98,14 @@ def here(depth=2):
         if r is None:
             r = errors.is_shim_file(fn)
         if not r:
-            return (fn, f.f_lineno)
+            lines = _LOCS.get(fn)
+            if lines is None:
+                lines = _LOCS[fn] = {}
+            ln = f.f_lineno
+            loc = lines.get(ln)
+            if loc is None:
+                loc = lines[ln] = (fn, ln)
+            return loc
         f = f.f_back
 
 

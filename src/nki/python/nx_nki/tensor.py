@@ -413,6 +413,11 @@ def index(t, key, api):
     return _index_dims(t, buf, blk, off, dims, key, api)
 
 
+# the axes of indexed views, one tuple of each kept: a loop's views repeat the same few
+# (their records keep them until the kernel is compiled)
+_AXES = {}
+
+
 def _index_simple(buf, blk, off, dims, key):
     """The view of one tile indexed by ints, plain slices and nl.ds, one per dim, all in
     bounds (the common case, kept cheap); None for anything else, which _index_dims
@@ -460,7 +465,8 @@ def _index_simple(buf, blk, off, dims, key):
         else:
             return None
         d += 1
-    return Tensor(buf, blk, off, tuple(axes))
+    axes = tuple(axes)
+    return Tensor(buf, blk, off, _AXES.setdefault(axes, axes))
 
 
 def _expand(key, ndims, api):
@@ -535,7 +541,8 @@ def _index_dims(t, buf, blk, off, dims, key, api):
             raise errors.located('index %s is out of bounds for dim %d of size %d of %s'
                                  % ('%d:%d' % (a, b) if b != a + 1 else str(a), d, n,
                                     buf.describe()), api, 3)
-        res = Tensor(buf, blk, off, tuple(axes))
+        axes = tuple(axes)
+        res = Tensor(buf, blk, off, _AXES.setdefault(axes, axes))
         if onchip:
             _check_onchip(res, api)
         return res
