@@ -644,6 +644,7 @@ def _assign(prog, ins_list, tiles, sites, lkeys):
     lkeys: each instruction's load key (served.load_keys), None without served loads."""
     out = []
     where = {}                    # (buf, blk) -> (slot_id, addr)
+    addrs = {}                    # an instruction's addresses: one tuple of each kept
     last_of = {}
     for key, t in tiles.items():
         last_of.setdefault(t[1], []).append(key)
@@ -721,7 +722,8 @@ def _assign(prog, ins_list, tiles, sites, lkeys):
                 if held is not None:
                     held.forget(a[0])
             addr.append(a)
-        ins.addr = addr
+        addr = tuple(addr)
+        ins.addr = addrs.setdefault(addr, addr)
         out.append(ins)
         d = ins.dst
         if d is not None and d[0].kind == 'sbuf':
@@ -930,8 +932,10 @@ def _region(v, a):
 def _deps(ins_list, full=False):
     """Dependencies in list order: per instruction the latest conflicting instruction of
     each other stream (split for a matmul: the stationary's, then the rest); with full, also
-    every (region, stream) producer and the regions touched (for the scheduler)."""
+    every (region, stream) producer and the regions touched (for the scheduler), and then
+    not the former."""
     regs = {}
+    sets = {}
     deps_of = []
     alld = [] if full else None
     touched = [] if full else None
@@ -1035,10 +1039,13 @@ def _deps(ins_list, full=False):
                     e[0], e[1] = min(e[0], lo), max(e[1], hi)
                     e[2], e[3], e[4] = min(e[2], p0), max(e[3], p1), k
                     del es[1:]
-        deps_of.append((need_stat, need) if need_stat else need)
         if full:
-            alld.append(mine)
-            touched.append(frozenset([r[0][0] for r in acc]))
+            # (the scheduler needs no deps_of; the sets of regions repeat, one kept of each)
+            alld.append(tuple(mine))
+            t = frozenset([r[0][0] for r in acc])
+            touched.append(sets.setdefault(t, t))
+        else:
+            deps_of.append((need_stat, need) if need_stat else need)
     return deps_of, alld, touched
 
 
@@ -1054,7 +1061,7 @@ def schedule(prog, ins_list):
     W = pol.window
     n = len(ins_list)
     _, alld_f, touched = _deps(ins_list, True)
-    alld = [[x[0] for x in m] for m in alld_f]
+    alld = [tuple([x[0] for x in m]) for m in alld_f]
     clk = _CLK[pol.target]
     cost = [0.0] * n
     dma_done = [0.0] * n
@@ -1165,6 +1172,7 @@ def schedule(prog, ins_list):
         order.append(k)
     prog.decisions.append(('reorder', None, {'policy': 'ready-time', 'window': W,
                                              'moved': moved}))
+    del alld, touched, orders, ready, rd, fin, cost, dma_done
     # the dependencies in the new order: per stream the producer placed last (the
     # producers of one stream on one region keep their order, so this is the latest)
     pos = [0] * n
@@ -1175,7 +1183,9 @@ def schedule(prog, ins_list):
         need = {}
         stat = {}
         anystat = False
-        for d, S, st in alld_f[k]:
+        deps_k = alld_f[k]
+        alld_f[k] = None            # (freed as they are used)
+        for d, S, st in deps_k:
             D = stat if st else need
             if st:
                 anystat = True
@@ -1247,7 +1257,7 @@ def _waits(deps, kn, num, snap):
             kn = tuple(map(max, kn, other))
         if kn[S] < c:
             kn = kn[:S] + (c,) + kn[S + 1:]
-    return kn, waits
+    return kn, tuple(waits)
 
 
 def compile_trace(trace, pol):

@@ -51,6 +51,8 @@ class Values:
         self.readers = {}         # tile -> indices of the instructions reading it
         self.multi = set()        # tiles written by an instruction that writes several
         intern = {}
+        same = {}                 # one of each equal attribute tuple and value kept (the
+                                  # keys of intern refer to them: loops repeat most)
         hbm = {}                  # id(hbm buffer) -> how many writes it has had
         content = self.content
         for k, ins in enumerate(ins_list):
@@ -68,7 +70,9 @@ class Values:
                     t = (b, v[1])
                     ops.append((b.kind, content.get(t, 0), v[2], v[3], b.dtype))
                     self.readers.setdefault(t, []).append(k)
-            val = (ins.op, ins.eng, _freeze(ins.a), tuple(ops))
+            fa = _freeze(ins.a)
+            val = (ins.op, ins.eng, same.setdefault(fa, fa), tuple(ops))
+            val = same.setdefault(val, val)
             wsrc = ins.a.get('wsrc', ()) if ins.a else ()
             outs = [ins.dst] + [ins.srcs[j] for j in wsrc]
             for w in outs:
