@@ -252,16 +252,17 @@ def trace_kernel(fn, args, kwargs, grid, pol, numerics, name=None):
 
 
 def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=None,
-        artifacts_dir=None, name=None):
+        artifacts_dir=None, name=None, keep_program=True):
     """The whole pipeline for one launch. mode: 'simulate' (numerics only), 'compile' (also
     listing + NEFF), 'capture' (also the simulated NTFF). Under inspect (inspect_mode.py)
     the call and its steps are recorded, and a launch that compiles also executes on the
-    simulated device, as the runtime would."""
+    simulated device, as the runtime would. Without keep_program the recording and the
+    compiled instructions are freed as the listing is written (res.prog keeps the rest)."""
     call = inspect_mode.begin(name or fn.__name__, fn, args, kwargs, grid, mode,
                               lambda: '%s:%d' % (_source(fn), _def_line(fn)))
     try:
         res = _pipeline(fn, args, kwargs, grid, pol or P.make(), mode, neff, ntff,
-                        artifacts_dir, name, call)
+                        artifacts_dir, name, call, keep_program)
     except BaseException as e:
         call.end(e)
         raise
@@ -269,7 +270,8 @@ def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=N
     return res
 
 
-def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name, call):
+def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name, call,
+              keep_program=True):
     res = Result()
     t0 = time.perf_counter()
     tc = call.now()
@@ -288,7 +290,9 @@ def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name
         try:
             prog = compiler.compile_trace(tr, pol)
             level = driver.level()
-            text = emit.listing(prog, level)
+            if not keep_program:
+                tr.ins = []         # (the compiled instructions are the ones written)
+            text = emit.listing(prog, level, release=not keep_program)
         except errors.NkiError as e:
             raise errors.cut_traceback(e) from None
         except Exception as e:

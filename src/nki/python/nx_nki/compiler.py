@@ -1224,6 +1224,7 @@ def sync(prog, ins_list, deps_of=None):
         eng = ins.eng
         kn = known[eng]
         deps = deps_of[k]
+        deps_of[k] = None           # (freed as they are used)
         if deps.__class__ is tuple:
             kn, ins.swaits = _waits(deps[0], kn, num, snap)
             kn, waits = _waits(deps[1], kn, num, snap)

@@ -33,8 +33,9 @@ def _fail(ins, msg):
 
 
 class Emitter:
-    def __init__(self, prog, level, source=None):
+    def __init__(self, prog, level, source=None, release=False):
         self.prog = prog
+        self.release = release    # free the instructions (and temp tiles) once written
         self.level = level
         self.full = level == 'full'
         self.dts = _FULL_DT if self.full else _BASIC_DT
@@ -250,7 +251,18 @@ class Emitter:
         o = self.out
         nest = ()
         last_stat = None
-        for ins in self.prog.ins:
+        ins_list = self.prog.ins
+        release = self.release
+        if release:
+            # each instruction freed once written, and with the last view of a temp tile
+            # the tile: the listing's text takes the place of the recording
+            self.prog.ins = []
+            tr = self.prog.trace
+            tr.bufs = [b for b in tr.bufs if not b.temp or b.kind == 'hbm']
+        for k in range(len(ins_list)):
+            ins = ins_list[k]
+            if release:
+                ins_list[k] = None
             if len(o) >= _PIECE_LINES:
                 o.append('')
                 self.pieces.append('\n'.join(o))
@@ -633,8 +645,10 @@ def _word(v):
     return ''.join(c if not c.isspace() and c != '#' else '_' for c in s) or '-'
 
 
-def listing(prog, level):
-    return Emitter(prog, level).text()
+def listing(prog, level, release=False):
+    """The listing's text; with release, prog's instructions are freed as they are
+    written (prog.ins is then empty)."""
+    return Emitter(prog, level, release=release).text()
 
 
 _WRITE_SLICE = 1 << 20

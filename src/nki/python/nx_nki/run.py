@@ -181,7 +181,8 @@ def main(argv=None):
         neff = os.path.abspath(args.neff or base + '.neff')
         ntff = os.path.abspath(args.ntff or base + '.ntff')
         t0 = time.perf_counter()
-        res = api.run(fn, call, kw, grid, pol, 'capture', neff, ntff, name=args.entry)
+        res = api.run(fn, call, kw, grid, pol, 'capture', neff, ntff, name=args.entry,
+                      keep_program=False)
         wall = time.perf_counter() - t0
         if args.listing:
             why = outputs.write_listing(args.listing, res.listing)
