@@ -290,6 +290,9 @@ def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name
         try:
             prog = compiler.compile_trace(tr, pol)
             level = driver.level()
+            # the files the instructions point at (the NEFF carries them), taken before
+            # the listing frees the instructions
+            files = list(dict.fromkeys(ins.loc[0] for ins in prog.ins if ins.loc))
             if not keep_program:
                 tr.ins = []         # (the compiled instructions are the ones written)
             text = emit.listing(prog, level, release=not keep_program)
@@ -311,8 +314,7 @@ def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name
         lst = _write_new(work, '%s.listing' % emit._ident(tr.name), text)
         neff_path = neff or os.path.join(work, '%s.neff' % emit._ident(tr.name))
         tc = call.now()
-        files = dict.fromkeys(ins.loc[0] for ins in prog.ins if ins.loc)
-        sources, notes = driver.attachable_sources(tr.source, list(files))
+        sources, notes = driver.attachable_sources(tr.source, files)
         for n in notes:
             tr.note(None, n)
         driver.assemble(lst, neff_path, text, sources)
