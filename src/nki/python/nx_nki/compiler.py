@@ -931,9 +931,9 @@ def _region(v, a):
 
 def _deps(ins_list, full=False):
     """Dependencies in list order: per instruction the latest conflicting instruction of
-    each other stream (split for a matmul: the stationary's, then the rest); with full, also
-    every (region, stream) producer and the regions touched (for the scheduler), and then
-    not the former."""
+    each other stream (split for a matmul: the stationary's, then the rest); with full,
+    instead of those (the list is empty), every (region, stream) producer and the regions
+    touched (for the scheduler)."""
     regs = {}
     sets = {}
     deps_of = []
