@@ -234,6 +234,24 @@ def test_nc_matmul_psum_accumulation():
 
 
 @nki.jit
+def k_matmul_result_acc(a, b, c, d):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    r = nisa.nc_matmul(nl.load(a), nl.load(b))     # the first matmul's own result ...
+    r += nisa.nc_matmul(nl.load(c), nl.load(d))    # ... which the second adds to
+    nl.store(out, value=nl.copy(r))
+    return out
+
+
+def test_nc_matmul_accumulates_into_a_matmul_result():
+    a, b, c, d = rnd(128, 128), rnd(128, 512), rnd(128, 128), rnd(128, 512)
+    check(k_matmul_result_acc, (a, b, c, d), a.T @ b + c.T @ d, atol=1e-3)
+    res = nki.baremetal(k_matmul_result_acc)
+    res(a, b, c, d)
+    mm = [l for l in res.last.listing.split('\n') if ' matmul ' in l]
+    assert len(mm) == 2 and ' acc' not in mm[0] and ' acc' in mm[1], mm
+
+
+@nki.jit
 def k_nlmatmul(x, y):
     out = nl.ndarray((64, 128), dtype=nl.float32, buffer=nl.shared_hbm)
     a = nl.load(x)            # 64 x 128 (M x K)

@@ -779,6 +779,9 @@ def _acc_flag(tr, dv, accumulate):
     key = (blk, off)
     if buf.mm_written is None:
         buf.mm_written = set()
+        p = buf.prod          # a matmul's own result (r = nc_matmul(...)): written by it
+        if p is not None and p.op == 'mm' and p.dst is not None and p.dst[0] is buf:
+            buf.mm_written.add((p.dst[1], p.dst[2]))
     if accumulate is not None:
         buf.mm_written.add(key)
         return bool(accumulate)
