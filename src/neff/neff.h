@@ -146,6 +146,7 @@ struct nx_dbg_decision {
 	size_t nargs;
 	char **keys, **values; /* nargs each, in listing order */
 };
+struct nx_strmap;
 struct nx_debug_info {
 	size_t ninsts, nframes, nitervars, nbirs, ndecisions;
 	struct nx_dbg_inst *insts;
@@ -153,6 +154,11 @@ struct nx_debug_info {
 	struct nx_dbg_itervar *itervars;
 	struct nx_dbg_bir *birs;
 	struct nx_dbg_decision *decisions;
+	/* NULL, or one copy of each distinct path (a struct nx_strmap of char *): the reader's
+	 * file and bir_location of insts, frames and itervars point into it, a real kernel's
+	 * one or few paths instead of a copy per instruction, and go with it. A struct filled
+	 * otherwise leaves it NULL: each of those strings is then its own allocation. */
+	struct nx_strmap *paths;
 };
 /* Frees one decision's strings (not the struct). */
 void nx_dbg_decision_release(struct nx_dbg_decision *d);

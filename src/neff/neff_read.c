@@ -18,6 +18,7 @@
 #include "neff/tar.h"
 #include "common/assert.h"
 #include "common/fsutil.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 #include <jansson.h>
@@ -783,6 +784,20 @@ static void tree_release(struct tree *t)
 	free(t->order);
 }
 
+/* The debug info's one copy of the path s (struct nx_debug_info, paths), or NULL. */
+static char *dbg_path(struct rd *r, const char *s)
+{
+	struct nx_strmap *paths = r->neff->dbg.paths;
+	bool added;
+
+	if (!s)
+		return NULL;
+	char **copy = nx_strmap_get(paths, s, strlen(s), &added);
+	if (added)
+		*copy = nx_xstrdup(s);
+	return *copy;
+}
+
 static int parse_frame(struct rd *r, json_t *f, const char *p, void *out)
 {
 	struct nx_dbg_frame *fr = out;
@@ -799,7 +814,7 @@ static int parse_frame(struct rd *r, json_t *f, const char *p, void *out)
 	    (rc = get_int(r, f, p, "line", false, -1, -1, INT32_MAX, &fr->line)))
 		return rc;
 	fr->function = nx_xstrdup(fn);
-	fr->file = dup_or_null(file);
+	fr->file = dbg_path(r, file);
 	return 0;
 }
 
@@ -820,7 +835,7 @@ static int parse_itervar(struct rd *r, json_t *f, const char *p, void *out)
 	    (rc = get_int(r, f, p, "line", false, -1, -1, INT32_MAX, &iv->line)))
 		return rc;
 	iv->name = nx_xstrdup(name);
-	iv->file = dup_or_null(file);
+	iv->file = dbg_path(r, file);
 	return 0;
 }
 
@@ -843,8 +858,8 @@ static int parse_dbg_inst(struct rd *r, json_t *f, const char *p, void *out)
 	    (rc = get_str(r, f, p, "bir_location", false, &bir)))
 		return rc;
 	di->name = nx_xstrdup(name);
-	di->file = dup_or_null(file);
-	di->bir_location = dup_or_null(bir);
+	di->file = dbg_path(r, file);
+	di->bir_location = dbg_path(r, bir);
 	return 0;
 }
 
@@ -936,6 +951,8 @@ static int parse_debug(struct rd *r, const struct nx_nj_doc *doc)
 	if (version != 1)
 		return fail(r, NX_EVERSION, "version", "version %" PRId64 " is not supported (this "
 			    "build reads version 1)", version);
+	d->paths = nx_xmalloc(sizeof(*d->paths));
+	nx_strmap_init(d->paths, sizeof(char *));
 	rc = parse_array(r, doc, "instructions", sizeof(*d->insts), &insts, &d->ninsts,
 			 parse_dbg_inst);
 	d->insts = insts;
@@ -1179,17 +1196,34 @@ void nx_neff_release(struct nx_neff *neff)
 	memset(neff, 0, sizeof(*neff));
 }
 
+/* Frees the copies of the paths (struct nx_debug_info, paths) and the map. */
+static void release_paths(struct nx_strmap *paths)
+{
+	size_t pos = 0;
+	char **copy;
+
+	while ((copy = nx_strmap_next(paths, &pos, NULL, NULL)))
+		free(*copy);
+	nx_strmap_release(paths);
+	free(paths);
+}
+
 void nx_debug_info_release(struct nx_debug_info *dbg)
 {
+	bool own_paths = !dbg->paths; /* each path its own allocation */
+
 	for (size_t i = 0; i < dbg->ninsts; i++) {
 		free(dbg->insts[i].name);
-		free(dbg->insts[i].file);
-		free(dbg->insts[i].bir_location);
+		if (own_paths) {
+			free(dbg->insts[i].file);
+			free(dbg->insts[i].bir_location);
+		}
 	}
 	free(dbg->insts);
 	for (size_t i = 0; i < dbg->nframes; i++) {
 		free(dbg->frames[i].function);
-		free(dbg->frames[i].file);
+		if (own_paths)
+			free(dbg->frames[i].file);
 	}
 	free(dbg->frames);
 	for (size_t i = 0; i < dbg->nbirs; i++)
@@ -1197,9 +1231,12 @@ void nx_debug_info_release(struct nx_debug_info *dbg)
 	free(dbg->birs);
 	for (size_t i = 0; i < dbg->nitervars; i++) {
 		free(dbg->itervars[i].name);
-		free(dbg->itervars[i].file);
+		if (own_paths)
+			free(dbg->itervars[i].file);
 	}
 	free(dbg->itervars);
+	if (dbg->paths)
+		release_paths(dbg->paths);
 	for (size_t i = 0; i < dbg->ndecisions; i++)
 		nx_dbg_decision_release(&dbg->decisions[i]);
 	free(dbg->decisions);
