@@ -5,6 +5,7 @@
 #include "common/compat.h"
 #include "ingest/context.h"
 #include "common/strbuf.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 #include <malloc.h>
@@ -107,37 +108,40 @@ static const struct nx_dbg_frame *root_frame(const struct nx_debug_info *d, int6
 	return f;
 }
 
-/* A copy of the text in sb, in the context's arena a (NUL-terminated). */
-static const char *keep_text(struct nx_arena *a, const struct nx_strbuf *sb)
+/* The text in sb, kept in the context's arena a (NUL-terminated): one copy of each
+ * distinct text, found by `seen` (text -> its copy), as many instructions share a
+ * source location or the HLO attributes of their kernel. */
+static const char *keep_text(struct nx_arena *a, struct nx_strmap *seen,
+			     const struct nx_strbuf *sb)
 {
-	return nx_arena_copy(a, nx_strbuf_str(sb), sb->len + 1);
+	bool added;
+	const char **copy = nx_strmap_get(seen, nx_strbuf_str(sb), sb->len, &added);
+
+	if (added)
+		*copy = nx_arena_copy(a, nx_strbuf_str(sb), sb->len + 1);
+	return *copy;
 }
 
-/* Fills the IR hierarchy facts of one static instruction; sb is scratch. */
+/* Fills the IR hierarchy facts of one static instruction; sb is scratch, seen as for
+ * keep_text. */
 static void ir_facts(struct nx_ingest_ctx *c, const struct nx_inst *in,
-		     const struct nx_dbg_bir *birs, struct nx_static_inst *s, struct nx_strbuf *sb)
+		     const struct nx_dbg_bir *birs, struct nx_static_inst *s, struct nx_strbuf *sb,
+		     struct nx_strmap *seen)
 {
 	const struct nx_neff *n = &c->neff;
 	struct nx_dbg_bir key = { .bir_id = in->bir_id };
 	const struct nx_dbg_bir *b = n->dbg.nbirs ? bsearch(&key, birs, n->dbg.nbirs, sizeof(*birs),
 							     cmp_bir) : NULL;
 
-	if (b) {
-		s->bir_name = b->name;
-	} else {
-		nx_strbuf_reset(sb);
-		nx_strbuf_addf(sb, "I-%" PRIu32 "_sg0000", in->bir_id);
-		s->bir_name = keep_text(&c->static_text, sb);
-	}
+	s->bir_name = b ? b->name : NULL; /* NULL: made from bir_id when written */
 	s->raw_penguin = s->raw_hlo = s->raw_framework = -1;
 	if (in->debug_id == NX_NONE32 || in->debug_id >= n->dbg.ninsts)
 		return;
 	const struct nx_dbg_inst *d = &n->dbg.insts[in->debug_id];
 	s->raw_penguin = in->debug_id;
-	snprintf(s->penguin_id, sizeof(s->penguin_id), "sg0000:%" PRIu32, in->debug_id);
 	for (size_t k = 0; k < n->dbg.nframes; k++)
 		if (n->dbg.frames[k].id == d->stack_frame_id)
-			snprintf(s->stack_frame_ids, sizeof(s->stack_frame_ids), "[%zu]", k + 1);
+			s->stack_frame = (uint32_t)(k + 1);
 	const struct nx_dbg_frame *f = root_frame(&n->dbg, d->stack_frame_id);
 	if (!f || !f->function)
 		return;
@@ -149,7 +153,7 @@ static void ir_facts(struct nx_ingest_ctx *c, const struct nx_inst *in,
 			       f->function, f->file, f->line);
 	else
 		nx_strbuf_addf(sb, "custom_call_target=\"%s\"", f->function);
-	s->hlo_attrs = keep_text(&c->static_text, sb);
+	s->hlo_attrs = keep_text(&c->static_text, seen, sb);
 }
 
 static uint32_t len_of(const char *s)
@@ -164,12 +168,9 @@ static void static_lengths(struct nx_static_inst *s, const char *operands)
 	s->len.nki_loc = len_of(s->nki_loc);
 	s->len.bir_loc = len_of(s->bir_loc);
 	s->len.kernel_name = len_of(s->kernel_name);
-	s->len.bir_id = len_of(s->bir_id);
 	s->len.bir_name = len_of(s->bir_name);
-	s->len.penguin_id = len_of(s->penguin_id);
 	s->len.framework_name = len_of(s->framework_name);
 	s->len.hlo_attrs = len_of(s->hlo_attrs);
-	s->len.stack_frame_ids = len_of(s->stack_frame_ids);
 }
 
 void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
@@ -177,7 +178,9 @@ void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 	const struct nx_neff *n = &c->neff;
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 	struct nx_dbg_bir *birs = nx_xcalloc(n->dbg.nbirs + 1, sizeof(*birs));
+	struct nx_strmap seen; /* the static texts kept so far (keep_text) */
 
+	nx_strmap_init(&seen, sizeof(const char *));
 	if (n->dbg.nbirs) {
 		memcpy(birs, n->dbg.birs, n->dbg.nbirs * sizeof(*birs));
 		qsort(birs, n->dbg.nbirs, sizeof(*birs), cmp_bir);
@@ -193,16 +196,16 @@ void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 
 			nx_strbuf_reset(&sb);
 			nx_inst_format_operands(in, &sb);
-			c->operands[e][i] = keep_text(&c->operand_text, &sb);
-			snprintf(s->bir_id, sizeof(s->bir_id), "sg0000:%" PRIu32, in->bir_id);
+			c->operands[e][i] = nx_arena_copy(&c->operand_text, nx_strbuf_str(&sb),
+							  sb.len + 1);
 			nx_inst_work(in, c->target_v3, &s->work);
-			ir_facts(c, in, birs, s, &sb);
+			ir_facts(c, in, birs, s, &sb, &seen);
 			if (in->debug_id != NX_NONE32 && in->debug_id < n->dbg.ninsts) {
 				const struct nx_dbg_inst *d = &n->dbg.insts[in->debug_id];
 				if (d->file) {
 					nx_strbuf_reset(&sb);
 					nx_strbuf_addf(&sb, "%s:%" PRId64, d->file, d->line);
-					s->nki_loc = keep_text(&c->static_text, &sb);
+					s->nki_loc = keep_text(&c->static_text, &seen, &sb);
 				}
 				s->bir_loc = d->bir_location ? d->bir_location : s->nki_loc;
 				s->kernel_name = d->name;
@@ -212,6 +215,7 @@ void nx_ctx_prepare_statics(struct nx_ingest_ctx *c)
 			static_lengths(s, c->operands[e][i]);
 		}
 	}
+	nx_strmap_release(&seen);
 	nx_strbuf_release(&sb);
 	free(birs);
 }

@@ -22,22 +22,25 @@ struct nx_warning {
 };
 
 /* Per static instruction facts, computed once and reused by every executed instance of
- * the Instruction table. The strings are the context's (static_text, operand_text) or
- * the NEFF's debug info's. */
+ * the Instruction table. The strings are the context's (static_text, operand_text, one
+ * copy of each distinct location and HLO attributes text) or the NEFF's debug info's. The
+ * ids that are a number in a fixed text (bir_id, penguin_id, stack_frame_ids, and the
+ * BIR name the debug info does not give) are made when a row is written, from the
+ * instruction and the numbers kept here. */
 struct nx_static_inst {
 	const char *nki_loc; /* "file:line" or NULL */
 	const char *bir_loc; /* "file:line" or NULL */
 	const char *kernel_name;
-	char bir_id[32];
-	/* IR hierarchy (docs/derived-tables.md, "IR hierarchy"): the BIR name, the
-	 * penguin (debug instruction) and the kernel's framework op / HLO custom call
-	 * (outermost stack frame); raw ids are -1 and strings NULL when unknown. */
+	/* IR hierarchy (docs/derived-tables.md, "IR hierarchy"): the BIR name (NULL: none in
+	 * the debug info, "I-<bir_id>_sg0000" then), the penguin (debug instruction,
+	 * "sg0000:<raw_penguin>") and the kernel's framework op / HLO custom call (outermost
+	 * stack frame); raw ids are -1 and strings NULL when unknown. */
 	const char *bir_name;
-	char penguin_id[32];
 	int64_t raw_penguin, raw_hlo, raw_framework;
 	const char *framework_name;  /* borrowed from the NEFF */
 	const char *hlo_attrs;
-	char stack_frame_ids[32];    /* "[<StackFrame.id of the innermost frame>]" or "" */
+	uint32_t stack_frame;        /* N of stack_frame_ids' "[N]", the innermost frame's
+				      * place in the debug info's list from 1; 0: none (NULL) */
 	struct nx_inst_work work;
 	int64_t hbm_read, hbm_write, spill_save, spill_reload;
 	int64_t input_q, output_q, weight_q;
@@ -45,8 +48,8 @@ struct nx_static_inst {
 	 * Instruction row of the instruction points at them (nx_rowbuf_str_kept_len), each a
 	 * strlen() per row before. */
 	struct {
-		uint32_t operands, nki_loc, bir_loc, kernel_name, bir_id, bir_name, penguin_id,
-			framework_name, hlo_attrs, stack_frame_ids;
+		uint32_t operands, nki_loc, bir_loc, kernel_name, bir_name, framework_name,
+			hlo_attrs;
 	} len;
 };
 

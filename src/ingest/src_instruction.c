@@ -40,16 +40,37 @@ static const char *track_of(const struct nx_inst *in)
 	return nx_engine_name(in->engine);
 }
 
+/* The text prefix, v in decimal, suffix into buf (room for NX_ID_TEXT bytes); its length.
+ * The ids made per row (struct nx_static_inst): "sg0000:<id>", "I-<id>_sg0000", "[N]". */
+#define NX_ID_TEXT 40
+static size_t id_text(char *buf, const char *prefix, uint64_t v, const char *suffix)
+{
+	char digits[20];
+	size_t n = 0, len = strlen(prefix);
+
+	memcpy(buf, prefix, len);
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		buf[len++] = digits[--n];
+	for (; *suffix; suffix++)
+		buf[len++] = *suffix;
+	return len;
+}
+
 /* The cells of a row of a known instruction that depend on it alone (the columns
- * keyed_cols lists, below): engine e's instruction index in c. Every string cell is a
- * literal, the parsed NEFF's or the context's, which outlive the copy: the cells point at
- * them (nx_rowbuf_str_kept), the latter with their lengths made once (struct
- * nx_static_inst, len). */
+ * keyed_cols lists, below): engine e's instruction index in c. Every string cell but the
+ * ids made here is a literal, the parsed NEFF's or the context's, which outlive the copy:
+ * the cells point at them (nx_rowbuf_str_kept), the latter with their lengths made once
+ * (struct nx_static_inst, len); the ids are copied. */
 static void fill_static(const int *ix, const struct nx_ingest_ctx *c, int e, uint32_t index,
 			struct nx_rowbuf *b, size_t row)
 {
 	const struct nx_inst *in = &c->neff.inst[e][index];
 	const struct nx_static_inst *st = &c->statics[e][index];
+	char id[NX_ID_TEXT];
 
 	nx_rowbuf_str_kept(b, ix[C_ENGINE], row, nx_engine_name(e));
 	nx_rowbuf_i64(b, ix[C_PC], row, index);
@@ -60,15 +81,19 @@ static void fill_static(const int *ix, const struct nx_ingest_ctx *c, int e, uin
 			   in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER"
 							   : nx_opcode_name(in->opcode));
 	nx_rowbuf_i64(b, ix[C_CPC], row, index);
-	nx_rowbuf_str_kept_len(b, ix[C_BIR_ID], row, st->bir_id, st->len.bir_id);
+	nx_rowbuf_strn(b, ix[C_BIR_ID], row, id, id_text(id, "sg0000:", in->bir_id, ""));
 	nx_rowbuf_i64(b, ix[C_RAW_BIR], row, (int64_t)in->bir_id);
 	nx_rowbuf_str_kept_len(b, ix[C_KNAME], row, st->kernel_name, st->len.kernel_name);
-	nx_rowbuf_str_kept_len(b, ix[C_BIR_NAME], row, st->bir_name, st->len.bir_name);
-	if (st->stack_frame_ids[0])
-		nx_rowbuf_str_kept_len(b, ix[C_FRAMES], row, st->stack_frame_ids,
-				       st->len.stack_frame_ids);
+	if (st->bir_name)
+		nx_rowbuf_str_kept_len(b, ix[C_BIR_NAME], row, st->bir_name, st->len.bir_name);
+	else
+		nx_rowbuf_strn(b, ix[C_BIR_NAME], row, id,
+			       id_text(id, "I-", in->bir_id, "_sg0000"));
+	if (st->stack_frame)
+		nx_rowbuf_strn(b, ix[C_FRAMES], row, id, id_text(id, "[", st->stack_frame, "]"));
 	if (st->raw_penguin >= 0) {
-		nx_rowbuf_str_kept_len(b, ix[C_PENGUIN], row, st->penguin_id, st->len.penguin_id);
+		nx_rowbuf_strn(b, ix[C_PENGUIN], row, id,
+			       id_text(id, "sg0000:", (uint64_t)st->raw_penguin, ""));
 		nx_rowbuf_i64(b, ix[C_RAW_PENGUIN], row, st->raw_penguin);
 	}
 	if (st->raw_hlo >= 0) {
