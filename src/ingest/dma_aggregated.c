@@ -56,7 +56,7 @@ static const char *const agg_names[] = {
 struct agg_src {
 	struct nx_ingest_ctx *ctx;
 	struct nx_colmap map;
-	struct nx_dma_block_text *blocks; /* one per NEFF block */
+	struct nx_dma_block_texts blocks; /* one per NEFF block */
 	size_t limit;            /* open transfers before the oldest is written; 0: no limit */
 	/* open transfers: a FIFO of sequence numbers [head, tail) in ring[seq & rmask] */
 	struct xfer *ring;
@@ -200,7 +200,7 @@ static void take_oldest(struct agg_src *s, bool all)
 static bool hbm_side(const struct agg_src *s, const struct xfer *x)
 {
 	const struct nx_dma_block_text *bt =
-		x->has_first && x->block < s->ctx->neff.nblocks ? &s->blocks[x->block] : NULL;
+		x->has_first && x->block < s->blocks.n ? &s->blocks.t[x->block] : NULL;
 	const char *src = bt && bt->source ? bt->source : "";
 	const char *dst = bt && bt->dest ? bt->dest : "";
 
@@ -295,7 +295,7 @@ static void write_row(struct agg_src *s, struct nx_rowbuf *b, size_t row, struct
 	struct nx_ingest_ctx *c = s->ctx;
 	const int *ix = s->map.idx;
 	const struct nx_dma_block_text *bt =
-		x->has_first && x->block < c->neff.nblocks ? &s->blocks[x->block] : NULL;
+		x->has_first && x->block < s->blocks.n ? &s->blocks.t[x->block] : NULL;
 	const struct nx_dma_queue *bq = bt ? bt->queue : NULL;
 	const struct nx_trig_span *tr = x->has_first ? nx_trig_find(&c->trig, x->trigger) : NULL;
 	int64_t dur = x->end - x->start;
@@ -384,9 +384,7 @@ static void agg_release(struct agg_src *s)
 		free(at(s, q)->early);
 	for (size_t i = s->ready_pos; i < s->nready; i++)
 		free(s->ready[i].early);
-	for (size_t i = 0; s->blocks && i < s->ctx->neff.nblocks; i++)
-		nx_dma_block_text_release(&s->blocks[i]);
-	free(s->blocks);
+	nx_dma_block_texts_release(&s->blocks);
 	free(s->ring);
 	free(s->hslot);
 	free(s->ready);
@@ -415,9 +413,7 @@ static int run(struct nx_ingest_ctx *c, struct nx_duck *d, const char *path, siz
 		rc = nx_ntff_reader_rewind(c->ntff, err);
 	if (rc)
 		return rc;
-	s.blocks = nx_xcalloc(c->neff.nblocks ? c->neff.nblocks : 1, sizeof(*s.blocks));
-	for (size_t i = 0; i < c->neff.nblocks; i++)
-		nx_dma_block_text(&c->neff, i, &s.blocks[i]);
+	nx_dma_block_texts_init(&s.blocks, &c->neff);
 	s.ring = nx_xmalloc(1024 * sizeof(*s.ring));
 	s.rmask = 1023;
 	s.hslot = nx_xcalloc(2048, sizeof(*s.hslot));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * dma_block.c: the text facts of a NEFF DMA block (see dma_block.h). */
+ * dma_block.c: the text facts of a NEFF DMA block, alone or all of a NEFF's with their
+ * strings kept once (see dma_block.h). */
 #include "common/compat.h"
 #include "ingest/dma_block.h"
 #include "common/strbuf.h"
@@ -104,12 +105,63 @@ void nx_dma_block_text(const struct nx_neff *n, size_t block, struct nx_dma_bloc
 		t->transpose_size = nx_xasprintf("%u", nx_dtype_size(d->dtype));
 }
 
+/* The strings a text owns (its char * fields), as their places in t. */
+#define OWNED 12
+static void owned_strings(struct nx_dma_block_text *t, char **out[OWNED])
+{
+	char **owned[OWNED] = { &t->semaphore_id, &t->source, &t->dest, &t->read_parts,
+				&t->read_shape, &t->read_offset, &t->read_steps,
+				&t->write_parts, &t->write_shape, &t->write_offset,
+				&t->write_steps, &t->transpose_size };
+	memcpy(out, owned, sizeof(owned));
+}
+
 void nx_dma_block_text_release(struct nx_dma_block_text *t)
 {
-	char *owned[] = { t->semaphore_id, t->source, t->dest, t->read_parts, t->read_shape,
-			  t->read_offset, t->read_steps, t->write_parts, t->write_shape,
-			  t->write_offset, t->write_steps, t->transpose_size };
-	for (size_t i = 0; i < NX_ARRAY_SIZE(owned); i++)
-		free(owned[i]);
+	char **owned[OWNED];
+
+	owned_strings(t, owned);
+	for (size_t i = 0; i < OWNED; i++)
+		free(*owned[i]);
 	memset(t, 0, sizeof(*t));
+}
+
+/* The one copy of s in all (a NULL s stays NULL); s is freed. */
+static char *keep_once(struct nx_dma_block_texts *all, char *s)
+{
+	bool added;
+	char **copy;
+
+	if (!s)
+		return NULL;
+	size_t len = strlen(s);
+	copy = nx_strmap_get(&all->seen, s, len, &added);
+	if (added)
+		*copy = nx_arena_copy(&all->text, s, len + 1);
+	free(s);
+	return *copy;
+}
+
+void nx_dma_block_texts_init(struct nx_dma_block_texts *all, const struct nx_neff *n)
+{
+	memset(all, 0, sizeof(*all));
+	nx_strmap_init(&all->seen, sizeof(char *));
+	all->n = n->nblocks;
+	all->t = nx_xcalloc(n->nblocks ? n->nblocks : 1, sizeof(*all->t));
+	for (size_t i = 0; i < n->nblocks; i++) {
+		char **owned[OWNED];
+
+		nx_dma_block_text(n, i, &all->t[i]);
+		owned_strings(&all->t[i], owned);
+		for (size_t k = 0; k < OWNED; k++)
+			*owned[k] = keep_once(all, *owned[k]);
+	}
+}
+
+void nx_dma_block_texts_release(struct nx_dma_block_texts *all)
+{
+	free(all->t);
+	nx_strmap_release(&all->seen);
+	nx_arena_free(&all->text);
+	memset(all, 0, sizeof(*all));
 }

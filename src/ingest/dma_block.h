@@ -6,6 +6,8 @@
 #define NX_INGEST_DMA_BLOCK_H
 
 #include "common/compat.h"
+#include "common/arena.h"
+#include "common/strmap.h"
 #include "neff/neff.h"
 
 struct nx_dma_block_text {
@@ -29,5 +31,17 @@ const char *nx_dma_desc_variable(const struct nx_neff *n, const struct nx_dma_bl
 				 uint32_t desc);
 void nx_dma_block_text(const struct nx_neff *n, size_t block, struct nx_dma_block_text *t);
 void nx_dma_block_text_release(struct nx_dma_block_text *t);
+
+/* The texts of all of a NEFF's blocks at once, for a pass that looks them up by block:
+ * their strings are one copy of each distinct text (a kernel's thousands of blocks
+ * repeat a few shapes, steps, partitions and locations), not each block's own. */
+struct nx_dma_block_texts {
+	size_t n;
+	struct nx_dma_block_text *t; /* n of them, by block; t[i] is not released alone */
+	struct nx_strmap seen;       /* text -> its copy in `text` */
+	struct nx_arena text;
+};
+void nx_dma_block_texts_init(struct nx_dma_block_texts *all, const struct nx_neff *n);
+void nx_dma_block_texts_release(struct nx_dma_block_texts *all);
 
 #endif

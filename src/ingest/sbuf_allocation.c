@@ -78,7 +78,6 @@ struct sa_src {
 	struct nx_sbuf_alloc *a;
 	struct nx_ingest_ctx *c;
 	struct nx_colmap map;
-	struct nx_dma_block_text *text;
 	struct sa_block *blocks;
 };
 
@@ -124,22 +123,20 @@ int nx_sbuf_alloc_write(struct nx_sbuf_alloc *a, struct nx_ingest_ctx *c, struct
 	if (!rc)
 		rc = nx_xsort_finish(&a->sort, err);
 	if (!rc) {
-		s.text = nx_xcalloc(nb ? nb : 1, sizeof(*s.text));
 		s.blocks = nx_xcalloc(nb ? nb : 1, sizeof(*s.blocks));
-		for (size_t i = 0; i < nb; i++) {
-			nx_dma_block_text(&c->neff, i, &s.text[i]);
-			s.blocks[i].block_id = s.text[i].block_id;
-			s.blocks[i].queue_name = s.text[i].queue ? s.text[i].queue->name : NULL;
+		for (size_t i = 0; i < nb; i++) { /* the names it keeps are the NEFF's */
+			struct nx_dma_block_text t;
+			nx_dma_block_text(&c->neff, i, &t);
+			s.blocks[i].block_id = t.block_id;
+			s.blocks[i].queue_name = t.queue ? t.queue->name : NULL;
 			/* nullif(variable, ''): no tensor name rather than an empty one */
-			if (s.text[i].has_desc && s.text[i].variable && *s.text[i].variable)
-				s.blocks[i].tensor_name = s.text[i].variable;
+			if (t.has_desc && t.variable && *t.variable)
+				s.blocks[i].tensor_name = t.variable;
+			nx_dma_block_text_release(&t);
 		}
 		struct nx_row_source src = { .table = s.map.table, .self = &s, .next = sa_next };
 		rc = nx_ctx_copy(c, d, &src, path, NULL, "derived in C", rows, err);
-		for (size_t i = 0; i < nb; i++)
-			nx_dma_block_text_release(&s.text[i]);
 	}
-	free(s.text);
 	free(s.blocks);
 	free(path);
 	return rc;
