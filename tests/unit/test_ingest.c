@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 #include "db/duck.h"
 #include "helper/fixture.h"
+#include "ingest/dma_block.h"
 #include "ingest/ingest.h"
 
 #include <stdio.h>
@@ -375,6 +376,60 @@ static void test_tables_after_neff_freed(void **state)
 			 Q(c, "Instruction", "SELECT count(DISTINCT bir_id) FROM %s"));
 }
 
+/* The texts of all blocks at once (DmaPacketAggregated's) are each block's texts, with
+ * one copy of each distinct string: equal texts of any two blocks are the same string. */
+static void test_block_texts_once(void **state)
+{
+	struct nx_neff n;
+	struct nx_dma_block_texts all;
+	size_t shared = 0;
+
+	(void)state;
+	nx_fixture_build_neff(&n, true);
+	nx_dma_block_texts_init(&all, &n);
+	assert_int_equal(all.n, n.nblocks);
+	assert_true(n.nblocks >= 2);
+	for (size_t i = 0; i < n.nblocks; i++) {
+		struct nx_dma_block_text one;
+		const struct nx_dma_block_text *t = &all.t[i];
+
+		nx_dma_block_text(&n, i, &one);
+		const char *want[] = { one.semaphore_id, one.source, one.dest, one.read_parts,
+				       one.read_shape, one.read_offset, one.read_steps,
+				       one.write_parts, one.write_shape, one.write_offset,
+				       one.write_steps, one.transpose_size, one.variable };
+		const char *got[] = { t->semaphore_id, t->source, t->dest, t->read_parts,
+				      t->read_shape, t->read_offset, t->read_steps, t->write_parts,
+				      t->write_shape, t->write_offset, t->write_steps,
+				      t->transpose_size, t->variable };
+		for (size_t k = 0; k < NX_ARRAY_SIZE(want); k++) {
+			if (!want[k])
+				assert_null(got[k]);
+			else
+				assert_string_equal(got[k], want[k]);
+		}
+		assert_int_equal(t->block_id, one.block_id);
+		assert_int_equal(t->bytes, one.bytes);
+		assert_int_equal(t->read_nparts, one.read_nparts);
+		assert_int_equal(t->write_nparts, one.write_nparts);
+		assert_ptr_equal(t->queue, one.queue);
+		nx_dma_block_text_release(&one);
+		for (size_t j = 0; j < i; j++) {
+			const char *a[] = { t->source, t->read_shape, t->read_steps, t->write_steps };
+			const char *b[] = { all.t[j].source, all.t[j].read_shape, all.t[j].read_steps,
+					    all.t[j].write_steps };
+			for (size_t k = 0; k < NX_ARRAY_SIZE(a); k++)
+				if (a[k] && b[k] && !strcmp(a[k], b[k])) {
+					assert_ptr_equal(a[k], b[k]);
+					shared++;
+				}
+		}
+	}
+	assert_true(shared > 0);
+	nx_dma_block_texts_release(&all);
+	nx_neff_release(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_republish_replaces),
 		cmocka_unit_test(test_onchip_handoff),
 		cmocka_unit_test(test_tables_after_neff_freed),
+		cmocka_unit_test(test_block_texts_once),
 	};
 	return nx_test_done(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -1419,6 +1419,38 @@ static void test_writer_text(void **state)
 	nx_neff_release(&n);
 }
 
+/* The reader keeps one copy of each distinct debug-info path: the instructions', frames'
+ * and iteration variables' files and BIR locations that are equal are one string, the
+ * texts unchanged, and the NEFF releases them once (ASan builds catch a double free). */
+static void test_debug_paths_once(void **state)
+{
+	struct nx_neff n, r;
+	struct nx_err err = { 0 };
+	uint8_t *data;
+	size_t len;
+
+	(void)state;
+	build_sample(&n);
+	n.dbg.insts[1].file = nx_xstrdup("k.py");
+	n.dbg.insts[1].bir_location = nx_xstrdup("k.py:12");
+	assert_int_equal(nx_neff_write_mem(&n, &data, &len, &err), 0);
+	assert_int_equal(nx_neff_read_mem("m.neff", data, len, &r, &err), 0);
+	compare_neff(&n, &r);
+	assert_string_equal(r.dbg.insts[0].file, "k.py");
+	assert_ptr_equal(r.dbg.insts[1].file, r.dbg.insts[0].file);
+	assert_ptr_equal(r.dbg.frames[0].file, r.dbg.insts[0].file);
+	assert_ptr_equal(r.dbg.itervars[0].file, r.dbg.insts[0].file);
+	assert_string_equal(r.dbg.insts[1].bir_location, "k.py:12");
+	assert_ptr_equal(r.dbg.insts[1].bir_location, r.dbg.insts[0].bir_location);
+	assert_null(r.dbg.frames[1].file);
+	nx_debug_info_release(&r.dbg); /* alone, as the ingest does, then the rest */
+	assert_null(r.dbg.paths);
+	assert_int_equal(r.dbg.ninsts, 0);
+	free(data);
+	nx_neff_release(&r);
+	nx_neff_release(&n);
+}
+
 /* One file for src: name and text copied. */
 static void source_add(struct nx_neff_source *src, const char *name, const char *text,
 		       size_t len)
@@ -1571,6 +1603,7 @@ int main(void)
 		cmocka_unit_test(test_writer_errors),
 		cmocka_unit_test(test_writer_text),
 		cmocka_unit_test(test_kernel_source),
+		cmocka_unit_test(test_debug_paths_once),
 	};
 	return cmocka_run_group_tests_name("neff", tests, setup, teardown);
 }
