@@ -2,8 +2,9 @@
  * h_timeline_counters.c: the value tracks of the web UI's timeline (docs/api.md).
  *   .../timeline/counters?t0=&t1=&px=  per series (SbufUsage, PsumUsage, HbmUsage,
  *       DmaUsage, PendingDma per core, and SemaphoreUpdate per core and semaphore),
- *       per power-of-two bucket of the window: minimum, maximum and last value, plus
- *       the last value before the window (looked for one window width back), so the
+ *       per power-of-two bucket of the window: minimum, maximum and last value (of
+ *       samples at one time the greatest, NX_LOD_LAST_SQL), plus the last value before
+ *       the window (looked for one window width back), so the
  *       browser draws a step line with at most px points per series. Values are
  *       sent with 6 significant digits (they are drawn, not computed with).
  * The values come from the timeline cache (lod.h): the level of its counters' pyramid
@@ -208,7 +209,8 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 	/* rows before the window are one group per series (before, k NULL): its last value */
 	nx_strbuf_addf(&sql,
 		"SELECT core, track, before, k, CASE WHEN NOT before THEN min(lo) END AS lo, "
-		"CASE WHEN NOT before THEN max(hi) END AS hi, arg_max(last, last_ts) AS last "
+		"CASE WHEN NOT before THEN max(hi) END AS hi, " NX_LOD_LAST_SQL("last_ts", "last")
+		".v AS last "
 		"FROM (SELECT core, track, ts < %" PRId64 " AS before, CASE WHEN ts >= %" PRId64
 		" THEN ts // %" PRId64 " END AS k, lo, hi, last, last_ts FROM (",
 		w->t0, w->t0, w->bucket);

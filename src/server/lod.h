@@ -89,12 +89,23 @@ struct nx_lod_counter {
 extern const struct nx_lod_counter nx__lod_counters[];
 extern const size_t nx__lod_ncounters;
 
+/* The last value of a series' samples (or buckets) with times ts and values v, one rule
+ * wherever it is chosen (the counters' pyramid in SQL, its levels in C, lod_levels.c,
+ * and the server's reply, h_timeline_counters.c): the greatest (time, value) in DuckDB's
+ * order of a struct, so of the samples at the latest time the greatest value, NULL above
+ * NaN above every number, whatever order the rows come in (arg_max by the time alone
+ * took any of the tied rows, so two builds of one profile differed). An SQL aggregate of
+ * type STRUCT(ts, v): its .v is the value, its .ts the time. */
+#define NX_LOD_LAST_SQL(ts, v) "max({'ts': " ts ", 'v': " v "})"
+
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
-#define NX_LOD_FORMAT 9 /* 9: the counters' finest level from the densest series;
-			 * 8: one pyramid table per source, tl.lod<s>, its track and
-			 * label of tl.ev<s>'s types; 7: tl.ev<s>'s track and label as
-			 * ENUMs; 6: the counters' pyramid (tl.ctr_lod); 5: framework
-			 * lanes, tracks with stream and lane, lines with DMA */
+#define NX_LOD_FORMAT 10 /* 10: the counters' last value on tied times the greatest
+			  * (NX_LOD_LAST_SQL), not any of them;
+			  * 9: the counters' finest level from the densest series;
+			  * 8: one pyramid table per source, tl.lod<s>, its track and
+			  * label of tl.ev<s>'s types; 7: tl.ev<s>'s track and label as
+			  * ENUMs; 6: the counters' pyramid (tl.ctr_lod); 5: framework
+			  * lanes, tracks with stream and lane, lines with DMA */
 /* The cache `view` builds into a profile before publishing it (lod_carried.c): the
  * directory inside the profile, and the version its stamp names (the profile
  * directory's identity is not known before it is published; the cache moves with it). */

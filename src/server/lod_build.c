@@ -215,8 +215,9 @@ static int query3(struct nx_duck *d, const char *from, int64_t v[3], struct nx_e
 
 /* The statements of a pyramid level: of tl.lod<s> from the event rows (source, bucket
  * width) or from the level below (source, level), and of tl.ctr_lod from the counter
- * values (bucket width) or from the level below (level). The longest event and the
- * last value are kept with arg_max (see above). */
+ * values (bucket width) or from the level below (level). The longest event is kept with
+ * arg_max (see above); the last value is NX_LOD_LAST_SQL's, the greatest (time, value):
+ * of the samples at the latest time, the greatest value, whatever their order. */
 static const char insert_sql[] =
 	"INSERT INTO tl.lod%d SELECT %d, k, core, track, count, busy, first_ts, last_ts, "
 	"r.id, r.s, r.e, r.l FROM (SELECT ";
@@ -235,10 +236,10 @@ static const char ctr_insert_sql[] =
 	"INSERT INTO tl.ctr_lod SELECT %d, k, core, track, lo, hi, r.v, r.ts FROM (SELECT ";
 static const char ctr_from_values_sql[] =
 	"ts // %" PRId64 " AS k, core, track, min(v) AS lo, max(v) AS hi, "
-	"arg_max({'v': v, 'ts': ts}, ts) AS r FROM tl.ctr WHERE true";
+	NX_LOD_LAST_SQL("ts", "v") " AS r FROM tl.ctr WHERE true";
 static const char ctr_from_level_sql[] =
 	"k // 2 AS k, core, track, min(lo) AS lo, max(hi) AS hi, "
-	"arg_max({'v': last, 'ts': last_ts}, last_ts) AS r FROM tl.ctr_lod WHERE level = %d";
+	NX_LOD_LAST_SQL("last_ts", "last") " AS r FROM tl.ctr_lod WHERE level = %d";
 static const char ctr_count_sql[] = "SELECT count(*) FROM tl.ctr_lod WHERE level = %d";
 
 /* One level of a pyramid: the INSERT's head, the grouped SELECT (list, FROM and WHERE)

@@ -222,14 +222,29 @@ static void f64_max(double *a, bool *a_null, double b, bool b_null)
 	}
 }
 
-/* Folds r into acc (same bucket, core and track; r after acc in the input). */
+/* Whether value b (b_null: NULL) comes after a in DuckDB's order of a struct's fields:
+ * NULL above NaN above every number. */
+static bool f64_after(double a, bool a_null, double b, bool b_null)
+{
+	if (a_null || b_null)
+		return b_null && !a_null;
+	if (isnan(a) || isnan(b))
+		return isnan(b) && !isnan(a);
+	return b > a;
+}
+
+/* Folds r into acc (same bucket, core and track; r after acc in the input). The last
+ * value is NX_LOD_LAST_SQL's: the greatest (time, value), whichever row came first. */
 static int row_combine(struct bucket *b, struct row *acc, const struct row *r,
 		       struct nx_err *err)
 {
 	if (b->ctr) {
 		f64_min(&acc->lo, &acc->lo_null, r->lo, r->lo_null);
 		f64_max(&acc->hi, &acc->hi_null, r->hi, r->hi_null);
-		if (r->has_last && (!acc->has_last || r->last_ts > acc->last_ts)) {
+		if (r->has_last &&
+		    (!acc->has_last || r->last_ts > acc->last_ts ||
+		     (r->last_ts == acc->last_ts &&
+		      f64_after(acc->lastv, acc->lastv_null, r->lastv, r->lastv_null)))) {
 			acc->has_last = true;
 			acc->last_ts = r->last_ts;
 			acc->lastv = r->lastv;

@@ -8,12 +8,16 @@
  *   - a small level gives the rows worked out by hand (bucket 0 takes -1, 0 and 1, as
  *     DuckDB's truncating k // 2 does; the longest event, then the lowest id; NaN above
  *     every number, NULLs left out);
+ *   - the last value of tied times (buckets of the level below whose last values share
+ *     their time, which a real build cannot give, to reach the rule) is the greatest,
+ *     NULL above NaN above every number, as DuckDB's max of (time, value) gives;
  *   - a level below out of bucket order, or with a NULL count, is refused with an error
  *     naming the level (the build then fails, and leaves no cache);
  *   - levels are built into a cache file that checkpoints every few KB of its log, in
  *     slices of 100,000 rows of the level below (and the small level in slices of 2). */
 #include "common/compat.h"
 #include "server/lod_carried.h"
+#include "server/lod.h"
 #include "server/lod_levels.h"
 #include "db/duck.h"
 #include "helper/asserts.h"
@@ -198,6 +202,37 @@ static void test_small_level_by_hand(void **state)
 	nx_duck_close(d);
 }
 
+static void test_last_of_tied_times(void **state)
+{
+	struct nx_err err = { 0 };
+	struct nx_duck *d = open_levels_db();
+
+	(void)state;
+	/* per pair of buckets of level 3 (one bucket of level 4), the lasts at one time, the
+	 * lesser first: 2 then 5; NaN then NULL; 9 then NaN; -1 then -0.5 */
+	nx_test_exf(d, "INSERT INTO tl.ctr_lod VALUES "
+		       "(3, 0, 0, 's', 1.0, 2.0, 2.0, 7), (3, 1, 0, 's', 0.0, 5.0, 5.0, 7), "
+		       "(3, 2, 0, 's', 1.0, 1.0, 'nan', 20), (3, 2, 0, 't', 9.0, 9.0, 9.0, 20), "
+		       "(3, 3, 0, 's', NULL, NULL, NULL, 20), (3, 3, 0, 't', 'nan', 'nan', 'nan', 20), "
+		       "(3, 4, 0, 's', -1.0, -1.0, -1.0, 40), (3, 5, 0, 's', -0.5, -0.5, -0.5, 40)");
+	assert_ok(nx__lod_levels_up(d, -1, 3, 4, 2, &err), &err);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM tl.ctr_lod WHERE level = 4 AND ("
+				       "(k = 0 AND track = 's' AND last = 5 AND last_ts = 7) OR "
+				       "(k = 1 AND track = 's' AND last IS NULL AND last_ts = 20) OR "
+				       "(k = 1 AND track = 't' AND isnan(last) AND last_ts = 20) OR "
+				       "(k = 2 AND track = 's' AND last = -0.5 AND last_ts = 40))"),
+			 4);
+	/* the same as the SQL rule over level 3 */
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM (SELECT k // 2 AS k, core, track, "
+				       NX_LOD_LAST_SQL("last_ts", "last") " AS r FROM tl.ctr_lod "
+				       "WHERE level = 3 GROUP BY ALL) q FULL JOIN (SELECT * FROM "
+				       "tl.ctr_lod WHERE level = 4) l USING (k, core, track) WHERE "
+				       "l.last IS DISTINCT FROM q.r.v OR l.last_ts IS DISTINCT FROM "
+				       "q.r.ts"),
+			 0);
+	nx_duck_close(d);
+}
+
 static void test_bad_levels_refused(void **state)
 {
 	struct nx_err err = { 0 };
@@ -224,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_profile_matches_reference),
 		cmocka_unit_test(test_edge_profile_matches_reference),
 		cmocka_unit_test(test_small_level_by_hand),
+		cmocka_unit_test(test_last_of_tied_times),
 		cmocka_unit_test(test_bad_levels_refused),
 		cmocka_unit_test(test_levels_while_the_file_checkpoints),
 	};
