@@ -100,7 +100,9 @@ extern const size_t nx__lod_ncounters;
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
 #define NX_LOD_FORMAT 10 /* 10: the counters' last value on tied times the greatest
-			  * (NX_LOD_LAST_SQL), not any of them;
+			  * (NX_LOD_LAST_SQL), not any of them, and their finest
+			  * level lowered for bursts (at most 32 values per bucket
+			  * below it);
 			  * 9: the counters' finest level from the densest series;
 			  * 8: one pyramid table per source, tl.lod<s>, its track and
 			  * label of tl.ev<s>'s types; 7: tl.ev<s>'s track and label as

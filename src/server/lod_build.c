@@ -1032,15 +1032,58 @@ out:
 	return rc;
 }
 
+/* The most values one series has in one bucket of 2^l ns of tl.ctr: *n. */
+static int densest_bucket(struct nx_duck *d, int l, int64_t *n, struct nx_err *err)
+{
+	char *sql = nx_xasprintf("SELECT max(n) FROM (SELECT count(*) AS n FROM tl.ctr GROUP BY "
+				 "core, track, ts // %" PRId64 ")", (int64_t)1 << l);
+	int rc = nx_duck_query_i64(d, sql, n, err);
+
+	free(sql);
+	return rc;
+}
+
+/* Lowers the counters' finest level *lo until no series holds more than LOD_K values in
+ * one bucket of the level below it (the widest bucket of a window that reads tl.ctr), so
+ * a burst (a dense stretch of a series) puts at most LOD_K values per pixel under such a
+ * window, not only the span's average: one grouping of tl.ctr at *lo - 1, and when a
+ * bucket holds more, a binary search for the coarsest level that holds them (level 0,
+ * no window reading tl.ctr, when more than LOD_K values of a series share one ns). */
+static int bound_bursts(struct nx_duck *d, int *lo, struct nx_err *err)
+{
+	int64_t n = 0;
+	int fits = -1, a = 0, b = *lo - 2, rc = 0;
+
+	if (*lo <= 0)
+		return 0;
+	if ((rc = densest_bucket(d, *lo - 1, &n, err)) || n <= LOD_K)
+		return rc;
+	while (a <= b && !rc) {
+		int mid = a + (b - a) / 2;
+
+		if ((rc = densest_bucket(d, mid, &n, err)))
+			break;
+		if (n <= LOD_K) {
+			fits = mid;
+			a = mid + 1;
+		} else {
+			b = mid - 1;
+		}
+	}
+	if (!rc)
+		*lo = fits + 1;
+	return rc;
+}
+
 /* The counters' pyramid, tl.ctr_lod, and its row of tl.meta (src -1), unless a value
  * lies beyond +-2^61 ns: per series, power-of-two time bucket and level, the least and
  * greatest value and the last one (with its time). Its finest level L0 holds LOD_K
  * values of the densest series (the one with the most values) per bucket on average
- * over the span, so a window whose buckets are finer reads tl.ctr, fewer than LOD_K
- * values of any series per pixel on average (twice that with the look-back), and a
- * coarser one one level. (L0 from the average series let a real NKI kernel's two dense
- * semaphores, half of its values, put 275k rows under 1,161 pixels: docs/memory.md,
- * "The counters' pyramid from the densest series".) */
+ * over the span, and lower when a burst needs it (bound_bursts), so a window whose
+ * buckets are finer reads tl.ctr, at most LOD_K values of any series per pixel (twice
+ * that with the look-back), and a coarser one one level. (L0 from the average series
+ * let a real NKI kernel's two dense semaphores, half of its values, put 275k rows under
+ * 1,161 pixels: docs/memory.md, "The counters' pyramid from the densest series".) */
 static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *bounds,
 				struct nx_err *err)
 {
@@ -1063,7 +1106,10 @@ static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *b
 	lo = ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[3]);
 	if (lo > hi)
 		lo = hi + 1;
-	rc = build_levels(d, -1, NULL, NULL, lo, hi, v[1], v[2], v[0], bounds, NULL, err);
+	else
+		rc = bound_bursts(d, &lo, err);
+	if (!rc)
+		rc = build_levels(d, -1, NULL, NULL, lo, hi, v[1], v[2], v[0], bounds, NULL, err);
 	sql = nx_xasprintf("INSERT INTO tl.meta VALUES (-1, %" PRId64 ", %d, %d, true)", v[0], lo,
 			   hi);
 	if (!rc)
