@@ -206,13 +206,16 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 
 	nx__tl_put_window(out, w->t0, w->t1);
 	nx_strbuf_addf(out, ",\"bucket\":%" PRId64 ",\"series\":", w->bucket);
-	/* rows before the window are one group per series (before, k NULL): its last value */
+	/* rows before the window are one group per series (before, k NULL): its last value;
+	 * a level's rows of a series have distinct times, samples may share one */
+	level = lod ? pyramid_level(lod, w->level) : -1;
 	nx_strbuf_addf(&sql,
 		"SELECT core, track, before, k, CASE WHEN NOT before THEN min(lo) END AS lo, "
-		"CASE WHEN NOT before THEN max(hi) END AS hi, " NX_LOD_LAST_SQL("last_ts", "last")
-		".v AS last "
+		"CASE WHEN NOT before THEN max(hi) END AS hi, %s AS last "
 		"FROM (SELECT core, track, ts < %" PRId64 " AS before, CASE WHEN ts >= %" PRId64
 		" THEN ts // %" PRId64 " END AS k, lo, hi, last, last_ts FROM (",
+		level >= 0 ? NX_LOD_LAST_DISTINCT_SQL("last_ts", "last")
+			   : NX_LOD_LAST_SQL("last_ts", "last") ".v",
 		w->t0, w->t0, w->bucket);
 	if (lod ? !lod->counters
 		: !union_sql(&sql, p, "timestamp >= %" PRId64 " AND timestamp < %" PRId64, back,
@@ -220,7 +223,6 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 		nx_strbuf_addstr(out, "null}");
 		goto out;
 	}
-	level = lod ? pyramid_level(lod, w->level) : -1;
 	if (level >= 0)
 		nx_strbuf_addf(&sql, "SELECT core, track, k * %" PRId64 " AS ts, lo, hi, last, "
 				     "last_ts FROM tl.ctr_lod WHERE level = %d AND k >= %" PRId64

@@ -97,6 +97,11 @@ extern const size_t nx__lod_ncounters;
  * took any of the tied rows, so two builds of one profile differed). An SQL aggregate of
  * type STRUCT(ts, v): its .v is the value, its .ts the time. */
 #define NX_LOD_LAST_SQL(ts, v) "max({'ts': " ts ", 'v': " v "})"
+/* The same rule's value where no two rows of a series share their time (the buckets of
+ * one level of the pyramid): the time alone decides, and arg_max_null (NULL values
+ * kept, as in the struct) costs a third of the struct's max (docs/memory.md, "The
+ * counters' last value on tied times"). */
+#define NX_LOD_LAST_DISTINCT_SQL(ts, v) "arg_max_null(" v ", " ts ")"
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
 #define NX_LOD_FORMAT 10 /* 10: the counters' last value on tied times the greatest

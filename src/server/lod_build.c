@@ -239,7 +239,8 @@ static const char ctr_from_values_sql[] =
 	NX_LOD_LAST_SQL("ts", "v") " AS r FROM tl.ctr WHERE true";
 static const char ctr_from_level_sql[] =
 	"k // 2 AS k, core, track, min(lo) AS lo, max(hi) AS hi, "
-	NX_LOD_LAST_SQL("last_ts", "last") " AS r FROM tl.ctr_lod WHERE level = %d";
+	"{'v': " NX_LOD_LAST_DISTINCT_SQL("last_ts", "last") ", 'ts': max(last_ts)} AS r "
+	"FROM tl.ctr_lod WHERE level = %d";
 static const char ctr_count_sql[] = "SELECT count(*) FROM tl.ctr_lod WHERE level = %d";
 
 /* One level of a pyramid: the INSERT's head, the grouped SELECT (list, FROM and WHERE)
