@@ -100,7 +100,7 @@ extern const size_t nx__lod_ncounters;
 /* The same rule's value where no two rows of a series share their time (the buckets of
  * one level of the pyramid): the time alone decides, and arg_max_null (NULL values
  * kept, as in the struct) costs a third of the struct's max (docs/memory.md, "The
- * counters' last value on tied times"). */
+ * counters' last value on tied times, and bursts below L0"). */
 #define NX_LOD_LAST_DISTINCT_SQL(ts, v) "arg_max_null(" v ", " ts ")"
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
