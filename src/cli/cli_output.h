@@ -12,7 +12,7 @@
 enum nx_cli_out {
 	NX_CLI_OUT_NEFF,         /* kernel gen/asm -o */
 	NX_CLI_OUT_NTFF,         /* capture -s */
-	NX_CLI_OUT_LISTING,      /* kernel gen --listing */
+	NX_CLI_OUT_LISTING,      /* kernel gen/asm --listing */
 	NX_CLI_OUT_SUMMARY_JSON, /* view --output-format summary-json --output-file */
 	NX_CLI_OUT_SUMMARY_TEXT, /* ... summary-text */
 	NX_CLI_OUT_PERFETTO,     /* ... perfetto */

@@ -2,6 +2,8 @@
  * cmd_kernel.c: `neuron-explorer kernel`, the kernel tools:
  *   kernel asm LISTING -o K.neff            pack a kernel listing into a NEFF
  *     [--attach-source FILE]...             carrying the kernel's source files
+ *     [--listing FILE]                      and keep a copy of the listing
+ *   kernel asm --check -o K.neff [--listing FILE]   may these outputs be written?
  *   kernel gen NAME [--size N] -o K.neff    generate a library kernel
  *   kernel list                             names and one-line descriptions
  * The listing format is described in docs/formats/listing.md. */
@@ -26,6 +28,7 @@
 static void usage(FILE *f)
 {
 	nx_cli_usage(f, "usage: neuron-explorer kernel asm LISTING -o K.neff [--attach-source FILE]...\n"
+		   "                                  [--listing FILE] [--check]\n"
 		   "       neuron-explorer kernel gen NAME [--size N] [--target trn2|trn1]\n"
 		   "                                  [--listing FILE] [--instr-fetch] [-q] -o K.neff\n"
 		   "       neuron-explorer kernel list\n"
@@ -105,73 +108,146 @@ static int read_source(const char *path, struct nx_neff_source *src, struct nx_e
 	return 0;
 }
 
-static int do_asm(int argc, char **argv)
+/* Whether path names the same file as one of the first n paths (a file given twice is
+ * attached once). */
+static bool same_file_before(const char *const *paths, size_t n, const char *path)
+{
+	struct stat a, b;
+
+	if (stat(path, &a) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (stat(paths[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return true;
+	return false;
+}
+
+/* The command line of `kernel asm`, as parsed. */
+struct asm_args {
+	const char *in, *out, *listing;
+	const char *sources[NX_NEFF_SOURCE_FILES_MAX];
+	size_t nsources;
+	bool check;
+};
+
+static void asm_usage(void)
+{
+	nx_cli_usage(stdout, "usage: neuron-explorer kernel asm LISTING -o K.neff "
+	       "[--attach-source FILE]... [--listing FILE]\n"
+	       "       neuron-explorer kernel asm --check -o K.neff [--listing FILE]\n\n"
+	       "Assembles a kernel listing (docs/formats/listing.md) into a NEFF with\n"
+	       "kernel debug info, so profiles point at the listing's source lines.\n"
+	       "  --attach-source FILE  the NEFF carries FILE, named by its file name\n"
+	       "                        alone, which 'view' attaches to the profile for\n"
+	       "                        its source view; again for more files (the\n"
+	       "                        kernel's own first, then its helpers': at most\n"
+	       "                        %d, of " NX_NEFF_SOURCE_MAX_TEXT " in all, each name once;\n"
+	       "                        a file given twice is attached once)\n"
+	       "  --listing FILE        also write a copy of the listing to FILE\n"
+	       "  --check               only check that the outputs may be written (no\n"
+	       "                        LISTING; nothing is read or written)\n"
+	       "An existing K.neff (or listing FILE) is replaced only when it is a NEFF (a\n"
+	       "listing neuron-explorer wrote); anything else is refused.\n",
+	       NX_NEFF_SOURCE_FILES_MAX);
+}
+
+/* Returns an exit status, or -1 when --help was answered. */
+static int parse_asm(int argc, char **argv, struct asm_args *a)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "attach-source", required_argument, NULL, 'a' },
+		{ "listing", required_argument, NULL, 'l' },
+		{ "check", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct nx_neff neff;
-	struct nx_err err = { 0 };
-	const char *out = NULL, *sources[NX_NEFF_SOURCE_FILES_MAX];
-	size_t nsources = 0;
 	int c, rc;
 
+	memset(a, 0, sizeof(*a));
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
+		case 'o': a->out = optarg; break;
+		case 'l': a->listing = optarg; break;
+		case 'c': a->check = true; break;
 		case 'a':
-			if (nsources == NX_NEFF_SOURCE_FILES_MAX) {
+			if (same_file_before(a->sources, a->nsources, optarg))
+				break;
+			if (a->nsources == NX_NEFF_SOURCE_FILES_MAX) {
 				nx_cli_error("kernel asm", "more than %d --attach-source files",
 					     NX_NEFF_SOURCE_FILES_MAX);
 				return NX_EXIT_USAGE;
 			}
-			sources[nsources++] = optarg;
+			a->sources[a->nsources++] = optarg;
 			break;
 		case 'h':
-			nx_cli_usage(stdout, "usage: neuron-explorer kernel asm LISTING -o K.neff "
-			       "[--attach-source FILE]...\n\n"
-			       "Assembles a kernel listing (docs/formats/listing.md) into a NEFF with\n"
-			       "kernel debug info, so profiles point at the listing's source lines.\n"
-			       "An existing K.neff is replaced only when it is a NEFF.\n"
-			       "  --attach-source FILE  the NEFF carries FILE, named by its file name\n"
-			       "                        alone, which 'view' attaches to the profile for\n"
-			       "                        its source view; again for more files (the\n"
-			       "                        kernel's own first, then its helpers': at most\n"
-			       "                        %d, of " NX_NEFF_SOURCE_MAX_TEXT " in all, each name once)\n",
-			       NX_NEFF_SOURCE_FILES_MAX);
-			return NX_EXIT_OK;
+			asm_usage();
+			return -1;
 		default:
 			return nx_cli_bad_option("kernel asm", c, argv);
 		}
 	}
-	if (optind + 1 != argc || !out) {
-		nx_cli_error("kernel", "asm needs one LISTING and -o K.neff");
+	if (a->check ? optind != argc || !a->out : optind + 1 != argc || !a->out) {
+		nx_cli_error("kernel", a->check ? "asm --check takes -o K.neff and no LISTING"
+						: "asm needs one LISTING and -o K.neff");
 		return NX_EXIT_USAGE;
 	}
-	if ((rc = nx_cli_out_file("kernel asm", out, NX_CLI_OUT_NEFF, 0)))
-		return rc;
-	if (nx_listing_assemble_file(argv[optind], &neff, &err)) {
+	a->in = a->check ? NULL : argv[optind];
+	if (a->listing && !strcmp(a->listing, a->out)) {
+		nx_cli_error("kernel asm", "--listing and -o are both '%s'", a->out);
+		return NX_EXIT_USAGE;
+	}
+	rc = nx_cli_out_file("kernel asm", a->out, NX_CLI_OUT_NEFF, 0);
+	if (!rc && a->listing)
+		rc = nx_cli_out_file("kernel asm", a->listing, NX_CLI_OUT_LISTING, 0);
+	return rc;
+}
+
+/* Assembles the listing with its sources, writes the NEFF, then the listing's copy. */
+static int run_asm(const struct asm_args *a)
+{
+	struct nx_neff neff;
+	struct nx_err err = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	memset(&neff, 0, sizeof(neff));
+	if (nx_read_file(a->in, &text, &len, &err) ||
+	    nx_listing_assemble(a->in, text, len, &neff, &err)) {
 		nx_cli_error("kernel", "%s", err.msg);
+		free(text);
 		return NX_EXIT_FAIL;
 	}
-	rc = 0;
-	for (size_t i = 0; i < nsources && !rc; i++)
-		rc = read_source(sources[i], &neff.source, &err);
+	for (size_t i = 0; i < a->nsources && !rc; i++)
+		rc = read_source(a->sources[i], &neff.source, &err);
 	if (rc || (rc = nx_neff_source_check_all(&neff.source, &err))) {
 		nx_cli_error("kernel asm", "%s", err.msg);
-		nx_neff_release(&neff);
-		return err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+		goto out;
 	}
-	rc = write_neff(out, &neff);
+	rc = write_neff(a->out, &neff);
+	if (!rc && a->listing &&
+	    nx_out_file_write(a->listing, &nx_listing_out_kind, 0, text, len, &err)) {
+		nx_cli_error("kernel asm", "writing '%s': %s", a->listing, err.msg);
+		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+	}
+out:
 	nx_neff_release(&neff);
+	free(text);
 	return rc;
+}
+
+static int do_asm(int argc, char **argv)
+{
+	struct asm_args a;
+	int rc = parse_asm(argc, argv, &a);
+
+	if (rc)
+		return rc < 0 ? NX_EXIT_OK : rc;
+	return a.check ? NX_EXIT_OK : run_asm(&a);
 }
 
 static void gen_usage(void)

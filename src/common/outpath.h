@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * outpath.h: the one rule for every path the tool writes an output to (view
- * --output-file, fleet export -o, capture -s, kernel gen/asm -o, kernel gen --listing;
- * the NKI shim's nki run --listing follows it in its own outputs.py),
+ * --output-file, fleet export -o, capture -s, kernel gen/asm -o, kernel gen/asm --listing,
+ * which the NKI shim's nki run -n/--listing go through),
  * and the one writer of an output that is a single file: nothing a user owns is replaced
  * or deleted.
  *

@@ -63,23 +63,34 @@ printf 'def idle(a):\n    return a\n' > idle.py
 "$BIN" nki run idle.py --entry idle --input a=128x128 > idle.log 2>&1 || { cat idle.log; fail "nki run idle"; }
 grep -q '^warning: idle made no NKI call' idle.log || { cat idle.log; fail "no warning for an empty kernel"; }
 
-# --listing FILE follows the output rule: a user's file or a symbolic link is refused before
-# any work (exit 2, left as it is, no NEFF); a listing neuron-explorer wrote is replaced
+# -n and --listing FILE follow the binary's output rule (`kernel asm --check`, then
+# `kernel asm --listing`): a user's file, a symbolic link or a directory is refused before
+# any work (exit 2, the binary's message, left as it is, nothing written); a listing
+# neuron-explorer wrote is replaced; the listing gets the NEFF's mode (the umask's)
 lrun() { "$BIN" nki run kern.py --entry scale_add --input a=256x256 --input b=256x256 "$@"; }
 echo mine > mine.lst
 ln -s mine.lst link.lst
-for f in mine.lst link.lst; do
-	lrun --listing $f -n l.neff -s l.ntff > l.log 2>&1; rc=$?
-	[ $rc = 2 ] || { cat l.log; fail "--listing $f: exit status $rc, expected 2"; }
-	grep -q "the output '$f' exists and is not a kernel listing that neuron-explorer wrote" l.log ||
-		{ cat l.log; fail "--listing $f: message"; }
-	[ ! -e l.neff ] || fail "--listing $f: a NEFF was written after the refusal"
-done
+mkdir lst.d
+refused() { # FLAG FILE MESSAGE
+	if [ "$1" = -n ]; then lrun -n "$2" -s l.ntff; else lrun "$1" "$2" -n l.neff -s l.ntff; fi > l.log 2>&1; rc=$?
+	[ $rc = 2 ] || { cat l.log; fail "$1 $2: exit status $rc, expected 2"; }
+	grep -qF "neuron-explorer nki run: the output '$2' $3" l.log || { cat l.log; fail "$1 $2: message"; }
+	[ ! -e l.ntff ] || fail "$1 $2: an NTFF was written after the refusal"
+	[ "$1" = -n ] || [ ! -e l.neff ] || fail "$1 $2: a NEFF was written after the refusal"
+}
+refused --listing mine.lst "exists and is not a kernel listing that neuron-explorer wrote"
+refused --listing link.lst "is a symbolic link"
+refused --listing lst.d "is a directory; give the file to write"
+refused -n mine.lst "exists and is not a NEFF that neuron-explorer wrote"
 [ "$(cat mine.lst)" = mine ] && [ "$(readlink link.lst)" = mine.lst ] || fail "--listing replaced a user's file"
+[ -z "$(ls -A lst.d)" ] || fail "--listing wrote into a directory"
 for k in 1 2; do
-	lrun --listing new.lst -n l$k.neff -s l$k.ntff -q > l.log 2>&1 || { cat l.log; fail "--listing new.lst, run $k"; }
+	(umask 022; lrun --listing new.lst -n l$k.neff -s l$k.ntff -q) > l.log 2>&1 ||
+		{ cat l.log; fail "--listing new.lst, run $k"; }
 done
 head -1 new.lst | grep -q 'recorded by the neuron-explorer NKI shim' || fail "the listing's first line"
+[ "$(stat -c %a new.lst)" = 644 ] && [ "$(stat -c %a l1.neff)" = 644 ] ||
+	fail "modes: the listing $(stat -c %a new.lst), the NEFF $(stat -c %a l1.neff), expected 644"
 "$BIN" kernel gen matmul_v0 --size 512 -o g.neff --listing new.lst -q > l.log 2>&1 ||
 	{ cat l.log; fail "kernel gen --listing over the shim's listing"; }
 ls -a | grep -q '\.tmp$' && fail "a temporary file was left"

@@ -8,7 +8,8 @@
 # it). Bad inputs: `kernel asm --attach-source` refuses a missing or oversized file (exit
 # 2, no NEFF); a NEFF whose kernel_source member is oversized, badly named or doubled is
 # ingested with a warning naming why and no archive; a kernel file over 1 MiB is run
-# with a note, its NEFF carrying no source; `kernel asm` refuses two files of one name.
+# with a note, its NEFF carrying no source; `kernel asm` refuses two files of one name
+# and attaches a file given twice once.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
 PY=${NX_PYTHON:-/usr/bin/python3}
@@ -118,6 +119,17 @@ grep -q "the kernel source 'big.py' is 1.0 MiB; a NEFF carries at most 1 MiB" er
 	fail "message: $(cat err.txt)"
 "$BIN" kernel asm run.listing -o a.neff --attach-source kern.py || fail "kernel asm --attach-source"
 cmp -s a.neff run.neff || fail "kernel asm --attach-source differs from nki run's NEFF"
+# one file given twice (under two names) is attached once; --listing keeps a copy of the
+# listing; --check checks the outputs and writes nothing
+"$BIN" kernel asm run.listing -o a2.neff --attach-source kern.py --attach-source ./kern.py \
+	--listing copy.listing 2> err.txt || fail "kernel asm, one source twice: $(cat err.txt)"
+cmp -s a2.neff run.neff || fail "one source given twice: another NEFF"
+cmp -s copy.listing run.listing || fail "kernel asm --listing: not the listing's copy"
+"$BIN" kernel asm --check -o a3.neff --listing copy.listing 2> err.txt || fail "--check: $(cat err.txt)"
+[ ! -e a3.neff ] || fail "--check wrote the NEFF"
+"$BIN" kernel asm --check -o a3.neff --listing kern.py 2> err.txt
+[ $? = 2 ] && grep -q "the output 'kern.py' exists and is not a kernel listing" err.txt ||
+	fail "--check over a user's file: $(cat err.txt)"
 
 # NEFFs whose kernel_source members break the rules: ingested without them, with a warning
 "$PY" - run.neff <<'EOF' || fail "making the bad NEFFs"

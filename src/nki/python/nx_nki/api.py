@@ -252,17 +252,18 @@ def trace_kernel(fn, args, kwargs, grid, pol, numerics, name=None):
 
 
 def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=None,
-        artifacts_dir=None, name=None, keep_program=True):
+        artifacts_dir=None, name=None, keep_program=True, listing_out=None):
     """The whole pipeline for one launch. mode: 'simulate' (numerics only), 'compile' (also
     listing + NEFF), 'capture' (also the simulated NTFF). Under inspect (inspect_mode.py)
     the call and its steps are recorded, and a launch that compiles also executes on the
     simulated device, as the runtime would. Without keep_program the recording and the
-    compiled instructions are freed as the listing is written (res.prog keeps the rest)."""
+    compiled instructions are freed as the listing is written (res.prog keeps the rest).
+    listing_out: a path where `kernel asm` also writes the listing (its output rule)."""
     call = inspect_mode.begin(name or fn.__name__, fn, args, kwargs, grid, mode,
                               lambda: '%s:%d' % (_source(fn), _def_line(fn)))
     try:
         res = _pipeline(fn, args, kwargs, grid, pol or P.make(), mode, neff, ntff,
-                        artifacts_dir, name, call, keep_program)
+                        artifacts_dir, name, call, keep_program, listing_out)
     except BaseException as e:
         call.end(e)
         raise
@@ -271,7 +272,7 @@ def run(fn, args, kwargs, grid=(), pol=None, mode='baremetal', neff=None, ntff=N
 
 
 def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name, call,
-              keep_program=True):
+              keep_program=True, listing_out=None):
     res = Result()
     t0 = time.perf_counter()
     tc = call.now()
@@ -317,7 +318,7 @@ def _pipeline(fn, args, kwargs, grid, pol, mode, neff, ntff, artifacts_dir, name
         sources, notes = driver.attachable_sources(tr.source, files)
         for n in notes:
             tr.note(None, n)
-        driver.assemble(lst, neff_path, text, sources)
+        driver.assemble(lst, neff_path, text, sources, listing_out)
         call.span('assemble', tc)
         res.neff = neff_path
         if mode == 'capture':

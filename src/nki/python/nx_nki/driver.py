@@ -135,14 +135,33 @@ def attachable_sources(kernel_file, files):
     return take, notes
 
 
-def assemble(listing_path, neff_path, listing, sources=()):
+def assemble(listing_path, neff_path, listing, sources=(), listing_out=None):
     """The NEFF of the listing (listing: its text, for the user's line of an error),
     carrying the source files (attachable_sources) so that its profile shows the code
-    (`view` attaches them)."""
+    (`view` attaches them); with listing_out, `kernel asm` also writes the listing there
+    under the binary's output rule."""
     args = [binary(), 'kernel', 'asm', listing_path, '-o', neff_path]
     for f in sources:
         args += ['--attach-source', f]
+    if listing_out:
+        args += ['--listing', listing_out]
     _run(args, 'kernel asm', listing)
+
+
+def output_refusal(neff_path, listing_out=None):
+    """Why `kernel asm` would not write these outputs (the binary's output rule, asked
+    before the kernel runs), or None when it would."""
+    args = [binary(), 'kernel', 'asm', '--check', '-o', neff_path]
+    if listing_out:
+        args += ['--listing', listing_out]
+    try:
+        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        return 'cannot run %s: %s' % (args[0], e)
+    if p.returncode == 0:
+        return None
+    msg = p.stderr.strip() or 'exit status %d' % p.returncode
+    return re.sub(r'^\S+ kernel asm: ', '', msg)
 
 
 def capture(neff_path, ntff_path, target, start_ns=None):

@@ -19,7 +19,6 @@ from . import api
 from . import dtypes as D
 from . import driver
 from . import errors
-from . import outputs
 from . import policy as P
 
 USAGE = 'neuron-explorer nki run FILE --entry NAME --input NAME=SHAPE[:DTYPE] ... [options]'
@@ -119,9 +118,6 @@ def main(argv=None):
         _usage("'%s' is not a file" % args.file)
     if args.data_path and not args.display_name:
         _usage('--data-path needs --display-name (the name to ingest the profile under)')
-    why = args.listing and outputs.listing_refusal(args.listing)
-    if why:
-        _usage(why)
     inputs = [parse_input(s) for s in args.input]
     extra = {}
     for s in args.arg:
@@ -180,14 +176,13 @@ def main(argv=None):
         base = args.entry
         neff = os.path.abspath(args.neff or base + '.neff')
         ntff = os.path.abspath(args.ntff or base + '.ntff')
+        why = driver.output_refusal(args.neff or base + '.neff', args.listing)  # as given
+        if why:
+            _usage(why)
         t0 = time.perf_counter()
         res = api.run(fn, call, kw, grid, pol, 'capture', neff, ntff, name=args.entry,
-                      keep_program=False)
+                      keep_program=False, listing_out=args.listing)
         wall = time.perf_counter() - t0
-        if args.listing:
-            why = outputs.write_listing(args.listing, res.listing)
-            if why:
-                _usage(why)
         if not args.quiet:
             print('nki run: %s: %d instructions recorded in %.2f s, compiled in %.2f s; %.3f us '
                   'simulated on %s; wrote %s and %s (%.2f s in all)'
