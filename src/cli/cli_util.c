@@ -187,11 +187,22 @@ static int start_signal_thread(void)
 	return 0;
 }
 
+/* At exit, the lock for good: a signal thread already removing the temporaries (it holds
+ * the lock) finishes and ends the process by its signal, instead of an exit that a
+ * thread's error (its directory gone under it) reached meanwhile cutting the removal
+ * short; a signal that comes later finds the lock taken and leaves the exit alone. */
+static void exit_after_signal_thread(void)
+{
+	pthread_mutex_lock(&tmp_lock);
+}
+
 /* Starts the signal thread once; called with tmp_lock held. */
 static void signal_thread_once(void)
 {
-	if (!tmp_thread_started && start_signal_thread() == 0)
+	if (!tmp_thread_started && start_signal_thread() == 0) {
 		tmp_thread_started = true;
+		atexit(exit_after_signal_thread);
+	}
 }
 
 void nx_cli_guard_outputs(void)
