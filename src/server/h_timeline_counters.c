@@ -207,14 +207,16 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 	nx__tl_put_window(out, w->t0, w->t1);
 	nx_strbuf_addf(out, ",\"bucket\":%" PRId64 ",\"series\":", w->bucket);
 	/* rows before the window are one group per series (before, k NULL): its last value;
-	 * a level's rows of a series have distinct times, samples may share one */
+	 * the cache's rows of a series (a level's, or tl.ctr's, one per time with its
+	 * samples' last, NX_LOD_LAST_TIED_SQL) have distinct times, a profile table's
+	 * samples may share one */
 	level = lod ? pyramid_level(lod, w->level) : -1;
 	nx_strbuf_addf(&sql,
 		"SELECT core, track, before, k, CASE WHEN NOT before THEN min(lo) END AS lo, "
 		"CASE WHEN NOT before THEN max(hi) END AS hi, %s AS last "
 		"FROM (SELECT core, track, ts < %" PRId64 " AS before, CASE WHEN ts >= %" PRId64
 		" THEN ts // %" PRId64 " END AS k, lo, hi, last, last_ts FROM (",
-		level >= 0 ? NX_LOD_LAST_DISTINCT_SQL("last_ts", "last")
+		lod ? NX_LOD_LAST_DISTINCT_SQL("last_ts", "last")
 			   : NX_LOD_LAST_SQL("last_ts", "last") ".v",
 		w->t0, w->t0, w->bucket);
 	if (lod ? !lod->counters
@@ -230,8 +232,8 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 			       (int64_t)1 << level, level, back / ((int64_t)1 << level),
 			       w->t1 / ((int64_t)1 << level));
 	else if (lod)
-		nx_strbuf_addf(&sql, "SELECT core, track, ts, v AS lo, v AS hi, v AS last, ts AS "
-				     "last_ts FROM tl.ctr WHERE ts >= %" PRId64 " AND ts < %" PRId64,
+		nx_strbuf_addf(&sql, "SELECT core, track, ts, lo, hi, last, ts AS last_ts FROM "
+				     "tl.ctr WHERE ts >= %" PRId64 " AND ts < %" PRId64,
 			       back, w->t1);
 	nx_strbuf_addstr(&sql, ")) GROUP BY core, track, before, k "
 			       "ORDER BY core, track, before DESC, k");

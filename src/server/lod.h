@@ -23,8 +23,10 @@
  *              count, busy time, first start, last end and the longest event; its
  *              track and label of tl.ev<s>'s types (the ENUMs where it has them, so
  *              readers cast them to VARCHAR; VARCHAR for a source read in place);
- * and tl.ctr (the counter and semaphore values, by time) with its pyramid tl.ctr_lod
- * (per series, bucket and level: least, greatest and last value), tl.tracks (the rows
+ * and tl.ctr (the counter and semaphore values, by time: per series and time the least,
+ * greatest and last of its samples, NX_LOD_LAST_TIED_SQL, and their count) with its
+ * pyramid tl.ctr_lod (per series, bucket and level: least, greatest and last value),
+ * tl.tracks (the rows
  * of the timeline with their counts and spans), tl.meta (per source: rows, span, levels) and,
  * when Instruction has source locations, tl.lines (per source line: instruction count,
  * summed duration, first start, last end, and the DMA transfers the line triggered:
@@ -98,13 +100,20 @@ extern const size_t nx__lod_ncounters;
  * type STRUCT(ts, v): its .v is the value, its .ts the time. */
 #define NX_LOD_LAST_SQL(ts, v) "max({'ts': " ts ", 'v': " v "})"
 /* The same rule's value where no two rows of a series share their time (the buckets of
- * one level of the pyramid): the time alone decides, and arg_max_null (NULL values
- * kept, as in the struct) costs a third of the struct's max (docs/memory.md, "The
- * counters' last value on tied times, and bursts below L0"). */
+ * one level of the pyramid, and tl.ctr's rows): the time alone decides, and
+ * arg_max_null (NULL values kept, as in the struct) costs a third of the struct's max
+ * (docs/memory.md, "The counters' last value on tied times, and bursts below L0"). */
 #define NX_LOD_LAST_DISTINCT_SQL(ts, v) "arg_max_null(" v ", " ts ")"
+/* The same rule's value of samples that all share one time (a group of tl.ctr's build):
+ * NULL when one is NULL, else the greatest (DuckDB's max orders NaN above every number),
+ * as NX_LOD_LAST_SQL's .v gives on them, without building a struct per row. */
+#define NX_LOD_LAST_TIED_SQL(v) "CASE WHEN count(" v ") < count(*) THEN NULL ELSE max(" v ") END"
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
-#define NX_LOD_FORMAT 10 /* 10: the counters' last value on tied times the greatest
+#define NX_LOD_FORMAT 11 /* 11: tl.ctr one row per series and time (least, greatest
+			  * and last of its samples, their count), so the server's
+			  * windows over it take the last by the time alone;
+			  * 10: the counters' last value on tied times the greatest
 			  * (NX_LOD_LAST_SQL), not any of them, and their finest
 			  * level lowered for bursts (at most 32 values per bucket
 			  * below it);

@@ -217,7 +217,9 @@ static int query3(struct nx_duck *d, const char *from, int64_t v[3], struct nx_e
  * width) or from the level below (source, level), and of tl.ctr_lod from the counter
  * values (bucket width) or from the level below (level). The longest event is kept with
  * arg_max (see above); the last value is NX_LOD_LAST_SQL's, the greatest (time, value):
- * of the samples at the latest time, the greatest value, whatever their order. */
+ * of the samples at the latest time, the greatest value, whatever their order. tl.ctr
+ * holds it per series and time already (NX_LOD_LAST_TIED_SQL), so L0 takes it by the
+ * time alone, as the levels above do. */
 static const char insert_sql[] =
 	"INSERT INTO tl.lod%d SELECT %d, k, core, track, count, busy, first_ts, last_ts, "
 	"r.id, r.s, r.e, r.l FROM (SELECT ";
@@ -235,8 +237,9 @@ static const char count_sql[] = "SELECT count(*) FROM tl.lod%d WHERE level = %d"
 static const char ctr_insert_sql[] =
 	"INSERT INTO tl.ctr_lod SELECT %d, k, core, track, lo, hi, r.v, r.ts FROM (SELECT ";
 static const char ctr_from_values_sql[] =
-	"ts // %" PRId64 " AS k, core, track, min(v) AS lo, max(v) AS hi, "
-	NX_LOD_LAST_SQL("ts", "v") " AS r FROM tl.ctr WHERE true";
+	"ts // %" PRId64 " AS k, core, track, min(lo) AS lo, max(hi) AS hi, "
+	"{'v': " NX_LOD_LAST_DISTINCT_SQL("ts", "last") ", 'ts': max(ts)} AS r "
+	"FROM tl.ctr WHERE true";
 static const char ctr_from_level_sql[] =
 	"k // 2 AS k, core, track, min(lo) AS lo, max(hi) AS hi, "
 	"{'v': " NX_LOD_LAST_DISTINCT_SQL("last_ts", "last") ", 'ts': max(last_ts)} AS r "
@@ -1033,7 +1036,7 @@ out:
 	return rc;
 }
 
-/* The most values one series has in one bucket of 2^l ns of tl.ctr: *n. */
+/* The most rows (times) one series has in one bucket of 2^l ns of tl.ctr: *n. */
 static int densest_bucket(struct nx_duck *d, int l, int64_t *n, struct nx_err *err)
 {
 	char *sql = nx_xasprintf("SELECT max(n) FROM (SELECT count(*) AS n FROM tl.ctr GROUP BY "
@@ -1044,12 +1047,12 @@ static int densest_bucket(struct nx_duck *d, int l, int64_t *n, struct nx_err *e
 	return rc;
 }
 
-/* Lowers the counters' finest level *lo until no series holds more than LOD_K values in
+/* Lowers the counters' finest level *lo until no series holds more than LOD_K rows (times) in
  * one bucket of the level below it (the widest bucket of a window that reads tl.ctr), so
- * a burst (a dense stretch of a series) puts at most LOD_K values per pixel under such a
+ * a burst (a dense stretch of a series) puts at most LOD_K rows per pixel under such a
  * window, not only the span's average: one grouping of tl.ctr at *lo - 1, and when a
- * bucket holds more, a binary search for the coarsest level that holds them (level 0,
- * no window reading tl.ctr, when more than LOD_K values of a series share one ns). */
+ * bucket holds more, a binary search for the coarsest level that holds them (a series
+ * has one row of tl.ctr per ns at most, so level 0 always does). */
 static int bound_bursts(struct nx_duck *d, int *lo, struct nx_err *err)
 {
 	int64_t n = 0;
@@ -1119,7 +1122,10 @@ static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *b
 	return rc;
 }
 
-/* tl.ctr from the counter tables the profile has, and their rows of tl.tracks. */
+/* tl.ctr from the counter tables the profile has (per series and time one row: the
+ * samples' least, greatest and last value and their count, so that the server's windows
+ * over it take the last by the time alone, at arg_max's cost: docs/memory.md, "The
+ * counters' raw replies at their old cost"), and their rows of tl.tracks. */
 static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 			  const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
 			  struct phase_clock *clk, struct nx_err *err)
@@ -1128,7 +1134,8 @@ static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const cha
 	size_t n = 0;
 	int rc = 0;
 
-	nx_strbuf_addstr(&sql, "INSERT INTO tl.ctr SELECT * FROM (");
+	nx_strbuf_addstr(&sql, "INSERT INTO tl.ctr SELECT core, track, ts, min(v), max(v), "
+			       NX_LOD_LAST_TIED_SQL("v") ", count(*) FROM (");
 	for (size_t i = 0; i < nx__lod_ncounters && !rc; i++) {
 		const struct nx_lod_counter *c = &nx__lod_counters[i];
 		const struct nx_ptable *t = nx__pfiles_find(files, c->table);
@@ -1142,8 +1149,9 @@ static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const cha
 		nx_sql_quote_ident(&sql, c->table);
 		nx_strbuf_addstr(&sql, " WHERE timestamp IS NOT NULL");
 	}
-	nx_strbuf_addstr(&sql, ") ORDER BY ts, core, track; INSERT INTO tl.tracks SELECT "
-			       "'counter', NULL, core, track, count(*)::BIGINT, min(ts), max(ts), "
+	nx_strbuf_addstr(&sql, ") GROUP BY core, track, ts ORDER BY ts, core, track; INSERT "
+			       "INTO tl.tracks SELECT 'counter', NULL, core, track, "
+			       "sum(n)::BIGINT, min(ts), max(ts), "
 			       "track, 0 FROM tl.ctr GROUP BY ALL");
 	if (!rc && n)
 		rc = nx_duck_exec(d, sql.buf, err);
@@ -1229,7 +1237,8 @@ static bool cached_source(const struct nx_pfiles *files, int s)
 }
 
 static const char schema_sql[] =
-	"CREATE TABLE tl.ctr (core BIGINT, track VARCHAR, ts BIGINT, v DOUBLE); "
+	"CREATE TABLE tl.ctr (core BIGINT, track VARCHAR, ts BIGINT, lo DOUBLE, hi DOUBLE, "
+	"last DOUBLE, n UINTEGER); "
 	"CREATE TABLE tl.ctr_lod (level UTINYINT, k BIGINT, core BIGINT, track VARCHAR, "
 	"lo DOUBLE, hi DOUBLE, last DOUBLE, last_ts BIGINT); "
 	"CREATE TABLE tl.tracks (kind VARCHAR, src INTEGER, core BIGINT, track VARCHAR, "

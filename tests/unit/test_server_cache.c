@@ -180,7 +180,7 @@ static void test_built_with_a_stamp(void **state)
 	stop_server(s);
 	cache_dir("a", dir, sizeof(dir));
 	assert_int_equal(sh("grep -qx 'neuron-explorer timeline cache' '%s/timeline.stamp' && "
-			    "grep -qx 'format 10' '%s/timeline.stamp' && "
+			    "grep -qx 'format 11' '%s/timeline.stamp' && "
 			    "grep -qx 'profile a' '%s/timeline.stamp' && "
 			    "grep -qx \"bytes $(stat -c %%s '%s/timeline.duckdb')\" "
 			    "'%s/timeline.stamp'", dir, dir, dir, dir, dir), 0);
@@ -210,7 +210,7 @@ static void test_found_unusable(void **state)
 		{ "the stamp removed (a build that did not finish)", "rm \"$B\"/timeline.stamp",
 		  "it has no stamp" },
 		{ "a stamp of another format",
-		  "sed -i 's/^format 10$/format 3/' \"$B\"/timeline.stamp",
+		  "sed -i 's/^format 11$/format 3/' \"$B\"/timeline.stamp",
 		  "it is in format 3, not 10" },
 		{ "the stamp of another version",
 		  "sed -i 's/^version /version 1/' \"$B\"/timeline.stamp",
