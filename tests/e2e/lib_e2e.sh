@@ -40,6 +40,32 @@ e2e_serve() {
 	[ -n "$PORT" ] || fail "server: $(cat "$out")"
 }
 
+# e2e_counters_profile SELECT [CMD]: the prelude of the counters' tests (t5018-t5020): a
+# profile p in dp/ ($P) of SemaphoreUpdate (SELECT's rows: pcore_idx, timestamp, id,
+# value, in time order) and Summary, made by $SQL (nx-sql); TMPDIR=$T/tmp. Serves it
+# (srv-1.txt), fetches its tracks, runs `CMD $PORT` if given (before the cache is there,
+# or just after), waits for the timeline cache the server builds (CACHE gets its
+# timeline.duckdb) and stops the server. Variables set before the call reach the server.
+e2e_counters_profile() {
+	P=dp/profiles/global/p@latest
+	mkdir -p $P tmp || fail "making $P"
+	export TMPDIR=$T/tmp
+	"$SQL" "COPY ($1) TO '$P/SemaphoreUpdate.parquet' (FORMAT parquet); COPY (SELECT 1.0::DOUBLE AS total_time) TO '$P/Summary.parquet' (FORMAT parquet)" > /dev/null ||
+		fail "making the profile"
+	e2e_serve srv-1.txt --data-path dp
+	curl -sf "http://127.0.0.1:$PORT/api/v1/profiles/namespace/global/profile_name/p/timeline/tracks" > /dev/null ||
+		fail "tracks"
+	[ -z "${2:-}" ] || "$2" $PORT
+	CACHE=
+	for _ in $(seq 600); do
+		CACHE=$(ls -d dp/.cache/timeline/p@*/timeline.duckdb 2> /dev/null) && break
+		sleep 0.1
+	done
+	[ -n "$CACHE" ] || fail "no cache: $(ls -R dp | head -20)"
+	kill $S
+	wait $S 2> /dev/null
+}
+
 # e2e_million_profile DIR: a profile of Instruction (a million rows: id, start_ts, end_ts,
 # 97 opcodes) and Summary (total_time) in DIR, made by $SQL (nx-sql), for the tests of
 # the server's memory limits.

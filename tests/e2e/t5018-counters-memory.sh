@@ -13,12 +13,8 @@ SQL=${NX_BUILD_DIR:?NX_BUILD_DIR not set}/nx-sql
 e2e_setup t5018
 PIDS=
 e2e_cleanup() { for p in $PIDS; do kill -9 $p; done 2> /dev/null; }
-P=dp/profiles/global/p@latest
-mkdir -p $P tmp
-export TMPDIR=$T/tmp
 # semaphore 1: a million updates, one per us; semaphores 2..31: 100 each
-"$SQL" "COPY (SELECT 0 AS pcore_idx, i * 1000 AS timestamp, 1 AS id, (i % 100)::DOUBLE AS value FROM range(1000000) r(i) UNION ALL SELECT 0, i * 10000000 + s, s, s::DOUBLE FROM range(100) r(i), range(2, 32) t(s) ORDER BY timestamp) TO '$P/SemaphoreUpdate.parquet' (FORMAT parquet); COPY (SELECT 1.0::DOUBLE AS total_time) TO '$P/Summary.parquet' (FORMAT parquet)" > /dev/null ||
-	fail "making the profile"
+e2e_counters_profile "SELECT 0 AS pcore_idx, i * 1000 AS timestamp, 1 AS id, (i % 100)::DOUBLE AS value FROM range(1000000) r(i) UNION ALL SELECT 0, i * 10000000 + s, s, s::DOUBLE FROM range(100) r(i), range(2, 32) t(s) ORDER BY timestamp"
 
 # the counters of windows at the pyramid's finest level (2^15 ns), just finer (2^14; at
 # px 16384 half a million raw rows with the look-back), finer still, at the level the
@@ -33,7 +29,7 @@ counters() { # port: every window's reply and status
 	done
 }
 
-NX_SERVER_MEMORY_LIMIT=1GB e2e_serve srv-1.txt --data-path dp
+NX_SERVER_MEMORY_LIMIT=1GB e2e_serve srv-2.txt --data-path dp
 want=$(counters $PORT)
 kill $S; wait $S 2> /dev/null
 [ "$(echo "$want" | grep -c ' 200$')" = $NWIN ] || fail "under 1GB: $(echo "$want" | cut -c1-300)"
@@ -43,14 +39,13 @@ echo "$want" | sed -n 3p | grep -q '"bucket":16384,' ||
 	fail "window 2 not at 2^14: $(echo "$want" | sed -n 3p | head -c 100)"
 # the pyramid's levels: from the densest series' 10^6 values over the span of 10^9 ns,
 # 32 per bucket of 2^15 ns on average (the 31 series' average gave 2^20)
-CACHE=$(ls -d dp/.cache/timeline/p@*/timeline.duckdb) || fail "no cache: $(ls -R dp)"
 levels=$("$SQL" "ATTACH '$CACHE' AS tl (READ_ONLY)" "SELECT lo, hi FROM tl.meta WHERE src = -1") ||
 	fail "reading the cache's levels"
 [ "$(echo $levels)" = "15 31" ] || fail "the counters' levels: $levels"
 
-e2e_serve srv-2.txt --data-path dp
+e2e_serve srv-3.txt --data-path dp
 got=$(counters $PORT)
 [ "$got" = "$want" ] || fail "under the default 32MB pool: $(echo "$got" | grep -v ' 200$' | cut -c1-300)"
-grep -q memory_limit srv-2.txt && fail "memory_limit in the log: $(grep memory_limit srv-2.txt)"
+grep -q memory_limit srv-3.txt && fail "memory_limit in the log: $(grep memory_limit srv-3.txt)"
 kill $S; wait $S 2> /dev/null
 exit 0

@@ -14,23 +14,9 @@ PY=${NX_PYTHON:-/usr/bin/python3}
 e2e_setup t5020
 PIDS=
 e2e_cleanup() { for p in $PIDS; do kill -9 $p; done 2> /dev/null; }
-P=dp/profiles/global/p@latest
-mkdir -p $P tmp
-export TMPDIR=$T/tmp
 # sem 1: 1,000 values over the second (one per ms) and a burst of 50,000 (one per 10 ns
 # from 300 ms on); sem 2: 100 values over the second
-"$SQL" "COPY (SELECT 0 AS pcore_idx, i * 1000000 AS timestamp, 1 AS id, (i % 7)::DOUBLE AS value FROM range(1000) r(i) UNION ALL SELECT 0, 300000001 + i * 10, 1, (i % 13)::DOUBLE FROM range(50000) r(i) UNION ALL SELECT 0, i * 10000000 + 5, 2, i::DOUBLE FROM range(100) r(i) ORDER BY timestamp) TO '$P/SemaphoreUpdate.parquet' (FORMAT parquet); COPY (SELECT 1.0::DOUBLE AS total_time) TO '$P/Summary.parquet' (FORMAT parquet)" > /dev/null ||
-	fail "making the profile"
-
-e2e_serve srv-1.txt --data-path dp
-curl -sf "http://127.0.0.1:$PORT/api/v1/profiles/namespace/global/profile_name/p/timeline/tracks" > /dev/null ||
-	fail "tracks"
-for _ in $(seq 600); do
-	CACHE=$(ls -d dp/.cache/timeline/p@*/timeline.duckdb 2> /dev/null) && break
-	sleep 0.1
-done
-[ -n "${CACHE:-}" ] || fail "no cache: $(ls -R dp | head -20)"
-kill $S; wait $S 2> /dev/null
+e2e_counters_profile "SELECT 0 AS pcore_idx, i * 1000000 AS timestamp, 1 AS id, (i % 7)::DOUBLE AS value FROM range(1000) r(i) UNION ALL SELECT 0, 300000001 + i * 10, 1, (i % 13)::DOUBLE FROM range(50000) r(i) UNION ALL SELECT 0, i * 10000000 + 5, 2, i::DOUBLE FROM range(100) r(i) ORDER BY timestamp"
 
 # L0 = 9: at most 32 of sem 1's values in a bucket of 2^8 ns (27), more in one of 2^9
 got=$("$SQL" "ATTACH '$CACHE' AS tl (READ_ONLY)" "SELECT lo, (SELECT max(n) FROM (SELECT count(*) AS n FROM tl.ctr GROUP BY core, track, ts // (1::BIGINT << (m.lo - 1)))), (SELECT max(n) FROM (SELECT count(*) AS n FROM tl.ctr GROUP BY core, track, ts // (1::BIGINT << m.lo))) FROM tl.meta m WHERE src = -1") ||
