@@ -1122,20 +1122,37 @@ static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *b
 	return rc;
 }
 
+/* Inserts into tl.ctr the values of `values` (a relation of core, track, ts, v) whose
+ * times meet `cond`: per series and time one row, its samples' least, greatest and last
+ * value and their count, in time order. */
+static int ctr_slice(struct nx_duck *d, const char *values, const char *cond, struct nx_err *err)
+{
+	char *sql = nx_xasprintf("INSERT INTO tl.ctr SELECT core, track, ts, min(v), max(v), "
+				 NX_LOD_LAST_TIED_SQL("v") ", count(*) FROM %s WHERE %s "
+				 "GROUP BY core, track, ts ORDER BY ts, core, track", values, cond);
+	int rc = nx_duck_exec(d, sql, err);
+
+	free(sql);
+	return rc;
+}
+
 /* tl.ctr from the counter tables the profile has (per series and time one row: the
  * samples' least, greatest and last value and their count, so that the server's windows
  * over it take the last by the time alone, at arg_max's cost: docs/memory.md, "The
- * counters' raw replies at their old cost"), and their rows of tl.tracks. */
+ * counters' raw replies at their old cost"), and their rows of tl.tracks. The grouping
+ * holds its groups, so it runs in time slices of about bounds->chunk_rows values, as the
+ * pyramids' levels do (one grouping of 2M values took more than the build's 122 MiB). */
 static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 			  const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
 			  struct phase_clock *clk, struct nx_err *err)
 {
-	struct nx_strbuf sql = NX_STRBUF_INIT;
+	static const char *const what[] = { "count(*)", "min(ts)", "max(ts)" };
+	struct nx_strbuf vals = NX_STRBUF_INIT;
+	int64_t v[3] = { 0 }, w;
 	size_t n = 0;
 	int rc = 0;
 
-	nx_strbuf_addstr(&sql, "INSERT INTO tl.ctr SELECT core, track, ts, min(v), max(v), "
-			       NX_LOD_LAST_TIED_SQL("v") ", count(*) FROM (");
+	nx_strbuf_addch(&vals, '(');
 	for (size_t i = 0; i < nx__lod_ncounters && !rc; i++) {
 		const struct nx_lod_counter *c = &nx__lod_counters[i];
 		const struct nx_ptable *t = nx__pfiles_find(files, c->table);
@@ -1143,24 +1160,46 @@ static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const cha
 		if (!t || t->members || !t->nfiles)
 			continue;
 		rc = create_view(d, sl, dir, t, NULL, err);
-		nx_strbuf_addf(&sql, "%sSELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
-				     "timestamp::BIGINT AS ts, (%s)::DOUBLE AS v FROM ",
+		nx_strbuf_addf(&vals, "%sSELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
+				      "timestamp::BIGINT AS ts, (%s)::DOUBLE AS v FROM ",
 			       n++ ? " UNION ALL " : "", c->series, c->value);
-		nx_sql_quote_ident(&sql, c->table);
-		nx_strbuf_addstr(&sql, " WHERE timestamp IS NOT NULL");
+		nx_sql_quote_ident(&vals, c->table);
+		nx_strbuf_addstr(&vals, " WHERE timestamp IS NOT NULL");
 	}
-	nx_strbuf_addstr(&sql, ") GROUP BY core, track, ts ORDER BY ts, core, track; INSERT "
-			       "INTO tl.tracks SELECT 'counter', NULL, core, track, "
-			       "sum(n)::BIGINT, min(ts), max(ts), "
-			       "track, 0 FROM tl.ctr GROUP BY ALL");
-	if (!rc && n)
-		rc = nx_duck_exec(d, sql.buf, err);
-	nx_strbuf_release(&sql);
-	if (rc || !n)
-		return rc;
+	nx_strbuf_addch(&vals, ')');
+	for (size_t i = 0; i < NX_ARRAY_SIZE(what) && !rc && n; i++) {
+		char *sql = nx_xasprintf("SELECT %s FROM %s", what[i], vals.buf);
+
+		rc = nx_duck_query_i64(d, sql, &v[i], err);
+		free(sql);
+	}
+	if (rc || !n || v[0] <= 0)
+		goto out;
+	/* times beyond the timeline's bound: one slice, so no slice arithmetic overflows */
+	w = v[1] < -NX_TL_TIME_BOUND || v[2] > NX_TL_TIME_BOUND
+		    ? INT64_MAX
+		    : nx__lod_slice_width(0, v[1], v[2], v[0], bounds->chunk_rows);
+	if (w == INT64_MAX)
+		rc = ctr_slice(d, vals.buf, "true", err);
+	for (int64_t c = nx__lod_floor_div(v[1], w); w != INT64_MAX && !rc &&
+						     c <= nx__lod_floor_div(v[2], w); c++) {
+		char cond[96];
+
+		snprintf(cond, sizeof(cond), "ts >= %" PRId64 " AND ts < %" PRId64, c * w,
+			 (c + 1) * w);
+		rc = ctr_slice(d, vals.buf, cond, err);
+	}
+	if (!rc)
+		rc = nx_duck_exec(d, "INSERT INTO tl.tracks SELECT 'counter', NULL, core, track, "
+				     "sum(n)::BIGINT, min(ts), max(ts), track, 0 FROM tl.ctr "
+				     "GROUP BY ALL", err);
+	if (rc)
+		goto out;
 	clock_lap(clk, "tl.ctr");
 	rc = build_counter_levels(d, bounds, err);
 	clock_lap(clk, "tl.ctr_lod");
+out:
+	nx_strbuf_release(&vals);
 	return rc;
 }
 
