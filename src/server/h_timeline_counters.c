@@ -232,8 +232,9 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 			       (int64_t)1 << level, level, back / ((int64_t)1 << level),
 			       w->t1 / ((int64_t)1 << level));
 	else if (lod)
-		nx_strbuf_addf(&sql, "SELECT core, track, ts, lo, hi, last, ts AS last_ts FROM "
-				     "tl.ctr WHERE ts >= %" PRId64 " AND ts < %" PRId64,
+		nx_strbuf_addf(&sql, "SELECT core, track, ts, coalesce(lo, last) AS lo, "
+				     "coalesce(hi, last) AS hi, last, ts AS last_ts FROM tl.ctr "
+				     "WHERE ts >= %" PRId64 " AND ts < %" PRId64,
 			       back, w->t1);
 	nx_strbuf_addstr(&sql, ")) GROUP BY core, track, before, k "
 			       "ORDER BY core, track, before DESC, k");

@@ -23,8 +23,9 @@
  *              count, busy time, first start, last end and the longest event; its
  *              track and label of tl.ev<s>'s types (the ENUMs where it has them, so
  *              readers cast them to VARCHAR; VARCHAR for a source read in place);
- * and tl.ctr (the counter and semaphore values, by time: per series and time the least,
- * greatest and last of its samples, NX_LOD_LAST_TIED_SQL, and their count) with its
+ * and tl.ctr (the counter and semaphore values, by time: per series and time the last
+ * of its samples, NX_LOD_LAST_TIED_SQL, their least and greatest, NULL where that is
+ * the last, and their count, NULL where it is 1) with its
  * pyramid tl.ctr_lod (per series, bucket and level: least, greatest and last value),
  * tl.tracks (the rows
  * of the timeline with their counts and spans), tl.meta (per source: rows, span, levels) and,

@@ -237,7 +237,8 @@ static const char count_sql[] = "SELECT count(*) FROM tl.lod%d WHERE level = %d"
 static const char ctr_insert_sql[] =
 	"INSERT INTO tl.ctr_lod SELECT %d, k, core, track, lo, hi, r.v, r.ts FROM (SELECT ";
 static const char ctr_from_values_sql[] =
-	"ts // %" PRId64 " AS k, core, track, min(lo) AS lo, max(hi) AS hi, "
+	"ts // %" PRId64 " AS k, core, track, min(coalesce(lo, last)) AS lo, "
+	"max(coalesce(hi, last)) AS hi, "
 	"{'v': " NX_LOD_LAST_DISTINCT_SQL("ts", "last") ", 'ts': max(ts)} AS r "
 	"FROM tl.ctr WHERE true";
 static const char ctr_from_level_sql[] =
@@ -1123,13 +1124,16 @@ static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *b
 }
 
 /* Inserts into tl.ctr the values of `values` (a relation of core, track, ts, v) whose
- * times meet `cond`: per series and time one row, its samples' least, greatest and last
- * value and their count, in time order. */
+ * times meet `cond`: per series and time one row, its samples' last value, their least
+ * and greatest where they are not the last and their count where it is not 1 (NULL
+ * otherwise: a column of NULLs costs next to nothing to write and store), in time order. */
 static int ctr_slice(struct nx_duck *d, const char *values, const char *cond, struct nx_err *err)
 {
-	char *sql = nx_xasprintf("INSERT INTO tl.ctr SELECT core, track, ts, min(v), max(v), "
-				 NX_LOD_LAST_TIED_SQL("v") ", count(*) FROM %s WHERE %s "
-				 "GROUP BY core, track, ts ORDER BY ts, core, track", values, cond);
+	char *sql = nx_xasprintf("INSERT INTO tl.ctr SELECT core, track, ts, nullif(lo, last), "
+				 "nullif(hi, last), last, nullif(n, 1) FROM (SELECT core, track, "
+				 "ts, min(v) AS lo, max(v) AS hi, " NX_LOD_LAST_TIED_SQL("v")
+				 " AS last, count(*)::UINTEGER AS n FROM %s WHERE %s GROUP BY "
+				 "core, track, ts) ORDER BY ts, core, track", values, cond);
 	int rc = nx_duck_exec(d, sql, err);
 
 	free(sql);
@@ -1141,7 +1145,8 @@ static int ctr_slice(struct nx_duck *d, const char *values, const char *cond, st
  * over it take the last by the time alone, at arg_max's cost: docs/memory.md, "The
  * counters' raw replies at their old cost"), and their rows of tl.tracks. The grouping
  * holds its groups, so it runs in time slices of about bounds->chunk_rows values, as the
- * pyramids' levels do (one grouping of 2M values took more than the build's 122 MiB). */
+ * pyramids' levels do, of half their rows (one grouping of 2M values took more than the
+ * build's 122 MiB, and slices of 500k values did too). */
 static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 			  const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
 			  struct phase_clock *clk, struct nx_err *err)
@@ -1178,7 +1183,7 @@ static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const cha
 	/* times beyond the timeline's bound: one slice, so no slice arithmetic overflows */
 	w = v[1] < -NX_TL_TIME_BOUND || v[2] > NX_TL_TIME_BOUND
 		    ? INT64_MAX
-		    : nx__lod_slice_width(0, v[1], v[2], v[0], bounds->chunk_rows);
+		    : nx__lod_slice_width(0, v[1], v[2], v[0], bounds->chunk_rows / 2);
 	if (w == INT64_MAX)
 		rc = ctr_slice(d, vals.buf, "true", err);
 	for (int64_t c = nx__lod_floor_div(v[1], w); w != INT64_MAX && !rc &&
@@ -1191,7 +1196,8 @@ static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const cha
 	}
 	if (!rc)
 		rc = nx_duck_exec(d, "INSERT INTO tl.tracks SELECT 'counter', NULL, core, track, "
-				     "sum(n)::BIGINT, min(ts), max(ts), track, 0 FROM tl.ctr "
+				     "sum(coalesce(n, 1))::BIGINT, min(ts), max(ts), track, 0 "
+				     "FROM tl.ctr "
 				     "GROUP BY ALL", err);
 	if (rc)
 		goto out;

@@ -8,8 +8,8 @@
 # time alone took the first of the tied rows as they came. The expected values are worked
 # out here from the samples by another query: of the samples at the bucket's latest time,
 # NULL if one is NULL, else the greatest. tl.ctr holds one row per series and time, its
-# samples' least, greatest and last value and their count (cache format 11; a row per
-# sample before), so the replies' least and greatest values of the tied samples are
+# samples' last value, least, greatest and count (cache format 11; a row per sample
+# before), so the replies' least and greatest values of the tied samples are
 # checked too.
 set -u
 BIN=${NX_BIN:?NX_BIN not set}
@@ -89,12 +89,13 @@ EOF
 # before the cache is there (the profile's table, or the cache if it was quick)
 e2e_counters_profile "$PROFILE" check
 
-# tl.ctr: per series and time one row, the samples' least, greatest and last value
-# (NULL if one is NULL, else the greatest) and their count; and the pyramid: at every
+# tl.ctr: per series and time one row, the samples' last value (NULL if one is NULL,
+# else the greatest), their least and greatest (NULL where that is the last) and their
+# count (NULL where it is 1); and the pyramid: at every
 # level, per series and bucket, the last value and its time are those of the samples
 # (the levels above the finest folded in C)
 S_SQL="SELECT pcore_idx::BIGINT AS core, 'sem ' || id AS track, timestamp AS ts, value AS v FROM '$P/SemaphoreUpdate.parquet'"
-got=$("$SQL" "ATTACH '$CACHE' AS tl (READ_ONLY)" "WITH s AS ($S_SQL), g AS (SELECT core, track, ts, min(v) AS lo, max(v) AS hi, CASE WHEN bool_or(v IS NULL) THEN NULL ELSE max(v) END AS last, count(*) AS n FROM s GROUP BY ALL) SELECT count(*), count(c.ts), count(g.ts) FROM g FULL JOIN tl.ctr c USING (core, track, ts) WHERE c.lo IS DISTINCT FROM g.lo OR c.hi IS DISTINCT FROM g.hi OR c.last IS DISTINCT FROM g.last OR c.n IS DISTINCT FROM g.n") ||
+got=$("$SQL" "ATTACH '$CACHE' AS tl (READ_ONLY)" "WITH s AS ($S_SQL), g AS (SELECT core, track, ts, min(v) AS lo, max(v) AS hi, CASE WHEN bool_or(v IS NULL) THEN NULL ELSE max(v) END AS last, count(*) AS n FROM s GROUP BY ALL) SELECT count(*), count(c.ts), count(g.ts) FROM g FULL JOIN tl.ctr c USING (core, track, ts) WHERE coalesce(c.lo, c.last) IS DISTINCT FROM g.lo OR coalesce(c.hi, c.last) IS DISTINCT FROM g.hi OR c.last IS DISTINCT FROM g.last OR coalesce(c.n, 1) IS DISTINCT FROM g.n") ||
 	fail "reading tl.ctr"
 [ "$got" = "0	0	0" ] || fail "tl.ctr's rows differing from the samples' (all, in tl.ctr, of the samples): $got"
 got=$("$SQL" "ATTACH '$CACHE' AS tl (READ_ONLY)" "WITH s AS ($S_SQL), lv AS (SELECT unnest(range(lo, hi + 1)) AS level FROM tl.meta WHERE src = -1), b AS (SELECT level, core, track, ts // (1::BIGINT << level) AS k, max(ts) AS mt FROM s, lv GROUP BY ALL), e AS (SELECT level, b.core, b.track, k, mt, CASE WHEN bool_or(v IS NULL) THEN NULL ELSE max(v) END AS v FROM b JOIN s c ON c.core = b.core AND c.track = b.track AND c.ts = b.mt GROUP BY ALL) SELECT (SELECT count(*) FROM e FULL JOIN tl.ctr_lod l USING (level, core, track, k) WHERE l.last IS DISTINCT FROM e.v OR l.last_ts IS DISTINCT FROM e.mt), (SELECT count(DISTINCT level) FROM tl.ctr_lod), (SELECT min(level) FROM tl.ctr_lod)") ||

@@ -211,7 +211,7 @@ static void test_found_unusable(void **state)
 		  "it has no stamp" },
 		{ "a stamp of another format",
 		  "sed -i 's/^format 11$/format 3/' \"$B\"/timeline.stamp",
-		  "it is in format 3, not 10" },
+		  "it is in format 3, not 11" },
 		{ "the stamp of another version",
 		  "sed -i 's/^version /version 1/' \"$B\"/timeline.stamp",
 		  "another version of the profile" },

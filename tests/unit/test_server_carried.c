@@ -351,7 +351,7 @@ static void test_unusable_carried_cache(void **state)
 		{ "a stamp of an older version", "sed -i 's/^version carried$/version 1-2-3/' "
 		  "\"$T\"/timeline.stamp", "it was built for another version of the profile" },
 		{ "an older format", "sed -i 's/^format 11$/format 9/' \"$T\"/timeline.stamp",
-		  "it is in format 9, not 10" },
+		  "it is in format 9, not 11" },
 		{ "another profile's", "sed -i 's/^profile v$/profile w/' \"$T\"/timeline.stamp",
 		  "it was built for profile 'w'" },
 		{ "truncated", "truncate -s 16384 \"$T\"/timeline.duckdb",
