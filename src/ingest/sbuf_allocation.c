@@ -125,14 +125,14 @@ int nx_sbuf_alloc_write(struct nx_sbuf_alloc *a, struct nx_ingest_ctx *c, struct
 	if (!rc) {
 		s.blocks = nx_xcalloc(nb ? nb : 1, sizeof(*s.blocks));
 		for (size_t i = 0; i < nb; i++) { /* the names it keeps are the NEFF's */
-			struct nx_dma_block_text t;
-			nx_dma_block_text(&c->neff, i, &t);
-			s.blocks[i].block_id = t.block_id;
-			s.blocks[i].queue_name = t.queue ? t.queue->name : NULL;
+			const struct nx_dma_block *blk = &c->neff.blocks[i];
+			const char *var = nx_dma_desc_variable(&c->neff, blk, 0);
+			s.blocks[i].block_id = blk->id;
+			if (blk->queue >= 0 && (size_t)blk->queue < c->neff.nqueues)
+				s.blocks[i].queue_name = c->neff.queues[blk->queue].name;
 			/* nullif(variable, ''): no tensor name rather than an empty one */
-			if (t.has_desc && t.variable && *t.variable)
-				s.blocks[i].tensor_name = t.variable;
-			nx_dma_block_text_release(&t);
+			if (var && *var)
+				s.blocks[i].tensor_name = var;
 		}
 		struct nx_row_source src = { .table = s.map.table, .self = &s, .next = sa_next };
 		rc = nx_ctx_copy(c, d, &src, path, NULL, "derived in C", rows, err);
