@@ -21,6 +21,7 @@
 #include "common/xalloc.h"
 #include "derive/derive.h"
 #include "ingest/dma_aggregated.h"
+#include "ingest/ir_rollup.h"
 #include "ingest/kernel_source.h"
 #include "ingest/memory_note.h"
 
@@ -431,6 +432,7 @@ static int stage_derive(struct run *r, struct nx_err *err)
 	int rc;
 
 	if ((rc = derive_memory(r->d, err)) ||
+	    (rc = nx_ir_rollup_write(&r->c, r->d, r->pp.tmp, err)) ||
 	    (rc = nx_derive_run(r->d, r->pp.tmp, r->staging, r->c.progress, NULL, NULL, err)))
 		return rc;
 	if (nx_memory_note_on())
