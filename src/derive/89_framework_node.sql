@@ -1,5 +1,6 @@
 -- table: FrameworkNode
 -- requires: FrameworkInstruction, Instruction, Metadata
+-- threads: 1
 -- The tree of framework paths: framework_name split on '/', one node per distinct
 -- prefix (node_name = its last component, parent_name = the one before, '' at the
 -- root), rolled up over the FrameworkInstruction rows beneath it. Intervals of several

@@ -20,6 +20,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "derive/derive.h"
+#include "derive/sql_files.h"
 #include "ingest/dma_aggregated.h"
 #include "ingest/ir_rollup.h"
 #include "ingest/kernel_source.h"
@@ -431,9 +432,17 @@ static int stage_derive(struct run *r, struct nx_err *err)
 	char limit_sql[96];
 	int rc;
 
+	/* the IR hierarchy's tables (ir_rollup.c) where their SQL files were, before the
+	 * files that read them (89_framework_node.sql on) */
+	size_t ir_at = 0;
+	while (ir_at < nx_sql_file_count && strcmp(nx_sql_files[ir_at].name, "89") < 0)
+		ir_at++;
 	if ((rc = derive_memory(r->d, err)) ||
+	    (rc = nx_derive_run_files(r->d, r->pp.tmp, r->staging, nx_sql_files, ir_at,
+				      r->c.progress, NULL, NULL, err)) ||
 	    (rc = nx_ir_rollup_write(&r->c, r->d, r->pp.tmp, err)) ||
-	    (rc = nx_derive_run(r->d, r->pp.tmp, r->staging, r->c.progress, NULL, NULL, err)))
+	    (rc = nx_derive_run_files(r->d, r->pp.tmp, r->staging, nx_sql_files + ir_at,
+				      nx_sql_file_count - ir_at, r->c.progress, NULL, NULL, err)))
 		return rc;
 	if (nx_memory_note_on())
 		nx_memory_note(r->d, r->c.progress, "the derive SQL");
