@@ -7,7 +7,8 @@
 -- operators are merged again (touching ones merge); per interval: hfu = elements /
 -- (rows x cols x cycles), mfu = the same without transposed elements, mbu = HBM bytes /
 -- interval / HBM peak; the node's hfu/mfu use its span (end_ts - start_ts) in
--- Tensor-engine cycles. See docs/derived-tables.md, "IR hierarchy".
+-- Tensor-engine cycles. See docs/derived-tables.md, "IR hierarchy". One thread: its
+-- ordered string aggregates over one operator's many intervals held a copy per thread.
 WITH md AS (
     SELECT tensor_engine_num_rows * tensor_engine_num_cols AS cells,
            tensor_engine_clock_freq AS ghz, hbm_ddr_bandwidth AS hbm_bw

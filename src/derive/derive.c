@@ -127,7 +127,7 @@ static int is_empty(struct nx_duck *d, const char *cond_sql, bool *empty, struct
  * - "-- optimizers off: join_order": DuckDB's optimizers it goes without (Summary's
  *   one-row cross join: its join order search took half of its time, and no order
  *   changes its one row);
- * - "-- threads: 1": fewer of DuckDB's threads (the IR hierarchy's list aggregates: each
+ * - "-- threads: 1": fewer of DuckDB's threads (FrameworkNode's ordered aggregates: each
  *   thread holds every group's lists until they merge). */
 struct own_settings {
 	bool memory, optimizers, threads;

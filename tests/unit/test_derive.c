@@ -161,10 +161,10 @@ static void test_no_dma_profile(void **state)
 }
 
 /* The IR hierarchy tables hold one row per id of the instructions that carry the whole
- * id chain. With kernel debug entries (the full fixture) the four queries run; without
- * them no instruction carries the chain, the ingest counts none (nx_InstSums.chain_n),
- * so the queries are not run ("-- empty when:") and the tables are the zero-row files of
- * every schema table, as the queries would give. */
+ * id chain. With kernel debug entries (the full fixture) the four roll-ups run
+ * (src/ingest/ir_rollup.c); without them no instruction carries the chain, the ingest
+ * counts none (nx_InstSums.chain_n), so they do not run and the tables are the zero-row
+ * files of every schema table. */
 static void test_ir_hierarchy_rows(void **state)
 {
 	struct ctx *c = *state;

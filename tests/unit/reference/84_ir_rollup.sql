@@ -1,4 +1,6 @@
 -- macro: ir_rollup
+-- The reference for src/ingest/ir_rollup.c, which replaced it: its window and list
+-- aggregates filled DuckDB's pool (docs/memory.md). tests/unit/test_ir_rollup.c compares.
 -- What the IR hierarchy tables (85-88; docs/derived-tables.md, "IR hierarchy") share.
 -- level is 'bir', 'penguin', 'hlo' or 'framework': the id each table rolls up by (a
 -- constant in each call, so DuckDB folds the CASE away).

@@ -2,6 +2,8 @@
 -- requires: Instruction
 -- empty when: SELECT chain_n = 0 FROM nx_InstSums
 -- threads: 1
+-- The reference for src/ingest/ir_rollup.c, which replaced it: its window and list
+-- aggregates filled DuckDB's pool (docs/memory.md). tests/unit/test_ir_rollup.c compares.
 -- One row per Penguin instruction: a kernel statement in its loop nest (raw_penguin_id), rolled up from the
 -- instructions that carry the whole id chain (docs/derived-tables.md, "IR hierarchy"):
 -- time span, merged busy intervals ("[[s,e],...]", touching ones merge) with the

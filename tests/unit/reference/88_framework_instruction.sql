@@ -1,6 +1,8 @@
 -- table: FrameworkInstruction
 -- requires: Instruction
 -- empty when: SELECT chain_n = 0 FROM nx_InstSums
+-- The reference for src/ingest/ir_rollup.c, which replaced it: its window and list
+-- aggregates filled DuckDB's pool (docs/memory.md). tests/unit/test_ir_rollup.c compares.
 -- One row per framework op: the NKI kernel function (raw_framework_id), rolled up from the
 -- instructions that carry the whole id chain (docs/derived-tables.md, "IR hierarchy"):
 -- time span, merged busy intervals ("[[s,e],...]", touching ones merge) with the
