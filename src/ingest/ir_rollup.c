@@ -86,7 +86,8 @@ static int64_t cell(const struct nx_dchunk *c, size_t col, size_t row)
 
 /* One instruction row, in the query's order (node, start_ts, end_ts): a new node, a new
  * interval when it starts after every earlier end of its node (as the SQL's window), or
- * the current interval grown. */
+ * the current interval grown. start_ts and end_ts are never NULL (src_instruction.c sets
+ * both on every row); the other NULLs are made 0 in the query, as the SQL's coalesce. */
 static int take_rows(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 {
 	struct ir_level *l = arg;
