@@ -58,6 +58,7 @@ struct ir_level {
 	int64_t run_end; /* the current node's largest end so far */
 	struct nx_strmap seen; /* name -> its copy in `text` */
 	struct nx_arena text;
+	struct nx_strbuf scratch;
 };
 
 /* The query's columns, in order. */
@@ -69,9 +70,11 @@ static const char *keep_once(struct ir_level *l, const char *s, size_t len)
 	bool added;
 	char **copy = nx_strmap_get(&l->seen, s, len, &added);
 
-	if (added) { /* DuckDB's bytes end without a NUL */
-		*copy = nx_arena_copy(&l->text, s, len + 1);
-		(*copy)[len] = '\0';
+	if (added) { /* DuckDB's bytes end without a NUL: the copy gets one */
+		nx_strbuf_reset(&l->scratch);
+		nx_strbuf_add(&l->scratch, s, len);
+		nx_strbuf_addch(&l->scratch, '\0');
+		*copy = nx_arena_copy(&l->text, l->scratch.buf, len + 1);
 	}
 	return *copy;
 }
@@ -250,7 +253,7 @@ static int write_level(struct nx_ingest_ctx *c, struct nx_duck *d, const char *d
 		"modular_flow_invocation_idx", "time_intervals", "element_count_per_interval",
 		"transpose_element_count_per_interval", "hbm_transfer_size_per_interval",
 	};
-	struct ir_level l = { .level = level };
+	struct ir_level l = { .level = level, .scratch = NX_STRBUF_INIT };
 	struct ir_src s = { .l = &l, .text = NX_STRBUF_INIT };
 	struct nx_strbuf q = NX_STRBUF_INIT;
 	char *path = nx_xasprintf("%s/%s.parquet", dir, levels[level].table);
@@ -296,6 +299,7 @@ static int write_level(struct nx_ingest_ctx *c, struct nx_duck *d, const char *d
 	free(l.iv);
 	nx_strmap_release(&l.seen);
 	nx_arena_free(&l.text);
+	nx_strbuf_release(&l.scratch);
 	free(s.list);
 	nx_strbuf_release(&s.text);
 	nx_strbuf_release(&q);
