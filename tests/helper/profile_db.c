@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "helper/profile_db.h"
+#include "common/xalloc.h"
 #include "common/fsutil.h"
 #include "db/profile_views.h"
 #include "ingest/ingest.h"
@@ -161,6 +162,16 @@ char *nx_test_slurp(const char *path, size_t *len)
 	if (nx_read_file(path, &data, len, &err))
 		fail_msg("%s", err.msg);
 	return data;
+}
+
+char *nx_test_reference(const char *name)
+{
+	const char *src = getenv("NX_SOURCE_DIR");
+	char *path = nx_xasprintf("%s/tests/unit/reference/%s", src ? src : ".", name);
+	char *text = nx_test_slurp(path, NULL);
+
+	free(path);
+	return text;
 }
 
 void nx_test_spit(const char *path, const void *data, size_t len)

@@ -33,6 +33,9 @@ void nx_test_same_rows(struct nx_duck *d, const char *a, const char *b, const ch
 		       bool in_order);
 /* A whole file read into memory (caller frees), and written back. */
 char *nx_test_slurp(const char *path, size_t *len);
+/* The text of tests/unit/reference/<name> (the SQL a C or a newer SQL step replaced, kept
+ * as the tests' oracle), from $NX_SOURCE_DIR (ctest sets it) or the current directory. */
+char *nx_test_reference(const char *name);
 void nx_test_spit(const char *path, const void *data, size_t len);
 
 /* Exact (integers, doubles) and float32-tolerant comparisons of a query result. */

@@ -56,24 +56,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *read_reference(const char *name)
-{
-	const char *src = getenv("NX_SOURCE_DIR");
-	char *path = nx_xasprintf("%s/tests/unit/reference/%s", src ? src : ".", name);
-	FILE *f = fopen(path, "rb");
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	char buf[4096];
-	size_t n;
-
-	if (!f)
-		fail_msg("cannot open %s", path);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		nx_strbuf_add(&sb, buf, n);
-	fclose(f);
-	free(path);
-	return nx_strbuf_detach(&sb, NULL);
-}
-
 static char *ingest_as(const char *neff, const char *ntff, const char *data, const char *name,
 		       bool keep)
 {
@@ -105,8 +87,8 @@ static struct nx_duck *open_with_reference(const char *profile, const char *tabl
 	struct nx_duck *d = NULL;
 	struct nx_err err = { 0 };
 	struct nx_strbuf ref = NX_STRBUF_INIT, q = NX_STRBUF_INIT;
-	char *sql = read_reference(file);
-	char *macro = macro_file ? read_reference(macro_file) : NULL;
+	char *sql = nx_test_reference(file);
+	char *macro = macro_file ? nx_test_reference(macro_file) : NULL;
 	char *staging = nx_path_join(profile, ".staging");
 
 	nx_test_use_profile(&d, profile);

@@ -27,24 +27,6 @@
 
 #define N 200 /* rounds of 100 ns: producers, updates, waiters */
 
-static char *read_reference(const char *name)
-{
-	const char *src = getenv("NX_SOURCE_DIR");
-	char *path = nx_xasprintf("%s/tests/unit/reference/%s", src ? src : ".", name);
-	FILE *f = fopen(path, "rb");
-	struct nx_strbuf sb = NX_STRBUF_INIT;
-	char buf[4096];
-	size_t n;
-
-	if (!f)
-		fail_msg("cannot open %s", path);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		nx_strbuf_add(&sb, buf, n);
-	fclose(f);
-	free(path);
-	return nx_strbuf_detach(&sb, NULL);
-}
-
 static const struct nx_sql_file *flow_semaphore_file(void)
 {
 	for (size_t i = 0; i < nx_sql_file_count; i++)
@@ -96,7 +78,7 @@ static void test_same_edges_as_before(void **state)
 	char *staging = nx_path_join(dir, "staging");
 	struct nx_duck *d = NULL;
 	struct nx_err err = { 0 };
-	char *ref = read_reference("39_flow_semaphore.sql");
+	char *ref = nx_test_reference("39_flow_semaphore.sql");
 	const char *now = "read_parquet('%s/nx_FlowEdges_1.parquet', file_row_number = true)";
 	char *cur;
 

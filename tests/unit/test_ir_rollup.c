@@ -167,17 +167,13 @@ static void test_same_as_sql(void **state)
 		{ "HloInstruction", "87_hlo_instruction.sql" },
 		{ "FrameworkInstruction", "88_framework_instruction.sql" },
 	};
-	const char *src = getenv("NX_SOURCE_DIR");
 	struct nx_err err = { 0 };
-	char *macro_path = nx_xasprintf("%s/tests/unit/reference/84_ir_rollup.sql",
-					src ? src : ".");
-	char *macro = nx_test_slurp(macro_path, NULL);
+	char *macro = nx_test_reference("84_ir_rollup.sql");
 
 	if (nx_duck_exec(f->d, macro, &err))
 		fail_msg("%s", err.msg);
 	for (size_t i = 0; i < NX_ARRAY_SIZE(ref); i++) {
-		char *path = nx_xasprintf("%s/tests/unit/reference/%s", src ? src : ".", ref[i][1]);
-		char *sql = nx_test_slurp(path, NULL);
+		char *sql = nx_test_reference(ref[i][1]);
 		struct nx_strbuf proj = NX_STRBUF_INIT;
 
 		if (nx_derive_project(f->d, ref[i][0], sql, &proj, &err))
@@ -191,10 +187,8 @@ static void test_same_as_sql(void **state)
 						  "EXCEPT ALL SELECT * FROM ref)", ref[i][0]), 0);
 		nx_strbuf_release(&proj);
 		free(sql);
-		free(path);
 	}
 	free(macro);
-	free(macro_path);
 }
 
 int main(void)
