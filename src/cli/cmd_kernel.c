@@ -205,7 +205,7 @@ static int parse_asm(int argc, char **argv, struct asm_args *a)
 	return rc;
 }
 
-/* Assembles the listing with its sources, writes the NEFF, then the listing's copy. */
+/* Assembles the listing with its sources, writes the listing's copy, then the NEFF. */
 static int run_asm(const struct asm_args *a)
 {
 	struct nx_neff neff;
@@ -228,12 +228,16 @@ static int run_asm(const struct asm_args *a)
 		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
 		goto out;
 	}
-	rc = write_neff(a->out, &neff);
-	if (!rc && a->listing &&
-	    nx_out_file_write(a->listing, &nx_listing_out_kind, 0, text, len, &err)) {
+	/* the listing's copy first, so its text goes before the NEFF is laid out */
+	nx_cli_guard_outputs();
+	if (a->listing && nx_out_file_write(a->listing, &nx_listing_out_kind, 0, text, len, &err)) {
 		nx_cli_error("kernel asm", "writing '%s': %s", a->listing, err.msg);
 		rc = err.code == NX_EUSAGE ? NX_EXIT_USAGE : NX_EXIT_FAIL;
+		goto out;
 	}
+	free(text);
+	text = NULL;
+	rc = write_neff(a->out, &neff);
 out:
 	nx_neff_release(&neff);
 	free(text);
