@@ -38,9 +38,11 @@ waiters AS (
     WHERE s.wait_sem IS NOT NULL
 ),
 updates AS (
-    SELECT DISTINCT TRY_CAST(u.id AS BIGINT) AS sem, u.timestamp, s.k
-    FROM SemaphoreUpdate u LEFT JOIN sources s ON s.update_source = u.update_source
-    WHERE u.id = TRY_CAST(u.id AS BIGINT)::VARCHAR
+    SELECT DISTINCT u.sem, u.timestamp, s.k
+    FROM (SELECT TRY_CAST(id AS BIGINT) AS sem, id, timestamp, update_source
+          FROM SemaphoreUpdate) u
+    LEFT JOIN sources s ON s.update_source = u.update_source
+    WHERE u.id = u.sem::VARCHAR
 ),
 released AS MATERIALIZED (
     SELECT w.id, w.start_ts, w.sem, u.timestamp AS upd_ts, u.k
@@ -64,16 +66,19 @@ by_engine AS (
     ASOF JOIN producers p ON p.sem = r.sem AND p.k = r.k AND r.upd_ts >= p.end_ts
     WHERE r.k NOT IN (SELECT k FROM axi)
 ),
+transfers AS (
+    SELECT id, end_ts, sem
+    FROM (SELECT id, end_ts, semaphore_id, TRY_CAST(semaphore_id AS BIGINT) AS sem
+          FROM DmaPacketAggregated)
+    WHERE semaphore_id = sem::VARCHAR
+      AND sem IN (SELECT sem FROM released WHERE k IN (SELECT k FROM axi))
+),
 by_dma AS (
     SELECT a.id AS in_id, r.id AS out_id, 'DmaPacketAggregated' AS in_table,
            'Instruction' AS out_table, 'SEMAPHORE' AS dependency_type,
            r.start_ts - a.end_ts AS gap_time
     FROM released r
-    ASOF JOIN (SELECT id, end_ts, TRY_CAST(semaphore_id AS BIGINT) AS sem FROM DmaPacketAggregated
-               WHERE semaphore_id = TRY_CAST(semaphore_id AS BIGINT)::VARCHAR
-                 AND TRY_CAST(semaphore_id AS BIGINT) IN
-                     (SELECT sem FROM released WHERE k IN (SELECT k FROM axi))) a
-           ON a.sem = r.sem AND r.upd_ts >= a.end_ts
+    ASOF JOIN transfers a ON a.sem = r.sem AND r.upd_ts >= a.end_ts
     WHERE r.k IN (SELECT k FROM axi)
 )
 SELECT in_id::BIGINT AS in_id, out_id::BIGINT AS out_id, in_table, out_table,
