@@ -112,12 +112,8 @@ static int read_source(const char *path, struct nx_neff_source *src, struct nx_e
  * attached once). */
 static bool same_file_before(const char *const *paths, size_t n, const char *path)
 {
-	struct stat a, b;
-
-	if (stat(path, &a) != 0)
-		return false;
 	for (size_t i = 0; i < n; i++)
-		if (stat(paths[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		if (nx_out_same_path(paths[i], path))
 			return true;
 	return false;
 }
@@ -195,8 +191,9 @@ static int parse_asm(int argc, char **argv, struct asm_args *a)
 		return NX_EXIT_USAGE;
 	}
 	a->in = a->check ? NULL : argv[optind];
-	if (a->listing && !strcmp(a->listing, a->out)) {
-		nx_cli_error("kernel asm", "--listing and -o are both '%s'", a->out);
+	if (a->listing && nx_out_same_path(a->listing, a->out)) {
+		nx_cli_error("kernel asm", "--listing '%s' and -o '%s' are the same file", a->listing,
+			     a->out);
 		return NX_EXIT_USAGE;
 	}
 	rc = nx_cli_out_file("kernel asm", a->out, NX_CLI_OUT_NEFF, 0);
@@ -329,8 +326,9 @@ static int parse_gen(int argc, char **argv, struct gen_args *a)
 			     argv[optind], nx_cli_prog);
 		return NX_EXIT_USAGE;
 	}
-	if (a->listing && !strcmp(a->listing, a->out)) {
-		nx_cli_error("kernel gen", "--listing and -o are both '%s'", a->out);
+	if (a->listing && nx_out_same_path(a->listing, a->out)) {
+		nx_cli_error("kernel gen", "--listing '%s' and -o '%s' are the same file", a->listing,
+			     a->out);
 		return NX_EXIT_USAGE;
 	}
 	int rc = nx_cli_out_file("kernel gen", a->out, NX_CLI_OUT_NEFF, 0);

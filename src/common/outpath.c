@@ -73,6 +73,22 @@ static char *resolve(const char *path)
 	return nx_strbuf_detach(&out, NULL);
 }
 
+bool nx_out_same_path(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *ra, *rb;
+	bool same;
+
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	ra = resolve(a);
+	rb = resolve(b);
+	same = !strcmp(ra, rb);
+	free(ra);
+	free(rb);
+	return same;
+}
+
 /* a is b or lies below it */
 static bool within(const char *a, const char *b)
 {

@@ -38,6 +38,11 @@
 
 #include <stdio.h>
 
+/* Says whether two output paths name one file: the same file when both exist (links
+ * and hard links included), else the same absolute path once the existing part of
+ * each is resolved ("./x" and "x"). */
+bool nx_out_same_path(const char *a, const char *b);
+
 /* The file that marks a directory as written by neuron-explorer. */
 #define NX_OUT_MARKER ".neuron-explorer-output"
 

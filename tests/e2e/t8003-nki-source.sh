@@ -130,6 +130,13 @@ cmp -s copy.listing run.listing || fail "kernel asm --listing: not the listing's
 "$BIN" kernel asm --check -o a3.neff --listing kern.py 2> err.txt
 [ $? = 2 ] && grep -q "the output 'kern.py' exists and is not a kernel listing" err.txt ||
 	fail "--check over a user's file: $(cat err.txt)"
+# --listing and -o naming one file under two spellings: refused before anything is written
+"$BIN" kernel asm run.listing -o ./same.neff --listing same.neff 2> err.txt
+[ $? = 2 ] && grep -q "are the same file" err.txt || fail "asm, one file for both: $(cat err.txt)"
+[ ! -e same.neff ] || fail "asm, one file for both: the NEFF was written"
+"$BIN" kernel gen matmul_v0 --size 128 -o same.neff --listing "$T/same.neff" 2> err.txt
+[ $? = 2 ] && grep -q "are the same file" err.txt || fail "gen, one file for both: $(cat err.txt)"
+[ ! -e same.neff ] || fail "gen, one file for both: the NEFF was written"
 
 # NEFFs whose kernel_source members break the rules: ingested without them, with a warning
 "$PY" - run.neff <<'EOF' || fail "making the bad NEFFs"
