@@ -63,7 +63,7 @@ struct ir_level {
 
 /* The query's columns, in order. */
 enum { Q_K, Q_BIR, Q_PENGUIN, Q_HLO, Q_FW, Q_NAME, Q_PCORE, Q_START, Q_END, Q_HBM_R, Q_HBM_W,
-       Q_SB_R, Q_SB_W, Q_LDW, Q_ENGINE, Q_EL, Q_TEL };
+       Q_SB_R, Q_SB_W, Q_LDW, Q_ENGINE, Q_EL, Q_TEL, Q_COUNT };
 
 static const char *keep_once(struct ir_level *l, const char *s, size_t len)
 {
@@ -79,12 +79,28 @@ static const char *keep_once(struct ir_level *l, const char *s, size_t len)
 	return *copy;
 }
 
-static int64_t cell(const struct nx_dchunk *c, size_t col, size_t row)
-{
-	int64_t v = 0;
+/* The query's BIGINT columns of one chunk, each read once (nx_dchunk_i64s) rather than a
+ * call per cell; NULL reads as 0 (only pcore_idx may be NULL: the others are coalesced,
+ * filtered or always set). */
+struct ir_cols {
+	const int64_t *v[Q_COUNT];
+	const uint64_t *valid[Q_COUNT];
+};
 
-	nx_dchunk_i64(c, col, row, &v);
-	return v;
+static int cols_of(struct ir_cols *q, const struct nx_dchunk *c, struct nx_err *err)
+{
+	for (size_t col = 0; col < Q_COUNT; col++) {
+		if (col == Q_NAME)
+			continue;
+		if (!(q->v[col] = nx_dchunk_i64s(c, col, &q->valid[col])))
+			return nx_errf(err, NX_EDB, "the roll-up's column %zu is not BIGINT", col);
+	}
+	return 0;
+}
+
+static int64_t cell(const struct ir_cols *q, size_t col, size_t row)
+{
+	return nx_dchunk_valid(q->valid[col], row) ? q->v[col][row] : 0;
 }
 
 /* One instruction row, in the query's order (node, start_ts, end_ts): a new node, a new
@@ -95,12 +111,15 @@ static int take_rows(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 {
 	struct ir_level *l = arg;
 	size_t rows = nx_dchunk_rows(c);
+	struct ir_cols q;
 
-	(void)err;
+	if (cols_of(&q, c, err))
+		return -1;
 	for (size_t r = 0; r < rows; r++) {
-		int64_t k = cell(c, Q_K, r), start = cell(c, Q_START, r), end = cell(c, Q_END, r);
-		int64_t el = cell(c, Q_EL, r), tel = cell(c, Q_TEL, r);
-		int64_t hbm_r = cell(c, Q_HBM_R, r), hbm_w = cell(c, Q_HBM_W, r);
+		int64_t k = cell(&q, Q_K, r), start = cell(&q, Q_START, r);
+		int64_t end = cell(&q, Q_END, r), el = cell(&q, Q_EL, r), tel = cell(&q, Q_TEL, r);
+		int64_t hbm_r = cell(&q, Q_HBM_R, r), hbm_w = cell(&q, Q_HBM_W, r);
+		int64_t sb_r = cell(&q, Q_SB_R, r);
 		struct ir_node *n = l->nn ? &l->n[l->nn - 1] : NULL;
 		const char *s;
 		size_t len;
@@ -120,23 +139,25 @@ static int take_rows(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 			n->iv0 = l->niv;
 		}
 		for (int u = l->level + 1; u < L_COUNT; u++) {
-			int64_t v = cell(c, Q_BIR + (size_t)u, r);
+			int64_t v = cell(&q, Q_BIR + (size_t)u, r);
 			if (v < n->up[u])
 				n->up[u] = v;
 		}
 		if (!n->name && nx_dchunk_str(c, Q_NAME, r, &s, &len))
 			n->name = keep_once(l, s, len);
-		if (!n->has_pcore)
-			n->has_pcore = nx_dchunk_i64(c, Q_PCORE, r, &n->pcore);
+		if (!n->has_pcore && nx_dchunk_valid(q.valid[Q_PCORE], r)) {
+			n->has_pcore = true;
+			n->pcore = q.v[Q_PCORE][r];
+		}
 		n->start = start < n->start ? start : n->start;
 		n->end = end > n->end ? end : n->end;
 		n->sums[S_HBM_R] += hbm_r;
 		n->sums[S_HBM_W] += hbm_w;
-		n->sums[S_SB_R] += cell(c, Q_SB_R, r);
-		n->sums[S_SB_W] += cell(c, Q_SB_W, r);
-		if (cell(c, Q_LDW, r))
-			n->sums[S_LDW] += cell(c, Q_SB_R, r);
-		int64_t e = cell(c, Q_ENGINE, r);
+		n->sums[S_SB_R] += sb_r;
+		n->sums[S_SB_W] += cell(&q, Q_SB_W, r);
+		if (cell(&q, Q_LDW, r))
+			n->sums[S_LDW] += sb_r;
+		int64_t e = cell(&q, Q_ENGINE, r);
 		if (e >= 0 && e < ENGINES)
 			n->eng[e]++;
 		if (n->niv == 0 || start > l->run_end) {
@@ -269,7 +290,8 @@ static int write_level(struct nx_ingest_ctx *c, struct nx_duck *d, const char *d
 	nx_strbuf_addf(&q, "SELECT %s, raw_bir_id, raw_penguin_id, raw_hlo_id, raw_framework_id, "
 		       "%s, pcore_idx::BIGINT, start_ts, end_ts, coalesce(hbm_read_bytes, 0), "
 		       "coalesce(hbm_write_bytes, 0), coalesce(sbuf_read_bytes, 0), "
-		       "coalesce(sbuf_write_bytes, 0), coalesce(opcode = 'LDWEIGHTS', false), "
+		       "coalesce(sbuf_write_bytes, 0), "
+		       "coalesce(opcode = 'LDWEIGHTS', false)::BIGINT, "
 		       "CASE lower(engine)", ids[level], levels[level].name_in);
 	for (int e = 0; e < ENGINES; e++)
 		nx_strbuf_addf(&q, " WHEN '%s' THEN %d", engines[e], e);
