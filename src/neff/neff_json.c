@@ -7,6 +7,7 @@
 #include "common/compat.h"
 #include "neff/neff_json.h"
 #include "neff/json_scan.h"
+#include "neff/json_tok.h"
 #include "common/assert.h"
 
 #include <stdio.h>
@@ -197,32 +198,71 @@ void nx_nj_iter_init(struct nx_nj_iter *it, const struct nx_nj_doc *doc,
 	it->index = 0;
 }
 
-int nx_nj_next(struct nx_nj_iter *it, json_t **elem, char *msg, size_t msgsz)
+/* Past the element that ended at end: a ',' and the next one, or the closing ']'. */
+static int after_element(struct nx_nj_iter *it, size_t end, char *msg, size_t msgsz)
+{
+	const char *data = it->doc->data;
+	size_t len = it->doc->len, pos = nx_jscan_ws(data, len, end);
+
+	if (pos < len && data[pos] == ',')
+		pos = nx_jscan_ws(data, len, pos + 1);
+	else if (pos >= len || data[pos] != ']')
+		return syntax(data, pos < len ? pos + 1 : len, "expected ',' or ']'", msg, msgsz);
+	it->pos = pos;
+	it->index++;
+	return 1;
+}
+
+/* jansson's tree of the element at it->pos, *end just past it. */
+static int jansson_element(const struct nx_nj_iter *it, json_t **elem, size_t *end,
+			   char *msg, size_t msgsz)
 {
 	const char *data = it->doc->data;
 	size_t len = it->doc->len, pos = it->pos;
 	json_error_t je;
 
-	*elem = NULL;
 	/* The text was checked by nx_nj_load: what follows an element is ',' or ']'. */
 	if (pos >= len)
 		return syntax(data, len, "premature end of input", msg, msgsz);
-	if (data[pos] == ']')
-		return 0;
 	*elem = json_loadb(data + pos, len - pos, PIECE_FLAGS | JSON_DISABLE_EOF_CHECK, &je);
 	if (!*elem)
 		return piece_fault(data, len, pos, &je, msg, msgsz);
-	pos = nx_jscan_ws(data, len, pos + (size_t)je.position);
-	if (pos < len && data[pos] == ',') {
-		pos = nx_jscan_ws(data, len, pos + 1);
-	} else if (pos >= len || data[pos] != ']') {
+	*end = pos + (size_t)je.position;
+	return 0;
+}
+
+int nx_nj_next(struct nx_nj_iter *it, json_t **elem, char *msg, size_t msgsz)
+{
+	size_t end;
+	int rc;
+
+	*elem = NULL;
+	if (it->pos < it->doc->len && it->doc->data[it->pos] == ']')
+		return 0;
+	if (jansson_element(it, elem, &end, msg, msgsz))
+		return -1;
+	if ((rc = after_element(it, end, msg, msgsz)) < 0) {
 		json_decref(*elem);
 		*elem = NULL;
-		return syntax(data, pos < len ? pos + 1 : len, "expected ',' or ']'", msg, msgsz);
 	}
-	it->pos = pos;
-	it->index++;
-	return 1;
+	return rc;
+}
+
+int nx_nj_next_tok(struct nx_nj_iter *it, struct nx_jt *tok, char *msg, size_t msgsz)
+{
+	const char *data = it->doc->data;
+	size_t len = it->doc->len, end;
+	json_t *elem;
+
+	if (it->pos < len && data[it->pos] == ']')
+		return 0;
+	if (it->pos >= len || !nx_jt_parse(tok, data, len, it->pos, &end)) {
+		if (jansson_element(it, &elem, &end, msg, msgsz))
+			return -1;
+		nx_jt_from_json(tok, elem);
+		json_decref(elem);
+	}
+	return after_element(it, end, msg, msgsz);
 }
 
 void nx_nj_release(struct nx_nj_doc *doc)

@@ -58,6 +58,11 @@ void nx_nj_iter_init(struct nx_nj_iter *it, const struct nx_nj_doc *doc,
  * with msg when jansson refuses the element. */
 int nx_nj_next(struct nx_nj_iter *it, json_t **elem, char *msg, size_t msgsz);
 
+struct nx_jt;
+/* The same as tokens in tok (json_tok.h): read by nx_jt_parse, or by jansson when it
+ * declines (a fault then as nx_nj_next's). 1, 0 or -1 as nx_nj_next. */
+int nx_nj_next_tok(struct nx_nj_iter *it, struct nx_jt *tok, char *msg, size_t msgsz);
+
 void nx_nj_release(struct nx_nj_doc *doc);
 
 #endif

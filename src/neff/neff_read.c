@@ -13,6 +13,7 @@
  * each tree freed once its element is read. */
 #include "common/compat.h"
 #include "neff/neff.h"
+#include "neff/json_tok.h"
 #include "neff/neff_json.h"
 #include "neff/neff_source.h"
 #include "neff/tar.h"
@@ -46,6 +47,9 @@ struct rd {
 	struct nx_neff *neff;
 	struct keyed *by_name; /* tensors sorted by name */
 	int engine;            /* whose sg00/<Engine>.json is being read */
+	const struct nx_jt *jt; /* the tokens the getters read: root's or elem's */
+	struct nx_jt root;      /* a member's top-level values but its streamed arrays */
+	struct nx_jt elem;      /* the streamed array's element at hand */
 };
 
 static int fail(struct rd *r, int code, const char *path, const char *fmt, ...) NX_PRINTF(4, 5);
@@ -62,9 +66,9 @@ static int fail(struct rd *r, int code, const char *path, const char *fmt, ...)
 	return nx_errf(r->err, code, "%s: %s: %s", r->file, r->member, msg);
 }
 
-static const char *type_of(const json_t *v)
+static const char *type_of(const struct rd *r, uint32_t v)
 {
-	switch (json_typeof(v)) {
+	switch (nx_jt_type(r->jt, v)) {
 	case JSON_OBJECT: return "object";
 	case JSON_ARRAY: return "array";
 	case JSON_STRING: return "string";
@@ -83,15 +87,20 @@ static const char *keypath(char buf[512], const char *path, const char *key)
 }
 
 /* Fetches obj[key]; NULL when absent or null and not required. */
-static int get(struct rd *r, json_t *obj, const char *path, const char *key, bool req,
-	       json_t **out)
+static bool is(const struct rd *r, uint32_t v, json_type type)
+{
+	return nx_jt_type(r->jt, v) == type;
+}
+
+static int get(struct rd *r, uint32_t obj, const char *path, const char *key, bool req,
+	       uint32_t *out)
 {
 	char p[512];
 
-	*out = json_object_get(obj, key);
-	if (*out && json_is_null(*out))
-		*out = NULL;
-	if (!*out && req)
+	*out = nx_jt_get(r->jt, obj, key);
+	if (*out != NX_JT_NONE && is(r, *out, JSON_NULL))
+		*out = NX_JT_NONE;
+	if (*out == NX_JT_NONE && req)
 		return fail(r, NX_ECORRUPT, keypath(p, path, key), "missing");
 	return 0;
 }
@@ -111,15 +120,36 @@ static const char *indexed_keypath(char buf[512], const char *path, const char *
 	return keypath(buf, path, k);
 }
 
-static int int_value(struct rd *r, json_t *v, const char *path, const char *key, size_t index,
+/* "base[i]" into buf (of 512 bytes), as snprintf's "%s[%zu]" but without its cost, paid
+ * per element (a tenth of the elements' reading once jansson no longer builds them). */
+static const char *index_path(char buf[512], const char *base, size_t i)
+{
+	char digits[24];
+	size_t n = 0, len = strlen(base);
+
+	do
+		digits[n++] = (char)('0' + i % 10);
+	while ((i /= 10));
+	if (len + n + 3 > 512)
+		len = 512 - n - 3;
+	memcpy(buf, base, len);
+	buf[len++] = '[';
+	while (n)
+		buf[len++] = digits[--n];
+	buf[len++] = ']';
+	buf[len] = '\0';
+	return buf;
+}
+
+static int int_value(struct rd *r, uint32_t v, const char *path, const char *key, size_t index,
 		     int64_t min, int64_t max, int64_t *out)
 {
 	char p[512];
 
-	if (!json_is_integer(v))
+	if (!is(r, v, JSON_INTEGER))
 		return fail(r, NX_ECORRUPT, indexed_keypath(p, path, key, index),
-			    "expected integer, found %s", type_of(v));
-	*out = json_integer_value(v);
+			    "expected integer, found %s", type_of(r, v));
+	*out = nx_jt_int(r->jt, v);
 	if (*out < min || *out > max)
 		return fail(r, NX_ECORRUPT, indexed_keypath(p, path, key, index), "value %" PRId64
 			    " is out of range %" PRId64 "..%" PRId64, *out, min, max);
@@ -127,64 +157,64 @@ static int int_value(struct rd *r, json_t *v, const char *path, const char *key,
 }
 
 /* Integer member; `def` when absent and not required. */
-static int get_int(struct rd *r, json_t *obj, const char *path, const char *key, bool req,
+static int get_int(struct rd *r, uint32_t obj, const char *path, const char *key, bool req,
 		   int64_t def, int64_t min, int64_t max, int64_t *out)
 {
-	json_t *v;
+	uint32_t v;
 	int rc = get(r, obj, path, key, req, &v);
 
 	*out = def;
-	if (rc || !v)
+	if (rc || v == NX_JT_NONE)
 		return rc;
 	return int_value(r, v, path, key, NO_INDEX, min, max, out);
 }
 
 /* String member (borrowed from the JSON tree); NULL when absent and not required. */
-static int get_str(struct rd *r, json_t *obj, const char *path, const char *key, bool req,
+static int get_str(struct rd *r, uint32_t obj, const char *path, const char *key, bool req,
 		   const char **out)
 {
 	char p[512];
-	json_t *v;
+	uint32_t v;
 	int rc = get(r, obj, path, key, req, &v);
 
 	*out = NULL;
-	if (rc || !v)
+	if (rc || v == NX_JT_NONE)
 		return rc;
-	if (!json_is_string(v))
+	if (!is(r, v, JSON_STRING))
 		return fail(r, NX_ECORRUPT, keypath(p, path, key), "expected string, found %s",
-			    type_of(v));
-	*out = json_string_value(v);
+			    type_of(r, v));
+	*out = nx_jt_str(r->jt, v);
 	return 0;
 }
 
-static int get_bool(struct rd *r, json_t *obj, const char *path, const char *key, bool *out)
+static int get_bool(struct rd *r, uint32_t obj, const char *path, const char *key, bool *out)
 {
 	char p[512];
-	json_t *v;
+	uint32_t v;
 	int rc = get(r, obj, path, key, false, &v);
 
 	*out = false;
-	if (rc || !v)
+	if (rc || v == NX_JT_NONE)
 		return rc;
-	if (!json_is_boolean(v))
+	if (!is(r, v, JSON_TRUE) && !is(r, v, JSON_FALSE))
 		return fail(r, NX_ECORRUPT, keypath(p, path, key), "expected boolean, found %s",
-			    type_of(v));
-	*out = json_is_true(v);
+			    type_of(r, v));
+	*out = is(r, v, JSON_TRUE);
 	return 0;
 }
 
 /* Object or array member of the wanted type; NULL when absent and not required. */
-static int get_typed(struct rd *r, json_t *obj, const char *path, const char *key, bool req,
-		     json_type type, json_t **out)
+static int get_typed(struct rd *r, uint32_t obj, const char *path, const char *key, bool req,
+		     json_type type, uint32_t *out)
 {
 	char p[512];
 	int rc = get(r, obj, path, key, req, out);
 
-	if (rc || !*out)
+	if (rc || *out == NX_JT_NONE)
 		return rc;
-	if (json_typeof(*out) != type)
+	if (!is(r, *out, type))
 		return fail(r, NX_ECORRUPT, keypath(p, path, key), "expected %s, found %s",
-			    type == JSON_OBJECT ? "object" : "array", type_of(*out));
+			    type == JSON_OBJECT ? "object" : "array", type_of(r, *out));
 	return 0;
 }
 
@@ -232,11 +262,11 @@ static int queue_type_of(const char *def_type, int owner)
 	return NX_QT_UNKNOWN;
 }
 
-static int parse_var(struct rd *r, const char *name, json_t *v, struct nx_tensor *t)
+static int parse_var(struct rd *r, const char *name, uint32_t v, struct nx_tensor *t)
 {
 	char path[512], kp[512];
 	const char *s;
-	json_t *shape;
+	uint32_t shape;
 	int64_t x;
 	int rc;
 
@@ -246,8 +276,8 @@ static int parse_var(struct rd *r, const char *name, json_t *v, struct nx_tensor
 	t->node = -1;
 	if (!name[0] || !strcmp(name, "sb") || !strcmp(name, "psum"))
 		return fail(r, NX_ECORRUPT, path, "variable name \"%s\" is reserved", name);
-	if (!json_is_object(v))
-		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(v));
+	if (!is(r, v, JSON_OBJECT))
+		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(r, v));
 	if ((rc = get_str(r, v, path, "type", true, &s)))
 		return rc;
 	t->def_type = nx_xstrdup(s);
@@ -267,20 +297,21 @@ static int parse_var(struct rd *r, const char *name, json_t *v, struct nx_tensor
 	if ((rc = get_int(r, v, path, "node", false, -1, -1, INT32_MAX, &t->node)) ||
 	    (rc = get_typed(r, v, path, "shape", false, JSON_ARRAY, &shape)))
 		return rc;
-	if (shape && json_array_size(shape) > NX_ARRAY_SIZE(t->shape))
+	if (shape != NX_JT_NONE && nx_jt_size(r->jt, shape) > NX_ARRAY_SIZE(t->shape))
 		return fail(r, NX_ECORRUPT, keypath(kp, path, "shape"),
-			    "%zu dimensions, at most %zu supported", json_array_size(shape),
+			    "%zu dimensions, at most %zu supported", nx_jt_size(r->jt, shape),
 			    NX_ARRAY_SIZE(t->shape));
-	for (size_t i = 0; shape && i < json_array_size(shape); i++) {
-		if ((rc = int_value(r, json_array_get(shape, i), path, "shape", i, 0, MAX_BYTES,
-				    &x)))
+	uint32_t dim = shape != NX_JT_NONE ? nx_jt_first(r->jt, shape) : 0;
+	for (size_t i = 0; shape != NX_JT_NONE && i < nx_jt_size(r->jt, shape);
+	     i++, dim = nx_jt_next(r->jt, dim)) {
+		if ((rc = int_value(r, dim, path, "shape", i, 0, MAX_BYTES, &x)))
 			return rc;
 		t->shape[t->rank++] = (uint64_t)x;
 	}
 	return 0;
 }
 
-static int parse_queue(struct rd *r, const char *name, json_t *v, struct nx_dma_queue *q)
+static int parse_queue(struct rd *r, const char *name, uint32_t v, struct nx_dma_queue *q)
 {
 	char path[512], kp[512];
 	const char *s;
@@ -289,8 +320,8 @@ static int parse_queue(struct rd *r, const char *name, json_t *v, struct nx_dma_
 
 	snprintf(path, sizeof(path), "dma_queue.%s", name);
 	q->name = nx_xstrdup(name);
-	if (!json_is_object(v))
-		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(v));
+	if (!is(r, v, JSON_OBJECT))
+		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(r, v));
 	if ((rc = get_str(r, v, path, "type", true, &s)))
 		return rc;
 	q->def_type = nx_xstrdup(s);
@@ -349,25 +380,27 @@ static int cmp_keyed_id(const void *a, const void *b)
 }
 
 /* def.json: tensors ordered by (var_id, name), queues by name. */
-static int parse_def(struct rd *r, json_t *root)
+static int parse_def(struct rd *r, uint32_t root)
 {
 	struct nx_neff *n = r->neff;
-	json_t *vars, *queues, *v;
-	const char *key;
+	uint32_t vars, queues, v;
+	size_t k;
 	int rc;
 
 	if ((rc = get_typed(r, root, "", "var", true, JSON_OBJECT, &vars)) ||
 	    (rc = get_typed(r, root, "", "dma_queue", true, JSON_OBJECT, &queues)))
 		return rc;
-	n->tensors = nx_xcalloc(json_object_size(vars), sizeof(*n->tensors));
-	json_object_foreach(vars, key, v) {
-		rc = parse_var(r, key, v, &n->tensors[n->ntensors++]);
+	n->tensors = nx_xcalloc(nx_jt_size(r->jt, vars), sizeof(*n->tensors));
+	for (k = 0, v = nx_jt_first(r->jt, vars); k < nx_jt_size(r->jt, vars);
+	     k++, v = nx_jt_next(r->jt, v)) {
+		rc = parse_var(r, nx_jt_key(r->jt, v), v, &n->tensors[n->ntensors++]);
 		if (rc)
 			return rc;
 	}
-	n->queues = nx_xcalloc(json_object_size(queues), sizeof(*n->queues));
-	json_object_foreach(queues, key, v) {
-		rc = parse_queue(r, key, v, &n->queues[n->nqueues++]);
+	n->queues = nx_xcalloc(nx_jt_size(r->jt, queues), sizeof(*n->queues));
+	for (k = 0, v = nx_jt_first(r->jt, queues); k < nx_jt_size(r->jt, queues);
+	     k++, v = nx_jt_next(r->jt, v)) {
+		rc = parse_queue(r, nx_jt_key(r->jt, v), v, &n->queues[n->nqueues++]);
 		if (rc)
 			return rc;
 	}
@@ -435,11 +468,11 @@ static const struct side_keys from_keys = { "from", "from_off", "from_partition"
 static const struct side_keys to_keys = { "to", "to_off", "to_partition", "to_sizes",
 					  "to_steps" };
 
-static int parse_side(struct rd *r, json_t *d, const char *path, const struct side_keys *k,
+static int parse_side(struct rd *r, uint32_t d, const char *path, const struct side_keys *k,
 		      struct side *s, uint64_t *elems)
 {
 	const char *pfx = k->pfx, *where;
-	json_t *sizes, *steps;
+	uint32_t sizes, steps, size_i, step_i;
 	char kp[512];
 	int64_t x;
 	int rc;
@@ -466,26 +499,28 @@ static int parse_side(struct rd *r, json_t *d, const char *path, const struct si
 	if ((rc = get_typed(r, d, path, k->sizes, true, JSON_ARRAY, &sizes)) ||
 	    (rc = get_typed(r, d, path, k->steps, true, JSON_ARRAY, &steps)))
 		return rc;
-	size_t nd = json_array_size(sizes);
+	size_t nd = nx_jt_size(r->jt, sizes);
 	if (nd < 1 || nd > 4)
 		return fail(r, NX_ECORRUPT, keypath(kp, path, pfx),
 			    "%s_sizes has %zu dimensions, expected 1..4", pfx, nd);
-	if (json_array_size(steps) != nd)
+	if (nx_jt_size(r->jt, steps) != nd)
 		return fail(r, NX_ECORRUPT, keypath(kp, path, pfx),
 			    "%s_steps has %zu entries but %s_sizes has %zu", pfx,
-			    json_array_size(steps), pfx, nd);
+			    nx_jt_size(r->jt, steps), pfx, nd);
 	*s->ndim = (unsigned)nd;
 	*elems = 1;
-	for (size_t i = 0; i < nd; i++) {
-		if ((rc = int_value(r, json_array_get(sizes, i), path, k->sizes, i, 0, MAX_DIM,
-				    &x)))
+	size_i = nx_jt_first(r->jt, sizes);
+	step_i = nx_jt_first(r->jt, steps);
+	for (size_t i = 0; i < nd; i++, size_i = nx_jt_next(r->jt, size_i),
+				   step_i = nx_jt_next(r->jt, step_i)) {
+		if ((rc = int_value(r, size_i, path, k->sizes, i, 0, MAX_DIM, &x)))
 			return rc;
 		s->sizes[i] = (uint64_t)x;
 		if (*elems && s->sizes[i] > (uint64_t)MAX_BYTES / *elems)
 			return fail(r, NX_ECORRUPT, keypath(kp, path, pfx),
 				    "%s_sizes: element count exceeds 2^48", pfx);
 		*elems *= s->sizes[i];
-		if ((rc = int_value(r, json_array_get(steps, i), path, k->steps, i, -MAX_STEP,
+		if ((rc = int_value(r, step_i, path, k->steps, i, -MAX_STEP,
 				    MAX_STEP, &s->steps[i])))
 			return rc;
 	}
@@ -522,7 +557,7 @@ static int check_hbm_range(struct rd *r, const char *path, const char *pfx,
 	return 0;
 }
 
-static int parse_desc(struct rd *r, json_t *d, const char *path, struct nx_dma_desc *dd)
+static int parse_desc(struct rd *r, uint32_t d, const char *path, struct nx_dma_desc *dd)
 {
 	struct side from = { &dd->from_loc, &dd->from_var, &dd->from_off, dd->from_sizes,
 			     dd->from_steps, &dd->from_ndim, &dd->from_start_partition };
@@ -533,8 +568,8 @@ static int parse_desc(struct rd *r, json_t *d, const char *path, struct nx_dma_d
 	char kp[512];
 	int rc;
 
-	if (!json_is_object(d))
-		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(d));
+	if (!is(r, d, JSON_OBJECT))
+		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(r, d));
 	if ((rc = get_str(r, d, path, "op", true, &s)))
 		return rc;
 	if (strcmp(s, "copy"))
@@ -572,18 +607,19 @@ static int parse_desc(struct rd *r, json_t *d, const char *path, struct nx_dma_d
 	return 0;
 }
 
-static int parse_block(struct rd *r, json_t *b, const char *path, int engine,
+static int parse_block(struct rd *r, uint32_t b, const char *path, int engine,
 		       struct nx_dma_block *blk)
 {
-	json_t *descs;
+	uint32_t descs, di;
+	char p[512], base[512];
 	const char *s;
 	char kp[512];
 	int64_t x;
 	int rc;
 
 	blk->engine = engine;
-	if (!json_is_object(b))
-		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(b));
+	if (!is(r, b, JSON_OBJECT))
+		return fail(r, NX_ECORRUPT, path, "expected object, found %s", type_of(r, b));
 	if ((rc = get_int(r, b, path, "id", true, 0, 0, UINT32_MAX, &x)))
 		return rc;
 	blk->id = (uint32_t)x;
@@ -597,12 +633,13 @@ static int parse_block(struct rd *r, json_t *b, const char *path, int engine,
 	blk->semaphore = (int)x;
 	if ((rc = get_typed(r, b, path, "desc", true, JSON_ARRAY, &descs)))
 		return rc;
-	blk->desc = nx_xcalloc(json_array_size(descs) ? json_array_size(descs) : 1,
-			       sizeof(*blk->desc));
-	for (size_t i = 0; i < json_array_size(descs); i++) {
-		char p[512];
-		snprintf(p, sizeof(p), "%s.desc[%zu]", path, i);
-		rc = parse_desc(r, json_array_get(descs, i), p, &blk->desc[blk->ndesc++]);
+	size_t ndesc = nx_jt_size(r->jt, descs);
+	blk->desc = nx_xcalloc(ndesc ? ndesc : 1, sizeof(*blk->desc));
+	di = nx_jt_first(r->jt, descs);
+	if (ndesc)
+		keypath(base, path, "desc");
+	for (size_t i = 0; i < ndesc; i++, di = nx_jt_next(r->jt, di)) {
+		rc = parse_desc(r, di, index_path(p, base, i), &blk->desc[blk->ndesc++]);
 		if (rc)
 			return rc;
 		blk->bytes = blk->bytes > UINT64_MAX - blk->desc[i].bytes
@@ -616,45 +653,47 @@ static int parse_block(struct rd *r, json_t *b, const char *path, int engine,
 static int streamed_array(struct rd *r, const struct nx_nj_doc *doc, const char *key,
 			  const struct nx_nj_array **a)
 {
-	json_t *other;
-	int rc = get_typed(r, doc->root, "", key, false, JSON_ARRAY, &other);
+	uint32_t other;
+	int rc = get_typed(r, 0, "", key, false, JSON_ARRAY, &other);
 
-	NX_ASSERT(rc || !other); /* arrays under a streamed key stay in the text */
+	NX_ASSERT(rc || other == NX_JT_NONE); /* arrays under a streamed key stay in the text */
 	*a = nx_nj_find(doc, key);
 	return rc;
 }
 
-/* The elements of a->key, one at a time, each with its path "key[i]" (fn's to read,
- * not to keep: the tree is freed after it); element i goes to out + i * size, which
- * holds a->count of them. The count grows item by item so that a failure leaves only
- * parsed items to release. */
+/* The elements of a->key, one at a time (as tokens in r->elem, the getters' while fn
+ * runs), each with its path "key[i]" (fn's to read, not to keep); element i goes to
+ * out + i * size, which holds a->count of them. The count grows item by item so that a
+ * failure leaves only parsed items to release. */
 static int each_element(struct rd *r, const struct nx_nj_doc *doc,
 			const struct nx_nj_array *a, char *out, size_t size, size_t *count,
-			int (*fn)(struct rd *, json_t *, const char *, void *))
+			int (*fn)(struct rd *, uint32_t, const char *, void *))
 {
 	struct nx_nj_iter it;
-	char msg[512], p[64];
-	json_t *elem;
-	int rc, more;
+	char msg[512], p[512];
+	int rc = 0, more;
 
 	nx_nj_iter_init(&it, doc, a);
-	for (size_t i = 0; (more = nx_nj_next(&it, &elem, msg, sizeof(msg))) == 1; i++) {
-		snprintf(p, sizeof(p), "%s[%zu]", a->key, i);
-		if (i >= a->count) { /* the scanner and jansson disagree: never seen */
+	r->jt = &r->elem;
+	for (size_t i = 0; (more = nx_nj_next_tok(&it, &r->elem, msg, sizeof(msg))) == 1; i++) {
+		index_path(p, a->key, i);
+		if (i >= a->count) { /* the scanner and the element's reader disagree: never seen */
 			rc = fail(r, NX_ECORRUPT, p, "more elements than the %zu counted",
 				  a->count);
 		} else {
 			(*count)++;
-			rc = fn(r, elem, p, out + i * size);
+			rc = fn(r, 0, p, out + i * size);
 		}
-		json_decref(elem);
 		if (rc)
-			return rc;
+			break;
 	}
+	r->jt = &r->root;
+	if (rc)
+		return rc;
 	return more < 0 ? fail(r, NX_ECORRUPT, NULL, "%s", msg) : 0;
 }
 
-static int block_element(struct rd *r, json_t *b, const char *p, void *out)
+static int block_element(struct rd *r, uint32_t b, const char *p, void *out)
 {
 	memset(out, 0, sizeof(struct nx_dma_block));
 	return parse_block(r, b, p, r->engine, out);
@@ -798,15 +837,15 @@ static char *dbg_path(struct rd *r, const char *s)
 	return *copy;
 }
 
-static int parse_frame(struct rd *r, json_t *f, const char *p, void *out)
+static int parse_frame(struct rd *r, uint32_t f, const char *p, void *out)
 {
 	struct nx_dbg_frame *fr = out;
 	const char *fn, *file;
 	int rc;
 
 	fr->id = fr->parent = fr->line = -1;
-	if (!json_is_object(f))
-		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if (!is(r, f, JSON_OBJECT))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(r, f));
 	if ((rc = get_int(r, f, p, "id", true, 0, 0, INT64_MAX, &fr->id)) ||
 	    (rc = get_int(r, f, p, "parent", false, -1, -1, INT64_MAX, &fr->parent)) ||
 	    (rc = get_str(r, f, p, "function", true, &fn)) ||
@@ -818,15 +857,15 @@ static int parse_frame(struct rd *r, json_t *f, const char *p, void *out)
 	return 0;
 }
 
-static int parse_itervar(struct rd *r, json_t *f, const char *p, void *out)
+static int parse_itervar(struct rd *r, uint32_t f, const char *p, void *out)
 {
 	struct nx_dbg_itervar *iv = out;
 	const char *name, *file;
 	int rc;
 
 	iv->id = iv->parent = iv->line = -1;
-	if (!json_is_object(f))
-		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if (!is(r, f, JSON_OBJECT))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(r, f));
 	if ((rc = get_int(r, f, p, "id", true, 0, 0, INT64_MAX, &iv->id)) ||
 	    (rc = get_int(r, f, p, "parent", false, -1, -1, INT64_MAX, &iv->parent)) ||
 	    (rc = get_str(r, f, p, "name", true, &name)) ||
@@ -839,15 +878,15 @@ static int parse_itervar(struct rd *r, json_t *f, const char *p, void *out)
 	return 0;
 }
 
-static int parse_dbg_inst(struct rd *r, json_t *f, const char *p, void *out)
+static int parse_dbg_inst(struct rd *r, uint32_t f, const char *p, void *out)
 {
 	struct nx_dbg_inst *di = out;
 	const char *name, *file, *bir;
 	int rc;
 
 	di->line = di->stack_frame_id = di->iteration_vars_id = -1;
-	if (!json_is_object(f))
-		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if (!is(r, f, JSON_OBJECT))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(r, f));
 	if ((rc = get_str(r, f, p, "name", true, &name)) ||
 	    (rc = get_str(r, f, p, "file", false, &file)) ||
 	    (rc = get_int(r, f, p, "line", false, -1, -1, INT32_MAX, &di->line)) ||
@@ -863,14 +902,14 @@ static int parse_dbg_inst(struct rd *r, json_t *f, const char *p, void *out)
 	return 0;
 }
 
-static int parse_dbg_bir(struct rd *r, json_t *f, const char *p, void *out)
+static int parse_dbg_bir(struct rd *r, uint32_t f, const char *p, void *out)
 {
 	struct nx_dbg_bir *b = out;
 	const char *name;
 	int rc;
 
-	if (!json_is_object(f))
-		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if (!is(r, f, JSON_OBJECT))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(r, f));
 	if ((rc = get_int(r, f, p, "bir_id", true, 0, 0, UINT32_MAX, &b->bir_id)) ||
 	    (rc = get_str(r, f, p, "name", true, &name)))
 		return rc;
@@ -882,17 +921,17 @@ static int parse_dbg_bir(struct rd *r, json_t *f, const char *p, void *out)
 
 /* {"kind": K, "file": F, "line": L, "args": [[KEY, VALUE], ...]}: KIND and every KEY
  * non-empty, every VALUE a string. */
-static int parse_dbg_decision(struct rd *r, json_t *f, const char *p, void *out)
+static int parse_dbg_decision(struct rd *r, uint32_t f, const char *p, void *out)
 {
 	struct nx_dbg_decision *d = out;
 	const char *kind, *file;
-	json_t *args;
+	uint32_t args, a;
 	char kp[96];
 	int rc;
 
 	d->line = -1;
-	if (!json_is_object(f))
-		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(f));
+	if (!is(r, f, JSON_OBJECT))
+		return fail(r, NX_ECORRUPT, p, "expected object, found %s", type_of(r, f));
 	if ((rc = get_str(r, f, p, "kind", true, &kind)) ||
 	    (rc = get_str(r, f, p, "file", false, &file)) ||
 	    (rc = get_int(r, f, p, "line", false, -1, -1, INT32_MAX, &d->line)) ||
@@ -902,17 +941,17 @@ static int parse_dbg_decision(struct rd *r, json_t *f, const char *p, void *out)
 		return fail(r, NX_ECORRUPT, p, "the decision kind is empty");
 	d->kind = nx_xstrdup(kind);
 	d->file = dup_or_null(file);
-	if (!args)
+	if (args == NX_JT_NONE)
 		return 0;
-	d->keys = nx_xcalloc(json_array_size(args) + 1, sizeof(char *));
-	d->values = nx_xcalloc(json_array_size(args) + 1, sizeof(char *));
-	for (size_t k = 0; k < json_array_size(args); k++) {
-		json_t *a = json_array_get(args, k);
-		const char *key = json_string_value(json_array_get(a, 0));
-		const char *val = json_string_value(json_array_get(a, 1));
+	d->keys = nx_xcalloc(nx_jt_size(r->jt, args) + 1, sizeof(char *));
+	d->values = nx_xcalloc(nx_jt_size(r->jt, args) + 1, sizeof(char *));
+	a = nx_jt_first(r->jt, args);
+	for (size_t k = 0; k < nx_jt_size(r->jt, args); k++, a = nx_jt_next(r->jt, a)) {
+		const char *key = nx_jt_str(r->jt, nx_jt_at(r->jt, a, 0));
+		const char *val = nx_jt_str(r->jt, nx_jt_at(r->jt, a, 1));
 
 		snprintf(kp, sizeof(kp), "%s.args[%zu]", p, k);
-		if (!json_is_array(a) || json_array_size(a) != 2 || !key || !val || !key[0])
+		if (!is(r, a, JSON_ARRAY) || nx_jt_size(r->jt, a) != 2 || !key || !val || !key[0])
 			return fail(r, NX_ECORRUPT, kp, "expected [KEY, VALUE] (two strings, the "
 				    "key not empty)");
 		d->keys[d->nargs] = nx_xstrdup(key);
@@ -925,7 +964,7 @@ static int parse_dbg_decision(struct rd *r, json_t *f, const char *p, void *out)
  * items. */
 static int parse_array(struct rd *r, const struct nx_nj_doc *doc, const char *key,
 		       size_t size, void **arr, size_t *count,
-		       int (*fn)(struct rd *, json_t *, const char *, void *))
+		       int (*fn)(struct rd *, uint32_t, const char *, void *))
 {
 	const struct nx_nj_array *a;
 	int rc = streamed_array(r, doc, key, &a);
@@ -938,7 +977,6 @@ static int parse_array(struct rd *r, const struct nx_nj_doc *doc, const char *ke
 
 static int parse_debug(struct rd *r, const struct nx_nj_doc *doc)
 {
-	json_t *root = doc->root;
 	struct nx_debug_info *d = &r->neff->dbg;
 	struct tree frames, vars;
 	void *insts = NULL, *fr = NULL, *iv = NULL;
@@ -946,7 +984,7 @@ static int parse_debug(struct rd *r, const struct nx_nj_doc *doc)
 	char p[64];
 	int rc;
 
-	if ((rc = get_int(r, root, "", "version", true, 0, INT64_MIN, INT64_MAX, &version)))
+	if ((rc = get_int(r, 0, "", "version", true, 0, INT64_MIN, INT64_MAX, &version)))
 		return rc;
 	if (version != 1)
 		return fail(r, NX_EVERSION, "version", "version %" PRId64 " is not supported (this "
@@ -1080,6 +1118,8 @@ static int json_member(struct rd *r, struct nx_tar *tar, const char *name, bool 
 		return req ? fail(r, NX_ECORRUPT, NULL, "member is missing from the archive") : 0;
 	if (nx_nj_load(&doc, (const char *)e->data, e->size, streamed, msg, sizeof(msg)))
 		return fail(r, NX_ECORRUPT, NULL, "%s", msg);
+	nx_jt_from_json(&r->root, doc.root);
+	r->jt = &r->root;
 	rc = fn(r, &doc, arg);
 	nx_nj_release(&doc);
 	nx_tar_drop(tar, e);
@@ -1089,8 +1129,9 @@ static int json_member(struct rd *r, struct nx_tar *tar, const char *name, bool 
 static int do_info(struct rd *r, const struct nx_nj_doc *doc, int arg)
 {
 	const char *s;
-	int rc = get_str(r, doc->root, "", "tool_version", false, &s);
+	int rc = get_str(r, 0, "", "tool_version", false, &s);
 
+	(void)doc;
 	(void)arg;
 	r->neff->tool_version = dup_or_null(s);
 	return rc;
@@ -1098,8 +1139,9 @@ static int do_info(struct rd *r, const struct nx_nj_doc *doc, int arg)
 
 static int do_def(struct rd *r, const struct nx_nj_doc *doc, int arg)
 {
+	(void)doc;
 	(void)arg;
-	return parse_def(r, doc->root);
+	return parse_def(r, 0);
 }
 
 static int do_debug(struct rd *r, const struct nx_nj_doc *doc, int arg)
@@ -1111,7 +1153,7 @@ static int do_debug(struct rd *r, const struct nx_nj_doc *doc, int arg)
 int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct nx_neff *neff,
 		     struct nx_err *err)
 {
-	struct rd r = { name, "", err, neff, NULL, 0 };
+	struct rd r = { .file = name, .member = "", .err = err, .neff = neff };
 	struct nx_tar tar;
 	char member[64];
 	int rc;
@@ -1151,6 +1193,8 @@ int nx_neff_read_mem(const char *name, const uint8_t *data, size_t len, struct n
 	nx_neff_source_read(name, &tar, &neff->source);
 out:
 	free(r.by_name);
+	nx_jt_release(&r.root);
+	nx_jt_release(&r.elem);
 	nx_tar_release(&tar);
 	if (rc)
 		nx_neff_release(neff);
