@@ -262,12 +262,14 @@ static void free_neff(struct nx_ingest_ctx *c)
 void nx_ctx_drop_statics(struct nx_ingest_ctx *c)
 {
 	free_statics(c);
+	c->statics_dropped = true;
 	malloc_trim(0);
 }
 
 void nx_ctx_drop_neff(struct nx_ingest_ctx *c)
 {
 	free_neff(c);
+	c->statics_dropped = c->neff_dropped = true;
 	malloc_trim(0);
 }
 

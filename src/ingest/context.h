@@ -7,6 +7,7 @@
 
 #include "common/compat.h"
 #include "common/arena.h"
+#include "common/assert.h"
 #include "common/err.h"
 #include "common/progress.h"
 #include "db/duck.h"
@@ -69,6 +70,7 @@ struct nx_ingest_ctx {
 	 * SbufAllocation), until nx_ctx_drop_neff */
 	const char **operands[NX_ENGINE_COUNT];
 	struct nx_arena operand_text;
+	bool statics_dropped, neff_dropped; /* by nx_ctx_drop_statics, nx_ctx_drop_neff */
 	/* Bounds over every record read, in ns; first > last means nothing seen yet. */
 	int64_t first_ns, last_ns;
 	/* Execution windows found in EXEC records and instructions per execution. */
@@ -150,6 +152,35 @@ void nx_ctx_drop_statics(struct nx_ingest_ctx *c);
  * (SbufAllocation); the statics too if still there. Their pages go back to the system. */
 void nx_ctx_drop_neff(struct nx_ingest_ctx *c);
 void nx_ctx_release(struct nx_ingest_ctx *c);
+
+/* What the drops free, read through these: after its drop, a read fails loudly in builds
+ * with NX_ASSERTS, so a later reorder of the stages cannot read freed (or emptied) data
+ * unseen. The NEFF and each instruction's operand text until nx_ctx_drop_neff; the
+ * statics and the NEFF's debug info until nx_ctx_drop_statics. */
+static inline const struct nx_neff *nx_ctx_neff(const struct nx_ingest_ctx *c)
+{
+	NX_ASSERT(!c->neff_dropped);
+	return &c->neff;
+}
+
+static inline const char *const *nx_ctx_operands(const struct nx_ingest_ctx *c, int engine)
+{
+	NX_ASSERT(!c->neff_dropped);
+	return c->operands[engine];
+}
+
+static inline const struct nx_debug_info *nx_ctx_dbg(const struct nx_ingest_ctx *c)
+{
+	NX_ASSERT(!c->statics_dropped);
+	return &nx_ctx_neff(c)->dbg;
+}
+
+static inline const struct nx_static_inst *nx_ctx_statics(const struct nx_ingest_ctx *c,
+							   int engine)
+{
+	NX_ASSERT(!c->statics_dropped);
+	return c->statics[engine];
+}
 
 /* Row sources. Each writes one table; *_init prepares the source over ctx. */
 struct nx_src_trace;

@@ -225,9 +225,10 @@ static void add_packet(struct agg_src *s, const struct nx_rec_dma *r)
 {
 	struct nx_ingest_ctx *c = s->ctx;
 	int64_t start = nx_ticks_to_ns(c, r->start), end = nx_ticks_to_ns(c, r->end);
-	const struct nx_dma_queue *q = r->queue < c->neff.nqueues ? &c->neff.queues[r->queue] : NULL;
-	const char *var = r->block != NX_NONE32 && r->block < c->neff.nblocks
-				  ? nx_dma_desc_variable(&c->neff, &c->neff.blocks[r->block], r->desc)
+	const struct nx_neff *n = nx_ctx_neff(c);
+	const struct nx_dma_queue *q = r->queue < n->nqueues ? &n->queues[r->queue] : NULL;
+	const char *var = r->block != NX_NONE32 && r->block < n->nblocks
+				  ? nx_dma_desc_variable(n, &n->blocks[r->block], r->desc)
 				  : NULL;
 	struct xfer *x;
 	bool open = s->last > s->head && s->last <= s->tail &&
@@ -413,7 +414,7 @@ static int run(struct nx_ingest_ctx *c, struct nx_duck *d, const char *path, siz
 		rc = nx_ntff_reader_rewind(c->ntff, err);
 	if (rc)
 		return rc;
-	nx_dma_block_texts_init(&s.blocks, &c->neff);
+	nx_dma_block_texts_init(&s.blocks, nx_ctx_neff(c));
 	s.ring = nx_xmalloc(1024 * sizeof(*s.ring));
 	s.rmask = 1023;
 	s.hslot = nx_xcalloc(2048, sizeof(*s.hslot));

@@ -121,8 +121,8 @@ static void decision_warnings(struct nx_ingest_ctx *c)
 {
 	struct nx_strbuf sb = NX_STRBUF_INIT;
 
-	for (size_t i = 0; i < c->neff.dbg.ndecisions; i++) {
-		const struct nx_dbg_decision *d = &c->neff.dbg.decisions[i];
+	for (size_t i = 0; i < nx_ctx_dbg(c)->ndecisions; i++) {
+		const struct nx_dbg_decision *d = &nx_ctx_dbg(c)->decisions[i];
 
 		nx_strbuf_reset(&sb);
 		nx_strbuf_addstr(&sb, d->kind ? d->kind : "");
@@ -150,7 +150,7 @@ static void collect_warnings(struct nx_ingest_ctx *c, uint64_t dma_rows)
 		else
 			nx_ctx_warn(c, "Missing Data", "the trace has no DMA packet records");
 	}
-	if (c->neff.dbg.ninsts == 0)
+	if (nx_ctx_dbg(c)->ninsts == 0)
 		nx_ctx_warn(c, "Missing Data",
 			    "the NEFF carries no kernel_debug_info.json: source locations "
 			    "(nki_source_location, bir_debug_info_source_location) are null; "

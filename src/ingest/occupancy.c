@@ -216,7 +216,7 @@ static const struct oc_inst *inst_ranges(struct onchip_src *s, int engine, uint3
 
 	if (e->engine == engine && e->index == index)
 		return e;
-	const struct nx_inst *in = &s->ctx->neff.inst[engine][index];
+	const struct nx_inst *in = &nx_ctx_neff(s->ctx)->inst[engine][index];
 	const struct nx_ap *srcs[3] = { &in->src0, &in->src1, &in->src2 };
 	const struct nx_ap *outs[2] = { &in->dst, &in->dst2 };
 	struct nx_oc_range src[3], dst;
@@ -244,7 +244,7 @@ static const struct oc_inst *inst_ranges(struct onchip_src *s, int engine, uint3
 
 static void onchip_inst(struct onchip_src *s, const struct nx_rec_inst *r)
 {
-	const struct nx_neff *n = &s->ctx->neff;
+	const struct nx_neff *n = nx_ctx_neff(s->ctx);
 	if (r->engine >= NX_ENGINE_COUNT || r->index >= n->ninst[r->engine])
 		return;
 	const struct oc_inst *e = inst_ranges(s, r->engine, r->index);
@@ -268,7 +268,7 @@ static void onchip_inst(struct onchip_src *s, const struct nx_rec_inst *r)
 
 static void onchip_dma(struct onchip_src *s, const struct nx_rec_dma *r)
 {
-	const struct nx_neff *n = &s->ctx->neff;
+	const struct nx_neff *n = nx_ctx_neff(s->ctx);
 	if (r->block >= n->nblocks || r->desc >= n->blocks[r->block].ndesc)
 		return;
 	const struct nx_dma_desc *d = &n->blocks[r->block].desc[r->desc];
@@ -402,7 +402,7 @@ static int onchip_init(struct onchip_src *s, struct nx_ingest_ctx *c, struct nx_
 	size_t total = 0;
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		s->base[e] = total;
-		total += c->neff.ninst[e];
+		total += nx_ctx_neff(c)->ninst[e];
 	}
 	for (s->nslots = 1; s->nslots < total && s->nslots < INST_SLOTS; s->nslots *= 2)
 		;

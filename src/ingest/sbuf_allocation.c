@@ -84,7 +84,7 @@ struct sa_src {
 static int sa_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 {
 	struct sa_src *s = self;
-	const struct nx_neff *n = &s->c->neff;
+	const struct nx_neff *n = nx_ctx_neff(s->c);
 	const int *ix = s->map.idx;
 	size_t cap = nx_rowbuf_capacity(b), row = 0;
 	struct sa_rec r;
@@ -99,8 +99,8 @@ static int sa_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		nx_rowbuf_str(b, ix[5], row, r.dma ? "dma" : "instruction");
 		if (!r.dma && r.engine < NX_ENGINE_COUNT && r.ref < n->ninst[r.engine]) {
 			nx_rowbuf_str(b, ix[6], row, nx_opcode_name(n->inst[r.engine][r.ref].opcode));
-			if (s->c->operands[r.engine])
-				nx_rowbuf_str(b, ix[7], row, s->c->operands[r.engine][r.ref]);
+			if (nx_ctx_operands(s->c, r.engine))
+				nx_rowbuf_str(b, ix[7], row, nx_ctx_operands(s->c, r.engine)[r.ref]);
 		} else if (r.dma && r.ref < n->nblocks) {
 			const struct sa_block *k = &s->blocks[r.ref];
 			nx_rowbuf_str(b, ix[8], row, k->queue_name);
@@ -116,7 +116,8 @@ int nx_sbuf_alloc_write(struct nx_sbuf_alloc *a, struct nx_ingest_ctx *c, struct
 			const char *dir, uint64_t *rows, struct nx_err *err)
 {
 	struct sa_src s = { .a = a, .c = c };
-	size_t nb = c->neff.nblocks;
+	const struct nx_neff *n = nx_ctx_neff(c);
+	size_t nb = n->nblocks;
 	char *path = nx_xasprintf("%s/SbufAllocation.parquet", dir);
 	int rc = nx_colmap_init(&s.map, "SbufAllocation", names, err);
 
@@ -125,11 +126,11 @@ int nx_sbuf_alloc_write(struct nx_sbuf_alloc *a, struct nx_ingest_ctx *c, struct
 	if (!rc) {
 		s.blocks = nx_xcalloc(nb ? nb : 1, sizeof(*s.blocks));
 		for (size_t i = 0; i < nb; i++) { /* the names it keeps are the NEFF's */
-			const struct nx_dma_block *blk = &c->neff.blocks[i];
-			const char *var = nx_dma_desc_variable(&c->neff, blk, 0);
+			const struct nx_dma_block *blk = &n->blocks[i];
+			const char *var = nx_dma_desc_variable(n, blk, 0);
 			s.blocks[i].block_id = blk->id;
-			if (blk->queue >= 0 && (size_t)blk->queue < c->neff.nqueues)
-				s.blocks[i].queue_name = c->neff.queues[blk->queue].name;
+			if (blk->queue >= 0 && (size_t)blk->queue < n->nqueues)
+				s.blocks[i].queue_name = n->queues[blk->queue].name;
 			/* nullif(variable, ''): no tensor name rather than an empty one */
 			if (var && *var)
 				s.blocks[i].tensor_name = var;

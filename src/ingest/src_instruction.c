@@ -68,15 +68,15 @@ static size_t id_text(char *buf, const char *prefix, uint64_t v, const char *suf
 static void fill_static(const int *ix, const struct nx_ingest_ctx *c, int e, uint32_t index,
 			struct nx_rowbuf *b, size_t row)
 {
-	const struct nx_inst *in = &c->neff.inst[e][index];
-	const struct nx_static_inst *st = &c->statics[e][index];
+	const struct nx_inst *in = &nx_ctx_neff(c)->inst[e][index];
+	const struct nx_static_inst *st = &nx_ctx_statics(c, e)[index];
 	char id[NX_ID_TEXT];
 
 	nx_rowbuf_str_kept(b, ix[C_ENGINE], row, nx_engine_name(e));
 	nx_rowbuf_i64(b, ix[C_PC], row, index);
 	nx_rowbuf_str_kept(b, ix[C_TRACK], row, track_of(in));
 	nx_rowbuf_str_kept(b, ix[C_OPCODE], row, nx_opcode_name(in->opcode));
-	nx_rowbuf_str_kept_len(b, ix[C_OPERANDS], row, c->operands[e][index], st->len.operands);
+	nx_rowbuf_str_kept_len(b, ix[C_OPERANDS], row, nx_ctx_operands(c, e)[index], st->len.operands);
 	nx_rowbuf_str_kept(b, ix[C_COPCODE], row,
 			   in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER"
 							   : nx_opcode_name(in->opcode));
@@ -149,9 +149,9 @@ static void fill_row(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	const struct nx_inst *in = NULL;
 	const struct nx_static_inst *st = NULL;
 
-	if (r->engine < NX_ENGINE_COUNT && r->index < c->neff.ninst[r->engine]) {
-		in = &c->neff.inst[r->engine][r->index];
-		st = &c->statics[r->engine][r->index];
+	if (r->engine < NX_ENGINE_COUNT && r->index < nx_ctx_neff(c)->ninst[r->engine]) {
+		in = &nx_ctx_neff(c)->inst[r->engine][r->index];
+		st = &nx_ctx_statics(c, r->engine)[r->index];
 	} else {
 		c->unknown_inst++;
 	}
@@ -252,7 +252,7 @@ int nx_src_instruction_init(struct nx_src_trace *s, struct nx_ingest_ctx *c,
 		return rc;
 	for (int e = 0; e < NX_ENGINE_COUNT; e++) {
 		s->key_base[e] = (uint32_t)n;
-		n += c->neff.ninst[e];
+		n += nx_ctx_neff(c)->ninst[e];
 	}
 	if (n == 0 || n >= NX_ROW_NOKEY)
 		return 0; /* no keys: every row the usual way */

@@ -61,7 +61,7 @@ struct block_src {
 static int block_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 {
 	struct block_src *s = self;
-	const struct nx_neff *n = &s->ctx->neff;
+	const struct nx_neff *n = nx_ctx_neff(s->ctx);
 	size_t cap = nx_rowbuf_capacity(b), row = 0;
 
 	(void)err;
@@ -144,7 +144,7 @@ struct static_src {
 static int static_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 {
 	struct static_src *s = self;
-	const struct nx_neff *n = &s->ctx->neff;
+	const struct nx_neff *n = nx_ctx_neff(s->ctx);
 	size_t cap = nx_rowbuf_capacity(b), row = 0;
 
 	(void)err;
@@ -169,8 +169,8 @@ static int static_next(void *self, struct nx_rowbuf *b, struct nx_err *err)
 		}
 		if (in->dma_block != NX_NONE32)
 			nx_rowbuf_i64(b, 8, row, in->dma_block);
-		if (s->ctx->operands[s->engine])
-			nx_rowbuf_str(b, 9, row, s->ctx->operands[s->engine][s->pos]);
+		if (nx_ctx_operands(s->ctx, s->engine))
+			nx_rowbuf_str(b, 9, row, nx_ctx_operands(s->ctx, s->engine)[s->pos]);
 		s->pos++;
 		row++;
 	}

@@ -28,7 +28,7 @@ static size_t col(struct nx_src_static *s, const char *name)
 
 static void neff_header_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_neff_header *h = &s->ctx->neff.hdr;
+	const struct nx_neff_header *h = &nx_ctx_neff(s->ctx)->hdr;
 	char uuid[33], hash[65], ver[32];
 	struct nx_strbuf feat = NX_STRBUF_INIT;
 
@@ -56,7 +56,7 @@ static void neff_header_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t
 
 static void tensor_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_tensor *t = &s->ctx->neff.tensors[i];
+	const struct nx_tensor *t = &nx_ctx_neff(s->ctx)->tensors[i];
 	struct nx_strbuf shape = NX_STRBUF_INIT;
 
 	nx_strbuf_addch(&shape, '[');
@@ -76,7 +76,7 @@ static void tensor_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row,
 
 static void queue_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_dma_queue *q = &s->ctx->neff.queues[i];
+	const struct nx_dma_queue *q = &nx_ctx_neff(s->ctx)->queues[i];
 
 	STR("name", q->name);
 	STR("type", nx_queue_type_name(q->queue_type));
@@ -135,7 +135,7 @@ static size_t pos_of(const struct nx_dbg_by_id *v, size_t n, int64_t id)
 /* Depth of a linked list walked through parent ids, bounded against cycles. */
 static int64_t frame_depth(const struct nx_src_static *s, int64_t id)
 {
-	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+	const struct nx_debug_info *d = nx_ctx_dbg(s->ctx);
 	int64_t depth = 0;
 
 	for (int guard = 0; id >= 0 && guard < 1024; guard++) {
@@ -150,7 +150,7 @@ static int64_t frame_depth(const struct nx_src_static *s, int64_t id)
 
 static int64_t itervar_depth(const struct nx_src_static *s, int64_t id)
 {
-	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+	const struct nx_debug_info *d = nx_ctx_dbg(s->ctx);
 	int64_t depth = 0;
 
 	for (int guard = 0; id >= 0 && guard < 1024; guard++) {
@@ -165,7 +165,7 @@ static int64_t itervar_depth(const struct nx_src_static *s, int64_t id)
 
 static void kinst_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+	const struct nx_debug_info *d = nx_ctx_dbg(s->ctx);
 	const struct nx_dbg_inst *k = &d->insts[i];
 
 	STR("kernel_instruction_name", k->name ? k->name : "");
@@ -185,7 +185,7 @@ static void kinst_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, 
 
 static void kframe_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_dbg_frame *f = &s->ctx->neff.dbg.frames[i];
+	const struct nx_dbg_frame *f = &nx_ctx_dbg(s->ctx)->frames[i];
 
 	I64("stack_frame_id", f->id);
 	STR("fully_qualified_function_name", f->function);
@@ -198,7 +198,7 @@ static void kframe_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row,
 
 static void kitervar_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_dbg_itervar *v = &s->ctx->neff.dbg.itervars[i];
+	const struct nx_dbg_itervar *v = &nx_ctx_dbg(s->ctx)->itervars[i];
 
 	I64("iteration_variable_id", v->id);
 	STR("variable_name", v->name);
@@ -278,7 +278,7 @@ static void id_text(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, co
 
 static void sframe_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+	const struct nx_debug_info *d = nx_ctx_dbg(s->ctx);
 	size_t parent = 0;
 
 	for (size_t k = 0; k < d->nframes && d->frames[i].parent >= 0; k++)
@@ -291,7 +291,7 @@ static void sframe_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row,
 
 static void sloc_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+	const struct nx_debug_info *d = nx_ctx_dbg(s->ctx);
 
 	id_text(s, b, row, "id", i + 1);
 	nx_rowbuf_i32(b, col(s, "file_name_id"), row, (int32_t)intern_id(d, i, frame_file));
@@ -302,7 +302,7 @@ static void sloc_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, s
 
 static void sfile_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+	const struct nx_debug_info *d = nx_ctx_dbg(s->ctx);
 
 	id_text(s, b, row, "id", i + 1);
 	STR("name", frame_file(&d->frames[intern_frame(d, i, frame_file)]));
@@ -310,7 +310,7 @@ static void sfile_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, 
 
 static void sfunc_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, size_t i)
 {
-	const struct nx_debug_info *d = &s->ctx->neff.dbg;
+	const struct nx_debug_info *d = nx_ctx_dbg(s->ctx);
 
 	id_text(s, b, row, "id", i + 1);
 	STR("name", frame_func(&d->frames[intern_frame(d, i, frame_func)]));
@@ -369,7 +369,7 @@ static void metadata_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t ro
 	if (in->driver_version[0])
 		STR("driver_version", in->driver_version);
 	STR("explorer_version", "neuron-explorer (open C implementation) " NX_VERSION);
-	STR("compiler_version", c->neff.tool_version);
+	STR("compiler_version", nx_ctx_neff(c)->tool_version);
 	I64("neuroncore_idx", in->neuroncore_idx);
 	I64("neuron_device_idx", in->neuron_device_idx);
 	STR("profile_name", c->display_name);
@@ -435,7 +435,7 @@ static void exec_row(struct nx_src_static *s, struct nx_rowbuf *b, size_t row, s
 	int64_t origin = c->first_ns <= c->last_ns ? c->first_ns : 0;
 
 	I64("execution_index", i);
-	STR("neff_name", c->info->neff_name[0] ? c->info->neff_name : c->neff.hdr.name);
+	STR("neff_name", c->info->neff_name[0] ? c->info->neff_name : nx_ctx_neff(c)->hdr.name);
 	if (x->has_start)
 		I64("execution_start_ts", x->start - origin);
 	if (x->has_stop)
@@ -463,21 +463,21 @@ static size_t count_of(struct nx_ingest_ctx *c, const char *name)
 	if (!strcmp(name, "NeffHeader") || !strcmp(name, "Metadata"))
 		return 1;
 	if (!strcmp(name, "TensorInfo"))
-		return c->neff.ntensors;
+		return nx_ctx_neff(c)->ntensors;
 	if (!strcmp(name, "DmaQueuesInfo"))
-		return c->neff.nqueues;
+		return nx_ctx_neff(c)->nqueues;
 	if (!strcmp(name, "KernelInstructions"))
-		return c->neff.dbg.ninsts;
+		return nx_ctx_dbg(c)->ninsts;
 	if (!strcmp(name, "KernelStackFrames"))
-		return c->neff.dbg.nframes;
+		return nx_ctx_dbg(c)->nframes;
 	if (!strcmp(name, "StackFrame") || !strcmp(name, "StackFrameFileLocation"))
-		return c->neff.dbg.nframes;
+		return nx_ctx_dbg(c)->nframes;
 	if (!strcmp(name, "StackFrameFileName"))
-		return intern_count(&c->neff.dbg, frame_file);
+		return intern_count(nx_ctx_dbg(c), frame_file);
 	if (!strcmp(name, "StackFrameFunctionName"))
-		return intern_count(&c->neff.dbg, frame_func);
+		return intern_count(nx_ctx_dbg(c), frame_func);
 	if (!strcmp(name, "KernelIterationVariables"))
-		return c->neff.dbg.nitervars;
+		return nx_ctx_dbg(c)->nitervars;
 	if (!strcmp(name, "Warning"))
 		return c->nwarn;
 	if (!strcmp(name, "ExecutionInfo")) {
@@ -523,7 +523,7 @@ int nx_src_static_init(struct nx_src_static *s, struct nx_ingest_ctx *c, const c
 		return rc;
 	s->count = count_of(c, table);
 	if (!strcmp(table, "KernelInstructions")) {
-		const struct nx_debug_info *d = &c->neff.dbg;
+		const struct nx_debug_info *d = nx_ctx_dbg(c);
 		s->frames_by_id = sort_ids(d->nframes, d->nframes ? &d->frames[0].id : NULL,
 					   sizeof(d->frames[0]));
 		s->itervars_by_id = sort_ids(d->nitervars,

@@ -27,7 +27,8 @@ static void fill_dma(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 	const int *ix = s->map.idx;
 	int64_t start = nx_ticks_to_ns(c, r->start), end = nx_ticks_to_ns(c, r->end);
 	int64_t dur = end - start;
-	const struct nx_dma_queue *q = r->queue < c->neff.nqueues ? &c->neff.queues[r->queue] : NULL;
+	const struct nx_neff *n = nx_ctx_neff(c);
+	const struct nx_dma_queue *q = r->queue < n->nqueues ? &n->queues[r->queue] : NULL;
 
 	nx_ctx_see(c, start, end);
 	nx_active_add_dma(&c->active, q ? q->queue_type : NX_QT_UNKNOWN, start, end);
@@ -55,8 +56,9 @@ static void fill_dma(struct nx_src_trace *s, struct nx_rowbuf *b, size_t row,
 		c->unknown_queue++;
 		nx_rowbuf_str_kept(b, ix[D_QTYPE], row, "unknown");
 	}
-	if (r->block != NX_NONE32 && r->block < c->neff.nblocks)
-		nx_rowbuf_str_kept(b, ix[D_VAR], row, nx_dma_desc_variable(&c->neff, &c->neff.blocks[r->block], r->desc));
+	if (r->block != NX_NONE32 && r->block < n->nblocks)
+		nx_rowbuf_str_kept(b, ix[D_VAR], row,
+				   nx_dma_desc_variable(n, &n->blocks[r->block], r->desc));
 	else if (r->block != NX_NONE32)
 		c->unknown_block++;
 	nx_rowbuf_i64(b, ix[D_CRC], row, r->crc);
