@@ -3,8 +3,11 @@
  * (src/neff/neff_json.c over json_scan.c), checked against jansson reading the whole
  * input: both accept it with equal trees, or both refuse it; anything else aborts.
  * Seeds in tests/fuzz/corpus/neff_json. The one known difference is allowed: jansson
- * skips a NUL byte that ends a number or a literal, the scanner refuses it. */
+ * skips a NUL byte that ends a number or a literal, the scanner refuses it. The input is
+ * also read as one element by the reader of element tokens (src/neff/json_tok.c): what
+ * it accepts, jansson must accept to the same tokens. */
 #include "common/compat.h"
+#include "neff/json_tok.h"
 #include "neff/neff_json.h"
 
 #include <stdlib.h>
@@ -46,6 +49,45 @@ static json_t *read_pieces(const char *text, size_t len)
 	return out;
 }
 
+static bool same_tokens(const struct nx_jt *a, const struct nx_jt *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct nx_jt_tok *x = &a->t[i], *y = &b->t[i];
+		if (x->type != y->type || x->next != y->next || x->n != y->n ||
+		    (x->key == NX_JT_NONE) != (y->key == NX_JT_NONE))
+			return false;
+		if (x->key != NX_JT_NONE && (x->keylen != y->keylen ||
+					     strcmp(a->str + x->key, b->str + y->key)))
+			return false;
+		if (x->type == JSON_STRING ? strcmp(a->str + x->v, b->str + y->v) : x->v != y->v)
+			return false;
+	}
+	return true;
+}
+
+/* Our element reader accepts only what jansson reads to the same tokens. */
+static void tokens_like_jansson(const char *text, size_t size)
+{
+	struct nx_jt ours = { 0 }, theirs = { 0 };
+	json_t *v;
+	size_t end;
+
+	if (nx_jt_parse(&ours, text, size, 0, &end)) {
+		v = json_loadb(text, size, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES |
+			       JSON_DISABLE_EOF_CHECK, NULL);
+		if (!v)
+			abort();
+		nx_jt_from_json(&theirs, v);
+		json_decref(v);
+		if (!same_tokens(&ours, &theirs))
+			abort();
+	}
+	nx_jt_release(&ours);
+	nx_jt_release(&theirs);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
@@ -64,5 +106,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	json_decref(a);
 	json_decref(b);
+	tokens_like_jansson(text, size);
 	return 0;
 }
