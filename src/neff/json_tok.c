@@ -100,11 +100,19 @@ static bool plain_int(const struct jp *p, size_t *pos, int64_t *v)
 	return true;
 }
 
+static bool is_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* word, and no letter after it: jansson reads a run of letters as one token ("falsey" is
+ * no literal). */
 static bool literal(const struct jp *p, size_t *pos, const char *word)
 {
 	size_t n = strlen(word);
 
-	if (p->len - *pos < n || memcmp(p->u + *pos, word, n))
+	if (p->len - *pos < n || memcmp(p->u + *pos, word, n) ||
+	    (*pos + n < p->len && is_alpha(p->u[*pos + n])))
 		return false;
 	*pos += n;
 	return true;
