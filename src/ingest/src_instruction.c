@@ -76,7 +76,8 @@ static void fill_static(const int *ix, const struct nx_ingest_ctx *c, int e, uin
 	nx_rowbuf_i64(b, ix[C_PC], row, index);
 	nx_rowbuf_str_kept(b, ix[C_TRACK], row, track_of(in));
 	nx_rowbuf_str_kept(b, ix[C_OPCODE], row, nx_opcode_name(in->opcode));
-	nx_rowbuf_str_kept_len(b, ix[C_OPERANDS], row, nx_ctx_operands(c, e)[index], st->len.operands);
+	nx_rowbuf_str_kept_len(b, ix[C_OPERANDS], row, nx_ctx_operands(c, e)[index],
+			       st->len.operands);
 	nx_rowbuf_str_kept(b, ix[C_COPCODE], row,
 			   in->opcode == NX_OP_DMA_TRIGGER ? "PSEUDO_DMA_TRIGGER"
 							   : nx_opcode_name(in->opcode));
