@@ -198,18 +198,33 @@ static int in_start_order(struct nx_duck *d, const char *dir, const struct nx_pt
 	return rc;
 }
 
-/* v gets the count, first start and last end of the events in the relation `from`. */
-static int query3(struct nx_duck *d, const char *from, int64_t v[3], struct nx_err *err)
+/* The first row of query3's SELECT: its three BIGINTs (NULL -> 0). */
+static int take_three(void *arg, const struct nx_dchunk *c, struct nx_err *err)
 {
-	static const char *const what[] = { "count(*)", "min(start_ts)", "max(end_ts)" };
-	int rc = 0;
+	int64_t *v = arg;
 
-	for (int i = 0; i < 3 && !rc; i++) {
-		char *sql = nx_xasprintf("SELECT %s FROM %s", what[i], from);
+	(void)err;
+	if (!nx_dchunk_rows(c))
+		return 0;
+	for (size_t i = 0; i < 3; i++)
+		if (!nx_dchunk_i64(c, i, 0, &v[i]))
+			v[i] = 0;
+	return 0;
+}
 
-		rc = nx_duck_query_i64(d, sql, &v[i], err);
-		free(sql);
-	}
+/* v gets the count of the rows of the relation `from`, the least of its column `first` and
+ * the greatest of its column `last` (the events' first start and last end, the counters'
+ * first and last time; 0 where NULL), in one scan. */
+static int query3(struct nx_duck *d, const char *from, const char *first, const char *last,
+		  int64_t v[3], struct nx_err *err)
+{
+	char *sql = nx_xasprintf("SELECT count(*)::BIGINT, min(%s)::BIGINT, max(%s)::BIGINT "
+				 "FROM %s", first, last, from);
+	int rc;
+
+	v[0] = v[1] = v[2] = 0;
+	rc = nx_duck_scan(d, sql, take_three, v, err);
+	free(sql);
 	return rc;
 }
 
@@ -981,7 +996,7 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	else
 		nx__lod_events_sql(&from, s);
 	if (!rc && pass != PASS_COPY_L0)
-		rc = query3(d, from.buf, v, err);
+		rc = query3(d, from.buf, "start_ts", "end_ts", v, err);
 	if (rc)
 		goto out;
 	*events += (uint64_t)v[0];
@@ -1092,17 +1107,14 @@ static int bound_bursts(struct nx_duck *d, int *lo, struct nx_err *err)
 static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *bounds,
 				struct nx_err *err)
 {
-	static const char *const queries[] = {
-		"SELECT count(*) FROM tl.ctr", "SELECT min(ts) FROM tl.ctr",
-		"SELECT max(ts) FROM tl.ctr",
-		"SELECT max(n) FROM (SELECT count(*) AS n FROM tl.ctr GROUP BY core, track)"
-	};
 	int64_t v[4];
-	int rc = 0, lo, hi;
+	int rc, lo, hi;
 	char *sql;
 
-	for (size_t i = 0; i < NX_ARRAY_SIZE(queries) && !rc; i++)
-		rc = nx_duck_query_i64(d, queries[i], &v[i], err);
+	rc = query3(d, "tl.ctr", "ts", "ts", v, err);
+	if (!rc)
+		rc = nx_duck_query_i64(d, "SELECT max(n) FROM (SELECT count(*) AS n FROM tl.ctr "
+					  "GROUP BY core, track)", &v[3], err);
 	/* times beyond the timeline's bound: no pyramid (windows read tl.ctr), so no span
 	 * or slice overflows */
 	if (rc || v[0] <= 0 || v[1] < -NX_TL_TIME_BOUND || v[2] > NX_TL_TIME_BOUND)
@@ -1151,7 +1163,6 @@ static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const cha
 			  const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
 			  struct phase_clock *clk, struct nx_err *err)
 {
-	static const char *const what[] = { "count(*)", "min(ts)", "max(ts)" };
 	struct nx_strbuf vals = NX_STRBUF_INIT;
 	int64_t v[3] = { 0 }, w;
 	size_t n = 0;
@@ -1172,12 +1183,8 @@ static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const cha
 		nx_strbuf_addstr(&vals, " WHERE timestamp IS NOT NULL");
 	}
 	nx_strbuf_addch(&vals, ')');
-	for (size_t i = 0; i < NX_ARRAY_SIZE(what) && !rc && n; i++) {
-		char *sql = nx_xasprintf("SELECT %s FROM %s", what[i], vals.buf);
-
-		rc = nx_duck_query_i64(d, sql, &v[i], err);
-		free(sql);
-	}
+	if (!rc && n)
+		rc = query3(d, vals.buf, "ts", "ts", v, err);
 	if (rc || !n || v[0] <= 0)
 		goto out;
 	/* times beyond the timeline's bound: one slice, so no slice arithmetic overflows */
