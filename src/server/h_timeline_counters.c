@@ -9,7 +9,9 @@
  *       sent with 6 significant digits (they are drawn, not computed with).
  * The values come from the timeline cache (lod.h): the level of its counters' pyramid
  * tl.ctr_lod whose buckets are the window's or finer, or tl.ctr itself for windows
- * finer than the pyramid; or from the profile's tables when there is no cache. The
+ * finer than the pyramid, with the bursts' cells (tl.ctr_burst) from their own level
+ * or, finer than those, raw (lod_build.c, build_counter_levels); or from the profile's
+ * tables when there is no cache. The
  * bounds are integer literals on the time or bucket (all are ordered by it), so DuckDB
  * skips the row groups outside the window. One streaming aggregate over the rows makes
  * both the value before the window and the buckets: its groups are the series' buckets,
@@ -64,6 +66,24 @@ static int pyramid_level(const struct nx_lod *lod, int b)
 	if (lod->ctr_lo > lod->ctr_hi || b < lod->ctr_lo)
 		return -1;
 	return b < lod->ctr_hi ? b : lod->ctr_hi;
+}
+
+/* The rows of level `level` of tl.ctr_lod in the times t0..t1 (multiples of its bucket)
+ * as the window's query reads them: core, track, ts, lo, hi, last, last_ts. */
+static void level_sql(struct nx_strbuf *sql, int level, int64_t t0, int64_t t1)
+{
+	nx_strbuf_addf(sql, "SELECT core, track, k * %" PRId64 " AS ts, lo, hi, last, last_ts "
+			    "FROM tl.ctr_lod WHERE level = %d AND k >= %" PRId64 " AND k < %" PRId64,
+		       (int64_t)1 << level, level, t0 / ((int64_t)1 << level),
+		       t1 / ((int64_t)1 << level));
+}
+
+/* The rows of `table` (tl.ctr or tl.ctr_burst) in the times t0..t1, likewise. */
+static void raw_sql(struct nx_strbuf *sql, const char *table, int64_t t0, int64_t t1)
+{
+	nx_strbuf_addf(sql, "SELECT core, track, ts, coalesce(lo, last) AS lo, coalesce(hi, last) "
+			    "AS hi, last, ts AS last_ts FROM %s WHERE ts >= %" PRId64 " AND ts < %"
+			    PRId64, table, t0, t1);
 }
 
 /* The tracks of the counter tables: one SELECT for .../timeline/tracks, or NULL. */
@@ -225,17 +245,19 @@ static int counters_body(struct nx_req *rq, struct nx_profile *p, struct nx_lod 
 		nx_strbuf_addstr(out, "null}");
 		goto out;
 	}
-	if (level >= 0)
-		nx_strbuf_addf(&sql, "SELECT core, track, k * %" PRId64 " AS ts, lo, hi, last, "
-				     "last_ts FROM tl.ctr_lod WHERE level = %d AND k >= %" PRId64
-				     " AND k < %" PRId64,
-			       (int64_t)1 << level, level, back / ((int64_t)1 << level),
-			       w->t1 / ((int64_t)1 << level));
-	else if (lod)
-		nx_strbuf_addf(&sql, "SELECT core, track, ts, coalesce(lo, last) AS lo, "
-				     "coalesce(hi, last) AS hi, last, ts AS last_ts FROM tl.ctr "
-				     "WHERE ts >= %" PRId64 " AND ts < %" PRId64,
-			       back, w->t1);
+	if (level >= 0) {
+		level_sql(&sql, level, back, w->t1);
+	} else if (lod) {
+		raw_sql(&sql, "tl.ctr", back, w->t1);
+		/* finer than L0: the bursts' cells from their level, or below it raw */
+		if (w->level >= lod->ctr_burst_lo && w->level < lod->ctr_lo) {
+			nx_strbuf_addstr(&sql, " UNION ALL ");
+			level_sql(&sql, w->level, back, w->t1);
+		} else if (lod->ctr_burst_lo < lod->ctr_lo) {
+			nx_strbuf_addstr(&sql, " UNION ALL ");
+			raw_sql(&sql, "tl.ctr_burst", back, w->t1);
+		}
+	}
 	nx_strbuf_addstr(&sql, ")) GROUP BY core, track, before, k "
 			       "ORDER BY core, track, before DESC, k");
 	ser.out = out;

@@ -111,7 +111,10 @@ extern const size_t nx__lod_ncounters;
 #define NX_LOD_LAST_TIED_SQL(v) "CASE WHEN count(" v ") < count(*) THEN NULL ELSE max(" v ") END"
 
 /* The stamp of a cache (lod_cache.c): which profile version it was built from. */
-#define NX_LOD_FORMAT 11 /* 11: tl.ctr one row per series and time (least, greatest
+#define NX_LOD_FORMAT 12 /* 12: the counters' bursts bounded where they are:
+			  * the rows of a series' dense buckets in tl.ctr_burst,
+			  * levels below L0 for them alone (src -2 in tl.meta);
+			  * 11: tl.ctr one row per series and time (least, greatest
 			  * and last of its samples, their count), so the server's
 			  * windows over it take the last by the time alone;
 			  * 10: the counters' last value on tied times the greatest
@@ -161,6 +164,8 @@ struct nx_lod {
 	} src[NX_LOD_NSRC];
 	bool counters; /* tl.ctr has rows */
 	int ctr_lo, ctr_hi; /* the counters' pyramid levels (tl.ctr_lod); lo > hi: none */
+	int ctr_burst_lo;   /* levels ctr_burst_lo..ctr_lo - 1 of tl.ctr_lod hold the bursts'
+			     * cells (tl.ctr_burst's rows) alone; ctr_lo: none */
 	bool carried;  /* the cache inside the profile (NX_LOD_CARRIED_DIR): never removed */
 	bool lines;    /* tl.lines exists */
 	uint64_t bytes; /* size of timeline.duckdb */

@@ -255,7 +255,7 @@ static const char ctr_from_values_sql[] =
 	"ts // %" PRId64 " AS k, core, track, min(coalesce(lo, last)) AS lo, "
 	"max(coalesce(hi, last)) AS hi, "
 	"{'v': " NX_LOD_LAST_DISTINCT_SQL("ts", "last") ", 'ts': max(ts)} AS r "
-	"FROM tl.ctr WHERE true";
+	"FROM %s WHERE true";
 static const char ctr_from_level_sql[] =
 	"k // 2 AS k, core, track, min(lo) AS lo, max(hi) AS hi, "
 	"{'v': " NX_LOD_LAST_DISTINCT_SQL("last_ts", "last") ", 'ts': max(last_ts)} AS r "
@@ -329,7 +329,8 @@ static bool sql_l0(void)
 }
 
 /* Levels lo..hi of source s's pyramid (s < 0: the counters'), from n rows with times
- * first..last (an event source's in the relation `from`, named `name` in errors): the
+ * first..last (an event source's in the relation `from`, named `name` in errors; the
+ * counters' in the relation `from` of tl.ctr's columns, NULL: tl.ctr): the
  * finest in slices of about chunk_rows input rows (bounds), an event source's in C
  * (lod_l0.c) unless sql_l0(), the counters' by grouping queries; the others in C, each
  * from the one below (lod_levels.c), unless sql_levels(). The finest level of an event
@@ -361,7 +362,8 @@ static int build_levels(struct nx_duck *d, int s, const char *from, const char *
 			j.time = l == lo ? "start_ts" : "k";
 		} else {
 			j.head = nx_xasprintf(ctr_insert_sql, l);
-			j.body = l == lo ? nx_xasprintf(ctr_from_values_sql, (int64_t)1 << l)
+			j.body = l == lo ? nx_xasprintf(ctr_from_values_sql, (int64_t)1 << l,
+							from ? from : "tl.ctr")
 					 : nx_xasprintf(ctr_from_level_sql, l - 1);
 			j.count = nx_xasprintf(ctr_count_sql, l);
 			j.time = l == lo ? "ts" : "k";
@@ -1095,21 +1097,50 @@ static int bound_bursts(struct nx_duck *d, int *lo, struct nx_err *err)
 	return rc;
 }
 
-/* The counters' pyramid, tl.ctr_lod, and its row of tl.meta (src -1), unless a value
- * lies beyond +-2^61 ns: per series, power-of-two time bucket and level, the least and
- * greatest value and the last one (with its time). Its finest level L0 holds LOD_K
- * values of the densest series (the one with the most values) per bucket on average
- * over the span, and lower when a burst needs it (bound_bursts), so a window whose
- * buckets are finer reads tl.ctr, at most LOD_K values of any series per pixel (twice
- * that with the look-back), and a coarser one one level. (L0 from the average series
- * let a real NKI kernel's two dense semaphores, half of its values, put 275k rows under
- * 1,161 pixels: docs/memory.md, "The counters' pyramid from the densest series".) */
+/* Moves the rows of tl.ctr in dense cells to tl.ctr_burst: a cell is a series' bucket of
+ * 2^cell ns, dense when it holds more than LOD_K rows (times). tl.ctr keeps the others in
+ * their order; tl.ctr_burst gets the moved ones in the same order (time, core, track). */
+static int split_bursts(struct nx_duck *d, int cell, struct nx_err *err)
+{
+	char *sql = nx_xasprintf(
+		"CREATE TEMP TABLE nx_ctr_dense AS SELECT core, track, ts // %" PRId64 " AS c "
+		"FROM tl.ctr GROUP BY ALL HAVING count(*) > %d; "
+		"INSERT INTO tl.ctr_burst SELECT r.* FROM tl.ctr r SEMI JOIN nx_ctr_dense c ON "
+		"r.core IS NOT DISTINCT FROM c.core AND r.track IS NOT DISTINCT FROM c.track AND "
+		"r.ts // %" PRId64 " = c.c ORDER BY r.ts, r.core, r.track; "
+		"DELETE FROM tl.ctr r USING nx_ctr_dense c WHERE r.core IS NOT DISTINCT FROM "
+		"c.core AND r.track IS NOT DISTINCT FROM c.track AND r.ts // %" PRId64 " = c.c; "
+		"DROP TABLE nx_ctr_dense",
+		(int64_t)1 << cell, LOD_K, (int64_t)1 << cell, (int64_t)1 << cell);
+	int rc = nx_duck_exec(d, sql, err);
+
+	free(sql);
+	return rc;
+}
+
+/* The counters' pyramid, tl.ctr_lod, and its rows of tl.meta (src -1; src -2 for the
+ * bursts'), unless a value lies beyond +-2^61 ns: per series, power-of-two time bucket and
+ * level, the least and greatest value and the last one (with its time). Its finest level
+ * L0 holds LOD_K values of the densest series (the one with the most values) per bucket on
+ * average over the span, so a window whose buckets are finer reads tl.ctr, and a coarser
+ * one one level. (L0 from the average series let a real NKI kernel's two dense
+ * semaphores, half of its values, put 275k rows under 1,161 pixels: docs/memory.md, "The
+ * counters' pyramid from the densest series".) A burst (a dense stretch of a series)
+ * would put more than LOD_K values per pixel under such a window: bound_bursts finds the
+ * level Lb it needs, and the rows of the series' buckets of 2^(L0 - 1) ns that hold more
+ * than LOD_K move to tl.ctr_burst, whose levels Lb..L0 - 1 are built for them alone
+ * (src -2 in tl.meta), L0 and above from both tables. So a window of buckets of 2^b ns
+ * reads its level for b >= L0; tl.ctr and level b (the dense cells) for Lb <= b < L0;
+ * tl.ctr and tl.ctr_burst below Lb: at most LOD_K values of any series per pixel (twice
+ * that with the look-back), and the fine levels cost rows only where the bursts are
+ * (docs/memory.md, "The counters' bursts bounded where they are"). */
 static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *bounds,
 				struct nx_err *err)
 {
-	int64_t v[4];
-	int rc, lo, hi;
-	char *sql;
+	static const char all_sql[] = "(SELECT * FROM tl.ctr UNION ALL SELECT * FROM tl.ctr_burst)";
+	struct nx_strbuf sql = NX_STRBUF_INIT;
+	int64_t v[4], vb[3] = { 0 };
+	int rc, lo, hi, lb;
 
 	rc = query3(d, "tl.ctr", "ts", "ts", v, err);
 	if (!rc)
@@ -1123,15 +1154,26 @@ static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *b
 	lo = ceil_log2((double)LOD_K * (double)(v[2] - v[1]) / (double)v[3]);
 	if (lo > hi)
 		lo = hi + 1;
-	else
-		rc = bound_bursts(d, &lo, err);
+	lb = lo;
+	if (lo <= hi)
+		rc = bound_bursts(d, &lb, err);
+	if (!rc && lb < lo)
+		rc = split_bursts(d, lo - 1, err);
+	if (!rc && lb < lo)
+		rc = query3(d, "tl.ctr_burst", "ts", "ts", vb, err);
+	if (!rc && lb < lo)
+		rc = build_levels(d, -1, "tl.ctr_burst", NULL, lb, lo - 1, vb[1], vb[2], vb[0],
+				  bounds, NULL, err);
 	if (!rc)
-		rc = build_levels(d, -1, NULL, NULL, lo, hi, v[1], v[2], v[0], bounds, NULL, err);
-	sql = nx_xasprintf("INSERT INTO tl.meta VALUES (-1, %" PRId64 ", %d, %d, true)", v[0], lo,
-			   hi);
+		rc = build_levels(d, -1, lb < lo ? all_sql : NULL, NULL, lo, hi, v[1], v[2], v[0],
+				  bounds, NULL, err);
+	nx_strbuf_addf(&sql, "INSERT INTO tl.meta VALUES (-1, %" PRId64 ", %d, %d, true)", v[0], lo,
+		       hi);
+	if (lb < lo)
+		nx_strbuf_addf(&sql, ", (-2, %" PRId64 ", %d, %d, true)", vb[0], lb, lo - 1);
 	if (!rc)
-		rc = nx_duck_exec(d, sql, err);
-	free(sql);
+		rc = nx_duck_exec(d, sql.buf, err);
+	nx_strbuf_release(&sql);
 	return rc;
 }
 
@@ -1290,6 +1332,8 @@ static bool cached_source(const struct nx_pfiles *files, int s)
 
 static const char schema_sql[] =
 	"CREATE TABLE tl.ctr (core BIGINT, track VARCHAR, ts BIGINT, lo DOUBLE, hi DOUBLE, "
+	"last DOUBLE, n UINTEGER); "
+	"CREATE TABLE tl.ctr_burst (core BIGINT, track VARCHAR, ts BIGINT, lo DOUBLE, hi DOUBLE, "
 	"last DOUBLE, n UINTEGER); "
 	"CREATE TABLE tl.ctr_lod (level UTINYINT, k BIGINT, core BIGINT, track VARCHAR, "
 	"lo DOUBLE, hi DOUBLE, last DOUBLE, last_ts BIGINT); "

@@ -24,6 +24,7 @@
 #include "common/xalloc.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -310,7 +311,8 @@ static int build_into(const char *root, const char *key, const char *final, cons
  * whether there are counters. */
 static int read_meta(struct nx_lod *lod, struct nx_err *err)
 {
-	static const char sql[] = "SELECT src, n, lo, hi, (SELECT count(*) FROM tl.ctr), "
+	static const char sql[] = "SELECT src, n, lo, hi, (SELECT count(*) FROM tl.ctr) + "
+				  "(SELECT count(*) FROM tl.ctr_burst), "
 				  "(SELECT count(*) FROM duckdb_tables() WHERE database_name = 'tl' "
 				  "AND table_name = 'lines'), (SELECT count(*) FROM duckdb_tables() t "
 				  "WHERE t.database_name = 'tl' AND t.table_name = 'ev' || m.src) "
@@ -319,7 +321,7 @@ static int read_meta(struct nx_lod *lod, struct nx_err *err)
 	struct nx_strbuf out = NX_STRBUF_INIT;
 	json_t *root, *row;
 	size_t i;
-	int rc;
+	int rc, burst_lo = INT_MAX;
 
 	rc = nx__pdb_query(lod->db, sql, &lim, &out, err);
 	if (rc)
@@ -339,6 +341,8 @@ static int read_meta(struct nx_lod *lod, struct nx_err *err)
 			lod->ctr_lo = (int)json_integer_value(json_array_get(row, 2));
 			lod->ctr_hi = (int)json_integer_value(json_array_get(row, 3));
 		}
+		if (s == -2) /* its levels of the bursts' cells */
+			burst_lo = (int)json_integer_value(json_array_get(row, 2));
 		if (s < 0 || s >= NX_LOD_NSRC)
 			continue;
 		lod->src[s].present = true;
@@ -347,6 +351,7 @@ static int read_meta(struct nx_lod *lod, struct nx_err *err)
 		lod->src[s].lo = (int)json_integer_value(json_array_get(row, 2));
 		lod->src[s].hi = (int)json_integer_value(json_array_get(row, 3));
 	}
+	lod->ctr_burst_lo = burst_lo < lod->ctr_lo ? burst_lo : lod->ctr_lo;
 	json_decref(root);
 	return 0;
 }
