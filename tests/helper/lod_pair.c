@@ -94,7 +94,7 @@ char *nx_lod_timeline_profile(const char *tag)
 int64_t nx_lod_same_tables(struct nx_duck *d, bool types)
 {
 	static const char *const tables[] = { "ev0", "ev1", "ev2", "ev3", "lod0", "lod1",
-					       "lod2", "lod3", "tracks", "meta", "ctr", "ctr_lod",
+					       "lod2", "lod3", "tracks", "meta", "ctr", "ctr_burst", "ctr_lod",
 					       "lines", "stamp" };
 	int64_t found = 0;
 

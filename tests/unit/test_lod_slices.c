@@ -82,7 +82,7 @@ static uint64_t compare_builds(const char *dir, const char *groups, int64_t *lin
 	struct nx_duck *d;
 	uint64_t events = 0;
 	static const char *const tables[] = { "ev0",  "ev1",  "ev2",  "ev3",    "lod0",
-					       "lod1", "lod2", "lod3", "ctr",    "ctr_lod",
+					       "lod1", "lod2", "lod3", "ctr",    "ctr_burst", "ctr_lod",
 					       "tracks", "meta", "lines" };
 	char *whole = NULL;
 	int64_t n, found = 0;

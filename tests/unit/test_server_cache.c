@@ -180,7 +180,7 @@ static void test_built_with_a_stamp(void **state)
 	stop_server(s);
 	cache_dir("a", dir, sizeof(dir));
 	assert_int_equal(sh("grep -qx 'neuron-explorer timeline cache' '%s/timeline.stamp' && "
-			    "grep -qx 'format 11' '%s/timeline.stamp' && "
+			    "grep -qx 'format 12' '%s/timeline.stamp' && "
 			    "grep -qx 'profile a' '%s/timeline.stamp' && "
 			    "grep -qx \"bytes $(stat -c %%s '%s/timeline.duckdb')\" "
 			    "'%s/timeline.stamp'", dir, dir, dir, dir, dir), 0);
@@ -210,8 +210,8 @@ static void test_found_unusable(void **state)
 		{ "the stamp removed (a build that did not finish)", "rm \"$B\"/timeline.stamp",
 		  "it has no stamp" },
 		{ "a stamp of another format",
-		  "sed -i 's/^format 11$/format 3/' \"$B\"/timeline.stamp",
-		  "it is in format 3, not 11" },
+		  "sed -i 's/^format 12$/format 3/' \"$B\"/timeline.stamp",
+		  "it is in format 3, not 12" },
 		{ "the stamp of another version",
 		  "sed -i 's/^version /version 1/' \"$B\"/timeline.stamp",
 		  "another version of the profile" },

@@ -226,7 +226,7 @@ static void test_view_carries_its_cache(void **state)
 
 	(void)state;
 	assert_int_equal(nx_test_sh("grep -q '^  timeline_cache ' '%s.view'", data_dir), 0);
-	assert_int_equal(nx_test_sh("d=$(printf '%s' '%s'); grep -qx 'format 11' \"$d/timeline.stamp\" && "
+	assert_int_equal(nx_test_sh("d=$(printf '%s' '%s'); grep -qx 'format 12' \"$d/timeline.stamp\" && "
 			    "grep -qx 'profile v' \"$d/timeline.stamp\" && "
 			    "grep -qx 'version carried' \"$d/timeline.stamp\" && "
 			    "grep -qx \"bytes $(stat -c %%s \"$d/timeline.duckdb\")\" "
@@ -350,8 +350,8 @@ static void test_unusable_carried_cache(void **state)
 	} cases[] = {
 		{ "a stamp of an older version", "sed -i 's/^version carried$/version 1-2-3/' "
 		  "\"$T\"/timeline.stamp", "it was built for another version of the profile" },
-		{ "an older format", "sed -i 's/^format 11$/format 9/' \"$T\"/timeline.stamp",
-		  "it is in format 9, not 11" },
+		{ "an older format", "sed -i 's/^format 12$/format 9/' \"$T\"/timeline.stamp",
+		  "it is in format 9, not 12" },
 		{ "another profile's", "sed -i 's/^profile v$/profile w/' \"$T\"/timeline.stamp",
 		  "it was built for profile 'w'" },
 		{ "truncated", "truncate -s 16384 \"$T\"/timeline.duckdb",

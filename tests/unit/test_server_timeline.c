@@ -306,7 +306,7 @@ static void test_tracks_build_the_cache(void **state)
 	assert_string_equal(json_string_value(json_array_get(json_array_get(json_object_get(r, "rows"), 0), 2)),
 			    "Tensor");
 	json_decref(r);
-	snprintf(path, sizeof(path), "ls %s/.cache/timeline/tl@v11-*/timeline.duckdb > /dev/null",
+	snprintf(path, sizeof(path), "ls %s/.cache/timeline/tl@v12-*/timeline.duckdb > /dev/null",
 		 data_dir);
 	assert_int_equal(system(path), 0);
 	snprintf(path, sizeof(path), "%s/profiles/global/tl@latest/timeline.duckdb", data_dir);
@@ -619,10 +619,10 @@ static void test_warm_builds_the_cache(void **state)
 	s2 = start_second();
 	assert_int_equal(nx_server_warm_timeline(s2, "tl-warm", &err), 0);
 	NX_ASSERT_CMP(nx_server_warm_timeline(s2, "tl-warm", &err), <, 0);
-	while (sh("ls %s/.cache/timeline/%s@v11-*/timeline.duckdb > /dev/null 2>&1", data_dir,
+	while (sh("ls %s/.cache/timeline/%s@v12-*/timeline.duckdb > /dev/null 2>&1", data_dir,
 		  "tl-warm") != 0 && tries++ < 1200)
 		usleep(50 * 1000); /* up to a minute for a build of 40k rows */
-	assert_int_equal(sh("ls %s/.cache/timeline/%s@v11-*/timeline.duckdb > /dev/null", data_dir,
+	assert_int_equal(sh("ls %s/.cache/timeline/%s@v12-*/timeline.duckdb > /dev/null", data_dir,
 			    "tl-warm"), 0);
 	snprintf(path, sizeof(path), "/api/v1/profiles/namespace/global/profile_name/tl-warm/"
 		 "timeline/tracks");
@@ -648,7 +648,7 @@ static void test_stop_during_warm_up(void **state)
 	nx_server_stop(s2);
 	assert_int_not_equal(sh("ls -a %s/.cache/timeline | grep -q '^\\.%s@.*tmp-'", data_dir,
 				"tl-stop"), 0);
-	assert_int_equal(sh("for d in %s/.cache/timeline/%s@v11-*; do [ ! -e \"$d\" ] || "
+	assert_int_equal(sh("for d in %s/.cache/timeline/%s@v12-*; do [ ! -e \"$d\" ] || "
 			    "{ [ -f \"$d/timeline.duckdb\" ] && [ -f \"$d/timeline.stamp\" ]; } || exit 1; done",
 			    data_dir, "tl-stop"), 0);
 }
