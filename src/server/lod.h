@@ -282,13 +282,37 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
  * `view` runs the first beside its derive stage (lod_carried.h). *events (may be NULL)
  * gets the events of the first, and the second adds its own. Failed, either leaves
  * out_dir/timeline.duckdb incomplete: the caller removes it. */
+/* What `view`'s events part builds of the rest beside it (lod_early.c has the gate): once
+ * the gate opens (the ingest has written every table but its zero-row files, whose tables
+ * add no rows), a thread of the part builds tl.lines, tl.ctr and tl.ctr_lod on a
+ * connection of its own, in one transaction, so that they no longer run after the events
+ * part on one core while the other idles; the counters' rows of tl.tracks and tl.meta
+ * are left in tail, for the rest to write in their place (after the late sources, as
+ * before: the same rows at the same row ids). done: committed (else, a failure or a
+ * closed gate, nothing was written and the rest builds them all, as before). */
+struct nx_lod_early {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int gate;   /* 0: closed; 1: open; -1: given up (the ingest failed) */
+	bool done;  /* tl.lines, tl.ctr and tl.ctr_lod committed */
+	char *tail; /* the counters' rows of tl.tracks and tl.meta (SQL; NULL: none) */
+};
+void nx__lod_early_init(struct nx_lod_early *e);
+void nx__lod_early_release(struct nx_lod_early *e);
+/* Opens the gate (go) or gives up (!go); only the first call counts. */
+void nx__lod_early_open(struct nx_lod_early *e, bool go);
+/* Waits for the gate: true when it opened. */
+bool nx__lod_early_wait(struct nx_lod_early *e);
+/* early (may be NULL: none) is built beside the events part, then used by the rest. */
 int nx__lod_build_events(const char *dir, const struct nx_pfiles *files, const char *out_dir,
 			 const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-			 uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err);
+			 struct nx_lod_early *early, uint64_t *events,
+			 struct nx_lod_phases *phases, struct nx_err *err);
 int nx__lod_build_rest(const char *dir, const struct nx_pfiles *files,
 		       const struct nx_lod_stamp *stamp, const char *out_dir,
 		       const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-		       uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err);
+		       const struct nx_lod_early *early, uint64_t *events,
+		       struct nx_lod_phases *phases, struct nx_err *err);
 
 /* The cache of a profile version (its directory's identity st): the one the ingest
  * left in the profile (NX_LOD_CARRIED_DIR) when carried and it is this profile's and

@@ -104,9 +104,11 @@ void nx__lod_file_list(struct nx_strbuf *sql, const char *dir, const struct nx_p
 }
 
 /* The view named as table t of the profile in dir, over its files as the build reads them
- * (sl); *read (may be NULL) gets those files. */
+ * (sl); *read (may be NULL) gets those files. temp: a temporary view, of d's connection
+ * alone (the early rest's, beside the events part's views of the same names). */
 static int create_view(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
-		       const struct nx_ptable *t, const struct nx_ptable **read, struct nx_err *err)
+		       const struct nx_ptable *t, const struct nx_ptable **read, bool temp,
+		       struct nx_err *err)
 {
 	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int rc;
@@ -116,7 +118,7 @@ static int create_view(struct nx_duck *d, struct nx_lod_slices *sl, const char *
 	if (read)
 		*read = t;
 	dir = NULL;
-	nx_strbuf_addstr(&sql, "CREATE VIEW ");
+	nx_strbuf_addstr(&sql, temp ? "CREATE TEMP VIEW " : "CREATE VIEW ");
 	nx_sql_quote_ident(&sql, t->name);
 	nx_strbuf_addstr(&sql, " AS SELECT * FROM read_parquet(");
 	nx__lod_file_list(&sql, dir, t);
@@ -975,7 +977,7 @@ static int build_source(struct nx_duck *d, struct nx_lod_slices *sl, const char 
 	int rc, lo = 0, hi = 0;
 
 	/* from here on t's files are those read, as paths */
-	rc = create_view(d, sl, dir, t, &t, err);
+	rc = create_view(d, sl, dir, t, &t, false, err);
 	if (!rc)
 		rc = in_start_order(d, NULL, t, &ordered, err);
 	copy = s == NX_LOD_SRC_FW || !ordered || !events_in_place();
@@ -1119,7 +1121,7 @@ static int split_bursts(struct nx_duck *d, int cell, struct nx_err *err)
 }
 
 /* The counters' pyramid, tl.ctr_lod, and its rows of tl.meta (src -1; src -2 for the
- * bursts'), unless a value lies beyond +-2^61 ns: per series, power-of-two time bucket and
+ * bursts': the statement appended to meta), unless a value lies beyond +-2^61 ns: per series, power-of-two time bucket and
  * level, the least and greatest value and the last one (with its time). Its finest level
  * L0 holds LOD_K values of the densest series (the one with the most values) per bucket on
  * average over the span, so a window whose buckets are finer reads tl.ctr, and a coarser
@@ -1135,10 +1137,9 @@ static int split_bursts(struct nx_duck *d, int cell, struct nx_err *err)
  * that with the look-back), and the fine levels cost rows only where the bursts are
  * (docs/memory.md, "The counters' bursts bounded where they are"). */
 static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *bounds,
-				struct nx_err *err)
+				struct nx_strbuf *meta, struct nx_err *err)
 {
 	static const char all_sql[] = "(SELECT * FROM tl.ctr UNION ALL SELECT * FROM tl.ctr_burst)";
-	struct nx_strbuf sql = NX_STRBUF_INIT;
 	int64_t v[4], vb[3] = { 0 };
 	int rc, lo, hi, lb;
 
@@ -1167,13 +1168,12 @@ static int build_counter_levels(struct nx_duck *d, const struct nx_lod_bounds *b
 	if (!rc)
 		rc = build_levels(d, -1, lb < lo ? all_sql : NULL, NULL, lo, hi, v[1], v[2], v[0],
 				  bounds, NULL, err);
-	nx_strbuf_addf(&sql, "INSERT INTO tl.meta VALUES (-1, %" PRId64 ", %d, %d, true)", v[0], lo,
-		       hi);
-	if (lb < lo)
-		nx_strbuf_addf(&sql, ", (-2, %" PRId64 ", %d, %d, true)", vb[0], lb, lo - 1);
-	if (!rc)
-		rc = nx_duck_exec(d, sql.buf, err);
-	nx_strbuf_release(&sql);
+	if (!rc) {
+		nx_strbuf_addf(meta, "; INSERT INTO tl.meta VALUES (-1, %" PRId64 ", %d, %d, true)",
+			       v[0], lo, hi);
+		if (lb < lo)
+			nx_strbuf_addf(meta, ", (-2, %" PRId64 ", %d, %d, true)", vb[0], lb, lo - 1);
+	}
 	return rc;
 }
 
@@ -1197,15 +1197,17 @@ static int ctr_slice(struct nx_duck *d, const char *values, const char *cond, st
 /* tl.ctr from the counter tables the profile has (per series and time one row: the
  * samples' least, greatest and last value and their count, so that the server's windows
  * over it take the last by the time alone, at arg_max's cost: docs/memory.md, "The
- * counters' raw replies at their old cost"), and their rows of tl.tracks. The grouping
+ * counters' raw replies at their old cost"), and their rows of tl.tracks and tl.meta
+ * (with tail, not written: *tail gets the statements that write them, NULL for none);
+ * temp: the views of their tables temporary (create_view). The grouping
  * holds its groups, so it runs in time slices of about bounds->chunk_rows values, as the
  * pyramids' levels do, of half their rows (one grouping of 2M values took more than the
  * build's 122 MiB, and slices of 500k values did too). */
 static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 			  const struct nx_pfiles *files, const struct nx_lod_bounds *bounds,
-			  struct phase_clock *clk, struct nx_err *err)
+			  struct phase_clock *clk, bool temp, char **tail, struct nx_err *err)
 {
-	struct nx_strbuf vals = NX_STRBUF_INIT;
+	struct nx_strbuf vals = NX_STRBUF_INIT, rows = NX_STRBUF_INIT;
 	int64_t v[3] = { 0 }, w;
 	size_t n = 0;
 	int rc = 0;
@@ -1217,7 +1219,7 @@ static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const cha
 
 		if (!t || t->members || !t->nfiles)
 			continue;
-		rc = create_view(d, sl, dir, t, NULL, err);
+		rc = create_view(d, sl, dir, t, NULL, temp, err);
 		nx_strbuf_addf(&vals, "%sSELECT pcore_idx::BIGINT AS core, (%s)::VARCHAR AS track, "
 				      "timestamp::BIGINT AS ts, (%s)::DOUBLE AS v FROM ",
 			       n++ ? " UNION ALL " : "", c->series, c->value);
@@ -1243,17 +1245,28 @@ static int build_counters(struct nx_duck *d, struct nx_lod_slices *sl, const cha
 			 (c + 1) * w);
 		rc = ctr_slice(d, vals.buf, cond, err);
 	}
-	if (!rc)
-		rc = nx_duck_exec(d, "INSERT INTO tl.tracks SELECT 'counter', NULL, core, track, "
-				     "sum(coalesce(n, 1))::BIGINT, min(ts), max(ts), track, 0 "
-				     "FROM tl.ctr "
-				     "GROUP BY ALL", err);
+	/* their rows of tl.tracks (with tail, in it: a grouping, in no defined order); tl.ctr
+	 * with tl.ctr_burst, as with tail it runs after build_counter_levels moved the
+	 * bursts' rows */
+	nx_strbuf_addstr(&rows, "INSERT INTO tl.tracks SELECT 'counter', NULL, core, track, "
+				"sum(coalesce(n, 1))::BIGINT, min(ts), max(ts), track, 0 FROM "
+				"(SELECT * FROM tl.ctr UNION ALL SELECT * FROM tl.ctr_burst) "
+				"GROUP BY ALL");
+	if (!rc && !tail)
+		rc = nx_duck_exec(d, rows.buf, err);
 	if (rc)
 		goto out;
+	if (!tail)
+		nx_strbuf_reset(&rows);
 	clock_lap(clk, "tl.ctr");
-	rc = build_counter_levels(d, bounds, err);
+	rc = build_counter_levels(d, bounds, &rows, err);
+	if (!rc && !tail && rows.len) /* tl.meta's row; skip "; " */
+		rc = nx_duck_exec(d, rows.buf + 2, err);
 	clock_lap(clk, "tl.ctr_lod");
 out:
+	if (!rc && tail && rows.len)
+		*tail = nx_xstrdup(rows.buf);
+	nx_strbuf_release(&rows);
 	nx_strbuf_release(&vals);
 	return rc;
 }
@@ -1285,7 +1298,7 @@ static int may_have_lines(struct nx_duck *d, const struct nx_ptable *t, bool *ma
  * Flow and DmaPacketAggregated; only when Instruction has the location columns (and
  * empty when no row has a location). */
 static int build_lines(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
-		       const struct nx_pfiles *files, struct nx_err *err)
+		       const struct nx_pfiles *files, bool temp, struct nx_err *err)
 {
 	static const char *const need[] = { "bir_debug_info_source_location",
 					     "nki_source_location", "duration_ns" };
@@ -1313,7 +1326,7 @@ static int build_lines(struct nx_duck *d, struct nx_lod_slices *sl, const char *
 	    (rc = may_have_lines(d, inst, &may, err)))
 		return rc;
 	if (dma)
-		rc = create_view(d, sl, dir, flow, NULL, err);
+		rc = create_view(d, sl, dir, flow, NULL, temp, err);
 	nx_strbuf_addstr(&sql, "CREATE TABLE tl.lines AS ");
 	nx__lines_sql(&sql, dma, NULL);
 	nx_strbuf_addstr(&sql, may ? " ORDER BY dur + dma_ns DESC" : " LIMIT 0");
@@ -1801,12 +1814,14 @@ static int events_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *
 }
 
 /* The rest: the event tables written after the events part ran (the ingest's zero-row
- * files), the per-line summary, the counters, the stamp. */
+ * files), the per-line summary, the counters (but their rows of tl.tracks and tl.meta,
+ * when the events part built them, early), the stamp. */
 static int rest_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *dir,
 		     const char *scratch, const struct nx_pfiles *files, const struct nx_lod_stamp *stamp,
-		     const struct nx_lod_bounds *bounds, uint64_t *n, struct phase_clock *clk,
-		     struct nx_err *err)
+		     const struct nx_lod_bounds *bounds, const struct nx_lod_early *early,
+		     uint64_t *n, struct phase_clock *clk, struct nx_err *err)
 {
+	bool early_done = early && early->done;
 	int rc = 0;
 
 	for (int s = 0; s < NX_LOD_NSRC && !rc; s++) {
@@ -1820,16 +1835,89 @@ static int rest_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *di
 		if (!rc && cached_source(files, s) && !built)
 			rc = build_source(d, sl, dir, scratch, s, t, bounds, n, clk, NULL, NULL, NULL,
 					  err);
-		else if (!rc && cached_source(files, s) && s < 2) /* the summary reads them */
-			rc = create_view(d, sl, dir, t, NULL, err);
+		else if (!rc && cached_source(files, s) && s < 2 && !early_done) /* the summary's */
+			rc = create_view(d, sl, dir, t, NULL, false, err);
 	}
-	if (!rc && cached_source(files, 0)) {
-		rc = build_lines(d, sl, dir, files, err);
+	if (!rc && cached_source(files, 0) && !early_done) {
+		rc = build_lines(d, sl, dir, files, false, err);
 		clock_lap(clk, "tl.lines");
 	}
-	if (!rc)
-		rc = build_counters(d, sl, dir, files, bounds, clk, err);
+	if (!rc && !early_done)
+		rc = build_counters(d, sl, dir, files, bounds, clk, false, NULL, err);
+	else if (!rc && early->tail)
+		rc = nx_duck_exec(d, early->tail, err);
 	return rc ? rc : write_stamp(d, stamp, err);
+}
+
+/* The early rest (struct nx_lod_early): once its gate opens, tl.lines, tl.ctr and
+ * tl.ctr_lod on a connection of its own to the events part's database (d), over the
+ * tables as they are then, through temporary views and slices of its own (the events
+ * part's threads have views of the same names); only when Instruction is there, so that
+ * the rest would find what it found (the tables written after, zero-row files, add no
+ * rows). Not in a transaction: the levels append on connections of their own. Its
+ * failure fails the events part, as a failure of the rest failed the rest. */
+struct early_job {
+	struct nx_duck *d;
+	const char *dir, *scratch;
+	const struct nx_lod_bounds *bounds;
+	struct nx_lod_builds *builds;
+	struct nx_lod_early *early;
+	pthread_t thread;
+	int rc;
+	struct nx_err err;
+};
+
+static int early_body(struct early_job *j, struct nx_duck *c, struct nx_err *err)
+{
+	char *scratch = nx_path_join(j->scratch, "early");
+	struct nx_pfiles files = { 0 };
+	struct nx_lod_slices sl;
+	char *tail = NULL;
+	int rc;
+
+	nx__lod_slices_init(&sl, scratch, j->bounds->slice_groups);
+	if (!(rc = nx_mkdirs(scratch, err)) && !(rc = nx__pfiles_scan_plain(j->dir, &files, err)) &&
+	    cached_source(&files, 0) && !(rc = builds_check(j->builds, err))) {
+		for (int s = 0; s < 2 && !rc; s++)
+			if (cached_source(&files, s))
+				rc = create_view(c, &sl, j->dir,
+						 nx__pfiles_find(&files, nx__lod_sources[s].table),
+						 NULL, true, err);
+		if (!rc)
+			rc = build_lines(c, &sl, j->dir, &files, true, err);
+		if (!rc && !(rc = builds_check(j->builds, err)))
+			rc = build_counters(c, &sl, j->dir, &files, j->bounds,
+					    &(struct phase_clock){ 0 }, true, &tail, err);
+		if (!rc) {
+			j->early->done = true;
+			j->early->tail = tail;
+			tail = NULL;
+		}
+	}
+	free(tail);
+	nx__lod_slices_release(&sl);
+	nx__pfiles_release(&files);
+	nx_remove_tree(scratch, &(struct nx_err){ 0 });
+	free(scratch);
+	return rc;
+}
+
+static void *early_run(void *arg)
+{
+	struct early_job *j = arg;
+	struct nx_lod_build_ref ref = { 0 };
+	struct nx_duck *c = NULL;
+
+	if (!nx__lod_early_wait(j->early))
+		return NULL;
+	if (!(j->rc = nx_duck_open_sibling(j->d, &c, &j->err)) &&
+	    !(j->rc = builds_enter(j->builds, &ref, c, &j->err)))
+		j->rc = early_body(j, c, &j->err);
+	if (j->rc)
+		nx_err_wrap(&j->err, "the per-line summary and the counters");
+	builds_leave(j->builds, &ref);
+	nx_duck_close(c);
+	return NULL;
 }
 
 /* One part of the build, in a database of its own: the events part when stamp is NULL,
@@ -1837,13 +1925,17 @@ static int rest_body(struct nx_duck *d, struct nx_lod_slices *sl, const char *di
 static int build_part(const char *dir, const struct nx_pfiles *files,
 		      const struct nx_lod_stamp *stamp, const char *out_dir,
 		      const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-		      uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+		      struct nx_lod_early *early, uint64_t *events,
+		      struct nx_lod_phases *phases, struct nx_err *err)
 {
 	struct phase_clock clk = { .ph = phases };
 	struct nx_lod_build_ref ref = { 0 };
 	char *scratch = nx_path_join(out_dir, ".scratch");
 	struct nx_lod_slices sl;
 	struct nx_duck *d = NULL;
+	struct early_job ej = { .dir = dir, .scratch = scratch, .bounds = bounds,
+				.builds = builds, .early = stamp ? NULL : early };
+	bool ej_started = false;
 	uint64_t n = 0;
 	int rc;
 
@@ -1858,10 +1950,21 @@ static int build_part(const char *dir, const struct nx_pfiles *files,
 	/* the events part on one thread when its copies may fold L0 (events_pass) */
 	rc = part_open(&d, !stamp && !sql_l0() && !copy_then_l0() ? 1 : 2, dir, out_dir, scratch,
 		       bounds, builds, &ref, err);
+	/* the early rest beside the events part, once the gate opens */
+	if (!rc && ej.early) {
+		ej.d = d;
+		ej_started = !pthread_create(&ej.thread, NULL, early_run, &ej);
+	}
 	if (!rc && !stamp)
 		rc = events_body(d, &sl, dir, scratch, files, bounds, builds, &n, &clk, err);
 	else if (!rc)
-		rc = rest_body(d, &sl, dir, scratch, files, stamp, bounds, &n, &clk, err);
+		rc = rest_body(d, &sl, dir, scratch, files, stamp, bounds, early, &n, &clk, err);
+	if (ej_started)
+		pthread_join(ej.thread, NULL);
+	if (!rc && ej.rc) {
+		rc = ej.rc;
+		*err = ej.err;
+	}
 	rc = part_close(d, rc, scratch, builds, &ref, &clk,
 			stamp ? "checkpoint" : "checkpoint of the events", err);
 	nx_duck_alloc_purger_stop(bounds->purge_ms);
@@ -1876,17 +1979,21 @@ static int build_part(const char *dir, const struct nx_pfiles *files,
 
 int nx__lod_build_events(const char *dir, const struct nx_pfiles *files, const char *out_dir,
 			 const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-			 uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+			 struct nx_lod_early *early, uint64_t *events,
+			 struct nx_lod_phases *phases, struct nx_err *err)
 {
-	return build_part(dir, files, NULL, out_dir, bounds, builds, events, phases, err);
+	return build_part(dir, files, NULL, out_dir, bounds, builds, early, events, phases, err);
 }
 
 int nx__lod_build_rest(const char *dir, const struct nx_pfiles *files,
 		       const struct nx_lod_stamp *stamp, const char *out_dir,
 		       const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
-		       uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+		       const struct nx_lod_early *early, uint64_t *events,
+		       struct nx_lod_phases *phases, struct nx_err *err)
 {
-	return build_part(dir, files, stamp, out_dir, bounds, builds, events, phases, err);
+	/* build_part reads early only when stamp is NULL */
+	return build_part(dir, files, stamp, out_dir, bounds, builds, (struct nx_lod_early *)early,
+			  events, phases, err);
 }
 
 int nx__lod_build(const char *dir, const struct nx_pfiles *files,
@@ -1894,8 +2001,9 @@ int nx__lod_build(const char *dir, const struct nx_pfiles *files,
 		  const struct nx_lod_bounds *bounds, struct nx_lod_builds *builds,
 		  uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
 {
-	int rc = nx__lod_build_events(dir, files, out_dir, bounds, builds, events, phases, err);
+	int rc = nx__lod_build_events(dir, files, out_dir, bounds, builds, NULL, events, phases,
+				      err);
 
-	return rc ? rc : nx__lod_build_rest(dir, files, stamp, out_dir, bounds, builds, events,
-					    phases, err);
+	return rc ? rc : nx__lod_build_rest(dir, files, stamp, out_dir, bounds, builds, NULL,
+					    events, phases, err);
 }

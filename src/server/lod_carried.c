@@ -8,8 +8,9 @@
  * profile, so a server uses it only while the tables are the ones it was built from
  * (lod_cache.c). DuckDB spills into the cache's scratch folder. `view` builds it in two
  * parts: the events and their pyramids on a thread of their own while its derive stage
- * runs, the rest and the stamp (hashed over the tables as published) once every table
- * is written. */
+ * runs, with the per-line summary and the counters beside them once the ingest waits for
+ * them (its tables written: struct nx_lod_early), the rest and the stamp (hashed over the
+ * tables as published) once every table is written. */
 #include "common/compat.h"
 #include "server/lod_carried.h"
 #include "server/lod.h"
@@ -27,6 +28,7 @@ struct nx_lod_carried_job {
 	pthread_t thread;
 	bool running; /* the thread was started and not joined yet */
 	struct nx_lod_builds builds; /* so that abort interrupts the first part */
+	struct nx_lod_early early;   /* the lines and counters beside it */
 	struct nx_lod_phases phases;
 	uint64_t events;
 	int rc;             /* the first part's */
@@ -42,9 +44,11 @@ static int out_prepare(const char *out, struct nx_err *err)
 }
 
 /* The rest of the build and the stamp, over the tables as they are now; the first part
- * (up to the events) done already when events_done. */
+ * (up to the events, and what early says it built beside them) done already when
+ * events_done. */
 static int build_rest(const char *dir, const char *name, const char *out, bool events_done,
-		      uint64_t *events, struct nx_lod_phases *phases, struct nx_err *err)
+		      const struct nx_lod_early *early, uint64_t *events,
+		      struct nx_lod_phases *phases, struct nx_err *err)
 {
 	struct nx_lod_stamp stamp = { 0 };
 	struct nx_pfiles files = { 0 };
@@ -60,10 +64,11 @@ static int build_rest(const char *dir, const char *name, const char *out, bool e
 		goto out;
 	nx__lod_stamp_expect(name, NX_LOD_CARRIED_VERSION, &files, &stamp);
 	if (!events_done)
-		rc = nx__lod_build_events(dir, &files, out, &bounds, NULL, events, phases, err);
+		rc = nx__lod_build_events(dir, &files, out, &bounds, NULL, NULL, events, phases,
+					  err);
 	if (!rc)
-		rc = nx__lod_build_rest(dir, &files, &stamp, out, &bounds, NULL, events, phases,
-					err);
+		rc = nx__lod_build_rest(dir, &files, &stamp, out, &bounds, NULL, early, events,
+					phases, err);
 	if (!rc)
 		rc = nx__lod_stamp_write(out, &stamp, err);
 out:
@@ -87,7 +92,7 @@ int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
 	int rc;
 
 	*events = 0;
-	rc = build_rest(dir, name, out, false, events, phases, err);
+	rc = build_rest(dir, name, out, false, NULL, events, phases, err);
 	if (rc && ours)
 		remove_out(out);
 	free(out);
@@ -110,7 +115,7 @@ static void *events_part(void *arg)
 		job->rc = nx__pfiles_scan_plain(job->dir, &files, &job->err);
 	if (!job->rc)
 		job->rc = nx__lod_build_events(job->dir, &files, job->out, &bounds, &job->builds,
-					       &job->events, &job->phases, &job->err);
+					       &job->early, &job->events, &job->phases, &job->err);
 	nx__pfiles_release(&files);
 	return NULL;
 }
@@ -146,6 +151,7 @@ struct nx_lod_carried_job *nx_lod_carried_start(const char *dir, const char *nam
 	job->name = nx_xstrdup(name);
 	job->out = nx_path_join(dir, NX_LOD_CARRIED_DIR);
 	nx__lod_builds_init(&job->builds);
+	nx__lod_early_init(&job->early);
 	job->rc = out_prepare(job->out, &job->err);
 	if (job->rc)
 		return job; /* finish reports it */
@@ -160,6 +166,8 @@ struct nx_lod_carried_job *nx_lod_carried_start(const char *dir, const char *nam
 
 void nx_lod_carried_wait(struct nx_lod_carried_job *job)
 {
+	if (job)
+		nx__lod_early_open(&job->early, true); /* every table it reads is written */
 	if (job && job->running) {
 		pthread_join(job->thread, NULL);
 		job->running = false;
@@ -169,6 +177,7 @@ void nx_lod_carried_wait(struct nx_lod_carried_job *job)
 static void job_free(struct nx_lod_carried_job *job)
 {
 	nx__lod_builds_release(&job->builds);
+	nx__lod_early_release(&job->early);
 	free(job->dir);
 	free(job->name);
 	free(job->out);
@@ -192,7 +201,7 @@ int nx_lod_carried_finish(struct nx_lod_carried_job *job, uint64_t *events,
 	}
 	if (phases)
 		*phases = job->phases;
-	rc = build_rest(job->dir, job->name, job->out, true, events, phases, err);
+	rc = build_rest(job->dir, job->name, job->out, true, &job->early, events, phases, err);
 	if (rc)
 		remove_out(job->out);
 	job_free(job);
@@ -204,6 +213,7 @@ void nx_lod_carried_abort(struct nx_lod_carried_job *job)
 	if (!job)
 		return;
 	nx__lod_builds_stop(&job->builds);
+	nx__lod_early_open(&job->early, false);
 	nx_lod_carried_wait(job);
 	if (job->rc != -EEXIST)
 		remove_out(job->out);

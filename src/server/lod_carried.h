@@ -38,7 +38,9 @@ int nx_lod_build_carried(const char *dir, const char *name, uint64_t *events,
  * written in dir, builds their events and pyramids on a thread of its own (NULL: the
  * thread could not start, or dir's file system has less than twice the tables' bytes
  * and 64 MB free, so the cache could take space the ingest needs; the caller then builds
- * the whole at the end); wait joins it, before those
+ * the whole at the end); wait, once every table but the last few rows' (Warning,
+ * SchemaFields, the zero-row files) is written, lets the part build the per-line summary
+ * and the counters beside its events (lod.h, struct nx_lod_early) and joins it, before those
  * tables' files change (the ingest joins the parts of a split table); finish, once every
  * table is written, checks what the first part gave and builds the rest (the per-line
  * summary, the counters), then the stamp over the tables as they are then, last, and

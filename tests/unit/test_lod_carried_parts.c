@@ -5,12 +5,15 @@
  *   - the two parts give the cache the whole build gives, table for table and row for
  *     row (at the same row ids where the build defines an order), and the stamp of the
  *     whole build;
+ *   - once `view` waits for the events part (its tables written), the counters (tl.ctr,
+ *     tl.ctr_lod) and the per-line summary are built beside the events, before the rest,
+ *     whose rows of tl.tracks and tl.meta come in their place: the same cache;
  *   - the stamp hashes the tables as they are when the rest is built: the split table's
  *     parts joined after the events part, it is the whole build's over the joined files;
  *   - `view` (both parts) and `view` with NX_VIEW_CACHE_SERIAL=1 (one build at the end)
  *     carry the same cache;
- *   - the events part failing (a damaged DmaPacket), the rest failing (a damaged
- *     SbufUsage), an abort while the events part runs or after it: nothing of the cache
+ *   - the events part failing (a damaged DmaPacket), the counters beside it failing (a
+ *     damaged SbufUsage), an abort while the events part runs or after it: nothing of the cache
  *     is left, and the error names the file; a .timeline that was there before is left
  *     alone. */
 #include "common/compat.h"
@@ -154,6 +157,38 @@ static void test_stamp_of_the_tables_as_finished(void **state)
 	free(parts);
 }
 
+/* The events part's wait lets it build the counters and the per-line summary beside the
+ * events: they are in the cache once the wait returns (the rest built them before), with
+ * the counters' rows of tl.tracks and tl.meta not yet (the rest writes them after the
+ * events' rows, as the whole build does); then the same cache as the whole build's. */
+static void test_counters_beside_the_events(void **state)
+{
+	char *whole = copy_of("early-whole"), *parts = copy_of("early-parts");
+	struct nx_lod_carried_job *job;
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	uint64_t n = 0;
+
+	(void)state;
+	assert_ok(nx_lod_build_carried(whole, "p", &n, NULL, &err), &err);
+	job = nx_lod_carried_start(parts, "p");
+	assert_non_null(job);
+	nx_lod_carried_wait(job);
+	assert_ok(nx_duck_open(&d, 1, NULL, &err), &err);
+	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS p (READ_ONLY)", parts);
+	assert_true(nx_test_qi(d, "SELECT count(*) FROM p.ctr") > 0);
+	assert_true(nx_test_qi(d, "SELECT count(*) FROM p.ctr_lod") > 0);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM duckdb_tables() WHERE "
+				       "database_name = 'p' AND table_name = 'lines'"), 1);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM p.tracks WHERE kind = 'counter'"), 0);
+	assert_int_equal(nx_test_qi(d, "SELECT count(*) FROM p.meta WHERE src = -1"), 0);
+	nx_duck_close(d);
+	assert_ok(nx_lod_carried_finish(job, &n, NULL, &err), &err);
+	same_caches(whole, parts, false);
+	free(whole);
+	free(parts);
+}
+
 /* dir's file is cut to its first 100 bytes, then both parts run: the build fails
  * naming it, and leaves nothing. */
 static void damaged_file_fails(const char *tag, const char *file)
@@ -173,7 +208,7 @@ static void test_failed_parts_leave_nothing(void **state)
 {
 	(void)state;
 	damaged_file_fails("bad-events", "DmaPacket.parquet"); /* the events part */
-	damaged_file_fails("bad-rest", "SbufUsage.parquet");   /* the rest */
+	damaged_file_fails("bad-rest", "SbufUsage.parquet");   /* the counters beside it */
 }
 
 static void test_abort_leaves_nothing(void **state)
@@ -251,6 +286,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parts_make_the_whole),
 		cmocka_unit_test(test_stamp_of_the_tables_as_finished),
+		cmocka_unit_test(test_counters_beside_the_events),
 		cmocka_unit_test(test_failed_parts_leave_nothing),
 		cmocka_unit_test(test_abort_leaves_nothing),
 		cmocka_unit_test(test_existing_directory_left_alone),
