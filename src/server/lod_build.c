@@ -32,7 +32,9 @@
  * Instruction's large levels above L0 (nx__lod_levels_up_two, NX_LOD_LEVELS_SPLIT_ROWS).
  * Then tl.ctr (counter and semaphore values by time) and its pyramid tl.ctr_lod, built
  * the same way (per series: least, greatest and last value), tl.tracks, tl.meta, and
- * tl.lines (per source line of Instruction, for the source view). Events with a time beyond
+ * tl.lines (per source line of Instruction, for the source view); `view`'s events part
+ * builds tl.lines, tl.ctr and tl.ctr_lod beside its events on a third connection once the
+ * ingest waits for it (early_run, struct nx_lod_early). Events with a time beyond
  * +-2^61 ns (NX_TL_TIME_BOUND) are left out, so no span or slice overflows. Every table is
  * read through views over its files as the build reads them (lod_slices.c): a file of
  * more than NX_LOD_SLICE_GROUPS row groups as slices of them, so that DuckDB never holds
