@@ -7,7 +7,8 @@
  *     whole build;
  *   - once `view` waits for the events part (its tables written), the counters (tl.ctr,
  *     tl.ctr_lod) and the per-line summary are built beside the events, before the rest,
- *     whose rows of tl.tracks and tl.meta come in their place: the same cache;
+ *     whose rows of tl.tracks and tl.meta come in their place: the same cache, also
+ *     when a burst's rows move from tl.ctr to tl.ctr_burst before those rows are written;
  *   - the stamp hashes the tables as they are when the rest is built: the split table's
  *     parts joined after the events part, it is the whole build's over the joined files;
  *   - `view` (both parts) and `view` with NX_VIEW_CACHE_SERIAL=1 (one build at the end)
@@ -82,7 +83,7 @@ static int two_parts(const char *dir, uint64_t *events, struct nx_err *err)
 static void same_caches(const char *a, const char *b, bool lines)
 {
 	static const char *const tables[] = { "ev0", "ev1", "ev2", "lod", "ctr", "ctr_lod",
-					      "tracks", "meta", "lines", "stamp" };
+					      "ctr_burst", "tracks", "meta", "lines", "stamp" };
 	struct nx_err err = { 0 };
 	struct nx_duck *d = NULL;
 
@@ -189,6 +190,46 @@ static void test_counters_beside_the_events(void **state)
 	free(parts);
 }
 
+/* dir's SemaphoreUpdate replaced by a series whose values crowd into a burst (t5020's):
+ * the counters' dense cells move to tl.ctr_burst. */
+static void with_burst(const char *dir)
+{
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+
+	assert_ok(nx_duck_open(&d, 1, NULL, &err), &err);
+	nx_test_exf(d, "COPY (SELECT 0 AS pcore_idx, i * 1000000 AS timestamp, 1 AS id, "
+		       "(i %% 7)::DOUBLE AS value FROM range(1000) r(i) UNION ALL SELECT 0, "
+		       "300000001 + i * 10, 1, (i %% 13)::DOUBLE FROM range(50000) r(i) ORDER BY "
+		       "timestamp) TO '%s/SemaphoreUpdate.parquet' (FORMAT parquet)", dir);
+	nx_duck_close(d);
+}
+
+/* The same with a burst: the counters' rows of tl.tracks, written after the bursts' rows
+ * left tl.ctr, still count them. */
+static void test_counters_with_a_burst_beside_the_events(void **state)
+{
+	char *whole = copy_of("burst-whole"), *parts = copy_of("burst-parts");
+	struct nx_err err = { 0 };
+	struct nx_duck *d = NULL;
+	uint64_t n = 0;
+
+	(void)state;
+	with_burst(whole);
+	with_burst(parts);
+	assert_ok(nx_lod_build_carried(whole, "p", &n, NULL, &err), &err);
+	assert_ok(two_parts(parts, &n, &err), &err);
+	same_caches(whole, parts, false);
+	assert_ok(nx_duck_open(&d, 1, NULL, &err), &err);
+	nx_test_exf(d, "ATTACH '%s/.timeline/timeline.duckdb' AS p (READ_ONLY)", parts);
+	assert_true(nx_test_qi(d, "SELECT count(*) FROM p.ctr_burst") > 0);
+	assert_true(nx_test_qi(d, "SELECT sum(count) FROM p.tracks WHERE kind = 'counter'") >
+		    51000);
+	nx_duck_close(d);
+	free(whole);
+	free(parts);
+}
+
 /* dir's file is cut to its first 100 bytes, then both parts run: the build fails
  * naming it, and leaves nothing. */
 static void damaged_file_fails(const char *tag, const char *file)
@@ -287,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_parts_make_the_whole),
 		cmocka_unit_test(test_stamp_of_the_tables_as_finished),
 		cmocka_unit_test(test_counters_beside_the_events),
+		cmocka_unit_test(test_counters_with_a_burst_beside_the_events),
 		cmocka_unit_test(test_failed_parts_leave_nothing),
 		cmocka_unit_test(test_abort_leaves_nothing),
 		cmocka_unit_test(test_existing_directory_left_alone),
