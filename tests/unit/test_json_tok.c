@@ -10,6 +10,7 @@
 #include "neff/json_tok.h"
 #include "neff/neff_json.h"
 #include "common/strbuf.h"
+#include "helper/damage.h"
 
 #include <jansson.h>
 #include <setjmp.h>
@@ -167,35 +168,16 @@ static void test_declined_forms(void **state)
  * jansson accepts to the same tokens. A fixed generator: the same texts each run. */
 static void test_damaged_never_differ(void **state)
 {
-	static const char alphabet[] = "{}[],:\"\\ \n0159-+.eEtrufalsn\x00\xff\xc3\x80u/";
 	const size_t base = strlen(dma_block);
 	char *text = malloc(base + 16);
-	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	uint64_t seed = NX_TEST_DAMAGE_SEED;
 	size_t accepted = 0;
 
 	(void)state;
 	for (int round = 0; round < 20000; round++) {
 		size_t len = base;
 		memcpy(text, dma_block, len);
-		for (int edits = 1 + round % 3; edits > 0; edits--) {
-			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-			size_t at = (size_t)(seed >> 33) % len;
-			char c = alphabet[(seed >> 20) % (sizeof(alphabet) - 1)];
-			switch ((seed >> 8) % 3) {
-			case 0:
-				text[at] = c;
-				break;
-			case 1:
-				memmove(text + at + 1, text + at, len - at);
-				text[at] = c;
-				len++;
-				break;
-			default:
-				memmove(text + at, text + at + 1, len - at - 1);
-				len--;
-				break;
-			}
-		}
+		nx_test_damage(text, &len, &seed, 1 + round % 3);
 		accepted += same_as_jansson(text, len);
 	}
 	print_message("%zu of 20000 damaged elements read by ours, the rest left to jansson\n",

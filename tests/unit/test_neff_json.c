@@ -8,6 +8,7 @@
 #include "neff/json_scan.h"
 #include "neff/neff_json.h"
 #include "common/strbuf.h"
+#include "helper/damage.h"
 
 #include <jansson.h>
 #include <setjmp.h>
@@ -324,9 +325,8 @@ static void test_depth(void **state)
  * jansson's whole parse, or refused by both. A fixed generator: the same texts each run. */
 static void test_damaged_like_whole(void **state)
 {
-	static const char alphabet[] = "{}[],:\"\\ \n0159-+.eEtrufalsn\x00\xff\xc3\x80u/";
 	struct nx_strbuf sb = NX_STRBUF_INIT;
-	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	uint64_t seed = NX_TEST_DAMAGE_SEED;
 	char *text = malloc(4096);
 	size_t same = 0;
 
@@ -336,25 +336,7 @@ static void test_damaged_like_whole(void **state)
 	for (int round = 0; round < 20000; round++) {
 		size_t len = sb.len;
 		memcpy(text, sb.buf, len);
-		for (int edits = 1 + round % 3; edits > 0; edits--) {
-			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-			size_t at = (size_t)(seed >> 33) % len;
-			char c = alphabet[(seed >> 20) % (sizeof(alphabet) - 1)];
-			switch ((seed >> 8) % 3) {
-			case 0:
-				text[at] = c;
-				break;
-			case 1:
-				memmove(text + at + 1, text + at, len - at);
-				text[at] = c;
-				len++;
-				break;
-			default:
-				memmove(text + at, text + at + 1, len - at - 1);
-				len--;
-				break;
-			}
-		}
+		nx_test_damage(text, &len, &seed, 1 + round % 3);
 		bool s;
 		expect_same(text, len, &s);
 		same += s;
