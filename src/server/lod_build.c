@@ -1123,8 +1123,9 @@ static int split_bursts(struct nx_duck *d, int cell, struct nx_err *err)
 }
 
 /* The counters' pyramid, tl.ctr_lod, and its rows of tl.meta (src -1; src -2 for the
- * bursts': the statement appended to meta), unless a value lies beyond +-2^61 ns: per series, power-of-two time bucket and
- * level, the least and greatest value and the last one (with its time). Its finest level
+ * bursts': the statements appended to meta), unless a value lies beyond +-2^61 ns: per
+ * series, power-of-two time bucket and level, the least and greatest value and the last
+ * one (with its time). Its finest level
  * L0 holds LOD_K values of the densest series (the one with the most values) per bucket on
  * average over the span, so a window whose buckets are finer reads tl.ctr, and a coarser
  * one one level. (L0 from the average series let a real NKI kernel's two dense
